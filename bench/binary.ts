@@ -1,0 +1,79 @@
+// The one binary in figures: its size against the Bun runtime's own size, exec → first LIST
+// request against the sandbox, and idle RSS with the example operator watching.
+// Baselines: the `bun` executable's size; a compiled hello-world's start-up, built in this run.
+
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSandbox } from "../src/sandbox/index.ts";
+import { ensureBinary, installExampleCRD, median, report, round } from "./common.ts";
+
+const RUNS = Number(process.env.KOBUN_BENCH_RUNS ?? 5);
+
+function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+function hwmKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+export async function benchBinary(): Promise<void> {
+  const binary = ensureBinary();
+  const work = mkdtempSync(join(tmpdir(), "kobun-bench-"));
+  const hello = join(work, "hello");
+  writeFileSync(join(work, "hello.ts"), 'console.log("hello");\n');
+  const built = await Bun.build({ entrypoints: [join(work, "hello.ts")], minify: true, compile: { outfile: hello } });
+  if (!built.success) throw new Error("bench: building hello-world failed");
+
+  const sandbox = await startSandbox();
+  try {
+    await installExampleCRD(sandbox);
+    const helloStart: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t = performance.now();
+      await Bun.spawn([hello], { stdout: "ignore" }).exited;
+      helloStart.push(performance.now() - t);
+    }
+    const firstList: number[] = [];
+    let idleRss = 0;
+    let peakRss = 0;
+    for (let i = 0; i < RUNS; i++) {
+      sandbox.stats.reset();
+      const listed = sandbox.waitFor((r) => r.verb === "list" && r.path.includes("kobunexamples"), 20_000);
+      const t = performance.now();
+      const child = Bun.spawn([binary, "run", "--kubeconfig", sandbox.kubeconfigPath, "--standalone", "-A", "-q"], {
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdout: "ignore", stderr: "ignore",
+      });
+      await listed;
+      firstList.push(performance.now() - t);
+      if (i === RUNS - 1) {
+        await Bun.sleep(500); // idle RSS is a reading after start-up settles, not a synchronisation
+        idleRss = rssKiB(child.pid);
+        peakRss = hwmKiB(child.pid);
+      }
+      child.kill("SIGTERM");
+      await child.exited;
+    }
+    const size = statSync(binary).size;
+    const runtime = statSync(process.execPath).size;
+    report("binary", {
+      binaryMiB: round(size / 1048576),
+      bunRuntimeMiB: round(runtime / 1048576),
+      overRuntimeMiB: round((size - runtime) / 1048576),
+      helloWorldMiB: round(statSync(hello).size / 1048576),
+      execToFirstListMs: round(median(firstList)),
+      helloWorldStartExitMs: round(median(helloStart)),
+      ratioToHelloWorld: round(median(firstList) / median(helloStart)),
+      idleRssMiB: round(idleRss / 1024),
+      peakRssMiB: round(peakRss / 1024),
+      targets: { execToFirstListMs: 20, overRuntimeMiB: 5 },
+    });
+  } finally {
+    await sandbox.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await benchBinary();

@@ -1,0 +1,16 @@
+// `npm run bench`: every bench in turn, one JSON line of figures each (with their baselines
+// and ratios). `bun bench/run.ts watch handling` runs only those.
+
+const all = ["watch", "handling", "peering", "lifecycle", "binary"] as const;
+const wanted = process.argv.slice(2);
+const chosen = wanted.length ? all.filter((name) => wanted.includes(name)) : all;
+
+let failed = 0;
+for (const name of chosen) {
+  const run = Bun.spawnSync([process.execPath, `${import.meta.dir}/${name}.ts`], { stdout: "inherit", stderr: "inherit" });
+  if (run.exitCode !== 0) {
+    failed++;
+    console.error(`bench ${name} failed (exit ${run.exitCode})`);
+  }
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,102 @@
+// `kobun dev` helpers: install the handlers' CRDs into the sandbox, and the `--demo` walk-through
+// that creates, updates and deletes each sample object (`*.sample.yaml`) so a newcomer sees
+// the example operator react without a cluster or kubectl.
+
+import { parseAllDocuments } from "yaml";
+import type { KubeClient } from "../kube/client.ts";
+import { isNotFound } from "../kube/errors.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
+import { sleep } from "../util/abort.ts";
+import type { Logger } from "../util/log.ts";
+import { readBookkeeping } from "../handling/progress.ts";
+import type { Manifest } from "./handlers.ts";
+
+const crdResource: Resource = {
+  group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions",
+  kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true,
+};
+
+export function manifestObjects(manifests: Manifest[], which: "samples" | "definitions"): KubeObject[] {
+  return manifests
+    .filter((m) => /\.sample\.ya?ml$/.test(m.name) === (which === "samples"))
+    .flatMap((m) => parseAllDocuments(m.text).map((doc) => doc.toJS() as KubeObject | null))
+    .filter((o): o is KubeObject => o !== null && typeof o === "object");
+}
+
+/** Creates the CRDs among the manifests (existing ones are left as they are); returns their names. */
+export async function applyManifests(client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal): Promise<string[]> {
+  const names: string[] = [];
+  for (const object of manifestObjects(manifests, "definitions")) {
+    if (object.kind !== "CustomResourceDefinition") {
+      logger.warn("kobun dev installs only CustomResourceDefinitions from the handlers directory; skipped", { kind: object.kind, name: object.metadata?.name });
+      continue;
+    }
+    try {
+      await client.create(crdResource, null, object, { signal });
+    } catch (error) {
+      if (!(error instanceof Error && "code" in error && (error as { code: number }).code === 409)) throw error;
+    }
+    names.push(object.metadata.name ?? "?");
+  }
+  return names;
+}
+
+/** Creates, updates and deletes each sample, printing what the operator did. True if all went as expected. */
+export async function runDemo(client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal): Promise<boolean> {
+  const samples = manifestObjects(manifests, "samples");
+  if (samples.length === 0) {
+    logger.warn("no *.sample.yaml objects in the handlers directory: nothing to demonstrate");
+    return true;
+  }
+  for (const sample of samples) {
+    const [group = "", version = "v1"] = (sample.apiVersion ?? "v1").includes("/") ? sample.apiVersion!.split("/") : ["", sample.apiVersion];
+    const resource = await client.resolve({ group, version, plural: pluralOf(sample.kind ?? "") }, { signal });
+    const ns = resource.namespaced ? (sample.metadata.namespace ?? "default") : null;
+    const name = sample.metadata.name!;
+    const show = (step: string, object: KubeObject) =>
+      console.log(`demo: ${step} ${sample.kind}/${name}: status=${JSON.stringify(object.status ?? {})}`);
+
+    await client.create(resource, ns, sample, { signal });
+    show("created", await waitFor(client, resource, ns, name, signal, (o) => handledSpec(o) !== undefined));
+
+    const changed = { ...(sample.spec ?? {}), demo: `updated at ${new Date().toISOString()}` };
+    await client.patch(resource, ns, name, { spec: { demo: changed.demo } }, { signal });
+    show("updated", await waitFor(client, resource, ns, name, signal, (o) => handledSpec(o)?.demo === changed.demo));
+
+    await client.delete(resource, ns, name, { signal });
+    await waitFor(client, resource, ns, name, signal, () => false);
+    console.log(`demo: deleted ${sample.kind}/${name}: gone (finalizer released)`);
+  }
+  return true;
+}
+
+/** The spec as the operator last handled it (its diff base), wherever the engine keeps it. */
+function handledSpec(object: KubeObject): Record<string, unknown> | undefined {
+  const base = readBookkeeping(object, []).base;
+  return base ? ((base.spec as Record<string, unknown> | undefined) ?? {}) : undefined;
+}
+
+/** Polls until `done(object)` holds, or the object is gone (resolves with the last seen body). */
+async function waitFor(
+  client: KubeClient, resource: Resource, ns: string | null, name: string, signal: AbortSignal, done: (o: KubeObject) => boolean,
+): Promise<KubeObject> {
+  let last: KubeObject = { metadata: { name } };
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && !signal.aborted) {
+    try {
+      last = await client.get(resource, ns, name, { signal });
+      if (done(last)) return last;
+    } catch (error) {
+      if (isNotFound(error)) return last;
+      throw error;
+    }
+    await sleep(50, signal);
+  }
+  throw new Error(`timed out waiting for ${resource.plural}/${name}`);
+}
+
+/** Kind → plural the way CRDs conventionally name them (the demo's samples follow it). */
+function pluralOf(kind: string): string {
+  const lower = kind.toLowerCase();
+  return lower.endsWith("s") ? `${lower}es` : lower.endsWith("y") ? `${lower.slice(0, -1)}ies` : `${lower}s`;
+}

@@ -1,0 +1,43 @@
+// Loading the operator author's handler modules and manifests when kobun runs from source
+// (`bun src/cli.ts run handlers/`). A compiled binary has them built in by build.ts instead.
+
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export interface Manifest {
+  name: string;
+  text: string;
+}
+
+/** What a compiled binary carries: its handlers are already imported, its manifests embedded. */
+export interface Embedded {
+  handlersLoaded: boolean;
+  manifests: Manifest[];
+}
+
+/** Imports every handler module under the given files/directories; returns the YAML manifests found there. */
+export async function loadHandlers(paths: string[]): Promise<Manifest[]> {
+  const manifests: Manifest[] = [];
+  const modules: string[] = [];
+  const visit = (path: string) => {
+    if (!existsSync(path)) throw new Error(`handler path ${path} does not exist`);
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path).sort()) {
+        if (name === "node_modules" || name.startsWith(".")) continue;
+        visit(join(path, name));
+      }
+    } else if (/\.ya?ml$/.test(path)) manifests.push({ name: basename(path), text: readFileSync(path, "utf8") });
+    else if (/\.(ts|js|mjs)$/.test(path) && !/\.(test|spec|d)\.[mt]?[jt]s$/.test(path)) modules.push(resolve(path));
+  };
+  paths.forEach(visit);
+  for (const module of modules) await import(pathToFileURL(module).href);
+  return manifests;
+}
+
+/** The handler paths to load: those named, else ./handlers when it exists. */
+export function defaultHandlerPaths(named: string[], cwd = process.cwd()): string[] {
+  if (named.length > 0) return named;
+  const dir = join(cwd, "handlers");
+  return existsSync(dir) ? [dir] : [];
+}

@@ -1,0 +1,48 @@
+// Finding and reading the config file: `kobun.yaml` in the current directory is used when
+// it exists and no --config is given; an explicit file must exist. YAML syntax errors are
+// reported as `file:line:col: ...`, every one of them, in a single ConfigError.
+
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parseDocument } from "yaml";
+import { ConfigError, configIssue } from "./errors.ts";
+
+export const DEFAULT_CONFIG_FILE = "kobun.yaml";
+
+/** The path of `kobun.yaml` in `cwd` if such a file exists, else null. */
+export function defaultConfigPath(cwd: string): string | null {
+  const candidate = join(cwd, DEFAULT_CONFIG_FILE);
+  try {
+    return existsSync(candidate) && statSync(candidate).isFile() ? candidate : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Reads and parses a YAML config file; an empty file gives null. Throws ConfigError. */
+export function loadConfigFile(path: string): unknown {
+  let source: string;
+  try {
+    source = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === "ENOENT" ? "config file not found" : code === "EISDIR" ? "is a directory, not a config file" : `cannot read the config file (${code ?? String(error)})`;
+    throw new ConfigError([configIssue({ file: path }, reason)], { cause: error });
+  }
+  return parseConfigText(source, path);
+}
+
+/** Parses YAML text; `file` only names it in messages. Throws ConfigError with line and column. */
+export function parseConfigText(source: string, file: string): unknown {
+  const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    const issues = document.errors.map((error) => {
+      const position = error.linePos?.[0];
+      const where = position ? `${file}:${position.line}:${position.col}` : file;
+      const reason = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? error.code;
+      return { file, line: `${where}: YAML syntax error: ${reason}` };
+    });
+    throw new ConfigError(issues);
+  }
+  return document.toJS({ maxAliasCount: 100 });
+}

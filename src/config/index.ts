@@ -1,0 +1,13 @@
+// config/: the kobun.yaml file and `kobun run` flags → one validated, typed, deeply frozen
+// Settings object. Precedence: flags over the file over the schema's defaults. Every bad
+// value gets a precise message naming the file (or flag), the key path, what was expected
+// and what was got. This room never connects to anything and imports only node:* and yaml.
+
+export { ConfigError, UsageError, type ConfigIssue } from "./errors.ts";
+export { parseDuration, formatDuration } from "./duration.ts";
+export { defaultConfigPath, loadConfigFile, parseConfigText, DEFAULT_CONFIG_FILE } from "./file.ts";
+export { parseRunFlags, runFlagsHelp, RUN_FLAGS, type FlagValues } from "./flags.ts";
+export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob } from "./namespaces.ts";
+export { resolveSettings, type ResolveInput } from "./resolve.ts";
+export { renderExampleConfig } from "./example.ts";
+export { SETTINGS_SCHEMA, type Settings, type PeeringSettings, type NamespaceSettings, type LogLevel } from "./schema.ts";

@@ -1,0 +1,71 @@
+// Which namespaces the operator serves: globs ("team-*", "?" for one character), "!glob"
+// exclusions, and the cluster-wide decision. Kopf asks for -n or -A; kobun, given
+// neither, watches the whole cluster and marks the settings `defaulted` so the runtime
+// can warn. Only exclusions given ("!kube-*") also means cluster-wide, filtered.
+
+import type { NamespaceSettings } from "./schema.ts";
+
+/** Splits mixed entries ("team-*", "!kube-*") into positive includes and exclusions. */
+export function splitNamespaceEntries(entries: readonly string[]): { include: string[]; exclude: string[] } {
+  const include: string[] = [];
+  const exclude: string[] = [];
+  for (const entry of entries) {
+    if (entry.startsWith("!")) exclude.push(entry.slice(1));
+    else include.push(entry);
+  }
+  return { include, exclude };
+}
+
+/** The namespace settings for what the user asked (from file or flags, already validated). */
+export function resolveNamespaces(given: { include: readonly string[]; exclude: readonly string[]; allNamespaces: boolean }): NamespaceSettings {
+  const split = splitNamespaceEntries(given.include);
+  const include = unique(split.include);
+  const exclude = unique([...split.exclude, ...given.exclude]);
+  const defaulted = !given.allNamespaces && include.length === 0 && exclude.length === 0;
+  return { include, exclude, allNamespaces: given.allNamespaces || include.length === 0, defaulted };
+}
+
+function unique(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+/** True if the pattern has glob characters and so must be matched against discovered namespaces. */
+export function isGlob(pattern: string): boolean {
+  return /[*?]/.test(pattern);
+}
+
+function globToRegExp(glob: string): RegExp {
+  const body = [...glob]
+    .map((char) => (char === "*" ? ".*" : char === "?" ? "." : char.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * A predicate for namespace names: included (no includes = all) and not excluded.
+ * Entries of `include` starting with "!" are treated as exclusions too.
+ */
+export function namespaceMatcher(include: readonly string[], exclude: readonly string[]): (namespace: string) => boolean {
+  const split = splitNamespaceEntries(include);
+  const included = split.include.map(globToRegExp);
+  const excluded = [...split.exclude, ...exclude].map(globToRegExp);
+  return (namespace) =>
+    (included.length === 0 || included.some((pattern) => pattern.test(namespace))) &&
+    !excluded.some((pattern) => pattern.test(namespace));
+}
+
+/** Whether the operator watches at cluster level (all namespaces, maybe minus exclusions). */
+export function isClusterWide(settings: { readonly namespaces: NamespaceSettings }): boolean {
+  return settings.namespaces.allNamespaces;
+}
+
+/**
+ * The exact namespaces to watch when they are all literal names (minus exclusions);
+ * null when cluster-wide or when globs require discovering namespaces first.
+ */
+export function fixedNamespaces(settings: { readonly namespaces: NamespaceSettings }): string[] | null {
+  const { include, exclude } = settings.namespaces;
+  if (isClusterWide(settings) || include.some(isGlob)) return null;
+  const matches = namespaceMatcher([], exclude);
+  return include.filter(matches);
+}

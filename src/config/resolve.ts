@@ -1,0 +1,154 @@
+// Defaults ← config file ← flags, into one validated, deeply frozen Settings object.
+// The schema is walked once over the file's data; every problem (unknown key, wrong type,
+// out of range, conflicting values) is collected, and all of them are thrown together in
+// one ConfigError, one per line, so a user fixes the file in one go.
+
+import { formatDuration } from "./duration.ts";
+import { closestMatch, ConfigError, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
+import type { Field, Node, Section } from "./fields.ts";
+import { defaultConfigPath, loadConfigFile } from "./file.ts";
+import { flagName, type FlagValues } from "./flags.ts";
+import { resolveNamespaces, splitNamespaceEntries } from "./namespaces.ts";
+import { SETTINGS_SCHEMA, type SchemaValues, type Settings } from "./schema.ts";
+
+export interface ResolveInput {
+  /** Path of the config file; also names `fileData` in messages. Falls back to flags.config. */
+  file?: string;
+  /** Already-parsed file contents (skips reading `file`). */
+  fileData?: unknown;
+  flags?: Partial<FlagValues>;
+  /** Look for the default `kobun.yaml` here when no file is named (the CLI passes process.cwd()). */
+  cwd?: string;
+}
+
+type Tree = Record<string, unknown>;
+
+/** Flags that set one schema field directly, and where. */
+const FLAG_FIELDS: ReadonlyArray<readonly [keyof FlagValues, string, string]> = [
+  ["kubeconfig", "kube", "kubeconfig"],
+  ["context", "kube", "context"],
+  ["standalone", "peering", "standalone"],
+  ["priority", "peering", "priority"],
+  ["peering", "peering", "name"],
+  ["liveness", "probes", "liveness"],
+  ["logFormat", "logging", "format"],
+];
+
+/** Validates everything and returns the settings; throws one ConfigError listing every problem. */
+export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
+  const flags = input.flags ?? {};
+  const named = input.file ?? flags.config;
+  const path = named ?? (input.cwd !== undefined && input.fileData === undefined ? defaultConfigPath(input.cwd) : null);
+  const file = path ?? "config";
+  const data = input.fileData !== undefined ? input.fileData : path !== null ? loadConfigFile(path) : undefined;
+
+  const issues: ConfigIssue[] = [];
+  const values = readSection(SETTINGS_SCHEMA, data ?? null, [], file, issues) as Tree;
+  applyFlags(values, flags, issues);
+  checkRelations(values as SchemaValues, file, issues);
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  const checked = values as SchemaValues;
+  const namespaces = resolveNamespaces(checked.namespaces);
+  const settings: Settings = {
+    ...checked,
+    peering: { ...checked.peering, clusterwide: checked.peering.clusterwide ?? namespaces.allNamespaces },
+    namespaces,
+  };
+  return deepFreeze(settings);
+}
+
+function readSection(node: Section<Record<string, Node>>, raw: unknown, path: string[], file: string, issues: ConfigIssue[]): Tree {
+  const keys = Object.keys(node.fields);
+  const given: Tree = raw === null || raw === undefined ? {} : isMapping(raw) ? raw : {};
+  if (raw !== null && raw !== undefined && !isMapping(raw)) {
+    const where = path.length > 0 ? path.join(".") : "(top level)";
+    issues.push(configIssue({ file, path: where, expected: "a mapping" }, `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`));
+  }
+  for (const key of Object.keys(given)) {
+    if (keys.includes(key)) continue;
+    const suggestion = closestMatch(key, keys);
+    const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
+    issues.push(configIssue({ file, path: [...path, key].join(".") }, `unknown key${hint} (allowed here: ${keys.join(", ")})`));
+  }
+  const result: Tree = {};
+  for (const [key, child] of Object.entries(node.fields)) {
+    const childPath = [...path, key];
+    if (child.kind === "section") {
+      result[key] = readSection(child, given[key], childPath, file, issues);
+    } else if (!(key in given)) {
+      result[key] = child.default;
+    } else {
+      result[key] = readField(child, given[key], { file, path: childPath.join(".") }, issues);
+    }
+  }
+  return result;
+}
+
+/** The field's typed value, or its default after recording what was wrong. */
+function readField<T>(field: Field<T>, raw: unknown, where: { file?: string; flag?: string; path: string }, issues: ConfigIssue[]): T {
+  const result = field.read(raw);
+  if (result.ok) return result.value;
+  const path = where.path + (result.at?.suffix ?? "");
+  const got = result.at ? result.at.got : raw;
+  issues.push(configIssue({ ...where, path, expected: result.expected }, `expected ${result.expected}, got ${describeValue(got)}`));
+  return field.default;
+}
+
+function applyFlags(values: Tree, flags: Partial<FlagValues>, issues: ConfigIssue[]): void {
+  const fields = SETTINGS_SCHEMA.fields;
+  for (const [key, sectionName, fieldName] of FLAG_FIELDS) {
+    const raw = flags[key];
+    if (raw === undefined) continue;
+    const section = fields[sectionName as keyof typeof fields] as Section<Record<string, Node>>;
+    const field = section.fields[fieldName] as Field<unknown>;
+    const target = values[sectionName] as Tree;
+    target[fieldName] = readField(field, raw, { flag: flagName(key), path: `${sectionName}.${fieldName}` }, issues);
+  }
+  const logging = values.logging as Tree;
+  if (flags.verbose && flags.quiet) {
+    issues.push(configIssue({ flag: "--quiet", path: "logging.level" }, "cannot be combined with --verbose"));
+  } else if (flags.verbose) logging.level = "debug";
+  else if (flags.quiet) logging.level = "warn";
+
+  if (flags.namespaces?.length || flags.allNamespaces) {
+    // Any namespace flag replaces the file's whole namespace selection: -n and -A say where to watch, completely.
+    const include = readField(fields.namespaces.fields.include, flags.namespaces ?? [], { flag: flagName("namespaces"), path: "namespaces.include" }, issues);
+    values.namespaces = { include, exclude: [], allNamespaces: flags.allNamespaces === true, fromFlags: true };
+  }
+}
+
+/** Checks between fields, each only when both fields were themselves valid. */
+function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boolean } }, file: string, issues: ConfigIssue[]): void {
+  const failed = new Set(issues.map((issue) => issue.path));
+  const lessThan = (path: string, value: number, limitPath: string, limit: number, orEqual = false) => {
+    if (failed.has(path) || failed.has(limitPath) || value < limit || (orEqual && value === limit)) return;
+    const expected = `${orEqual ? "at most" : "less than"} ${limitPath} (${formatDuration(limit)})`;
+    issues.push(configIssue({ file, path, expected }, `expected ${expected}, got ${formatDuration(value)}`));
+  };
+  const { lease } = values.peering;
+  lessThan("peering.lease.renewDeadline", lease.renewDeadline, "peering.lease.duration", lease.duration);
+  lessThan("peering.lease.retryPeriod", lease.retryPeriod, "peering.lease.renewDeadline", lease.renewDeadline);
+  const { backoff } = values.watching;
+  lessThan("watching.backoff.initial", backoff.initial, "watching.backoff.max", backoff.max, true);
+
+  const { namespaces } = values;
+  const positive = splitNamespaceEntries(namespaces.include).include;
+  if (namespaces.allNamespaces && positive.length > 0) {
+    const where = namespaces.fromFlags ? { flag: "--all-namespaces" } : { file, path: "namespaces.allNamespaces" };
+    const detail = `cannot be combined with included namespaces (${positive.join(", ")}); to narrow a cluster-wide watch, exclude with "!glob"`;
+    issues.push(configIssue({ ...where, expected: "only exclusions alongside it" }, detail));
+  }
+}
+
+function isMapping(value: unknown): value is Tree {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,155 @@
+// The settings schema: every key kobun reads from kobun.yaml, with its type, default, range
+// and one line of documentation. Validation (resolve.ts) and the example file (example.ts)
+// are both driven by this one table, so they cannot drift apart. Times are in seconds.
+
+import { decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const NAMESPACE_GLOB = /^[a-z0-9*?]([-a-z0-9*?]*[a-z0-9*?])?$/;
+const isNamespaceGlob = (value: string) => value.length <= 63 && NAMESPACE_GLOB.test(value);
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+const namespaceEntry = text({
+  default: "",
+  doc: "",
+  expected: 'a namespace name or glob like "team-*" (lowercase letters, digits, "-", "*", "?"), optionally negated with "!"',
+  valid: (value) => isNamespaceGlob(value.startsWith("!") ? value.slice(1) : value),
+});
+const excludedEntry = text({
+  default: "",
+  doc: "",
+  expected: 'a namespace name or glob like "kube-*" (lowercase letters, digits, "-", "*", "?")',
+  valid: isNamespaceGlob,
+});
+
+export const SETTINGS_SCHEMA = section("kobun settings", {
+  peering: section("Peering: how replicas of this operator agree which one of them is active.", {
+    name: text({
+      default: "default", doc: "Name of the peering object shared by the replicas.",
+      expected: 'a Kubernetes object name (lowercase letters, digits, "-" and ".")',
+      valid: (value) => value.length <= 253 && OBJECT_NAME.test(value),
+    }),
+    priority: integer({ default: 0, doc: "This replica's priority; the highest live priority is active, the others freeze." }),
+    mode: oneOf(["peering", "lease"], { default: "peering", doc: 'Kopf-style "peering" objects, or a coordination.k8s.io "lease".' }),
+    group: oneOf(["kobun.dev", "kopf.dev"], { default: "kobun.dev", doc: 'API group of the peering resources; "kopf.dev" shares peering with Kopf operators.' }),
+    lifetime: duration({ default: 60, min: 1, max: 3600, doc: "How long a peer counts as alive after its last keepalive." }),
+    standalone: flag({ default: false, doc: "Run without peering at all (no freezing, no peering object)." }),
+    clusterwide: orNull(flag({ default: false, doc: "Use the cluster-scoped peering resource instead of a namespaced one." }), "derived from namespaces"),
+    lease: section("Lease timings, used when mode is \"lease\" (as in client-go leader election).", {
+      duration: duration({ default: 15, min: 1, max: 3600, doc: "How long a lease is valid after its last renewal." }),
+      renewDeadline: duration({ default: 10, min: 1, max: 3600, doc: "The holder gives up the lease if it cannot renew it within this time." }),
+      retryPeriod: duration({ default: 2, min: 0.1, max: 3600, doc: "How often to try to acquire or renew the lease." }),
+    }),
+  }),
+  namespaces: section("Namespaces: where to watch. Neither include nor allNamespaces given: all namespaces (with a warning).", {
+    include: textList({
+      default: [], doc: 'Names or globs ("team-*"); entries starting with "!" exclude ("!kube-*").',
+      expected: "a list of namespace names or globs", entry: namespaceEntry,
+    }),
+    exclude: textList({ default: [], doc: 'Names or globs never watched ("kube-*").', expected: "a list of namespace names or globs", entry: excludedEntry }),
+    allNamespaces: flag({ default: false, doc: "Watch the whole cluster (like -A); include must then hold only exclusions." }),
+  }),
+  watching: section("Watching: the LIST + WATCH streams to the API server.", {
+    serverTimeout: duration({ default: 300, min: 1, max: 86400, doc: "timeoutSeconds asked of the API server for each watch request." }),
+    clientTimeout: duration({ default: 0, min: 0, max: 86400, doc: "Drop a watch stream silent for this long; 0 derives it from serverTimeout." }),
+    pageSize: integer({ default: 500, min: 1, max: 10000, doc: "Objects per LIST page (large LISTs are paged, never fetched at once)." }),
+    backoff: section("Reconnect backoff after a failed watch or list.", {
+      initial: duration({ default: 0.8, min: 0, max: 3600, doc: "First delay before reconnecting." }),
+      max: duration({ default: 30, min: 0, max: 3600, doc: "Largest delay between reconnects." }),
+      factor: decimal({ default: 2, min: 1, max: 10, doc: "Each further delay is the previous one times this." }),
+    }),
+    reconnectHealthyAfter: duration({ default: 60, min: 0, max: 86400, doc: "A stream open this long resets the backoff to its initial delay." }),
+  }),
+  workers: section("Workers: one per object, fed by the event queues.", {
+    limit: integer({ default: 100, min: 1, max: 100000, doc: "Most objects handled at the same time." }),
+    batchWindow: duration({ default: 0.1, min: 0, max: 60, doc: "Wait this long for more events of one object; only the latest is handled." }),
+    idleTimeout: duration({ default: 5, min: 0, max: 3600, doc: "A worker with no events for this long exits." }),
+  }),
+  handling: section("Handling: retries and timeouts of handlers (each handler may override them).", {
+    retries: orNull(integer({ default: 0, min: 0, doc: "How many times a failing handler is retried." }), "retry forever"),
+    backoff: duration({ default: 60, min: 0, max: 86400, doc: "Delay before retrying a failed handler." }),
+    timeout: orNull(duration({ default: 0, min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
+  }),
+  shutdown: section("Shutdown on SIGINT/SIGTERM.", {
+    gracePeriod: duration({ default: 5, min: 0, max: 3600, doc: "How long running handlers may take to finish after a stop signal." }),
+  }),
+  logging: section("Logging to stderr.", {
+    format: oneOf(["plain", "json"], { default: "plain", doc: 'Log line format: "plain" (key=value) or "json".' }),
+    level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is logged." }),
+  }),
+  probes: section("Probes: an HTTP endpoint with /healthz and /metrics.", {
+    liveness: orNull(text({
+      default: "", doc: 'Where to serve them, e.g. "http://0.0.0.0:8080/healthz".',
+      expected: 'an http:// URL like "http://0.0.0.0:8080/healthz"', valid: isHttpUrl,
+    }), "no probe endpoint"),
+  }),
+  posting: section("Posting: Kubernetes Events about handled objects.", {
+    enabled: flag({ default: true, doc: "Post Events for handler outcomes and logs." }),
+    level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is posted as an Event." }),
+  }),
+  kube: section("Kube: how to reach the cluster.", {
+    kubeconfig: orNull(text({ default: "", doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
+    context: orNull(text({ default: "", doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
+  }),
+});
+
+/** Settings exactly as the schema reads them, before derived values are filled in. */
+export type SchemaValues = ValueOf<typeof SETTINGS_SCHEMA>;
+
+export interface PeeringSettings {
+  readonly name: string;
+  readonly priority: number;
+  readonly mode: "peering" | "lease";
+  readonly group: "kobun.dev" | "kopf.dev";
+  /** Seconds a peer counts as alive after its last keepalive. */
+  readonly lifetime: number;
+  readonly standalone: boolean;
+  /** Resolved: the file's value, or else whether the operator watches cluster-wide. */
+  readonly clusterwide: boolean;
+  readonly lease: { readonly duration: number; readonly renewDeadline: number; readonly retryPeriod: number };
+}
+
+export interface NamespaceSettings {
+  /** Positive names or globs; empty when cluster-wide. Never holds "!" entries. */
+  readonly include: readonly string[];
+  /** Names or globs never watched (the "!glob" entries end up here). */
+  readonly exclude: readonly string[];
+  /** Watch at cluster level (true also when only exclusions, or nothing, were given). */
+  readonly allNamespaces: boolean;
+  /** Neither namespaces nor all-namespaces were given: cluster-wide by default; warn about it. */
+  readonly defaulted: boolean;
+}
+
+/** The whole validated configuration. Durations are seconds. Deeply frozen. */
+export interface Settings {
+  readonly peering: PeeringSettings;
+  readonly namespaces: NamespaceSettings;
+  readonly watching: {
+    readonly serverTimeout: number;
+    /** 0 = derived from serverTimeout. */
+    readonly clientTimeout: number;
+    readonly pageSize: number;
+    readonly backoff: { readonly initial: number; readonly max: number; readonly factor: number };
+    readonly reconnectHealthyAfter: number;
+  };
+  readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
+  /** retries null = forever; timeout null = none. */
+  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null };
+  readonly shutdown: { readonly gracePeriod: number };
+  readonly logging: { readonly format: "plain" | "json"; readonly level: LogLevel };
+  /** liveness null = no probe endpoint. */
+  readonly probes: { readonly liveness: string | null };
+  readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
+  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null };
+}

@@ -1,0 +1,226 @@
+// One processing cycle of one object: which cause (create / update / delete / resume /
+// noop / free), which handlers apply, run those that are due, and plan ONE set of changes
+// (handler results, the `patch` the handlers filled, progress, diff base, finalizer).
+// Cause detection follows Kopf: no diff base → create; deletionTimestamp with our finalizer
+// → delete; a non-empty diff → update; first sight after start with resume handlers →
+// resume (mixed into an update, never into a create or delete); otherwise nothing.
+// Must never send anything (patching.ts does) nor wait for delays (the worker does).
+
+import type { KubeObject, Resource } from "../kube/types.ts";
+import type { Logger } from "../util/log.ts";
+import { compactPatch, newPatch, objectContext } from "./context.ts";
+import { applyToEssence, diffOf, essenceOf, type Essence } from "./essence.ts";
+import { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
+import { FINALIZER, readBookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
+import type { HandlerSpec } from "./registry.ts";
+import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
+import type { Cause, Diff, HandlerContext, ObjectContext } from "./types.ts";
+
+export interface CycleEnv {
+  resource: Resource;
+  /** The changing handlers of the resource (not on.event), in registration order. */
+  handlers: HandlerSpec[];
+  /** Their ids, to find their progress records. */
+  ids: string[];
+  hasResume: boolean;
+  defaults: HandlingDefaults;
+  logger: Logger;
+}
+
+/** What kobun remembers of an object in memory while it runs (never needed for correctness after a restart). */
+export interface ObjectState {
+  memo: Record<string, any>;
+  /** Seen since this operator started: resume handlers run on the first sight only. */
+  seen: boolean;
+}
+
+export interface HandlerRun {
+  spec: HandlerSpec;
+  outcome: RunOutcome;
+  retry: number;
+}
+
+export interface CyclePlan {
+  cause: Cause | "noop" | "free";
+  /** The merge-patch the handlers wrote into `patch` (may hold status). */
+  user: Record<string, any> | undefined;
+  /** Handler results by id, for `status.<id>`. */
+  results: Record<string, unknown>;
+  bookkeeping: BookkeepingChange;
+  finalizer: "add" | "remove" | undefined;
+  /** Add the finalizer alone and run the cycle again before any handler has side effects. */
+  finalizerFirst: boolean;
+  /** ms until the earliest delayed handler is due. */
+  delay: number | undefined;
+  runs: HandlerRun[];
+}
+
+export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): Promise<CyclePlan> {
+  const meta = body.metadata;
+  const initial = !state.seen;
+  state.seen = true;
+  const plan: CyclePlan = {
+    cause: "noop", user: undefined, results: {}, bookkeeping: { progress: new Map() },
+    finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [],
+  };
+  if (env.handlers.length === 0) return plan;
+  const deleting = Boolean(meta.deletionTimestamp);
+  const hasFinalizer = meta.finalizers?.includes(FINALIZER) ?? false;
+  const book = readBookkeeping(body, env.ids);
+  const base = objectContext(body, env.resource, state.memo, env.logger, signal);
+  const purposeOf = (spec: HandlerSpec, cause: Cause): Cause => (spec.kind === "resume" ? "resume" : cause);
+  const recordOf = (spec: HandlerSpec, cause: Cause): ProgressRecord | undefined => {
+    const record = book.progress.get(spec.id);
+    return record && record.purpose === purposeOf(spec, cause) && !record.final ? record : undefined;
+  };
+  const pendingResume = () => env.handlers.some((s) => s.kind === "resume" && isPending(recordOf(s, "resume")));
+
+  let cause: Cause;
+  let newE: Essence | undefined;
+  let diff: Diff = [];
+  if (deleting) {
+    if (!hasFinalizer) return { ...plan, cause: "free" };
+    cause = "delete";
+  } else {
+    newE = essenceOf(body);
+    if (book.base === undefined) cause = "create";
+    else {
+      diff = diffOf(book.base, newE);
+      if (diff.length) cause = "update";
+      else if ((initial && env.hasResume) || pendingResume()) cause = "resume";
+      else return { ...plan, finalizer: finalizerChange(env, base, body, hasFinalizer) };
+    }
+  }
+  plan.cause = cause;
+  const oldE = book.base;
+  const patch = newPatch();
+  const now = Date.now();
+  const contextFor = (spec: HandlerSpec, record: ProgressRecord | undefined): HandlerContext => {
+    const started = record ? new Date(record.started) : new Date(now);
+    const ctx: HandlerContext = {
+      ...base, patch, diff, old: oldE, new: newE, reason: cause,
+      retry: record?.retries ?? 0, started, runtime: Date.now() - started.getTime(),
+      logger: env.logger.child({ namespace: meta.namespace, name: meta.name, handler: spec.id }),
+    };
+    if (spec.field) {
+      const path = spec.field;
+      ctx.old = getField(oldE, path);
+      ctx.new = getField(newE, path);
+      ctx.diff = diffOf(ctx.old, ctx.new);
+    }
+    return ctx;
+  };
+
+  // Select the handlers of this cause whose filters match.
+  const selected: { spec: HandlerSpec; ctx: HandlerContext; record: ProgressRecord | undefined }[] = [];
+  for (const spec of env.handlers) {
+    let wanted: boolean;
+    if (spec.kind === "field") wanted = cause === "create" || cause === "update";
+    else if (spec.kind === "resume") wanted = cause === "resume" || (cause === "update" && (initial || isPending(recordOf(spec, cause))));
+    else wanted = spec.kind === cause;
+    if (!wanted || !metaMatches(spec, body)) continue;
+    const record = recordOf(spec, cause);
+    const ctx = contextFor(spec, record);
+    if (spec.field && !fieldMatches(spec, ctx)) continue;
+    if (spec.options.when && !spec.options.when(ctx)) continue;
+    if (selected.some((s) => s.spec.id === spec.id)) continue; // one id runs once per cycle
+    selected.push({ spec, ctx, record });
+  }
+
+  if (!deleting) plan.finalizer = finalizerChange(env, base, body, hasFinalizer);
+  const due = selected.filter(({ record }) => isPending(record) && !(record?.delayed && Date.parse(record.delayed) > now));
+  if (plan.finalizer === "add" && due.length > 0) {
+    // Kopf's order: hold the object with the finalizer before any handler can have side effects,
+    // so that a deletion racing the first handlers still runs the delete handlers.
+    plan.finalizerFirst = true;
+    return plan;
+  }
+
+  const written = new Map<string, ProgressRecord>();
+  let allDone = true;
+  let earliest: number | undefined;
+  for (const { spec, ctx, record } of selected) {
+    if (!isPending(record)) continue;
+    if (record?.delayed) {
+      const at = Date.parse(record.delayed);
+      if (at > now) {
+        allDone = false;
+        earliest = Math.min(earliest ?? Infinity, at);
+        continue;
+      }
+    }
+    if (signal.aborted) {
+      allDone = false;
+      break;
+    }
+    const outcome = await runHandler(spec, ctx, env.defaults, signal);
+    plan.runs.push({ spec, outcome, retry: ctx.retry });
+    const next: ProgressRecord = { purpose: purposeOf(spec, cause), started: ctx.started.toISOString(), retries: ctx.retry };
+    if (outcome.kind === "success") {
+      if (outcome.result !== undefined) plan.results[spec.id] = outcome.result;
+      next.success = true;
+    } else if (outcome.kind === "retry") {
+      const at = Date.now() + outcome.delay * 1000;
+      next.retries = ctx.retry + 1;
+      next.delayed = new Date(at).toISOString();
+      next.message = outcome.error.message;
+      earliest = Math.min(earliest ?? Infinity, at);
+      allDone = false;
+    } else if (outcome.kind === "failure") {
+      next.failure = true;
+      next.message = outcome.error.message;
+    } else {
+      allDone = false;
+      continue;
+    }
+    written.set(spec.id, next);
+  }
+
+  plan.user = compactPatch(patch);
+  if (allDone) {
+    // The cause is complete: clean up progress in the same patch; keep failures visible.
+    for (const id of book.progress.keys()) plan.bookkeeping.progress.set(id, null);
+    for (const { spec, record } of selected) {
+      const last = written.get(spec.id) ?? record;
+      if (last?.failure) plan.bookkeeping.progress.set(spec.id, { ...last, final: true });
+    }
+    if (cause === "delete") plan.finalizer = "remove";
+    else {
+      const newBase = plan.user ? applyToEssence(newE!, plan.user) : newE!;
+      if (!deepEqual(newBase, book.base)) plan.bookkeeping.base = newBase;
+    }
+  } else {
+    for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
+  }
+  plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
+  return plan;
+}
+
+function isPending(record: ProgressRecord | undefined): boolean {
+  return !record?.success && !record?.failure;
+}
+
+function metaMatches(spec: HandlerSpec, body: KubeObject): boolean {
+  return matchMeta(spec.options.labels, body.metadata.labels) && matchMeta(spec.options.annotations, body.metadata.annotations);
+}
+
+function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {
+  if (deepEqual(ctx.old, ctx.new)) return false;
+  const o = spec.options;
+  return matchValue(o.value, ctx.new) && matchValue(o.old, ctx.old) && matchValue(o.new, ctx.new);
+}
+
+/** Whether our finalizer must be added or removed: held only while a non-optional delete handler applies. */
+function finalizerChange(env: CycleEnv, base: ObjectContext, body: KubeObject, has: boolean): "add" | "remove" | undefined {
+  let needed = false;
+  for (const spec of env.handlers) {
+    if (spec.kind !== "delete" || spec.options.optional || !metaMatches(spec, body)) continue;
+    if (spec.options.when) {
+      const ctx = { ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0, started: new Date(), runtime: 0 } as HandlerContext;
+      if (!spec.options.when(ctx)) continue;
+    }
+    needed = true;
+    break;
+  }
+  return needed && !has ? "add" : !needed && has ? "remove" : undefined;
+}

@@ -1,0 +1,29 @@
+// The errors a handler throws to tell kobun what a failure means (after Kopf's
+// TemporaryError / PermanentError). Anything else thrown follows the handler's `errors` option.
+// Must never carry behaviour: the engine (runner.ts) decides what they lead to.
+
+/** Retry this handler after `delay` seconds (default: the handler's backoff). */
+export class TemporaryError extends Error {
+  override readonly name = "TemporaryError";
+  /** Seconds until the retry; undefined = the handler's `backoff`. */
+  readonly delay: number | undefined;
+  constructor(message: string, options: { delay?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.delay = options.delay;
+  }
+}
+
+/** Do not retry: the handler has failed for good; the failure is recorded and reported. */
+export class PermanentError extends Error {
+  override readonly name: string = "PermanentError";
+}
+
+/** The handler ran past its `timeout` (seconds, counted from its first attempt). */
+export class HandlerTimeoutError extends PermanentError {
+  override readonly name = "HandlerTimeoutError";
+}
+
+/** The handler failed `retries` times. */
+export class HandlerRetriesError extends PermanentError {
+  override readonly name = "HandlerRetriesError";
+}

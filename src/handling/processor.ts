@@ -1,0 +1,264 @@
+// ResourceProcessor: the glue from one resource's WatchEvents to its handlers.
+// accept(event) → per-object worker (queueing/, keyed by uid, latest wins, batch window,
+// bounded concurrency) → on.event handlers → one cycle (cycle.ts) → one merged patch
+// (patching.ts) → Events (posting/) → a timer for delayed handlers, kept in the worker.
+//
+// Layering: this file is the one place in handling/ that imports queueing/ (which imports
+// only util/), so the runtime only has to create a processor and feed it events; the rest
+// of handling/ never sees a queue.
+//
+// After its own PATCH, an object's older versions may still arrive from the watch: the
+// processor remembers the resourceVersion it wrote and skips events that are not newer
+// (compared as integers when both are; otherwise an equal version within a few seconds).
+//
+// Must never run two cycles of one object at once, never act on a version older than its
+// own last write, and never let a handler's failure escape into the watch stream.
+
+import type { KubeClient } from "../kube/client.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
+import type { Settings } from "../config/schema.ts";
+import type { Health } from "../observability/health.ts";
+import type { EventPoster } from "../posting/poster.ts";
+import { Workers, type Outcome } from "../queueing/workers.ts";
+import { linkedSignal } from "../util/abort.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
+import type { TaskReport } from "../util/scope.ts";
+import type { WatchEvent } from "../watching/types.ts";
+import { objectContext } from "./context.ts";
+import { runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "./cycle.ts";
+import { matchMeta } from "./filters.ts";
+import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
+import type { StorageMode } from "./progress.ts";
+import type { HandlerSpec, Registry } from "./registry.ts";
+import type { HandlingDefaults } from "./runner.ts";
+import type { EventContext, EventHandlerFn } from "./types.ts";
+
+export interface ProcessorOptions {
+  client: Pick<KubeClient, "patch" | "get">;
+  /** The resolved resource (see `client.resolve(selector)` for each of `registry.selectors()`). */
+  resource: Resource;
+  registry: Registry;
+  /** Workers and handling defaults come from here (overridden by `workers`/`handling`). */
+  settings?: Pick<Settings, "workers" | "handling">;
+  logger?: Logger;
+  poster?: EventPoster;
+  health?: Health;
+  /** Aborting it aborts the handlers at once (like close(0)). */
+  signal?: AbortSignal;
+  /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */
+  workers?: { window?: number; limit?: number; idleMs?: number };
+  handling?: Partial<HandlingDefaults>;
+  /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
+  storage?: StorageMode;
+}
+
+type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
+
+interface State extends ObjectState {
+  /** The resourceVersion of our last write, and when it was made. */
+  wroteRV?: string;
+  wroteAt?: number;
+  failures: number;
+}
+
+const NON_NUMERIC_STALE_MS = 5000;
+
+export class ResourceProcessor {
+  readonly resource: Resource;
+  private readonly workers: Workers<Item>;
+  private readonly states = new Map<string, State>();
+  private readonly env: CycleEnv;
+  private readonly events: HandlerSpec[];
+  private readonly target: PatchTarget;
+  private readonly logger: Logger;
+  private readonly hard = new AbortController();
+  private readonly poster: EventPoster | undefined;
+  private readonly health: Health | undefined;
+  private readonly detach: () => void;
+
+  constructor(private readonly options: ProcessorOptions) {
+    const { resource, registry, settings } = options;
+    this.resource = resource;
+    this.logger = options.logger ?? silentLogger;
+    this.poster = options.poster;
+    this.health = options.health;
+    const all = registry.forResource(resource);
+    const changing = all.filter((h) => h.kind !== "event");
+    this.events = all.filter((h) => h.kind === "event");
+    this.env = {
+      resource,
+      handlers: changing,
+      ids: [...new Set(changing.map((h) => h.id))],
+      hasResume: changing.some((h) => h.kind === "resume"),
+      defaults: {
+        retries: options.handling?.retries !== undefined ? options.handling.retries : (settings?.handling.retries || null),
+        backoff: options.handling?.backoff ?? settings?.handling.backoff ?? 60,
+        timeout: options.handling?.timeout !== undefined ? options.handling.timeout : (settings?.handling.timeout ?? null),
+      },
+      logger: this.logger,
+    };
+    this.target = {
+      client: options.client,
+      resource,
+      storage: { mode: resource.statusSubresource ? (options.storage ?? "status") : "annotations" },
+      logger: this.logger,
+    };
+    const linked = linkedSignal(options.signal);
+    this.detach = linked.dispose;
+    linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
+    this.workers = new Workers<Item>({
+      process: (uid, item, signal) => this.process(uid, item, signal),
+      window: options.workers?.window ?? (settings ? settings.workers.batchWindow * 1000 : 100),
+      limit: options.workers?.limit ?? settings?.workers.limit ?? 100,
+      idleMs: options.workers?.idleMs ?? (settings ? settings.workers.idleTimeout * 1000 : 10_000),
+      signal: linked.signal,
+      logger: this.logger,
+      name: `handling ${resource.plural}`,
+    });
+  }
+
+  /** Takes one watch event; returns at once. Relist markers are not needed here and are ignored. */
+  accept(event: WatchEvent): void {
+    if (event.type === "relist-start" || event.type === "relist-done") return;
+    const uid = event.object.metadata?.uid;
+    if (!uid) return;
+    if (event.type !== "deleted" && this.isStale(uid, event.object)) return;
+    this.workers.push(uid, event);
+  }
+
+  /** Stops: handlers' signals abort now; writes in flight get `graceMs` to finish; nothing is left running. */
+  async close(graceMs: number): Promise<TaskReport> {
+    const timer = setTimeout(() => this.hard.abort(), graceMs);
+    try {
+      return await this.workers.close(graceMs);
+    } finally {
+      clearTimeout(timer);
+      this.hard.abort();
+      this.detach();
+    }
+  }
+
+  /** Resolves once every accepted event has been processed (delayed retries aside). */
+  settled(): Promise<void> {
+    return this.workers.settled();
+  }
+
+  /** Objects with a live worker (for tests and metrics). */
+  get activeObjects(): number {
+    return this.workers.size;
+  }
+
+  /** Most objects processed at the same time so far. */
+  get peakConcurrency(): number {
+    return this.workers.peak;
+  }
+
+  /**
+   * Whether `object` is not newer than our own last write. `orEqual`: an equal version is stale
+   * too (the watch's echo of our write, on arrival); for queued items it is not (it may be the
+   * server's answer to that very write, which is the freshest state we know).
+   */
+  private isStale(uid: string, object: KubeObject, orEqual = true): boolean {
+    const state = this.states.get(uid);
+    const wrote = state?.wroteRV;
+    const rv = object.metadata.resourceVersion;
+    if (!wrote || !rv) return false;
+    if (isDigits(rv) && isDigits(wrote)) {
+      return rv.length < wrote.length || (rv.length === wrote.length && (orEqual ? rv <= wrote : rv < wrote));
+    }
+    return orEqual && rv === wrote && Date.now() - (state.wroteAt ?? 0) < NON_NUMERIC_STALE_MS;
+  }
+
+  private async process(uid: string, item: Item, signal: AbortSignal): Promise<Outcome<Item> | void> {
+    const body = item.object;
+    if (item.type === "deleted") {
+      const state = this.states.get(uid);
+      await this.runEventHandlers(item, state?.memo ?? {}, signal);
+      this.states.delete(uid);
+      return;
+    }
+    if (this.isStale(uid, body, false)) return;
+    let state = this.states.get(uid);
+    if (!state) this.states.set(uid, (state = { memo: {}, seen: false, failures: 0 }));
+    if (this.events.length) await this.runEventHandlers(item, state.memo, signal);
+
+    let plan: CyclePlan;
+    let newest: KubeObject | "gone" = body;
+    try {
+      plan = await runCycle(this.env, state, body, signal);
+      this.report(body, plan);
+      if (planWrites(plan)) {
+        newest = await applyPlan(this.target, body, plan, this.hard.signal);
+        if (newest === "gone") {
+          this.states.delete(uid);
+          return;
+        }
+        state.wroteRV = newest.metadata.resourceVersion;
+        state.wroteAt = Date.now();
+      }
+      state.failures = 0;
+    } catch (error) {
+      if (signal.aborted && this.hard.signal.aborted) return;
+      state.failures++;
+      const again = Math.min(60_000, 1000 * 2 ** (state.failures - 1));
+      this.logger.error("could not process the object; will retry", {
+        namespace: body.metadata.namespace, name: body.metadata.name, error, retryInMs: again,
+      });
+      this.health?.count("kobun_processing_failures_total");
+      return { again, item };
+    }
+    const fresh: Item = { type: "modified", object: newest };
+    if (plan.finalizerFirst) return { again: 0, item: fresh };
+    if (plan.delay !== undefined) return { again: plan.delay, item: fresh };
+    return newest === body ? undefined : { item: fresh };
+  }
+
+  private async runEventHandlers(item: Item, memo: Record<string, any>, signal: AbortSignal): Promise<void> {
+    const body = item.object;
+    const base = objectContext(body, this.resource, memo, this.logger, signal);
+    for (const spec of this.events) {
+      if (!matchMeta(spec.options.labels, body.metadata.labels) || !matchMeta(spec.options.annotations, body.metadata.annotations)) continue;
+      const ctx: EventContext = { ...base, type: item.type, logger: this.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
+      try {
+        if (spec.options.when && !(spec.options.when as unknown as (c: EventContext) => boolean)(ctx)) continue;
+        await (spec.fn as EventHandlerFn)(ctx);
+      } catch (error) {
+        ctx.logger.error("event handler failed (event handlers are not retried)", { error });
+      }
+    }
+  }
+
+  /** Logs and posts the outcome of every handler that ran. */
+  private report(body: KubeObject, plan: CyclePlan): void {
+    for (const { spec, outcome, retry } of plan.runs) {
+      const fields = { namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id, cause: plan.cause };
+      if (outcome.kind === "success") {
+        if (outcome.ignored) this.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...fields, error: outcome.ignored });
+        else this.logger.info(`Handler '${spec.id}' succeeded.`, fields);
+        this.health?.count(`kobun_handler_runs_total{outcome="success"}`);
+        this.poster?.post(body, "Normal", "Logging", `Handler '${spec.id}' succeeded.`, "info");
+      } else if (outcome.kind === "retry") {
+        const message = `Handler '${spec.id}' failed temporarily: ${outcome.error.message}`;
+        this.logger.warn(message, { ...fields, retry, retryIn: outcome.delay });
+        this.health?.count(`kobun_handler_runs_total{outcome="retry"}`);
+        this.poster?.post(body, "Warning", "Logging", message, "warn");
+      } else if (outcome.kind === "failure") {
+        const message = `Handler '${spec.id}' failed permanently: ${outcome.error.message}`;
+        this.logger.error(message, { ...fields, retry });
+        this.health?.count(`kobun_handler_runs_total{outcome="failure"}`);
+        this.poster?.post(body, "Warning", "Logging", message, "error");
+      }
+    }
+    if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length) {
+      this.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
+    }
+  }
+}
+
+function isDigits(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return s.length > 0;
+}

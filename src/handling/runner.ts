@@ -1,0 +1,86 @@
+// Runs one handler once: its timeout (counted from the first attempt, across restarts), its
+// signal, and what its outcome means (Kopf's TemporaryError / PermanentError / `errors`).
+// Must never write anything: it returns an outcome; cycle.ts records it.
+
+import { isAbortError, linkedSignal } from "../util/abort.ts";
+import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "./errors.ts";
+import type { HandlerSpec } from "./registry.ts";
+import type { HandlerContext, HandlerFn } from "./types.ts";
+
+export interface HandlingDefaults {
+  /** Most attempts; null = unlimited. */
+  retries: number | null;
+  /** Seconds. */
+  backoff: number;
+  /** Seconds; null = none. */
+  timeout: number | null;
+}
+
+export type RunOutcome =
+  | { kind: "success"; result: unknown; ignored?: Error }
+  | { kind: "retry"; delay: number; error: Error }
+  | { kind: "failure"; error: Error }
+  /** Stopped by shutdown: nothing is recorded, the next operator runs it again. */
+  | { kind: "aborted" };
+
+/**
+ * Runs `spec` with `ctx` (its `signal` is replaced by one that also ends at the timeout).
+ * `attempt` is the 0-based number of this attempt; `startedAt` the epoch ms of the first one.
+ */
+export async function runHandler(
+  spec: HandlerSpec,
+  ctx: HandlerContext,
+  defaults: HandlingDefaults,
+  parent: AbortSignal,
+): Promise<RunOutcome> {
+  const timeout = spec.options.timeout ?? defaults.timeout;
+  const maxAttempts = spec.options.retries ?? defaults.retries;
+  const backoff = spec.options.backoff ?? defaults.backoff;
+  const startedAt = ctx.started.getTime();
+  if (timeout !== null && timeout !== undefined && Date.now() - startedAt >= timeout * 1000) {
+    return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
+  }
+  const linked = linkedSignal(parent);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  try {
+    ctx.signal = linked.signal;
+    let result: unknown = (spec.fn as HandlerFn)(ctx);
+    if (result instanceof Promise) {
+      if (timeout !== null && timeout !== undefined) {
+        const left = timeout * 1000 - (Date.now() - startedAt);
+        // A handler that ignores its signal is not waited for past its timeout; it is told to stop.
+        const expiry = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            timedOut = true;
+            const error = new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`);
+            linked.controller.abort(error);
+            reject(error);
+          }, left);
+        });
+        result = await Promise.race([result, expiry]);
+      } else result = await result;
+    }
+    return { kind: "success", result };
+  } catch (error) {
+    if (timedOut) return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
+    if (parent.aborted && (isAbortError(error) || error === parent.reason)) return { kind: "aborted" };
+    const err = error instanceof Error ? error : new Error(String(error));
+    if (err instanceof PermanentError) return { kind: "failure", error: err };
+    let delay: number;
+    if (err instanceof TemporaryError) delay = err.delay ?? backoff;
+    else {
+      const mode = spec.options.errors ?? "temporary";
+      if (mode === "ignored") return { kind: "success", result: undefined, ignored: err };
+      if (mode === "permanent") return { kind: "failure", error: err };
+      delay = backoff;
+    }
+    if (maxAttempts !== null && maxAttempts !== undefined && ctx.retry + 1 >= maxAttempts) {
+      return { kind: "failure", error: new HandlerRetriesError(`handler ${spec.id} failed ${ctx.retry + 1} time(s): ${err.message}`) };
+    }
+    return { kind: "retry", delay, error: err };
+  } finally {
+    if (timer) clearTimeout(timer);
+    linked.dispose();
+  }
+}

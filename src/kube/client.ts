@@ -1,0 +1,132 @@
+// KubeClient: the only thing in kobun that sends HTTP to the API server. The verbs and
+// paging live here; the transport (auth, TLS sessions, retries, errors) in ./transport.ts.
+
+import { connect, type ConnectOptions } from "./connection.ts";
+import { Discovery, type ResourceSelector } from "./discovery.ts";
+import { Transport, type ClientOptions } from "./transport.ts";
+import { patchContentTypes, resourcePath, type KubeObject, type ObjectList, type PatchType, type Resource, type Status } from "./types.ts";
+
+export { queryString, type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
+
+export interface ListOptions {
+  namespace?: string | null;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  signal?: AbortSignal;
+}
+
+export interface ListAllOptions {
+  namespace?: string | null;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Objects per LIST page (default 500): Bun's fetch buffers a whole body, so large LISTs are paged. */
+  pageSize?: number;
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  fieldManager?: string;
+  signal?: AbortSignal;
+}
+
+export class KubeClient extends Transport {
+  private readonly discovery = new Discovery((path, signal) => this.request("GET", path, { signal }));
+
+  static async connect(options: ConnectOptions & ClientOptions): Promise<KubeClient> {
+    return new KubeClient(await connect(options), options);
+  }
+
+  // ----- verbs -----
+
+  get<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, name: string, o?: { signal?: AbortSignal }): Promise<T> {
+    return this.request<T>("GET", resourcePath(resource, namespace, name), { signal: o?.signal });
+  }
+
+  /** One page of a LIST. */
+  list<T extends KubeObject = KubeObject>(resource: Resource, o: ListOptions = {}): Promise<ObjectList<T>> {
+    return this.request<ObjectList<T>>("GET", resourcePath(resource, o.namespace), {
+      query: {
+        labelSelector: o.labelSelector || undefined,
+        fieldSelector: o.fieldSelector || undefined,
+        limit: o.limit,
+        continue: o.continue || undefined,
+        resourceVersion: o.resourceVersion,
+      },
+      signal: o.signal,
+    });
+  }
+
+  /** Every page of a LIST, as one list. An expired continue token (410) is thrown as ApiError(410): list afresh. */
+  async listAll<T extends KubeObject = KubeObject>(resource: Resource, o: ListAllOptions = {}): Promise<ObjectList<T>> {
+    const limit = o.pageSize ?? 500;
+    let page = await this.list<T>(resource, { ...o, limit });
+    const items = page.items ?? [];
+    while (page.metadata?.continue) {
+      page = await this.list<T>(resource, { ...o, limit, continue: page.metadata.continue });
+      for (const item of page.items ?? []) items.push(item);
+    }
+    return { ...page, metadata: { resourceVersion: page.metadata?.resourceVersion }, items };
+  }
+
+  create<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions): Promise<T> {
+    return this.request<T>("POST", resourcePath(resource, namespace ?? body.metadata?.namespace), {
+      body,
+      query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
+      signal: o?.signal,
+    });
+  }
+
+  replace<T extends KubeObject = KubeObject>(
+    resource: Resource,
+    namespace: string | null,
+    name: string,
+    body: KubeObject,
+    o?: WriteOptions & { subresource?: "status" },
+  ): Promise<T> {
+    return this.request<T>("PUT", resourcePath(resource, namespace, name, o?.subresource), {
+      body,
+      query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
+      signal: o?.signal,
+    });
+  }
+
+  patch<T extends KubeObject = KubeObject>(
+    resource: Resource,
+    namespace: string | null,
+    name: string,
+    patch: unknown,
+    o?: WriteOptions & { type?: PatchType; subresource?: "status" },
+  ): Promise<T> {
+    return this.request<T>("PATCH", resourcePath(resource, namespace, name, o?.subresource), {
+      body: patch,
+      contentType: patchContentTypes[o?.type ?? "merge"],
+      query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
+      signal: o?.signal,
+    });
+  }
+
+  delete(
+    resource: Resource,
+    namespace: string | null,
+    name: string,
+    o?: { propagationPolicy?: string; gracePeriodSeconds?: number; signal?: AbortSignal },
+  ): Promise<KubeObject | Status> {
+    let body: Record<string, unknown> | undefined;
+    if (o?.propagationPolicy !== undefined || o?.gracePeriodSeconds !== undefined) {
+      body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: o.propagationPolicy, gracePeriodSeconds: o.gracePeriodSeconds };
+    }
+    return this.request("DELETE", resourcePath(resource, namespace, name), { body, signal: o?.signal });
+  }
+
+  resolve(selector: ResourceSelector, o?: { signal?: AbortSignal }): Promise<Resource> {
+    return this.discovery.resolve(selector, o?.signal);
+  }
+
+  /** Forgets cached discovery (e.g. after installing a CRD); resolve() also refreshes on a miss by itself. */
+  invalidateDiscovery(): void {
+    this.discovery.invalidate();
+  }
+}

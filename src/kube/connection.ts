@@ -1,0 +1,250 @@
+// Where the API server is and how to prove who we are: a kubeconfig context or the
+// in-cluster service account, turned into TLS options for Bun's fetch and an
+// Authorization header that is cached until it may have changed.
+// Nothing here logs or prints a token, key or password; `describe()` is safe to log.
+
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { KubeconfigError, pemFrom, resolveKubeconfig, type ResolvedKubeconfig } from "./kubeconfig.ts";
+import { PluginAuth } from "./plugin-auth.ts";
+
+export { KubeconfigError } from "./kubeconfig.ts";
+
+export const DEFAULT_SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export interface ConnectOptions {
+  /** An explicit kubeconfig file path. */
+  kubeconfig?: string;
+  /** Or the kubeconfig's contents (relative paths in it are relative to the current directory). */
+  kubeconfigText?: string;
+  /** The context to use instead of the kubeconfig's current-context. */
+  context?: string;
+  /** Use the pod's service account (token, ca.crt, namespace files). */
+  inCluster?: boolean;
+  /** Where the service-account files are; for tests. */
+  serviceAccountDir?: string;
+  /** Overrides the server URL (for in-cluster: instead of KUBERNETES_SERVICE_HOST/PORT). */
+  server?: string;
+  /** Only when true: KUBECONFIG, then ~/.kube/config, then in-cluster. */
+  useDefaults?: boolean;
+}
+
+/** TLS options in the shape Bun's fetch takes them. */
+export interface ConnectionTLS {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  serverName?: string;
+  rejectUnauthorized: boolean;
+}
+
+export type AuthKind = "none" | "token" | "token-file" | "basic" | "client-certificate" | "exec" | "auth-provider" | "service-account";
+
+export interface Connection {
+  /** The server URL without a trailing slash. */
+  readonly server: string;
+  /** TLS options for fetch; undefined for plain http. May be replaced when an exec plugin hands out a client certificate. */
+  readonly tls: ConnectionTLS | undefined;
+  /** The default namespace of the context or the service account, if any. */
+  readonly namespace?: string;
+  /** The user name as the kubeconfig calls it (or "serviceaccount"). */
+  readonly user: string;
+  readonly authKind: AuthKind;
+  /** Headers carrying the credentials. The same object is returned while the credentials stay the same. */
+  authHeaders(): Promise<Record<string, string>>;
+  /** Drops cached credentials and fetches them again (after a 401). */
+  reauthenticate(): Promise<void>;
+  /** Server, context, user and auth kind: safe to log. */
+  describe(): string;
+}
+
+/** Re-read token files at most this often (bound service-account tokens rotate). */
+const TOKEN_FILE_RECHECK_MS = 60_000;
+
+type Loaded = { headers: Record<string, string>; validUntil: number; cert?: string; key?: string };
+
+class CredentialConnection implements Connection {
+  tls: ConnectionTLS | undefined;
+  private headers: Record<string, string> = {};
+  private validUntil = -Infinity;
+  private loading?: Promise<void>;
+
+  constructor(
+    readonly server: string,
+    tls: ConnectionTLS | undefined,
+    readonly user: string,
+    readonly authKind: AuthKind,
+    private readonly contextName: string | undefined,
+    readonly namespace: string | undefined,
+    /** Fetches the credentials; `fresh` after a 401. */
+    private readonly load: (fresh: boolean) => Promise<Loaded>,
+  ) {
+    this.tls = tls;
+  }
+
+  authHeaders(): Promise<Record<string, string>> {
+    if (Date.now() < this.validUntil) return Promise.resolve(this.headers);
+    return this.refresh(false).then(() => this.headers);
+  }
+
+  async reauthenticate(): Promise<void> {
+    await this.refresh(true);
+  }
+
+  private refresh(fresh: boolean): Promise<void> {
+    // Concurrent callers share one refresh: one exec of a plugin, one read of a file.
+    if (this.loading) return this.loading;
+    this.loading = this.load(fresh)
+      .then((loaded) => {
+        if (!sameHeaders(this.headers, loaded.headers)) this.headers = loaded.headers;
+        this.validUntil = loaded.validUntil;
+        if (loaded.cert && loaded.key && this.tls && (loaded.cert !== this.tls.cert || loaded.key !== this.tls.key)) {
+          this.tls = { ...this.tls, cert: loaded.cert, key: loaded.key };
+        }
+      })
+      .finally(() => {
+        this.loading = undefined;
+      });
+    return this.loading;
+  }
+
+  describe(): string {
+    let text = `server=${this.server}`;
+    if (this.contextName) text += ` context=${this.contextName}`;
+    return `${text} user=${this.user || "(none)"} auth=${this.authKind}`;
+  }
+}
+
+function sameHeaders(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => a[k] === b[k]);
+}
+
+async function readToken(file: string, what: string): Promise<string> {
+  try {
+    return (await Bun.file(file).text()).trim();
+  } catch (error) {
+    throw new KubeconfigError(`cannot read ${what} ${file}: ${(error as Error).message}`);
+  }
+}
+
+export async function connect(options: ConnectOptions): Promise<Connection> {
+  if (options.kubeconfigText !== undefined) {
+    return fromKubeconfig(await resolveKubeconfig(options.kubeconfigText, { context: options.context }), options.server);
+  }
+  if (options.kubeconfig) return fromKubeconfigFile(options.kubeconfig, options);
+  if (options.inCluster) return inCluster(options);
+  if (options.useDefaults) {
+    const envList = process.env.KUBECONFIG?.split(":").filter(Boolean) ?? [];
+    const fromEnv = envList.find((file) => existsSync(file));
+    if (fromEnv) return fromKubeconfigFile(fromEnv, options);
+    const home = join(homedir(), ".kube", "config");
+    if (existsSync(home)) return fromKubeconfigFile(home, options);
+    if (process.env.KUBERNETES_SERVICE_HOST) return inCluster(options);
+    throw new KubeconfigError(
+      "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)",
+    );
+  }
+  throw new KubeconfigError("connect() needs one of: kubeconfig, kubeconfigText, inCluster, or useDefaults: true");
+}
+
+async function fromKubeconfigFile(path: string, options: ConnectOptions): Promise<Connection> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(error as Error).message}`);
+  }
+  return fromKubeconfig(await resolveKubeconfig(text, { path, context: options.context }), options.server);
+}
+
+async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?: string): Promise<Connection> {
+  const { cluster, user, context } = config;
+  const server = (serverOverride ?? cluster.server).replace(/\/+$/, "");
+  let tls: ConnectionTLS | undefined;
+  if (server.startsWith("https:")) {
+    tls = { rejectUnauthorized: !cluster.skipTLSVerify };
+    const ca = pemFrom(cluster.caData, cluster.caFile, "certificate-authority");
+    if (ca && !cluster.skipTLSVerify) tls.ca = ca;
+    if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+    const cert = pemFrom(user.certData, user.certFile, "client-certificate");
+    const key = pemFrom(user.keyData, user.keyFile, "client-key");
+    if (cert && key) {
+      tls.cert = cert;
+      tls.key = key;
+    } else if (cert || key) {
+      throw new KubeconfigError(`user "${user.name}" in kubeconfig ${config.source} has a client certificate without its key, or a key without its certificate`);
+    }
+  } else if (!server.startsWith("http:")) {
+    throw new KubeconfigError(`cluster "${cluster.name}" in kubeconfig ${config.source} has a server URL that is neither http nor https`);
+  }
+
+  const extra: Record<string, string> = {};
+  if (user.impersonate) extra["Impersonate-User"] = user.impersonate;
+  const forever = () => Promise.resolve({ headers: extra, validUntil: Infinity });
+  let kind: AuthKind = tls?.cert ? "client-certificate" : "none";
+  let load: (fresh: boolean) => Promise<Loaded> = forever;
+
+  if (user.exec || user.authProvider) {
+    kind = user.exec ? "exec" : "auth-provider";
+    const plugin = new PluginAuth(cluster, context, user);
+    load = async (fresh) => {
+      const credential = await plugin.credential(fresh);
+      const headers = credential.authorization ? { ...extra, Authorization: credential.authorization } : extra;
+      return { headers, validUntil: credential.validUntil, cert: credential.cert, key: credential.key };
+    };
+  } else if (user.token) {
+    kind = "token";
+    const headers = { ...extra, Authorization: `Bearer ${user.token}` };
+    load = () => Promise.resolve({ headers, validUntil: Infinity });
+  } else if (user.tokenFile) {
+    kind = "token-file";
+    const file = user.tokenFile;
+    load = async () => ({
+      headers: { ...extra, Authorization: `Bearer ${await readToken(file, "token-file")}` },
+      validUntil: Date.now() + TOKEN_FILE_RECHECK_MS,
+    });
+  } else if (user.username !== undefined && user.password !== undefined) {
+    kind = "basic";
+    const headers = { ...extra, Authorization: `Basic ${Buffer.from(`${user.username}:${user.password}`).toString("base64")}` };
+    load = () => Promise.resolve({ headers, validUntil: Infinity });
+  }
+  const connection = new CredentialConnection(server, tls, user.name, kind, context.name, context.namespace, load);
+  await connection.authHeaders(); // fail at connect time, not on the first request
+  return connection;
+}
+
+async function inCluster(options: ConnectOptions): Promise<Connection> {
+  const dir = options.serviceAccountDir ?? DEFAULT_SERVICE_ACCOUNT_DIR;
+  let server = options.server;
+  if (!server) {
+    const host = process.env.KUBERNETES_SERVICE_HOST;
+    const port = process.env.KUBERNETES_SERVICE_PORT ?? "443";
+    if (!host) throw new KubeconfigError("in-cluster config needs KUBERNETES_SERVICE_HOST (are we running in a pod?)");
+    server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  }
+  server = server.replace(/\/+$/, "");
+  const tokenFile = join(dir, "token");
+  if (!existsSync(tokenFile)) throw new KubeconfigError(`in-cluster config: no service-account token at ${tokenFile}`);
+  let tls: ConnectionTLS | undefined;
+  if (server.startsWith("https:")) {
+    tls = { rejectUnauthorized: true };
+    const caFile = join(dir, "ca.crt");
+    if (existsSync(caFile)) tls.ca = readFileSync(caFile, "utf8");
+  }
+  let namespace: string | undefined;
+  try {
+    namespace = readFileSync(join(dir, "namespace"), "utf8").trim() || undefined;
+  } catch {
+    namespace = undefined;
+  }
+  const load = async () => ({
+    headers: { Authorization: `Bearer ${await readToken(tokenFile, "service-account token")}` },
+    validUntil: Date.now() + TOKEN_FILE_RECHECK_MS,
+  });
+  const connection = new CredentialConnection(server, tls, "serviceaccount", "service-account", undefined, namespace, load);
+  await connection.authHeaders();
+  return connection;
+}

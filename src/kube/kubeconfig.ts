@@ -1,0 +1,124 @@
+// Reading a kubeconfig cheaply: `yaml` plus the light validators of client-node's
+// `config_types.js` (which imports nothing but node:fs). The heavy `KubeConfig` class
+// (every auth provider, the generated API, undici) is loaded only for exec and
+// auth-provider users, by ./plugin-auth.ts.
+
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { newClusters, newContexts, type Cluster, type Context } from "@kubernetes/client-node/dist/config_types.js";
+
+/** The user entry of a kubeconfig as written (paths already made absolute). */
+export interface KubeconfigUser {
+  name: string;
+  token?: string;
+  tokenFile?: string;
+  certData?: string;
+  certFile?: string;
+  keyData?: string;
+  keyFile?: string;
+  username?: string;
+  password?: string;
+  impersonate?: string;
+  exec?: Record<string, any>;
+  authProvider?: Record<string, any>;
+}
+
+/** One context of a kubeconfig, resolved to its cluster and user. */
+export interface ResolvedKubeconfig {
+  /** Where it came from, for messages: a path or "(inline kubeconfig)". */
+  source: string;
+  context: Context;
+  cluster: Cluster;
+  user: KubeconfigUser;
+}
+
+export class KubeconfigError extends Error {
+  override readonly name = "KubeconfigError";
+}
+
+/** Parses a kubeconfig and picks one context (`context`, else `current-context`). */
+export async function resolveKubeconfig(text: string, options: { path?: string; context?: string }): Promise<ResolvedKubeconfig> {
+  const source = options.path ?? "(inline kubeconfig)";
+  const baseDir = options.path ? dirname(options.path) : process.cwd();
+  let doc: any;
+  try {
+    // JSON is YAML too, and costs nothing to parse; `yaml` (~20 ms, ~10 MB) only loads when needed.
+    const trimmed = text.trimStart();
+    doc = trimmed.startsWith("{") ? JSON.parse(trimmed) : (await import("yaml")).parse(text);
+  } catch (error) {
+    throw new KubeconfigError(`kubeconfig ${source} is neither valid YAML nor JSON: ${(error as Error).message}`);
+  }
+  if (!doc || typeof doc !== "object") throw new KubeconfigError(`kubeconfig ${source} is empty or not a mapping`);
+
+  let contexts: Context[];
+  let clusters: Cluster[];
+  try {
+    contexts = newContexts(doc.contexts);
+    clusters = newClusters(doc.clusters);
+  } catch (error) {
+    throw new KubeconfigError(`kubeconfig ${source}: ${(error as Error).message}`);
+  }
+
+  const contextName: string | undefined = options.context ?? doc["current-context"] ?? undefined;
+  if (!contextName) {
+    throw new KubeconfigError(`kubeconfig ${source} has no current-context; pass a context (one of: ${names(contexts)})`);
+  }
+  const context = contexts.find((c) => c.name === contextName);
+  if (!context) throw new KubeconfigError(`context "${contextName}" not found in kubeconfig ${source}; available: ${names(contexts)}`);
+  const cluster = clusters.find((c) => c.name === context.cluster);
+  if (!cluster) throw new KubeconfigError(`cluster "${context.cluster}" of context "${context.name}" not found in kubeconfig ${source}`);
+  const abs = (file: string) => (isAbsolute(file) ? file : join(baseDir, file));
+  const resolvedCluster: Cluster = cluster.caFile ? { ...cluster, caFile: abs(cluster.caFile) } : cluster;
+
+  let user: KubeconfigUser = { name: context.user ?? "" };
+  if (context.user) {
+    const entry = Array.isArray(doc.users) ? doc.users.find((u: any) => u?.name === context.user) : undefined;
+    if (!entry) throw new KubeconfigError(`user "${context.user}" of context "${context.name}" not found in kubeconfig ${source}`);
+    user = readUser(entry, abs);
+  }
+  return { source, context, cluster: resolvedCluster, user };
+}
+
+function readUser(entry: any, abs: (file: string) => string): KubeconfigUser {
+  const u = entry.user ?? {};
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  const file = (v: unknown) => (str(v) ? abs(v as string) : undefined);
+  let exec: Record<string, any> | undefined;
+  if (u.exec && typeof u.exec === "object") {
+    const spec: Record<string, any> = { ...u.exec };
+    // kubectl: a command with a path separator is relative to the kubeconfig's directory.
+    if (typeof spec.command === "string" && spec.command.includes("/") && !isAbsolute(spec.command)) spec.command = abs(spec.command);
+    exec = spec;
+  }
+  return {
+    name: String(entry.name),
+    token: str(u.token),
+    tokenFile: file(u["token-file"] ?? u.tokenFile),
+    certData: str(u["client-certificate-data"]),
+    certFile: file(u["client-certificate"]),
+    keyData: str(u["client-key-data"]),
+    keyFile: file(u["client-key"]),
+    username: str(u.username),
+    password: str(u.password),
+    impersonate: str(u.as),
+    exec,
+    authProvider: u["auth-provider"] && typeof u["auth-provider"] === "object" ? u["auth-provider"] : undefined,
+  };
+}
+
+function names(list: { name: string }[]): string {
+  return list.length ? list.map((c) => c.name).join(", ") : "(none)";
+}
+
+/** PEM text from a `*-data` (base64) field or a file. */
+export function pemFrom(data: string | undefined, file: string | undefined, what: string): string | undefined {
+  if (data) return Buffer.from(data, "base64").toString("utf8");
+  if (file) {
+    try {
+      return readFileSync(file, "utf8");
+    } catch (error) {
+      throw new KubeconfigError(`cannot read ${what} file ${file}: ${(error as Error).message}`);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,228 @@
+// The transport under KubeClient: one string-built URL, a reused header object, one fetch
+// on a keep-alive session. Failures become ApiError (with the server's Status) or
+// ConnectionError; transient ones are retried with capped, jittered, abortable backoff
+// (honouring Retry-After); a 401 re-reads the credentials once.
+
+import { sleep } from "../util/abort.ts";
+import { Backoff } from "../util/backoff.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
+import type { Connection, ConnectionTLS } from "./connection.ts";
+import type { ApiError } from "./errors.ts";
+import { apiErrorFrom, networkFailure } from "./failures.ts";
+
+export interface ClientOptions {
+  logger?: Logger;
+  /** Further attempts after a transient failure (default 5). */
+  retries?: number;
+  /** Backoff between attempts (default 200 ms → 5 s), unless the server sent Retry-After. */
+  backoff?: { initialMs: number; maxMs: number };
+  userAgent?: string;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  /** A string or bytes are sent as they are; anything else as JSON. */
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  /**
+   * Retry policy. Unset: reads are retried on every transient failure; writes only when they
+   * certainly did not reach the server, or got 429/503. `true`: the caller vouches that the
+   * request is idempotent, so writes are retried like reads. `false`: never retried.
+   */
+  retry?: boolean;
+}
+
+/** The longest Retry-After honoured as given. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+type FetchFn = (url: string, init: RequestInit & { tls?: ConnectionTLS }) => Promise<Response>;
+
+export class Transport {
+  readonly server: string;
+  protected readonly logger: Logger;
+  private readonly retries: number;
+  private readonly backoff: { initialMs: number; maxMs: number };
+  private readonly baseHeaders: Record<string, string>;
+  // Header objects built once per credential (reused by every request until it changes).
+  private authRef?: Record<string, string>;
+  private plainHeaders: Record<string, string> = {};
+  private readonly typedHeaders = new Map<string, Record<string, string>>();
+  // One Bun.FetchSession per TLS configuration: its own keep-alive pool, closed by close().
+  private sessionTls: ConnectionTLS | undefined;
+  private session?: { fetch: FetchFn; close(): void };
+  private send!: FetchFn;
+
+  constructor(
+    readonly connection: Connection,
+    options: ClientOptions = {},
+  ) {
+    this.server = connection.server;
+    this.logger = options.logger ?? silentLogger;
+    this.retries = options.retries ?? 5;
+    this.backoff = options.backoff ?? { initialMs: 200, maxMs: 5000 };
+    this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
+    this.useTls(connection.tls);
+  }
+
+  /** Closes idle keep-alive connections; requests in flight finish, and the client stays usable. */
+  close(): void {
+    this.session?.close();
+  }
+
+  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = this.server + path + (options.query ? queryString(options.query) : "");
+    const { signal, retry } = options;
+    let body: string | Uint8Array | undefined;
+    let contentType: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === "string" || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
+      contentType = options.contentType ?? "application/json";
+    }
+    const read = method === "GET" || method === "HEAD";
+    let attempt = 0;
+    let reauthenticated = false;
+    let backoff: Backoff | undefined;
+    for (;;) {
+      const auth = await this.connection.authHeaders();
+      if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
+      let response: Response;
+      try {
+        response = await this.send(url, { method, headers: this.headersFor(auth, contentType), body, signal });
+      } catch (cause) {
+        if (signal?.aborted) throw signal.reason ?? cause;
+        const failure = networkFailure(cause, method, path, this.server);
+        const allowed = retry !== false && failure.transient && (read || retry === true || failure.unsent);
+        if (!allowed || attempt >= this.retries) throw failure.error;
+        backoff ??= this.newBackoff();
+        await this.pause(backoff.next(), method, path, attempt, failure.error.message, signal);
+        attempt++;
+        continue;
+      }
+      if (response.ok) {
+        if (response.status === 204) return undefined as T;
+        const text = await response.text();
+        if (!text) return undefined as T;
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          return text as T; // not JSON (e.g. /healthz): the caller asked for it
+        }
+      }
+      const error = await apiErrorFrom(response, method, path);
+      if (error.code === 401) {
+        if (!reauthenticated && (await this.reauthenticated(auth))) {
+          reauthenticated = true;
+          continue;
+        }
+        throw this.authenticationFailed(error);
+      }
+      const retriable = read || retry === true ? error.transient : error.code === 429 || error.code === 503;
+      if (retry === false || !retriable || attempt >= this.retries) throw error;
+      backoff ??= this.newBackoff();
+      const delay = error.retryAfter !== undefined ? Math.min(error.retryAfter * 1000, MAX_RETRY_AFTER_MS) : backoff.next();
+      await this.pause(delay, method, path, attempt, `${error.code} ${error.reason ?? ""}`.trim(), signal);
+      attempt++;
+    }
+  }
+
+  /**
+   * A raw streaming GET for watches. Resolves once the headers arrive (non-2xx → ApiError,
+   * 410 included); the caller reads the body; aborting `signal` closes the socket at once.
+   * No retries (the watcher owns its reconnect policy), except one after re-reading
+   * credentials on a 401.
+   */
+  async stream(path: string, query: Query, signal: AbortSignal): Promise<Response> {
+    const url = this.server + path + queryString(query);
+    const shown = path + queryString(query);
+    let reauthenticated = false;
+    for (;;) {
+      const auth = await this.connection.authHeaders();
+      if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
+      let response: Response;
+      try {
+        response = await this.send(url, { method: "GET", headers: this.headersFor(auth, undefined), signal });
+      } catch (cause) {
+        if (signal.aborted) throw signal.reason ?? cause;
+        throw networkFailure(cause, "GET", shown, this.server).error;
+      }
+      if (response.ok) return response;
+      const error = await apiErrorFrom(response, "GET", shown);
+      if (error.code === 401) {
+        if (!reauthenticated && (await this.reauthenticated(auth))) {
+          reauthenticated = true;
+          continue;
+        }
+        throw this.authenticationFailed(error);
+      }
+      throw error;
+    }
+  }
+
+  private headersFor(auth: Record<string, string>, contentType: string | undefined): Record<string, string> {
+    if (auth !== this.authRef) {
+      this.authRef = auth;
+      this.plainHeaders = { ...this.baseHeaders, ...auth };
+      this.typedHeaders.clear();
+    }
+    if (contentType === undefined) return this.plainHeaders;
+    let headers = this.typedHeaders.get(contentType);
+    if (!headers) {
+      headers = { ...this.plainHeaders, "Content-Type": contentType };
+      this.typedHeaders.set(contentType, headers);
+    }
+    return headers;
+  }
+
+  private useTls(tls: ConnectionTLS | undefined): void {
+    this.session?.close();
+    this.sessionTls = tls;
+    const FetchSession = (Bun as { FetchSession?: new (init: { tls?: ConnectionTLS }) => { fetch: FetchFn; close(): void } }).FetchSession;
+    if (FetchSession) {
+      this.session = new FetchSession(tls ? { tls } : {});
+      this.send = this.session.fetch;
+    } else {
+      this.session = undefined;
+      this.send = tls ? (url, init) => fetch(url, { ...init, tls }) : (url, init) => fetch(url, init);
+    }
+  }
+
+  /** After a 401: re-read the credentials; true when they changed, so another attempt may succeed. */
+  private async reauthenticated(before: Record<string, string>): Promise<boolean> {
+    const tlsBefore = this.connection.tls;
+    this.logger.info("re-reading credentials after 401", { server: this.server, user: this.connection.user, auth: this.connection.authKind });
+    try {
+      await this.connection.reauthenticate();
+    } catch (error) {
+      this.logger.warn("re-reading credentials failed", { server: this.server, user: this.connection.user, error });
+      return false;
+    }
+    return (await this.connection.authHeaders()) !== before || this.connection.tls !== tlsBefore;
+  }
+
+  private authenticationFailed(error: ApiError): ApiError {
+    error.message = `authentication failed against ${this.server} as ${this.connection.user || "(no user)"} (${this.connection.authKind}): ${error.message}`;
+    return error;
+  }
+
+  private newBackoff(): Backoff {
+    return new Backoff({ initial: this.backoff.initialMs, max: this.backoff.maxMs });
+  }
+
+  private async pause(ms: number, method: string, path: string, attempt: number, why: string, signal?: AbortSignal): Promise<void> {
+    this.logger.debug("retrying request", { method, path, attempt: attempt + 1, delayMs: Math.round(ms), why });
+    if (!(await sleep(ms, signal))) throw signal?.reason ?? new DOMException("The operation was aborted.", "AbortError");
+  }
+}
+
+export function queryString(query: Query): string {
+  let text = "";
+  for (const key in query) {
+    const value = query[key];
+    if (value === undefined) continue;
+    text += (text ? "&" : "?") + key + "=" + encodeURIComponent(String(value));
+  }
+  return text;
+}

@@ -1,0 +1,311 @@
+// Lease mode: leader election over a coordination.k8s.io/v1 Lease, as client-go does it,
+// for replicas of ONE operator (equal priorities, where peering would freeze them all).
+// Only the holder runs; the others hold the toggle frozen under `lease:<name>`.
+//
+//   - acquire/renew with PUT + resourceVersion (optimistic concurrency); 409 → re-read;
+//   - the holder renews every `retryPeriod`, and freezes at once when `renewDeadline`
+//     passes without a successful renewal (one timer, re-armed on each renewal);
+//   - a lease counts as expired `duration` after WE saw its record change (local clock, so
+//     clock skew between machines does not matter), or at once when nobody holds it;
+//   - standbys watch the Lease and retry the moment it changes, so a clean exit of the
+//     holder (which releases the lease) hands over within one round trip;
+//   - the holder releases the lease on exit, bounded by `exitTimeoutMs`.
+
+import type { KubeObject } from "../kube/types.ts";
+import { linkedSignal, sleep } from "../util/abort.ts";
+import type { Logger } from "../util/log.ts";
+import type { Toggle } from "../util/toggle.ts";
+import { Watcher } from "../watching/watcher.ts";
+import { peerId } from "./identity.ts";
+import type { PeeringClient } from "./records.ts";
+import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "./lease-record.ts";
+import { leaseResource } from "./resources.ts";
+
+export interface LeaseElectionOptions {
+  client: PeeringClient;
+  toggle: Toggle;
+  /** The Lease's name. */
+  name: string;
+  /** Leases are namespaced: where the Lease lives (e.g. the operator's own namespace). */
+  namespace: string;
+  /** Default: `peerId()`. */
+  id?: string;
+  /** Seconds a lease is valid after its last renewal. Default 15. */
+  duration?: number;
+  /** Seconds the holder may fail to renew before it gives up (freezes). Default 10. */
+  renewDeadline?: number;
+  /** Seconds between attempts to acquire or renew. Default 2. */
+  retryPeriod?: number;
+  logger: Logger;
+  /** Upper bound for releasing the lease on exit, in ms. Default 2000. */
+  exitTimeoutMs?: number;
+}
+
+export class LeaseElection {
+  readonly id: string;
+  /** The toggle holder name: `lease:<name>`. */
+  readonly holder: string;
+  private readonly duration: number;
+  private readonly renewDeadline: number;
+  private readonly retryPeriod: number;
+  private readonly log: Logger;
+  /** The freshest Lease we know (from our writes or the watch). */
+  private current: KubeObject | undefined;
+  /** The record we last saw change, and when (local clock). */
+  private observedKey = "";
+  private observedAt = 0;
+  private held = false;
+  private lastRenew = 0;
+  private announcedHolder: string | undefined;
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Something changed while an attempt ran: attempt again at once. */
+  private dirty = false;
+  private wake: (() => void) | undefined;
+  /** Aborts an in-flight renewal when the deadline passes. */
+  private renewal: AbortController | undefined;
+
+  constructor(private readonly options: LeaseElectionOptions) {
+    this.id = options.id ?? peerId();
+    this.holder = `lease:${options.name}`;
+    this.duration = (options.duration ?? 15) * 1000;
+    this.renewDeadline = (options.renewDeadline ?? 10) * 1000;
+    this.retryPeriod = (options.retryPeriod ?? 2) * 1000;
+    this.log = options.logger.child({ lease: `${options.namespace}/${options.name}` });
+  }
+
+  /** True while this replica holds the lease. */
+  get leading(): boolean {
+    return this.held;
+  }
+
+  /**
+   * Competes for the lease until `signal` aborts; releases it on exit if held. Freezes the
+   * toggle synchronously (before the first await) until the lease is acquired.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    this.options.toggle.freeze(this.holder, `${this.holder}: not acquired yet`);
+    const local = linkedSignal(signal);
+    const watching = this.watch(local.signal);
+    try {
+      while (!signal.aborted) {
+        this.dirty = false;
+        await this.attempt(signal);
+        if (signal.aborted) break;
+        await this.pause(this.nextDelay(), signal);
+      }
+    } finally {
+      local.controller.abort();
+      local.dispose();
+      await watching;
+      this.clearDeadline();
+      if (this.held) await this.release();
+    }
+  }
+
+  private nextDelay(): number {
+    if (this.held || !this.current) return this.retryPeriod;
+    const spec = specOf(this.current);
+    if (!spec.holderIdentity) return 0;
+    const expiresIn = this.observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 - Date.now();
+    return Math.max(0, Math.min(this.retryPeriod, expiresIn + 1));
+  }
+
+  /** Sleeps `ms`, or less when the watch saw a change (`dirty`) or the signal aborts. */
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    if (this.dirty || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done, { once: true });
+      this.wake = done;
+    });
+  }
+
+  /** One acquire-or-renew round; a 409 re-reads and tries once more. */
+  private async attempt(signal: AbortSignal): Promise<void> {
+    for (let round = 0; round < 2 && !signal.aborted; round++) {
+      const bound = this.held ? this.boundRenewal(signal) : undefined;
+      const requestSignal = bound?.signal ?? signal;
+      try {
+        if (!this.current || round > 0) this.observe(await this.read(requestSignal));
+        const now = Date.now();
+        if (!this.current) {
+          this.acquired(await this.options.client.create(leaseResource, this.options.namespace, freshLease(this.options.name, this.options.namespace, this.id, this.duration, now), { signal: requestSignal }), now);
+          return;
+        }
+        const spec = specOf(this.current);
+        if (spec.holderIdentity && spec.holderIdentity !== this.id && !this.expired(spec, now)) {
+          this.standBy(spec.holderIdentity);
+          return;
+        }
+        const body = renewedLease(this.current, this.id, this.duration, now);
+        this.acquired(await this.options.client.replace(leaseResource, this.options.namespace, this.options.name, body, { signal: requestSignal }), now);
+        return;
+      } catch (error) {
+        if (signal.aborted) return;
+        const status = (error as { code?: unknown }).code;
+        if (status === 409) continue; // someone wrote first: re-read, decide again
+        if (status === 404) this.current = undefined;
+        if (this.held && Date.now() - this.lastRenew >= this.renewDeadline) this.lose("could not renew the lease within renewDeadline");
+        else this.log.debug("lease attempt failed", { error: error instanceof Error ? error.message : String(error) });
+        return;
+      } finally {
+        bound?.dispose();
+      }
+    }
+  }
+
+  private async read(signal: AbortSignal): Promise<KubeObject | undefined> {
+    try {
+      return await this.options.client.get(leaseResource, this.options.namespace, this.options.name, { signal });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** A signal for a renewal request that aborts when the renew deadline passes. */
+  private boundRenewal(signal: AbortSignal): { signal: AbortSignal; dispose(): void } {
+    const link = linkedSignal(signal);
+    this.renewal = link.controller;
+    return {
+      signal: link.signal,
+      dispose: () => {
+        link.dispose();
+        if (this.renewal === link.controller) this.renewal = undefined;
+      },
+    };
+  }
+
+  /** Expired: nobody holds it, or its record has not changed for its duration (by our clock). */
+  private expired(spec: LeaseSpec, now: number): boolean {
+    if (!spec.holderIdentity) return true;
+    return this.observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 <= now;
+  }
+
+  private acquired(lease: KubeObject, now: number): void {
+    this.observe(lease);
+    this.lastRenew = now;
+    this.armDeadline();
+    if (this.held) return;
+    this.held = true;
+    this.announcedHolder = this.id;
+    this.log.info("acquired the lease: this replica is active");
+    this.options.toggle.unfreeze(this.holder);
+  }
+
+  private standBy(other: string): void {
+    if (this.held) this.lose(`the lease is now held by ${other}`);
+    if (this.announcedHolder !== other) {
+      this.log.info("standing by: the lease is held by another replica", { holder: other });
+      this.announcedHolder = other;
+    }
+    this.options.toggle.freeze(this.holder, `${this.holder}: held by ${other}`);
+  }
+
+  private lose(why: string): void {
+    if (!this.held) return;
+    this.held = false;
+    this.clearDeadline();
+    this.renewal?.abort(new DOMException(why, "TimeoutError"));
+    this.announcedHolder = undefined;
+    this.log.warn("lost the lease: freezing", { why });
+    this.options.toggle.freeze(this.holder, `${this.holder}: lost (${why})`);
+    this.dirty = true;
+  }
+
+  private armDeadline(): void {
+    this.clearDeadline();
+    const at = this.lastRenew + this.renewDeadline;
+    this.deadlineTimer = setTimeout(() => {
+      this.deadlineTimer = undefined;
+      this.lose("not renewed within renewDeadline");
+      this.wake?.();
+    }, Math.max(0, at - Date.now()));
+  }
+
+  private clearDeadline(): void {
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+  }
+
+  /** Takes a Lease we read, wrote or watched, unless it is older than the one we know. */
+  private observe(lease: KubeObject | undefined): void {
+    if (!lease) {
+      this.current = undefined;
+      return;
+    }
+    if (this.current && !newer(lease.metadata.resourceVersion, this.current.metadata.resourceVersion)) return;
+    this.current = lease;
+    const spec = specOf(lease);
+    const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${spec.leaseDurationSeconds ?? ""}`;
+    if (key !== this.observedKey) {
+      this.observedKey = key;
+      this.observedAt = Date.now();
+    }
+  }
+
+  /** Follows the Lease so standbys act the moment it is released or changes hands. */
+  private async watch(signal: AbortSignal): Promise<void> {
+    const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, logger: this.options.logger });
+    while (!signal.aborted) {
+      try {
+        for await (const event of watcher.events(signal)) {
+          if (event.type === "relist-start" || event.type === "relist-done") continue;
+          if (event.object.metadata.name !== this.options.name) continue;
+          if (event.type === "deleted") {
+            if (!this.held) this.current = undefined;
+          } else {
+            this.observe(event.object);
+            const holder = specOf(event.object).holderIdentity;
+            if (this.held && this.current === event.object && holder !== this.id) this.lose(`the lease is now held by ${holder || "nobody"}`);
+          }
+          this.dirty = true;
+          this.wake?.();
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        this.log.debug("watching the lease failed; polling every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+        await sleep(this.retryPeriod, signal);
+      }
+    }
+  }
+
+  /**
+   * Hands the lease over: no holder, 1-second duration, so a standby takes it at once.
+   * A renewal aborted by the exit may still have reached the server, so our copy can be one
+   * version behind: a 409 re-reads, and releases only if the lease is still ours.
+   */
+  private async release(): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException("releasing the lease took too long", "TimeoutError")), this.options.exitTimeoutMs ?? 2000);
+    const signal = controller.signal;
+    try {
+      let lease = this.current;
+      for (let round = 0; round < 3 && lease; round++) {
+        if (specOf(lease).holderIdentity !== this.id) break;
+        try {
+          await this.options.client.replace(leaseResource, this.options.namespace, this.options.name, releasedLease(lease, Date.now()), { signal });
+          this.log.info("released the lease");
+          break;
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 409) throw error;
+          lease = await this.read(signal);
+        }
+      }
+      this.held = false;
+    } catch (error) {
+      this.log.warn("could not release the lease; a standby takes over when it expires", {
+        error: error instanceof Error ? error.message : String(error),
+        duration: this.duration / 1000,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

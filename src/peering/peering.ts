@@ -1,0 +1,331 @@
+// Peering: this operator's life in one peering object. Three activities, one decision:
+//   - keep-alive: write our record every `lifetime` minus a little jitter;
+//   - watch: follow the peering object, re-decide on every change of it;
+//   - a single timer at the moment the earliest blocking peer expires, so resuming after a
+//     ghost (a peer killed without cleanup) happens at its deadline, not a keep-alive later.
+// The decision itself is `decide()` (pure); this file only does I/O and applies it to the
+// Toggle under the holder `peering:<namespace|cluster>/<name>`.
+//
+// Logs: one line when freezing (naming the peer), one when resuming, one warning per
+// conflict episode; nothing per event while frozen.
+
+import { resourceName, type KubeObject } from "../kube/types.ts";
+import { linkedSignal, sleep } from "../util/abort.ts";
+import { Backoff } from "../util/backoff.ts";
+import type { Logger } from "../util/log.ts";
+import type { Toggle } from "../util/toggle.ts";
+import type { WatchEvent } from "../watching/types.ts";
+import { Watcher } from "../watching/watcher.ts";
+import { decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision } from "./decide.ts";
+import { peerId } from "./identity.ts";
+import { createPeering, errorText, findPeering } from "./presence.ts";
+import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
+import type { PeeringGroup } from "./resources.ts";
+
+export interface PeeringOptions {
+  client: PeeringClient;
+  /** The operator's freeze gate, shared with the resource watchers. */
+  toggle: Toggle;
+  /** The peering object's name. Default in kobun's config: "default". */
+  name: string;
+  /** The namespace of a namespaced peering object; null for the cluster-wide one. */
+  namespace: string | null;
+  /** Higher wins; equal priorities freeze each other. Kopf's default is 0, its `--dev` 666. */
+  priority: number;
+  /** Seconds our record stays valid without a keep-alive (default in config: 60). Whole seconds on the wire. */
+  lifetime: number;
+  /** "kobun.dev", or "kopf.dev" to coordinate with Kopf-based operators. */
+  group: PeeringGroup;
+  /** Default: `peerId()`. */
+  id?: string;
+  logger: Logger;
+  /** The user asked for peering explicitly: a missing peering resource then freezes instead of disabling peering. */
+  mandatory: boolean;
+  /** Upper bound for removing our record on exit, in ms. Default 2000. */
+  exitTimeoutMs?: number;
+  /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
+  recheck?: { initialMs: number; maxMs: number };
+}
+
+/** Why the toggle is held by us: not at all, before the first look, by peers, or by a missing resource. */
+type FrozenBy = null | "pending" | "peers" | "missing";
+
+export class Peering {
+  readonly id: string;
+  /** The toggle holder name: `peering:<namespace|cluster>/<name>`. */
+  readonly holder: string;
+  private readonly target: PeeringTarget;
+  private readonly where: string;
+  private readonly log: Logger;
+  private frozenBy: FrozenBy = null;
+  private conflictWarned = false;
+  /** The peering object as last seen by the watch (undefined: absent or not yet seen). */
+  private body: KubeObject | undefined;
+  private listed: KubeObject | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The signal of the current serving period (keep-alive + watch); cleanups use it. */
+  private serving: AbortSignal | undefined;
+  private readonly cleaning = new Set<string>();
+  private readonly background = new Set<Promise<unknown>>();
+  /** Our record may be in the object: remove it on exit. */
+  private joined = false;
+
+  constructor(private readonly options: PeeringOptions) {
+    this.id = options.id ?? peerId();
+    this.target = peeringTarget(options.group, options.name, options.namespace);
+    this.where = describeTarget(this.target);
+    this.holder = `peering:${this.where}`;
+    this.log = options.logger.child({ peering: `${resourceName(this.target.resource)}/${this.where}` });
+  }
+
+  /**
+   * Runs until `signal` aborts, then removes our record (bounded by `exitTimeoutMs`) and
+   * returns. Freezes the toggle synchronously, before its first await, until the first look at
+   * the peers: start it before the watchers and no LIST happens while a higher peer is alive.
+   * Returns early (having unfrozen) when peering is not mandatory and not set up in the cluster.
+   * On abort it leaves its freeze in place: the operator is stopping, and resuming the
+   * watchers now would only start LISTs during shutdown.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    this.frozenBy = "pending";
+    this.options.toggle.freeze(this.holder, `${this.holder}: waiting for the first look at the peers`);
+    try {
+      await this.loop(signal);
+    } finally {
+      this.disarm();
+      await Promise.allSettled(this.background);
+      if (this.joined) await this.leave();
+    }
+  }
+
+  private async loop(signal: AbortSignal): Promise<void> {
+    const { initialMs, maxMs } = this.options.recheck ?? { initialMs: 500, maxMs: 10_000 };
+    const backoff = new Backoff({ initial: initialMs, max: maxMs, jitter: 0.2 });
+    let complaint: string | undefined;
+    while (!signal.aborted) {
+      const found = await findPeering(this.options.client, this.target, this.id, this.record(), signal);
+      if (signal.aborted) return;
+      if (found.kind === "ready") {
+        this.joined ||= found.created;
+        if (found.created) this.log.info("created the peering object");
+        if (complaint) this.log.info("the peering object is available; watching the peers");
+        complaint = undefined;
+        backoff.reset();
+        await this.serve(signal);
+        continue;
+      }
+      if (found.kind === "missing" && !this.options.mandatory) {
+        this.log.info("peering is not in use", { why: found.why });
+        this.setFrozen(null);
+        return;
+      }
+      const why = found.kind === "missing" ? found.why : `cannot read the peering object: ${errorText(found.error)}`;
+      if (complaint !== why) {
+        if (found.kind === "missing") {
+          this.log.warn("peering is mandatory but not available: staying frozen until it is", { why });
+        } else {
+          this.log.warn("staying frozen, retrying", { why });
+        }
+        complaint = why;
+      }
+      if (found.kind === "missing") this.frozenBy = "missing";
+      this.options.toggle.freeze(this.holder, `${this.holder}: ${why}`);
+      await sleep(backoff.next(), signal);
+    }
+  }
+
+  /** Keep-alive and watch until `signal` aborts or the peering resource disappears. */
+  private async serve(signal: AbortSignal): Promise<void> {
+    const local = linkedSignal(signal);
+    const stop = () => local.controller.abort(new DOMException("peering resource gone", "AbortError"));
+    this.serving = local.signal;
+    try {
+      await Promise.all([this.keepalive(local.signal, stop), this.watch(local.signal, stop)]);
+    } finally {
+      local.dispose();
+      this.disarm();
+      this.body = undefined;
+    }
+  }
+
+  private async keepalive(signal: AbortSignal, stop: () => void): Promise<void> {
+    const backoff = new Backoff({ initial: 500, max: Math.max(1000, (this.options.lifetime * 1000) / 4), jitter: 0.3 });
+    let failing = false;
+    while (!signal.aborted) {
+      try {
+        await writeRecord(this.options.client, this.target, this.id, this.record(), signal);
+        this.joined = true;
+        if (failing) this.log.info("keep-alive written again");
+        failing = false;
+        backoff.reset();
+        await sleep(keepaliveInterval(this.options.lifetime), signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isResourceMissing(error)) return stop();
+        if (isObjectMissing(error)) {
+          const created = await createPeering(this.options.client, this.target, this.id, this.record(), signal);
+          if (created.kind === "ready") continue;
+          if (created.kind === "missing" && created.notServed) return stop();
+        }
+        if (!failing) this.log.warn("cannot write the keep-alive record; retrying", { error: errorText(error) });
+        failing = true;
+        await sleep(backoff.next(), signal);
+      }
+    }
+  }
+
+  private record() {
+    return peerRecord(Date.now(), this.options.priority, this.options.lifetime);
+  }
+
+  private async watch(signal: AbortSignal, stop: () => void): Promise<void> {
+    const { client, logger } = this.options;
+    const watcher = new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger });
+    const backoff = new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 });
+    let failing = false;
+    while (!signal.aborted) {
+      try {
+        for await (const event of watcher.events(signal)) {
+          if (failing) this.log.info("watching the peering object again");
+          failing = false;
+          this.onEvent(event);
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isResourceMissing(error)) return stop();
+        if (!failing) this.log.warn("watching the peering object failed; retrying", { error: errorText(error) });
+        failing = true;
+        await sleep(backoff.next(), signal);
+      }
+    }
+  }
+
+  private onEvent(event: WatchEvent): void {
+    switch (event.type) {
+      case "relist-start":
+        this.listed = undefined;
+        return;
+      case "listed":
+        if (event.object.metadata.name === this.target.name) this.listed = event.object;
+        return;
+      case "relist-done":
+        this.body = this.listed;
+        this.listed = undefined;
+        return this.evaluate();
+      case "added":
+      case "modified":
+        if (event.object.metadata.name !== this.target.name) return;
+        this.body = event.object;
+        return this.evaluate();
+      case "deleted":
+        if (event.object.metadata.name !== this.target.name) return;
+        this.body = undefined;
+        return this.evaluate();
+    }
+  }
+
+  /** Decide on the last seen body now; clean the dead; apply; re-arm the expiry timer. */
+  private evaluate(): void {
+    const now = Date.now();
+    const status = this.body?.status;
+    const decision = decide(now, this.id, this.options.priority, parsePeers(status, now));
+    for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
+    this.apply(decision);
+    this.arm(decision.nextChangeAt);
+  }
+
+  private apply(decision: Decision): void {
+    const top = decision.blockers[0];
+    if (!decision.frozen || !top) return this.setFrozen(null);
+    const own = this.options.priority;
+    const until = formatTime(top.deadline);
+    if (decision.conflict && (this.frozenBy !== "peers" || !this.conflictWarned)) {
+      this.log.warn("operators with the same priority conflict: freezing all of them until only one is left", {
+        peers: decision.blockers.map((p) => p.id),
+        priority: own,
+        hint: "give them different priorities, or run one replica",
+      });
+      this.conflictWarned = true;
+    } else if (!decision.conflict && this.frozenBy !== "peers") {
+      this.log.info("freezing: a peer with a higher priority is alive", {
+        peer: top.id,
+        priority: top.priority,
+        ownPriority: own,
+        until,
+        message: top.message,
+      });
+    }
+    this.frozenBy = "peers";
+    const reason = decision.conflict
+      ? `${this.holder}: ${top.id} has the same priority ${own}`
+      : `${this.holder}: ${top.id} has priority ${top.priority} > ${own}${top.message ? ` (${top.message})` : ""}`;
+    this.options.toggle.freeze(this.holder, reason);
+  }
+
+  /** Releases our hold on the toggle (one log line if it was a real freeze). */
+  private setFrozen(value: null): void {
+    if (this.frozenBy === value) return;
+    if (this.frozenBy === "peers" || this.frozenBy === "missing") this.log.info("resuming: no peer with a higher or the same priority is alive");
+    this.frozenBy = value;
+    this.conflictWarned = false;
+    this.options.toggle.unfreeze(this.holder);
+  }
+
+  private arm(at: number | undefined): void {
+    this.disarm();
+    if (at === undefined) return;
+    // +1 ms: a peer is dead from its deadline on, and a timer may fire a fraction early.
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.evaluate();
+    }, Math.max(0, at - Date.now()) + 1);
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Removes a dead peer's record in the background (once at a time per peer). */
+  private clean(id: string, record: unknown): void {
+    const signal = this.serving;
+    if (!signal || signal.aborted || this.cleaning.has(id)) return;
+    const lastseen = (record as { lastseen?: unknown } | undefined)?.lastseen;
+    this.cleaning.add(id);
+    const task: Promise<void> = removeDeadRecord(this.options.client, this.target, id, lastseen, signal).then(
+      (removed) => {
+        if (removed) this.log.debug("removed the record of a dead peer", { peer: id });
+      },
+      (error) => {
+        if (!signal.aborted) this.log.debug("could not remove a dead peer's record", { peer: id, error: errorText(error) });
+      },
+    );
+    this.background.add(task);
+    void task.finally(() => {
+      this.cleaning.delete(id);
+      this.background.delete(task);
+    });
+  }
+
+  /** Removes our own record so the next operator does not wait for our ghost. Bounded in time. */
+  private async leave(): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("removing the peering record took too long", "TimeoutError")),
+      this.options.exitTimeoutMs ?? 2000,
+    );
+    try {
+      await writeRecord(this.options.client, this.target, this.id, null, controller.signal);
+      this.joined = false;
+      this.log.debug("removed own peering record");
+    } catch (error) {
+      if (isObjectMissing(error) || isResourceMissing(error)) return;
+      this.log.warn("could not remove own peering record; peers will wait until it expires", {
+        error: errorText(error),
+        lifetime: this.options.lifetime,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// Is peering set up here? One GET answers it: the peering object is there; or only the object
+// is missing (then we create it, with our record in it: the CRD is installed, so peering is
+// meant to be used); or the resource itself is not served (no CRD) or not readable (RBAC).
+// The caller decides what a missing peering means (freeze if mandatory, else run unpeered).
+
+import { resourceName, type KubeObject } from "../kube/types.ts";
+import type { PeerRecord } from "./decide.ts";
+import { describeTarget, isObjectMissing, isResourceMissing, type PeeringClient, type PeeringTarget } from "./records.ts";
+
+export type Presence =
+  | { kind: "ready"; created: boolean }
+  /** `notServed`: the resource itself is absent (no CRD), not just the object. */
+  | { kind: "missing"; why: string; notServed: boolean }
+  /** Anything else (server trouble, network): worth retrying as it is. */
+  | { kind: "error"; error: unknown };
+
+export async function findPeering(client: PeeringClient, target: PeeringTarget, id: string, record: PeerRecord, signal: AbortSignal): Promise<Presence> {
+  const { resource, namespace, name } = target;
+  try {
+    await client.get(resource, namespace, name, { signal });
+    return { kind: "ready", created: false };
+  } catch (error) {
+    if (isResourceMissing(error)) return notServed(target);
+    if (codeOf(error) === 403) {
+      const why = `forbidden to read ${resourceName(resource)} ${describeTarget(target)}: grant get, list, watch, create and patch on it`;
+      return { kind: "missing", why, notServed: false };
+    }
+    if (!isObjectMissing(error)) return { kind: "error", error };
+  }
+  return createPeering(client, target, id, record, signal);
+}
+
+/** Creates the peering object holding our record; "ready" too when someone else created it first. */
+export async function createPeering(client: PeeringClient, target: PeeringTarget, id: string, record: PeerRecord, signal: AbortSignal): Promise<Presence> {
+  const { resource, namespace, name } = target;
+  const body: KubeObject = {
+    apiVersion: `${resource.group}/${resource.version}`,
+    kind: resource.kind,
+    metadata: namespace === null ? { name } : { name, namespace },
+    status: { [id]: record },
+  };
+  try {
+    await client.create(resource, namespace, body, { signal });
+    return { kind: "ready", created: true };
+  } catch (error) {
+    if (codeOf(error) === 409) return { kind: "ready", created: false };
+    if (isResourceMissing(error)) return notServed(target);
+    if (codeOf(error) === 403 || codeOf(error) === 404) {
+      const why = `the peering object ${describeTarget(target)} does not exist and cannot be created (${errorText(error)})`;
+      return { kind: "missing", why, notServed: false };
+    }
+    return { kind: "error", error };
+  }
+}
+
+function notServed(target: PeeringTarget): Presence {
+  return {
+    kind: "missing",
+    why: `${resourceName(target.resource)} is not served: install crds/peering-${target.resource.group}.yaml`,
+    notServed: true,
+  };
+}
+
+export function codeOf(error: unknown): number | undefined {
+  const c = (error as { code?: unknown } | null)?.code;
+  return typeof c === "number" ? c : undefined;
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,275 @@
+// queueing/: one worker per key (an object's uid), so that the events of one object are
+// processed strictly one at a time while many objects proceed concurrently.
+//
+// What it does:
+// - `push(key, item)` keeps only the newest pending item per key ("latest wins"); a burst that
+//   arrives while the key is busy or inside the batch window collapses into one item.
+// - the batch window (default 100 ms, 0 allowed) starts once per batch, not once per item; with
+//   a window of 0 no timer is created at all on the hot path.
+// - a worker limit bounds how many keys are *processing* at once (a counting semaphore);
+//   keys that only wait (for an item, a retry timer, their window) hold no slot.
+// - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
+//   the timer lives in the worker and is cancelled by a new push or by close().
+// - idle workers exit after `idleMs` (one shared reaper interval, not a timer per worker).
+// - `close(graceMs)` aborts the workers' signal through a TaskScope and waits for them.
+//
+// What it must never do: run two items of one key concurrently, drop the newest item of a key,
+// import anything but util/, or know what a Kubernetes object is.
+
+import { TaskScope, type TaskReport } from "../util/scope.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
+
+export interface Outcome<T> {
+  /** Run `process()` again for this key after this many ms, unless a newer item comes first. */
+  again?: number;
+  /** The item to use for that re-run (e.g. the object as the server returned it after a patch). */
+  item?: T;
+}
+
+export interface WorkersOptions<T> {
+  process(key: string, item: T, signal: AbortSignal): Promise<Outcome<T> | void>;
+  /** Batch window in ms: how long a newly woken worker waits for more items of its key. Default 100. */
+  window?: number;
+  /** How many keys may be processing at the same time. Default 100. */
+  limit?: number;
+  /** How long a worker with nothing to do stays alive, in ms. Default 10 000. */
+  idleMs?: number;
+  /** Parent signal: aborting it is like `close(0)`. */
+  signal?: AbortSignal;
+  logger?: Logger;
+  name?: string;
+}
+
+interface Slot<T> {
+  pending: T | undefined;
+  hasPending: boolean;
+  /** The last processed item, re-used for a delayed re-run. */
+  current: T | undefined;
+  /** Epoch ms of a requested re-run. */
+  againAt: number | undefined;
+  wake: (() => void) | undefined;
+  idleSince: number;
+  busy: boolean;
+}
+
+export class Workers<T> {
+  private readonly slots = new Map<string, Slot<T>>();
+  private readonly scope: TaskScope;
+  private readonly window: number;
+  private readonly limit: number;
+  private readonly idleMs: number;
+  private readonly logger: Logger;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly idle = new Set<Slot<T>>();
+  private reaper: ReturnType<typeof setInterval> | undefined;
+  private readonly settleWaiters: (() => void)[] = [];
+  /** Highest number of keys processing at once (for tests and metrics). */
+  peak = 0;
+
+  constructor(private readonly options: WorkersOptions<T>) {
+    this.window = options.window ?? 100;
+    this.limit = Math.max(1, options.limit ?? 100);
+    this.idleMs = options.idleMs ?? 10_000;
+    this.logger = options.logger ?? silentLogger;
+    this.scope = new TaskScope(options.name ?? "workers", options.signal, (name, error) =>
+      this.logger.error("worker failed", { task: name, error }),
+    );
+  }
+
+  /** Number of live workers (busy, waiting or idle). */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+
+  /** Queues `item` for `key`, replacing any item of that key not yet taken by its worker. */
+  push(key: string, item: T): void {
+    if (this.scope.isClosed) return;
+    let slot = this.slots.get(key);
+    if (slot) {
+      slot.pending = item;
+      slot.hasPending = true;
+      const wake = slot.wake;
+      if (wake) {
+        slot.wake = undefined;
+        wake();
+      }
+      return;
+    }
+    slot = { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false };
+    this.slots.set(key, slot);
+    void this.scope.spawn(key, (signal) => this.run(key, slot, signal));
+  }
+
+  /**
+   * Resolves once no key is processing or has an item waiting (delayed re-runs do not count).
+   * For tests and orderly drains; it does not stop new items from coming.
+   */
+  settled(): Promise<void> {
+    if (this.isSettled()) return Promise.resolve();
+    return new Promise((resolve) => this.settleWaiters.push(resolve));
+  }
+
+  private isSettled(): boolean {
+    for (const slot of this.slots.values()) if (slot.busy || slot.hasPending) return false;
+    return true;
+  }
+
+  private checkSettled(): void {
+    if (this.settleWaiters.length && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
+  }
+
+  /** Forgets a key's pending item and retry timer (e.g. the object is gone); a running item finishes. */
+  forget(key: string): void {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    slot.pending = undefined;
+    slot.hasPending = false;
+    slot.againAt = undefined;
+    slot.wake?.();
+  }
+
+  /** Aborts every worker's signal and waits up to `graceMs` for them to finish. */
+  async close(graceMs: number): Promise<TaskReport> {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = undefined;
+    // Waiting workers (for items, timers or a slot) all listen to the scope's signal.
+    return this.scope.close(graceMs);
+  }
+
+  private async run(key: string, slot: Slot<T>, signal: AbortSignal): Promise<void> {
+    try {
+      let first = true;
+      while (!signal.aborted) {
+        if (!slot.hasPending) {
+          const fired = await this.wait(slot, signal);
+          if (signal.aborted) return;
+          if (!slot.hasPending) {
+            if (fired === "again" && slot.current !== undefined) {
+              slot.pending = slot.current;
+              slot.hasPending = true;
+            } else if (fired === "idle") {
+              return;
+            } else continue;
+          } else first = true;
+        }
+        if (first && this.window > 0) {
+          // One timer per batch: items pushed meanwhile replace `pending`.
+          await this.sleep(this.window, signal);
+          if (signal.aborted) return;
+        }
+        first = false;
+        const item = slot.pending as T;
+        slot.pending = undefined;
+        slot.hasPending = false;
+        slot.againAt = undefined;
+        if (this.active >= this.limit) await this.acquire(signal);
+        else this.active++;
+        if (signal.aborted) return this.release();
+        slot.busy = true;
+        if (this.active > this.peak) this.peak = this.active;
+        let outcome: Outcome<T> | void;
+        try {
+          outcome = await this.options.process(key, item, signal);
+        } catch (error) {
+          if (!signal.aborted) this.logger.error("processing failed", { key, error });
+          outcome = undefined;
+        } finally {
+          slot.busy = false;
+          this.release();
+        }
+        slot.current = outcome?.item ?? item;
+        if (outcome?.again !== undefined && !slot.hasPending) slot.againAt = Date.now() + Math.max(0, outcome.again);
+        if (this.settleWaiters.length && !slot.hasPending) this.checkSettled();
+      }
+    } finally {
+      this.idle.delete(slot);
+      if (this.slots.get(key) === slot) this.slots.delete(key);
+      this.checkSettled();
+    }
+  }
+
+  /** Waits for a push, the re-run time, idleness, or abort. Synchronous exit decisions avoid races with push(). */
+  private wait(slot: Slot<T>, signal: AbortSignal): Promise<"push" | "again" | "idle"> {
+    if (slot.againAt === undefined && this.idleMs <= 0) return Promise.resolve("idle");
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (why: "push" | "again" | "idle") => {
+        if (timer) clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.idle.delete(slot);
+        slot.wake = undefined;
+        resolve(why);
+      };
+      const onAbort = () => done("push");
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (slot.againAt !== undefined) {
+        timer = setTimeout(() => {
+          slot.againAt = undefined;
+          done("again");
+        }, Math.max(0, slot.againAt - Date.now()));
+        slot.wake = () => done("push");
+      } else {
+        slot.idleSince = Date.now();
+        this.idle.add(slot);
+        this.armReaper();
+        // The reaper calls wake with the slot still idle and nothing pending: that means "exit".
+        slot.wake = () => done(slot.hasPending ? "push" : "idle");
+      }
+    });
+  }
+
+  private armReaper(): void {
+    if (this.reaper) return;
+    const every = Math.max(10, Math.min(this.idleMs / 2, 1000));
+    this.reaper = setInterval(() => {
+      const now = Date.now();
+      for (const slot of this.idle) {
+        if (now - slot.idleSince >= this.idleMs && !slot.hasPending) slot.wake?.();
+      }
+      if (this.idle.size === 0 && this.reaper) {
+        clearInterval(this.reaper);
+        this.reaper = undefined;
+      }
+    }, every);
+  }
+
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, ms);
+      function finish() {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", finish);
+        resolve();
+      }
+      signal.addEventListener("abort", finish, { once: true });
+    });
+  }
+
+  private acquire(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const grant = () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        this.active++; // balanced by the caller's release()
+        resolve();
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next(); // the slot passes directly to the next waiter
+    else this.active--;
+  }
+}

@@ -1,0 +1,54 @@
+// Namespace discovery for globs (`team-*`, `!kube-*`): watch the Namespace objects and keep
+// one child scope per matching namespace, started when it appears and closed when it goes.
+
+import type { KubeClient } from "../kube/client.ts";
+import type { Resource } from "../kube/types.ts";
+import type { Logger } from "../util/log.ts";
+import type { TaskScope } from "../util/scope.ts";
+import { Watcher } from "../watching/watcher.ts";
+
+export const namespacesResource: Resource = {
+  group: "",
+  version: "v1",
+  plural: "namespaces",
+  kind: "Namespace",
+  namespaced: false,
+  statusSubresource: true,
+};
+
+export interface NamespaceFollowerOptions {
+  client: KubeClient;
+  matches(namespace: string): boolean;
+  /** Starts everything kobun does in one namespace, inside the given scope. */
+  start(namespace: string, scope: TaskScope): void;
+  logger: Logger;
+  graceMs: number;
+}
+
+/** Runs until `scope` closes; namespaces' scopes are children of it. */
+export async function followNamespaces(options: NamespaceFollowerOptions, scope: TaskScope): Promise<void> {
+  const { client, matches, start, logger, graceMs } = options;
+  const active = new Map<string, TaskScope>();
+  const watcher = new Watcher(client, namespacesResource, { logger });
+  const stop = (namespace: string) => {
+    const child = active.get(namespace);
+    if (!child) return;
+    active.delete(namespace);
+    logger.info("namespace gone; no longer serving it", { namespace });
+    void child.close(graceMs);
+  };
+  for await (const event of watcher.events(scope.signal)) {
+    if (event.type === "relist-start" || event.type === "relist-done") continue;
+    const name = event.object.metadata.name;
+    if (!name || !matches(name)) continue;
+    // A terminating namespace is still served: its objects may carry our finalizer,
+    // and the namespace cannot go away until our delete handlers have released them.
+    if (event.type === "deleted") stop(name);
+    else if (!active.has(name)) {
+      const child = scope.child(name);
+      active.set(name, child);
+      logger.info("namespace found; serving it", { namespace: name });
+      start(name, child);
+    }
+  }
+}

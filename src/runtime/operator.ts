@@ -1,0 +1,206 @@
+// The operator: wires config, the client, peering, watchers, queues and handlers into one
+// task scope, and takes it all down again. `run()` settles only when everything it started
+// has ended (seed 003): watch streams are aborted at once, handlers get the grace period
+// through their `signal`, the peering record is removed, the event poster flushes.
+// Signal handlers are NOT installed here: a library must not steal signals; the CLI passes
+// SIGINT/SIGTERM in as `signal`.
+
+import { resolveSettings, namespaceMatcher, type Settings } from "../config/index.ts";
+import { KubeClient } from "../kube/client.ts";
+import { ApiError, ConnectionError } from "../kube/errors.ts";
+import { resourceName, type Resource } from "../kube/types.ts";
+import { Logger, stderrSink } from "../util/log.ts";
+import { TaskScope } from "../util/scope.ts";
+import { Toggle } from "../util/toggle.ts";
+import { Health } from "../observability/health.ts";
+import { startProbeServer, type ProbeServer } from "../observability/probes.ts";
+import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
+import { ResourceProcessor } from "../handling/processor.ts";
+import { EventPoster } from "../posting/poster.ts";
+import { startPeering } from "./peering.ts";
+import { runResourceStream } from "./streams.ts";
+import { followNamespaces } from "./namespaces.ts";
+import { FatalError } from "./exits.ts";
+
+export interface RunOptions {
+  /** Aborting it stops the operator gracefully; `run()` resolves when all is ended. */
+  signal?: AbortSignal;
+  /** Validated settings (see `resolveSettings`); defaults when omitted. */
+  settings?: Settings;
+  /** A ready client; otherwise one is built from `settings.kube`. */
+  client?: KubeClient;
+  /** The handlers to run; the global registry that `on.*` fills when omitted. */
+  registry?: Registry;
+  logger?: Logger;
+  /** The freeze toggle; pass one to freeze/resume the operator from outside (tests, embedders). */
+  toggle?: Toggle;
+  /** The user named the peering object (`--peering`): if its resource is missing, stay frozen. */
+  peeringMandatory?: boolean;
+  /** This operator's peer id; default POD_ID or user@host/start-time/random. */
+  peerId?: string;
+  /** Called once every watcher has been started (not necessarily listed). */
+  onStarted?(info: { resources: Resource[]; health: Health }): void;
+}
+
+export interface RunReport {
+  /** Tasks (usually handlers) that ignored their signal past the grace period and were abandoned. */
+  abandoned: string[];
+}
+
+export async function run(options: RunOptions = {}): Promise<RunReport> {
+  const settings = options.settings ?? resolveSettings({});
+  const logger = options.logger ?? new Logger(stderrSink(settings.logging.level, settings.logging.format));
+  const registry = options.registry ?? defaultRegistry;
+  const signal = options.signal ?? new AbortController().signal;
+  const graceMs = settings.shutdown.gracePeriod * 1000;
+  if (signal.aborted) return { abandoned: [] };
+
+  const client = options.client ?? (await connectClient(settings, logger, signal));
+  const resources = await resolveResources(client, registry, signal);
+  if (signal.aborted) return { abandoned: [] };
+
+  const health = new Health();
+  const toggle = options.toggle ?? new Toggle();
+  const scope = new TaskScope("operator", signal, (name, error) => {
+    logger.error("task failed", { task: name, error: error instanceof Error ? error.message : String(error) });
+    health.setProblem(name, error instanceof Error ? error.message : String(error));
+  });
+
+  const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
+  const processors = new Map<Resource, ResourceProcessor>();
+  for (const resource of resources) {
+    processors.set(
+      resource,
+      new ResourceProcessor({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health }),
+    );
+  }
+
+  let probes: ProbeServer | undefined;
+  if (settings.probes.liveness) {
+    probes = startProbeServer(settings.probes.liveness, health);
+    logger.info("serving probes", { url: probes.url });
+  }
+
+  const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
+  /** Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. */
+  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped") => {
+    for (const [resource, processor] of processors) {
+      if (which === "namespaced" && !resource.namespaced) continue;
+      if (which === "cluster-scoped" && resource.namespaced) continue;
+      const ns = resource.namespaced ? namespace : null;
+      within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
+        runResourceStream(
+          {
+            client, resource, namespace: ns, toggle, settings, health,
+            logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
+            deliver: (event) => {
+              // Cluster-wide watches still honour exclusions like `!kube-*`.
+              const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
+              if (objectNs && !matches(objectNs)) return;
+              processor.accept(event);
+            },
+          },
+          s,
+        ),
+      );
+    }
+  };
+
+  poster.start(scope);
+  // One peering object for the cluster (or one Lease); otherwise one per served namespace.
+  const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
+  const peer = (namespace: string | null, within: TaskScope) =>
+    startPeering({
+      client, toggle, settings, logger, namespace, scope: within,
+      mandatory: options.peeringMandatory ?? false,
+      ...(options.peerId ? { id: options.peerId } : {}),
+    });
+  if (onePeering) peer(null, scope);
+  const fixed = fixedNamespaceList(settings);
+  if (settings.namespaces.allNamespaces || fixed === null && settings.namespaces.include.length === 0) {
+    if (settings.namespaces.defaulted) logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
+    if (!onePeering) peer(null, scope);
+    serve(null, scope, "all");
+  } else if (fixed) {
+    serve(null, scope, "cluster-scoped");
+    for (const namespace of fixed) {
+      const child = scope.child(namespace);
+      if (!onePeering) peer(namespace, child);
+      serve(namespace, child, "namespaced");
+    }
+  } else {
+    // Globs: follow namespaces as they come and go; cluster-scoped resources once.
+    serve(null, scope, "cluster-scoped");
+    scope.spawn("namespaces", () =>
+      followNamespaces(
+        {
+          client, matches, logger, graceMs,
+          start: (namespace, child) => {
+            if (!onePeering) peer(namespace, child);
+            serve(namespace, child, "namespaced");
+          },
+        },
+        scope,
+      ),
+    );
+  }
+  options.onStarted?.({ resources, health });
+  logger.info("operator started", { resources: resources.map(resourceName).join(","), namespaces: describeNamespaces(settings) });
+
+  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
+  const report = await scope.close(graceMs);
+  await Promise.all([...processors.values()].map((p) => p.close(0)));
+  await poster.flush(AbortSignal.timeout(1000));
+  await probes?.stop();
+  for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
+  logger.info("stopped", { abandoned: report.abandoned.length });
+  return report;
+}
+
+async function connectClient(settings: Settings, logger: Logger, signal: AbortSignal): Promise<KubeClient> {
+  try {
+    const client = await KubeClient.connect({
+      ...(settings.kube.kubeconfig ? { kubeconfig: settings.kube.kubeconfig } : { useDefaults: true }),
+      ...(settings.kube.context ? { context: settings.kube.context } : {}),
+      logger,
+    });
+    // One cheap request proves the server answers and accepts our credentials.
+    await client.request("GET", "/version", { signal });
+    return client;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof ApiError && (error.code === 401 || error.code === 403)) {
+      throw new FatalError("connect", `cannot authenticate to the API server: ${reason}`, { cause: error });
+    }
+    throw new FatalError("connect", `cannot connect to the API server: ${reason}`, { cause: error });
+  }
+}
+
+async function resolveResources(client: KubeClient, registry: Registry, signal: AbortSignal): Promise<Resource[]> {
+  const found = new Map<string, Resource>();
+  for (const selector of registry.selectors()) {
+    try {
+      const resource = await client.resolve(selector, { signal });
+      found.set(resourceName(resource), resource);
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof ConnectionError) throw new FatalError("connect", error.message, { cause: error });
+      const what = typeof selector === "string" ? selector : JSON.stringify(selector);
+      throw new FatalError("fatal", `handled resource ${what} is not served by the API server (is its CRD installed?): ${(error as Error).message}`, { cause: error });
+    }
+  }
+  return [...found.values()];
+}
+
+function fixedNamespaceList(settings: Settings): string[] | null {
+  const include = settings.namespaces.include;
+  if (settings.namespaces.allNamespaces || include.length === 0) return null;
+  return include.every((ns) => !/[*?]/.test(ns)) ? [...include] : null;
+}
+
+function describeNamespaces(settings: Settings): string {
+  if (settings.namespaces.allNamespaces || settings.namespaces.include.length === 0) return "*";
+  return settings.namespaces.include.join(",");
+}

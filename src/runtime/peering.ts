@@ -1,0 +1,53 @@
+// Which freeze source the operator runs under: none (standalone), Kopf-style peering in the
+// cluster or per served namespace, or a Lease for equal replicas. Each runs as a task of the
+// given scope and drives the shared Toggle; each removes its own record on exit.
+
+import type { Settings } from "../config/index.ts";
+import type { KubeClient } from "../kube/client.ts";
+import type { Logger } from "../util/log.ts";
+import type { TaskScope } from "../util/scope.ts";
+import type { Toggle } from "../util/toggle.ts";
+import { LeaseElection, Peering } from "../peering/index.ts";
+
+export interface PeeringStart {
+  client: KubeClient;
+  toggle: Toggle;
+  settings: Settings;
+  /** The namespace served, or null for a cluster-wide operator. */
+  namespace: string | null;
+  logger: Logger;
+  scope: TaskScope;
+  /** The user named the peering object: a missing peering resource then freezes. */
+  mandatory: boolean;
+  id?: string;
+}
+
+export function startPeering(options: PeeringStart): void {
+  const { client, toggle, settings, namespace, logger, scope, mandatory } = options;
+  const peering = settings.peering;
+  if (peering.standalone) return;
+  const log = logger.child({ component: "peering" });
+  if (peering.mode === "lease") {
+    const election = new LeaseElection({
+      client, toggle, logger: log,
+      name: peering.name,
+      namespace: namespace ?? process.env.POD_NAMESPACE ?? "default",
+      ...(options.id ? { id: options.id } : {}),
+      duration: peering.lease.duration,
+      renewDeadline: peering.lease.renewDeadline,
+      retryPeriod: peering.lease.retryPeriod,
+    });
+    scope.spawn(`lease ${peering.name}`, (signal) => election.run(signal));
+    return;
+  }
+  const instance = new Peering({
+    client, toggle, logger: log, mandatory,
+    name: peering.name,
+    namespace: peering.clusterwide ? null : namespace,
+    priority: peering.priority,
+    lifetime: peering.lifetime,
+    group: peering.group,
+    ...(options.id ? { id: options.id } : {}),
+  });
+  scope.spawn(`peering ${peering.name}@${namespace ?? "cluster"}`, (signal) => instance.run(signal));
+}

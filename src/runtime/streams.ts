@@ -1,0 +1,73 @@
+// One resource stream: a Watcher for (resource, namespace) kept alive for the life of the
+// operator. It waits while the operator is frozen, watches with a signal that the freeze
+// toggle aborts (seed 000: the connection closes at once, nothing is read and dropped), and
+// starts again with a fresh LIST on resume. A watcher that fails is reported unhealthy and
+// restarted with backoff: never silently dead while the process looks alive.
+
+import type { KubeClient } from "../kube/client.ts";
+import { resourceName, type Resource } from "../kube/types.ts";
+import { linkedSignal, sleep } from "../util/abort.ts";
+import { Backoff } from "../util/backoff.ts";
+import type { Logger } from "../util/log.ts";
+import type { Toggle } from "../util/toggle.ts";
+import { Watcher } from "../watching/watcher.ts";
+import type { WatchEvent } from "../watching/types.ts";
+import type { Health } from "../observability/health.ts";
+import type { Settings } from "../config/index.ts";
+
+export interface StreamOptions {
+  client: KubeClient;
+  resource: Resource;
+  namespace: string | null;
+  toggle: Toggle;
+  settings: Settings;
+  health: Health;
+  logger: Logger;
+  /** Receives every event; must not block (the queue behind it decides what to do). */
+  deliver(event: WatchEvent): void;
+}
+
+export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
+  const { client, resource, namespace, toggle, settings, health, logger, deliver } = options;
+  const where = namespace ?? "(cluster)";
+  const component = `watch ${resourceName(resource)} in ${where}`;
+  const w = settings.watching;
+  const watcher = new Watcher(client, resource, {
+    namespace,
+    pageSize: w.pageSize,
+    serverTimeoutSeconds: w.serverTimeout,
+    ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
+    backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
+    logger,
+  });
+  const backoff = new Backoff({
+    initial: w.backoff.initial * 1000,
+    max: w.backoff.max * 1000,
+    factor: w.backoff.factor,
+    resetAfter: w.reconnectHealthyAfter * 1000,
+  });
+
+  while (!signal.aborted) {
+    if (!(await toggle.waitRunning(signal))) return;
+    const link = linkedSignal(signal, toggle.runningSignal);
+    try {
+      for await (const event of watcher.events(link.signal)) {
+        if (event.type === "relist-done") {
+          health.clearProblem(component);
+          backoff.reset();
+        }
+        deliver(event);
+      }
+    } catch (error) {
+      if (link.signal.aborted) continue;
+      const message = error instanceof Error ? error.message : String(error);
+      health.setProblem(component, message);
+      health.count(`kobun_watch_failures_total{resource="${resourceName(resource)}"}`);
+      const delay = backoff.next();
+      logger.error("watching failed; restarting", { resource: resourceName(resource), namespace: where, error: message, retryInMs: delay });
+      await sleep(delay, signal);
+    } finally {
+      link.dispose();
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// Discovery documents: /api, /api/v1, /apis, /apis/{group}, /apis/{group}/{version}, /version.
+// Shapes follow meta/v1 APIVersions, APIGroupList, APIGroup and APIResourceList.
+
+import type { ResourceDef, ResourceRegistry } from "./resources.ts";
+
+const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+export function apiVersions(): unknown {
+  return {
+    kind: "APIVersions",
+    versions: ["v1"],
+    serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "127.0.0.1" }],
+  };
+}
+
+function groupDoc(group: string, versions: string[]): unknown {
+  const gv = versions.map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
+  return { name: group, versions: gv, preferredVersion: gv[0] };
+}
+
+export function apiGroupList(reg: ResourceRegistry): unknown {
+  return {
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: [...reg.groups()].map(([g, vs]) => groupDoc(g, vs)),
+  };
+}
+
+export function apiGroup(reg: ResourceRegistry, group: string): unknown | undefined {
+  const vs = reg.groups().get(group);
+  return vs ? { kind: "APIGroup", apiVersion: "v1", ...(groupDoc(group, vs) as object) } : undefined;
+}
+
+/** APIResourceList for one group/version, or undefined when nothing is served there */
+export function apiResourceList(reg: ResourceRegistry, group: string, version: string): unknown | undefined {
+  const defs = reg.all().filter((d: ResourceDef) => d.group === group && d.versions.includes(version));
+  if (!defs.length) return undefined;
+  const resources: unknown[] = [];
+  for (const d of defs) {
+    resources.push({
+      name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: VERBS,
+      ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
+    });
+    if (d.statusVersions.has(version)) {
+      resources.push({ name: `${d.plural}/status`, singularName: "", namespaced: d.namespaced, kind: d.kind, verbs: ["get", "patch", "update"] });
+    }
+  }
+  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group ? `${group}/${version}` : version, resources };
+}
+
+export function versionInfo(): unknown {
+  return {
+    major: "1", minor: "31", gitVersion: "v1.31.0-kobun-sandbox", gitCommit: "0000000000000000000000000000000000000000",
+    gitTreeState: "clean", buildDate: "2024-08-13T00:00:00Z", goVersion: "bun", compiler: "bun",
+    platform: `${process.platform}/${process.arch}`,
+  };
+}

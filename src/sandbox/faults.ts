@@ -1,0 +1,93 @@
+// Fault injection for tests: misbehaving watch streams (410, arbitrary ERRORs, unknown
+// event types, malformed lines, dropped or stalled connections), history compaction, and
+// `failNext` — the next N matching requests answered with a real Status of a given code.
+
+import { ApiStatusError, reasonFor } from "./status.ts";
+import type { Store } from "./store.ts";
+import type { WatchStream } from "./watch.ts";
+
+export interface SandboxFaults {
+  /** every open watch gets ERROR 410 Expired and is closed */
+  expireWatches(): void;
+  /** drop the event history (and advance the resourceVersion) so any older resourceVersion is too old */
+  compact(): void;
+  /** ERROR event with that Status to all open watches (streams stay open, like a mid-stream ERROR) */
+  sendError(code: number, reason?: string, message?: string): void;
+  /** an event of an unknown type, e.g. "FUTURE", with an empty object */
+  sendUnknownEvent(type: string): void;
+  /** a line that is not JSON */
+  sendMalformedLine(text?: string): void;
+  /** abruptly close all watch connections (no final chunk) */
+  dropWatches(): void;
+  /** send nothing (incl. bookmarks) on open watches for ms; events queue and are sent after */
+  stallWatches(ms: number): void;
+  /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
+  failNext(n: number, status: number, match?: { verb?: string; plural?: string; retryAfterSeconds?: number }): void;
+}
+
+interface FailRule { left: number; status: number; verb?: string; plural?: string; retryAfterSeconds?: number }
+
+export class Faults implements SandboxFaults {
+  private rules: FailRule[] = [];
+
+  constructor(private readonly store: Store, private readonly watches: Set<WatchStream>) {}
+
+  expireWatches(): void {
+    for (const w of [...this.watches]) {
+      w.sendErrorAndClose(410, "Expired", `too old resource version: ${this.store.rv} (${this.store.rv + 1})`);
+    }
+  }
+
+  compact(): void {
+    this.store.nextRV();
+    this.store.compact();
+  }
+
+  sendError(code: number, reason?: string, message?: string): void {
+    const line = JSON.stringify({
+      type: "ERROR",
+      object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: message ?? `sandbox fault: ${code}`, reason: reason ?? reasonFor(code), code },
+    });
+    for (const w of this.watches) w.sendRaw(line);
+  }
+
+  sendUnknownEvent(type: string): void {
+    const line = JSON.stringify({ type, object: { kind: "Status", apiVersion: "v1", metadata: {} } });
+    for (const w of this.watches) w.sendRaw(line);
+  }
+
+  sendMalformedLine(text = "{this is not json"): void {
+    for (const w of this.watches) w.sendRaw(text);
+  }
+
+  dropWatches(): void {
+    for (const w of [...this.watches]) w.drop();
+  }
+
+  stallWatches(ms: number): void {
+    for (const w of this.watches) w.stall(ms);
+  }
+
+  failNext(n: number, status: number, match: { verb?: string; plural?: string; retryAfterSeconds?: number } = {}): void {
+    this.rules.push({ left: n, status, ...match });
+  }
+
+  /** throws the injected error if a rule matches this request */
+  check(verb: string, plural: string | undefined): void {
+    for (const r of this.rules) {
+      if (r.left <= 0) continue;
+      if (r.verb && r.verb !== verb) continue;
+      if (r.plural && r.plural !== plural) continue;
+      r.left--;
+      this.rules = this.rules.filter((x) => x.left > 0);
+      const retry = r.retryAfterSeconds ?? (r.status === 429 || r.status === 503 ? 1 : undefined);
+      const message = r.status === 429 ? "Too many requests, please try again later." : `sandbox: injected failure (${r.status})`;
+      throw new ApiStatusError(r.status, reasonFor(r.status), message,
+        retry !== undefined ? { retryAfterSeconds: retry } : {}, retry);
+    }
+  }
+
+  reset(): void {
+    this.rules = [];
+  }
+}

@@ -1,0 +1,153 @@
+// The sandbox's public API: `startSandbox()` runs an embedded Kubernetes API server emulator
+// on 127.0.0.1 (HTTP or HTTPS, optional bearer token / client certificates), writes a
+// kubeconfig for it into a fresh temp dir, and exposes faults, stats and direct store reads
+// for tests. It never reads the machine's kubeconfig or service-account files.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { Faults, type SandboxFaults } from "./faults.ts";
+import { Objects, present } from "./objects.ts";
+import { ResourceRegistry, resourceKey } from "./resources.ts";
+import { handle, type ServerContext } from "./server.ts";
+import { RequestLog, type RequestRecord, type SandboxStats } from "./stats.ts";
+import { Store } from "./store.ts";
+import { sandboxCerts } from "./tls.ts";
+import type { WatchStream } from "./watch.ts";
+
+export type { SandboxFaults } from "./faults.ts";
+export type { RequestRecord, SandboxStats } from "./stats.ts";
+export { ApiStatusError, statusBody, type StatusBody } from "./status.ts";
+
+export interface SandboxOptions {
+  /** serve HTTPS with a fresh CA (default false) */
+  tls?: boolean;
+  /** require `Authorization: Bearer <token>` */
+  token?: string;
+  /** with tls: require a client certificate signed by the sandbox CA (verified by the TLS layer) */
+  clientCA?: boolean;
+  /** retained watch events (default 1000) */
+  historySize?: number;
+  /** default 0 = ephemeral */
+  port?: number;
+  /** BOOKMARK interval for allowWatchBookmarks watches (default 1000 ms; the real server uses ~1 min) */
+  bookmarkIntervalMs?: number;
+  /** one line per request */
+  log?: (line: string) => void;
+}
+
+export interface SandboxStore {
+  /** stored objects of a resource (any served version), in namespace/name order, optionally in one namespace */
+  objects(group: string, plural: string, namespace?: string): any[];
+  /** one stored object, or undefined */
+  get(group: string, plural: string, namespace: string | undefined, name: string): any | undefined;
+  /** the current global resourceVersion */
+  resourceVersion(): string;
+}
+
+export interface Sandbox {
+  url: string;
+  kubeconfigPath: string;
+  kubeconfig: string;
+  ca?: string;
+  clientCert?: { cert: string; key: string };
+  faults: SandboxFaults;
+  stats: SandboxStats;
+  waitFor(pred: (r: RequestRecord) => boolean, timeoutMs?: number): Promise<void>;
+  store: SandboxStore;
+  stop(): Promise<void>;
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  if (opts.clientCA && !opts.tls) throw new Error("sandbox: clientCA requires tls: true");
+  const store = new Store(opts.historySize ?? 1000);
+  const registry = new ResourceRegistry();
+  const objects = new Objects(store, registry);
+  const watches = new Set<WatchStream>();
+  const requests = new RequestLog();
+  const faults = new Faults(store, watches);
+  objects.onResourceRemoved = (def) => {
+    const key = resourceKey(def.group, def.plural);
+    for (const w of [...watches]) if (w.resourceKey === key) w.end(true);
+  };
+  const nsDef = registry.find("", "v1", "namespaces")!;
+  for (const name of ["default", "kube-system"]) objects.create(nsDef, "v1", "", { metadata: { name } });
+
+  const ctx: ServerContext = {
+    store, registry, objects, faults, requests, watches, token: opts.token,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log,
+  };
+  const certs = opts.tls ? sandboxCerts() : undefined;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: opts.port ?? 0,
+    idleTimeout: 0,
+    fetch: (req) => handle(ctx, req),
+    // a dropped watch errors its body stream on purpose; keep Bun from logging it
+    error: () => new Response(null, { status: 500 }),
+    ...(certs ? {
+      tls: {
+        cert: certs.serverCert, key: certs.serverKey,
+        ...(opts.clientCA ? { ca: certs.ca, requestCert: true, rejectUnauthorized: true } : {}),
+      },
+    } : {}),
+  });
+  const url = `${certs ? "https" : "http"}://127.0.0.1:${server.port}`;
+
+  const dir = mkdtempSync(join(tmpdir(), "kobun-sandbox-"));
+  const user: Record<string, string> = {};
+  if (opts.token !== undefined) user.token = opts.token;
+  if (certs && opts.clientCA) {
+    user["client-certificate-data"] = Buffer.from(certs.clientCert).toString("base64");
+    user["client-key-data"] = Buffer.from(certs.clientKey).toString("base64");
+  }
+  const kubeconfig = stringify({
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "sandbox", cluster: { server: url, ...(certs ? { "certificate-authority-data": Buffer.from(certs.ca).toString("base64") } : {}) } }],
+    users: [{ name: "sandbox", user }],
+    contexts: [{ name: "sandbox", context: { cluster: "sandbox", user: "sandbox", namespace: "default" } }],
+    "current-context": "sandbox",
+    preferences: {},
+  });
+  const kubeconfigPath = join(dir, "kubeconfig.yaml");
+  writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
+
+  let stopped = false;
+  const sandbox: Sandbox = {
+    url,
+    kubeconfigPath,
+    kubeconfig,
+    ...(certs ? { ca: certs.ca } : {}),
+    ...(certs && opts.clientCA ? { clientCert: { cert: certs.clientCert, key: certs.clientKey } } : {}),
+    faults,
+    stats: {
+      openWatches: () => watches.size,
+      openConnections: () => server.pendingRequests,
+      requests: (verb, filter) => requests.count(verb, filter),
+      log: requests.log,
+      reset: () => { requests.reset(); faults.reset(); },
+    },
+    waitFor: (pred, timeoutMs) => requests.waitFor(pred, timeoutMs),
+    store: {
+      objects(group, plural, namespace) {
+        const def = registry.byKey(resourceKey(group, plural));
+        return store.list(resourceKey(group, plural), namespace).map(({ body }) => structuredClone(def ? present(def, def.versions[0]!, body) : body));
+      },
+      get(group, plural, namespace, name) {
+        const body = store.get(resourceKey(group, plural), namespace ?? "", name);
+        return body === undefined ? undefined : structuredClone(body);
+      },
+      resourceVersion: () => String(store.rv),
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const w of [...watches]) w.end(true);
+      await server.stop(true);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return sandbox;
+}

@@ -1,0 +1,279 @@
+// Write semantics of the API server for every resource: create, update (PUT), patch, delete,
+// with the metadata rules kube-apiserver enforces — uid/creationTimestamp/generation,
+// optimistic concurrency, status subresource isolation, no-op writes, finalizers and
+// deletionTimestamp, namespace cascade, and CRD registration side effects.
+
+import { clone, deepEqual, jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
+import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { ApiStatusError, errors } from "./status.ts";
+import type { Store } from "./store.ts";
+
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const GEN_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+export function nowTimestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function apiVersionOf(def: ResourceDef, version: string): string {
+  return def.group ? `${def.group}/${version}` : version;
+}
+
+/** a stored body as served at a given version */
+export function present(def: ResourceDef, version: string, body: any): any {
+  const { kind: _k, apiVersion: _a, ...rest } = body;
+  return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
+}
+
+export class Objects {
+  /** called when a CRD resource is removed, so its watches can be closed */
+  onResourceRemoved: (def: ResourceDef) => void = () => {};
+
+  constructor(readonly store: Store, readonly registry: ResourceRegistry) {}
+
+  private key(def: ResourceDef): string {
+    return resourceKey(def.group, def.plural);
+  }
+
+  get(def: ResourceDef, ns: string, name: string): any {
+    const obj = this.store.get(this.key(def), ns, name);
+    if (!obj) throw errors.notFound(def.group, def.plural, name);
+    return obj;
+  }
+
+  private hasStatus(def: ResourceDef, version: string): boolean {
+    return def.statusVersions.has(version);
+  }
+
+  private checkName(def: ResourceDef, name: string): void {
+    const label = def.plural === "namespaces";
+    const ok = label ? LABEL.test(name) && name.length <= 63 : SUBDOMAIN.test(name) && name.length <= 253;
+    if (!ok) {
+      const what = label ? "a lowercase RFC 1123 label" : "a lowercase RFC 1123 subdomain";
+      throw errors.invalid(def.group, def.kind, name, "metadata.name",
+        `Invalid value: "${name}": ${what} must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+    }
+  }
+
+  private checkNamespace(def: ResourceDef, ns: string, name: string): void {
+    if (!def.namespaced) return;
+    const nsObj = this.store.get(resourceKey("", "namespaces"), "", ns);
+    if (!nsObj) throw errors.namespaceNotFound(ns);
+    if (nsObj.metadata.deletionTimestamp) {
+      throw new ApiStatusError(403, "Forbidden", `${def.plural} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        { kind: def.plural, group: def.group });
+    }
+  }
+
+  create(def: ResourceDef, version: string, ns: string, input: any): any {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
+    if (input.kind !== undefined && input.kind !== def.kind) {
+      throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
+    }
+    const meta = { ...(input.metadata ?? {}) };
+    if (def.namespaced) {
+      if (meta.namespace && meta.namespace !== ns) {
+        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+    }
+    let name: string = meta.name ?? "";
+    if (!name && meta.generateName) {
+      let suffix = "";
+      for (let i = 0; i < 5; i++) suffix += GEN_ALPHABET[Math.floor(Math.random() * GEN_ALPHABET.length)];
+      name = `${meta.generateName}${suffix}`;
+    }
+    if (!name) throw errors.invalid(def.group, def.kind, "", "metadata.name", "Required value: name or generateName is required");
+    this.checkName(def, name);
+    if (meta.resourceVersion) throw new ApiStatusError(500, "InternalError", "resourceVersion should not be set on objects to be created", {});
+    this.checkNamespace(def, ns, name);
+    if (this.store.get(this.key(def), ns, name)) throw errors.alreadyExists(def.group, def.plural, name);
+
+    const body: any = clone(input);
+    body.kind = def.kind;
+    body.apiVersion = apiVersionOf(def, def.versions[0]!);
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    body.metadata = {
+      ...meta, name, ...(def.namespaced ? { namespace: ns } : {}),
+      uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(), generation: 1,
+    };
+    if (!def.namespaced) delete body.metadata.namespace;
+    if (this.hasStatus(def, version)) delete body.status;
+    if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
+    if (def.plural === "customresourcedefinitions") {
+      this.registry.registerCRD(body);
+      body.status = crdStatus(body, body.metadata.creationTimestamp);
+    }
+    body.metadata.resourceVersion = String(this.store.nextRV());
+    this.store.put(this.key(def), ns, name, body, "ADDED");
+    return body;
+  }
+
+  /** PUT and the common tail of PATCH */
+  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status"): any {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
+    const old = this.get(def, ns, name);
+    const inMeta = input.metadata ?? {};
+    if (inMeta.name !== undefined && inMeta.name !== name) {
+      throw errors.badRequest(`the name of the object (${inMeta.name}) does not match the name on the URL (${name})`);
+    }
+    if (input.kind !== undefined && input.kind !== def.kind) {
+      throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
+    }
+    if (inMeta.resourceVersion !== undefined && inMeta.resourceVersion !== "" && inMeta.resourceVersion !== old.metadata.resourceVersion) {
+      throw errors.conflict(def.group, def.plural, name);
+    }
+    if (inMeta.uid !== undefined && inMeta.uid !== "" && inMeta.uid !== old.metadata.uid) {
+      throw errors.conflict(def.group, def.plural, name, `Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${old.metadata.uid}`);
+    }
+    const statusful = this.hasStatus(def, version);
+    let next: any;
+    if (sub === "status") {
+      next = clone(old);
+      if (input.status === undefined) delete next.status;
+      else next.status = clone(input.status);
+    } else {
+      next = clone(input);
+      const m = next.metadata ?? {};
+      next.metadata = {
+        ...m, name, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp,
+        resourceVersion: old.metadata.resourceVersion, generation: old.metadata.generation,
+      };
+      if (def.namespaced) next.metadata.namespace = ns; else delete next.metadata.namespace;
+      for (const k of ["deletionTimestamp", "deletionGracePeriodSeconds"]) {
+        if (old.metadata[k] !== undefined) next.metadata[k] = old.metadata[k]; else delete next.metadata[k];
+      }
+      if (statusful) {
+        if (old.status === undefined) delete next.status; else next.status = clone(old.status);
+      }
+      if (def.plural === "namespaces" && !def.group && next.status === undefined && old.status) next.status = clone(old.status);
+    }
+    next.kind = def.kind;
+    next.apiVersion = old.apiVersion;
+
+    if (old.metadata.deletionTimestamp) {
+      const had: unknown[] = old.metadata.finalizers ?? [];
+      const added = ((next.metadata.finalizers ?? []) as unknown[]).filter((f) => !had.includes(f));
+      if (added.length) {
+        throw errors.invalid(def.group, def.kind, name, "metadata.finalizers",
+          `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`);
+      }
+    }
+    const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
+    if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (deepEqual(old, next)) return old;
+
+    if (def.plural === "customresourcedefinitions" && sub !== "status") {
+      this.registry.registerCRD(next);
+    }
+    next.metadata.resourceVersion = String(this.store.nextRV());
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+      this.finalRemove(def, ns, name, next, false);
+      return next;
+    }
+    this.store.put(this.key(def), ns, name, next, "MODIFIED", old);
+    return next;
+  }
+
+  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status"): any {
+    const old = this.get(def, ns, name);
+    const current = present(def, version, old);
+    let patched: any;
+    switch (contentType) {
+      case "application/merge-patch+json":
+        patched = mergePatch(current, patchBody);
+        break;
+      case "application/json-patch+json":
+        patched = jsonPatch(current, patchBody);
+        break;
+      case "application/strategic-merge-patch+json":
+        if (def.crdName) throw errors.unsupportedMediaType(contentType);
+        patched = strategicMergePatch(current, patchBody);
+        break;
+      default:
+        throw errors.unsupportedMediaType(contentType);
+    }
+    if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
+      throw errors.badRequest("the patch did not produce a JSON object");
+    }
+    patched.metadata ??= {};
+    return this.update(def, version, ns, name, patched, sub);
+  }
+
+  delete(def: ResourceDef, ns: string, name: string, options: any): any {
+    const obj = this.get(def, ns, name);
+    const pre = options?.preconditions ?? {};
+    if (pre.uid && pre.uid !== obj.metadata.uid) {
+      throw errors.conflict(def.group, def.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw errors.conflict(def.group, def.plural, name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    }
+    const isNamespace = def.plural === "namespaces" && !def.group;
+    if (obj.metadata.deletionTimestamp) return obj;
+    if ((obj.metadata.finalizers ?? []).length || isNamespace) {
+      const next = clone(obj);
+      next.metadata.deletionTimestamp = nowTimestamp();
+      next.metadata.deletionGracePeriodSeconds = 0;
+      next.metadata.generation = (obj.metadata.generation ?? 0) + 1;
+      if (isNamespace) next.status = { ...(next.status ?? {}), phase: "Terminating" };
+      next.metadata.resourceVersion = String(this.store.nextRV());
+      this.store.put(this.key(def), ns, name, next, "MODIFIED", obj);
+      if (isNamespace) {
+        this.cascadeNamespace(name);
+        this.namespaceGC(name);
+      }
+      return next;
+    }
+    const final = clone(obj);
+    final.metadata.resourceVersion = String(this.store.nextRV());
+    return this.finalRemove(def, ns, name, final, true);
+  }
+
+  /** remove for good; `final` already carries its new resourceVersion */
+  private finalRemove(def: ResourceDef, ns: string, name: string, final: any, _explicit: boolean): any {
+    if (def.plural === "customresourcedefinitions") this.removeCRDResource(name);
+    this.store.remove(this.key(def), ns, name, final);
+    if (def.namespaced) this.namespaceGC(ns);
+    else if (def.plural === "namespaces" && !def.group) this.cascadeNamespace(name);
+    return final;
+  }
+
+  private removeCRDResource(crdName: string): void {
+    const gone = this.registry.unregisterCRD(crdName);
+    if (!gone) return;
+    const key = this.key(gone);
+    for (const { body } of this.store.list(key)) {
+      const final = clone(body);
+      final.metadata.resourceVersion = String(this.store.nextRV());
+      this.store.remove(key, body.metadata.namespace ?? "", body.metadata.name, final);
+    }
+    this.store.dropResource(key);
+    this.onResourceRemoved(gone);
+  }
+
+  private namespaceEmpty(ns: string): boolean {
+    return this.registry.all().every((d) => !d.namespaced || this.store.count(this.key(d), ns) === 0);
+  }
+
+  private cascadeNamespace(ns: string): void {
+    for (const d of this.registry.all()) {
+      if (!d.namespaced) continue;
+      for (const { body } of this.store.list(this.key(d), ns)) {
+        try { this.delete(d, ns, body.metadata.name, undefined); } catch { /* already gone */ }
+      }
+    }
+  }
+
+  /** a terminating namespace disappears once it is empty */
+  private namespaceGC(ns: string): void {
+    const nsDef = this.registry.find("", "v1", "namespaces")!;
+    const nsObj = this.store.get(this.key(nsDef), "", ns);
+    if (!nsObj?.metadata.deletionTimestamp || (nsObj.metadata.finalizers ?? []).length || !this.namespaceEmpty(ns)) return;
+    const final = clone(nsObj);
+    final.metadata.resourceVersion = String(this.store.nextRV());
+    this.store.remove(this.key(nsDef), "", ns, final);
+  }
+}

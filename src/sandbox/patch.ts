@@ -1,0 +1,162 @@
+// Patch application: JSON merge patch (RFC 7386), JSON patch (RFC 6902), and strategic
+// merge patch (approximated as merge patch, with `metadata.finalizers` merged as a set the
+// way ObjectMeta's patchStrategy=merge does). Errors are 422 Invalid / 415 as the real server.
+
+import { ApiStatusError } from "./status.ts";
+
+export function clone<T>(v: T): T {
+  return v === undefined ? v : structuredClone(v);
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => deepEqual(x, b[i]));
+  }
+  if (isObj(a)) {
+    if (!isObj(b)) return false;
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** RFC 7386 */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObj(patch)) return clone(patch);
+  const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** strategic merge patch, approximated: merge patch; finalizers are a merged set; `$patch`/`$`-directives dropped */
+export function strategicMergePatch(target: any, patch: any): unknown {
+  const addFinalizers: unknown = patch?.metadata?.finalizers;
+  const out: any = mergePatch(target, stripDirectives(patch));
+  if (Array.isArray(addFinalizers) && Array.isArray(target?.metadata?.finalizers)) {
+    const merged = [...target.metadata.finalizers];
+    for (const f of addFinalizers) if (!merged.includes(f)) merged.push(f);
+    out.metadata.finalizers = merged;
+  }
+  return out;
+}
+
+function stripDirectives(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripDirectives);
+  if (!isObj(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (!k.startsWith("$")) out[k] = stripDirectives(x);
+  return out;
+}
+
+function invalid(message: string): ApiStatusError {
+  return new ApiStatusError(422, "Invalid", message, {});
+}
+
+function parsePointer(p: string): string[] {
+  if (p === "") return [];
+  if (!p.startsWith("/")) throw invalid(`invalid JSON pointer: "${p}"`);
+  return p.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function getAt(doc: unknown, path: string[]): { found: boolean; value?: unknown } {
+  let cur: unknown = doc;
+  for (const seg of path) {
+    if (Array.isArray(cur)) {
+      const i = Number(seg);
+      if (!/^\d+$/.test(seg) || i >= cur.length) return { found: false };
+      cur = cur[i];
+    } else if (isObj(cur)) {
+      if (!Object.prototype.hasOwnProperty.call(cur, seg)) return { found: false };
+      cur = cur[seg];
+    } else return { found: false };
+  }
+  return { found: true, value: cur };
+}
+
+function parentOf(doc: unknown, path: string[], op: string, raw: string): { parent: any; key: string } {
+  if (!path.length) throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+  const p = getAt(doc, path.slice(0, -1));
+  if (!p.found || (typeof p.value !== "object" || p.value === null)) {
+    throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+  }
+  return { parent: p.value, key: path[path.length - 1]! };
+}
+
+function removeAt(doc: unknown, path: string[], op: string, raw: string): unknown {
+  const { parent, key } = parentOf(doc, path, op, raw);
+  if (Array.isArray(parent)) {
+    const i = Number(key);
+    if (!/^\d+$/.test(key) || i >= parent.length) throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+    return parent.splice(i, 1)[0];
+  }
+  if (!Object.prototype.hasOwnProperty.call(parent, key)) throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+  const v = parent[key];
+  delete parent[key];
+  return v;
+}
+
+function addAt(doc: unknown, path: string[], value: unknown, raw: string): unknown {
+  if (!path.length) return value;
+  const { parent, key } = parentOf(doc, path, "add", raw);
+  if (Array.isArray(parent)) {
+    const i = key === "-" ? parent.length : Number(key);
+    if ((key !== "-" && !/^\d+$/.test(key)) || i > parent.length) throw invalid(`add operation does not apply: index out of bounds: "${raw}"`);
+    parent.splice(i, 0, value);
+  } else parent[key] = value;
+  return doc;
+}
+
+/** RFC 6902; returns a new document */
+export function jsonPatch(target: unknown, ops: unknown): unknown {
+  if (!Array.isArray(ops)) throw new ApiStatusError(400, "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  let doc = clone(target);
+  for (const raw of ops) {
+    const op = raw as { op?: string; path?: string; from?: string; value?: unknown };
+    const pathStr = String(op.path ?? "");
+    const path = parsePointer(pathStr);
+    switch (op.op) {
+      case "add": doc = addAt(doc, path, clone(op.value), pathStr); break;
+      case "remove": removeAt(doc, path, "remove", pathStr); break;
+      case "replace": {
+        const at = getAt(doc, path);
+        if (!at.found) throw invalid(`replace operation does not apply: doc is missing key: ${pathStr}`);
+        if (!path.length) { doc = clone(op.value); break; }
+        const { parent, key } = parentOf(doc, path, "replace", pathStr);
+        parent[Array.isArray(parent) ? Number(key) : key] = clone(op.value);
+        break;
+      }
+      case "move": {
+        const from = String(op.from ?? "");
+        const v = removeAt(doc, parsePointer(from), "move", from);
+        doc = addAt(doc, path, v, pathStr);
+        break;
+      }
+      case "copy": {
+        const from = String(op.from ?? "");
+        const at = getAt(doc, parsePointer(from));
+        if (!at.found) throw invalid(`copy operation does not apply: doc is missing from path: "${from}"`);
+        doc = addAt(doc, path, clone(at.value), pathStr);
+        break;
+      }
+      case "test": {
+        const at = getAt(doc, path);
+        if (!at.found || !deepEqual(at.value, op.value)) throw invalid(`testing value ${pathStr} failed: test failed`);
+        break;
+      }
+      default:
+        throw new ApiStatusError(400, "BadRequest", `Unexpected kind: ${String(op.op)}`);
+    }
+  }
+  return doc;
+}

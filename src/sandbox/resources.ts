@@ -1,0 +1,132 @@
+// The resource registry: which (group, version, plural) the sandbox serves, their kinds,
+// scope and subresources. Built-in kinds are registered at start; a CustomResourceDefinition
+// registers (and on deletion unregisters) its resource, as kube-apiserver does.
+
+import { ApiStatusError } from "./status.ts";
+
+export interface ResourceDef {
+  group: string;
+  /** served versions, in declaration order; the first one is the preferred version */
+  versions: string[];
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  /** versions that have a /status subresource */
+  statusVersions: Set<string>;
+  shortNames: string[];
+  /** set for resources defined by a CRD */
+  crdName?: string;
+}
+
+/** the key a resource's objects are stored under, independent of version */
+export function resourceKey(group: string, plural: string): string {
+  return `${group}/${plural}`;
+}
+
+function builtin(group: string, version: string, plural: string, kind: string, namespaced: boolean, status: boolean, shortNames: string[] = []): ResourceDef {
+  return {
+    group, versions: [version], plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced,
+    statusVersions: new Set(status ? [version] : []), shortNames,
+  };
+}
+
+export class ResourceRegistry {
+  private readonly defs = new Map<string, ResourceDef>();
+
+  constructor() {
+    for (const def of [
+      builtin("", "v1", "namespaces", "Namespace", false, true, ["ns"]),
+      builtin("", "v1", "events", "Event", true, false, ["ev"]),
+      builtin("", "v1", "configmaps", "ConfigMap", true, false, ["cm"]),
+      builtin("", "v1", "secrets", "Secret", true, false),
+      builtin("events.k8s.io", "v1", "events", "Event", true, false, ["ev"]),
+      builtin("coordination.k8s.io", "v1", "leases", "Lease", true, false),
+      builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true, ["crd", "crds"]),
+    ]) this.defs.set(resourceKey(def.group, def.plural), def);
+  }
+
+  all(): ResourceDef[] {
+    return [...this.defs.values()];
+  }
+
+  byKey(key: string): ResourceDef | undefined {
+    return this.defs.get(key);
+  }
+
+  /** the resource served at group/version/plural, or undefined */
+  find(group: string, version: string, plural: string): ResourceDef | undefined {
+    const def = this.defs.get(resourceKey(group, plural));
+    return def && def.versions.includes(version) ? def : undefined;
+  }
+
+  groups(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const def of this.defs.values()) {
+      if (!def.group) continue;
+      const vs = out.get(def.group) ?? [];
+      for (const v of def.versions) if (!vs.includes(v)) vs.push(v);
+      out.set(def.group, vs);
+    }
+    return out;
+  }
+
+  /** register (or re-register) the resource a CRD body describes; throws 422 if malformed */
+  registerCRD(crd: any): ResourceDef {
+    const spec = crd?.spec ?? {};
+    const names = spec.names ?? {};
+    const name: string = crd?.metadata?.name ?? "";
+    const invalid = (field: string, msg: string) =>
+      new ApiStatusError(422, "Invalid", `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: ${field}: ${msg}`,
+        { name, group: "apiextensions.k8s.io", kind: "CustomResourceDefinition", causes: [{ reason: "FieldValueInvalid", message: msg, field }] });
+    if (typeof spec.group !== "string" || !spec.group.includes(".")) throw invalid("spec.group", "Invalid value: should be a domain with at least one dot");
+    if (typeof names.plural !== "string" || !names.plural) throw invalid("spec.names.plural", "Required value");
+    if (typeof names.kind !== "string" || !names.kind) throw invalid("spec.names.kind", "Required value");
+    if (name !== `${names.plural}.${spec.group}`) throw invalid("metadata.name", `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`);
+    if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") throw invalid("spec.scope", `Unsupported value: "${spec.scope}": supported values: "Cluster", "Namespaced"`);
+    const versions: any[] = Array.isArray(spec.versions) ? spec.versions : [];
+    if (!versions.length) throw invalid("spec.versions", "Invalid value: must have exactly one version marked as storage version");
+    const served = versions.filter((v) => v?.served !== false).map((v) => String(v.name));
+    const existing = this.defs.get(resourceKey(spec.group, names.plural));
+    if (existing && !existing.crdName) throw invalid("spec.names.plural", "Invalid value: conflicts with a built-in resource");
+    const def: ResourceDef = {
+      group: spec.group,
+      versions: served,
+      plural: names.plural,
+      singular: names.singular || String(names.kind).toLowerCase(),
+      kind: names.kind,
+      listKind: names.listKind || `${names.kind}List`,
+      namespaced: spec.scope === "Namespaced",
+      statusVersions: new Set(versions.filter((v) => v?.served !== false && v?.subresources?.status !== undefined).map((v) => String(v.name))),
+      shortNames: Array.isArray(names.shortNames) ? names.shortNames : [],
+      crdName: name,
+    };
+    this.defs.set(resourceKey(def.group, def.plural), def);
+    return def;
+  }
+
+  unregisterCRD(crdName: string): ResourceDef | undefined {
+    for (const [key, def] of this.defs) {
+      if (def.crdName === crdName) {
+        this.defs.delete(key);
+        return def;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** fill the status a CRD gets from the apiextensions controllers (set synchronously here) */
+export function crdStatus(crd: any, now: string): Record<string, unknown> {
+  const spec = crd.spec ?? {};
+  const cond = (type: string, reason: string, message: string) => ({ type, status: "True", lastTransitionTime: now, reason, message });
+  return {
+    conditions: [
+      cond("NamesAccepted", "NoConflicts", "no conflicts found"),
+      cond("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+    ],
+    acceptedNames: { ...(spec.names ?? {}), singular: spec.names?.singular || String(spec.names?.kind ?? "").toLowerCase(), listKind: spec.names?.listKind || `${spec.names?.kind}List` },
+    storedVersions: (spec.versions ?? []).filter((v: any) => v?.storage).map((v: any) => v.name),
+  };
+}

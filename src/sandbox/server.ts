@@ -1,0 +1,187 @@
+// The HTTP front: authentication, fault injection, routing to discovery / LIST / WATCH /
+// GET / POST / PUT / PATCH / DELETE, and turning every failure into a Status response.
+
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
+import type { Faults } from "./faults.ts";
+import { listObjects } from "./list.ts";
+import { present, type Objects } from "./objects.ts";
+import { parse as parseYaml } from "yaml";
+import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { route, verbOf } from "./routing.ts";
+import { makeSelector } from "./selectors.ts";
+import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
+import type { RequestLog } from "./stats.ts";
+import type { Store } from "./store.ts";
+import { WatchStream } from "./watch.ts";
+
+export interface ServerContext {
+  store: Store;
+  registry: ResourceRegistry;
+  objects: Objects;
+  faults: Faults;
+  requests: RequestLog;
+  watches: Set<WatchStream>;
+  token?: string;
+  bookmarkIntervalMs: number;
+  log?: (line: string) => void;
+}
+
+async function readJson(req: Request): Promise<any> {
+  const text = await req.text();
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw errors.badRequest(`the body of the request could not be decoded as JSON: ${(e as Error).message}`);
+  }
+}
+
+function mediaType(req: Request): string {
+  return (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+function checkAuth(ctx: ServerContext, req: Request): void {
+  if (ctx.token === undefined) return;
+  const auth = req.headers.get("authorization") ?? "";
+  if (auth !== `Bearer ${ctx.token}`) throw errors.unauthorized();
+}
+
+export async function handle(ctx: ServerContext, req: Request): Promise<Response> {
+  const started = performance.now();
+  const url = new URL(req.url);
+  const target = route(url.pathname);
+  const q = url.searchParams;
+  const isWatch = target.type === "resource" && (target.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1");
+  const verb = target.type === "resource" ? verbOf(req.method, !!target.name, isWatch) ?? req.method.toLowerCase() : "get";
+  const plural = target.type === "resource" ? target.plural : undefined;
+  ctx.requests.record({ verb, method: req.method, path: url.pathname, query: url.search.replace(/^\?/, ""), at: Date.now(), plural });
+  let res: Response;
+  try {
+    checkAuth(ctx, req);
+    ctx.faults.check(verb, plural);
+    res = await dispatch(ctx, req, target, verb, isWatch, q);
+  } catch (e) {
+    const err = e instanceof ApiStatusError ? e : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
+    res = errorResponse(err);
+  }
+  ctx.log?.(`sandbox verb=${verb} method=${req.method} path=${url.pathname}${url.search} code=${res.status} ms=${(performance.now() - started).toFixed(2)}`);
+  return res;
+}
+
+async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typeof route>, verb: string, isWatch: boolean, q: URLSearchParams): Promise<Response> {
+  switch (target.type) {
+    case "discovery":
+      if (req.method !== "GET" && req.method !== "HEAD") throw errors.methodNotAllowed();
+      if (target.what === "health") return new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } });
+      if (target.what === "version") return jsonResponse(versionInfo());
+      if (target.what === "api") return jsonResponse(apiVersions());
+      return jsonResponse(apiGroupList(ctx.registry));
+    case "group": {
+      const doc = apiGroup(ctx.registry, target.group);
+      if (!doc) throw errors.pageNotFound();
+      return jsonResponse(doc);
+    }
+    case "groupVersion": {
+      const doc = apiResourceList(ctx.registry, target.group, target.version);
+      if (!doc) throw errors.pageNotFound();
+      return jsonResponse(doc);
+    }
+    case "unknown":
+      throw errors.pageNotFound();
+  }
+  const def = ctx.registry.find(target.group, target.version, target.plural);
+  if (!def) throw errors.pageNotFound();
+  if (target.ns && !def.namespaced) throw errors.pageNotFound();
+  if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
+  const { version, name } = target;
+  const ns = def.namespaced ? target.ns : "";
+  const sub = target.sub as "status" | undefined;
+  const out = (body: any, code = 200) => jsonResponse(present(def, version, body), code);
+
+  if (isWatch) {
+    if (req.method !== "GET") throw errors.methodNotAllowed();
+    return startWatch(ctx, req, def, version, ns, name, q);
+  }
+  switch (verb) {
+    case "list":
+      if (sub) throw errors.methodNotAllowed();
+      return jsonResponse(listObjects(ctx.store, def, version, ns, q));
+    case "get":
+      return out(ctx.objects.get(def, ns, name!));
+    case "create": {
+      if (def.namespaced && !ns) throw errors.methodNotAllowed();
+      return out(ctx.objects.create(def, version, ns, await readJson(req)), 201);
+    }
+    case "update":
+      return out(ctx.objects.update(def, version, ns, name!, await readJson(req), sub));
+    case "patch": {
+      const type = mediaType(req);
+      if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q);
+      return out(ctx.objects.patch(def, version, ns, name!, type, await readJson(req), sub));
+    }
+    case "delete": {
+      if (sub) throw errors.methodNotAllowed();
+      const opts = await readJson(req);
+      const result = ctx.objects.delete(def, ns, name!, opts);
+      return out(result);
+    }
+    case "deletecollection": {
+      const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind);
+      const list = listObjects(ctx.store, def, version, ns, new URLSearchParams()) as { items: any[] };
+      for (const item of list.items) {
+        if (selector && !selector(item)) continue;
+        try { ctx.objects.delete(def, item.metadata.namespace ?? "", item.metadata.name, undefined); } catch { /* raced */ }
+      }
+      return jsonResponse({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200 });
+    }
+    default:
+      throw errors.methodNotAllowed();
+  }
+}
+
+/** server-side apply, approximated: create if absent, else a merge patch (no field ownership) */
+async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string, sub: "status" | undefined, q: URLSearchParams): Promise<Response> {
+  if (!q.get("fieldManager")) {
+    throw new ApiStatusError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+      { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueRequired", message: "Required value: is required for apply patch", field: "fieldManager" }] });
+  }
+  let body: any;
+  try {
+    body = parseYaml(await req.text());
+  } catch (e) {
+    throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("the apply patch must be an object");
+  const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);
+  if (existing) return jsonResponse(present(def, version, ctx.objects.patch(def, version, ns, name, "application/merge-patch+json", body, sub)));
+  if (sub) throw errors.notFound(def.group, def.plural, name);
+  const created = ctx.objects.create(def, version, ns, { ...body, metadata: { ...(body.metadata ?? {}), name } });
+  return jsonResponse(present(def, version, created), 201);
+}
+
+function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string | undefined, q: URLSearchParams): Response {
+  let fieldSelector = q.get("fieldSelector");
+  if (name) fieldSelector = [fieldSelector, `metadata.name=${name}`].filter(Boolean).join(",");
+  const selector = makeSelector(q.get("labelSelector"), fieldSelector, def.kind);
+  const timeoutRaw = q.get("timeoutSeconds");
+  const timeoutSeconds = timeoutRaw ? Number(timeoutRaw) : undefined;
+  if (timeoutRaw && !Number.isFinite(timeoutSeconds)) throw errors.badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);
+  const rvParam = q.get("resourceVersion");
+  if (rvParam && !/^\d+$/.test(rvParam)) throw errors.badRequest(`invalid resource version: "${rvParam}"`);
+  const sendInitialEvents = q.get("sendInitialEvents") === "true";
+  const bookmarks = q.get("allowWatchBookmarks") === "true" || q.get("allowWatchBookmarks") === "1";
+  if (sendInitialEvents && (q.get("resourceVersionMatch") !== "NotOlderThan" || !bookmarks)) {
+    throw errors.invalid("", "ListOptions", "", "resourceVersionMatch",
+      "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and allowWatchBookmarks");
+  }
+  const watch = new WatchStream(ctx.store, {
+    def, version, ns, selector, resourceVersion: q.get("resourceVersion") ?? undefined,
+    sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
+  }, (w) => ctx.watches.delete(w), req.signal);
+  ctx.watches.add(watch);
+  watch.begin();
+  return new Response(watch.body, {
+    status: 200,
+    headers: { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
+  });
+}

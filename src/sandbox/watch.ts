@@ -1,0 +1,187 @@
+// One open watch stream: NDJSON over a chunked `application/json` response, one event per
+// line, flushed per event. Handles history replay, synthetic ADDED, initial-events-end
+// bookmarks, periodic BOOKMARKs, timeoutSeconds, selector transitions, and the fault hooks
+// (stall, drop, raw lines). The set of open streams is exact: a stream leaves it the moment
+// it ends for any reason, including the client going away.
+
+import type { ChangeEvent, Store } from "./store.ts";
+import type { Selector } from "./selectors.ts";
+import type { ResourceDef } from "./resources.ts";
+import { resourceKey } from "./resources.ts";
+import { statusBody } from "./status.ts";
+
+const encoder = new TextEncoder();
+
+export interface WatchSpec {
+  def: ResourceDef;
+  version: string;
+  ns: string;
+  selector?: Selector;
+  /** undefined/"0": synthetic ADDED of everything first; otherwise replay after this RV */
+  resourceVersion?: string;
+  sendInitialEvents: boolean;
+  bookmarks: boolean;
+  bookmarkIntervalMs: number;
+  timeoutSeconds?: number;
+}
+
+export class WatchStream {
+  readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private closed = false;
+  private stalledUntil = 0;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined;
+  private queue: string[] = [];
+  private sentAny = false;
+  private timers: ReturnType<typeof setInterval | typeof setTimeout>[] = [];
+  private unsubscribe: () => void = () => {};
+  private readonly apiVersion: string;
+  private readonly res: string;
+  get resourceKey(): string { return this.res; }
+
+  constructor(private readonly store: Store, private readonly spec: WatchSpec, private readonly onEnd: (w: WatchStream) => void, signal: AbortSignal) {
+    this.apiVersion = spec.def.group ? `${spec.def.group}/${spec.version}` : spec.version;
+    this.res = resourceKey(spec.def.group, spec.def.plural);
+    this.body = new ReadableStream<Uint8Array>({
+      start: (c) => { this.controller = c; },
+      cancel: () => this.end(false),
+    });
+    signal.addEventListener("abort", () => this.end(false), { once: true });
+  }
+
+  /** begin: replay or synthesize, subscribe, arm timers. Returns false if the RV was too old (stream already holds the ERROR). */
+  begin(): void {
+    const { spec, store } = this;
+    const rvParam = spec.resourceVersion;
+    const fromScratch = rvParam === undefined || rvParam === "" || rvParam === "0" || spec.sendInitialEvents;
+    if (fromScratch) {
+      for (const { body } of store.list(this.res, spec.ns || undefined)) {
+        if (!spec.selector || spec.selector(body)) this.sendEvent("ADDED", body);
+      }
+      if (spec.sendInitialEvents && spec.bookmarks) this.sendBookmark(true);
+    } else {
+      const rv = Number(rvParam);
+      const events = Number.isFinite(rv) ? store.since(rv) : undefined;
+      if (!events) {
+        const msg = Number.isFinite(rv) ? `too old resource version: ${rvParam} (${store.oldestAvailable()})` : `invalid resource version: ${rvParam}`;
+        this.sendRaw(JSON.stringify({ type: "ERROR", object: statusBody(410, "Expired", msg) }));
+        this.end(true);
+        return;
+      }
+      for (const ev of events) this.onChange(ev);
+    }
+    this.unsubscribe = store.subscribe((ev) => this.onChange(ev));
+    // Bun.serve withholds the end of the response head until the first body byte
+    // (oven-sh/bun#33660), so a quiet watch would leave the client's fetch() pending.
+    // Commit the head now: with bookmarks allowed, an immediate (valid) BOOKMARK; otherwise
+    // one newline, which is JSON whitespace that NDJSON/JSON-stream decoders skip.
+    if (!this.sentAny) {
+      if (spec.bookmarks) this.sendBookmark(false);
+      else this.sendRaw("");
+    }
+    if (spec.bookmarks && spec.bookmarkIntervalMs > 0) {
+      this.timers.push(setInterval(() => { if (!this.isStalled()) this.sendBookmark(false); }, spec.bookmarkIntervalMs));
+    }
+    if (spec.timeoutSeconds !== undefined && spec.timeoutSeconds > 0) {
+      this.timers.push(setTimeout(() => this.end(true), spec.timeoutSeconds * 1000));
+    }
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  private onChange(ev: ChangeEvent): void {
+    if (ev.res !== this.res) return;
+    if (this.spec.ns && ev.ns !== this.spec.ns) return;
+    const sel = this.spec.selector;
+    if (!sel) return this.sendEvent(ev.type, ev.object);
+    const now = sel(ev.object);
+    const before = ev.prev !== undefined && sel(ev.prev);
+    if (ev.type === "ADDED") { if (now) this.sendEvent("ADDED", ev.object); return; }
+    if (ev.type === "DELETED") { if (before || now) this.sendEvent("DELETED", ev.object); return; }
+    if (now && before) this.sendEvent("MODIFIED", ev.object);
+    else if (now) this.sendEvent("ADDED", ev.object);
+    else if (before) this.sendEvent("DELETED", ev.object);
+  }
+
+  private sendEvent(type: string, object: any): void {
+    const { kind, apiVersion: _a, ...rest } = object;
+    this.sendRaw(JSON.stringify({ type, object: { kind, apiVersion: this.apiVersion, ...rest } }));
+  }
+
+  private sendBookmark(initialEnd: boolean): void {
+    const metadata: Record<string, unknown> = { resourceVersion: String(this.store.rv) };
+    if (initialEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
+    this.sendRaw(JSON.stringify({ type: "BOOKMARK", object: { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata } }));
+  }
+
+  /** enqueue one line (queued while stalled) */
+  sendRaw(line: string): void {
+    if (this.closed) return;
+    if (this.isStalled()) { this.queue.push(line); return; }
+    try {
+      this.sentAny = true;
+      this.controller.enqueue(encoder.encode(line + "\n"));
+    } catch {
+      this.end(false);
+    }
+  }
+
+  private isStalled(): boolean {
+    return this.stalledUntil > Date.now();
+  }
+
+  stall(ms: number): void {
+    if (this.closed) return;
+    this.stalledUntil = Date.now() + ms;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      this.stalledUntil = 0;
+      const q = this.queue;
+      this.queue = [];
+      for (const line of q) this.sendRaw(line);
+    }, ms);
+  }
+
+  /** an ERROR event with a Status, then a clean close (as the apiserver does after ERROR) */
+  sendErrorAndClose(code: number, reason: string, message: string): void {
+    this.sendRaw(JSON.stringify({ type: "ERROR", object: statusBody(code, reason, message) }));
+    this.end(true);
+  }
+
+  /** abruptly kill the response (no terminating chunk) */
+  drop(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.cleanup();
+    // error(undefined): Bun resets the connection without logging an error
+    try { this.controller.error(undefined); } catch { /* already gone */ }
+  }
+
+  /** end the stream; graceful=true closes it cleanly (after any stalled lines are flushed) */
+  end(graceful: boolean): void {
+    if (this.closed) return;
+    if (graceful && this.isStalled()) {
+      // closing is "sending" too: it happens when the stall ends
+      const rest = this.stalledUntil - Date.now();
+      this.timers.push(setTimeout(() => this.end(true), rest + 1));
+      return;
+    }
+    this.closed = true;
+    this.cleanup();
+    if (graceful) {
+      try { this.controller.close(); } catch { /* already gone */ }
+    }
+  }
+
+  private cleanup(): void {
+    this.unsubscribe();
+    for (const t of this.timers) clearTimeout(t as ReturnType<typeof setTimeout>);
+    this.timers = [];
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.queue = [];
+    this.onEnd(this);
+  }
+}

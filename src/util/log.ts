@@ -1,0 +1,95 @@
+// Structured logging: one line per meaningful fact, as `key=value` text or JSON.
+// Loggers are cheap children of a root sink, so every line carries its context
+// (resource, object, handler) without string concatenation at call sites.
+// Never pass tokens, keys or Secret data as fields: nothing here can tell them apart.
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type LogFormat = "plain" | "json";
+export type LogFields = Record<string, unknown>;
+
+const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface LogSink {
+  level: LogLevel;
+  format: LogFormat;
+  write(line: string, level: LogLevel): void;
+}
+
+export class Logger {
+  constructor(
+    readonly sink: LogSink,
+    readonly context: LogFields = {},
+  ) {}
+
+  child(fields: LogFields): Logger {
+    return new Logger(this.sink, { ...this.context, ...fields });
+  }
+
+  enabled(level: LogLevel): boolean {
+    return rank[level] >= rank[this.sink.level];
+  }
+
+  debug(msg: string, fields?: LogFields): void {
+    if (this.enabled("debug")) this.emit("debug", msg, fields);
+  }
+  info(msg: string, fields?: LogFields): void {
+    if (this.enabled("info")) this.emit("info", msg, fields);
+  }
+  warn(msg: string, fields?: LogFields): void {
+    if (this.enabled("warn")) this.emit("warn", msg, fields);
+  }
+  error(msg: string, fields?: LogFields): void {
+    if (this.enabled("error")) this.emit("error", msg, fields);
+  }
+
+  private emit(level: LogLevel, msg: string, fields?: LogFields): void {
+    const all = fields ? { ...this.context, ...fields } : this.context;
+    this.sink.write(formatLine(this.sink.format, level, msg, all), level);
+  }
+}
+
+export function formatLine(format: LogFormat, level: LogLevel, msg: string, fields: LogFields): string {
+  const time = new Date().toISOString();
+  if (format === "json") {
+    return JSON.stringify({ time, level, msg, ...plainFields(fields) });
+  }
+  let line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}`;
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    line += ` ${key}=${formatValue(value)}`;
+  }
+  return line;
+}
+
+function plainFields(fields: LogFields): LogFields {
+  const out: LogFields = {};
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value instanceof Error ? value.message : value;
+  }
+  return out;
+}
+
+function formatValue(value: unknown): string {
+  const text =
+    value instanceof Error ? value.message : typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  return /^[\w./:@*+-]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+/** A sink writing to stderr (so stdout stays free for command output such as manifests). */
+export function stderrSink(level: LogLevel = "info", format: LogFormat = "plain"): LogSink {
+  return {
+    level,
+    format,
+    write(line) {
+      process.stderr.write(line + "\n");
+    },
+  };
+}
+
+/** A sink that keeps lines in memory: for tests and for `run()` embedders that route logs elsewhere. */
+export function memorySink(level: LogLevel = "debug", format: LogFormat = "plain"): LogSink & { lines: string[] } {
+  const lines: string[] = [];
+  return { level, format, lines, write: (line) => void lines.push(line) };
+}
+
+export const silentLogger = new Logger({ level: "error", format: "plain", write() {} });

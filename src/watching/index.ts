@@ -1,0 +1,19 @@
+// watching/: one resource (optionally one namespace, one label selector) as an async
+// iterator of typed events. LIST (paged, or a streaming list) then WATCH from its
+// resourceVersion; NDJSON split across any chunk boundary; 410 → fresh relist with
+// synthetic deletions; BOOKMARKs advance the resourceVersion; non-410 ERROR → WatchError;
+// unknown event types warned once and skipped; malformed lines, drops, stalls, server
+// timeouts, 429/5xx → re-watch (with backoff where the server is in trouble); aborting the
+// signal closes the socket at once.
+//
+// Files: state.ts (pure state machine), lines.ts (NDJSON), connection.ts (one socket,
+// inactivity), inventory.ts (known objects, relist diff), errors.ts (failure policy),
+// watcher.ts (the I/O loop), options.ts, types.ts (event vocabulary, WatchClient).
+//
+// Must never: import anything but kube/ and util/; hold more than one connection per
+// watcher; leave a socket or timer behind after events() ends; end the iteration on a 410.
+
+export { Watcher } from "./watcher.ts";
+export { WatchError } from "./errors.ts";
+export type { WatcherOptions } from "./options.ts";
+export type { WatchClient, WatchEvent } from "./types.ts";

@@ -1,0 +1,53 @@
+// Inventory: the objects a watcher knows (by uid), kept across relists and across
+// events() calls, and the bookkeeping of one relist: which objects it has seen so far.
+// When a relist completes, whatever was known but not seen was deleted while we were not
+// watching (a broken stream, a 410, a freeze), and is reported as a synthetic deletion, so
+// a consumer that replays the events ends with exactly the server's set.
+// Event order of a relist: relist-start, listed*, deleted(synthetic)*, relist-done.
+
+import type { KubeObject } from "../kube/types.ts";
+import { objectKey, vanished } from "./state.ts";
+import type { WatchEvent } from "./types.ts";
+
+export class Inventory {
+  readonly objects = new Map<string, KubeObject>();
+  private relist: { seen: Set<string> } | null = null;
+
+  /** Forget any unfinished relist (a new events() call starts a new one). */
+  reset(): void {
+    this.relist = null;
+  }
+
+  /** A relist begins, or begins again (410 on a page, streaming-list fallback): one relist-start per relist. */
+  begin(): WatchEvent[] {
+    if (this.relist) {
+      this.relist.seen = new Set();
+      return [];
+    }
+    this.relist = { seen: new Set() };
+    return [{ type: "relist-start" }];
+  }
+
+  listed(object: KubeObject): WatchEvent {
+    const key = objectKey(object);
+    this.relist?.seen.add(key);
+    this.objects.set(key, object);
+    return { type: "listed", object };
+  }
+
+  *finish(resourceVersion: string): Generator<WatchEvent> {
+    const seen = this.relist?.seen ?? new Set<string>();
+    this.relist = null;
+    for (const object of vanished(this.objects, seen)) {
+      this.objects.delete(objectKey(object));
+      yield { type: "deleted", object, synthetic: true };
+    }
+    yield { type: "relist-done", resourceVersion };
+  }
+
+  /** A live change from the watch stream. */
+  apply(type: "added" | "modified" | "deleted", object: KubeObject): void {
+    if (type === "deleted") this.objects.delete(objectKey(object));
+    else this.objects.set(objectKey(object), object);
+  }
+}

@@ -1,0 +1,37 @@
+// The watcher's output vocabulary (after kube-rs's watcher): consumers can tell a (re)list
+// from a change, and know when a relist is complete.
+
+import type { KubeObject, ObjectList, Resource } from "../kube/types.ts";
+
+export type WatchEvent =
+  /** A (re)list begins: objects until `relist-done` describe the current state. */
+  | { type: "relist-start" }
+  /** An object as found by the (re)list. */
+  | { type: "listed"; object: KubeObject }
+  /** The (re)list is complete; watching continues from `resourceVersion`. */
+  | { type: "relist-done"; resourceVersion: string }
+  | { type: "added"; object: KubeObject }
+  | { type: "modified"; object: KubeObject }
+  /** `synthetic`: the object was known before a relist and is missing from it (deleted while the stream was broken). */
+  | { type: "deleted"; object: KubeObject; synthetic?: boolean };
+
+/**
+ * What the watcher needs from the API client (KubeClient satisfies it). Kept this narrow so
+ * that the watcher depends on two calls, not on a whole client.
+ */
+export interface WatchClient {
+  /** One page of a LIST. */
+  list(
+    resource: Resource,
+    options: {
+      namespace?: string | null;
+      labelSelector?: string;
+      limit?: number;
+      continue?: string;
+      resourceVersion?: string;
+      signal?: AbortSignal;
+    },
+  ): Promise<ObjectList>;
+  /** A streaming GET: resolves on headers; non-2xx → ApiError; aborting `signal` closes the socket. */
+  stream(path: string, query: Record<string, string>, signal: AbortSignal): Promise<Response>;
+}

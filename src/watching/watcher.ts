@@ -1,0 +1,287 @@
+// Watcher: the I/O half of the watch state machine in `state.ts`. It performs what the
+// current state asks for (a LIST page, a streaming list, a WATCH from a resourceVersion),
+// feeds every answer and every line back through the pure transitions, and turns their
+// outcomes into WatchEvents. Policy for failures lives in `errors.ts`.
+//
+// Invariants: at most one connection per watcher at any moment; none after events() ends
+// (abort, `break`, throw); no timer outlives its wait; 410 never ends the iteration.
+
+import { Backoff } from "../util/backoff.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
+import { sleep } from "../util/abort.ts";
+import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
+import { Connection } from "./connection.ts";
+import { classify, errorEvent, excerpt, forbidden, rejected, WatchError } from "./errors.ts";
+import { Inventory } from "./inventory.ts";
+import { defaults, type WatcherOptions } from "./options.ts";
+import * as S from "./state.ts";
+
+export type { WatcherOptions } from "./options.ts";
+export { WatchError } from "./errors.ts";
+import type { WatchClient, WatchEvent } from "./types.ts";
+
+/** A watch that ended cleanly this soon without a single byte is a failure, not a timeout. */
+const SHORT_WATCH_MS = 1000;
+
+export class Watcher {
+  private state: S.WatchState = S.empty;
+  private lastResourceVersion: string | undefined;
+  private readonly inventory = new Inventory();
+  /** undefined until a streaming list has been tried (in "auto"). */
+  private streamingSupported: boolean | undefined;
+  private readonly warnedTypes = new Set<string>();
+  private running = false;
+  private readonly backoff: Backoff;
+  private readonly log: Logger;
+  private readonly path: string;
+  private readonly namespace: string | null;
+  private readonly pageSize: number;
+  private readonly serverTimeout: number;
+  private readonly inactivityMs: number;
+  private readonly streamingMode: "auto" | "always" | "never";
+
+  constructor(
+    private readonly client: WatchClient,
+    readonly resource: Resource,
+    private readonly options: WatcherOptions = {},
+  ) {
+    this.namespace = resource.namespaced ? (options.namespace ?? null) : null;
+    this.path = resourcePath(resource, this.namespace);
+    this.pageSize = options.pageSize ?? defaults.pageSize;
+    this.serverTimeout = options.serverTimeoutSeconds ?? defaults.serverTimeoutSeconds;
+    this.inactivityMs = options.inactivityTimeoutMs ?? defaults.inactivityTimeoutMs;
+    this.streamingMode = options.streamingList ?? defaults.streamingList;
+    const b = options.backoff ?? defaults.backoff;
+    this.backoff = new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 });
+    this.log = (options.logger ?? silentLogger).child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
+  }
+
+  get resourceVersion(): string | undefined {
+    return S.resourceVersionOf(this.state) ?? this.lastResourceVersion;
+  }
+
+  /** Objects currently known, by uid; kept across events() calls for the relist diff. */
+  get known(): ReadonlyMap<string, KubeObject> {
+    return this.inventory.objects;
+  }
+
+  /** The current state of the machine (for diagnostics and tests). */
+  get currentState(): S.WatchState {
+    return this.state;
+  }
+
+  /**
+   * Lists, then watches, for as long as `signal` is not aborted. Every call starts with a
+   * fresh relist. Ends quietly on abort; throws WatchError on a non-410 ERROR, on 403, and
+   * on other non-retryable rejections. One consumer at a time.
+   */
+  events(signal: AbortSignal): AsyncIterable<WatchEvent> {
+    return this.run(signal);
+  }
+
+  private async *run(signal: AbortSignal): AsyncGenerator<WatchEvent> {
+    if (this.running) throw new Error(`watcher of ${resourceName(this.resource)} already has a consumer`);
+    this.running = true;
+    this.state = S.empty;
+    this.inventory.reset();
+    try {
+      while (!signal.aborted) {
+        if (this.pendingDelay > 0) {
+          const delay = this.pendingDelay;
+          this.pendingDelay = 0;
+          await sleep(delay, signal);
+          continue;
+        }
+        if (this.state.kind === "listing" || (this.state.kind === "empty" && !this.useStreaming())) {
+          yield* this.listPage(signal);
+        } else {
+          yield* this.watch(signal);
+        }
+      }
+    } finally {
+      this.lastResourceVersion = this.resourceVersion;
+      this.state = S.empty;
+      this.running = false;
+    }
+  }
+
+  private useStreaming(): boolean {
+    return this.streamingMode === "always" || (this.streamingMode === "auto" && this.streamingSupported !== false);
+  }
+
+  private async *listPage(signal: AbortSignal): AsyncGenerator<WatchEvent> {
+    const token = this.state.kind === "listing" ? this.state.continueToken : undefined;
+    if (!token) yield* this.inventory.begin();
+    let page;
+    try {
+      page = await this.client.list(this.resource, {
+        namespace: this.namespace,
+        labelSelector: this.options.labelSelector,
+        limit: this.pageSize,
+        continue: token,
+        signal,
+      });
+    } catch (error) {
+      await this.failed(error, "list", signal);
+      return;
+    }
+    for (const object of page.items) yield this.inventory.listed(object);
+    this.state = S.pageReceived(page);
+    if (this.state.kind === "listed") yield* this.inventory.finish(this.state.resourceVersion);
+  }
+
+  // ---- the watch stream (also carries a streaming list) ----
+
+  private query(streaming: boolean): Record<string, string> {
+    const q: Record<string, string> = { watch: "true", allowWatchBookmarks: "true" };
+    if (streaming) {
+      q.sendInitialEvents = "true";
+      q.resourceVersionMatch = "NotOlderThan";
+    } else {
+      q.resourceVersion = S.resourceVersionOf(this.state) ?? "";
+    }
+    q.timeoutSeconds = String(S.jitteredTimeout(this.serverTimeout));
+    if (this.options.labelSelector) q.labelSelector = this.options.labelSelector;
+    return q;
+  }
+
+  private async *watch(signal: AbortSignal): AsyncGenerator<WatchEvent> {
+    const streaming = this.state.kind === "empty";
+    if (streaming) {
+      yield* this.inventory.begin();
+      this.state = S.initialStarted();
+    }
+    const conn = new Connection(this.client, this.inactivityMs, signal);
+    // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
+    let exit: { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown } = { kind: "left" };
+    let events = 0;
+    try {
+      await conn.open(this.path, this.query(streaming));
+      this.state = S.watchOpened(this.state);
+      let leave = false;
+      for await (const lines of conn.batches()) {
+        for (const line of lines) {
+          const raw = S.parseLine(line);
+          if ("malformed" in raw) {
+            this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, line: excerpt(line) });
+            exit = { kind: "failed", error: new Error(`malformed line: ${raw.malformed}`) };
+            leave = true;
+            break;
+          }
+          const step = S.eventReceived(this.state, raw);
+          this.state = step.state;
+          const outcome = step.outcome;
+          events++;
+          switch (outcome.kind) {
+            case "apply": {
+              this.inventory.apply(outcome.type, outcome.object);
+              yield { type: outcome.type, object: outcome.object };
+              break;
+            }
+            case "initial":
+              yield this.inventory.listed(outcome.object);
+              break;
+            case "initial-done":
+              this.streamingSupported = true;
+              yield* this.inventory.finish(outcome.resourceVersion);
+              break;
+            case "bookmark":
+              break;
+            case "gone":
+              this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
+              leave = true;
+              break;
+            case "error":
+              throw errorEvent(this.resource, this.namespace, outcome.status);
+            case "no-streaming-list":
+              this.noStreamingList(outcome.why, outcome.status);
+              leave = true;
+              break;
+            case "unknown":
+              if (!this.warnedTypes.has(outcome.type)) {
+                this.warnedTypes.add(outcome.type);
+                this.log.warn("unknown watch event type; skipping events of this type", { type: outcome.type });
+              }
+              break;
+          }
+          if (leave) break;
+        }
+        if (leave) break;
+      }
+      if (!leave) exit = { kind: "server" };
+    } catch (error) {
+      if (error instanceof WatchError) throw error;
+      exit = { kind: "failed", error };
+    } finally {
+      conn.close();
+    }
+    if (signal.aborted) return;
+    if (conn.inactive) return this.inactive();
+    if (exit.kind === "server") return this.ended(conn, events);
+    if (exit.kind === "failed") {
+      if (this.state.kind === "initial" && this.streamingSupported === undefined) {
+        const f = classify(exit.error);
+        if (f.kind === "rejected") return this.noStreamingList(`${f.error.code} ${f.error.reason ?? ""}`.trim(), f.error.status);
+      }
+      await this.failed(exit.error, "watch", signal);
+    }
+  }
+
+  /** The server ended the stream: normally its timeoutSeconds, so re-watch at once. */
+  private ended(conn: Connection, events: number): void {
+    if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
+      return this.noStreamingList("stream ended before the initial-events-end bookmark");
+    }
+    const short = events === 0 && conn.bytes === 0 && Date.now() - conn.openedAt < SHORT_WATCH_MS;
+    this.state = S.streamEnded(this.state);
+    if (short) {
+      // Ended at once with nothing: something is wrong server-side; do not spin.
+      this.pendingDelay = this.backoff.next();
+      this.log.debug("watch ended immediately without events; backing off", { delayMs: this.pendingDelay });
+    }
+  }
+
+  /** No bytes for inactivityMs: the connection is presumed dead; re-watch at once. */
+  private inactive(): void {
+    if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
+      return this.noStreamingList("no initial-events-end bookmark before the inactivity timeout");
+    }
+    this.log.info("no bytes from the watch stream; re-watching", { inactivityMs: this.inactivityMs, resourceVersion: this.resourceVersion });
+    this.state = S.streamEnded(this.state);
+  }
+
+  private noStreamingList(why: string, status?: Status): void {
+    if (this.streamingMode === "always") {
+      throw new WatchError(`streaming list of ${resourceName(this.resource)} not possible: ${why}`, { status });
+    }
+    this.streamingSupported = false;
+    this.state = S.empty;
+    this.log.info("server does not support streaming lists; using paged LIST", { why });
+  }
+
+  /** Pending delay set by a transition that wants a pause before the next step. */
+  private pendingDelay = 0;
+
+  private async failed(error: unknown, verb: "list" | "watch", signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const f = classify(error);
+    switch (f.kind) {
+      case "gone":
+        this.log.info("resource version expired (410 Gone); relisting", { verb });
+        this.state = S.gone();
+        return;
+      case "forbidden":
+        throw forbidden(this.resource, this.namespace, verb, f.error);
+      case "rejected":
+        throw rejected(this.resource, this.namespace, verb, f.error);
+      case "aborted":
+      case "retry": {
+        this.state = S.streamEnded(this.state);
+        const delay = Math.max(this.backoff.next(), f.kind === "retry" ? (f.retryAfterMs ?? 0) : 0);
+        this.log.warn(`${verb} failed; retrying`, { why: f.kind === "retry" ? f.why : "aborted", delayMs: delay });
+        await sleep(delay, signal);
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+// `kobun run` flags: both `--flag value` and `--flag=value`, repeated -n, and a usage
+// error naming any unknown flag with the closest known one.
+
+import { describe, expect, test } from "bun:test";
+import { parseRunFlags, runFlagsHelp, UsageError } from "../../src/config/index.ts";
+
+function usageError(argv: string[]): UsageError {
+  try {
+    parseRunFlags(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error("expected a UsageError");
+}
+
+describe("parseRunFlags", () => {
+  test("every flag, in both spellings", () => {
+    const { flags, positionals } = parseRunFlags([
+      "--config", "my.yaml", "--kubeconfig=/k", "--context", "kind", "-n", "team-*", "--namespace=!team-old",
+      "--standalone", "--priority", "-5", "--peering=blue", "--liveness", "http://0.0.0.0:8080/healthz",
+      "--log-format=json", "-v", "handlers/main.ts",
+    ]);
+    expect(flags).toEqual({
+      config: "my.yaml", kubeconfig: "/k", context: "kind", namespaces: ["team-*", "!team-old"], standalone: true,
+      priority: -5, peering: "blue", liveness: "http://0.0.0.0:8080/healthz", logFormat: "json", verbose: true,
+    });
+    expect(positionals).toEqual(["handlers/main.ts"]);
+  });
+
+  test("repeated -n accumulates, and commas split", () => {
+    expect(parseRunFlags(["-n", "a", "-n", "b,c", "--namespace", "d"]).flags.namespaces).toEqual(["a", "b", "c", "d"]);
+  });
+
+  test("-A, -q and -- ending the flags", () => {
+    expect(parseRunFlags(["-A", "-q", "--", "--not-a-flag"])).toEqual({ flags: { allNamespaces: true, quiet: true }, positionals: ["--not-a-flag"] });
+  });
+
+  test("an unknown long flag names it and suggests the closest known one", () => {
+    const error = usageError(["--namspace", "x"]);
+    expect(error.message).toBe("unknown flag --namspace; did you mean --namespace?");
+    expect(error.flag).toBe("--namspace");
+    expect(usageError(["--all-namespace"]).message).toBe("unknown flag --all-namespace; did you mean --all-namespaces?");
+  });
+
+  test("an unknown flag with nothing close lists the known ones", () => {
+    expect(usageError(["--xyzzy-plugh"]).message).toStartWith("unknown flag --xyzzy-plugh; known flags: --config, --kubeconfig,");
+  });
+
+  test("a missing value, a value given to a switch, a non-integer priority, -v with -q", () => {
+    expect(usageError(["--context"]).message).toBe("--context needs a value (NAME)");
+    expect(usageError(["-n", "--standalone"]).message).toBe("-n needs a value (NS)");
+    expect(usageError(["--standalone=yes"]).message).toBe('--standalone takes no value, got "yes"');
+    expect(usageError(["--priority", "high"]).message).toBe('--priority expects an integer, got "high"');
+    expect(usageError(["-v", "-q"]).message).toBe("--verbose and --quiet cannot be used together");
+  });
+
+  test("help lists every flag", () => {
+    expect(runFlagsHelp()).toContain("-n, --namespace NS");
+    expect(runFlagsHelp()).toContain("-A, --all-namespaces");
+  });
+});

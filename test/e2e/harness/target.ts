@@ -1,0 +1,62 @@
+// The API servers the e2e suite runs against, behind one interface:
+//   sandbox  — our emulator (src/sandbox), started in this test process on 127.0.0.1;
+//   cluster  — a real etcd + kube-apiserver (test/cluster), or any cluster the user names
+//              with KOBUN_E2E_KUBECONFIG=/path (explicit file only; never the default one).
+// Scenarios see only `kubeconfigPath` and a KubeClient: the same code runs on both.
+
+import { existsSync } from "node:fs";
+import { KubeClient } from "../../../src/kube/client.ts";
+import { startSandbox } from "../../../src/sandbox/index.ts";
+import { binDir, startCluster } from "../../cluster/cluster.ts";
+
+export type TargetName = "sandbox" | "cluster";
+
+export interface Target {
+  name: TargetName;
+  /** Human description for failure messages: where the API server is. */
+  describe: string;
+  url: string;
+  kubeconfigPath: string;
+  client: KubeClient;
+  stop(): Promise<void>;
+}
+
+/** Which targets this run covers: KOBUN_E2E_TARGET=sandbox|cluster|sandbox,cluster (default both). */
+export function selectedTargets(): TargetName[] {
+  const raw = process.env.KOBUN_E2E_TARGET?.trim() || "sandbox,cluster";
+  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (n !== "sandbox" && n !== "cluster") throw new Error(`KOBUN_E2E_TARGET: unknown target ${JSON.stringify(n)} (sandbox, cluster)`);
+  }
+  return names as TargetName[];
+}
+
+export async function startTarget(name: TargetName): Promise<Target> {
+  if (name === "sandbox") {
+    // A bounded history, as every real server has (scenario 7 churns past it).
+    const sandbox = await startSandbox({ historySize: 200 });
+    const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, retries: 2 });
+    return {
+      name, describe: `sandbox at ${sandbox.url}`, url: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, client,
+      async stop() { client.close(); await sandbox.stop(); },
+    };
+  }
+  const named = process.env.KOBUN_E2E_KUBECONFIG;
+  if (named) {
+    if (!existsSync(named)) throw new Error(`KOBUN_E2E_KUBECONFIG=${named}: no such file`);
+    const client = await KubeClient.connect({ kubeconfig: named, retries: 2 });
+    return { name, describe: `cluster of ${named} (${client.server})`, url: client.server, kubeconfigPath: named, client, async stop() { client.close(); } };
+  }
+  if (!existsSync(`${binDir()}/kube-apiserver`)) {
+    throw new Error(
+      `the real API server is not available: no kube-apiserver in ${binDir()}. ` +
+        "Run test/cluster/build.sh (or `npm run test:e2e`, which builds it), or set KOBUN_E2E_KUBECONFIG=/path/to/kubeconfig.",
+    );
+  }
+  const cluster = await startCluster();
+  const client = await KubeClient.connect({ kubeconfig: cluster.kubeconfigPath, retries: 2 });
+  return {
+    name, describe: `kube-apiserver at ${cluster.url} (logs in ${cluster.dir})`, url: cluster.url, kubeconfigPath: cluster.kubeconfigPath, client,
+    async stop() { client.close(); await cluster.stop(); },
+  };
+}

@@ -1,0 +1,107 @@
+// `npm run test:e2e` → `bun test/e2e/run.ts [--target sandbox|cluster|sandbox,cluster] [bun test args...]`
+//
+//  1. builds (or reuses) kube-apiserver + etcd: test/cluster/build.sh (skipped when the cluster
+//     target is not selected or KOBUN_E2E_KUBECONFIG names a cluster);
+//  2. builds dist/kobun (handlers/) and dist/kobun-e2e (test/e2e/handlers/);
+//  3. runs the ONE suite ./test/e2e/scenarios.e2e.ts once per target (KOBUN_E2E_TARGET=…),
+//     each in its own `bun test` process;
+//  4. prints `e2e: N passed, N failed` as its last line; exits 1 if anything failed.
+//
+// Env: KOBUN_E2E_TARGET (default "sandbox,cluster"), KOBUN_E2E_KUBECONFIG (explicit kubeconfig
+// of a cluster to use as the "cluster" target; never the default one), KOBUN_E2E_VERBOSE=1
+// (operators' logs to stderr), KOBUN_E2E_SKIP_BUILD=1 (reuse existing dist/ binaries).
+
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dir, "../..");
+const bun = process.execPath;
+
+function parseArgs(argv: string[]): { targets: string[]; rest: string[] } {
+  let targets = (process.env.KOBUN_E2E_TARGET || "sandbox,cluster").split(",").map((s) => s.trim()).filter(Boolean);
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--target") targets = (argv[++i] ?? "").split(",").filter(Boolean);
+    else if (a.startsWith("--target=")) targets = a.slice(9).split(",").filter(Boolean);
+    else rest.push(a);
+  }
+  for (const t of targets) if (t !== "sandbox" && t !== "cluster") throw new Error(`unknown target ${t} (sandbox, cluster)`);
+  return { targets, rest };
+}
+
+/** Runs a command with inherited output; returns its exit code and how long it took. */
+async function step(label: string, cmd: string[], env: Record<string, string | undefined> = process.env): Promise<{ code: number; s: number }> {
+  const t0 = performance.now();
+  console.error(`[e2e] ${label}: ${cmd.map((c) => c.replace(root + "/", "")).join(" ")}`);
+  const p = Bun.spawn(cmd, { cwd: root, env, stdin: "ignore", stdout: "inherit", stderr: "inherit" });
+  const code = await p.exited;
+  const s = (performance.now() - t0) / 1000;
+  console.error(`[e2e] ${label}: exit ${code} in ${s.toFixed(1)} s`);
+  return { code, s };
+}
+
+/** `bun test` with its output passed through and kept, to read the summary lines. */
+async function bunTest(target: string, extra: string[]): Promise<{ pass: number; fail: number; code: number; s: number }> {
+  const t0 = performance.now();
+  const env: Record<string, string | undefined> = { ...process.env, KOBUN_E2E_TARGET: target };
+  delete env.KUBECONFIG;
+  // Run from test/e2e: the root bunfig.toml's `root = "test"` makes bun ignore an explicit
+  // path to a file not named *.test.ts (the name keeps the unit run from picking it up).
+  const cmd = [bun, "test", "./scenarios.e2e.ts", ...extra];
+  console.error(`[e2e] target ${target}: (cd test/e2e && bun ${cmd.slice(1).join(" ")})`);
+  const p = Bun.spawn(cmd, { cwd: join(root, "test/e2e"), env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // Bounded: a hung run is killed (every test has its own timeout far below this).
+  const killer = setTimeout(() => p.kill("SIGKILL"), 20 * 60_000);
+  let text = "";
+  const pipe = async (stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const s = decoder.decode(chunk, { stream: true });
+      text += s;
+      to.write(s);
+    }
+  };
+  await Promise.all([pipe(p.stdout, process.stdout), pipe(p.stderr, process.stderr)]);
+  const code = await p.exited;
+  clearTimeout(killer);
+  const num = (re: RegExp) => {
+    const m = [...text.matchAll(re)].pop();
+    return m ? Number(m[1]) : 0;
+  };
+  let pass = num(/^\s*(\d+) pass\s*$/gm);
+  let fail = num(/^\s*(\d+) fail\s*$/gm);
+  if (code !== 0 && fail === 0) fail = 1; // crashed or failed outside a test: count it
+  const s = (performance.now() - t0) / 1000;
+  console.error(`[e2e] target ${target}: ${pass} pass, ${fail} fail, exit ${code}, ${s.toFixed(1)} s`);
+  return { pass, fail, code, s };
+}
+
+const { targets, rest } = parseArgs(process.argv.slice(2));
+let failed = 0;
+let passed = 0;
+const timings: string[] = [];
+
+if (targets.includes("cluster") && !process.env.KOBUN_E2E_KUBECONFIG) {
+  const r = await step("control plane", [join(root, "test/cluster/build.sh")]);
+  timings.push(`control-plane build ${r.s.toFixed(1)} s`);
+  // On failure the cluster target's scenarios still run, and fail with the reason.
+}
+
+if (!process.env.KOBUN_E2E_SKIP_BUILD) {
+  const a = await step("build dist/kobun", [bun, "run", "build.ts"]);
+  const b = await step("build dist/kobun-e2e", [bun, "run", "build.ts", "--handlers", "test/e2e/handlers", "--outfile", "dist/kobun-e2e"]);
+  timings.push(`binaries ${(a.s + b.s).toFixed(1)} s`);
+  // A failed build is reported by every scenario (the binary is missing or stale): count it too.
+  if (a.code !== 0 || b.code !== 0) failed++;
+}
+
+for (const target of targets) {
+  const r = await bunTest(target, rest);
+  passed += r.pass;
+  failed += r.fail;
+  timings.push(`${target} suite ${r.s.toFixed(1)} s (${r.pass} pass, ${r.fail} fail)`);
+}
+
+console.error(`[e2e] ${timings.join("; ")}`);
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,303 @@
+// The end-to-end scenarios: the compiled binary (dist/kobun, dist/kobun-e2e) runs as a
+// subprocess against an API server, and the test checks what a user would see in the cluster.
+// ONE suite, run once per target (sandbox = our emulator, cluster = a real kube-apiserver):
+// any difference between the two is a sandbox bug.
+//
+//   bun test/e2e/run.ts                                   # builds everything, runs both targets
+//   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./scenarios.e2e.ts
+//   cd test/e2e && KOBUN_E2E_TARGET=cluster KOBUN_E2E_KUBECONFIG=/path bun test ./scenarios.e2e.ts
+// (from test/e2e: the root bunfig.toml's `root = "test"` makes bun ignore explicit paths)
+//
+// The file is named *.e2e.ts so that the unit run (`bun test`) does not pick it up; it needs
+// the binaries that run.ts builds.
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { KubeObject } from "../../src/kube/types.ts";
+import {
+  createNamespace, eventually, EVENTS, EXAMPLES, FLAKIES, FLAKY_STATUSES, getOrUndefined, installCrds, PEERINGS, rawWatch, uniqueName,
+} from "./harness/kube.ts";
+import { KOBUN, KOBUN_E2E, killAllOperators, ROOT, startOperator, type Operator } from "./harness/operator.ts";
+import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
+
+const FINALIZER = "kobun.dev/finalizer";
+const EXAMPLE_CRD = process.env.KOBUN_E2E_EXAMPLE_CRD ?? join(ROOT, "handlers/kobunexample.crd.yaml");
+const PEERING_CRDS = join(ROOT, "crds/peering-kobun.dev.yaml");
+const FLAKY_CRD = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
+
+/** A KobunExample body; the spec follows the example CRD (handlers/kobunexample.crd.yaml). */
+function example(name: string, namespace: string, spec: Record<string, unknown> = { field: "value", items: ["a"] }): KubeObject {
+  return { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name, namespace }, spec };
+}
+
+/** `["spec","field"]` or `"spec.field"` → `"spec.field"`. */
+function pathText(p: unknown): string {
+  if (Array.isArray(p)) return p.join(".");
+  if (p && typeof p === "object" && "path" in p) return pathText((p as { path: unknown }).path);
+  return String(p);
+}
+
+/**
+ * A handler's progress record and where it is kept: the `kobun.dev/<id>` annotation (JSON, like
+ * Kopf's), or `status.kobun.progress[id]` (kobun keeps it there for kinds with a status
+ * subresource, to write results and bookkeeping in one PATCH; see src/handling/progress.ts).
+ */
+function progress(obj: KubeObject | undefined, id: string): { where: "annotation" | "status"; record: Record<string, any> } | undefined {
+  const inStatus = obj?.status?.kobun?.progress?.[id];
+  if (inStatus && typeof inStatus === "object") return { where: "status", record: inStatus };
+  const raw = obj?.metadata.annotations?.[`kobun.dev/${id}`];
+  if (raw === undefined) return undefined;
+  try {
+    return { where: "annotation", record: JSON.parse(raw) };
+  } catch {
+    return { where: "annotation", record: { raw } };
+  }
+}
+
+/** The diff base: the `kobun.dev/last-handled-configuration` annotation or `status.kobun.lastHandledConfiguration`. */
+function lastHandled(obj: KubeObject): string | undefined {
+  return obj.metadata.annotations?.["kobun.dev/last-handled-configuration"] ?? obj.status?.kobun?.lastHandledConfiguration;
+}
+
+describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
+  let target: Target | undefined;
+  let setupError: unknown;
+  /** Every scenario starts here: the target and CRDs, or a failure that says why there are none. */
+  const need = (): Target => {
+    if (!target) {
+      const why = setupError instanceof Error ? setupError.message : String(setupError);
+      throw new Error(`e2e target "${targetName}" is not available: ${why}`);
+    }
+    return target;
+  };
+
+  beforeAll(async () => {
+    try {
+      target = await startTarget(targetName);
+      for (const crd of [EXAMPLE_CRD, PEERING_CRDS, FLAKY_CRD]) await installCrds(target.client, crd);
+    } catch (e) {
+      setupError = e;
+      await target?.stop().catch(() => {});
+      target = undefined;
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await killAllOperators();
+    await target?.stop();
+  }, 30_000);
+
+  // ---------------------------------------------------------------------------------------
+
+  test("1. create → status.create_fn; update → status.update_fn.changed; delete → gone", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const op = startOperator("op", t.kubeconfigPath, ["--standalone", "-n", ns]);
+    const name = uniqueName("ex");
+    await t.client.create(EXAMPLES, ns, example(name, ns));
+
+    const created = await eventually(`status.create_fn of ${ns}/${name}`, async () => {
+      const o = await t.client.get(EXAMPLES, ns, name);
+      return o.status?.create_fn ? o : undefined;
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    expect(created.status!.create_fn.message).toBe(`hello ${name}`);
+    expect(created.metadata.finalizers ?? []).toContain(FINALIZER);
+    expect(lastHandled(created)).toBeDefined();
+
+    await t.client.patch(EXAMPLES, ns, name, { spec: { field: "changed" } }, { type: "merge" });
+    const updated = await eventually(`status.update_fn of ${ns}/${name}`, async () => {
+      const o = await t.client.get(EXAMPLES, ns, name);
+      return o.status?.update_fn ? o : undefined;
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    const changed: string[] = (updated.status!.update_fn.changed ?? []).map(pathText);
+    expect(changed).toContain("spec.field");
+
+    await t.client.delete(EXAMPLES, ns, name);
+    await eventually(`${ns}/${name} gone after delete`, async () => (await getOrUndefined(t.client, EXAMPLES, ns, name)) === undefined, { timeoutMs: 15_000 })
+      .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    await op.waitForLog(/delete_fn/, 5_000).catch(() => {
+      throw new Error(`the delete handler left no trace in the log (expected a line mentioning delete_fn)\n${op.tail()}`);
+    });
+
+    const { code } = await op.stop();
+    expect(code).toBe(0);
+  }, 60_000);
+
+  test("2. finalizer: held while the object lives and while no operator runs; released by the delete handler", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const name = uniqueName("fin");
+    let op: Operator = startOperator("op1", t.kubeconfigPath, ["--standalone", "-n", ns]);
+    await t.client.create(EXAMPLES, ns, example(name, ns));
+    await eventually(`finalizer on ${ns}/${name}`, async () =>
+      ((await t.client.get(EXAMPLES, ns, name)).metadata.finalizers ?? []).includes(FINALIZER), { timeoutMs: 15_000 });
+    await eventually(`status.create_fn of ${ns}/${name}`, async () => (await t.client.get(EXAMPLES, ns, name)).status?.create_fn, { timeoutMs: 15_000 });
+    expect((await op.stop()).code).toBe(0);
+
+    // No operator: the deletion is held by the finalizer.
+    await t.client.delete(EXAMPLES, ns, name);
+    const held = await t.client.get(EXAMPLES, ns, name);
+    expect(held.metadata.deletionTimestamp).toBeDefined();
+    expect(held.metadata.finalizers).toContain(FINALIZER);
+
+    // A new operator sees the pending deletion, runs delete_fn, releases the finalizer.
+    op = startOperator("op2", t.kubeconfigPath, ["--standalone", "-n", ns]);
+    await eventually(`${ns}/${name} gone once the finalizer is released`, async () =>
+      (await getOrUndefined(t.client, EXAMPLES, ns, name)) === undefined, { timeoutMs: 15_000 })
+      .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    expect((await op.stop()).code).toBe(0);
+  }, 60_000);
+
+  test.each([
+    ["KobunFlaky (no status subresource: progress in annotations)", FLAKIES, "annotation"],
+    ["KobunFlakyStatus (status subresource)", FLAKY_STATUSES, undefined],
+] as const)("3. progress records keep the retry count across an operator restart: %s", async (_label, resource, expectedWhere) => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const name = uniqueName("flaky");
+    const failTimes = 8;
+    const op1 = startOperator("e2e-op1", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN_E2E);
+    const op1Started = Date.now();
+    await t.client.create(resource, ns, {
+      apiVersion: "e2e.kobun.dev/v1", kind: resource.kind, metadata: { name, namespace: ns }, spec: { failTimes, delay: 0.3 },
+    });
+
+    // Mid-retry: the progress record shows at least 2 failed attempts.
+    const mid = await eventually(`progress of flaky_fn with retries >= 2 on ${ns}/${name}`, async () => {
+      const p = progress(await t.client.get(resource, ns, name), "flaky_fn");
+      return p && Number(p.record.retries) >= 2 ? p : undefined;
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op1.tail()}`); });
+    if (expectedWhere) expect(mid.where).toBe(expectedWhere);
+    expect(mid.record.success ?? false).toBeFalsy();
+    expect((await op1.stop()).code).toBe(0);
+
+    const stopped = await t.client.get(resource, ns, name);
+    const atStop = progress(stopped, "flaky_fn");
+    expect(atStop).toBeDefined();
+    const retriesAtStop = Number(atStop!.record.retries);
+    expect(retriesAtStop).toBeGreaterThanOrEqual(2);
+    expect(stopped.status?.flaky_fn).toBeUndefined();
+
+    // The restarted operator continues from the recorded count instead of starting over.
+    const op2 = startOperator("e2e-op2", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN_E2E);
+    const done = await eventually(`status.flaky_fn on ${ns}/${name} after the restart`, async () => {
+      const o = await t.client.get(resource, ns, name);
+      return o.status?.flaky_fn ? o : undefined;
+    }, { timeoutMs: 20_000 }).catch((e) => { throw new Error(`${e.message}\n${op2.tail()}`); });
+    expect(done.status!.flaky_fn.retry).toBe(failTimes);
+    // `started` survives the restart: it is from op1's time, not op2's.
+    expect(Date.parse(done.status!.flaky_fn.started)).toBeLessThan(op2.startedAt);
+    expect(Date.parse(done.status!.flaky_fn.started)).toBeGreaterThanOrEqual(op1Started - 2000);
+    const attemptsInOp2 = op2.lines.filter((l) => /flaky_fn attempt retry=/.test(l)).map((l) => Number(/retry=(\d+)/.exec(l)![1]));
+    expect(attemptsInOp2.length).toBeGreaterThan(0);
+    expect(Math.min(...attemptsInOp2)).toBeGreaterThanOrEqual(retriesAtStop);
+    expect(attemptsInOp2.length).toBeLessThanOrEqual(failTimes + 1 - retriesAtStop);
+    const after = progress(done, "flaky_fn");
+    if (after !== undefined) expect(after.record.success).toBe(true); // kept as a success marker, or purged
+    expect((await op2.stop()).code).toBe(0);
+  }, 60_000);
+
+  test("4. Kubernetes Events are posted for the object's handler outcomes", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const op = startOperator("op", t.kubeconfigPath, ["--standalone", "-n", ns]);
+    const name = uniqueName("ev");
+    const obj = await t.client.create(EXAMPLES, ns, example(name, ns));
+    // Listed per namespace and filtered here: the sandbox's fieldSelector knows only metadata.name/namespace.
+    const events = await eventually(`core/v1 Events for ${ns}/${name}`, async () => {
+      const list = await t.client.list(EVENTS, { namespace: ns });
+      const mine = list.items.filter((e) => e.involvedObject?.name === name);
+      return mine.some((e) => /create_fn/.test(String(e.message))) ? mine : undefined;
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    const ev = events.find((e) => /create_fn/.test(String(e.message)))!;
+    expect(ev.involvedObject).toMatchObject({ kind: "KobunExample", apiVersion: "kobun.dev/v1", name, namespace: ns, uid: obj.metadata.uid });
+    expect(ev.type).toBe("Normal");
+    expect(ev.metadata.namespace).toBe(ns);
+    expect((await op.stop()).code).toBe(0);
+  }, 60_000);
+
+  test("5. peering: the lower-priority operator freezes while a higher one runs, then handles what it missed", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const peering = uniqueName("peer");
+    await t.client.create(PEERINGS, ns, { apiVersion: "kobun.dev/v1", kind: "KobunPeering", metadata: { name: peering, namespace: ns } });
+
+    const low = startOperator("low", t.kubeconfigPath, ["-n", ns, "--peering", peering, "--priority", "0"]);
+    const before = uniqueName("before");
+    await t.client.create(EXAMPLES, ns, example(before, ns));
+    await eventually(`${before} handled by the only operator`, async () => (await t.client.get(EXAMPLES, ns, before)).status?.create_fn, { timeoutMs: 15_000 })
+      .catch((e) => { throw new Error(`${e.message}\n${low.tail()}`); });
+
+    // The higher-priority peer is the e2e binary: it handles no KobunExample itself.
+    const mark = low.lines.length;
+    const high = startOperator("high", t.kubeconfigPath, ["-n", ns, "--peering", peering, "--priority", "10"], KOBUN_E2E);
+    await eventually("both peers' records in the peering object", async () => {
+      const p = await t.client.get(PEERINGS, ns, peering);
+      const prios = Object.values(p.status ?? {}).map((r: any) => r?.priority);
+      return prios.includes(0) && prios.includes(10);
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n--- low\n${low.tail()}\n--- high\n${high.tail()}`); });
+    await low.waitForLog(/freez/i, 10_000, mark);
+
+    const during = uniqueName("during");
+    await t.client.create(EXAMPLES, ns, example(during, ns));
+    // A negative claim needs a bounded wait: nobody may handle `during` while `low` is frozen.
+    const deadline = Date.now() + 2_000;
+    while (Date.now() < deadline) {
+      const o = await t.client.get(EXAMPLES, ns, during);
+      expect(o.status?.create_fn).toBeUndefined();
+      expect(o.metadata.finalizers ?? []).not.toContain(FINALIZER);
+      await Bun.sleep(100);
+    }
+
+    expect((await high.stop()).code).toBe(0);
+    const handled = await eventually(`${during} handled after the higher-priority peer stopped`, async () => {
+      const o = await t.client.get(EXAMPLES, ns, during);
+      return o.status?.create_fn ? o : undefined;
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${low.tail()}`); });
+    expect(handled.status!.create_fn.message).toBe(`hello ${during}`);
+    expect(low.logged(/resum|unfreez/i, mark)).toBe(true);
+    expect((await low.stop()).code).toBe(0);
+  }, 60_000);
+
+  test("6. SIGTERM: exit code 0 quickly, the peering record removed", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const peering = uniqueName("peer");
+    await t.client.create(PEERINGS, ns, { apiVersion: "kobun.dev/v1", kind: "KobunPeering", metadata: { name: peering, namespace: ns } });
+    const op = startOperator("op", t.kubeconfigPath, ["-n", ns, "--peering", peering, "--priority", "7"]);
+    await eventually("the operator's record in the peering object", async () => {
+      const p = await t.client.get(PEERINGS, ns, peering);
+      return Object.values(p.status ?? {}).some((r: any) => r?.priority === 7);
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    // Let it reach the idle-watch state (it handles one object first).
+    const name = uniqueName("ex");
+    await t.client.create(EXAMPLES, ns, example(name, ns));
+    await eventually(`${name} handled`, async () => (await t.client.get(EXAMPLES, ns, name)).status?.create_fn, { timeoutMs: 15_000 });
+
+    const { code, ms } = await op.stop("SIGTERM");
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(2_000);
+    const p = await t.client.get(PEERINGS, ns, peering);
+    expect(Object.values(p.status ?? {}).filter((r: any) => r?.priority === 7)).toEqual([]);
+    console.log(`[${targetName}] SIGTERM → exit ${code} in ${ms.toFixed(0)} ms`);
+  }, 60_000);
+
+  test("7. a real 410: a watch from resourceVersion=1 gets ERROR 410 'too old resource version'", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    // Churn past any bounded history (the sandbox here keeps 200 events; see harness/target.ts).
+    const cm = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
+    await t.client.create(cm, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "churn", namespace: ns }, data: {} });
+    for (let i = 0; i < 250; i++) await t.client.patch(cm, ns, "churn", { data: { i: String(i) } }, { type: "merge" });
+
+    const { events, ended } = await rawWatch(t.client, `/apis/kobun.dev/v1/namespaces/${ns}/kobunexamples`, { resourceVersion: "1" }, {
+      timeoutMs: 10_000, until: (ev) => ev.type === "ERROR",
+    });
+    expect(ended).not.toBe("timeout");
+    const error = events.find((e) => e.type === "ERROR");
+    expect(error).toBeDefined();
+    expect(error!.object).toMatchObject({ kind: "Status", status: "Failure", code: 410 });
+    expect(String(error!.object.message)).toMatch(/too old resource version/);
+    expect(["Expired", "Gone"]).toContain(error!.object.reason);
+  }, 60_000);
+});

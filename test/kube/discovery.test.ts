@@ -1,0 +1,90 @@
+// resolve(): selectors of every accepted form, turned into Resources via discovery, cached,
+// refreshed on a miss (a CRD installed after the first lookup), ambiguity and unknowns.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { KubeClient, parseSelector, type Resource } from "../../src/kube/index.ts";
+
+let sb: Sandbox;
+let client: KubeClient;
+
+const CRD: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
+
+function crd(group: string, plural: string, kind: string, versions = ["v1"]) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural, kind, singular: kind.toLowerCase(), shortNames: [`${plural.slice(0, 2)}${group[0]}`] },
+      versions: versions.map((name, i) => ({ name, served: true, storage: i === 0, subresources: { status: {} }, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } })),
+    },
+  };
+}
+
+beforeAll(async () => {
+  sb = await startSandbox();
+  client = await KubeClient.connect({ kubeconfig: sb.kubeconfigPath });
+});
+afterAll(async () => {
+  client.close();
+  await sb.stop();
+});
+
+test("every selector form resolves", async () => {
+  const core = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
+  expect(await client.resolve("configmaps")).toMatchObject(core);
+  expect(await client.resolve("v1/configmaps")).toMatchObject(core);
+  expect(await client.resolve("cm")).toMatchObject(core);
+  expect(await client.resolve({ plural: "configmaps", group: "" })).toMatchObject(core);
+  const lease = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+  expect(await client.resolve("leases.coordination.k8s.io")).toMatchObject(lease);
+  expect(await client.resolve("leases.coordination.k8s.io/v1")).toMatchObject(lease);
+  expect(await client.resolve("coordination.k8s.io/v1/leases")).toMatchObject(lease);
+  expect(await client.resolve({ group: "coordination.k8s.io", plural: "leases" })).toMatchObject(lease);
+  expect(await client.resolve("namespaces")).toMatchObject({ namespaced: false, statusSubresource: true });
+});
+
+test("discovery is cached", async () => {
+  await client.resolve("leases.coordination.k8s.io");
+  sb.stats.reset();
+  for (let i = 0; i < 5; i++) await client.resolve("leases.coordination.k8s.io");
+  expect(sb.stats.log.length).toBe(0);
+});
+
+test("a CRD installed after the first lookup is found by refreshing on a miss", async () => {
+  await client.resolve("configmaps"); // warm every cache
+  await client.create(CRD, null, crd("a.example.com", "widgets", "Widget", ["v1beta1", "v1"]));
+  expect(await client.resolve("widgets.a.example.com")).toMatchObject({ group: "a.example.com", version: "v1beta1", plural: "widgets", kind: "Widget", statusSubresource: true });
+  expect(await client.resolve("widgets.a.example.com/v1")).toMatchObject({ version: "v1" });
+  expect(await client.resolve("widgets")).toMatchObject({ group: "a.example.com" });
+  expect(await client.resolve("widget")).toMatchObject({ group: "a.example.com" });
+});
+
+test("an ambiguous plural lists the candidates; the core group wins ties as in kubectl", async () => {
+  await client.create(CRD, null, crd("b.example.com", "widgets", "Widget"));
+  // A name that was unique when cached stays resolved from the cache until the cache is dropped.
+  expect(await client.resolve("widgets")).toMatchObject({ group: "a.example.com" });
+  client.invalidateDiscovery();
+  await expect(client.resolve("widgets")).rejects.toThrow(/"widgets" is ambiguous: it matches widgets\.a\.example\.com\/v1beta1, widgets\.b\.example\.com\/v1/);
+  expect(await client.resolve("events")).toMatchObject({ group: "" });
+  expect(await client.resolve("events.events.k8s.io")).toMatchObject({ group: "events.k8s.io" });
+});
+
+test("unknown selectors are clear errors naming the selector", async () => {
+  await expect(client.resolve("gadgets.example.com")).rejects.toThrow('unknown resource "gadgets.example.com"');
+  await expect(client.resolve("gadgets")).rejects.toThrow('unknown resource "gadgets"');
+  await expect(client.resolve("v2/configmaps")).rejects.toThrow('unknown resource "v2/configmaps"');
+  await expect(client.resolve("a/b/c/d")).rejects.toThrow(/cannot read resource selector "a\/b\/c\/d"/);
+});
+
+test("parseSelector", () => {
+  expect(parseSelector("kopfexamples.kopf.dev/v1")).toMatchObject({ name: "kopfexamples", group: "kopf.dev", version: "v1" });
+  expect(parseSelector("apps/v1/deployments")).toMatchObject({ name: "deployments", group: "apps", version: "v1" });
+  expect(parseSelector("v1/pods")).toMatchObject({ name: "pods", group: "", version: "v1" });
+  expect(parseSelector("pods")).toMatchObject({ name: "pods" });
+  expect(parseSelector("pods").group).toBeUndefined();
+  expect(() => parseSelector("apps/deployments")).toThrow(/cannot read resource selector/);
+});
