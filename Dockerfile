@@ -16,7 +16,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json build.ts ./
 COPY src ./src
 COPY handlers ./handlers
-COPY crds ./crds
 COPY test/scratch/rootfs.sh ./test/scratch/rootfs.sh
 RUN npx bun run build.ts --outfile dist/kobun \
  && dist/kobun version \

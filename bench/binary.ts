@@ -41,7 +41,8 @@ export async function benchBinary(): Promise<void> {
     let peakRss = 0;
     for (let i = 0; i < RUNS; i++) {
       sandbox.stats.reset();
-      const listed = sandbox.waitFor((r) => r.verb === "list" && r.path.includes("kobunexamples"), 20_000);
+      // The first LIST, or the streaming-list WATCH that replaces it where the server supports it.
+      const listed = sandbox.waitFor((r) => (r.verb === "list" || r.verb === "watch") && r.path.includes("kobunexamples"), 20_000);
       const t = performance.now();
       const child = Bun.spawn([binary, "run", "--kubeconfig", sandbox.kubeconfigPath, "--standalone", "-A", "-q"], {
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" }, stdout: "ignore", stderr: "ignore",

@@ -2,14 +2,11 @@
 // version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
 // It installs the signal handlers; the runtime below it never does.
 
-import { ConfigError, UsageError, parseRunFlags, resolveSettings, runFlagsHelp } from "./config/index.ts";
-import { registry } from "./handling/registry.ts";
+// Each command's module is imported when that command runs: `kobun run` must not pay at
+// start-up for the sandbox, the YAML printer or the peering tools.
+import { ConfigError, UsageError, runFlagsHelp } from "./config/index.ts";
 import { ExitCode, FatalError } from "./runtime/exits.ts";
-import { defaultHandlerPaths, loadHandlers, type Embedded } from "./cli/handlers.ts";
-import { devCommand, runCommand } from "./cli/run.ts";
-import { peeringCommand, peeringHelp } from "./cli/peering.ts";
-import { renderManifests } from "./cli/manifests.ts";
-import { readFlags, stringFlag } from "./cli/args.ts";
+import type { Embedded } from "./cli/handlers.ts";
 import packageJson from "../package.json" with { type: "json" };
 
 const HELP = `kobun ${packageJson.version}: Kubernetes operators in TypeScript, in one binary.
@@ -43,17 +40,17 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
     switch (command) {
       case "run":
         if (wantsHelp) return help(runFlagsHelp());
-        return await runCommand(rest, embedded);
+        return await (await import("./cli/run.ts")).runCommand(rest, embedded);
       case "dev":
         if (wantsHelp) return help(`${runFlagsHelp().replace("kobun run", "kobun dev [--demo] [--once]")}`);
-        return await devCommand(rest, embedded);
+        return await (await import("./cli/dev.ts")).devCommand(rest, embedded);
       case "freeze":
       case "resume":
-        if (wantsHelp) return help(peeringHelp);
-        return await peeringCommand(command, rest);
+        if (wantsHelp) return help((await import("./cli/peering.ts")).peeringHelp);
+        return await (await import("./cli/peering.ts")).peeringCommand(command, rest);
       case "manifests":
         if (wantsHelp) return help(MANIFESTS_HELP);
-        return await manifestsCommand(rest, embedded);
+        return await (await import("./cli/manifests.ts")).manifestsCommand(rest, embedded);
       case "version":
       case "--version":
         console.log(`kobun ${packageJson.version} (bun ${Bun.version})`);
@@ -73,32 +70,6 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
 function help(text: string): number {
   console.log(text);
   return ExitCode.ok;
-}
-
-async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
-  const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), { name: { value: true }, image: { value: true }, "operator-namespace": { value: true } });
-  const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
-  const settings = resolveSettings({ flags, cwd: process.cwd() });
-  const manifests = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
-  const name = stringFlag(own.values, "name") ?? "kobun-operator";
-  process.stdout.write(
-    renderManifests({
-      name,
-      namespace: stringFlag(own.values, "operator-namespace") ?? "default",
-      image: stringFlag(own.values, "image") ?? `${name}:latest`,
-      settings,
-      selectors: registry.selectors(),
-      manifests,
-    }),
-  );
-  return ExitCode.ok;
-}
-
-/** `--name`, `--image`, `--operator-namespace` (and their values) belong to manifests, not to run flags. */
-function isOwnManifestFlag(argv: string[], index: number): boolean {
-  const own = (arg: string | undefined) => arg !== undefined && /^--(name|image|operator-namespace)(=|$)/.test(arg);
-  const arg = argv[index];
-  return own(arg) || (own(argv[index - 1]) && !argv[index - 1]!.includes("=") && !arg!.startsWith("-"));
 }
 
 function reportFailure(error: unknown): number {

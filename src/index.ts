@@ -1,7 +1,28 @@
-// kobun's public API: what handler modules import (`import { on } from "kobun"`).
-// Minimal version written by the handling engineer; the lead extends it (runtime, run()).
+// kobun's public API: what handler modules and embedders import.
+//
+//   import { on, TemporaryError } from "kobun";
+//   on.create("kobunexamples.kobun.dev/v1", async ({ name, patch }) => {
+//     patch.status.greeting = `hello ${name}`;
+//     return { message: `hello ${name}` };            // → status.create_fn
+//   }, { id: "create_fn" });
+//
+// Embedding the operator in your own process (signals stay yours):
+//
+//   import { run, resolveSettings } from "kobun";
+//   const stop = new AbortController();
+//   process.once("SIGTERM", () => stop.abort());
+//   await run({ signal: stop.signal, settings: resolveSettings({ flags: { kubeconfig: "./kubeconfig" } }) });
+//
+// For tests of your own handlers, `import { startSandbox } from "kobun/sandbox"`.
+// Everything else under src/ is internal.
+
 export {
   on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
 } from "./handling/index.ts";
+export { run, type RunOptions, type RunReport } from "./runtime/operator.ts";
+export { FatalError, ExitCode } from "./runtime/exits.ts";
+export { resolveSettings, ConfigError, type Settings } from "./config/index.ts";
+export { Toggle } from "./util/toggle.ts";
+export type { KubeObject, Resource } from "./kube/types.ts";

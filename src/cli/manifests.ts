@@ -7,8 +7,11 @@ import type { Settings } from "../config/index.ts";
 import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { peeringCRDs, peeringResource } from "../peering/resources.ts";
+import { parseRunFlags, resolveSettings } from "../config/index.ts";
+import { registry } from "../handling/registry.ts";
 import { manifestObjects } from "./demo.ts";
-import type { Manifest } from "./handlers.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "./handlers.ts";
+import { readFlags, stringFlag } from "./args.ts";
 
 export interface ManifestOptions {
   name: string;
@@ -101,4 +104,30 @@ export function renderManifests(options: ManifestOptions): string {
     },
   });
   return docs.map((doc) => stringify(doc)).join("---\n");
+}
+
+export async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
+  const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), { name: { value: true }, image: { value: true }, "operator-namespace": { value: true } });
+  const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
+  const settings = resolveSettings({ flags, cwd: process.cwd() });
+  const manifests = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
+  const name = stringFlag(own.values, "name") ?? "kobun-operator";
+  process.stdout.write(
+    renderManifests({
+      name,
+      namespace: stringFlag(own.values, "operator-namespace") ?? "default",
+      image: stringFlag(own.values, "image") ?? `${name}:latest`,
+      settings,
+      selectors: registry.selectors(),
+      manifests,
+    }),
+  );
+  return 0;
+}
+
+/** `--name`, `--image`, `--operator-namespace` (and their values) belong to manifests, not to run flags. */
+function isOwnManifestFlag(argv: string[], index: number): boolean {
+  const own = (arg: string | undefined) => arg !== undefined && /^--(name|image|operator-namespace)(=|$)/.test(arg);
+  const arg = argv[index];
+  return own(arg) || (own(argv[index - 1]) && !argv[index - 1]!.includes("=") && !arg!.startsWith("-"));
 }

@@ -1,16 +1,13 @@
-// `kobun run` and `kobun dev`: the operator against a cluster, or against the embedded sandbox.
+// `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
 
-import { parseRunFlags, resolveSettings, UsageError, type Settings } from "../config/index.ts";
-import { KubeClient } from "../kube/client.ts";
+import { parseRunFlags, resolveSettings, type Settings } from "../config/index.ts";
 import { Logger, stderrSink } from "../util/log.ts";
 import { run } from "../runtime/operator.ts";
 import { ExitCode } from "../runtime/exits.ts";
-import { startSandbox } from "../sandbox/index.ts";
-import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "./handlers.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
 import { stopSignal } from "./signals.ts";
-import { applyManifests, runDemo } from "./demo.ts";
 
-function loggerFor(settings: Settings): Logger {
+export function loggerFor(settings: Settings): Logger {
   return new Logger(stderrSink(settings.logging.level, settings.logging.format));
 }
 
@@ -24,52 +21,5 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
     return ExitCode.ok;
   } finally {
     stop.dispose();
-  }
-}
-
-/** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
-function takeDevFlags(argv: string[]): { demo: boolean; once: boolean; rest: string[] } {
-  const rest = argv.filter((arg) => arg !== "--demo" && arg !== "--once");
-  const once = argv.includes("--once");
-  const demo = argv.includes("--demo") || once;
-  return { demo, once, rest };
-}
-
-export async function devCommand(argv: string[], embedded: Embedded): Promise<number> {
-  const dev = takeDevFlags(argv);
-  const { flags, positionals } = parseRunFlags(dev.rest);
-  if (flags.kubeconfig || flags.context) throw new UsageError("kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context", "--kubeconfig");
-  // The sandbox is one process's own API server: nobody else to peer with.
-  const fileSettings = resolveSettings({ flags: { standalone: true, ...flags }, cwd: process.cwd() });
-  const logger = loggerFor(fileSettings);
-  const manifests: Manifest[] = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
-
-  const stop = stopSignal();
-  const sandbox = await startSandbox();
-  try {
-    const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, logger });
-    const installed = await applyManifests(client, manifests, logger, stop.signal);
-    logger.info("sandbox API server ready", { url: sandbox.url, kubeconfig: sandbox.kubeconfigPath, installed: installed.join(",") });
-    console.log(`kobun dev: sandbox at ${sandbox.url}\n  kubectl --kubeconfig ${sandbox.kubeconfigPath} get all -A\n  Ctrl+C to stop.`);
-    const operatorStop = new AbortController();
-    stop.signal.addEventListener("abort", () => operatorStop.abort(stop.signal.reason), { once: true });
-    const running = run({ signal: operatorStop.signal, settings: fileSettings, client, logger });
-    if (dev.demo) {
-      const demo = runDemo(client, manifests, logger, stop.signal).catch((error) => {
-        logger.error("demo failed", { error: error instanceof Error ? error.message : String(error) });
-        return false;
-      });
-      const ok = await demo;
-      if (dev.once) {
-        operatorStop.abort(new DOMException("demo finished", "AbortError"));
-        await running;
-        return ok ? ExitCode.ok : ExitCode.fatal;
-      }
-    }
-    await running;
-    return ExitCode.ok;
-  } finally {
-    stop.dispose();
-    await sandbox.stop();
   }
 }

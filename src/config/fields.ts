@@ -3,7 +3,6 @@
 // value into a typed one (or say what it expected instead), and how to write a value back
 // as YAML. The schema in schema.ts is a table built from these; nothing here knows a key.
 
-import { stringify } from "yaml";
 import { DURATION_EXPECTED, durationSeconds, formatDuration } from "./duration.ts";
 
 /** The outcome of reading one raw value: the typed value, or what was expected instead. */
@@ -38,7 +37,8 @@ export type Node = Field<any> | Section<any>;
 export type ValueOf<N> = N extends Field<infer T> ? T : N extends Section<infer F> ? { [K in keyof F]: ValueOf<F[K]> } : never;
 
 /** A string as a YAML scalar, quoted only when YAML needs it. */
-const yamlScalar = (value: string): string => stringify(value).trimEnd();
+// Loaded on first use: only the example renderer needs it, and start-up should not pay for `yaml`.
+const yamlScalar = (value: string): string => (require("yaml") as typeof import("yaml")).stringify(value).trimEnd();
 
 const ok = <T>(value: T): ReadResult<T> => ({ ok: true, value });
 const no = (expected: string, at?: { suffix: string; got: unknown }): ReadResult<never> => ({ ok: false, expected, at });

@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseDocument } from "yaml";
+import type { parseDocument as ParseDocument } from "yaml";
 import { ConfigError, configIssue } from "./errors.ts";
 
 export const DEFAULT_CONFIG_FILE = "kobun.yaml";
@@ -34,6 +34,9 @@ export function loadConfigFile(path: string): unknown {
 
 /** Parses YAML text; `file` only names it in messages. Throws ConfigError with line and column. */
 export function parseConfigText(source: string, file: string): unknown {
+  // `yaml` (not Bun's native parser) for its line:col errors and duplicate-key checks; loaded
+  // only when a config file is actually read, so a run without one does not pay for it.
+  const { parseDocument } = require("yaml") as { parseDocument: typeof ParseDocument };
   const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
     const issues = document.errors.map((error) => {

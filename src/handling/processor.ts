@@ -123,7 +123,8 @@ export class ResourceProcessor {
     const uid = event.object.metadata?.uid;
     if (!uid) return;
     if (event.type !== "deleted" && this.isStale(uid, event.object)) return;
-    this.workers.push(uid, event);
+    // A listed object is the current state already: no batch window to wait for newer events.
+    this.workers.push(uid, event, event.type === "listed");
   }
 
   /** Stops: handlers' signals abort now; writes in flight get `graceMs` to finish; nothing is left running. */

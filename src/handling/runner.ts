@@ -40,11 +40,12 @@ export async function runHandler(
   if (timeout !== null && timeout !== undefined && Date.now() - startedAt >= timeout * 1000) {
     return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
   }
-  const linked = linkedSignal(parent);
+  // Only a timeout needs a signal of the handler's own; otherwise the worker's signal is enough.
+  const linked = timeout !== null && timeout !== undefined ? linkedSignal(parent) : undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   try {
-    ctx.signal = linked.signal;
+    ctx.signal = linked?.signal ?? parent;
     let result: unknown = (spec.fn as HandlerFn)(ctx);
     if (result instanceof Promise) {
       if (timeout !== null && timeout !== undefined) {
@@ -54,13 +55,14 @@ export async function runHandler(
           timer = setTimeout(() => {
             timedOut = true;
             const error = new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`);
-            linked.controller.abort(error);
+            linked!.controller.abort(error);
             reject(error);
           }, left);
         });
         result = await Promise.race([result, expiry]);
       } else result = await result;
     }
+    if (timedOut) throw new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`);
     return { kind: "success", result };
   } catch (error) {
     if (timedOut) return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
@@ -81,6 +83,6 @@ export async function runHandler(
     return { kind: "retry", delay, error: err };
   } finally {
     if (timer) clearTimeout(timer);
-    linked.dispose();
+    linked?.dispose();
   }
 }

@@ -1,7 +1,7 @@
 // Reading and writing records in a peering object, and the manual records of
 // `kobun freeze` / `kobun resume`. Every write is a patch of `status.<id>` on the MAIN object
 // (Kopf's CRDs have no status subresource); if a cluster's CRD does have one, the main-object
-// write comes back without our record, and we switch to `/status` for that object.
+// write comes back without our record, and we switch to `/status` for that target.
 
 import type { KubeClient } from "../kube/client.ts";
 import { ApiError } from "../kube/errors.ts";
@@ -19,6 +19,8 @@ export interface PeeringTarget {
   resource: Resource;
   namespace: string | null;
   name: string;
+  /** Learnt on the first write: this cluster's CRD has a status subresource, so records go to `/status`. */
+  statusSubresource?: boolean;
 }
 
 export function peeringTarget(group: PeeringGroup, name: string, namespace: string | null): PeeringTarget {
@@ -44,10 +46,6 @@ export function isObjectMissing(error: unknown): boolean {
   return !!e && e.code === 404 && !!e.status?.details?.name;
 }
 
-/** Per-resource memory ("group/plural") of whether status writes must go to `/status` (see the header). */
-const statusSubresource = new Map<string, boolean>();
-const key = (resource: Resource) => `${resource.group}/${resource.plural}`;
-
 /** Writes (`record`) or removes (`null`) one peer's record with a merge patch. */
 export async function writeRecord(
   client: PeeringClient,
@@ -58,13 +56,13 @@ export async function writeRecord(
 ): Promise<KubeObject> {
   const patch = { status: { [id]: record } };
   const { resource, namespace, name } = target;
-  if (statusSubresource.get(key(resource))) {
+  if (target.statusSubresource) {
     return client.patch(resource, namespace, name, patch, { type: "merge", subresource: "status", signal });
   }
   const body = await client.patch(resource, namespace, name, patch, { type: "merge", signal });
   if (record !== null && body?.status?.[id] === undefined) {
     // The server dropped `status` from a main-object write: this CRD has a status subresource.
-    statusSubresource.set(key(resource), true);
+    target.statusSubresource = true;
     return client.patch(resource, namespace, name, patch, { type: "merge", subresource: "status", signal });
   }
   return body;
@@ -89,7 +87,7 @@ export async function removeDeadRecord(
     { op: "remove", path: pointer },
   ];
   const { resource, namespace, name } = target;
-  const subresource = statusSubresource.get(key(resource)) ? ("status" as const) : undefined;
+  const subresource = target.statusSubresource ? ("status" as const) : undefined;
   try {
     await client.patch(resource, namespace, name, patch, { type: "json", subresource, signal });
     return true;

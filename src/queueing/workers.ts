@@ -50,6 +50,10 @@ interface Slot<T> {
   wake: (() => void) | undefined;
   idleSince: number;
   busy: boolean;
+  /** Ends the batch window early (on abort). */
+  windowEnd?: (() => void) | undefined;
+  /** The pending item skips the batch window. */
+  immediate: boolean;
 }
 
 export class Workers<T> {
@@ -60,7 +64,9 @@ export class Workers<T> {
   private readonly idleMs: number;
   private readonly logger: Logger;
   private active = 0;
+  /** Workers waiting for a slot, FIFO from `waitingHead` (no O(n) shift). */
   private readonly waiting: (() => void)[] = [];
+  private waitingHead = 0;
   private readonly idle = new Set<Slot<T>>();
   private reaper: ReturnType<typeof setInterval> | undefined;
   private readonly settleWaiters: (() => void)[] = [];
@@ -75,6 +81,7 @@ export class Workers<T> {
     this.scope = new TaskScope(options.name ?? "workers", options.signal, (name, error) =>
       this.logger.error("worker failed", { task: name, error }),
     );
+    this.scope.signal.addEventListener("abort", () => this.wakeAll(), { once: true });
   }
 
   /** Number of live workers (busy, waiting or idle). */
@@ -86,13 +93,17 @@ export class Workers<T> {
     return this.scope.signal;
   }
 
-  /** Queues `item` for `key`, replacing any item of that key not yet taken by its worker. */
-  push(key: string, item: T): void {
+  /**
+   * Queues `item` for `key`, replacing any item of that key not yet taken by its worker.
+   * `immediate`: skip the batch window (e.g. objects from a LIST are already the latest state).
+   */
+  push(key: string, item: T, immediate = false): void {
     if (this.scope.isClosed) return;
     let slot = this.slots.get(key);
     if (slot) {
       slot.pending = item;
       slot.hasPending = true;
+      slot.immediate = immediate;
       const wake = slot.wake;
       if (wake) {
         slot.wake = undefined;
@@ -100,7 +111,7 @@ export class Workers<T> {
       }
       return;
     }
-    slot = { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false };
+    slot = { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate };
     this.slots.set(key, slot);
     void this.scope.spawn(key, (signal) => this.run(key, slot, signal));
   }
@@ -135,10 +146,7 @@ export class Workers<T> {
 
   /** Aborts every worker's signal and waits up to `graceMs` for them to finish. */
   async close(graceMs: number): Promise<TaskReport> {
-    if (this.reaper) clearInterval(this.reaper);
-    this.reaper = undefined;
-    // Waiting workers (for items, timers or a slot) all listen to the scope's signal.
-    return this.scope.close(graceMs);
+    return this.scope.close(graceMs); // aborting the scope's signal calls wakeAll()
   }
 
   private async run(key: string, slot: Slot<T>, signal: AbortSignal): Promise<void> {
@@ -146,7 +154,7 @@ export class Workers<T> {
       let first = true;
       while (!signal.aborted) {
         if (!slot.hasPending) {
-          const fired = await this.wait(slot, signal);
+          const fired = await this.wait(slot);
           if (signal.aborted) return;
           if (!slot.hasPending) {
             if (fired === "again" && slot.current !== undefined) {
@@ -157,9 +165,9 @@ export class Workers<T> {
             } else continue;
           } else first = true;
         }
-        if (first && this.window > 0) {
+        if (first && this.window > 0 && !slot.immediate) {
           // One timer per batch: items pushed meanwhile replace `pending`.
-          await this.sleep(this.window, signal);
+          await this.sleep(slot, this.window);
           if (signal.aborted) return;
         }
         first = false;
@@ -167,7 +175,7 @@ export class Workers<T> {
         slot.pending = undefined;
         slot.hasPending = false;
         slot.againAt = undefined;
-        if (this.active >= this.limit) await this.acquire(signal);
+        if (this.active >= this.limit) await this.acquire();
         else this.active++;
         if (signal.aborted) return this.release();
         slot.busy = true;
@@ -193,20 +201,21 @@ export class Workers<T> {
     }
   }
 
-  /** Waits for a push, the re-run time, idleness, or abort. Synchronous exit decisions avoid races with push(). */
-  private wait(slot: Slot<T>, signal: AbortSignal): Promise<"push" | "again" | "idle"> {
+  /**
+   * Waits for a push, the re-run time, or idleness. Synchronous exit decisions avoid races with
+   * push(). No listener is added to the shared signal per worker (removing thousands of them
+   * is quadratic): abort wakes every waiting worker through `wakeAll()` instead.
+   */
+  private wait(slot: Slot<T>): Promise<"push" | "again" | "idle"> {
     if (slot.againAt === undefined && this.idleMs <= 0) return Promise.resolve("idle");
     return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const done = (why: "push" | "again" | "idle") => {
         if (timer) clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
         this.idle.delete(slot);
         slot.wake = undefined;
         resolve(why);
       };
-      const onAbort = () => done("push");
-      signal.addEventListener("abort", onAbort, { once: true });
       if (slot.againAt !== undefined) {
         timer = setTimeout(() => {
           slot.againAt = undefined;
@@ -238,38 +247,51 @@ export class Workers<T> {
     }, every);
   }
 
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+  /** The batch window: pushes meanwhile only replace `pending`; abort ends it early. */
+  private sleep(slot: Slot<T>, ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(finish, ms);
-      function finish() {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", finish);
+      const timer = setTimeout(() => {
+        slot.windowEnd = undefined;
         resolve();
-      }
-      signal.addEventListener("abort", finish, { once: true });
+      }, ms);
+      slot.windowEnd = () => {
+        clearTimeout(timer);
+        slot.windowEnd = undefined;
+        resolve();
+      };
     });
   }
 
-  private acquire(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const grant = () => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const i = this.waiting.indexOf(grant);
-        if (i >= 0) this.waiting.splice(i, 1);
-        this.active++; // balanced by the caller's release()
-        resolve();
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.push(grant);
-    });
+  private acquire(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** On abort: every waiting worker wakes up, sees the aborted signal and exits. */
+  private wakeAll(): void {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = undefined;
+    for (const slot of this.slots.values()) {
+      slot.windowEnd?.();
+      slot.wake?.();
+    }
+    const waiting = this.waiting.splice(this.waitingHead);
+    this.waiting.length = 0;
+    this.waitingHead = 0;
+    for (const grant of waiting) {
+      this.active++; // balanced by the caller's release()
+      grant();
+    }
   }
 
   private release(): void {
-    const next = this.waiting.shift();
-    if (next) next(); // the slot passes directly to the next waiter
-    else this.active--;
+    if (this.waitingHead < this.waiting.length) {
+      const next = this.waiting[this.waitingHead]!;
+      this.waiting[this.waitingHead++] = undefined as never;
+      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
+        this.waiting.splice(0, this.waitingHead);
+        this.waitingHead = 0;
+      }
+      next(); // the slot passes directly to the next waiter
+    } else this.active--;
   }
 }

@@ -149,8 +149,10 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
-  const report = await scope.close(graceMs);
-  await Promise.all([...processors.values()].map((p) => p.close(0)));
+  // Streams, peering and handlers are aborted together: watches close at once, handlers get
+  // the grace period through their `signal`, peering removes its record meanwhile.
+  const reports = await Promise.all([scope.close(graceMs), ...[...processors.values()].map((p) => p.close(graceMs))]);
+  const report: RunReport = { abandoned: reports.flatMap((r) => r.abandoned) };
   await poster.flush(AbortSignal.timeout(1000));
   await probes?.stop();
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });

@@ -44,6 +44,13 @@ export class ResourceRegistry {
       builtin("events.k8s.io", "v1", "events", "Event", true, false, ["ev"]),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true, false),
       builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true, ["crd", "crds"]),
+      // What `kobun manifests` emits, so its output can be applied to the sandbox as to a cluster.
+      builtin("", "v1", "serviceaccounts", "ServiceAccount", true, false, ["sa"]),
+      builtin("apps", "v1", "deployments", "Deployment", true, true, ["deploy"]),
+      builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, false),
+      builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, false),
+      builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, false),
+      builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, false),
     ]) this.defs.set(resourceKey(def.group, def.plural), def);
   }
 

@@ -4,7 +4,8 @@
 //     target is not selected or KOBUN_E2E_KUBECONFIG names a cluster);
 //  2. builds dist/kobun (handlers/) and dist/kobun-e2e (test/e2e/handlers/);
 //  3. runs the ONE suite ./test/e2e/scenarios.e2e.ts once per target (KOBUN_E2E_TARGET=…),
-//     each in its own `bun test` process;
+//     each in its own `bun test` process, then test/scratch/chroot.test.ts (the FROM scratch
+//     proof; KOBUN_E2E_SKIP_SCRATCH=1 leaves it out, and so do extra bun test args);
 //  4. prints `e2e: N passed, N failed` as its last line; exits 1 if anything failed.
 //
 // Env: KOBUN_E2E_TARGET (default "sandbox,cluster"), KOBUN_E2E_KUBECONFIG (explicit kubeconfig
@@ -41,15 +42,17 @@ async function step(label: string, cmd: string[], env: Record<string, string | u
 }
 
 /** `bun test` with its output passed through and kept, to read the summary lines. */
-async function bunTest(target: string, extra: string[]): Promise<{ pass: number; fail: number; code: number; s: number }> {
+async function bunTest(label: string, dir: string, file: string, extra: string[], target?: string): Promise<{ pass: number; fail: number; code: number; s: number }> {
   const t0 = performance.now();
-  const env: Record<string, string | undefined> = { ...process.env, KOBUN_E2E_TARGET: target };
+  const env: Record<string, string | undefined> = { ...process.env };
+  if (target) env.KOBUN_E2E_TARGET = target;
   delete env.KUBECONFIG;
-  // Run from test/e2e: the root bunfig.toml's `root = "test"` makes bun ignore an explicit
-  // path to a file not named *.test.ts (the name keeps the unit run from picking it up).
-  const cmd = [bun, "test", "./scenarios.e2e.ts", ...extra];
-  console.error(`[e2e] target ${target}: (cd test/e2e && bun ${cmd.slice(1).join(" ")})`);
-  const p = Bun.spawn(cmd, { cwd: join(root, "test/e2e"), env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // Run from the suite's own directory: the root bunfig.toml (root = "test", and
+  // pathIgnorePatterns keeping test/e2e and test/scratch out of `npm test`) makes bun ignore
+  // an explicit path to these files when started from the repository root.
+  const cmd = [bun, "test", `./${file}`, ...extra];
+  console.error(`[e2e] ${label}: (cd ${dir} && bun ${cmd.slice(1).join(" ")})`);
+  const p = Bun.spawn(cmd, { cwd: join(root, dir), env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   // Bounded: a hung run is killed (every test has its own timeout far below this).
   const killer = setTimeout(() => p.kill("SIGKILL"), 20 * 60_000);
   let text = "";
@@ -68,11 +71,11 @@ async function bunTest(target: string, extra: string[]): Promise<{ pass: number;
     const m = [...text.matchAll(re)].pop();
     return m ? Number(m[1]) : 0;
   };
-  let pass = num(/^\s*(\d+) pass\s*$/gm);
+  const pass = num(/^\s*(\d+) pass\s*$/gm);
   let fail = num(/^\s*(\d+) fail\s*$/gm);
   if (code !== 0 && fail === 0) fail = 1; // crashed or failed outside a test: count it
   const s = (performance.now() - t0) / 1000;
-  console.error(`[e2e] target ${target}: ${pass} pass, ${fail} fail, exit ${code}, ${s.toFixed(1)} s`);
+  console.error(`[e2e] ${label}: ${pass} pass, ${fail} fail, exit ${code}, ${s.toFixed(1)} s`);
   return { pass, fail, code, s };
 }
 
@@ -96,10 +99,18 @@ if (!process.env.KOBUN_E2E_SKIP_BUILD) {
 }
 
 for (const target of targets) {
-  const r = await bunTest(target, rest);
+  const r = await bunTest(`target ${target}`, "test/e2e", "scenarios.e2e.ts", rest, target);
   passed += r.pass;
   failed += r.fail;
   timings.push(`${target} suite ${r.s.toFixed(1)} s (${r.pass} pass, ${r.fail} fail)`);
+}
+
+// The FROM-scratch proof (chroot into exactly the image's files); not target-specific.
+if (!process.env.KOBUN_E2E_SKIP_SCRATCH && rest.length === 0) {
+  const r = await bunTest("scratch", "test/scratch", "chroot.test.ts", [], undefined);
+  passed += r.pass;
+  failed += r.fail;
+  timings.push(`scratch chroot ${r.s.toFixed(1)} s (${r.pass} pass, ${r.fail} fail)`);
 }
 
 console.error(`[e2e] ${timings.join("; ")}`);

@@ -12,16 +12,18 @@
 // the binaries that run.ts builds.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KubeObject } from "../../src/kube/types.ts";
 import {
-  createNamespace, eventually, EVENTS, EXAMPLES, FLAKIES, FLAKY_STATUSES, getOrUndefined, installCrds, PEERINGS, rawWatch, uniqueName,
+  cleanupNamespaces, createNamespace, CRDS, eventually, EVENTS, EXAMPLES, FLAKIES, FLAKY_STATUSES, getOrUndefined, installCrds, NAMESPACES, PEERINGS, rawWatch, uniqueName,
 } from "./harness/kube.ts";
 import { KOBUN, KOBUN_E2E, killAllOperators, ROOT, startOperator, type Operator } from "./harness/operator.ts";
 import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
 
 const FINALIZER = "kobun.dev/finalizer";
-const EXAMPLE_CRD = process.env.KOBUN_E2E_EXAMPLE_CRD ?? join(ROOT, "handlers/kobunexample.crd.yaml");
+const EXAMPLE_CRD = join(ROOT, "handlers/kobunexample.crd.yaml");
 const PEERING_CRDS = join(ROOT, "crds/peering-kobun.dev.yaml");
 const FLAKY_CRD = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
 
@@ -59,6 +61,19 @@ function lastHandled(obj: KubeObject): string | undefined {
   return obj.metadata.annotations?.["kobun.dev/last-handled-configuration"] ?? obj.status?.kobun?.lastHandledConfiguration;
 }
 
+/**
+ * Behaviours of the real kube-apiserver that the sandbox does not have yet (found by this
+ * suite; each is a sandbox bug). On the sandbox target these run as `test.failing`, so the
+ * suite stays green while the gap is known, and turns red the moment the sandbox is fixed:
+ * then delete the entry here. On the cluster target they are ordinary tests.
+ */
+const SANDBOX_GAPS = new Set<string>([
+  "A4. a watch from a resourceVersion older than a freshly created CRD is too old (410)",
+  "A5. structural schemas prune unknown fields",
+  "A6. structural schemas reject a value of the wrong type (422)",
+  "A7. an Event's involvedObject.namespace must match the Event's namespace (422)",
+]);
+
 describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
   let target: Target | undefined;
   let setupError: unknown;
@@ -84,6 +99,9 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
 
   afterAll(async () => {
     await killAllOperators();
+    if (target && process.env.KOBUN_E2E_KUBECONFIG && targetName === "cluster") {
+      await cleanupNamespaces(target.client, [EXAMPLES, FLAKIES, FLAKY_STATUSES]);
+    }
     await target?.stop();
   }, 30_000);
 
@@ -203,12 +221,12 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
     const op = startOperator("op", t.kubeconfigPath, ["--standalone", "-n", ns]);
     const name = uniqueName("ev");
     const obj = await t.client.create(EXAMPLES, ns, example(name, ns));
-    // Listed per namespace and filtered here: the sandbox's fieldSelector knows only metadata.name/namespace.
     const events = await eventually(`core/v1 Events for ${ns}/${name}`, async () => {
-      const list = await t.client.list(EVENTS, { namespace: ns });
-      const mine = list.items.filter((e) => e.involvedObject?.name === name);
+      const list = await t.client.list(EVENTS, { namespace: ns, fieldSelector: `involvedObject.name=${name}` });
+      const mine = list.items;
       return mine.some((e) => /create_fn/.test(String(e.message))) ? mine : undefined;
     }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+    expect(events.every((e) => e.involvedObject?.name === name)).toBe(true); // the fieldSelector filtered
     const ev = events.find((e) => /create_fn/.test(String(e.message)))!;
     expect(ev.involvedObject).toMatchObject({ kind: "KobunExample", apiVersion: "kobun.dev/v1", name, namespace: ns, uid: obj.metadata.uid });
     expect(ev.type).toBe("Normal");
@@ -236,7 +254,7 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       const prios = Object.values(p.status ?? {}).map((r: any) => r?.priority);
       return prios.includes(0) && prios.includes(10);
     }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n--- low\n${low.tail()}\n--- high\n${high.tail()}`); });
-    await low.waitForLog(/freez/i, 10_000, mark);
+    await low.waitForLog(/freezing/i, 10_000, mark);
 
     const during = uniqueName("during");
     await t.client.create(EXAMPLES, ns, example(during, ns));
@@ -255,7 +273,9 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       return o.status?.create_fn ? o : undefined;
     }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${low.tail()}`); });
     expect(handled.status!.create_fn.message).toBe(`hello ${during}`);
-    expect(low.logged(/resum|unfreez/i, mark)).toBe(true);
+    expect(low.logged(/resuming/i, mark)).toBe(true);
+    // One line per freeze, no per-event noise while frozen.
+    expect(low.lines.slice(mark).filter((l) => /freezing/i.test(l)).length).toBe(1);
     expect((await low.stop()).code).toBe(0);
   }, 60_000);
 
@@ -300,4 +320,125 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
     expect(String(error!.object.message)).toMatch(/too old resource version/);
     expect(["Expired", "Gone"]).toContain(error!.object.reason);
   }, 60_000);
+
+  // ---------------------------------------------------------------------------------------
+  // API-level behaviours operators rely on: the same requests, the same answers, on both.
+
+  /** `test`, or `test.failing` for a known sandbox gap on the sandbox target. */
+  const apiTest = (name: string, fn: () => Promise<void>, timeoutMs = 30_000) =>
+    (targetName === "sandbox" && SANDBOX_GAPS.has(name) ? test.failing : test)(
+      SANDBOX_GAPS.has(name) ? `${name} [known sandbox gap]` : name, fn, timeoutMs);
+
+  apiTest("A1. status subresource: main-object writes ignore status, /status writes ignore metadata and spec; generation follows spec", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const created = await t.client.create(EXAMPLES, ns, { ...example("a", ns, { x: 1 }), status: { s: 1 } });
+    expect(created.status ?? null).toBeNull();
+    expect(created.metadata.generation).toBe(1);
+    const main = await t.client.patch(EXAMPLES, ns, "a", { status: { s: 2 }, metadata: { annotations: { a: "1" } } }, { type: "merge" });
+    expect(main.status ?? null).toBeNull();
+    expect(main.metadata.annotations?.a).toBe("1");
+    expect(main.metadata.generation).toBe(1);
+    const st = await t.client.patch(EXAMPLES, ns, "a", { status: { s: 3 }, metadata: { annotations: { b: "2" } }, spec: { x: 9 } }, { type: "merge", subresource: "status" });
+    expect(st.status?.s).toBe(3);
+    expect(st.metadata.annotations?.b).toBeUndefined();
+    expect(st.spec?.x).toBe(1);
+    expect(st.metadata.generation).toBe(1);
+    const spec = await t.client.patch(EXAMPLES, ns, "a", { spec: { x: 2 } }, { type: "merge" });
+    expect(spec.metadata.generation).toBe(2);
+    expect(spec.status?.s).toBe(3);
+  });
+
+  apiTest("A2. finalizers: DELETE marks, no new finalizer while deleting (422), removing the last one deletes", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    await t.client.create(EXAMPLES, ns, { ...example("a", ns), metadata: { name: "a", namespace: ns, finalizers: ["e2e.kobun.dev/x"] } });
+    const marked = (await t.client.delete(EXAMPLES, ns, "a")) as KubeObject;
+    expect(marked.kind).toBe("KobunExample");
+    expect(marked.metadata.deletionTimestamp).toBeDefined();
+    const err = await t.client.patch(EXAMPLES, ns, "a", { metadata: { finalizers: ["e2e.kobun.dev/x", "e2e.kobun.dev/y"] } }, { type: "merge" })
+      .then(() => undefined, (e) => e as { code?: number; status?: { reason?: string; message?: string } });
+    expect(err?.code).toBe(422);
+    expect(err?.status?.reason).toBe("Invalid");
+    expect(err?.status?.message).toMatch(/no new finalizers can be added if the object is being deleted/);
+    // Spec changes are still allowed while the deletion is pending.
+    const changed = await t.client.patch(EXAMPLES, ns, "a", { spec: { field: "late" } }, { type: "merge" });
+    expect(changed.spec?.field).toBe("late");
+    await t.client.patch(EXAMPLES, ns, "a", { metadata: { finalizers: null } }, { type: "merge" });
+    expect(await getOrUndefined(t.client, EXAMPLES, ns, "a")).toBeUndefined();
+  });
+
+  apiTest("A3. errors carry the Status: 404 with details.name, 409 AlreadyExists, 409 Conflict on a stale resourceVersion", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const fail = (p: Promise<unknown>) => p.then(() => undefined, (e) => e as { code?: number; status?: any });
+    const missing = await fail(t.client.get(EXAMPLES, ns, "nope"));
+    expect(missing?.code).toBe(404);
+    expect(missing?.status).toMatchObject({ reason: "NotFound", details: { name: "nope", group: "kobun.dev", kind: "kobunexamples" } });
+    const first = await t.client.create(EXAMPLES, ns, example("a", ns));
+    expect((await fail(t.client.create(EXAMPLES, ns, example("a", ns))))?.status?.reason).toBe("AlreadyExists");
+    await t.client.patch(EXAMPLES, ns, "a", { spec: { field: "v2" } }, { type: "merge" });
+    const stale = await fail(t.client.replace(EXAMPLES, ns, "a", first));
+    expect(stale?.code).toBe(409);
+    expect(stale?.status?.reason).toBe("Conflict");
+    const noNs = await fail(t.client.create(EXAMPLES, "no-such-namespace-e2e", example("a", "no-such-namespace-e2e")));
+    expect(noNs?.code).toBe(404);
+    expect(noNs?.status?.details).toMatchObject({ name: "no-such-namespace-e2e", kind: "namespaces" });
+  });
+
+  apiTest("A4. a watch from a resourceVersion older than a freshly created CRD is too old (410)", async () => {
+    const t = need();
+    // The server's resourceVersion before the CRD exists (nothing of it can be in any history).
+    const before = (await t.client.list(NAMESPACES, { limit: 1 })).metadata.resourceVersion!;
+    const group = `${uniqueName("g")}.e2e.kobun.dev`;
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: `things.${group}` },
+      spec: {
+        group, scope: "Namespaced", names: { kind: "Thing", plural: "things", singular: "thing" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+      },
+    };
+    const file = join(tmpdir(), `${group}.yaml`);
+    writeFileSync(file, JSON.stringify(crd));
+    try {
+      await installCrds(t.client, file);
+    } finally {
+      rmSync(file, { force: true });
+    }
+    const { events } = await rawWatch(t.client, `/apis/${group}/v1/things`, { resourceVersion: before }, { timeoutMs: 2_000, until: (ev) => ev.type === "ERROR" });
+    const error = events.find((e) => e.type === "ERROR");
+    await t.client.delete(CRDS, null, crd.metadata.name).catch(() => {});
+    expect(error?.object).toMatchObject({ kind: "Status", code: 410 });
+    expect(String(error?.object.message)).toMatch(new RegExp(`too old resource version: ${before} \\(\\d+\\)`));
+  });
+
+  apiTest("A5. structural schemas prune unknown fields", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const o = await t.client.create(FLAKIES, ns, {
+      apiVersion: "e2e.kobun.dev/v1", kind: "KobunFlaky", metadata: { name: "p", namespace: ns }, spec: { failTimes: 1, unknown: "x" },
+    });
+    expect(o.spec).toEqual({ failTimes: 1 });
+  });
+
+  apiTest("A6. structural schemas reject a value of the wrong type (422)", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const err = await t.client.create(FLAKIES, ns, {
+      apiVersion: "e2e.kobun.dev/v1", kind: "KobunFlaky", metadata: { name: "w", namespace: ns }, spec: { failTimes: "many" },
+    }).then(() => undefined, (e) => e as { code?: number; status?: any });
+    expect(err?.code).toBe(422);
+    expect(err?.status?.details?.causes?.[0]).toMatchObject({ reason: "FieldValueTypeInvalid", field: "spec.failTimes" });
+  });
+
+  apiTest("A7. an Event's involvedObject.namespace must match the Event's namespace (422)", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const err = await t.client.create(EVENTS, ns, {
+      apiVersion: "v1", kind: "Event", metadata: { generateName: "e2e-", namespace: ns },
+      involvedObject: { apiVersion: "kobun.dev/v1", kind: "KobunExample", name: "a", namespace: "elsewhere" }, reason: "Test", message: "m", type: "Normal",
+    }).then(() => undefined, (e) => e as { code?: number; status?: any });
+    expect(err?.code).toBe(422);
+    expect(err?.status?.details?.causes?.[0]).toMatchObject({ field: "involvedObject.namespace" });
+  });
 });

@@ -70,10 +70,33 @@ export function uniqueName(prefix: string): string {
   return `${prefix}-${process.pid.toString(36)}-${(++counter).toString(36)}${Date.now().toString(36).slice(-3)}`;
 }
 
+const createdNamespaces = new Set<string>();
+
 export async function createNamespace(client: KubeClient, prefix = "e2e"): Promise<string> {
   const name = uniqueName(prefix);
   await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  createdNamespaces.add(name);
   return name;
+}
+
+/**
+ * For a cluster the user named (KOBUN_E2E_KUBECONFIG): delete every namespace this process
+ * created, after stripping finalizers from the suite's objects in them (no operator runs any
+ * more to release them). Best effort: a throwaway control plane or sandbox needs none of this.
+ */
+export async function cleanupNamespaces(client: KubeClient, resources: Resource[]): Promise<void> {
+  for (const ns of createdNamespaces) {
+    for (const r of resources) {
+      const items = await client.list(r, { namespace: ns }).then((l) => l.items, () => []);
+      for (const o of items) {
+        if (o.metadata.finalizers?.length) {
+          await client.patch(r, ns, o.metadata.name!, { metadata: { finalizers: null } }, { type: "merge" }).catch(() => {});
+        }
+      }
+    }
+    await client.delete(NAMESPACES, null, ns).catch(() => {});
+    createdNamespaces.delete(ns);
+  }
 }
 
 /**

@@ -1,0 +1,57 @@
+// Namespace globs at run time: `team-*` with `!team-secret` follows namespaces as they come
+// and go (Kopf's semantics); objects elsewhere are never handled.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Registry } from "../../src/handling/index.ts";
+import { KubeClient } from "../../src/kube/client.ts";
+import { resolveSettings } from "../../src/config/index.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { memorySink, Logger } from "../../src/util/log.ts";
+
+let sandbox: Sandbox;
+beforeAll(async () => (sandbox = await startSandbox()));
+afterAll(() => sandbox.stop());
+
+async function post(path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(response.status).toBe(201);
+}
+
+test("globs follow namespaces that appear after start; exclusions and other namespaces are ignored", async () => {
+  const registry = new Registry();
+  const handled: string[] = [];
+  let wake: (() => void) | undefined;
+  registry.on.create("v1/configmaps", ({ namespace, name }) => {
+    handled.push(`${namespace}/${name}`);
+    wake?.();
+  }, { id: "record" });
+  const seen = (key: string) => new Promise<void>((resolve) => {
+    if (handled.includes(key)) return resolve();
+    const previous = wake;
+    wake = () => { previous?.(); if (handled.includes(key)) resolve(); };
+  });
+
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const settings = resolveSettings({ flags: { namespaces: ["team-*", "!team-secret"], standalone: true } });
+  const stop = new AbortController();
+  const sink = memorySink("info");
+  const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(sink) });
+  try {
+    for (const ns of ["team-a", "team-secret", "other"]) await post("/api/v1/namespaces", { metadata: { name: ns } });
+    await post("/api/v1/namespaces/other/configmaps", { metadata: { name: "outside" } });
+    await post("/api/v1/namespaces/team-secret/configmaps", { metadata: { name: "excluded" } });
+    await post("/api/v1/namespaces/team-a/configmaps", { metadata: { name: "inside" } });
+    await seen("team-a/inside");
+    // A namespace created later is discovered and served too.
+    await post("/api/v1/namespaces", { metadata: { name: "team-b" } });
+    await post("/api/v1/namespaces/team-b/configmaps", { metadata: { name: "later" } });
+    await seen("team-b/later");
+    expect(handled.sort()).toEqual(["team-a/inside", "team-b/later"]);
+    expect(sink.lines.some((l) => /namespace found; serving it namespace=team-b/.test(l))).toBe(true);
+  } finally {
+    stop.abort();
+    await running;
+  }
+  expect(sandbox.stats.openWatches()).toBe(0);
+}, 15_000);
