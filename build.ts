@@ -79,7 +79,9 @@ async function build(args: BuildArgs): Promise<void> {
     const result = await Bun.build({
       entrypoints: [entry],
       tsconfig: join(root, "tsconfig.json"),
-      minify: true,
+      // keepNames: a handler's default id is its function name; it must survive minification,
+      // or progress stored by one build would not be found by the next.
+      minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
       sourcemap: "none",
       // Precompiled bytecode: start-up (exec → first LIST) is dominated by parsing and
       // compiling our modules; shipping bytecode removes most of that cost.

@@ -32,6 +32,8 @@ export interface ObjectState {
   memo: Record<string, any>;
   /** Seen since this operator started: resume handlers run on the first sight only. */
   seen: boolean;
+  /** The handler running now, as "<id> on <namespace>/<name>": named if shutdown abandons it. */
+  running?: string;
 }
 
 export interface HandlerRun {
@@ -53,6 +55,8 @@ export interface CyclePlan {
   /** ms until the earliest delayed handler is due. */
   delay: number | undefined;
   runs: HandlerRun[];
+  /** The essence the handlers saw (with their own patch applied); undefined when deleting. */
+  essence: Essence | undefined;
 }
 
 export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): Promise<CyclePlan> {
@@ -61,7 +65,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   state.seen = true;
   const plan: CyclePlan = {
     cause: "noop", user: undefined, results: {}, bookkeeping: { progress: new Map() },
-    finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [],
+    finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
   };
   if (env.handlers.length === 0) return plan;
   const deleting = Boolean(meta.deletionTimestamp);
@@ -83,6 +87,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     cause = "delete";
   } else {
     newE = essenceOf(body);
+    plan.essence = newE;
     if (book.base === undefined) cause = "create";
     else {
       diff = diffOf(book.base, newE);
@@ -153,7 +158,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
       allDone = false;
       break;
     }
-    const outcome = await runHandler(spec, ctx, env.defaults, signal);
+    state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
+    const outcome = await runHandler(spec, ctx, env.defaults, signal).finally(() => (state.running = undefined));
     plan.runs.push({ spec, outcome, retry: ctx.retry });
     const next: ProgressRecord = { purpose: purposeOf(spec, cause), started: ctx.started.toISOString(), retries: ctx.retry };
     if (outcome.kind === "success") {
@@ -187,6 +193,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     if (cause === "delete") plan.finalizer = "remove";
     else {
       const newBase = plan.user ? applyToEssence(newE!, plan.user) : newE!;
+      plan.essence = newBase;
       if (!deepEqual(newBase, book.base)) plan.bookkeeping.base = newBase;
     }
   } else {

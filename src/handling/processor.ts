@@ -26,7 +26,8 @@ import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { objectContext } from "./context.ts";
 import { runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "./cycle.ts";
-import { matchMeta } from "./filters.ts";
+import { essenceOf } from "./essence.ts";
+import { deepEqual, matchMeta } from "./filters.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import type { StorageMode } from "./progress.ts";
 import type { HandlerSpec, Registry } from "./registry.ts";
@@ -59,6 +60,8 @@ interface State extends ObjectState {
   wroteRV?: string;
   wroteAt?: number;
   failures: number;
+  /** Our write's answer showed changes by others made meanwhile: process this body next. */
+  recheck?: KubeObject;
 }
 
 const NON_NUMERIC_STALE_MS = 5000;
@@ -131,7 +134,13 @@ export class ResourceProcessor {
   async close(graceMs: number): Promise<TaskReport> {
     const timer = setTimeout(() => this.hard.abort(), graceMs);
     try {
-      return await this.workers.close(graceMs);
+      const report = await this.workers.close(graceMs);
+      // Workers are named by uid; say which handler on which object was left running.
+      const abandoned = report.abandoned.map((task) => {
+        const running = this.states.get(task.slice(task.lastIndexOf("/") + 1))?.running;
+        return running ? `handler ${running} (${task})` : task;
+      });
+      return { abandoned };
     } finally {
       clearTimeout(timer);
       this.hard.abort();
@@ -171,16 +180,23 @@ export class ResourceProcessor {
   }
 
   private async process(uid: string, item: Item, signal: AbortSignal): Promise<Outcome<Item> | void> {
-    const body = item.object;
+    let body = item.object;
     if (item.type === "deleted") {
       const state = this.states.get(uid);
       await this.runEventHandlers(item, state?.memo ?? {}, signal);
       this.states.delete(uid);
       return;
     }
-    if (this.isStale(uid, body, false)) return;
     let state = this.states.get(uid);
+    if (this.isStale(uid, body, false)) {
+      // An older version than our own write; but if that write showed a change made meanwhile,
+      // the re-check must still happen, with the newest body known.
+      if (!state?.recheck) return;
+      body = state.recheck;
+      item = { type: "modified", object: body };
+    }
     if (!state) this.states.set(uid, (state = { memo: {}, seen: false, failures: 0 }));
+    state.recheck = undefined;
     if (this.events.length) await this.runEventHandlers(item, state.memo, signal);
 
     let plan: CyclePlan;
@@ -210,6 +226,12 @@ export class ResourceProcessor {
     }
     const fresh: Item = { type: "modified", object: newest };
     if (plan.finalizerFirst) return { again: 0, item: fresh };
+    if (newest !== body && changedMeanwhile(body, newest, plan)) {
+      // Someone changed the object between our read and our write. The watch events of that
+      // change are older than our write and will be skipped as stale, so look again now.
+      state.recheck = newest;
+      return { again: 0, item: fresh };
+    }
     if (plan.delay !== undefined) return { again: plan.delay, item: fresh };
     return newest === body ? undefined : { item: fresh };
   }
@@ -254,6 +276,11 @@ export class ResourceProcessor {
       this.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
     }
   }
+}
+
+function changedMeanwhile(before: KubeObject, after: KubeObject, plan: CyclePlan): boolean {
+  if (Boolean(after.metadata.deletionTimestamp) !== Boolean(before.metadata.deletionTimestamp)) return true;
+  return plan.essence !== undefined && !deepEqual(essenceOf(after), plan.essence);
 }
 
 function isDigits(s: string): boolean {

@@ -405,7 +405,7 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
     } finally {
       rmSync(file, { force: true });
     }
-    const { events } = await rawWatch(t.client, `/apis/${group}/v1/things`, { resourceVersion: before }, { timeoutMs: 2_000, until: (ev) => ev.type === "ERROR" });
+    const { events } = await rawWatch(t.client, `/apis/${group}/v1/things`, { resourceVersion: before }, { timeoutMs: 4_000, until: (ev) => ev.type === "ERROR" });
     const error = events.find((e) => e.type === "ERROR");
     await t.client.delete(CRDS, null, crd.metadata.name).catch(() => {});
     expect(error?.object).toMatchObject({ kind: "Status", code: 410 });

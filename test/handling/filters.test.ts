@@ -94,7 +94,10 @@ describe("one object, one cycle at a time", () => {
     h = await startHarness({ registry, processor: { workers: { window: 20, idleMs: 1000 } } });
     await h.create("burst", { size: 0 });
     for (let i = 1; i <= 30; i++) await h.client.patch(h.resource, "default", "burst", { spec: { size: i } });
-    await h.until(() => h!.get("burst")?.status?.kobun && JSON.parse(h!.get("burst").status.kobun.lastHandledConfiguration).spec.size === 30);
+    await h.until(() => h!.get("burst")?.status?.kobun && JSON.parse(h!.get("burst").status.kobun.lastHandledConfiguration).spec.size === 30, 3000).catch((e) => {
+      console.log("burst test: object and sizes seen", JSON.stringify(h!.get("burst")), sizes);
+      throw e;
+    });
     expect(peak).toBe(1);
     expect(sizes.length).toBeLessThan(31); // bursts were merged
     expect(sizes.at(-1)).toBe(30);

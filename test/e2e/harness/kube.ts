@@ -150,7 +150,20 @@ export async function rawWatch(
   const events: RawLine[] = [];
   let ended: "closed" | "until" | "timeout" = "closed";
   try {
-    const res = await client.stream(path, { watch: "true", ...query }, ac.signal);
+    // A real kube-apiserver answers 429 "storage is (re)initializing" (Retry-After: 1) to a
+    // watch on a resource whose watch cache is not ready yet, e.g. just after its CRD became
+    // served; a LIST works by then. Retry that within the deadline, as any client must.
+    let res: Response;
+    for (;;) {
+      try {
+        res = await client.stream(path, { watch: "true", ...query }, ac.signal);
+        break;
+      } catch (e) {
+        const err = e as { code?: number; retryAfter?: number };
+        if (err.code !== 429 || ac.signal.aborted) throw e;
+        await sleep(Math.min((err.retryAfter ?? 1) * 1000, 1000));
+      }
+    }
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buf = "";
