@@ -1,0 +1,102 @@
+// Seed 000 through the whole operator: two `run()` instances share a peering object; the
+// lower-priority one freezes (its resource watch closes) while the higher one lives, and on
+// resume it relists and handles what was created meanwhile. Also: a failing watch is reported
+// unhealthy on /healthz and restarted, never silently dead.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { Toggle } from "../../src/util/toggle.ts";
+import { env, testLogger, until, type Env } from "../peering/helpers.ts";
+
+let e: Env;
+beforeAll(async () => (e = await env()));
+afterAll(() => e.stop());
+
+async function createConfigMap(name: string): Promise<void> {
+  const response = await fetch(`${e.sandbox.url}/api/v1/namespaces/default/configmaps`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }),
+  });
+  expect(response.status).toBe(201);
+}
+
+/** A registry whose create handler on configmaps records names and wakes waiters. */
+function recorder() {
+  const registry = new Registry();
+  const names: string[] = [];
+  const waiters: { name: string; resolve(): void }[] = [];
+  registry.on.create("v1/configmaps", ({ name }) => {
+    names.push(name);
+    for (const w of waiters.filter((w) => w.name === name)) w.resolve();
+  }, { id: "record" });
+  const handled = (name: string) =>
+    names.includes(name) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ name, resolve }));
+  return { registry, names, handled };
+}
+
+test("the lower-priority operator freezes (streams closed) and handles what was created meanwhile after resume", async () => {
+  const low = recorder();
+  const lowToggle = new Toggle();
+  const lowLog = testLogger();
+  const lowStop = new AbortController();
+  const lowRun = run({
+    signal: lowStop.signal, client: e.client, registry: low.registry, toggle: lowToggle, logger: lowLog.logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], priority: 0 } }), peerId: "low",
+  });
+  await createConfigMap("before");
+  await low.handled("before");
+
+  // The higher-priority peer watches something else (secrets), so the two never share objects.
+  const high = new Registry();
+  high.on.create("v1/secrets", () => {}, { id: "noop" });
+  const highStop = new AbortController();
+  const highRun = run({
+    signal: highStop.signal, client: e.client, registry: high, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], priority: 10 } }), peerId: "high",
+  });
+  await until(lowToggle, true);
+  // Seed 000: the stream is closed, not ignored. Only peering watches and the high one's remain.
+  const configmapWatches = () => e.sandbox.stats.log.filter((r) => r.verb === "watch" && r.path.endsWith("/configmaps")).length;
+  const watchesAtFreeze = configmapWatches();
+  await createConfigMap("during");
+  expect(low.names).not.toContain("during");
+  expect(configmapWatches()).toBe(watchesAtFreeze); // no new LIST/WATCH of configmaps while frozen
+
+  highStop.abort();
+  await highRun;
+  await low.handled("during"); // resume → fresh relist → handled
+  expect(lowLog.lines.filter((l) => /freezing/i.test(l))).toHaveLength(1);
+  expect(lowLog.lines.filter((l) => /resuming/i.test(l))).toHaveLength(1);
+
+  lowStop.abort();
+  await lowRun;
+  // Both removed their records on exit: nobody waits for a ghost.
+  const peering = await e.client.get({ group: "kobun.dev", version: "v1", plural: "kobunpeerings", kind: "KobunPeering", namespaced: true, statusSubresource: false }, "default", "default");
+  expect(Object.keys(peering.status ?? {})).toEqual([]);
+}, 20_000);
+
+test("a watch that fails is reported on /healthz and restarted with backoff", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", () => {}, { id: "noop" });
+  const stop = new AbortController();
+  const log = testLogger();
+  let health: import("../../src/observability/health.ts").Health | undefined;
+  const running = run({
+    signal: stop.signal, client: e.client, registry, logger: log.logger,
+    settings: resolveSettings({ fileData: { watching: { backoff: { initial: "50ms", max: "100ms" } } }, flags: { namespaces: ["kube-system"], standalone: true } }),
+    onStarted: (info) => (health = info.health),
+  });
+  const watching = () => e.sandbox.stats.openWatches() > 0;
+  for (let i = 0; !watching() && i < 400; i++) await Bun.sleep(5);
+  expect(watching()).toBe(true);
+  e.sandbox.faults.sendError(500, "InternalError", "etcd is on fire");
+  for (let i = 0; health?.healthy !== false && i < 400; i++) await Bun.sleep(5);
+  expect(health!.report().problems).toEqual({ "watch configmaps in kube-system": expect.stringContaining("etcd is on fire") });
+  // Restarted: a fresh relist clears the problem.
+  for (let i = 0; !health!.healthy && i < 400; i++) await Bun.sleep(5);
+  expect(health!.healthy).toBe(true);
+  expect(log.lines.some((l) => /watching failed; restarting/.test(l))).toBe(true);
+  stop.abort();
+  await running;
+}, 15_000);
