@@ -38,7 +38,7 @@ async function sandboxChild(): Promise<void> {
 
 async function main(): Promise<void> {
   const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
-  const child = Bun.spawn(["bun", import.meta.path, "--sandbox-child"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const child = Bun.spawn([process.execPath, import.meta.path, "--sandbox-child"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const lines = lineReader(child.stdout);
   const { kubeconfigPath } = JSON.parse(await lines.next());
   const ask = async (cmd: string) => {

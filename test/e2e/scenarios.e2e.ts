@@ -128,7 +128,7 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       return o.status?.update_fn ? o : undefined;
     }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
     const changed: string[] = (updated.status!.update_fn.changed ?? []).map(pathText);
-    expect(changed).toContain("spec.field");
+    expect(changed).toEqual(["spec.field"]);
 
     await t.client.delete(EXAMPLES, ns, name);
     await eventually(`${ns}/${name} gone after delete`, async () => (await getOrUndefined(t.client, EXAMPLES, ns, name)) === undefined, { timeoutMs: 15_000 })

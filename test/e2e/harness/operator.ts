@@ -15,6 +15,10 @@ export const KOBUN_E2E = process.env.KOBUN_E2E_HANDLERS_BINARY ?? join(ROOT, "di
 type Proc = ReturnType<typeof Bun.spawn>;
 
 const running = new Set<Operator>();
+// Last resort when the test process exits without afterAll (a crash, a bail-out).
+process.on("exit", () => {
+  for (const op of running) op.kill();
+});
 
 export class Operator {
   readonly lines: string[] = [];
@@ -33,6 +37,11 @@ export class Operator {
     this.proc = Bun.spawn([binary, ...args], { cwd: this.home, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     running.add(this);
     this.drained = Promise.all([this.pump(this.proc.stdout as ReadableStream<Uint8Array>), this.pump(this.proc.stderr as ReadableStream<Uint8Array>)]).then(() => {});
+  }
+
+  /** SIGKILL at once, without waiting (for the exit hook). */
+  kill(): void {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill("SIGKILL");
   }
 
   get pid(): number {
