@@ -6,6 +6,8 @@
 // start-up for the sandbox, the YAML printer or the peering tools.
 import { ConfigError, UsageError, runFlagsHelp } from "./config/index.ts";
 import { ExitCode, FatalError } from "./runtime/exits.ts";
+import { ApiError, ConnectionError } from "./kube/errors.ts";
+import { KubeconfigError } from "./kube/kubeconfig.ts";
 import type { Embedded } from "./cli/handlers.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -84,6 +86,14 @@ function reportFailure(error: unknown): number {
   if (error instanceof FatalError) {
     console.error(`kobun: ${error.message}`);
     return error.exitCode;
+  }
+  if (error instanceof ConnectionError || error instanceof KubeconfigError || (error instanceof ApiError && error.code === 401)) {
+    console.error(`kobun: cannot connect to the API server: ${error.message}`);
+    return ExitCode.connect;
+  }
+  if (error instanceof ApiError) {
+    console.error(`kobun: the API server refused: ${error.message}`);
+    return ExitCode.fatal;
   }
   console.error(`kobun: crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return ExitCode.crash;

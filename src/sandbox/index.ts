@@ -73,6 +73,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
   const nsDef = registry.find("", "v1", "namespaces")!;
   for (const name of ["default", "kube-system"]) objects.create(nsDef, "v1", "", { metadata: { name } });
+  // the built-ins' watch caches start here (the real server's start at apiserver start)
+  for (const def of registry.all()) def.startRV = store.rv;
 
   const ctx: ServerContext = {
     store, registry, objects, faults, requests, watches, token: opts.token,

@@ -29,6 +29,11 @@ export function listObjects(store: Store, def: ResourceDef, version: string, ns:
   const limitRaw = q.get("limit");
   const limit = limitRaw ? Number(limitRaw) : 0;
   if (limitRaw && (!Number.isInteger(limit) || limit < 0)) throw errors.badRequest(`invalid limit: ${limitRaw}`);
+  const rvParam = q.get("resourceVersion");
+  if (rvParam && !/^\d+$/.test(rvParam)) {
+    // the storage layer's ParseResourceVersion failure, answered as a Bad Request
+    throw errors.badRequest(`resourceVersion: Invalid value: "${rvParam}": strconv.ParseUint: parsing "${rvParam}": invalid syntax`);
+  }
   let rv = store.rv;
   let after: string | undefined;
   const cont = q.get("continue");

@@ -5,6 +5,7 @@
 
 import { clone, deepEqual, jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { applySchema, invalidError, type Cause } from "./schema.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
 
@@ -101,11 +102,14 @@ export class Objects {
     if (!def.namespaced) delete body.metadata.namespace;
     if (this.hasStatus(def, version)) delete body.status;
     if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
+    this.validate(def, version, body);
+    let served: ResourceDef | undefined;
     if (def.plural === "customresourcedefinitions") {
-      this.registry.registerCRD(body);
+      served = this.registry.registerCRD(body);
       body.status = crdStatus(body, body.metadata.creationTimestamp);
     }
     body.metadata.resourceVersion = String(this.store.nextRV());
+    if (served) served.startRV = this.store.rv;
     this.store.put(this.key(def), ns, name, body, "ADDED");
     return body;
   }
@@ -160,6 +164,7 @@ export class Objects {
           `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`);
       }
     }
+    this.validate(def, version, next, old);
     const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
     if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     if (deepEqual(old, next)) return old;
@@ -174,6 +179,22 @@ export class Objects {
     }
     this.store.put(this.key(def), ns, name, next, "MODIFIED", old);
     return next;
+  }
+
+  /**
+   * What the real server does to a body before storing it beyond the metadata rules: custom
+   * resources are pruned and type-checked by their version's structural schema (schema.ts);
+   * Events get the legacy Event validation (the namespace of the involved object). Throws 422.
+   */
+  private validate(def: ResourceDef, version: string, body: any, old?: any): void {
+    if (def.crdName) {
+      applySchema(def.schemas?.get(version), def.group, def.kind, body, old);
+      return;
+    }
+    if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
+      const causes = eventCauses(def.group, body, old === undefined);
+      if (causes.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", causes);
+    }
   }
 
   patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status"): any {
@@ -276,4 +297,39 @@ export class Objects {
     final.metadata.resourceVersion = String(this.store.nextRV());
     this.store.remove(this.key(nsDef), "", ns, final);
   }
+}
+
+const invalidValue = (field: string, value: unknown, detail: string): Cause =>
+  ({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field });
+const required = (field: string): Cause => ({ reason: "FieldValueRequired", message: "Required value", field });
+
+/**
+ * kube-apiserver's legacyValidateEvent (pkg/apis/core/validation/events.go), which every Event
+ * write passes, for core/v1 and events.k8s.io/v1 (whose regarding/reportingController map onto
+ * the internal involvedObject/reportingController; field paths are the internal ones). An Event
+ * without eventTime must live in its involved object's namespace (or, for a cluster-scoped one,
+ * in "" or "default"); one with eventTime may only leave the involved namespace empty from
+ * "default"/"kube-system", and needs the reporting fields, action and reason.
+ */
+function eventCauses(group: string, ev: any, creating: boolean): Cause[] {
+  const core = group === "";
+  const ns: string = ev.metadata?.namespace ?? "";
+  const involvedNs: string = (core ? ev.involvedObject?.namespace : ev.regarding?.namespace) ?? "";
+  const out: Cause[] = [];
+  const mismatch = () => out.push(invalidValue("involvedObject.namespace", involvedNs, "does not match event.namespace"));
+  const eventTime = ev.eventTime;
+  if (eventTime === undefined || eventTime === null || eventTime === "") {
+    if (!involvedNs) { if (ns !== "" && ns !== "default") mismatch(); }
+    else if (ns !== involvedNs) mismatch();
+    // events.k8s.io/v1's stricter create validation: eventTime is required
+    if (!core && creating) out.push(required("eventTime"));
+  } else {
+    if (!involvedNs && ns !== "default" && ns !== "kube-system") mismatch();
+    const controllerField = core ? "reportingComponent" : "reportingController";
+    if (!ev.reportingController) out.push(required(controllerField));
+    if (!ev.reportingInstance) out.push(required("reportingInstance"));
+    if (!ev.action) out.push(required("action"));
+    if (!ev.reason) out.push(required("reason"));
+  }
+  return out;
 }

@@ -18,6 +18,14 @@ export interface ResourceDef {
   shortNames: string[];
   /** set for resources defined by a CRD */
   crdName?: string;
+  /**
+   * The resourceVersion at which the resource started being served (its watch cache's initial
+   * list, in the real server): sandbox start for built-ins, the CRD's creation for custom
+   * resources. A watch from an older (non-zero) resourceVersion is too old (410).
+   */
+  startRV: number;
+  /** CRDs: each served version's `openAPIV3Schema` (pruning and type validation, see schema.ts) */
+  schemas?: Map<string, Record<string, any>>;
 }
 
 /** the key a resource's objects are stored under, independent of version */
@@ -28,7 +36,7 @@ export function resourceKey(group: string, plural: string): string {
 function builtin(group: string, version: string, plural: string, kind: string, namespaced: boolean, status: boolean, shortNames: string[] = []): ResourceDef {
   return {
     group, versions: [version], plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced,
-    statusVersions: new Set(status ? [version] : []), shortNames,
+    statusVersions: new Set(status ? [version] : []), shortNames, startRV: 0,
   };
 }
 
@@ -108,6 +116,9 @@ export class ResourceRegistry {
       statusVersions: new Set(versions.filter((v) => v?.served !== false && v?.subresources?.status !== undefined).map((v) => String(v.name))),
       shortNames: Array.isArray(names.shortNames) ? names.shortNames : [],
       crdName: name,
+      // a re-registration (CRD update) keeps serving from the same start
+      startRV: existing?.startRV ?? 0,
+      schemas: crdSchemas(spec),
     };
     this.defs.set(resourceKey(def.group, def.plural), def);
     return def;
@@ -122,6 +133,18 @@ export class ResourceRegistry {
     }
     return undefined;
   }
+}
+
+/** each served version's structural schema; none at all with the legacy `spec.preserveUnknownFields: true` */
+function crdSchemas(spec: any): Map<string, Record<string, any>> | undefined {
+  if (spec.preserveUnknownFields === true) return undefined;
+  const out = new Map<string, Record<string, any>>();
+  const common = spec.validation?.openAPIV3Schema;
+  for (const v of Array.isArray(spec.versions) ? spec.versions : []) {
+    const schema = v?.schema?.openAPIV3Schema ?? common;
+    if (v?.served !== false && schema && typeof schema === "object") out.set(String(v.name), schema);
+  }
+  return out;
 }
 
 /** fill the status a CRD gets from the apiextensions controllers (set synchronously here) */

@@ -61,9 +61,12 @@ export class WatchStream {
       if (spec.sendInitialEvents && spec.bookmarks) this.sendBookmark(true);
     } else {
       const rv = Number(rvParam);
-      const events = Number.isFinite(rv) ? store.since(rv) : undefined;
+      // the oldest RV this resource can be watched from: the retained history, and not before
+      // the resource started being served (a CRD's creation), like the real per-resource cache
+      const floor = Math.max(store.oldestAvailable(), spec.def.startRV);
+      const events = Number.isFinite(rv) && rv >= floor ? store.since(rv) : undefined;
       if (!events) {
-        const msg = Number.isFinite(rv) ? `too old resource version: ${rvParam} (${store.oldestAvailable()})` : `invalid resource version: ${rvParam}`;
+        const msg = Number.isFinite(rv) ? `too old resource version: ${rvParam} (${floor})` : `invalid resource version: ${rvParam}`;
         this.sendRaw(JSON.stringify({ type: "ERROR", object: statusBody(410, "Expired", msg) }));
         this.end(true);
         return;

@@ -161,7 +161,10 @@ describe("delete", () => {
   test("events and leases are stored like any object", async () => {
     const ev = await api(sb, "POST", "/api/v1/namespaces/default/events", { metadata: { name: "e1" }, reason: "Test", involvedObject: { kind: "ConfigMap", name: "c1" } });
     expect(ev.status).toBe(201);
-    const ev2 = await api(sb, "POST", "/apis/events.k8s.io/v1/namespaces/default/events", { metadata: { name: "e2" }, reason: "Test" });
+    const ev2 = await api(sb, "POST", "/apis/events.k8s.io/v1/namespaces/default/events", {
+      metadata: { name: "e2" }, reason: "Test", eventTime: "2024-01-01T00:00:00.000000Z", type: "Normal",
+      reportingController: "kobun.dev/test", reportingInstance: "test-1", action: "Testing", regarding: { kind: "ConfigMap", name: "c1", namespace: "default" },
+    });
     expect(ev2.status).toBe(201);
     const lease = await api(sb, "POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", { metadata: { name: "l1" }, spec: { holderIdentity: "me" } });
     expect(lease.body).toMatchObject({ kind: "Lease", apiVersion: "coordination.k8s.io/v1" });

@@ -1,0 +1,122 @@
+// Structural-schema handling for custom resources, as the apiextensions-apiserver does it on
+// every write (create, update, patch; main object and /status): null values of non-nullable
+// properties without a default are dropped, fields the version's `openAPIV3Schema` does not
+// declare are pruned (unless `x-kubernetes-preserve-unknown-fields` applies at that level;
+// `apiVersion`, `kind` and `metadata` at the root and in embedded resources are never pruned),
+// then every value is checked against its schema `type` (`nullable`,
+// `x-kubernetes-int-or-string`) → 422 Invalid with `FieldValueTypeInvalid` causes. Unchanged
+// values of an update are not re-validated (validation ratcheting, GA since 1.33).
+// Only types are validated: no formats, enums, bounds, patterns or CEL rules.
+
+import { deepEqual } from "./patch.ts";
+import { ApiStatusError, type StatusDetails } from "./status.ts";
+
+type Schema = Record<string, any>;
+export interface Cause { reason: string; message: string; field: string }
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const ROOT_KEEP = new Set(["apiVersion", "kind", "metadata"]);
+
+/** the JSON type of a value, named as kube-openapi names it in messages */
+function typeOf(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  if (typeof v === "boolean") return "boolean";
+  if (typeof v === "string") return "string";
+  return "object";
+}
+
+/** the schema for a property of an object schema, or undefined when it declares none */
+function childSchema(s: Schema, key: string): Schema | undefined {
+  if (isObj(s.properties) && isObj(s.properties[key])) return s.properties[key] as Schema;
+  if (isObj(s.additionalProperties)) return s.additionalProperties as Schema;
+  return undefined;
+}
+
+/** prune in place: drop undeclared fields and non-nullable nulls; `root` keeps apiVersion/kind/metadata */
+export function prune(value: unknown, s: Schema | undefined, root = false): void {
+  if (!s || s["x-kubernetes-int-or-string"]) return;
+  if (Array.isArray(value)) {
+    if (isObj(s.items)) for (const item of value) prune(item, s.items as Schema);
+    return;
+  }
+  if (!isObj(value)) return;
+  const keep = root || s["x-kubernetes-embedded-resource"] === true;
+  const preserve = s["x-kubernetes-preserve-unknown-fields"] === true;
+  const anyProps = s.additionalProperties === true;
+  for (const key of Object.keys(value)) {
+    if (keep && ROOT_KEEP.has(key)) continue;
+    const child = childSchema(s, key);
+    if (!child) {
+      if (!preserve && !anyProps) delete value[key];
+      continue;
+    }
+    if (value[key] === null && child.nullable !== true && child.default === undefined) {
+      delete value[key];
+      continue;
+    }
+    prune(value[key], child);
+  }
+}
+
+function typeMatches(v: unknown, s: Schema): boolean | undefined {
+  if (v === null) return s.nullable === true;
+  if (s["x-kubernetes-int-or-string"]) return (typeof v === "number" && Number.isInteger(v)) || typeof v === "string";
+  switch (s.type) {
+    case "string": return typeof v === "string";
+    case "integer": return typeof v === "number" && Number.isInteger(v);
+    case "number": return typeof v === "number";
+    case "boolean": return typeof v === "boolean";
+    case "object": return isObj(v);
+    case "array": return Array.isArray(v);
+    default: return undefined;
+  }
+}
+
+/** type errors of `value` against `s` at `path`; `old` is the previous value at that path (ratcheting) */
+export function validateTypes(value: unknown, s: Schema | undefined, path: string, old: unknown, out: Cause[], root = false): void {
+  if (!s) return;
+  if (old !== undefined && deepEqual(value, old)) return;
+  const ok = typeMatches(value, s);
+  if (ok === false) {
+    const want = s["x-kubernetes-int-or-string"] ? "integer,string" : String(s.type);
+    const got = typeOf(value);
+    const where = path || "<root>";
+    const message = `Invalid value: "${got}": ${where} in body must be of type ${want}: "${got}"`;
+    out.push({ reason: "FieldValueTypeInvalid", message, field: where });
+    return;
+  }
+  if (Array.isArray(value)) {
+    if (isObj(s.items)) value.forEach((item, i) => validateTypes(item, s.items as Schema, `${path}[${i}]`, undefined, out));
+    return;
+  }
+  if (!isObj(value) || s["x-kubernetes-int-or-string"]) return;
+  const keep = root || s["x-kubernetes-embedded-resource"] === true;
+  const oldObj = isObj(old) ? old : undefined;
+  for (const [key, v] of Object.entries(value)) {
+    if (keep && ROOT_KEEP.has(key)) continue;
+    validateTypes(v, childSchema(s, key), path ? `${path}.${key}` : key, oldObj?.[key], out);
+  }
+}
+
+/** 422 Invalid for a list of field causes, worded as kube-apiserver words it */
+export function invalidError(group: string, kind: string, name: string, causes: Cause[]): ApiStatusError {
+  const qualifiedKind = group ? `${kind}.${group}` : kind;
+  const lines = causes.map((c) => `${c.field}: ${c.message}`);
+  const message = `${qualifiedKind} "${name}" is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(", ")}]`}`;
+  const details: StatusDetails = { name, group, kind, causes };
+  return new ApiStatusError(422, "Invalid", message, details);
+}
+
+/**
+ * Prune `body` (in place) by the version's schema and check its types; throws 422 Invalid.
+ * `old` is the stored object on update (for ratcheting). No schema: nothing to do.
+ */
+export function applySchema(schema: Schema | undefined, group: string, kind: string, body: any, old?: any): void {
+  if (!isObj(schema)) return;
+  prune(body, schema, true);
+  const causes: Cause[] = [];
+  validateTypes(body, schema, "", old, causes, true);
+  if (causes.length) throw invalidError(group, kind, body?.metadata?.name ?? "", causes);
+}
