@@ -11,6 +11,7 @@ import { ApiError, ConnectionError } from "../kube/errors.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import { Logger, stderrSink } from "../util/log.ts";
 import { TaskScope } from "../util/scope.ts";
+import { aborted } from "../util/abort.ts";
 import { Toggle } from "../util/toggle.ts";
 import { Health } from "../observability/health.ts";
 import { startProbeServer, type ProbeServer } from "../observability/probes.ts";
@@ -83,7 +84,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 
   const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
   /** Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. */
-  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped") => {
+  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle) => {
     for (const [resource, processor] of processors) {
       if (which === "namespaced" && !resource.namespaced) continue;
       if (which === "cluster-scoped" && resource.namespaced) continue;
@@ -91,7 +92,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
       within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
         runResourceStream(
           {
-            client, resource, namespace: ns, toggle, settings, health,
+            client, resource, namespace: ns, toggle: gate, settings, health,
             logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
             deliver: (event) => {
               // Cluster-wide watches still honour exclusions like `!kube-*`.
@@ -109,13 +110,23 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   poster.start(scope);
   // One peering object for the cluster (or one Lease); otherwise one per served namespace.
   const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
-  const peer = (namespace: string | null, within: TaskScope) =>
+  const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) =>
     startPeering({
-      client, toggle, settings, logger, namespace, scope: within,
+      client, toggle: gate, settings, logger, namespace, scope: within,
       mandatory: options.peeringMandatory ?? false,
       ...(options.peerId ? { id: options.peerId } : {}),
     });
   if (onePeering) peer(null, scope);
+  /** A namespace's own gate: its peering freezes only its streams (and follows the operator's). */
+  const namespaceGate = (within: TaskScope): Toggle => {
+    if (onePeering) return toggle;
+    const gate = new Toggle(toggle);
+    within.spawn("gate", async (s) => {
+      await aborted(s);
+      gate.dispose();
+    });
+    return gate;
+  };
   const fixed = fixedNamespaceList(settings);
   if (settings.namespaces.allNamespaces || fixed === null && settings.namespaces.include.length === 0) {
     if (settings.namespaces.defaulted) logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
@@ -125,8 +136,9 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     serve(null, scope, "cluster-scoped");
     for (const namespace of fixed) {
       const child = scope.child(namespace);
-      if (!onePeering) peer(namespace, child);
-      serve(namespace, child, "namespaced");
+      const gate = namespaceGate(child);
+      if (!onePeering) peer(namespace, child, gate);
+      serve(namespace, child, "namespaced", gate);
     }
   } else {
     // Globs: follow namespaces as they come and go; cluster-scoped resources once.
@@ -136,8 +148,9 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
         {
           client, matches, logger, graceMs,
           start: (namespace, child) => {
-            if (!onePeering) peer(namespace, child);
-            serve(namespace, child, "namespaced");
+            const gate = namespaceGate(child);
+            if (!onePeering) peer(namespace, child, gate);
+            serve(namespace, child, "namespaced", gate);
           },
         },
         scope,

@@ -67,12 +67,7 @@ function lastHandled(obj: KubeObject): string | undefined {
  * suite stays green while the gap is known, and turns red the moment the sandbox is fixed:
  * then delete the entry here. On the cluster target they are ordinary tests.
  */
-const SANDBOX_GAPS = new Set<string>([
-  "A4. a watch from a resourceVersion older than a freshly created CRD is too old (410)",
-  "A5. structural schemas prune unknown fields",
-  "A6. structural schemas reject a value of the wrong type (422)",
-  "A7. an Event's involvedObject.namespace must match the Event's namespace (422)",
-]);
+const SANDBOX_GAPS = new Set<string>([]);
 
 describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
   let target: Target | undefined;

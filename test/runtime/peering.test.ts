@@ -7,8 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { Toggle } from "../../src/util/toggle.ts";
-import { env, testLogger, until, type Env } from "../peering/helpers.ts";
+import { env, testLogger, type Env } from "../peering/helpers.ts";
 
 let e: Env;
 beforeAll(async () => (e = await env()));
@@ -19,6 +18,15 @@ async function createConfigMap(name: string): Promise<void> {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }),
   });
   expect(response.status).toBe(201);
+}
+
+/** Polls a condition that has no event to await (log lines, the sandbox's counters); bounded. */
+async function eventually(pred: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(5);
+  }
 }
 
 /** A registry whose create handler on configmaps records names and wakes waiters. */
@@ -37,11 +45,10 @@ function recorder() {
 
 test("the lower-priority operator freezes (streams closed) and handles what was created meanwhile after resume", async () => {
   const low = recorder();
-  const lowToggle = new Toggle();
   const lowLog = testLogger();
   const lowStop = new AbortController();
   const lowRun = run({
-    signal: lowStop.signal, client: e.client, registry: low.registry, toggle: lowToggle, logger: lowLog.logger,
+    signal: lowStop.signal, client: e.client, registry: low.registry, logger: lowLog.logger,
     settings: resolveSettings({ flags: { namespaces: ["default"], priority: 0 } }), peerId: "low",
   });
   await createConfigMap("before");
@@ -55,7 +62,8 @@ test("the lower-priority operator freezes (streams closed) and handles what was 
     signal: highStop.signal, client: e.client, registry: high, logger: testLogger().logger,
     settings: resolveSettings({ flags: { namespaces: ["default"], priority: 10 } }), peerId: "high",
   });
-  await until(lowToggle, true);
+  // The namespace's peering freezes the namespace's streams (the operator-wide toggle stays running).
+  await eventually(() => lowLog.lines.some((l) => /freezing/i.test(l)), "the low operator to freeze");
   // Seed 000: the stream is closed, not ignored. Only peering watches and the high one's remain.
   const configmapWatches = () => e.sandbox.stats.log.filter((r) => r.verb === "watch" && r.path.endsWith("/configmaps")).length;
   const watchesAtFreeze = configmapWatches();
