@@ -1,22 +1,32 @@
 // Seed 003 in figures: time from SIGTERM to process exit of the compiled operator holding 50
 // idle watch streams (one resource in 50 namespaces), idle and with handlers in flight.
+// Idle: the example operator (dist/kobun). In flight: an operator built from
+// test/runtime/handlers, whose "polite" handler runs until its signal aborts; one is running
+// in each of the 50 namespaces when SIGTERM arrives.
 // Baseline: the same binary's `kobun version`, i.e. the cost of a process that only starts
 // and exits. Target (DESIGN.md): < 30 ms idle.
 
 import { startSandbox } from "../src/sandbox/index.ts";
-import { ensureBinary, installExampleCRD, median, report, round, until } from "./common.ts";
+import { join } from "node:path";
+import { ensureBinary, installExampleCRD, median, report, root, round, until } from "./common.ts";
 
 const RUNS = Number(process.env.KOBUN_BENCH_RUNS ?? 5);
 const NAMESPACES = 50;
 
-async function timeToExit(binary: string, kubeconfig: string, namespaces: string[], sandboxWatches: () => number, busy: (() => Promise<void>) | null): Promise<number> {
-  const child = Bun.spawn([binary, "run", "--kubeconfig", kubeconfig, "--standalone", "-q", ...namespaces.flatMap((ns) => ["-n", ns])], {
+async function timeToExit(binary: string, kubeconfig: string, namespaces: string[], sandboxWatches: () => number, busy: ((started: () => number) => Promise<void>) | null): Promise<number> {
+  const child = Bun.spawn([binary, "run", "--kubeconfig", kubeconfig, "--standalone", ...namespaces.flatMap((ns) => ["-n", ns])], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
     stdout: "ignore",
-    stderr: "ignore",
+    stderr: "pipe",
   });
+  // Count handler starts from the operator's log (it logs one line per start).
+  let started = 0;
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) started += decoder.decode(chunk).split("polite handler started").length - 1;
+  })();
   await until(() => sandboxWatches() >= namespaces.length, 20_000, `${namespaces.length} open watches`);
-  if (busy) await busy();
+  if (busy) await busy(() => started);
   const sent = performance.now();
   child.kill("SIGTERM");
   const code = await child.exited;
@@ -44,10 +54,29 @@ export async function benchLifecycle(): Promise<void> {
     const idle: number[] = [];
     for (let i = 0; i < RUNS; i++) idle.push(await timeToExit(binary, sandbox.kubeconfigPath, namespaces, watches, null));
     const afterExit = watches();
+
+    const inFlightBinary = join(root, "dist/kobun-lifecycle-bench");
+    const built = Bun.spawnSync([process.execPath, "run", join(root, "build.ts"), "--handlers", join(root, "test/runtime/handlers"), "--outfile", inFlightBinary], { cwd: root, stdout: "ignore", stderr: "inherit" });
+    if (built.exitCode !== 0) throw new Error("bench: building the in-flight operator failed");
+    const inFlight: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      inFlight.push(await timeToExit(inFlightBinary, sandbox.kubeconfigPath, namespaces, watches, async (started) => {
+        for (const ns of namespaces) {
+          await fetch(`${sandbox.url}/api/v1/namespaces/${ns}/configmaps`, {
+            method: "POST", headers: { "content-type": "application/json" },
+            body: JSON.stringify({ metadata: { generateName: "busy-", labels: { lifecycle: "polite" } } }),
+          });
+        }
+        await until(() => started() >= namespaces.length, 20_000, `${namespaces.length} handlers running`);
+      }));
+      // Each run starts from no pending objects (the aborted handlers would run again).
+      for (const ns of namespaces) await fetch(`${sandbox.url}/api/v1/namespaces/${ns}/configmaps?labelSelector=lifecycle%3Dpolite`, { method: "DELETE" });
+    }
     report("lifecycle", {
       watches: NAMESPACES,
       runs: RUNS,
       sigtermToExitIdleMs: round(median(idle)),
+      sigtermToExitWith50HandlersInFlightMs: round(median(inFlight)),
       processStartExitBaselineMs: round(median(baseline)),
       ratioToBaseline: round(median(idle) / median(baseline)),
       openWatchesAfterExit: afterExit,
