@@ -14,7 +14,7 @@ import { TaskScope } from "../util/scope.ts";
 import { aborted } from "../util/abort.ts";
 import { Toggle } from "../util/toggle.ts";
 import { Health } from "../observability/health.ts";
-import { startProbeServer, type ProbeServer } from "../observability/probes.ts";
+import { startProbeServer } from "../observability/probes.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { ResourceProcessor } from "../handling/processor.ts";
 import { EventPoster } from "../posting/poster.ts";
@@ -40,7 +40,7 @@ export interface RunOptions {
   /** This operator's peer id; default POD_ID or user@host/start-time/random. */
   peerId?: string;
   /** Called once every watcher has been started (not necessarily listed). */
-  onStarted?(info: { resources: Resource[]; health: Health }): void;
+  onStarted?(info: { resources: Resource[]; health: Health; probeUrl?: string }): void;
 }
 
 export interface RunReport {
@@ -76,10 +76,22 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     );
   }
 
-  let probes: ProbeServer | undefined;
+  let probeUrl: string | undefined;
   if (settings.probes.liveness) {
-    probes = startProbeServer(settings.probes.liveness, health);
+    // Started before the scope task so that a bad address fails run() at once, not silently.
+    let probes: ReturnType<typeof startProbeServer>;
+    try {
+      probes = startProbeServer(settings.probes.liveness, health);
+    } catch (error) {
+      await scope.close(0);
+      throw new FatalError("fatal", `cannot serve probes at ${settings.probes.liveness}: ${(error as Error).message}`, { cause: error });
+    }
+    probeUrl = probes.url;
     logger.info("serving probes", { url: probes.url });
+    scope.spawn("probes", async (s) => {
+      await aborted(s);
+      await probes.stop();
+    });
   }
 
   const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
@@ -157,7 +169,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
       ),
     );
   }
-  options.onStarted?.({ resources, health });
+  options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
   logger.info("operator started", { resources: resources.map(resourceName).join(","), namespaces: describeNamespaces(settings) });
 
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
@@ -167,7 +179,6 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const reports = await Promise.all([scope.close(graceMs), ...[...processors.values()].map((p) => p.close(graceMs))]);
   const report: RunReport = { abandoned: reports.flatMap((r) => r.abandoned) };
   await poster.flush(AbortSignal.timeout(1000));
-  await probes?.stop();
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
   logger.info("stopped", { abandoned: report.abandoned.length });
   return report;

@@ -108,3 +108,24 @@ test("a watch that fails is reported on /healthz and restarted with backoff", as
   stop.abort();
   await running;
 }, 15_000);
+
+test("the probe endpoint serves /healthz and /metrics while the operator runs, and stops with it", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", () => {}, { id: "noop" });
+  const stop = new AbortController();
+  let probeUrl = "";
+  const running = run({
+    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true, liveness: "http://127.0.0.1:0/healthz" } }),
+    onStarted: (info) => (probeUrl = info.probeUrl ?? ""),
+  });
+  for (let i = 0; !probeUrl && i < 400; i++) await Bun.sleep(5);
+  const healthz = await fetch(probeUrl);
+  expect(healthz.status).toBe(200);
+  expect(await healthz.json()).toEqual({ healthy: true, problems: {} });
+  const metrics = await (await fetch(probeUrl.replace("/healthz", "/metrics"))).text();
+  expect(metrics).toContain("kobun_healthy 1");
+  stop.abort();
+  await running;
+  await expect(fetch(probeUrl)).rejects.toThrow();
+}, 15_000);
