@@ -73,7 +73,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   workers: section("Workers: one per object, fed by the event queues.", {
     limit: integer({ default: 100, min: 1, max: 100000, doc: "Most objects handled at the same time." }),
-    batchWindow: duration({ default: 0.1, min: 0, max: 60, doc: "Wait this long for more events of one object; only the latest is handled." }),
+    batchWindow: duration({ default: 0.1, min: 0, max: 60, doc: "An object is handled at most once per window (its first event at once); events meanwhile merge, the latest wins." }),
     idleTimeout: duration({ default: 5, min: 0, max: 3600, doc: "A worker with no events for this long exits." }),
   }),
   handling: section("Handling: retries and timeouts of handlers (each handler may override them).", {

@@ -4,8 +4,11 @@
 // What it does:
 // - `push(key, item)` keeps only the newest pending item per key ("latest wins"); a burst that
 //   arrives while the key is busy or inside the batch window collapses into one item.
-// - the batch window (default 100 ms, 0 allowed) starts once per batch, not once per item; with
-//   a window of 0 no timer is created at all on the hot path.
+// - the batch window (default 100 ms, 0 allowed) is a leading-edge throttle: the first item of a
+//   quiet key runs at once (after one turn of the event loop, so that events delivered together
+//   merge), and then a key runs at most once per window, with the newest item. A create is
+//   handled in about a millisecond, and a burst of changes still costs one run per window.
+//   With a window of 0 no timer is created at all on the hot path.
 // - a worker limit bounds how many keys are *processing* at once (a counting semaphore);
 //   keys that only wait (for an item, a retry timer, their window) hold no slot.
 // - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
@@ -28,7 +31,7 @@ export interface Outcome<T> {
 
 export interface WorkersOptions<T> {
   process(key: string, item: T, signal: AbortSignal): Promise<Outcome<T> | void>;
-  /** Batch window in ms: how long a newly woken worker waits for more items of its key. Default 100. */
+  /** Batch window in ms: a key runs at most once per window (the first item of a quiet key at once). Default 100. */
   window?: number;
   /** How many keys may be processing at the same time. Default 100. */
   limit?: number;
@@ -54,6 +57,8 @@ interface Slot<T> {
   windowEnd?: (() => void) | undefined;
   /** The pending item skips the batch window. */
   immediate: boolean;
+  /** When the key last started processing (ms, performance clock), for the window. */
+  lastStart: number;
 }
 
 export class Workers<T> {
@@ -111,7 +116,7 @@ export class Workers<T> {
       }
       return;
     }
-    slot = { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate };
+    slot = { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate, lastStart: -Infinity };
     this.slots.set(key, slot);
     void this.scope.spawn(key, (signal) => this.run(key, slot, signal));
   }
@@ -151,7 +156,6 @@ export class Workers<T> {
 
   private async run(key: string, slot: Slot<T>, signal: AbortSignal): Promise<void> {
     try {
-      let first = true;
       while (!signal.aborted) {
         if (!slot.hasPending) {
           const fired = await this.wait(slot);
@@ -163,14 +167,15 @@ export class Workers<T> {
             } else if (fired === "idle") {
               return;
             } else continue;
-          } else first = true;
+          }
         }
-        if (first && this.window > 0 && !slot.immediate) {
-          // One timer per batch: items pushed meanwhile replace `pending`.
-          await this.sleep(slot, this.window);
+        if (this.window > 0 && !slot.immediate) {
+          // Items pushed meanwhile replace `pending`: the run takes the newest.
+          const wait = slot.lastStart + this.window - performance.now();
+          if (wait > 0) await this.sleep(slot, wait);
+          else await nextTurn();
           if (signal.aborted) return;
         }
-        first = false;
         const item = slot.pending as T;
         slot.pending = undefined;
         slot.hasPending = false;
@@ -179,6 +184,7 @@ export class Workers<T> {
         else this.active++;
         if (signal.aborted) return this.release();
         slot.busy = true;
+        slot.lastStart = performance.now();
         if (this.active > this.peak) this.peak = this.active;
         let outcome: Outcome<T> | void;
         try {
@@ -294,4 +300,9 @@ export class Workers<T> {
       next(); // the slot passes directly to the next waiter
     } else this.active--;
   }
+}
+
+/** One turn of the event loop: events that arrived in the same network chunk are all pushed by then. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

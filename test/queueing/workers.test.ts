@@ -72,6 +72,22 @@ describe("workers", () => {
     await w.close(100);
   });
 
+  test("the first item of a quiet key runs at once; later ones within the window merge into one run", async () => {
+    const runs: { item: number; at: number }[] = [];
+    let firstRun!: () => void;
+    const ranFirst = new Promise<void>((resolve) => (firstRun = resolve));
+    const w = new Workers<number>({ window: 50, async process(_k, item) { runs.push({ item, at: performance.now() }); firstRun(); } });
+    const pushed = performance.now();
+    w.push("a", 0);
+    await ranFirst;
+    expect(runs[0]!.at - pushed).toBeLessThan(25); // not held back by the window
+    for (let i = 1; i <= 5; i++) w.push("a", i);
+    await w.settled();
+    expect(runs.map((r) => r.item)).toEqual([0, 5]);
+    expect(runs[1]!.at - runs[0]!.at).toBeGreaterThanOrEqual(49); // at most one run per window
+    await w.close(100);
+  });
+
   test("with a window of 0 no timer is created per item", async () => {
     const original = globalThis.setTimeout;
     let timers = 0;

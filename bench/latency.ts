@@ -1,0 +1,92 @@
+// Create → handler start: the time from sending a create to the operator's handler running,
+// p50 and p90 over sequential creates. Baseline: a bare `fetch` watch on the same resource,
+// from the same create to its ADDED line arriving (the floor any watcher pays).
+// Target (DESIGN.md): p50 < 2 ms.
+
+import { KubeClient } from "../src/kube/client.ts";
+import { Registry } from "../src/handling/registry.ts";
+import { resolveSettings } from "../src/config/index.ts";
+import { run } from "../src/runtime/operator.ts";
+import { startSandbox } from "../src/sandbox/index.ts";
+import { silentLogger } from "../src/util/log.ts";
+import { median, report, round } from "./common.ts";
+
+const CREATES = Number(process.env.KOBUN_BENCH_CREATES ?? 200);
+const configmaps = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+const sandbox = await startSandbox({ historySize: 10_000 });
+const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+try {
+  for (const ns of ["kobun", "bare"]) await client.create({ ...configmaps, plural: "namespaces", kind: "Namespace", namespaced: false }, null, { metadata: { name: ns } });
+
+  // Baseline: a bare watch stream, timing each ADDED line.
+  const bare: number[] = [];
+  {
+    const stop = new AbortController();
+    let arrived: (() => void) | undefined;
+    const response = await fetch(`${sandbox.url}/api/v1/namespaces/bare/configmaps?watch=true&allowWatchBookmarks=true`, { signal: stop.signal });
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body!) if (decoder.decode(chunk, { stream: true }).includes('"ADDED"')) arrived?.();
+      } catch {}
+    })();
+    for (let i = 0; i < CREATES; i++) {
+      const seen = new Promise<void>((resolve) => (arrived = resolve));
+      const t0 = performance.now();
+      await client.create(configmaps, "bare", { metadata: { name: `b-${i}` } });
+      await seen;
+      bare.push(performance.now() - t0);
+    }
+    stop.abort();
+    await reading;
+  }
+
+  // kobun: the whole operator (watcher → queue → handler), default settings.
+  const operator: number[] = [];
+  {
+    const registry = new Registry();
+    let started: (() => void) | undefined;
+    registry.on.create("v1/configmaps", () => void started?.(), { id: "timed" });
+    const stop = new AbortController();
+    let ready!: () => void;
+    const isReady = new Promise<void>((resolve) => (ready = resolve));
+    const running = run({
+      signal: stop.signal, client, registry, logger: silentLogger,
+      settings: resolveSettings({ flags: { namespaces: ["kobun"], standalone: true } }),
+      onStarted: () => ready(),
+    });
+    await isReady;
+    // First object: wait for the initial list to finish so that only live creates are timed.
+    const warm = new Promise<void>((resolve) => (started = resolve));
+    await client.create(configmaps, "kobun", { metadata: { name: "warm-up" } });
+    await warm;
+    for (let i = 0; i < CREATES; i++) {
+      const seen = new Promise<void>((resolve) => (started = resolve));
+      const t0 = performance.now();
+      await client.create(configmaps, "kobun", { metadata: { name: `k-${i}` } });
+      await seen;
+      operator.push(performance.now() - t0);
+    }
+    stop.abort();
+    await running;
+  }
+
+  report("latency", {
+    creates: CREATES,
+    createToHandlerStartP50Ms: round(median(operator)),
+    createToHandlerStartP90Ms: round(percentile(operator, 0.9)),
+    bareWatchEventP50Ms: round(median(bare)),
+    bareWatchEventP90Ms: round(percentile(bare, 0.9)),
+    ratioP50: round(median(operator) / median(bare)),
+    targetP50Ms: 2,
+  });
+} finally {
+  client.close();
+  await sandbox.stop();
+}
