@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { KubeClient } from "../src/kube/client.ts";
-import type { Resource } from "../src/kube/types.ts";
+import { resourcePath, type Resource } from "../src/kube/types.ts";
 import { ResourceProcessor } from "../src/handling/processor.ts";
 import { Registry } from "../src/handling/registry.ts";
 import { Watcher } from "../src/watching/watcher.ts";
@@ -95,6 +95,32 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
   const floorPatches = (await ask(`patches ${resource.plural}`)).patches - floorBefore;
   Bun.gc(true);
 
+  // The same floor with a bare watch open on those objects and read to the end: any controller
+  // must watch, and the server pays for every event it streams. Fresh objects, same count.
+  const watchedNs = `watched-${tag}`;
+  await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: watchedNs } });
+  await pool(n, (i) => client.create(resource, watchedNs, { apiVersion: "kobun.dev/v1", kind, metadata: { name: `obj-${i}`, namespace: watchedNs }, spec: { i } }));
+  const bareWatch = new AbortController();
+  const watchResponse = await client.stream(resourcePath(resource, watchedNs), { watch: "true", resourceVersion: "0" }, bareWatch.signal);
+  const draining = (async () => {
+    try {
+      for await (const _ of watchResponse.body!) { /* read and drop, as a no-op consumer */ }
+    } catch {}
+  })();
+  cpu = process.cpuUsage();
+  t0 = performance.now();
+  await pool(n, (i) => {
+    const status = { create_fn: { message: `hello obj-${i}` } };
+    return sub
+      ? client.patch(resource, watchedNs, `obj-${i}`, { status: { ...status, kobun: { lastHandledConfiguration: `{"spec":{"i":${i}}}` } } }, { subresource: "status" })
+      : client.patch(resource, watchedNs, `obj-${i}`, { status, metadata: { annotations: { "kobun.dev/last-handled-configuration": `{"spec":{"i":${i}}}` } } });
+  });
+  const watchedWall = performance.now() - t0;
+  const watchedCpu = cpuMs(process.cpuUsage(cpu));
+  bareWatch.abort();
+  await draining;
+  Bun.gc(true);
+
   // The operator: a watcher feeding a processor with one create handler.
   const registry = new Registry();
   let handled = 0;
@@ -133,7 +159,8 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
     objects: n,
     operator: { firstListedMs: round(marks.firstListed ?? 0), listDoneMs: round(marks.listed ?? 0), wallMs: round(opWall), patchesPerObject: round(opPatches / n), cpuMsPerObject: round(opCpu / n), peakConcurrency: processor.peakConcurrency },
     floor: { wallMs: round(floorWall), patchesPerObject: round(floorPatches / n), cpuMsPerObject: round(floorCpu / n) },
-    ratios: { wall: round(opWall / floorWall), cpu: round(opCpu / floorCpu) },
+    floorWithWatch: { wallMs: round(watchedWall), cpuMsPerObject: round(watchedCpu / n) },
+    ratios: { wall: round(opWall / floorWall), cpu: round(opCpu / floorCpu), wallToFloorWithWatch: round(opWall / watchedWall) },
   };
 }
 

@@ -256,10 +256,11 @@ export class ResourceProcessor {
     for (const { spec, outcome, retry } of plan.runs) {
       const fields = { namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id, cause: plan.cause };
       if (outcome.kind === "success") {
+        const message = `Handler '${spec.id}' succeeded.`;
         if (outcome.ignored) this.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...fields, error: outcome.ignored });
-        else this.logger.info(`Handler '${spec.id}' succeeded.`, fields);
+        else this.logger.info(message, fields);
         this.health?.count(`kobun_handler_runs_total{outcome="success"}`);
-        this.poster?.post(body, "Normal", "Logging", `Handler '${spec.id}' succeeded.`, "info");
+        this.poster?.post(body, "Normal", "Logging", message, "info");
       } else if (outcome.kind === "retry") {
         const message = `Handler '${spec.id}' failed temporarily: ${outcome.error.message}`;
         this.logger.warn(message, { ...fields, retry, retryIn: outcome.delay });

@@ -136,7 +136,9 @@ export class Workers<T> {
   }
 
   private checkSettled(): void {
-    if (this.settleWaiters.length && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
+    // A processing key holds a slot: while any does, nothing is settled (and no O(keys) scan
+    // runs on every completion).
+    if (this.settleWaiters.length && this.active === 0 && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
   }
 
   /** Forgets a key's pending item and retry timer (e.g. the object is gone); a running item finishes. */
