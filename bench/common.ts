@@ -49,3 +49,25 @@ export async function until(pred: () => boolean, timeoutMs: number, what: string
     await Bun.sleep(1);
   }
 }
+
+/** Lines from a child process's stdout, one at a time (the benches' child-sandbox protocol). */
+export function lineReader(stream: ReadableStream<Uint8Array>): { next(): Promise<string> } {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    async next(): Promise<string> {
+      for (;;) {
+        const nl = buffer.indexOf("\n");
+        if (nl >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          return line;
+        }
+        const { done, value } = await reader.read();
+        if (done) throw new Error("sandbox child ended");
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}

@@ -14,6 +14,7 @@ import { resourcePath, type Resource } from "../src/kube/types.ts";
 import { ResourceProcessor } from "../src/handling/processor.ts";
 import { Registry } from "../src/handling/registry.ts";
 import { Watcher } from "../src/watching/watcher.ts";
+import { lineReader } from "./common.ts";
 
 const CONCURRENCY = 100;
 const CRDS: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
@@ -173,25 +174,4 @@ async function pool(n: number, fn: (i: number) => Promise<unknown>): Promise<voi
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, n) }, async () => {
     while (next < n) await fn(next++);
   }));
-}
-
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  return {
-    async next(): Promise<string> {
-      for (;;) {
-        const nl = buffer.indexOf("\n");
-        if (nl >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          return line;
-        }
-        const { done, value } = await reader.read();
-        if (done) throw new Error("sandbox child ended");
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-  };
 }
