@@ -82,15 +82,16 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
 
   // The floor: the same single PATCH per object the operator sends, in a bare loop.
   const sub = resource.statusSubresource;
+  const floorPatch = (ns: string, i: number) => {
+    const status = { create_fn: { message: `hello obj-${i}` } };
+    return sub
+      ? client.patch(resource, ns, `obj-${i}`, { status: { ...status, kobun: { lastHandledConfiguration: `{"spec":{"i":${i}}}` } } }, { subresource: "status" })
+      : client.patch(resource, ns, `obj-${i}`, { status, metadata: { annotations: { "kobun.dev/last-handled-configuration": `{"spec":{"i":${i}}}` } } });
+  };
   const floorBefore = (await ask(`patches ${resource.plural}`)).patches;
   let cpu = process.cpuUsage();
   let t0 = performance.now();
-  await pool(n, (i) => {
-    const status = { create_fn: { message: `hello obj-${i}` } };
-    return sub
-      ? client.patch(resource, floorNs, `obj-${i}`, { status: { ...status, kobun: { lastHandledConfiguration: `{"spec":{"i":${i}}}` } } }, { subresource: "status" })
-      : client.patch(resource, floorNs, `obj-${i}`, { status, metadata: { annotations: { "kobun.dev/last-handled-configuration": `{"spec":{"i":${i}}}` } } });
-  });
+  await pool(n, (i) => floorPatch(floorNs, i));
   const floorWall = performance.now() - t0;
   const floorCpu = cpuMs(process.cpuUsage(cpu));
   const floorPatches = (await ask(`patches ${resource.plural}`)).patches - floorBefore;
@@ -110,12 +111,7 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
   })();
   cpu = process.cpuUsage();
   t0 = performance.now();
-  await pool(n, (i) => {
-    const status = { create_fn: { message: `hello obj-${i}` } };
-    return sub
-      ? client.patch(resource, watchedNs, `obj-${i}`, { status: { ...status, kobun: { lastHandledConfiguration: `{"spec":{"i":${i}}}` } } }, { subresource: "status" })
-      : client.patch(resource, watchedNs, `obj-${i}`, { status, metadata: { annotations: { "kobun.dev/last-handled-configuration": `{"spec":{"i":${i}}}` } } });
-  });
+  await pool(n, (i) => floorPatch(watchedNs, i));
   const watchedWall = performance.now() - t0;
   const watchedCpu = cpuMs(process.cpuUsage(cpu));
   bareWatch.abort();

@@ -7,20 +7,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { repo, startOperator } from "./helpers.ts";
+import { eventually, repo, startOperator } from "./helpers.ts";
 
 const NAMESPACES = Array.from({ length: 20 }, (_, i) => `life-${i}`);
 let sandbox: Sandbox;
 let work: string;
 
-/** Polls a condition that has no event to await (the sandbox's open-watch count); bounded. */
-async function until(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+const until = (pred: () => boolean, timeoutMs: number, what: string) => eventually(pred, what, timeoutMs);
 
 function config(name: string, text: string): string {
   const path = join(work, name);

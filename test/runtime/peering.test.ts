@@ -8,6 +8,7 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
 
 let e: Env;
 beforeAll(async () => (e = await env()));
@@ -18,15 +19,6 @@ async function createConfigMap(name: string): Promise<void> {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }),
   });
   expect(response.status).toBe(201);
-}
-
-/** Polls a condition that has no event to await (log lines, the sandbox's counters); bounded. */
-async function eventually(pred: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
 }
 
 /** A registry whose create handler on configmaps records names and wakes waiters. */
@@ -95,15 +87,12 @@ test("a watch that fails is reported on /healthz and restarted with backoff", as
     settings: resolveSettings({ fileData: { watching: { backoff: { initial: "50ms", max: "100ms" } } }, flags: { namespaces: ["kube-system"], standalone: true } }),
     onStarted: (info) => (health = info.health),
   });
-  const watching = () => e.sandbox.stats.openWatches() > 0;
-  for (let i = 0; !watching() && i < 400; i++) await Bun.sleep(5);
-  expect(watching()).toBe(true);
+  await eventually(() => e.sandbox.stats.openWatches() > 0, "the configmap watch");
   e.sandbox.faults.sendError(500, "InternalError", "etcd is on fire");
-  for (let i = 0; health?.healthy !== false && i < 400; i++) await Bun.sleep(5);
+  await eventually(() => health?.healthy === false, "the watch to be reported unhealthy");
   expect(health!.report().problems).toEqual({ "watch configmaps in kube-system": expect.stringContaining("etcd is on fire") });
   // Restarted: a fresh relist clears the problem.
-  for (let i = 0; !health!.healthy && i < 400; i++) await Bun.sleep(5);
-  expect(health!.healthy).toBe(true);
+  await eventually(() => health!.healthy, "the restarted watch to be healthy again");
   expect(log.lines.some((l) => /watching failed; restarting/.test(l))).toBe(true);
   stop.abort();
   await running;
@@ -119,7 +108,7 @@ test("the probe endpoint serves /healthz and /metrics while the operator runs, a
     settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true, liveness: "http://127.0.0.1:0/healthz" } }),
     onStarted: (info) => (probeUrl = info.probeUrl ?? ""),
   });
-  for (let i = 0; !probeUrl && i < 400; i++) await Bun.sleep(5);
+  await eventually(() => probeUrl !== "", "the probe server");
   const healthz = await fetch(probeUrl);
   expect(healthz.status).toBe(200);
   expect(await healthz.json()).toEqual({ healthy: true, problems: {} });
