@@ -10,6 +10,8 @@
 // After its own PATCH, an object's older versions may still arrive from the watch: the
 // processor remembers the resourceVersion it wrote and skips events that are not newer
 // (compared as integers when both are; otherwise an equal version within a few seconds).
+// An echo that was queued while the object was still processing (it beat our write's answer)
+// is dropped from the queue the same way (Workers' `skip`), unless the cycle asked to run again.
 //
 // Must never run two cycles of one object at once, never act on a version older than its
 // own last write, and never let a handler's failure escape into the watch stream.
@@ -62,6 +64,8 @@ interface State extends ObjectState {
   failures: number;
   /** Our write's answer showed changes by others made meanwhile: process this body next. */
   recheck?: KubeObject;
+  /** The last cycle asked to run again (finalizer first, a re-check, a delay): not yet done. */
+  rerun?: boolean;
 }
 
 const NON_NUMERIC_STALE_MS = 5000;
@@ -111,6 +115,7 @@ export class ResourceProcessor {
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
     this.workers = new Workers<Item>({
       process: (uid, item, signal) => this.process(uid, item, signal),
+      skip: (uid, item) => this.superseded(uid, item),
       window: options.workers?.window ?? (settings ? settings.workers.batchWindow * 1000 : 100),
       limit: options.workers?.limit ?? settings?.workers.limit ?? 100,
       idleMs: options.workers?.idleMs ?? (settings ? settings.workers.idleTimeout * 1000 : 10_000),
@@ -179,6 +184,19 @@ export class ResourceProcessor {
     return orEqual && rv === wrote && Date.now() - (state.wroteAt ?? 0) < NON_NUMERIC_STALE_MS;
   }
 
+  /**
+   * Whether an item that waited while its object was processing needs no cycle: older than
+   * our own write (process() would drop it), or the watch's echo of that write when the cycle
+   * asked for nothing more (what accept() drops when the echo comes after our write's answer;
+   * here it came before). Dropped before the batch window, so it costs neither a cycle nor a timer.
+   */
+  private superseded(uid: string, item: Item): boolean {
+    if (item.type === "deleted") return false;
+    const state = this.states.get(uid);
+    if (!state || state.recheck) return false;
+    return state.rerun ? this.isStale(uid, item.object, false) : this.isStale(uid, item.object);
+  }
+
   private async process(uid: string, item: Item, signal: AbortSignal): Promise<Outcome<Item> | void> {
     let body = item.object;
     if (item.type === "deleted") {
@@ -197,6 +215,7 @@ export class ResourceProcessor {
     }
     if (!state) this.states.set(uid, (state = { memo: {}, seen: false, failures: 0 }));
     state.recheck = undefined;
+    state.rerun = false;
     if (this.events.length) await this.runEventHandlers(item, state.memo, signal);
 
     let plan: CyclePlan;
@@ -222,17 +241,25 @@ export class ResourceProcessor {
         namespace: body.metadata.namespace, name: body.metadata.name, error, retryInMs: again,
       });
       this.health?.count("kobun_processing_failures_total");
+      state.rerun = true;
       return { again, item };
     }
     const fresh: Item = { type: "modified", object: newest };
-    if (plan.finalizerFirst) return { again: 0, item: fresh };
+    if (plan.finalizerFirst) {
+      state.rerun = true;
+      return { again: 0, item: fresh };
+    }
     if (newest !== body && changedMeanwhile(body, newest, plan)) {
       // Someone changed the object between our read and our write. The watch events of that
       // change are older than our write and will be skipped as stale, so look again now.
       state.recheck = newest;
+      state.rerun = true;
       return { again: 0, item: fresh };
     }
-    if (plan.delay !== undefined) return { again: plan.delay, item: fresh };
+    if (plan.delay !== undefined) {
+      state.rerun = true;
+      return { again: plan.delay, item: fresh };
+    }
     return newest === body ? undefined : { item: fresh };
   }
 

@@ -13,6 +13,8 @@
 //   keys that only wait (for an item, a retry timer, their window) hold no slot.
 // - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
 //   the timer lives in the worker and is cancelled by a new push or by close().
+// - an optional `skip(key, item)` drops an item that waited for its busy key but is already known
+//   to be useless (a stale echo): no run, no batch-window timer.
 // - idle workers exit after `idleMs` (one shared reaper interval, not a timer per worker).
 // - `close(graceMs)` aborts the workers' signal through a TaskScope and waits for them.
 //
@@ -31,6 +33,12 @@ export interface Outcome<T> {
 
 export interface WorkersOptions<T> {
   process(key: string, item: T, signal: AbortSignal): Promise<Outcome<T> | void>;
+  /**
+   * Optional: whether an item that waited while its key was processing is already known to
+   * be useless now (e.g. a stale echo of the key's own last write). Such an item is dropped
+   * before the batch window instead of being processed.
+   */
+  skip?(key: string, item: T): boolean;
   /** Batch window in ms: a key runs at most once per window (the first item of a quiet key at once). Default 100. */
   window?: number;
   /** How many keys may be processing at the same time. Default 100. */
@@ -170,6 +178,12 @@ export class Workers<T> {
               return;
             } else continue;
           }
+        }
+        if (this.options.skip?.(key, slot.pending as T)) {
+          slot.pending = undefined;
+          slot.hasPending = false;
+          if (this.settleWaiters.length) this.checkSettled();
+          continue;
         }
         if (this.window > 0 && !slot.immediate) {
           // Items pushed meanwhile replace `pending`: the run takes the newest.

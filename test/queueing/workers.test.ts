@@ -88,6 +88,30 @@ describe("workers", () => {
     await w.close(100);
   });
 
+  test("an item that waited for its busy key is dropped when skip() says it is useless", async () => {
+    const seen: number[] = [];
+    let release!: () => void;
+    const busy = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const processing = new Promise<void>((resolve) => (started = resolve));
+    const w = new Workers<number>({
+      window: 50,
+      skip: (_k, item) => item % 2 === 1, // odd items are "stale echoes"
+      async process(_k, item) {
+        seen.push(item);
+        started();
+        if (item === 0) await busy;
+      },
+    });
+    w.push("a", 0);
+    await processing;
+    w.push("a", 1); // arrives while 0 is processing; skipped, so no run and no window timer
+    release();
+    await w.settled();
+    expect(seen).toEqual([0]);
+    await w.close(100);
+  });
+
   test("with a window of 0 no timer is created per item", async () => {
     const original = globalThis.setTimeout;
     let timers = 0;
