@@ -36,18 +36,21 @@ export function rbacRules(options: Pick<ManifestOptions, "settings" | "selectors
     const wanted = parseSelector(selector);
     let group = wanted.group;
     if (group === undefined) group = (crds.find((c) => c.spec?.names?.plural === wanted.name)?.spec?.group as string | undefined) ?? "";
-    rules.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "patch", "update"] });
-    rules.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["get", "patch", "update"] });
+    // The engine only reads, watches and merge-patches (results, progress, finalizers).
+    rules.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "patch"] });
+    rules.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["patch"] });
   }
   rules.push({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] });
   const peering = options.settings.peering;
   if (!peering.standalone) {
     if (peering.mode === "lease") {
-      rules.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update", "patch"] });
+      // Acquire by create, renew and release by update with optimistic concurrency.
+      rules.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update"] });
     } else {
       const resource = peeringResource(peering.group, !peering.clusterwide);
       rules.push({ apiGroups: [resource.group], resources: [resource.plural], verbs: ["get", "list", "watch", "create", "patch"] });
-      rules.push({ apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: ["get", "list", "watch"] });
+      // Where a cluster's peering CRD has a status subresource, records go there.
+      rules.push({ apiGroups: [resource.group], resources: [`${resource.plural}/status`], verbs: ["patch"] });
     }
   }
   if (options.settings.namespaces.include.some((ns) => /[*?]/.test(ns))) {

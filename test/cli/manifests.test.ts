@@ -44,8 +44,8 @@ test("cluster-wide manifests: CRDs, peering CRDs, ClusterRole from the handlers,
     "Deployment/example-op",
   ]);
   const role = docs.find((d) => d.kind === "ClusterRole");
-  expect(role.rules).toContainEqual({ apiGroups: ["kobun.dev"], resources: ["kobunexamples"], verbs: ["get", "list", "watch", "patch", "update"] });
-  expect(role.rules).toContainEqual({ apiGroups: ["kobun.dev"], resources: ["kobunexamples/status"], verbs: ["get", "patch", "update"] });
+  expect(role.rules).toContainEqual({ apiGroups: ["kobun.dev"], resources: ["kobunexamples"], verbs: ["get", "list", "watch", "patch"] });
+  expect(role.rules).toContainEqual({ apiGroups: ["kobun.dev"], resources: ["kobunexamples/status"], verbs: ["patch"] });
   expect(role.rules).toContainEqual({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] });
   // Least privilege: nothing cluster-admin-like, no wildcard.
   expect(JSON.stringify(role.rules)).not.toContain("*");
