@@ -26,7 +26,7 @@ Commands:
 
 Run "kobun <command> --help" for a command's flags.`;
 
-const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--namespace NS] [--image IMAGE] [--config FILE] [run flags...]
+const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespace NS] [--image IMAGE] [run flags: -n NS | -A, --standalone, --config FILE, ...]
 Prints YAML to stdout: the handlers' CRDs, the peering CRDs, a least-privilege ServiceAccount,
 ClusterRole (or Role per namespace) with its binding, and a Deployment.`;
 
