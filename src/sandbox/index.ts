@@ -1,7 +1,9 @@
 // The sandbox's public API: `startSandbox()` runs an embedded Kubernetes API server emulator
 // on 127.0.0.1 (HTTP or HTTPS, optional bearer token / client certificates), writes a
 // kubeconfig for it into a fresh temp dir, and exposes faults, stats and direct store reads
-// for tests. It never reads the machine's kubeconfig or service-account files.
+// for tests. ServiceAccount tokens from the TokenRequest API are authorized by RBAC (rbac.ts);
+// the admin token (or no token) is system:masters. It never reads the machine's kubeconfig or
+// service-account files.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { stringify } from "yaml";
 import { Faults, type SandboxFaults } from "./faults.ts";
 import { Objects, present } from "./objects.ts";
 import { ResourceRegistry, resourceKey } from "./resources.ts";
+import { ServiceAccountTokens } from "./rbac.ts";
 import { handle, type ServerContext } from "./server.ts";
 import { RequestLog, type RequestRecord, type SandboxStats } from "./stats.ts";
 import { Store } from "./store.ts";
@@ -78,6 +81,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const ctx: ServerContext = {
     store, registry, objects, faults, requests, watches, token: opts.token,
+    saTokens: new ServiceAccountTokens(store, "https://kubernetes.default.svc.cluster.local"),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log,
   };
   const certs = opts.tls ? sandboxCerts() : undefined;

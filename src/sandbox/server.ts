@@ -1,4 +1,5 @@
-// The HTTP front: authentication, fault injection, routing to discovery / LIST / WATCH /
+// The HTTP front: authentication (admin token, or service-account tokens authorized by RBAC:
+// see rbac.ts), fault injection, routing to discovery / LIST / WATCH /
 // GET / POST / PUT / PATCH / DELETE, and turning every failure into a Status response.
 
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
@@ -11,6 +12,7 @@ import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
 import type { RequestLog } from "./stats.ts";
+import { authorize, MASTERS, requestAttributes, type ServiceAccountTokens, type UserInfo } from "./rbac.ts";
 import type { Store } from "./store.ts";
 import { WatchStream } from "./watch.ts";
 
@@ -22,6 +24,8 @@ export interface ServerContext {
   requests: RequestLog;
   watches: Set<WatchStream>;
   token?: string;
+  /** tokens from the TokenRequest API (their requests are authorized by RBAC) */
+  saTokens: ServiceAccountTokens;
   bookmarkIntervalMs: number;
   log?: (line: string) => void;
 }
@@ -40,10 +44,16 @@ function mediaType(req: Request): string {
   return (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-function checkAuth(ctx: ServerContext, req: Request): void {
-  if (ctx.token === undefined) return;
+/** who is asking: a service account (by its token), else the admin (system:masters), else 401 */
+function checkAuth(ctx: ServerContext, req: Request): UserInfo {
   const auth = req.headers.get("authorization") ?? "";
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+  const sa = bearer !== undefined ? ctx.saTokens.authenticate(bearer) : undefined;
+  if (sa) return sa;
+  // without a configured token, anything else is the admin (the sandbox's historical behaviour)
+  if (ctx.token === undefined) return MASTERS;
   if (auth !== `Bearer ${ctx.token}`) throw errors.unauthorized();
+  return MASTERS;
 }
 
 export async function handle(ctx: ServerContext, req: Request): Promise<Response> {
@@ -57,7 +67,8 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   ctx.requests.record({ verb, method: req.method, path: url.pathname, query: url.search.replace(/^\?/, ""), at: Date.now(), plural });
   let res: Response;
   try {
-    checkAuth(ctx, req);
+    const user = checkAuth(ctx, req);
+    authorize(ctx.store, user, requestAttributes(target, req.method, url.pathname, q));
     ctx.faults.check(verb, plural);
     res = await dispatch(ctx, req, target, verb, isWatch, q);
   } catch (e) {
@@ -92,6 +103,10 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const def = ctx.registry.find(target.group, target.version, target.plural);
   if (!def) throw errors.pageNotFound();
   if (target.ns && !def.namespaced) throw errors.pageNotFound();
+  if (def.group === "" && def.plural === "serviceaccounts" && target.sub === "token" && target.name && target.ns) {
+    if (req.method !== "POST") throw errors.methodNotAllowed();
+    return jsonResponse(ctx.saTokens.request(target.ns, target.name, await readJson(req)), 201);
+  }
   if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";

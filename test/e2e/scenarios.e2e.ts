@@ -12,10 +12,12 @@
 // the binaries that run.ts builds.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeObject } from "../../src/kube/types.ts";
+import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { KubeClient } from "../../src/kube/client.ts";
+import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import {
   cleanupNamespaces, createNamespace, CRDS, eventually, EVENTS, EXAMPLES, FLAKIES, FLAKY_STATUSES, getOrUndefined, installCrds, NAMESPACES, PEERINGS, rawWatch, uniqueName,
 } from "./harness/kube.ts";
@@ -68,6 +70,13 @@ function lastHandled(obj: KubeObject): string | undefined {
  * then delete the entry here. On the cluster target they are ordinary tests.
  */
 const SANDBOX_GAPS = new Set<string>([]);
+
+/** Where scenario 8 applies the RBAC documents of `kobun manifests`. */
+const RBAC_APPLY: Record<string, Resource> = {
+  ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true, statusSubresource: false },
+  Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true, statusSubresource: false },
+  RoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true, statusSubresource: false },
+};
 
 describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
   let target: Target | undefined;
@@ -314,6 +323,114 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
     expect(error!.object).toMatchObject({ kind: "Status", status: "Failure", code: 410 });
     expect(String(error!.object.message)).toMatch(/too old resource version/);
     expect(["Expired", "Gone"]).toContain(error!.object.reason);
+  }, 60_000);
+
+  test("8. RBAC: the operator runs under exactly the RBAC `kobun manifests -n NS` prints", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const opName = uniqueName("op");
+    // 1. the manifests, from the binary; apply its ServiceAccount, Role and RoleBinding (the CRDs exist)
+    const home = mkdtempSync(join(tmpdir(), "kobun-e2e-rbac-"));
+    try {
+      const r = Bun.spawnSync([KOBUN, "manifests", "-n", ns, "--standalone", "--operator-namespace", ns, "--name", opName], {
+        cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe",
+      });
+      expect({ code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ code: 0, stderr: "" });
+      const docs = parseAllDocuments(r.stdout.toString()).map((d) => d.toJS()).filter(Boolean) as KubeObject[];
+      const kinds = docs.map((d) => d.kind);
+      expect(kinds).toContain("ServiceAccount");
+      expect(kinds).toContain("Role");
+      expect(kinds).toContain("RoleBinding");
+      expect(kinds).not.toContain("ClusterRole");
+      for (const doc of docs) {
+        const res = RBAC_APPLY[doc.kind as string];
+        if (doc.kind === "CustomResourceDefinition") {
+          await t.client.create(CRDS, null, doc).catch((e) => { if ((e as { code?: number }).code !== 409) throw e; });
+          continue;
+        }
+        if (!res) continue; // the Deployment: no kubelet here to run it
+        await t.client.create(res, doc.metadata.namespace ?? null, doc);
+      }
+
+      // 2. a token for the ServiceAccount (TokenRequest, as the admin) and a kubeconfig with only that token
+      const tr = await t.client.request<any>("POST", `/api/v1/namespaces/${ns}/serviceaccounts/${opName}/token`, {
+        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+      });
+      expect(tr.kind).toBe("TokenRequest");
+      expect(typeof tr.status?.token).toBe("string");
+      expect(Date.parse(tr.status.expirationTimestamp)).toBeGreaterThan(Date.now());
+      const adminConfig = parseYaml(readFileSync(t.kubeconfigPath, "utf8"));
+      const ctxName = adminConfig["current-context"];
+      const ctx = adminConfig.contexts.find((c: any) => c.name === ctxName)?.context ?? adminConfig.contexts[0].context;
+      const cluster = adminConfig.clusters.find((c: any) => c.name === ctx.cluster)?.cluster ?? adminConfig.clusters[0].cluster;
+      const saKubeconfig = join(home, "sa-kubeconfig.yaml");
+      writeFileSync(saKubeconfig, stringifyYaml({
+        apiVersion: "v1", kind: "Config",
+        clusters: [{ name: "target", cluster }],
+        users: [{ name: opName, user: { token: tr.status.token } }],
+        contexts: [{ name: "sa", context: { cluster: "target", user: opName, namespace: ns } }],
+        "current-context": "sa",
+      }), { mode: 0o600 });
+
+      // 3. RBAC is really enforced: the same token may not read secrets, nor list elsewhere
+      const sa = await KubeClient.connect({ kubeconfig: saKubeconfig, retries: 0 });
+      try {
+        const SECRETS = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
+        const user = `system:serviceaccount:${ns}:${opName}`;
+        const denied = await sa.list(SECRETS, { namespace: ns }).then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(denied?.code).toBe(403);
+        expect(denied?.status).toEqual({
+          kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Forbidden", code: 403, details: { kind: "secrets" },
+          message: `secrets is forbidden: User "${user}" cannot list resource "secrets" in API group "" in the namespace "${ns}"`,
+        });
+        const one = await sa.get(SECRETS, ns, "nope").then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(one?.status?.message).toBe(`secrets "nope" is forbidden: User "${user}" cannot get resource "secrets" in API group "" in the namespace "${ns}"`);
+        expect(one?.status?.details).toEqual({ name: "nope", kind: "secrets" });
+        const elsewhere = await sa.list(EXAMPLES, { namespace: "default" }).then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(elsewhere?.status?.message).toBe(`kobunexamples.kobun.dev is forbidden: User "${user}" cannot list resource "kobunexamples" in API group "kobun.dev" in the namespace "default"`);
+        expect(elsewhere?.status?.details).toEqual({ group: "kobun.dev", kind: "kobunexamples" });
+        const create = await sa.create(EXAMPLES, ns, example("nope", ns)).then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(create?.status?.message).toBe(`kobunexamples.kobun.dev is forbidden: User "${user}" cannot create resource "kobunexamples" in API group "kobun.dev" in the namespace "${ns}"`);
+        const cluster = await sa.list(EXAMPLES, {}).then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(cluster?.status?.message).toBe(`kobunexamples.kobun.dev is forbidden: User "${user}" cannot list resource "kobunexamples" in API group "kobun.dev" at the cluster scope`);
+        // what the Role grants works
+        expect((await sa.list(EXAMPLES, { namespace: ns })).items).toEqual([]);
+      } finally {
+        sa.close();
+      }
+
+      // 4. the operator under that ServiceAccount: create, update, delete, Events, no 403 anywhere
+      const op = startOperator("op-rbac", saKubeconfig, ["--standalone", "-n", ns]);
+      const name = uniqueName("ex");
+      const obj = await t.client.create(EXAMPLES, ns, example(name, ns));
+      const created = await eventually(`status.create_fn of ${ns}/${name} (operator as ${opName})`, async () => {
+        const o = await t.client.get(EXAMPLES, ns, name);
+        return o.status?.create_fn ? o : undefined;
+      }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+      expect(created.status!.create_fn.message).toBe(`hello ${name}`);
+      expect(created.metadata.finalizers ?? []).toContain(FINALIZER);
+
+      await t.client.patch(EXAMPLES, ns, name, { spec: { field: "changed" } }, { type: "merge" });
+      await eventually(`status.update_fn of ${ns}/${name}`, async () => (await t.client.get(EXAMPLES, ns, name)).status?.update_fn, { timeoutMs: 15_000 })
+        .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+
+      const events = await eventually(`Events for ${ns}/${name}`, async () => {
+        const list = await t.client.list(EVENTS, { namespace: ns, fieldSelector: `involvedObject.name=${name}` });
+        return list.items.some((e) => /create_fn/.test(String(e.message))) ? list.items : undefined;
+      }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+      expect(events.find((e) => /create_fn/.test(String(e.message)))!.involvedObject).toMatchObject({ name, uid: obj.metadata.uid });
+
+      await t.client.delete(EXAMPLES, ns, name);
+      await eventually(`${ns}/${name} gone (finalizer released)`, async () => (await getOrUndefined(t.client, EXAMPLES, ns, name)) === undefined, { timeoutMs: 15_000 })
+        .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+
+      const { code } = await op.stop();
+      const forbidden = op.lines.filter((l) => /\b403\b|forbidden/i.test(l));
+      expect(forbidden).toEqual([]);
+      expect(code).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   }, 60_000);
 
   // ---------------------------------------------------------------------------------------
