@@ -24,7 +24,7 @@ test("create_fn greets the new object", async () => {
   });
   const url = `${sandbox.url}/apis/kobun.dev/v1/namespaces/default/kobunexamples/hello`;
   let status: any;
-  for (let i = 0; i < 200 && !status?.create_fn; i++, await Bun.sleep(10)) status = (await (await fetch(url)).json()).status;
+  for (let i = 0; i < 200 && !status?.create_fn; i++, await Bun.sleep(10)) status = ((await (await fetch(url)).json()) as { status?: any }).status;
   expect(status.create_fn).toEqual({ message: "hello hello" });
   stop.abort();
   await operator; // settles only when every watch, handler and timer of the operator has ended
