@@ -51,7 +51,9 @@ export function listObjects(store: Store, def: ResourceDef, version: string, ns:
     const { key, body } = all[i]!;
     if (selector && !selector(body)) continue;
     if (limit > 0 && items.length >= limit) break;
-    items.push(present(def, version, body));
+    // Like the real server: items of built-in kinds carry no apiVersion/kind in a LIST
+    // (only the list has them); custom resources keep theirs.
+    items.push(def.crdName ? present(def, version, body) : withoutTypeMeta(body));
     lastKey = key;
   }
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
@@ -69,4 +71,9 @@ export function listObjects(store: Store, def: ResourceDef, version: string, ns:
     metadata,
     items,
   };
+}
+
+function withoutTypeMeta(body: any): any {
+  const { kind: _k, apiVersion: _a, ...rest } = body;
+  return rest;
 }

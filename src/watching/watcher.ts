@@ -9,7 +9,7 @@
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
-import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
+import { apiVersionOf, resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
 import { Connection } from "./connection.ts";
 import { classify, errorEvent, excerpt, forbidden, rejected, WatchError } from "./errors.ts";
 import { Inventory } from "./inventory.ts";
@@ -71,6 +71,19 @@ export class Watcher {
   }
 
   /**
+   * A real API server sends LIST items of built-in kinds without apiVersion/kind (only watch
+   * events carry them): fill them in, so handlers, Events' involvedObject and the rule "never
+   * post about Event objects" see the same body whichever way it arrived.
+   */
+  private typed(object: KubeObject): KubeObject {
+    if (!object.kind) {
+      object.apiVersion = apiVersionOf(this.resource);
+      object.kind = this.resource.kind;
+    }
+    return object;
+  }
+
+  /**
    * Lists, then watches, for as long as `signal` is not aborted. Every call starts with a
    * fresh relist. Ends quietly on abort; throws WatchError on a non-410 ERROR, on 403, and
    * on other non-retryable rejections. One consumer at a time.
@@ -125,7 +138,7 @@ export class Watcher {
       await this.failed(error, "list", signal);
       return;
     }
-    for (const object of page.items) yield this.inventory.listed(object);
+    for (const object of page.items) yield this.inventory.listed(this.typed(object));
     this.state = S.pageReceived(page);
     if (this.state.kind === "listed") yield* this.inventory.finish(this.state.resourceVersion);
   }

@@ -30,6 +30,18 @@ test("the initial LIST is paged with limit/continue and emitted as relist-start,
   expect(watcher.known.size).toBe(5);
 });
 
+test("listed objects of built-in kinds get the apiVersion and kind a real LIST leaves out", async () => {
+  await e.client.create(configmaps, "default", cm("typed"));
+  const raw = (await e.client.list(configmaps, { namespace: "default" })).items[0]!;
+  expect(raw.kind).toBeUndefined(); // as kube-apiserver sends LIST items of built-in kinds
+  const watcher = new Watcher(e.client, configmaps, { namespace: "default", streamingList: "never" });
+  const c = new Collector(watcher);
+  await c.untilEvent("relist-done");
+  await c.stop();
+  const listed = c.events.find((x) => x.type === "listed");
+  expect(listed && "object" in listed ? [listed.object.apiVersion, listed.object.kind] : []).toEqual(["v1", "ConfigMap"]);
+});
+
 test("the default page size is 500", async () => {
   const watcher = new Watcher(e.client, configmaps, { namespace: "default", streamingList: "never" });
   const c = new Collector(watcher);
