@@ -97,7 +97,12 @@ export function renderManifests(options: ManifestOptions): string {
           serviceAccountName: name,
           containers: [{
             name, image, args,
-            env: [{ name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+            // POD_ID names this replica in peering; POD_NAMESPACE is where a cluster-wide
+            // operator keeps its Lease (lease mode).
+            env: [
+              { name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+              { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+            ],
             livenessProbe: { httpGet: { path: "/healthz", port: 8080 } },
             resources: { requests: { cpu: "10m", memory: "48Mi" }, limits: { memory: "128Mi" } },
             securityContext: { runAsNonRoot: true, runAsUser: 65532, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },

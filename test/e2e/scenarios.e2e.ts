@@ -76,7 +76,78 @@ const RBAC_APPLY: Record<string, Resource> = {
   ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true, statusSubresource: false },
   Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true, statusSubresource: false },
   RoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true, statusSubresource: false },
+  ClusterRole: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false, statusSubresource: false },
+  ClusterRoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false, statusSubresource: false },
 };
+const CLUSTER_PEERINGS: Resource = {
+  group: "kobun.dev", version: "v1", plural: "clusterkobunpeerings", kind: "ClusterKobunPeering", namespaced: false, statusSubresource: false,
+};
+const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
+const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
+
+/** `dist/kobun manifests ...args` (cwd and HOME in `home`): the parsed documents. */
+function manifests(home: string, args: string[]): KubeObject[] {
+  const r = Bun.spawnSync([KOBUN, "manifests", ...args], {
+    cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe",
+  });
+  expect({ code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ code: 0, stderr: "" });
+  return parseAllDocuments(r.stdout.toString()).map((d) => d.toJS()).filter(Boolean) as KubeObject[];
+}
+
+/**
+ * Applies the RBAC documents of `kobun manifests` as the admin (CRDs: kept if they exist; the
+ * Deployment: skipped, no kubelet here), issues a token for its ServiceAccount (TokenRequest)
+ * and writes a kubeconfig with only that token. Returns the kubeconfig path and a cleanup for
+ * the cluster-scoped objects it created (ClusterRoles and their bindings outlive namespaces).
+ */
+async function applyRbacAndToken(t: Target, docs: KubeObject[], home: string): Promise<{ kubeconfig: string; user: string; cleanup: () => Promise<void> }> {
+  const clusterScoped: [Resource, string][] = [];
+  const cleanup = async () => {
+    for (const [res, name] of clusterScoped.reverse()) await t.client.delete(res, null, name).catch(() => {});
+  };
+  try {
+    for (const doc of docs) {
+      if (doc.kind === "CustomResourceDefinition") {
+        await t.client.create(CRDS, null, doc).catch((e) => { if ((e as { code?: number }).code !== 409) throw e; });
+        continue;
+      }
+      const res = RBAC_APPLY[doc.kind as string];
+      if (!res) continue;
+      await t.client.create(res, res.namespaced ? doc.metadata.namespace! : null, doc);
+      if (!res.namespaced) clusterScoped.push([res, doc.metadata.name!]);
+    }
+    const sa = docs.find((d) => d.kind === "ServiceAccount")!;
+    const { name, namespace } = sa.metadata as { name: string; namespace: string };
+    const tr = await t.client.request<any>("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+    });
+    expect(typeof tr.status?.token).toBe("string");
+    const adminConfig = parseYaml(readFileSync(t.kubeconfigPath, "utf8"));
+    const ctxName = adminConfig["current-context"];
+    const ctx = adminConfig.contexts.find((c: any) => c.name === ctxName)?.context ?? adminConfig.contexts[0].context;
+    const cluster = adminConfig.clusters.find((c: any) => c.name === ctx.cluster)?.cluster ?? adminConfig.clusters[0].cluster;
+    const kubeconfig = join(home, `sa-kubeconfig-${name}.yaml`);
+    writeFileSync(kubeconfig, stringifyYaml({
+      apiVersion: "v1", kind: "Config",
+      clusters: [{ name: "target", cluster }],
+      users: [{ name, user: { token: tr.status.token } }],
+      contexts: [{ name: "sa", context: { cluster: "target", user: name, namespace } }],
+      "current-context": "sa",
+    }), { mode: 0o600 });
+    return { kubeconfig, user: `system:serviceaccount:${namespace}:${name}`, cleanup };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
+
+/** The rules of the one ClusterRole among `docs`, as "group/resource:verbs" strings. */
+function clusterRoleRules(docs: KubeObject[]): string[] {
+  const roles = docs.filter((d) => d.kind === "ClusterRole");
+  expect(roles.length).toBe(1);
+  return (roles[0]!.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[])
+    .flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${g}/${res}:${r.verbs.join(",")}`)));
+}
 
 describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
   let target: Target | undefined;
@@ -429,6 +500,142 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       expect(forbidden).toEqual([]);
       expect(code).toBe(0);
     } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("9. RBAC, cluster-wide with peering: `kobun manifests -A` grants all that `kobun run -A --peering` uses", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client); // the operator's own namespace (its ServiceAccount)
+    const opName = uniqueName("op");
+    const peering = uniqueName("peer");
+    const home = mkdtempSync(join(tmpdir(), "kobun-e2e-rbac-"));
+    let cleanup = async () => {};
+    try {
+      // 1. the manifests: ServiceAccount + ClusterRole + ClusterRoleBinding (no Role), the cluster-scoped peering resource
+      const docs = manifests(home, ["-A", "--name", opName, "--operator-namespace", ns]);
+      const kinds = docs.map((d) => d.kind);
+      expect(kinds).toContain("ServiceAccount");
+      expect(kinds).toContain("ClusterRoleBinding");
+      expect(kinds).not.toContain("Role");
+      expect(kinds).not.toContain("RoleBinding");
+      expect(docs.filter((d) => d.kind === "CustomResourceDefinition").map((d) => d.metadata.name)).toContain("clusterkobunpeerings.kobun.dev");
+      const rules = clusterRoleRules(docs);
+      expect(rules).toContain("kobun.dev/clusterkobunpeerings:get,list,watch,create,patch");
+      expect(rules.some((r) => r.startsWith("coordination.k8s.io/leases"))).toBe(false);
+      const applied = await applyRbacAndToken(t, docs, home);
+      cleanup = applied.cleanup;
+
+      // 2. the binding is cluster-wide, and still least-privilege
+      const sa = await KubeClient.connect({ kubeconfig: applied.kubeconfig, retries: 0 });
+      try {
+        const other = await createNamespace(t.client);
+        expect((await sa.list(EXAMPLES, {})).items).toBeDefined(); // cluster scope: allowed
+        expect((await sa.list(EXAMPLES, { namespace: other })).items).toEqual([]);
+        const denied = await sa.list(SECRETS, {}).then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(denied?.status?.message).toBe(`secrets is forbidden: User "${applied.user}" cannot list resource "secrets" in API group "" at the cluster scope`);
+        const create = await sa.create(EXAMPLES, other, example("nope", other)).then(() => undefined, (e) => e as { code?: number; status?: any });
+        expect(create?.code).toBe(403);
+      } finally {
+        sa.close();
+      }
+
+      // 3. the operator under that token, peering mandatory (--peering): it creates the ClusterKobunPeering object
+      expect(await getOrUndefined(t.client, CLUSTER_PEERINGS, null, peering)).toBeUndefined();
+      const op = startOperator("op-rbac-A", applied.kubeconfig, ["-A", "--peering", peering, "--priority", "9"]);
+      try {
+        const record = await eventually(`the operator's record in ClusterKobunPeering ${peering}`, async () => {
+          const p = await getOrUndefined(t.client, CLUSTER_PEERINGS, null, peering);
+          return Object.entries(p?.status ?? {}).find(([, r]: [string, any]) => r?.priority === 9);
+        }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+        expect(record[1]).toMatchObject({ priority: 9 });
+
+        const fresh = await createNamespace(t.client);
+        const name = uniqueName("ex");
+        await t.client.create(EXAMPLES, fresh, example(name, fresh));
+        const created = await eventually(`status.create_fn of ${fresh}/${name} (cluster-wide operator as ${opName})`, async () => {
+          const o = await t.client.get(EXAMPLES, fresh, name);
+          return o.status?.create_fn ? o : undefined;
+        }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+        expect(created.status!.create_fn.message).toBe(`hello ${name}`);
+        expect(created.metadata.finalizers ?? []).toContain(FINALIZER);
+        await eventually(`an Event for ${fresh}/${name}`, async () => {
+          const list = await t.client.list(EVENTS, { namespace: fresh, fieldSelector: `involvedObject.name=${name}` });
+          return list.items.some((e) => /create_fn/.test(String(e.message)));
+        }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+        await t.client.delete(EXAMPLES, fresh, name);
+        await eventually(`${fresh}/${name} gone (finalizer released)`, async () => (await getOrUndefined(t.client, EXAMPLES, fresh, name)) === undefined, { timeoutMs: 15_000 })
+          .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+      } catch (e) {
+        await op.stop("SIGKILL").catch(() => {});
+        throw e;
+      }
+      const { code } = await op.stop("SIGTERM");
+      expect(op.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+      expect(code).toBe(0);
+      // 4. its record is gone after SIGTERM
+      const after = await t.client.get(CLUSTER_PEERINGS, null, peering);
+      expect(Object.values(after.status ?? {}).filter((r: any) => r?.priority === 9)).toEqual([]);
+    } finally {
+      await cleanup();
+      await t.client.delete(CLUSTER_PEERINGS, null, peering).catch(() => {});
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("9b. RBAC, cluster-wide in lease mode (kobun.yaml via --config): the Lease is held while running, released on exit", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const opName = uniqueName("op");
+    const lease = uniqueName("lease");
+    // A cluster-wide operator keeps its Lease in $POD_NAMESPACE, else "default"; the Deployment
+    // of `kobun manifests` sets no POD_NAMESPACE, so neither does this run: "default".
+    const leaseNs = "default";
+    const home = mkdtempSync(join(tmpdir(), "kobun-e2e-rbac-"));
+    let cleanup = async () => {};
+    try {
+      const config = join(home, "kobun.yaml");
+      writeFileSync(config, stringifyYaml({ peering: { mode: "lease", name: lease } }));
+      const docs = manifests(home, ["--config", config, "-A", "--name", opName, "--operator-namespace", ns]);
+      const rules = clusterRoleRules(docs);
+      expect(rules).toContain("coordination.k8s.io/leases:get,list,watch,create,update");
+      expect(rules.some((r) => /peerings/.test(r))).toBe(false);
+      expect(docs.filter((d) => d.kind === "CustomResourceDefinition").map((d) => d.metadata.name)).not.toContain("clusterkobunpeerings.kobun.dev");
+      const applied = await applyRbacAndToken(t, docs, home);
+      cleanup = applied.cleanup;
+
+      const fresh = await createNamespace(t.client);
+      const name = uniqueName("ex");
+      const op = startOperator("op-rbac-lease", applied.kubeconfig, ["--config", config, "-A"]);
+      try {
+        const held = await eventually(`Lease ${leaseNs}/${lease} held`, async () => {
+          const l = await getOrUndefined(t.client, LEASES, leaseNs, lease);
+          return l?.spec?.holderIdentity ? l : undefined;
+        }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+        expect(typeof held.spec!.holderIdentity).toBe("string");
+
+        await t.client.create(EXAMPLES, fresh, example(name, fresh));
+        await eventually(`status.create_fn of ${fresh}/${name} (lease holder as ${opName})`, async () =>
+          (await t.client.get(EXAMPLES, fresh, name)).status?.create_fn, { timeoutMs: 15_000 })
+          .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+        // still held (renewed), by the same holder
+        expect((await t.client.get(LEASES, leaseNs, lease)).spec?.holderIdentity).toBe(held.spec!.holderIdentity);
+      } catch (e) {
+        await op.stop("SIGKILL").catch(() => {});
+        throw e;
+      }
+      const { code } = await op.stop("SIGTERM");
+      expect(op.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+      expect(code).toBe(0);
+      const released = await t.client.get(LEASES, leaseNs, lease);
+      expect(released.spec?.holderIdentity ?? null).toBeNull();
+      expect(released.spec?.leaseDurationSeconds).toBe(1);
+      // no operator is left to release the example's finalizer: drop it, then the example
+      await t.client.patch(EXAMPLES, fresh, name, { metadata: { finalizers: null } }, { type: "merge" });
+      await t.client.delete(EXAMPLES, fresh, name);
+    } finally {
+      await cleanup();
+      await t.client.delete(LEASES, leaseNs, lease).catch(() => {});
       rmSync(home, { recursive: true, force: true });
     }
   }, 60_000);
