@@ -7,8 +7,10 @@
 //   kobun therefore keeps its bookkeeping in status.kobun for such resources (progress.ts):
 //   a cycle that only produces results + bookkeeping (the common create) is ONE PATCH to
 //   /status. A main-object PATCH is added only when the cycle changes metadata/spec too
-//   (the handlers' own `patch.metadata`/`patch.spec`, or the finalizer). Order: /status
-//   first, then main, so that the diff base is never ahead of the results.
+//   (the handlers' own `patch.metadata`/`patch.spec`, or the finalizer). Order: the request
+//   that carries the diff base goes last (main first when it is in status.kobun, /status
+//   first when it is in annotations), so that the base is never ahead of what the handlers
+//   wrote: an interrupted cycle runs again rather than being taken as done.
 // - If the /status response shows status.kobun was pruned (a status schema without
 //   x-kubernetes-preserve-unknown-fields), the resource switches to annotations for good
 //   and the bookkeeping is re-sent to the main object at once.
@@ -68,7 +70,9 @@ export async function applyPlan(target: PatchTarget, body: KubeObject, plan: Cyc
   const { name, namespace } = body.metadata;
   const ns = namespace ?? null;
   let newest: KubeObject | undefined;
-  if (Object.keys(status).length) {
+
+  /** The /status PATCH; on pruning, moves the bookkeeping into `main` (sent after it). */
+  const sendStatus = async (): Promise<"gone" | undefined> => {
     try {
       newest = await target.client.patch(resource, ns, name!, { status }, { subresource: "status", signal });
     } catch (error) {
@@ -83,26 +87,51 @@ export async function applyPlan(target: PatchTarget, body: KubeObject, plan: Cyc
       const kept = asAnnotations(plan.bookkeeping);
       if (kept) main = mergeInto(main, kept);
     }
-  }
+    return undefined;
+  };
 
-  let current = body;
-  for (let attempt = 0; ; attempt++) {
-    const request = { ...main };
-    if (plan.finalizer) {
-      const list = current.metadata.finalizers ?? [];
-      const next = plan.finalizer === "add" ? (list.includes(FINALIZER) ? null : [...list, FINALIZER]) : list.includes(FINALIZER) ? list.filter((f) => f !== FINALIZER) : null;
-      if (next) request.metadata = { ...request.metadata, finalizers: next, resourceVersion: current.metadata.resourceVersion };
+  /** The main-object PATCH (with the finalizer change if `finalizer`); 409 re-reads and recomputes. */
+  const sendMain = async (finalizer: boolean): Promise<"gone" | undefined> => {
+    let current = body;
+    for (let attempt = 0; ; attempt++) {
+      const request = { ...main };
+      if (finalizer && plan.finalizer) {
+        const list = current.metadata.finalizers ?? [];
+        const next = plan.finalizer === "add" ? (list.includes(FINALIZER) ? null : [...list, FINALIZER]) : list.includes(FINALIZER) ? list.filter((f) => f !== FINALIZER) : null;
+        if (next) request.metadata = { ...request.metadata, finalizers: next, resourceVersion: current.metadata.resourceVersion };
+      }
+      if (!Object.keys(request).length) return undefined;
+      try {
+        newest = await target.client.patch(resource, ns, name!, request, { signal });
+        return undefined;
+      } catch (error) {
+        if (isNotFound(error)) return "gone";
+        if (!isConflict(error) || attempt >= 4) throw error;
+        current = await target.client.get(resource, ns, name!, { signal });
+        if (plan.finalizer === "add" && current.metadata.deletionTimestamp) {
+          newest = current; // too late to hold it; no new finalizers on a deleting object
+          return undefined;
+        }
+      }
     }
-    if (!Object.keys(request).length) return newest ?? body;
-    try {
-      return await target.client.patch(resource, ns, name!, request, { signal });
-    } catch (error) {
-      if (isNotFound(error)) return "gone";
-      if (!isConflict(error) || attempt >= 4) throw error;
-      current = await target.client.get(resource, ns, name!, { signal });
-      if (plan.finalizer === "add" && current.metadata.deletionTimestamp) return current; // too late to hold it; no new finalizers on a deleting object
+  };
+
+  // The request that carries the diff base goes last: a crash (or a failure) between the two
+  // requests then leaves the base behind, and the cycle runs again (at least once), instead of
+  // a base that claims the handlers' own spec/metadata patch that never reached the object.
+  if (STATUS_KEY in status) {
+    if ((await sendMain(true)) === "gone") return "gone";
+    if ((await sendStatus()) === "gone") return "gone";
+    if (Object.keys(main).length > 0 && storage.mode === "annotations") {
+      // Pruned: the bookkeeping moved into `main`; the user's part of it was sent already.
+      main = asAnnotations(plan.bookkeeping) ?? {};
+      if ((await sendMain(false)) === "gone") return "gone";
     }
+  } else {
+    if (Object.keys(status).length && (await sendStatus()) === "gone") return "gone";
+    if ((await sendMain(true)) === "gone") return "gone";
   }
+  return newest ?? body;
 }
 
 /** Combines two patches into one; nulls are kept (they are deletions to send, not to apply here). */

@@ -53,6 +53,12 @@ export interface ProcessorOptions {
   handling?: Partial<HandlingDefaults>;
   /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
   storage?: StorageMode;
+  /**
+   * Whether objects in this namespace (undefined: cluster-scoped) are frozen now. A frozen
+   * object's queued item or due retry is dropped unhandled: another operator owns it, and the
+   * relist on resume brings it back (seed 000).
+   */
+  isFrozen?(namespace: string | undefined): boolean;
 }
 
 type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
@@ -206,6 +212,12 @@ export class ResourceProcessor {
       return;
     }
     let state = this.states.get(uid);
+    if (this.options.isFrozen?.(body.metadata.namespace)) {
+      // Forget our last write, so that the relist's copy of this very version is not dropped as
+      // our own echo: it carries the progress (a retry due) that must run after the resume.
+      if (state) state.wroteRV = state.wroteAt = undefined;
+      return;
+    }
     if (this.isStale(uid, body, false)) {
       // An older version than our own write; but if that write showed a change made meanwhile,
       // the re-check must still happen, with the newest body known.

@@ -213,7 +213,9 @@ export class Workers<T> {
           this.release();
         }
         slot.current = outcome?.item ?? item;
-        if (outcome?.again !== undefined && !slot.hasPending) slot.againAt = Date.now() + Math.max(0, outcome.again);
+        // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
+        // drops it, the re-run must still happen (else a retry waits for an unrelated event).
+        if (outcome?.again !== undefined) slot.againAt = Date.now() + Math.max(0, outcome.again);
         if (this.settleWaiters.length && !slot.hasPending) this.checkSettled();
       }
     } finally {

@@ -68,11 +68,14 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   });
 
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
+  /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
+  const gates = new Map<string, Toggle>();
+  const isFrozen = (namespace: string | undefined) => ((namespace !== undefined && gates.get(namespace)) || toggle).frozen;
   const processors = new Map<Resource, ResourceProcessor>();
   for (const resource of resources) {
     processors.set(
       resource,
-      new ResourceProcessor({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health }),
+      new ResourceProcessor({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, isFrozen }),
     );
   }
 
@@ -130,11 +133,13 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     });
   if (onePeering) peer(null, scope);
   /** A namespace's own gate: its peering freezes only its streams (and follows the operator's). */
-  const namespaceGate = (within: TaskScope): Toggle => {
+  const namespaceGate = (within: TaskScope, namespace: string): Toggle => {
     if (onePeering) return toggle;
     const gate = new Toggle(toggle);
+    gates.set(namespace, gate);
     within.spawn("gate", async (s) => {
       await aborted(s);
+      if (gates.get(namespace) === gate) gates.delete(namespace);
       gate.dispose();
     });
     return gate;
@@ -148,7 +153,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     serve(null, scope, "cluster-scoped");
     for (const namespace of fixed) {
       const child = scope.child(namespace);
-      const gate = namespaceGate(child);
+      const gate = namespaceGate(child, namespace);
       if (!onePeering) peer(namespace, child, gate);
       serve(namespace, child, "namespaced", gate);
     }
@@ -160,7 +165,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
         {
           client, matches, logger, graceMs,
           start: (namespace, child) => {
-            const gate = namespaceGate(child);
+            const gate = namespaceGate(child, namespace);
             if (!onePeering) peer(namespace, child, gate);
             serve(namespace, child, "namespaced", gate);
           },
