@@ -6,6 +6,9 @@ import type { Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import { Watcher } from "../watching/watcher.ts";
+import type { Health } from "../observability/health.ts";
+import { sleep } from "../util/abort.ts";
+import { Backoff } from "../util/backoff.ts";
 
 export const namespacesResource: Resource = {
   group: "",
@@ -22,12 +25,13 @@ export interface NamespaceFollowerOptions {
   /** Starts everything kobun does in one namespace, inside the given scope. */
   start(namespace: string, scope: TaskScope): void;
   logger: Logger;
+  health: Health;
   graceMs: number;
 }
 
 /** Runs until `scope` closes; namespaces' scopes are children of it. */
 export async function followNamespaces(options: NamespaceFollowerOptions, scope: TaskScope): Promise<void> {
-  const { client, matches, start, logger, graceMs } = options;
+  const { client, matches, start, logger, health, graceMs } = options;
   const active = new Map<string, TaskScope>();
   const watcher = new Watcher(client, namespacesResource, { logger });
   const stop = (namespace: string) => {
@@ -37,18 +41,34 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
     logger.info("namespace gone; no longer serving it", { namespace });
     void child.close(graceMs);
   };
-  for await (const event of watcher.events(scope.signal)) {
-    if (event.type === "relist-start" || event.type === "relist-done") continue;
-    const name = event.object.metadata.name;
-    if (!name || !matches(name)) continue;
-    // A terminating namespace is still served: its objects may carry our finalizer,
-    // and the namespace cannot go away until our delete handlers have released them.
-    if (event.type === "deleted") stop(name);
-    else if (!active.has(name)) {
-      const child = scope.child(name);
-      active.set(name, child);
-      logger.info("namespace found; serving it", { namespace: name });
-      start(name, child);
+  const component = "watch namespaces";
+  const backoff = new Backoff({ initial: 800, max: 30_000, resetAfter: 60_000 });
+  // Like every resource stream: a failing watch is reported and restarted, never left dead
+  // (new namespaces would silently go unserved).
+  while (!scope.signal.aborted) {
+    try {
+      for await (const event of watcher.events(scope.signal)) {
+        if (event.type === "relist-done") health.clearProblem(component);
+        if (event.type === "relist-start" || event.type === "relist-done") continue;
+        const name = event.object.metadata.name;
+        if (!name || !matches(name)) continue;
+        // A terminating namespace is still served: its objects may carry our finalizer,
+        // and the namespace cannot go away until our delete handlers have released them.
+        if (event.type === "deleted") stop(name);
+        else if (!active.has(name)) {
+          const child = scope.child(name);
+          active.set(name, child);
+          logger.info("namespace found; serving it", { namespace: name });
+          start(name, child);
+        }
+      }
+    } catch (error) {
+      if (scope.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      health.setProblem(component, message);
+      const delay = backoff.next();
+      logger.error("watching namespaces failed; restarting", { error: message, retryInMs: delay });
+      await sleep(delay, scope.signal);
     }
   }
 }

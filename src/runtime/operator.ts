@@ -163,7 +163,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     scope.spawn("namespaces", () =>
       followNamespaces(
         {
-          client, matches, logger, graceMs,
+          client, matches, logger, health, graceMs,
           start: (namespace, child) => {
             const gate = namespaceGate(child, namespace);
             if (!onePeering) peer(namespace, child, gate);

@@ -17,6 +17,8 @@ export class TaskScope {
   private nextId = 0;
   private closed = false;
   private readonly detach: () => void;
+  /** Set by the parent scope: forget this child once it is closed. */
+  private onClosed?: () => void;
 
   constructor(
     readonly name: string,
@@ -68,6 +70,9 @@ export class TaskScope {
   child(name: string): TaskScope {
     const child = new TaskScope(`${this.name}/${name}`, this.controller.signal, this.onFailure);
     this.children.add(child);
+    // A child closed on its own (a namespace that went away) is forgotten at once, so a
+    // long-running parent does not collect the scopes of every namespace it ever served.
+    child.onClosed = () => this.children.delete(child);
     return child;
   }
 
@@ -82,6 +87,7 @@ export class TaskScope {
     const abandoned = [...this.tasks.values()].map((t) => `${this.name}/${t.name}`);
     for (const r of childReports) abandoned.push(...r.abandoned);
     this.children.clear();
+    this.onClosed?.();
     return { abandoned };
   }
 

@@ -8,6 +8,7 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { memorySink, Logger } from "../../src/util/log.ts";
+import { eventually } from "./helpers.ts";
 
 let sandbox: Sandbox;
 beforeAll(async () => (sandbox = await startSandbox()));
@@ -54,4 +55,26 @@ test("globs follow namespaces that appear after start; exclusions and other name
     await running;
   }
   expect(sandbox.stats.openWatches()).toBe(0);
+}, 15_000);
+
+test("the namespace watch restarts after a failure, so namespaces created later are still served", async () => {
+  const registry = new Registry();
+  const handled: string[] = [];
+  registry.on.create("v1/configmaps", ({ namespace, name }) => void handled.push(`${namespace}/${name}`), { id: "record" });
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const settings = resolveSettings({ fileData: { watching: { backoff: { initial: "50ms", max: "100ms" } } }, flags: { namespaces: ["ops-*"], standalone: true } });
+  const stop = new AbortController();
+  const sink = memorySink("info");
+  const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(sink) });
+  try {
+    await eventually(() => sandbox.stats.openWatches() > 0, "the namespace watch");
+    sandbox.faults.sendError(500, "InternalError", "etcd is on fire"); // fails every open watch
+    await eventually(() => sink.lines.some((l) => /watching namespaces failed; restarting/.test(l)), "the failure");
+    await post("/api/v1/namespaces", { metadata: { name: "ops-late" } });
+    await post("/api/v1/namespaces/ops-late/configmaps", { metadata: { name: "after-failure" } });
+    await eventually(() => handled.includes("ops-late/after-failure"), "the configmap in the namespace created after the failure");
+  } finally {
+    stop.abort();
+    await running;
+  }
 }, 15_000);
