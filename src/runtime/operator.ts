@@ -56,7 +56,19 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const graceMs = settings.shutdown.gracePeriod * 1000;
   if (signal.aborted) return { abandoned: [] };
 
+  const ownClient = options.client === undefined;
   const client = options.client ?? (await connectClient(settings, logger, signal));
+  try {
+    return await operate(options, settings, logger, registry, signal, graceMs, client);
+  } finally {
+    // A client run() made is run()'s to close (its keep-alive pool); a given one is the caller's.
+    if (ownClient) client.close();
+  }
+}
+
+async function operate(
+  options: RunOptions, settings: Settings, logger: Logger, registry: Registry, signal: AbortSignal, graceMs: number, client: KubeClient,
+): Promise<RunReport> {
   const resources = await resolveResources(client, registry, signal);
   if (signal.aborted) return { abandoned: [] };
 
@@ -190,8 +202,9 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 }
 
 async function connectClient(settings: Settings, logger: Logger, signal: AbortSignal): Promise<KubeClient> {
+  let client: KubeClient | undefined;
   try {
-    const client = await KubeClient.connect({
+    client = await KubeClient.connect({
       ...(settings.kube.kubeconfig ? { kubeconfig: settings.kube.kubeconfig } : { useDefaults: true }),
       ...(settings.kube.context ? { context: settings.kube.context } : {}),
       logger,
@@ -200,6 +213,7 @@ async function connectClient(settings: Settings, logger: Logger, signal: AbortSi
     await client.request("GET", "/version", { signal });
     return client;
   } catch (error) {
+    client?.close();
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     if (error instanceof ApiError && (error.code === 401 || error.code === 403)) {
