@@ -86,7 +86,7 @@ export class Transport {
     let reauthenticated = false;
     let backoff: Backoff | undefined;
     for (;;) {
-      const auth = await this.connection.authHeaders();
+      const auth = await untilAborted(this.connection.authHeaders(), signal);
       if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
       let response: Response;
       try {
@@ -113,7 +113,7 @@ export class Transport {
       }
       const error = await apiErrorFrom(response, method, path);
       if (error.code === 401) {
-        if (!reauthenticated && (await this.reauthenticated(auth))) {
+        if (!reauthenticated && (await untilAborted(this.reauthenticated(auth), signal))) {
           reauthenticated = true;
           continue;
         }
@@ -139,7 +139,7 @@ export class Transport {
     const shown = path + queryString(query);
     let reauthenticated = false;
     for (;;) {
-      const auth = await this.connection.authHeaders();
+      const auth = await untilAborted(this.connection.authHeaders(), signal);
       if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
       let response: Response;
       try {
@@ -151,7 +151,7 @@ export class Transport {
       if (response.ok) return response;
       const error = await apiErrorFrom(response, "GET", shown);
       if (error.code === 401) {
-        if (!reauthenticated && (await this.reauthenticated(auth))) {
+        if (!reauthenticated && (await untilAborted(this.reauthenticated(auth), signal))) {
           reauthenticated = true;
           continue;
         }
@@ -215,6 +215,30 @@ export class Transport {
     this.logger.debug("retrying request", { method, path, attempt: attempt + 1, delayMs: Math.round(ms), why });
     if (!(await sleep(ms, signal))) throw signal?.reason ?? new DOMException("The operation was aborted.", "AbortError");
   }
+}
+
+/**
+ * Waits for `promise` (credentials: a file read, an exec plugin of up to a minute), or rejects
+ * with the signal's reason the moment it aborts. The load itself goes on: it is shared with
+ * other requests and bounded by its own timeout.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 export function queryString(query: Query): string {

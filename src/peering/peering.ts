@@ -16,11 +16,14 @@ import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
-import { decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision } from "./decide.ts";
+import { decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision, type Peer } from "./decide.ts";
 import { peerId } from "./identity.ts";
 import { createPeering, errorText, findPeering } from "./presence.ts";
 import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
 import type { PeeringGroup } from "./resources.ts";
+
+/** setTimeout's limit (2^31-1 ms, ~24.8 days): longer delays fire at once. A timer capped here re-arms for the rest. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface PeeringOptions {
   client: PeeringClient;
@@ -62,6 +65,13 @@ export class Peering {
   /** The peering object as last seen by the watch (undefined: absent or not yet seen). */
   private body: KubeObject | undefined;
   private listed: KubeObject | undefined;
+  /**
+   * The last body of the peering object when it was deleted. Deleting it does not make the
+   * peers in it dead: its live records keep their force until their deadlines (Kopf, too,
+   * judges by the deleted body), else a lower operator would run beside a live higher one
+   * until that one's next keep-alive, even once its own keep-alive re-created the object.
+   */
+  private gone: KubeObject | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** The signal of the current serving period (keep-alive + watch); cleanups use it. */
   private serving: AbortSignal | undefined;
@@ -128,7 +138,8 @@ export class Peering {
         }
         complaint = why;
       }
-      if (found.kind === "missing") this.frozenBy = "missing";
+      // Holding the toggle must be remembered, or a later setFrozen(null) would skip the unfreeze.
+      if (found.kind === "missing" || this.frozenBy === null) this.frozenBy = "missing";
       this.options.toggle.freeze(this.holder, `${this.holder}: ${why}`);
       await sleep(backoff.next(), signal);
     }
@@ -145,6 +156,7 @@ export class Peering {
       local.dispose();
       this.disarm();
       this.body = undefined;
+      this.gone = undefined;
     }
   }
 
@@ -218,8 +230,10 @@ export class Peering {
         this.body = event.object;
         return this.evaluate();
       case "deleted":
+        // Deleting the object does not make the peers in it dead (see `gone`).
         if (event.object.metadata.name !== this.target.name) return;
         this.body = undefined;
+        this.gone = event.object;
         return this.evaluate();
     }
   }
@@ -228,10 +242,30 @@ export class Peering {
   private evaluate(): void {
     const now = Date.now();
     const status = this.body?.status;
-    const decision = decide(now, this.id, this.options.priority, parsePeers(status, now));
+    const decision = decide(now, this.id, this.options.priority, this.withGonePeers(parsePeers(status, now), now));
     for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
     this.apply(decision);
     this.arm(decision.nextChangeAt);
+  }
+
+  /**
+   * The live records of a deleted peering object that the current one (re-created by anyone's
+   * keep-alive, or absent) does not show, until their deadlines. Forgets the deleted object
+   * once none of its records is alive. Records without `lastseen` are not carried: they
+   * would never expire.
+   */
+  private withGonePeers(peers: Peer[], now: number): Peer[] {
+    if (!this.gone) return peers;
+    const raw = (this.gone.status ?? {}) as Record<string, { lastseen?: unknown } | null>;
+    const present = new Set(peers.map((p) => p.id));
+    const carried = parsePeers(this.gone.status, now).filter(
+      (p) => p.id !== this.id && !present.has(p.id) && p.deadline > now && raw[p.id]?.lastseen != null,
+    );
+    if (carried.length === 0) {
+      this.gone = undefined;
+      return peers;
+    }
+    return [...peers, ...carried];
   }
 
   private apply(decision: Decision): void {
@@ -278,7 +312,7 @@ export class Peering {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.evaluate();
-    }, Math.max(0, at - Date.now()) + 1);
+    }, Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now()) + 1));
   }
 
   private disarm(): void {

@@ -95,6 +95,7 @@ export class Watcher {
   private async *run(signal: AbortSignal): AsyncGenerator<WatchEvent> {
     if (this.running) throw new Error(`watcher of ${resourceName(this.resource)} already has a consumer`);
     this.running = true;
+    this.goneStreak = 0;
     this.state = S.empty;
     this.inventory.reset();
     try {
@@ -105,10 +106,13 @@ export class Watcher {
           await sleep(delay, signal);
           continue;
         }
-        if (this.state.kind === "listing" || (this.state.kind === "empty" && !this.useStreaming())) {
-          yield* this.listPage(signal);
-        } else {
-          yield* this.watch(signal);
+        const step = this.state.kind === "listing" || (this.state.kind === "empty" && !this.useStreaming()) ? this.listPage(signal) : this.watch(signal);
+        // Checked after every yield, when the consumer resumes us: an abort decided while it
+        // handled an event (a freeze) ends the iteration there, not after the rest of a LIST
+        // page or of a network chunk. Leaving closes the step's connection (its finally).
+        for await (const event of step) {
+          yield event;
+          if (signal.aborted) return;
         }
       }
     } finally {
@@ -187,6 +191,7 @@ export class Watcher {
           events++;
           switch (outcome.kind) {
             case "apply": {
+              this.goneStreak = 0;
               this.inventory.apply(outcome.type, outcome.object);
               yield { type: outcome.type, object: outcome.object };
               break;
@@ -199,9 +204,11 @@ export class Watcher {
               yield* this.inventory.finish(outcome.resourceVersion);
               break;
             case "bookmark":
+              this.goneStreak = 0;
               break;
             case "gone":
               this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
+              this.relistAfterGone();
               leave = true;
               break;
             case "error":
@@ -247,6 +254,7 @@ export class Watcher {
     }
     const short = events === 0 && conn.bytes === 0 && Date.now() - conn.openedAt < SHORT_WATCH_MS;
     this.state = S.streamEnded(this.state);
+    if (!short) this.goneStreak = 0; // a watch that lived until the server ended it worked
     if (short) {
       // Ended at once with nothing: something is wrong server-side; do not spin.
       this.pendingDelay = this.backoff.next();
@@ -275,6 +283,18 @@ export class Watcher {
   /** Pending delay set by a transition that wants a pause before the next step. */
   private pendingDelay = 0;
 
+  /** 410s in a row with no watch event (change or bookmark) between them. */
+  private goneStreak = 0;
+
+  /**
+   * The first 410 relists at once (seed 002). Another 410 before the watch delivered anything
+   * means the fresh LIST did not help (a lagging cache, an expiring continue token): relisting
+   * at once again would LIST in a tight loop, so it waits for the reconnect backoff.
+   */
+  private relistAfterGone(): void {
+    if (this.goneStreak++ > 0) this.pendingDelay = this.backoff.next();
+  }
+
   private async failed(error: unknown, verb: "list" | "watch", signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     const f = classify(error);
@@ -282,6 +302,7 @@ export class Watcher {
       case "gone":
         this.log.info("resource version expired (410 Gone); relisting", { verb });
         this.state = S.gone();
+        this.relistAfterGone();
         return;
       case "forbidden":
         throw forbidden(this.resource, this.namespace, verb, f.error);
