@@ -39,6 +39,8 @@ export interface LeaseElectionOptions {
   logger: Logger;
   /** Upper bound for releasing the lease on exit, in ms. Default 2000. */
   exitTimeoutMs?: number;
+  /** Awaited on exit before the lease is released (the runtime: "the handlers have finished"). */
+  beforeLeave?: () => Promise<void>;
 }
 
 export class LeaseElection {
@@ -98,7 +100,12 @@ export class LeaseElection {
       local.dispose();
       await watching;
       this.clearDeadline();
-      if (this.held) await this.release();
+      if (this.held) {
+        // Hand over only once our handlers are done: a standby must not start on objects
+        // whose handlers still run here.
+        await this.options.beforeLeave?.();
+        await this.release();
+      }
     }
   }
 

@@ -46,6 +46,8 @@ export interface PeeringOptions {
   mandatory: boolean;
   /** Upper bound for removing our record on exit, in ms. Default 2000. */
   exitTimeoutMs?: number;
+  /** Awaited on exit before our record is removed (the runtime: "the handlers have finished"). */
+  beforeLeave?: () => Promise<void>;
   /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
   recheck?: { initialMs: number; maxMs: number };
 }
@@ -104,7 +106,11 @@ export class Peering {
     } finally {
       this.disarm();
       await Promise.allSettled(this.background);
-      if (this.joined) await this.leave();
+      if (this.joined) {
+        // Our record keeps the peers frozen until our handlers are done with the objects.
+        await this.options.beforeLeave?.();
+        await this.leave();
+      }
     }
   }
 

@@ -23,6 +23,9 @@ import { runResourceStream } from "./streams.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { FatalError } from "./exits.ts";
 
+/** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
+const PEERING_EXIT_MS = 2500;
+
 export interface RunOptions {
   /** Aborting it stops the operator gracefully; `run()` resolves when all is ended. */
   signal?: AbortSignal;
@@ -137,9 +140,13 @@ async function operate(
   poster.start(scope);
   // One peering object for the cluster (or one Lease); otherwise one per served namespace.
   const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
+  // Peering records and the lease are given up only after the handlers have finished, so no
+  // other operator starts on objects whose handlers still run here.
+  let handlersFinished!: () => void;
+  const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
   const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) =>
     startPeering({
-      client, toggle: gate, settings, logger, namespace, scope: within,
+      client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => handlersDone,
       mandatory: options.peeringMandatory ?? false,
       ...(options.peerId ? { id: options.peerId } : {}),
     });
@@ -193,8 +200,9 @@ async function operate(
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
   // Streams, peering and handlers are aborted together: watches close at once, handlers get
   // the grace period through their `signal`, peering removes its record meanwhile.
-  const reports = await Promise.all([scope.close(graceMs), ...[...processors.values()].map((p) => p.close(graceMs))]);
-  const report: RunReport = { abandoned: reports.flatMap((r) => r.abandoned) };
+  const handling = Promise.all([...processors.values()].map((p) => p.close(graceMs))).finally(() => handlersFinished());
+  const [scopeReport, handlerReports] = await Promise.all([scope.close(graceMs + PEERING_EXIT_MS), handling]);
+  const report: RunReport = { abandoned: [...scopeReport.abandoned, ...handlerReports.flatMap((r) => r.abandoned)] };
   await poster.flush(AbortSignal.timeout(1000));
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
   logger.info("stopped", { abandoned: report.abandoned.length });

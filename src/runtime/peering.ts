@@ -20,6 +20,8 @@ export interface PeeringStart {
   /** The user named the peering object: a missing peering resource then freezes. */
   mandatory: boolean;
   id?: string;
+  /** Resolves once the handlers have finished at shutdown: records are removed only then. */
+  handlersDone: () => Promise<void>;
 }
 
 export function startPeering(options: PeeringStart): void {
@@ -36,6 +38,7 @@ export function startPeering(options: PeeringStart): void {
       duration: peering.lease.duration,
       renewDeadline: peering.lease.renewDeadline,
       retryPeriod: peering.lease.retryPeriod,
+      beforeLeave: options.handlersDone,
     });
     scope.spawn(`lease ${peering.name}`, (signal) => election.run(signal));
     return;
@@ -48,6 +51,7 @@ export function startPeering(options: PeeringStart): void {
     lifetime: peering.lifetime,
     group: peering.group,
     ...(options.id ? { id: options.id } : {}),
+    beforeLeave: options.handlersDone,
   });
   scope.spawn(`peering ${peering.name}@${namespace ?? "cluster"}`, (signal) => instance.run(signal));
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { run } from "../../src/runtime/operator.ts";
+import { Toggle } from "../../src/util/toggle.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
 
@@ -118,3 +119,47 @@ test("the probe endpoint serves /healthz and /metrics while the operator runs, a
   await running;
   await expect(fetch(probeUrl)).rejects.toThrow();
 }, 15_000);
+
+test("lease mode: on shutdown the lease is released only after the holder's handlers finished", async () => {
+  const leaseSettings = resolveSettings({
+    fileData: { peering: { mode: "lease", name: "handover", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "100ms" } }, shutdown: { gracePeriod: "5s" } },
+    flags: { namespaces: ["default"] },
+  });
+  // The holder: a handler that takes 300 ms to wind down after its signal aborts.
+  const holder = new Registry();
+  let started!: () => void;
+  const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+  let handlerEnded = 0;
+  holder.on.create("v1/configmaps", async ({ signal }) => {
+    started();
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    await Bun.sleep(300); // cleanup that must finish before anyone else touches the object
+    handlerEnded = performance.now();
+  }, { id: "slow", labels: { handover: "yes" } });
+  const holderToggle = new Toggle();
+  const holderStop = new AbortController();
+  const holderRun = run({ signal: holderStop.signal, client: e.client, registry: holder, toggle: holderToggle, logger: testLogger().logger, settings: leaseSettings, peerId: "holder" });
+  await eventually(() => !holderToggle.frozen, "the first replica to hold the lease");
+
+  const standby = new Registry();
+  standby.on.create("v1/secrets", () => {}, { id: "noop" });
+  const standbyToggle = new Toggle();
+  const standbyStop = new AbortController();
+  const standbyRun = run({ signal: standbyStop.signal, client: e.client, registry: standby, toggle: standbyToggle, logger: testLogger().logger, settings: leaseSettings, peerId: "standby" });
+  let standbyActive = 0;
+  standbyToggle.onChange((frozen) => { if (!frozen && !standbyActive) standbyActive = performance.now(); });
+  await eventually(() => standbyToggle.frozen, "the second replica to stand by");
+
+  const response = await fetch(`${e.sandbox.url}/api/v1/namespaces/default/configmaps`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name: "handover", labels: { handover: "yes" } } }),
+  });
+  expect(response.status).toBe(201);
+  await handlerStarted;
+  holderStop.abort();
+  await holderRun;
+  await eventually(() => standbyActive > 0, "the standby to take over");
+  expect(handlerEnded).toBeGreaterThan(0);
+  expect(standbyActive).toBeGreaterThanOrEqual(handlerEnded);
+  standbyStop.abort();
+  await standbyRun;
+}, 20_000);
