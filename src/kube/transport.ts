@@ -8,6 +8,7 @@ import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
 import type { ApiError } from "./errors.ts";
+import { Deadlines } from "./deadlines.ts";
 import { apiErrorFrom, networkFailure } from "./failures.ts";
 
 export interface ClientOptions {
@@ -17,6 +18,13 @@ export interface ClientOptions {
   /** Backoff between attempts (default 200 ms → 5 s), unless the server sent Retry-After. */
   backoff?: { initialMs: number; maxMs: number };
   userAgent?: string;
+  /**
+   * A request (not a watch) with no complete answer after this long is aborted and treated
+   * like a connection failure: reads are retried, writes reported. Default 60 s. A half-dead
+   * connection must not hang an object's worker forever. Watches have the watcher's own
+   * inactivity timeout instead. 0 turns deadlines off.
+   */
+  requestTimeoutMs?: number;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -45,6 +53,7 @@ export class Transport {
   protected readonly logger: Logger;
   private readonly retries: number;
   private readonly backoff: { initialMs: number; maxMs: number };
+  private readonly deadlines: Deadlines;
   private readonly baseHeaders: Record<string, string>;
   // Header objects built once per credential (reused by every request until it changes).
   private authRef?: Record<string, string>;
@@ -63,6 +72,7 @@ export class Transport {
     this.logger = options.logger ?? silentLogger;
     this.retries = options.retries ?? 5;
     this.backoff = options.backoff ?? { initialMs: 200, maxMs: 5000 };
+    this.deadlines = new Deadlines(options.requestTimeoutMs ?? 60_000);
     this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
     this.useTls(connection.tls);
   }
@@ -88,22 +98,27 @@ export class Transport {
     for (;;) {
       const auth = await untilAborted(this.connection.authHeaders(), signal);
       if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
-      let response: Response;
+      // One attempt, answer included, under the request deadline.
+      const deadline = this.deadlines.start(signal);
+      let text = "";
+      let error: ApiError | undefined;
       try {
-        response = await this.send(url, { method, headers: this.headersFor(auth, contentType), body, signal });
+        const response = await this.send(url, { method, headers: this.headersFor(auth, contentType), body, signal: deadline.signal });
+        if (!response.ok) error = await apiErrorFrom(response, method, path);
+        else if (response.status !== 204) text = await response.text();
       } catch (cause) {
         if (signal?.aborted) throw signal.reason ?? cause;
-        const failure = networkFailure(cause, method, path, this.server);
+        const failure = networkFailure(deadline.expired ? new Error(`no complete answer within ${this.deadlines.ms} ms`) : cause, method, path, this.server);
         const allowed = retry !== false && failure.transient && (read || retry === true || failure.unsent);
         if (!allowed || attempt >= this.retries) throw failure.error;
         backoff ??= this.newBackoff();
         await this.pause(backoff.next(), method, path, attempt, failure.error.message, signal);
         attempt++;
         continue;
+      } finally {
+        deadline.end();
       }
-      if (response.ok) {
-        if (response.status === 204) return undefined as T;
-        const text = await response.text();
+      if (!error) {
         if (!text) return undefined as T;
         try {
           return JSON.parse(text) as T;
@@ -111,7 +126,6 @@ export class Transport {
           return text as T; // not JSON (e.g. /healthz): the caller asked for it
         }
       }
-      const error = await apiErrorFrom(response, method, path);
       if (error.code === 401) {
         if (!reauthenticated && (await untilAborted(this.reauthenticated(auth), signal))) {
           reauthenticated = true;

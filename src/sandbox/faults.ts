@@ -1,6 +1,7 @@
 // Fault injection for tests: misbehaving watch streams (410, arbitrary ERRORs, unknown
 // event types, malformed lines, dropped or stalled connections), history compaction, and
-// `failNext` — the next N matching requests answered with a real Status of a given code.
+// `failNext` — the next N matching requests answered with a real Status of a given code;
+// `stallNext` — the next N matching requests left unanswered for a while (a half-dead peer).
 
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
@@ -23,12 +24,16 @@ export interface SandboxFaults {
   stallWatches(ms: number): void;
   /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
   failNext(n: number, status: number, match?: { verb?: string; plural?: string; retryAfterSeconds?: number }): void;
+  /** leave the next n matching requests unanswered for ms (nothing is sent, not even headers) */
+  stallNext(n: number, ms: number, match?: { verb?: string; plural?: string }): void;
 }
 
 interface FailRule { left: number; status: number; verb?: string; plural?: string; retryAfterSeconds?: number }
+interface StallRule { left: number; ms: number; verb?: string; plural?: string }
 
 export class Faults implements SandboxFaults {
   private rules: FailRule[] = [];
+  private stalls: StallRule[] = [];
 
   constructor(private readonly store: Store, private readonly watches: Set<WatchStream>) {}
 
@@ -72,6 +77,23 @@ export class Faults implements SandboxFaults {
     this.rules.push({ left: n, status, ...match });
   }
 
+  stallNext(n: number, ms: number, match: { verb?: string; plural?: string } = {}): void {
+    this.stalls.push({ left: n, ms, ...match });
+  }
+
+  /** How long to hold this request before answering it (0: not at all). */
+  stallFor(verb: string, plural: string | undefined): number {
+    for (const r of this.stalls) {
+      if (r.left <= 0) continue;
+      if (r.verb && r.verb !== verb) continue;
+      if (r.plural && r.plural !== plural) continue;
+      r.left--;
+      this.stalls = this.stalls.filter((x) => x.left > 0);
+      return r.ms;
+    }
+    return 0;
+  }
+
   /** throws the injected error if a rule matches this request */
   check(verb: string, plural: string | undefined): void {
     for (const r of this.rules) {
@@ -89,5 +111,6 @@ export class Faults implements SandboxFaults {
 
   reset(): void {
     this.rules = [];
+    this.stalls = [];
   }
 }

@@ -70,6 +70,8 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
     const user = checkAuth(ctx, req);
     authorize(ctx.store, user, requestAttributes(target, req.method, url.pathname, q));
     ctx.faults.check(verb, plural);
+    const stall = ctx.faults.stallFor(verb, plural);
+    if (stall > 0) await Bun.sleep(stall);
     res = await dispatch(ctx, req, target, verb, isWatch, q);
   } catch (e) {
     const err = e instanceof ApiStatusError ? e : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);

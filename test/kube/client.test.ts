@@ -258,3 +258,21 @@ function kubeconfigFor(server: string): string {
     "current-context": "x",
   });
 }
+
+test("a request with no answer is cut at its deadline and retried, not left hanging", async () => {
+  const sandbox = await startSandbox();
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, requestTimeoutMs: 200, backoff: { initialMs: 10, maxMs: 20 } });
+  try {
+    sandbox.faults.stallNext(1, 5_000, { verb: "list", plural: "configmaps" });
+    const started = performance.now();
+    const list = await client.list({ group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false }, { namespace: "default" });
+    const ms = performance.now() - started;
+    expect(list.items).toEqual([]);
+    expect(ms).toBeGreaterThanOrEqual(150); // the stalled attempt waited for its deadline
+    expect(ms).toBeLessThan(3000); // and did not wait for the stalled answer (5 s)
+    expect(sandbox.stats.requests("list", { plural: "configmaps" })).toBe(2);
+  } finally {
+    client.close();
+    await sandbox.stop();
+  }
+});

@@ -104,3 +104,20 @@ describe("faults", () => {
     expect(sb.stats.log[0]).toMatchObject({ verb: "list", method: "GET", path: CM, query: "" });
   });
 });
+
+test("stallNext leaves the next matching request unanswered for a while", async () => {
+  const sb = await startSandbox();
+  try {
+    sb.faults.stallNext(1, 300, { verb: "list", plural: "configmaps" });
+    const t0 = performance.now();
+    const first = await fetch(`${sb.url}/api/v1/namespaces/default/configmaps`);
+    const stalled = performance.now() - t0;
+    expect(first.status).toBe(200);
+    expect(stalled).toBeGreaterThanOrEqual(290);
+    const t1 = performance.now();
+    await fetch(`${sb.url}/api/v1/namespaces/default/configmaps`);
+    expect(performance.now() - t1).toBeLessThan(200); // only the next one
+  } finally {
+    await sb.stop();
+  }
+});
