@@ -4,11 +4,11 @@
 
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { crdResource, formatTime, peeringCRDs, type PeeringGroup } from "../../src/peering/index.ts";
+import { crdResource, formatTime, Peering, peeringCRDs, type PeeringGroup, type PeeringOptions } from "../../src/peering/index.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { linkedSignal } from "../../src/util/abort.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
-import type { Toggle } from "../../src/util/toggle.ts";
+import { Toggle } from "../../src/util/toggle.ts";
 import { Watcher } from "../../src/watching/watcher.ts";
 
 export const configmaps: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
@@ -143,4 +143,34 @@ export async function eventually(cond: () => boolean, timeoutMs = 2000, what = "
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(2);
   }
+}
+
+export interface PeeringHandle {
+  peering: Peering;
+  toggle: Toggle;
+  lines: string[];
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Starts a Peering on the "default" peering object of namespace "default" with a memory
+ * logger, and records it in `running` so the suite's afterEach can stop it.
+ */
+export function startPeering(
+  e: Env,
+  running: { controller: AbortController; done: Promise<void> }[],
+  defaults: Partial<PeeringOptions>,
+  options: Partial<PeeringOptions> & { id: string },
+): PeeringHandle {
+  const toggle = options.toggle ?? new Toggle();
+  const { logger, lines } = testLogger();
+  const peering = new Peering({
+    client: e.client, toggle, name: "default", namespace: "default", priority: 0, lifetime: 60,
+    group: "kobun.dev", logger, mandatory: false, ...defaults, ...options,
+  });
+  const controller = new AbortController();
+  const handle = { peering, toggle, lines, controller, done: peering.run(controller.signal) };
+  running.push(handle);
+  return handle;
 }

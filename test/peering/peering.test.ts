@@ -3,9 +3,8 @@
 // expire at their deadline; an operator removes its own record on exit.
 
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { Peering, peeringResource, type PeeringOptions } from "../../src/peering/index.ts";
-import { Toggle } from "../../src/util/toggle.ts";
-import { cm, configmaps, env, eventually, linesAt, record, testLogger, ToyLoop, until, writeRaw, type Env } from "./helpers.ts";
+import { peeringResource, type PeeringOptions } from "../../src/peering/index.ts";
+import { cm, configmaps, env, eventually, linesAt, record, ToyLoop, until, writeRaw, startPeering, type Env } from "./helpers.ts";
 
 const resource = peeringResource("kobun.dev", true);
 let e: Env;
@@ -22,19 +21,7 @@ afterEach(async () => {
   await e.stop();
 });
 
-function start(options: Partial<PeeringOptions> & { id: string }) {
-  const toggle = options.toggle ?? new Toggle();
-  const { logger, lines } = testLogger();
-  const peering = new Peering({
-    client: e.client, toggle, name: "default", namespace: "default", priority: 0, lifetime: 2,
-    group: "kobun.dev", logger, mandatory: false, ...options,
-  });
-  const controller = new AbortController();
-  const done = peering.run(controller.signal);
-  const handle = { peering, toggle, lines, controller, done };
-  running.push(handle);
-  return handle;
-}
+const start = (options: Partial<PeeringOptions> & { id: string }) => startPeering(e, running, { lifetime: 2 }, options);
 
 const stored = (name = "default", ns: string | undefined = "default") => e.sandbox.store.get("kobun.dev", "kobunpeerings", ns, name);
 

@@ -4,9 +4,8 @@
 
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { KubeClient } from "../../src/kube/client.ts";
-import { crdResource, Peering, peeringResource, type PeeringOptions } from "../../src/peering/index.ts";
-import { Toggle } from "../../src/util/toggle.ts";
-import { env, record, testLogger, until, writeRaw, type Env } from "./helpers.ts";
+import { crdResource, peeringResource, type PeeringOptions } from "../../src/peering/index.ts";
+import { env, record, until, writeRaw, startPeering, type Env } from "./helpers.ts";
 
 const resource = peeringResource("kobun.dev", true);
 let e: Env;
@@ -23,19 +22,7 @@ afterEach(async () => {
   await e.stop();
 });
 
-function start(options: Partial<PeeringOptions> & { id: string }) {
-  const toggle = options.toggle ?? new Toggle();
-  const { logger, lines } = testLogger();
-  const peering = new Peering({
-    client: e.client, toggle, name: "default", namespace: "default", priority: 0, lifetime: 60,
-    group: "kobun.dev", logger, mandatory: false, ...options,
-  });
-  const controller = new AbortController();
-  const done = peering.run(controller.signal);
-  const handle = { peering, toggle, lines, controller, done };
-  running.push(handle);
-  return handle;
-}
+const start = (options: Partial<PeeringOptions> & { id: string }) => startPeering(e, running, { lifetime: 60 }, options);
 
 test("deleting the peering object does not unfreeze an operator while a higher peer's record is alive", async () => {
   const low = start({ id: "low" });
