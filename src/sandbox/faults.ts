@@ -83,34 +83,30 @@ export class Faults implements SandboxFaults {
 
   /** How long to hold this request before answering it (0: not at all). */
   stallFor(verb: string, plural: string | undefined): number {
-    for (const r of this.stalls) {
-      if (r.left <= 0) continue;
-      if (r.verb && r.verb !== verb) continue;
-      if (r.plural && r.plural !== plural) continue;
-      r.left--;
-      this.stalls = this.stalls.filter((x) => x.left > 0);
-      return r.ms;
-    }
-    return 0;
+    return take(this.stalls, verb, plural)?.ms ?? 0;
   }
 
   /** throws the injected error if a rule matches this request */
   check(verb: string, plural: string | undefined): void {
-    for (const r of this.rules) {
-      if (r.left <= 0) continue;
-      if (r.verb && r.verb !== verb) continue;
-      if (r.plural && r.plural !== plural) continue;
-      r.left--;
-      this.rules = this.rules.filter((x) => x.left > 0);
-      const retry = r.retryAfterSeconds ?? (r.status === 429 || r.status === 503 ? 1 : undefined);
-      const message = r.status === 429 ? "Too many requests, please try again later." : `sandbox: injected failure (${r.status})`;
-      throw new ApiStatusError(r.status, reasonFor(r.status), message,
-        retry !== undefined ? { retryAfterSeconds: retry } : {}, retry);
-    }
+    const r = take(this.rules, verb, plural);
+    if (!r) return;
+    const retry = r.retryAfterSeconds ?? (r.status === 429 || r.status === 503 ? 1 : undefined);
+    const message = r.status === 429 ? "Too many requests, please try again later." : `sandbox: injected failure (${r.status})`;
+    throw new ApiStatusError(r.status, reasonFor(r.status), message,
+      retry !== undefined ? { retryAfterSeconds: retry } : {}, retry);
   }
 
   reset(): void {
     this.rules = [];
     this.stalls = [];
   }
+}
+
+/** Uses up one count of the first rule matching this request (rules are spent in place). */
+function take<R extends { left: number; verb?: string; plural?: string }>(rules: R[], verb: string, plural: string | undefined): R | undefined {
+  const index = rules.findIndex((r) => r.left > 0 && (!r.verb || r.verb === verb) && (!r.plural || r.plural === plural));
+  if (index < 0) return undefined;
+  const rule = rules[index]!;
+  if (--rule.left <= 0) rules.splice(index, 1);
+  return rule;
 }
