@@ -101,6 +101,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   kube: section("Kube: how to reach the cluster.", {
     kubeconfig: orNull(text({ default: "", doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
     context: orNull(text({ default: "", doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
+    requestTimeout: duration({ default: 60, min: 0, max: 3600, doc: "A request (not a watch) with no complete answer this long is aborted and retried; 0 = never." }),
   }),
 });
 
@@ -151,5 +152,5 @@ export interface Settings {
   /** liveness null = no probe endpoint. */
   readonly probes: { readonly liveness: string | null };
   readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
-  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null };
+  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number };
 }

@@ -215,6 +215,7 @@ async function connectClient(settings: Settings, logger: Logger, signal: AbortSi
     client = await KubeClient.connect({
       ...(settings.kube.kubeconfig ? { kubeconfig: settings.kube.kubeconfig } : { useDefaults: true }),
       ...(settings.kube.context ? { context: settings.kube.context } : {}),
+      requestTimeoutMs: settings.kube.requestTimeout * 1000,
       logger,
     });
     // One cheap request proves the server answers and accepts our credentials.

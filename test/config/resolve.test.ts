@@ -45,7 +45,7 @@ describe("precedence", () => {
     const file = join(tempDir({ "kobun.yaml": YAML }), "kobun.yaml");
     const settings = resolveSettings({ flags: { config: file, priority: 20, context: "from-flag", verbose: true } });
     expect(settings.peering).toMatchObject({ name: "blue", priority: 20, lifetime: 120 });
-    expect(settings.kube).toEqual({ kubeconfig: null, context: "from-flag" });
+    expect(settings.kube).toEqual({ kubeconfig: null, context: "from-flag", requestTimeout: 60 });
     expect(settings.logging).toEqual({ format: "json", level: "debug" });
     expect(settings.watching.pageSize).toBe(50);
     expect(settings.watching.serverTimeout).toBe(300);
