@@ -48,9 +48,12 @@ export async function runDemo(client: KubeClient, manifests: Manifest[], logger:
     logger.warn("no *.sample.yaml objects in the handlers directory: nothing to demonstrate");
     return true;
   }
+  const crds = manifestObjects(manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition");
   for (const sample of samples) {
     const [group = "", version = "v1"] = (sample.apiVersion ?? "v1").includes("/") ? sample.apiVersion!.split("/") : ["", sample.apiVersion];
-    const resource = await client.resolve({ group, version, plural: pluralOf(sample.kind ?? "") }, { signal });
+    // The plural its CRD declares; the English rule only for kinds without a CRD here.
+    const declared = crds.find((c) => c.spec?.group === group && c.spec?.names?.kind === sample.kind)?.spec?.names?.plural as string | undefined;
+    const resource = await client.resolve({ group, version, plural: declared ?? pluralOf(sample.kind ?? "") }, { signal });
     const ns = resource.namespaced ? (sample.metadata.namespace ?? "default") : null;
     const name = sample.metadata.name!;
     const show = (step: string, object: KubeObject) =>
