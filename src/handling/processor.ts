@@ -253,6 +253,10 @@ export class ResourceProcessor {
         namespace: body.metadata.namespace, name: body.metadata.name, error, retryInMs: again,
       });
       this.health?.count("kobun_processing_failures_total");
+      // Visible where people look (kubectl describe), not only in the operator's log; the
+      // backoff (up to a minute) bounds how often.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.poster?.post(body, "Warning", "Error", `Could not write the handlers' results: ${reason}; retrying in ${Math.round(again / 1000)}s.`, "error");
       state.rerun = true;
       return { again, item };
     }

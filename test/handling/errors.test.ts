@@ -54,6 +54,19 @@ describe("retries", () => {
     expect(calls).toBe(1);
   });
 
+  test("a cycle whose PATCH fails is retried with backoff and posted as a Warning event", async () => {
+    const registry = new Registry();
+    registry.on.create(EX, ({ name }) => ({ message: `hello ${name}` }), { id: "c" });
+    h = await startHarness({ registry });
+    h.sandbox.faults.failNext(1, 500, { verb: "patch", plural: "kobunexamples" });
+    await h.create("w", {});
+    const obj = await h.until(() => h!.get("w")?.status?.c && h!.get("w"));
+    expect(obj.status.c).toEqual({ message: "hello w" }); // written on the retry
+    await h.poster.flush(AbortSignal.timeout(2000));
+    const events = h.sandbox.store.objects("", "events", "default");
+    expect(events.some((e) => e.type === "Warning" && e.reason === "Error" && e.involvedObject.name === "w" && e.message.includes("Could not write"))).toBe(true);
+  });
+
   test("other errors follow `errors` and `retries`: retried until the attempts are used up", async () => {
     const registry = new Registry();
     let calls = 0;
