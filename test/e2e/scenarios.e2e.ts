@@ -63,6 +63,23 @@ function lastHandled(obj: KubeObject): string | undefined {
   return obj.metadata.annotations?.["kobun.dev/last-handled-configuration"] ?? obj.status?.kobun?.lastHandledConfiguration;
 }
 
+/** Stops an operator that ran under restricted RBAC: SIGTERM, exit 0, no 403 in its log. */
+async function expectCleanStopWithoutForbidden(op: Operator, signal?: "SIGTERM"): Promise<void> {
+  const { code } = await op.stop(signal);
+  expect(op.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
+  expect(code).toBe(0);
+}
+
+/** Runs the checks of a running operator; if one fails, the operator is killed before rethrowing. */
+async function whileRunning(op: Operator, checks: () => Promise<void>): Promise<void> {
+  try {
+    await checks();
+  } catch (e) {
+    await op.stop("SIGKILL").catch(() => {});
+    throw e;
+  }
+}
+
 /**
  * Behaviours of the real kube-apiserver that the sandbox does not have yet (found by this
  * suite; each is a sandbox bug). On the sandbox target these run as `test.failing`, so the
@@ -495,10 +512,7 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       await eventually(`${ns}/${name} gone (finalizer released)`, async () => (await getOrUndefined(t.client, EXAMPLES, ns, name)) === undefined, { timeoutMs: 15_000 })
         .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
 
-      const { code } = await op.stop();
-      const forbidden = op.lines.filter((l) => /\b403\b|forbidden/i.test(l));
-      expect(forbidden).toEqual([]);
-      expect(code).toBe(0);
+      await expectCleanStopWithoutForbidden(op);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -543,7 +557,7 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       // 3. the operator under that token, peering mandatory (--peering): it creates the ClusterKobunPeering object
       expect(await getOrUndefined(t.client, CLUSTER_PEERINGS, null, peering)).toBeUndefined();
       const op = startOperator("op-rbac-A", applied.kubeconfig, ["-A", "--peering", peering, "--priority", "9"]);
-      try {
+      await whileRunning(op, async () => {
         const record = await eventually(`the operator's record in ClusterKobunPeering ${peering}`, async () => {
           const p = await getOrUndefined(t.client, CLUSTER_PEERINGS, null, peering);
           return Object.entries(p?.status ?? {}).find(([, r]: [string, any]) => r?.priority === 9);
@@ -566,13 +580,8 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
         await t.client.delete(EXAMPLES, fresh, name);
         await eventually(`${fresh}/${name} gone (finalizer released)`, async () => (await getOrUndefined(t.client, EXAMPLES, fresh, name)) === undefined, { timeoutMs: 15_000 })
           .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
-      } catch (e) {
-        await op.stop("SIGKILL").catch(() => {});
-        throw e;
-      }
-      const { code } = await op.stop("SIGTERM");
-      expect(op.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
-      expect(code).toBe(0);
+      });
+      await expectCleanStopWithoutForbidden(op, "SIGTERM");
       // 4. its record is gone after SIGTERM
       const after = await t.client.get(CLUSTER_PEERINGS, null, peering);
       expect(Object.values(after.status ?? {}).filter((r: any) => r?.priority === 9)).toEqual([]);
@@ -607,7 +616,7 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       const fresh = await createNamespace(t.client);
       const name = uniqueName("ex");
       const op = startOperator("op-rbac-lease", applied.kubeconfig, ["--config", config, "-A"]);
-      try {
+      await whileRunning(op, async () => {
         const held = await eventually(`Lease ${leaseNs}/${lease} held`, async () => {
           const l = await getOrUndefined(t.client, LEASES, leaseNs, lease);
           return l?.spec?.holderIdentity ? l : undefined;
@@ -620,13 +629,8 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
           .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
         // still held (renewed), by the same holder
         expect((await t.client.get(LEASES, leaseNs, lease)).spec?.holderIdentity).toBe(held.spec!.holderIdentity);
-      } catch (e) {
-        await op.stop("SIGKILL").catch(() => {});
-        throw e;
-      }
-      const { code } = await op.stop("SIGTERM");
-      expect(op.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
-      expect(code).toBe(0);
+      });
+      await expectCleanStopWithoutForbidden(op, "SIGTERM");
       const released = await t.client.get(LEASES, leaseNs, lease);
       expect(released.spec?.holderIdentity ?? null).toBeNull();
       expect(released.spec?.leaseDurationSeconds).toBe(1);
