@@ -3,7 +3,7 @@
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
-import type { EventContext, ObjectContext, Patch } from "./types.ts";
+import type { ObjectContext, Patch } from "./types.ts";
 
 const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
 
@@ -30,10 +30,6 @@ export function objectContext(
     logger,
     signal,
   };
-}
-
-export function eventContext(base: ObjectContext, type: EventContext["type"]): EventContext {
-  return { ...base, type };
 }
 
 export function newPatch(): Patch {
