@@ -3,7 +3,7 @@
 //  1. builds (or reuses) kube-apiserver + etcd: test/cluster/build.sh (skipped when the cluster
 //     target is not selected or KOBUN_E2E_KUBECONFIG names a cluster);
 //  2. builds dist/kobun (handlers/) and dist/kobun-e2e (test/e2e/handlers/);
-//  3. runs the ONE suite ./test/e2e/scenarios.e2e.ts once per target (KOBUN_E2E_TARGET=…),
+//  3. runs the suite (every ./test/e2e/*.e2e.ts file) once per target (KOBUN_E2E_TARGET=…),
 //     each in its own `bun test` process, then test/scratch/chroot.test.ts (the FROM scratch
 //     proof; KOBUN_E2E_SKIP_SCRATCH=1 leaves it out, and so do extra bun test args);
 //  4. prints `e2e: N passed, N failed` as its last line; exits 1 if anything failed.
@@ -42,7 +42,7 @@ async function step(label: string, cmd: string[], env: Record<string, string | u
 }
 
 /** `bun test` with its output passed through and kept, to read the summary lines. */
-async function bunTest(label: string, dir: string, file: string, extra: string[], target?: string): Promise<{ pass: number; fail: number; code: number; s: number }> {
+async function bunTest(label: string, dir: string, files: string[], extra: string[], target?: string): Promise<{ pass: number; fail: number; code: number; s: number }> {
   const t0 = performance.now();
   const env: Record<string, string | undefined> = { ...process.env };
   if (target) env.KOBUN_E2E_TARGET = target;
@@ -50,7 +50,7 @@ async function bunTest(label: string, dir: string, file: string, extra: string[]
   // Run from the suite's own directory: the root bunfig.toml (root = "test", and
   // pathIgnorePatterns keeping test/e2e and test/scratch out of `npm test`) makes bun ignore
   // an explicit path to these files when started from the repository root.
-  const cmd = [bun, "test", `./${file}`, ...extra];
+  const cmd = [bun, "test", ...files.map((f) => `./${f}`), ...extra];
   console.error(`[e2e] ${label}: (cd ${dir} && bun ${cmd.slice(1).join(" ")})`);
   const p = Bun.spawn(cmd, { cwd: join(root, dir), env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   // Bounded: a hung run is killed (every test has its own timeout far below this).
@@ -100,8 +100,10 @@ if (!process.env.KOBUN_E2E_SKIP_BUILD) {
   if (a.code !== 0 || b.code !== 0) failed++;
 }
 
+// Every *.e2e.ts file of test/e2e is one part of the suite; all run once per target.
+const suites = [...new Bun.Glob("*.e2e.ts").scanSync(join(root, "test/e2e"))].sort();
 for (const target of targets) {
-  const r = await bunTest(`target ${target}`, "test/e2e", "scenarios.e2e.ts", rest, target);
+  const r = await bunTest(`target ${target}`, "test/e2e", suites, rest, target);
   passed += r.pass;
   failed += r.fail;
   timings.push(`${target} suite ${r.s.toFixed(1)} s (${r.pass} pass, ${r.fail} fail)`);
@@ -109,7 +111,7 @@ for (const target of targets) {
 
 // The FROM-scratch proof (chroot into exactly the image's files); not target-specific.
 if (!process.env.KOBUN_E2E_SKIP_SCRATCH && rest.length === 0) {
-  const r = await bunTest("scratch", "test/scratch", "chroot.test.ts", [], undefined);
+  const r = await bunTest("scratch", "test/scratch", ["chroot.test.ts"], [], undefined);
   passed += r.pass;
   failed += r.fail;
   timings.push(`scratch chroot ${r.s.toFixed(1)} s (${r.pass} pass, ${r.fail} fail)`);
