@@ -41,14 +41,14 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
     logger.info("namespace gone; no longer serving it", { namespace });
     void child.close(graceMs);
   };
-  const component = "watch namespaces";
+  const component = health.component("watch namespaces", scope.signal);
   const backoff = new Backoff({ initial: 800, max: 30_000, resetAfter: 60_000 });
   // Like every resource stream: a failing watch is reported and restarted, never left dead
   // (new namespaces would silently go unserved).
   while (!scope.signal.aborted) {
     try {
       for await (const event of watcher.events(scope.signal)) {
-        if (event.type === "relist-done") health.clearProblem(component);
+        if (event.type === "relist-done") component.clear();
         if (event.type === "relist-start" || event.type === "relist-done") continue;
         const name = event.object.metadata.name;
         if (!name || !matches(name)) continue;
@@ -65,7 +65,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
     } catch (error) {
       if (scope.signal.aborted) return;
       const message = error instanceof Error ? error.message : String(error);
-      health.setProblem(component, message);
+      component.fail(message);
       const delay = backoff.next();
       logger.error("watching namespaces failed; restarting", { error: message, retryInMs: delay });
       await sleep(delay, scope.signal);

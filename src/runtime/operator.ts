@@ -77,9 +77,11 @@ async function operate(
 
   const health = new Health();
   const toggle = options.toggle ?? new Toggle();
-  const scope = new TaskScope("operator", signal, (name, error) => {
-    logger.error("task failed", { task: name, error: error instanceof Error ? error.message : String(error) });
-    health.setProblem(name, error instanceof Error ? error.message : String(error));
+  const scope = new TaskScope("operator", signal, (name, error, within) => {
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error("task failed", { task: name, error: message });
+    // Nothing restarts a failed task: it stays a problem until its scope (a namespace, or the operator) ends.
+    health.component(`${within.name}/${name}`, within.signal).fail(message);
   });
 
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });

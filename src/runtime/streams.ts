@@ -30,7 +30,8 @@ export interface StreamOptions {
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
   const { client, resource, namespace, toggle, settings, health, logger, deliver } = options;
   const where = namespace ?? "(cluster)";
-  const component = `watch ${resourceName(resource)} in ${where}`;
+  // Its problem ends with the stream (a namespace that goes away takes its 403 along).
+  const component = health.component(`watch ${resourceName(resource)} in ${where}`, signal);
   const w = settings.watching;
   const watcher = new Watcher(client, resource, {
     namespace,
@@ -53,7 +54,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     try {
       for await (const event of watcher.events(link.signal)) {
         if (event.type === "relist-done") {
-          health.clearProblem(component);
+          component.clear();
           backoff.reset();
         }
         deliver(event);
@@ -61,7 +62,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     } catch (error) {
       if (link.signal.aborted) continue;
       const message = error instanceof Error ? error.message : String(error);
-      health.setProblem(component, message);
+      component.fail(message);
       health.count(`kobun_watch_failures_total{resource="${resourceName(resource)}"}`);
       const delay = backoff.next();
       logger.error("watching failed; restarting", { resource: resourceName(resource), namespace: where, error: message, retryInMs: delay });

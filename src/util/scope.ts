@@ -8,7 +8,8 @@ export interface TaskReport {
   abandoned: string[];
 }
 
-export type TaskFailure = (name: string, error: unknown) => void;
+/** `scope` is the one the task ran in: what the failure means ends when that scope does. */
+export type TaskFailure = (name: string, error: unknown, scope: TaskScope) => void;
 
 export class TaskScope {
   private readonly controller = new AbortController();
@@ -57,7 +58,7 @@ export class TaskScope {
       try {
         await fn(this.controller.signal);
       } catch (error) {
-        if (!this.controller.signal.aborted || !isAbortLike(error)) this.onFailure?.(name, error);
+        if (!this.controller.signal.aborted || !isAbortLike(error)) this.onFailure?.(name, error, this);
       } finally {
         this.tasks.delete(id);
       }
