@@ -18,7 +18,7 @@ import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
 import { decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision, type Peer } from "./decide.ts";
 import { peerId } from "./identity.ts";
-import { createPeering, errorText, findPeering } from "./presence.ts";
+import { createPeering, errorText, findPeering, warnUnpeered } from "./presence.ts";
 import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
 import type { PeeringGroup } from "./resources.ts";
 
@@ -48,6 +48,8 @@ export interface PeeringOptions {
   exitTimeoutMs?: number;
   /** Awaited on exit before our record is removed (the runtime: "the handlers have finished"). */
   beforeLeave?: () => Promise<void>;
+  /** Shared by the peerings of one run, so a warning true of them all is logged once (then at INFO). */
+  notices?: Set<string>;
   /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
   recheck?: { initialMs: number; maxMs: number };
 }
@@ -131,7 +133,7 @@ export class Peering {
         continue;
       }
       if (found.kind === "missing" && !this.options.mandatory) {
-        this.log.info("peering is not in use", { why: found.why });
+        warnUnpeered(this.log, found.why, this.options.notices);
         this.setFrozen(null);
         return;
       }

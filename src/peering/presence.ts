@@ -4,6 +4,7 @@
 // The caller decides what a missing peering means (freeze if mandatory, else run unpeered).
 
 import { resourceName, type KubeObject } from "../kube/types.ts";
+import type { Logger } from "../util/log.ts";
 import type { PeerRecord } from "./decide.ts";
 import { describeTarget, isObjectMissing, isResourceMissing, type PeeringClient, type PeeringTarget } from "./records.ts";
 
@@ -59,6 +60,23 @@ function notServed(target: PeeringTarget): Presence {
     why: `${resourceName(target.resource)} is not served: install crds/peering-${target.resource.group}.yaml`,
     notServed: true,
   };
+}
+
+/**
+ * Running unpeered is safe for one replica only: two would both handle every object. Kopf
+ * warns here too and goes on, so a single-replica deployment without the CRD keeps working;
+ * the warning says what it costs and how to fix it. Said once per run (`notices`, shared by
+ * its peerings), not once per namespace served.
+ */
+export function warnUnpeered(log: Logger, why: string, notices?: Set<string>): void {
+  const fact = `unpeered: ${why}`;
+  if (notices?.has(fact)) return log.info("peering is not in use", { why });
+  notices?.add(fact);
+  log.warn(
+    "peering is not in use: if more than one replica of this operator runs, each handles every object. " +
+      "Install the peering CRD (`kobun manifests` prints it) for replicas to take turns, or pass --standalone if one replica is meant",
+    { why },
+  );
 }
 
 export function codeOf(error: unknown): number | undefined {

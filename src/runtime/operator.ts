@@ -146,9 +146,10 @@ async function operate(
   // other operator starts on objects whose handlers still run here.
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
+  const notices = new Set<string>();
   const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) =>
     startPeering({
-      client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => handlersDone,
+      client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => handlersDone, notices,
       mandatory: options.peeringMandatory ?? false,
       ...(options.peerId ? { id: options.peerId } : {}),
     });

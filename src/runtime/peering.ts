@@ -20,6 +20,8 @@ export interface PeeringStart {
   /** The user named the peering object: a missing peering resource then freezes. */
   mandatory: boolean;
   id?: string;
+  /** One per run: what every peering of the run would warn about is said once. */
+  notices?: Set<string>;
   /** Resolves once the handlers have finished at shutdown: records are removed only then. */
   handlersDone: () => Promise<void>;
 }
@@ -52,6 +54,7 @@ export function startPeering(options: PeeringStart): void {
     group: peering.group,
     ...(options.id ? { id: options.id } : {}),
     beforeLeave: options.handlersDone,
+    ...(options.notices ? { notices: options.notices } : {}),
   });
   scope.spawn(`peering ${peering.name}@${namespace ?? "cluster"}`, (signal) => instance.run(signal));
 }

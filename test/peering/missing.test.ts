@@ -1,9 +1,14 @@
 // A missing peering CRD: fatal to nothing. With --peering given (mandatory) the operator
-// stays frozen and says so once, until the CRD appears; without it, peering is simply off.
+// stays frozen and says so once, until the CRD appears; without it, peering is off, and a
+// warning says that replicas would then all handle every object.
 
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
 import { Peering } from "../../src/peering/index.ts";
+import { run } from "../../src/runtime/operator.ts";
 import { Toggle } from "../../src/util/toggle.ts";
+import { eventually } from "../runtime/helpers.ts";
 import { env, installCRDs, linesAt, testLogger, until, type Env } from "./helpers.ts";
 
 let e: Env;
@@ -43,10 +48,26 @@ test("mandatory peering without its CRD stays frozen, says so once, and resumes 
   await done;
 });
 
-test("optional peering without its CRD does not freeze: it says once that peering is not in use and returns", async () => {
+test("optional peering without its CRD does not freeze: it warns once that replicas would all handle every object, naming the fix", async () => {
   const { p, toggle, lines } = peering(false);
   await p.run(new AbortController().signal);
   expect(toggle.frozen).toBe(false);
-  expect(linesAt(lines, "INFO").filter((l) => l.includes("not in use"))).toHaveLength(1);
-  expect(lines.filter((l) => l.includes("WARN"))).toHaveLength(0);
+  const warnings = linesAt(lines, "WARN");
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toContain("peering is not in use");
+  expect(warnings[0]).toContain("each handles every object"); // the consequence
+  expect(warnings[0]).toContain("kobun manifests"); // the fix
+  expect(warnings[0]).toContain("--standalone"); // and how to say that one replica is meant
+});
+
+test("an operator serving several namespaces without the peering CRD warns once, not once per namespace", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", () => {}, { id: "noop" });
+  const { logger, lines } = testLogger();
+  const stop = new AbortController();
+  const running = run({ signal: stop.signal, client: e.client, registry, logger, settings: resolveSettings({ flags: { namespaces: ["default", "a", "b"] } }) });
+  await eventually(() => lines.filter((l) => l.includes("peering is not in use")).length === 3, "the three peerings to find no CRD");
+  stop.abort();
+  await running;
+  expect(linesAt(lines, "WARN").filter((l) => l.includes("peering is not in use"))).toHaveLength(1);
 });
