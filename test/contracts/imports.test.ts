@@ -1,0 +1,121 @@
+// The import contract of src/: each room imports only the rooms DESIGN's table allows
+// (test/contracts/rooms.ts holds the table), and the checker itself can fail.
+
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { checkImports, scanImports, sourceFiles, tableCycles, type RoomTable } from "./import-graph.ts";
+import { ALIASES, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
+
+const SRC = join(import.meta.dir, "../../src");
+
+test("every import in src/ follows the room table", () => {
+  expect(checkImports(SRC, ROOMS, KNOWN_VIOLATIONS, ALIASES).violations).toEqual([]);
+});
+
+test("every known violation still exists, so the allowlist only shrinks", () => {
+  expect(checkImports(SRC, ROOMS, KNOWN_VIOLATIONS, ALIASES).stale).toEqual([]);
+});
+
+test("the room table points one way: no room reaches itself, every named room is defined", () => {
+  expect(tableCycles(ROOMS)).toEqual([]);
+  const undefinedRooms = Object.values(ROOMS).flat().filter((room) => !(room in ROOMS));
+  expect(undefinedRooms).toEqual([]);
+});
+
+test("the scanner sees every import Bun's own scanner sees in src/ (it sees type imports too)", () => {
+  const bun = new Bun.Transpiler({ loader: "ts" });
+  const missed: string[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const text = readFileSync(join(SRC, file), "utf8");
+    const ours = new Set(scanImports(file, text).map((s) => s.specifier));
+    for (const { path } of bun.scanImports(text)) if (!ours.has(path)) missed.push(`${file}: ${path}`);
+  }
+  expect(missed).toEqual([]);
+});
+
+// The test of the test: a small tree with wrong imports in a temp dir.
+const fixtures: string[] = [];
+afterAll(() => fixtures.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), "kobun-imports-"));
+  fixtures.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const SMALL: RoomTable = { util: [], kube: ["util"], runtime: ["kube", "util"], cli: ["runtime"], index: ["runtime"] };
+
+test("a kube/ file importing runtime/ is named with its file, line and rule", () => {
+  const root = tree({
+    "kube/client.ts": `// the client\nimport { sleep } from "../util/abort.ts";\nimport { run } from "../runtime/x.ts";\n`,
+    "runtime/x.ts": `export const run = 1;\n`,
+    "util/abort.ts": `export const sleep = 1;\n`,
+  });
+  expect(checkImports(root, SMALL)).toEqual({
+    violations: [`kube/client.ts:3: kube may not import runtime ("../runtime/x.ts"); kube may import: util`],
+    stale: [],
+  });
+});
+
+test("type-only, multi-line, re-exported and dynamic imports count; imports quoted in comments and strings do not", () => {
+  const root = tree({
+    "util/a.ts": [
+      `import type { X } from "../kube/types.ts";`,
+      `import {`,
+      `  a,`,
+      `  type B,`,
+      `} from "../runtime/b.ts";`,
+      `export * from "../cli.ts";`,
+      `const lazy = () => import("../index.ts");`,
+      `// import { c } from "../kube/c.ts";`,
+      `/* export { d } from "../kube/d.ts"; */`,
+      `const url = "https://example/";  const re = /["']/; // import("../kube/e.ts")`,
+      `const text = 'import { f } from "../kube/f.ts"';`,
+    ].join("\n"),
+  });
+  expect(checkImports(root, SMALL).violations).toEqual([
+    `util/a.ts:1: util may not import kube (import type "../kube/types.ts"); util may import: nothing of ours`,
+    `util/a.ts:5: util may not import runtime ("../runtime/b.ts"); util may import: nothing of ours`,
+    `util/a.ts:6: util may not import cli ("../cli.ts"); util may import: nothing of ours`,
+    `util/a.ts:7: util may not import index ("../index.ts"); util may import: nothing of ours`,
+  ]);
+});
+
+test("cli.ts and cli/ are one room, index.ts another; an unknown room and a stale allowlist entry fail", () => {
+  const root = tree({
+    "cli.ts": `import { x } from "./cli/run.ts";\nimport { k } from "./kube/k.ts";\n`,
+    "cli/run.ts": `import { r } from "../runtime/r.ts";\n`,
+    "index.ts": `export { k } from "./kube/k.ts";\n`,
+    "kube/k.ts": `export const k = 1;\n`,
+    "runtime/r.ts": `export const r = 1;\n`,
+    "shiny/new.ts": `export const n = 1;\n`,
+  });
+  const known = [
+    { file: "cli.ts", imports: "kube", why: "a later step" },
+    { file: "cli/run.ts", imports: "kube", why: "already gone" },
+  ];
+  expect(checkImports(root, SMALL, known)).toEqual({
+    violations: [
+      `index.ts:1: index may not import kube ("./kube/k.ts"); index may import: runtime`,
+      `shiny/new.ts: room "shiny" is not in the room table: add it, with what it may import`,
+    ],
+    stale: ["cli/run.ts no longer imports kube: remove it from the known violations"],
+  });
+});
+
+test("a bare specifier that points back into the tree (kobun) is resolved to its room", () => {
+  const root = tree({ "kube/k.ts": `import { on } from "kobun";\nimport { parse } from "yaml";\n`, "index.ts": `export const on = 1;\n` });
+  expect(checkImports(root, SMALL, [], { kobun: "index.ts" }).violations).toEqual([
+    `kube/k.ts:1: kube may not import index ("kobun"); kube may import: util`,
+  ]);
+});
+
+test("a cycle in a room table is found", () => {
+  expect(tableCycles({ a: ["b"], b: ["c"], c: ["a"] })).toContain("a → b → c → a");
+});
