@@ -6,8 +6,7 @@
 // start-up for the sandbox, the YAML printer or the peering tools.
 import { ConfigError, UsageError, runFlagsHelp } from "./config/index.ts";
 import { ExitCode, FatalError } from "./runtime/exits.ts";
-import { ApiError, ConnectionError } from "./kube/errors.ts";
-import { KubeconfigError } from "./kube/kubeconfig.ts";
+import { ApiError, ConnectionError, KubeconfigError } from "./runtime/errors.ts";
 import type { Embedded } from "./cli/handlers.ts";
 import packageJson from "../package.json" with { type: "json" };
 

@@ -20,9 +20,6 @@ export {
   on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
+  type KubeObject, type Resource,
 } from "./handling/index.ts";
-export { run, type RunOptions, type RunReport } from "./runtime/operator.ts";
-export { FatalError, ExitCode } from "./runtime/exits.ts";
-export { resolveSettings, ConfigError, type Settings } from "./config/index.ts";
-export { Toggle } from "./util/toggle.ts";
-export type { KubeObject, Resource } from "./kube/types.ts";
+export { run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle } from "./runtime/index.ts";

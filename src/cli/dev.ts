@@ -3,14 +3,12 @@
 // Loaded only for this command, so `kobun run` never loads the sandbox.
 
 import { parseRunFlags, resolveSettings, UsageError } from "../config/index.ts";
-import { KubeClient } from "../kube/client.ts";
 import { run } from "../runtime/operator.ts";
 import { ExitCode } from "../runtime/exits.ts";
-import { startSandbox } from "../sandbox/index.ts";
+import { applyManifests, KubeClient, runDemo, startSandbox } from "../runtime/dev.ts";
+import { loggerFor } from "../runtime/logging.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "./handlers.ts";
 import { stopSignal } from "./signals.ts";
-import { applyManifests, runDemo } from "./demo.ts";
-import { loggerFor } from "./run.ts";
 
 /** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
 function takeDevFlags(argv: string[]): { demo: boolean; once: boolean; rest: string[] } {

@@ -4,11 +4,9 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { Manifest } from "../runtime/manifests.ts";
 
-export interface Manifest {
-  name: string;
-  text: string;
-}
+export type { Manifest } from "../runtime/manifests.ts";
 
 /** What a compiled binary carries: its handlers are already imported, its manifests embedded. */
 export interface Embedded {

@@ -4,13 +4,9 @@
 
 import { stringify } from "yaml";
 import type { Settings } from "../config/index.ts";
-import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
-import type { KubeObject } from "../kube/types.ts";
-import { peeringCRDs, peeringResource } from "../peering/resources.ts";
+import { manifestObjects, parseSelector, peeringCRDs, peeringResource, registry, type KubeObject, type Manifest, type ResourceSelector } from "../runtime/manifests.ts";
 import { parseRunFlags, resolveSettings } from "../config/index.ts";
-import { registry } from "../handling/registry.ts";
-import { manifestObjects } from "./demo.ts";
-import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "./handlers.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
 import { readFlags, stringFlag } from "./args.ts";
 
 export interface ManifestOptions {

@@ -1,15 +1,11 @@
 // `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
 
-import { parseRunFlags, resolveSettings, type Settings } from "../config/index.ts";
-import { Logger, stderrSink } from "../util/log.ts";
+import { parseRunFlags, resolveSettings } from "../config/index.ts";
 import { run } from "../runtime/operator.ts";
 import { ExitCode } from "../runtime/exits.ts";
+import { loggerFor } from "../runtime/logging.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
 import { stopSignal } from "./signals.ts";
-
-export function loggerFor(settings: Settings): Logger {
-  return new Logger(stderrSink(settings.logging.level, settings.logging.format));
-}
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
   const { flags, positionals } = parseRunFlags(argv);

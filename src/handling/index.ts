@@ -23,3 +23,5 @@ export type {
   FieldOptions,
   EventOptions,
 } from "./types.ts";
+// The bodies handlers receive and the resources they are registered for.
+export type { KubeObject, Resource } from "../kube/types.ts";

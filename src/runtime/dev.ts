@@ -1,27 +1,23 @@
-// `kobun dev` helpers: install the handlers' CRDs into the sandbox, and the `--demo` walk-through
-// that creates, updates and deletes each sample object (`*.sample.yaml`) so a newcomer sees
-// the example operator react without a cluster or kubectl.
+// `kobun dev`: the embedded sandbox, the handlers' CRDs installed into it, and the `--demo`
+// walk-through that creates, updates and deletes each sample object (`*.sample.yaml`) so a
+// newcomer sees the example operator react without a cluster or kubectl.
+// Loaded only by that command, so `kobun run` never loads the sandbox.
 
-import { parseAllDocuments } from "yaml";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { sleep } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import { readBookkeeping } from "../handling/progress.ts";
-import type { Manifest } from "./handlers.ts";
+import { manifestObjects, type Manifest } from "./manifests.ts";
+
+export { startSandbox } from "../sandbox/index.ts";
+export { KubeClient } from "../kube/client.ts";
 
 const crdResource: Resource = {
   group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions",
   kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true,
 };
-
-export function manifestObjects(manifests: Manifest[], which: "samples" | "definitions"): KubeObject[] {
-  return manifests
-    .filter((m) => /\.sample\.ya?ml$/.test(m.name) === (which === "samples"))
-    .flatMap((m) => parseAllDocuments(m.text).map((doc) => doc.toJS() as KubeObject | null))
-    .filter((o): o is KubeObject => o !== null && typeof o === "object");
-}
 
 /** Creates the CRDs among the manifests (existing ones are left as they are); returns their names. */
 export async function applyManifests(client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal): Promise<string[]> {

@@ -1,0 +1,26 @@
+// The YAML manifests shipped beside the handlers (CRDs and `*.sample.yaml` objects), and what
+// `kobun manifests` derives the rest of a deployment from: the handled resources and the
+// peering CRDs. cli/ imports only runtime/ and config/ (test/contracts/rooms.ts), so it takes
+// those from here. Kept apart from runtime/dev.ts, which loads the sandbox.
+
+import { parseAllDocuments } from "yaml";
+import type { KubeObject } from "../kube/types.ts";
+
+export { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
+export type { KubeObject } from "../kube/types.ts";
+export { peeringCRDs, peeringResource } from "../peering/resources.ts";
+export { registry } from "../handling/registry.ts";
+
+/** A YAML file found beside the handlers (or embedded into the binary by build.ts). */
+export interface Manifest {
+  name: string;
+  text: string;
+}
+
+/** The objects the manifests hold: the samples, or the definitions (everything else: CRDs). */
+export function manifestObjects(manifests: Manifest[], which: "samples" | "definitions"): KubeObject[] {
+  return manifests
+    .filter((m) => /\.sample\.ya?ml$/.test(m.name) === (which === "samples"))
+    .flatMap((m) => parseAllDocuments(m.text).map((doc) => doc.toJS() as KubeObject | null))
+    .filter((o): o is KubeObject => o !== null && typeof o === "object");
+}
