@@ -129,6 +129,7 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
   const { lease } = values.peering;
   lessThan("peering.lease.renewDeadline", lease.renewDeadline, "peering.lease.duration", lease.duration);
   lessThan("peering.lease.retryPeriod", lease.retryPeriod, "peering.lease.renewDeadline", lease.renewDeadline);
+  checkLeaseStop(values.peering, failed, file, issues);
   const { backoff } = values.watching;
   lessThan("watching.backoff.initial", backoff.initial, "watching.backoff.max", backoff.max, true);
 
@@ -139,6 +140,20 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
     const detail = `cannot be combined with included namespaces (${positive.join(", ")}); to narrow a cluster-wide watch, exclude with "!glob"`;
     issues.push(configIssue({ ...where, expected: "only exclusions alongside it" }, detail));
   }
+}
+
+/**
+ * A lease holder that cannot renew freezes at renewDeadline and stops its handlers within
+ * freezeGracePeriod: that must end before the lease can expire, or a standby starts the same
+ * handlers meanwhile (client-go validates its timings for the same reason).
+ */
+function checkLeaseStop(peering: SchemaValues["peering"], failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[]): void {
+  const { lease, freezeGracePeriod: grace } = peering;
+  const path = "peering.freezeGracePeriod";
+  if (peering.mode !== "lease" || [path, "peering.lease.renewDeadline", "peering.lease.duration"].some((p) => failed.has(p))) return;
+  if (lease.renewDeadline >= lease.duration || lease.renewDeadline + grace < lease.duration) return;
+  const expected = `less than peering.lease.duration - peering.lease.renewDeadline (${formatDuration(lease.duration - lease.renewDeadline)}) in lease mode`;
+  issues.push(configIssue({ file, path, expected }, `expected ${expected}, so that handlers stop before the lease can expire; got ${formatDuration(grace)}`));
 }
 
 function isMapping(value: unknown): value is Tree {

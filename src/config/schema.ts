@@ -46,9 +46,13 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     lifetime: duration({ default: 60, min: 1, max: 3600, doc: "How long a peer counts as alive after its last keepalive." }),
     standalone: flag({ default: false, doc: "Run without peering at all (no freezing, no peering object)." }),
     clusterwide: orNull(flag({ default: false, doc: "Use the cluster-scoped peering resource instead of a namespaced one." }), "derived from namespaces"),
+    freezeGracePeriod: duration({
+      default: 2, min: 0, max: 3600,
+      doc: "How long running handlers may take to stop after a freeze (a peer, kobun freeze, a lost lease); then they are abandoned, and nothing is written for them.",
+    }),
     lease: section("Lease timings, used when mode is \"lease\" (as in client-go leader election).", {
       duration: duration({ default: 15, min: 1, max: 3600, doc: "How long a lease is valid after its last renewal." }),
-      renewDeadline: duration({ default: 10, min: 1, max: 3600, doc: "The holder gives up the lease if it cannot renew it within this time." }),
+      renewDeadline: duration({ default: 10, min: 1, max: 3600, doc: "The holder freezes if it cannot renew the lease within this time; renewDeadline + freezeGracePeriod must be less than duration." }),
       retryPeriod: duration({ default: 2, min: 0.1, max: 3600, doc: "How often to try to acquire or renew the lease." }),
     }),
   }),
@@ -116,6 +120,8 @@ export interface PeeringSettings {
   /** Seconds a peer counts as alive after its last keepalive. */
   readonly lifetime: number;
   readonly standalone: boolean;
+  /** Seconds that handlers running at a freeze get to stop before they are abandoned. */
+  readonly freezeGracePeriod: number;
   /** Resolved: the file's value, or else whether the operator watches cluster-wide. */
   readonly clusterwide: boolean;
   readonly lease: { readonly duration: number; readonly renewDeadline: number; readonly retryPeriod: number };

@@ -122,7 +122,7 @@ test("the probe endpoint serves /healthz and /metrics while the operator runs, a
 
 test("lease mode: on shutdown the lease is released only after the holder's handlers finished", async () => {
   const leaseSettings = resolveSettings({
-    fileData: { peering: { mode: "lease", name: "handover", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "100ms" } }, shutdown: { gracePeriod: "5s" } },
+    fileData: { peering: { mode: "lease", name: "handover", freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "100ms" } }, shutdown: { gracePeriod: "5s" } },
     flags: { namespaces: ["default"] },
   });
   // The holder: a handler that takes 300 ms to wind down after its signal aborts.
