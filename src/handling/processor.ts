@@ -29,6 +29,7 @@ import type { WatchEvent } from "../watching/types.ts";
 import { objectContext } from "./context.ts";
 import { runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "./cycle.ts";
 import { essenceOf } from "./essence.ts";
+import { LOST, whileOwned } from "./ownership.ts";
 import { deepEqual, matchMeta } from "./filters.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import type { StorageMode } from "./progress.ts";
@@ -54,11 +55,15 @@ export interface ProcessorOptions {
   /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
   storage?: StorageMode;
   /**
-   * Whether objects in this namespace (undefined: cluster-scoped) are frozen now. A frozen
+   * The running signal of the freeze gate of this namespace (undefined: cluster-scoped): it
+   * aborts when the objects there are taken away, and is aborted while they are frozen. A frozen
    * object's queued item or due retry is dropped unhandled: another operator owns it, and the
-   * relist on resume brings it back (seed 000).
+   * relist on resume brings it back (seed 000). A freeze aborts the handlers running there and
+   * discards their cycles (ownership.ts).
    */
-  isFrozen?(namespace: string | undefined): boolean;
+  freezeSignal?(namespace: string | undefined): AbortSignal;
+  /** How long handlers may go on after a freeze before they are abandoned, in ms. Default 2000. */
+  freezeGraceMs?: number;
 }
 
 type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
@@ -204,6 +209,22 @@ export class ResourceProcessor {
   }
 
   private async process(uid: string, item: Item, signal: AbortSignal): Promise<Outcome<Item> | void> {
+    const freeze = this.options.freezeSignal?.(item.object.metadata.namespace);
+    if (!freeze) return this.cycle(uid, item, signal, undefined);
+    const graceMs = this.options.freezeGraceMs ?? 2000;
+    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => this.abandoned(uid, item.object, graceMs) }, (owned) =>
+      this.cycle(uid, item, owned, freeze),
+    );
+    if (outcome !== LOST) return outcome;
+    const state = this.states.get(uid);
+    if (item.type === "deleted") this.states.delete(uid);
+    // Forget our last write, so that the relist's copy of this very version is not dropped as
+    // our own echo: it carries the progress (a retry due) that must run after the resume.
+    else if (state) state.wroteRV = state.wroteAt = undefined;
+  }
+
+  /** One cycle of one object; `freeze`: nothing is written once it aborts (whileOwned discards the cycle). */
+  private async cycle(uid: string, item: Item, signal: AbortSignal, freeze: AbortSignal | undefined): Promise<Outcome<Item> | void> {
     let body = item.object;
     if (item.type === "deleted") {
       const state = this.states.get(uid);
@@ -212,12 +233,6 @@ export class ResourceProcessor {
       return;
     }
     let state = this.states.get(uid);
-    if (this.options.isFrozen?.(body.metadata.namespace)) {
-      // Forget our last write, so that the relist's copy of this very version is not dropped as
-      // our own echo: it carries the progress (a retry due) that must run after the resume.
-      if (state) state.wroteRV = state.wroteAt = undefined;
-      return;
-    }
     if (this.isStale(uid, body, false)) {
       // An older version than our own write; but if that write showed a change made meanwhile,
       // the re-check must still happen, with the newest body known.
@@ -236,7 +251,8 @@ export class ResourceProcessor {
       plan = await runCycle(this.env, state, body, signal);
       this.report(body, plan);
       if (planWrites(plan)) {
-        newest = await applyPlan(this.target, body, plan, this.hard.signal);
+        if (freeze?.aborted) return this.discarded(body);
+        newest = await this.write(body, plan, freeze);
         if (newest === "gone") {
           this.states.delete(uid);
           return;
@@ -247,6 +263,7 @@ export class ResourceProcessor {
       state.failures = 0;
     } catch (error) {
       if (signal.aborted && this.hard.signal.aborted) return;
+      if (freeze?.aborted) return this.discarded(body);
       state.failures++;
       const again = Math.min(60_000, 1000 * 2 ** (state.failures - 1));
       this.logger.error("could not process the object; will retry", {
@@ -277,6 +294,29 @@ export class ResourceProcessor {
       return { again: plan.delay, item: fresh };
     }
     return newest === body ? undefined : { item: fresh };
+  }
+
+  /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
+  private async write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
+    if (!freeze) return applyPlan(this.target, body, plan, this.hard.signal);
+    const link = linkedSignal(this.hard.signal, freeze);
+    try {
+      return await applyPlan(this.target, body, plan, link.signal);
+    } finally {
+      link.dispose();
+    }
+  }
+
+  private discarded(body: KubeObject): void {
+    this.logger.debug("frozen: the cycle's results are not written", { namespace: body.metadata.namespace, name: body.metadata.name });
+  }
+
+  private abandoned(uid: string, body: KubeObject, graceMs: number): void {
+    const running = this.states.get(uid)?.running ?? "(none: the cycle was writing)";
+    this.logger.warn("abandoned a handler that ignored the freeze past the grace period; nothing is written for it", {
+      handler: running, namespace: body.metadata.namespace, name: body.metadata.name, gracePeriodMs: graceMs,
+    });
+    this.health?.count("kobun_handlers_abandoned_total");
   }
 
   private async runEventHandlers(item: Item, memo: Record<string, any>, signal: AbortSignal): Promise<void> {

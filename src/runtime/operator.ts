@@ -87,12 +87,14 @@ async function operate(
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
-  const isFrozen = (namespace: string | undefined) => ((namespace !== undefined && gates.get(namespace)) || toggle).frozen;
+  /** Aborts when objects of this namespace are taken away: running handlers there stop (ownership is exclusive). */
+  const freezeSignal = (namespace: string | undefined) => ((namespace !== undefined && gates.get(namespace)) || toggle).runningSignal;
+  const freezeGraceMs = settings.peering.freezeGracePeriod * 1000;
   const processors = new Map<Resource, ResourceProcessor>();
   for (const resource of resources) {
     processors.set(
       resource,
-      new ResourceProcessor({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, isFrozen }),
+      new ResourceProcessor({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, freezeSignal, freezeGraceMs }),
     );
   }
 

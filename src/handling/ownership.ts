@@ -1,0 +1,54 @@
+// Ownership is exclusive (DESIGN, behaviour 4): whatever takes an object away from this replica (a freeze
+// by a peer, `kobun freeze`, a lost lease) aborts the handlers running on it at once and waits
+// for them, bounded by a grace period, so that two replicas are never inside the same object's
+// handlers at once. Whatever a cycle produced after it lost its object is discarded: another
+// replica may own the object now, and the relist on resume brings it back here if not.
+//
+// A handler that ignores its signal cannot be killed (a promise has no owner to stop it): past
+// the grace it is abandoned, named by the caller, and its results are never written.
+
+import { linkedSignal } from "../util/abort.ts";
+
+/** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */
+export const LOST: unique symbol = Symbol("lost");
+
+export interface Ownership {
+  /** Aborts when the object is taken away from this replica (the running signal of its freeze gate). */
+  freeze: AbortSignal;
+  /** The worker's own signal (shutdown), which the work's signal follows too. */
+  signal: AbortSignal;
+  /** How long work may go on after the freeze before it is abandoned, in ms. */
+  graceMs: number;
+  /** Called once when work is abandoned, so the caller can name the handler and the object. */
+  onAbandoned(): void;
+}
+
+/**
+ * Runs `work` with a signal that aborts at the freeze (or at shutdown). Resolves with its
+ * result, or LOST when the freeze came first: once it ended within the grace, or at the end of
+ * the grace if it ignored its signal (then `onAbandoned` runs and `work` is left to itself).
+ */
+export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal) => Promise<T>): Promise<T | typeof LOST> {
+  const { freeze } = owner;
+  if (freeze.aborted) return LOST;
+  const link = linkedSignal(owner.signal, freeze);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onFreeze: () => void = () => {};
+  const expiry = new Promise<typeof LOST>((resolve) => {
+    onFreeze = () => (timer = setTimeout(() => resolve(LOST), owner.graceMs));
+    freeze.addEventListener("abort", onFreeze, { once: true });
+  });
+  try {
+    // A rejection of `work` after it was abandoned is settled by this race, never unhandled.
+    const result = await Promise.race([work(link.signal), expiry]);
+    if (result === LOST) owner.onAbandoned();
+    return freeze.aborted ? LOST : result;
+  } catch (error) {
+    if (freeze.aborted) return LOST;
+    throw error;
+  } finally {
+    if (timer) clearTimeout(timer);
+    freeze.removeEventListener("abort", onFreeze);
+    link.dispose();
+  }
+}
