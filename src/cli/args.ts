@@ -1,34 +1,18 @@
-// A tiny flag reader for the commands other than `run`/`dev` (whose flags config/ owns).
+// The flags of the commands other than `run`/`dev`, read with config/'s parser (one grammar
+// for every command: `--flag value`, `--flag=value`, `-f value`, switches, `--`).
 
-import { UsageError } from "../config/index.ts";
+import { scanFlags, UsageError } from "../config/index.ts";
 
-export interface FlagSpec {
+export interface FlagTable {
   [long: string]: { short?: string; value: boolean };
 }
 
-export function readFlags(argv: string[], spec: FlagSpec): { values: Record<string, string | true>; positionals: string[] } {
+export function readFlags(argv: string[], table: FlagTable): { values: Record<string, string | true>; positionals: string[] } {
+  const specs = Object.entries(table).map(([long, { short, value }]) => ({
+    key: long, long, ...(short ? { short } : {}), ...(value ? { value: long.toUpperCase() } : {}),
+  }));
   const values: Record<string, string | true> = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (!arg.startsWith("-")) {
-      positionals.push(arg);
-      continue;
-    }
-    const [typed, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    const long = typed.startsWith("--") ? typed.slice(2) : Object.keys(spec).find((k) => spec[k]!.short === typed.slice(1));
-    const entry = long !== undefined ? spec[long] : undefined;
-    if (long === undefined || entry === undefined) {
-      throw new UsageError(`unknown flag ${typed}; known flags: ${Object.keys(spec).map((k) => `--${k}`).join(", ")}`, typed);
-    }
-    if (!entry.value) {
-      values[long] = true;
-      continue;
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new UsageError(`${typed} needs a value`, typed);
-    values[long] = value;
-  }
+  const positionals = scanFlags(argv, specs, (spec, _typed, value) => (values[spec.key] = value));
   return { values, positionals };
 }
 

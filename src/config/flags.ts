@@ -1,6 +1,6 @@
 // Command-line flags of `kobun run` (argv after the subcommand): a table of known flags,
 // the parser (`--flag value`, `--flag=value`, `-n NS` repeated, `--` ends flags), and the
-// help text. Flags only capture what the user typed; resolve.ts validates the values
+// help text. The parser (`scanFlags`) also reads the other commands' flags (cli/args.ts). Flags only capture what the user typed; resolve.ts validates the values
 // against the settings schema and lets them override the config file.
 
 import { closestMatch, UsageError } from "./errors.ts";
@@ -25,16 +25,20 @@ export interface FlagValues {
   quiet: boolean;
 }
 
-interface FlagSpec {
-  readonly key: keyof FlagValues;
+/** One flag a command knows. */
+export interface FlagSpec<K extends string = string> {
+  readonly key: K;
   readonly long: string;
   readonly short?: string;
   /** Placeholder of the value, or absent for a switch. */
   readonly value?: string;
+}
+
+interface RunFlagSpec extends FlagSpec<keyof FlagValues> {
   readonly doc: string;
 }
 
-export const RUN_FLAGS: readonly FlagSpec[] = [
+export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "config", long: "config", value: "FILE", doc: "Config file (default: ./kobun.yaml when it exists)." },
   { key: "kubeconfig", long: "kubeconfig", value: "FILE", doc: "Kubeconfig file." },
   { key: "context", long: "context", value: "NAME", doc: "Kubeconfig context." },
@@ -58,6 +62,20 @@ export function flagName(key: keyof FlagValues): string {
 /** Parses `kobun run` arguments; throws UsageError for unknown flags, missing or malformed values. */
 export function parseRunFlags(argv: readonly string[]): { flags: Partial<FlagValues>; positionals: string[] } {
   const flags: Partial<FlagValues> = {};
+  const positionals = scanFlags(argv, RUN_FLAGS, (spec, typed, value) => {
+    if (value === true) (flags as Record<string, unknown>)[spec.key] = true;
+    else storeValue(flags, spec, typed, value);
+  });
+  if (flags.verbose && flags.quiet) throw new UsageError("--verbose and --quiet cannot be used together", "--quiet");
+  return { flags, positionals };
+}
+
+/**
+ * Reads `--flag value`, `--flag=value`, `-f value` and switches (`true`) against `specs`,
+ * handing each to `store`; `--` ends the flags. Returns the positionals. Throws UsageError
+ * for an unknown flag (suggesting the closest), a missing value or a value given to a switch.
+ */
+export function scanFlags<S extends FlagSpec>(argv: readonly string[], specs: readonly S[], store: (spec: S, typed: string, value: string | true) => void): string[] {
   const positionals: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? "";
@@ -71,11 +89,11 @@ export function parseRunFlags(argv: readonly string[]): { flags: Partial<FlagVal
     }
     const equals = arg.indexOf("=");
     const typed = equals >= 0 ? arg.slice(0, equals) : arg;
-    const spec = findFlag(typed);
+    const spec = findFlag(typed, specs);
     let value: string | undefined = equals >= 0 ? arg.slice(equals + 1) : undefined;
     if (spec.value === undefined) {
       if (value !== undefined) throw new UsageError(`${typed} takes no value, got ${JSON.stringify(value)}`, typed);
-      (flags as Record<string, unknown>)[spec.key] = true;
+      store(spec, typed, true);
       continue;
     }
     if (value === undefined) {
@@ -86,24 +104,23 @@ export function parseRunFlags(argv: readonly string[]): { flags: Partial<FlagVal
       value = next;
       index++;
     }
-    storeValue(flags, spec, typed, value);
+    store(spec, typed, value);
   }
-  if (flags.verbose && flags.quiet) throw new UsageError("--verbose and --quiet cannot be used together", "--quiet");
-  return { flags, positionals };
+  return positionals;
 }
 
-function findFlag(typed: string): FlagSpec {
+function findFlag<S extends FlagSpec>(typed: string, specs: readonly S[]): S {
   const spec = typed.startsWith("--")
-    ? RUN_FLAGS.find((candidate) => candidate.long === typed.slice(2))
-    : RUN_FLAGS.find((candidate) => candidate.short !== undefined && candidate.short === typed.slice(1));
+    ? specs.find((candidate) => candidate.long === typed.slice(2))
+    : specs.find((candidate) => candidate.short !== undefined && candidate.short === typed.slice(1));
   if (spec) return spec;
-  const known = RUN_FLAGS.flatMap((candidate) => [`--${candidate.long}`, ...(candidate.short ? [`-${candidate.short}`] : [])]);
+  const known = specs.flatMap((candidate) => [`--${candidate.long}`, ...(candidate.short ? [`-${candidate.short}`] : [])]);
   const suggestion = closestMatch(typed, known.filter((name) => name.startsWith("--") === typed.startsWith("--")));
   const hint = suggestion ? `; did you mean ${suggestion}?` : `; known flags: ${known.join(", ")}`;
   throw new UsageError(`unknown flag ${typed}${hint}`, typed);
 }
 
-function storeValue(flags: Partial<FlagValues>, spec: FlagSpec, typed: string, value: string): void {
+function storeValue(flags: Partial<FlagValues>, spec: RunFlagSpec, typed: string, value: string): void {
   switch (spec.key) {
     case "namespaces": {
       const entries = value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");

@@ -6,7 +6,7 @@
 export { ConfigError, UsageError, type ConfigIssue } from "./errors.ts";
 export { parseDuration, formatDuration } from "./duration.ts";
 export { defaultConfigPath, loadConfigFile, parseConfigText, DEFAULT_CONFIG_FILE } from "./file.ts";
-export { parseRunFlags, runFlagsHelp, RUN_FLAGS, type FlagValues } from "./flags.ts";
+export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type FlagValues } from "./flags.ts";
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
