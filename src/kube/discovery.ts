@@ -2,7 +2,7 @@
 // "configmaps", "apps/v1/deployments") to a Resource, via the API server's discovery
 // documents. Cached per group/version; a miss refreshes once before failing.
 
-import { ApiError } from "./errors.ts";
+import { isNotFound } from "./errors.ts";
 import type { Resource } from "./types.ts";
 
 export type ResourceSelector = string | { group?: string; version?: string; plural: string };
@@ -110,7 +110,7 @@ export class Discovery {
       const loading: Promise<ApiResource[]> = this.fetchJson(path, signal).then(
         (doc) => doc?.resources ?? [],
         (error) => {
-          if (error instanceof ApiError && error.code === 404) return []; // group/version not served
+          if (isNotFound(error)) return []; // group/version not served
           throw error;
         },
       );

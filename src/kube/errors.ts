@@ -45,6 +45,10 @@ export function isStatus(value: unknown): value is Status {
   return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "Status";
 }
 
+export function isForbidden(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 403;
+}
+
 export function isNotFound(error: unknown): boolean {
   return error instanceof ApiError && error.code === 404;
 }

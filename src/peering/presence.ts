@@ -3,6 +3,7 @@
 // meant to be used); or the resource itself is not served (no CRD) or not readable (RBAC).
 // The caller decides what a missing peering means (freeze if mandatory, else run unpeered).
 
+import { isConflict, isForbidden, isNotFound } from "../kube/errors.ts";
 import { resourceName, type KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { PeerRecord } from "./decide.ts";
@@ -22,7 +23,7 @@ export async function findPeering(client: PeeringClient, target: PeeringTarget, 
     return { kind: "ready", created: false };
   } catch (error) {
     if (isResourceMissing(error)) return notServed(target);
-    if (codeOf(error) === 403) {
+    if (isForbidden(error)) {
       const why = `forbidden to read ${resourceName(resource)} ${describeTarget(target)}: grant get, list, watch, create and patch on it`;
       return { kind: "missing", why, notServed: false };
     }
@@ -44,9 +45,9 @@ export async function createPeering(client: PeeringClient, target: PeeringTarget
     await client.create(resource, namespace, body, { signal });
     return { kind: "ready", created: true };
   } catch (error) {
-    if (codeOf(error) === 409) return { kind: "ready", created: false };
+    if (isConflict(error)) return { kind: "ready", created: false };
     if (isResourceMissing(error)) return notServed(target);
-    if (codeOf(error) === 403 || codeOf(error) === 404) {
+    if (isForbidden(error) || isNotFound(error)) {
       const why = `the peering object ${describeTarget(target)} does not exist and cannot be created (${errorText(error)})`;
       return { kind: "missing", why, notServed: false };
     }
@@ -77,11 +78,6 @@ export function warnUnpeered(log: Logger, why: string, notices?: Set<string>): v
       "Install the peering CRD (`kobun manifests` prints it) for replicas to take turns, or pass --standalone if one replica is meant",
     { why },
   );
-}
-
-export function codeOf(error: unknown): number | undefined {
-  const c = (error as { code?: unknown } | null)?.code;
-  return typeof c === "number" ? c : undefined;
 }
 
 export function errorText(error: unknown): string {

@@ -4,7 +4,7 @@
 // Loaded only by that command, so `kobun run` never loads the sandbox.
 
 import type { KubeClient } from "../kube/client.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { sleep } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
@@ -30,7 +30,7 @@ export async function applyManifests(client: KubeClient, manifests: Manifest[], 
     try {
       await client.create(crdResource, null, object, { signal });
     } catch (error) {
-      if (!(error instanceof Error && "code" in error && (error as { code: number }).code === 409)) throw error;
+      if (!isConflict(error)) throw error;
     }
     names.push(object.metadata.name ?? "?");
   }

@@ -3,6 +3,8 @@
 // aborts its signal, waits for the tasks up to a grace period and names the ones that
 // did not finish, so that when `run()` returns, nothing of ours is left running.
 
+import { isAbortError } from "./abort.ts";
+
 export interface TaskReport {
   /** Names of tasks still running when the grace period ran out; they are abandoned. */
   abandoned: string[];
@@ -58,7 +60,7 @@ export class TaskScope {
       try {
         await fn(this.controller.signal);
       } catch (error) {
-        if (!this.controller.signal.aborted || !isAbortLike(error)) this.onFailure?.(name, error, this);
+        if (!this.controller.signal.aborted || !isAbortError(error)) this.onFailure?.(name, error, this);
       } finally {
         this.tasks.delete(id);
       }
@@ -108,8 +110,4 @@ export class TaskScope {
       if (timer) clearTimeout(timer);
     }
   }
-}
-
-function isAbortLike(error: unknown): boolean {
-  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
 }
