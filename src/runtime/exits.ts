@@ -12,7 +12,7 @@ export const ExitCode = {
   config: 3,
   /** Cannot reach or authenticate to the API server. */
   connect: 4,
-  /** A fatal runtime error: a handled resource is missing, permissions are lacking. */
+  /** A fatal runtime error: a handled resource is missing, permissions are lacking (403s: forbidden.ts). */
   fatal: 5,
   /** A second SIGINT/SIGTERM during shutdown: exit at once (128 + SIGINT, by convention). */
   forced: 130,

@@ -9,6 +9,7 @@ import { Watcher } from "../watching/watcher.ts";
 import type { Health } from "../observability/health.ts";
 import { sleep } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
+import { ForbiddenRule } from "./forbidden.ts";
 
 export const namespacesResource: Resource = {
   group: "",
@@ -43,11 +44,14 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
   };
   const component = health.component("watch namespaces", scope.signal);
   const backoff = new Backoff({ initial: 800, max: 30_000, resetAfter: 60_000 });
+  // Started with the operator: without permission to follow namespaces, it cannot work at all.
+  const forbidden = new ForbiddenRule(true, 60_000);
   // Like every resource stream: a failing watch is reported and restarted, never left dead
   // (new namespaces would silently go unserved).
   while (!scope.signal.aborted) {
     try {
       for await (const event of watcher.events(scope.signal)) {
+        forbidden.saw(event);
         if (event.type === "relist-done") component.clear();
         if (event.type === "relist-start" || event.type === "relist-done") continue;
         const name = event.object.metadata.name;
@@ -64,6 +68,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
       }
     } catch (error) {
       if (scope.signal.aborted) return;
+      forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
       const message = error instanceof Error ? error.message : String(error);
       component.fail(message);
       const delay = backoff.next();

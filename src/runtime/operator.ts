@@ -51,6 +51,10 @@ export interface RunReport {
   abandoned: string[];
 }
 
+/**
+ * Runs the operator until `signal` aborts. Rejects with a FatalError (its `exitCode` is the
+ * README's) when it cannot start, or when a task ends it: then only after a clean shutdown.
+ */
 export async function run(options: RunOptions = {}): Promise<RunReport> {
   const settings = options.settings ?? resolveSettings({});
   const logger = options.logger ?? new Logger(stderrSink(settings.logging.level, settings.logging.format));
@@ -77,8 +81,17 @@ async function operate(
 
   const health = new Health();
   const toggle = options.toggle ?? new Toggle();
+  // A task may end the operator (a 403 that retrying cannot cure): it stops as on a signal, then run() throws.
+  let fatal: FatalError | undefined;
+  let stopFatally!: () => void;
+  const fatalReported = new Promise<void>((resolve) => (stopFatally = resolve));
   const scope = new TaskScope("operator", signal, (name, error, within) => {
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof FatalError) {
+      logger.error("fatal error; stopping", { task: name, error: message });
+      fatal ??= error;
+      return stopFatally();
+    }
     logger.error("task failed", { task: name, error: message });
     // Nothing restarts a failed task: it stays a problem until its scope (a namespace, or the operator) ends.
     health.component(`${within.name}/${name}`, within.signal).fail(message);
@@ -118,7 +131,7 @@ async function operate(
 
   const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
   /** Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. */
-  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle) => {
+  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle, discovered = false) => {
     for (const [resource, processor] of processors) {
       if (which === "namespaced" && !resource.namespaced) continue;
       if (which === "cluster-scoped" && resource.namespaced) continue;
@@ -126,7 +139,7 @@ async function operate(
       within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
         runResourceStream(
           {
-            client, resource, namespace: ns, toggle: gate, settings, health,
+            client, resource, namespace: ns, toggle: gate, settings, health, discovered,
             logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
             deliver: (event) => {
               // Cluster-wide watches still honour exclusions like `!kube-*`.
@@ -191,7 +204,7 @@ async function operate(
           start: (namespace, child) => {
             const gate = namespaceGate(child, namespace);
             if (!onePeering) peer(namespace, child, gate);
-            serve(namespace, child, "namespaced", gate);
+            serve(namespace, child, "namespaced", gate, true);
           },
         },
         scope,
@@ -201,7 +214,7 @@ async function operate(
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
   logger.info("operator started", { resources: resources.map(resourceName).join(","), namespaces: describeNamespaces(settings) });
 
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  await Promise.race([aborted(signal), fatalReported]);
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
   // Streams, peering and handlers are aborted together: watches close at once, handlers get
   // the grace period through their `signal`, peering removes its record meanwhile.
@@ -211,6 +224,7 @@ async function operate(
   await poster.flush(AbortSignal.timeout(1000));
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
   logger.info("stopped", { abandoned: report.abandoned.length });
+  if (fatal) throw fatal;
   return report;
 }
 

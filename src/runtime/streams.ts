@@ -2,7 +2,8 @@
 // operator. It waits while the operator is frozen, watches with a signal that the freeze
 // toggle aborts (seed 000: the connection closes at once, nothing is read and dropped), and
 // starts again with a fresh LIST on resume. A watcher that fails is reported unhealthy and
-// restarted with backoff: never silently dead while the process looks alive.
+// restarted with backoff: never silently dead while the process looks alive. A 403 may end
+// the operator instead (exit 5; forbidden.ts says when).
 
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
@@ -14,6 +15,7 @@ import { Watcher } from "../watching/watcher.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { Settings } from "../config/index.ts";
+import { ForbiddenRule } from "./forbidden.ts";
 
 export interface StreamOptions {
   client: KubeClient;
@@ -23,6 +25,8 @@ export interface StreamOptions {
   settings: Settings;
   health: Health;
   logger: Logger;
+  /** The namespace was found by a glob (its RoleBinding may lag it): a 403 is never fatal at once (forbidden.ts). */
+  discovered?: boolean;
   /** Receives every event; must not block (the queue behind it decides what to do). */
   deliver(event: WatchEvent): void;
 }
@@ -41,6 +45,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
     logger,
   });
+  const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
   const backoff = new Backoff({
     initial: w.backoff.initial * 1000,
     max: w.backoff.max * 1000,
@@ -53,6 +58,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     const link = linkedSignal(signal, toggle.runningSignal);
     try {
       for await (const event of watcher.events(link.signal)) {
+        forbidden.saw(event);
         if (event.type === "relist-done") {
           component.clear();
           backoff.reset();
@@ -61,6 +67,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
       }
     } catch (error) {
       if (link.signal.aborted) continue;
+      forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
       const message = error instanceof Error ? error.message : String(error);
       component.fail(message);
       health.count(`kobun_watch_failures_total{resource="${resourceName(resource)}"}`);
