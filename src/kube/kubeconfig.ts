@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { newClusters, newContexts, type Cluster, type Context } from "@kubernetes/client-node/dist/config_types.js";
+import { parserComplaint } from "../util/redact.ts";
 
 /** The user entry of a kubeconfig as written (paths already made absolute). */
 export interface KubeconfigUser {
@@ -41,12 +42,15 @@ export async function resolveKubeconfig(text: string, options: { path?: string; 
   const source = options.path ?? "(inline kubeconfig)";
   const baseDir = options.path ? dirname(options.path) : process.cwd();
   let doc: any;
+  const trimmed = text.trimStart();
+  const json = trimmed.startsWith("{");
   try {
     // Bun's native YAML parser: the `yaml` package would add ~20 ms and ~10 MB to every start.
-    const trimmed = text.trimStart();
-    doc = trimmed.startsWith("{") ? JSON.parse(trimmed) : Bun.YAML.parse(text);
+    doc = json ? JSON.parse(trimmed) : Bun.YAML.parse(text);
   } catch (error) {
-    throw new KubeconfigError(`kubeconfig ${source} is neither valid YAML nor JSON: ${(error as Error).message}`);
+    // The parser's own message quotes the text it choked on, which may be a token or a key.
+    const hint = options.path ? `; see where with \`kubectl config view --kubeconfig ${options.path}\`` : "";
+    throw new KubeconfigError(`kubeconfig ${source} (${text.length} characters) is not valid ${json ? "JSON" : "YAML"}: ${parserComplaint(error)}${hint}`);
   }
   if (!doc || typeof doc !== "object") throw new KubeconfigError(`kubeconfig ${source} is empty or not a mapping`);
 
@@ -56,7 +60,7 @@ export async function resolveKubeconfig(text: string, options: { path?: string; 
     contexts = newContexts(doc.contexts);
     clusters = newClusters(doc.clusters);
   } catch (error) {
-    throw new KubeconfigError(`kubeconfig ${source}: ${(error as Error).message}`);
+    throw new KubeconfigError(`kubeconfig ${source}: ${parserComplaint(error)}`);
   }
 
   const contextName: string | undefined = options.context ?? doc["current-context"] ?? undefined;

@@ -73,8 +73,11 @@ export function errorEvent(resource: Resource, namespace: string | null | undefi
   return new WatchError(`watch of ${resourceName(resource)} ${where(namespace)} failed with ERROR ${describe(status)}`, { status });
 }
 
-/** A short, single-line excerpt of a bad line for a log (never the whole of a huge line). */
-export function excerpt(line: string, max = 200): string {
-  const flat = line.replace(/\s+/g, " ");
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+/**
+ * What may be logged about a bad watch line: its length and, when its start names one, the
+ * event type. Never an excerpt: the line may carry a Secret's data.
+ */
+export function lineFacts(line: string): { length: number; type?: string } {
+  const type = /^\s*\{\s*"type"\s*:\s*"([A-Za-z]{1,32})"/.exec(line.slice(0, 64))?.[1];
+  return type ? { length: line.length, type } : { length: line.length };
 }

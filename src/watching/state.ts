@@ -9,6 +9,7 @@
 //   any ──410 Gone──► empty            (fresh LIST without resourceVersion)
 
 import type { KubeObject, ObjectList, RawWatchEvent, Status } from "../kube/types.ts";
+import { parserComplaint } from "../util/redact.ts";
 
 export type WatchState =
   /** Nothing known: the next step is a fresh LIST (or a streaming list). */
@@ -83,13 +84,16 @@ export function gone(): WatchState {
   return empty;
 }
 
-/** Parses one NDJSON line into a raw event, or says why it is not one. */
+/**
+ * Parses one NDJSON line into a raw event, or says why it is not one. The reason never
+ * quotes the line: it may be a Secret's data.
+ */
 export function parseLine(line: string): RawWatchEvent | { malformed: string } {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
-    return { malformed: `invalid JSON: ${(error as Error).message}` };
+    return { malformed: `invalid JSON: ${parserComplaint(error)}` };
   }
   if (typeof value !== "object" || value === null) return { malformed: "not a JSON object" };
   const { type, object } = value as { type?: unknown; object?: unknown };

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
 import { apiVersionOf, resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
 import { Connection } from "./connection.ts";
-import { classify, errorEvent, excerpt, forbidden, rejected, WatchError } from "./errors.ts";
+import { classify, errorEvent, forbidden, lineFacts, rejected, WatchError } from "./errors.ts";
 import { Inventory } from "./inventory.ts";
 import { defaults, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
@@ -180,7 +180,7 @@ export class Watcher {
         for (const line of lines) {
           const raw = S.parseLine(line);
           if ("malformed" in raw) {
-            this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, line: excerpt(line) });
+            this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, ...lineFacts(line) });
             exit = { kind: "failed", error: new Error(`malformed line: ${raw.malformed}`) };
             leave = true;
             break;
