@@ -66,7 +66,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   watching: section("Watching: the LIST + WATCH streams to the API server.", {
     serverTimeout: duration({ default: 300, min: 1, max: 86400, doc: "timeoutSeconds asked of the API server for each watch request." }),
-    clientTimeout: duration({ default: 0, min: 0, max: 86400, doc: "Drop a watch stream silent for this long; 0 derives it from serverTimeout." }),
+    clientTimeout: duration({ default: 0, min: 0, max: 86400, doc: "Drop a watch stream silent for this long; 0 derives it: serverTimeout + 10 % (its jitter) + 5s, when a healthy server has ended it." }),
     pageSize: integer({ default: 500, min: 1, max: 10000, doc: "Objects per LIST page (large LISTs are paged, never fetched at once)." }),
     backoff: section("Reconnect backoff after a failed watch or list.", {
       initial: duration({ default: 0.8, min: 0, max: 3600, doc: "First delay before reconnecting." }),
@@ -144,7 +144,7 @@ export interface Settings {
   readonly namespaces: NamespaceSettings;
   readonly watching: {
     readonly serverTimeout: number;
-    /** 0 = derived from serverTimeout. */
+    /** 0 = derived from serverTimeout by the watcher (serverTimeout + 10 % + 5 s). */
     readonly clientTimeout: number;
     readonly pageSize: number;
     readonly backoff: { readonly initial: number; readonly max: number; readonly factor: number };

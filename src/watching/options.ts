@@ -2,6 +2,7 @@
 // Each default is chosen for a real cluster; tests shrink the timings.
 
 import type { Logger } from "../util/log.ts";
+import { jitteredTimeout } from "./state.ts";
 
 export interface WatcherOptions {
   /** null/undefined: cluster-wide. */
@@ -13,8 +14,8 @@ export interface WatcherOptions {
   serverTimeoutSeconds?: number;
   /**
    * No bytes at all (not even a BOOKMARK) for this long → drop the connection and re-watch
-   * from the last resourceVersion. Servers ≥1.27 send a bookmark about every 60 s, so the
-   * default of 90 s tolerates one late bookmark. Default 90 000.
+   * from the last resourceVersion. Default: derived from the server timeout (see
+   * `derivedInactivityTimeoutMs`), so a healthy server always ends a quiet stream first.
    */
   inactivityTimeoutMs?: number;
   /** Reconnect backoff. Default 800 ms → 30 s, reset after 60 s without a failure. */
@@ -32,7 +33,18 @@ export interface WatcherOptions {
 export const defaults = {
   pageSize: 500,
   serverTimeoutSeconds: 300,
-  inactivityTimeoutMs: 90_000,
   backoff: { initialMs: 800, maxMs: 30_000, resetAfterMs: 60_000 },
   streamingList: "auto",
 } as const;
+
+/** What a server may be late by in ending a watch at its timeoutSeconds (clocks, a busy server). */
+const SERVER_TIMEOUT_MARGIN_S = 5;
+
+/**
+ * The inactivity timeout when none is given: the longest timeoutSeconds a request may ask
+ * for (serverTimeout + 10 % jitter) plus a margin. A server ends a watch at its timeout even
+ * when nothing happened, so a stream silent for longer than that is dead.
+ */
+export function derivedInactivityTimeoutMs(serverTimeoutSeconds: number): number {
+  return (jitteredTimeout(serverTimeoutSeconds, 1) + SERVER_TIMEOUT_MARGIN_S) * 1000;
+}

@@ -13,7 +13,7 @@ import { apiVersionOf, resourceName, resourcePath, type KubeObject, type Resourc
 import { Connection } from "./connection.ts";
 import { classify, errorEvent, forbidden, lineFacts, rejected, WatchError } from "./errors.ts";
 import { Inventory } from "./inventory.ts";
-import { defaults, type WatcherOptions } from "./options.ts";
+import { defaults, derivedInactivityTimeoutMs, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
 
 export type { WatcherOptions } from "./options.ts";
@@ -49,7 +49,7 @@ export class Watcher {
     this.path = resourcePath(resource, this.namespace);
     this.pageSize = options.pageSize ?? defaults.pageSize;
     this.serverTimeout = options.serverTimeoutSeconds ?? defaults.serverTimeoutSeconds;
-    this.inactivityMs = options.inactivityTimeoutMs ?? defaults.inactivityTimeoutMs;
+    this.inactivityMs = options.inactivityTimeoutMs ?? derivedInactivityTimeoutMs(this.serverTimeout);
     this.streamingMode = options.streamingList ?? defaults.streamingList;
     const b = options.backoff ?? defaults.backoff;
     this.backoff = new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 });
