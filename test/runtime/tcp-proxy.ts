@@ -1,0 +1,121 @@
+// A TCP proxy on 127.0.0.1 in front of a server, so that a test can cut one client's network
+// path and no other: `blackhole()` keeps every connection open but forwards nothing any more,
+// and accepts new connections without ever answering them (a dead path: requests hang, no
+// error comes back); `close()` ends every connection and stops listening.
+
+import type { Socket } from "bun";
+
+export interface TcpProxy {
+  /** http(s)://127.0.0.1:<port>: the proxied server's URL with the proxy's port. */
+  url: string;
+  /** The target's kubeconfig with its server pointed at this proxy. */
+  kubeconfig(text: string, serverUrl: string): string;
+  blackhole(): void;
+  close(): void;
+}
+
+/** Writes to a socket without losing what it cannot take at once (resumed on drain). */
+class Outbox {
+  private readonly queue: Uint8Array[] = [];
+  constructor(private readonly socket: Socket<unknown>) {}
+
+  write(chunk: Uint8Array): void {
+    if (this.queue.length === 0) {
+      const n = this.socket.write(chunk);
+      if (n >= chunk.length) return;
+      chunk = chunk.subarray(Math.max(0, n));
+    }
+    this.queue.push(chunk.slice());
+  }
+
+  drain(): void {
+    while (this.queue.length > 0) {
+      const chunk = this.queue[0]!;
+      const n = this.socket.write(chunk);
+      if (n < chunk.length) {
+        this.queue[0] = chunk.subarray(Math.max(0, n));
+        return;
+      }
+      this.queue.shift();
+    }
+  }
+}
+
+interface Leg {
+  /** Towards the client (set on accept) and towards the server (once connected). */
+  toClient: Outbox;
+  toServer?: Outbox;
+  upstream?: Socket<unknown>;
+  /** Bytes from the client before the upstream connection was open. */
+  early: Uint8Array[];
+}
+
+export function startTcpProxy(target: URL): TcpProxy {
+  let cut = false;
+  const sockets = new Set<Socket<unknown>>();
+  const listener = Bun.listen<Leg>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open(client) {
+        sockets.add(client as Socket<unknown>);
+        client.data = { toClient: new Outbox(client as Socket<unknown>), early: [] };
+        if (cut) return;
+        const leg = client.data;
+        void Bun.connect<null>({
+          hostname: target.hostname,
+          port: Number(target.port),
+          socket: {
+            open(upstream) {
+              sockets.add(upstream as Socket<unknown>);
+              leg.upstream = upstream as Socket<unknown>;
+              leg.toServer = new Outbox(upstream as Socket<unknown>);
+              for (const chunk of leg.early.splice(0)) leg.toServer.write(chunk);
+            },
+            data(_upstream, chunk) {
+              if (!cut) leg.toClient.write(chunk);
+            },
+            drain() {
+              leg.toServer?.drain();
+            },
+            close() {
+              if (!cut) client.end();
+            },
+            error() {
+              client.end();
+            },
+          },
+        }).catch(() => client.end());
+      },
+      data(client, chunk) {
+        if (cut) return;
+        if (client.data.toServer) client.data.toServer.write(chunk);
+        else client.data.early.push(chunk.slice());
+      },
+      drain(client) {
+        client.data.toClient.drain();
+      },
+      close(client) {
+        sockets.delete(client as Socket<unknown>);
+        if (!cut) client.data.upstream?.end();
+      },
+      error(client) {
+        client.data.upstream?.end();
+      },
+    },
+  });
+  const url = `${target.protocol}//127.0.0.1:${listener.port}`;
+  return {
+    url,
+    kubeconfig: (text, serverUrl) => text.replaceAll(serverUrl, url),
+    blackhole() {
+      cut = true;
+    },
+    close() {
+      cut = true;
+      listener.stop(true);
+      for (const socket of sockets) socket.end();
+      sockets.clear();
+    },
+  };
+}
