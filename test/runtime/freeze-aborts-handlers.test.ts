@@ -77,12 +77,13 @@ test("a manual freeze aborts the running handler's signal within milliseconds, o
   await defaultStarted.promise;
   const otherSignal = await elsewhereStarted.promise;
 
-  await freezeManually({ client: e.client, name: "default", namespace: "default", group: "kobun.dev", lifetime: 60 });
+  // Measured from the start of `kobun freeze`'s write: the operator sees it through its peering watch.
   const frozenAt = performance.now();
+  await freezeManually({ client: e.client, name: "default", namespace: "default", group: "kobun.dev", lifetime: 60 });
   const abortedAt = await inDefault.promise;
   expect(abortedAt).toBeDefined();
   const latency = abortedAt! - frozenAt;
-  console.log(`manual freeze written → handler signal aborted: ${latency.toFixed(1)} ms`);
+  console.log(`manual freeze started → handler signal aborted: ${latency.toFixed(1)} ms`);
   expect(latency).toBeLessThan(1000);
   await eventually(() => lines.some((l) => l.includes("the cycle's results are not written") && l.includes("name=held")), "the frozen cycle to be discarded");
   expect(patchesOf("held")).toBe(0);

@@ -138,8 +138,10 @@ test("lease mode: on shutdown the lease is released only after the holder's hand
   }, { id: "slow", labels: { handover: "yes" } });
   const holderToggle = new Toggle();
   const holderStop = new AbortController();
-  const holderRun = run({ signal: holderStop.signal, client: e.client, registry: holder, toggle: holderToggle, logger: testLogger().logger, settings: leaseSettings, peerId: "holder" });
-  await eventually(() => !holderToggle.frozen, "the first replica to hold the lease");
+  const holderLog = testLogger();
+  const holderRun = run({ signal: holderStop.signal, client: e.client, registry: holder, toggle: holderToggle, logger: holderLog.logger, settings: leaseSettings, peerId: "holder" });
+  // Not the toggle alone: it runs until the election starts (after the resources are resolved).
+  await eventually(() => holderLog.lines.some((l) => l.includes("acquired the lease")), "the first replica to hold the lease");
 
   const standby = new Registry();
   standby.on.create("v1/secrets", () => {}, { id: "noop" });
