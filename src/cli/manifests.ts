@@ -58,6 +58,9 @@ export function rbacRules(options: Pick<ManifestOptions, "settings" | "selectors
 export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image, settings } = options;
   const clusterwide = settings.namespaces.allNamespaces || settings.namespaces.include.length === 0;
+  // Above watching.clusterWideAbove namespaces the operator lists and watches cluster-wide
+  // (one stream per resource): a Role per namespace would not allow that.
+  const clusterRbac = clusterwide || settings.namespaces.include.length > settings.watching.clusterWideAbove;
   const docs: KubeObject[] = [
     ...manifestObjects(options.manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition"),
     ...(settings.peering.standalone || settings.peering.mode === "lease" ? [] : peeringCRDs(settings.peering.group)),
@@ -65,7 +68,7 @@ export function renderManifests(options: ManifestOptions): string {
   ];
   const rules = rbacRules(options);
   const subjects = [{ kind: "ServiceAccount", name, namespace }];
-  if (clusterwide) {
+  if (clusterRbac) {
     docs.push({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules });
     docs.push({
       apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name },

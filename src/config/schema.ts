@@ -74,6 +74,10 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
       factor: decimal({ default: 2, min: 1, max: 10, doc: "Each further delay is the previous one times this." }),
     }),
     reconnectHealthyAfter: duration({ default: 60, min: 0, max: 86400, doc: "A stream open this long resets the backoff to its initial delay." }),
+    clusterWideAbove: integer({
+      default: 50, min: 0, max: 1000000,
+      doc: "Serving more namespaces than this, watch each resource (and the peering objects) once cluster-wide, filtered by namespace, instead of once per namespace; needs cluster-wide list/watch RBAC.",
+    }),
   }),
   workers: section("Workers: one per object, fed by the event queues.", {
     limit: integer({ default: 100, min: 1, max: 100000, doc: "Most objects handled at the same time." }),
@@ -149,6 +153,8 @@ export interface Settings {
     readonly pageSize: number;
     readonly backoff: { readonly initial: number; readonly max: number; readonly factor: number };
     readonly reconnectHealthyAfter: number;
+    /** More served namespaces than this: one cluster-wide watch per resource, routed by namespace. */
+    readonly clusterWideAbove: number;
   };
   readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
   /** retries null = forever; timeout null = none. */

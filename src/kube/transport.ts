@@ -8,6 +8,7 @@ import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
 import type { ApiError } from "./errors.ts";
+import { streamBudget } from "./budget.ts";
 import { Deadlines } from "./deadlines.ts";
 import { apiErrorFrom, networkFailure } from "./failures.ts";
 
@@ -146,11 +147,14 @@ export class Transport {
    * A raw streaming GET for watches. Resolves once the headers arrive (non-2xx → ApiError,
    * 410 included); the caller reads the body; aborting `signal` closes the socket at once.
    * No retries (the watcher owns its reconnect policy), except one after re-reading
-   * credentials on a 401.
+   * credentials on a 401. Each stream first waits for a slot of the process's stream budget
+   * and holds it until `signal` aborts (abort it once done with the body), so streams never
+   * take the fetch slots that requests need.
    */
   async stream(path: string, query: Query, signal: AbortSignal): Promise<Response> {
     const url = this.server + path + queryString(query);
     const shown = path + queryString(query);
+    await streamBudget.acquire(signal);
     let reauthenticated = false;
     for (;;) {
       const auth = await untilAborted(this.connection.authHeaders(), signal);

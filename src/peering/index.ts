@@ -11,6 +11,7 @@ export { decide, formatTime, keepaliveInterval, parsePeers, parseTime, peerRecor
 export { manualPeerId, peerId } from "./identity.ts";
 export { LeaseElection, type LeaseElectionOptions } from "./lease.ts";
 export { Peering, type PeeringOptions } from "./peering.ts";
+export { PeeringFeed, type PeeringEvents } from "./feed.ts";
 export { freezeManually, resumeManually, type ManualFreezeOptions } from "./manual.ts";
 export { isResourceMissing, type PeeringClient, type PeeringTarget } from "./records.ts";
 export {

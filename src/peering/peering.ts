@@ -21,6 +21,7 @@ import { peerId } from "./identity.ts";
 import { createPeering, errorText, findPeering, warnUnpeered } from "./presence.ts";
 import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
 import type { PeeringGroup } from "./resources.ts";
+import type { PeeringEvents } from "./feed.ts";
 
 /** setTimeout's limit (2^31-1 ms, ~24.8 days): longer delays fire at once. A timer capped here re-arms for the rest. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -50,6 +51,8 @@ export interface PeeringOptions {
   beforeLeave?: () => Promise<void>;
   /** Shared by the peerings of one run, so a warning true of them all is logged once (then at INFO). */
   notices?: Set<string>;
+  /** The peering object's events from a shared watch (a PeeringFeed); default: a watch of its own. */
+  events?: PeeringEvents;
   /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
   recheck?: { initialMs: number; maxMs: number };
 }
@@ -200,12 +203,13 @@ export class Peering {
 
   private async watch(signal: AbortSignal, stop: () => void): Promise<void> {
     const { client, logger } = this.options;
-    const watcher = new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger });
+    const own = this.options.events ? undefined : new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger });
+    const events = this.options.events ?? ((s: AbortSignal) => own!.events(s));
     const backoff = new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 });
     let failing = false;
     while (!signal.aborted) {
       try {
-        for await (const event of watcher.events(signal)) {
+        for await (const event of events(signal)) {
           if (failing) this.log.info("watching the peering object again");
           failing = false;
           this.onEvent(event);

@@ -18,8 +18,12 @@ import { startProbeServer } from "../observability/probes.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { ResourceProcessor } from "../handling/processor.ts";
 import { EventPoster } from "../posting/poster.ts";
+import { streamBudget } from "../kube/budget.ts";
+import { peeringResource } from "../peering/index.ts";
 import { startPeering } from "./peering.ts";
 import { runResourceStream } from "./streams.ts";
+import { NamespaceCoverage, type RoutedStream } from "./coverage.ts";
+import { reportStarvedStreams } from "./starvation.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { FatalError } from "./exits.ts";
 
@@ -130,23 +134,29 @@ async function operate(
   }
 
   const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
-  /** Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. */
-  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle, discovered = false) => {
+  /**
+   * Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. A
+   * cluster-wide stream of namespaced resources serving chosen namespaces is `routed`.
+   */
+  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle, discovered = false, routed?: () => RoutedStream) => {
     for (const [resource, processor] of processors) {
       if (which === "namespaced" && !resource.namespaced) continue;
       if (which === "cluster-scoped" && resource.namespaced) continue;
       const ns = resource.namespaced ? namespace : null;
+      const route = routed?.();
       within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
         runResourceStream(
           {
             client, resource, namespace: ns, toggle: gate, settings, health, discovered,
             logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
             deliver: (event) => {
+              route?.observe(event);
               // Cluster-wide watches still honour exclusions like `!kube-*`.
               const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
-              if (objectNs && !matches(objectNs)) return;
+              if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
               processor.accept(event);
             },
+            ...(route ? { restartSignal: route.restartSignal } : {}),
           },
           s,
         ),
@@ -155,6 +165,7 @@ async function operate(
   };
 
   poster.start(scope);
+  scope.spawn("watch budget", (s) => reportStarvedStreams(streamBudget, health, logger, s));
   // One peering object for the cluster (or one Lease); otherwise one per served namespace.
   const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
   // Peering records and the lease are given up only after the handlers have finished, so no
@@ -162,12 +173,24 @@ async function operate(
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
   const notices = new Set<string>();
-  const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) =>
+  const fixed = fixedNamespaceList(settings);
+  // Namespaces with a Kopf-style peering object each: their peering watches are covered too.
+  const gated = !onePeering && !settings.peering.standalone;
+  const coverage = new NamespaceCoverage({
+    threshold: settings.watching.clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
+    // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide streams are not.
+    serve: (namespace, within, gate, routed) => serve(namespace, within, "namespaced", gate, namespace !== null && fixed === null, routed),
+    ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name } } : {}),
+  });
+  const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) => {
+    const events = namespace === null ? undefined : coverage.peeringEvents(namespace);
     startPeering({
       client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => handlersDone, notices,
       mandatory: options.peeringMandatory ?? false,
       ...(options.peerId ? { id: options.peerId } : {}),
+      ...(events ? { events } : {}),
     });
+  };
   if (onePeering) peer(null, scope);
   /** A namespace's own gate: its peering freezes only its streams (and follows the operator's). */
   const namespaceGate = (within: TaskScope, namespace: string): Toggle => {
@@ -181,7 +204,6 @@ async function operate(
     });
     return gate;
   };
-  const fixed = fixedNamespaceList(settings);
   if (settings.namespaces.allNamespaces || fixed === null && settings.namespaces.include.length === 0) {
     if (settings.namespaces.defaulted) logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
     if (!onePeering) peer(null, scope);
@@ -192,7 +214,7 @@ async function operate(
       const child = scope.child(namespace);
       const gate = namespaceGate(child, namespace);
       if (!onePeering) peer(namespace, child, gate);
-      serve(namespace, child, "namespaced", gate);
+      coverage.add(namespace, child, gate);
     }
   } else {
     // Globs: follow namespaces as they come and go; cluster-scoped resources once.
@@ -204,7 +226,7 @@ async function operate(
           start: (namespace, child) => {
             const gate = namespaceGate(child, namespace);
             if (!onePeering) peer(namespace, child, gate);
-            serve(namespace, child, "namespaced", gate, true);
+            coverage.add(namespace, child, gate);
           },
         },
         scope,

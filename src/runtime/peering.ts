@@ -7,7 +7,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
-import { LeaseElection, Peering } from "../peering/index.ts";
+import { LeaseElection, Peering, type PeeringEvents } from "../peering/index.ts";
 
 export interface PeeringStart {
   client: KubeClient;
@@ -24,6 +24,8 @@ export interface PeeringStart {
   notices?: Set<string>;
   /** Resolves once the handlers have finished at shutdown: records are removed only then. */
   handlersDone: () => Promise<void>;
+  /** Where a namespace's peering reads its object's events (a shared cluster-wide watch, or its own). */
+  events?: PeeringEvents;
 }
 
 export function startPeering(options: PeeringStart): void {
@@ -53,6 +55,7 @@ export function startPeering(options: PeeringStart): void {
     lifetime: peering.lifetime,
     group: peering.group,
     ...(options.id ? { id: options.id } : {}),
+    ...(options.events && !peering.clusterwide ? { events: options.events } : {}),
     beforeLeave: options.handlersDone,
     ...(options.notices ? { notices: options.notices } : {}),
   });

@@ -29,6 +29,8 @@ export interface StreamOptions {
   discovered?: boolean;
   /** Receives every event; must not block (the queue behind it decides what to do). */
   deliver(event: WatchEvent): void;
+  /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
+  restartSignal?: () => AbortSignal;
 }
 
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
@@ -55,7 +57,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
 
   while (!signal.aborted) {
     if (!(await toggle.waitRunning(signal))) return;
-    const link = linkedSignal(signal, toggle.runningSignal);
+    const link = linkedSignal(signal, toggle.runningSignal, options.restartSignal?.());
     try {
       for await (const event of watcher.events(link.signal)) {
         forbidden.saw(event);

@@ -71,3 +71,17 @@ test("namespaced manifests: a Role and RoleBinding per namespace, no ClusterRole
   expect(kinds.some((k) => k.startsWith("ClusterRole"))).toBe(false);
   expect(kinds.some((k) => k.includes("Peering"))).toBe(false); // standalone: no peering CRDs
 }, 20_000);
+
+test("more fixed namespaces than watching.clusterWideAbove: list/watch is granted cluster-wide (ClusterRole + binding)", () => {
+  // The operator then watches each resource once cluster-wide; a Role per namespace could not allow it.
+  const namespaces = Array.from({ length: 51 }, (_, i) => `ns-${i}`);
+  const { code, docs } = manifests([...namespaces.flatMap((ns) => ["-n", ns]), "--standalone"]);
+  expect(code).toBe(0);
+  const kinds = docs.map((d) => d.kind);
+  expect(kinds.filter((k) => k === "Role" || k === "RoleBinding")).toEqual([]);
+  expect(kinds.filter((k) => k === "ClusterRole" || k === "ClusterRoleBinding")).toEqual(["ClusterRole", "ClusterRoleBinding"]);
+  const rules = docs.find((d) => d.kind === "ClusterRole").rules as { verbs: string[] }[];
+  expect(rules.some((r) => r.verbs.includes("list") && r.verbs.includes("watch"))).toBe(true);
+  const deployment = docs.find((d) => d.kind === "Deployment");
+  expect(deployment.spec.template.spec.containers[0].args).toContain("--namespace=ns-50");
+}, 20_000);

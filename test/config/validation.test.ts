@@ -22,11 +22,12 @@ describe("config validation messages", () => {
   test("out of range names the range", () => {
     expect(problems({ watching: { pageSize: 0 } })).toEqual(["kobun.yaml: watching.pageSize: expected an integer from 1 to 10000, got 0"]);
     expect(problems({ peering: { lifetime: "2h" } })).toEqual(['kobun.yaml: peering.lifetime: expected a duration from 1s to 1h, got "2h"']);
+    expect(problems({ watching: { clusterWideAbove: -1 } })).toEqual(["kobun.yaml: watching.clusterWideAbove: expected an integer from 0 to 1000000, got -1"]);
   });
 
   test("unknown key suggests the closest known key and lists the allowed ones", () => {
     expect(problems({ watching: { pagesize: 10 } })).toEqual([
-      'kobun.yaml: watching.pagesize: unknown key; did you mean "pageSize"? (allowed here: serverTimeout, clientTimeout, pageSize, backoff, reconnectHealthyAfter)',
+      'kobun.yaml: watching.pagesize: unknown key; did you mean "pageSize"? (allowed here: serverTimeout, clientTimeout, pageSize, backoff, reconnectHealthyAfter, clusterWideAbove)',
     ]);
   });
 

@@ -1,0 +1,186 @@
+// How the namespaced resources (and per-namespace peering objects) of the served namespaces
+// are watched: one stream per namespace while there are few, and above
+// `watching.clusterWideAbove` namespaces ONE cluster-wide stream per resource, its events
+// routed to the namespaces served. The process has only so many connection slots
+// (kube/budget.ts), and a watch per namespace and resource runs out of them at a few hundred.
+// The switch is one way: a glob that grows past the threshold stays cluster-wide.
+//
+// A namespace with a peering of its own cannot close a shared stream when it freezes, so its
+// events are dropped while it is frozen (or not yet served) and, once it runs, the shared
+// stream relists (coalesced: one relist at a time, one more after it if asked meanwhile), so
+// nothing that changed meanwhile goes unnoticed, as after a per-namespace resume.
+
+import type { KubeClient } from "../kube/client.ts";
+import type { Resource } from "../kube/types.ts";
+import { PeeringFeed, type PeeringEvents } from "../peering/index.ts";
+import { aborted, linkedSignal } from "../util/abort.ts";
+import type { Logger } from "../util/log.ts";
+import type { TaskScope } from "../util/scope.ts";
+import type { Toggle } from "../util/toggle.ts";
+import type { WatchEvent } from "../watching/types.ts";
+import { Watcher } from "../watching/watcher.ts";
+
+/** What a cluster-wide stream of namespaced resources needs from the coverage. */
+export interface RoutedStream {
+  /** Whether an event of an object in `namespace` is for us now. */
+  accepts(namespace: string | undefined): boolean;
+  /** A signal that aborts when the stream must relist; take it afresh for every (re)start. */
+  restartSignal(): AbortSignal;
+  /** Sees every event, to know when a relist is under way. */
+  observe(event: WatchEvent): void;
+}
+
+export interface CoverageOptions {
+  /** More served namespaces than this: cluster-wide streams. */
+  threshold: number;
+  /** How many namespaces are known to come (a fixed list): above the threshold, cluster-wide from the start. */
+  expected: number;
+  /** The scope of the cluster-wide streams (the operator's). */
+  scope: TaskScope;
+  matches(namespace: string): boolean;
+  /** Namespaces have peerings (gates) of their own: route by each one's gate. */
+  gated: boolean;
+  logger: Logger;
+  /** Starts the namespaced resources' streams: in `namespace`, or cluster-wide (null), each routed by a `routed()` of its own. */
+  serve(namespace: string | null, within: TaskScope, gate?: Toggle, routed?: () => RoutedStream): void;
+  /** The namespaced peering resource and object name, when namespaces have a peering of their own. */
+  peering?: { client: KubeClient; resource: Resource; name: string };
+}
+
+interface Served {
+  gate: Toggle;
+  /** The namespace's own streams while not cluster-wide. */
+  streams?: TaskScope;
+  /** The per-namespace peering watch, ended by the switch. */
+  switched: AbortController;
+}
+
+export class NamespaceCoverage {
+  private wide = false;
+  private readonly served = new Map<string, Served>();
+  /** Namespaces whose events a cluster-wide stream dropped: relist once they run. */
+  private readonly dropped = new Set<string>();
+  private readonly relists = new Set<Relist>();
+  private feed: PeeringFeed | undefined;
+
+  constructor(private readonly options: CoverageOptions) {
+    if (options.expected > options.threshold) this.goWide(options.expected);
+  }
+
+  get clusterWide(): boolean {
+    return this.wide;
+  }
+
+  /** Serves `namespace` inside `within` (closed when it goes) under its `gate`. */
+  add(namespace: string, within: TaskScope, gate: Toggle): void {
+    const entry: Served = { gate, switched: new AbortController() };
+    this.served.set(namespace, entry);
+    const stopFollowing = gate.onChange((frozen) => {
+      if (!frozen) this.resumed(namespace);
+    });
+    within.spawn("coverage", async (s) => {
+      await aborted(s);
+      stopFollowing();
+      if (this.served.get(namespace) === entry) this.served.delete(namespace);
+      this.dropped.delete(namespace);
+    });
+    if (!this.wide && this.served.size > this.options.threshold) this.goWide(this.served.size);
+    if (this.wide) this.resumed(namespace);
+    else {
+      entry.streams = within.child("streams");
+      this.options.serve(namespace, entry.streams, gate);
+    }
+  }
+
+  /** Where `namespace`'s Peering reads its peering object from: its own watch, or the shared one. */
+  peeringEvents(namespace: string): PeeringEvents | undefined {
+    const peering = this.options.peering;
+    if (!peering) return undefined;
+    const own = new Watcher(peering.client, peering.resource, { namespace, logger: this.options.logger });
+    const self = this;
+    return async function* (signal) {
+      const entry = self.served.get(namespace);
+      if (!self.wide && entry) {
+        const link = linkedSignal(signal, entry.switched.signal);
+        try {
+          yield* own.events(link.signal);
+        } finally {
+          link.dispose();
+        }
+        if (signal.aborted) return;
+      }
+      yield* self.startFeed().events(namespace)(signal);
+    };
+  }
+
+  private goWide(namespaces: number): void {
+    this.wide = true;
+    const { logger, scope, serve } = this.options;
+    logger.info("serving many namespaces: one cluster-wide watch per resource, routed by namespace", {
+      namespaces, clusterWideAbove: this.options.threshold,
+    });
+    serve(null, scope, undefined, () => {
+      const relist = new Relist();
+      this.relists.add(relist);
+      return { accepts: (namespace) => this.accepts(namespace), restartSignal: () => relist.signal(), observe: (event) => relist.observe(event) };
+    });
+    for (const entry of this.served.values()) {
+      void entry.streams?.close(0);
+      entry.streams = undefined;
+      entry.switched.abort();
+    }
+  }
+
+  /** Starts the shared peering watch on first use. */
+  private startFeed(): PeeringFeed {
+    if (!this.feed) {
+      const { client, resource, name } = this.options.peering!;
+      const feed = (this.feed = new PeeringFeed(client, resource, name, this.options.logger));
+      this.options.scope.spawn("watch peering (cluster-wide)", (s) => feed.run(s));
+    }
+    return this.feed;
+  }
+
+  private accepts(namespace: string | undefined): boolean {
+    if (namespace === undefined || !this.options.matches(namespace)) return false;
+    if (!this.options.gated) return true;
+    const entry = this.served.get(namespace);
+    if (entry && !entry.gate.frozen) return true;
+    this.dropped.add(namespace);
+    return false;
+  }
+
+  private resumed(namespace: string): void {
+    const entry = this.served.get(namespace);
+    if (!this.wide || !this.dropped.has(namespace) || !entry || entry.gate.frozen) return;
+    this.dropped.delete(namespace);
+    for (const relist of this.relists) relist.request();
+  }
+}
+
+/** One stream's relists on request, coalesced: asked during a relist, it relists once more after it. */
+class Relist {
+  private controller = new AbortController();
+  private listing = false;
+  private again = false;
+
+  signal(): AbortSignal {
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+    return this.controller.signal;
+  }
+
+  request(): void {
+    if (this.listing) this.again = true;
+    else this.controller.abort();
+  }
+
+  observe(event: WatchEvent): void {
+    if (event.type === "relist-start") this.listing = true;
+    if (event.type !== "relist-done") return;
+    this.listing = false;
+    if (this.again) {
+      this.again = false;
+      this.controller.abort();
+    }
+  }
+}

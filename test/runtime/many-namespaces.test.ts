@@ -1,0 +1,107 @@
+// Issue 11, defect 1: more namespaces than Bun's fetch has request slots (256 per process).
+// Every object in every matched namespace must be handled and its PATCH must land, with and
+// without per-namespace peering; the streams stay within the connection budget.
+
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
+import { KubeClient } from "../../src/kube/client.ts";
+import { streamBudget } from "../../src/kube/budget.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { installCRDs, testLogger } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+
+let sandbox: Sandbox;
+let client: KubeClient;
+beforeEach(async () => {
+  sandbox = await startSandbox();
+  client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+});
+afterEach(async () => {
+  client.close();
+  await sandbox.stop();
+});
+
+async function post(path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (response.status !== 201) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
+}
+
+/** Creates `count` namespaces `ns-N`, each with one ConfigMap, a few requests at a time. */
+async function populate(count: number): Promise<void> {
+  const names = Array.from({ length: count }, (_, i) => `ns-${i}`);
+  for (let i = 0; i < names.length; i += 25) {
+    await Promise.all(names.slice(i, i + 25).map(async (ns) => {
+      await post("/api/v1/namespaces", { metadata: { name: ns } });
+      await post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "cm" } });
+    }));
+  }
+  await post("/api/v1/namespaces", { metadata: { name: "other" } });
+  await post("/api/v1/namespaces/other/configmaps", { metadata: { name: "cm" } });
+}
+
+/** Every ConfigMap `cm` of ns-0..ns-(count-1) labelled by the handler's PATCH, on the server. */
+function landed(count: number): number {
+  let n = 0;
+  for (let i = 0; i < count; i++) if (sandbox.store.get("", "configmaps", `ns-${i}`, "cm")?.metadata?.labels?.handled === "yes") n++;
+  return n;
+}
+
+/** Runs the operator on `ns-*` until every object's PATCH has landed; returns figures. */
+async function handleAll(count: number, peering: boolean, timeoutMs: number) {
+  if (peering) await installCRDs(client, "kobun.dev");
+  await populate(count);
+  const registry = new Registry();
+  const handled = new Set<string>();
+  registry.on.create("v1/configmaps", ({ namespace, patch }) => {
+    patch.metadata.labels = { handled: "yes" };
+    handled.add(namespace!);
+  }, { id: "label" });
+  const settings = resolveSettings({ flags: { namespaces: ["ns-*"], ...(peering ? {} : { standalone: true }) } });
+  const log = testLogger();
+  const stop = new AbortController();
+  const started = performance.now();
+  const running = run({ signal: stop.signal, settings, client, registry, logger: log.logger });
+  let maxStreams = 0;
+  let starved = 0;
+  const off = streamBudget.onChange(({ open, waiting }) => {
+    maxStreams = Math.max(maxStreams, open);
+    starved = Math.max(starved, waiting);
+  });
+  try {
+    // The server's store has no event to await: poll it, bounded, every 100 ms.
+    for (const deadline = Date.now() + timeoutMs; landed(count) < count; await Bun.sleep(100)) {
+      if (Date.now() > deadline) throw new Error(`only ${landed(count)} of ${count} PATCHes landed within ${timeoutMs} ms; open watches ${sandbox.stats.openWatches()}`);
+    }
+  } finally {
+    stop.abort();
+    await running;
+    off();
+  }
+  const ms = Math.round(performance.now() - started);
+  expect(handled.has("other")).toBe(false);
+  expect(sandbox.store.get("", "configmaps", "other", "cm")?.metadata?.labels?.handled).toBeUndefined();
+  expect(maxStreams).toBeLessThanOrEqual(streamBudget.limit);
+  expect(starved).toBe(0);
+  expect(streamBudget.open).toBe(0);
+  // The server learns of closed sockets a moment later.
+  await eventually(() => sandbox.stats.openWatches() === 0, "the server to see every watch closed");
+  // The figures of issue 11 (read them with `bun test ... | grep namespaces=`).
+  console.log(`namespaces=${count} peering=${peering} handled-all-ms=${ms} streams-open-max=${maxStreams} stream-budget=${streamBudget.limit} fetch-slots=${streamBudget.slots}`);
+  return log.lines;
+}
+
+test("300 namespaces by glob: every object is handled and every PATCH lands", async () => {
+  await handleAll(300, false, 60_000);
+}, 90_000);
+
+test("1,000 namespaces by glob, standalone: every object is handled by one cluster-wide watch", async () => {
+  const lines = await handleAll(1000, false, 120_000);
+  expect(lines.filter((l) => /one cluster-wide watch per resource/.test(l))).toHaveLength(1);
+}, 180_000);
+
+test("1,000 namespaces by glob with a peering per namespace: every object is handled, peering watched once", async () => {
+  const lines = await handleAll(1000, true, 120_000);
+  expect(lines.filter((l) => /one cluster-wide watch per resource/.test(l))).toHaveLength(1);
+}, 180_000);
