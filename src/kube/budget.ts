@@ -49,21 +49,18 @@ export class StreamBudget {
   }
 
   /**
-   * Waits for a slot (first come, first served) and holds it until `signal` aborts: the caller
-   * aborts it when the stream ends. Rejects with the signal's reason if it aborts first.
+   * Waits for a slot (first come, first served) and holds it until `signal` aborts (the caller
+   * aborts it when the stream ends) or the returned release is called (a stream that failed
+   * to open). Rejects with the signal's reason if it aborts first.
    */
-  async acquire(signal: AbortSignal): Promise<void> {
+  async acquire(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) throw signal.reason;
-    if (this.held < this.limit && this.queue.length === 0) {
-      this.take(signal);
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
+    if (this.held < this.limit && this.queue.length === 0) return this.take(signal);
+    return new Promise<() => void>((resolve, reject) => {
       const entry = {
         grant: () => {
           signal.removeEventListener("abort", onAbort);
-          this.take(signal);
-          resolve();
+          resolve(this.take(signal));
         },
       };
       const onAbort = () => {
@@ -84,10 +81,18 @@ export class StreamBudget {
     return () => this.listeners.delete(listener);
   }
 
-  private take(signal: AbortSignal): void {
+  private take(signal: AbortSignal): () => void {
     this.held++;
-    signal.addEventListener("abort", () => this.release(), { once: true });
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      signal.removeEventListener("abort", release);
+      this.release();
+    };
+    signal.addEventListener("abort", release, { once: true });
     this.changed();
+    return release;
   }
 
   private release(): void {

@@ -154,7 +154,16 @@ export class Transport {
   async stream(path: string, query: Query, signal: AbortSignal): Promise<Response> {
     const url = this.server + path + queryString(query);
     const shown = path + queryString(query);
-    await streamBudget.acquire(signal);
+    const release = await streamBudget.acquire(signal);
+    try {
+      return await this.openStream(url, shown, signal);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  private async openStream(url: string, shown: string, signal: AbortSignal): Promise<Response> {
     let reauthenticated = false;
     for (;;) {
       const auth = await untilAborted(this.connection.authHeaders(), signal);

@@ -30,6 +30,13 @@ test("the budget follows Bun's per-process limit and keeps a reserve for request
   expect(new StreamBudget(8).limit).toBe(1);
 });
 
+test("a stream that fails to open gives its slot back at once, without waiting for its signal", async () => {
+  const before = streamBudget.open;
+  const error = await client.stream("/api/v1/namespaces/default/nosuchthings", { watch: "true" }, new AbortController().signal).catch((e) => e);
+  expect(error).toBeInstanceOf(Error);
+  expect(streamBudget.open).toBe(before);
+});
+
 test("streams beyond the budget wait, requests still get through, and the wait is reported once", async () => {
   const health = new Health();
   const sink = memorySink("info");
