@@ -28,7 +28,9 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   const manifests: Manifest[] = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
 
   const stop = stopSignal();
-  const sandbox = await startSandbox();
+  // Authenticated, since it runs as long as the developer likes on a machine others may share;
+  // over HTTPS, since kubectl sends no token over plain http.
+  const sandbox = await startSandbox({ auth: "token", tls: true });
   try {
     const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, logger });
     const installed = await applyManifests(client, manifests, logger, stop.signal);

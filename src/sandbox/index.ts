@@ -2,13 +2,14 @@
 // on 127.0.0.1 (HTTP or HTTPS, optional bearer token / client certificates), writes a
 // kubeconfig for it into a fresh temp dir, and exposes faults, stats and direct store reads
 // for tests. ServiceAccount tokens from the TokenRequest API are authorized by RBAC (rbac.ts);
-// the admin token (or no token) is system:masters. It never reads the machine's kubeconfig or
-// service-account files.
+// the admin token (or, in "open" mode, no token) is system:masters (who may connect: auth.ts).
+// It never reads the machine's kubeconfig or service-account files.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { generatedToken, type SandboxAuth } from "./auth.ts";
 import { Faults, type SandboxFaults } from "./faults.ts";
 import { Objects, present } from "./objects.ts";
 import { ResourceRegistry, resourceKey } from "./resources.ts";
@@ -28,6 +29,12 @@ export interface SandboxOptions {
   tls?: boolean;
   /** require `Authorization: Bearer <token>` */
   token?: string;
+  /**
+   * "token": require a random bearer token made for this start (written only into the 0600
+   * kubeconfig); what `kobun dev` uses. "open" (the default without `token`): anyone on
+   * 127.0.0.1 is system:masters, for a test's own sandbox called with plain fetch. See auth.ts.
+   */
+  auth?: SandboxAuth;
   /** with tls: require a client certificate signed by the sandbox CA (verified by the TLS layer) */
   clientCA?: boolean;
   /** retained watch events (default 1000) */
@@ -64,6 +71,8 @@ export interface Sandbox {
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   if (opts.clientCA && !opts.tls) throw new Error("sandbox: clientCA requires tls: true");
+  if (opts.auth === "open" && opts.token !== undefined) throw new Error('sandbox: auth "open" contradicts a token');
+  const token = opts.token ?? (opts.auth === "token" ? generatedToken() : undefined);
   const store = new Store(opts.historySize ?? 1000);
   const registry = new ResourceRegistry();
   const objects = new Objects(store, registry);
@@ -80,7 +89,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   for (const def of registry.all()) def.startRV = store.rv;
 
   const ctx: ServerContext = {
-    store, registry, objects, faults, requests, watches, token: opts.token,
+    store, registry, objects, faults, requests, watches, token,
     saTokens: new ServiceAccountTokens(store, "https://kubernetes.default.svc.cluster.local"),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log,
   };
@@ -103,7 +112,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const dir = mkdtempSync(join(tmpdir(), "kobun-sandbox-"));
   const user: Record<string, string> = {};
-  if (opts.token !== undefined) user.token = opts.token;
+  if (token !== undefined) user.token = token;
   if (certs && opts.clientCA) {
     user["client-certificate-data"] = Buffer.from(certs.clientCert).toString("base64");
     user["client-key-data"] = Buffer.from(certs.clientKey).toString("base64");

@@ -12,6 +12,7 @@ import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
 import type { RequestLog } from "./stats.ts";
+import { bearerMatches } from "./auth.ts";
 import { authorize, MASTERS, requestAttributes, type ServiceAccountTokens, type UserInfo } from "./rbac.ts";
 import type { Store } from "./store.ts";
 import { WatchStream } from "./watch.ts";
@@ -52,7 +53,7 @@ function checkAuth(ctx: ServerContext, req: Request): UserInfo {
   if (sa) return sa;
   // without a configured token, anything else is the admin (the sandbox's historical behaviour)
   if (ctx.token === undefined) return MASTERS;
-  if (auth !== `Bearer ${ctx.token}`) throw errors.unauthorized();
+  if (!bearerMatches(auth, ctx.token)) throw errors.unauthorized();
   return MASTERS;
 }
 
