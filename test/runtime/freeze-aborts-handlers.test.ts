@@ -3,7 +3,7 @@
 // and a handler that ignores its signal is abandoned after the grace period and named. The
 // relist on resume brings the object back and it is handled again.
 
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { freezeManually, resumeManually } from "../../src/peering/index.ts";
@@ -18,6 +18,14 @@ beforeAll(async () => {
   await post("/api/v1/namespaces", { metadata: { name: "elsewhere" } });
 });
 afterAll(() => e.stop());
+// Stopped even when a test fails, so that no operator of one test writes into the next one.
+const operators: { stop: AbortController; running: Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const { stop, running } of operators.splice(0)) {
+    stop.abort();
+    await running;
+  }
+});
 
 async function post(path: string, body: unknown): Promise<void> {
   const response = await fetch(`${e.sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -67,10 +75,10 @@ test("a manual freeze aborts the running handler's signal within milliseconds, o
   }, { id: "slow", labels: { scenario: "manual" } });
   const { logger, lines } = testLogger();
   const stop = new AbortController();
-  const running = run({
+  operators.push({ stop, running: run({
     signal: stop.signal, client: e.client, registry, logger, peerId: "operator",
     settings: resolveSettings({ flags: { namespaces: ["default", "elsewhere"], priority: 0 } }),
-  });
+  }) });
   const labels = { scenario: "manual" };
   await post("/api/v1/namespaces/default/configmaps", { metadata: { name: "held", labels } });
   await post("/api/v1/namespaces/elsewhere/configmaps", { metadata: { name: "untouched", labels } });
@@ -95,10 +103,10 @@ test("a manual freeze aborts the running handler's signal within milliseconds, o
 
   await resumeManually({ client: e.client, name: "default", namespace: "default", group: "kobun.dev" });
   await eventually(() => stored("default", "held")?.data?.written === "after the resume", "the object to be handled again after the resume", 10_000);
-  expect(calls).toEqual(["default", "elsewhere", "default"]);
+  // The two namespaces' first calls may come in either order.
+  expect(calls.filter((ns) => ns === "default")).toHaveLength(2);
+  expect(calls.filter((ns) => ns === "elsewhere")).toHaveLength(1);
   expect(linesAt(lines, "WARN").filter((l) => l.includes("abandoned"))).toEqual([]);
-  stop.abort();
-  await running;
 }, 20_000);
 
 test("a handler that ignores its signal is abandoned after the grace period, named in the log, and its result is not written", async () => {
@@ -124,6 +132,7 @@ test("a handler that ignores its signal is abandoned after the grace period, nam
     signal: stop.signal, client: e.client, registry, logger, toggle,
     settings: resolveSettings({ fileData: { peering: { freezeGracePeriod: "200ms" } }, flags: { namespaces: ["default"], standalone: true } }),
   });
+  operators.push({ stop, running });
   await post("/api/v1/namespaces/default/configmaps", { metadata: { name: "deaf", labels: { scenario: "deaf" } } });
   await started.promise;
   toggle.freeze("test", "another operator took over");
