@@ -6,7 +6,7 @@
 // timeouts, 429/5xx → re-watch (with backoff where the server is in trouble); aborting the
 // signal closes the socket at once.
 //
-// Files: state.ts (pure state machine), lines.ts (NDJSON), connection.ts (one socket,
+// Files: state.ts (pure state machine), lines.ts (NDJSON), stream.ts (one socket,
 // inactivity), inventory.ts (known objects, relist diff), errors.ts (failure policy),
 // watcher.ts (the I/O loop), options.ts, types.ts (event vocabulary, WatchClient).
 //

@@ -10,7 +10,7 @@ import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
 import { apiVersionOf, resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
-import { Connection } from "./connection.ts";
+import { WatchStream } from "./stream.ts";
 import { classify, errorEvent, forbidden, lineFacts, rejected, WatchError } from "./errors.ts";
 import { Inventory } from "./inventory.ts";
 import { defaults, derivedInactivityTimeoutMs, type WatcherOptions } from "./options.ts";
@@ -168,7 +168,7 @@ export class Watcher {
       yield* this.inventory.begin();
       this.state = S.initialStarted();
     }
-    const conn = new Connection(this.client, this.inactivityMs, signal);
+    const conn = new WatchStream(this.client, this.inactivityMs, signal);
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
     let exit: { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown } = { kind: "left" };
     let events = 0;
@@ -248,7 +248,7 @@ export class Watcher {
   }
 
   /** The server ended the stream: normally its timeoutSeconds, so re-watch at once. */
-  private ended(conn: Connection, events: number): void {
+  private ended(conn: WatchStream, events: number): void {
     if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
       return this.noStreamingList("stream ended before the initial-events-end bookmark");
     }

@@ -1,4 +1,4 @@
-// One WATCH connection: opens the stream, hands out complete NDJSON lines chunk by chunk,
+// One WATCH stream (one socket): opens it, hands out complete NDJSON lines chunk by chunk,
 // and closes the socket the moment it is told to, for whatever reason:
 //   - the consumer's signal aborts (freeze, shutdown, `break` out of `for await`);
 //   - no bytes at all arrived for `inactivityMs` while a read was pending (a half-dead
@@ -6,20 +6,21 @@
 //   - the watcher is done with it (410, ERROR, malformed line).
 // Closing aborts the request's signal (the client closes the socket) and cancels the body
 // reader too, so a pending `read()` settles at once instead of waiting for the next byte.
-// Exactly one timer per connection, re-armed lazily rather than reset on every chunk.
+// (Named apart from kube/'s `Connection`, which is the credentials and TLS of a cluster.)
+// Exactly one timer per stream, re-armed lazily rather than reset on every chunk.
 
 import { linkedSignal } from "../util/abort.ts";
 import { LineSplitter } from "./lines.ts";
 import type { WatchClient } from "./types.ts";
 
-export class Connection {
+export class WatchStream {
   private readonly link: ReturnType<typeof linkedSignal>;
   private reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the pending wait (for headers or a chunk) began; 0 while not waiting. */
   private waitingSince = 0;
   private closed = false;
-  /** True when this connection was closed for lack of bytes. */
+  /** True when this stream was closed for lack of bytes. */
   inactive = false;
   /** Bytes received, for "was this stream ever useful" decisions and metrics. */
   bytes = 0;
