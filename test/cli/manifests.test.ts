@@ -2,6 +2,8 @@
 // from the handlers (least privilege: the handled resources, their status, events, peering).
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
@@ -84,4 +86,105 @@ test("more fixed namespaces than watching.clusterWideAbove: list/watch is grante
   expect(rules.some((r) => r.verbs.includes("list") && r.verbs.includes("watch"))).toBe(true);
   const deployment = docs.find((d) => d.kind === "Deployment");
   expect(deployment.spec.template.spec.containers[0].args).toContain("--namespace=ns-50");
+}, 20_000);
+
+/** The RBAC documents by kind, namespace and name, with their rules as "group/resource:verbs" strings. */
+function grants(docs: any[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const d of docs.filter((d) => d.kind === "Role" || d.kind === "ClusterRole")) {
+    out[`${d.kind}/${d.metadata.namespace ? `${d.metadata.namespace}/` : ""}${d.metadata.name}`] = d.rules
+      .flatMap((r: any) => r.apiGroups.flatMap((g: string) => r.resources.map((res: string) => `${g}/${res}:${r.verbs.join(",")}`)));
+  }
+  return out;
+}
+
+function withConfig(yaml: string): { path: string; [Symbol.dispose](): void } {
+  const dir = mkdtempSync(join(tmpdir(), "kobun-manifests-"));
+  const path = join(dir, "kobun.yaml");
+  writeFileSync(path, yaml);
+  return { path, [Symbol.dispose]: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+test("globs: a ClusterRole + ClusterRoleBinding (a Role cannot be in namespace 'team-*'), with list/watch of namespaces", () => {
+  const { code, docs, stderr } = manifests(["-n", "team-*", "-n", "ops", "--name", "op"]);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+  expect(docs.filter((d) => /^Role/.test(d.kind))).toEqual([]);
+  const binding = docs.find((d) => d.kind === "ClusterRoleBinding");
+  expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "op" });
+  expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "op", namespace: "default" }]);
+  expect(grants(docs)).toEqual({
+    "ClusterRole/op": [
+      "kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch", "/events:create,patch",
+      "kobun.dev/kobunpeerings:get,list,watch,create,patch", "kobun.dev/kobunpeerings/status:patch",
+      "/namespaces:list,watch",
+    ],
+  });
+  // Nothing of a namespace that is not a name
+  expect(docs.filter((d) => /[*?]/.test(d.metadata.namespace ?? ""))).toEqual([]);
+}, 20_000);
+
+test("fixed namespaces: cluster-scoped grants (cluster-wide peering) go to a ClusterRole, never into a Role", () => {
+  using config = withConfig("peering:\n  clusterwide: true\n");
+  const { code, docs } = manifests(["--config", config.path, "-n", "team-a", "-n", "team-b", "--name", "op"]);
+  expect(code).toBe(0);
+  const namespaced = ["kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch", "/events:create,patch"];
+  expect(grants(docs)).toEqual({
+    "ClusterRole/op": ["kobun.dev/clusterkobunpeerings:get,list,watch,create,patch", "kobun.dev/clusterkobunpeerings/status:patch"],
+    "Role/team-a/op": namespaced,
+    "Role/team-b/op": namespaced,
+  });
+  expect(docs.filter((d) => d.kind === "RoleBinding").map((d) => `${d.metadata.namespace}/${d.roleRef.kind}/${d.roleRef.name}`))
+    .toEqual(["team-a/Role/op", "team-b/Role/op"]);
+  expect(docs.find((d) => d.kind === "ClusterRoleBinding").roleRef.name).toBe("op");
+}, 20_000);
+
+test("lease mode: the Lease is granted in the operator's namespace only (where the Deployment's POD_NAMESPACE puts it)", () => {
+  using config = withConfig("peering:\n  mode: lease\n");
+  for (const args of [["-A"], ["-n", "team-a"], ["-n", "team-*"]]) {
+    const { code, docs } = manifests(["--config", config.path, ...args, "--name", "op", "--operator-namespace", "ops"]);
+    expect(code).toBe(0);
+    const all = grants(docs);
+    expect(all["Role/ops/op-lease"]).toEqual(["coordination.k8s.io/leases:get,list,watch,create,update"]);
+    const elsewhere = Object.entries(all).filter(([k, rules]) => k !== "Role/ops/op-lease" && rules.some((r) => r.includes("leases")));
+    expect(elsewhere).toEqual([]);
+    const binding = docs.find((d) => d.kind === "RoleBinding" && d.metadata.name === "op-lease");
+    expect(binding.metadata.namespace).toBe("ops");
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "op", namespace: "ops" }]);
+    const env = docs.find((d) => d.kind === "Deployment").spec.template.spec.containers[0].env;
+    expect(env).toContainEqual({ name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } });
+  }
+}, 30_000);
+
+test("the Deployment meets Pod Security 'restricted': non-root, no escalation, ALL capabilities dropped, RuntimeDefault seccomp", () => {
+  const { docs } = manifests(["-A"]);
+  const pod = docs.find((d) => d.kind === "Deployment").spec.template.spec;
+  expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+  expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+  expect(pod.containers).toHaveLength(1);
+  expect(pod.containers[0].securityContext).toEqual({
+    runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] },
+  });
+  // restricted also forbids host namespaces, host ports and volumes other than the safe kinds: none are used
+  for (const key of ["hostNetwork", "hostPID", "hostIPC", "volumes", "initContainers"]) expect(pod[key]).toBeUndefined();
+  expect(pod.containers[0].ports).toBeUndefined();
+}, 20_000);
+
+test("the memory limit has headroom over the measured peak, and the YAML says where the figure comes from", () => {
+  const result = Bun.spawnSync([process.execPath, join(repo, "src/cli.ts"), "manifests", "-A"], { cwd: repo, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent" } });
+  const text = result.stdout.toString();
+  const note = /# limits\.memory: (\d+)Mi is twice the (\d+) MiB peak RSS measured with 10,000 tiny objects/.exec(text);
+  expect(note).not.toBeNull();
+  const [limit, peak] = [Number(note![1]), Number(note![2])];
+  expect(peak).toBeGreaterThan(0);
+  expect(limit).toBeGreaterThanOrEqual(peak * 2);
+  const deployment = parseAllDocuments(text).map((d) => d.toJS()).find((d) => d.kind === "Deployment");
+  expect(deployment.spec.template.spec.containers[0].resources.limits).toEqual({ memory: `${limit}Mi` });
+}, 20_000);
+
+test("the Deployment runs with the namespaces and peering choices its RBAC was made for", () => {
+  const args = (flags: string[]) => manifests(flags).docs.find((d) => d.kind === "Deployment").spec.template.spec.containers[0].args;
+  expect(args(["-n", "team-a", "--standalone"])).toEqual(["run", "--namespace=team-a", "--standalone", "--liveness=http://0.0.0.0:8080/healthz"]);
+  expect(args(["-n", "team-*", "-n", "!team-x", "--peering", "ops", "--priority", "5"]))
+    .toEqual(["run", "--namespace=team-*", "--namespace=!team-x", "--peering=ops", "--priority=5", "--liveness=http://0.0.0.0:8080/healthz"]);
+  expect(args(["-A", "-n", "!kube-*"])).toEqual(["run", "--all-namespaces", "--namespace=!kube-*", "--liveness=http://0.0.0.0:8080/healthz"]);
 }, 20_000);
