@@ -11,7 +11,7 @@
 // The file is named *.e2e.ts so that the unit run (`bun test`) does not pick it up; it needs
 // the binaries that run.ts builds.
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,10 +19,12 @@ import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } fro
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import {
-  cleanupNamespaces, createNamespace, CRDS, eventually, EVENTS, EXAMPLES, FLAKIES, FLAKY_STATUSES, getOrUndefined, installCrds, NAMESPACES, PEERINGS, rawWatch, uniqueName,
+  createNamespace, CRDS, eventually, EVENTS, EXAMPLES, FLAKIES, FLAKY_STATUSES, getOrUndefined, installCrds, NAMESPACES, PEERINGS, rawWatch, uniqueName,
 } from "./harness/kube.ts";
-import { KOBUN, KOBUN_E2E, killAllOperators, ROOT, startOperator, type Operator } from "./harness/operator.ts";
-import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
+import { KOBUN, KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
+import { selectedTargets, type TargetName } from "./harness/target.ts";
+import { targetSuite } from "./harness/suite.ts";
+import { applyRbacAndToken, expectCleanStopWithoutForbidden, manifests, MANIFEST_KINDS, whileRunning } from "./harness/rbac.ts";
 
 const FINALIZER = "kobun.dev/finalizer";
 const EXAMPLE_CRD = join(ROOT, "handlers/kobunexample.crd.yaml");
@@ -63,23 +65,6 @@ function lastHandled(obj: KubeObject): string | undefined {
   return obj.metadata.annotations?.["kobun.dev/last-handled-configuration"] ?? obj.status?.kobun?.lastHandledConfiguration;
 }
 
-/** Stops an operator that ran under restricted RBAC: SIGTERM, exit 0, no 403 in its log. */
-async function expectCleanStopWithoutForbidden(op: Operator, signal?: "SIGTERM"): Promise<void> {
-  const { code } = await op.stop(signal);
-  expect(op.lines.filter((l) => /\b403\b|forbidden/i.test(l))).toEqual([]);
-  expect(code).toBe(0);
-}
-
-/** Runs the checks of a running operator; if one fails, the operator is killed before rethrowing. */
-async function whileRunning(op: Operator, checks: () => Promise<void>): Promise<void> {
-  try {
-    await checks();
-  } catch (e) {
-    await op.stop("SIGKILL").catch(() => {});
-    throw e;
-  }
-}
-
 /**
  * Behaviours of the real kube-apiserver that the sandbox does not have yet (found by this
  * suite; each is a sandbox bug). On the sandbox target these run as `test.failing`, so the
@@ -88,75 +73,11 @@ async function whileRunning(op: Operator, checks: () => Promise<void>): Promise<
  */
 const SANDBOX_GAPS = new Set<string>([]);
 
-/** Where scenario 8 applies the RBAC documents of `kobun manifests`. */
-const RBAC_APPLY: Record<string, Resource> = {
-  ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true, statusSubresource: false },
-  Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true, statusSubresource: false },
-  RoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true, statusSubresource: false },
-  ClusterRole: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false, statusSubresource: false },
-  ClusterRoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false, statusSubresource: false },
-};
 const CLUSTER_PEERINGS: Resource = {
   group: "kobun.dev", version: "v1", plural: "clusterkobunpeerings", kind: "ClusterKobunPeering", namespaced: false, statusSubresource: false,
 };
 const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
-
-/** `dist/kobun manifests ...args` (cwd and HOME in `home`): the parsed documents. */
-function manifests(home: string, args: string[]): KubeObject[] {
-  const r = Bun.spawnSync([KOBUN, "manifests", ...args], {
-    cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe",
-  });
-  expect({ code: r.exitCode, stderr: r.stderr.toString() }).toEqual({ code: 0, stderr: "" });
-  return parseAllDocuments(r.stdout.toString()).map((d) => d.toJS()).filter(Boolean) as KubeObject[];
-}
-
-/**
- * Applies the RBAC documents of `kobun manifests` as the admin (CRDs: kept if they exist; the
- * Deployment: skipped, no kubelet here), issues a token for its ServiceAccount (TokenRequest)
- * and writes a kubeconfig with only that token. Returns the kubeconfig path and a cleanup for
- * the cluster-scoped objects it created (ClusterRoles and their bindings outlive namespaces).
- */
-async function applyRbacAndToken(t: Target, docs: KubeObject[], home: string): Promise<{ kubeconfig: string; user: string; cleanup: () => Promise<void> }> {
-  const clusterScoped: [Resource, string][] = [];
-  const cleanup = async () => {
-    for (const [res, name] of clusterScoped.reverse()) await t.client.delete(res, null, name).catch(() => {});
-  };
-  try {
-    for (const doc of docs) {
-      if (doc.kind === "CustomResourceDefinition") {
-        await t.client.create(CRDS, null, doc).catch((e) => { if ((e as { code?: number }).code !== 409) throw e; });
-        continue;
-      }
-      const res = RBAC_APPLY[doc.kind as string];
-      if (!res) continue;
-      await t.client.create(res, res.namespaced ? doc.metadata.namespace! : null, doc);
-      if (!res.namespaced) clusterScoped.push([res, doc.metadata.name!]);
-    }
-    const sa = docs.find((d) => d.kind === "ServiceAccount")!;
-    const { name, namespace } = sa.metadata as { name: string; namespace: string };
-    const tr = await t.client.request<any>("POST", `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
-      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
-    });
-    expect(typeof tr.status?.token).toBe("string");
-    const adminConfig = parseYaml(readFileSync(t.kubeconfigPath, "utf8"));
-    const ctxName = adminConfig["current-context"];
-    const ctx = adminConfig.contexts.find((c: any) => c.name === ctxName)?.context ?? adminConfig.contexts[0].context;
-    const cluster = adminConfig.clusters.find((c: any) => c.name === ctx.cluster)?.cluster ?? adminConfig.clusters[0].cluster;
-    const kubeconfig = join(home, `sa-kubeconfig-${name}.yaml`);
-    writeFileSync(kubeconfig, stringifyYaml({
-      apiVersion: "v1", kind: "Config",
-      clusters: [{ name: "target", cluster }],
-      users: [{ name, user: { token: tr.status.token } }],
-      contexts: [{ name: "sa", context: { cluster: "target", user: name, namespace } }],
-      "current-context": "sa",
-    }), { mode: 0o600 });
-    return { kubeconfig, user: `system:serviceaccount:${namespace}:${name}`, cleanup };
-  } catch (e) {
-    await cleanup();
-    throw e;
-  }
-}
 
 /** The rules of the one ClusterRole among `docs`, as "group/resource:verbs" strings. */
 function clusterRoleRules(docs: KubeObject[]): string[] {
@@ -167,35 +88,8 @@ function clusterRoleRules(docs: KubeObject[]): string[] {
 }
 
 describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
-  let target: Target | undefined;
-  let setupError: unknown;
   /** Every scenario starts here: the target and CRDs, or a failure that says why there are none. */
-  const need = (): Target => {
-    if (!target) {
-      const why = setupError instanceof Error ? setupError.message : String(setupError);
-      throw new Error(`e2e target "${targetName}" is not available: ${why}`);
-    }
-    return target;
-  };
-
-  beforeAll(async () => {
-    try {
-      target = await startTarget(targetName);
-      for (const crd of [EXAMPLE_CRD, PEERING_CRDS, FLAKY_CRD]) await installCrds(target.client, crd);
-    } catch (e) {
-      setupError = e;
-      await target?.stop().catch(() => {});
-      target = undefined;
-    }
-  }, 120_000);
-
-  afterAll(async () => {
-    await killAllOperators();
-    if (target && process.env.KOBUN_E2E_KUBECONFIG && targetName === "cluster") {
-      await cleanupNamespaces(target.client, [EXAMPLES, FLAKIES, FLAKY_STATUSES]);
-    }
-    await target?.stop();
-  }, 30_000);
+  const need = targetSuite(targetName, { crds: [EXAMPLE_CRD, PEERING_CRDS, FLAKY_CRD], cleanup: [EXAMPLES, FLAKIES, FLAKY_STATUSES] });
 
   // ---------------------------------------------------------------------------------------
 
@@ -431,12 +325,12 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       expect(kinds).toContain("RoleBinding");
       expect(kinds).not.toContain("ClusterRole");
       for (const doc of docs) {
-        const res = RBAC_APPLY[doc.kind as string];
+        const res = MANIFEST_KINDS[doc.kind as string];
         if (doc.kind === "CustomResourceDefinition") {
           await t.client.create(CRDS, null, doc).catch((e) => { if ((e as { code?: number }).code !== 409) throw e; });
           continue;
         }
-        if (!res) continue; // the Deployment: no kubelet here to run it
+        if (!res || doc.kind === "Deployment") continue; // the Deployment: no kubelet here to run it
         await t.client.create(res, doc.metadata.namespace ?? null, doc);
       }
 
@@ -597,9 +491,9 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
     const ns = await createNamespace(t.client);
     const opName = uniqueName("op");
     const lease = uniqueName("lease");
-    // A cluster-wide operator keeps its Lease in $POD_NAMESPACE, else "default"; the Deployment
-    // of `kobun manifests` sets no POD_NAMESPACE, so neither does this run: "default".
-    const leaseNs = "default";
+    // The operator keeps its Lease in $POD_NAMESPACE, which the Deployment of `kobun manifests`
+    // sets to its own namespace, where it grants the Lease; so does this run.
+    const leaseNs = ns;
     const home = mkdtempSync(join(tmpdir(), "kobun-e2e-rbac-"));
     let cleanup = async () => {};
     try {
@@ -607,15 +501,17 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
       writeFileSync(config, stringifyYaml({ peering: { mode: "lease", name: lease } }));
       const docs = manifests(home, ["--config", config, "-A", "--name", opName, "--operator-namespace", ns]);
       const rules = clusterRoleRules(docs);
-      expect(rules).toContain("coordination.k8s.io/leases:get,list,watch,create,update");
-      expect(rules.some((r) => /peerings/.test(r))).toBe(false);
+      expect(rules.some((r) => /leases|peerings/.test(r))).toBe(false);
+      const leaseRole = docs.find((d) => d.kind === "Role")!;
+      expect(leaseRole.metadata).toEqual({ name: `${opName}-lease`, namespace: ns });
+      expect(leaseRole.rules).toEqual([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update"] }]);
       expect(docs.filter((d) => d.kind === "CustomResourceDefinition").map((d) => d.metadata.name)).not.toContain("clusterkobunpeerings.kobun.dev");
       const applied = await applyRbacAndToken(t, docs, home);
       cleanup = applied.cleanup;
 
       const fresh = await createNamespace(t.client);
       const name = uniqueName("ex");
-      const op = startOperator("op-rbac-lease", applied.kubeconfig, ["--config", config, "-A"]);
+      const op = startOperator("op-rbac-lease", applied.kubeconfig, ["--config", config, "-A"], undefined, { POD_NAMESPACE: ns });
       await whileRunning(op, async () => {
         const held = await eventually(`Lease ${leaseNs}/${lease} held`, async () => {
           const l = await getOrUndefined(t.client, LEASES, leaseNs, lease);

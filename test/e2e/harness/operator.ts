@@ -130,9 +130,9 @@ export class Operator {
   }
 }
 
-/** `kobun run --kubeconfig <path> --log-format plain -v ...args` with the given binary. */
-export function startOperator(label: string, kubeconfigPath: string, args: string[], binary = KOBUN): Operator {
-  return new Operator(label, binary, ["run", "--kubeconfig", kubeconfigPath, "-v", ...args]);
+/** `kobun run --kubeconfig <path> --log-format plain -v ...args` with the given binary (and extra environment). */
+export function startOperator(label: string, kubeconfigPath: string, args: string[], binary = KOBUN, env: Record<string, string> = {}): Operator {
+  return new Operator(label, binary, ["run", "--kubeconfig", kubeconfigPath, "-v", ...args], env);
 }
 
 /** One-shot commands (`kobun freeze`, `kobun version`): run to completion, bounded. */
