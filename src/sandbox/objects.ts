@@ -5,6 +5,7 @@
 
 import { clone, deepEqual, jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { checkObjectSize } from "./limits.ts";
 import { applySchema, invalidError, type Cause } from "./schema.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
@@ -103,6 +104,7 @@ export class Objects {
     if (this.hasStatus(def, version)) delete body.status;
     if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
     this.validate(def, version, body);
+    checkObjectSize(def.group, def.kind, body);
     let served: ResourceDef | undefined;
     if (def.plural === "customresourcedefinitions") {
       served = this.registry.registerCRD(body);
@@ -168,6 +170,7 @@ export class Objects {
     const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
     if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     if (deepEqual(old, next)) return old;
+    checkObjectSize(def.group, def.kind, next);
 
     if (def.plural === "customresourcedefinitions" && sub !== "status") {
       this.registry.registerCRD(next);

@@ -4,6 +4,7 @@
 
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import type { Faults } from "./faults.ts";
+import { checkRequestSize } from "./limits.ts";
 import { listObjects } from "./list.ts";
 import { present, type Objects } from "./objects.ts";
 import { parse as parseYaml } from "yaml";
@@ -33,6 +34,7 @@ export interface ServerContext {
 
 async function readJson(req: Request): Promise<any> {
   const text = await req.text();
+  checkRequestSize(text);
   if (!text.trim()) return undefined;
   try {
     return JSON.parse(text);
@@ -163,9 +165,11 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
     throw new ApiStatusError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueRequired", message: "Required value: is required for apply patch", field: "fieldManager" }] });
   }
+  const text = await req.text();
+  checkRequestSize(text);
   let body: any;
   try {
-    body = parseYaml(await req.text());
+    body = parseYaml(text);
   } catch (e) {
     throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
   }

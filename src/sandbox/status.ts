@@ -61,6 +61,7 @@ export class ApiStatusError extends Error {
 
 export function statusBody(code: number, reason: string, message: string, details?: StatusDetails): StatusBody {
   const body: StatusBody = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+  if (!reason) delete body.reason; // as the real server sends some 500s (etcd's errors), with no reason at all
   if (details) body.details = details;
   return body;
 }
