@@ -88,6 +88,12 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     retries: orNull(integer({ default: 0, min: 0, doc: "How many times a failing handler is retried." }), "retry forever"),
     backoff: duration({ default: 60, min: 0, max: 86400, doc: "Delay before retrying a failed handler." }),
     timeout: orNull(duration({ default: 0, min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
+    // Annotations are limited to 256 KiB in total and share it with the user's own: the
+    // default leaves most of it to them; the maximum leaves 32 KiB.
+    diffBaseLimit: integer({
+      default: 65536, min: 1024, max: 229376,
+      doc: "Largest last-handled configuration (the diff base) kept on an object, in bytes of JSON; a larger one is kept as a digest, and the next update's diff is unavailable.",
+    }),
   }),
   shutdown: section("Shutdown on SIGINT/SIGTERM.", {
     gracePeriod: duration({ default: 5, min: 0, max: 3600, doc: "How long running handlers may take to finish after a stop signal." }),
@@ -158,7 +164,8 @@ export interface Settings {
   };
   readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
   /** retries null = forever; timeout null = none. */
-  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null };
+  /** diffBaseLimit: bytes. */
+  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
   readonly shutdown: { readonly gracePeriod: number };
   readonly logging: { readonly format: "plain" | "json"; readonly level: LogLevel };
   /** liveness null = no probe endpoint. */

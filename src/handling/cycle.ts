@@ -9,6 +9,7 @@
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import { compactPatch, newPatch, objectContext } from "./context.ts";
+import { diffFromBase, redact, storedBase, withoutDigests, type DiffBasePolicy } from "./diffbase.ts";
 import { applyToEssence, diffOf, essenceOf, type Essence } from "./essence.ts";
 import { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
 import { FINALIZER, readBookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
@@ -24,6 +25,8 @@ export interface CycleEnv {
   ids: string[];
   hasResume: boolean;
   defaults: HandlingDefaults;
+  /** What of the essence is stored as the diff base, and how much of it. */
+  diffBase: DiffBasePolicy;
   logger: Logger;
 }
 
@@ -81,29 +84,35 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
 
   let cause: Cause;
   let newE: Essence | undefined;
+  // The essence as it is compared with the stored base: sensitive values replaced by digests.
+  let redacted: Essence | undefined;
+  const salt = meta.uid ?? "";
   let diff: Diff = [];
+  let diffUnavailable = false;
   if (deleting) {
     if (!hasFinalizer) return { ...plan, cause: "free" };
     cause = "delete";
   } else {
     newE = essenceOf(body);
     plan.essence = newE;
+    redacted = redact(newE, env.diffBase.sensitive, salt);
     if (book.base === undefined) cause = "create";
     else {
-      diff = diffOf(book.base, newE);
+      ({ diff, unavailable: diffUnavailable } = diffFromBase(book.base, redacted, salt));
       if (diff.length) cause = "update";
       else if ((initial && env.hasResume) || pendingResume()) cause = "resume";
       else return { ...plan, finalizer: finalizerChange(env, base, body, hasFinalizer) };
     }
   }
   plan.cause = cause;
-  const oldE = book.base;
+  // A digest-only base tells that something changed, not what was there before.
+  const oldE = typeof book.base === "object" ? book.base : undefined;
   const patch = newPatch();
   const now = Date.now();
   const contextFor = (spec: HandlerSpec, record: ProgressRecord | undefined): HandlerContext => {
     const started = record ? new Date(record.started) : new Date(now);
     const ctx: HandlerContext = {
-      ...base, patch, diff, old: oldE, new: newE, reason: cause,
+      ...base, patch, diff, old: oldE, new: newE, reason: cause, diffUnavailable,
       retry: record?.retries ?? 0, started, runtime: Date.now() - started.getTime(),
       logger: env.logger.child({ namespace: meta.namespace, name: meta.name, handler: spec.id }),
     };
@@ -111,7 +120,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
       const path = spec.field;
       ctx.old = getField(oldE, path);
       ctx.new = getField(newE, path);
-      ctx.diff = diffOf(ctx.old, ctx.new);
+      ctx.diff = withoutDigests(diffOf(ctx.old, getField(redacted, path)));
     }
     return ctx;
   };
@@ -194,7 +203,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     else {
       const newBase = plan.user ? applyToEssence(newE!, plan.user) : newE!;
       plan.essence = newBase;
-      if (!deepEqual(newBase, book.base)) plan.bookkeeping.base = newBase;
+      const stored = storedBase(redact(newBase, env.diffBase.sensitive, salt), env.diffBase, salt);
+      if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;
     }
   } else {
     for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
@@ -212,7 +222,7 @@ function metaMatches(spec: HandlerSpec, body: KubeObject): boolean {
 }
 
 function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {
-  if (deepEqual(ctx.old, ctx.new)) return false;
+  if (ctx.diff.length === 0) return false; // compared as stored: a sensitive field by its digest
   const o = spec.options;
   return matchValue(o.value, ctx.new) && matchValue(o.old, ctx.old) && matchValue(o.new, ctx.new);
 }
@@ -223,7 +233,7 @@ function finalizerChange(env: CycleEnv, base: ObjectContext, body: KubeObject, h
   for (const spec of env.handlers) {
     if (spec.kind !== "delete" || spec.options.optional || !metaMatches(spec, body)) continue;
     if (spec.options.when) {
-      const ctx = { ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0, started: new Date(), runtime: 0 } as HandlerContext;
+      const ctx = { ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0, started: new Date(), runtime: 0, diffUnavailable: false } as HandlerContext;
       if (!spec.options.when(ctx)) continue;
     }
     needed = true;

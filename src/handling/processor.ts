@@ -28,11 +28,13 @@ import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { objectContext } from "./context.ts";
 import { runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "./cycle.ts";
+import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "./diffbase.ts";
 import { essenceOf } from "./essence.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { deepEqual, matchMeta } from "./filters.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import type { StorageMode } from "./progress.ts";
+import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import type { HandlerSpec, Registry } from "./registry.ts";
 import type { HandlingDefaults } from "./runner.ts";
 import type { EventContext, EventHandlerFn } from "./types.ts";
@@ -52,6 +54,8 @@ export interface ProcessorOptions {
   /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */
   workers?: { window?: number; limit?: number; idleMs?: number };
   handling?: Partial<HandlingDefaults>;
+  /** Largest diff base stored on an object, in bytes (default: settings' handling.diffBaseLimit). */
+  diffBaseLimit?: number;
   /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
   storage?: StorageMode;
   /**
@@ -77,6 +81,8 @@ interface State extends ObjectState {
   recheck?: KubeObject;
   /** The last cycle asked to run again (finalizer first, a re-check, a delay): not yet done. */
   rerun?: boolean;
+  /** Its write was refused as too large (refusal.ts) for this content: do not run it again. */
+  refused?: string;
 }
 
 const NON_NUMERIC_STALE_MS = 5000;
@@ -112,6 +118,10 @@ export class ResourceProcessor {
         retries: options.handling?.retries !== undefined ? options.handling.retries : (settings?.handling.retries || null),
         backoff: options.handling?.backoff ?? settings?.handling.backoff ?? 60,
         timeout: options.handling?.timeout !== undefined ? options.handling.timeout : (settings?.handling.timeout ?? null),
+      },
+      diffBase: {
+        sensitive: sensitiveFields(resource, all.flatMap((h) => h.sensitive ?? [])),
+        limit: options.diffBaseLimit ?? settings?.handling.diffBaseLimit ?? DEFAULT_DIFF_BASE_LIMIT,
       },
       logger: this.logger,
     };
@@ -244,6 +254,10 @@ export class ResourceProcessor {
     state.recheck = undefined;
     state.rerun = false;
     if (this.events.length) await this.runEventHandlers(item, state.memo, signal);
+    if (state.refused !== undefined) {
+      if (state.refused === contentKey(body)) return; // the same write would be refused again
+      state.refused = undefined;
+    }
 
     let plan: CyclePlan;
     let newest: KubeObject | "gone" = body;
@@ -264,6 +278,11 @@ export class ResourceProcessor {
     } catch (error) {
       if (signal.aborted && this.hard.signal.aborted) return;
       if (freeze?.aborted) return this.discarded(body);
+      if (isRefusedForSize(error)) {
+        state.refused = contentKey(body);
+        reportRefusal(body, error, { logger: this.logger, poster: this.poster, health: this.health });
+        return;
+      }
       state.failures++;
       const again = Math.min(60_000, 1000 * 2 ** (state.failures - 1));
       this.logger.error("could not process the object; will retry", {

@@ -42,15 +42,16 @@ export interface ProgressRecord {
 export type StorageMode = "annotations" | "status";
 
 export interface Bookkeeping {
-  base: Essence | undefined;
+  /** The stored diff base: a (redacted) essence, or one digest of it (see diffbase.ts). */
+  base: Essence | string | undefined;
   progress: Map<string, ProgressRecord>;
   /** Where it was read from (so a cycle can clean up the same place). */
   from: StorageMode | undefined;
 }
 
-/** Changes to write: a new base, and records to set (or null to delete). */
+/** Changes to write: a new base (its JSON, as diffbase.ts made it), and records to set (or null to delete). */
 export interface BookkeepingChange {
-  base?: Essence;
+  base?: string;
   progress: Map<string, ProgressRecord | null>;
 }
 
@@ -101,7 +102,7 @@ export function asAnnotations(change: BookkeepingChange): Record<string, any> | 
   const annotations: Record<string, string | null> = {};
   let any = false;
   if (change.base !== undefined) {
-    annotations[BASE_ANNOTATION] = JSON.stringify(change.base);
+    annotations[BASE_ANNOTATION] = change.base;
     any = true;
   }
   for (const [id, record] of change.progress) {
@@ -114,7 +115,7 @@ export function asAnnotations(change: BookkeepingChange): Record<string, any> | 
 /** The change as a status merge-patch fragment: `{ status: { kobun } }` (records replaced whole). */
 export function asStatus(change: BookkeepingChange): Record<string, any> | undefined {
   const kept: Record<string, any> = {};
-  if (change.base !== undefined) kept.lastHandledConfiguration = JSON.stringify(change.base);
+  if (change.base !== undefined) kept.lastHandledConfiguration = change.base;
   if (change.progress.size) {
     const progress: Record<string, any> = {};
     for (const [id, record] of change.progress) progress[id] = record === null ? null : wholeRecord(record);

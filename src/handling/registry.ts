@@ -24,6 +24,8 @@ export interface HandlerSpec {
   options: HandlerOptions & Partial<DeleteOptions> & Partial<FieldOptions>;
   /** For field handlers: the field as a path. */
   field?: string[];
+  /** `options.sensitive` as paths. */
+  sensitive?: string[][];
   /** Registration order, for running handlers in the order they were written. */
   order: number;
 }
@@ -111,9 +113,16 @@ export class Registry {
     }
     const spec: HandlerSpec = { id, kind, selector, fn, options, order: this.handlers.length };
     if (kind === "field") spec.field = fieldPath(options.field!);
+    if (options.sensitive !== undefined) spec.sensitive = sensitivePaths(id, options.sensitive);
     this.handlers.push(spec);
     this.parsed.set(spec, wanted);
   }
+}
+
+function sensitivePaths(id: string, fields: unknown): string[][] {
+  const ok = Array.isArray(fields) && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
+  if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
+  return (fields as string[]).map((f) => fieldPath(f));
 }
 
 function matches(wanted: Wanted, resource: Resource): boolean {

@@ -16,6 +16,12 @@ export interface DiffItem {
   path: string[];
   old: unknown;
   new: unknown;
+  /**
+   * Set when the values are not known (both are undefined): "sensitive" for a field whose last
+   * handled value was stored only as a digest (a Secret's data, a handler's `sensitive` field);
+   * "too-large" for the one item (path []) of a diff whose base was too large to store.
+   */
+  unknown?: "sensitive" | "too-large";
 }
 export type Diff = readonly DiffItem[];
 
@@ -59,6 +65,12 @@ export interface HandlerContext extends ObjectContext {
   started: Date;
   /** ms since `started`. */
   runtime: number;
+  /**
+   * True when the last handled state was stored only as a digest (it was larger than
+   * `handling.diffBaseLimit`): a change is known, but not what changed; `old` is undefined and
+   * `diff` is one item `{ op: "change", path: [], unknown: "too-large" }`.
+   */
+  diffUnavailable: boolean;
 }
 
 /** What on.event handlers see: every processed watch event, no progress, no retries. */
@@ -83,6 +95,12 @@ export interface HandlerOptions {
   labels?: MetaMatchers;
   annotations?: MetaMatchers;
   when?: (ctx: HandlerContext) => boolean;
+  /**
+   * Fields ("spec.password") whose values must never be stored on the object as part of the
+   * diff base: only a digest is kept, and diffs name the field without values. Applies to the
+   * resource as a whole (every handler's diff). A Secret's data/stringData are always sensitive.
+   */
+  sensitive?: readonly string[];
 }
 
 export interface DeleteOptions extends HandlerOptions {

@@ -72,7 +72,7 @@ export async function runDemo(client: KubeClient, manifests: Manifest[], logger:
 /** The spec as the operator last handled it (its diff base), wherever the engine keeps it. */
 function handledSpec(object: KubeObject): Record<string, unknown> | undefined {
   const base = readBookkeeping(object, []).base;
-  return base ? ((base.spec as Record<string, unknown> | undefined) ?? {}) : undefined;
+  return typeof base === "object" ? ((base.spec as Record<string, unknown> | undefined) ?? {}) : undefined;
 }
 
 /** Polls until `done(object)` holds, or the object is gone (resolves with the last seen body). */

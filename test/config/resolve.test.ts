@@ -37,7 +37,7 @@ describe("precedence", () => {
     const settings = resolveSettings({});
     expect(settings.peering.priority).toBe(0);
     expect(settings.watching.pageSize).toBe(500);
-    expect(settings.handling).toEqual({ retries: null, backoff: 60, timeout: null });
+    expect(settings.handling).toEqual({ retries: null, backoff: 60, timeout: null, diffBaseLimit: 65536 });
     expect(settings.watching.backoff).toEqual({ initial: 0.8, max: 30, factor: 2 });
   });
 

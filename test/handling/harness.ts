@@ -45,18 +45,24 @@ export interface Harness {
 }
 
 export async function startHarness(
-  options: { plain?: boolean; registry?: Registry; processor?: Partial<ProcessorOptions>; sandbox?: Sandbox } = {},
+  options: {
+    plain?: boolean; registry?: Registry; processor?: Partial<ProcessorOptions>; sandbox?: Sandbox;
+    /** Handle this (built-in) resource instead of the example CRD, e.g. "secrets/v1"; create() is then for the CRD only. */
+    selector?: string;
+  } = {},
 ): Promise<Harness> {
   const sandbox = options.sandbox ?? (await startSandbox());
   const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
   const crd = options.plain ? plainCrd() : CRD;
-  try {
-    await client.create(CRDS, null, crd);
-  } catch (error) {
-    if ((error as { code?: number }).code !== 409) throw error;
+  if (!options.selector) {
+    try {
+      await client.create(CRDS, null, crd);
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409) throw error;
+    }
+    client.invalidateDiscovery();
   }
-  client.invalidateDiscovery();
-  const resource = await client.resolve(`${crd.spec.names.plural}.kobun.dev/v1`);
+  const resource = await client.resolve(options.selector ?? `${crd.spec.names.plural}.kobun.dev/v1`);
   let registry = options.registry ?? new Registry();
 
   const checks = new Set<() => void>();
@@ -120,7 +126,7 @@ export async function startHarness(
       });
     },
     get(name) {
-      return sandbox.store.get("kobun.dev", resource.plural, "default", name);
+      return sandbox.store.get(resource.group, resource.plural, "default", name);
     },
     until(check, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
