@@ -114,7 +114,7 @@ describe("large objects", () => {
       runs++;
     }, { id: "create_fn" });
     h = await startHarness({ registry, selector: "secrets/v1" });
-    const value = b64("k".repeat(150 * 1024)); // 200 KB of base64
+    const value = b64("k".repeat(200 * 1024)); // 200 KB of data (273 KB of base64): over the annotation limit if copied
     await h.client.create(SECRETS, "default", { apiVersion: "v1", kind: "Secret", metadata: { name: "big" }, data: { key: value } });
     const handled = await h.until(() => h!.get("big")?.metadata.annotations?.[BASE_ANNOTATION] && h!.get("big"), 10_000);
     expect(bookkeepingText(handled).length).toBeLessThan(1000);
