@@ -280,7 +280,8 @@ export class ResourceProcessor {
       if (freeze?.aborted) return this.discarded(body);
       if (isRefusedForSize(error)) {
         state.refused = contentKey(body);
-        reportRefusal(body, error, { logger: this.logger, poster: this.poster, health: this.health });
+        reportRefusal(body, error, { logger: this.logger, poster: this.poster });
+        this.health?.count("kobun_processing_refusals_total");
         return;
       }
       state.failures++;

@@ -10,7 +10,6 @@
 
 import { ApiError } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
-import type { Health } from "../observability/health.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import { essenceOf } from "./essence.ts";
@@ -28,13 +27,12 @@ export function contentKey(body: KubeObject): string {
   return Bun.hash(JSON.stringify(essenceOf(body))).toString(36);
 }
 
-export function reportRefusal(body: KubeObject, error: ApiError, sinks: { logger: Logger; poster?: EventPoster; health?: Health }): void {
+export function reportRefusal(body: KubeObject, error: ApiError, sinks: { logger: Logger; poster?: EventPoster }): void {
   const { namespace, name } = body.metadata;
   const { code, reason, message } = error.status;
   sinks.logger.error("the API server refused the handlers' results and kobun's bookkeeping as too large; not retrying until the object changes", {
     namespace, name, code: code ?? error.code, reason, message,
   });
-  sinks.health?.count("kobun_processing_refusals_total");
   sinks.poster?.post(body, "Warning", "TooLarge",
     `The API server refused to store the handlers' results: ${message ?? `HTTP ${error.code}`}. Handlers will run again only when the object changes.`, "error");
 }
