@@ -6,7 +6,8 @@
 // - 413 RequestEntityTooLarge: the request body is over the server's limit (3 MiB by default).
 // - 422 with a FieldValueTooLong cause: e.g. `metadata.annotations: Too long: may not be more
 //   than 262144 bytes` (all annotations together).
-// - "etcdserver: request is too large": the stored object is over etcd's limit (~1.5 MiB).
+// - "etcdserver: request is too large": the stored object is over etcd's limit (~1.5 MiB), or
+//   over gRPC's (~2 MiB): "rpc error: code = ResourceExhausted desc = trying to send message larger than max".
 
 import { ApiError } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
@@ -19,7 +20,7 @@ export function isRefusedForSize(error: unknown): error is ApiError {
   if (error.code === 413) return true;
   const causes = error.status.details?.causes ?? [];
   if (error.code === 422 && causes.some((c) => (c as { reason?: unknown })?.reason === "FieldValueTooLong")) return true;
-  return /request is too large/i.test(error.status.message ?? "");
+  return /request is too large|trying to send message larger than max/i.test(error.status.message ?? "");
 }
 
 /** Identifies the object's content (not its status or bookkeeping): a refusal holds until it changes. */
