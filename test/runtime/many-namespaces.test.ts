@@ -113,14 +113,7 @@ test("one cluster-wide watch: a namespace frozen by its own peering is not handl
   await installCRDs(client, "kobun.dev");
   for (const ns of ["a", "b"]) await post("/api/v1/namespaces", { metadata: { name: ns } });
   const frozenBy = await freezeManually({ client, name: "default", namespace: "a", group: "kobun.dev", lifetime: 600 });
-  const registry = new Registry();
-  const handled: string[] = [];
-  const waiters = new Map<string, () => void>();
-  registry.on.create("v1/configmaps", ({ namespace, name }) => {
-    handled.push(`${namespace}/${name}`);
-    waiters.get(`${namespace}/${name}`)?.();
-  }, { id: "record" });
-  const handledOnce = (key: string) => new Promise<void>((resolve) => (handled.includes(key) ? resolve() : waiters.set(key, resolve)));
+  const { registry, handled, handledOnce } = recorder();
   const settings = resolveSettings({ fileData: { watching: { clusterWideAbove: 1 } }, flags: { namespaces: ["a", "b"] } });
   const log = testLogger();
   const stop = new AbortController();
@@ -142,4 +135,47 @@ test("one cluster-wide watch: a namespace frozen by its own peering is not handl
   }
   expect(log.lines.filter((l) => /one cluster-wide watch per resource/.test(l))).toHaveLength(1);
   expect(handled.filter((k) => k === "a/while-frozen")).toHaveLength(1);
+}, 30_000);
+
+/** A registry recording `namespace/name` of every ConfigMap created, with a wait for one of them. */
+function recorder() {
+  const registry = new Registry();
+  const handled: string[] = [];
+  const waiters = new Map<string, () => void>();
+  registry.on.create("v1/configmaps", ({ namespace, name }) => {
+    handled.push(`${namespace}/${name}`);
+    waiters.get(`${namespace}/${name}`)?.();
+  }, { id: "record" });
+  const handledOnce = (key: string) => new Promise<void>((resolve) => (handled.includes(key) ? resolve() : waiters.set(key, resolve)));
+  return { registry, handled, handledOnce };
+}
+
+test("a glob that grows past the threshold while running switches to one cluster-wide watch, exclusions still apply", async () => {
+  const { registry, handled, handledOnce } = recorder();
+  const settings = resolveSettings({ fileData: { watching: { clusterWideAbove: 2 } }, flags: { namespaces: ["g-*", "!g-skip"], standalone: true } });
+  const log = testLogger();
+  const stop = new AbortController();
+  const running = run({ signal: stop.signal, settings, client, registry, logger: log.logger });
+  try {
+    for (const ns of ["g-1", "g-2"]) {
+      await post("/api/v1/namespaces", { metadata: { name: ns } });
+      await post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "cm" } });
+      await handledOnce(`${ns}/cm`);
+    }
+    expect(log.lines.some((l) => /one cluster-wide watch per resource/.test(l))).toBe(false);
+    for (const ns of ["g-3", "g-skip", "g-4"]) {
+      await post("/api/v1/namespaces", { metadata: { name: ns } });
+      await post(`/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "cm" } });
+    }
+    await handledOnce("g-3/cm");
+    await handledOnce("g-4/cm");
+    // A namespace served before the switch now gets its new objects through the cluster-wide watch.
+    await post("/api/v1/namespaces/g-1/configmaps", { metadata: { name: "after-switch" } });
+    await handledOnce("g-1/after-switch");
+  } finally {
+    stop.abort();
+    await running;
+  }
+  expect(log.lines.filter((l) => /one cluster-wide watch per resource/.test(l))).toHaveLength(1);
+  expect(handled.sort()).toEqual(["g-1/after-switch", "g-1/cm", "g-2/cm", "g-3/cm", "g-4/cm"]);
 }, 30_000);
