@@ -6,10 +6,8 @@
 import type { Socket } from "bun";
 
 export interface TcpProxy {
-  /** http(s)://127.0.0.1:<port>: the proxied server's URL with the proxy's port. */
+  /** http(s)://127.0.0.1:<port>: the proxied server's scheme with the proxy's address. */
   url: string;
-  /** The target's kubeconfig with its server pointed at this proxy. */
-  kubeconfig(text: string, serverUrl: string): string;
   blackhole(): void;
   close(): void;
 }
@@ -64,7 +62,7 @@ export function startTcpProxy(target: URL): TcpProxy {
         const leg = client.data;
         void Bun.connect<null>({
           hostname: target.hostname,
-          port: Number(target.port),
+          port: Number(target.port) || (target.protocol === "https:" ? 443 : 80),
           socket: {
             open(upstream) {
               sockets.add(upstream as Socket<unknown>);
@@ -107,7 +105,6 @@ export function startTcpProxy(target: URL): TcpProxy {
   const url = `${target.protocol}//127.0.0.1:${listener.port}`;
   return {
     url,
-    kubeconfig: (text, serverUrl) => text.replaceAll(serverUrl, url),
     blackhole() {
       cut = true;
     },
