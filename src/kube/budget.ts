@@ -51,11 +51,13 @@ export class StreamBudget {
   /**
    * Waits for a slot (first come, first served) and holds it until `signal` aborts (the caller
    * aborts it when the stream ends) or the returned release is called (a stream that failed
-   * to open). Rejects with the signal's reason if it aborts first.
+   * to open). Rejects with the signal's reason if it aborts first. `waiting` is called when
+   * the caller has to queue.
    */
-  async acquire(signal: AbortSignal): Promise<() => void> {
+  async acquire(signal: AbortSignal, waiting?: () => void): Promise<() => void> {
     if (signal.aborted) throw signal.reason;
     if (this.held < this.limit && this.queue.length === 0) return this.take(signal);
+    waiting?.();
     return new Promise<() => void>((resolve, reject) => {
       const entry = {
         grant: () => {

@@ -151,10 +151,11 @@ export class Transport {
    * and holds it until `signal` aborts (abort it once done with the body), so streams never
    * take the fetch slots that requests need.
    */
-  async stream(path: string, query: Query, signal: AbortSignal): Promise<Response> {
+  async stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }): Promise<Response> {
     const url = this.server + path + queryString(query);
     const shown = path + queryString(query);
-    const release = await streamBudget.acquire(signal);
+    const release = await streamBudget.acquire(signal, hooks?.waitingForSlot);
+    hooks?.sending?.();
     try {
       return await this.openStream(url, shown, signal);
     } catch (error) {

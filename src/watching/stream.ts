@@ -44,7 +44,12 @@ export class WatchStream {
     this.waitingSince = Date.now();
     this.arm(this.inactivityMs);
     try {
-      const response = await this.client.stream(path, query, this.link.signal);
+      const response = await this.client.stream(path, query, this.link.signal, {
+        // Waiting for one of the process's connection slots (kube/budget.ts) is not the
+        // server's silence: the idle clock starts when the request is sent.
+        waitingForSlot: () => (this.waitingSince = 0),
+        sending: () => (this.waitingSince = Date.now()),
+      });
       if (!response.body) throw new Error(`watch ${path}: response without a body`);
       this.reader = response.body.getReader();
       if (this.closed) this.cancelReader();

@@ -15,6 +15,14 @@ export type WatchEvent =
   /** `synthetic`: the object was known before a relist and is missing from it (deleted while the stream was broken). */
   | { type: "deleted"; object: KubeObject; synthetic?: boolean };
 
+/** The two moments of opening a stream that only the client knows (KubeClient: its stream budget). */
+export interface StreamHooks {
+  /** The stream waits for a free connection slot before its request can be sent. */
+  waitingForSlot?(): void;
+  /** The request is being sent now. */
+  sending?(): void;
+}
+
 /**
  * What the watcher needs from the API client (KubeClient satisfies it). Kept this narrow so
  * that the watcher depends on two calls, not on a whole client.
@@ -32,6 +40,9 @@ export interface WatchClient {
       signal?: AbortSignal;
     },
   ): Promise<ObjectList>;
-  /** A streaming GET: resolves on headers; non-2xx → ApiError; aborting `signal` closes the socket. */
-  stream(path: string, query: Record<string, string>, signal: AbortSignal): Promise<Response>;
+  /**
+   * A streaming GET: resolves on headers; non-2xx → ApiError; aborting `signal` closes the socket.
+   * `hooks` hear when the stream waits for a connection slot and when the request goes out.
+   */
+  stream(path: string, query: Record<string, string>, signal: AbortSignal, hooks?: StreamHooks): Promise<Response>;
 }
