@@ -1,5 +1,6 @@
-// The real API server's size limits, with its messages: annotations (256 KiB in total), a write
-// request's body (3 MiB), a stored object (etcd's 1.5 MiB).
+// The real API server's size limits, with its messages (checked against kube-apiserver v1.37.2):
+// annotations (256 KiB in total), Secret and ConfigMap data (1 MiB), a write request's body
+// (3 MiB), a stored object (etcd's 1.5 MiB).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { api, cm, CM } from "./helpers.ts";
@@ -26,6 +27,22 @@ describe("size limits", () => {
     expect(patched.status).toBe(422);
     expect(patched.body.message).toBe(`ConfigMap "notes-fit" is invalid: ${TOO_LONG}`);
     expect(sb.store.get("", "configmaps", "default", "notes-fit").metadata.annotations.bc).toBeUndefined();
+  });
+
+  test("a Secret's values over 1 MiB (decoded) and a ConfigMap's over 1 MiB (data + binaryData) are refused with 422 Too long", async () => {
+    const b64 = (n: number, c = "x") => Buffer.from(c.repeat(n)).toString("base64");
+    const SECRETS = "/api/v1/namespaces/default/secrets";
+    expect((await api(sb, "POST", SECRETS, { metadata: { name: "s-fit" }, data: { a: b64(1024 * 1024) } })).status).toBe(201);
+    const s = await api(sb, "POST", SECRETS, { metadata: { name: "s-over" }, data: { a: b64(1024 * 1024), b: b64(1) } });
+    expect(s.status).toBe(422);
+    expect(s.body.message).toBe('Secret "s-over" is invalid: data: Too long: may not be more than 1048576 bytes');
+    expect((await api(sb, "POST", CM, cm("c-fit", {}, { a: "x".repeat(1024 * 1024) }))).status).toBe(201);
+    const c = await api(sb, "POST", CM, { ...cm("c-bin", {}, { a: "x".repeat(1024 * 1024 - 10) }), binaryData: { b: b64(20, "z") } });
+    expect(c.status).toBe(422);
+    expect(c.body).toMatchObject({
+      message: 'ConfigMap "c-bin" is invalid: []: Too long: may not be more than 1048576 bytes',
+      details: { causes: [{ reason: "FieldValueTooLong", message: "Too long: may not be more than 1048576 bytes", field: "[]" }] },
+    });
   });
 
   test("a write request body over 3 MiB is refused with 413 RequestEntityTooLarge", async () => {

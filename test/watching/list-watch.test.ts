@@ -128,7 +128,7 @@ test("a 1 MB object (near the real server's limits) and multi-byte UTF-8 arrive 
   const c = new Collector(watcher);
   await watchOpen(e.sandbox);
   // ~1 MB of UTF-8: a ConfigMap's data may hold 1 MiB; the sandbox, like the real server, refuses more than etcd's 1.5 MiB.
-  const blob = "ünïcødé-日本語-🎉".repeat(45_000);
+  const blob = "ünïcødé-日本語-🎉".repeat(40_000); // 26 bytes each: 1.04 MB
   await e.client.create(configmaps, "default", cm("big", { blob }));
   await c.untilEvent("added", "big", 0, 10_000);
   await c.stop();
