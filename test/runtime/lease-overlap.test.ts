@@ -19,14 +19,14 @@ beforeAll(async () => {
 });
 afterAll(() => e.stop());
 
-test("a lease holder cut off from the API server stops its running handler before the standby starts it (zero overlap)", async () => {
+test.each(["blackhole", "close"] as const)("a lease holder cut off from the API server (%s) stops its running handler before the standby starts it (zero overlap)", async (cut) => {
   // A 9-second handler that honours its signal.
-  const { spans, holder, standby, cutAt } = await cutOffMidHandler(api, "honours", "500ms", (signal) => sleep(9000, signal).then(() => {}));
+  const { spans, holder, standby, cutAt } = await cutOffMidHandler(api, `honours-${cut}`, "500ms", (signal) => sleep(9000, signal).then(() => {}), cut);
   try {
     await eventually(() => spans.some((s) => s.replica === "standby"), "the standby to start the handler", 10_000);
     await eventually(() => spans.every((s) => s.replica !== "holder" || s.end !== undefined), "the holder's handler to end", 10_000);
     const m = overlapOf(spans, cutAt);
-    console.log(`cut → holder's handler ended ${m.holderEndedMs.toFixed(0)} ms; cut → standby's started ${m.standbyStartedMs.toFixed(0)} ms; overlap ${m.overlapMs.toFixed(0)} ms (gap ${m.gapMs.toFixed(0)} ms)`);
+    console.log(`${cut}: cut → holder's handler ended ${m.holderEndedMs.toFixed(0)} ms; cut → standby's started ${m.standbyStartedMs.toFixed(0)} ms; overlap ${m.overlapMs.toFixed(0)} ms (gap ${m.gapMs.toFixed(0)} ms)`);
     expect(m.overlapMs).toBe(0);
     expect(linesAt(holder.lines, "WARN").some((l) => l.includes("lost the lease: freezing"))).toBe(true);
     expect(linesAt(holder.lines, "WARN").filter((l) => l.includes("abandoned"))).toEqual([]);

@@ -87,8 +87,11 @@ function proxiedKubeconfig(text: string, proxyUrl: string): string {
   return JSON.stringify(config);
 }
 
-/** Starts the holder, then the standby, then the object whose handler the holder runs; then blackholes the holder's proxy. */
-export async function cutOffMidHandler(api: ApiServer, scenario: string, grace: string, handler: (signal: AbortSignal) => Promise<void>) {
+/**
+ * Starts the holder, then the standby, then the object whose handler the holder runs; then cuts
+ * the holder off: "blackhole" (requests hang) or "close" (connections end, new ones are refused).
+ */
+export async function cutOffMidHandler(api: ApiServer, scenario: string, grace: string, handler: (signal: AbortSignal) => Promise<void>, cut: "blackhole" | "close" = "blackhole") {
   const spans: Span[] = [];
   const holder = await leaseReplica(api, "holder", scenario, grace, handler, spans);
   const replicas = [holder];
@@ -100,7 +103,8 @@ export async function cutOffMidHandler(api: ApiServer, scenario: string, grace: 
     await eventually(() => standby.lines.some((l) => l.includes("standing by")), "the second replica to stand by", 10_000);
     await api.client.create(CONFIGMAPS, api.namespace, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: scenario, labels: { scenario } } });
     await eventually(() => spans.some((s) => s.replica === "holder"), "the holder's handler to start", 10_000);
-    holder.proxy.blackhole();
+    if (cut === "blackhole") holder.proxy.blackhole();
+    else holder.proxy.close();
     return { spans, holder, standby, cutAt: performance.now() };
   } catch (error) {
     for (const r of replicas) await r.stop();
