@@ -68,6 +68,11 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     serverTimeout: duration({ default: 300, min: 1, max: 86400, doc: "timeoutSeconds asked of the API server for each watch request." }),
     clientTimeout: duration({ default: 0, min: 0, max: 86400, doc: "Drop a watch stream silent for this long; 0 derives it: serverTimeout + 10 % (its jitter) + 5s, when a healthy server has ended it." }),
     pageSize: integer({ default: 500, min: 1, max: 10000, doc: "Objects per LIST page (large LISTs are paged, never fetched at once)." }),
+    // etcd keeps objects up to ~1.5 MiB; their JSON (base64, escapes) can be a few times that.
+    lineLimit: integer({
+      default: 8388608, min: 1048576, max: 1073741824,
+      doc: "Longest watch line (one event's JSON) accepted, in bytes; a longer one is dropped unread, reported on /healthz and in the log, and the stream restarted with backoff.",
+    }),
     backoff: section("Reconnect backoff after a failed watch or list.", {
       initial: duration({ default: 0.8, min: 0, max: 3600, doc: "First delay before reconnecting." }),
       max: duration({ default: 30, min: 0, max: 3600, doc: "Largest delay between reconnects." }),
@@ -157,6 +162,8 @@ export interface Settings {
     /** 0 = derived from serverTimeout by the watcher (serverTimeout + 10 % + 5 s). */
     readonly clientTimeout: number;
     readonly pageSize: number;
+    /** Bytes: the longest watch line accepted. */
+    readonly lineLimit: number;
     readonly backoff: { readonly initial: number; readonly max: number; readonly factor: number };
     readonly reconnectHealthyAfter: number;
     /** More served namespaces than this: one cluster-wide watch per resource, routed by namespace. */

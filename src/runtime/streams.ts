@@ -42,6 +42,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const watcher = new Watcher(client, resource, {
     namespace,
     pageSize: w.pageSize,
+    maxLineBytes: w.lineLimit,
     serverTimeoutSeconds: w.serverTimeout,
     ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
     backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },

@@ -4,10 +4,12 @@
 //   403             → WatchError naming resource, namespace and the missing verb
 //   429, 5xx, 408, network failures, broken streams → reconnect with backoff (Retry-After honoured)
 //   other 4xx       → WatchError (or, for a streaming-list attempt, "not supported here")
+//   a line past the limit → WatchError (the stream's owner reports it and starts afresh)
 
 import { ApiError, ConnectionError } from "../kube/errors.ts";
 import { resourceName, type Resource, type Status } from "../kube/types.ts";
 import { isAbortError } from "../util/abort.ts";
+import type { LineTooLongError } from "./lines.ts";
 import { describe } from "./state.ts";
 
 export class WatchError extends Error {
@@ -71,6 +73,15 @@ export function rejected(resource: Resource, namespace: string | null | undefine
 
 export function errorEvent(resource: Resource, namespace: string | null | undefined, status: Status): WatchError {
   return new WatchError(`watch of ${resourceName(resource)} ${where(namespace)} failed with ERROR ${describe(status)}`, { status });
+}
+
+/** A line outgrew the limit: the stream is broken, not the resource; its owner restarts it. */
+export function lineTooLong(resource: Resource, namespace: string | null | undefined, error: LineTooLongError): WatchError {
+  return new WatchError(
+    `watch of ${resourceName(resource)} ${where(namespace)}: ${error.message}; dropped the stream ` +
+      `(raise watching.lineLimit if objects really are this large)`,
+    { cause: error },
+  );
 }
 
 /**

@@ -3,8 +3,8 @@
 // resourceVersion; NDJSON split across any chunk boundary; 410 → fresh relist with
 // synthetic deletions; BOOKMARKs advance the resourceVersion; non-410 ERROR → WatchError;
 // unknown event types warned once and skipped; malformed lines, drops, stalls, server
-// timeouts, 429/5xx → re-watch (with backoff where the server is in trouble); aborting the
-// signal closes the socket at once.
+// timeouts, 429/5xx → re-watch (with backoff where the server is in trouble); a line longer
+// than the limit → WatchError, holding nothing of it; aborting the signal closes the socket at once.
 //
 // Files: state.ts (pure state machine), lines.ts (NDJSON), stream.ts (one socket,
 // inactivity), inventory.ts (known objects, relist diff), errors.ts (failure policy),

@@ -18,6 +18,11 @@ export interface WatcherOptions {
    * `derivedInactivityTimeoutMs`), so a healthy server always ends a quiet stream first.
    */
   inactivityTimeoutMs?: number;
+  /**
+   * The longest line (one event's JSON) accepted from a watch stream, in bytes; a longer one
+   * ends events() with a WatchError, and nothing of it is kept. Default 8 MiB.
+   */
+  maxLineBytes?: number;
   /** Reconnect backoff. Default 800 ms → 30 s, reset after 60 s without a failure. */
   backoff?: { initialMs: number; maxMs: number; resetAfterMs: number };
   /**
@@ -34,6 +39,9 @@ export const defaults = {
   pageSize: 500,
   serverTimeoutSeconds: 300,
   backoff: { initialMs: 800, maxMs: 30_000, resetAfterMs: 60_000 },
+  // An object is at most ~1.5 MiB in etcd; as JSON (base64 of binary data, escapes) it can be
+  // a few times that. Several times that still bounds the memory of a broken stream.
+  maxLineBytes: 8 * 1024 * 1024,
   streamingList: "auto",
 } as const;
 

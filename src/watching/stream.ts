@@ -30,6 +30,8 @@ export class WatchStream {
     private readonly client: WatchClient,
     private readonly inactivityMs: number,
     parent: AbortSignal,
+    /** The longest line accepted (see LineSplitter). */
+    private readonly maxLineBytes = Infinity,
   ) {
     this.link = linkedSignal(parent);
     this.link.signal.addEventListener("abort", () => this.cancelReader(), { once: true });
@@ -58,11 +60,14 @@ export class WatchStream {
     }
   }
 
-  /** Complete lines, one batch per network chunk. Ends when the stream ends or is closed. */
+  /**
+   * Complete lines, one batch per network chunk. Ends when the stream ends or is closed;
+   * throws LineTooLongError when a line outgrows the limit (the caller closes the connection).
+   */
   async *batches(): AsyncGenerator<string[]> {
     const reader = this.reader;
     if (!reader) return;
-    const splitter = new LineSplitter();
+    const splitter = new LineSplitter(this.maxLineBytes);
     while (true) {
       this.waitingSince = Date.now();
       const { done, value } = await reader.read();

@@ -11,7 +11,8 @@ import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
 import { apiVersionOf, resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
 import { WatchStream } from "./stream.ts";
-import { classify, errorEvent, forbidden, lineFacts, rejected, WatchError } from "./errors.ts";
+import { classify, errorEvent, forbidden, lineFacts, lineTooLong, rejected, WatchError } from "./errors.ts";
+import { LineTooLongError } from "./lines.ts";
 import { Inventory } from "./inventory.ts";
 import { defaults, derivedInactivityTimeoutMs, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
@@ -38,6 +39,7 @@ export class Watcher {
   private readonly pageSize: number;
   private readonly serverTimeout: number;
   private readonly inactivityMs: number;
+  private readonly maxLineBytes: number;
   private readonly streamingMode: "auto" | "always" | "never";
 
   constructor(
@@ -50,6 +52,7 @@ export class Watcher {
     this.pageSize = options.pageSize ?? defaults.pageSize;
     this.serverTimeout = options.serverTimeoutSeconds ?? defaults.serverTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? derivedInactivityTimeoutMs(this.serverTimeout);
+    this.maxLineBytes = options.maxLineBytes ?? defaults.maxLineBytes;
     this.streamingMode = options.streamingList ?? defaults.streamingList;
     const b = options.backoff ?? defaults.backoff;
     this.backoff = new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 });
@@ -168,7 +171,7 @@ export class Watcher {
       yield* this.inventory.begin();
       this.state = S.initialStarted();
     }
-    const conn = new WatchStream(this.client, this.inactivityMs, signal);
+    const conn = new WatchStream(this.client, this.inactivityMs, signal, this.maxLineBytes);
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
     let exit: { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown } = { kind: "left" };
     let events = 0;
@@ -231,6 +234,7 @@ export class Watcher {
       if (!leave) exit = { kind: "server" };
     } catch (error) {
       if (error instanceof WatchError) throw error;
+      if (error instanceof LineTooLongError) throw lineTooLong(this.resource, this.namespace, error);
       exit = { kind: "failed", error };
     } finally {
       conn.close();

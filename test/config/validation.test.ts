@@ -27,7 +27,7 @@ describe("config validation messages", () => {
 
   test("unknown key suggests the closest known key and lists the allowed ones", () => {
     expect(problems({ watching: { pagesize: 10 } })).toEqual([
-      'kobun.yaml: watching.pagesize: unknown key; did you mean "pageSize"? (allowed here: serverTimeout, clientTimeout, pageSize, backoff, reconnectHealthyAfter, clusterWideAbove)',
+      'kobun.yaml: watching.pagesize: unknown key; did you mean "pageSize"? (allowed here: serverTimeout, clientTimeout, pageSize, lineLimit, backoff, reconnectHealthyAfter, clusterWideAbove)',
     ]);
   });
 

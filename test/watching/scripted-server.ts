@@ -35,29 +35,35 @@ export async function scriptedServer(scripts: WatchScript[]): Promise<ScriptedSe
       if (url.searchParams.get("watch") !== "true") {
         return Response.json({ kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "1" }, items: [] });
       }
+      if (url.searchParams.get("sendInitialEvents") === "true") {
+        // Like a server without streaming lists: the watcher falls back to paged LISTs.
+        return Response.json({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "sendInitialEvents is not supported", reason: "BadRequest", code: 400 }, { status: 400 });
+      }
       const index = watchesAt.push(performance.now()) - 1;
       watchQueries.push(url.searchParams);
       bytesSent[index] = 0;
       for (const w of waiters.filter((w) => w.n <= watchesAt.length)) w.resolve();
       const script = scripts[Math.min(index, scripts.length - 1)]!;
-      const encoder = new TextEncoder();
+      // Pulled, not pushed: the script's writes wait until the socket takes more, so the bytes
+      // counted are bytes the client side read (or the kernel buffered), not a server queue.
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      let wake: (() => void) | undefined;
+      let gone = false;
       const body = new ReadableStream<Uint8Array>({
-        type: "direct",
-        async pull(controller: any) {
-          const write = async (chunk: string | Uint8Array) => {
-            const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
-            controller.write(bytes);
-            await controller.flush();
-            bytesSent[index]! += bytes.byteLength;
-          };
-          try {
-            await script(write, req.signal);
-          } catch {
-            // the client closed the connection: the script's write failed
-          }
-          controller.close();
-        },
-      } as any);
+        start(c) { controller = c; },
+        pull() { wake?.(); },
+        cancel() { gone = true; wake?.(); },
+      }, { highWaterMark: 0 });
+      const encoder = new TextEncoder();
+      const write = async (chunk: string | Uint8Array) => {
+        if (gone || req.signal.aborted) throw new Error("the client went away");
+        const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk.slice();
+        controller.enqueue(bytes);
+        bytesSent[index]! += bytes.byteLength;
+        if ((controller.desiredSize ?? 0) <= 0) await new Promise<void>((resolve) => { wake = resolve; });
+        wake = undefined;
+      };
+      script(write, req.signal).catch(() => {}).finally(() => { try { controller.close(); } catch { /* cancelled */ } });
       return new Response(body, { headers: { "content-type": "application/json" } });
     },
   });
