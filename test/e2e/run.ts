@@ -1,7 +1,7 @@
 // `npm run test:e2e` → `bun test/e2e/run.ts [--target sandbox|cluster|sandbox,cluster] [bun test args...]`
 //
-//  1. builds (or reuses) kube-apiserver + etcd: test/cluster/build.sh (skipped when the cluster
-//     target is not selected or KOBUN_E2E_KUBECONFIG names a cluster);
+//  1. builds (or reuses) kube-apiserver + etcd + kubectl: test/cluster/build.sh (skipped when
+//     KOBUN_E2E_KUBECONFIG names a cluster and KOBUN_E2E_KUBECTL a kubectl);
 //  2. builds dist/kobun (handlers/) and dist/kobun-e2e (test/e2e/handlers/);
 //  3. runs the suite (every ./test/e2e/*.e2e.ts file) once per target (KOBUN_E2E_TARGET=…),
 //     each in its own `bun test` process, then test/scratch/chroot.test.ts (the FROM scratch
@@ -10,7 +10,8 @@
 //
 // Env: KOBUN_E2E_TARGET (default "sandbox,cluster"), KOBUN_E2E_KUBECONFIG (explicit kubeconfig
 // of a cluster to use as the "cluster" target; never the default one), KOBUN_E2E_VERBOSE=1
-// (operators' logs to stderr), KOBUN_E2E_SKIP_BUILD=1 (reuse existing dist/ binaries).
+// (operators' logs to stderr), KOBUN_E2E_SKIP_BUILD=1 (reuse existing dist/ binaries),
+// KOBUN_E2E_KUBECTL (a kubectl to use instead of the one build.sh builds).
 
 import { join, resolve } from "node:path";
 
@@ -86,10 +87,11 @@ let failed = 0;
 let passed = 0;
 const timings: string[] = [];
 
-if (targets.includes("cluster") && !process.env.KOBUN_E2E_KUBECONFIG) {
-  const r = await step("control plane", [join(root, "test/cluster/build.sh")]);
+// build.sh also builds kubectl, which the kubectl suite needs on every target.
+if (!(process.env.KOBUN_E2E_KUBECONFIG && process.env.KOBUN_E2E_KUBECTL)) {
+  const r = await step("control plane + kubectl", [join(root, "test/cluster/build.sh")]);
   timings.push(`control-plane build ${r.s.toFixed(1)} s`);
-  // On failure the cluster target's scenarios still run, and fail with the reason.
+  // On failure the scenarios that need them still run, and fail with the reason.
 }
 
 if (!process.env.KOBUN_E2E_SKIP_BUILD) {
