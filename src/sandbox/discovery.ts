@@ -3,7 +3,8 @@
 
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
 
-const VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+/** the Kubernetes release whose API the sandbox follows (kubectl warns on a skew of more than one minor) */
+export const SERVED_VERSION = { major: "1", minor: "37", patch: "2" };
 
 export function apiVersions(): unknown {
   return {
@@ -38,8 +39,9 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
   const resources: unknown[] = [];
   for (const d of defs) {
     resources.push({
-      name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: VERBS,
+      name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs,
       ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
+      ...(d.categories.length ? { categories: d.categories } : {}),
     });
     if (d.statusVersions.has(version)) {
       resources.push({ name: `${d.plural}/status`, singularName: "", namespaced: d.namespaced, kind: d.kind, verbs: ["get", "patch", "update"] });
@@ -50,8 +52,10 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
 
 export function versionInfo(): unknown {
   return {
-    major: "1", minor: "31", gitVersion: "v1.31.0-kobun-sandbox", gitCommit: "0000000000000000000000000000000000000000",
-    gitTreeState: "clean", buildDate: "2024-08-13T00:00:00Z", goVersion: "bun", compiler: "bun",
+    major: SERVED_VERSION.major, minor: SERVED_VERSION.minor,
+    gitVersion: `v${SERVED_VERSION.major}.${SERVED_VERSION.minor}.${SERVED_VERSION.patch}-kobun-sandbox`,
+    gitCommit: "0000000000000000000000000000000000000000",
+    gitTreeState: "clean", buildDate: "2026-10-27T00:00:00Z", goVersion: `bun${Bun.version}`, compiler: "bun",
     platform: `${process.platform}/${process.arch}`,
   };
 }

@@ -3,7 +3,8 @@
 // optimistic concurrency, status subresource isolation, no-op writes, finalizers and
 // deletionTimestamp, namespace cascade, and CRD registration side effects.
 
-import { clone, deepEqual, jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
+import { clone, deepEqual, jsonPatch, mergePatch } from "./patch.ts";
+import { strategicMergePatch } from "./strategic.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { checkObjectSize } from "./limits.ts";
 import { applySchema, invalidError, type Cause } from "./schema.ts";

@@ -1,6 +1,5 @@
-// Patch application: JSON merge patch (RFC 7386), JSON patch (RFC 6902), and strategic
-// merge patch (approximated as merge patch, with `metadata.finalizers` merged as a set the
-// way ObjectMeta's patchStrategy=merge does). Errors are 422 Invalid / 415 as the real server.
+// Patch application: JSON merge patch (RFC 7386) and JSON patch (RFC 6902); strategic merge
+// patch is in strategic.ts. Errors are 422 Invalid / 415 as the real server.
 
 import { ApiStatusError } from "./status.ts";
 
@@ -36,26 +35,6 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);
   }
-  return out;
-}
-
-/** strategic merge patch, approximated: merge patch; finalizers are a merged set; `$patch`/`$`-directives dropped */
-export function strategicMergePatch(target: any, patch: any): unknown {
-  const addFinalizers: unknown = patch?.metadata?.finalizers;
-  const out: any = mergePatch(target, stripDirectives(patch));
-  if (Array.isArray(addFinalizers) && Array.isArray(target?.metadata?.finalizers)) {
-    const merged = [...target.metadata.finalizers];
-    for (const f of addFinalizers) if (!merged.includes(f)) merged.push(f);
-    out.metadata.finalizers = merged;
-  }
-  return out;
-}
-
-function stripDirectives(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(stripDirectives);
-  if (!isObj(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (!k.startsWith("$")) out[k] = stripDirectives(x);
   return out;
 }
 

@@ -200,3 +200,17 @@ function allowedByRBAC(store: Store, user: UserInfo, attrs: Attributes, problems
   }
   return false;
 }
+
+/** every rule that applies to `user` in `ns` (ClusterRoleBindings, then the namespace's RoleBindings) */
+export function rulesFor(store: Store, user: UserInfo, ns: string): any[] {
+  const out: any[] = [];
+  for (const { body } of store.list(resourceKey(RBAC, "clusterrolebindings"))) {
+    if (appliesTo(body.subjects, user, "")) out.push(...(rulesOf(store, { ...body.roleRef, kind: "ClusterRole" }, "", []) ?? []));
+  }
+  if (ns) {
+    for (const { body } of store.list(resourceKey(RBAC, "rolebindings"), ns)) {
+      if (appliesTo(body.subjects, user, ns)) out.push(...(rulesOf(store, body.roleRef, ns, []) ?? []));
+    }
+  }
+  return out;
+}

@@ -16,6 +16,12 @@ export interface ResourceDef {
   /** versions that have a /status subresource */
   statusVersions: Set<string>;
   shortNames: string[];
+  /** discovery categories: `kubectl get all` asks for every resource in "all" */
+  categories: string[];
+  /** the verbs discovery advertises; create-only reviews (reviews.ts) store nothing */
+  verbs: string[];
+  /** CRDs: each served version's additionalPrinterColumns (the Table columns of `kubectl get`) */
+  printerColumns?: Map<string, PrinterColumn[]>;
   /** set for resources defined by a CRD */
   crdName?: string;
   /**
@@ -29,15 +35,33 @@ export interface ResourceDef {
 }
 
 /** the key a resource's objects are stored under, independent of version */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+}
+
+/** what every stored resource answers to */
+export const STORED_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
 export function resourceKey(group: string, plural: string): string {
   return `${group}/${plural}`;
 }
 
-function builtin(group: string, version: string, plural: string, kind: string, namespaced: boolean, status: boolean, shortNames: string[] = []): ResourceDef {
+function builtin(group: string, version: string, plural: string, kind: string, namespaced: boolean, status: boolean,
+  shortNames: string[] = [], categories: string[] = [], verbs = STORED_VERBS): ResourceDef {
   return {
     group, versions: [version], plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced,
-    statusVersions: new Set(status ? [version] : []), shortNames, startRV: 0,
+    statusVersions: new Set(status ? [version] : []), shortNames, categories, verbs, startRV: 0,
   };
+}
+
+/** a create-only review: answered from the request, never stored (reviews.ts) */
+function review(group: string, plural: string, kind: string): ResourceDef {
+  return builtin(group, "v1", plural, kind, false, false, [], [], ["create"]);
 }
 
 export class ResourceRegistry {
@@ -54,11 +78,25 @@ export class ResourceRegistry {
       builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true, ["crd", "crds"]),
       // What `kobun manifests` emits, so its output can be applied to the sandbox as to a cluster.
       builtin("", "v1", "serviceaccounts", "ServiceAccount", true, false, ["sa"]),
-      builtin("apps", "v1", "deployments", "Deployment", true, true, ["deploy"]),
+      builtin("apps", "v1", "deployments", "Deployment", true, true, ["deploy"], ["all"]),
+      // The rest of the "all" category, stored as given (no controllers run here, as in
+      // test/cluster), so `kubectl get all` asks for the same kinds on both.
+      builtin("", "v1", "pods", "Pod", true, true, ["po"], ["all"]),
+      builtin("", "v1", "services", "Service", true, true, ["svc"], ["all"]),
+      builtin("", "v1", "replicationcontrollers", "ReplicationController", true, true, ["rc"], ["all"]),
+      builtin("apps", "v1", "daemonsets", "DaemonSet", true, true, ["ds"], ["all"]),
+      builtin("apps", "v1", "replicasets", "ReplicaSet", true, true, ["rs"], ["all"]),
+      builtin("apps", "v1", "statefulsets", "StatefulSet", true, true, ["sts"], ["all"]),
+      builtin("batch", "v1", "jobs", "Job", true, true, [], ["all"]),
+      builtin("batch", "v1", "cronjobs", "CronJob", true, true, ["cj"], ["all"]),
+      builtin("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, true, ["hpa"], ["all"]),
       builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, false),
       builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, false),
       builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, false),
       builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, false),
+      review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview"),
+      review("authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview"),
+      review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview"),
     ]) this.defs.set(resourceKey(def.group, def.plural), def);
   }
 
@@ -115,6 +153,9 @@ export class ResourceRegistry {
       namespaced: spec.scope === "Namespaced",
       statusVersions: new Set(versions.filter((v) => v?.served !== false && v?.subresources?.status !== undefined).map((v) => String(v.name))),
       shortNames: Array.isArray(names.shortNames) ? names.shortNames : [],
+      categories: Array.isArray(names.categories) ? names.categories : [],
+      verbs: STORED_VERBS,
+      printerColumns: crdPrinterColumns(versions),
       crdName: name,
       // a re-registration (CRD update) keeps serving from the same start
       startRV: existing?.startRV ?? 0,
@@ -143,6 +184,15 @@ function crdSchemas(spec: any): Map<string, Record<string, any>> | undefined {
   for (const v of Array.isArray(spec.versions) ? spec.versions : []) {
     const schema = v?.schema?.openAPIV3Schema ?? common;
     if (v?.served !== false && schema && typeof schema === "object") out.set(String(v.name), schema);
+  }
+  return out;
+}
+
+/** each served version's additionalPrinterColumns (absent: the default NAME and AGE columns) */
+function crdPrinterColumns(versions: any[]): Map<string, PrinterColumn[]> {
+  const out = new Map<string, PrinterColumn[]>();
+  for (const v of versions) {
+    if (v?.served !== false && Array.isArray(v?.additionalPrinterColumns)) out.set(String(v.name), v.additionalPrinterColumns);
   }
   return out;
 }

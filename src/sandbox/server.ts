@@ -9,6 +9,8 @@ import { listObjects } from "./list.ts";
 import { present, type Objects } from "./objects.ts";
 import { parse as parseYaml } from "yaml";
 import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { answerReview } from "./reviews.ts";
+import { toTable, wantsTable } from "./table.ts";
 import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
@@ -32,7 +34,13 @@ export interface ServerContext {
   log?: (line: string) => void;
 }
 
+/** a request body: JSON, or a built-in kind in protobuf (what client-go's typed clients send) */
 async function readJson(req: Request): Promise<any> {
+  if (mediaType(req) === "application/vnd.kubernetes.protobuf") {
+    // loaded on first use: `kobun dev` starts without protobufjs and its descriptor
+    const { decodeProtobufBody } = await import("./protobuf.ts");
+    return decodeProtobufBody(new Uint8Array(await req.arrayBuffer()));
+  }
   const text = await req.text();
   checkRequestSize(text);
   if (!text.trim()) return undefined;
@@ -75,7 +83,7 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
     ctx.faults.check(verb, plural);
     const stall = ctx.faults.stallFor(verb, plural);
     if (stall > 0) await Bun.sleep(stall);
-    res = await dispatch(ctx, req, target, verb, isWatch, q);
+    res = await dispatch(ctx, req, target, verb, isWatch, q, user);
   } catch (e) {
     const err = e instanceof ApiStatusError ? e : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
     res = errorResponse(err);
@@ -84,7 +92,7 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   return res;
 }
 
-async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typeof route>, verb: string, isWatch: boolean, q: URLSearchParams): Promise<Response> {
+async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typeof route>, verb: string, isWatch: boolean, q: URLSearchParams, user: UserInfo): Promise<Response> {
   switch (target.type) {
     case "discovery":
       if (req.method !== "GET" && req.method !== "HEAD") throw errors.methodNotAllowed();
@@ -112,6 +120,10 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     if (req.method !== "POST") throw errors.methodNotAllowed();
     return jsonResponse(ctx.saTokens.request(target.ns, target.name, await readJson(req)), 201);
   }
+  if (def.verbs.length === 1 && def.verbs[0] === "create") {
+    if (req.method !== "POST" || target.name || target.sub || target.ns) throw errors.methodNotAllowed();
+    return jsonResponse(answerReview(ctx.store, def, user, await readJson(req)), 201);
+  }
   if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";
@@ -123,11 +135,15 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     return startWatch(ctx, req, def, version, ns, name, q);
   }
   switch (verb) {
-    case "list":
+    case "list": {
       if (sub) throw errors.methodNotAllowed();
-      return jsonResponse(listObjects(ctx.store, def, version, ns, q));
-    case "get":
-      return out(ctx.objects.get(def, ns, name!));
+      const list = listObjects(ctx.store, def, version, ns, q) as { metadata: Record<string, unknown>; items: any[] };
+      return jsonResponse(wantsTable(req.headers.get("accept")) ? toTable(def, version, list.items, list.metadata) : list);
+    }
+    case "get": {
+      const obj = ctx.objects.get(def, ns, name!);
+      return wantsTable(req.headers.get("accept")) ? jsonResponse(toTable(def, version, [obj])) : out(obj);
+    }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
       return out(ctx.objects.create(def, version, ns, await readJson(req)), 201);
