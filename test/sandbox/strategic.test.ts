@@ -1,7 +1,9 @@
 // Strategic merge patch for built-in kinds (issue 18). The expected orders are what
 // kube-apiserver v1.37.2 answered to the same patches of a Deployment (test/cluster).
 import { describe, expect, test } from "bun:test";
+import { startSandbox } from "../../src/sandbox/index.ts";
 import { strategicMergePatch } from "../../src/sandbox/strategic.ts";
+import { api } from "./helpers.ts";
 
 const dep = (...names: string[]) => ({ spec: { template: { spec: { containers: names.map((n) => ({ name: n, image: `${n}:1` })) } } } });
 const patch = (containers: unknown[], extra: Record<string, unknown> = {}) => ({ spec: { template: { spec: { containers, ...extra } } } });
@@ -47,5 +49,18 @@ describe("strategic merge patch", () => {
 
   test("an element without its merge key → 422", () => {
     expect(() => strategicMergePatch(dep("a"), patch([{ image: "x" }]))).toThrow(/does not contain declared merge key: name/);
+  });
+
+  test("PATCH application/strategic-merge-patch+json of a Deployment adds a sidecar, keeps the app container", async () => {
+    const sb = await startSandbox();
+    try {
+      const path = "/apis/apps/v1/namespaces/default/deployments";
+      await api(sb, "POST", path, { metadata: { name: "web" }, ...dep("web") });
+      const r = await api(sb, "PATCH", `${path}/web`, patch([{ name: "side", image: "side:1" }]), "application/strategic-merge-patch+json");
+      expect(r.status).toBe(200);
+      expect(containers(r.body)).toEqual(["side=side:1", "web=web:1"]);
+    } finally {
+      await sb.stop();
+    }
   });
 });
