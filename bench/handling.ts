@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { KubeClient } from "../src/kube/client.ts";
 import { resourcePath, type Resource } from "../src/kube/types.ts";
-import { ResourceProcessor } from "../src/handling/processor.ts";
+import { Reconciler } from "../src/reconciling/reconciler.ts";
 import { Registry } from "../src/handling/registry.ts";
 import { Watcher } from "../src/watching/watcher.ts";
 import { lineReader } from "./common.ts";
@@ -118,7 +118,7 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
   await draining;
   Bun.gc(true);
 
-  // The operator: a watcher feeding a processor with one create handler.
+  // The operator: a watcher feeding a reconciler with one create handler.
   const registry = new Registry();
   let handled = 0;
   let allHandled!: () => void;
@@ -127,7 +127,7 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
     if (++handled === n) allHandled();
     return { message: `hello ${name}` };
   }, { id: "create_fn" });
-  const processor = new ResourceProcessor({ client, resource, registry, workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 } });
+  const processor = new Reconciler({ client, resource, registry, workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 } });
   const watcher = new Watcher(client, resource, { namespace: opNs });
   const ac = new AbortController();
   const opBefore = (await ask(`patches ${resource.plural}`)).patches;

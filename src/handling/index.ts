@@ -1,13 +1,12 @@
 // handling/: the registry and the public handler API (`on.*`, errors, filters), the engine
 // that decides causes, runs handlers with retries/timeouts/progress, manages the finalizer,
-// and writes one merged patch per cycle. Imports kube/, posting/, util/, and — only in
-// processor.ts, the glue the runtime feeds — queueing/.
+// and writes one merged patch per cycle. Imports kube/, posting/, util/; the per-object loop
+// that feeds it is reconciling/'s.
 // Must never talk HTTP except through kube/'s client, nor watch anything itself.
 
 export { on, registry, Registry, type On, type HandlerSpec } from "./registry.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
 export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
-export { ResourceProcessor, type ProcessorOptions } from "./processor.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./progress.ts";
 export type {
   Cause,

@@ -1,6 +1,6 @@
 // Answers to a cycle's write that the same write will get again, however often it is retried:
 // the object (with kobun's bookkeeping) is too large for the API server or for etcd. Retrying
-// would re-run the handlers forever (nolar/kopf#1087), so the processor reports such a refusal
+// would re-run the handlers forever (nolar/kopf#1087), so the reconciler reports such a refusal
 // once (a log line with the server's Status, and one Warning Event) and does not run the
 // object's handlers again until the object itself changes.
 // - 413 RequestEntityTooLarge: the request body is over the server's limit (3 MiB by default).

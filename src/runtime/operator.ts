@@ -16,7 +16,7 @@ import { Toggle } from "../util/toggle.ts";
 import { Health } from "../observability/health.ts";
 import { startProbeServer } from "../observability/probes.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
-import { ResourceProcessor } from "../handling/processor.ts";
+import { Reconciler } from "../reconciling/reconciler.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { peeringResource } from "../peering/index.ts";
@@ -107,11 +107,11 @@ async function operate(
   /** Aborts when objects of this namespace are taken away: running handlers there stop (ownership is exclusive). */
   const freezeSignal = (namespace: string | undefined) => ((namespace !== undefined && gates.get(namespace)) || toggle).runningSignal;
   const freezeGraceMs = settings.peering.freezeGracePeriod * 1000;
-  const processors = new Map<Resource, ResourceProcessor>();
+  const reconcilers = new Map<Resource, Reconciler>();
   for (const resource of resources) {
-    processors.set(
+    reconcilers.set(
       resource,
-      new ResourceProcessor({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, freezeSignal, freezeGraceMs }),
+      new Reconciler({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, freezeSignal, freezeGraceMs }),
     );
   }
 
@@ -139,7 +139,7 @@ async function operate(
    * cluster-wide stream of namespaced resources serving chosen namespaces is `routed`.
    */
   const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle, discovered = false, routed?: () => RoutedStream) => {
-    for (const [resource, processor] of processors) {
+    for (const [resource, reconciler] of reconcilers) {
       if (which === "namespaced" && !resource.namespaced) continue;
       if (which === "cluster-scoped" && resource.namespaced) continue;
       const ns = resource.namespaced ? namespace : null;
@@ -154,7 +154,7 @@ async function operate(
               // Cluster-wide watches still honour exclusions like `!kube-*`.
               const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
               if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
-              processor.accept(event);
+              reconciler.accept(event);
             },
             ...(route ? { restartSignal: route.restartSignal } : {}),
           },
@@ -240,7 +240,7 @@ async function operate(
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
   // Streams, peering and handlers are aborted together: watches close at once, handlers get
   // the grace period through their `signal`, peering removes its record meanwhile.
-  const handling = Promise.all([...processors.values()].map((p) => p.close(graceMs))).finally(() => handlersFinished());
+  const handling = Promise.all([...reconcilers.values()].map((p) => p.close(graceMs))).finally(() => handlersFinished());
   const [scopeReport, handlerReports] = await Promise.all([scope.close(graceMs + PEERING_EXIT_MS), handling]);
   const report: RunReport = { abandoned: [...scopeReport.abandoned, ...handlerReports.flatMap((r) => r.abandoned)] };
   await poster.flush(AbortSignal.timeout(1000));

@@ -3,7 +3,7 @@
 // the reason stands beside the row. Arrows point down: a room never imports one above it.
 // A room's own files may always import each other. `import type` counts like any import: a
 // type names the room it comes from, and a type-only arrow up the table is the same
-// tangle at compile time (it is how handling/processor.ts came to depend on config/).
+// tangle at compile time (it is how the per-object loop, once in handling/, came to depend on config/).
 
 import type { KnownViolation, RoomTable } from "./import-graph.ts";
 
@@ -20,7 +20,7 @@ export const ROOMS: RoomTable = {
   // Side room: probes and metrics are fed by the rooms above it, never the other way round.
   observability: ["util"],
   handling: ["kube", "posting", "util"],
-  // Not written yet (issue 12): the per-object state machine above queueing, watching, handling.
+  // The per-object loop above queueing, watching, handling (issue 12).
   reconciling: ["handling", "queueing", "watching", "kube", "posting", "util"],
   // Not written yet.
   sharding: ["kube", "watching", "util"],
@@ -51,14 +51,7 @@ export const ROOMS: RoomTable = {
  * Imports that break the table today and go away with a named later step. The test fails
  * when an entry no longer matches an import, so this list can only shrink.
  */
-export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [
-  // handling/processor.ts is the per-object loop, runtime wiring living in handling/; it
-  // moves to reconciling/ in issue 12's redesign, and these four go with it (or change rule).
-  { file: "handling/processor.ts", imports: "config", why: "issue 12: the per-object loop moves to reconciling/" },
-  { file: "handling/processor.ts", imports: "observability", why: "issue 12: the per-object loop moves to reconciling/" },
-  { file: "handling/processor.ts", imports: "queueing", why: "issue 12: the per-object loop moves to reconciling/" },
-  { file: "handling/processor.ts", imports: "watching", why: "issue 12: the per-object loop moves to reconciling/" },
-];
+export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [];
 
 /** Bare specifiers that point back into src/ (tsconfig `paths`, package.json `exports`). */
 export const ALIASES: Record<string, string> = { kobun: "index.ts", "kobun/sandbox": "sandbox/index.ts" };

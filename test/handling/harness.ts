@@ -1,5 +1,5 @@
 // A small harness that drives the handling engine without the runtime: a real sandbox API
-// server, a real KubeClient and Watcher, and a ResourceProcessor fed from the watch.
+// server, a real KubeClient and Watcher, and a Reconciler fed from the watch.
 // `until(pred)` re-checks its condition whenever the processor completes a write or a
 // handler or watch event happens — no sleeping as synchronisation.
 
@@ -9,7 +9,7 @@ import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Watcher } from "../../src/watching/watcher.ts";
-import { ResourceProcessor, type ProcessorOptions } from "../../src/handling/processor.ts";
+import { Reconciler, type ReconcilerOptions } from "../../src/reconciling/reconciler.ts";
 import { Registry } from "../../src/handling/registry.ts";
 import { EventPoster } from "../../src/posting/poster.ts";
 import { TaskScope } from "../../src/util/scope.ts";
@@ -32,7 +32,7 @@ export interface Harness {
   client: KubeClient;
   resource: Resource;
   registry: Registry;
-  processor: ResourceProcessor;
+  processor: Reconciler;
   poster: EventPoster;
   create(name: string, spec?: Record<string, any>, meta?: Record<string, any>): Promise<KubeObject>;
   get(name: string): any;
@@ -46,7 +46,7 @@ export interface Harness {
 
 export async function startHarness(
   options: {
-    plain?: boolean; registry?: Registry; processor?: Partial<ProcessorOptions>; sandbox?: Sandbox;
+    plain?: boolean; registry?: Registry; processor?: Partial<ReconcilerOptions>; sandbox?: Sandbox;
     /** Handle this (built-in) resource instead of the example CRD, e.g. "secrets/v1"; create() is then for the CRD only. */
     selector?: string;
   } = {},
@@ -90,12 +90,12 @@ export async function startHarness(
 
   let scope!: TaskScope;
   let poster!: EventPoster;
-  let processor!: ResourceProcessor;
+  let processor!: Reconciler;
   const start = () => {
     scope = new TaskScope("harness");
     poster = new EventPoster({ client: observed });
     poster.start(scope);
-    processor = new ResourceProcessor({ client: observed, resource, registry, poster, workers: { window: 0, idleMs: 1000 }, ...options.processor });
+    processor = new Reconciler({ client: observed, resource, registry, poster, workers: { window: 0, idleMs: 1000 }, ...options.processor });
     const watcher = new Watcher(client, resource, { streamingList: "never" });
     const p = processor;
     scope.spawn("watch", async (signal) => {

@@ -1,14 +1,13 @@
-// ResourceProcessor: the glue from one resource's WatchEvents to its handlers.
+// Reconciler: one resource's WatchEvents → its objects' handlers.
 // accept(event) → per-object worker (queueing/, keyed by uid, latest wins, batch window,
-// bounded concurrency) → on.event handlers → one cycle (cycle.ts) → one merged patch
-// (patching.ts) → Events (posting/) → a timer for delayed handlers, kept in the worker.
+// bounded concurrency) → on.event handlers → one cycle (handling/cycle.ts) → one merged patch
+// (handling/patching.ts) → Events (posting/) → a timer for delayed handlers, kept in the worker.
 //
-// Layering: this file is the one place in handling/ that imports queueing/ (which imports
-// only util/), so the runtime only has to create a processor and feed it events; the rest
-// of handling/ never sees a queue.
+// Layering: reconciling/ is the room above queueing/, watching/ and handling/: the runtime
+// only has to create a reconciler per resource and feed it events; handling/ never sees a queue.
 //
 // After its own PATCH, an object's older versions may still arrive from the watch: the
-// processor remembers the resourceVersion it wrote and skips events that are not newer
+// reconciler remembers the resourceVersion it wrote and skips events that are not newer
 // (compared as integers when both are; otherwise an equal version within a few seconds).
 // An echo that was queued while the object was still processing (it beat our write's answer)
 // is dropped from the queue the same way (Workers' `skip`), unless the cycle asked to run again.
@@ -18,37 +17,36 @@
 
 import type { KubeClient } from "../kube/client.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
-import type { Settings } from "../config/schema.ts";
-import type { Health } from "../observability/health.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import { Workers, type Outcome } from "../queueing/workers.ts";
 import { linkedSignal } from "../util/abort.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
-import { objectContext } from "./context.ts";
-import { runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "./cycle.ts";
-import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "./diffbase.ts";
-import { essenceOf } from "./essence.ts";
-import { LOST, whileOwned } from "./ownership.ts";
-import { deepEqual, matchMeta } from "./filters.ts";
-import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
-import type { StorageMode } from "./progress.ts";
-import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
-import type { HandlerSpec, Registry } from "./registry.ts";
-import type { HandlingDefaults } from "./runner.ts";
-import type { EventContext, EventHandlerFn } from "./types.ts";
+import { objectContext } from "../handling/context.ts";
+import { runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "../handling/cycle.ts";
+import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "../handling/diffbase.ts";
+import { essenceOf } from "../handling/essence.ts";
+import { LOST, whileOwned } from "../handling/ownership.ts";
+import { deepEqual, matchMeta } from "../handling/filters.ts";
+import { applyPlan, planWrites, type PatchTarget } from "../handling/patching.ts";
+import type { StorageMode } from "../handling/progress.ts";
+import { contentKey, isRefusedForSize, reportRefusal } from "../handling/refusal.ts";
+import type { HandlerSpec, Registry } from "../handling/registry.ts";
+import type { HandlingDefaults } from "../handling/runner.ts";
+import type { EventContext, EventHandlerFn } from "../handling/types.ts";
 
-export interface ProcessorOptions {
+export interface ReconcilerOptions {
   client: Pick<KubeClient, "patch" | "get">;
   /** The resolved resource (see `client.resolve(selector)` for each of `registry.selectors()`). */
   resource: Resource;
   registry: Registry;
   /** Workers and handling defaults come from here (overridden by `workers`/`handling`). */
-  settings?: Pick<Settings, "workers" | "handling">;
+  settings?: ReconcilerSettings;
   logger?: Logger;
   poster?: EventPoster;
-  health?: Health;
+  /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
+  health?: Counters;
   /** Aborting it aborts the handlers at once (like close(0)). */
   signal?: AbortSignal;
   /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */
@@ -70,6 +68,17 @@ export interface ProcessorOptions {
   freezeGraceMs?: number;
 }
 
+/** The part of config/'s Settings the reconciler reads (in seconds, as configured; diffBaseLimit in bytes). */
+export interface ReconcilerSettings {
+  readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
+  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
+}
+
+/** A sink for counters: reconciling/ names what it counts, observability/ keeps the figures. */
+export interface Counters {
+  count(name: string): void;
+}
+
 type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
 
 interface State extends ObjectState {
@@ -87,7 +96,7 @@ interface State extends ObjectState {
 
 const NON_NUMERIC_STALE_MS = 5000;
 
-export class ResourceProcessor {
+export class Reconciler {
   readonly resource: Resource;
   private readonly workers: Workers<Item>;
   private readonly states = new Map<string, State>();
@@ -97,10 +106,10 @@ export class ResourceProcessor {
   private readonly logger: Logger;
   private readonly hard = new AbortController();
   private readonly poster: EventPoster | undefined;
-  private readonly health: Health | undefined;
+  private readonly health: Counters | undefined;
   private readonly detach: () => void;
 
-  constructor(private readonly options: ProcessorOptions) {
+  constructor(private readonly options: ReconcilerOptions) {
     const { resource, registry, settings } = options;
     this.resource = resource;
     this.logger = options.logger ?? silentLogger;
