@@ -5,6 +5,7 @@
 import { Document, isMap } from "yaml";
 import { fixedNamespaces, type Settings } from "../config/index.ts";
 import type { KubeObject } from "../runtime/manifests.ts";
+import { CONFIG_DIR, CONFIG_FILE } from "./carried.ts";
 
 /**
  * Peak RSS of the example operator's binary (Bun 1.4.5) handling 10,000 tiny objects from a
@@ -25,10 +26,14 @@ export interface DeploymentOptions {
   namespace: string;
   image: string;
   settings: Settings;
+  /** Mount the ConfigMap `name` (carried.ts) and run with it as `--config`. */
+  config: boolean;
 }
 
 /** The Deployment as an object, for tests and for rendering. */
-export function deploymentObject({ name, namespace, image, settings }: DeploymentOptions): KubeObject {
+export function deploymentObject({ name, namespace, image, settings, config }: DeploymentOptions): KubeObject {
+  const args = runArgs(settings);
+  if (config) args.splice(1, 0, `--config=${CONFIG_DIR}/${CONFIG_FILE}`);
   return {
     apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
     spec: {
@@ -39,9 +44,11 @@ export function deploymentObject({ name, namespace, image, settings }: Deploymen
         metadata: { labels: { app: name } },
         spec: {
           serviceAccountName: name,
+          ...(config ? { volumes: [{ name: "config", configMap: { name } }] } : {}),
           securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } },
           containers: [{
-            name, image, args: runArgs(settings),
+            name, image, args,
+            ...(config ? { volumeMounts: [{ name: "config", mountPath: CONFIG_DIR, readOnly: true }] } : {}),
             // POD_ID names this replica in peering; POD_NAMESPACE is where the operator keeps
             // its Lease (lease mode), which is where `kobun manifests` grants it.
             env: [

@@ -1,6 +1,7 @@
 // `kobun manifests`: everything needed to deploy this operator, derived from its handlers:
 // the CRDs shipped beside the handlers, the peering CRDs, a least-privilege ServiceAccount with
-// its roles and bindings (rbac.ts), and a Deployment running the binary (deployment.ts).
+// its roles and bindings (rbac.ts), the settings its flags cannot say in a ConfigMap (carried.ts),
+// and a Deployment running the binary (deployment.ts).
 
 import { stringify } from "yaml";
 import type { Settings } from "../config/index.ts";
@@ -8,6 +9,7 @@ import { manifestObjects, peeringCRDs, registry, type KubeObject, type Manifest,
 import { parseRunFlags, resolveSettings } from "../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
 import { readFlags, stringFlag } from "./args.ts";
+import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
 
@@ -29,7 +31,9 @@ export function renderManifests(options: ManifestOptions): string {
     ...(settings.peering.standalone || settings.peering.mode === "lease" ? [] : peeringCRDs(settings.peering.group)),
     ...rbacObjects(name, namespace, settings, rules),
   ];
-  return [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings })].join("---\n");
+  const carried = carriedSettings(settings);
+  if (carried) docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { [CONFIG_FILE]: stringify(carried) } });
+  return [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null })].join("---\n");
 }
 
 function handlerCRDs(manifests: Manifest[]): KubeObject[] {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
+import { parseRunFlags, resolveSettings } from "../../src/config/index.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 
 const repo = join(import.meta.dir, "../..");
@@ -187,4 +188,39 @@ test("the Deployment runs with the namespaces and peering choices its RBAC was m
   expect(args(["-n", "team-*", "-n", "!team-x", "--peering", "ops", "--priority", "5"]))
     .toEqual(["run", "--namespace=team-*", "--namespace=!team-x", "--peering=ops", "--priority=5", "--liveness=http://0.0.0.0:8080/healthz"]);
   expect(args(["-A", "-n", "!kube-*"])).toEqual(["run", "--all-namespaces", "--namespace=!kube-*", "--liveness=http://0.0.0.0:8080/healthz"]);
+}, 20_000);
+
+test("settings only kobun.yaml can say reach the Deployment: a ConfigMap mounted as --config gives `kobun run` the same settings", () => {
+  using config = withConfig([
+    "peering: { mode: lease, name: my-lease }", "watching: { clusterWideAbove: 3, serverTimeout: 120 }", "logging: { format: json }",
+    "kube: { kubeconfig: /home/someone/.kube/config, requestTimeout: 30 }", "",
+  ].join("\n"));
+  const flags = ["--config", config.path, "-n", "team-*", "-n", "!team-x"];
+  const { code, docs } = manifests([...flags, "--name", "op", "--operator-namespace", "ops"]);
+  expect(code).toBe(0);
+  const configMap = docs.find((d) => d.kind === "ConfigMap");
+  expect(configMap.metadata).toEqual({ name: "op", namespace: "ops" });
+  const file = parse(configMap.data["kobun.yaml"]);
+  // the laptop's kubeconfig stays behind: in the cluster the ServiceAccount's credentials are used
+  expect(file).toEqual({ peering: { mode: "lease" }, watching: { serverTimeout: 120, clusterWideAbove: 3 }, logging: { format: "json" }, kube: { requestTimeout: 30 } });
+  const pod = docs.find((d) => d.kind === "Deployment").spec.template.spec;
+  expect(pod.volumes).toEqual([{ name: "config", configMap: { name: "op" } }]);
+  expect(pod.containers[0].volumeMounts).toEqual([{ name: "config", mountPath: "/etc/kobun", readOnly: true }]);
+  const args: string[] = pod.containers[0].args;
+  expect(args.slice(0, 2)).toEqual(["run", "--config=/etc/kobun/kobun.yaml"]);
+
+  // `kobun run` with the Deployment's arguments and that file: the settings manifests was made for
+  const run = parseRunFlags(args.slice(2).filter((a) => !a.startsWith("--liveness")));
+  const inCluster = resolveSettings({ fileData: file, flags: run.flags });
+  const here = resolveSettings({ flags: parseRunFlags(flags).flags });
+  const comparable = (s: any) => ({ ...s, kube: { ...s.kube, kubeconfig: null }, probes: null });
+  expect(comparable(inCluster)).toEqual(comparable(here));
+}, 20_000);
+
+test("no ConfigMap and no volume when the flags say everything", () => {
+  const { docs } = manifests(["-n", "team-a", "--standalone", "--priority", "3"]);
+  expect(docs.filter((d) => d.kind === "ConfigMap")).toEqual([]);
+  const pod = docs.find((d) => d.kind === "Deployment").spec.template.spec;
+  expect(pod.volumes).toBeUndefined();
+  expect(pod.containers[0].args.some((a: string) => a.startsWith("--config"))).toBe(false);
 }, 20_000);

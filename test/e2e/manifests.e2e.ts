@@ -1,5 +1,6 @@
 // `kobun manifests` against the API server's verdict: every document of its output applies,
-// and the operator, run with the Deployment's own arguments under the RBAC printed beside it,
+// and the operator, run with the Deployment's own arguments (and its ConfigMap as the mounted
+// kobun.yaml) under the RBAC printed beside it,
 // does its whole job without one 403, for each namespace layout (fixed names, a glob, -A) and
 // each peering mode (standalone, peering, lease). And the Deployment's pod passes Pod Security
 // `restricted` on a namespace that enforces it (the real kube-apiserver's PodSecurity admission).
@@ -44,12 +45,18 @@ function example(name: string, namespace: string): KubeObject {
   return { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name, namespace }, spec: { field: "value", items: ["a"] } };
 }
 
-/** The Deployment's container arguments, with the probe moved to a free loopback port. */
-function deploymentArgs(docs: KubeObject[]): string[] {
+/**
+ * The Deployment's container arguments, with the probe moved to a free loopback port and the
+ * mounted ConfigMap (if any) written to `home` instead, as the kubelet would mount it.
+ */
+function deploymentArgs(docs: KubeObject[], home: string): string[] {
   const deployment = docs.find((d) => d.kind === "Deployment")!;
   const args: string[] = deployment.spec!.template.spec.containers[0].args;
   expect(args[0]).toBe("run");
-  return args.slice(1).map((a) => (a.startsWith("--liveness=") ? "--liveness=http://127.0.0.1:0/healthz" : a));
+  const mounted = join(home, "mounted-kobun.yaml");
+  const configMap = docs.find((d) => d.kind === "ConfigMap");
+  if (configMap) writeFileSync(mounted, (configMap.data as Record<string, string>)["kobun.yaml"]!);
+  return args.slice(1).map((a) => (a.startsWith("--liveness=") ? "--liveness=http://127.0.0.1:0/healthz" : a === "--config=/etc/kobun/kobun.yaml" ? `--config=${mounted}` : a));
 }
 
 /** Creates an object in `ns` and waits until the operator handled it (create_fn), then deletes it and waits until it is gone. */
@@ -82,7 +89,7 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
     let cleanup = async () => {};
     try {
       const namespaces = layout === "a glob" ? ["-n", `${prefix}-*`] : layout === "all namespaces" ? ["-A"] : served.flatMap((ns) => ["-n", ns]);
-      // What only kobun.yaml can say; the run gets the same file (the Deployment does not carry it)
+      // What only kobun.yaml can say: the Deployment carries it in a ConfigMap
       const settings = {
         ...(mode === "lease" ? { peering: { mode: "lease", name: peeringName } } : {}),
         ...(layout.startsWith("more") ? { watching: { clusterWideAbove: 1 } } : {}),
@@ -95,7 +102,7 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
       const applied = await applyRbacAndToken(t, docs, home, { deployment: true });
       cleanup = applied.cleanup;
 
-      const op = startOperator(`op-${layout}-${mode}`, applied.kubeconfig, [...configArgs, ...deploymentArgs(docs)], undefined, { POD_NAMESPACE: own });
+      const op = startOperator(`op-${layout}-${mode}`, applied.kubeconfig, deploymentArgs(docs, home), undefined, { POD_NAMESPACE: own });
       await whileRunning(op, async () => {
         const probe = (await op.waitForLog(/serving probes/, 15_000)).match(/url=(\S+)/)?.[1];
         for (const ns of served) await handledThrough(t, op, ns);
@@ -134,7 +141,10 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
       await t.client.patch(NAMESPACES, null, ns, { metadata: { labels: {
         "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "latest",
       } } }, { type: "merge" });
+      // with a kobun.yaml, so that the template mounts its ConfigMap too
+      writeFileSync(join(home, "kobun.yaml"), "logging: { format: json }\n");
       const template = manifests(home, ["-A"]).find((d) => d.kind === "Deployment")!.spec!.template;
+      expect(template.spec.volumes).toEqual([{ name: "config", configMap: { name: "kobun-operator" } }]);
       const pod: KubeObject = { apiVersion: "v1", kind: "Pod", metadata: { ...template.metadata, name: uniqueName("pod"), namespace: ns }, spec: structuredClone(template.spec) };
       change(pod);
       return await t.client.request<KubeObject>("POST", `/api/v1/namespaces/${ns}/pods`, { body: pod, query: { dryRun: "All" } })

@@ -19,6 +19,7 @@ export const MANIFEST_KINDS: Record<string, Resource> = {
   ClusterRole: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false, statusSubresource: false },
   ClusterRoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false, statusSubresource: false },
   Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true },
+  ConfigMap: { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false },
 };
 
 /** `dist/kobun manifests ...args` (cwd and HOME in `home`): the parsed documents. */
