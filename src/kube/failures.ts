@@ -4,6 +4,7 @@
 
 import { ApiError, ConnectionError, isStatus } from "./errors.ts";
 import type { Status } from "./types.ts";
+import { withoutCredentials } from "../util/redact.ts";
 
 const REASONS: Record<number, string> = {
   400: "BadRequest",
@@ -48,7 +49,9 @@ export async function apiErrorFrom(response: Response, method: string, path: str
     status: "Failure",
     code,
     reason: REASONS[code] ?? (code >= 500 ? "InternalError" : "Unknown"),
-    message: text.trim().slice(0, 500) || response.statusText || `HTTP ${code}`,
+    // Not the API server's own words: a proxy's page may echo our request (its Authorization,
+    // a Secret we sent), so credential-shaped runs are cut before it reaches any log.
+    message: withoutCredentials(text.trim()).slice(0, 500) || response.statusText || `HTTP ${code}`,
   };
   let retryAfter = parseRetryAfter(response.headers.get("retry-after"));
   if (retryAfter === undefined && typeof status.details?.retryAfterSeconds === "number") retryAfter = status.details.retryAfterSeconds;

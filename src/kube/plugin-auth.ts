@@ -10,6 +10,7 @@
 
 import type { Cluster, Context } from "@kubernetes/client-node/dist/config_types.js";
 import type { KubeconfigUser } from "./kubeconfig.ts";
+import { withoutCredentials } from "../util/redact.ts";
 
 export interface PluginCredential {
   /** The Authorization header value, if the plugin gave a token. */
@@ -144,7 +145,8 @@ function validUntil(now: number, expiry: number | undefined): number {
   return Math.min(now + RECHECK_MS, Math.max(now, expiry - EXPIRY_MARGIN_MS));
 }
 
+/** The first line of a plugin's complaint, without anything credential-shaped (it may print its token). */
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return (text.trim().split("\n")[0] ?? "").slice(0, 300) || "(no message)";
+  return withoutCredentials(text.trim().split("\n")[0] ?? "").slice(0, 300) || "(no message)";
 }
