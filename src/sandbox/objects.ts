@@ -69,7 +69,8 @@ export class Objects {
     }
   }
 
-  create(def: ResourceDef, version: string, ns: string, input: any): any {
+  /** `strict`: fieldValidation=Strict, unknown fields of a custom resource are a 400 instead of pruned */
+  create(def: ResourceDef, version: string, ns: string, input: any, strict = false): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     if (input.kind !== undefined && input.kind !== def.kind) {
       throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
@@ -104,7 +105,7 @@ export class Objects {
     if (!def.namespaced) delete body.metadata.namespace;
     if (this.hasStatus(def, version)) delete body.status;
     if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
-    this.validate(def, version, body);
+    this.validate(def, version, body, undefined, strict);
     checkObjectSize(def.group, def.kind, body);
     let served: ResourceDef | undefined;
     if (def.plural === "customresourcedefinitions") {
@@ -118,7 +119,7 @@ export class Objects {
   }
 
   /** PUT and the common tail of PATCH */
-  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status"): any {
+  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", strict = false): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     const old = this.get(def, ns, name);
     const inMeta = input.metadata ?? {};
@@ -167,7 +168,7 @@ export class Objects {
           `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`);
       }
     }
-    this.validate(def, version, next, old);
+    this.validate(def, version, next, old, strict);
     const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
     if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     if (deepEqual(old, next)) return old;
@@ -190,9 +191,9 @@ export class Objects {
    * resources are pruned and type-checked by their version's structural schema (schema.ts);
    * Events get the legacy Event validation (the namespace of the involved object). Throws 422.
    */
-  private validate(def: ResourceDef, version: string, body: any, old?: any): void {
+  private validate(def: ResourceDef, version: string, body: any, old?: any, strict = false): void {
     if (def.crdName) {
-      applySchema(def.schemas?.get(version), def.group, def.kind, body, old);
+      applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
       return;
     }
     if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
@@ -201,7 +202,7 @@ export class Objects {
     }
   }
 
-  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status"): any {
+  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false): any {
     const old = this.get(def, ns, name);
     const current = present(def, version, old);
     let patched: any;
@@ -223,7 +224,7 @@ export class Objects {
       throw errors.badRequest("the patch did not produce a JSON object");
     }
     patched.metadata ??= {};
-    return this.update(def, version, ns, name, patched, sub);
+    return this.update(def, version, ns, name, patched, sub, strict);
   }
 
   delete(def: ResourceDef, ns: string, name: string, options: any): any {

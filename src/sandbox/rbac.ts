@@ -90,7 +90,7 @@ export type Attributes =
   | { resource: false; verb: string; path: string };
 
 export function requestAttributes(target: Target, method: string, path: string, q: URLSearchParams): Attributes | "open" {
-  if (target.type === "discovery" || target.type === "group" || target.type === "groupVersion") return "open";
+  if (target.type === "discovery" || target.type === "group" || target.type === "groupVersion" || target.type === "openapi") return "open";
   if (target.type === "unknown") return { resource: false, verb: method.toLowerCase(), path };
   const watch = target.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1";
   let name = target.name ?? "";

@@ -35,10 +35,10 @@ function childSchema(s: Schema, key: string): Schema | undefined {
 }
 
 /** prune in place: drop undeclared fields and non-nullable nulls; `root` keeps apiVersion/kind/metadata */
-export function prune(value: unknown, s: Schema | undefined, root = false): void {
+export function prune(value: unknown, s: Schema | undefined, root = false, pruned?: string[], path = ""): void {
   if (!s || s["x-kubernetes-int-or-string"]) return;
   if (Array.isArray(value)) {
-    if (isObj(s.items)) for (const item of value) prune(item, s.items as Schema);
+    if (isObj(s.items)) value.forEach((item, i) => prune(item, s.items as Schema, false, pruned, `${path}[${i}]`));
     return;
   }
   if (!isObj(value)) return;
@@ -49,14 +49,17 @@ export function prune(value: unknown, s: Schema | undefined, root = false): void
     if (keep && ROOT_KEEP.has(key)) continue;
     const child = childSchema(s, key);
     if (!child) {
-      if (!preserve && !anyProps) delete value[key];
+      if (!preserve && !anyProps) {
+        delete value[key];
+        pruned?.push(path ? `${path}.${key}` : key);
+      }
       continue;
     }
     if (value[key] === null && child.nullable !== true && child.default === undefined) {
       delete value[key];
       continue;
     }
-    prune(value[key], child);
+    prune(value[key], child, false, pruned, path ? `${path}.${key}` : key);
   }
 }
 
@@ -113,9 +116,14 @@ export function invalidError(group: string, kind: string, name: string, causes: 
  * Prune `body` (in place) by the version's schema and check its types; throws 422 Invalid.
  * `old` is the stored object on update (for ratcheting). No schema: nothing to do.
  */
-export function applySchema(schema: Schema | undefined, group: string, kind: string, body: any, old?: any): void {
+export function applySchema(schema: Schema | undefined, group: string, kind: string, body: any, old?: any, strict = false): void {
   if (!isObj(schema)) return;
-  prune(body, schema, true);
+  const pruned: string[] = [];
+  prune(body, schema, true, pruned);
+  if (strict && pruned.length) {
+    // fieldValidation=Strict: what would be pruned is refused, as the real server's strict decoding
+    throw new ApiStatusError(400, "BadRequest", `${kind} in version "${String(body?.apiVersion ?? "").split("/").pop()}" cannot be handled as a ${kind}: strict decoding error: ${pruned.map((p) => `unknown field "${p}"`).join(", ")}`);
+  }
   const causes: Cause[] = [];
   validateTypes(body, schema, "", old, causes, true);
   if (causes.length) throw invalidError(group, kind, body?.metadata?.name ?? "", causes);

@@ -9,6 +9,7 @@ import { listObjects } from "./list.ts";
 import { present, type Objects } from "./objects.ts";
 import { parse as parseYaml } from "yaml";
 import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { openapiResponse } from "./openapi.ts";
 import { answerReview } from "./reviews.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { route, verbOf } from "./routing.ts";
@@ -110,6 +111,12 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
       if (!doc) throw errors.pageNotFound();
       return jsonResponse(doc);
     }
+    case "openapi": {
+      if (req.method !== "GET" && req.method !== "HEAD") throw errors.methodNotAllowed();
+      const res = target.version === "v3" ? openapiResponse(ctx.registry, target.rest, req, q.get("hash")) : undefined;
+      if (!res) throw errors.pageNotFound();
+      return res;
+    }
     case "unknown":
       throw errors.pageNotFound();
   }
@@ -129,6 +136,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
   const out = (body: any, code = 200) => jsonResponse(present(def, version, body), code);
+  const strict = q.get("fieldValidation") === "Strict";
 
   if (isWatch) {
     if (req.method !== "GET") throw errors.methodNotAllowed();
@@ -146,14 +154,14 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
-      return out(ctx.objects.create(def, version, ns, await readJson(req)), 201);
+      return out(ctx.objects.create(def, version, ns, await readJson(req), strict), 201);
     }
     case "update":
-      return out(ctx.objects.update(def, version, ns, name!, await readJson(req), sub));
+      return out(ctx.objects.update(def, version, ns, name!, await readJson(req), sub, strict));
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q);
-      return out(ctx.objects.patch(def, version, ns, name!, type, await readJson(req), sub));
+      return out(ctx.objects.patch(def, version, ns, name!, type, await readJson(req), sub, strict));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();
