@@ -62,7 +62,14 @@ export interface CyclePlan {
   essence: Essence | undefined;
 }
 
-export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): Promise<CyclePlan> {
+/** What to do about kobun's finalizer this cycle: decided by the caller (reconciling/finalizer.ts's table). */
+export type FinalizerAction = "add" | "run-delete-handlers" | "release" | "nothing";
+
+/**
+ * Runs one cycle of `body` and plans its writes. `finalizer`: the table's action for the object
+ * (`needsFinalizer` tells the table whether a delete handler applies).
+ */
+export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, finalizer: FinalizerAction): Promise<CyclePlan> {
   const meta = body.metadata;
   const initial = !state.seen;
   state.seen = true;
@@ -72,7 +79,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   };
   if (env.handlers.length === 0) return plan;
   const deleting = Boolean(meta.deletionTimestamp);
-  const hasFinalizer = meta.finalizers?.includes(FINALIZER) ?? false;
+  const change = finalizer === "add" ? "add" : finalizer === "release" ? "remove" : undefined;
   const book = readBookkeeping(body, env.ids);
   const base = objectContext(body, env.resource, state.memo, env.logger, signal);
   const purposeOf = (spec: HandlerSpec, cause: Cause): Cause => (spec.kind === "resume" ? "resume" : cause);
@@ -90,7 +97,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   let diff: Diff = [];
   let diffUnavailable = false;
   if (deleting) {
-    if (!hasFinalizer) return { ...plan, cause: "free" };
+    if (finalizer !== "run-delete-handlers") return { ...plan, cause: "free" };
     cause = "delete";
   } else {
     newE = essenceOf(body);
@@ -101,7 +108,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
       ({ diff, unavailable: diffUnavailable } = diffFromBase(book.base, redacted, salt));
       if (diff.length) cause = "update";
       else if ((initial && env.hasResume) || pendingResume()) cause = "resume";
-      else return { ...plan, finalizer: finalizerChange(env, base, body, hasFinalizer) };
+      else return { ...plan, finalizer: change };
     }
   }
   plan.cause = cause;
@@ -141,7 +148,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     selected.push({ spec, ctx, record });
   }
 
-  if (!deleting) plan.finalizer = finalizerChange(env, base, body, hasFinalizer);
+  if (!deleting) plan.finalizer = change;
   const due = selected.filter(({ record }) => isPending(record) && !(record?.delayed && Date.parse(record.delayed) > now));
   if (plan.finalizer === "add" && due.length > 0) {
     // Kopf's order: hold the object with the finalizer before any handler can have side effects,
@@ -227,17 +234,22 @@ function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {
   return matchValue(o.value, ctx.new) && matchValue(o.old, ctx.old) && matchValue(o.new, ctx.new);
 }
 
-/** Whether our finalizer must be added or removed: held only while a non-optional delete handler applies. */
-function finalizerChange(env: CycleEnv, base: ObjectContext, body: KubeObject, has: boolean): "add" | "remove" | undefined {
-  let needed = false;
+/** Whether kobun's finalizer is needed: while a non-optional delete handler applies. */
+export function needsFinalizer(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): boolean {
+  let base: ObjectContext | undefined;
   for (const spec of env.handlers) {
     if (spec.kind !== "delete" || spec.options.optional || !metaMatches(spec, body)) continue;
     if (spec.options.when) {
+      base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
       const ctx = { ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0, started: new Date(), runtime: 0, diffUnavailable: false } as HandlerContext;
       if (!spec.options.when(ctx)) continue;
     }
-    needed = true;
-    break;
+    return true;
   }
-  return needed && !has ? "add" : !needed && has ? "remove" : undefined;
+  return false;
+}
+
+/** Whether the object carries kobun's finalizer. */
+export function hasFinalizer(body: KubeObject): boolean {
+  return body.metadata.finalizers?.includes(FINALIZER) ?? false;
 }

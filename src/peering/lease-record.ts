@@ -2,6 +2,7 @@
 // lease, a renewal (or takeover), a release, and resourceVersion ordering.
 
 import type { KubeObject } from "../kube/types.ts";
+import { compareResourceVersions } from "../kube/versions.ts";
 
 export interface LeaseSpec {
   holderIdentity?: string | null;
@@ -53,8 +54,8 @@ export function releasedLease(lease: KubeObject, now: number): KubeObject {
   return { ...lease, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: microTime(now), renewTime: microTime(now) } };
 }
 
-/** Is resourceVersion `a` newer than `b`? Numeric when both are (etcd's are); otherwise assume yes. */
+/** Is resourceVersion `a` newer than `b`? Ordered as kube/versions.ts justifies; without an order, assume yes. */
 export function newer(a: string | undefined, b: string | undefined): boolean {
-  if (a === undefined || b === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return true;
-  return BigInt(a) > BigInt(b);
+  if (a === undefined || b === undefined) return true;
+  return (compareResourceVersions(a, b) ?? 1) > 0;
 }

@@ -1,0 +1,90 @@
+// What a Reconciler is built from: its options, the part of the settings it reads, and the
+// handling engine's environment derived from them (the defaults, the diff base policy).
+
+import type { KubeClient } from "../kube/client.ts";
+import type { Resource } from "../kube/types.ts";
+import type { EventPoster } from "../posting/poster.ts";
+import type { Logger } from "../util/log.ts";
+import type { CycleEnv } from "../handling/cycle.ts";
+import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "../handling/diffbase.ts";
+import type { StorageMode } from "../handling/progress.ts";
+import type { HandlerSpec, Registry } from "../handling/registry.ts";
+import type { HandlingDefaults } from "../handling/runner.ts";
+
+export interface ReconcilerOptions {
+  client: Pick<KubeClient, "patch" | "get">;
+  /** The resolved resource (see `client.resolve(selector)` for each of `registry.selectors()`). */
+  resource: Resource;
+  registry: Registry;
+  /** Workers and handling defaults come from here (overridden by `workers`/`handling`). */
+  settings?: ReconcilerSettings;
+  logger?: Logger;
+  poster?: EventPoster;
+  /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
+  health?: Counters;
+  /** Aborting it aborts the handlers at once (like close(0)). */
+  signal?: AbortSignal;
+  /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */
+  workers?: { window?: number; limit?: number; idleMs?: number };
+  handling?: Partial<HandlingDefaults>;
+  /** Largest diff base stored on an object, in bytes (default: settings' handling.diffBaseLimit). */
+  diffBaseLimit?: number;
+  /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
+  storage?: StorageMode;
+  /**
+   * The running signal of the freeze gate of this namespace (undefined: cluster-scoped): it
+   * aborts when the objects there are taken away, and is aborted while they are frozen. A frozen
+   * object's queued item or due retry is dropped unhandled: another operator owns it, and the
+   * relist on resume brings it back (seed 000). A freeze aborts the handlers running there and
+   * discards their cycles (ownership.ts).
+   */
+  freezeSignal?(namespace: string | undefined): AbortSignal;
+  /** How long handlers may go on after a freeze before they are abandoned, in ms. Default 2000. */
+  freezeGraceMs?: number;
+}
+
+/** The part of config/'s Settings the reconciler reads (in seconds, as configured; diffBaseLimit in bytes). */
+export interface ReconcilerSettings {
+  readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
+  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
+}
+
+/** A sink for counters: reconciling/ names what it counts, observability/ keeps the figures. */
+export interface Counters {
+  count(name: string): void;
+}
+
+/** The engine's environment for the resource's changing handlers, and its on.event handlers apart. */
+export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: CycleEnv; events: HandlerSpec[] } {
+  const { resource, registry, settings } = options;
+  const all = registry.forResource(resource);
+  const changing = all.filter((h) => h.kind !== "event");
+  const events = all.filter((h) => h.kind === "event");
+  const env: CycleEnv = {
+    resource,
+    handlers: changing,
+    ids: [...new Set(changing.map((h) => h.id))],
+    hasResume: changing.some((h) => h.kind === "resume"),
+    defaults: {
+      retries: options.handling?.retries !== undefined ? options.handling.retries : (settings?.handling.retries || null),
+      backoff: options.handling?.backoff ?? settings?.handling.backoff ?? 60,
+      timeout: options.handling?.timeout !== undefined ? options.handling.timeout : (settings?.handling.timeout ?? null),
+    },
+    diffBase: {
+      sensitive: sensitiveFields(resource, all.flatMap((h) => h.sensitive ?? [])),
+      limit: options.diffBaseLimit ?? settings?.handling.diffBaseLimit ?? DEFAULT_DIFF_BASE_LIMIT,
+    },
+    logger,
+  };
+  return { env, events };
+}
+
+/** The workers' timing in ms: options override the settings (which are in seconds). */
+export function workerTimingOf(options: ReconcilerOptions): { window: number; limit: number; idleMs: number } {
+  const { settings } = options;
+  return {
+    window: options.workers?.window ?? (settings ? settings.workers.batchWindow * 1000 : 100),
+    limit: options.workers?.limit ?? settings?.workers.limit ?? 100,
+    idleMs: options.workers?.idleMs ?? (settings ? settings.workers.idleTimeout * 1000 : 10_000),
+  };
+}

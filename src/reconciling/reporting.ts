@@ -1,0 +1,68 @@
+// What the reconciler tells about a cycle, and the on.event handlers it runs beside it:
+// one log line per handler run, its counter, and an Event on the object (kubectl describe).
+
+import type { KubeObject, Resource } from "../kube/types.ts";
+import type { EventPoster } from "../posting/poster.ts";
+import type { Logger } from "../util/log.ts";
+import type { WatchEvent } from "../watching/types.ts";
+import { objectContext } from "../handling/context.ts";
+import type { CyclePlan } from "../handling/cycle.ts";
+import { matchMeta } from "../handling/filters.ts";
+import type { HandlerSpec } from "../handling/registry.ts";
+import type { EventContext, EventHandlerFn } from "../handling/types.ts";
+import type { Counters } from "./options.ts";
+
+/** An object event: what reaches an object's worker (relist markers do not). */
+export type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
+
+/** Where a resource's handler runs are told, and its on.event handlers. */
+export interface Audience {
+  resource: Resource;
+  logger: Logger;
+  poster: EventPoster | undefined;
+  health: Counters | undefined;
+  events: readonly HandlerSpec[];
+}
+
+/** Runs the on.event handlers of one event, in order; their failures are logged, never retried. */
+export async function runEventHandlers(to: Audience, item: Item, memo: Record<string, any>, signal: AbortSignal): Promise<void> {
+  const body = item.object;
+  const base = objectContext(body, to.resource, memo, to.logger, signal);
+  for (const spec of to.events) {
+    if (!matchMeta(spec.options.labels, body.metadata.labels) || !matchMeta(spec.options.annotations, body.metadata.annotations)) continue;
+    const ctx: EventContext = { ...base, type: item.type, logger: to.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
+    try {
+      if (spec.options.when && !(spec.options.when as unknown as (c: EventContext) => boolean)(ctx)) continue;
+      await (spec.fn as EventHandlerFn)(ctx);
+    } catch (error) {
+      ctx.logger.error("event handler failed (event handlers are not retried)", { error });
+    }
+  }
+}
+
+/** Logs and posts the outcome of every handler that ran. */
+export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): void {
+  for (const { spec, outcome, retry } of plan.runs) {
+    const fields = { namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id, cause: plan.cause };
+    if (outcome.kind === "success") {
+      const message = `Handler '${spec.id}' succeeded.`;
+      if (outcome.ignored) to.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...fields, error: outcome.ignored });
+      else to.logger.info(message, fields);
+      to.health?.count(`kobun_handler_runs_total{outcome="success"}`);
+      to.poster?.post(body, "Normal", "Logging", message, "info");
+    } else if (outcome.kind === "retry") {
+      const message = `Handler '${spec.id}' failed temporarily: ${outcome.error.message}`;
+      to.logger.warn(message, { ...fields, retry, retryIn: outcome.delay });
+      to.health?.count(`kobun_handler_runs_total{outcome="retry"}`);
+      to.poster?.post(body, "Warning", "Logging", message, "warn");
+    } else if (outcome.kind === "failure") {
+      const message = `Handler '${spec.id}' failed permanently: ${outcome.error.message}`;
+      to.logger.error(message, { ...fields, retry });
+      to.health?.count(`kobun_handler_runs_total{outcome="failure"}`);
+      to.poster?.post(body, "Warning", "Logging", message, "error");
+    }
+  }
+  if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length) {
+    to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
+  }
+}
