@@ -18,6 +18,8 @@ export interface FlagValues {
   /** Name of the peering object. */
   peering: string;
   liveness: string;
+  webhooksUrl: string;
+  webhooksName: string;
   logFormat: string;
   /** Log level debug. */
   verbose: boolean;
@@ -48,6 +50,8 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "priority", long: "priority", value: "N", doc: "Peering priority (integer)." },
   { key: "peering", long: "peering", value: "NAME", doc: "Name of the peering object." },
   { key: "liveness", long: "liveness", value: "URL", doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".' },
+  { key: "webhooksUrl", long: "webhooks-url", value: "URL", doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations)." },
+  { key: "webhooksName", long: "webhooks-name", value: "NAME", doc: "Names the webhook configurations and the Service (default kobun-operator)." },
   { key: "logFormat", long: "log-format", value: "plain|json", doc: "Log line format." },
   { key: "verbose", long: "verbose", short: "v", doc: "Log debug messages." },
   { key: "quiet", long: "quiet", short: "q", doc: "Log only warnings and errors." },

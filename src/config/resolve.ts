@@ -32,6 +32,8 @@ const FLAG_FIELDS: ReadonlyArray<readonly [keyof FlagValues, string, string]> = 
   ["peering", "peering", "name"],
   ["liveness", "probes", "liveness"],
   ["logFormat", "logging", "format"],
+  ["webhooksUrl", "webhooks", "url"],
+  ["webhooksName", "webhooks", "name"],
 ];
 
 /** Validates everything and returns the settings; throws one ConfigError listing every problem. */
@@ -130,6 +132,11 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
   lessThan("peering.lease.renewDeadline", lease.renewDeadline, "peering.lease.duration", lease.duration);
   lessThan("peering.lease.retryPeriod", lease.retryPeriod, "peering.lease.renewDeadline", lease.renewDeadline);
   checkLeaseStop(values.peering, failed, file, issues);
+  const { certFile, keyFile } = values.webhooks;
+  if ((certFile === null) !== (keyFile === null) && !failed.has("webhooks.certFile") && !failed.has("webhooks.keyFile")) {
+    const path = certFile === null ? "webhooks.certFile" : "webhooks.keyFile";
+    issues.push(configIssue({ file, path, expected: "certFile and keyFile together" }, "expected both webhooks.certFile and webhooks.keyFile, or neither (self-signed)"));
+  }
   const { backoff } = values.watching;
   lessThan("watching.backoff.initial", backoff.initial, "watching.backoff.max", backoff.max, true);
 

@@ -2,6 +2,7 @@
 // and one line of documentation. Validation (resolve.ts) and the example file (example.ts)
 // are both driven by this one table, so they cannot drift apart. Times are in seconds.
 
+import { WEBHOOKS_SECTION } from "./webhooks.ts";
 import { decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -117,6 +118,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     enabled: flag({ default: true, doc: "Post Events for handler outcomes and logs." }),
     level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is posted as an Event." }),
   }),
+  webhooks: WEBHOOKS_SECTION,
   kube: section("Kube: how to reach the cluster.", {
     kubeconfig: orNull(text({ default: "", doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
     context: orNull(text({ default: "", doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
@@ -178,5 +180,7 @@ export interface Settings {
   /** liveness null = no probe endpoint. */
   readonly probes: { readonly liveness: string | null };
   readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
+  /** Strings null = derived (see the schema's docs). */
+  readonly webhooks: SchemaValues["webhooks"];
   readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number };
 }

@@ -15,6 +15,7 @@ import type {
   HandlerKind,
   HandlerOptions,
 } from "./types.ts";
+import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 
 export interface HandlerSpec {
   id: string;
@@ -32,6 +33,25 @@ export interface HandlerSpec {
 
 type Wanted = ReturnType<typeof parseSelector>;
 
+/** A validating or mutating webhook: served by admission/, never watched. */
+export interface WebhookSpec {
+  id: string;
+  kind: "validate" | "mutate";
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: ValidateFn | MutateFn;
+  options: AdmissionOptions;
+}
+
+/** A CRD's conversion: one function for every direction, or a table of them. */
+export interface ConversionSpec {
+  selector: ResourceSelector;
+  wanted: Wanted;
+  convert: ConvertFn | ConversionTable;
+}
+
+const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
+
 type Register<O> = (selector: ResourceSelector, fn: HandlerFn, options?: O) => HandlerFn;
 
 export interface On {
@@ -45,10 +65,18 @@ export interface On {
   field(selector: ResourceSelector, options: FieldOptions, fn: HandlerFn): HandlerFn;
   /** Every watch event of the object: no progress, no retries, errors are logged. */
   event(selector: ResourceSelector, fn: EventHandlerFn, options?: EventOptions): EventHandlerFn;
+  /** An admission webhook: throw AdmissionError to refuse the request. */
+  validate(selector: ResourceSelector, fn: ValidateFn, options?: AdmissionOptions): ValidateFn;
+  /** An admission webhook: change `ctx.object` in place; kobun answers with the JSON Patch. */
+  mutate(selector: ResourceSelector, fn: MutateFn, options?: AdmissionOptions): MutateFn;
+  /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
+  convert(selector: ResourceSelector, convert: ConvertFn | ConversionTable): void;
 }
 
 export class Registry {
   readonly handlers: HandlerSpec[] = [];
+  readonly webhooks: WebhookSpec[] = [];
+  readonly conversions: ConversionSpec[] = [];
   readonly on: On;
   private readonly counters = new Map<string, number>();
   private readonly parsed = new Map<HandlerSpec, Wanted>();
@@ -73,6 +101,15 @@ export class Registry {
         this.add("event", selector, fn as never, options as HandlerOptions);
         return fn;
       },
+      validate: (selector, fn, options = {}) => {
+        this.addWebhook("validate", selector, fn, options);
+        return fn;
+      },
+      mutate: (selector, fn, options = {}) => {
+        this.addWebhook("mutate", selector, fn, options);
+        return fn;
+      },
+      convert: (selector, convert) => this.addConversion(selector, convert),
     };
   }
 
@@ -91,8 +128,34 @@ export class Registry {
   /** Removes every handler (for tests that reuse a registry). */
   clear(): void {
     this.handlers.length = 0;
+    this.webhooks.length = 0;
+    this.conversions.length = 0;
     this.parsed.clear();
     this.counters.clear();
+  }
+
+  private addWebhook(kind: WebhookSpec["kind"], selector: ResourceSelector, fn: ValidateFn | MutateFn, options: AdmissionOptions): void {
+    if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+    const wanted = parseSelector(selector);
+    const n = this.webhooks.filter((w) => w.kind === kind).length + 1;
+    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}-${n}`);
+    // The id names the webhook (a DNS subdomain) and its URL path.
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(id)) throw new Error(`on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-" (it names the webhook): pass { id }`);
+    if (this.webhooks.some((w) => w.id === id)) throw new Error(`a webhook with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    checkAdmissionOptions(`on.${kind} handler ${id}`, options);
+    this.webhooks.push({ id, kind, selector, wanted, fn, options });
+  }
+
+  private addConversion(selector: ResourceSelector, convert: ConvertFn | ConversionTable): void {
+    const wanted = parseSelector(selector);
+    if (!wanted.group) throw new Error(`on.convert(${JSON.stringify(selector)}): name the CRD's resource with its group, like "kobunexamples.kobun.dev"`);
+    if (typeof convert !== "function" && (typeof convert !== "object" || convert === null || Object.keys(convert).some((k) => !/^[^->]+->[^->]+$/.test(k)))) {
+      throw new Error(`on.convert(${JSON.stringify(selector)}): pass a function, or a table like { "v1->v2": fn, "v2->v1": fn }`);
+    }
+    if (this.conversions.some((c) => c.wanted.group === wanted.group && c.wanted.name === wanted.name)) {
+      throw new Error(`on.convert: ${wanted.name}.${wanted.group} already has a conversion`);
+    }
+    this.conversions.push({ selector, wanted, convert });
   }
 
   private add(kind: HandlerKind, selector: ResourceSelector, fn: HandlerFn | EventHandlerFn, options: HandlerSpec["options"]): void {
@@ -119,13 +182,33 @@ export class Registry {
   }
 }
 
+function checkAdmissionOptions(where: string, options: AdmissionOptions): void {
+  const { operations, failurePolicy, sideEffects, timeoutSeconds } = options;
+  if (operations !== undefined && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !OPERATIONS.includes(o)))) {
+    throw new Error(`${where}: operations must be a non-empty list of ${OPERATIONS.join(", ")}`);
+  }
+  if (failurePolicy !== undefined && failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new Error(`${where}: failurePolicy must be "Fail" or "Ignore"`);
+  if (sideEffects !== undefined && sideEffects !== "None" && sideEffects !== "NoneOnDryRun") throw new Error(`${where}: sideEffects must be "None" or "NoneOnDryRun"`);
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) {
+    throw new Error(`${where}: timeoutSeconds must be an integer from 1 to 30 (the API server's range)`);
+  }
+  for (const c of options.matchConditions ?? []) {
+    if (typeof c?.name !== "string" || typeof c?.expression !== "string") throw new Error(`${where}: each of matchConditions needs a name and a CEL expression`);
+  }
+}
+
 function sensitivePaths(id: string, fields: unknown): string[][] {
   const ok = Array.isArray(fields) && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
   if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
   return (fields as string[]).map((f) => fieldPath(f));
 }
 
-function matches(wanted: Wanted, resource: Resource): boolean {
+/** Whether a selector names this resource (group, version when given, plural or kind). */
+export function selectorMatches(wanted: Wanted, resource: Pick<Resource, "group" | "version" | "plural" | "kind">): boolean {
+  return matches(wanted, resource);
+}
+
+function matches(wanted: Wanted, resource: Pick<Resource, "group" | "version" | "plural" | "kind">): boolean {
   if (wanted.group !== undefined && wanted.group !== resource.group) return false;
   if (wanted.version !== undefined && wanted.version !== resource.version) return false;
   return wanted.name === resource.plural || wanted.name === resource.kind.toLowerCase() || wanted.name === resource.kind;

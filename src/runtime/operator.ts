@@ -26,6 +26,7 @@ import { NamespaceCoverage, type RoutedStream } from "./coverage.ts";
 import { reportStarvedStreams } from "./starvation.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { FatalError } from "./exits.ts";
+import { serveWebhooks } from "./webhooks.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -164,6 +165,7 @@ async function operate(
     }
   };
 
+  await serveWebhooks({ client, registry, settings, logger, scope, signal }).catch(async (error) => { await scope.close(0); throw error; });
   poster.start(scope);
   scope.spawn("watch budget", (s) => reportStarvedStreams(streamBudget, health, logger, s));
   // One peering object for the cluster (or one Lease); otherwise one per served namespace.

@@ -1,0 +1,113 @@
+// The HTTPS server of the webhooks (Bun.serve with TLS): POST /validate/<id>, /mutate/<id>
+// and /convert/<plural.group>, each answered by its handler. A certificate read from files
+// is read again when they change: Bun cannot swap the certificate of a listening server, so
+// a new server takes the same port (SO_REUSEPORT) before the old one stops, and no
+// connection is refused in between.
+
+import type { Registry } from "../handling/registry.ts";
+import type { Logger } from "../util/log.ts";
+import { readCertificateFiles, servingCertificate, type CertSource, type ServingCertificate } from "./certs.ts";
+import { convertReview, readConversionRequest } from "./conversion.ts";
+import { admit, BadReviewError, readAdmissionRequest } from "./review.ts";
+
+/** An AdmissionReview holds at most two objects of 1.5 MiB (etcd's limit) and some metadata. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface WebhookServerOptions {
+  hostname: string;
+  /** 0 = a free port. */
+  port: number;
+  certs: CertSource;
+  registry: Registry;
+  logger: Logger;
+  /** How often files are checked for a new certificate (ms). */
+  reloadIntervalMs?: number;
+}
+
+export interface WebhookServer {
+  /** The port it listens on. */
+  readonly port: number;
+  /** The CA to trust (self-signed, or the files' caFile). */
+  readonly caBundle: string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const { registry, logger } = options;
+  let certificate = await servingCertificate(options.certs);
+  const serve = (port: number, cert: ServingCertificate) =>
+    Bun.serve({
+      hostname: options.hostname, port, reusePort: true, maxRequestBodySize: MAX_BODY_BYTES,
+      tls: { cert: cert.cert, key: cert.key },
+      fetch: (request) => route(registry, request, logger),
+      error: (error) => {
+        logger.error("webhook request failed", { error: error.message });
+        return new Response("internal error", { status: 500 });
+      },
+    });
+  let server = serve(options.port, certificate);
+  const port = server.port!;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const source = options.certs;
+  if (source.kind === "files") {
+    timer = setInterval(() => {
+      let next: ServingCertificate;
+      try {
+        next = readCertificateFiles(source);
+      } catch (error) {
+        // Mid-rotation (one file written, not the other): keep serving the old one, try again.
+        logger.warn("cannot read the new webhook certificate yet", { error: (error as Error).message });
+        return;
+      }
+      if (next.cert === certificate.cert && next.key === certificate.key) return;
+      try {
+        const replacement = serve(port, next);
+        const old = server;
+        server = replacement;
+        certificate = next;
+        void old.stop();
+        logger.info("webhook certificate reloaded", { file: source.certFile });
+      } catch (error) {
+        logger.error("the new webhook certificate was refused; still serving the old one", { error: (error as Error).message });
+      }
+    }, options.reloadIntervalMs ?? 10_000);
+  }
+  logger.info("serving webhooks", { address: `${options.hostname}:${port}`, certificate: source.kind });
+  return {
+    port,
+    get caBundle() {
+      return certificate.caBundle;
+    },
+    async stop() {
+      clearInterval(timer);
+      await server.stop(true);
+    },
+  };
+}
+
+async function route(registry: Registry, request: Request, logger: Logger): Promise<Response> {
+  const [, kind, name] = new URL(request.url).pathname.split("/");
+  if (request.method !== "POST") return new Response("only POST\n", { status: 405 });
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return new Response("the body is not JSON\n", { status: 400 });
+  }
+  try {
+    if (kind === "validate" || kind === "mutate") {
+      const webhook = registry.webhooks.find((w) => w.kind === kind && w.id === name);
+      if (!webhook) return new Response(`no ${kind} webhook ${JSON.stringify(name)}\n`, { status: 404 });
+      return Response.json(await admit(webhook, readAdmissionRequest(body), logger));
+    }
+    if (kind === "convert") {
+      const spec = registry.conversions.find((c) => `${c.wanted.name}.${c.wanted.group}` === name);
+      if (!spec) return new Response(`no conversion for ${JSON.stringify(name)}\n`, { status: 404 });
+      return Response.json(await convertReview(spec, readConversionRequest(body), logger));
+    }
+  } catch (error) {
+    if (error instanceof BadReviewError) return new Response(`${error.message}\n`, { status: 400 });
+    throw error;
+  }
+  return new Response("not found: POST /validate/<id>, /mutate/<id> or /convert/<plural.group>\n", { status: 404 });
+}

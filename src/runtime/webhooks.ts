@@ -1,0 +1,117 @@
+// Wiring of the webhook server (admission/) into the operator: started with it when the
+// handlers register on.validate, on.mutate or on.convert, stopped with its scope. Not gated
+// by the freeze toggle: a frozen replica still answers the API server (peering decides who
+// handles objects, not who admits them). At start-up it tells the API server where to call:
+// with `webhooks.url` it creates or replaces URL-based configurations (development); else it
+// patches the caBundle of the configurations `kobun manifests` made, when it knows the CA.
+
+import type { Settings } from "../config/index.ts";
+import { parseListen } from "../config/webhooks.ts";
+import {
+  ADMISSION_GROUP, KINDS, PLURALS, crdConversion, crdName, serviceHosts, startWebhookServer, webhookConfigurations,
+  type CertSource, type Endpoint, type RuleTarget,
+} from "../admission/index.ts";
+import type { Registry, WebhookSpec } from "../handling/registry.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { ApiError } from "../kube/errors.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
+import { aborted } from "../util/abort.ts";
+import type { Logger } from "../util/log.ts";
+import type { TaskScope } from "../util/scope.ts";
+import { FatalError } from "./exits.ts";
+
+export interface WebhookWiring {
+  client: KubeClient;
+  registry: Registry;
+  settings: Settings;
+  logger: Logger;
+  scope: TaskScope;
+  signal: AbortSignal;
+}
+
+const CRDS: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
+const configurationResource = (kind: "validate" | "mutate"): Resource =>
+  ({ group: ADMISSION_GROUP, version: "v1", plural: PLURALS[kind], kind: KINDS[kind], namespaced: false, statusSubresource: false });
+
+/** Serves the webhooks (if any) and registers them; a FatalError when either cannot be done. */
+export async function serveWebhooks({ client, registry, settings, logger, scope, signal }: WebhookWiring): Promise<void> {
+  if (registry.webhooks.length === 0 && registry.conversions.length === 0) return;
+  const w = settings.webhooks;
+  const log = logger.child({ room: "webhooks" });
+  const url = w.url === null ? undefined : new URL(w.url);
+  const listen = parseListen(w.listen ?? `0.0.0.0:${url?.port || (url ? 443 : 9443)}`)!;
+  const namespace = w.service.namespace ?? process.env.POD_NAMESPACE ?? "default";
+  const certs: CertSource = w.certFile !== null && w.keyFile !== null
+    ? { kind: "files", certFile: w.certFile, keyFile: w.keyFile, ...(w.caFile !== null ? { caFile: w.caFile } : {}) }
+    : { kind: "self-signed", hosts: w.hosts.length > 0 ? w.hosts : url ? [url.hostname.replace(/^\[|\]$/g, "")] : serviceHosts(w.name, namespace) };
+  let server: Awaited<ReturnType<typeof startWebhookServer>>;
+  try {
+    server = await startWebhookServer({ ...listen, certs, registry, logger: log, reloadIntervalMs: w.reloadInterval * 1000 });
+  } catch (error) {
+    throw new FatalError("fatal", `cannot serve webhooks at ${listen.hostname}:${listen.port}: ${(error as Error).message}`, { cause: error });
+  }
+  scope.spawn("webhooks", async (s) => {
+    await aborted(s);
+    await server.stop();
+  });
+  // Port 0 in the URL: the port the server got (`kobun dev`, tests).
+  if (url && url.port === "0") url.port = String(server.port);
+  const endpoint: Endpoint = url ? { url: url.href } : { service: { name: w.name, namespace, port: 443 } };
+  try {
+    await register({ client, registry, signal, log }, w.name, endpoint, server.caBundle, url !== undefined);
+  } catch (error) {
+    if (signal.aborted) return;
+    const reason = error instanceof ApiError && error.code === 403 ? `forbidden (grant get/create/update/patch on them): ${error.message}` : (error as Error).message;
+    throw new FatalError("fatal", `cannot register the webhooks with the API server: ${reason}`, { cause: error });
+  }
+}
+
+interface Registration {
+  client: KubeClient;
+  registry: Registry;
+  signal: AbortSignal;
+  log: Logger;
+}
+
+async function register({ client, registry, signal, log }: Registration, name: string, endpoint: Endpoint, caBundle: string | undefined, own: boolean): Promise<void> {
+  if (!own && caBundle === undefined) {
+    log.info("webhook certificate from files without a caFile: the caBundle is left to whoever issued it (cert-manager's cainjector)");
+    return;
+  }
+  const targets = new Map<WebhookSpec, RuleTarget>();
+  for (const spec of registry.webhooks) {
+    const resource = await client.resolve(spec.selector, { signal });
+    targets.set(spec, { group: resource.group, plural: resource.plural, namespaced: resource.namespaced, ...(spec.wanted.version ? { version: spec.wanted.version } : {}) });
+  }
+  const wanted = webhookConfigurations({ registry, name, endpoint, caBundle, target: (spec) => targets.get(spec)! });
+  for (const configuration of wanted) {
+    const kind = configuration.kind === KINDS.validate ? "validate" : "mutate";
+    const resource = configurationResource(kind);
+    const existing = await client.get(resource, null, name, { signal }).catch((error) => {
+      if (error instanceof ApiError && error.code === 404) return undefined;
+      throw error;
+    });
+    if (own) {
+      // Ours to define (URL mode): exactly what the handlers say, now.
+      if (existing) await client.replace(resource, null, name, { ...configuration, metadata: { ...configuration.metadata, resourceVersion: existing.metadata.resourceVersion } }, { signal });
+      else await client.create(resource, null, configuration, { signal });
+    } else if (existing) {
+      await client.replace(resource, null, name, withCaBundle(existing, caBundle!), { signal });
+    } else {
+      log.warn(`no ${configuration.kind} ${name}: apply the output of kobun manifests`);
+      continue;
+    }
+    log.info("webhooks registered", { configuration: `${configuration.kind}/${name}`, webhooks: (configuration.webhooks as unknown[]).length, via: "url" in endpoint ? "url" : "service" });
+  }
+  for (const spec of registry.conversions) {
+    await client.patch(CRDS, null, crdName(spec), { spec: { conversion: crdConversion(spec, endpoint, caBundle) } }, { signal });
+    log.info("conversion webhook registered", { crd: crdName(spec) });
+  }
+}
+
+/** The configuration with the caBundle set in each of its webhooks (they all point at this server). */
+function withCaBundle(configuration: KubeObject, caBundle: string): KubeObject {
+  const encoded = Buffer.from(caBundle).toString("base64");
+  const webhooks = ((configuration.webhooks as any[]) ?? []).map((hook) => ({ ...hook, clientConfig: { ...hook.clientConfig, caBundle: encoded } }));
+  return { ...configuration, webhooks };
+}
