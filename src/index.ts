@@ -21,5 +21,7 @@ export {
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
   type KubeObject, type Resource,
+  AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
+  type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./handling/index.ts";
 export { run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle } from "./runtime/index.ts";

@@ -4,7 +4,11 @@
 // that feeds it is reconciling/'s.
 // Must never talk HTTP except through kube/'s client, nor watch anything itself.
 
-export { on, registry, Registry, type On, type HandlerSpec } from "./registry.ts";
+export { on, registry, Registry, type On, type HandlerSpec, type WebhookSpec, type ConversionSpec } from "./registry.ts";
+export {
+  AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
+  type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
+} from "./webhooks.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
 export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./progress.ts";

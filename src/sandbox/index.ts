@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { generatedToken, type SandboxAuth } from "./auth.ts";
 import { Faults, type SandboxFaults } from "./faults.ts";
+import { SandboxAdmission } from "./admission.ts";
 import { Objects, present } from "./objects.ts";
 import { ResourceRegistry, resourceKey } from "./resources.ts";
 import { ServiceAccountTokens } from "./rbac.ts";
@@ -89,7 +90,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   for (const def of registry.all()) def.startRV = store.rv;
 
   const ctx: ServerContext = {
-    store, registry, objects, faults, requests, watches, token,
+    store, registry, objects, faults, requests, watches, token, admission: new SandboxAdmission(store, objects),
     saTokens: new ServiceAccountTokens(store, "https://kubernetes.default.svc.cluster.local"),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log,
   };

@@ -203,8 +203,11 @@ export class Objects {
   }
 
   patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false): any {
-    const old = this.get(def, ns, name);
-    const current = present(def, version, old);
+    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, strict);
+  }
+
+  /** the object as the patch would leave it, not stored (admission sees it first); `current` as served at `version` */
+  patched(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, current = present(def, version, this.get(def, ns, name))): any {
     let patched: any;
     switch (contentType) {
       case "application/merge-patch+json":
@@ -224,7 +227,7 @@ export class Objects {
       throw errors.badRequest("the patch did not produce a JSON object");
     }
     patched.metadata ??= {};
-    return this.update(def, version, ns, name, patched, sub, strict);
+    return patched;
   }
 
   delete(def: ResourceDef, ns: string, name: string, options: any): any {

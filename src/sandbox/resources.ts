@@ -94,6 +94,9 @@ export class ResourceRegistry {
       builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, false),
       builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, false),
       builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, false),
+      // Admission webhooks the sandbox calls (admission.ts).
+      builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, false),
+      builtin("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, false),
       review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview"),
       review("authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview"),
       review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview"),

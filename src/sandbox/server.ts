@@ -20,6 +20,7 @@ import { bearerMatches } from "./auth.ts";
 import { authorize, MASTERS, requestAttributes, type ServiceAccountTokens, type UserInfo } from "./rbac.ts";
 import type { Store } from "./store.ts";
 import { WatchStream } from "./watch.ts";
+import type { SandboxAdmission } from "./admission.ts";
 
 export interface ServerContext {
   store: Store;
@@ -31,6 +32,8 @@ export interface ServerContext {
   token?: string;
   /** tokens from the TokenRequest API (their requests are authorized by RBAC) */
   saTokens: ServiceAccountTokens;
+  /** calls the admission and conversion webhooks registered in the store (admission.ts) */
+  admission: SandboxAdmission;
   bookmarkIntervalMs: number;
   log?: (line: string) => void;
 }
@@ -135,7 +138,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
-  const out = (body: any, code = 200) => jsonResponse(present(def, version, body), code);
+  const out = async (body: any, code = 200) => jsonResponse(await ctx.admission.present(def, version, body), code);
   const strict = q.get("fieldValidation") === "Strict";
 
   if (isWatch) {
@@ -146,6 +149,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     case "list": {
       if (sub) throw errors.methodNotAllowed();
       const list = listObjects(ctx.store, def, version, ns, q) as { metadata: Record<string, unknown>; items: any[] };
+      list.items = await ctx.admission.listItems(def, version, list.items);
       return jsonResponse(wantsTable(req.headers.get("accept")) ? toTable(def, version, list.items, list.metadata) : list);
     }
     case "get": {
@@ -154,19 +158,19 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
-      return out(ctx.objects.create(def, version, ns, await readJson(req), strict), 201);
+      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, strict), 201);
     }
     case "update":
-      return out(ctx.objects.update(def, version, ns, name!, await readJson(req), sub, strict));
+      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict));
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q);
-      return out(ctx.objects.patch(def, version, ns, name!, type, await readJson(req), sub, strict));
+      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();
       const opts = await readJson(req);
-      const result = ctx.objects.delete(def, ns, name!, opts);
+      const result = await ctx.admission.delete(def, version, ns, name!, opts, user);
       return out(result);
     }
     case "deletecollection": {
