@@ -12,9 +12,12 @@
 //   - the holder releases the lease on exit, bounded by `exitTimeoutMs`.
 
 import type { KubeObject } from "../kube/types.ts";
+import { isConflict, isNotFound } from "../kube/errors.ts";
 import { linkedSignal, sleep } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
+import { supervise } from "../util/supervise.ts";
 import type { Toggle } from "../util/toggle.ts";
+import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
 import { peerId } from "./identity.ts";
 import type { PeeringClient } from "./records.ts";
@@ -155,9 +158,8 @@ export class LeaseElection {
         return;
       } catch (error) {
         if (signal.aborted) return;
-        const status = (error as { code?: unknown }).code;
-        if (status === 409) continue; // someone wrote first: re-read, decide again
-        if (status === 404) this.current = undefined;
+        if (isConflict(error)) continue; // someone wrote first: re-read, decide again
+        if (isNotFound(error)) this.current = undefined;
         if (this.held && Date.now() - this.lastRenew >= this.renewDeadline) this.lose("could not renew the lease within renewDeadline");
         else this.log.debug("lease attempt failed", { error: error instanceof Error ? error.message : String(error) });
         return;
@@ -171,7 +173,7 @@ export class LeaseElection {
     try {
       return await this.options.client.get(leaseResource, this.options.namespace, this.options.name, { signal });
     } catch (error) {
-      if ((error as { code?: unknown }).code === 404) return undefined;
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }
@@ -260,27 +262,31 @@ export class LeaseElection {
   /** Follows the Lease so standbys act the moment it is released or changes hands. */
   private async watch(signal: AbortSignal): Promise<void> {
     const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, logger: this.options.logger });
-    while (!signal.aborted) {
-      try {
-        for await (const event of watcher.events(signal)) {
-          if (event.type === "relist-start" || event.type === "relist-done") continue;
-          if (event.object.metadata.name !== this.options.name) continue;
-          if (event.type === "deleted") {
-            if (!this.held) this.current = undefined;
-          } else {
-            this.observe(event.object);
-            const holder = specOf(event.object).holderIdentity;
-            if (this.held && this.current === event.object && holder !== this.id) this.lose(`the lease is now held by ${holder || "nobody"}`);
-          }
-          this.dirty = true;
-          this.wake?.();
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        this.log.debug("watching the lease failed; polling every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
-        await sleep(this.retryPeriod, signal);
-      }
+    await supervise(
+      {
+        open: (s) => watcher.events(s),
+        each: (event) => this.observeEvent(event),
+        delays: { next: () => this.retryPeriod, reset() {} },
+        failed: (error) => {
+          this.log.debug("watching the lease failed; polling every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+        },
+      },
+      signal,
+    );
+  }
+
+  private observeEvent(event: WatchEvent): void {
+    if (event.type === "relist-start" || event.type === "relist-done") return;
+    if (event.object.metadata.name !== this.options.name) return;
+    if (event.type === "deleted") {
+      if (!this.held) this.current = undefined;
+    } else {
+      this.observe(event.object);
+      const holder = specOf(event.object).holderIdentity;
+      if (this.held && this.current === event.object && holder !== this.id) this.lose(`the lease is now held by ${holder || "nobody"}`);
     }
+    this.dirty = true;
+    this.wake?.();
   }
 
   /**
@@ -301,7 +307,7 @@ export class LeaseElection {
           this.log.info("released the lease");
           break;
         } catch (error) {
-          if ((error as { code?: unknown }).code !== 409) throw error;
+          if (!isConflict(error)) throw error;
           lease = await this.read(signal);
         }
       }

@@ -12,6 +12,7 @@
 import { resourceName, type KubeObject } from "../kube/types.ts";
 import { linkedSignal, sleep } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
+import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { WatchEvent } from "../watching/types.ts";
@@ -205,23 +206,22 @@ export class Peering {
     const { client, logger } = this.options;
     const own = this.options.events ? undefined : new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger });
     const events = this.options.events ?? ((s: AbortSignal) => own!.events(s));
-    const backoff = new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 });
-    let failing = false;
-    while (!signal.aborted) {
-      try {
-        for await (const event of events(signal)) {
-          if (failing) this.log.info("watching the peering object again");
-          failing = false;
-          this.onEvent(event);
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        if (isResourceMissing(error)) return stop();
-        if (!failing) this.log.warn("watching the peering object failed; retrying", { error: errorText(error) });
-        failing = true;
-        await sleep(backoff.next(), signal);
-      }
-    }
+    await supervise(
+      {
+        open: events,
+        each: (event) => this.onEvent(event),
+        delays: new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 }),
+        recovered: () => this.log.info("watching the peering object again"),
+        failed: (error, { first }) => {
+          if (isResourceMissing(error)) {
+            stop();
+            return "stop";
+          }
+          if (first) this.log.warn("watching the peering object failed; retrying", { error: errorText(error) });
+        },
+      },
+      signal,
+    );
   }
 
   private onEvent(event: WatchEvent): void {

@@ -7,7 +7,7 @@ import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import { Watcher } from "../watching/watcher.ts";
 import type { Health } from "../observability/health.ts";
-import { sleep } from "../util/abort.ts";
+import { supervise } from "../util/supervise.ts";
 import { Backoff } from "../util/backoff.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 
@@ -43,19 +43,19 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
     void child.close(graceMs);
   };
   const component = health.component("watch namespaces", scope.signal);
-  const backoff = new Backoff({ initial: 800, max: 30_000, resetAfter: 60_000 });
   // Started with the operator: without permission to follow namespaces, it cannot work at all.
   const forbidden = new ForbiddenRule(true, 60_000);
   // Like every resource stream: a failing watch is reported and restarted, never left dead
   // (new namespaces would silently go unserved).
-  while (!scope.signal.aborted) {
-    try {
-      for await (const event of watcher.events(scope.signal)) {
+  await supervise(
+    {
+      open: (s) => watcher.events(s),
+      each: (event) => {
         forbidden.saw(event);
         if (event.type === "relist-done") component.clear();
-        if (event.type === "relist-start" || event.type === "relist-done") continue;
+        if (event.type === "relist-start" || event.type === "relist-done") return;
         const name = event.object.metadata.name;
-        if (!name || !matches(name)) continue;
+        if (!name || !matches(name)) return;
         // A terminating namespace is still served: its objects may carry our finalizer,
         // and the namespace cannot go away until our delete handlers have released them.
         if (event.type === "deleted") stop(name);
@@ -65,15 +65,15 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
           logger.info("namespace found; serving it", { namespace: name });
           start(name, child);
         }
-      }
-    } catch (error) {
-      if (scope.signal.aborted) return;
-      forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
-      const message = error instanceof Error ? error.message : String(error);
-      component.fail(message);
-      const delay = backoff.next();
-      logger.error("watching namespaces failed; restarting", { error: message, retryInMs: delay });
-      await sleep(delay, scope.signal);
-    }
-  }
+      },
+      delays: new Backoff({ initial: 800, max: 30_000, resetAfter: 60_000 }),
+      failed: (error, { delayMs }) => {
+        forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
+        const message = error instanceof Error ? error.message : String(error);
+        component.fail(message);
+        logger.error("watching namespaces failed; restarting", { error: message, retryInMs: delayMs });
+      },
+    },
+    scope.signal,
+  );
 }

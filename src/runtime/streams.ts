@@ -7,8 +7,8 @@
 
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
-import { linkedSignal, sleep } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
+import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
 import { Watcher } from "../watching/watcher.ts";
@@ -56,29 +56,28 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     resetAfter: w.reconnectHealthyAfter * 1000,
   });
 
-  while (!signal.aborted) {
-    if (!(await toggle.waitRunning(signal))) return;
-    const link = linkedSignal(signal, toggle.runningSignal, options.restartSignal?.());
-    try {
-      for await (const event of watcher.events(link.signal)) {
+  await supervise(
+    {
+      ready: (s) => toggle.waitRunning(s),
+      attemptSignals: () => [toggle.runningSignal, options.restartSignal?.()],
+      open: (s) => watcher.events(s),
+      each: (event) => {
         forbidden.saw(event);
         if (event.type === "relist-done") {
           component.clear();
           backoff.reset();
         }
         deliver(event);
-      }
-    } catch (error) {
-      if (link.signal.aborted) continue;
-      forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
-      const message = error instanceof Error ? error.message : String(error);
-      component.fail(message);
-      health.count(`kobun_watch_failures_total{resource="${resourceName(resource)}"}`);
-      const delay = backoff.next();
-      logger.error("watching failed; restarting", { resource: resourceName(resource), namespace: where, error: message, retryInMs: delay });
-      await sleep(delay, signal);
-    } finally {
-      link.dispose();
-    }
-  }
+      },
+      delays: backoff,
+      failed: (error, { delayMs }) => {
+        forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
+        const message = error instanceof Error ? error.message : String(error);
+        component.fail(message);
+        health.count(`kobun_watch_failures_total{resource="${resourceName(resource)}"}`);
+        logger.error("watching failed; restarting", { resource: resourceName(resource), namespace: where, error: message, retryInMs: delayMs });
+      },
+    },
+    signal,
+  );
 }
