@@ -11,6 +11,7 @@ import type { ApiError } from "./errors.ts";
 import { streamBudget } from "./budget.ts";
 import { Deadlines } from "./deadlines.ts";
 import { apiErrorFrom, networkFailure } from "./failures.ts";
+import type { RequestObserver } from "./observer.ts";
 
 export interface ClientOptions {
   logger?: Logger;
@@ -26,6 +27,8 @@ export interface ClientOptions {
    * inactivity timeout instead. 0 turns deadlines off.
    */
   requestTimeoutMs?: number;
+  /** Hears of every attempt (rest_client_* metrics); none by default. */
+  observer?: RequestObserver;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -64,6 +67,9 @@ export class Transport {
   private sessionTls: ConnectionTLS | undefined;
   private session?: { fetch: FetchFn; close(): void };
   private send!: FetchFn;
+  private readonly observer: RequestObserver | undefined;
+  /** The `host` label of rest_client_* (host:port, as client-go's URL host). */
+  private readonly host: string;
 
   constructor(
     readonly connection: Connection,
@@ -74,6 +80,8 @@ export class Transport {
     this.retries = options.retries ?? 5;
     this.backoff = options.backoff ?? { initialMs: 200, maxMs: 5000 };
     this.deadlines = new Deadlines(options.requestTimeoutMs ?? 60_000);
+    this.observer = options.observer;
+    this.host = hostOf(connection.server);
     this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
     this.useTls(connection.tls);
   }
@@ -103,11 +111,14 @@ export class Transport {
       const deadline = this.deadlines.start(signal);
       let text = "";
       let error: ApiError | undefined;
+      const started = performance.now();
       try {
         const response = await this.send(url, { method, headers: this.headersFor(auth, contentType), body, signal: deadline.signal });
         if (!response.ok) error = await apiErrorFrom(response, method, path);
         else if (response.status !== 204) text = await response.text();
+        this.observer?.requested(method, this.host, String(response.status), (performance.now() - started) / 1000);
       } catch (cause) {
+        this.observer?.requested(method, this.host, "<error>", (performance.now() - started) / 1000);
         if (signal?.aborted) throw signal.reason ?? cause;
         const failure = networkFailure(deadline.expired ? new Error(`no complete answer within ${this.deadlines.ms} ms`) : cause, method, path, this.server);
         const allowed = retry !== false && failure.transient && (read || retry === true || failure.unsent);
@@ -170,9 +181,12 @@ export class Transport {
       const auth = await untilAborted(this.connection.authHeaders(), signal);
       if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
       let response: Response;
+      const started = performance.now();
       try {
         response = await this.send(url, { method: "GET", headers: this.headersFor(auth, undefined), signal });
+        this.observer?.requested("GET", this.host, String(response.status), (performance.now() - started) / 1000);
       } catch (cause) {
+        this.observer?.requested("GET", this.host, "<error>", (performance.now() - started) / 1000);
         if (signal.aborted) throw signal.reason ?? cause;
         throw networkFailure(cause, "GET", shown, this.server).error;
       }
@@ -267,6 +281,14 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
       },
     );
   });
+}
+
+function hostOf(server: string): string {
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
+  }
 }
 
 export function queryString(query: Query): string {

@@ -16,11 +16,13 @@ export interface HealthComponent {
   clear(): void;
 }
 
+import { MetricsRegistry, type Counter } from "./metrics.ts";
+import { registerProcessMetrics } from "./process.ts";
+
 export class Health {
   /** By component name; each entry remembers its owner so that a successor keeps its own. */
   private readonly problems = new Map<string, { owner: HealthComponent; problem: string }>();
-  private readonly counters = new Map<string, number>();
-  private readonly gauges = new Map<string, () => number>();
+  private readonly counters = new Map<string, Counter>();
 
   /**
    * A component whose problem lives at most as long as `life`: its abort clears it. A newer
@@ -56,30 +58,43 @@ export class Health {
     return { healthy: this.healthy, problems: Object.fromEntries([...this.problems].map(([name, p]) => [name, p.problem])) };
   }
 
-  /** Adds to a counter; `name` is a Prometheus metric name, optionally with `{labels}`. */
+  /** The operator's metrics, served at /metrics beside the health report. */
+  readonly metrics = new MetricsRegistry();
+
+  constructor() {
+    registerProcessMetrics(this.metrics);
+    this.metrics.collect("kobun_healthy", "1 when /healthz reports no problem.", "gauge", [], () => [[[], this.healthy ? 1 : 0]]);
+  }
+
+  /**
+   * Adds to a counter named as in the exposition: `name` or `name{label="value",...}` (the
+   * older call sites' form; new code keeps a series from `metrics.counter(...).labels(...)`).
+   */
   count(name: string, by = 1): void {
-    this.counters.set(name, (this.counters.get(name) ?? 0) + by);
+    const { base, labels } = parseSeriesName(name);
+    let family = this.counters.get(base);
+    if (!family) {
+      family = this.metrics.counter(base, `${base.replace(/_total$/, "").replace(/_/g, " ")}.`, Object.keys(labels));
+      this.counters.set(base, family);
+    }
+    family.labels(...family.labelNames.map((l) => labels[l] ?? "")).inc(by);
   }
 
-  gauge(name: string, read: () => number): void {
-    this.gauges.set(name, read);
+  /** A gauge read at every scrape. */
+  gauge(name: string, help: string, read: () => number): void {
+    this.metrics.collect(name, help, "gauge", [], () => [[[], read()]]);
   }
 
-  /** The Prometheus text exposition of every counter and gauge. */
-  metrics(): string {
-    const lines: string[] = [];
-    const typed = new Set<string>();
-    const emit = (name: string, type: string, value: number) => {
-      const base = name.replace(/\{.*$/, "");
-      if (!typed.has(base)) {
-        typed.add(base);
-        lines.push(`# TYPE ${base} ${type}`);
-      }
-      lines.push(`${name} ${value}`);
-    };
-    for (const [name, value] of [...this.counters].sort()) emit(name, "counter", value);
-    for (const [name, read] of [...this.gauges].sort()) emit(name, "gauge", read());
-    emit("kobun_healthy", "gauge", this.healthy ? 1 : 0);
-    return lines.join("\n") + "\n";
+  /** The Prometheus text exposition (OpenMetrics when `openMetrics`). */
+  exposition(openMetrics = false): string {
+    return this.metrics.expose(openMetrics);
   }
+}
+
+function parseSeriesName(name: string): { base: string; labels: Record<string, string> } {
+  const brace = name.indexOf("{");
+  if (brace < 0) return { base: name, labels: {} };
+  const labels: Record<string, string> = {};
+  for (const m of name.slice(brace + 1, -1).matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!;
+  return { base: name.slice(0, brace), labels };
 }

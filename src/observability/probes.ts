@@ -1,7 +1,11 @@
 // The probe server: GET /healthz (200 healthy, 503 with the problems otherwise) and
-// GET /metrics (Prometheus text). Started only when `probes.liveness` is configured.
+// GET /metrics (Prometheus text, or OpenMetrics when the scraper's Accept asks for it).
+// Started when `probes.liveness` is configured; `metrics:` may give /metrics a listener of
+// its own (a port that a Service or PodMonitor selects, apart from the kubelet's probes).
 
 import type { Health } from "./health.ts";
+import { monitorEventLoop } from "./process.ts";
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE, wantsOpenMetrics } from "./metrics.ts";
 
 export interface ProbeServer {
   url: string;
@@ -11,6 +15,9 @@ export interface ProbeServer {
 export function startProbeServer(address: string, health: Health): ProbeServer {
   const url = new URL(address);
   const healthPath = url.pathname && url.pathname !== "/" ? url.pathname : "/healthz";
+  // The lag is measured while someone can read it: for the life of this server.
+  const life = new AbortController();
+  monitorEventLoop(health.metrics, life.signal);
   const server = Bun.serve({
     hostname: url.hostname,
     port: Number(url.port || 8080),
@@ -20,14 +27,36 @@ export function startProbeServer(address: string, health: Health): ProbeServer {
         const report = health.report();
         return Response.json(report, { status: report.healthy ? 200 : 503 });
       }
-      if (path === "/metrics") {
-        return new Response(health.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } });
-      }
+      if (path === "/metrics") return metricsResponse(request, health);
       return new Response("not found\n", { status: 404 });
     },
   });
   return {
     url: `http://${server.hostname}:${server.port}${healthPath}`,
-    stop: () => server.stop(true),
+    stop: () => {
+      life.abort();
+      return server.stop(true);
+    },
   };
+}
+
+/** `/metrics` alone at `address` (`http://host:port`, path ignored but for /metrics). */
+export function startMetricsServer(address: string, health: Health): ProbeServer {
+  const url = new URL(address);
+  const server = Bun.serve({
+    hostname: url.hostname,
+    port: Number(url.port || 8080),
+    fetch(request) {
+      if (new URL(request.url).pathname === "/metrics") return metricsResponse(request, health);
+      return new Response("not found: metrics are at /metrics\n", { status: 404 });
+    },
+  });
+  return { url: `http://${server.hostname}:${server.port}/metrics`, stop: () => server.stop(true) };
+}
+
+function metricsResponse(request: Request, health: Health): Response {
+  const openMetrics = wantsOpenMetrics(request.headers.get("accept"));
+  return new Response(health.exposition(openMetrics), {
+    headers: { "content-type": openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE },
+  });
 }

@@ -5,6 +5,7 @@
 import type { StreamBudget } from "../kube/budget.ts";
 import type { Health } from "../observability/health.ts";
 import { aborted } from "../util/abort.ts";
+import { budgetMetrics } from "./metrics.ts";
 import type { Logger } from "../util/log.ts";
 
 export const STARVED_COMPONENT = "watch streams";
@@ -12,6 +13,7 @@ export const STARVED_COMPONENT = "watch streams";
 /** Runs until `signal` aborts. */
 export async function reportStarvedStreams(budget: StreamBudget, health: Health, logger: Logger, signal: AbortSignal): Promise<void> {
   let starved = false;
+  budgetMetrics(health.metrics, budget);
   // Its problem ends with this task (the operator's life).
   const component = health.component(STARVED_COMPONENT, signal);
   const off = budget.onChange(({ open, waiting, limit }) => {

@@ -2,6 +2,7 @@
 // Each default is chosen for a real cluster; tests shrink the timings.
 
 import type { Logger } from "../util/log.ts";
+import type { WatchObserver } from "./types.ts";
 import { jitteredTimeout } from "./state.ts";
 
 export interface WatcherOptions {
@@ -33,6 +34,8 @@ export interface WatcherOptions {
    */
   streamingList?: "auto" | "always" | "never";
   logger?: Logger;
+  /** Hears of events and restarts (kobun_watch_* metrics); none by default. */
+  observer?: WatchObserver;
 }
 
 export const defaults = {

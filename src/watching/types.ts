@@ -15,6 +15,20 @@ export type WatchEvent =
   /** `synthetic`: the object was known before a relist and is missing from it (deleted while the stream was broken). */
   | { type: "deleted"; object: KubeObject; synthetic?: boolean };
 
+/** Why a watch stream was opened again (the reasons of `kobun_watch_restarts_total`). */
+export type WatchRestartReason = "410" | "timeout" | "stall" | "error";
+
+/**
+ * Hears what a watcher sees, without knowing who listens (runtime/ wires the metrics in).
+ * Called on the watcher's path for every event: keep it to a counter increment.
+ */
+export interface WatchObserver {
+  /** A watch event arrived, by its wire type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR, or an unknown one). */
+  event(type: string): void;
+  /** The stream ends and will be opened again: 410 Gone, the server's timeout, silence past the inactivity timeout, a failure. */
+  restarted(reason: WatchRestartReason): void;
+}
+
 /** The two moments of opening a stream that only the client knows (KubeClient: its stream budget). */
 export interface StreamHooks {
   /** The stream waits for a free connection slot before its request can be sent. */

@@ -19,7 +19,7 @@ import * as S from "./state.ts";
 
 export type { WatcherOptions } from "./options.ts";
 export { WatchError } from "./errors.ts";
-import type { WatchClient, WatchEvent } from "./types.ts";
+import type { WatchClient, WatchEvent, WatchObserver } from "./types.ts";
 
 /** A watch that ended cleanly this soon without a single byte is a failure, not a timeout. */
 const SHORT_WATCH_MS = 1000;
@@ -41,6 +41,7 @@ export class Watcher {
   private readonly inactivityMs: number;
   private readonly maxLineBytes: number;
   private readonly streamingMode: "auto" | "always" | "never";
+  private readonly observer: WatchObserver | undefined;
 
   constructor(
     private readonly client: WatchClient,
@@ -54,6 +55,7 @@ export class Watcher {
     this.inactivityMs = options.inactivityTimeoutMs ?? derivedInactivityTimeoutMs(this.serverTimeout);
     this.maxLineBytes = options.maxLineBytes ?? defaults.maxLineBytes;
     this.streamingMode = options.streamingList ?? defaults.streamingList;
+    this.observer = options.observer;
     const b = options.backoff ?? defaults.backoff;
     this.backoff = new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 });
     this.log = (options.logger ?? silentLogger).child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
@@ -188,6 +190,7 @@ export class Watcher {
             leave = true;
             break;
           }
+          this.observer?.event(raw.type);
           const step = S.eventReceived(this.state, raw);
           this.state = step.state;
           const outcome = step.outcome;
@@ -211,6 +214,7 @@ export class Watcher {
               break;
             case "gone":
               this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
+              this.observer?.restarted("410");
               this.relistAfterGone();
               leave = true;
               break;
@@ -256,6 +260,7 @@ export class Watcher {
     if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
       return this.noStreamingList("stream ended before the initial-events-end bookmark");
     }
+    this.observer?.restarted("timeout");
     const short = events === 0 && conn.bytes === 0 && Date.now() - conn.openedAt < SHORT_WATCH_MS;
     this.state = S.streamEnded(this.state);
     if (!short) this.goneStreak = 0; // a watch that lived until the server ended it worked
@@ -271,6 +276,7 @@ export class Watcher {
     if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
       return this.noStreamingList("no initial-events-end bookmark before the inactivity timeout");
     }
+    this.observer?.restarted("stall");
     this.log.info("no bytes from the watch stream; re-watching", { inactivityMs: this.inactivityMs, resourceVersion: this.resourceVersion });
     this.state = S.streamEnded(this.state);
   }
@@ -305,6 +311,7 @@ export class Watcher {
     switch (f.kind) {
       case "gone":
         this.log.info("resource version expired (410 Gone); relisting", { verb });
+        this.observer?.restarted("410");
         this.state = S.gone();
         this.relistAfterGone();
         return;
@@ -315,6 +322,7 @@ export class Watcher {
       case "aborted":
       case "retry": {
         this.state = S.streamEnded(this.state);
+        this.observer?.restarted("error");
         const delay = Math.max(this.backoff.next(), f.kind === "retry" ? (f.retryAfterMs ?? 0) : 0);
         this.log.warn(`${verb} failed; retrying`, { why: f.kind === "retry" ? f.why : "aborted", delayMs: delay });
         await sleep(delay, signal);

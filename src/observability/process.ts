@@ -1,0 +1,75 @@
+// The standard `process_*` families (the names every Go and Node exporter uses, so the stock
+// dashboards and alerts read them) and an event-loop lag histogram. Process figures are read
+// at scrape time; the lag needs a clock tick, which runs only while `monitorEventLoop`'s
+// signal is live (no timer outlives the operator).
+
+import { readdirSync, readFileSync } from "node:fs";
+import { sleep } from "../util/abort.ts";
+import type { MetricsRegistry } from "./metrics.ts";
+
+/** Registers process_cpu_seconds_total, process_resident_memory_bytes, process_open_fds, ... */
+export function registerProcessMetrics(registry: MetricsRegistry): void {
+  registry.collect("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", "counter", [], () => {
+    const { user, system } = process.cpuUsage();
+    return [[[], (user + system) / 1e6]];
+  });
+  registry.collect("process_resident_memory_bytes", "Resident memory size in bytes.", "gauge", [], () => [[[], process.memoryUsage.rss()]]);
+  registry.collect("process_heap_bytes", "JavaScript heap in use, in bytes.", "gauge", [], () => [[[], process.memoryUsage().heapUsed]]);
+  registry.collect("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", "gauge", [], () => [[[], START_TIME_S]]);
+  registry.collect("process_open_fds", "Number of open file descriptors.", "gauge", [], () => readable(() => [[[], readdirSync("/proc/self/fd").length - 1]]));
+  registry.collect("process_max_fds", "Maximum number of open file descriptors.", "gauge", [], () => readable(() => {
+    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    return soft ? [[[], Number(soft)]] : [];
+  }));
+  registry.collect("process_virtual_memory_bytes", "Virtual memory size in bytes.", "gauge", [], () => readable(() => {
+    const kib = /^VmSize:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return kib ? [[[], Number(kib) * 1024]] : [];
+  }));
+}
+
+/** performance.timeOrigin is when this process (its JS realm) started; fixed for its life. */
+const START_TIME_S = Math.round(performance.timeOrigin) / 1000;
+
+/** /proc exists on Linux only: elsewhere the family is exposed with no sample, not an error. */
+function readable(read: () => Array<[readonly string[], number]>): Array<[readonly string[], number]> {
+  try {
+    return read();
+  } catch {
+    return [];
+  }
+}
+
+/** Buckets from 1 ms (a busy loop) to 10 s (a loop blocked by a synchronous handler). */
+export const LAG_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface EventLoopLag {
+  /** The longest lag seen in the last `window` ticks, in seconds (for /healthz). */
+  readonly recentMaxSeconds: number;
+}
+
+/**
+ * Ticks every `intervalMs` until `signal` aborts, observing how late each tick fired into
+ * `kobun_event_loop_lag_seconds`. Lateness is the loop's own: a timer fires only when the loop
+ * is free, so a tick due at T that runs at T+x saw the loop blocked for about x.
+ */
+export function monitorEventLoop(registry: MetricsRegistry, signal: AbortSignal, intervalMs = 100, window = 50): EventLoopLag {
+  const lag = registry.histogram("kobun_event_loop_lag_seconds", "How late a periodic timer fired: time the event loop was blocked.", LAG_BUCKETS).labels();
+  const recent: number[] = [];
+  const state = {
+    get recentMaxSeconds() {
+      return recent.length ? Math.max(...recent) : 0;
+    },
+  };
+  void (async () => {
+    while (!signal.aborted) {
+      const due = performance.now() + intervalMs;
+      await sleep(intervalMs, signal);
+      if (signal.aborted) return;
+      const late = Math.max(0, performance.now() - due) / 1000;
+      lag.observe(late);
+      recent.push(late);
+      if (recent.length > window) recent.shift();
+    }
+  })();
+  return state;
+}

@@ -1,0 +1,78 @@
+// A running operator's /metrics, scraped over HTTP from its probe listener: handler runs move
+// as objects are handled, retried and fail for good; the connection budget and the process
+// figures are there from the start.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { PermanentError, Registry, TemporaryError } from "../../src/handling/index.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+
+let e: Env;
+beforeAll(async () => (e = await env()));
+afterAll(() => e.stop());
+
+function parse(text: string): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const space = line.lastIndexOf(" ");
+    values.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return values;
+}
+
+test("handler runs on /metrics change as objects are handled, retried and fail permanently", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", ({ name, retry }) => {
+    if (name.startsWith("retry") && retry === 0) throw new TemporaryError("not yet", { delay: 0.05 });
+    if (name.startsWith("fail")) throw new PermanentError("never");
+  }, { id: "c" });
+  const stop = new AbortController();
+  let probeUrl: string | undefined;
+  const running = run({
+    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true, liveness: "http://127.0.0.1:0/healthz" } }),
+    onStarted: (info) => (probeUrl = info.probeUrl),
+  });
+  let last = new Map<string, number>();
+  const scrape = async () => (last = parse(await (await fetch(probeUrl!.replace(/\/healthz$/, "/metrics"))).text()));
+  const value = (series: string) => last.get(series) ?? 0;
+  const create = (name: string) => fetch(`${e.sandbox.url}/api/v1/namespaces/default/configmaps`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }),
+  });
+  try {
+    await eventually(() => probeUrl !== undefined, "the operator to start");
+    await scrape();
+    expect(value('kobun_handler_runs_total{outcome="success"}')).toBe(0);
+    expect(value("kobun_watch_streams_open")).toBeGreaterThanOrEqual(1);
+    expect(value("kobun_watch_connection_budget")).toBeGreaterThan(0);
+    expect(value("process_resident_memory_bytes")).toBeGreaterThan(0);
+
+    await create("ok-1");
+    await create("ok-2");
+    await eventPoll(scrape, () => value('kobun_handler_runs_total{outcome="success"}') === 2, "two successes");
+    await create("retry-1");
+    await eventPoll(scrape, () => value('kobun_handler_runs_total{outcome="success"}') === 3, "the retried handler to succeed");
+    expect(value('kobun_handler_runs_total{outcome="retry"}')).toBe(1);
+    await create("fail-1");
+    await eventPoll(scrape, () => value('kobun_handler_runs_total{outcome="failure"}') === 1, "the permanent failure");
+    expect(value('kobun_handler_runs_total{outcome="success"}')).toBe(3);
+    expect(value("kobun_healthy")).toBe(1);
+  } finally {
+    stop.abort();
+    await running;
+  }
+}, 20_000);
+
+/** Scrapes until `pred` holds (a scrape is the only way to see the numbers); bounded. */
+async function eventPoll(scrape: () => Promise<unknown>, pred: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await scrape();
+    if (pred()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
