@@ -20,6 +20,7 @@ export interface FlagValues {
   liveness: string;
   webhooksUrl: string;
   webhooksName: string;
+  metricsAddr: string;
   logFormat: string;
   /** Log level debug. */
   verbose: boolean;
@@ -52,6 +53,7 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "liveness", long: "liveness", value: "URL", doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".' },
   { key: "webhooksUrl", long: "webhooks-url", value: "URL", doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations)." },
   { key: "webhooksName", long: "webhooks-name", value: "NAME", doc: "Names the webhook configurations and the Service (default kobun-operator)." },
+  { key: "metricsAddr", long: "metrics-addr", value: "ADDR", doc: 'Serve /metrics also at ADDR, e.g. ":8080" (off by default).' },
   { key: "logFormat", long: "log-format", value: "plain|json", doc: "Log line format." },
   { key: "verbose", long: "verbose", short: "v", doc: "Log debug messages." },
   { key: "quiet", long: "quiet", short: "q", doc: "Log only warnings and errors." },

@@ -10,4 +10,4 @@ export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type 
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
-export { SETTINGS_SCHEMA, type Settings, type PeeringSettings, type NamespaceSettings, type LogLevel } from "./schema.ts";
+export { SETTINGS_SCHEMA, metricsUrl, type Settings, type PeeringSettings, type NamespaceSettings, type LogLevel } from "./schema.ts";

@@ -31,6 +31,7 @@ const FLAG_FIELDS: ReadonlyArray<readonly [keyof FlagValues, string, string]> = 
   ["priority", "peering", "priority"],
   ["peering", "peering", "name"],
   ["liveness", "probes", "liveness"],
+  ["metricsAddr", "metrics", "address"],
   ["logFormat", "logging", "format"],
   ["webhooksUrl", "webhooks", "url"],
   ["webhooksName", "webhooks", "name"],

@@ -21,6 +21,12 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
+/** ":8080" and "host:port" as controller-runtime's --metrics-bind-address takes them, or an http:// URL. */
+export function metricsUrl(address: string): string {
+  if (address.startsWith("http://")) return address;
+  return `http://${address.startsWith(":") ? "0.0.0.0" : ""}${address}`;
+}
+
 const namespaceEntry = text({
   default: "",
   doc: "",
@@ -108,11 +114,21 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     format: oneOf(["plain", "json"], { default: "plain", doc: 'Log line format: "plain" (key=value) or "json".' }),
     level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is logged." }),
   }),
-  probes: section("Probes: an HTTP endpoint with /healthz and /metrics.", {
+  probes: section("Probes: an HTTP endpoint with /healthz, /readyz and /metrics.", {
     liveness: orNull(text({
       default: "", doc: 'Where to serve them, e.g. "http://0.0.0.0:8080/healthz".',
       expected: 'an http:// URL like "http://0.0.0.0:8080/healthz"', valid: isHttpUrl,
     }), "no probe endpoint"),
+    readiness: oneOf(["frozen-is-unready", "frozen-is-ready"], {
+      default: "frozen-is-unready", doc: '/readyz while frozen: "frozen-is-ready" keeps a standby replica ready (e.g. behind a Service that must list it).',
+    }),
+    eventLoopLimit: duration({ default: 10, min: 0.1, max: 3600, doc: "/healthz fails while the event loop was recently blocked this long at once (a synchronous handler)." }),
+  }),
+  metrics: section("Metrics: /metrics on a listener of its own (it is always on the probe listener too).", {
+    address: orNull(text({
+      default: "", doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
+      expected: 'an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080"', valid: (value) => isHttpUrl(metricsUrl(value)),
+    }), "only on the probe listener"),
   }),
   posting: section("Posting: Kubernetes Events about handled objects.", {
     enabled: flag({ default: true, doc: "Post Events for handler outcomes and logs." }),
@@ -178,7 +194,9 @@ export interface Settings {
   readonly shutdown: { readonly gracePeriod: number };
   readonly logging: { readonly format: "plain" | "json"; readonly level: LogLevel };
   /** liveness null = no probe endpoint. */
-  readonly probes: { readonly liveness: string | null };
+  readonly probes: { readonly liveness: string | null; readonly readiness: "frozen-is-unready" | "frozen-is-ready"; readonly eventLoopLimit: number };
+  /** address null = /metrics only on the probe listener. */
+  readonly metrics: { readonly address: string | null };
   readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
   /** Strings null = derived (see the schema's docs). */
   readonly webhooks: SchemaValues["webhooks"];

@@ -10,3 +10,31 @@ export interface RequestObserver {
    */
   requested(method: string, host: string, code: string, seconds: number): void;
 }
+
+/** The observers of one client, and the `host` label they all get (host:port, as client-go's URL host). */
+export class RequestObservers {
+  private list: readonly RequestObserver[];
+  private readonly host: string;
+
+  constructor(server: string, first?: RequestObserver) {
+    this.list = first ? [first] : [];
+    try {
+      this.host = new URL(server).host;
+    } catch {
+      this.host = server;
+    }
+  }
+
+  /** Adds one; the returned call removes it. */
+  add(observer: RequestObserver): () => void {
+    this.list = [...this.list, observer];
+    return () => (this.list = this.list.filter((o) => o !== observer));
+  }
+
+  /** One attempt that started at `started` (performance.now()) ended with `code`. */
+  ended(method: string, code: string, started: number): void {
+    if (this.list.length === 0) return;
+    const seconds = (performance.now() - started) / 1000;
+    for (const observer of this.list) observer.requested(method, this.host, code, seconds);
+  }
+}

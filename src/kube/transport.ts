@@ -11,7 +11,7 @@ import type { ApiError } from "./errors.ts";
 import { streamBudget } from "./budget.ts";
 import { Deadlines } from "./deadlines.ts";
 import { apiErrorFrom, networkFailure } from "./failures.ts";
-import type { RequestObserver } from "./observer.ts";
+import { RequestObservers, type RequestObserver } from "./observer.ts";
 
 export interface ClientOptions {
   logger?: Logger;
@@ -67,9 +67,7 @@ export class Transport {
   private sessionTls: ConnectionTLS | undefined;
   private session?: { fetch: FetchFn; close(): void };
   private send!: FetchFn;
-  private readonly observer: RequestObserver | undefined;
-  /** The `host` label of rest_client_* (host:port, as client-go's URL host). */
-  private readonly host: string;
+  private readonly observers: RequestObservers;
 
   constructor(
     readonly connection: Connection,
@@ -80,10 +78,14 @@ export class Transport {
     this.retries = options.retries ?? 5;
     this.backoff = options.backoff ?? { initialMs: 200, maxMs: 5000 };
     this.deadlines = new Deadlines(options.requestTimeoutMs ?? 60_000);
-    this.observer = options.observer;
-    this.host = hostOf(connection.server);
+    this.observers = new RequestObservers(connection.server, options.observer);
     this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
     this.useTls(connection.tls);
+  }
+
+  /** Adds an observer of every attempt (an operator given this client); the returned call removes it. */
+  observe(observer: RequestObserver): () => void {
+    return this.observers.add(observer);
   }
 
   /** Closes idle keep-alive connections; requests in flight finish, and the client stays usable. */
@@ -116,9 +118,9 @@ export class Transport {
         const response = await this.send(url, { method, headers: this.headersFor(auth, contentType), body, signal: deadline.signal });
         if (!response.ok) error = await apiErrorFrom(response, method, path);
         else if (response.status !== 204) text = await response.text();
-        this.observer?.requested(method, this.host, String(response.status), (performance.now() - started) / 1000);
+        this.observers.ended(method, String(response.status), started);
       } catch (cause) {
-        this.observer?.requested(method, this.host, "<error>", (performance.now() - started) / 1000);
+        this.observers.ended(method, "<error>", started);
         if (signal?.aborted) throw signal.reason ?? cause;
         const failure = networkFailure(deadline.expired ? new Error(`no complete answer within ${this.deadlines.ms} ms`) : cause, method, path, this.server);
         const allowed = retry !== false && failure.transient && (read || retry === true || failure.unsent);
@@ -184,9 +186,9 @@ export class Transport {
       const started = performance.now();
       try {
         response = await this.send(url, { method: "GET", headers: this.headersFor(auth, undefined), signal });
-        this.observer?.requested("GET", this.host, String(response.status), (performance.now() - started) / 1000);
+        this.observers.ended("GET", String(response.status), started);
       } catch (cause) {
-        this.observer?.requested("GET", this.host, "<error>", (performance.now() - started) / 1000);
+        this.observers.ended("GET", "<error>", started);
         if (signal.aborted) throw signal.reason ?? cause;
         throw networkFailure(cause, "GET", shown, this.server).error;
       }
@@ -281,14 +283,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
       },
     );
   });
-}
-
-function hostOf(server: string): string {
-  try {
-    return new URL(server).host;
-  } catch {
-    return server;
-  }
 }
 
 export function queryString(query: Query): string {

@@ -18,6 +18,7 @@ export interface HealthComponent {
 
 import { MetricsRegistry, type Counter } from "./metrics.ts";
 import { registerProcessMetrics } from "./process.ts";
+import { Readiness } from "./readiness.ts";
 
 export class Health {
   /** By component name; each entry remembers its owner so that a successor keeps its own. */
@@ -57,6 +58,9 @@ export class Health {
   report(): { healthy: boolean; problems: Record<string, string> } {
     return { healthy: this.healthy, problems: Object.fromEntries([...this.problems].map(([name, p]) => [name, p.problem])) };
   }
+
+  /** What /readyz reports. */
+  readonly readiness = new Readiness();
 
   /** The operator's metrics, served at /metrics beside the health report. */
   readonly metrics = new MetricsRegistry();

@@ -1,5 +1,5 @@
-// The probe server: GET /healthz (200 healthy, 503 with the problems otherwise) and
-// GET /metrics (Prometheus text, or OpenMetrics when the scraper's Accept asks for it).
+// The probe server: GET /healthz (200 healthy, 503 with the problems otherwise), GET /readyz
+// (200 once every stream listed and processed, 503 with what it waits for) and GET /metrics (Prometheus text, or OpenMetrics when the scraper's Accept asks for it).
 // Started when `probes.liveness` is configured; `metrics:` may give /metrics a listener of
 // its own (a port that a Service or PodMonitor selects, apart from the kubelet's probes).
 
@@ -12,12 +12,30 @@ export interface ProbeServer {
   stop(): Promise<void>;
 }
 
-export function startProbeServer(address: string, health: Health): ProbeServer {
+/** How long /healthz keeps reporting a blocked event loop after it ran again: a probe period or three. */
+const BLOCKED_REPORTED_MS = 30_000;
+
+export const EVENT_LOOP_COMPONENT = "event loop";
+
+/** `eventLoopLimitS`: a loop blocked this long at once fails /healthz for a while (default 10 s). */
+export function startProbeServer(address: string, health: Health, options: { eventLoopLimitS?: number } = {}): ProbeServer {
   const url = new URL(address);
   const healthPath = url.pathname && url.pathname !== "/" ? url.pathname : "/healthz";
   // The lag is measured while someone can read it: for the life of this server.
   const life = new AbortController();
-  monitorEventLoop(health.metrics, life.signal);
+  const limit = options.eventLoopLimitS ?? 10;
+  const loop = health.component(EVENT_LOOP_COMPONENT, life.signal);
+  let blockedUntil = 0;
+  monitorEventLoop(health.metrics, life.signal, (late) => {
+    const now = Date.now();
+    if (late >= limit) {
+      blockedUntil = now + BLOCKED_REPORTED_MS;
+      loop.fail(`blocked for ${late.toFixed(1)} s at once at ${new Date(now).toISOString()} (limit ${limit} s): a handler runs synchronous work`);
+    } else if (blockedUntil && now > blockedUntil) {
+      blockedUntil = 0;
+      loop.clear();
+    }
+  });
   const server = Bun.serve({
     hostname: url.hostname,
     port: Number(url.port || 8080),
@@ -26,6 +44,10 @@ export function startProbeServer(address: string, health: Health): ProbeServer {
       if (path === healthPath || path === "/healthz") {
         const report = health.report();
         return Response.json(report, { status: report.healthy ? 200 : 503 });
+      }
+      if (path === "/readyz") {
+        const report = health.readiness.report();
+        return Response.json(report, { status: report.ready ? 200 : 503 });
       }
       if (path === "/metrics") return metricsResponse(request, health);
       return new Response("not found\n", { status: 404 });

@@ -42,24 +42,14 @@ function readable(read: () => Array<[readonly string[], number]>): Array<[readon
 /** Buckets from 1 ms (a busy loop) to 10 s (a loop blocked by a synchronous handler). */
 export const LAG_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export interface EventLoopLag {
-  /** The longest lag seen in the last `window` ticks, in seconds (for /healthz). */
-  readonly recentMaxSeconds: number;
-}
-
 /**
  * Ticks every `intervalMs` until `signal` aborts, observing how late each tick fired into
- * `kobun_event_loop_lag_seconds`. Lateness is the loop's own: a timer fires only when the loop
- * is free, so a tick due at T that runs at T+x saw the loop blocked for about x.
+ * `kobun_event_loop_lag_seconds`, and telling `onTick` the lateness. Lateness is the loop's own:
+ * a timer fires only when the loop is free, so a tick due at T that runs at T+x saw the loop
+ * blocked for about x.
  */
-export function monitorEventLoop(registry: MetricsRegistry, signal: AbortSignal, intervalMs = 100, window = 50): EventLoopLag {
+export function monitorEventLoop(registry: MetricsRegistry, signal: AbortSignal, onTick?: (lateSeconds: number) => void, intervalMs = 100): void {
   const lag = registry.histogram("kobun_event_loop_lag_seconds", "How late a periodic timer fired: time the event loop was blocked.", LAG_BUCKETS).labels();
-  const recent: number[] = [];
-  const state = {
-    get recentMaxSeconds() {
-      return recent.length ? Math.max(...recent) : 0;
-    },
-  };
   void (async () => {
     while (!signal.aborted) {
       const due = performance.now() + intervalMs;
@@ -67,9 +57,7 @@ export function monitorEventLoop(registry: MetricsRegistry, signal: AbortSignal,
       if (signal.aborted) return;
       const late = Math.max(0, performance.now() - due) / 1000;
       lag.observe(late);
-      recent.push(late);
-      if (recent.length > window) recent.shift();
+      onTick?.(late);
     }
   })();
-  return state;
 }

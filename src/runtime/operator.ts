@@ -14,7 +14,6 @@ import { TaskScope } from "../util/scope.ts";
 import { aborted } from "../util/abort.ts";
 import { Toggle } from "../util/toggle.ts";
 import { Health } from "../observability/health.ts";
-import { startProbeServer } from "../observability/probes.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { Reconciler } from "../reconciling/reconciler.ts";
 import { EventPoster } from "../posting/poster.ts";
@@ -27,6 +26,8 @@ import { reportStarvedStreams } from "./starvation.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { FatalError } from "./exits.ts";
 import { serveWebhooks } from "./webhooks.ts";
+import { frozenMetric, requestMetrics } from "./metrics.ts";
+import { serveProbes } from "./serving.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -70,21 +71,23 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 
   const ownClient = options.client === undefined;
   const client = options.client ?? (await connectClient(settings, logger, signal));
+  const health = new Health();
+  const unobserve = client.observe(requestMetrics(health.metrics));
   try {
-    return await operate(options, settings, logger, registry, signal, graceMs, client);
+    return await operate(options, settings, logger, registry, signal, graceMs, client, health);
   } finally {
+    unobserve();
     // A client run() made is run()'s to close (its keep-alive pool); a given one is the caller's.
     if (ownClient) client.close();
   }
 }
 
 async function operate(
-  options: RunOptions, settings: Settings, logger: Logger, registry: Registry, signal: AbortSignal, graceMs: number, client: KubeClient,
+  options: RunOptions, settings: Settings, logger: Logger, registry: Registry, signal: AbortSignal, graceMs: number, client: KubeClient, health: Health,
 ): Promise<RunReport> {
   const resources = await resolveResources(client, registry, signal);
   if (signal.aborted) return { abandoned: [] };
 
-  const health = new Health();
   const toggle = options.toggle ?? new Toggle();
   // A task may end the operator (a 403 that retrying cannot cure): it stops as on a signal, then run() throws.
   let fatal: FatalError | undefined;
@@ -116,23 +119,10 @@ async function operate(
     );
   }
 
-  let probeUrl: string | undefined;
-  if (settings.probes.liveness) {
-    // Started before the scope task so that a bad address fails run() at once, not silently.
-    let probes: ReturnType<typeof startProbeServer>;
-    try {
-      probes = startProbeServer(settings.probes.liveness, health);
-    } catch (error) {
-      await scope.close(0);
-      throw new FatalError("fatal", `cannot serve probes at ${settings.probes.liveness}: ${(error as Error).message}`, { cause: error });
-    }
-    probeUrl = probes.url;
-    logger.info("serving probes", { url: probes.url });
-    scope.spawn("probes", async (s) => {
-      await aborted(s);
-      await probes.stop();
-    });
-  }
+  const probeUrl = await serveProbes(settings, health, scope, logger);
+  const frozen = frozenMetric(health.metrics);
+  frozen("operator", toggle, signal);
+  health.readiness.frozenBy(() => toggle.reasons(), settings.probes.readiness === "frozen-is-ready");
 
   const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
   /**
@@ -157,6 +147,7 @@ async function operate(
               if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
               reconciler.accept(event);
             },
+            processed: () => reconciler.settled(),
             ...(route ? { restartSignal: route.restartSignal } : {}),
           },
           s,
@@ -199,6 +190,7 @@ async function operate(
     if (onePeering) return toggle;
     const gate = new Toggle(toggle);
     gates.set(namespace, gate);
+    frozen(namespace, gate, within.signal);
     within.spawn("gate", async (s) => {
       await aborted(s);
       if (gates.get(namespace) === gate) gates.delete(namespace);

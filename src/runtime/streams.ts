@@ -16,6 +16,7 @@ import type { WatchEvent } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { Settings } from "../config/index.ts";
 import { ForbiddenRule } from "./forbidden.ts";
+import { watchMetrics } from "./metrics.ts";
 
 export interface StreamOptions {
   client: KubeClient;
@@ -29,6 +30,8 @@ export interface StreamOptions {
   discovered?: boolean;
   /** Receives every event; must not block (the queue behind it decides what to do). */
   deliver(event: WatchEvent): void;
+  /** Resolves once every event delivered so far is processed (for readiness: the first list handled once). */
+  processed?(): Promise<void>;
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
 }
@@ -38,6 +41,11 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const where = namespace ?? "(cluster)";
   // Its problem ends with the stream (a namespace that goes away takes its 403 along).
   const component = health.component(`watch ${resourceName(resource)} in ${where}`, signal);
+  // Ready once the first list was handled once; a relist later (410, resume) keeps it ready.
+  const readiness = health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
+  let listed = false;
+  let attempts = 0;
+  const metrics = watchMetrics(health.metrics, resourceName(resource));
   const w = settings.watching;
   const watcher = new Watcher(client, resource, {
     namespace,
@@ -47,6 +55,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
     backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
     logger,
+    observer: metrics,
   });
   const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
   const backoff = new Backoff({
@@ -58,7 +67,11 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
 
   await supervise(
     {
-      ready: (s) => toggle.waitRunning(s),
+      ready: (s) => {
+        // An attempt ended and the gate is closed: a freeze closed the stream (one restart for the metrics).
+        if (attempts++ > 0 && toggle.frozen) metrics.frozen();
+        return toggle.waitRunning(s);
+      },
       attemptSignals: () => [toggle.runningSignal, options.restartSignal?.()],
       open: (s) => watcher.events(s),
       each: (event) => {
@@ -68,6 +81,10 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
           backoff.reset();
         }
         deliver(event);
+        if (event.type === "relist-done" && !listed) {
+          listed = true;
+          void (options.processed?.() ?? Promise.resolve()).then(() => readiness.ready());
+        }
       },
       delays: backoff,
       failed: (error, { delayMs }) => {

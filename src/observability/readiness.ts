@@ -1,0 +1,49 @@
+// Readiness that means something: ready once every watched stream has completed its initial
+// list and the objects it listed were processed once, and (unless `frozen-is-ready`) not
+// frozen. Each stream reports through a gate of its own that lives as long as the stream: a
+// namespace that goes away takes its pending gate with it, as health problems do.
+
+export interface ReadinessGate {
+  /** This stream's first list was processed; later relists do not make it unready again. */
+  ready(): void;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  /** Streams whose initial list is not processed yet, by name. */
+  waiting: string[];
+  /** Why it is frozen, by holder (a peer, a manual freeze, a lease), when frozen counts. */
+  frozen: Record<string, string>;
+}
+
+export class Readiness {
+  private readonly pending = new Map<string, object>();
+  private frozenReasons: () => Record<string, string> = () => ({});
+  private frozenIsReady = false;
+
+  /** `name`'s stream must list and process before the operator is ready; until `life` ends. */
+  gate(name: string, life: AbortSignal): ReadinessGate {
+    const token = {};
+    if (life.aborted) return { ready() {} };
+    this.pending.set(name, token);
+    const release = () => this.pending.get(name) === token && this.pending.delete(name);
+    life.addEventListener("abort", release, { once: true });
+    return { ready: release };
+  }
+
+  /**
+   * Where the freeze's reasons come from. A frozen replica is unready, or with `frozenIsReady`
+   * ready even before it listed anything (a standby has nothing to list: its streams wait).
+   */
+  frozenBy(reasons: () => Record<string, string>, frozenIsReady: boolean): void {
+    this.frozenReasons = reasons;
+    this.frozenIsReady = frozenIsReady;
+  }
+
+  report(): ReadinessReport {
+    const waiting = [...this.pending.keys()].sort();
+    const frozen = this.frozenReasons();
+    const isFrozen = Object.keys(frozen).length > 0;
+    return { ready: isFrozen ? this.frozenIsReady : waiting.length === 0, waiting, frozen };
+  }
+}
