@@ -1,5 +1,6 @@
-// queueing/: one worker per key (an object's uid), so that the events of one object are
-// processed strictly one at a time while many objects proceed concurrently.
+// queueing/'s runner: one worker per key (an object's uid), so that the events of one object
+// are processed strictly one at a time while many objects proceed concurrently, at most
+// `limit` at once (util/semaphore.ts). When a key runs is the scheduler's (schedule.ts).
 //
 // What it does:
 // - `push(key, item)` keeps only the newest pending item per key ("latest wins"); a burst that
@@ -23,6 +24,8 @@
 
 import { TaskScope, type TaskReport } from "../util/scope.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
+import { Semaphore } from "../util/semaphore.ts";
+import { newSlot, Schedule, type Slot } from "./schedule.ts";
 
 export interface Outcome<T> {
   /** Run `process()` again for this key after this many ms, unless a newer item comes first. */
@@ -51,45 +54,20 @@ export interface WorkersOptions<T> {
   name?: string;
 }
 
-interface Slot<T> {
-  pending: T | undefined;
-  hasPending: boolean;
-  /** The last processed item, re-used for a delayed re-run. */
-  current: T | undefined;
-  /** Epoch ms of a requested re-run. */
-  againAt: number | undefined;
-  wake: (() => void) | undefined;
-  idleSince: number;
-  busy: boolean;
-  /** Ends the batch window early (on abort). */
-  windowEnd?: (() => void) | undefined;
-  /** The pending item skips the batch window. */
-  immediate: boolean;
-  /** When the key last started processing (ms, performance clock), for the window. */
-  lastStart: number;
-}
-
 export class Workers<T> {
   private readonly slots = new Map<string, Slot<T>>();
   private readonly scope: TaskScope;
   private readonly window: number;
-  private readonly limit: number;
-  private readonly idleMs: number;
   private readonly logger: Logger;
-  private active = 0;
-  /** Workers waiting for a slot, FIFO from `waitingHead` (no O(n) shift). */
-  private readonly waiting: (() => void)[] = [];
-  private waitingHead = 0;
-  private readonly idle = new Set<Slot<T>>();
-  private reaper: ReturnType<typeof setInterval> | undefined;
+  /** Bounds how many keys are processing at once. */
+  private readonly permits: Semaphore;
+  private readonly schedule: Schedule<T>;
   private readonly settleWaiters: (() => void)[] = [];
-  /** Highest number of keys processing at once (for tests and metrics). */
-  peak = 0;
 
   constructor(private readonly options: WorkersOptions<T>) {
     this.window = options.window ?? 100;
-    this.limit = Math.max(1, options.limit ?? 100);
-    this.idleMs = options.idleMs ?? 10_000;
+    this.permits = new Semaphore(Math.max(1, options.limit ?? 100));
+    this.schedule = new Schedule<T>(options.idleMs ?? 10_000);
     this.logger = options.logger ?? silentLogger;
     this.scope = new TaskScope(options.name ?? "workers", options.signal, (name, error) =>
       this.logger.error("worker failed", { task: name, error }),
@@ -100,6 +78,11 @@ export class Workers<T> {
   /** Number of live workers (busy, waiting or idle). */
   get size(): number {
     return this.slots.size;
+  }
+
+  /** Highest number of keys processing at once (for tests and metrics). */
+  get peak(): number {
+    return this.permits.peak;
   }
 
   get signal(): AbortSignal {
@@ -124,7 +107,7 @@ export class Workers<T> {
       }
       return;
     }
-    slot = { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate, lastStart: -Infinity };
+    slot = newSlot(item, immediate);
     this.slots.set(key, slot);
     void this.scope.spawn(key, (signal) => this.run(key, slot, signal));
   }
@@ -146,7 +129,7 @@ export class Workers<T> {
   private checkSettled(): void {
     // A processing key holds a slot: while any does, nothing is settled (and no O(keys) scan
     // runs on every completion).
-    if (this.settleWaiters.length && this.active === 0 && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
+    if (this.settleWaiters.length && this.permits.inUse === 0 && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
   }
 
   /** Forgets a key's pending item and retry timer (e.g. the object is gone); a running item finishes. */
@@ -168,7 +151,7 @@ export class Workers<T> {
     try {
       while (!signal.aborted) {
         if (!slot.hasPending) {
-          const fired = await this.wait(slot);
+          const fired = await this.schedule.wait(slot);
           if (signal.aborted) return;
           if (!slot.hasPending) {
             if (fired === "again" && slot.current !== undefined) {
@@ -188,7 +171,7 @@ export class Workers<T> {
         if (this.window > 0 && !slot.immediate) {
           // Items pushed meanwhile replace `pending`: the run takes the newest.
           const wait = slot.lastStart + this.window - performance.now();
-          if (wait > 0) await this.sleep(slot, wait);
+          if (wait > 0) await this.schedule.throttle(slot, wait);
           else await nextTurn();
           if (signal.aborted) return;
         }
@@ -196,12 +179,11 @@ export class Workers<T> {
         slot.pending = undefined;
         slot.hasPending = false;
         slot.againAt = undefined;
-        if (this.active >= this.limit) await this.acquire();
-        else this.active++;
-        if (signal.aborted) return this.release();
+        const permit = this.permits.acquire();
+        if (permit) await permit;
+        if (signal.aborted) return this.permits.release();
         slot.busy = true;
         slot.lastStart = performance.now();
-        if (this.active > this.peak) this.peak = this.active;
         let outcome: Outcome<T> | void;
         try {
           outcome = await this.options.process(key, item, signal);
@@ -210,7 +192,7 @@ export class Workers<T> {
           outcome = undefined;
         } finally {
           slot.busy = false;
-          this.release();
+          this.permits.release();
         }
         slot.current = outcome?.item ?? item;
         // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
@@ -219,104 +201,16 @@ export class Workers<T> {
         if (this.settleWaiters.length && !slot.hasPending) this.checkSettled();
       }
     } finally {
-      this.idle.delete(slot);
+      this.schedule.forget(slot);
       if (this.slots.get(key) === slot) this.slots.delete(key);
       this.checkSettled();
     }
   }
 
-  /**
-   * Waits for a push, the re-run time, or idleness. Synchronous exit decisions avoid races with
-   * push(). No listener is added to the shared signal per worker (removing thousands of them
-   * is quadratic): abort wakes every waiting worker through `wakeAll()` instead.
-   */
-  private wait(slot: Slot<T>): Promise<"push" | "again" | "idle"> {
-    if (slot.againAt === undefined && this.idleMs <= 0) return Promise.resolve("idle");
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = (why: "push" | "again" | "idle") => {
-        if (timer) clearTimeout(timer);
-        this.idle.delete(slot);
-        slot.wake = undefined;
-        resolve(why);
-      };
-      if (slot.againAt !== undefined) {
-        timer = setTimeout(() => {
-          slot.againAt = undefined;
-          done("again");
-        }, Math.max(0, slot.againAt - Date.now()));
-        slot.wake = () => done("push");
-      } else {
-        slot.idleSince = Date.now();
-        this.idle.add(slot);
-        this.armReaper();
-        // The reaper calls wake with the slot still idle and nothing pending: that means "exit".
-        slot.wake = () => done(slot.hasPending ? "push" : "idle");
-      }
-    });
-  }
-
-  private armReaper(): void {
-    if (this.reaper) return;
-    const every = Math.max(10, Math.min(this.idleMs / 2, 1000));
-    this.reaper = setInterval(() => {
-      const now = Date.now();
-      for (const slot of this.idle) {
-        if (now - slot.idleSince >= this.idleMs && !slot.hasPending) slot.wake?.();
-      }
-      if (this.idle.size === 0 && this.reaper) {
-        clearInterval(this.reaper);
-        this.reaper = undefined;
-      }
-    }, every);
-  }
-
-  /** The batch window: pushes meanwhile only replace `pending`; abort ends it early. */
-  private sleep(slot: Slot<T>, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        slot.windowEnd = undefined;
-        resolve();
-      }, ms);
-      slot.windowEnd = () => {
-        clearTimeout(timer);
-        slot.windowEnd = undefined;
-        resolve();
-      };
-    });
-  }
-
-  private acquire(): Promise<void> {
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
   /** On abort: every waiting worker wakes up, sees the aborted signal and exits. */
   private wakeAll(): void {
-    if (this.reaper) clearInterval(this.reaper);
-    this.reaper = undefined;
-    for (const slot of this.slots.values()) {
-      slot.windowEnd?.();
-      slot.wake?.();
-    }
-    const waiting = this.waiting.splice(this.waitingHead);
-    this.waiting.length = 0;
-    this.waitingHead = 0;
-    for (const grant of waiting) {
-      this.active++; // balanced by the caller's release()
-      grant();
-    }
-  }
-
-  private release(): void {
-    if (this.waitingHead < this.waiting.length) {
-      const next = this.waiting[this.waitingHead]!;
-      this.waiting[this.waitingHead++] = undefined as never;
-      if (this.waitingHead > 1024 && this.waitingHead * 2 > this.waiting.length) {
-        this.waiting.splice(0, this.waitingHead);
-        this.waitingHead = 0;
-      }
-      next(); // the slot passes directly to the next waiter
-    } else this.active--;
+    this.schedule.wakeAll(this.slots.values());
+    this.permits.grantAll(); // each is balanced by its worker's release()
   }
 }
 
