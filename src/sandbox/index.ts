@@ -46,6 +46,11 @@ export interface SandboxOptions {
   bookmarkIntervalMs?: number;
   /** one line per request */
   log?: (line: string) => void;
+  /**
+   * Serve `shardSelector` on LIST and WATCH, as kube-apiserver with the ShardedListAndWatch
+   * feature gate (default true); false answers like a server without it (the parameter is ignored).
+   */
+  shardSelectors?: boolean;
 }
 
 export interface SandboxStore {
@@ -92,7 +97,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const ctx: ServerContext = {
     store, registry, objects, faults, requests, watches, token, admission: new SandboxAdmission(store, objects),
     saTokens: new ServiceAccountTokens(store, "https://kubernetes.default.svc.cluster.local"),
-    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log, shardSelectors: opts.shardSelectors ?? true,
   };
   const certs = opts.tls ? sandboxCerts() : undefined;
   const server = Bun.serve({

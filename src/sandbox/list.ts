@@ -5,6 +5,7 @@
 import { present } from "./objects.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
 import { makeSelector } from "./selectors.ts";
+import { shardFilter, withShards } from "./shards.ts";
 import { errors } from "./status.ts";
 import type { Store } from "./store.ts";
 
@@ -24,8 +25,9 @@ function decodeToken(s: string): ContinueToken {
   }
 }
 
-export function listObjects(store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams): unknown {
-  const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind);
+export function listObjects(store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true): unknown {
+  const shards = shardFilter(q, shardSelectors);
+  const selector = withShards(makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind), shards);
   const limitRaw = q.get("limit");
   const limit = limitRaw ? Number(limitRaw) : 0;
   if (limitRaw && (!Number.isInteger(limit) || limit < 0)) throw errors.badRequest(`invalid limit: ${limitRaw}`);
@@ -65,6 +67,7 @@ export function listObjects(store: Store, def: ResourceDef, version: string, ns:
       if (!selector) metadata.remainingItemCount = remaining;
     }
   }
+  if (shards) metadata.shardInfo = { selector: shards.echo };
   return {
     kind: def.listKind,
     apiVersion: def.group ? `${def.group}/${version}` : version,

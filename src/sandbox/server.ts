@@ -14,6 +14,7 @@ import { answerReview } from "./reviews.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
+import { shardFilter, withShards } from "./shards.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
 import type { RequestLog } from "./stats.ts";
 import { bearerMatches } from "./auth.ts";
@@ -35,6 +36,8 @@ export interface ServerContext {
   /** calls the admission and conversion webhooks registered in the store (admission.ts) */
   admission: SandboxAdmission;
   bookmarkIntervalMs: number;
+  /** `shardSelector` on LIST and WATCH (the ShardedListAndWatch gate), see shards.ts. */
+  shardSelectors: boolean;
   log?: (line: string) => void;
 }
 
@@ -148,7 +151,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   switch (verb) {
     case "list": {
       if (sub) throw errors.methodNotAllowed();
-      const list = listObjects(ctx.store, def, version, ns, q) as { metadata: Record<string, unknown>; items: any[] };
+      const list = listObjects(ctx.store, def, version, ns, q, ctx.shardSelectors) as { metadata: Record<string, unknown>; items: any[] };
       list.items = await ctx.admission.listItems(def, version, list.items);
       return jsonResponse(wantsTable(req.headers.get("accept")) ? toTable(def, version, list.items, list.metadata) : list);
     }
@@ -212,7 +215,7 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
 function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string | undefined, q: URLSearchParams): Response {
   let fieldSelector = q.get("fieldSelector");
   if (name) fieldSelector = [fieldSelector, `metadata.name=${name}`].filter(Boolean).join(",");
-  const selector = makeSelector(q.get("labelSelector"), fieldSelector, def.kind);
+  const selector = withShards(makeSelector(q.get("labelSelector"), fieldSelector, def.kind), shardFilter(q, ctx.shardSelectors));
   const timeoutRaw = q.get("timeoutSeconds");
   const timeoutSeconds = timeoutRaw ? Number(timeoutRaw) : undefined;
   if (timeoutRaw && !Number.isFinite(timeoutSeconds)) throw errors.badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);

@@ -5,20 +5,20 @@ import { afterAll, beforeAll } from "bun:test";
 import type { Resource } from "../../../src/kube/types.ts";
 import { cleanupNamespaces, installCrds } from "./kube.ts";
 import { killAllOperators } from "./operator.ts";
-import { startTarget, type Target, type TargetName } from "./target.ts";
+import { startTarget, type Target, type TargetName, type TargetOptions } from "./target.ts";
 
 /**
  * Registers the hooks; returns `need()`, with which every test starts: the target, or a failure
  * that says why there is none. On a cluster the user named, the namespaces the file created are
  * deleted at the end, after the finalizers of `cleanup` resources' objects are stripped.
  */
-export function targetSuite(targetName: TargetName, { crds, cleanup }: { crds: string[]; cleanup: Resource[] }): () => Target {
+export function targetSuite(targetName: TargetName, { crds, cleanup, ...options }: { crds: string[]; cleanup: Resource[] } & TargetOptions): () => Target {
   let target: Target | undefined;
   let setupError: unknown;
 
   beforeAll(async () => {
     try {
-      target = await startTarget(targetName);
+      target = await startTarget(targetName, options);
       for (const crd of crds) await installCrds(target.client, crd);
     } catch (e) {
       setupError = e;

@@ -6,7 +6,7 @@
 
 import { existsSync } from "node:fs";
 import { KubeClient } from "../../../src/kube/client.ts";
-import { startSandbox } from "../../../src/sandbox/index.ts";
+import { startSandbox, type SandboxOptions } from "../../../src/sandbox/index.ts";
 import { binDir, startCluster } from "../../cluster/cluster.ts";
 
 export type TargetName = "sandbox" | "cluster";
@@ -31,10 +31,16 @@ export function selectedTargets(): TargetName[] {
   return names as TargetName[];
 }
 
-export async function startTarget(name: TargetName): Promise<Target> {
+/** How a file wants its target started: extra kube-apiserver flags (feature gates), sandbox options. */
+export interface TargetOptions {
+  apiserverArgs?: string[];
+  sandbox?: SandboxOptions;
+}
+
+export async function startTarget(name: TargetName, options: TargetOptions = {}): Promise<Target> {
   if (name === "sandbox") {
     // A bounded history, as every real server has (scenario 7 churns past it).
-    const sandbox = await startSandbox({ historySize: 200 });
+    const sandbox = await startSandbox({ historySize: 200, ...options.sandbox });
     const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, retries: 2 });
     return {
       name, describe: `sandbox at ${sandbox.url}`, url: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, client,
@@ -53,7 +59,7 @@ export async function startTarget(name: TargetName): Promise<Target> {
         "Run test/cluster/build.sh (or `npm run test:e2e`, which builds it), or set KOBUN_E2E_KUBECONFIG=/path/to/kubeconfig.",
     );
   }
-  const cluster = await startCluster();
+  const cluster = await startCluster({ apiserverArgs: options.apiserverArgs });
   const client = await KubeClient.connect({ kubeconfig: cluster.kubeconfigPath, retries: 2 });
   return {
     name, describe: `kube-apiserver at ${cluster.url} (logs in ${cluster.dir})`, url: cluster.url, kubeconfigPath: cluster.kubeconfigPath, client,
