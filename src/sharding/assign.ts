@@ -1,0 +1,141 @@
+// Which shards this replica should take or give up, as a pure function of what the Leases say
+// and the time now (no I/O, no clock reads: test/sharding/assign.test.ts runs it on a fake clock).
+//
+// - Live replicas are those whose membership Lease changed less than its duration ago (by OUR
+//   clock, when we saw it change, as client-go's leader election judges leases: clock skew
+//   between machines does not matter); this replica is always live to itself.
+// - Fair share: `ceil(shards / live)` at most. The exact quota is `floor(shards / live)`, plus
+//   one for the first `shards mod live` replicas by id, so 16 shards over 3 replicas are 6/5/5,
+//   not 6/6/4 (a closer even split). A shard left free for a whole lease duration may be
+//   taken by anyone still below the ceiling, so a replica that cannot take its quota (say, it
+//   lacks RBAC) leaves no permanent gap.
+// - A shard is free when its Lease has no holder or expired (unchanged for its duration).
+// - A replica above its quota releases the excess only while another live replica is below
+//   its own: that is when one joins; releasing otherwise would just churn.
+// - Which shards: by rendezvous hashing of (replica, shard), so replicas that start together
+//   reach for different shards, and each gives away the ones it ranks lowest.
+
+import { fnv1a64 } from "./hash.ts";
+
+export interface ShardLeaseView {
+  index: number;
+  /** The Lease's holder; absent when nobody holds it (or the Lease does not exist yet). */
+  holder?: string;
+  /** When we saw this record change last (or first saw it missing), epoch ms by our clock. */
+  observedAt: number;
+  durationMs: number;
+}
+
+export interface MemberView {
+  id: string;
+  observedAt: number;
+  durationMs: number;
+}
+
+export interface AssignmentInput {
+  now: number;
+  self: string;
+  shards: number;
+  /** One per shard index 0..shards-1. */
+  leases: readonly ShardLeaseView[];
+  members: readonly MemberView[];
+  /** The shards this replica holds now. */
+  held: ReadonlySet<number>;
+}
+
+export interface Assignment {
+  /** Live replica ids, sorted. */
+  live: string[];
+  quota: number;
+  ceiling: number;
+  /** Free shards to try to acquire, best first. */
+  acquire: number[];
+  /** Held shards to hand over (after their work has stopped). */
+  release: number[];
+  /** When something may change without any Lease event (a lease or a member expiring): decide again then. */
+  nextChangeAt?: number;
+}
+
+const expiresAt = (v: { observedAt: number; durationMs: number }) => v.observedAt + v.durationMs;
+
+/** The live replicas (self included), sorted by id. */
+export function liveMembers(now: number, self: string, members: readonly MemberView[]): string[] {
+  const live = new Set([self]);
+  for (const m of members) if (expiresAt(m) > now) live.add(m.id);
+  return [...live].sort();
+}
+
+/** The exact quota of `id` among `live` (sorted) for `shards`. */
+export function quotaOf(id: string, live: readonly string[], shards: number): number {
+  const base = Math.floor(shards / live.length);
+  return base + (live.indexOf(id) < shards % live.length ? 1 : 0);
+}
+
+/** Who holds a shard now: the Lease's holder while it has not expired. */
+export function liveHolder(lease: ShardLeaseView, now: number): string | undefined {
+  return lease.holder && expiresAt(lease) > now ? lease.holder : undefined;
+}
+
+function preference(self: string, index: number): bigint {
+  return fnv1a64(`${self}/${index}`);
+}
+
+export function assign(input: AssignmentInput): Assignment {
+  const { now, self, shards, leases, held } = input;
+  const live = liveMembers(now, self, input.members);
+  const quota = quotaOf(self, live, shards);
+  const ceiling = Math.ceil(shards / live.length);
+  const counts = new Map<string, number>(live.map((id) => [id, 0]));
+  const free: ShardLeaseView[] = [];
+  let nextChangeAt: number | undefined;
+  const soonest = (at: number) => { if (at > now && (nextChangeAt === undefined || at < nextChangeAt)) nextChangeAt = at; };
+  for (const m of input.members) if (m.id !== self) soonest(expiresAt(m));
+  for (const lease of leases) {
+    if (held.has(lease.index)) continue;
+    const holder = liveHolder(lease, now);
+    if (holder === undefined) {
+      free.push(lease);
+      soonest(expiresAt(lease)); // free for a whole duration: then open to anyone below the ceiling
+    } else {
+      counts.set(holder, (counts.get(holder) ?? 0) + 1);
+      soonest(expiresAt(lease));
+    }
+  }
+  const byPreference = (a: number, b: number) => (preference(self, b) > preference(self, a) ? 1 : preference(self, b) < preference(self, a) ? -1 : 0);
+  const acquire: number[] = [];
+  if (held.size < ceiling) {
+    const wanted = free.map((l) => l.index).sort(byPreference);
+    const longFree = new Set(free.filter((l) => expiresAt(l) <= now).map((l) => l.index));
+    for (const index of wanted) {
+      const room = held.size + acquire.length < quota || (longFree.has(index) && held.size + acquire.length < ceiling);
+      if (room) acquire.push(index);
+    }
+  }
+  let deficit = 0;
+  for (const id of live) if (id !== self) deficit += Math.max(0, quotaOf(id, live, shards) - (counts.get(id) ?? 0));
+  const excess = Math.min(held.size - quota, deficit);
+  const release = excess > 0 ? [...held].sort(byPreference).slice(-excess).reverse() : [];
+  return { live, quota, ceiling, acquire, release, nextChangeAt };
+}
+
+export interface Coverage {
+  /** Shards without a live holder. */
+  gaps: number[];
+  /** Shards held by a replica whose membership has expired (it may be gone, or cut off). */
+  orphans: number[];
+  /** Shards this replica believes it holds while the Lease names another holder: an overlap. */
+  overlaps: number[];
+}
+
+/** Every shard should have exactly one live owner: what is off, from this replica's view. */
+export function coverage(input: AssignmentInput): Coverage {
+  const live = new Set(liveMembers(input.now, input.self, input.members));
+  const out: Coverage = { gaps: [], orphans: [], overlaps: [] };
+  for (const lease of input.leases) {
+    const holder = liveHolder(lease, input.now);
+    if (input.held.has(lease.index) && lease.holder !== input.self) out.overlaps.push(lease.index);
+    else if (holder === undefined && !input.held.has(lease.index)) out.gaps.push(lease.index);
+    else if (holder !== undefined && !live.has(holder)) out.orphans.push(lease.index);
+  }
+  return out;
+}
