@@ -110,6 +110,19 @@ export function oneOf<const V extends string>(values: readonly V[], options: Com
   };
 }
 
+/** A count, or the word "auto" (decided at run time); the YAML shows either as it is. */
+export function countOrAuto(options: Common<number | "auto"> & { min: number; max: number }): Field<number | "auto"> {
+  const expected = `"auto" or an integer from ${options.min} to ${options.max}`;
+  return {
+    kind: "field", default: options.default, doc: options.doc, expected, toYaml: String,
+    read: (raw) => {
+      if (raw === "auto") return ok("auto");
+      const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
+      return typeof n === "number" && Number.isInteger(n) && inRange(n, options.min, options.max) ? ok(n) : no(expected);
+    },
+  };
+}
+
 /** A string; `valid` narrows it further (a name pattern, a URL) and `expected` says how. */
 export function text(options: Common<string> & { expected?: string; valid?: (value: string) => boolean }): Field<string> {
   const expected = options.expected ?? "a non-empty string";

@@ -26,6 +26,10 @@ export interface FlagValues {
   verbose: boolean;
   /** Log level warn. */
   quiet: boolean;
+  /** "auto" or a count, as typed; the schema validates it. */
+  replicas: string;
+  shards: number;
+  shardKey: string;
 }
 
 /** One flag a command knows. */
@@ -50,6 +54,9 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "standalone", long: "standalone", doc: "No peering: never freeze." },
   { key: "priority", long: "priority", value: "N", doc: "Peering priority (integer)." },
   { key: "peering", long: "peering", value: "NAME", doc: "Name of the peering object." },
+  { key: "replicas", long: "replicas", value: "auto|N", doc: "Share the objects among N replicas (or as many as are live: auto) by shards; 1 = no sharding." },
+  { key: "shards", long: "shards", value: "N", doc: "How many shards the hash space is cut into (default 16)." },
+  { key: "shardKey", long: "shard-key", value: "uid|namespace", doc: "What places an object in a shard (default uid)." },
   { key: "liveness", long: "liveness", value: "URL", doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".' },
   { key: "webhooksUrl", long: "webhooks-url", value: "URL", doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations)." },
   { key: "webhooksName", long: "webhooks-name", value: "NAME", doc: "Names the webhook configurations and the Service (default kobun-operator)." },
@@ -137,6 +144,11 @@ function storeValue(flags: Partial<FlagValues>, spec: RunFlagSpec, typed: string
     case "priority": {
       if (!/^[-+]?\d+$/.test(value)) throw new UsageError(`${typed} expects an integer, got ${JSON.stringify(value)}`, typed);
       flags.priority = Number(value);
+      return;
+    }
+    case "shards": {
+      if (!/^\d+$/.test(value)) throw new UsageError(`${typed} expects a positive integer, got ${JSON.stringify(value)}`, typed);
+      flags.shards = Number(value);
       return;
     }
     default:

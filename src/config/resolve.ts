@@ -35,6 +35,9 @@ const FLAG_FIELDS: ReadonlyArray<readonly [keyof FlagValues, string, string]> = 
   ["logFormat", "logging", "format"],
   ["webhooksUrl", "webhooks", "url"],
   ["webhooksName", "webhooks", "name"],
+  ["replicas", "sharding", "replicas"],
+  ["shards", "sharding", "shards"],
+  ["shardKey", "sharding", "key"],
 ];
 
 /** Validates everything and returns the settings; throws one ConfigError listing every problem. */
@@ -56,6 +59,7 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   const settings: Settings = {
     ...checked,
     peering: { ...checked.peering, clusterwide: checked.peering.clusterwide ?? namespaces.allNamespaces },
+    sharding: { ...checked.sharding, enabled: checked.sharding.replicas !== 1 },
     namespaces,
   };
   return deepFreeze(settings);
@@ -132,7 +136,8 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
   const { lease } = values.peering;
   lessThan("peering.lease.renewDeadline", lease.renewDeadline, "peering.lease.duration", lease.duration);
   lessThan("peering.lease.retryPeriod", lease.retryPeriod, "peering.lease.renewDeadline", lease.renewDeadline);
-  checkLeaseStop(values.peering, failed, file, issues);
+  checkLeaseStop(values.peering, values.sharding.replicas !== 1, failed, file, issues);
+  checkSharding(values, failed, file, issues);
   const { certFile, keyFile } = values.webhooks;
   if ((certFile === null) !== (keyFile === null) && !failed.has("webhooks.certFile") && !failed.has("webhooks.keyFile")) {
     const path = certFile === null ? "webhooks.certFile" : "webhooks.keyFile";
@@ -151,16 +156,32 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
 }
 
 /**
+ * Sharding needs at least one shard per replica, and it is the opposite of lease mode (one
+ * active replica): both at once would leave all but one replica idle.
+ */
+function checkSharding(values: SchemaValues, failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[]): void {
+  const { replicas, shards } = values.sharding;
+  if (replicas === 1 || failed.has("sharding.replicas")) return;
+  if (typeof replicas === "number" && !failed.has("sharding.shards") && shards < replicas) {
+    const expected = `at least sharding.replicas (${replicas})`;
+    issues.push(configIssue({ file, path: "sharding.shards", expected }, `expected ${expected}, so that every replica owns a shard; got ${shards}`));
+  }
+  if (values.peering.mode === "lease" && !failed.has("peering.mode")) {
+    issues.push(configIssue({ file, path: "sharding.replicas" }, 'sharding cannot be combined with peering.mode "lease" (one active replica); use peering.mode "peering" with sharding, or sharding.replicas: 1'));
+  }
+}
+
+/**
  * A lease holder that cannot renew freezes at renewDeadline and stops its handlers within
  * freezeGracePeriod: that must end before the lease can expire, or a standby starts the same
  * handlers meanwhile (client-go validates its timings for the same reason).
  */
-function checkLeaseStop(peering: SchemaValues["peering"], failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[]): void {
+function checkLeaseStop(peering: SchemaValues["peering"], sharding: boolean, failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[]): void {
   const { lease, freezeGracePeriod: grace } = peering;
   const path = "peering.freezeGracePeriod";
-  if (peering.mode !== "lease" || [path, "peering.lease.renewDeadline", "peering.lease.duration"].some((p) => failed.has(p))) return;
+  if ((peering.mode !== "lease" && !sharding) || [path, "peering.lease.renewDeadline", "peering.lease.duration"].some((p) => failed.has(p))) return;
   if (lease.renewDeadline >= lease.duration || lease.renewDeadline + grace < lease.duration) return;
-  const expected = `less than peering.lease.duration - peering.lease.renewDeadline (${formatDuration(lease.duration - lease.renewDeadline)}) in lease mode`;
+  const expected = `less than peering.lease.duration - peering.lease.renewDeadline (${formatDuration(lease.duration - lease.renewDeadline)}) ${peering.mode === "lease" ? "in lease mode" : "with sharding (shard Leases use peering.lease's timings)"}`;
   issues.push(configIssue({ file, path, expected }, `expected ${expected}, so that handlers stop before the lease can expire; got ${formatDuration(grace)}`));
 }
 

@@ -3,7 +3,7 @@
 // are both driven by this one table, so they cannot drift apart. Times are in seconds.
 
 import { WEBHOOKS_SECTION } from "./webhooks.ts";
-import { decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
+import { countOrAuto, decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -70,6 +70,14 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     }),
     exclude: textList({ default: [], doc: 'Names or globs never watched ("kube-*").', expected: "a list of namespace names or globs", entry: excludedEntry }),
     allNamespaces: flag({ default: false, doc: "Watch the whole cluster (like -A); include must then hold only exclusions." }),
+  }),
+  sharding: section("Sharding: replicas that are all active, each owning a part of the objects (shards of the hash space, over Leases).", {
+    replicas: countOrAuto({
+      default: 1, min: 1, max: 1000,
+      doc: 'How many replicas share the objects: 1 = no sharding; N = that many (the Deployment\'s replicas); "auto" = as many as are live. Shard Leases use peering.lease\'s timings.',
+    }),
+    shards: integer({ default: 16, min: 1, max: 4096, doc: "How many pieces the hash space is cut into; at least the number of replicas." }),
+    key: oneOf(["uid", "namespace"], { default: "uid", doc: 'What is hashed: "uid" spreads objects evenly; "namespace" keeps a namespace on one replica.' }),
   }),
   watching: section("Watching: the LIST + WATCH streams to the API server.", {
     serverTimeout: duration({ default: 300, min: 1, max: 86400, doc: "timeoutSeconds asked of the API server for each watch request." }),
@@ -160,6 +168,15 @@ export interface PeeringSettings {
   readonly lease: { readonly duration: number; readonly renewDeadline: number; readonly retryPeriod: number };
 }
 
+export interface ShardingSettings {
+  /** 1 = no sharding; "auto" = shard among the live replicas. */
+  readonly replicas: number | "auto";
+  readonly shards: number;
+  readonly key: "uid" | "namespace";
+  /** Derived: replicas is not 1. */
+  readonly enabled: boolean;
+}
+
 export interface NamespaceSettings {
   /** Positive names or globs; empty when cluster-wide. Never holds "!" entries. */
   readonly include: readonly string[];
@@ -174,6 +191,7 @@ export interface NamespaceSettings {
 /** The whole validated configuration. Durations are seconds. Deeply frozen. */
 export interface Settings {
   readonly peering: PeeringSettings;
+  readonly sharding: ShardingSettings;
   readonly namespaces: NamespaceSettings;
   readonly watching: {
     readonly serverTimeout: number;
