@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
 import { answerReview } from "./reviews.ts";
+import { SCALABLE, scaleRequest } from "./scale.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
@@ -136,6 +137,10 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   if (def.verbs.length === 1 && def.verbs[0] === "create") {
     if (req.method !== "POST" || target.name || target.sub || target.ns) throw errors.methodNotAllowed();
     return jsonResponse(answerReview(ctx.store, def, user, await readJson(req)), 201);
+  }
+  if (target.sub === "scale" && target.name && SCALABLE.has(`${def.group}/${def.plural}`)) {
+    const body = req.method === "GET" ? undefined : await readJson(req);
+    return jsonResponse(scaleRequest(ctx.objects, def, target.version, def.namespaced ? target.ns : "", target.name, req.method, mediaType(req), body));
   }
   if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
   const { version, name } = target;

@@ -20,7 +20,6 @@ const KUBECTL_GAPS = new Map<string, string>([
   ["create -f of a built-in kind with an unknown field is refused (fieldValidation=Strict)", "no schemas of the built-in kinds, so no unknown-field check for them"],
   ["apply --server-side, then a conflicting manager is refused, then --force-conflicts", "server-side apply field management (managedFields, 409 conflicts, force)"],
   ["explain a built-in field", "no schemas of the built-in kinds in /openapi/v3 (only CRDs')"],
-  ["scale a deployment", "the /scale subresource"],
 ]);
 
 const DEPLOYMENTS: Resource = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true };
