@@ -144,6 +144,8 @@ export class Objects {
     } else {
       next = clone(input);
       const m = next.metadata ?? {};
+      // like the real server: a write that says nothing of managedFields keeps them
+      if (m.managedFields === undefined && old.metadata.managedFields !== undefined) m.managedFields = clone(old.metadata.managedFields);
       next.metadata = {
         ...m, name, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp,
         resourceVersion: old.metadata.resourceVersion, generation: old.metadata.generation,

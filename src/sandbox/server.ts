@@ -6,10 +6,11 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } fro
 import type { Faults } from "./faults.ts";
 import { checkRequestSize } from "./limits.ts";
 import { listObjects } from "./list.ts";
-import { present, type Objects } from "./objects.ts";
+import { nowTimestamp, present, type Objects } from "./objects.ts";
 import { parse as parseYaml } from "yaml";
 import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
+import { applyConfiguration } from "./apply.ts";
 import { answerReview } from "./reviews.ts";
 import { SCALABLE, scaleRequest } from "./scale.ts";
 import { toTable, wantsTable } from "./table.ts";
@@ -195,9 +196,10 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   }
 }
 
-/** server-side apply, approximated: create if absent, else a merge patch (no field ownership) */
+/** server-side apply (apply.ts): create if absent, else merge with field ownership; 409 on conflicts */
 async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string, sub: "status" | undefined, q: URLSearchParams): Promise<Response> {
-  if (!q.get("fieldManager")) {
+  const manager = q.get("fieldManager");
+  if (!manager) {
     throw new ApiStatusError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueRequired", message: "Required value: is required for apply patch", field: "fieldManager" }] });
   }
@@ -210,10 +212,23 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
     throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("the apply patch must be an object");
+  const apiVersion = def.group ? `${def.group}/${version}` : version;
+  if (body.apiVersion !== apiVersion || body.kind !== def.kind) {
+    throw errors.badRequest(`the apply configuration must be of apiVersion ${apiVersion}, kind ${def.kind} (got ${body.apiVersion ?? "none"}, ${body.kind ?? "none"})`);
+  }
+  const strict = q.get("fieldValidation") === "Strict";
+  const applying = {
+    manager, force: q.get("force") === "true", apiVersion, keyed: !def.crdName, now: nowTimestamp(),
+    ...(sub ? { subresource: sub } : {}),
+  };
   const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);
-  if (existing) return jsonResponse(present(def, version, ctx.objects.patch(def, version, ns, name, "application/merge-patch+json", body, sub)));
+  if (existing) {
+    const next = applyConfiguration(present(def, version, existing), body, applying);
+    next.metadata.resourceVersion = existing.metadata.resourceVersion;
+    return jsonResponse(present(def, version, ctx.objects.update(def, version, ns, name, next, sub, strict)));
+  }
   if (sub) throw errors.notFound(def.group, def.plural, name);
-  const created = ctx.objects.create(def, version, ns, { ...body, metadata: { ...(body.metadata ?? {}), name } });
+  const created = ctx.objects.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), strict);
   return jsonResponse(present(def, version, created), 201);
 }
 

@@ -28,7 +28,7 @@ function invalid(message: string): ApiStatusError {
 }
 
 /** the merge key of a list field; `ports` is keyed by containerPort in containers, by port in services */
-function mergeKeyOf(field: string, parentPath: string[]): string | undefined {
+export function mergeKeyOf(field: string, parentPath: string[]): string | undefined {
   if (field === "ports") return parentPath.some((p) => p.endsWith("ontainers")) ? "containerPort" : "port";
   return MERGE_KEYS[field];
 }

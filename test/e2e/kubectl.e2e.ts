@@ -18,7 +18,6 @@ import { join } from "node:path";
 /** test name → what the sandbox lacks for it (each an issue-18 item). */
 const KUBECTL_GAPS = new Map<string, string>([
   ["create -f of a built-in kind with an unknown field is refused (fieldValidation=Strict)", "no schemas of the built-in kinds, so no unknown-field check for them"],
-  ["apply --server-side, then a conflicting manager is refused, then --force-conflicts", "server-side apply field management (managedFields, 409 conflicts, force)"],
   ["explain a built-in field", "no schemas of the built-in kinds in /openapi/v3 (only CRDs')"],
 ]);
 
@@ -150,8 +149,9 @@ describe.each(selectedTargets())("kubectl against %s", (targetName: TargetName) 
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/conflict with "kubectl"/);
     expect(await k.ok(["apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", k.file(`s3-${ns}.yaml`, doc("3"))])).toBe("configmap/ssa serverside-applied\n");
-    const managers = JSON.parse(await k.ok(["get", "cm", "ssa", "-n", ns, "--show-managed-fields", "-o", "json"])).metadata.managedFields.map((m: any) => m.manager);
-    expect(managers).toContain("other");
+    const managed = JSON.parse(await k.ok(["get", "cm", "ssa", "-n", ns, "--show-managed-fields", "-o", "json"])).metadata.managedFields;
+    expect(managed.map((m: any) => [m.manager, m.operation, m.fieldsV1])).toEqual([["other", "Apply", { "f:data": { "f:v": {} } }]]);
+    expect(await k.ok(["get", "cm", "ssa", "-n", ns, "-o", "jsonpath={.data.v}"])).toBe("3");
   });
 
   kubectlTest("patch: merge, JSON and strategic (containers merged by name)", async () => {

@@ -1,0 +1,185 @@
+// Server-side apply (`application/apply-patch+yaml`) with field ownership, as the
+// structured-merge-diff of kube-apiserver does it for what the sandbox serves: each manager's
+// fields in `metadata.managedFields` (FieldsV1: `f:` fields, `k:` items of keyed lists); an
+// apply that would change a field another manager owns is a 409 naming the managers and fields,
+// unless `force=true` takes them over; fields a manager applied before and leaves out now are
+// removed (when nobody else owns them). Lists are keyed as strategic merge patch keys them
+// (containers by name...) for built-ins and atomic for custom resources. Only apply is tracked:
+// writes by PUT/PATCH/POST record no ownership here, so they never conflict with an apply.
+
+import { clone, deepEqual } from "./patch.ts";
+import { ApiStatusError } from "./status.ts";
+import { mergeKeyOf } from "./strategic.ts";
+
+type Fields = Record<string, any>;
+export interface ManagedEntry {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  time: string;
+  fieldsType: "FieldsV1";
+  fieldsV1: Fields;
+  subresource?: string;
+}
+
+const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
+const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** the FieldsV1 set of an applied object; `keyed` false makes every list atomic */
+export function fieldsOf(value: Record<string, any>, keyed: boolean, path: string[] = []): Fields {
+  const out: Fields = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (path.length === 0 && (k === "apiVersion" || k === "kind")) continue;
+    if (path.length === 1 && path[0] === "metadata" && IDENTITY.has(k)) continue;
+    if (v === undefined) continue;
+    const key = keyed && Array.isArray(v) ? mergeKeyOf(k, path) : undefined;
+    if (isObj(v) && Object.keys(v).length) {
+      const inner = fieldsOf(v, keyed, [...path, k]);
+      // metadata with only identity fields (name, namespace) owns nothing
+      if (Object.keys(inner).length || !(path.length === 0 && k === "metadata")) out[`f:${k}`] = inner;
+    }
+    else if (key && v.every((x: unknown) => isObj(x) && key in x)) {
+      const items: Fields = {};
+      for (const item of v) items[`k:${JSON.stringify({ [key]: item[key] })}`] = { ".": {}, ...fieldsOf(item, keyed, [...path, k]) };
+      out[`f:${k}`] = items;
+    } else out[`f:${k}`] = {};
+  }
+  return out;
+}
+
+/** every leaf of a field set, as its FieldsV1 key path */
+function leaves(set: Fields, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, v] of Object.entries(set)) {
+    if (k === ".") continue;
+    const children = Object.keys(v).filter((c) => c !== ".");
+    if (children.length) out.push(...leaves(v, [...prefix, k]));
+    else out.push([...prefix, k]);
+  }
+  return out;
+}
+
+function has(set: Fields, path: string[]): boolean {
+  let cur: any = set;
+  for (const k of path) { if (!isObj(cur) || !(k in cur)) return false; cur = cur[k]; }
+  return true;
+}
+
+function without(set: Fields, drop: string[][]): Fields {
+  const out = clone(set);
+  for (const path of drop) {
+    const stack: any[] = [out];
+    for (const k of path.slice(0, -1)) stack.push(stack[stack.length - 1]?.[k]);
+    delete stack[stack.length - 1]?.[path[path.length - 1]!];
+    // drop parents left empty (an item's "." alone is empty too)
+    for (let i = stack.length - 1; i > 0; i--) {
+      const rest = Object.keys(stack[i] ?? {}).filter((c) => c !== ".");
+      if (rest.length) break;
+      delete stack[i - 1][path[i - 1]!];
+    }
+  }
+  return out;
+}
+
+/** the value at a FieldsV1 path (undefined when absent) and a way to remove it */
+function locate(obj: any, path: string[]): { parent: any; at: string | number } | undefined {
+  let parent: any;
+  let at: string | number = "";
+  let cur = obj;
+  for (const k of path) {
+    parent = cur;
+    if (k.startsWith("f:") && isObj(cur)) at = k.slice(2);
+    else if (k.startsWith("k:") && Array.isArray(cur)) {
+      const want = JSON.parse(k.slice(2)) as Record<string, unknown>;
+      at = cur.findIndex((x) => isObj(x) && Object.entries(want).every(([wk, wv]) => deepEqual(x[wk], wv)));
+      if (at < 0) return undefined;
+    } else return undefined;
+    cur = parent[at];
+    if (cur === undefined) return undefined;
+  }
+  return { parent, at };
+}
+
+const valueAt = (obj: any, path: string[]) => { const l = locate(obj, path); return l ? l.parent[l.at] : undefined; };
+
+/** merge an applied configuration into the live object: maps deep, keyed lists by key, the rest replaced */
+function mergeApplied(live: any, applied: any, keyed: boolean, path: string[] = []): any {
+  if (!isObj(applied) || !isObj(live)) return clone(applied);
+  const out: Record<string, any> = { ...live };
+  for (const [k, v] of Object.entries(applied)) {
+    const key = keyed && Array.isArray(v) ? mergeKeyOf(k, path) : undefined;
+    if (key && Array.isArray(out[k]) && v.every((x: unknown) => isObj(x) && key in x)) {
+      const merged = [...out[k]];
+      for (const item of v) {
+        const i = merged.findIndex((x) => isObj(x) && deepEqual(x[key], item[key]));
+        if (i >= 0) merged[i] = mergeApplied(merged[i], item, keyed, [...path, k]); else merged.push(clone(item));
+      }
+      out[k] = merged;
+    } else out[k] = isObj(v) ? mergeApplied(out[k] ?? {}, v, keyed, [...path, k]) : clone(v);
+  }
+  return out;
+}
+
+/** what a manager owned and no longer applies, nobody else owning it: whole list items, else leaves; deepest first */
+function droppedNodes(owned: Fields, applied: Fields, others: ManagedEntry[], prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, v] of Object.entries(owned)) {
+    if (k === ".") continue;
+    const path = [...prefix, k];
+    const free = !has(applied, path) && !others.some((e) => has(e.fieldsV1, path));
+    const children = Object.keys(v).filter((c) => c !== ".");
+    if (k.startsWith("k:") && free) out.push(path);
+    else if (children.length) out.push(...droppedNodes(v, applied, others, path));
+    else if (free) out.push(path);
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.slice(2)}` : `[${Object.entries(JSON.parse(k.slice(2))).map(([a, b]) => `${a}=${JSON.stringify(b)}`).join(",")}]`)).join("");
+
+/** worded as kube-apiserver v1.37.2 words it (its details carry only the causes) */
+function conflictError(conflicts: { manager: string; path: string[] }[]): ApiStatusError {
+  const byManager = new Map<string, string[]>();
+  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), display(c.path)]);
+  const parts = [...byManager].map(([who, fields]) => (fields.length === 1 ? `conflict with "${who}": ${fields[0]}` : `conflicts with "${who}":\n${fields.map((f) => `- ${f}`).join("\n")}`));
+  const n = conflicts.length;
+  return new ApiStatusError(409, "Conflict", `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`, {
+    causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with "${c.manager}"`, field: display(c.path) })),
+  });
+}
+
+export interface ApplyRequest { manager: string; force: boolean; apiVersion: string; subresource?: string; keyed: boolean; now: string }
+
+/** the object after `applied` is applied by `req.manager` to `live` (undefined: a create) */
+export function applyConfiguration(live: any | undefined, applied: any, req: ApplyRequest): any {
+  const appliedSet = fieldsOf(applied, req.keyed);
+  const appliedLeaves = leaves(appliedSet);
+  const entries: ManagedEntry[] = clone(live?.metadata?.managedFields ?? []);
+  const mine = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Apply" && (e.subresource ?? "") === (req.subresource ?? "");
+  const conflicts: { manager: string; path: string[] }[] = [];
+  const taken = new Map<ManagedEntry, string[][]>();
+  for (const e of entries) {
+    if (mine(e)) continue;
+    const clash = appliedLeaves.filter((p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p), valueAt(applied, p)));
+    if (!clash.length) continue;
+    conflicts.push(...clash.map((path) => ({ manager: e.manager, path })));
+    taken.set(e, clash);
+  }
+  if (conflicts.length && !req.force) throw conflictError(conflicts);
+  const others = entries.filter((e) => !mine(e)).map((e) => (taken.has(e) ? { ...e, fieldsV1: without(e.fieldsV1, taken.get(e)!) } : e))
+    .filter((e) => leaves(e.fieldsV1).length > 0);
+  // what this manager applied before and leaves out now goes, unless another manager owns it
+  let result = live ? mergeApplied(live, applied, req.keyed) : clone(applied);
+  const before = entries.find(mine);
+  if (before) for (const p of droppedNodes(before.fieldsV1, appliedSet, others)) {
+    const l = locate(result, p);
+    if (!l) continue;
+    if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
+  }
+  const entry: ManagedEntry = {
+    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: req.now, fieldsType: "FieldsV1", fieldsV1: appliedSet,
+    ...(req.subresource ? { subresource: req.subresource } : {}),
+  };
+  result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: [...others, entry] } };
+  return result;
+}
