@@ -1,21 +1,20 @@
 // One processing cycle of one object: which cause (create / update / delete / resume /
 // noop / free), which handlers apply, run those that are due, and plan ONE set of changes
 // (handler results, the `patch` the handlers filled, progress, diff base, finalizer).
-// Cause detection follows Kopf: no diff base → create; deletionTimestamp with our finalizer
-// → delete; a non-empty diff → update; first sight after start with resume handlers →
-// resume (mixed into an update, never into a create or delete); otherwise nothing.
+// The cause and the handlers are selection.ts's; this file runs those that are due and plans.
 // Must never send anything (patching.ts does) nor wait for delays (the worker does).
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import { compactPatch, newPatch, objectContext } from "./context.ts";
-import { diffFromBase, redact, storedBase, withoutDigests, type DiffBasePolicy } from "./diffbase.ts";
-import { applyToEssence, diffOf, essenceOf, type Essence } from "./essence.ts";
-import { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
-import { FINALIZER, readBookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
+import { redact, storedBase, type DiffBasePolicy } from "./diffbase.ts";
+import { applyToEssence, type Essence } from "./essence.ts";
+import { deepEqual } from "./filters.ts";
+import { FINALIZER, readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
 import type { HandlerSpec } from "./registry.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
-import type { Cause, Diff, HandlerContext, ObjectContext } from "./types.ts";
+import { isPending, metaMatches, purposeOf, seeCause, selectHandlers, type Selected, type Sight } from "./selection.ts";
+import type { Cause, HandlerContext, ObjectContext } from "./types.ts";
 
 export interface CycleEnv {
   resource: Resource;
@@ -70,7 +69,6 @@ export type FinalizerAction = "add" | "run-delete-handlers" | "release" | "nothi
  * (`needsFinalizer` tells the table whether a delete handler applies).
  */
 export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, finalizer: FinalizerAction): Promise<CyclePlan> {
-  const meta = body.metadata;
   const initial = !state.seen;
   state.seen = true;
   const plan: CyclePlan = {
@@ -78,97 +76,46 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
   };
   if (env.handlers.length === 0) return plan;
-  const deleting = Boolean(meta.deletionTimestamp);
   const change = finalizer === "add" ? "add" : finalizer === "release" ? "remove" : undefined;
   const book = readBookkeeping(body, env.ids);
-  const base = objectContext(body, env.resource, state.memo, env.logger, signal);
-  const purposeOf = (spec: HandlerSpec, cause: Cause): Cause => (spec.kind === "resume" ? "resume" : cause);
-  const recordOf = (spec: HandlerSpec, cause: Cause): ProgressRecord | undefined => {
-    const record = book.progress.get(spec.id);
-    return record && record.purpose === purposeOf(spec, cause) && !record.final ? record : undefined;
-  };
-  const pendingResume = () => env.handlers.some((s) => s.kind === "resume" && isPending(recordOf(s, "resume")));
-
-  let cause: Cause;
-  let newE: Essence | undefined;
-  // The essence as it is compared with the stored base: sensitive values replaced by digests.
-  let redacted: Essence | undefined;
-  const salt = meta.uid ?? "";
-  let diff: Diff = [];
-  let diffUnavailable = false;
-  if (deleting) {
-    if (finalizer !== "run-delete-handlers") return { ...plan, cause: "free" };
-    cause = "delete";
-  } else {
-    newE = essenceOf(body);
-    plan.essence = newE;
-    redacted = redact(newE, env.diffBase.sensitive, salt);
-    if (book.base === undefined) cause = "create";
-    else {
-      ({ diff, unavailable: diffUnavailable } = diffFromBase(book.base, redacted, salt));
-      if (diff.length) cause = "update";
-      else if ((initial && env.hasResume) || pendingResume()) cause = "resume";
-      else return { ...plan, finalizer: change };
-    }
-  }
-  plan.cause = cause;
-  // A digest-only base tells that something changed, not what was there before.
-  const oldE = typeof book.base === "object" ? book.base : undefined;
+  const sight = seeCause(env, body, book, initial, finalizer);
+  if (sight.cause === "free") return { ...plan, cause: "free" };
+  plan.essence = sight.essence;
+  if (sight.cause === "noop") return { ...plan, finalizer: change };
+  plan.cause = sight.cause;
   const patch = newPatch();
-  const now = Date.now();
-  const contextFor = (spec: HandlerSpec, record: ProgressRecord | undefined): HandlerContext => {
-    const started = record ? new Date(record.started) : new Date(now);
-    const ctx: HandlerContext = {
-      ...base, patch, diff, old: oldE, new: newE, reason: cause, diffUnavailable,
-      retry: record?.retries ?? 0, started, runtime: Date.now() - started.getTime(),
-      logger: env.logger.child({ namespace: meta.namespace, name: meta.name, handler: spec.id }),
-    };
-    if (spec.field) {
-      const path = spec.field;
-      ctx.old = getField(oldE, path);
-      ctx.new = getField(newE, path);
-      ctx.diff = withoutDigests(diffOf(ctx.old, getField(redacted, path)));
-    }
-    return ctx;
-  };
+  const base = objectContext(body, env.resource, state.memo, env.logger, signal);
+  const selected = selectHandlers(env, { ...sight, cause: sight.cause }, body, book, base, patch, initial);
 
-  // Select the handlers of this cause whose filters match.
-  const selected: { spec: HandlerSpec; ctx: HandlerContext; record: ProgressRecord | undefined }[] = [];
-  for (const spec of env.handlers) {
-    let wanted: boolean;
-    if (spec.kind === "field") wanted = cause === "create" || cause === "update";
-    else if (spec.kind === "resume") wanted = cause === "resume" || (cause === "update" && (initial || isPending(recordOf(spec, cause))));
-    else wanted = spec.kind === cause;
-    if (!wanted || !metaMatches(spec, body)) continue;
-    const record = recordOf(spec, cause);
-    const ctx = contextFor(spec, record);
-    if (spec.field && !fieldMatches(spec, ctx)) continue;
-    if (spec.options.when && !spec.options.when(ctx)) continue;
-    if (selected.some((s) => s.spec.id === spec.id)) continue; // one id runs once per cycle
-    selected.push({ spec, ctx, record });
-  }
-
-  if (!deleting) plan.finalizer = change;
-  const due = selected.filter(({ record }) => isPending(record) && !(record?.delayed && Date.parse(record.delayed) > now));
-  if (plan.finalizer === "add" && due.length > 0) {
+  if (sight.cause !== "delete") plan.finalizer = change;
+  if (plan.finalizer === "add" && selected.some(({ record }) => isDue(record, sight.now))) {
     // Kopf's order: hold the object with the finalizer before any handler can have side effects,
     // so that a deletion racing the first handlers still runs the delete handlers.
     plan.finalizerFirst = true;
     return plan;
   }
+  const { written, allDone, earliest } = await runDue(env, state, body, selected, plan, sight.now, signal);
+  plan.user = compactPatch(patch);
+  if (allDone) completeCause(env, sight, book, selected, written, plan);
+  else for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
+  plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
+  return plan;
+}
 
+/** Runs the selected handlers that are due, in order; the progress each leaves, and when the next is due. */
+async function runDue(
+  env: CycleEnv, state: ObjectState, body: KubeObject, selected: Selected[], plan: CyclePlan, now: number, signal: AbortSignal,
+): Promise<{ written: Map<string, ProgressRecord>; allDone: boolean; earliest: number | undefined }> {
+  const meta = body.metadata;
   const written = new Map<string, ProgressRecord>();
   let allDone = true;
   let earliest: number | undefined;
   for (const { spec, ctx, record } of selected) {
     if (!isPending(record)) continue;
-    if (record?.delayed) {
-      const at = Date.parse(record.delayed);
-      if (at > now) {
-        allDone = false;
-        earliest = Math.min(earliest ?? Infinity, at);
-        continue;
-      }
+    if (!isDue(record, now)) {
+      allDone = false;
+      earliest = Math.min(earliest ?? Infinity, Date.parse(record!.delayed!));
+      continue;
     }
     if (signal.aborted) {
       allDone = false;
@@ -177,7 +124,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
     const outcome = await runHandler(spec, ctx, env.defaults, signal).finally(() => (state.running = undefined));
     plan.runs.push({ spec, outcome, retry: ctx.retry });
-    const next: ProgressRecord = { purpose: purposeOf(spec, cause), started: ctx.started.toISOString(), retries: ctx.retry };
+    const next: ProgressRecord = { purpose: purposeOf(spec, plan.cause as Cause), started: ctx.started.toISOString(), retries: ctx.retry };
     if (outcome.kind === "success") {
       if (outcome.result !== undefined) plan.results[spec.id] = outcome.result;
       next.success = true;
@@ -197,42 +144,33 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     }
     written.set(spec.id, next);
   }
+  return { written, allDone, earliest };
+}
 
-  plan.user = compactPatch(patch);
-  if (allDone) {
-    // The cause is complete: clean up progress in the same patch; keep failures visible.
-    for (const id of book.progress.keys()) plan.bookkeeping.progress.set(id, null);
-    for (const { spec, record } of selected) {
-      const last = written.get(spec.id) ?? record;
-      if (last?.failure) plan.bookkeeping.progress.set(spec.id, { ...last, final: true });
-    }
-    if (cause === "delete") plan.finalizer = "remove";
-    else {
-      const newBase = plan.user ? applyToEssence(newE!, plan.user) : newE!;
-      plan.essence = newBase;
-      const stored = storedBase(redact(newBase, env.diffBase.sensitive, salt), env.diffBase, salt);
-      if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;
-    }
-  } else {
-    for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
+/** The cause is complete: clean up progress in the same patch (failures stay visible), store the new base or release. */
+function completeCause(env: CycleEnv, sight: Sight, book: Bookkeeping, selected: Selected[], written: Map<string, ProgressRecord>, plan: CyclePlan): void {
+  for (const id of book.progress.keys()) plan.bookkeeping.progress.set(id, null);
+  for (const { spec, record } of selected) {
+    const last = written.get(spec.id) ?? record;
+    if (last?.failure) plan.bookkeeping.progress.set(spec.id, { ...last, final: true });
   }
-  plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
-  return plan;
+  if (sight.cause === "delete") {
+    plan.finalizer = "remove";
+    return;
+  }
+  const newBase = plan.user ? applyToEssence(sight.essence!, plan.user) : sight.essence!;
+  plan.essence = newBase;
+  const stored = storedBase(redact(newBase, env.diffBase.sensitive, sight.salt), env.diffBase, sight.salt);
+  if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;
 }
 
-function isPending(record: ProgressRecord | undefined): boolean {
-  return !record?.success && !record?.failure;
+/** Pending and not delayed into the future. */
+function isDue(record: ProgressRecord | undefined, now: number): boolean {
+  return isPending(record) && !(record?.delayed && Date.parse(record.delayed) > now);
 }
 
-function metaMatches(spec: HandlerSpec, body: KubeObject): boolean {
-  return matchMeta(spec.options.labels, body.metadata.labels) && matchMeta(spec.options.annotations, body.metadata.annotations);
-}
 
-function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {
-  if (ctx.diff.length === 0) return false; // compared as stored: a sensitive field by its digest
-  const o = spec.options;
-  return matchValue(o.value, ctx.new) && matchValue(o.old, ctx.old) && matchValue(o.new, ctx.new);
-}
+
 
 /** Whether kobun's finalizer is needed: while a non-optional delete handler applies. */
 export function needsFinalizer(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): boolean {

@@ -55,11 +55,20 @@ function stripForEssence(patch: Record<string, any>): Record<string, any> {
 
 /** RFC 7386 merge-patch, returning a new value. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
+  return merge(target, patch, false);
+}
+
+/** Two merge-patches as one (`b` wins): nulls are kept, they are deletions to send, not to apply here. */
+export function combinePatches(a: Record<string, any>, b: Record<string, any>): Record<string, any> {
+  return merge(a, b, true) as Record<string, any>;
+}
+
+function merge(target: unknown, patch: unknown, keepNulls: boolean): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
   const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
   for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else if (value !== undefined) out[key] = mergePatch(out[key], value);
+    if (value === null && !keepNulls) delete out[key];
+    else if (value !== undefined) out[key] = merge(out[key], value, keepNulls);
   }
   return out;
 }

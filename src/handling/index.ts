@@ -1,8 +1,8 @@
-// handling/: the registry and the public handler API (`on.*`, errors, filters), the engine
-// that decides causes, runs handlers with retries/timeouts/progress, manages the finalizer,
-// and writes one merged patch per cycle. Imports kube/, posting/, util/; the per-object loop
-// that feeds it is reconciling/'s.
-// Must never talk HTTP except through kube/'s client, nor watch anything itself.
+// handling/: the public handler API (`on.*`, errors, filters) and the pure engine: which cause
+// (selection.ts), which handlers, run them with retries/timeouts/progress (runner.ts), and plan
+// ONE merged patch per cycle (cycle.ts). Imports kube/, posting/, util/. The per-object loop
+// that feeds it, and the writing of the plans, are reconciling/'s.
+// Must never talk HTTP (not even through kube/'s client), nor watch or queue anything itself.
 
 export { on, registry, Registry, type On, type HandlerSpec, type WebhookSpec, type ConversionSpec } from "./registry.ts";
 export {

@@ -13,7 +13,7 @@ import { ApiError } from "../kube/errors.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
-import { essenceOf } from "./essence.ts";
+import { essenceOf } from "../handling/essence.ts";
 
 export function isRefusedForSize(error: unknown): error is ApiError {
   if (!(error instanceof ApiError)) return false;

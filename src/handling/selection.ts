@@ -1,0 +1,118 @@
+// Which cause, and which handlers: what a cycle sees before anything runs. Cause detection
+// follows Kopf: no diff base → create; deletionTimestamp with our finalizer → delete; a
+// non-empty diff → update; first sight after start with resume handlers → resume (mixed into
+// an update, never into a create or delete); otherwise nothing. Then the handlers of the cause
+// whose filters match, each with its context and its progress record.
+
+import type { KubeObject } from "../kube/types.ts";
+import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
+import { diffOf, essenceOf, type Essence } from "./essence.ts";
+import { getField, matchMeta, matchValue } from "./filters.ts";
+import type { Bookkeeping, ProgressRecord } from "./progress.ts";
+import type { HandlerSpec } from "./registry.ts";
+import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "./types.ts";
+import type { CycleEnv, FinalizerAction } from "./cycle.ts";
+
+/** What the cycle sees of the object: its cause and what the handlers are told of the change. */
+export interface Sight {
+  cause: Cause | "noop" | "free";
+  essence: Essence | undefined;
+  /** The essence as it is compared with the stored base: sensitive values replaced by digests. */
+  redacted: Essence | undefined;
+  /** The stored base, when it holds values (a digest-only base tells that something changed, not what). */
+  old: Essence | undefined;
+  diff: Diff;
+  diffUnavailable: boolean;
+  salt: string;
+  now: number;
+}
+
+export interface Selected {
+  spec: HandlerSpec;
+  ctx: HandlerContext;
+  record: ProgressRecord | undefined;
+}
+
+export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, initial: boolean, finalizer: FinalizerAction): Sight {
+  const salt = body.metadata.uid ?? "";
+  const sight: Sight = {
+    cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: Date.now(),
+    old: typeof book.base === "object" ? book.base : undefined,
+  };
+  if (body.metadata.deletionTimestamp) return { ...sight, cause: finalizer === "run-delete-handlers" ? "delete" : "free" };
+  sight.essence = essenceOf(body);
+  sight.redacted = redact(sight.essence, env.diffBase.sensitive, salt);
+  if (book.base === undefined) return { ...sight, cause: "create" };
+  const { diff, unavailable } = diffFromBase(book.base, sight.redacted, salt);
+  sight.diff = diff;
+  sight.diffUnavailable = unavailable;
+  const pendingResume = () => env.handlers.some((s) => s.kind === "resume" && isPending(recordOf(book, s, "resume")));
+  if (diff.length) sight.cause = "update";
+  else if ((initial && env.hasResume) || pendingResume()) sight.cause = "resume";
+  return sight;
+}
+
+/** The handlers of the sight's cause whose filters match, in registration order; one per id. */
+export function selectHandlers(
+  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, base: ObjectContext, patch: Patch, initial: boolean,
+): Selected[] {
+  const { cause } = sight;
+  const selected: Selected[] = [];
+  for (const spec of env.handlers) {
+    let wanted: boolean;
+    if (spec.kind === "field") wanted = cause === "create" || cause === "update";
+    else if (spec.kind === "resume") wanted = cause === "resume" || (cause === "update" && (initial || isPending(recordOf(book, spec, cause))));
+    else wanted = spec.kind === cause;
+    if (!wanted || !metaMatches(spec, body)) continue;
+    const record = recordOf(book, spec, cause);
+    const ctx = contextFor(env, sight, body, base, patch, spec, record);
+    if (spec.field && !fieldMatches(spec, ctx)) continue;
+    if (spec.options.when && !spec.options.when(ctx)) continue;
+    if (selected.some((s) => s.spec.id === spec.id)) continue; // one id runs once per cycle
+    selected.push({ spec, ctx, record });
+  }
+  return selected;
+}
+
+/** What a handler's progress is recorded under: a resume handler's own purpose, else the cause. */
+export function purposeOf(spec: HandlerSpec, cause: Cause): Cause {
+  return spec.kind === "resume" ? "resume" : cause;
+}
+
+function recordOf(book: Bookkeeping, spec: HandlerSpec, cause: Cause): ProgressRecord | undefined {
+  const record = book.progress.get(spec.id);
+  return record && record.purpose === purposeOf(spec, cause) && !record.final ? record : undefined;
+}
+
+function contextFor(
+  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, base: ObjectContext, patch: Patch, spec: HandlerSpec, record: ProgressRecord | undefined,
+): HandlerContext {
+  const started = record ? new Date(record.started) : new Date(sight.now);
+  const ctx: HandlerContext = {
+    ...base, patch, diff: sight.diff, old: sight.old, new: sight.essence, reason: sight.cause, diffUnavailable: sight.diffUnavailable,
+    retry: record?.retries ?? 0, started, runtime: Date.now() - started.getTime(),
+    logger: env.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
+  };
+  if (spec.field) {
+    const path = spec.field;
+    ctx.old = getField(sight.old, path);
+    ctx.new = getField(sight.essence, path);
+    ctx.diff = withoutDigests(diffOf(ctx.old, getField(sight.redacted, path)));
+  }
+  return ctx;
+}
+
+/** Neither succeeded nor failed for good. */
+export function isPending(record: ProgressRecord | undefined): boolean {
+  return !record?.success && !record?.failure;
+}
+
+export function metaMatches(spec: HandlerSpec, body: KubeObject): boolean {
+  return matchMeta(spec.options.labels, body.metadata.labels) && matchMeta(spec.options.annotations, body.metadata.annotations);
+}
+
+function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {
+  if (ctx.diff.length === 0) return false; // compared as stored: a sensitive field by its digest
+  const o = spec.options;
+  return matchValue(o.value, ctx.new) && matchValue(o.old, ctx.old) && matchValue(o.new, ctx.new);
+}

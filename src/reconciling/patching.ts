@@ -1,0 +1,150 @@
+// Sends a cycle's plan to the API server as merge-patches: the fewest requests that are correct.
+//
+// - No status subresource: ONE PATCH of the object carries everything (user patch, results in
+//   status.<id>, bookkeeping annotations, finalizer).
+// - With a status subresource: the API server keeps only .status from a /status write and
+//   ignores .status in a main-object write, so status and metadata cannot share a request.
+//   kobun therefore keeps its bookkeeping in status.kobun for such resources (progress.ts):
+//   a cycle that only produces results + bookkeeping (the common create) is ONE PATCH to
+//   /status. A main-object PATCH is added only when the cycle changes metadata/spec too
+//   (the handlers' own `patch.metadata`/`patch.spec`, or the finalizer). Order: the request
+//   that carries the diff base goes last (main first when it is in status.kobun, /status
+//   first when it is in annotations), so that the base is never ahead of what the handlers
+//   wrote: an interrupted cycle runs again rather than being taken as done.
+// - If the /status response shows status.kobun was pruned (a status schema without
+//   x-kubernetes-preserve-unknown-fields), the resource switches to annotations for good
+//   and the bookkeeping is re-sent to the main object at once.
+// - Finalizer changes replace the whole list (merge-patch), so they carry the object's
+//   resourceVersion; on 409 the object is re-read and the list recomputed.
+// Must never decide what to run (cycle.ts) or swallow errors other than 404 (gone) and 409.
+
+import type { KubeClient } from "../kube/client.ts";
+import { isConflict, isNotFound } from "../kube/errors.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
+import type { Logger } from "../util/log.ts";
+import type { CyclePlan } from "../handling/cycle.ts";
+import { combinePatches } from "../handling/essence.ts";
+import { asAnnotations, asStatus, FINALIZER, hasChange, STATUS_KEY, type StorageMode } from "../handling/progress.ts";
+
+export type PatchClient = Pick<KubeClient, "patch" | "get">;
+
+export interface PatchTarget {
+  client: PatchClient;
+  resource: Resource;
+  /** Shared by all objects of the resource; patching may switch it from "status" to "annotations". */
+  storage: { mode: StorageMode };
+  logger: Logger;
+}
+
+/** True when the plan has anything to send. */
+export function planWrites(plan: CyclePlan): boolean {
+  return plan.user !== undefined || Object.keys(plan.results).length > 0 || hasChange(plan.bookkeeping) || plan.finalizer !== undefined;
+}
+
+/** Sends the plan; returns the object as the server last returned it, or "gone" on 404. */
+export async function applyPlan(target: PatchTarget, body: KubeObject, plan: CyclePlan, signal: AbortSignal): Promise<KubeObject | "gone"> {
+  const send: Sending = { target, body, plan, signal, ...composeRequests(target, body, plan), newest: undefined };
+  // The request that carries the diff base goes last: a crash (or a failure) between the two
+  // requests then leaves the base behind, and the cycle runs again (at least once), instead of
+  // a base that claims the handlers' own spec/metadata patch that never reached the object.
+  if (STATUS_KEY in send.status) {
+    if ((await sendMain(send, true)) === "gone") return "gone";
+    if ((await sendStatus(send)) === "gone") return "gone";
+    if (Object.keys(send.main).length > 0 && target.storage.mode === "annotations") {
+      // Pruned: the bookkeeping moved into `main`; the user's part of it was sent already.
+      send.main = asAnnotations(plan.bookkeeping) ?? {};
+      if ((await sendMain(send, false)) === "gone") return "gone";
+    }
+  } else {
+    if (Object.keys(send.status).length && (await sendStatus(send)) === "gone") return "gone";
+    if ((await sendMain(send, true)) === "gone") return "gone";
+  }
+  return send.newest ?? body;
+}
+
+/** One plan being sent: the two request bodies, and the object as the server last returned it. */
+interface Sending {
+  target: PatchTarget;
+  body: KubeObject;
+  plan: CyclePlan;
+  signal: AbortSignal;
+  main: Record<string, any>;
+  status: Record<string, any>;
+  newest: KubeObject | undefined;
+}
+
+/** The main-object and /status bodies of the plan (the finalizer is added per attempt, by sendMain). */
+function composeRequests(target: PatchTarget, body: KubeObject, plan: CyclePlan): { main: Record<string, any>; status: Record<string, any> } {
+  const sub = target.resource.statusSubresource;
+  let main: Record<string, any> = {};
+  let status: Record<string, any> = {};
+  if (plan.finalizerFirst) return { main, status };
+  if (plan.user) {
+    const { status: userStatus, ...rest } = plan.user;
+    main = rest;
+    if (userStatus) status = { ...userStatus };
+  }
+  for (const id in plan.results) status[id] = plan.results[id];
+  const releasing = plan.finalizer === "remove" && Boolean(body.metadata.deletionTimestamp);
+  if (!releasing) {
+    const inStatus = sub && target.storage.mode === "status";
+    const kept = inStatus ? asStatus(plan.bookkeeping) : asAnnotations(plan.bookkeeping);
+    if (kept && inStatus) status = combinePatches(status, kept.status);
+    else if (kept) main = combinePatches(main, kept);
+  } else status = {}; // the object is going away: its status no longer matters
+  if (!sub && Object.keys(status).length) return { main: combinePatches(main, { status }), status: {} };
+  return { main, status };
+}
+
+/** The /status PATCH; on pruning, moves the bookkeeping into `main` (sent after it). */
+async function sendStatus(send: Sending): Promise<"gone" | undefined> {
+  const { target, body, plan, signal, status } = send;
+  const { resource, storage } = target;
+  try {
+    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, { status }, { subresource: "status", signal });
+  } catch (error) {
+    if (isNotFound(error)) return "gone";
+    throw error;
+  }
+  if (status[STATUS_KEY] && send.newest?.status?.[STATUS_KEY] === undefined && storage.mode === "status") {
+    target.logger.warn("status.kobun was pruned by the resource's schema: keeping kobun's progress in annotations instead", {
+      resource: resource.plural,
+    });
+    storage.mode = "annotations";
+    const kept = asAnnotations(plan.bookkeeping);
+    if (kept) send.main = combinePatches(send.main, kept);
+  }
+  return undefined;
+}
+
+/** The main-object PATCH (with the finalizer change if `finalizer`); 409 re-reads and recomputes. */
+async function sendMain(send: Sending, finalizer: boolean): Promise<"gone" | undefined> {
+  const { target, plan, signal } = send;
+  const { name, namespace } = send.body.metadata;
+  let current = send.body;
+  for (let attempt = 0; ; attempt++) {
+    const request = { ...send.main };
+    const list = finalizer && plan.finalizer ? finalizersAfter(plan.finalizer, current.metadata.finalizers ?? []) : null;
+    if (list) request.metadata = { ...request.metadata, finalizers: list, resourceVersion: current.metadata.resourceVersion };
+    if (!Object.keys(request).length) return undefined;
+    try {
+      send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal });
+      return undefined;
+    } catch (error) {
+      if (isNotFound(error)) return "gone";
+      if (!isConflict(error) || attempt >= 4) throw error;
+      current = await target.client.get(target.resource, namespace ?? null, name!, { signal });
+      if (plan.finalizer === "add" && current.metadata.deletionTimestamp) {
+        send.newest = current; // too late to hold it; no new finalizers on a deleting object
+        return undefined;
+      }
+    }
+  }
+}
+
+/** The whole finalizer list after adding or removing ours (merge-patch replaces lists), or null if unchanged. */
+function finalizersAfter(change: "add" | "remove", list: string[]): string[] | null {
+  const has = list.includes(FINALIZER);
+  if (change === "add") return has ? null : [...list, FINALIZER];
+  return has ? list.filter((f) => f !== FINALIZER) : null;
+}
