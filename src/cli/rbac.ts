@@ -3,13 +3,14 @@
 //   - the served namespaces: handled namespaced resources, their Events, per-namespace peering;
 //   - the cluster: cluster-scoped handled resources, cluster-wide peering, and, when the
 //     operator watches cluster-wide (-A, only exclusions, globs, more fixed namespaces than
-//     watching.clusterWideAbove), everything above too; with globs, list/watch of Namespaces;
+//     watching.clusterWideAbove, or fewer: runtime/coverage.ts), everything above too; with
+//     globs, list/watch of Namespaces;
 //   - the operator's own namespace: the Lease (lease mode keeps it in $POD_NAMESPACE).
 // A Role cannot name a glob as its namespace, nor grant a cluster-scoped resource, so those
 // always go to a ClusterRole.
 
 import { fixedNamespaces, type Settings } from "../config/index.ts";
-import { parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../runtime/manifests.ts";
+import { deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../runtime/manifests.ts";
 
 export interface Rule {
   apiGroups: string[];
@@ -24,6 +25,8 @@ export interface RbacRules {
   cluster: Rule[];
   /** Granted in the operator's own namespace only. */
   own: Rule[];
+  /** Handled resources by scope: how many watch streams the operator opens (roleNamespaces). */
+  resources: { namespaced: number; clusterScoped: number };
 }
 
 export interface RbacInput {
@@ -35,13 +38,15 @@ export interface RbacInput {
 
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
 export function rbacRules({ settings, selectors, crds }: RbacInput): RbacRules {
-  const rules: RbacRules = { namespaced: [], cluster: [], own: [] };
+  const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 } };
   for (const selector of selectors) {
     const wanted = parseSelector(selector);
     const crd = crds.find((c) => c.spec?.names?.plural === wanted.name && (wanted.group === undefined || c.spec?.group === wanted.group));
     const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
     // Built-in resources without a CRD here are taken as namespaced (most are).
-    const where = crd?.spec?.scope === "Cluster" ? rules.cluster : rules.namespaced;
+    const clusterScoped = crd?.spec?.scope === "Cluster";
+    const where = clusterScoped ? rules.cluster : rules.namespaced;
+    rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
     // The engine only reads, watches and merge-patches (results, progress, finalizers).
     where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "patch"] });
     where.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["patch"] });
@@ -70,12 +75,18 @@ const RBAC = "rbac.authorization.k8s.io/v1";
 /**
  * The namespaces that get a Role each, or null when the operator watches cluster-wide: with
  * -A or only exclusions; with globs (no Role can name them); and above
- * `watching.clusterWideAbove` fixed namespaces, where it watches each resource once for all.
+ * `watching.clusterWideAbove` fixed namespaces (or fewer, when a watch per namespace and
+ * resource would not fit the connection budget), where it watches each resource once for all.
  */
-function roleNamespaces(settings: Settings): string[] | null {
+function roleNamespaces(settings: Settings, rules: RbacRules): string[] | null {
   const fixed = fixedNamespaces(settings);
-  if (fixed === null || settings.namespaces.include.length > settings.watching.clusterWideAbove) return null;
-  return fixed;
+  if (fixed === null) return null;
+  const peering = settings.peering;
+  const ownPeering = !peering.standalone && !peering.clusterwide && peering.mode !== "lease";
+  const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, {
+    perNamespace: rules.resources.namespaced + (ownPeering ? 1 : 0), besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit,
+  });
+  return fixed.length > apart ? null : fixed;
 }
 
 /** ServiceAccount `name` in `namespace` plus the roles and bindings that grant it `rules`. */
@@ -89,7 +100,7 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: roleName }, subjects,
     });
   };
-  const fixed = roleNamespaces(settings);
+  const fixed = roleNamespaces(settings, rules);
   const clusterRules = fixed === null ? [...rules.namespaced, ...rules.cluster] : rules.cluster;
   if (clusterRules.length > 0) {
     docs.push({ apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules: clusterRules });

@@ -96,7 +96,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     reconnectHealthyAfter: duration({ default: 60, min: 0, max: 86400, doc: "A stream open this long resets the backoff to its initial delay." }),
     clusterWideAbove: integer({
       default: 50, min: 0, max: 1000000,
-      doc: "Serving more namespaces than this, watch each resource (and the peering objects) once cluster-wide, filtered by namespace, instead of once per namespace; needs cluster-wide list/watch RBAC.",
+      doc: "Serving more namespaces than this (or fewer, when a watch per namespace and resource would not fit the connection budget), watch each resource (and the peering objects) once cluster-wide, filtered by namespace, instead of once per namespace; needs cluster-wide list/watch RBAC.",
     }),
   }),
   workers: section("Workers: one per object, fed by the event queues.", {

@@ -3,7 +3,9 @@
 // `watching.clusterWideAbove` namespaces ONE cluster-wide stream per resource, its events
 // routed to the namespaces served. The process has only so many connection slots
 // (kube/budget.ts), and a watch per namespace and resource runs out of them at a few hundred.
-// The switch is one way: a glob that grows past the threshold stays cluster-wide.
+// The switch is one way: a glob that grows past the threshold stays cluster-wide. The
+// threshold counts namespaces, the budget streams: with several resources (and a peering per
+// namespace) the switch comes sooner, where the namespaces' streams would no longer fit.
 //
 // A namespace with a peering of its own cannot close a shared stream when it freezes, so its
 // events are dropped while it is frozen (or not yet served) and, once it runs, the shared
@@ -30,9 +32,32 @@ export interface RoutedStream {
   observe(event: WatchEvent): void;
 }
 
+/** What watching namespaces apart costs in streams, and what the budget has room for. */
+export interface StreamCounts {
+  /** Streams one namespace served apart costs: one per namespaced resource, one more for its own peering. */
+  perNamespace: number;
+  /** Streams open whatever the namespaces: cluster-scoped resources, the namespace watch, a cluster peering or Lease. */
+  besides: number;
+  /** The most streams open at once (kube/budget.ts). */
+  limit: number;
+}
+
+/**
+ * The most namespaces watched apart: `clusterWideAbove`, or fewer when their streams would not
+ * fit the budget beside the others' and the cluster-wide streams that replace them (which open
+ * while theirs close). `kobun manifests` grants by the same number.
+ */
+export function namespacesWatchedApart(clusterWideAbove: number, streams: StreamCounts): number {
+  if (streams.perNamespace === 0) return clusterWideAbove;
+  const room = streams.limit - streams.besides - streams.perNamespace;
+  return Math.max(0, Math.min(clusterWideAbove, Math.floor(room / streams.perNamespace)));
+}
+
 export interface CoverageOptions {
-  /** More served namespaces than this: cluster-wide streams. */
+  /** More served namespaces than this: cluster-wide streams (see namespacesWatchedApart). */
   threshold: number;
+  /** watching.clusterWideAbove as configured, to say why when the budget lowered it. */
+  configured: number;
   /** How many namespaces are known to come (a fixed list): above the threshold, cluster-wide from the start. */
   expected: number;
   /** The scope of the cluster-wide streams (the operator's). */
@@ -116,8 +141,10 @@ export class NamespaceCoverage {
   private goWide(namespaces: number): void {
     this.wide = true;
     const { logger, scope, serve } = this.options;
+    const { threshold, configured } = this.options;
     logger.info("serving many namespaces: one cluster-wide watch per resource, routed by namespace", {
-      namespaces, clusterWideAbove: this.options.threshold,
+      namespaces, clusterWideAbove: configured,
+      ...(threshold < configured ? { wideAbove: threshold, why: "a watch per namespace and resource would not fit the connection budget" } : {}),
     });
     serve(null, scope, undefined, () => {
       const relist = new Relist();

@@ -5,11 +5,16 @@
 
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../kube/types.ts";
+import { fetchSlots, StreamBudget } from "../kube/budget.ts";
 
 export { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 export type { KubeObject } from "../kube/types.ts";
 export { peeringCRDs, peeringResource } from "../peering/resources.ts";
 export { registry } from "../handling/registry.ts";
+export { namespacesWatchedApart } from "./coverage.ts";
+
+/** The watch streams a Deployment's process may open: Bun's default slots, as the Deployment sets no BUN_CONFIG_MAX_HTTP_REQUESTS. */
+export const deployedStreamLimit = new StreamBudget(fetchSlots({})).limit;
 
 /** A YAML file found beside the handlers (or embedded into the binary by build.ts). */
 export interface Manifest {

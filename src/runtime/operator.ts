@@ -21,7 +21,7 @@ import { streamBudget } from "../kube/budget.ts";
 import { peeringResource } from "../peering/index.ts";
 import { startPeering } from "./peering.ts";
 import { runResourceStream } from "./streams.ts";
-import { NamespaceCoverage, type RoutedStream } from "./coverage.ts";
+import { NamespaceCoverage, namespacesWatchedApart, type RoutedStream } from "./coverage.ts";
 import { reportStarvedStreams } from "./starvation.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { FatalError } from "./exits.ts";
@@ -169,8 +169,12 @@ async function operate(
   const fixed = fixedNamespaceList(settings);
   // Namespaces with a Kopf-style peering object each: their peering watches are covered too.
   const gated = !onePeering && !settings.peering.standalone;
+  const namespaced = resources.filter((r) => r.namespaced).length;
+  const threshold = namespacesWatchedApart(settings.watching.clusterWideAbove, {
+    perNamespace: namespaced + (gated ? 1 : 0), besides: resources.length - namespaced + 2, limit: streamBudget.limit,
+  });
   const coverage = new NamespaceCoverage({
-    threshold: settings.watching.clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
+    threshold, configured: settings.watching.clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
     // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide streams are not.
     serve: (namespace, within, gate, routed) => serve(namespace, within, "namespaced", gate, namespace !== null && fixed === null, routed),
     ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name } } : {}),
