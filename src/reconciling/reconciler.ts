@@ -165,9 +165,10 @@ export class Reconciler {
       const deleting = Boolean(body.metadata.deletionTimestamp);
       const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal));
       const plan = await runCycle(this.env, object, body, signal, action);
+      // Lost meanwhile: not even an Event about these runs, whose results are never written.
+      if (freeze?.aborted) return this.discarded(body, plan);
       reportRuns(this.audience, body, plan);
       if (!planWrites(plan)) return { kind: "written", body, wrote: false, next: nextOf(plan, body, body), ...delayOf(plan) };
-      if (freeze?.aborted) return this.discarded(body);
       const newest = await this.write(body, plan, freeze);
       if (newest === "gone") return { kind: "gone" };
       return { kind: "written", body, ...(newest !== body ? { answer: newest } : {}), wrote: true, next: nextOf(plan, body, newest), ...delayOf(plan) };
@@ -219,8 +220,9 @@ export class Reconciler {
     this.audience.poster?.post(body, "Warning", "Error", `Could not write the handlers' results: ${reason}; retrying in ${Math.round(again / 1000)}s.`, "error");
   }
 
-  private discarded(body: KubeObject): Outcome {
-    this.logger.debug("frozen: the cycle's results are not written", { namespace: body.metadata.namespace, name: body.metadata.name });
+  private discarded(body: KubeObject, plan?: CyclePlan): Outcome {
+    const ran = plan?.runs.map((r) => r.spec.id).join(",");
+    this.logger.debug("frozen: the cycle's results are not written", { namespace: body.metadata.namespace, name: body.metadata.name, ...(ran ? { ran } : {}) });
     return { kind: "lost" };
   }
 
