@@ -42,6 +42,8 @@ export interface HandlerRun {
   spec: HandlerSpec;
   outcome: RunOutcome;
   retry: number;
+  /** How long the handler ran. */
+  seconds: number;
 }
 
 export interface CyclePlan {
@@ -122,8 +124,9 @@ async function runDue(
       break;
     }
     state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
+    const began = performance.now();
     const outcome = await runHandler(spec, ctx, env.defaults, signal).finally(() => (state.running = undefined));
-    plan.runs.push({ spec, outcome, retry: ctx.retry });
+    plan.runs.push({ spec, outcome, retry: ctx.retry, seconds: (performance.now() - began) / 1000 });
     const next: ProgressRecord = { purpose: purposeOf(spec, plan.cause as Cause), started: ctx.started.toISOString(), retries: ctx.retry };
     if (outcome.kind === "success") {
       if (outcome.result !== undefined) plan.results[spec.id] = outcome.result;

@@ -22,6 +22,8 @@ export interface ReconcilerOptions {
   poster?: EventPoster;
   /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
   health?: Counters;
+  /** Hears of every cycle and handler run (controller_runtime_* and kobun_handler_* metrics); none by default. */
+  observer?: ReconcileObserver;
   /** Aborting it aborts the handlers at once (like close(0)). */
   signal?: AbortSignal;
   /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */
@@ -52,6 +54,19 @@ export interface ReconcilerSettings {
 /** A sink for counters: reconciling/ names what it counts, observability/ keeps the figures. */
 export interface Counters {
   count(name: string): void;
+}
+
+/** controller-runtime's reconcile results: an error, asked to run again now or after a delay, or done. */
+export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";
+
+/** What the reconciler tells about its work, without knowing who listens (runtime/ wires the metrics). */
+export interface ReconcileObserver {
+  /** One object's cycle began: one worker more is busy. */
+  began(): void;
+  /** That cycle ended with `result` after `seconds`. */
+  reconciled(result: ReconcileResult, seconds: number): void;
+  /** One handler ran in a cycle: its id, the cause, its outcome (success, retry, failure) and how long. */
+  handlerRan(handler: string, cause: string, outcome: string, seconds: number): void;
 }
 
 /** The engine's environment for the resource's changing handlers, and its on.event handlers apart. */

@@ -33,7 +33,7 @@ import { cycleEnvOf, workerTimingOf, type ReconcilerOptions } from "./options.ts
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 
-export type { ReconcilerOptions, ReconcilerSettings, Counters } from "./options.ts";
+export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
 /** One object known to the reconciler: its life (life.ts) and what the handlers keep (memo). */
 interface Tracked {
@@ -51,6 +51,8 @@ export class Reconciler {
   private readonly logger: Logger;
   private readonly hard = new AbortController();
   private readonly detach: () => void;
+  /** Objects whose current cycle failed (one cycle per object at a time): its result is "error". */
+  private readonly erred = new Set<string>();
 
   constructor(private readonly options: ReconcilerOptions) {
     const { resource } = options;
@@ -58,7 +60,7 @@ export class Reconciler {
     this.logger = options.logger ?? silentLogger;
     const { env, events } = cycleEnvOf(options, this.logger);
     this.env = env;
-    this.audience = { resource, logger: this.logger, poster: options.poster, health: options.health, events };
+    this.audience = { resource, logger: this.logger, poster: options.poster, health: options.health, observer: options.observer, events };
     this.target = {
       client: options.client,
       resource,
@@ -122,6 +124,22 @@ export class Reconciler {
   }
 
   private async process(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
+    const observer = this.options.observer;
+    if (!observer) return this.owned(uid, item, signal);
+    const began = performance.now();
+    observer.began();
+    let result: WorkerOutcome<Item> | void = undefined;
+    try {
+      return (result = await this.owned(uid, item, signal));
+    } finally {
+      const again = result ? result.again : undefined;
+      const kind = this.erred.delete(uid) ? "error" : again === undefined ? "success" : again > 0 ? "requeue_after" : "requeue";
+      observer.reconciled(kind, (performance.now() - began) / 1000);
+    }
+  }
+
+  /** One cycle while the object is ours: a freeze aborts it and discards its writes. */
+  private async owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
     const freeze = this.options.freezeSignal?.(item.object.metadata.namespace);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = this.options.freezeGraceMs ?? 2000;
@@ -192,7 +210,10 @@ export class Reconciler {
       return;
     }
     entry.life = next.life;
-    if (outcome.kind === "failed") this.failed(event.object, outcome.error, next.again ?? 0);
+    if (outcome.kind === "failed") {
+      if (this.options.observer) this.erred.add(uid);
+      this.failed(event.object, outcome.error, next.again ?? 0);
+    }
     if (next.again === undefined && !next.body) return;
     const item: Item = next.body ? { type: "modified", object: next.body } : event;
     return next.again === undefined ? { item } : { again: next.again, item };

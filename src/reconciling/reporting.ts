@@ -10,7 +10,7 @@ import type { CyclePlan } from "../handling/cycle.ts";
 import { matchMeta } from "../handling/filters.ts";
 import type { HandlerSpec } from "../handling/registry.ts";
 import type { EventContext, EventHandlerFn } from "../handling/types.ts";
-import type { Counters } from "./options.ts";
+import type { Counters, ReconcileObserver } from "./options.ts";
 
 /** An object event: what reaches an object's worker (relist markers do not). */
 export type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
@@ -21,6 +21,7 @@ export interface Audience {
   logger: Logger;
   poster: EventPoster | undefined;
   health: Counters | undefined;
+  observer: ReconcileObserver | undefined;
   events: readonly HandlerSpec[];
 }
 
@@ -42,23 +43,21 @@ export async function runEventHandlers(to: Audience, item: Item, memo: Record<st
 
 /** Logs and posts the outcome of every handler that ran. */
 export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): void {
-  for (const { spec, outcome, retry } of plan.runs) {
+  for (const { spec, outcome, retry, seconds } of plan.runs) {
+    to.observer?.handlerRan(spec.id, plan.cause, outcome.kind, seconds);
     const fields = { namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id, cause: plan.cause };
     if (outcome.kind === "success") {
       const message = `Handler '${spec.id}' succeeded.`;
       if (outcome.ignored) to.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...fields, error: outcome.ignored });
       else to.logger.info(message, fields);
-      to.health?.count(`kobun_handler_runs_total{outcome="success"}`);
       to.poster?.post(body, "Normal", "Logging", message, "info");
     } else if (outcome.kind === "retry") {
       const message = `Handler '${spec.id}' failed temporarily: ${outcome.error.message}`;
       to.logger.warn(message, { ...fields, retry, retryIn: outcome.delay });
-      to.health?.count(`kobun_handler_runs_total{outcome="retry"}`);
       to.poster?.post(body, "Warning", "Logging", message, "warn");
     } else if (outcome.kind === "failure") {
       const message = `Handler '${spec.id}' failed permanently: ${outcome.error.message}`;
       to.logger.error(message, { ...fields, retry });
-      to.health?.count(`kobun_handler_runs_total{outcome="failure"}`);
       to.poster?.post(body, "Warning", "Logging", message, "error");
     }
   }

@@ -6,6 +6,7 @@
 import type { BudgetState } from "../kube/budget.ts";
 import type { RequestObserver } from "../kube/observer.ts";
 import type { MetricsRegistry, Series } from "../observability/metrics.ts";
+import type { ReconcileObserver, ReconcileResult } from "../reconciling/reconciler.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { WatchObserver, WatchRestartReason } from "../watching/types.ts";
 
@@ -58,5 +59,41 @@ export function frozenMetric(registry: MetricsRegistry): (scope: string, toggle:
   return (scope, toggle, life) => {
     toggles.set(scope, toggle);
     life.addEventListener("abort", () => toggles.get(scope) === toggle && toggles.delete(scope), { once: true });
+  };
+}
+
+/** controller-runtime's buckets for controller_runtime_reconcile_time_seconds. */
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4,
+  4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * controller_runtime_reconcile_* / _active_workers / _max_concurrent_reconciles of one
+ * resource (`controller` = its plural.group, as the issue names it), and kobun's handler runs.
+ */
+export function reconcileMetrics(registry: MetricsRegistry, controller: string, maxConcurrent: number): ReconcileObserver {
+  const total = registry.counter("controller_runtime_reconcile_total", "Total number of reconciliations per controller", ["controller", "result"]);
+  const errors = registry.counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", ["controller"]).labels(controller);
+  const time = registry.histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller", RECONCILE_BUCKETS, ["controller"]).labels(controller);
+  const active = registry.gauge("controller_runtime_active_workers", "Number of currently used workers per controller", ["controller"]).labels(controller);
+  registry.gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller", ["controller"]).set([controller], maxConcurrent);
+  const runs = registry.counter("kobun_handler_runs_total", "Handler runs, by handler id, cause and outcome (success, retry, failure).", ["controller", "handler", "cause", "outcome"]);
+  const duration = registry.histogram("kobun_handler_duration_seconds", "How long a handler ran, by handler id.", HANDLER_BUCKETS, ["controller", "handler"]);
+  const results: Record<string, Series> = {};
+  active.set(0);
+  return {
+    began: () => active.inc(),
+    reconciled(result: ReconcileResult, seconds) {
+      active.inc(-1);
+      (results[result] ??= total.labels(controller, result)).inc();
+      if (result === "error") errors.inc();
+      time.observe(seconds);
+    },
+    handlerRan(handler, cause, outcome, seconds) {
+      runs.labels(controller, handler, cause, outcome).inc();
+      duration.labels(controller, handler).observe(seconds);
+    },
   };
 }

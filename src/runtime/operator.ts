@@ -26,7 +26,7 @@ import { reportStarvedStreams } from "./starvation.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { FatalError } from "./exits.ts";
 import { serveWebhooks } from "./webhooks.ts";
-import { frozenMetric, requestMetrics } from "./metrics.ts";
+import { frozenMetric, reconcileMetrics, requestMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
@@ -115,7 +115,8 @@ async function operate(
   for (const resource of resources) {
     reconcilers.set(
       resource,
-      new Reconciler({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, freezeSignal, freezeGraceMs }),
+      new Reconciler({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, freezeSignal, freezeGraceMs,
+        observer: reconcileMetrics(health.metrics, resourceName(resource), settings.workers.limit) }),
     );
   }
 

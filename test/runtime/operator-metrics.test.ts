@@ -1,5 +1,6 @@
-// A running operator's /metrics, scraped over HTTP from its probe listener: handler runs move
-// as objects are handled, retried and fail for good; the connection budget and the process
+// A running operator's /metrics, scraped over HTTP from its probe listener: reconciles (by
+// controller-runtime's names and results) and handler runs move as objects are handled,
+// retried, fail for good and fail to be written; the connection budget and the process
 // figures are there from the start.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -23,7 +24,7 @@ function parse(text: string): Map<string, number> {
   return values;
 }
 
-test("handler runs on /metrics change as objects are handled, retried and fail permanently", async () => {
+test("reconciles and handler runs on /metrics change as objects are handled, retried, fail permanently and fail to be written", async () => {
   const registry = new Registry();
   registry.on.create("v1/configmaps", ({ name, retry }) => {
     if (name.startsWith("retry") && retry === 0) throw new TemporaryError("not yet", { delay: 0.05 });
@@ -42,23 +43,38 @@ test("handler runs on /metrics change as objects are handled, retried and fail p
   const create = (name: string) => fetch(`${e.sandbox.url}/api/v1/namespaces/default/configmaps`, {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }),
   });
+  const runs = (outcome: string) => `kobun_handler_runs_total{controller="configmaps",handler="c",cause="create",outcome="${outcome}"}`;
+  const reconciles = (result: string) => `controller_runtime_reconcile_total{controller="configmaps",result="${result}"}`;
   try {
     await eventually(() => probeUrl !== undefined, "the operator to start");
     await scrape();
-    expect(value('kobun_handler_runs_total{outcome="success"}')).toBe(0);
+    expect(value(runs("success"))).toBe(0);
     expect(value("kobun_watch_streams_open")).toBeGreaterThanOrEqual(1);
     expect(value("kobun_watch_connection_budget")).toBeGreaterThan(0);
     expect(value("process_resident_memory_bytes")).toBeGreaterThan(0);
+    expect(value('controller_runtime_max_concurrent_reconciles{controller="configmaps"}')).toBe(100);
 
     await create("ok-1");
     await create("ok-2");
-    await eventPoll(scrape, () => value('kobun_handler_runs_total{outcome="success"}') === 2, "two successes");
+    await eventPoll(scrape, () => value(runs("success")) === 2, "two successes");
     await create("retry-1");
-    await eventPoll(scrape, () => value('kobun_handler_runs_total{outcome="success"}') === 3, "the retried handler to succeed");
-    expect(value('kobun_handler_runs_total{outcome="retry"}')).toBe(1);
+    // A reconcile ends after its handlers' runs are counted (its PATCH is between): wait for it.
+    await eventPoll(scrape, () => value(reconciles("success")) === 3, "the retried object's reconcile to succeed");
+    expect(value(runs("success"))).toBe(3);
+    expect(value(runs("retry"))).toBe(1);
+    // The retry asked for a delay: requeue_after, then success.
+    expect(value(reconciles("requeue_after"))).toBe(1);
     await create("fail-1");
-    await eventPoll(scrape, () => value('kobun_handler_runs_total{outcome="failure"}') === 1, "the permanent failure");
-    expect(value('kobun_handler_runs_total{outcome="success"}')).toBe(3);
+    await eventPoll(scrape, () => value(runs("failure")) === 1, "the permanent failure");
+    expect(value(runs("success"))).toBe(3);
+    // A cycle whose PATCH the server refuses is an error, and is retried.
+    e.sandbox.faults.failNext(1, 500, { verb: "patch", plural: "configmaps" });
+    await create("ok-3");
+    await eventPoll(scrape, () => value(runs("success")) >= 5, "ok-3 handled again after the failed write");
+    expect(value(reconciles("error"))).toBe(1);
+    expect(value('controller_runtime_reconcile_errors_total{controller="configmaps"}')).toBe(1);
+    await eventPoll(scrape, () => value('controller_runtime_active_workers{controller="configmaps"}') === 0, "every worker to be idle");
+    expect(value('kobun_handler_duration_seconds_count{controller="configmaps",handler="c"}')).toBe(value(runs("success")) + 2);
     expect(value("kobun_healthy")).toBe(1);
   } finally {
     stop.abort();
