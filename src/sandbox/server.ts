@@ -10,6 +10,7 @@ import { nowTimestamp, present, type Objects } from "./objects.ts";
 import { parse as parseYaml } from "yaml";
 import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
+import { AGGREGATED, aggregatedDiscovery, wantsAggregated } from "./aggregated.ts";
 import { applyConfiguration } from "./apply.ts";
 import { answerReview } from "./reviews.ts";
 import { SCALABLE, scaleRequest } from "./scale.ts";
@@ -107,6 +108,9 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
       if (req.method !== "GET" && req.method !== "HEAD") throw errors.methodNotAllowed();
       if (target.what === "health") return new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } });
       if (target.what === "version") return jsonResponse(versionInfo());
+      if (wantsAggregated(req.headers.get("accept"))) {
+        return jsonResponse(aggregatedDiscovery(ctx.registry, target.what === "api"), 200, { "content-type": AGGREGATED, vary: "Accept" });
+      }
       if (target.what === "api") return jsonResponse(apiVersions());
       return jsonResponse(apiGroupList(ctx.registry));
     case "group": {
@@ -250,6 +254,7 @@ function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version:
   const watch = new WatchStream(ctx.store, {
     def, version, ns, selector, resourceVersion: q.get("resourceVersion") ?? undefined,
     sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
+    ...(wantsTable(req.headers.get("accept")) ? { asTable: (o: any, withColumns: boolean) => toTable(def, version, [o], { resourceVersion: o.metadata.resourceVersion }, withColumns) } : {}),
   }, (w) => ctx.watches.delete(w), req.signal);
   ctx.watches.add(watch);
   watch.begin();

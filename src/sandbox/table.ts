@@ -148,11 +148,12 @@ export function wantsTable(accept: string | null): boolean {
 }
 
 /** the Table of stored bodies (a GET gives one row, a LIST one per item) */
-export function toTable(def: ResourceDef, version: string, bodies: any[], listMeta: Record<string, unknown> = {}): unknown {
+export function toTable(def: ResourceDef, version: string, bodies: any[], listMeta: Record<string, unknown> = {}, withColumns = true): unknown {
   const printer = printerFor(def, version);
   return {
     kind: "Table", apiVersion: "meta.k8s.io/v1", metadata: listMeta,
-    columnDefinitions: printer.columns,
+    // watch events after the first carry rows only, as the real server's
+    ...(withColumns ? { columnDefinitions: printer.columns } : {}),
     rows: bodies.map((o) => ({ cells: printer.cells(o), object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: o.metadata } })),
   };
 }

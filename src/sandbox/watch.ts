@@ -23,6 +23,8 @@ export interface WatchSpec {
   bookmarks: boolean;
   bookmarkIntervalMs: number;
   timeoutSeconds?: number;
+  /** `kubectl get -w` asks for Table events: each object as a one-row Table (the first with its columns) */
+  asTable?: (object: any, withColumns: boolean) => unknown;
 }
 
 export class WatchStream {
@@ -108,9 +110,17 @@ export class WatchStream {
     else if (before) this.sendEvent("DELETED", ev.object);
   }
 
+  private tableSent = false;
+
   private sendEvent(type: string, object: any): void {
     const { kind, apiVersion: _a, ...rest } = object;
-    this.sendRaw(JSON.stringify({ type, object: { kind, apiVersion: this.apiVersion, ...rest } }));
+    const full = { kind, apiVersion: this.apiVersion, ...rest };
+    if (this.spec.asTable) {
+      this.sendRaw(JSON.stringify({ type, object: this.spec.asTable(full, !this.tableSent) }));
+      this.tableSent = true;
+      return;
+    }
+    this.sendRaw(JSON.stringify({ type, object: full }));
   }
 
   private sendBookmark(initialEnd: boolean): void {

@@ -52,6 +52,40 @@ describe("discovery for kubectl", () => {
   });
 });
 
+describe("aggregated discovery", () => {
+  const KUBECTL_ACCEPT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+  const get = async (path: string, accept: string) => {
+    const res = await fetch(sb.url + path, { headers: { authorization: "Bearer admin", accept } });
+    return { type: res.headers.get("content-type"), body: await res.json() as any };
+  };
+
+  test("/apis and /api in one document each when kubectl asks for apidiscovery.k8s.io/v2", async () => {
+    const apis = await get("/apis", KUBECTL_ACCEPT);
+    expect(apis.type).toBe("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+    expect({ kind: apis.body.kind, apiVersion: apis.body.apiVersion }).toEqual({ kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2" });
+    const apps = apis.body.items.find((g: any) => g.metadata.name === "apps");
+    const deployments = apps.versions[0].resources.find((r: any) => r.resource === "deployments");
+    expect(deployments).toEqual({
+      resource: "deployments", responseKind: { group: "apps", version: "v1", kind: "Deployment" }, scope: "Namespaced", singularResource: "deployment",
+      verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], shortNames: ["deploy"], categories: ["all"],
+      subresources: [
+        { subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] },
+        { subresource: "status", responseKind: { group: "apps", version: "v1", kind: "Deployment" }, verbs: ["get", "patch", "update"] },
+      ],
+    });
+    expect(apps.versions[0].freshness).toBe("Current");
+    expect(apis.body.items.some((g: any) => g.metadata.name === "")).toBe(false);
+    const core = await get("/api", KUBECTL_ACCEPT);
+    expect(core.body.items.map((g: any) => [g.metadata.name, g.versions.map((v: any) => v.version)])).toEqual([["", ["v1"]]]);
+    expect(core.body.items[0].versions[0].resources.find((r: any) => r.resource === "namespaces")).toMatchObject({ scope: "Cluster", shortNames: ["ns"] });
+  });
+
+  test("the legacy documents otherwise", async () => {
+    expect((await get("/apis", "application/json")).body.kind).toBe("APIGroupList");
+    expect((await get("/api", "application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")).body.kind).toBe("APIVersions");
+  });
+});
+
 describe("self-reviews (auth can-i, auth whoami)", () => {
   let saToken = "";
   beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { humanDuration, wantsTable } from "../../src/sandbox/table.ts";
-import { api } from "./helpers.ts";
+import { api, WatchReader } from "./helpers.ts";
 
 const KUBECTL_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 const CRD = {
@@ -63,6 +63,24 @@ describe("Table output", () => {
     expect(v1.rows[0].cells[3]).toMatch(/^\d+s$/);
     const v2 = await table("/apis/example.com/v2/namespaces/default/gadgets");
     expect(names(v2)).toEqual(["Name", "Age"]);
+  });
+
+  test("a watch asked for Tables: one-row Table events, the columns in the first only (kubectl get -w)", async () => {
+    const w = await WatchReader.open(sb, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=" + (await api(sb, "GET", "/api/v1/namespaces/default/configmaps")).body.metadata.resourceVersion,
+      { headers: { accept: KUBECTL_ACCEPT } });
+    try {
+      await api(sb, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "w1" }, data: { a: "1" } });
+      await api(sb, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "w2" } });
+      const first = await w.nextChange();
+      const second = await w.nextChange();
+      expect([first.type, first.object.kind, names(first.object), first.object.rows[0].cells.slice(0, 2)]).toEqual(["ADDED", "Table", ["Name", "Data", "Age"], ["w1", 1]]);
+      // as kube-apiserver v1.37.2 sends them (checked against test/cluster)
+      expect([second.object.columnDefinitions, second.object.rows[0].cells.slice(0, 2)]).toEqual([undefined, ["w2", 0]]);
+      expect(second.object.metadata.resourceVersion).toBe(second.object.rows[0].object.metadata.resourceVersion);
+      expect(second.object.rows[0].object.metadata.name).toBe("w2");
+    } finally {
+      w.ac.abort();
+    }
   });
 
   test("JSON unless a Table is asked for first", async () => {

@@ -1,0 +1,46 @@
+// Aggregated discovery (`Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`
+// on /api and /apis): every group, version and resource in one document, as kubectl v1.37 asks
+// for it first, instead of one request per group-version.
+
+import type { ResourceDef, ResourceRegistry } from "./resources.ts";
+import { SCALABLE } from "./scale.ts";
+
+export const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/** whether the client asked for aggregated discovery v2 before the legacy documents */
+export function wantsAggregated(accept: string | null): boolean {
+  for (const part of (accept ?? "").split(",")) {
+    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    const p = new Map(params.map((kv) => kv.split("=") as [string, string]));
+    if (p.get("g") === "apidiscovery.k8s.io" && p.get("as") === "apigroupdiscoverylist" && p.get("v") === "v2") return true;
+    if ((type === "application/json" && !p.has("g")) || type === "*/*") return false;
+  }
+  return false;
+}
+
+function resourceEntry(d: ResourceDef, version: string): unknown {
+  const kind = { group: d.group, version, kind: d.kind };
+  const subresources: unknown[] = [];
+  if (SCALABLE.has(`${d.group}/${d.plural}`)) subresources.push({ subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] });
+  if (d.statusVersions.has(version)) subresources.push({ subresource: "status", responseKind: kind, verbs: ["get", "patch", "update"] });
+  return {
+    resource: d.plural, responseKind: kind, scope: d.namespaced ? "Namespaced" : "Cluster", singularResource: d.singular, verbs: d.verbs,
+    ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
+    ...(d.categories.length ? { categories: d.categories } : {}),
+    ...(subresources.length ? { subresources } : {}),
+  };
+}
+
+/** the APIGroupDiscoveryList of /api (`legacy`: the core group only) or of /apis (every named group) */
+export function aggregatedDiscovery(reg: ResourceRegistry, legacy: boolean): unknown {
+  const groups = legacy ? new Map([["", ["v1"]]]) : reg.groups();
+  const items = [...groups].map(([group, versions]) => ({
+    metadata: { name: group, creationTimestamp: null },
+    versions: versions.map((version) => ({
+      version,
+      resources: reg.all().filter((d) => d.group === group && d.versions.includes(version)).map((d) => resourceEntry(d, version)),
+      freshness: "Current",
+    })),
+  }));
+  return { kind: "APIGroupDiscoveryList", apiVersion: "apidiscovery.k8s.io/v2", metadata: {}, items };
+}
