@@ -14,6 +14,7 @@
 import type { KubeObject } from "../kube/types.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
 import { linkedSignal, sleep } from "../util/abort.ts";
+import { Nudge } from "../util/nudge.ts";
 import type { Logger } from "../util/log.ts";
 import { supervise } from "../util/supervise.ts";
 import type { Toggle } from "../util/toggle.ts";
@@ -21,7 +22,7 @@ import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
 import { peerId } from "./identity.ts";
 import type { PeeringClient } from "./records.ts";
-import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "./lease-record.ts";
+import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "../kube/lease-record.ts";
 import { leaseResource } from "./resources.ts";
 
 export interface LeaseElectionOptions {
@@ -64,8 +65,8 @@ export class LeaseElection {
   private announcedHolder: string | undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   /** Something changed while an attempt ran: attempt again at once. */
-  private dirty = false;
-  private wake: (() => void) | undefined;
+  /** A Lease event cuts the pause short. */
+  private readonly nudge = new Nudge();
   /** Aborts an in-flight renewal when the deadline passes. */
   private renewal: AbortController | undefined;
 
@@ -93,10 +94,10 @@ export class LeaseElection {
     const watching = this.watch(local.signal);
     try {
       while (!signal.aborted) {
-        this.dirty = false;
+        this.nudge.clear();
         await this.attempt(signal);
         if (signal.aborted) break;
-        await this.pause(this.nextDelay(), signal);
+        await this.nudge.pause(this.nextDelay(), signal);
       }
     } finally {
       local.controller.abort();
@@ -118,22 +119,6 @@ export class LeaseElection {
     if (!spec.holderIdentity) return 0;
     const expiresIn = this.observedAt + (spec.leaseDurationSeconds ?? 0) * 1000 - Date.now();
     return Math.max(0, Math.min(this.retryPeriod, expiresIn + 1));
-  }
-
-  /** Sleeps `ms`, or less when the watch saw a change (`dirty`) or the signal aborts. */
-  private pause(ms: number, signal: AbortSignal): Promise<void> {
-    if (this.dirty || signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-      this.wake = done;
-    });
   }
 
   /** One acquire-or-renew round; a 409 re-reads and tries once more. */
@@ -225,7 +210,7 @@ export class LeaseElection {
     this.announcedHolder = undefined;
     this.log.warn("lost the lease: freezing", { why });
     this.options.toggle.freeze(this.holder, `${this.holder}: lost (${why})`);
-    this.dirty = true;
+    this.nudge.nudge();
   }
 
   private armDeadline(): void {
@@ -234,7 +219,7 @@ export class LeaseElection {
     this.deadlineTimer = setTimeout(() => {
       this.deadlineTimer = undefined;
       this.lose("not renewed within renewDeadline");
-      this.wake?.();
+      this.nudge.nudge();
     }, Math.max(0, at - Date.now()));
   }
 
@@ -285,8 +270,7 @@ export class LeaseElection {
       const holder = specOf(event.object).holderIdentity;
       if (this.held && this.current === event.object && holder !== this.id) this.lose(`the lease is now held by ${holder || "nobody"}`);
     }
-    this.dirty = true;
-    this.wake?.();
+    this.nudge.nudge();
   }
 
   /**

@@ -114,14 +114,7 @@ export function peeringCRDsYAML(group: PeeringGroup): string {
 }
 
 /** The coordination.k8s.io Lease resource (lease mode). */
-export const leaseResource: Resource = {
-  group: "coordination.k8s.io",
-  version: "v1",
-  plural: "leases",
-  kind: "Lease",
-  namespaced: true,
-  statusSubresource: false,
-};
+export { leaseResource } from "../kube/lease-record.ts";
 
 /**
  * The CustomResourceDefinition resource, to install the peering CRDs (tests, `kobun dev`).

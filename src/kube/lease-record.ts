@@ -1,8 +1,19 @@
 // The Lease record as client-go's leader election writes it, as pure functions: a fresh
-// lease, a renewal (or takeover), a release, and resourceVersion ordering.
+// lease, a renewal (or takeover), a release, and resourceVersion ordering. Lease mode (peering/)
+// and the shard Leases (sharding/) both write them.
 
-import type { KubeObject } from "../kube/types.ts";
-import { compareResourceVersions } from "../kube/versions.ts";
+import type { KubeObject, Resource } from "./types.ts";
+import { compareResourceVersions } from "./versions.ts";
+
+/** The coordination.k8s.io Lease resource. */
+export const leaseResource: Resource = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+  statusSubresource: false,
+};
 
 export interface LeaseSpec {
   holderIdentity?: string | null;

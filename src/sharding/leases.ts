@@ -1,0 +1,273 @@
+// ShardLeases: the I/O around assign.ts. One Lease per shard (`<group>-shard-<i>`) and one
+// membership Lease per replica (`<group>-member-<id>`), all labelled `kobun.dev/shard-group`,
+// in one namespace; written as client-go writes leader-election Leases (PUT with
+// resourceVersion, so two replicas never both win a shard; a 409 means someone else did).
+//
+//   - every retryPeriod (and at once on any Lease event): renew the membership and the held
+//     shards, then decide (assign.ts) and act: release the excess, acquire free shards;
+//   - a held shard not renewed within renewDeadline is lost at once: its work is aborted, so it
+//     has stopped (freezeGracePeriod later) before anyone can take the lease (duration);
+//   - handover never overlaps: a shard given up is first stopped (its signal aborts), its
+//     running cycles are waited for (bounded by the grace, then abandoned), and only then is
+//     its Lease released; on exit the same for every shard, then the membership is deleted.
+
+import type { KubeClient } from "../kube/client.ts";
+import { freshLease, leaseResource, newer, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
+import type { KubeObject } from "../kube/types.ts";
+import { linkedSignal, sleep } from "../util/abort.ts";
+import { Nudge } from "../util/nudge.ts";
+import type { Logger } from "../util/log.ts";
+import type { WatchClient } from "../watching/types.ts";
+import { Watcher } from "../watching/watcher.ts";
+import { assign, coverage, liveHolder, type Coverage, type MemberView, type ShardLeaseView } from "./assign.ts";
+import { fnv1a64 } from "./hash.ts";
+import { ShardHolds } from "./holds.ts";
+
+export type ShardClient = Pick<KubeClient, "get" | "create" | "replace" | "delete"> & WatchClient;
+
+export const GROUP_LABEL = "kobun.dev/shard-group";
+const ROLE_LABEL = "kobun.dev/shard-role";
+
+export interface ShardLeasesOptions {
+  client: ShardClient;
+  namespace: string;
+  /** Names the Leases; replicas of one operator share it. */
+  group: string;
+  shards: number;
+  id: string;
+  durationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** How long a shard's running cycles may take to stop at a handover before they are abandoned. */
+  graceMs: number;
+  logger: Logger;
+  /** The owned shards changed (acquired or given up). */
+  onChange?(owned: readonly number[]): void;
+  /** Gaps or overlaps appeared or went away (also logged as a warning). */
+  onCoverage?(coverage: Coverage): void;
+}
+
+interface Seen { object: KubeObject; key: string; at: number }
+
+/** A DNS-1123 name for a replica id (`user@host/stamp/rnd`, a pod name), unique by its hash. */
+export function memberLeaseName(group: string, id: string): string {
+  const slug = id.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  return `${group}-member-${slug ? `${slug}-` : ""}${fnv1a64(id).toString(36)}`;
+}
+
+export class ShardLeases {
+  /** Which shards' cycles run, and the signal each is stopped by. */
+  readonly holds: ShardHolds;
+  private readonly log: Logger;
+  private readonly seen = new Map<string, Seen>();
+  private readonly renewedAt = new Map<number, number>();
+  private readonly startedAt = Date.now();
+  /** A Lease event cuts the pause short. */
+  private readonly nudge = new Nudge();
+  private lastCoverage = "";
+
+  constructor(private readonly options: ShardLeasesOptions) {
+    this.holds = new ShardHolds(options.shards);
+    this.log = options.logger.child({ shards: `${options.namespace}/${options.group}` });
+  }
+
+  shardLeaseName(index: number): string {
+    return `${this.options.group}-shard-${index}`;
+  }
+
+  get owned(): number[] {
+    return this.holds.owned();
+  }
+
+  /** Takes part until `signal` aborts; then stops every shard's work, releases them and leaves. */
+  async run(signal: AbortSignal): Promise<void> {
+    const local = linkedSignal(signal);
+    const watching = this.watch(local.signal);
+    try {
+      while (!signal.aborted) {
+        this.nudge.clear();
+        await this.round(signal);
+        if (signal.aborted) break;
+        await this.nudge.pause(this.options.retryPeriodMs, signal);
+      }
+    } finally {
+      local.controller.abort();
+      local.dispose();
+      await watching;
+      await this.leave();
+    }
+  }
+
+  private async round(signal: AbortSignal): Promise<void> {
+    await this.renewMembership(signal);
+    for (const index of this.holds.owned()) await this.renew(index, signal);
+    const now = Date.now();
+    const input = { now, self: this.options.id, shards: this.options.shards, leases: this.leaseViews(), members: this.memberViews(), held: new Set(this.holds.owned()) };
+    const decision = assign(input);
+    this.reportCoverage(coverage(input));
+    if (decision.release.length > 0) await this.handOver(decision.release, "rebalancing: a replica below its share");
+    for (const index of decision.acquire) {
+      if (signal.aborted) return;
+      await this.acquire(index, signal);
+    }
+  }
+
+  private leaseViews(): ShardLeaseView[] {
+    return Array.from({ length: this.options.shards }, (_, index) => {
+      const seen = this.seen.get(this.shardLeaseName(index));
+      if (!seen) return { index, observedAt: this.startedAt, durationMs: this.options.durationMs };
+      const spec = specOf(seen.object);
+      return { index, ...(spec.holderIdentity ? { holder: spec.holderIdentity } : {}), observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 };
+    });
+  }
+
+  private memberViews(): MemberView[] {
+    const out: MemberView[] = [];
+    for (const seen of this.seen.values()) {
+      if (seen.object.metadata.labels?.[ROLE_LABEL] !== "member") continue;
+      const spec = specOf(seen.object);
+      if (spec.holderIdentity) out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 });
+    }
+    return out;
+  }
+
+  private labelled(lease: KubeObject, role: "member" | "shard"): KubeObject {
+    return { ...lease, metadata: { ...lease.metadata, labels: { ...lease.metadata.labels, [GROUP_LABEL]: this.options.group, [ROLE_LABEL]: role } } };
+  }
+
+  /** Creates a Lease held by us, or takes over (renews) the one we know; true when it is ours now. */
+  private async write(name: string, role: "member" | "shard", signal: AbortSignal): Promise<boolean> {
+    const { client, namespace, id, durationMs } = this.options;
+    const known = this.seen.get(name)?.object;
+    const now = Date.now();
+    try {
+      const written = known
+        ? await client.replace(leaseResource, namespace, name, this.labelled(renewedLease(known, id, durationMs, now), role), { signal })
+        : await client.create(leaseResource, namespace, this.labelled(freshLease(name, namespace, id, durationMs, now), role), { signal });
+      this.observe(written);
+      return true;
+    } catch (error) {
+      if (signal.aborted) return false;
+      const code = (error as { code?: unknown }).code;
+      if (code === 409 || code === 404) await this.reread(name, signal);
+      else this.log.debug("lease write failed", { lease: name, error: error instanceof Error ? error.message : String(error) });
+      return false;
+    }
+  }
+
+  private async reread(name: string, signal: AbortSignal): Promise<void> {
+    try {
+      this.observe(await this.options.client.get(leaseResource, this.options.namespace, name, { signal }));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 404) this.seen.delete(name);
+    }
+  }
+
+  private async renewMembership(signal: AbortSignal): Promise<void> {
+    await this.write(memberLeaseName(this.options.group, this.options.id), "member", signal);
+  }
+
+  private async renew(index: number, signal: AbortSignal): Promise<void> {
+    const name = this.shardLeaseName(index);
+    if (await this.write(name, "shard", signal)) {
+      this.renewedAt.set(index, Date.now());
+      return;
+    }
+    const holder = specOf(this.seen.get(name)?.object ?? { metadata: {} }).holderIdentity;
+    if (holder && holder !== this.options.id) this.lose(index, `the lease is now held by ${holder}`);
+    else if (Date.now() - (this.renewedAt.get(index) ?? 0) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
+  }
+
+  private async acquire(index: number, signal: AbortSignal): Promise<void> {
+    const name = this.shardLeaseName(index);
+    const known = this.seen.get(name)?.object;
+    const holder = known ? specOf(known).holderIdentity : undefined;
+    // The decision was made on the views of the round's start; the watch may have brought a
+    // new holder since. The PUT carries the resourceVersion of what is checked here, so a
+    // write that raced us fails with 409 instead of taking a shard from its live holder.
+    const view = this.leaseViews()[index]!;
+    if (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined) return;
+    if (!(await this.write(name, "shard", signal))) return;
+    this.renewedAt.set(index, Date.now());
+    this.holds.start(index);
+    this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}), owned: this.holds.owned().join(",") });
+    this.options.onChange?.(this.holds.owned());
+  }
+
+  /** Stops at once (no waiting: the lease is no longer ours to hold). */
+  private lose(index: number, why: string): void {
+    if (!this.holds.has(index)) return;
+    void this.holds.stop(index, 0);
+    this.renewedAt.delete(index);
+    this.log.warn("lost a shard: its work is stopped", { shard: index, why });
+    this.options.onChange?.(this.holds.owned());
+  }
+
+  /** Stops the shards' work, waits for it (bounded by the grace), then releases their Leases. */
+  private async handOver(indexes: number[], why: string): Promise<void> {
+    const abandoned = await Promise.all(indexes.map((index) => this.holds.stop(index, this.options.graceMs)));
+    this.options.onChange?.(this.holds.owned());
+    const timeout = AbortSignal.timeout(Math.max(2000, this.options.retryPeriodMs));
+    for (const [n, index] of indexes.entries()) {
+      if (abandoned[n]) this.log.warn("handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them", { shard: index, abandoned: abandoned[n] });
+      const known = this.seen.get(this.shardLeaseName(index))?.object;
+      this.renewedAt.delete(index);
+      if (!known || specOf(known).holderIdentity !== this.options.id) continue;
+      try {
+        this.observe(await this.options.client.replace(leaseResource, this.options.namespace, this.shardLeaseName(index), releasedLease(known, Date.now()), { signal: timeout }));
+        this.log.info("released a shard", { shard: index, why });
+      } catch (error) {
+        this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+
+  private async leave(): Promise<void> {
+    const owned = this.holds.owned();
+    if (owned.length > 0) await this.handOver(owned, "stopping");
+    try {
+      await this.options.client.delete(leaseResource, this.options.namespace, memberLeaseName(this.options.group, this.options.id), { signal: AbortSignal.timeout(2000) });
+    } catch {
+      // it expires by itself after its duration
+    }
+  }
+
+  private reportCoverage(found: Coverage): void {
+    const key = JSON.stringify(found);
+    if (key === this.lastCoverage) return;
+    const first = this.lastCoverage === "";
+    this.lastCoverage = key;
+    this.options.onCoverage?.(found);
+    if (found.overlaps.length > 0 || (!first && (found.gaps.length > 0 || found.orphans.length > 0))) {
+      this.log.warn("shard coverage: not every shard has exactly one live owner", { gaps: found.gaps.join(","), orphans: found.orphans.join(","), overlaps: found.overlaps.join(",") });
+    }
+  }
+
+  private observe(lease: KubeObject): void {
+    const name = lease.metadata.name!;
+    const current = this.seen.get(name);
+    if (current && !newer(lease.metadata.resourceVersion, current.object.metadata.resourceVersion)) return;
+    const spec = specOf(lease);
+    const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${spec.leaseDurationSeconds ?? ""}`;
+    this.seen.set(name, { object: lease, key, at: current?.key === key ? current.at : Date.now() });
+  }
+
+  /** Follows the group's Leases: joins, releases and deaths are acted on at once. */
+  private async watch(signal: AbortSignal): Promise<void> {
+    const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, labelSelector: `${GROUP_LABEL}=${this.options.group}`, logger: this.options.logger });
+    while (!signal.aborted) {
+      try {
+        for await (const event of watcher.events(signal)) {
+          if (event.type === "relist-start" || event.type === "relist-done") continue;
+          if (event.type === "deleted") this.seen.delete(event.object.metadata.name!);
+          else this.observe(event.object);
+          this.nudge.nudge();
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        this.log.debug("watching the shard leases failed; polling every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+        await sleep(this.options.retryPeriodMs, signal);
+      }
+    }
+  }
+}

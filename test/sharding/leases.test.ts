@@ -1,0 +1,114 @@
+// Shards over Leases against the sandbox: replicas share the shards by their quotas, a joining
+// replica gets its share with no shard ever owned by two at once, a dead replica's shards are
+// taken after their lease duration, and a shard is released only after its cycles ended.
+
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { freshLease, leaseResource } from "../../src/kube/lease-record.ts";
+import { GROUP_LABEL, memberLeaseName, ShardLeases } from "../../src/sharding/leases.ts";
+import { env, testLogger, type Env } from "../peering/helpers.ts";
+
+let e: Env;
+const running: { controller: AbortController; done: Promise<void> }[] = [];
+beforeEach(async () => { e = await env({ crds: [] }); });
+afterEach(async () => {
+  for (const r of running.splice(0)) { r.controller.abort(); await r.done; }
+  await e.stop();
+});
+
+/** Every ownership interval of every shard, by the replicas' own clock (one process: one clock). */
+const intervals: { shard: number; id: string; from: number; to?: number }[] = [];
+const TIMINGS = { durationMs: 2000, renewDeadlineMs: 1200, retryPeriodMs: 200, graceMs: 400 };
+
+function replica(id: string, shards = 16) {
+  const { logger, lines } = testLogger();
+  const leases: ShardLeases = new ShardLeases({
+    client: e.client, namespace: "default", group: "op", shards, id, logger, ...TIMINGS,
+    onChange: (owned) => {
+      const now = Date.now();
+      for (const i of intervals) if (i.id === id && i.to === undefined && !owned.includes(i.shard)) i.to = now;
+      for (const shard of owned) if (!intervals.some((i) => i.id === id && i.shard === shard && i.to === undefined)) intervals.push({ shard, id, from: now });
+    },
+  });
+  const controller = new AbortController();
+  const handle = { leases, lines, controller, done: leases.run(controller.signal) };
+  running.push(handle);
+  return handle;
+}
+
+async function eventually(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not in time: ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+function noOverlap(): void {
+  for (const a of intervals) for (const b of intervals) {
+    if (a === b || a.shard !== b.shard) continue;
+    const overlap = a.from < (b.to ?? Infinity) && b.from < (a.to ?? Infinity);
+    expect({ shard: a.shard, overlap, a, b }).toEqual({ shard: a.shard, overlap: false, a, b });
+  }
+}
+
+const shares = (rs: { leases: ShardLeases }[]) => rs.map((r) => r.leases.owned.length);
+const covered = (rs: { leases: ShardLeases }[], shards = 16) => rs.flatMap((r) => r.leases.owned).sort((x, y) => x - y).join() === [...Array(shards).keys()].join();
+
+test("three replicas share 16 shards 6/5/5, each shard owned once; a fourth joins and they rebalance to 4 each with no overlap", async () => {
+  intervals.length = 0;
+  const three = ["a", "b", "c"].map((id) => replica(id));
+  await eventually("16 shards covered 6/5/5", () => covered(three) && shares(three).join() === "6,5,5");
+  const four = [...three, replica("d")];
+  await eventually("rebalanced to 4/4/4/4", () => covered(four) && shares(four).join() === "4,4,4,4");
+  noOverlap();
+  const leases = e.sandbox.store.objects("coordination.k8s.io", "leases", "default").filter((l: any) => l.metadata.labels?.[GROUP_LABEL] === "op");
+  expect(leases.length).toBe(16 + 4); // a Lease per shard, a membership Lease per replica
+}, 30_000);
+
+test("a replica that stops hands its shards over (work stopped first) and deletes its membership", async () => {
+  intervals.length = 0;
+  const a = replica("a");
+  const b = replica("b");
+  await eventually("8/8", () => covered([a, b]) && shares([a, b]).join() === "8,8");
+  a.controller.abort();
+  await a.done;
+  await eventually("b owns all", () => b.leases.owned.length === 16, 5000);
+  noOverlap();
+  expect(e.sandbox.store.get("coordination.k8s.io", "leases", "default", memberLeaseName("op", "a"))).toBeUndefined();
+}, 30_000);
+
+test("a dead replica's shards are taken only after their lease duration", async () => {
+  // "ghost" held shards 0..7 and vanished (SIGKILL): its Leases stay as it last wrote them.
+  const now = Date.now();
+  for (let i = 0; i < 8; i++) {
+    const lease = freshLease(`op-shard-${i}`, "default", "ghost", 2000, now);
+    lease.metadata.labels = { [GROUP_LABEL]: "op", "kobun.dev/shard-role": "shard" };
+    await e.client.create(leaseResource, "default", lease);
+  }
+  const a = replica("a");
+  await eventually("a takes the free half", () => a.leases.owned.length === 8, 5000);
+  expect(a.leases.owned).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
+  const before = Date.now();
+  await eventually("a takes the ghost's half", () => a.leases.owned.length === 16, 6000);
+  expect(Date.now() - now).toBeGreaterThanOrEqual(2000 - 50);
+  expect(Date.now() - before).toBeLessThan(4000);
+}, 30_000);
+
+test("a shard is released only after the cycles running in it ended (bounded by the grace)", async () => {
+  intervals.length = 0;
+  const a = replica("a", 2);
+  await eventually("a owns both", () => a.leases.owned.length === 2);
+  // A cycle running in each shard, which takes 250 ms to stop once its signal aborts.
+  const stoppedAt = new Map<number, number>();
+  for (const shard of [0, 1]) {
+    const hold = a.leases.holds.enter(shard);
+    hold.signal.addEventListener("abort", () => setTimeout(() => { stoppedAt.set(shard, Date.now()); hold.exit(); }, 250));
+  }
+  const b = replica("b", 2);
+  await eventually("1/1", () => covered([a, b], 2) && shares([a, b]).join() === "1,1");
+  const taken = intervals.find((i) => i.id === "b")!;
+  expect(stoppedAt.has(taken.shard)).toBe(true);
+  expect(taken.from).toBeGreaterThanOrEqual(stoppedAt.get(taken.shard)!);
+  expect(stoppedAt.has(1 - taken.shard)).toBe(false); // the shard a keeps was not stopped
+  noOverlap();
+}, 30_000);
