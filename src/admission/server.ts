@@ -45,6 +45,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         return new Response("internal error", { status: 500 });
       },
     });
+  // SO_REUSEPORT would let a second operator share the port unnoticed: refuse a taken one first.
+  if (options.port !== 0) portIsFree(options.hostname, options.port);
   let server = serve(options.port, certificate);
   const port = server.port!;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -83,6 +85,14 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       await server.stop(true);
     },
   };
+}
+
+function portIsFree(hostname: string, port: number): void {
+  try {
+    Bun.listen({ hostname, port, socket: { data() {} } }).stop(true);
+  } catch (error) {
+    throw new Error(`the port is taken, or may not be bound here (${(error as Error).message})`);
+  }
 }
 
 async function route(registry: Registry, request: Request, logger: Logger): Promise<Response> {

@@ -19,6 +19,7 @@ export interface FlagValues {
   peering: string;
   liveness: string;
   webhooksUrl: string;
+  webhooksListen: string;
   webhooksName: string;
   metricsAddr: string;
   logFormat: string;
@@ -59,6 +60,7 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "shardKey", long: "shard-key", value: "uid|namespace", doc: "What places an object in a shard (default uid)." },
   { key: "liveness", long: "liveness", value: "URL", doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".' },
   { key: "webhooksUrl", long: "webhooks-url", value: "URL", doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations)." },
+  { key: "webhooksListen", long: "webhooks-listen", value: "HOST:PORT", doc: 'Serve the admission/conversion webhooks here, e.g. "0.0.0.0:9443".' },
   { key: "webhooksName", long: "webhooks-name", value: "NAME", doc: "Names the webhook configurations and the Service (default kobun-operator)." },
   { key: "metricsAddr", long: "metrics-addr", value: "ADDR", doc: 'Serve /metrics also at ADDR, e.g. ":8080" (off by default).' },
   { key: "logFormat", long: "log-format", value: "plain|json", doc: "Log line format." },

@@ -34,6 +34,7 @@ const FLAG_FIELDS: ReadonlyArray<readonly [keyof FlagValues, string, string]> = 
   ["metricsAddr", "metrics", "address"],
   ["logFormat", "logging", "format"],
   ["webhooksUrl", "webhooks", "url"],
+  ["webhooksListen", "webhooks", "listen"],
   ["webhooksName", "webhooks", "name"],
   ["replicas", "sharding", "replicas"],
   ["shards", "sharding", "shards"],

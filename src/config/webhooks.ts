@@ -29,9 +29,9 @@ const host = text({ default: "", doc: "", expected: "a DNS name or an IP address
 
 export const WEBHOOKS_SECTION = section("Webhooks: the HTTPS server of on.validate, on.mutate and on.convert (only when handlers register them).", {
   listen: orNull(text({
-    default: "", doc: 'Address of the webhook server, "host:port".', expected: 'an address like "0.0.0.0:9443" or ":9443"',
+    default: "", doc: 'Serve the webhooks at this address, "host:port" (kobun manifests\' Deployment: "0.0.0.0:9443").', expected: 'an address like "0.0.0.0:9443" or ":9443"',
     valid: (v) => parseListen(v) !== undefined,
-  }), "0.0.0.0 and the port of url, else 9443"),
+  }), "0.0.0.0 and the port of url when url is set, else no webhook server"),
   url: orNull(text({
     default: "", doc: "Development: register URL-based configurations pointing here (like https://192.168.1.5:9443), instead of the Service.",
     expected: 'an https:// URL like "https://127.0.0.1:9443"', valid: isHttpsUrl,

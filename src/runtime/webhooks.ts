@@ -1,5 +1,6 @@
 // Wiring of the webhook server (admission/) into the operator: started with it when the
-// handlers register on.validate, on.mutate or on.convert, stopped with its scope. Not gated
+// handlers register on.validate, on.mutate or on.convert and webhooks.listen or webhooks.url
+// says where, stopped with its scope. Not gated
 // by the freeze toggle: a frozen replica still answers the API server (peering decides who
 // handles objects, not who admits them). At start-up it tells the API server where to call:
 // with `webhooks.url` it creates or replaces URL-based configurations (development); else it
@@ -38,8 +39,13 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
   if (registry.webhooks.length === 0 && registry.conversions.length === 0) return;
   const w = settings.webhooks;
   const log = logger.child({ room: "webhooks" });
+  if (w.url === null && w.listen === null) {
+    // Nobody would call them: `kobun manifests`' Deployment sets --webhooks-listen, development --webhooks-url.
+    log.info("the handlers have webhooks, but neither webhooks.listen nor webhooks.url is set: not serving them");
+    return;
+  }
   const url = w.url === null ? undefined : new URL(w.url);
-  const listen = parseListen(w.listen ?? `0.0.0.0:${url?.port || (url ? 443 : 9443)}`)!;
+  const listen = parseListen(w.listen ?? `0.0.0.0:${url?.port || 443}`)!;
   const namespace = w.service.namespace ?? process.env.POD_NAMESPACE ?? "default";
   const certs: CertSource = w.certFile !== null && w.keyFile !== null
     ? { kind: "files", certFile: w.certFile, keyFile: w.keyFile, ...(w.caFile !== null ? { caFile: w.caFile } : {}) }
