@@ -23,7 +23,9 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   const { flags, positionals } = parseRunFlags(dev.rest);
   if (flags.kubeconfig || flags.context) throw new UsageError("kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context", "--kubeconfig");
   // The sandbox is one process's own API server: nobody else to peer with.
-  const fileSettings = resolveSettings({ flags: { standalone: true, ...flags }, cwd: process.cwd() });
+  // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
+  const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
+  const fileSettings = resolveSettings({ flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd() });
   const logger = loggerFor(fileSettings);
   const manifests: Manifest[] = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
 

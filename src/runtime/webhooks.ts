@@ -45,7 +45,9 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
     return;
   }
   const url = w.url === null ? undefined : new URL(w.url);
-  const listen = parseListen(w.listen ?? `0.0.0.0:${url?.port || 443}`)!;
+  // A loopback URL is served on loopback only; another one may be reached from the network.
+  const loopback = url !== undefined && ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  const listen = parseListen(w.listen ?? `${loopback ? url!.hostname : "0.0.0.0"}:${url?.port || 443}`)!;
   const namespace = w.service.namespace ?? process.env.POD_NAMESPACE ?? "default";
   const certs: CertSource = w.certFile !== null && w.keyFile !== null
     ? { kind: "files", certFile: w.certFile, keyFile: w.keyFile, ...(w.caFile !== null ? { caFile: w.caFile } : {}) }
