@@ -28,12 +28,16 @@ export interface DeploymentOptions {
   settings: Settings;
   /** Mount the ConfigMap `name` (carried.ts) and run with it as `--config`. */
   config: boolean;
+  /** Serve the handlers' webhooks on 9443, behind the Service `name` (cli/webhooks.ts). */
+  webhooks?: boolean;
 }
 
 /** The Deployment as an object, for tests and for rendering. */
-export function deploymentObject({ name, namespace, image, settings, config }: DeploymentOptions): KubeObject {
+export function deploymentObject({ name, namespace, image, settings, config, webhooks = false }: DeploymentOptions): KubeObject {
   const args = runArgs(settings);
   if (config) args.splice(1, 0, `--config=${CONFIG_DIR}/${CONFIG_FILE}`);
+  // The configurations and the Service are named after the operator; its Pods serve them all.
+  if (webhooks) args.push("--webhooks-listen=0.0.0.0:9443", ...(name !== settings.webhooks.name ? [`--webhooks-name=${name}`] : []));
   return {
     apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
     spec: {
@@ -56,6 +60,7 @@ export function deploymentObject({ name, namespace, image, settings, config }: D
               { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
             ],
             livenessProbe: { httpGet: { path: "/healthz", port: 8080 } },
+            ...(webhooks ? { ports: [{ name: "webhooks", containerPort: 9443, protocol: "TCP" }] } : {}),
             resources: { requests: { cpu: "10m", memory: "48Mi" }, limits: { memory: `${MEMORY_LIMIT_MIB}Mi` } },
             securityContext: {
               runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false,

@@ -12,6 +12,7 @@ import { readFlags, stringFlag } from "./args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
+import { webhookObjects, webhookRules } from "./webhooks.ts";
 
 export interface ManifestOptions {
   name: string;
@@ -26,14 +27,18 @@ export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image, settings } = options;
   const crds = handlerCRDs(options.manifests);
   const rules = rbacRules({ settings, selectors: options.selectors, crds });
+  // Before the CRDs are printed: it sets the conversion of those with an on.convert.
+  const webhooks = webhookObjects(name, namespace, crds);
+  rules.cluster.push(...webhookRules(name));
   const docs: KubeObject[] = [
     ...crds,
     ...(settings.peering.standalone || settings.peering.mode === "lease" ? [] : peeringCRDs(settings.peering.group)),
     ...rbacObjects(name, namespace, settings, rules),
+    ...webhooks,
   ];
   const carried = carriedSettings(settings);
   if (carried) docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { [CONFIG_FILE]: stringify(carried) } });
-  return [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null })].join("---\n");
+  return [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0 })].join("---\n");
 }
 
 function handlerCRDs(manifests: Manifest[]): KubeObject[] {

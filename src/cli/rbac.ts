@@ -16,6 +16,8 @@ export interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  /** Only these objects (the operator's own webhook configurations and CRDs). */
+  resourceNames?: string[];
 }
 
 export interface RbacRules {

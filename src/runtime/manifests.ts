@@ -29,3 +29,6 @@ export function manifestObjects(manifests: Manifest[], which: "samples" | "defin
     .flatMap((m) => parseAllDocuments(m.text).map((doc) => doc.toJS() as KubeObject | null))
     .filter((o): o is KubeObject => o !== null && typeof o === "object");
 }
+
+export { crdConversion, crdName, webhookConfigurations, PLURALS, ADMISSION_GROUP, type RuleTarget } from "../admission/index.ts";
+export type { WebhookSpec } from "../handling/registry.ts";

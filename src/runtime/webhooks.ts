@@ -112,14 +112,33 @@ async function register({ client, registry, signal, log }: Registration, name: s
     log.info("webhooks registered", { configuration: `${configuration.kind}/${name}`, webhooks: (configuration.webhooks as unknown[]).length, via: "url" in endpoint ? "url" : "service" });
   }
   for (const spec of registry.conversions) {
-    await client.patch(CRDS, null, crdName(spec), { spec: { conversion: crdConversion(spec, endpoint, caBundle) } }, { signal });
+    const conversion = crdConversion(spec, endpoint, caBundle) as { webhook: { clientConfig: { caBundle?: string } } };
+    if (!own) {
+      const crd = await client.get(CRDS, null, crdName(spec), { signal });
+      conversion.webhook.clientConfig.caBundle = mergedBundle(crd.spec?.conversion?.webhook?.clientConfig?.caBundle, caBundle!);
+    }
+    await client.patch(CRDS, null, crdName(spec), { spec: { conversion } }, { signal });
     log.info("conversion webhook registered", { crd: crdName(spec) });
   }
 }
 
-/** The configuration with the caBundle set in each of its webhooks (they all point at this server). */
+/** CAs kept in a caBundle: this replica's first, then the latest others'. */
+const BUNDLE_SIZE = 5;
+
+/**
+ * The configuration with this replica's CA first in each webhook's caBundle. Each replica
+ * makes its own CA, and the Service may send a review to any of them, so the CAs of the
+ * others (the latest few) stay trusted too.
+ */
 function withCaBundle(configuration: KubeObject, caBundle: string): KubeObject {
-  const encoded = Buffer.from(caBundle).toString("base64");
-  const webhooks = ((configuration.webhooks as any[]) ?? []).map((hook) => ({ ...hook, clientConfig: { ...hook.clientConfig, caBundle: encoded } }));
+  const webhooks = ((configuration.webhooks as any[]) ?? []).map((hook) =>
+    ({ ...hook, clientConfig: { ...hook.clientConfig, caBundle: mergedBundle(hook.clientConfig?.caBundle, caBundle) } }));
   return { ...configuration, webhooks };
+}
+
+/** base64 of `ours` followed by the other CAs of the `had` bundle (base64), at most BUNDLE_SIZE. */
+function mergedBundle(had: unknown, ours: string): string {
+  const previous = Buffer.from(typeof had === "string" ? had : "", "base64").toString();
+  const certificates = [ours, ...(previous.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [])].map((c) => `${c.trim()}\n`);
+  return Buffer.from([...new Set(certificates)].slice(0, BUNDLE_SIZE).join("")).toString("base64");
 }

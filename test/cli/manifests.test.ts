@@ -224,3 +224,36 @@ test("no ConfigMap and no volume when the flags say everything", () => {
   expect(pod.volumes).toBeUndefined();
   expect(pod.containers[0].args.some((a: string) => a.startsWith("--config"))).toBe(false);
 }, 20_000);
+
+test("handlers with webhooks: a Service, the webhook configurations, the CRD's conversion, RBAC for exactly those objects; all apply", async () => {
+  const { code, docs, stderr } = manifests(["test/e2e/handlers", "-n", "team-w", "--standalone", "--name", "widget-op", "--operator-namespace", "ops"]);
+  expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+  const byKind = (kind: string) => docs.filter((d) => d.kind === kind);
+  expect(byKind("Service")[0].spec).toEqual({ selector: { app: "widget-op" }, ports: [{ name: "webhooks", port: 443, targetPort: 9443, protocol: "TCP" }] });
+  const [validating] = byKind("ValidatingWebhookConfiguration");
+  expect(validating.metadata.name).toBe("widget-op");
+  expect(validating.webhooks[0]).toMatchObject({
+    name: "widget-size.widget-op.kobun.dev", admissionReviewVersions: ["v1"], failurePolicy: "Fail", sideEffects: "None", timeoutSeconds: 10,
+    clientConfig: { service: { name: "widget-op", namespace: "ops", port: 443, path: "/validate/widget-size" } },
+    rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: ["e2e.kobun.dev"], apiVersions: ["*"], resources: ["kobunwidgets"], scope: "Namespaced" }],
+  });
+  expect(byKind("MutatingWebhookConfiguration")[0].webhooks[0].clientConfig.service.path).toBe("/mutate/widget-defaults");
+  const crd = docs.find((d) => d.metadata.name === "kobunwidgets.e2e.kobun.dev");
+  expect(crd.spec.conversion).toEqual({
+    strategy: "Webhook",
+    webhook: { conversionReviewVersions: ["v1"], clientConfig: { service: { name: "widget-op", namespace: "ops", port: 443, path: "/convert/kobunwidgets.e2e.kobun.dev" } } },
+  });
+  const clusterRole = byKind("ClusterRole")[0];
+  expect(clusterRole.rules).toContainEqual({
+    apiGroups: ["admissionregistration.k8s.io"], resources: ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"], verbs: ["get", "update"], resourceNames: ["widget-op"],
+  });
+  expect(clusterRole.rules).toContainEqual({ apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: ["get", "patch"], resourceNames: ["kobunwidgets.e2e.kobun.dev"] });
+  const container = byKind("Deployment")[0].spec.template.spec.containers[0];
+  expect(container.args).toEqual(expect.arrayContaining(["--webhooks-listen=0.0.0.0:9443", "--webhooks-name=widget-op"]));
+  expect(container.ports).toEqual([{ name: "webhooks", containerPort: 9443, protocol: "TCP" }]);
+  for (const ns of ["ops", "team-w"]) await fetch(`${sandbox.url}/api/v1/namespaces`, { method: "POST", body: JSON.stringify({ metadata: { name: ns } }) });
+  for (const doc of docs) {
+    const response = await fetch(`${sandbox.url}${await collectionPath(doc)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(doc) });
+    expect({ kind: doc.kind, status: response.status }).toEqual({ kind: doc.kind, status: 201 });
+  }
+}, 20_000);
