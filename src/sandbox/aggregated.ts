@@ -3,7 +3,7 @@
 // for it first, instead of one request per group-version.
 
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
-import { SCALABLE } from "./scale.ts";
+import { scalePaths } from "./scale.ts";
 
 export const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
@@ -21,7 +21,7 @@ export function wantsAggregated(accept: string | null): boolean {
 function resourceEntry(d: ResourceDef, version: string): unknown {
   const kind = { group: d.group, version, kind: d.kind };
   const subresources: unknown[] = [];
-  if (SCALABLE.has(`${d.group}/${d.plural}`)) subresources.push({ subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] });
+  if (scalePaths(d, version)) subresources.push({ subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] });
   if (d.statusVersions.has(version)) subresources.push({ subresource: "status", responseKind: kind, verbs: ["get", "patch", "update"] });
   return {
     resource: d.plural, responseKind: kind, scope: d.namespaced ? "Namespaced" : "Cluster", singularResource: d.singular, verbs: d.verbs,

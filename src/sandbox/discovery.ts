@@ -2,7 +2,7 @@
 // Shapes follow meta/v1 APIVersions, APIGroupList, APIGroup and APIResourceList.
 
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
-import { SCALABLE } from "./scale.ts";
+import { scalePaths } from "./scale.ts";
 
 /** the Kubernetes release whose API the sandbox follows (kubectl warns on a skew of more than one minor) */
 export const SERVED_VERSION = { major: "1", minor: "37", patch: "2" };
@@ -44,7 +44,7 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
       ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length ? { categories: d.categories } : {}),
     });
-    if (SCALABLE.has(`${d.group}/${d.plural}`)) {
+    if (scalePaths(d, version)) {
       resources.push({ name: `${d.plural}/scale`, singularName: "", namespaced: d.namespaced, group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] });
     }
     if (d.statusVersions.has(version)) {

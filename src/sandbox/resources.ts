@@ -20,6 +20,8 @@ export interface ResourceDef {
   categories: string[];
   /** the verbs discovery advertises; create-only reviews (reviews.ts) store nothing */
   verbs: string[];
+  /** CRDs: the versions with a /scale subresource, and where its numbers live */
+  scales?: Map<string, ScalePaths>;
   /** CRDs: each served version's additionalPrinterColumns (the Table columns of `kubectl get`) */
   printerColumns?: Map<string, PrinterColumn[]>;
   /** set for resources defined by a CRD */
@@ -43,6 +45,9 @@ export interface PrinterColumn {
   description?: string;
   priority?: number;
 }
+
+/** a CRD version's `subresources.scale` */
+export interface ScalePaths { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string }
 
 /** what every stored resource answers to */
 export const STORED_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -159,6 +164,8 @@ export class ResourceRegistry {
       categories: Array.isArray(names.categories) ? names.categories : [],
       verbs: STORED_VERBS,
       printerColumns: crdPrinterColumns(versions),
+      scales: new Map(versions.filter((v) => v?.served !== false && typeof v?.subresources?.scale?.specReplicasPath === "string")
+        .map((v) => [String(v.name), v.subresources.scale as ScalePaths])),
       crdName: name,
       // a re-registration (CRD update) keeps serving from the same start
       startRV: existing?.startRV ?? 0,

@@ -1,15 +1,30 @@
-// The /scale subresource of the workload kinds (`kubectl scale`): an autoscaling/v1 Scale read
-// from the object (spec.replicas, status.replicas, the selector as a string), and written back
-// as a change of spec.replicas only. PATCH applies its patch to the Scale, as the real server.
+// The /scale subresource of the workload kinds and of CRD versions that declare one (`kubectl
+// scale`): an autoscaling/v1 Scale read from the object (spec.replicas, status.replicas, the
+// selector as a string; a CRD's specReplicasPath, statusReplicasPath, labelSelectorPath), and
+// written back as a change of the replicas only. PATCH applies its patch to the Scale.
 
+import { jsonPathValues } from "./jsonpath.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
 import type { Objects } from "./objects.ts";
-import type { ResourceDef } from "./resources.ts";
+import type { ResourceDef, ScalePaths } from "./resources.ts";
 import { errors } from "./status.ts";
 import { strategicMergePatch } from "./strategic.ts";
 
 /** built-in kinds with a /scale subresource */
-export const SCALABLE = new Set(["apps/deployments", "apps/replicasets", "apps/statefulsets", "/replicationcontrollers"]);
+const SCALABLE = new Set(["apps/deployments", "apps/replicasets", "apps/statefulsets", "/replicationcontrollers"]);
+const BUILTIN: ScalePaths = { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" };
+
+/** where a version's scale numbers live, or undefined when it has no /scale */
+export function scalePaths(def: ResourceDef, version: string): ScalePaths | undefined {
+  if (def.crdName) return def.scales?.get(version);
+  return SCALABLE.has(`${def.group}/${def.plural}`) ? BUILTIN : undefined;
+}
+
+/** a merge patch setting a simple `.a.b` path */
+function setAt(path: string, value: unknown): Record<string, unknown> {
+  const keys = path.replace(/^\./, "").split(".");
+  return keys.reduceRight<any>((inner, key) => ({ [key]: inner }), value);
+}
 
 function selectorText(sel: any, plural: string): string {
   // a ReplicationController's selector is a plain map
@@ -19,24 +34,26 @@ function selectorText(sel: any, plural: string): string {
   return parts.join(",");
 }
 
-export function scaleOf(def: ResourceDef, obj: any): any {
+export function scaleOf(def: ResourceDef, paths: ScalePaths, obj: any): any {
   const { name, namespace, uid, resourceVersion, creationTimestamp } = obj.metadata;
+  const at = (p: string | undefined) => (p ? jsonPathValues(obj, p)[0] : undefined);
+  const selector = def.crdName ? at(paths.labelSelectorPath) ?? "" : selectorText(obj.spec?.selector, def.plural);
   return {
     kind: "Scale", apiVersion: "autoscaling/v1",
     metadata: { name, namespace, uid, resourceVersion, creationTimestamp },
-    spec: { replicas: obj.spec?.replicas ?? 1 },
-    status: { replicas: obj.status?.replicas ?? 0, selector: selectorText(obj.spec?.selector, def.plural) },
+    spec: { replicas: at(paths.specReplicasPath) ?? (def.crdName ? 0 : 1) },
+    status: { replicas: at(paths.statusReplicasPath) ?? 0, ...(selector ? { selector } : {}) },
   };
 }
 
 /** GET, PUT or PATCH `.../{name}/scale` */
-export function scaleRequest(objects: Objects, def: ResourceDef, version: string, ns: string, name: string, method: string, contentType: string, body: unknown): any {
+export function scaleRequest(objects: Objects, def: ResourceDef, paths: ScalePaths, version: string, ns: string, name: string, method: string, contentType: string, body: unknown): any {
   const current = objects.get(def, ns, name);
-  if (method === "GET") return scaleOf(def, current);
+  if (method === "GET") return scaleOf(def, paths, current);
   let wanted: any;
   if (method === "PUT") wanted = body;
   else if (method === "PATCH") {
-    const scale = scaleOf(def, current);
+    const scale = scaleOf(def, paths, current);
     if (contentType === "application/merge-patch+json") wanted = mergePatch(scale, body);
     else if (contentType === "application/json-patch+json") wanted = jsonPatch(scale, body);
     else if (contentType === "application/strategic-merge-patch+json") wanted = strategicMergePatch(scale, body);
@@ -48,6 +65,6 @@ export function scaleRequest(objects: Objects, def: ResourceDef, version: string
   }
   const rv = wanted?.metadata?.resourceVersion;
   if (rv && rv !== current.metadata.resourceVersion) throw errors.conflict(def.group, def.plural, name);
-  const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", { spec: { replicas } });
-  return scaleOf(def, updated);
+  const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", setAt(paths.specReplicasPath, replicas));
+  return scaleOf(def, paths, updated);
 }

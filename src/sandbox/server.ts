@@ -13,7 +13,7 @@ import { openapiResponse } from "./openapi.ts";
 import { AGGREGATED, aggregatedDiscovery, wantsAggregated } from "./aggregated.ts";
 import { applyConfiguration } from "./apply.ts";
 import { answerReview } from "./reviews.ts";
-import { SCALABLE, scaleRequest } from "./scale.ts";
+import { scalePaths, scaleRequest } from "./scale.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
@@ -143,9 +143,10 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     if (req.method !== "POST" || target.name || target.sub || target.ns) throw errors.methodNotAllowed();
     return jsonResponse(answerReview(ctx.store, def, user, await readJson(req)), 201);
   }
-  if (target.sub === "scale" && target.name && SCALABLE.has(`${def.group}/${def.plural}`)) {
+  const scale = target.sub === "scale" && target.name ? scalePaths(def, target.version) : undefined;
+  if (scale) {
     const body = req.method === "GET" ? undefined : await readJson(req);
-    return jsonResponse(scaleRequest(ctx.objects, def, target.version, def.namespaced ? target.ns : "", target.name, req.method, mediaType(req), body));
+    return jsonResponse(scaleRequest(ctx.objects, def, scale, target.version, def.namespaced ? target.ns : "", target.name!, req.method, mediaType(req), body));
   }
   if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
   const { version, name } = target;

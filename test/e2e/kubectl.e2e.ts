@@ -194,6 +194,25 @@ describe.each(selectedTargets())("kubectl against %s", (targetName: TargetName) 
     expect(await k.ok(["get", "deploy", "web", "-n", ns, "-o", "jsonpath={.spec.replicas}"])).toBe("3");
   });
 
+  kubectlTest("scale a custom resource through its CRD's scale subresource", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    const group = `${uniqueName("s")}.e2e.kobun.dev`;
+    const crd = `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: pools.${group}\nspec:\n  group: ${group}\n  scope: Namespaced\n`
+      + `  names: {kind: Pool, plural: pools, singular: pool}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n`
+      + `    subresources: {status: {}, scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.ready}}\n`
+      + `    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}, status: {type: object, properties: {ready: {type: integer}}}}}}\n`;
+    const file = k.file(`crd-${group}.yaml`, crd);
+    try {
+      await installCrds(t.client, file);
+      expect(await k.ok(["create", "-f", k.file(`pool-${ns}.yaml`, `apiVersion: ${group}/v1\nkind: Pool\nmetadata:\n  name: p\n  namespace: ${ns}\nspec:\n  size: 1\n`)])).toBe(`pool.${group}/p created\n`);
+      expect(await k.ok(["scale", `pools.${group}`, "p", "-n", ns, "--replicas=3"])).toBe(`pool.${group}/p scaled\n`);
+      expect(await k.ok(["get", `pools.${group}`, "p", "-n", ns, "-o", "jsonpath={.spec.size}"])).toBe("3");
+    } finally {
+      await k.run(["delete", "-f", file, "--wait=false"]);
+    }
+  });
+
   kubectlTest("rollout status: waits for the (here hand-written) controller status", async () => {
     const { t, k } = need();
     const ns = await createNamespace(t.client);

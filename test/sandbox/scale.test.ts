@@ -39,4 +39,28 @@ describe("/scale", () => {
     await api(sb, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "c" } });
     expect((await api(sb, "GET", "/api/v1/namespaces/default/configmaps/c/scale")).status).toBe(404);
   });
+
+  test("a CRD version's scale subresource: its paths, in discovery and on /scale", async () => {
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "pools.example.com" },
+      spec: {
+        group: "example.com", scope: "Namespaced", names: { kind: "Pool", plural: "pools" },
+        versions: [{
+          name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+          subresources: { status: {}, scale: { specReplicasPath: ".spec.size", statusReplicasPath: ".status.ready", labelSelectorPath: ".status.selector" } },
+        }],
+      },
+    };
+    await api(sb, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    const path = "/apis/example.com/v1/namespaces/default/pools";
+    await api(sb, "POST", path, { apiVersion: "example.com/v1", kind: "Pool", metadata: { name: "p" }, spec: { size: 2, other: "x" } });
+    await api(sb, "PATCH", `${path}/p/status`, { status: { ready: 1, selector: "app=p" } }, "application/merge-patch+json");
+    const scale = (await api(sb, "GET", `${path}/p/scale`)).body;
+    expect([scale.spec, scale.status]).toEqual([{ replicas: 2 }, { replicas: 1, selector: "app=p" }]);
+    const patched = await api(sb, "PATCH", `${path}/p/scale`, { spec: { replicas: 4 } }, "application/merge-patch+json");
+    expect(patched.body.spec.replicas).toBe(4);
+    expect((await api(sb, "GET", `${path}/p`)).body.spec).toEqual({ size: 4, other: "x" });
+    const discovery = (await api(sb, "GET", "/apis/example.com/v1")).body;
+    expect(discovery.resources.map((r: any) => r.name)).toEqual(["pools", "pools/scale", "pools/status"]);
+  });
 });
