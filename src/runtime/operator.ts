@@ -5,7 +5,7 @@
 // Signal handlers are NOT installed here: a library must not steal signals; the CLI passes
 // SIGINT/SIGTERM in as `signal`.
 
-import { resolveSettings, namespaceMatcher, type Settings } from "../config/index.ts";
+import { resolveSettings, type Settings } from "../config/index.ts";
 import { KubeClient } from "../kube/client.ts";
 import { ApiError, ConnectionError } from "../kube/errors.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
@@ -18,12 +18,8 @@ import { registry as defaultRegistry, type Registry } from "../handling/registry
 import { Reconciler } from "../reconciling/reconciler.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
-import { peeringResource } from "../peering/index.ts";
-import { startPeering } from "./peering.ts";
-import { runResourceStream } from "./streams.ts";
-import { NamespaceCoverage, namespacesWatchedApart, type RoutedStream } from "./coverage.ts";
 import { reportStarvedStreams } from "./starvation.ts";
-import { followNamespaces } from "./namespaces.ts";
+import { serveLayout } from "./layout.ts";
 import { FatalError } from "./exits.ts";
 import { serveWebhooks } from "./webhooks.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics } from "./metrics.ts";
@@ -89,164 +85,99 @@ async function operate(
   if (signal.aborted) return { abandoned: [] };
 
   const toggle = options.toggle ?? new Toggle();
-  // A task may end the operator (a 403 that retrying cannot cure): it stops as on a signal, then run() throws.
-  let fatal: FatalError | undefined;
-  let stopFatally!: () => void;
-  const fatalReported = new Promise<void>((resolve) => (stopFatally = resolve));
-  const scope = new TaskScope("operator", signal, (name, error, within) => {
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof FatalError) {
-      logger.error("fatal error; stopping", { task: name, error: message });
-      fatal ??= error;
-      return stopFatally();
-    }
-    logger.error("task failed", { task: name, error: message });
-    // Nothing restarts a failed task: it stays a problem until its scope (a namespace, or the operator) ends.
-    health.component(`${within.name}/${name}`, within.signal).fail(message);
-  });
-
+  const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
-  /** Aborts when objects of this namespace are taken away: running handlers there stop (ownership is exclusive). */
-  const freezeSignal = (namespace: string | undefined) => ((namespace !== undefined && gates.get(namespace)) || toggle).runningSignal;
-  const freezeGraceMs = settings.peering.freezeGracePeriod * 1000;
-  const reconcilers = new Map<Resource, Reconciler>();
-  for (const resource of resources) {
-    reconcilers.set(
-      resource,
-      new Reconciler({ client, resource, registry, settings, logger: logger.child({ resource: resourceName(resource) }), poster, health, freezeSignal, freezeGraceMs,
-        observer: reconcileMetrics(health.metrics, resourceName(resource), settings.workers.limit) }),
-    );
-  }
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, health, toggle, gates });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
   frozen("operator", toggle, signal);
   health.readiness.frozenBy(() => toggle.reasons(), settings.probes.readiness === "frozen-is-ready");
 
-  const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
-  /**
-   * Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. A
-   * cluster-wide stream of namespaced resources serving chosen namespaces is `routed`.
-   */
-  const serve = (namespace: string | null, within: TaskScope, which: "all" | "namespaced" | "cluster-scoped", gate: Toggle = toggle, discovered = false, routed?: () => RoutedStream) => {
-    for (const [resource, reconciler] of reconcilers) {
-      if (which === "namespaced" && !resource.namespaced) continue;
-      if (which === "cluster-scoped" && resource.namespaced) continue;
-      const ns = resource.namespaced ? namespace : null;
-      const route = routed?.();
-      within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
-        runResourceStream(
-          {
-            client, resource, namespace: ns, toggle: gate, settings, health, discovered,
-            logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
-            deliver: (event) => {
-              route?.observe(event);
-              // Cluster-wide watches still honour exclusions like `!kube-*`.
-              const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
-              if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
-              reconciler.accept(event);
-            },
-            processed: () => reconciler.settled(),
-            ...(route ? { restartSignal: route.restartSignal } : {}),
-          },
-          s,
-        ),
-      );
-    }
-  };
-
   await serveWebhooks({ client, registry, settings, logger, scope, signal }).catch(async (error) => { await scope.close(0); throw error; });
   poster.start(scope);
   scope.spawn("watch budget", (s) => reportStarvedStreams(streamBudget, health, logger, s));
-  // One peering object for the cluster (or one Lease); otherwise one per served namespace.
-  const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
   // Peering records and the lease are given up only after the handlers have finished, so no
   // other operator starts on objects whose handlers still run here.
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
-  const notices = new Set<string>();
-  const fixed = fixedNamespaceList(settings);
-  // Namespaces with a Kopf-style peering object each: their peering watches are covered too.
-  const gated = !onePeering && !settings.peering.standalone;
-  const namespaced = resources.filter((r) => r.namespaced).length;
-  const threshold = namespacesWatchedApart(settings.watching.clusterWideAbove, {
-    perNamespace: namespaced + (gated ? 1 : 0), besides: resources.length - namespaced + 2, limit: streamBudget.limit,
+  serveLayout({
+    client, settings, resources, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone,
+    peering: { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) },
   });
-  const coverage = new NamespaceCoverage({
-    threshold, configured: settings.watching.clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
-    // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide streams are not.
-    serve: (namespace, within, gate, routed) => serve(namespace, within, "namespaced", gate, namespace !== null && fixed === null, routed),
-    ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name } } : {}),
-  });
-  const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) => {
-    const events = namespace === null ? undefined : coverage.peeringEvents(namespace);
-    startPeering({
-      client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => handlersDone, notices,
-      mandatory: options.peeringMandatory ?? false,
-      ...(options.peerId ? { id: options.peerId } : {}),
-      ...(events ? { events } : {}),
-    });
-  };
-  if (onePeering) peer(null, scope);
-  /** A namespace's own gate: its peering freezes only its streams (and follows the operator's). */
-  const namespaceGate = (within: TaskScope, namespace: string): Toggle => {
-    if (onePeering) return toggle;
-    const gate = new Toggle(toggle);
-    gates.set(namespace, gate);
-    frozen(namespace, gate, within.signal);
-    within.spawn("gate", async (s) => {
-      await aborted(s);
-      if (gates.get(namespace) === gate) gates.delete(namespace);
-      gate.dispose();
-    });
-    return gate;
-  };
-  if (settings.namespaces.allNamespaces || fixed === null && settings.namespaces.include.length === 0) {
-    if (settings.namespaces.defaulted) logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
-    if (!onePeering) peer(null, scope);
-    serve(null, scope, "all");
-  } else if (fixed) {
-    serve(null, scope, "cluster-scoped");
-    for (const namespace of fixed) {
-      const child = scope.child(namespace);
-      const gate = namespaceGate(child, namespace);
-      if (!onePeering) peer(namespace, child, gate);
-      coverage.add(namespace, child, gate);
-    }
-  } else {
-    // Globs: follow namespaces as they come and go; cluster-scoped resources once.
-    serve(null, scope, "cluster-scoped");
-    scope.spawn("namespaces", () =>
-      followNamespaces(
-        {
-          client, matches, logger, health, graceMs,
-          start: (namespace, child) => {
-            const gate = namespaceGate(child, namespace);
-            if (!onePeering) peer(namespace, child, gate);
-            coverage.add(namespace, child, gate);
-          },
-        },
-        scope,
-      ),
-    );
-  }
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
   logger.info("operator started", { resources: resources.map(resourceName).join(","), namespaces: describeNamespaces(settings) });
 
   await Promise.race([aborted(signal), fatalReported]);
+  const report = await shutDown(settings, logger, graceMs, scope, reconcilers, poster, handlersFinished);
+  if (fatal.error) throw fatal.error;
+  return report;
+}
+
+interface ReconcilerWiring {
+  client: KubeClient;
+  registry: Registry;
+  settings: Settings;
+  logger: Logger;
+  poster: EventPoster;
+  health: Health;
+  toggle: Toggle;
+  gates: Map<string, Toggle>;
+}
+
+/** One reconciler per resource; their handlers stop when their namespace's gate (or the operator's toggle) freezes. */
+function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resource, Reconciler> {
+  /** Aborts when objects of this namespace are taken away: running handlers there stop (ownership is exclusive). */
+  const freezeSignal = (namespace: string | undefined) => ((namespace !== undefined && w.gates.get(namespace)) || w.toggle).runningSignal;
+  const freezeGraceMs = w.settings.peering.freezeGracePeriod * 1000;
+  const reconcilers = new Map<Resource, Reconciler>();
+  for (const resource of resources) {
+    const logger = w.logger.child({ resource: resourceName(resource) });
+    const observer = reconcileMetrics(w.health.metrics, resourceName(resource), w.settings.workers.limit);
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, health: w.health, freezeSignal, freezeGraceMs, observer }));
+  }
+  return reconcilers;
+}
+
+/**
+ * Streams, peering and handlers are aborted together: watches close at once, handlers get
+ * the grace period through their `signal`, peering removes its record meanwhile (after the
+ * handlers finished: `handlersFinished`); then the poster flushes.
+ */
+async function shutDown(
+  settings: Settings, logger: Logger, graceMs: number, scope: TaskScope, reconcilers: Map<Resource, Reconciler>, poster: EventPoster, handlersFinished: () => void,
+): Promise<RunReport> {
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
-  // Streams, peering and handlers are aborted together: watches close at once, handlers get
-  // the grace period through their `signal`, peering removes its record meanwhile.
   const handling = Promise.all([...reconcilers.values()].map((p) => p.close(graceMs))).finally(() => handlersFinished());
   const [scopeReport, handlerReports] = await Promise.all([scope.close(graceMs + PEERING_EXIT_MS), handling]);
   const report: RunReport = { abandoned: [...scopeReport.abandoned, ...handlerReports.flatMap((r) => r.abandoned)] };
   await poster.flush(AbortSignal.timeout(1000));
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
   logger.info("stopped", { abandoned: report.abandoned.length });
-  if (fatal) throw fatal;
   return report;
+}
+
+/**
+ * The operator's task scope. A task may end the operator (a 403 that retrying cannot cure):
+ * it stops as on a signal (`fatalReported`), then run() throws `fatal.error`.
+ */
+function operatorScope(signal: AbortSignal, logger: Logger, health: Health): { scope: TaskScope; fatal: { error?: FatalError }; fatalReported: Promise<void> } {
+  const fatal: { error?: FatalError } = {};
+  const { promise: fatalReported, resolve: stopFatally } = Promise.withResolvers<void>();
+  const scope = new TaskScope("operator", signal, (name, error, within) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof FatalError) {
+      logger.error("fatal error; stopping", { task: name, error: message });
+      fatal.error ??= error;
+      return stopFatally();
+    }
+    logger.error("task failed", { task: name, error: message });
+    // Nothing restarts a failed task: it stays a problem until its scope (a namespace, or the operator) ends.
+    health.component(`${within.name}/${name}`, within.signal).fail(message);
+  });
+  return { scope, fatal, fatalReported };
 }
 
 async function connectClient(settings: Settings, logger: Logger, signal: AbortSignal): Promise<KubeClient> {
@@ -286,12 +217,6 @@ async function resolveResources(client: KubeClient, registry: Registry, signal: 
     }
   }
   return [...found.values()];
-}
-
-function fixedNamespaceList(settings: Settings): string[] | null {
-  const include = settings.namespaces.include;
-  if (settings.namespaces.allNamespaces || include.length === 0) return null;
-  return include.every((ns) => !/[*?]/.test(ns)) ? [...include] : null;
 }
 
 function describeNamespaces(settings: Settings): string {

@@ -78,3 +78,27 @@ test("the namespace watch restarts after a failure, so namespaces created later 
     await running;
   }
 }, 15_000);
+
+// A fixed list honours exclusions like a glob does: `-n a -n b -n '!b'` serves only a.
+test("a fixed namespace list minus an exclusion never opens a stream in the excluded namespace", async () => {
+  for (const ns of ["fixed-a", "fixed-b"]) await post("/api/v1/namespaces", { metadata: { name: ns } });
+  const registry = new Registry();
+  const handled = Promise.withResolvers<string>();
+  registry.on.create("v1/configmaps", ({ namespace, name }) => handled.resolve(`${namespace}/${name}`), { id: "record" });
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const settings = resolveSettings({ flags: { namespaces: ["fixed-a", "fixed-b", "!fixed-b"], standalone: true } });
+  const stop = new AbortController();
+  const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(memorySink("info")) });
+  try {
+    await post("/api/v1/namespaces/fixed-a/configmaps", { metadata: { name: "inside" } });
+    expect(await handled.promise).toBe("fixed-a/inside");
+    // Both namespaces' streams would have been started together, before any object was handled.
+    expect(sandbox.stats.log.filter((r) => r.path.includes("/namespaces/fixed-b/")).map((r) => `${r.verb} ${r.path}`)).toEqual([]);
+    expect(sandbox.stats.log.some((r) => r.verb === "watch" && r.path.includes("/namespaces/fixed-a/configmaps"))).toBe(true);
+  } finally {
+    stop.abort();
+    await running;
+    client.close();
+  }
+  expect(sandbox.stats.openWatches()).toBe(0);
+}, 15_000);

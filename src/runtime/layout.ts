@@ -1,0 +1,147 @@
+// How the operator lays its watches over the namespaces, in one of three layouts:
+// - cluster-wide (-A, or no namespaces given): one stream per resource, one peering;
+// - a fixed list of names (minus exclusions): cluster-scoped resources once, and per
+//   namespace a child scope with its gate, its peering and its streams (NamespaceCoverage
+//   may serve many of them by one cluster-wide stream above watching.clusterWideAbove);
+// - globs: the same per namespace, for namespaces followed as they come and go.
+// Each namespace with a peering of its own has a gate (a Toggle under the operator's): its
+// peering freezes only its streams, and its handlers (the reconcilers' freezeSignal).
+
+import { fixedNamespaces, namespaceMatcher, type Settings } from "../config/index.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { resourceName, type Resource } from "../kube/types.ts";
+import type { Health } from "../observability/health.ts";
+import { peeringResource } from "../peering/index.ts";
+import type { Reconciler } from "../reconciling/reconciler.ts";
+import { aborted } from "../util/abort.ts";
+import type { Logger } from "../util/log.ts";
+import type { TaskScope } from "../util/scope.ts";
+import { Toggle } from "../util/toggle.ts";
+import { streamBudget } from "../kube/budget.ts";
+import { NamespaceCoverage, namespacesWatchedApart, type RoutedStream } from "./coverage.ts";
+import { followNamespaces } from "./namespaces.ts";
+import { startPeering } from "./peering.ts";
+import { runResourceStream } from "./streams.ts";
+
+/** What the layout wires together; made by operate(). */
+export interface Wiring {
+  client: KubeClient;
+  settings: Settings;
+  logger: Logger;
+  health: Health;
+  /** The operator's freeze toggle. */
+  toggle: Toggle;
+  scope: TaskScope;
+  graceMs: number;
+  /** The handled resources, each with its reconciler. */
+  resources: Resource[];
+  reconcilers: Map<Resource, Reconciler>;
+  /** Filled here: the gates of namespaces with a peering of their own. */
+  gates: Map<string, Toggle>;
+  /** Registers a toggle for the kobun_frozen metric. */
+  frozen(scope: string, toggle: Toggle, life: AbortSignal): void;
+  /** Resolves once the handlers have finished (peering leaves only then). */
+  handlersDone: Promise<void>;
+  peering: { mandatory: boolean; id?: string };
+}
+
+type Which = "all" | "namespaced" | "cluster-scoped";
+
+/** Starts the streams and peerings of the settings' layout, in `wiring.scope`. */
+export function serveLayout(wiring: Wiring): void {
+  const { client, settings, logger, health, toggle, scope, graceMs } = wiring;
+  const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
+  // One peering object for the cluster (or one Lease); otherwise one per served namespace.
+  const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
+  const fixed = settings.namespaces.include.length ? fixedNamespaces(settings) : null;
+  const notices = new Set<string>();
+  // Namespaces with a Kopf-style peering object each: their peering watches are covered too.
+  const gated = !onePeering && !settings.peering.standalone;
+  const namespaced = wiring.resources.filter((r) => r.namespaced).length;
+  const threshold = namespacesWatchedApart(settings.watching.clusterWideAbove, {
+    perNamespace: namespaced + (gated ? 1 : 0), besides: wiring.resources.length - namespaced + 2, limit: streamBudget.limit,
+  });
+  const coverage = new NamespaceCoverage({
+    threshold, configured: settings.watching.clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
+    // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide streams are not.
+    serve: (namespace, within, gate, routed) => serveStreams(wiring, matches, namespace, within, "namespaced", gate, namespace !== null && fixed === null, routed),
+    ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name } } : {}),
+  });
+  const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) => {
+    const events = namespace === null ? undefined : coverage.peeringEvents(namespace);
+    startPeering({
+      client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => wiring.handlersDone, notices,
+      mandatory: wiring.peering.mandatory,
+      ...(wiring.peering.id ? { id: wiring.peering.id } : {}),
+      ...(events ? { events } : {}),
+    });
+  };
+  const startNamespace = (namespace: string, child: TaskScope) => {
+    const gate = onePeering ? toggle : namespaceGate(wiring, child, namespace);
+    if (!onePeering) peer(namespace, child, gate);
+    coverage.add(namespace, child, gate);
+  };
+
+  if (onePeering) peer(null, scope);
+  if (settings.namespaces.allNamespaces || fixed === null && settings.namespaces.include.length === 0) {
+    if (settings.namespaces.defaulted) logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
+    if (!onePeering) peer(null, scope);
+    serveStreams(wiring, matches, null, scope, "all");
+    return;
+  }
+  serveStreams(wiring, matches, null, scope, "cluster-scoped");
+  if (fixed) {
+    for (const namespace of fixed) startNamespace(namespace, scope.child(namespace));
+    return;
+  }
+  // Globs: follow namespaces as they come and go.
+  scope.spawn("namespaces", () => followNamespaces({ client, matches, logger, health, graceMs, start: startNamespace }, scope));
+}
+
+/**
+ * Starts the streams of `which` resources: in `namespace`, or cluster-wide when null. A
+ * cluster-wide stream of namespaced resources serving chosen namespaces is `routed`.
+ */
+function serveStreams(
+  wiring: Wiring, matches: (namespace: string) => boolean, namespace: string | null, within: TaskScope, which: Which,
+  gate: Toggle = wiring.toggle, discovered = false, routed?: () => RoutedStream,
+): void {
+  const { client, settings, health, logger } = wiring;
+  for (const [resource, reconciler] of wiring.reconcilers) {
+    if (which === "namespaced" && !resource.namespaced) continue;
+    if (which === "cluster-scoped" && resource.namespaced) continue;
+    const ns = resource.namespaced ? namespace : null;
+    const route = routed?.();
+    within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
+      runResourceStream(
+        {
+          client, resource, namespace: ns, toggle: gate, settings, health, discovered,
+          logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
+          deliver: (event) => {
+            route?.observe(event);
+            // Cluster-wide watches still honour exclusions like `!kube-*`.
+            const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
+            if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
+            reconciler.accept(event);
+          },
+          processed: () => reconciler.settled(),
+          ...(route ? { restartSignal: route.restartSignal } : {}),
+        },
+        s,
+      ),
+    );
+  }
+}
+
+/** A namespace's own gate: its peering freezes only its streams (and it follows the operator's). */
+function namespaceGate(wiring: Wiring, within: TaskScope, namespace: string): Toggle {
+  const gate = new Toggle(wiring.toggle);
+  wiring.gates.set(namespace, gate);
+  wiring.frozen(namespace, gate, within.signal);
+  within.spawn("gate", async (s) => {
+    await aborted(s);
+    if (wiring.gates.get(namespace) === gate) wiring.gates.delete(namespace);
+    gate.dispose();
+  });
+  return gate;
+}
