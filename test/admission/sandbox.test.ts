@@ -10,6 +10,7 @@ import { Registry } from "../../src/handling/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
+import { Toggle } from "../../src/util/toggle.ts";
 
 const CRD = {
   apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "widgets.kobun.dev" },
@@ -41,6 +42,7 @@ function widgetHandlers(): Registry {
 let sandbox: Sandbox;
 const stop = new AbortController();
 let operator: Promise<unknown>;
+const toggle = new Toggle();
 const widgets = (version: string) => `${sandbox.url}/apis/kobun.dev/${version}/namespaces/default/widgets`;
 const post = (version: string, body: unknown) =>
   fetch(widgets(version), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -51,7 +53,7 @@ beforeAll(async () => {
   await fetch(`${sandbox.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, { method: "POST", body: JSON.stringify(CRD), headers: { "content-type": "application/json" } });
   const settings = resolveSettings({ flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, webhooksUrl: "https://127.0.0.1:0" } });
   const started = Promise.withResolvers<void>();
-  operator = run({ signal: stop.signal, settings, registry: widgetHandlers(), logger: new Logger(memorySink("warn")), onStarted: () => started.resolve() });
+  operator = run({ signal: stop.signal, settings, registry: widgetHandlers(), toggle, logger: new Logger(memorySink("warn")), onStarted: () => started.resolve() });
   await Promise.race([started.promise, operator.then(() => { throw new Error("the operator ended before it started"); })]);
 });
 afterAll(async () => {
@@ -108,4 +110,17 @@ test("a webhook that cannot be called fails the write under failurePolicy Fail a
   expect(refused.status).toBe(500);
   expect(((await refused.json()) as any).message).toStartWith('Internal error occurred: failed calling webhook "strict.example.com": failed to call webhook: Post "https://127.0.0.1:1/validate"');
   expect((await configMap("b", "lenient")).status).toBe(201);
+});
+
+test("a frozen operator still answers admission (the API server calls whichever replica the Service picks)", async () => {
+  toggle.freeze("test", "a peer of higher priority");
+  try {
+    expect(toggle.frozen).toBe(true);
+    const refused = await post("v1", widget("v1", "frozen-zero", { size: 0 }));
+    expect(refused.status).toBe(400);
+    const allowed = await post("v1", widget("v1", "frozen-one", { size: 1 }));
+    expect(((await allowed.json()) as any).spec).toEqual({ color: "blue", size: 1 });
+  } finally {
+    toggle.unfreeze("test");
+  }
 });
