@@ -1,0 +1,116 @@
+// One measured run of one peer on the real API server: N objects exist before it starts; the
+// bench watches them and notes when every one has `status.create_fn` (and the finalizer). CPU
+// and memory are the operator process's own, from /proc while it runs (not rusage: a spawned
+// child's ru_maxrss starts from its parent's); SIGTERM → exit is timed right after the burst, its TLS connections open.
+
+import { readFileSync } from "node:fs";
+import type { KubeClient } from "../../src/kube/client.ts";
+import type { KubeObject } from "../../src/kube/types.ts";
+import { EXAMPLES, NAMESPACES, rawWatch } from "../../test/e2e/harness/kube.ts";
+import type { Peer, Target } from "./index.ts";
+
+export interface RunFigures {
+  objects: number;
+  cpuMsPerObject: number;
+  peakRssMiB: number;
+  /** RSS once the burst is over and `settle` ms passed (the steady state with N objects known). */
+  settledRssMiB?: number;
+  wallMs: number;
+  sigtermToExitMs: number;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** user + system CPU of a running process, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+/** A line of /proc/<pid>/status in KiB: VmRSS (now) or VmHWM (peak). */
+export function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+}
+
+/** A namespace holding `count` fresh KobunExamples (50 creations in flight). */
+export async function namespaceWithObjects(client: KubeClient, namespace: string, count: number): Promise<string> {
+  await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  let made = 0;
+  const lane = async () => {
+    while (made < count) {
+      const name = `ex-${made++}`;
+      await client.create(EXAMPLES, namespace, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name }, spec: { size: 1 } });
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, lane));
+  const list = await client.list(EXAMPLES, { namespace, limit: 1 });
+  return list.metadata.resourceVersion!;
+}
+
+/**
+ * Resolves when every object of the namespace has been handled, as seen on a watch from
+ * `fromVersion`. The API server closes a watch whose reader falls behind (this process, on a
+ * busy machine): it is then resumed from the last version seen.
+ */
+async function allHandled(client: KubeClient, namespace: string, count: number, fromVersion: string, timeoutMs: number): Promise<void> {
+  const done = new Set<string>();
+  const handled = (o: KubeObject) => o.status?.create_fn !== undefined && (o.metadata.finalizers?.length ?? 0) > 0;
+  const deadline = performance.now() + timeoutMs;
+  let version = fromVersion;
+  while (performance.now() < deadline) {
+    const { ended, events } = await rawWatch(client, `/apis/kobun.dev/v1/namespaces/${namespace}/kobunexamples`, { resourceVersion: version, allowWatchBookmarks: "true" }, {
+      timeoutMs: deadline - performance.now(),
+      until: (event) => {
+        if (event.type === "ERROR") throw new Error(`bench: watch ERROR in ${namespace}: ${event.object?.message}`);
+        version = event.object?.metadata?.resourceVersion ?? version;
+        if (event.type !== "BOOKMARK" && handled(event.object)) done.add(event.object.metadata.name);
+        return done.size >= count;
+      },
+    });
+    if (ended === "until") return;
+    if (ended === "timeout") break;
+    events.length = 0;
+  }
+  throw new Error(`bench: ${done.size} of ${count} objects handled in ${namespace} within ${timeoutMs} ms`);
+}
+
+/**
+ * Runs `peer` on `namespace` until all `count` objects are handled, then stops it. `settle`
+ * (ms), when given, is how long it is left idle after the burst before its settled RSS is read
+ * and SIGTERM is sent; by default SIGTERM follows the burst at once.
+ */
+export async function measureRun(
+  peer: Peer, target: Target, client: KubeClient, namespace: string, count: number, fromVersion: string,
+  { timeoutMs = 600_000, settle = 0 }: { timeoutMs?: number; settle?: number } = {},
+): Promise<RunFigures> {
+  const watching = allHandled(client, namespace, count, fromVersion, timeoutMs);
+  const started = performance.now();
+  const child = Bun.spawn(peer.command(target, namespace), { env: peer.env(target), stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const stderr = new Response(child.stderr).text();
+  const failed = child.exited.then(async (code) => {
+    throw new Error(`bench: ${peer.name} exited (${code}) before the burst was handled: ${(await stderr).slice(-2000)}`);
+  });
+  failed.catch(() => {}); // it rejects on every exit; only the race below cares, before SIGTERM
+  try {
+    await Promise.race([watching, failed]);
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  }
+  const wallMs = performance.now() - started;
+  const cpu = cpuMs(child.pid);
+  let settledRssMiB: number | undefined;
+  if (settle > 0) {
+    // A reading of memory once the burst is over, not a synchronisation: the operator is idle.
+    await Bun.sleep(settle);
+    settledRssMiB = memoryKiB(child.pid, "VmRSS") / 1024;
+  }
+  const peakRssMiB = memoryKiB(child.pid, "VmHWM") / 1024;
+  const stopping = performance.now();
+  child.kill("SIGTERM");
+  await child.exited;
+  const sigtermToExitMs = performance.now() - stopping;
+  return { objects: count, cpuMsPerObject: cpu / count, peakRssMiB, settledRssMiB, wallMs, sigtermToExitMs };
+}

@@ -1,0 +1,123 @@
+// kobun's binary on a real kube-apiserver + etcd (test/cluster), the example operator's three
+// handlers (so a finalizer), N objects created before the operator starts, one namespace each
+// run; beside it in the same run: the bare-client floor, Kopf and controller-runtime (bench/peers/).
+// Figures per peer: CPU per handled object, peak RSS, wall until all handled, SIGTERM → exit.
+// With --memory: kobun's RSS slope from 2,000 to 20,000 objects, the peak of a full relist of
+// 20,000 against the steady state, and idle RSS against a compiled hello-world.
+//
+//   bun bench/real.ts [--objects 2000[,8000,20000]] [--peers kobun,floor,kopf,controllerRuntime] [--memory]
+//
+// Writes its figures to bench/results.json under "real" (other benches' keys are kept).
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { KubeClient } from "../src/kube/client.ts";
+import { buildBinaries, kubernetesVersion, startCluster } from "../test/cluster/cluster.ts";
+import { installCrds } from "../test/e2e/harness/kube.ts";
+import { report, root, round } from "./common.ts";
+import { controllerRuntimePeer, floorPeer, kobunPeer, kopfPeer, type Peer, type Prepared, type Target } from "./peers/index.ts";
+import { measureRun, namespaceWithObjects, type RunFigures } from "./peers/measure.ts";
+import { measureMemory } from "./peers/memory.ts";
+
+const ALL = ["kobun", "floor", "kopf", "controllerRuntime"] as const;
+const { values } = parseArgs({
+  options: { objects: { type: "string", default: "2000" }, peers: { type: "string", default: ALL.join(",") }, memory: { type: "boolean", default: false } },
+});
+const counts = values.objects.split(",").map((n) => {
+  const count = Number(n);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`--objects: a comma-separated list of positive integers, got "${values.objects}"`);
+  return count;
+});
+const wanted = values.peers.split(",");
+for (const name of wanted) if (!(ALL as readonly string[]).includes(name)) throw new Error(`--peers: ${name} is not one of ${ALL.join(", ")}`);
+
+buildBinaries(); // a no-op once test/cluster/build.sh has built them (cold: minutes)
+const work = mkdtempSync(join(tmpdir(), "kobun-bench-real-"));
+const cluster = await startCluster({ timeoutMs: 120_000 });
+const client = await KubeClient.connect({ kubeconfig: cluster.kubeconfigPath, retries: 2 });
+try {
+  const target: Target = { kubeconfigPath: cluster.kubeconfigPath, url: cluster.url, caPath: join(cluster.dir, "ca.pem"), tokenPath: join(cluster.dir, "token") };
+  writeFileSync(target.caPath, cluster.caPem);
+  writeFileSync(target.tokenPath, cluster.token, { mode: 0o600 });
+  await installCrds(client, join(root, "handlers/kobunexample.crd.yaml"));
+
+  const prepared: Prepared[] = [];
+  for (const name of wanted) {
+    if (name === "kobun") prepared.push(kobunPeer(work));
+    if (name === "floor") prepared.push(await floorPeer(work, work));
+    if (name === "kopf") prepared.push(kopfPeer(work));
+    if (name === "controllerRuntime") prepared.push(controllerRuntimePeer(work));
+  }
+  const unavailable: Record<string, string> = {};
+  const peers: Peer[] = [];
+  for (const p of prepared) {
+    if ("unavailable" in p) {
+      unavailable[p.name] = p.unavailable;
+      console.error(`bench: ${p.name} left out: ${p.unavailable}`);
+    } else peers.push(p);
+  }
+
+  const runs: Record<string, Record<number, RunFigures>> = {};
+  for (const count of counts) {
+    for (const peer of peers) {
+      const namespace = `real-${peer.name.toLowerCase()}-${count}`;
+      const fromVersion = await namespaceWithObjectsLogged(namespace, count);
+      const figures = await measureRun(peer, target, client, namespace, count, fromVersion);
+      (runs[peer.name] ??= {})[count] = figures;
+      report("real-run", { peer: peer.name, ...rounded(figures) });
+    }
+  }
+
+  const figures: Record<string, unknown> = { kubernetes: kubernetesVersion, runs: roundAll(runs), unavailable, ratios: ratios(runs, counts) };
+  if (values.memory) figures.memory = await measureMemory(kobunPeer(work), target, client, work);
+  report("real", figures);
+  const path = join(root, "bench/results.json");
+  const results = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
+  results.real = { measuredAt: new Date().toISOString(), ...figures };
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+} finally {
+  client.close();
+  await cluster.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function namespaceWithObjectsLogged(namespace: string, count: number): Promise<string> {
+  const t = performance.now();
+  const version = await namespaceWithObjects(client, namespace, count);
+  console.error(`bench: ${count} objects in ${namespace} in ${Math.round(performance.now() - t)} ms`);
+  return version;
+}
+
+function rounded(f: RunFigures): Record<string, number | undefined> {
+  return {
+    objects: f.objects, cpuMsPerObject: round(f.cpuMsPerObject, 3), peakRssMiB: round(f.peakRssMiB, 1),
+    settledRssMiB: f.settledRssMiB === undefined ? undefined : round(f.settledRssMiB, 1),
+    wallMs: Math.round(f.wallMs), sigtermToExitMs: f.sigtermToExitMs === undefined ? undefined : round(f.sigtermToExitMs, 1),
+  };
+}
+
+function roundAll(runs: Record<string, Record<number, RunFigures>>): Record<string, Record<number, Record<string, number | undefined>>> {
+  return Object.fromEntries(Object.entries(runs).map(([peer, byCount]) =>
+    [peer, Object.fromEntries(Object.entries(byCount).map(([n, f]) => [n, rounded(f)]))]));
+}
+
+/** kobun's figures over each baseline's, per N (below 1 is better for kobun). */
+function ratios(runs: Record<string, Record<number, RunFigures>>, ns: number[]): Record<number, Record<string, Record<string, number>>> {
+  const out: Record<number, Record<string, Record<string, number>>> = {};
+  for (const n of ns) {
+    const kobun = runs.kobun?.[n];
+    if (!kobun) continue;
+    for (const peer of ["floor", "kopf", "controllerRuntime"]) {
+      const other = runs[peer]?.[n];
+      if (!other) continue;
+      const r: Record<string, number> = {
+        cpuPerObject: round(kobun.cpuMsPerObject / other.cpuMsPerObject), peakRss: round(kobun.peakRssMiB / other.peakRssMiB), wall: round(kobun.wallMs / other.wallMs),
+      };
+      if (other.sigtermToExitMs !== undefined && kobun.sigtermToExitMs !== undefined) r.sigtermToExit = round(kobun.sigtermToExitMs / other.sigtermToExitMs);
+      (out[n] ??= {})[`kobunOver${peer[0]!.toUpperCase()}${peer.slice(1)}`] = r;
+    }
+  }
+  return out;
+}
