@@ -6,7 +6,8 @@
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means. Not modelled: `service` clientConfigs
 // (nothing to route to: a call failure), namespaceSelector, matchConditions (CEL), the
-// reinvocation of mutators, Warning headers, and conversion of watch events.
+// reinvocation of mutators, Warning headers, conversion of watch events, and the field
+// ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
 
 import { jsonPatch } from "./patch.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";

@@ -178,7 +178,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
       return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict));
     case "patch": {
       const type = mediaType(req);
-      if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q);
+      if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
       return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict));
     }
     case "delete": {
@@ -202,7 +202,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
 }
 
 /** server-side apply (apply.ts): create if absent, else merge with field ownership; 409 on conflicts */
-async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string, sub: "status" | undefined, q: URLSearchParams): Promise<Response> {
+async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string, sub: "status" | undefined, q: URLSearchParams, user: UserInfo): Promise<Response> {
   const manager = q.get("fieldManager");
   if (!manager) {
     throw new ApiStatusError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
@@ -230,11 +230,11 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
   if (existing) {
     const next = applyConfiguration(present(def, version, existing), body, applying);
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    return jsonResponse(present(def, version, ctx.objects.update(def, version, ns, name, next, sub, strict)));
+    return jsonResponse(await ctx.admission.present(def, version, await ctx.admission.update(def, version, ns, name, next, user, sub, strict)));
   }
   if (sub) throw errors.notFound(def.group, def.plural, name);
-  const created = ctx.objects.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), strict);
-  return jsonResponse(present(def, version, created), 201);
+  const created = await ctx.admission.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), user, strict);
+  return jsonResponse(await ctx.admission.present(def, version, created), 201);
 }
 
 function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string | undefined, q: URLSearchParams): Response {

@@ -124,3 +124,16 @@ test("a frozen operator still answers admission (the API server calls whichever 
     toggle.unfreeze("test");
   }
 });
+
+test("a server-side apply goes through the webhooks too (kubectl apply --server-side)", async () => {
+  const apply = (name: string, spec: Record<string, unknown>) => fetch(`${widgets("v1")}/${name}?fieldManager=kubectl`, {
+    method: "PATCH", headers: { "content-type": "application/apply-patch+yaml" }, body: JSON.stringify(widget("v1", name, spec)),
+  });
+  const refused = await apply("applied-zero", { size: 0 });
+  expect(refused.status).toBe(400);
+  expect(((await refused.json()) as { message: string }).message).toContain("spec.size must be at least 1");
+  const created = await apply("applied-one", { size: 1 });
+  expect(created.status).toBe(201);
+  expect(((await created.json()) as any).spec).toEqual({ color: "blue", size: 1 });
+  expect((await apply("applied-one", { size: 0 })).status).toBe(400);
+});
