@@ -21,6 +21,9 @@ const MEMORY_NOTE =
   ` limits.memory: ${MEMORY_LIMIT_MIB}Mi is twice the ${MEASURED_PEAK_MIB} MiB peak RSS measured with 10,000 tiny objects` +
   "\n (kobun's bench/memory.ts, README \"Deploying\"); raise it for larger or more objects, or heavier handlers.";
 
+/** The container's one HTTP port: probes and metrics. */
+const PROBE_PORT = 8080;
+
 export interface DeploymentOptions {
   name: string;
   namespace: string;
@@ -45,7 +48,11 @@ export function deploymentObject({ name, namespace, image, settings, config, web
       strategy: { type: "Recreate" },
       selector: { matchLabels: { app: name } },
       template: {
-        metadata: { labels: { app: name } },
+        // prometheus.io/* for annotation-based scraping; a PodMonitor selects `app` and the port named "metrics".
+        metadata: {
+          labels: { app: name },
+          annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": String(PROBE_PORT), "prometheus.io/path": "/metrics" },
+        },
         spec: {
           serviceAccountName: name,
           ...(config ? { volumes: [{ name: "config", configMap: { name } }] } : {}),
@@ -59,8 +66,13 @@ export function deploymentObject({ name, namespace, image, settings, config, web
               { name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
               { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
             ],
-            livenessProbe: { httpGet: { path: "/healthz", port: 8080 } },
-            ...(webhooks ? { ports: [{ name: "webhooks", containerPort: 9443, protocol: "TCP" }] } : {}),
+            // One listener serves /healthz, /readyz and /metrics (README "Running in production").
+            ports: [
+              { name: "metrics", containerPort: PROBE_PORT, protocol: "TCP" },
+              ...(webhooks ? [{ name: "webhooks", containerPort: 9443, protocol: "TCP" }] : []),
+            ],
+            livenessProbe: { httpGet: { path: "/healthz", port: PROBE_PORT } },
+            readinessProbe: { httpGet: { path: "/readyz", port: PROBE_PORT } },
             resources: { requests: { cpu: "10m", memory: "48Mi" }, limits: { memory: `${MEMORY_LIMIT_MIB}Mi` } },
             securityContext: {
               runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false,
@@ -91,5 +103,5 @@ function runArgs(settings: Settings): string[] {
   const { standalone, name, priority } = settings.peering;
   const peering = standalone ? ["--standalone"]
     : [...(name !== "default" ? [`--peering=${name}`] : []), ...(priority !== 0 ? [`--priority=${priority}`] : [])];
-  return ["run", ...namespaces, ...peering, "--liveness=http://0.0.0.0:8080/healthz"];
+  return ["run", ...namespaces, ...peering, `--liveness=http://0.0.0.0:${PROBE_PORT}/healthz`];
 }

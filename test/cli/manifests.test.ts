@@ -167,7 +167,7 @@ test("the Deployment meets Pod Security 'restricted': non-root, no escalation, A
   });
   // restricted also forbids host namespaces, host ports and volumes other than the safe kinds: none are used
   for (const key of ["hostNetwork", "hostPID", "hostIPC", "volumes", "initContainers"]) expect(pod[key]).toBeUndefined();
-  expect(pod.containers[0].ports).toBeUndefined();
+  expect(pod.containers[0].ports.every((p: { hostPort?: number }) => p.hostPort === undefined)).toBe(true);
 }, 20_000);
 
 test("the memory limit has headroom over the measured peak, and the YAML says where the figure comes from", () => {
@@ -250,10 +250,21 @@ test("handlers with webhooks: a Service, the webhook configurations, the CRD's c
   expect(clusterRole.rules).toContainEqual({ apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: ["get", "patch"], resourceNames: ["kobunwidgets.e2e.kobun.dev"] });
   const container = byKind("Deployment")[0].spec.template.spec.containers[0];
   expect(container.args).toEqual(expect.arrayContaining(["--webhooks-listen=0.0.0.0:9443", "--webhooks-name=widget-op"]));
-  expect(container.ports).toEqual([{ name: "webhooks", containerPort: 9443, protocol: "TCP" }]);
+  expect(container.ports).toEqual([{ name: "metrics", containerPort: 8080, protocol: "TCP" }, { name: "webhooks", containerPort: 9443, protocol: "TCP" }]);
   for (const ns of ["ops", "team-w"]) await fetch(`${sandbox.url}/api/v1/namespaces`, { method: "POST", body: JSON.stringify({ metadata: { name: ns } }) });
   for (const doc of docs) {
     const response = await fetch(`${sandbox.url}${await collectionPath(doc)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(doc) });
     expect({ kind: doc.kind, status: response.status }).toEqual({ kind: doc.kind, status: 201 });
   }
+}, 20_000);
+
+test("the Deployment exposes /metrics on a port named metrics with the prometheus.io annotations, and probes /healthz and /readyz", () => {
+  const { docs } = manifests(["-n", "team-a"]);
+  const template = docs.find((d) => d.kind === "Deployment").spec.template;
+  expect(template.metadata.annotations).toEqual({ "prometheus.io/scrape": "true", "prometheus.io/port": "8080", "prometheus.io/path": "/metrics" });
+  const container = template.spec.containers[0];
+  expect(container.ports).toEqual([{ name: "metrics", containerPort: 8080, protocol: "TCP" }]);
+  expect(container.livenessProbe).toEqual({ httpGet: { path: "/healthz", port: 8080 } });
+  expect(container.readinessProbe).toEqual({ httpGet: { path: "/readyz", port: 8080 } });
+  expect(container.args).toContain("--liveness=http://0.0.0.0:8080/healthz");
 }, 20_000);
