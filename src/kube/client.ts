@@ -2,6 +2,7 @@
 // paging live here; the transport (auth, TLS sessions, retries, errors) in ./transport.ts.
 
 import { connect, type ConnectOptions } from "./connection.ts";
+import { ApiError, ApplyConflictError } from "./errors.ts";
 import { Discovery, type ResourceSelector } from "./discovery.ts";
 import { Transport, type ClientOptions } from "./transport.ts";
 import { patchContentTypes, resourcePath, type KubeObject, type ObjectList, type PatchType, type Resource, type Status } from "./types.ts";
@@ -106,6 +107,34 @@ export class KubeClient extends Transport {
       query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
       signal: o?.signal,
     });
+  }
+
+  /**
+   * Server-side apply: `body` (with apiVersion, kind and metadata.name) is the whole intent of
+   * `fieldManager`, which becomes the owner of the fields it sets. A 409 whose fields other
+   * managers own is thrown as ApplyConflictError naming them; `force` takes them over.
+   */
+  async apply<T extends KubeObject = KubeObject>(
+    resource: Resource,
+    namespace: string | null,
+    name: string,
+    body: KubeObject,
+    o: { fieldManager: string; force?: boolean; subresource?: "status"; signal?: AbortSignal },
+  ): Promise<T> {
+    if (!o.fieldManager) throw new Error("apply needs a fieldManager: the name that owns the applied fields");
+    try {
+      return await this.request<T>("PATCH", resourcePath(resource, namespace, name, o.subresource), {
+        body,
+        contentType: patchContentTypes.apply,
+        query: { fieldManager: o.fieldManager, force: o.force ? true : undefined },
+        signal: o.signal,
+        // An apply is idempotent by design: repeating it sets the same fields again.
+        retry: true,
+      });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 409 && error.status.details?.causes?.length) throw new ApplyConflictError(error);
+      throw error;
+    }
   }
 
   delete(

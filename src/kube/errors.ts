@@ -4,7 +4,7 @@
 import type { Status } from "./types.ts";
 
 export class ApiError extends Error {
-  override readonly name = "ApiError";
+  override readonly name: string = "ApiError";
   constructor(
     /** HTTP status code (or the Status `code` for watch ERROR events). */
     readonly code: number,
@@ -25,6 +25,28 @@ export class ApiError extends Error {
   /** Worth retrying as it is: throttling, server trouble, timeouts. */
   get transient(): boolean {
     return this.code === 429 || this.code >= 500 || this.code === 408;
+  }
+}
+
+/**
+ * A server-side apply refused with 409 because other field managers own some of the fields:
+ * `conflicts` names each field path and its manager, as the server's Status causes do.
+ * Apply with `force: true` to take those fields over.
+ */
+export class ApplyConflictError extends ApiError {
+  readonly conflicts: { field: string; manager?: string; message: string }[];
+  override readonly name = "ApplyConflictError";
+  constructor(error: ApiError) {
+    super(error.code, error.status, error.method, error.path, error.retryAfter);
+    const causes = (error.status.details?.causes ?? []) as { field?: string; message?: string }[];
+    this.conflicts = causes.map((c) => ({
+      field: c.field ?? "",
+      manager: /conflict with "([^"]+)"/.exec(c.message ?? "")?.[1],
+      message: c.message ?? "",
+    }));
+    const fields = this.conflicts.map((c) => (c.manager ? `${c.field} (owned by ${c.manager})` : c.field)).join(", ");
+    this.message = `${error.method} ${error.path}: apply conflicts on ${fields || "fields the server did not name"}; ` +
+      "change the other manager, drop these fields from the applied object, or apply with { force: true } to take them over";
   }
 }
 

@@ -85,12 +85,14 @@ export function resourcePath(
   return path;
 }
 
-export type PatchType = "merge" | "json" | "strategic";
+export type PatchType = "merge" | "json" | "strategic" | "apply";
 
 export const patchContentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
   strategic: "application/strategic-merge-patch+json",
+  // Server-side apply: the body is YAML, and JSON is YAML.
+  apply: "application/apply-patch+yaml",
 };
 
 /** One raw event from a watch stream, before interpretation. */
