@@ -2,10 +2,18 @@
 // Must never copy the body: handlers get the object as it came from the API server.
 
 import type { KubeObject, Resource } from "../kube/types.ts";
+import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
-import type { ObjectContext, Patch } from "./types.ts";
+import type { Api, ApiClient } from "./api.ts";
+import type { EventRecorder, ObjectContext, Patch } from "./types.ts";
 
 const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
+
+/** What the operator lends its handlers: its API client and its Event poster. */
+export interface HandlerTools {
+  api?: ApiClient;
+  poster?: EventPoster;
+}
 
 export function objectContext(
   body: KubeObject,
@@ -13,6 +21,8 @@ export function objectContext(
   memo: Record<string, any>,
   logger: Logger,
   signal: AbortSignal,
+  tools: HandlerTools = {},
+  patch?: Patch,
 ): ObjectContext {
   const meta = body.metadata;
   return {
@@ -29,8 +39,34 @@ export function objectContext(
     resource,
     logger,
     signal,
+    api: tools.api ? tools.api.bind({ resource, body, patch }, signal) : NO_API,
+    event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,
   };
 }
+
+const recorders = new WeakMap<EventPoster, EventRecorder>();
+
+function recorderOf(poster: EventPoster): EventRecorder {
+  let recorder = recorders.get(poster);
+  if (!recorder) {
+    recorder = {
+      info: (object, reason, message) => poster.post(object, "Normal", reason, message, "info"),
+      warn: (object, reason, message) => poster.post(object, "Warning", reason, message, "warn"),
+    };
+    recorders.set(poster, recorder);
+  }
+  return recorder;
+}
+
+// For handlers run without an operator around them (a processor built without a client, in tests).
+const unavailable = (): never => {
+  throw new Error("ctx.api is not available: this processor was built without the operator's ApiClient (options.api)");
+};
+const NO_API: Api = {
+  fieldManager: "kobun", get: unavailable, list: unavailable, create: unavailable, patch: unavailable,
+  apply: unavailable, delete: unavailable, watch: unavailable,
+};
+const NO_EVENTS: EventRecorder = { info() {}, warn() {} };
 
 export function newPatch(): Patch {
   return { metadata: {}, spec: {}, status: {} };

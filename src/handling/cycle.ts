@@ -6,7 +6,7 @@
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
-import { compactPatch, newPatch, objectContext } from "./context.ts";
+import { compactPatch, newPatch, objectContext, type HandlerTools } from "./context.ts";
 import { redact, storedBase, type DiffBasePolicy } from "./diffbase.ts";
 import { applyToEssence, type Essence } from "./essence.ts";
 import { deepEqual } from "./filters.ts";
@@ -27,6 +27,8 @@ export interface CycleEnv {
   /** What of the essence is stored as the diff base, and how much of it. */
   diffBase: DiffBasePolicy;
   logger: Logger;
+  /** The API client and Event poster handlers get in their context. */
+  tools?: HandlerTools;
 }
 
 /** What kobun remembers of an object in memory while it runs (never needed for correctness after a restart). */
@@ -85,8 +87,9 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   plan.essence = sight.essence;
   if (sight.cause === "noop") return { ...plan, finalizer: change };
   plan.cause = sight.cause;
+  // Created before the context: ctx.api folds writes to this very object into it.
   const patch = newPatch();
-  const base = objectContext(body, env.resource, state.memo, env.logger, signal);
+  const base = objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch);
   const selected = selectHandlers(env, { ...sight, cause: sight.cause }, body, book, base, patch, initial);
 
   if (sight.cause !== "delete") plan.finalizer = change;

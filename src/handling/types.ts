@@ -3,6 +3,7 @@
 
 import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
+import type { Api } from "./api.ts";
 import type { MetaMatchers, ValueMatcher } from "./filters.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
@@ -50,6 +51,20 @@ export interface ObjectContext {
   logger: Logger;
   /** Aborted on shutdown, freeze-abort, or the handler's timeout. */
   signal: AbortSignal;
+  /**
+   * The API server, with the operator's credentials and this handler's `signal` (see api.ts).
+   * Writes to this very object are folded into `patch` as well, so they do not come back as
+   * an update; writes to other objects are changes like anyone's.
+   */
+  api: Api;
+  /** Kubernetes Events about any object, batched and rate-limited (`event.info(child, "Created", "...")`). */
+  event: EventRecorder;
+}
+
+/** Posts Kubernetes Events; identical ones are counted into one, and each object has a budget (posting/). */
+export interface EventRecorder {
+  info(object: KubeObject, reason: string, message: string): void;
+  warn(object: KubeObject, reason: string, message: string): void;
 }
 
 /** What create/update/delete/resume/field handlers see. */

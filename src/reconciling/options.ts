@@ -5,6 +5,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
+import type { ApiClient } from "../handling/api.ts";
 import type { CycleEnv } from "../handling/cycle.ts";
 import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "../handling/diffbase.ts";
 import type { StorageMode } from "../handling/progress.ts";
@@ -20,6 +21,8 @@ export interface ReconcilerOptions {
   settings?: ReconcilerSettings;
   logger?: Logger;
   poster?: EventPoster;
+  /** The client handlers get as `ctx.api` (the runtime's, with its field manager and watches). */
+  api?: ApiClient;
   /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
   health?: Counters;
   /** Hears of every cycle and handler run (controller_runtime_* and kobun_handler_* metrics); none by default. */
@@ -90,6 +93,7 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
       limit: options.diffBaseLimit ?? settings?.handling.diffBaseLimit ?? DEFAULT_DIFF_BASE_LIMIT,
     },
     logger,
+    tools: { api: options.api, poster: options.poster },
   };
   return { env, events };
 }

@@ -60,7 +60,7 @@ export class Reconciler {
     this.logger = options.logger ?? silentLogger;
     const { env, events } = cycleEnvOf(options, this.logger);
     this.env = env;
-    this.audience = { resource, logger: this.logger, poster: options.poster, health: options.health, observer: options.observer, events };
+    this.audience = { resource, logger: this.logger, poster: options.poster, health: options.health, observer: options.observer, events, tools: this.env.tools };
     this.target = {
       client: options.client,
       resource,

@@ -5,7 +5,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchEvent } from "../watching/types.ts";
-import { objectContext } from "../handling/context.ts";
+import { objectContext, type HandlerTools } from "../handling/context.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { matchMeta } from "../handling/filters.ts";
 import type { HandlerSpec } from "../handling/registry.ts";
@@ -23,12 +23,14 @@ export interface Audience {
   health: Counters | undefined;
   observer: ReconcileObserver | undefined;
   events: readonly HandlerSpec[];
+  /** What handlers get as ctx.api and ctx.event. */
+  tools?: HandlerTools;
 }
 
 /** Runs the on.event handlers of one event, in order; their failures are logged, never retried. */
 export async function runEventHandlers(to: Audience, item: Item, memo: Record<string, any>, signal: AbortSignal): Promise<void> {
   const body = item.object;
-  const base = objectContext(body, to.resource, memo, to.logger, signal);
+  const base = objectContext(body, to.resource, memo, to.logger, signal, to.tools);
   for (const spec of to.events) {
     if (!matchMeta(spec.options.labels, body.metadata.labels) || !matchMeta(spec.options.annotations, body.metadata.annotations)) continue;
     const ctx: EventContext = { ...base, type: item.type, logger: to.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };

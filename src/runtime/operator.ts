@@ -24,6 +24,8 @@ import { FatalError } from "./exits.ts";
 import { serveWebhooks } from "./webhooks.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
+import { handlerApi } from "./handler-api.ts";
+import type { ApiClient } from "../handling/api.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -89,7 +91,7 @@ async function operate(
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
-  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, health, toggle, gates });
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api: handlerApi(client, settings, logger), health, toggle, gates });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
@@ -122,6 +124,8 @@ interface ReconcilerWiring {
   settings: Settings;
   logger: Logger;
   poster: EventPoster;
+  /** What handlers get as ctx.api. */
+  api: ApiClient;
   health: Health;
   toggle: Toggle;
   gates: Map<string, Toggle>;
@@ -136,7 +140,7 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
   for (const resource of resources) {
     const logger = w.logger.child({ resource: resourceName(resource) });
     const observer = reconcileMetrics(w.health.metrics, resourceName(resource), w.settings.workers.limit);
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, health: w.health, freezeSignal, freezeGraceMs, observer }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, health: w.health, freezeSignal, freezeGraceMs, observer }));
   }
   return reconcilers;
 }

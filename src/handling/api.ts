@@ -1,0 +1,251 @@
+// The API client that every handler finds in its context as `ctx.api`: get, list, create,
+// patch, apply, delete and watch of any resource, with the operator's own KubeClient (its
+// credentials, TLS, request deadlines and retries), the handler's `signal` wired into every
+// call, and errors that carry the Kubernetes Status (ApiError, ApplyConflictError).
+//
+// Writes to the handled object itself are not changes made by others: what such a write
+// changed in the object's essence (spec, labels, annotations) is merged into the cycle's
+// `patch` too, so the stored last-handled state includes it and the watch's copy of it does
+// not run the update handlers again (no self-triggered loop). Writes to any other object
+// (children) are ordinary changes: that object's own handlers, if any, do see them.
+//
+// Must never keep a request going after the handler's signal aborted, nor write anywhere
+// but through the KubeClient.
+
+import type { KubeClient } from "../kube/client.ts";
+import type { KindOf } from "../kube/kinds.ts";
+import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/types.ts";
+import { linkedSignal } from "../util/abort.ts";
+import { diffOf, essenceOf } from "./essence.ts";
+import type { Patch } from "./types.ts";
+
+/** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
+export type ResourceRef = string | Resource;
+
+/** What `api.watch()` yields: the watcher's vocabulary (a relist is framed by relist-start/relist-done). */
+export type ApiWatchEvent<T extends KubeObject = KubeObject> =
+  | { type: "relist-start" }
+  | { type: "listed" | "added" | "modified" | "deleted"; object: T }
+  | { type: "relist-done"; resourceVersion: string };
+
+/** How the runtime opens a watch (watching/ lives above handling/, so it is passed in). */
+export type WatchFn = (resource: Resource, o: { namespace: string | null; labelSelector?: string }, signal: AbortSignal) => AsyncIterable<ApiWatchEvent>;
+
+interface Call {
+  /** Combined with the handler's signal: either aborts the call. */
+  signal?: AbortSignal;
+}
+interface Where extends Call {
+  /** Default: the handled object's namespace (for namespaced resources). */
+  namespace?: string | null;
+}
+
+export interface Api {
+  /** The field manager of this operator's applies and writes (stable across replicas and restarts). */
+  readonly fieldManager: string;
+  get<S extends ResourceRef>(resource: S, name: string, o?: Where): Promise<KindOf<S>>;
+  /** Every object (all pages) matching the selectors. */
+  list<S extends ResourceRef>(resource: S, o?: Where & { labelSelector?: string; fieldSelector?: string }): Promise<KindOf<S>[]>;
+  /** Creates `object` (its apiVersion and kind name the resource; the namespace defaults as for get). */
+  create<T extends KubeObject>(object: T, o?: Call): Promise<T>;
+  /** A merge patch by default; `type` "json" or "strategic" for the others. */
+  patch<S extends ResourceRef>(resource: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" }): Promise<KindOf<S>>;
+  /**
+   * Server-side apply of `object` (apiVersion, kind, metadata.name required) as this operator's
+   * field manager; conflicts with other managers throw ApplyConflictError naming the fields.
+   */
+  apply<T extends KubeObject>(object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" }): Promise<T>;
+  delete(resource: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" }): Promise<void>;
+  /** LIST then WATCH, reconnecting as the operator's own watches do, until the signal aborts or the loop breaks. */
+  watch<S extends ResourceRef>(resource: S, o?: Where & { labelSelector?: string }): AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+}
+
+export interface ApiClientOptions {
+  client: KubeClient;
+  /** Default "kobun". */
+  fieldManager?: string;
+  watch?: WatchFn;
+}
+
+/** The handled object a bound Api knows about: its writes to it are absorbed into `patch`. */
+export interface BoundObject {
+  resource: Resource;
+  body: KubeObject;
+  /** The cycle's patch; absent for on.event handlers (they store no last-handled state). */
+  patch?: Patch;
+}
+
+/** One per operator; `bind()` gives each handler call its own Api. */
+export class ApiClient {
+  readonly fieldManager: string;
+  constructor(private readonly options: ApiClientOptions) {
+    this.fieldManager = options.fieldManager ?? "kobun";
+  }
+
+  bind(self: BoundObject, signal: AbortSignal): Api {
+    return new BoundApi(this.options, this.fieldManager, self, signal);
+  }
+}
+
+class BoundApi implements Api {
+  /** The newest version of the handled object this Api wrote (or saw), to absorb only our own changes. */
+  private latest: KubeObject;
+  constructor(
+    private readonly options: ApiClientOptions,
+    readonly fieldManager: string,
+    private readonly self: BoundObject,
+    private readonly signal: AbortSignal,
+  ) {
+    this.latest = self.body;
+  }
+
+  async get<S extends ResourceRef>(ref: S, name: string, o?: Where): Promise<KindOf<S>> {
+    const resource = await this.resolve(ref, o);
+    return this.call(o, (signal) => this.options.client.get(resource, this.namespaceOf(resource, o), name, { signal })) as Promise<KindOf<S>>;
+  }
+
+  async list<S extends ResourceRef>(ref: S, o?: Where & { labelSelector?: string; fieldSelector?: string }): Promise<KindOf<S>[]> {
+    const resource = await this.resolve(ref, o);
+    const namespace = resource.namespaced && o?.namespace === null ? null : this.namespaceOf(resource, o);
+    const list = await this.call(o, (signal) =>
+      this.options.client.listAll(resource, { namespace, labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, signal }),
+    );
+    return list.items as KindOf<S>[];
+  }
+
+  async create<T extends KubeObject>(object: T, o?: Call): Promise<T> {
+    const resource = await this.resolveObject(object, o);
+    const namespace = this.namespaceOf(resource, { namespace: object.metadata?.namespace });
+    return this.call(o, (signal) => this.options.client.create<T>(resource, namespace, object, { signal, fieldManager: this.fieldManager }));
+  }
+
+  async patch<S extends ResourceRef>(ref: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" }): Promise<KindOf<S>> {
+    const resource = await this.resolve(ref, o);
+    const namespace = this.namespaceOf(resource, o);
+    const after = await this.call(o, (signal) =>
+      this.options.client.patch(resource, namespace, name, patch, { type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal }),
+    );
+    if (!o?.subresource && this.isSelf(resource, namespace, name)) {
+      const isObject = (o?.type ?? "merge") === "merge" && typeof patch === "object" && patch !== null && !Array.isArray(patch);
+      // A merge patch says exactly what we changed; for the other types, the change is what the answer shows.
+      this.absorb(isObject ? changedBy(patch as Record<string, any>) : diffAsPatch(this.latest, after), after);
+    }
+    return after as KindOf<S>;
+  }
+
+  async apply<T extends KubeObject>(object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" }): Promise<T> {
+    const name = object.metadata?.name;
+    if (!object.apiVersion || !object.kind || !name) {
+      throw new Error("api.apply needs an object with apiVersion, kind and metadata.name (server-side apply cannot generate names)");
+    }
+    const resource = await this.resolveObject(object, o);
+    const namespace = this.namespaceOf(resource, { namespace: object.metadata.namespace });
+    const after = await this.call(o, (signal) =>
+      this.options.client.apply<T>(resource, namespace, name, object, {
+        fieldManager: o?.fieldManager ?? this.fieldManager, force: o?.force, subresource: o?.subresource, signal,
+      }),
+    );
+    if (!o?.subresource && this.isSelf(resource, namespace, name)) this.absorb(diffAsPatch(this.latest, after), after);
+    return after;
+  }
+
+  async delete(ref: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" }): Promise<void> {
+    const resource = await this.resolve(ref, o);
+    await this.call(o, (signal) => this.options.client.delete(resource, this.namespaceOf(resource, o), name, { propagationPolicy: o?.propagationPolicy, signal }));
+  }
+
+  async *watch<S extends ResourceRef>(ref: S, o?: Where & { labelSelector?: string }): AsyncIterable<ApiWatchEvent<KindOf<S>>> {
+    if (!this.options.watch) throw new Error("api.watch is not available here: the operator's runtime provides it");
+    const resource = await this.resolve(ref, o);
+    const namespace = resource.namespaced && o?.namespace === null ? null : this.namespaceOf(resource, o);
+    const link = linkedSignal(this.signal, o?.signal);
+    try {
+      yield* this.options.watch(resource, { namespace, labelSelector: o?.labelSelector }, link.signal) as AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+    } finally {
+      // Breaking out of the loop ends the watch's connection too.
+      link.controller.abort();
+      link.dispose();
+    }
+  }
+
+  private async call<R>(o: Call | undefined, fn: (signal: AbortSignal) => Promise<R>): Promise<R> {
+    if (!o?.signal) return fn(this.signal);
+    const link = linkedSignal(this.signal, o.signal);
+    try {
+      return await fn(link.signal);
+    } finally {
+      link.dispose();
+    }
+  }
+
+  private resolve(ref: ResourceRef, o?: Call): Promise<Resource> {
+    return typeof ref === "string" ? this.call(o, (signal) => this.options.client.resolve(ref, { signal })) : Promise.resolve(ref);
+  }
+
+  private resolveObject(object: KubeObject, o?: Call): Promise<Resource> {
+    if (!object.apiVersion || !object.kind) throw new Error("api.create/apply need an object with apiVersion and kind (they name its resource)");
+    const [group, version] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : ["", object.apiVersion];
+    if (this.self.resource.kind === object.kind && apiVersionOf(this.self.resource) === object.apiVersion) return Promise.resolve(this.self.resource);
+    return this.call(o, (signal) => this.options.client.resolve({ group, version, plural: object.kind! }, { signal }));
+  }
+
+  private namespaceOf(resource: Resource, o?: { namespace?: string | null }): string | null {
+    if (!resource.namespaced) return null;
+    const namespace = o?.namespace ?? this.self.body.metadata.namespace;
+    if (!namespace) throw new Error(`${resource.plural} are namespaced: say which namespace (the handled object has none)`);
+    return namespace;
+  }
+
+  private isSelf(resource: Resource, namespace: string | null, name: string): boolean {
+    const own = this.self.resource;
+    const meta = this.self.body.metadata;
+    return resource.group === own.group && resource.plural === own.plural && name === meta.name && (namespace ?? undefined) === (meta.namespace ?? undefined);
+  }
+
+  private absorb(change: Record<string, any> | undefined, after: KubeObject): void {
+    this.latest = after;
+    const patch = this.self.patch;
+    if (!change || !patch) return;
+    for (const key of Object.keys(change)) patch[key] = mergeInto(patch[key], change[key]);
+  }
+}
+
+/** The essence-changing part of a merge patch of the object (status and system metadata are not part of the essence). */
+function changedBy(patch: Record<string, any>): Record<string, any> | undefined {
+  const { status: _s, apiVersion: _a, kind: _k, metadata, ...rest } = patch;
+  const out: Record<string, any> = { ...rest };
+  if (metadata?.labels !== undefined || metadata?.annotations !== undefined) {
+    out.metadata = {};
+    if (metadata.labels !== undefined) out.metadata.labels = metadata.labels;
+    if (metadata.annotations !== undefined) out.metadata.annotations = metadata.annotations;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** A merge patch that turns `before`'s essence into `after`'s. */
+function diffAsPatch(before: KubeObject, after: KubeObject): Record<string, any> | undefined {
+  const out: Record<string, any> = {};
+  for (const item of diffOf(essenceOf(before), essenceOf(after))) {
+    let at = out;
+    for (const key of item.path.slice(0, -1)) at = at[key] ??= {};
+    const last = item.path[item.path.length - 1];
+    if (last === undefined) continue;
+    at[last] = item.op === "remove" ? null : item.new;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Merges `change` into `target` in place where both are objects (the patch is shared by the cycle's handlers). */
+function mergeInto(target: unknown, change: unknown): unknown {
+  const plain = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!plain(change) || !plain(target)) return plain(change) ? mergePatchKeepingNulls(change) : change;
+  for (const [key, value] of Object.entries(change)) target[key] = mergeInto(target[key], value);
+  return target;
+}
+
+/** A copy of a merge patch (nulls kept: they are deletions the cycle's PATCH must carry). */
+function mergePatchKeepingNulls(change: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [key, value] of Object.entries(change)) out[key] = typeof value === "object" && value !== null && !Array.isArray(value) ? mergePatchKeepingNulls(value) : value;
+  return out;
+}

@@ -1,0 +1,19 @@
+// The API client handlers get as `ctx.api`: the operator's own KubeClient, a field manager
+// stable across replicas and restarts (one per peering: the replicas of one operator share
+// it), and watches made by watching/'s Watcher, which handling/ cannot import itself.
+
+import type { Settings } from "../config/index.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { ApiClient, type ApiWatchEvent } from "../handling/api.ts";
+import type { Logger } from "../util/log.ts";
+import { Watcher } from "../watching/index.ts";
+
+export function handlerApi(client: KubeClient, settings: Settings, logger: Logger): ApiClient {
+  const peering = settings.peering.name;
+  return new ApiClient({
+    client,
+    fieldManager: peering === "default" ? "kobun" : `kobun-${peering}`,
+    watch: (resource, o, signal) =>
+      new Watcher(client, resource, { namespace: o.namespace, labelSelector: o.labelSelector, logger: logger.child({ watch: "ctx.api" }) }).events(signal) as AsyncIterable<ApiWatchEvent>,
+  });
+}
