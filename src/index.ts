@@ -24,4 +24,17 @@ export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./handling/index.ts";
+// Children, conditions and the API client in every handler's context (`ctx.api`, `ctx.event`):
+//
+//   on.create("kobunexamples.kobun.dev/v1", async ({ api, body, patch, event }) => {
+//     const child = await api.apply(adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${body.metadata.name}-data` }, data: {} }, { owner: body }));
+//     conditions.set(patch, { type: "Ready", status: "True", reason: "ChildCreated" }, { object: body });
+//     event.info(child, "Adopted", `owned by ${body.metadata.name}`);
+//   });
+export {
+  adopt, conditions, ApiError, ApplyConflictError,
+  type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions, type Condition, type ConditionInput, type SetConditionOptions,
+  type EventRecorder, type KindOf, type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
+  type Service, type Deployment, type StatefulSet, type Job, type Lease,
+} from "./handling/index.ts";
 export { run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle } from "./runtime/index.ts";

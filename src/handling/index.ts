@@ -12,6 +12,9 @@ export {
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
 export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./progress.ts";
+export { ApiClient, type Api, type ApiWatchEvent, type ResourceRef } from "./api.ts";
+export { adopt, type AdoptOptions } from "./children.ts";
+export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
 export type {
   Cause,
   Diff,
@@ -25,6 +28,10 @@ export type {
   DeleteOptions,
   FieldOptions,
   EventOptions,
+  EventRecorder,
 } from "./types.ts";
 // The bodies handlers receive and the resources they are registered for.
 export type { KubeObject, Resource } from "../kube/types.ts";
+// What ctx.api throws and returns: the server's Status, apply conflicts, the built-in kinds.
+export { ApiError, ApplyConflictError } from "../kube/errors.ts";
+export type { ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf } from "../kube/kinds.ts";

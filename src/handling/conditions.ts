@@ -1,0 +1,80 @@
+// Status conditions (metav1.Condition) set into a handler's patch: the helper every operator
+// writes by hand. A merge patch replaces arrays whole, so the patch gets the complete list:
+// the object's current conditions with this one added or replaced.
+// Pure; never reads the clock except for a new transition.
+
+import type { Condition } from "../kube/kinds.ts";
+import type { KubeObject } from "../kube/types.ts";
+
+export type { Condition };
+
+export interface ConditionInput {
+  type: string;
+  status: "True" | "False" | "Unknown" | boolean;
+  /** CamelCase, as the API conventions ask (e.g. "ChildrenReady"). */
+  reason?: string;
+  message?: string;
+}
+
+export interface SetConditionOptions {
+  /** The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`. */
+  object?: KubeObject;
+  /** The `metadata.generation` this condition describes. Default: `object.metadata.generation`. */
+  observedGeneration?: number;
+  /** The time of a transition (default now); for tests and replays. */
+  now?: Date;
+}
+
+interface WithStatus {
+  status?: Record<string, any>;
+}
+
+/**
+ * Sets one condition in `patch.status.conditions`. `lastTransitionTime` is kept while the
+ * status stays the same (a new reason or message is not a transition) and set to now when
+ * it flips or the condition is new. Returns the condition as written.
+ */
+function set(patch: WithStatus, input: ConditionInput, options: SetConditionOptions = {}): Condition {
+  if (!input?.type || typeof input.type !== "string") throw new Error("conditions.set needs a condition with a type, e.g. { type: \"Ready\", status: \"True\" }");
+  const status = input.status === true ? "True" : input.status === false ? "False" : input.status;
+  if (status !== "True" && status !== "False" && status !== "Unknown") {
+    throw new Error(`condition ${input.type}: status must be "True", "False", "Unknown" or a boolean, not ${JSON.stringify(input.status)}`);
+  }
+  const list = current(patch, options.object);
+  const index = list.findIndex((c) => c.type === input.type);
+  const before = index >= 0 ? list[index] : undefined;
+  const generation = options.observedGeneration ?? options.object?.metadata?.generation;
+  const condition: Condition = {
+    type: input.type,
+    status,
+    reason: input.reason ?? status,
+    message: input.message ?? "",
+    lastTransitionTime: before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z"),
+  };
+  if (generation !== undefined) condition.observedGeneration = generation;
+  if (index >= 0) list[index] = condition;
+  else list.push(condition);
+  (patch.status ??= {}).conditions = list;
+  return condition;
+}
+
+/** The condition of this type: from the patch when it sets conditions, else from the object. */
+function get(source: WithStatus | KubeObject, type: string): Condition | undefined {
+  const list = (source as WithStatus).status?.conditions;
+  return Array.isArray(list) ? (list as Condition[]).find((c) => c.type === type) : undefined;
+}
+
+/** Whether the condition of this type is "True". */
+function isTrue(source: WithStatus | KubeObject, type: string): boolean {
+  return get(source, type)?.status === "True";
+}
+
+/** The list to write: what the patch already holds (an earlier set in this cycle), else a copy of the object's. */
+function current(patch: WithStatus, object: KubeObject | undefined): Condition[] {
+  const inPatch = patch.status?.conditions;
+  if (Array.isArray(inPatch)) return inPatch as Condition[];
+  const existing = object?.status?.conditions;
+  return Array.isArray(existing) ? (existing as Condition[]).map((c) => ({ ...c })) : [];
+}
+
+export const conditions = { set, get, isTrue };
