@@ -4,7 +4,7 @@
 // in the foreground, the owner's namespace and a name prefix when the child has none, and
 // the owner's labels when asked. Pure: it changes `child` in place and returns it.
 
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 
 export interface AdoptOptions {
   /** The parent: usually the handler's `body`. */
@@ -13,7 +13,7 @@ export interface AdoptOptions {
   labels?: boolean | readonly string[];
 }
 
-export function adopt<T extends KubeObject>(child: T, options: AdoptOptions): T {
+export function adopt<T extends KubeObject>(child: T, options: AdoptOptions): T & { metadata: ObjectMeta } {
   const owner = options?.owner;
   const meta = owner?.metadata;
   if (!owner?.apiVersion || !owner.kind || !meta?.name || !meta.uid) {

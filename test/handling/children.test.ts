@@ -20,7 +20,7 @@ test("adopt sets a controller owner reference that blocks the owner's foreground
 });
 
 test("adopt gives a nameless child the owner's name as a prefix, and copies labels when asked (the child's win)", () => {
-  const all = adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { labels: { tier: "silver" } } }, { owner, labels: true });
+  const all = adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { labels: { tier: "silver" } as Record<string, string> } }, { owner, labels: true });
   expect(all.metadata.generateName).toBe("parent-");
   expect(all.metadata.labels).toEqual({ app: "shop", tier: "silver" });
   const some = adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "n" } }, { owner, labels: ["app"] });
