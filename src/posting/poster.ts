@@ -1,7 +1,10 @@
-// posting/: Kubernetes Events about handled objects (handler successes, retries, failures),
-// posted in the background. `post()` only appends to a bounded queue and never blocks or
-// throws; a task started in the operator's scope sends them (a few at a time) to core v1
-// `events` in the object's namespace; `flush(signal)` drains the queue at shutdown.
+// posting/: Kubernetes Events about handled objects (handler successes, retries, failures)
+// and whatever handlers post through `ctx.event`, sent in the background. `post()` only
+// appends to a bounded queue and never blocks or throws; a task started in the operator's
+// scope sends them (a few at a time) to core v1 `events` in the object's namespace;
+// `flush(signal)` drains the queue at shutdown. Like client-go's recorder (correlator.ts):
+// an identical event still queued only raises its count, one already posted is PATCHed with
+// the new count, similar ones are combined, and each object has a token bucket.
 // Must never post about Event objects (that would feed itself), never retry forever, never
 // hold a handler up, and never import handling/.
 
@@ -9,11 +12,12 @@ import type { KubeClient } from "../kube/client.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { silentLogger, type Logger, type LogLevel } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
+import { EventCorrelator, PostedEvents, type CorrelatorOptions } from "./correlator.ts";
 
 export type EventType = "Normal" | "Warning";
 
 export interface PosterOptions {
-  client: Pick<KubeClient, "create">;
+  client: Pick<KubeClient, "create" | "patch">;
   logger?: Logger;
   /** Default true. */
   enabled?: boolean;
@@ -25,14 +29,22 @@ export interface PosterOptions {
   concurrency?: number;
   /** The `source.component` / `reportingController`. Default "kobun". */
   component?: string;
+  /** Aggregation and rate limits (client-go's defaults: 25 events per object, then one per 5 minutes). */
+  correlation?: CorrelatorOptions;
 }
 
 interface Pending {
+  key: string;
   object: KubeObject;
   type: EventType;
   reason: string;
   message: string;
-  at: string;
+  first: string;
+  last: string;
+  /** Occurrences so far, and how many of them the server has been told of. */
+  count: number;
+  sent: number;
+  state: "queued" | "sending";
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -41,6 +53,10 @@ const MAX_MESSAGE = 1024;
 
 export class EventPoster {
   private queue: Pending[] = [];
+  /** Events queued or being sent, by correlation key: another identical one only counts. */
+  private readonly pending = new Map<string, Pending>();
+  private readonly correlator: EventCorrelator;
+  private readonly posted = new PostedEvents();
   private wake: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly logger: Logger;
@@ -49,7 +65,7 @@ export class EventPoster {
   private readonly minRank: number;
   private readonly enabled: boolean;
   /** Counters for tests and metrics. */
-  readonly stats = { posted: 0, failed: 0, dropped: 0 };
+  readonly stats = { posted: 0, failed: 0, dropped: 0, counted: 0, throttled: 0 };
 
   constructor(private readonly options: PosterOptions) {
     this.logger = options.logger ?? silentLogger;
@@ -57,6 +73,7 @@ export class EventPoster {
     this.concurrency = options.concurrency ?? 8;
     this.minRank = rank[options.level ?? "info"];
     this.enabled = options.enabled ?? true;
+    this.correlator = new EventCorrelator(options.correlation);
   }
 
   /** Whether an event of this level would be posted (so callers can skip building messages). */
@@ -66,12 +83,29 @@ export class EventPoster {
 
   /** Queues an event about `object`. Never blocks, never throws. */
   post(object: KubeObject, type: EventType, reason: string, message: string, level: LogLevel = type === "Normal" ? "info" : "warn"): void {
-    if (!this.wants(level) || object.kind === "Event" || !object.metadata?.uid) return;
+    const uid = object?.metadata?.uid;
+    if (!this.wants(level) || object.kind === "Event" || !uid) return;
+    const at = new Date().toISOString();
+    const { key, message: text } = this.correlator.keyOf({ uid, type, reason, message });
+    const same = this.pending.get(key);
+    if (same) {
+      same.count++;
+      same.last = at;
+      same.message = text;
+      this.stats.counted++;
+      return;
+    }
+    if (!this.correlator.take(uid)) {
+      this.stats.throttled++;
+      return;
+    }
     if (this.queue.length >= this.capacity) {
-      this.queue.shift();
+      this.pending.delete(this.queue.shift()!.key);
       this.stats.dropped++;
     }
-    this.queue.push({ object, type, reason, message, at: new Date().toISOString() });
+    const event: Pending = { key, object, type, reason, message: text, first: at, last: at, count: 1, sent: 0, state: "queued" };
+    this.pending.set(key, event);
+    this.queue.push(event);
     this.wake?.();
   }
 
@@ -90,6 +124,7 @@ export class EventPoster {
     }
     if (signal.aborted && this.queue.length) {
       this.stats.dropped += this.queue.length;
+      for (const event of this.queue) this.pending.delete(event.key);
       this.queue = [];
     }
   }
@@ -121,11 +156,49 @@ export class EventPoster {
   }
 
   private async sendOne(event: Pending, signal: AbortSignal): Promise<void> {
+    event.state = "sending";
+    const count = event.count;
+    try {
+      await this.write(event, count, signal);
+      event.sent = count;
+      this.stats.posted++;
+    } catch (error) {
+      this.stats.failed++;
+      if (!signal.aborted) this.logger.debug("could not post an event", { reason: event.reason, error });
+    }
+    // Occurrences while it was being sent: one more write of the count, if the object's budget allows.
+    if (event.count > event.sent && event.sent > 0 && !signal.aborted && this.correlator.take(event.object.metadata.uid!)) {
+      event.state = "queued";
+      this.queue.push(event);
+      this.wake?.();
+      return;
+    }
+    this.pending.delete(event.key);
+  }
+
+  /** Creates the Event, or PATCHes the count of the one posted before under the same key. */
+  private async write(event: Pending, count: number, signal: AbortSignal): Promise<void> {
+    const before = this.posted.get(event.key);
+    if (before) {
+      const total = before.count + count - event.sent;
+      try {
+        await this.options.client.patch(EVENTS, before.namespace, before.name, { count: total, lastTimestamp: event.last, message: clip(event.message) }, { signal });
+        this.posted.set(event.key, { ...before, count: total });
+        return;
+      } catch (error) {
+        // Events expire (an hour by default): then this one starts afresh.
+        if ((error as { code?: number }).code !== 404) throw error;
+        this.posted.forget(event.key);
+        event.sent = 0;
+      }
+    }
     const meta = event.object.metadata;
+    const namespace = meta.namespace ?? "default";
+    const component = this.options.component ?? "kobun";
     const body: KubeObject = {
       apiVersion: "v1",
       kind: "Event",
-      metadata: { generateName: `${meta.name ?? "object"}.`, namespace: meta.namespace ?? "default" },
+      metadata: { generateName: `${meta.name ?? "object"}.`, namespace },
       involvedObject: {
         apiVersion: event.object.apiVersion,
         kind: event.object.kind,
@@ -135,22 +208,22 @@ export class EventPoster {
         resourceVersion: meta.resourceVersion,
       },
       reason: event.reason,
-      message: event.message.length > MAX_MESSAGE ? event.message.slice(0, MAX_MESSAGE - 3) + "..." : event.message,
+      message: clip(event.message),
       type: event.type,
-      source: { component: this.options.component ?? "kobun" },
-      reportingComponent: this.options.component ?? "kobun",
-      reportingInstance: this.options.component ?? "kobun",
-      firstTimestamp: event.at,
-      lastTimestamp: event.at,
+      source: { component },
+      reportingComponent: component,
+      reportingInstance: component,
+      firstTimestamp: event.first,
+      lastTimestamp: event.last,
       eventTime: null,
-      count: 1,
+      count: event.count,
     };
-    try {
-      await this.options.client.create(EVENTS, meta.namespace ?? "default", body, { signal });
-      this.stats.posted++;
-    } catch (error) {
-      this.stats.failed++;
-      if (!signal.aborted) this.logger.debug("could not post an event", { reason: event.reason, error });
-    }
+    const created = await this.options.client.create(EVENTS, namespace, body, { signal });
+    this.posted.set(event.key, { name: created?.metadata?.name ?? "", namespace, count: event.count, first: event.first });
+    if (!created?.metadata?.name) this.posted.forget(event.key);
   }
+}
+
+function clip(message: string): string {
+  return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 3) + "..." : message;
 }

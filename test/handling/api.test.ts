@@ -118,3 +118,22 @@ test("ctx.api.watch streams other objects and ends when the handler's signal abo
   expect(report.abandoned).toEqual([]);
   expect(ended).toBeDefined();
 });
+
+test("ctx.event posts Kubernetes Events about any object, a child included", async () => {
+  const registry = new Registry();
+  registry.on.create("kobunexamples.kobun.dev/v1", async ({ api, body, event, name }) => {
+    const child = await api.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${name}-child` } });
+    for (let i = 0; i < 100; i++) event.info(child, "Adopted", `owned by ${name}`); // a hot loop: one Event, counted
+    event.warn(body, "ChildCreated", `created ${child.metadata.name}`);
+  }, { id: "create_fn" });
+  h = await harnessWithApi(registry);
+  await h.create("talker");
+  const events = () => (h!.sandbox.store.objects("", "events", "default") as any[]).filter((e) => e.involvedObject?.name?.startsWith("talker"));
+  const found = await h.until(() => {
+    const all = events();
+    const adopted = all.find((e) => e.reason === "Adopted");
+    return all.some((e) => e.reason === "ChildCreated") && adopted?.count === 100 && all;
+  });
+  expect(found.filter((e: any) => e.reason === "Adopted")).toHaveLength(1);
+  expect(found.find((e: any) => e.reason === "ChildCreated")).toMatchObject({ type: "Warning", involvedObject: { kind: "KobunExample", name: "talker" } });
+});

@@ -1,0 +1,104 @@
+// The event poster as client-go's recorder: identical events are counted into one Event, a
+// posted one has its count PATCHed, similar messages are combined, and a per-object token
+// bucket stops a hot loop from storming the API server. Against the sandbox.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { KubeClient } from "../../src/kube/client.ts";
+import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { EventPoster } from "../../src/posting/poster.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+
+let sandbox: Sandbox;
+let client: KubeClient;
+const EVENTS: Resource = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true, statusSubresource: false };
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+});
+afterAll(async () => {
+  client.close();
+  await sandbox.stop();
+});
+
+let n = 0;
+function subject(): KubeObject {
+  n++;
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `subject-${n}`, namespace: "default", uid: `uid-${n}-${Math.random()}` } };
+}
+
+/** A client that counts the requests it sends (every one goes to the real sandbox). */
+function counting() {
+  const sent = { create: 0, patch: 0 };
+  return {
+    sent,
+    client: {
+      create: ((...a: Parameters<KubeClient["create"]>) => (sent.create++, client.create(...a))) as KubeClient["create"],
+      patch: ((...a: Parameters<KubeClient["patch"]>) => (sent.patch++, client.patch(...a))) as KubeClient["patch"],
+    },
+  };
+}
+
+async function eventsAbout(object: KubeObject): Promise<any[]> {
+  const list = await client.list(EVENTS, { namespace: "default" });
+  return list.items.filter((e: any) => e.involvedObject?.uid === object.metadata.uid);
+}
+
+const flush = (poster: EventPoster) => poster.flush(AbortSignal.timeout(10_000));
+
+test("a hot loop of one identical event makes one Event with the count, in one request", async () => {
+  const c = counting();
+  const poster = new EventPoster({ client: c.client });
+  const object = subject();
+  for (let i = 0; i < 500; i++) poster.post(object, "Normal", "Reconciled", "all children ready");
+  await flush(poster);
+  const events = await eventsAbout(object);
+  expect(events).toHaveLength(1);
+  expect(events[0].count).toBe(500);
+  expect(c.sent).toEqual({ create: 1, patch: 0 });
+});
+
+test("the same event after it was posted PATCHes the existing Event's count instead of creating another", async () => {
+  const c = counting();
+  const poster = new EventPoster({ client: c.client });
+  const object = subject();
+  poster.post(object, "Warning", "Failed", "the child is missing");
+  await flush(poster);
+  poster.post(object, "Warning", "Failed", "the child is missing");
+  poster.post(object, "Warning", "Failed", "the child is missing");
+  await flush(poster);
+  const events = await eventsAbout(object);
+  expect(events.map((e) => [e.reason, e.count])).toEqual([["Failed", 3]]);
+  expect(c.sent).toEqual({ create: 1, patch: 1 });
+});
+
+test("each object has a token bucket: past the burst, new events are dropped, and other objects are not affected", async () => {
+  let clock = 0;
+  const c = counting();
+  const poster = new EventPoster({ client: c.client, correlation: { burst: 5, refillMs: 1000, maxSimilar: 100, now: () => clock } });
+  const hot = subject();
+  const calm = subject();
+  for (let i = 0; i < 20; i++) poster.post(hot, "Normal", `Step${i}`, `step ${i}`);
+  poster.post(calm, "Normal", "Started", "started");
+  await flush(poster);
+  expect((await eventsAbout(hot)).length).toBe(5);
+  expect((await eventsAbout(calm)).length).toBe(1);
+  expect(poster.stats.throttled).toBe(15);
+  clock += 2000; // two tokens back
+  for (let i = 20; i < 25; i++) poster.post(hot, "Normal", `Step${i}`, `step ${i}`);
+  await flush(poster);
+  expect((await eventsAbout(hot)).length).toBe(7);
+});
+
+test("many different messages of one reason are combined into one Event after the tenth", async () => {
+  const poster = new EventPoster({ client: counting().client });
+  const object = subject();
+  for (let i = 0; i < 30; i++) poster.post(object, "Warning", "BackOff", `attempt ${i} failed`);
+  await flush(poster);
+  const events = await eventsAbout(object);
+  expect(events).toHaveLength(11);
+  const combined = events.filter((e) => e.message.startsWith("(combined from similar events): "));
+  expect(combined).toHaveLength(1);
+  expect(combined[0].count).toBe(20);
+  expect(combined[0].message).toBe("(combined from similar events): attempt 29 failed");
+});
