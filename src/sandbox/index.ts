@@ -18,6 +18,7 @@ import { ServiceAccountTokens } from "./rbac.ts";
 import { handle, type ServerContext } from "./server.ts";
 import { RequestLog, type RequestRecord, type SandboxStats } from "./stats.ts";
 import { Store } from "./store.ts";
+import { GarbageCollector } from "./gc.ts";
 import { sandboxCerts } from "./tls.ts";
 import type { WatchStream } from "./watch.ts";
 
@@ -82,6 +83,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const store = new Store(opts.historySize ?? 1000);
   const registry = new ResourceRegistry();
   const objects = new Objects(store, registry);
+  new GarbageCollector(store, objects); // ownerReferences cascade, as kube-controller-manager's collector
   const watches = new Set<WatchStream>();
   const requests = new RequestLog();
   const faults = new Faults(store, watches);

@@ -3,6 +3,7 @@
 // optimistic concurrency, status subresource isolation, no-op writes, finalizers and
 // deletionTimestamp, namespace cascade, and CRD registration side effects.
 
+import { FOREGROUND, ORPHAN, type Collectable } from "./gc.ts";
 import { clone, deepEqual, jsonPatch, mergePatch } from "./patch.ts";
 import { strategicMergePatch } from "./strategic.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
@@ -29,7 +30,7 @@ export function present(def: ResourceDef, version: string, body: any): any {
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
 }
 
-export class Objects {
+export class Objects implements Collectable {
   /** called when a CRD resource is removed, so its watches can be closed */
   onResourceRemoved: (def: ResourceDef) => void = () => {};
 
@@ -243,9 +244,17 @@ export class Objects {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
     }
     const isNamespace = def.plural === "namespaces" && !def.group;
+    const policy = options?.propagationPolicy;
+    if (policy !== undefined && policy !== "Foreground" && policy !== "Background" && policy !== "Orphan") {
+      throw errors.invalid("meta.k8s.io", "DeleteOptions.meta.k8s.io", "", "propagationPolicy",
+        `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+    }
+    // The garbage collector's finalizers (gc.ts): it deletes dependents first, or orphans them.
+    const gcFinalizer = policy === "Foreground" ? FOREGROUND : policy === "Orphan" ? ORPHAN : undefined;
     if (obj.metadata.deletionTimestamp) return obj;
-    if ((obj.metadata.finalizers ?? []).length || isNamespace) {
+    if ((obj.metadata.finalizers ?? []).length || isNamespace || gcFinalizer) {
       const next = clone(obj);
+      if (gcFinalizer && !(next.metadata.finalizers ?? []).includes(gcFinalizer)) next.metadata.finalizers = [...(next.metadata.finalizers ?? []), gcFinalizer];
       next.metadata.deletionTimestamp = nowTimestamp();
       next.metadata.deletionGracePeriodSeconds = 0;
       next.metadata.generation = (obj.metadata.generation ?? 0) + 1;
@@ -261,6 +270,22 @@ export class Objects {
     const final = clone(obj);
     final.metadata.resourceVersion = String(this.store.nextRV());
     return this.finalRemove(def, ns, name, final, true);
+  }
+
+  /** The garbage collector's delete (gc.ts): by resource key. */
+  deleteWithPolicy(res: string, ns: string, name: string, policy: "Background" | "Foreground"): void {
+    const def = this.registry.byKey(res);
+    if (def) this.delete(def, ns, name, { propagationPolicy: policy });
+  }
+
+  /** The garbage collector's metadata writes (owner references, its finalizers), through the usual update rules. */
+  writeMetadata(res: string, ns: string, name: string, change: (meta: any) => void): void {
+    const def = this.registry.byKey(res);
+    if (!def) return;
+    const next = clone(this.get(def, ns, name));
+    change(next.metadata);
+    const version = def.versions[0]!;
+    this.update(def, version, ns, name, present(def, version, next));
   }
 
   /** remove for good; `final` already carries its new resourceVersion */

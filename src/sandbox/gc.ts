@@ -1,0 +1,129 @@
+// The garbage collector of kube-controller-manager, as far as ownerReferences go: once every
+// owner of an object is gone, the object is deleted (in the background); an owner deleted
+// with propagationPolicy Foreground (finalizer "foregroundDeletion") first has its dependents
+// deleted and disappears once none of them with blockOwnerDeletion is left; Orphan
+// (finalizer "orphan") removes the owner's references from its dependents, then lets it go.
+// Like the real one it runs after the write that caused it, not inside it (a microtask
+// later), so a watch sees the owner's deletion before its children's.
+// Owners are found by uid, as the real collector does; an index keeps it O(dependents).
+
+import type { ChangeEvent, Store } from "./store.ts";
+
+export const FOREGROUND = "foregroundDeletion";
+export const ORPHAN = "orphan";
+
+interface Where {
+  res: string;
+  ns: string;
+  name: string;
+}
+
+/** What the collector needs of Objects: deleting with a policy, and writing metadata. */
+export interface Collectable {
+  deleteWithPolicy(res: string, ns: string, name: string, policy: "Background" | "Foreground"): void;
+  writeMetadata(res: string, ns: string, name: string, change: (meta: any) => void): void;
+}
+
+export class GarbageCollector {
+  /** Every stored object by uid: is an owner still there? */
+  private readonly alive = new Map<string, Where>();
+  /** owner uid → the dependents that name it ("res|ns|name" → where). */
+  private readonly dependents = new Map<string, Map<string, Where>>();
+  private scheduled = false;
+  private readonly due = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly objects: Collectable,
+  ) {
+    store.subscribe((event) => this.observe(event));
+  }
+
+  private observe(event: ChangeEvent): void {
+    const meta = event.object?.metadata;
+    const uid: string | undefined = meta?.uid;
+    if (!uid) return;
+    const where = { res: event.res, ns: event.ns, name: meta.name };
+    const key = `${where.res}|${where.ns}|${where.name}`;
+    const before = (event.prev?.metadata?.ownerReferences ?? []) as { uid?: string }[];
+    for (const ref of before) if (ref.uid) this.dependents.get(ref.uid)?.delete(key);
+    if (event.type === "DELETED") {
+      this.alive.delete(uid);
+      if (this.dependents.has(uid)) this.schedule(uid);
+      // A dependent gone may unblock an owner being deleted in the foreground.
+      for (const ref of before) if (ref.uid) this.schedule(ref.uid);
+      return;
+    }
+    this.alive.set(uid, where);
+    for (const ref of (meta.ownerReferences ?? []) as { uid?: string }[]) {
+      if (!ref.uid) continue;
+      let deps = this.dependents.get(ref.uid);
+      if (!deps) this.dependents.set(ref.uid, (deps = new Map()));
+      deps.set(key, where);
+      if (!this.alive.has(ref.uid)) this.schedule(ref.uid); // created pointing at an owner already gone
+    }
+    const finalizers: string[] = meta.finalizers ?? [];
+    if (meta.deletionTimestamp && (finalizers.includes(FOREGROUND) || finalizers.includes(ORPHAN))) this.schedule(uid);
+    // A reference dropped (orphaned) may unblock its owner too.
+    if (before.length && before.length !== (meta.ownerReferences ?? []).length) for (const ref of before) if (ref.uid) this.schedule(ref.uid);
+  }
+
+  private schedule(uid: string): void {
+    this.due.add(uid);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => {
+      this.scheduled = false;
+      const uids = [...this.due];
+      this.due.clear();
+      for (const owner of uids) this.collect(owner);
+    });
+  }
+
+  private collect(ownerUid: string): void {
+    const owner = this.alive.get(ownerUid);
+    const ownerBody = owner && this.store.get(owner.res, owner.ns, owner.name);
+    const finalizers: string[] = ownerBody?.metadata?.deletionTimestamp ? (ownerBody.metadata.finalizers ?? []) : [];
+    if (owner && !finalizers.includes(ORPHAN) && !finalizers.includes(FOREGROUND)) return; // alive: nothing to collect
+    const deps = [...(this.dependents.get(ownerUid)?.values() ?? [])];
+    if (finalizers.includes(ORPHAN)) {
+      for (const d of deps) this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => {
+        m.ownerReferences = (m.ownerReferences ?? []).filter((r: any) => r.uid !== ownerUid);
+      }));
+      this.dependents.delete(ownerUid);
+      this.safely(() => this.objects.writeMetadata(owner!.res, owner!.ns, owner!.name, (m) => (m.finalizers = m.finalizers.filter((f: string) => f !== ORPHAN))));
+      return;
+    }
+    if (finalizers.includes(FOREGROUND)) {
+      let blocking = 0;
+      for (const d of deps) {
+        const body = this.store.get(d.res, d.ns, d.name);
+        if (!body) continue;
+        if ((body.metadata.ownerReferences ?? []).some((r: any) => r.uid === ownerUid && r.blockOwnerDeletion)) blocking++;
+        if (!body.metadata.deletionTimestamp) this.safely(() => this.objects.deleteWithPolicy(d.res, d.ns, d.name, "Foreground"));
+      }
+      if (blocking === 0) {
+        this.safely(() => this.objects.writeMetadata(owner!.res, owner!.ns, owner!.name, (m) => (m.finalizers = m.finalizers.filter((f: string) => f !== FOREGROUND))));
+      }
+      return;
+    }
+    for (const d of deps) {
+      const body = this.store.get(d.res, d.ns, d.name);
+      if (!body || body.metadata.deletionTimestamp) continue;
+      const refs: any[] = body.metadata.ownerReferences ?? [];
+      if (refs.every((r) => !this.alive.has(r.uid))) this.safely(() => this.objects.deleteWithPolicy(d.res, d.ns, d.name, "Background"));
+      // Other owners remain: only the dangling reference goes, as the real collector does.
+      else this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => (m.ownerReferences = refs.filter((r) => this.alive.has(r.uid)))));
+    }
+    this.dependents.delete(ownerUid);
+  }
+
+  /** The collector must never break a write: a raced object (already gone, changed) is skipped. */
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      // gone meanwhile, or refused: the next change of it schedules another look
+    }
+  }
+}
