@@ -20,13 +20,15 @@ export interface ManifestOptions {
   image: string;
   settings: Settings;
   selectors: ResourceSelector[];
+  /** The handlers' declared children (registry.children()). */
+  children?: ResourceSelector[];
   manifests: Manifest[];
 }
 
 export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image, settings } = options;
   const crds = handlerCRDs(options.manifests);
-  const rules = rbacRules({ settings, selectors: options.selectors, crds });
+  const rules = rbacRules({ settings, selectors: options.selectors, crds, children: options.children });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   const webhooks = webhookObjects(name, namespace, crds);
   rules.cluster.push(...webhookRules(name));
@@ -58,6 +60,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       image: stringFlag(own.values, "image") ?? `${name}:latest`,
       settings,
       selectors: registry.selectors(),
+      children: registry.children(),
       manifests,
     }),
   );

@@ -36,22 +36,32 @@ export interface RbacInput {
   selectors: ResourceSelector[];
   /** The CRDs shipped beside the handlers: they tell a resource's group and scope. */
   crds: KubeObject[];
+  /** The resources handlers declared as children (`{ children: [...] }`): full access, where the handled objects are. */
+  children?: ResourceSelector[];
 }
 
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
-export function rbacRules({ settings, selectors, crds }: RbacInput): RbacRules {
+export function rbacRules({ settings, selectors, crds, children = [] }: RbacInput): RbacRules {
   const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 } };
-  for (const selector of selectors) {
+  const placed = (selector: ResourceSelector) => {
     const wanted = parseSelector(selector);
     const crd = crds.find((c) => c.spec?.names?.plural === wanted.name && (wanted.group === undefined || c.spec?.group === wanted.group));
     const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
     // Built-in resources without a CRD here are taken as namespaced (most are).
     const clusterScoped = crd?.spec?.scope === "Cluster";
-    const where = clusterScoped ? rules.cluster : rules.namespaced;
+    return { wanted, group, clusterScoped, where: clusterScoped ? rules.cluster : rules.namespaced };
+  };
+  for (const selector of selectors) {
+    const { wanted, group, clusterScoped, where } = placed(selector);
     rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
     // The engine only reads, watches and merge-patches (results, progress, finalizers).
     where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "patch"] });
     where.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["patch"] });
+  }
+  for (const selector of children) {
+    // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api.
+    const { wanted, group, where } = placed(selector);
+    where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] });
   }
   rules.namespaced.push({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] });
   const peering = settings.peering;

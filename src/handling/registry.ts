@@ -120,6 +120,20 @@ export class Registry {
     return [...seen.values()];
   }
 
+  /** The distinct resources handlers declared as their `children` (for `kobun manifests`' RBAC). */
+  children(): ResourceSelector[] {
+    const seen = new Map<string, ResourceSelector>();
+    // Keyed by group and name: RBAC grants a resource in every version at once.
+    for (const spec of this.handlers) {
+      for (const child of spec.options.children ?? []) {
+        const { group, name } = parseSelector(child);
+        const key = `${group ?? ""}|${name}`;
+        if (!seen.has(key)) seen.set(key, child);
+      }
+    }
+    return [...seen.values()];
+  }
+
   /** The handlers that apply to a resolved resource, in registration order. */
   forResource(resource: Resource): HandlerSpec[] {
     return this.handlers.filter((spec) => matches(this.parsed.get(spec)!, resource));
@@ -173,6 +187,16 @@ export class Registry {
     for (const key of ["backoff", "timeout"] as const) {
       const v = options[key];
       if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
+    }
+    if (options.children !== undefined) {
+      if (!Array.isArray(options.children)) throw new Error(`handler ${id}: children must be a list of resources like ["configmaps", "apps/v1/deployments"]`);
+      for (const child of options.children) {
+        try {
+          parseSelector(child);
+        } catch (error) {
+          throw new Error(`handler ${id}: children: ${(error as Error).message}`);
+        }
+      }
     }
     const spec: HandlerSpec = { id, kind, selector, fn, options, order: this.handlers.length };
     if (kind === "field") spec.field = fieldPath(options.field!);

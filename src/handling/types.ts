@@ -116,6 +116,12 @@ export interface HandlerOptions {
    * resource as a whole (every handler's diff). A Secret's data/stringData are always sensitive.
    */
   sensitive?: readonly string[];
+  /**
+   * Other resources this handler reads or writes through `ctx.api` (its children), as selectors
+   * like "configmaps" or "apps/v1/deployments": `kobun manifests` grants the operator
+   * get/list/watch/create/update/patch/delete on them where it handles objects.
+   */
+  children?: readonly string[];
 }
 
 export interface DeleteOptions extends HandlerOptions {
@@ -133,6 +139,8 @@ export interface FieldOptions extends HandlerOptions {
 
 export interface EventOptions {
   id?: string;
+  /** As HandlerOptions' `children`: resources touched through `ctx.api`, granted by `kobun manifests`. */
+  children?: readonly string[];
   labels?: MetaMatchers;
   annotations?: MetaMatchers;
   when?: (ctx: EventContext) => boolean;

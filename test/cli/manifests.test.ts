@@ -115,7 +115,10 @@ test("globs: a ClusterRole + ClusterRoleBinding (a Role cannot be in namespace '
   expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "op", namespace: "default" }]);
   expect(grants(docs)).toEqual({
     "ClusterRole/op": [
-      "kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch", "/events:create,patch",
+      "kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch",
+      // handlers/children.ts declares { children: ["configmaps", "apps/v1/deployments"] }
+      "/configmaps:get,list,watch,create,update,patch,delete", "apps/deployments:get,list,watch,create,update,patch,delete",
+      "/events:create,patch",
       "kobun.dev/kobunpeerings:get,list,watch,create,patch", "kobun.dev/kobunpeerings/status:patch",
       "/namespaces:list,watch",
     ],
@@ -128,7 +131,11 @@ test("fixed namespaces: cluster-scoped grants (cluster-wide peering) go to a Clu
   using config = withConfig("peering:\n  clusterwide: true\n");
   const { code, docs } = manifests(["--config", config.path, "-n", "team-a", "-n", "team-b", "--name", "op"]);
   expect(code).toBe(0);
-  const namespaced = ["kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch", "/events:create,patch"];
+  const namespaced = [
+    "kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch",
+    "/configmaps:get,list,watch,create,update,patch,delete", "apps/deployments:get,list,watch,create,update,patch,delete",
+    "/events:create,patch",
+  ];
   expect(grants(docs)).toEqual({
     "ClusterRole/op": ["kobun.dev/clusterkobunpeerings:get,list,watch,create,patch", "kobun.dev/clusterkobunpeerings/status:patch"],
     "Role/team-a/op": namespaced,
