@@ -1,10 +1,12 @@
 // KubeClient: the only thing in kobun that sends HTTP to the API server. The verbs and
-// paging live here; the transport (auth, TLS sessions, retries, errors) in ./transport.ts.
+// paging live here; the transport it holds (auth, TLS sessions, retries, errors) in ./transport.ts.
 
 import { connect, type ConnectOptions } from "./connection.ts";
 import { ApiError, ApplyConflictError } from "./errors.ts";
 import { Discovery, type ResourceSelector } from "./discovery.ts";
-import { Transport, type ClientOptions } from "./transport.ts";
+import type { Connection } from "./connection.ts";
+import type { RequestObserver } from "./observer.ts";
+import { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
 import { patchContentTypes, resourcePath, type KubeObject, type ObjectList, type PatchType, type Resource, type Status } from "./types.ts";
 
 export { queryString, type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
@@ -33,11 +35,47 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
-export class KubeClient extends Transport {
+/** The verbs over a Transport it holds (auth, TLS, retries, deadlines: the transport's). */
+export class KubeClient {
+  private readonly transport: Transport;
   private readonly discovery = new Discovery((path, signal) => this.request("GET", path, { signal }));
+
+  constructor(connection: Connection, options: ClientOptions = {}) {
+    this.transport = new Transport(connection, options);
+  }
 
   static async connect(options: ConnectOptions & ClientOptions): Promise<KubeClient> {
     return new KubeClient(await connect(options), options);
+  }
+
+  // ----- the transport's, as the client's -----
+
+  get server(): string {
+    return this.transport.server;
+  }
+
+  get connection(): Connection {
+    return this.transport.connection;
+  }
+
+  /** Adds an observer of every attempt; the returned call removes it. */
+  observe(observer: RequestObserver): () => void {
+    return this.transport.observe(observer);
+  }
+
+  /** Closes the transport's sessions (keep-alive sockets). */
+  close(): void {
+    this.transport.close();
+  }
+
+  /** One request with the transport's auth, retries and deadline; the answer's JSON. */
+  request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return this.transport.request<T>(method, path, options);
+  }
+
+  /** A streaming GET (a watch): the open Response. */
+  stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }): Promise<Response> {
+    return this.transport.stream(path, query, signal, hooks);
   }
 
   // ----- verbs -----

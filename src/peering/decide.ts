@@ -139,3 +139,15 @@ function toNumber(value: unknown, fallback: number): number | undefined {
   const n = typeof value === "string" ? Number(value) : value;
   return typeof n === "number" && Number.isFinite(n) ? n : undefined;
 }
+
+/**
+ * The live records of a deleted peering object (its status: `goneStatus`) that the current one (re-created by
+ * anyone's keep-alive, or absent) does not show, until their deadlines: deleting the object
+ * does not make the peers in it dead. Records without `lastseen` are not carried: they would
+ * never expire.
+ */
+export function carriedPeers(goneStatus: unknown, peers: Peer[], ownId: string, now: number): Peer[] {
+  const raw = (goneStatus ?? {}) as Record<string, { lastseen?: unknown } | null>;
+  const present = new Set(peers.map((p) => p.id));
+  return parsePeers(goneStatus, now).filter((p) => p.id !== ownId && !present.has(p.id) && p.deadline > now && raw[p.id]?.lastseen != null);
+}

@@ -6,8 +6,8 @@
 // thrown to every subscriber (their own retry policy applies), and the feed re-watches.
 
 import type { KubeObject, Resource } from "../kube/types.ts";
-import { sleep } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
+import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchClient, WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
@@ -36,19 +36,21 @@ export class PeeringFeed {
   /** Runs the shared watch until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const watcher = new Watcher(this.client, this.resource, { namespace: null, logger: this.logger });
-    const backoff = new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 });
-    while (!signal.aborted) {
-      try {
-        for await (const event of watcher.events(signal)) this.route(event);
-      } catch (error) {
-        if (signal.aborted) return;
-        this.resourceVersion = undefined;
-        this.listing = undefined;
-        const failure = error instanceof Error ? error : new Error(String(error));
-        for (const group of this.subscribers.values()) for (const s of group) s.push(failure);
-        await sleep(backoff.next(), signal);
-      }
-    }
+    await supervise(
+      {
+        open: (s) => watcher.events(s),
+        each: (event) => this.route(event),
+        delays: new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 }),
+        failed: (error) => {
+          this.resourceVersion = undefined;
+          this.listing = undefined;
+          // Each subscriber (a namespace's peering) reports and retries on its own.
+          const failure = error instanceof Error ? error : new Error(String(error));
+          for (const group of this.subscribers.values()) for (const s of group) s.push(failure);
+        },
+      },
+      signal,
+    );
   }
 
   /** The events of `namespace`'s peering object, until `signal` aborts or the shared watch fails. */

@@ -17,46 +17,16 @@ import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
-import { decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision, type Peer } from "./decide.ts";
+import { carriedPeers, decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision } from "./decide.ts";
 import { peerId } from "./identity.ts";
-import { createPeering, errorText, findPeering, warnUnpeered } from "./presence.ts";
-import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
-import type { PeeringGroup } from "./resources.ts";
-import type { PeeringEvents } from "./feed.ts";
+import { createPeering, errorText, findPeering, leavePeering, warnUnpeered } from "./presence.ts";
+import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringTarget } from "./records.ts";
+import type { PeeringOptions } from "./options.ts";
+
+export type { PeeringOptions } from "./options.ts";
 
 /** setTimeout's limit (2^31-1 ms, ~24.8 days): longer delays fire at once. A timer capped here re-arms for the rest. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-export interface PeeringOptions {
-  client: PeeringClient;
-  /** The operator's freeze gate, shared with the resource watchers. */
-  toggle: Toggle;
-  /** The peering object's name. Default in kobun's config: "default". */
-  name: string;
-  /** The namespace of a namespaced peering object; null for the cluster-wide one. */
-  namespace: string | null;
-  /** Higher wins; equal priorities freeze each other. Kopf's default is 0, its `--dev` 666. */
-  priority: number;
-  /** Seconds our record stays valid without a keep-alive (default in config: 60). Whole seconds on the wire. */
-  lifetime: number;
-  /** "kobun.dev", or "kopf.dev" to coordinate with Kopf-based operators. */
-  group: PeeringGroup;
-  /** Default: `peerId()`. */
-  id?: string;
-  logger: Logger;
-  /** The user asked for peering explicitly: a missing peering resource then freezes instead of disabling peering. */
-  mandatory: boolean;
-  /** Upper bound for removing our record on exit, in ms. Default 2000. */
-  exitTimeoutMs?: number;
-  /** Awaited on exit before our record is removed (the runtime: "the handlers have finished"). */
-  beforeLeave?: () => Promise<void>;
-  /** Shared by the peerings of one run, so a warning true of them all is logged once (then at INFO). */
-  notices?: Set<string>;
-  /** The peering object's events from a shared watch (a PeeringFeed); default: a watch of its own. */
-  events?: PeeringEvents;
-  /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
-  recheck?: { initialMs: number; maxMs: number };
-}
 
 /** Why the toggle is held by us: not at all, before the first look, by peers, or by a missing resource. */
 type FrozenBy = null | "pending" | "peers" | "missing";
@@ -115,7 +85,8 @@ export class Peering {
       if (this.joined) {
         // Our record keeps the peers frozen until our handlers are done with the objects.
         await this.options.beforeLeave?.();
-        await this.leave();
+        const left = await leavePeering(this.options.client, this.target, this.id, this.log, this.options.exitTimeoutMs ?? 2000, this.options.lifetime);
+        if (left) this.joined = false;
       }
     }
   }
@@ -254,30 +225,14 @@ export class Peering {
   private evaluate(): void {
     const now = Date.now();
     const status = this.body?.status;
-    const decision = decide(now, this.id, this.options.priority, this.withGonePeers(parsePeers(status, now), now));
+    const peers = parsePeers(status, now);
+    const carried = this.gone ? carriedPeers(this.gone.status, peers, this.id, now) : [];
+    // Forget the deleted object once none of its records is alive.
+    if (carried.length === 0) this.gone = undefined;
+    const decision = decide(now, this.id, this.options.priority, [...peers, ...carried]);
     for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
     this.apply(decision);
     this.arm(decision.nextChangeAt);
-  }
-
-  /**
-   * The live records of a deleted peering object that the current one (re-created by anyone's
-   * keep-alive, or absent) does not show, until their deadlines. Forgets the deleted object
-   * once none of its records is alive. Records without `lastseen` are not carried: they
-   * would never expire.
-   */
-  private withGonePeers(peers: Peer[], now: number): Peer[] {
-    if (!this.gone) return peers;
-    const raw = (this.gone.status ?? {}) as Record<string, { lastseen?: unknown } | null>;
-    const present = new Set(peers.map((p) => p.id));
-    const carried = parsePeers(this.gone.status, now).filter(
-      (p) => p.id !== this.id && !present.has(p.id) && p.deadline > now && raw[p.id]?.lastseen != null,
-    );
-    if (carried.length === 0) {
-      this.gone = undefined;
-      return peers;
-    }
-    return [...peers, ...carried];
   }
 
   private apply(decision: Decision): void {
@@ -351,27 +306,5 @@ export class Peering {
       this.cleaning.delete(id);
       this.background.delete(task);
     });
-  }
-
-  /** Removes our own record so the next operator does not wait for our ghost. Bounded in time. */
-  private async leave(): Promise<void> {
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new DOMException("removing the peering record took too long", "TimeoutError")),
-      this.options.exitTimeoutMs ?? 2000,
-    );
-    try {
-      await writeRecord(this.options.client, this.target, this.id, null, controller.signal);
-      this.joined = false;
-      this.log.debug("removed own peering record");
-    } catch (error) {
-      if (isObjectMissing(error) || isResourceMissing(error)) return;
-      this.log.warn("could not remove own peering record; peers will wait until it expires", {
-        error: errorText(error),
-        lifetime: this.options.lifetime,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }

@@ -7,7 +7,7 @@ import { isConflict, isForbidden, isNotFound } from "../kube/errors.ts";
 import { resourceName, type KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { PeerRecord } from "./decide.ts";
-import { describeTarget, isObjectMissing, isResourceMissing, type PeeringClient, type PeeringTarget } from "./records.ts";
+import { describeTarget, isObjectMissing, isResourceMissing, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
 
 export type Presence =
   | { kind: "ready"; created: boolean }
@@ -82,4 +82,23 @@ export function warnUnpeered(log: Logger, why: string, notices?: Set<string>): v
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Removes our own record so the next operator does not wait for our ghost, within `timeoutMs`. True when removed. */
+export async function leavePeering(
+  client: PeeringClient, target: PeeringTarget, id: string, log: Logger, timeoutMs: number, lifetime: number,
+): Promise<boolean> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException("removing the peering record took too long", "TimeoutError")), timeoutMs);
+  try {
+    await writeRecord(client, target, id, null, controller.signal);
+    log.debug("removed own peering record");
+    return true;
+  } catch (error) {
+    if (isObjectMissing(error) || isResourceMissing(error)) return false;
+    log.warn("could not remove own peering record; peers will wait until it expires", { error: errorText(error), lifetime });
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }

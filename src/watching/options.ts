@@ -59,3 +59,17 @@ const SERVER_TIMEOUT_MARGIN_S = 5;
 export function derivedInactivityTimeoutMs(serverTimeoutSeconds: number): number {
   return (jitteredTimeout(serverTimeoutSeconds, 1) + SERVER_TIMEOUT_MARGIN_S) * 1000;
 }
+
+/** A WATCH request's query: from `resourceVersion`, or a streaming list when it is undefined. */
+export function watchQuery(resourceVersion: string | undefined, serverTimeoutSeconds: number, labelSelector: string | undefined): Record<string, string> {
+  const q: Record<string, string> = { watch: "true", allowWatchBookmarks: "true" };
+  if (resourceVersion === undefined) {
+    q.sendInitialEvents = "true";
+    q.resourceVersionMatch = "NotOlderThan";
+  } else {
+    q.resourceVersion = resourceVersion;
+  }
+  q.timeoutSeconds = String(jitteredTimeout(serverTimeoutSeconds));
+  if (labelSelector) q.labelSelector = labelSelector;
+  return q;
+}

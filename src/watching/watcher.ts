@@ -14,7 +14,7 @@ import { WatchStream } from "./stream.ts";
 import { classify, errorEvent, forbidden, lineFacts, lineTooLong, rejected, WatchError } from "./errors.ts";
 import { LineTooLongError } from "./lines.ts";
 import { Inventory } from "./inventory.ts";
-import { defaults, derivedInactivityTimeoutMs, type WatcherOptions } from "./options.ts";
+import { defaults, derivedInactivityTimeoutMs, watchQuery, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
 
 export type { WatcherOptions } from "./options.ts";
@@ -76,19 +76,6 @@ export class Watcher {
   }
 
   /**
-   * A real API server sends LIST items of built-in kinds without apiVersion/kind (only watch
-   * events carry them): fill them in, so handlers, Events' involvedObject and the rule "never
-   * post about Event objects" see the same body whichever way it arrived.
-   */
-  private typed(object: KubeObject): KubeObject {
-    if (!object.kind) {
-      object.apiVersion = apiVersionOf(this.resource);
-      object.kind = this.resource.kind;
-    }
-    return object;
-  }
-
-  /**
    * Lists, then watches, for as long as `signal` is not aborted. Every call starts with a
    * fresh relist. Ends quietly on abort; throws WatchError on a non-410 ERROR, on 403, and
    * on other non-retryable rejections. One consumer at a time.
@@ -147,25 +134,12 @@ export class Watcher {
       await this.failed(error, "list", signal);
       return;
     }
-    for (const object of page.items) yield this.inventory.listed(this.typed(object));
+    for (const object of page.items) yield this.inventory.listed(typed(object, this.resource));
     this.state = S.pageReceived(page);
     if (this.state.kind === "listed") yield* this.inventory.finish(this.state.resourceVersion);
   }
 
   // ---- the watch stream (also carries a streaming list) ----
-
-  private query(streaming: boolean): Record<string, string> {
-    const q: Record<string, string> = { watch: "true", allowWatchBookmarks: "true" };
-    if (streaming) {
-      q.sendInitialEvents = "true";
-      q.resourceVersionMatch = "NotOlderThan";
-    } else {
-      q.resourceVersion = S.resourceVersionOf(this.state) ?? "";
-    }
-    q.timeoutSeconds = String(S.jitteredTimeout(this.serverTimeout));
-    if (this.options.labelSelector) q.labelSelector = this.options.labelSelector;
-    return q;
-  }
 
   private async *watch(signal: AbortSignal): AsyncGenerator<WatchEvent> {
     const streaming = this.state.kind === "empty";
@@ -174,68 +148,13 @@ export class Watcher {
       this.state = S.initialStarted();
     }
     const conn = new WatchStream(this.client, this.inactivityMs, signal, this.maxLineBytes);
+    const read = { events: 0 };
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
-    let exit: { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown } = { kind: "left" };
-    let events = 0;
+    let exit: StreamExit = { kind: "left" };
     try {
-      await conn.open(this.path, this.query(streaming));
+      await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, this.options.labelSelector));
       this.state = S.watchOpened(this.state);
-      let leave = false;
-      for await (const lines of conn.batches()) {
-        for (const line of lines) {
-          const raw = S.parseLine(line);
-          if ("malformed" in raw) {
-            this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, ...lineFacts(line) });
-            exit = { kind: "failed", error: new Error(`malformed line: ${raw.malformed}`) };
-            leave = true;
-            break;
-          }
-          this.observer?.event(raw.type);
-          const step = S.eventReceived(this.state, raw);
-          this.state = step.state;
-          const outcome = step.outcome;
-          events++;
-          switch (outcome.kind) {
-            case "apply": {
-              this.goneStreak = 0;
-              this.inventory.apply(outcome.type, outcome.object);
-              yield { type: outcome.type, object: outcome.object };
-              break;
-            }
-            case "initial":
-              yield this.inventory.listed(outcome.object);
-              break;
-            case "initial-done":
-              this.streamingSupported = true;
-              yield* this.inventory.finish(outcome.resourceVersion);
-              break;
-            case "bookmark":
-              this.goneStreak = 0;
-              break;
-            case "gone":
-              this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
-              this.observer?.restarted("410");
-              this.relistAfterGone();
-              leave = true;
-              break;
-            case "error":
-              throw errorEvent(this.resource, this.namespace, outcome.status);
-            case "no-streaming-list":
-              this.noStreamingList(outcome.why, outcome.status);
-              leave = true;
-              break;
-            case "unknown":
-              if (!this.warnedTypes.has(outcome.type)) {
-                this.warnedTypes.add(outcome.type);
-                this.log.warn("unknown watch event type; skipping events of this type", { type: outcome.type });
-              }
-              break;
-          }
-          if (leave) break;
-        }
-        if (leave) break;
-      }
-      if (!leave) exit = { kind: "server" };
+      exit = yield* this.read(conn, read);
     } catch (error) {
       if (error instanceof WatchError) throw error;
       if (error instanceof LineTooLongError) throw lineTooLong(this.resource, this.namespace, error);
@@ -245,13 +164,71 @@ export class Watcher {
     }
     if (signal.aborted) return;
     if (conn.inactive) return this.inactive();
-    if (exit.kind === "server") return this.ended(conn, events);
+    if (exit.kind === "server") return this.ended(conn, read.events);
     if (exit.kind === "failed") {
       if (this.state.kind === "initial" && this.streamingSupported === undefined) {
         const f = classify(exit.error);
         if (f.kind === "rejected") return this.noStreamingList(`${f.error.code} ${f.error.reason ?? ""}`.trim(), f.error.status);
       }
       await this.failed(exit.error, "watch", signal);
+    }
+  }
+
+  /** Reads the open stream line by line until it ends or a line's outcome leaves it. */
+  private async *read(conn: WatchStream, read: { events: number }): AsyncGenerator<WatchEvent, StreamExit> {
+    for await (const lines of conn.batches()) {
+      for (const line of lines) {
+        const raw = S.parseLine(line);
+        if ("malformed" in raw) {
+          this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, ...lineFacts(line) });
+          return { kind: "failed", error: new Error(`malformed line: ${raw.malformed}`) };
+        }
+        this.observer?.event(raw.type);
+        const step = S.eventReceived(this.state, raw);
+        this.state = step.state;
+        read.events++;
+        if (yield* this.outcome(step.outcome)) return { kind: "left" };
+      }
+    }
+    return { kind: "server" };
+  }
+
+  /** Acts on one event's outcome (watching/state.ts); true when it leaves the stream. */
+  private *outcome(outcome: S.Outcome): Generator<WatchEvent, boolean> {
+    switch (outcome.kind) {
+      case "apply":
+        this.goneStreak = 0;
+        this.inventory.apply(outcome.type, outcome.object);
+        yield { type: outcome.type, object: outcome.object };
+        return false;
+      case "initial":
+        yield this.inventory.listed(outcome.object);
+        return false;
+      case "initial-done":
+        this.streamingSupported = true;
+        yield* this.inventory.finish(outcome.resourceVersion);
+        return false;
+      case "bookmark":
+        this.goneStreak = 0;
+        return false;
+      case "gone":
+        this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
+        this.observer?.restarted("410");
+        this.relistAfterGone();
+        return true;
+      case "error":
+        throw errorEvent(this.resource, this.namespace, outcome.status);
+      case "no-streaming-list":
+        this.noStreamingList(outcome.why, outcome.status);
+        return true;
+      case "unknown":
+        if (!this.warnedTypes.has(outcome.type)) {
+          this.warnedTypes.add(outcome.type);
+          this.log.warn("unknown watch event type; skipping events of this type", { type: outcome.type });
+        }
+        return false;
+      case "malformed":
+        return false; // state.ts judged the event unusable; the stream goes on
     }
   }
 
@@ -330,4 +307,20 @@ export class Watcher {
       }
     }
   }
+}
+
+/** How a watch stream was left: it ended ("server"), an outcome left it, or it failed. */
+type StreamExit = { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown };
+
+/**
+ * A real API server sends LIST items of built-in kinds without apiVersion/kind (only watch
+ * events carry them): fill them in, so handlers, Events' involvedObject and the rule "never
+ * post about Event objects" see the same body whichever way it arrived.
+ */
+function typed(object: KubeObject, resource: Resource): KubeObject {
+  if (!object.kind) {
+    object.apiVersion = apiVersionOf(resource);
+    object.kind = resource.kind;
+  }
+  return object;
 }

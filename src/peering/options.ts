@@ -1,0 +1,38 @@
+// What a Peering is built from.
+
+import type { Logger } from "../util/log.ts";
+import type { Toggle } from "../util/toggle.ts";
+import type { PeeringEvents } from "./feed.ts";
+import type { PeeringClient } from "./records.ts";
+import type { PeeringGroup } from "./resources.ts";
+
+export interface PeeringOptions {
+  client: PeeringClient;
+  /** The operator's freeze gate, shared with the resource watchers. */
+  toggle: Toggle;
+  /** The peering object's name. Default in kobun's config: "default". */
+  name: string;
+  /** The namespace of a namespaced peering object; null for the cluster-wide one. */
+  namespace: string | null;
+  /** Higher wins; equal priorities freeze each other. Kopf's default is 0, its `--dev` 666. */
+  priority: number;
+  /** Seconds our record stays valid without a keep-alive (default in config: 60). Whole seconds on the wire. */
+  lifetime: number;
+  /** "kobun.dev", or "kopf.dev" to coordinate with Kopf-based operators. */
+  group: PeeringGroup;
+  /** Default: `peerId()`. */
+  id?: string;
+  logger: Logger;
+  /** The user asked for peering explicitly: a missing peering resource then freezes instead of disabling peering. */
+  mandatory: boolean;
+  /** Upper bound for removing our record on exit, in ms. Default 2000. */
+  exitTimeoutMs?: number;
+  /** Awaited on exit before our record is removed (the runtime: "the handlers have finished"). */
+  beforeLeave?: () => Promise<void>;
+  /** Shared by the peerings of one run, so a warning true of them all is logged once (then at INFO). */
+  notices?: Set<string>;
+  /** The peering object's events from a shared watch (a PeeringFeed); default: a watch of its own. */
+  events?: PeeringEvents;
+  /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
+  recheck?: { initialMs: number; maxMs: number };
+}
