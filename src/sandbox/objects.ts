@@ -106,6 +106,8 @@ export class Objects implements Collectable {
     if (!def.namespaced) delete body.metadata.namespace;
     if (this.hasStatus(def, version)) delete body.status;
     if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
+    // the real server's defaulting (SetDefaults_Secret); `kubectl get secrets` shows it
+    if (def.plural === "secrets" && !def.group && !body.type) body.type = "Opaque";
     this.validate(def, version, body, undefined, strict);
     checkObjectSize(def.group, def.kind, body);
     let served: ResourceDef | undefined;

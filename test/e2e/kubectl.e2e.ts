@@ -96,6 +96,8 @@ describe.each(selectedTargets())("kubectl against %s", (targetName: TargetName) 
     await t.client.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "two" }, data: { a: "1", b: "2" } });
     expect(normalise(await k.ok(["get", "cm", "two", "-n", ns]))).toBe("NAME  DATA  AGE\ntwo  2  <age>\n");
     expect(normalise(await k.ok(["get", "namespace", ns]))).toBe(`NAME  STATUS  AGE\n${ns}  Active  <age>\n`);
+    await k.ok(["create", "secret", "generic", "s", "-n", ns, "--from-literal=a=1"]);
+    expect(normalise(await k.ok(["get", "secrets", "-n", ns]))).toBe("NAME  TYPE  DATA  AGE\ns  Opaque  1  <age>\n");
   });
 
   kubectlTest("get all: the dev banner's command lists a deployment", async () => {

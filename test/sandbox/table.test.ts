@@ -45,6 +45,12 @@ describe("Table output", () => {
     expect(t.rows[0].object).toMatchObject({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: { name: "two", namespace: "default" } });
   });
 
+  test("secrets: Name, Type (defaulted to Opaque, as the real server does), Data, Age", async () => {
+    await api(sb, "POST", "/api/v1/namespaces/default/secrets", { metadata: { name: "s" }, data: { a: "MQ==", b: "Mg==" } });
+    const t = await table("/api/v1/namespaces/default/secrets/s");
+    expect([names(t), t.rows[0].cells.slice(0, 3)]).toEqual([["Name", "Type", "Data", "Age"], ["s", "Opaque", 2]]);
+  });
+
   test("a GET of a deployment: Ready from status and spec; wide columns have priority 1", async () => {
     await api(sb, "POST", "/apis/apps/v1/namespaces/default/deployments", {
       metadata: { name: "web" }, spec: { replicas: 3, selector: { matchLabels: { app: "web" } }, template: { spec: { containers: [{ name: "c", image: "nginx:1" }] } } },
