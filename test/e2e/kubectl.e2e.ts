@@ -18,7 +18,6 @@ import { join } from "node:path";
 /** test name → what the sandbox lacks for it (each an issue-18 item). */
 const KUBECTL_GAPS = new Map<string, string>([
   ["create -f of a built-in kind with an unknown field is refused (fieldValidation=Strict)", "no schemas of the built-in kinds, so no unknown-field check for them"],
-  ["explain a built-in field", "no schemas of the built-in kinds in /openapi/v3 (only CRDs')"],
 ]);
 
 const DEPLOYMENTS: Resource = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true };
@@ -309,6 +308,9 @@ describe.each(selectedTargets())("kubectl against %s", (targetName: TargetName) 
   kubectlTest("explain a built-in field", async () => {
     const { k } = need();
     expect(await k.ok(["explain", "configmap.data"])).toMatch(/^KIND:\s+ConfigMap\nVERSION:\s+v1\n\nFIELD: data <map\[string\]string>/);
+    const replicas = normalise(await k.ok(["explain", "deployment.spec.replicas"]));
+    expect(replicas).toBe("GROUP:  apps\nKIND:  Deployment\nVERSION:  v1\n\nFIELD: replicas <integer>\n\n\nDESCRIPTION:\n"
+      + "  Number of desired pods. This is a pointer to distinguish between explicit\n  zero and not specified. Defaults to 1.\n\n\n");
   });
 
   kubectlTest("explain a CRD's fields, from its schema", async () => {

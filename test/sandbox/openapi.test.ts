@@ -42,6 +42,11 @@ describe("OpenAPI v3", () => {
     expect(patch["x-kubernetes-group-version-kind"]).toEqual({ group: "", version: "v1", kind: "ConfigMap" });
     expect(patch.parameters).toContainEqual({ name: "fieldValidation", in: "query", schema: { type: "string", uniqueItems: true } });
     expect(core.paths["/api/v1/namespaces/{name}"]).toBeDefined();
+    // the built-in kinds' schemas, as kube-apiserver v1.37.2 publishes them, with what they refer to
+    expect(patch.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/io.k8s.api.core.v1.ConfigMap" });
+    expect(core.components.schemas["io.k8s.api.core.v1.ConfigMap"].properties.data.additionalProperties).toMatchObject({ type: "string" });
+    expect(core.components.schemas["io.k8s.api.core.v1.PodSpec"].properties.containers["x-kubernetes-patch-merge-key"]).toBe("name");
+    expect(core.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]).toBeDefined();
     const doc = (await api(sb, "GET", "/openapi/v3/apis/two.example.com/v1")).body as any;
     const schema = doc.components.schemas["com.example.two.v1.Gizmo"];
     expect(schema["x-kubernetes-group-version-kind"]).toEqual([{ group: "two.example.com", kind: "Gizmo", version: "v1" }]);
