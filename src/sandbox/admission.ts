@@ -181,12 +181,22 @@ export class SandboxAdmission {
     return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict);
   }
 
+  /**
+   * A patch that names no resourceVersion applies to whatever is stored: when another write
+   * landed while the webhooks were asked, it is applied and admitted again on the new object
+   * (kube-apiserver's GuaranteedUpdate), not refused with a conflict.
+   */
   async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", strict = false): Promise<any> {
-    const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-    const patched = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
-    const object = await this.admit({ def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub });
-    const stored = await this.toStorage(def, version, object);
-    return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict);
+    for (let attempt = 1; ; attempt++) {
+      const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
+      const patched = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
+      const object = await this.admit({ def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub });
+      const stored = await this.toStorage(def, version, object);
+      const raced = this.objects.get(def, ns, name).metadata.resourceVersion !== oldObject.metadata.resourceVersion;
+      const precondition = patched.metadata?.resourceVersion !== oldObject.metadata.resourceVersion;
+      if (raced && !precondition && attempt < 5) continue;
+      return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict);
+    }
   }
 
   async delete(def: ResourceDef, version: string, ns: string, name: string, options: unknown, user: UserInfo): Promise<any> {

@@ -23,8 +23,16 @@ const CRD = {
   },
 };
 
+/** Releases the validator while it holds the "raced" widget's first patch (see the race test). */
+const hold = { waiting: Promise.withResolvers<void>(), release: Promise.withResolvers<void>() };
+
 function widgetHandlers(): Registry {
   const registry = new Registry();
+  registry.on.validate("widgets.kobun.dev", async ({ object }) => {
+    if (object.metadata.name !== "raced" || object.spec?.color !== "red" || object.spec?.size === 5) return;
+    hold.waiting.resolve();
+    await hold.release.promise;
+  }, { id: "holder", operations: ["UPDATE"] });
   registry.on.validate("widgets.kobun.dev", ({ object }) => {
     const size = object.apiVersion === "kobun.dev/v2" ? object.spec?.replicas : object.spec?.size;
     if (!(size >= 1)) throw new AdmissionError("spec.size must be at least 1");
@@ -136,4 +144,17 @@ test("a server-side apply goes through the webhooks too (kubectl apply --server-
   expect(created.status).toBe(201);
   expect(((await created.json()) as any).spec).toEqual({ color: "blue", size: 1 });
   expect((await apply("applied-one", { size: 0 })).status).toBe(400);
+});
+
+test("a patch raced by another write while the webhooks were asked is applied again to the new object, not refused", async () => {
+  expect((await post("v1", widget("v1", "raced", { size: 1 }))).status).toBe(201);
+  const patch = (spec: Record<string, unknown>) => fetch(`${widgets("v1")}/raced`, {
+    method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ spec }),
+  });
+  const first = patch({ color: "red" });
+  await hold.waiting.promise; // the validator holds the first patch
+  expect((await patch({ size: 5 })).status).toBe(200);
+  hold.release.resolve();
+  expect((await first).status).toBe(200);
+  expect(sandbox.store.get("kobun.dev", "widgets", "default", "raced").spec).toEqual({ size: 5, color: "red" });
 });
