@@ -22,6 +22,8 @@ export interface WebhookServerOptions {
   logger: Logger;
   /** How often files are checked for a new certificate (ms). */
   reloadIntervalMs?: number;
+  /** Called after a new certificate from files is served (with its caFile's CA, if any). */
+  onReload?(caBundle: string | undefined): void;
 }
 
 export interface WebhookServer {
@@ -69,6 +71,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         certificate = next;
         void old.stop();
         logger.info("webhook certificate reloaded", { file: source.certFile });
+        options.onReload?.(next.caBundle);
       } catch (error) {
         logger.error("the new webhook certificate was refused; still serving the old one", { error: (error as Error).message });
       }

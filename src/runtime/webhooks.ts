@@ -53,8 +53,17 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
     ? { kind: "files", certFile: w.certFile, keyFile: w.keyFile, ...(w.caFile !== null ? { caFile: w.caFile } : {}) }
     : { kind: "self-signed", hosts: w.hosts.length > 0 ? w.hosts : url ? [url.hostname.replace(/^\[|\]$/g, "")] : serviceHosts(w.name, namespace) };
   let server: Awaited<ReturnType<typeof startWebhookServer>>;
+  let endpoint: Endpoint | undefined;
+  // A new certificate from files with a new caFile: the API server must trust it too.
+  const onReload = (caBundle: string | undefined) => {
+    const to = endpoint;
+    if (!to || caBundle === undefined || scope.signal.aborted) return;
+    // In the scope, so that run() ends only after it; a failure is logged, the next reload tries again.
+    void scope.spawn("webhooks caBundle", (s) => register({ client, registry, signal: s, log }, w.name, to, caBundle, url !== undefined)
+      .catch((error) => { if (!s.aborted) log.error("cannot patch the new CA into the caBundle", { error: (error as Error).message }); }));
+  };
   try {
-    server = await startWebhookServer({ ...listen, certs, registry, logger: log, reloadIntervalMs: w.reloadInterval * 1000 });
+    server = await startWebhookServer({ ...listen, certs, registry, logger: log, reloadIntervalMs: w.reloadInterval * 1000, onReload });
   } catch (error) {
     throw new FatalError("fatal", `cannot serve webhooks at ${listen.hostname}:${listen.port}: ${(error as Error).message}`, { cause: error });
   }
@@ -64,7 +73,7 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
   });
   // Port 0 in the URL: the port the server got (`kobun dev`, tests).
   if (url && url.port === "0") url.port = String(server.port);
-  const endpoint: Endpoint = url ? { url: url.href } : { service: { name: w.name, namespace, port: 443 } };
+  endpoint = url ? { url: url.href } : { service: { name: w.name, namespace, port: 443 } };
   try {
     await register({ client, registry, signal, log }, w.name, endpoint, server.caBundle, url !== undefined);
   } catch (error) {

@@ -3,6 +3,10 @@
 // conversion, keeping the CAs of the replicas before it (the Service may pick any of them).
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { issueCertificates } from "../../src/admission/index.ts";
 import { webhookObjects } from "../../src/cli/webhooks.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/registry.ts";
@@ -70,4 +74,34 @@ test("each start patches its CA into the configurations and the CRD conversion, 
   // the clientConfig still points at the Service
   expect(sandbox.store.get("admissionregistration.k8s.io", "validatingwebhookconfigurations", undefined, "gadget-op").webhooks[0].clientConfig.service)
     .toEqual({ name: "gadget-op", namespace: "default", port: 443, path: "/validate/check" });
+}, 30_000);
+
+test("a certificate from files with a caFile: a new CA written there is patched into the caBundle while the operator runs", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "kobun-cabundle-"));
+  const write = async () => {
+    const issued = await issueCertificates(["gadget-op.default.svc"]);
+    writeFileSync(join(dir, "tls.crt"), issued.serving.cert);
+    writeFileSync(join(dir, "tls.key"), issued.serving.key);
+    writeFileSync(join(dir, "ca.crt"), issued.ca.cert);
+    return issued.ca.cert;
+  };
+  const firstCa = (await write()).trim();
+  const webhooks = { listen: "127.0.0.1:0", name: "gadget-op", certFile: join(dir, "tls.crt"), keyFile: join(dir, "tls.key"), caFile: join(dir, "ca.crt"), reloadInterval: 0.05 };
+  const settings = resolveSettings({ fileData: { webhooks }, flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true } });
+  const stop = new AbortController();
+  const started = Promise.withResolvers<void>();
+  const operator = run({ signal: stop.signal, settings, registry, logger: new Logger(memorySink("warn")), onStarted: () => started.resolve() });
+  const leadingCa = () => Buffer.from(sandbox.store.get("admissionregistration.k8s.io", "validatingwebhookconfigurations", undefined, "gadget-op").webhooks[0].clientConfig.caBundle, "base64")
+    .toString().match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/)?.[0];
+  try {
+    await Promise.race([started.promise, operator.then(() => { throw new Error("the operator ended before it started"); })]);
+    expect(leadingCa()).toBe(firstCa);
+    const secondCa = (await write()).trim();
+    for (const until = Date.now() + 5000; leadingCa() !== secondCa && Date.now() < until;) await Bun.sleep(20);
+    expect(leadingCa()).toBe(secondCa);
+  } finally {
+    stop.abort();
+    await operator;
+    rmSync(dir, { recursive: true, force: true });
+  }
 }, 30_000);
