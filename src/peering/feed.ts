@@ -31,11 +31,13 @@ export class PeeringFeed {
     private readonly resource: Resource,
     private readonly name: string,
     private readonly logger: Logger,
+    /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
+    private readonly maxLineBytes?: number,
   ) {}
 
   /** Runs the shared watch until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const watcher = new Watcher(this.client, this.resource, { namespace: null, logger: this.logger });
+    const watcher = new Watcher(this.client, this.resource, { namespace: null, logger: this.logger, ...(this.maxLineBytes !== undefined ? { maxLineBytes: this.maxLineBytes } : {}) });
     await supervise(
       {
         open: (s) => watcher.events(s),

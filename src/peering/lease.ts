@@ -45,6 +45,8 @@ export interface LeaseElectionOptions {
   exitTimeoutMs?: number;
   /** Awaited on exit before the lease is released (the runtime: "the handlers have finished"). */
   beforeLeave?: () => Promise<void>;
+  /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
+  maxLineBytes?: number;
 }
 
 export class LeaseElection {
@@ -246,7 +248,7 @@ export class LeaseElection {
 
   /** Follows the Lease so standbys act the moment it is released or changes hands. */
   private async watch(signal: AbortSignal): Promise<void> {
-    const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, logger: this.options.logger });
+    const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, logger: this.options.logger, ...(this.options.maxLineBytes !== undefined ? { maxLineBytes: this.options.maxLineBytes } : {}) });
     await supervise(
       {
         open: (s) => watcher.events(s),

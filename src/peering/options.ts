@@ -35,4 +35,6 @@ export interface PeeringOptions {
   events?: PeeringEvents;
   /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
   recheck?: { initialMs: number; maxMs: number };
+  /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
+  maxLineBytes?: number;
 }

@@ -175,7 +175,7 @@ export class Peering {
 
   private async watch(signal: AbortSignal, stop: () => void): Promise<void> {
     const { client, logger } = this.options;
-    const own = this.options.events ? undefined : new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger });
+    const own = this.options.events ? undefined : new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger, ...(this.options.maxLineBytes !== undefined ? { maxLineBytes: this.options.maxLineBytes } : {}) });
     const events = this.options.events ?? ((s: AbortSignal) => own!.events(s));
     await supervise(
       {

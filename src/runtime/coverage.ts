@@ -69,7 +69,7 @@ export interface CoverageOptions {
   /** Starts the namespaced resources' streams: in `namespace`, or cluster-wide (null), each routed by a `routed()` of its own. */
   serve(namespace: string | null, within: TaskScope, gate?: Toggle, routed?: () => RoutedStream): void;
   /** The namespaced peering resource and object name, when namespaces have a peering of their own. */
-  peering?: { client: KubeClient; resource: Resource; name: string };
+  peering?: { client: KubeClient; resource: Resource; name: string; maxLineBytes: number };
 }
 
 interface Served {
@@ -121,7 +121,7 @@ export class NamespaceCoverage {
   peeringEvents(namespace: string): PeeringEvents | undefined {
     const peering = this.options.peering;
     if (!peering) return undefined;
-    const own = new Watcher(peering.client, peering.resource, { namespace, logger: this.options.logger });
+    const own = new Watcher(peering.client, peering.resource, { namespace, logger: this.options.logger, maxLineBytes: peering.maxLineBytes });
     const self = this;
     return async function* (signal) {
       const entry = self.served.get(namespace);
@@ -161,8 +161,8 @@ export class NamespaceCoverage {
   /** Starts the shared peering watch on first use. */
   private startFeed(): PeeringFeed {
     if (!this.feed) {
-      const { client, resource, name } = this.options.peering!;
-      const feed = (this.feed = new PeeringFeed(client, resource, name, this.options.logger));
+      const { client, resource, name, maxLineBytes } = this.options.peering!;
+      const feed = (this.feed = new PeeringFeed(client, resource, name, this.options.logger, maxLineBytes));
       this.options.scope.spawn("watch peering (cluster-wide)", (s) => feed.run(s));
     }
     return this.feed;

@@ -65,7 +65,7 @@ export function serveLayout(wiring: Wiring): void {
     threshold, configured: settings.watching.clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
     // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide streams are not.
     serve: (namespace, within, gate, routed) => serveStreams(wiring, matches, namespace, within, "namespaced", gate, namespace !== null && fixed === null, routed),
-    ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name } } : {}),
+    ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name, maxLineBytes: settings.watching.lineLimit } } : {}),
   });
   const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) => {
     const events = namespace === null ? undefined : coverage.peeringEvents(namespace);
@@ -95,7 +95,7 @@ export function serveLayout(wiring: Wiring): void {
     return;
   }
   // Globs: follow namespaces as they come and go.
-  scope.spawn("namespaces", () => followNamespaces({ client, matches, logger, health, graceMs, start: startNamespace }, scope));
+  scope.spawn("namespaces", () => followNamespaces({ client, matches, logger, health, graceMs, maxLineBytes: settings.watching.lineLimit, start: startNamespace }, scope));
 }
 
 /**

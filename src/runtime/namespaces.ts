@@ -28,13 +28,15 @@ export interface NamespaceFollowerOptions {
   logger: Logger;
   health: Health;
   graceMs: number;
+  /** The longest watch line accepted, in bytes (watching.lineLimit). */
+  maxLineBytes: number;
 }
 
 /** Runs until `scope` closes; namespaces' scopes are children of it. */
 export async function followNamespaces(options: NamespaceFollowerOptions, scope: TaskScope): Promise<void> {
   const { client, matches, start, logger, health, graceMs } = options;
   const active = new Map<string, TaskScope>();
-  const watcher = new Watcher(client, namespacesResource, { logger });
+  const watcher = new Watcher(client, namespacesResource, { logger, maxLineBytes: options.maxLineBytes });
   const stop = (namespace: string) => {
     const child = active.get(namespace);
     if (!child) return;

@@ -43,6 +43,7 @@ export function startPeering(options: PeeringStart): void {
       renewDeadline: peering.lease.renewDeadline,
       retryPeriod: peering.lease.retryPeriod,
       beforeLeave: options.handlersDone,
+      maxLineBytes: settings.watching.lineLimit,
     });
     scope.spawn(`lease ${peering.name}`, (signal) => election.run(signal));
     return;
@@ -57,6 +58,7 @@ export function startPeering(options: PeeringStart): void {
     ...(options.id ? { id: options.id } : {}),
     ...(options.events && !peering.clusterwide ? { events: options.events } : {}),
     beforeLeave: options.handlersDone,
+    maxLineBytes: settings.watching.lineLimit,
     ...(options.notices ? { notices: options.notices } : {}),
   });
   scope.spawn(`peering ${peering.name}@${namespace ?? "cluster"}`, (signal) => instance.run(signal));
