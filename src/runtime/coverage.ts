@@ -10,7 +10,8 @@
 // A namespace with a peering of its own cannot close a shared stream when it freezes, so its
 // events are dropped while it is frozen (or not yet served) and, once it runs, the shared
 // stream relists (coalesced: one relist at a time, one more after it if asked meanwhile), so
-// nothing that changed meanwhile goes unnoticed, as after a per-namespace resume.
+// nothing that changed meanwhile goes unnoticed, and the objects whose handlers the freeze
+// aborted are handled again, as after a per-namespace resume.
 
 import type { KubeClient } from "../kube/client.ts";
 import type { Resource } from "../kube/types.ts";
@@ -83,7 +84,7 @@ interface Served {
 export class NamespaceCoverage {
   private wide = false;
   private readonly served = new Map<string, Served>();
-  /** Namespaces whose events a cluster-wide stream dropped: relist once they run. */
+  /** Namespaces whose events a cluster-wide stream dropped, or whose handlers a freeze aborted: relist once they run. */
   private readonly dropped = new Set<string>();
   private readonly relists = new Set<Relist>();
   private feed: PeeringFeed | undefined;
@@ -101,7 +102,10 @@ export class NamespaceCoverage {
     const entry: Served = { gate, switched: new AbortController() };
     this.served.set(namespace, entry);
     const stopFollowing = gate.onChange((frozen) => {
-      if (!frozen) this.resumed(namespace);
+      if (!frozen) return this.resumed(namespace);
+      // Its running handlers are aborted and their cycles lost; a shared stream stays open, so
+      // only a relist brings those objects back (a namespace's own stream relists on resume).
+      if (this.wide && this.options.gated) this.dropped.add(namespace);
     });
     within.spawn("coverage", async (s) => {
       await aborted(s);
