@@ -6,7 +6,8 @@
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means. Not modelled: `service` clientConfigs
 // (nothing to route to: a call failure), namespaceSelector, matchConditions (CEL), the
-// reinvocation of mutators, Warning headers, conversion of watch events, and the field
+// reinvocation of mutators, Warning headers, a conversion webhook set after a watch began
+// (its events stay unconverted), and the field
 // ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
 
 import { jsonPatch } from "./patch.ts";
@@ -135,6 +136,12 @@ export class SandboxAdmission {
   async listItems(def: ResourceDef, version: string, items: any[]): Promise<any[]> {
     const conversion = this.conversion(def);
     return !conversion || conversion.storage === version ? items : this.presentAll(def, version, items);
+  }
+
+  /** For a watch at `version`: its events' conversion, when the CRD has a webhook (as of the watch's start). */
+  watchConverter(def: ResourceDef, version: string): ((object: any) => Promise<any>) | undefined {
+    const conversion = this.conversion(def);
+    return !conversion || conversion.storage === version ? undefined : (object) => this.present(def, version, object);
   }
 
   async present(def: ResourceDef, version: string, body: any): Promise<any> {

@@ -255,6 +255,7 @@ function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version:
   const watch = new WatchStream(ctx.store, {
     def, version, ns, selector, resourceVersion: q.get("resourceVersion") ?? undefined,
     sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
+    convert: ctx.admission.watchConverter(def, version),
     ...(wantsTable(req.headers.get("accept")) ? { asTable: (o: any, withColumns: boolean) => toTable(def, version, [o], { resourceVersion: o.metadata.resourceVersion }, withColumns) } : {}),
   }, (w) => ctx.watches.delete(w), req.signal);
   ctx.watches.add(watch);

@@ -25,6 +25,8 @@ export interface WatchSpec {
   timeoutSeconds?: number;
   /** `kubectl get -w` asks for Table events: each object as a one-row Table (the first with its columns) */
   asTable?: (object: any, withColumns: boolean) => unknown;
+  /** a CRD's conversion webhook (admission.ts): events are sent in order, each once converted */
+  convert?: (object: any) => Promise<any>;
 }
 
 export class WatchStream {
@@ -112,9 +114,14 @@ export class WatchStream {
 
   private tableSent = false;
 
+  /** events (and bookmarks) waiting for their conversion, so that none overtakes another */
+  private converting: Promise<void> = Promise.resolve();
+
   private sendEvent(type: string, object: any): void {
     const { kind, apiVersion: _a, ...rest } = object;
     const full = { kind, apiVersion: this.apiVersion, ...rest };
+    const convert = this.spec.convert;
+    if (convert) return this.inOrder(async () => JSON.stringify({ type, object: await convert(full) }));
     if (this.spec.asTable) {
       this.sendRaw(JSON.stringify({ type, object: this.spec.asTable(full, !this.tableSent) }));
       this.tableSent = true;
@@ -126,7 +133,22 @@ export class WatchStream {
   private sendBookmark(initialEnd: boolean): void {
     const metadata: Record<string, unknown> = { resourceVersion: String(this.store.rv) };
     if (initialEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
-    this.sendRaw(JSON.stringify({ type: "BOOKMARK", object: { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata } }));
+    const line = JSON.stringify({ type: "BOOKMARK", object: { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata } });
+    if (this.spec.convert) this.inOrder(async () => line);
+    else this.sendRaw(line);
+  }
+
+  /** after every line before it; a failed conversion ends the stream with an ERROR event, as the real server does */
+  private inOrder(line: () => Promise<string>): void {
+    this.converting = this.converting.then(async () => {
+      try {
+        this.sendRaw(await line());
+      } catch (e) {
+        const status = (e as { toStatus?: () => unknown }).toStatus?.() ?? statusBody(500, "InternalError", (e as Error).message);
+        this.sendRaw(JSON.stringify({ type: "ERROR", object: status }));
+        this.end(false);
+      }
+    });
   }
 
   /** enqueue one line (queued while stalled) */

@@ -158,3 +158,38 @@ test("a patch raced by another write while the webhooks were asked is applied ag
   expect((await first).status).toBe(200);
   expect(sandbox.store.get("kobun.dev", "widgets", "default", "raced").spec).toEqual({ size: 5, color: "red" });
 });
+
+test("a watch at v2 gets the events of v1-stored objects converted by the webhook, in order", async () => {
+  const abort = new AbortController();
+  const response = await fetch(`${widgets("v2")}?watch=true&allowWatchBookmarks=true`, { signal: abort.signal });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const events: any[] = [];
+  const until = async (done: () => boolean) => {
+    const timer = setTimeout(() => abort.abort(), 5000);
+    try {
+      while (!done()) {
+        const { value, done: ended } = await reader.read();
+        if (ended) throw new Error("the watch ended");
+        buffer += value;
+        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+          events.push(JSON.parse(buffer.slice(0, nl)));
+          buffer = buffer.slice(nl + 1);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  try {
+    for (const [name, size] of [["watched-a", 7], ["watched-b", 8]] as const) await post("v1", widget("v1", name, { size }));
+    await until(() => events.some((e) => e.object?.metadata?.name === "watched-b"));
+    const ours = events.filter((e) => String(e.object?.metadata?.name).startsWith("watched-"));
+    expect(ours.map((e) => [e.type, e.object.apiVersion, e.object.metadata.name, e.object.spec])).toEqual([
+      ["ADDED", "kobun.dev/v2", "watched-a", { replicas: 7, color: "blue" }],
+      ["ADDED", "kobun.dev/v2", "watched-b", { replicas: 8, color: "blue" }],
+    ]);
+  } finally {
+    abort.abort();
+  }
+});
