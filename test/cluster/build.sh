@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, etcd and kubectl (versions pinned by go.mod / VERSION) into
-#   ${KOBUN_CLUSTER_CACHE:-$HOME/.cache/kobun/cluster}/<k8s version>/{kube-apiserver,etcd,kubectl}
-# Idempotent: does nothing if all three binaries exist and run. Prints the directory on the last line of stdout.
+# Builds kube-apiserver, kube-controller-manager, etcd and kubectl (versions pinned by go.mod / VERSION) into
+#   ${KOBUN_CLUSTER_CACHE:-$HOME/.cache/kobun/cluster}/<k8s version>/{kube-apiserver,kube-controller-manager,etcd,kubectl}
+# Idempotent: does nothing if all four binaries exist and run. Prints the directory on the last line of stdout.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -13,15 +13,16 @@ out="$cache/$K8S_VERSION"
 log() { echo "[build.sh] $*" >&2; }
 
 runnable() {
-  [ -x "$out/kube-apiserver" ] && [ -x "$out/etcd" ] && [ -x "$out/kubectl" ] &&
+  [ -x "$out/kube-apiserver" ] && [ -x "$out/kube-controller-manager" ] && [ -x "$out/etcd" ] && [ -x "$out/kubectl" ] &&
     "$out/kube-apiserver" --version 2>/dev/null | grep -q "$K8S_VERSION" &&
+    "$out/kube-controller-manager" --version 2>/dev/null | grep -q "$K8S_VERSION" &&
     "$out/etcd" --version >/dev/null 2>&1 &&
     # not piped into grep -q: kubectl prints two lines, and an early-exiting grep fails the pipe
     [[ "$("$out/kubectl" version --client 2>/dev/null)" == *"Client Version: $K8S_VERSION"* ]]
 }
 
 if [ "${1:-}" != "--force" ] && runnable; then
-  log "up to date: $("$out/kube-apiserver" --version), etcd $("$out/etcd" --version | sed -n 's/^etcd Version: //p'), kubectl $K8S_VERSION"
+  log "up to date: $("$out/kube-apiserver" --version), etcd $("$out/etcd" --version | sed -n 's/^etcd Version: //p'), kube-controller-manager and kubectl $K8S_VERSION"
   echo "$out"
   exit 0
 fi
@@ -42,12 +43,12 @@ done
 mkdir -p "$cache"
 tmp="$(mktemp -d "$cache/.build-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
-log "building kube-apiserver $K8S_VERSION, etcd and kubectl into $out (cold builds take a while; GOCACHE=$(go env GOCACHE))"
+log "building kube-apiserver $K8S_VERSION, kube-controller-manager, etcd and kubectl into $out (cold builds take a while; GOCACHE=$(go env GOCACHE))"
 # -o dir/ with several main packages writes one binary per package, named after its last path element.
 CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl ./etcd
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl ./etcd
 mkdir -p "$out"
-mv -f "$tmp/kube-apiserver" "$tmp/etcd" "$tmp/kubectl" "$out/"
+mv -f "$tmp/kube-apiserver" "$tmp/kube-controller-manager" "$tmp/etcd" "$tmp/kubectl" "$out/"
 runnable || { log "built binaries do not run"; exit 1; }
-log "done in $(( $(date +%s) - start ))s: $("$out/kube-apiserver" --version), etcd $("$out/etcd" --version | sed -n 's/^etcd Version: //p'), kubectl $K8S_VERSION"
+log "done in $(( $(date +%s) - start ))s: $("$out/kube-apiserver" --version), etcd $("$out/etcd" --version | sed -n 's/^etcd Version: //p'), kube-controller-manager and kubectl $K8S_VERSION"
 echo "$out"

@@ -6,8 +6,10 @@
 //   await cluster.stop();
 //
 // Binaries come from test/cluster/build.sh (built from Go modules, cached per
-// Kubernetes version outside the repo). No controller-manager, scheduler or
-// kubelet runs: nothing reconciles Pods, ServiceAccounts, garbage collection, etc.
+// Kubernetes version outside the repo). A kube-controller-manager runs only its
+// garbage-collector and namespace controllers (children of a deleted owner go, deleted
+// namespaces are emptied and removed); no scheduler or kubelet: nothing runs Pods or
+// creates ServiceAccounts.
 // Only the node:* modules and Bun are used.
 
 import { spawnSync } from "node:child_process";
@@ -26,9 +28,9 @@ export interface Cluster {
   token: string;
   /** PEM of the apiserver's self-signed serving certificate chain (its SANs include 127.0.0.1); use it as CA. */
   caPem: string;
-  /** Temp dir holding the etcd data, certs, kubeconfig and the two processes' logs (etcd.log, kube-apiserver.log). */
+  /** Temp dir holding the etcd data, certs, kubeconfig and the processes' logs (etcd.log, kube-apiserver.log, kube-controller-manager.log). */
   dir: string;
-  /** SIGTERM both processes (SIGKILL after a bound), wait for them to exit, remove the temp dir. Idempotent. */
+  /** SIGTERM every process, last started first (SIGKILL after a bound), wait for them to exit, remove the temp dir. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,8 @@ export interface StartClusterOptions {
   timeoutMs?: number;
   /** Extra kube-apiserver flags, e.g. ["--feature-gates=Foo=true"]; later flags win. */
   apiserverArgs?: string[];
+  /** Run kube-controller-manager (garbage collector and namespace controllers). Default true. */
+  controllerManager?: boolean;
   /** Also copy both processes' output to this process's stderr. Default false (it goes to files in `dir`). */
   verbose?: boolean;
 }
@@ -108,16 +112,18 @@ type Proc = ReturnType<typeof Bun.spawn>;
 export async function startCluster(opts: StartClusterOptions = {}): Promise<Cluster> {
   const bin = binDir(opts.cacheDir);
   const apiserverBin = join(bin, "kube-apiserver");
+  const controllerManagerBin = join(bin, "kube-controller-manager");
   const etcdBin = join(bin, "etcd");
-  if (!existsSync(apiserverBin) || !existsSync(etcdBin)) {
-    throw new Error(`kube-apiserver/etcd not found in ${bin}; run test/cluster/build.sh first (cold build takes several minutes)`);
+  const withControllers = opts.controllerManager ?? true;
+  if (!existsSync(apiserverBin) || !existsSync(etcdBin) || (withControllers && !existsSync(controllerManagerBin))) {
+    throw new Error(`kube-apiserver/kube-controller-manager/etcd not found in ${bin}; run test/cluster/build.sh first (cold build takes several minutes)`);
   }
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const deadline = Date.now() + timeoutMs;
 
   const dir = mkdtempSync(join(tmpdir(), "kobun-cluster-"));
   const certDir = join(dir, "certs");
-  const [etcdClientPort, etcdPeerPort, apiPort] = (await freePorts(3)) as [number, number, number];
+  const [etcdClientPort, etcdPeerPort, apiPort, controllersPort] = (await freePorts(4)) as [number, number, number, number];
   const url = `https://127.0.0.1:${apiPort}`;
   const token = randomBytes(24).toString("hex");
 
@@ -305,10 +311,48 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
       { mode: 0o600 },
     );
 
+    if (withControllers) await startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, port: controllersPort, deadline, timeoutMs });
 
     return { url, kubeconfigPath, token, caPem, dir, stop };
   } catch (e) {
     await stop();
     throw e;
+  }
+}
+
+/**
+ * kube-controller-manager with only the garbage collector and the namespace controller (what
+ * ownerReferences and namespace deletion need; no service-account tokens, no leader election),
+ * serving /healthz on its own free port; ready once that answers 200.
+ */
+async function startControllers(o: {
+  spawn: (name: string, cmd: string[]) => Proc;
+  fail: (what: string, logName: string) => Promise<never>;
+  bin: string; dir: string; kubeconfigPath: string; port: number; deadline: number; timeoutMs: number;
+}): Promise<void> {
+  const certDir = join(o.dir, "kcm-certs");
+  const kcm = o.spawn("kube-controller-manager", [
+    o.bin,
+    `--kubeconfig=${o.kubeconfigPath}`,
+    `--authentication-kubeconfig=${o.kubeconfigPath}`,
+    `--authorization-kubeconfig=${o.kubeconfigPath}`,
+    "--controllers=garbagecollector,namespace",
+    "--leader-elect=false",
+    "--bind-address=127.0.0.1",
+    `--secure-port=${o.port}`,
+    `--cert-dir=${certDir}`,
+    "--v=1",
+  ]);
+  const certFile = join(certDir, "kube-controller-manager.crt");
+  for (;;) {
+    if (kcm.exitCode !== null || kcm.signalCode !== null) await o.fail(`kube-controller-manager exited (${kcm.exitCode ?? kcm.signalCode})`, "kube-controller-manager");
+    if (Date.now() > o.deadline) await o.fail(`kube-controller-manager not healthy within ${o.timeoutMs}ms`, "kube-controller-manager");
+    if (existsSync(certFile)) {
+      try {
+        const r = await fetch(`https://127.0.0.1:${o.port}/healthz`, { tls: { ca: readFileSync(certFile, "utf8") }, signal: AbortSignal.timeout(2000) });
+        if (r.status === 200) return;
+      } catch {}
+    }
+    await sleep(100);
   }
 }
