@@ -221,7 +221,7 @@ describe.each(selectedTargets())("kubectl against %s", (targetName: TargetName) 
     const waiting = await k.run(["rollout", "status", "deployment/web", "-n", ns, "--timeout=1s"]);
     expect(waiting.code).toBe(1);
     expect(waiting.stdout).toMatch(/Waiting for deployment spec update to be observed/);
-    // no controller-manager on either target: write what the deployment controller would
+    // no deployment controller on either target (the cluster's controller-manager runs only GC and namespaces): write what it would
     await t.client.patch(DEPLOYMENTS, ns, "web", {
       status: { observedGeneration: created.metadata.generation, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
     }, { type: "merge", subresource: "status" });
