@@ -14,6 +14,8 @@ export { queryString, type ClientOptions, type Query, type RequestOptions } from
 export interface ListOptions {
   namespace?: string | null;
   labelSelector?: string;
+  /** KEP-5866's `shardSelector` (servers without ShardedListAndWatch ignore it). */
+  shardSelector?: string;
   fieldSelector?: string;
   limit?: number;
   continue?: string;
@@ -90,6 +92,7 @@ export class KubeClient {
       query: {
         labelSelector: o.labelSelector || undefined,
         fieldSelector: o.fieldSelector || undefined,
+        shardSelector: o.shardSelector || undefined,
         limit: o.limit,
         continue: o.continue || undefined,
         resourceVersion: o.resourceVersion,

@@ -47,8 +47,10 @@ export interface Decision {
  *   reason: two equal operators would handle the same objects twice, so nobody serves until
  *   one is gone. This is Kopf's safe choice; the caller warns about the conflict.
  * - A peer is dead from `deadline` on (`deadline <= now`), exactly as Kopf judges it.
+ * - `equalsShare`: sharded replicas (sharding/) split the objects among themselves, so peers of
+ *   the same priority do not freeze each other; a higher priority still freezes them all.
  */
-export function decide(now: number, selfId: string, selfPriority: number, peers: readonly Peer[]): Decision {
+export function decide(now: number, selfId: string, selfPriority: number, peers: readonly Peer[], equalsShare = false): Decision {
   const dead: Peer[] = [];
   const higher: Peer[] = [];
   const same: Peer[] = [];
@@ -56,7 +58,7 @@ export function decide(now: number, selfId: string, selfPriority: number, peers:
     if (peer.id === selfId) continue;
     if (peer.deadline <= now) dead.push(peer);
     else if (peer.priority > selfPriority) higher.push(peer);
-    else if (peer.priority === selfPriority) same.push(peer);
+    else if (peer.priority === selfPriority && !equalsShare) same.push(peer);
   }
   const byDeadline = (a: Peer, b: Peer) => a.deadline - b.deadline;
   higher.sort((a, b) => b.priority - a.priority || byDeadline(a, b));

@@ -8,6 +8,8 @@ import type { PeeringGroup } from "./resources.ts";
 
 export interface PeeringOptions {
   client: PeeringClient;
+  /** Replicas of the same priority share the objects by shards instead of freezing each other (decide.ts). */
+  equalsShare?: boolean;
   /** The operator's freeze gate, shared with the resource watchers. */
   toggle: Toggle;
   /** The peering object's name. Default in kobun's config: "default". */

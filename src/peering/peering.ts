@@ -229,7 +229,7 @@ export class Peering {
     const carried = this.gone ? carriedPeers(this.gone.status, peers, this.id, now) : [];
     // Forget the deleted object once none of its records is alive.
     if (carried.length === 0) this.gone = undefined;
-    const decision = decide(now, this.id, this.options.priority, [...peers, ...carried]);
+    const decision = decide(now, this.id, this.options.priority, [...peers, ...carried], this.options.equalsShare ?? false);
     for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
     this.apply(decision);
     this.arm(decision.nextChangeAt);

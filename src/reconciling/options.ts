@@ -2,7 +2,7 @@
 // handling engine's environment derived from them (the defaults, the diff base policy).
 
 import type { KubeClient } from "../kube/client.ts";
-import type { Resource } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import type { ApiClient } from "../handling/api.ts";
@@ -44,6 +44,12 @@ export interface ReconcilerOptions {
    * discards their cycles (ownership.ts).
    */
   freezeSignal?(namespace: string | undefined): AbortSignal;
+  /**
+   * Sharding: a cycle's hold on its object's shard, taken when the cycle starts. Its signal
+   * aborts when the shard is handed over (like a freeze: nothing is written after it);
+   * `exit()` when the cycle ended or was abandoned, so the handover waits for it.
+   */
+  hold?(object: KubeObject): { signal: AbortSignal; exit(): void };
   /** How long handlers may go on after a freeze before they are abandoned, in ms. Default 2000. */
   freezeGraceMs?: number;
 }

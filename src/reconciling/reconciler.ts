@@ -138,9 +138,20 @@ export class Reconciler {
     }
   }
 
-  /** One cycle while the object is ours: a freeze aborts it and discards its writes. */
+  /** One cycle under its shard's hold when sharded: the handover waits until it ended. */
   private async owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
-    const freeze = this.options.freezeSignal?.(item.object.metadata.namespace);
+    const hold = this.options.hold?.(item.object);
+    try {
+      return await this.whileOurs(uid, item, signal, hold?.signal);
+    } finally {
+      hold?.exit();
+    }
+  }
+
+  /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
+  private async whileOurs(uid: string, item: Item, signal: AbortSignal, shard: AbortSignal | undefined): Promise<WorkerOutcome<Item> | void> {
+    const gate = this.options.freezeSignal?.(item.object.metadata.namespace);
+    const freeze = gate && shard ? AbortSignal.any([gate, shard]) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = this.options.freezeGraceMs ?? 2000;
     const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => this.abandoned(uid, item.object, graceMs) }, (owned) =>

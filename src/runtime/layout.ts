@@ -21,6 +21,7 @@ import { streamBudget } from "../kube/budget.ts";
 import { NamespaceCoverage, namespacesWatchedApart, type RoutedStream } from "./coverage.ts";
 import { followNamespaces } from "./namespaces.ts";
 import { startPeering } from "./peering.ts";
+import type { ShardedStreams } from "./sharding.ts";
 import { runResourceStream } from "./streams.ts";
 
 /** What the layout wires together; made by operate(). */
@@ -43,6 +44,8 @@ export interface Wiring {
   /** Resolves once the handlers have finished (peering leaves only then). */
   handlersDone: Promise<void>;
   peering: { mandatory: boolean; id?: string };
+  /** Sharding on: the owned shards filter the events and shape the watches (sharding.ts). */
+  sharded?: ShardedStreams | undefined;
 }
 
 type Which = "all" | "namespaced" | "cluster-scoped";
@@ -106,7 +109,7 @@ function serveStreams(
   wiring: Wiring, matches: (namespace: string) => boolean, namespace: string | null, within: TaskScope, which: Which,
   gate: Toggle = wiring.toggle, discovered = false, routed?: () => RoutedStream,
 ): void {
-  const { client, settings, health, logger } = wiring;
+  const { client, settings, health, logger, sharded } = wiring;
   for (const [resource, reconciler] of wiring.reconcilers) {
     if (which === "namespaced" && !resource.namespaced) continue;
     if (which === "cluster-scoped" && resource.namespaced) continue;
@@ -117,7 +120,10 @@ function serveStreams(
         {
           client, resource, namespace: ns, toggle: gate, settings, health, discovered,
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
+          ...(sharded ? { shardSelector: sharded.selectorFor(resource) } : {}),
           deliver: (event) => {
+            // Another replica's shard (the client-side filter, or a synthetic delete after a handover): not ours.
+            if (sharded && "object" in event && !sharded.sharding.owns(event.object)) return;
             route?.observe(event);
             // Cluster-wide watches still honour exclusions like `!kube-*`.
             const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
@@ -125,12 +131,19 @@ function serveStreams(
             reconciler.accept(event);
           },
           processed: () => reconciler.settled(),
-          ...(route ? { restartSignal: route.restartSignal } : {}),
+          // A change of the owned shards relists, with the new ranges.
+          ...(route || sharded ? { restartSignal: restartOn(route?.restartSignal, sharded && (() => sharded.sharding.changed())) } : {}),
         },
         s,
       ),
     );
   }
+}
+
+/** A stream restarts when the current signal of either source aborts. */
+function restartOn(...sources: (false | undefined | (() => AbortSignal))[]): () => AbortSignal {
+  const given = sources.filter((s): s is () => AbortSignal => typeof s === "function");
+  return () => AbortSignal.any(given.map((s) => s()));
 }
 
 /** A namespace's own gate: its peering freezes only its streams (and it follows the operator's). */

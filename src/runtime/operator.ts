@@ -5,10 +5,10 @@
 // Signal handlers are NOT installed here: a library must not steal signals; the CLI passes
 // SIGINT/SIGTERM in as `signal`.
 
-import { resolveSettings, type Settings } from "../config/index.ts";
+import { fixedNamespaces, resolveSettings, type Settings } from "../config/index.ts";
 import { KubeClient } from "../kube/client.ts";
 import { ApiError, ConnectionError } from "../kube/errors.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { Logger, stderrSink } from "../util/log.ts";
 import { TaskScope } from "../util/scope.ts";
 import { aborted } from "../util/abort.ts";
@@ -26,6 +26,7 @@ import { frozenMetric, reconcileMetrics, requestMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
+import { startSharding, type ShardedStreams } from "./sharding.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -91,7 +92,10 @@ async function operate(
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
-  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api: handlerApi(client, settings, logger), health, toggle, gates });
+  const sharded = settings.sharding.enabled
+    ? await startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
+    : undefined;
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api: handlerApi(client, settings, logger), health, toggle, gates, sharded });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
@@ -106,7 +110,7 @@ async function operate(
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
   serveLayout({
-    client, settings, resources, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone,
+    client, settings, resources, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone, sharded,
     peering: { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) },
   });
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
@@ -129,6 +133,7 @@ interface ReconcilerWiring {
   health: Health;
   toggle: Toggle;
   gates: Map<string, Toggle>;
+  sharded: ShardedStreams | undefined;
 }
 
 /** One reconciler per resource; their handlers stop when their namespace's gate (or the operator's toggle) freezes. */
@@ -140,7 +145,10 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
   for (const resource of resources) {
     const logger = w.logger.child({ resource: resourceName(resource) });
     const observer = reconcileMetrics(w.health.metrics, resourceName(resource), w.settings.workers.limit);
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, health: w.health, freezeSignal, freezeGraceMs, observer }));
+    const sharding = w.sharded?.sharding;
+    // Sharded: each cycle holds its object's shard, so a handover waits for it.
+    const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
   }
   return reconcilers;
 }

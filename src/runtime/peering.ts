@@ -54,6 +54,7 @@ export function startPeering(options: PeeringStart): void {
     namespace: peering.clusterwide ? null : namespace,
     priority: peering.priority,
     lifetime: peering.lifetime,
+    equalsShare: settings.sharding.enabled,
     group: peering.group,
     ...(options.id ? { id: options.id } : {}),
     ...(options.events && !peering.clusterwide ? { events: options.events } : {}),

@@ -34,6 +34,8 @@ export interface StreamOptions {
   processed?(): Promise<void>;
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
+  /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
+  shardSelector?: () => string | undefined;
 }
 
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
@@ -56,6 +58,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
     logger,
     observer: metrics,
+    ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
   });
   const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
   const backoff = new Backoff({

@@ -9,6 +9,11 @@ export interface WatcherOptions {
   /** null/undefined: cluster-wide. */
   namespace?: string | null;
   labelSelector?: string;
+  /**
+   * KEP-5866's `shardSelector` for the LIST and WATCH of one events() call, asked afresh at
+   * each call (a replica's shards change; the caller restarts the stream when they do).
+   */
+  shardSelector?: () => string | undefined;
   /** LIST page size (`limit`). Default 500. */
   pageSize?: number;
   /** WATCH `timeoutSeconds`, jittered ±10 % per request. Default 300. */
@@ -61,7 +66,7 @@ export function derivedInactivityTimeoutMs(serverTimeoutSeconds: number): number
 }
 
 /** A WATCH request's query: from `resourceVersion`, or a streaming list when it is undefined. */
-export function watchQuery(resourceVersion: string | undefined, serverTimeoutSeconds: number, labelSelector: string | undefined): Record<string, string> {
+export function watchQuery(resourceVersion: string | undefined, serverTimeoutSeconds: number, labelSelector: string | undefined, shardSelector?: string): Record<string, string> {
   const q: Record<string, string> = { watch: "true", allowWatchBookmarks: "true" };
   if (resourceVersion === undefined) {
     q.sendInitialEvents = "true";
@@ -71,5 +76,6 @@ export function watchQuery(resourceVersion: string | undefined, serverTimeoutSec
   }
   q.timeoutSeconds = String(jitteredTimeout(serverTimeoutSeconds));
   if (labelSelector) q.labelSelector = labelSelector;
+  if (shardSelector) q.shardSelector = shardSelector;
   return q;
 }

@@ -48,6 +48,8 @@ export interface WatchClient {
     options: {
       namespace?: string | null;
       labelSelector?: string;
+      /** KEP-5866 (sharding/): honoured by servers with ShardedListAndWatch, ignored by others. */
+      shardSelector?: string;
       limit?: number;
       continue?: string;
       resourceVersion?: string;

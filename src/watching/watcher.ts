@@ -27,6 +27,8 @@ const SHORT_WATCH_MS = 1000;
 export class Watcher {
   private state: S.WatchState = S.empty;
   private lastResourceVersion: string | undefined;
+  /** The shardSelector of the current events() call (options.shardSelector, asked once per call). */
+  private shardSelector: string | undefined;
   private readonly inventory = new Inventory();
   /** undefined until a streaming list has been tried (in "auto"). */
   private streamingSupported: boolean | undefined;
@@ -90,6 +92,7 @@ export class Watcher {
     this.goneStreak = 0;
     this.state = S.empty;
     this.inventory.reset();
+    this.shardSelector = this.options.shardSelector?.();
     try {
       while (!signal.aborted) {
         if (this.pendingDelay > 0) {
@@ -126,6 +129,7 @@ export class Watcher {
       page = await this.client.list(this.resource, {
         namespace: this.namespace,
         labelSelector: this.options.labelSelector,
+        shardSelector: this.shardSelector,
         limit: this.pageSize,
         continue: token,
         signal,
@@ -152,7 +156,7 @@ export class Watcher {
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
     let exit: StreamExit = { kind: "left" };
     try {
-      await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, this.options.labelSelector));
+      await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, this.options.labelSelector, this.shardSelector));
       this.state = S.watchOpened(this.state);
       exit = yield* this.read(conn, read);
     } catch (error) {

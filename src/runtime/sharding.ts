@@ -1,0 +1,64 @@
+// Sharding, wired: the shard Leases run as a task of the operator; while this replica owns no
+// shard the operator's toggle holds it frozen (nothing to watch); each resource is asked once
+// whether its server applies `shardSelector` (then streams watch only the owned ranges, one
+// selector joined by `||`), and every event is filtered by the same hash either way, so the
+// behaviour is identical with and without the server's help. A change of the owned shards
+// restarts the streams with a fresh LIST; a shard given up waits for its cycles (holds).
+
+import type { Settings } from "../config/index.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { resourceName, type Resource } from "../kube/types.ts";
+import { peerId } from "../peering/index.ts";
+import { Sharding } from "../sharding/index.ts";
+import type { Logger } from "../util/log.ts";
+import type { TaskScope } from "../util/scope.ts";
+import type { Toggle } from "../util/toggle.ts";
+
+const HOLDER = "sharding";
+
+export interface ShardedStreams {
+  sharding: Sharding;
+  /** The selector a stream of `resource` sends, read at each (re)start; undefined: filter here only. */
+  selectorFor(resource: Resource): () => string | undefined;
+}
+
+export async function startSharding(
+  options: { client: KubeClient; settings: Settings; logger: Logger; scope: TaskScope; toggle: Toggle; resources: Resource[]; namespace: string | null; id?: string },
+  signal: AbortSignal,
+): Promise<ShardedStreams> {
+  const { client, settings, logger, scope, toggle } = options;
+  const { lease } = settings.peering;
+  const log = logger.child({ component: "sharding" });
+  const sharding = new Sharding({
+    client, logger: log,
+    namespace: process.env.POD_NAMESPACE ?? options.namespace ?? "default",
+    group: `kobun-${settings.peering.name}`,
+    shards: settings.sharding.shards,
+    key: settings.sharding.key,
+    id: options.id ?? peerId(),
+    durationMs: lease.duration * 1000,
+    renewDeadlineMs: lease.renewDeadline * 1000,
+    retryPeriodMs: lease.retryPeriod * 1000,
+    graceMs: settings.peering.freezeGracePeriod * 1000,
+  });
+  const serverSide = new Set<Resource>();
+  for (const resource of options.resources) {
+    try {
+      if (await sharding.detect(client, resource, resource.namespaced ? options.namespace : null, signal)) serverSide.add(resource);
+    } catch (error) {
+      log.debug("could not ask whether the server applies shardSelector; filtering here", { resource: resourceName(resource), error: (error as Error).message });
+    }
+    log.info(serverSide.has(resource) ? "the API server applies shardSelector: watching only the owned ranges" : "the API server ignores shardSelector: filtering by the same hash here", { resource: resourceName(resource) });
+  }
+  const hold = (owned: readonly number[]) => {
+    if (owned.length === 0) toggle.freeze(HOLDER, "sharding: this replica owns no shard");
+    else toggle.unfreeze(HOLDER);
+  };
+  hold([]);
+  sharding.onChange(hold);
+  scope.spawn("sharding", (s) => sharding.run(s));
+  return {
+    sharding,
+    selectorFor: (resource) => () => (serverSide.has(resource) ? sharding.selector() : undefined),
+  };
+}

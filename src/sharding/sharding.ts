@@ -1,0 +1,84 @@
+// Sharding: what the runtime asks of this room. It runs the shard Leases (leases.ts), answers
+// "is this object ours?" by the same FNV-1a hash the API server uses (hash.ts), gives each
+// cycle a hold on its object's shard (holds.ts: handover waits for it), and builds the
+// `shardSelector` of the owned ranges for watches of a server that applies it; `detect()`
+// asks the server once per resource whether it does (the echo of KEP-5866's list metadata).
+
+import type { KubeClient } from "../kube/client.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
+import { objectHash, type ShardKey } from "./hash.ts";
+import type { ShardHold } from "./holds.ts";
+import { ShardLeases, type ShardLeasesOptions } from "./leases.ts";
+import { mergedRanges, shardOf, shardRange } from "./ranges.ts";
+import { buildShardSelector, serverApplied } from "./selector.ts";
+
+/** The shard Leases' options (leases.ts), and what places an object in a shard. */
+export type ShardingOptions = Omit<ShardLeasesOptions, "onChange"> & { key: ShardKey };
+
+export class Sharding {
+  readonly leases: ShardLeases;
+  private changes = new AbortController();
+  private readonly listeners = new Set<(owned: readonly number[]) => void>();
+
+  constructor(private readonly options: ShardingOptions) {
+    this.leases = new ShardLeases({
+      ...options,
+      onChange: (owned) => {
+        // Streams restart with a fresh LIST of the new ranges: a new owner starts from the current state.
+        const previous = this.changes;
+        this.changes = new AbortController();
+        previous.abort();
+        for (const listener of this.listeners) listener(owned);
+      },
+    });
+  }
+
+  get owned(): number[] {
+    return this.leases.owned;
+  }
+
+  /** Hears every change of the owned shards. */
+  onChange(listener: (owned: readonly number[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  shardOf(object: Pick<KubeObject, "metadata">): number {
+    return shardOf(objectHash(object, this.options.key), this.options.shards);
+  }
+
+  /** Is the object in a shard this replica works on now? */
+  owns(object: Pick<KubeObject, "metadata">): boolean {
+    return this.leases.holds.has(this.shardOf(object));
+  }
+
+  /** A cycle's hold on its object's shard: the signal a handover aborts, and exit() when done. */
+  hold(object: Pick<KubeObject, "metadata">): ShardHold {
+    return this.leases.holds.enter(this.shardOf(object));
+  }
+
+  /** Aborts at the next change of the owned shards (taken afresh for each stream start). */
+  changed(): AbortSignal {
+    return this.changes.signal;
+  }
+
+  /** The selector of the owned ranges, or undefined when none is owned. */
+  selector(): string | undefined {
+    const ranges = mergedRanges(this.owned, this.options.shards);
+    return ranges.length > 0 ? buildShardSelector(this.options.key, ranges) : undefined;
+  }
+
+  /**
+   * Does the API server apply `shardSelector` to this resource? One LIST of one object with a
+   * selector of the whole hash space: the echo says yes, its absence no (no feature gate).
+   */
+  async detect(client: Pick<KubeClient, "list">, resource: Resource, namespace: string | null, signal: AbortSignal): Promise<boolean> {
+    const selector = buildShardSelector(this.options.key, [shardRange(0, 1)]);
+    const list = await client.list(resource, { namespace, shardSelector: selector, limit: 1, signal });
+    return serverApplied(selector, list.metadata);
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.leases.run(signal);
+  }
+}
