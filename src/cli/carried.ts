@@ -9,7 +9,8 @@ export const CONFIG_DIR = "/etc/kobun";
 export const CONFIG_FILE = "kobun.yaml";
 
 /** Settings that only the laptop's side means, or that the Deployment's arguments carry. */
-const NOT_CARRIED = new Set(["namespaces", "probes", "kube.kubeconfig", "kube.context"]);
+// `sharding.enabled` is derived from replicas, not a key of kobun.yaml.
+const NOT_CARRIED = new Set(["namespaces", "probes", "kube.kubeconfig", "kube.context", "sharding.enabled"]);
 
 /**
  * The settings that differ from what the Deployment's arguments alone would give, as a

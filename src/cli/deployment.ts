@@ -44,7 +44,7 @@ export function deploymentObject({ name, namespace, image, settings, config, web
   return {
     apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
     spec: {
-      replicas: 1,
+      replicas: deploymentReplicas(settings),
       strategy: { type: "Recreate" },
       selector: { matchLabels: { app: name } },
       template: {
@@ -94,6 +94,12 @@ export function renderDeployment(options: DeploymentOptions): string {
 }
 
 /** `kobun run` arguments for the same namespaces and peering choices the RBAC was made for. */
+/** One replica, or with sharding its N ("auto": 2 to start with; scale it as you like). */
+export function deploymentReplicas(settings: Settings): number {
+  const { enabled, replicas } = settings.sharding;
+  return !enabled ? 1 : replicas === "auto" ? 2 : replicas;
+}
+
 function runArgs(settings: Settings): string[] {
   const fixed = fixedNamespaces(settings);
   const { include, exclude, allNamespaces } = settings.namespaces;

@@ -38,6 +38,10 @@ export function renderManifests(options: ManifestOptions): string {
     ...rbacObjects(name, namespace, settings, rules),
     ...webhooks,
   ];
+  // Sharded replicas hand shards over when a Pod goes: evict them one at a time.
+  if (settings.sharding.enabled) {
+    docs.push({ apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: name } } } });
+  }
   const carried = carriedSettings(settings);
   if (carried) docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { [CONFIG_FILE]: stringify(carried) } });
   return [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0 })].join("---\n");

@@ -65,6 +65,11 @@ export function rbacRules({ settings, selectors, crds, children = [] }: RbacInpu
   }
   rules.namespaced.push({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] });
   const peering = settings.peering;
+  if (settings.sharding.enabled) {
+    // Shard and membership Leases: created, renewed and released by update, followed by watch,
+    // and a replica's membership deleted when it leaves.
+    rules.own.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update", "delete"] });
+  }
   if (!peering.standalone && peering.mode === "lease") {
     // Acquire by create, renew and release by update (optimistic concurrency); follow by watch.
     rules.own.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update"] });
