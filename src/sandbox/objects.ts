@@ -5,6 +5,7 @@
 
 import { FOREGROUND, ORPHAN, type Collectable } from "./gc.ts";
 import { clone, deepEqual, jsonPatch, mergePatch } from "./patch.ts";
+import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
 import { strategicMergePatch } from "./strategic.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { checkObjectSize } from "./limits.ts";
@@ -200,6 +201,12 @@ export class Objects implements Collectable {
     if (def.crdName) {
       applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
       return;
+    }
+    const schema = strict ? builtinSchemaName(def.group, version, def.kind) : undefined;
+    const unknown = schema ? unknownFields(schema, body) : [];
+    if (unknown.length) {
+      // fieldValidation=Strict, as the real server's strict decoding words it
+      throw new ApiStatusError(400, "BadRequest", `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`);
     }
     if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
       const causes = eventCauses(def.group, body, old === undefined);

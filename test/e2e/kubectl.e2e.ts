@@ -16,9 +16,7 @@ import type { Resource } from "../../src/kube/types.ts";
 import { join } from "node:path";
 
 /** test name → what the sandbox lacks for it (each an issue-18 item). */
-const KUBECTL_GAPS = new Map<string, string>([
-  ["create -f of a built-in kind with an unknown field is refused (fieldValidation=Strict)", "built-in kinds are stored as sent: no unknown-field check (nor pruning) against their schemas"],
-]);
+const KUBECTL_GAPS = new Map<string, string>([]);
 
 const DEPLOYMENTS: Resource = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true };
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };

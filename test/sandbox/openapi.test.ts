@@ -86,3 +86,24 @@ describe("fieldValidation=Strict", () => {
     expect(patched.status).toBe(400);
   });
 });
+
+describe("fieldValidation=Strict for built-in kinds", () => {
+  test("a field the kind's published schema does not have: 400 naming it, at any depth; known fields pass", async () => {
+    const bad = await api(sb, "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "bad", labelz: {} }, datta: { a: "1" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.labelz", unknown field "datta"');
+    const deep = await api(sb, "POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict", {
+      apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" },
+      spec: { selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "i", imagePullPolicy: "Always", ports: [{ containerPort: 80, protocoll: "TCP" }] }] } } },
+    });
+    expect(deep.body.message).toMatch(/strict decoding error: unknown field "spec\.template\.spec\.containers\[0\]\.ports\[0\]\.protocoll"$/);
+    const good = await api(sb, "POST", "/apis/apps/v1/namespaces/default/deployments?fieldValidation=Strict", {
+      apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "ok", labels: { a: "b" }, annotations: { x: "y" } },
+      spec: { replicas: 2, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: 1 } }, selector: { matchLabels: { a: "b" } },
+        template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "i", resources: { limits: { cpu: "1" } }, env: [{ name: "E", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }] }] } } },
+    });
+    expect(good.status).toBe(201);
+    // without Strict the sandbox stores built-ins as sent
+    expect((await api(sb, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "lax" }, datta: 1 })).status).toBe(201);
+  });
+});

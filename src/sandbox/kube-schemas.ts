@@ -1,0 +1,61 @@
+// The built-in kinds' OpenAPI v3 schemas as kube-apiserver v1.37.2 publishes them
+// (kube-openapi.json.gz: regenerate with `bun test/cluster/gen-openapi.ts`), read on first use:
+// served in /openapi/v3 (openapi.ts, for `kubectl explain`), and the judge of
+// fieldValidation=Strict for built-in kinds (which fields a kind does not have).
+
+import { readFileSync } from "node:fs";
+import vendoredPath from "./kube-openapi.json.gz" with { type: "file" };
+
+interface Vendored { schemas: Record<string, any>; groupVersions: Record<string, { kinds: Record<string, string> }> }
+let vendored: Vendored | undefined;
+
+export function builtinSchemas(): Record<string, any> {
+  return load().schemas;
+}
+
+function load(): Vendored {
+  return (vendored ??= JSON.parse(new TextDecoder().decode(Bun.gunzipSync(readFileSync(vendoredPath)))) as Vendored);
+}
+
+/** `io.k8s.api.core.v1.ConfigMap` for ("", "v1", "ConfigMap"), or undefined */
+export function builtinSchemaName(group: string, version: string, kind: string): string | undefined {
+  return load().groupVersions[group ? `apis/${group}/${version}` : `api/${version}`]?.kinds[kind];
+}
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** a schema with its `$ref` (or single `allOf` ref, as metadata fields have) followed */
+function resolve(s: any): any {
+  for (let i = 0; i < 8 && isObj(s); i++) {
+    const ref = s.$ref ?? (Array.isArray(s.allOf) && s.allOf.length === 1 ? s.allOf[0]?.$ref : undefined);
+    if (typeof ref !== "string") return s;
+    s = builtinSchemas()[ref.replace("#/components/schemas/", "")];
+  }
+  return s;
+}
+
+function walk(value: unknown, schema: unknown, path: string, out: string[]): void {
+  const s = resolve(schema);
+  if (!isObj(s) || s["x-kubernetes-preserve-unknown-fields"] === true) return;
+  if (Array.isArray(value)) {
+    if (s.items) value.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, out));
+    return;
+  }
+  if (!isObj(value)) return;
+  const at = (k: string) => (path ? `${path}.${k}` : k);
+  if (isObj(s.properties)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k in s.properties) walk(v, s.properties[k], at(k), out);
+      else out.push(at(k));
+    }
+  } else if (isObj(s.additionalProperties)) {
+    for (const [k, v] of Object.entries(value)) walk(v, s.additionalProperties, at(k), out);
+  }
+}
+
+/** the fields of `body` that its kind's schema does not have (`spec.foo`, `spec.containers[0].bar`) */
+export function unknownFields(schemaName: string, body: unknown): string[] {
+  const out: string[] = [];
+  walk(body, { $ref: `#/components/schemas/${schemaName}` }, "", out);
+  return out;
+}
