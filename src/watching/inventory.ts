@@ -4,6 +4,10 @@
 // watching (a broken stream, a 410, a freeze), and is reported as a synthetic deletion, so
 // a consumer that replays the events ends with exactly the server's set.
 // Event order of a relist: relist-start, listed*, deleted(synthetic)*, relist-done.
+// Every object passes through here as it is decoded, and loses `metadata.managedFields` on the
+// way: the API server's field-ownership records are often larger than the rest of a small
+// object, no part of an operator reads them, and kept per known object they were most of the
+// memory it costs (issue 15). A handler that needs them reads the object from the server.
 
 import type { KubeObject } from "../kube/types.ts";
 import { objectKey, vanished } from "./state.ts";
@@ -29,6 +33,7 @@ export class Inventory {
   }
 
   listed(object: KubeObject): WatchEvent {
+    slim(object);
     const key = objectKey(object);
     this.relist?.seen.add(key);
     this.objects.set(key, object);
@@ -47,7 +52,13 @@ export class Inventory {
 
   /** A live change from the watch stream. */
   apply(type: "added" | "modified" | "deleted", object: KubeObject): void {
+    slim(object);
     if (type === "deleted") this.objects.delete(objectKey(object));
     else this.objects.set(objectKey(object), object);
   }
+}
+
+/** Drops what no consumer reads from a freshly decoded object (ours alone: it is changed in place). */
+function slim(object: KubeObject): void {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
 }
