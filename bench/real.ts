@@ -71,7 +71,7 @@ try {
   }
 
   const figures: Record<string, unknown> = { kubernetes: kubernetesVersion, runs: roundAll(runs), unavailable, ratios: ratios(runs, counts) };
-  if (values.memory) figures.memory = await measureMemory(kobunPeer(work), target, client, work);
+  if (values.memory) figures.memory = await measureMemory(peers.find((p) => p.name === "kobun") ?? kobunPeer(work), target, client, work);
   report("real", figures);
   const path = join(root, "bench/results.json");
   const results = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
