@@ -30,12 +30,17 @@ const cache = join(process.env.KOBUN_BENCH_CACHE ?? join(homedir(), ".cache", "k
 const bareEnv = (home: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" });
 
 /** kobun compiled by build.ts with handlers/example.ts alone (bench/peers/handlers), fresh each run. */
-export function kobunPeer(home: string): Peer {
+export function kobunBenchBinary(): string {
   const binary = join(root, "dist/kobun-bench");
   const built = Bun.spawnSync([process.execPath, "run", join(root, "build.ts"), "--handlers", join(here, "handlers"), "--outfile", binary], {
     cwd: root, stdout: "ignore", stderr: "inherit",
   });
   if (built.exitCode !== 0) throw new Error("bench: building dist/kobun-bench failed");
+  return binary;
+}
+
+export function kobunPeer(home: string): Peer {
+  const binary = kobunBenchBinary();
   return {
     name: "kobun", env: () => bareEnv(home),
     command: (t, ns) => [binary, "run", "--kubeconfig", t.kubeconfigPath, "-n", ns, "--standalone", "-q"],

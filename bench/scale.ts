@@ -1,0 +1,99 @@
+// Scale by simulation, past what a real API server does on this machine: kobun's binary (the
+// example's handlers, as in bench/real.ts) against the sandbox holding 1k, 10k and 100k
+// objects. Per size: CPU per object of the initial burst, RSS once settled, then a spec change
+// on EVENTS objects: CPU and wall per update event, and RSS after. A line through the three
+// sizes should be flat per event (no super-linear step) and linear in RSS. The wall per event
+// includes the sandbox's own work, in this process, and the 1 s scans that notice the end.
+//
+//   bun bench/scale.ts [--sizes 1000,10000,100000] [--events 2000]
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
+import { installExampleCRD, report, round } from "./common.ts";
+import { kobunBenchBinary } from "./peers/index.ts";
+import { cpuMs, memoryKiB } from "./peers/measure.ts";
+
+const { values } = parseArgs({ options: { sizes: { type: "string", default: "1000,10000,100000" }, events: { type: "string", default: "2000" } } });
+const sizes = values.sizes.split(",").map(Number);
+const EVENTS = Number(values.events);
+if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(EVENTS) || EVENTS < 1) throw new Error("--sizes: positive integers, comma-separated; --events: a positive integer");
+const SETTLE_MS = 2000;
+const base = (s: Sandbox) => `${s.url}/apis/kobun.dev/v1/namespaces/default/kobunexamples`;
+
+async function inFlight(count: number, lanes: number, one: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: lanes }, async () => {
+    while (next < count) await one(next++);
+  }));
+}
+
+async function send(url: string, method: string, body: unknown, type = "application/json"): Promise<void> {
+  const response = await fetch(url, { method, headers: { "content-type": type }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`bench: ${method} ${url}: ${response.status}`);
+  await response.arrayBuffer();
+}
+
+/** Resolves when `count` objects satisfy `done` (a scan per second: the figures are the operator's). */
+async function until(sandbox: Sandbox, count: number, done: (o: any) => boolean, what: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (sandbox.store.objects("kobun.dev", "kobunexamples", "default").filter(done).length >= count) return performance.now() - started;
+    if (performance.now() - started > 1_800_000) throw new Error(`bench: ${what} not done within 30 minutes`);
+    await Bun.sleep(1000);
+  }
+}
+
+async function one(size: number, binary: string, home: string): Promise<Record<string, number>> {
+  const sandbox = await startSandbox();
+  try {
+    await installExampleCRD(sandbox);
+    await inFlight(size, 50, (i) => send(base(sandbox), "POST", { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: `ex-${i}` }, spec: { size: 1 } }));
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home };
+    const child = Bun.spawn([binary, "run", "--kubeconfig", sandbox.kubeconfigPath, "-n", "default", "--standalone", "-q"], { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    try {
+      const burstMs = await until(sandbox, size, (o) => o.status?.create_fn, "the burst");
+      const burstCpu = cpuMs(child.pid);
+      await Bun.sleep(SETTLE_MS); // a reading once idle, not a synchronisation
+      const settled = memoryKiB(child.pid, "VmRSS") / 1024;
+      const before = cpuMs(child.pid);
+      const changed = performance.now();
+      await inFlight(EVENTS, 50, (i) => send(`${base(sandbox)}/ex-${Math.floor((i * size) / EVENTS)}`, "PATCH", { spec: { size: 2 } }, "application/merge-patch+json"));
+      await until(sandbox, EVENTS, (o) => o.status?.update_fn, "the updates");
+      const eventsMs = performance.now() - changed;
+      const eventsCpu = cpuMs(child.pid) - before;
+      return {
+        objects: size, burstCpuMsPerObject: round(burstCpu / size, 3), burstMs: Math.round(burstMs),
+        settledRssMiB: round(settled, 1), peakRssMiB: round(memoryKiB(child.pid, "VmHWM") / 1024, 1),
+        cpuMsPerEvent: round(eventsCpu / EVENTS, 3), wallMsPerEvent: round(eventsMs / EVENTS, 3),
+        rssAfterEventsMiB: round(memoryKiB(child.pid, "VmRSS") / 1024, 1), eventsMs: Math.round(eventsMs),
+      };
+    } finally {
+      child.kill("SIGTERM");
+      await child.exited;
+    }
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), "kobun-bench-scale-"));
+try {
+  const binary = kobunBenchBinary();
+  const rows = [];
+  for (const size of sizes) {
+    rows.push(await one(size, binary, work));
+    report("scale-size", rows.at(-1)!);
+  }
+  const first = rows[0]!;
+  const last = rows.at(-1)!;
+  report("scale", {
+    events: EVENTS, rows,
+    cpuPerEventLastOverFirst: round(last.cpuMsPerEvent! / first.cpuMsPerEvent!),
+    kbPerObject: round(((last.settledRssMiB! - first.settledRssMiB!) * 1024) / (last.objects! - first.objects!), 2),
+  });
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
