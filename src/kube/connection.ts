@@ -53,6 +53,8 @@ export interface Connection {
   readonly authKind: AuthKind;
   /** Headers carrying the credentials. The same object is returned while the credentials stay the same. */
   authHeaders(): Promise<Record<string, string>>;
+  /** The same headers, when they are current (nothing to load or re-check); else undefined. */
+  currentHeaders?(): Record<string, string> | undefined;
   /** Drops cached credentials and fetches them again (after a 401). */
   reauthenticate(): Promise<void>;
   /** Server, context, user and auth kind: safe to log. */
@@ -81,6 +83,10 @@ class CredentialConnection implements Connection {
     private readonly load: (fresh: boolean) => Promise<Loaded>,
   ) {
     this.tls = tls;
+  }
+
+  currentHeaders(): Record<string, string> | undefined {
+    return Date.now() < this.validUntil ? this.headers : undefined;
   }
 
   authHeaders(): Promise<Record<string, string>> {

@@ -107,7 +107,8 @@ export class Transport {
     let reauthenticated = false;
     let backoff: Backoff | undefined;
     for (;;) {
-      const auth = await untilAborted(this.connection.authHeaders(), signal);
+      // Current credentials need no wait, so no listener on the caller's (long-lived) signal.
+      const auth = this.connection.currentHeaders?.() ?? (await untilAborted(this.connection.authHeaders(), signal));
       if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
       // One attempt, answer included, under the request deadline.
       const deadline = this.deadlines.start(signal);
@@ -180,7 +181,8 @@ export class Transport {
   private async openStream(url: string, shown: string, signal: AbortSignal): Promise<Response> {
     let reauthenticated = false;
     for (;;) {
-      const auth = await untilAborted(this.connection.authHeaders(), signal);
+      // Current credentials need no wait, so no listener on the caller's (long-lived) signal.
+      const auth = this.connection.currentHeaders?.() ?? (await untilAborted(this.connection.authHeaders(), signal));
       if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
       let response: Response;
       const started = performance.now();

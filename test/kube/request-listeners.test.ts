@@ -1,0 +1,37 @@
+// Issue 15 (profile: add/removeEventListener were ~9% of the operator's CPU on a real API
+// server): a request whose credentials are current hangs one abort listener on the caller's
+// signal (its deadline's), not a second one to wait for credentials that need no waiting. The
+// callers' signals are long-lived and shared by every request in flight, so each listener
+// there costs on add and on remove.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { KubeClient } from "../../src/kube/client.ts";
+import type { Resource } from "../../src/kube/types.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+
+const configmaps: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
+let sandbox: Sandbox;
+let client: KubeClient;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+});
+afterAll(async () => {
+  client.close();
+  await sandbox.stop();
+});
+
+test("a request with current credentials adds one abort listener to the caller's signal, and removes it", async () => {
+  await client.list(configmaps, { namespace: "default" }); // credentials loaded
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let added = 0;
+  let removed = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => (added++, add(...args))) as AbortSignal["addEventListener"];
+  signal.removeEventListener = ((...args: Parameters<AbortSignal["removeEventListener"]>) => (removed++, remove(...args))) as AbortSignal["removeEventListener"];
+  for (let i = 0; i < 5; i++) await client.list(configmaps, { namespace: "default", signal });
+  expect(added).toBe(5);
+  expect(removed).toBe(5);
+});
