@@ -77,7 +77,7 @@ export async function leaseReplica(api: ApiServer, id: string, scenario: string,
 }
 
 /** The kubeconfig with its server pointed at the proxy; the server's certificate is still checked against its own name. */
-function proxiedKubeconfig(text: string, proxyUrl: string): string {
+export function proxiedKubeconfig(text: string, proxyUrl: string): string {
   const config = Bun.YAML.parse(text) as { clusters?: { cluster: Record<string, unknown> }[] };
   for (const { cluster } of config.clusters ?? []) {
     const original = new URL(String(cluster.server));

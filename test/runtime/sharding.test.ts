@@ -3,21 +3,13 @@
 // replicas' handlers at once (a handler records its start and end per object).
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { Logger, memorySink } from "../../src/util/log.ts";
 import { eventually } from "./helpers.ts";
+import { overlaps, shardReplica, type Span, type Work } from "./shard-replicas.ts";
 
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
-const LEASE = { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" };
-
-/** One handler run; `aborted`: its signal aborted (a handover), so its result was not written. */
-interface Span { replica: string; uid: string; start: number; end?: number; aborted?: boolean }
-
 let sandbox: Sandbox;
 let admin: KubeClient;
 beforeAll(async () => {
@@ -29,41 +21,7 @@ afterAll(async () => {
   await sandbox.stop();
 });
 
-async function replica(id: string, namespace: string, spans: Span[], work: { ms: number; deaf?: boolean } = { ms: 20 }, sandboxed = sandbox) {
-  const client = await KubeClient.connect({ kubeconfig: sandboxed.kubeconfigPath });
-  const registry = new Registry();
-  registry.on.create("v1/configmaps", async ({ signal, uid }) => {
-    const span: Span = { replica: id, uid: uid!, start: performance.now() };
-    spans.push(span);
-    try {
-      // I/O-bound work; a "deaf" one ignores its signal, so only the handover's wait keeps it from overlapping
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, work.ms);
-        if (!work.deaf) signal.addEventListener("abort", () => { clearTimeout(t); resolve(); }, { once: true });
-      });
-      if (signal.aborted) throw signal.reason;
-    } finally {
-      span.end = performance.now();
-      span.aborted = signal.aborted;
-    }
-  }, { id: "record" });
-  const sink = memorySink("debug");
-  const controller = new AbortController();
-  const settings = resolveSettings({
-    fileData: {
-      sharding: { replicas: "auto", shards: 16 },
-      peering: { name: namespace, freezeGracePeriod: "500ms", lease: LEASE },
-      shutdown: { gracePeriod: "1s" },
-      workers: { batchWindow: 0 },
-    },
-    flags: { namespaces: [namespace] },
-  });
-  const running = run({ signal: controller.signal, client, registry, logger: new Logger(sink), settings, peerId: id });
-  return {
-    id, lines: sink.lines,
-    async stop() { controller.abort(); await running; client.close(); },
-  };
-}
+const replica = (id: string, namespace: string, spans: Span[], work?: Work) => shardReplica(sandbox, id, namespace, spans, work);
 
 /** Shard Leases held per replica, as the sandbox stores them. */
 function shardsHeld(namespace: string, sandboxed = sandbox): Map<string, number> {
@@ -80,15 +38,6 @@ async function createMany(namespace: string, count: number, prefix: string): Pro
   const uids: string[] = [];
   for (let i = 0; i < count; i++) uids.push((await admin.create(CONFIGMAPS, namespace, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${prefix}-${i}` } })).metadata.uid!);
   return uids;
-}
-
-function overlaps(spans: Span[]): string[] {
-  const found: string[] = [];
-  const byUid = Map.groupBy(spans, (s) => s.uid);
-  for (const [uid, list] of byUid) for (const a of list) for (const b of list) {
-    if (a !== b && a.replica !== b.replica && a.start < (b.end ?? Infinity) && b.start < (a.end ?? Infinity)) found.push(`${uid}: ${a.replica} and ${b.replica}`);
-  }
-  return found;
 }
 
 async function namespace(name: string): Promise<string> {

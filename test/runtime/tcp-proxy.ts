@@ -10,6 +10,8 @@ export interface TcpProxy {
   url: string;
   blackhole(): void;
   close(): void;
+  /** Bytes forwarded from the server to the client so far (what the client received). */
+  readonly bytesReceived: number;
 }
 
 /** Writes to a socket without losing what it cannot take at once (resumed on drain). */
@@ -50,6 +52,7 @@ interface Leg {
 
 export function startTcpProxy(target: URL): TcpProxy {
   let cut = false;
+  let received = 0;
   const sockets = new Set<Socket<unknown>>();
   const listener = Bun.listen<Leg>({
     hostname: "127.0.0.1",
@@ -71,7 +74,9 @@ export function startTcpProxy(target: URL): TcpProxy {
               for (const chunk of leg.early.splice(0)) leg.toServer.write(chunk);
             },
             data(_upstream, chunk) {
-              if (!cut) leg.toClient.write(chunk);
+              if (cut) return;
+              received += chunk.length;
+              leg.toClient.write(chunk);
             },
             drain() {
               leg.toServer?.drain();
@@ -105,6 +110,9 @@ export function startTcpProxy(target: URL): TcpProxy {
   const url = `${target.protocol}//127.0.0.1:${listener.port}`;
   return {
     url,
+    get bytesReceived() {
+      return received;
+    },
     blackhole() {
       cut = true;
     },
