@@ -11,7 +11,7 @@ import { Backoff } from "../util/backoff.ts";
 import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
-import { Watcher } from "../watching/watcher.ts";
+import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { Settings } from "../config/index.ts";
@@ -48,25 +48,13 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   let listed = false;
   let attempts = 0;
   const metrics = watchMetrics(health.metrics, resourceName(resource));
-  const w = settings.watching;
   const watcher = new Watcher(client, resource, {
-    namespace,
-    pageSize: w.pageSize,
-    maxLineBytes: w.lineLimit,
-    serverTimeoutSeconds: w.serverTimeout,
-    ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
-    backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
-    logger,
-    observer: metrics,
+    ...watcherSettings(settings), namespace, logger, observer: metrics,
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
   });
+  const w = settings.watching;
   const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
-  const backoff = new Backoff({
-    initial: w.backoff.initial * 1000,
-    max: w.backoff.max * 1000,
-    factor: w.backoff.factor,
-    resetAfter: w.reconnectHealthyAfter * 1000,
-  });
+  const backoff = new Backoff({ initial: w.backoff.initial * 1000, max: w.backoff.max * 1000, factor: w.backoff.factor, resetAfter: w.reconnectHealthyAfter * 1000 });
 
   await supervise(
     {
@@ -100,4 +88,16 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     },
     signal,
   );
+}
+
+/** The watcher's options from the settings' watching section (seconds there, ms here). */
+function watcherSettings(settings: Settings): WatcherOptions {
+  const w = settings.watching;
+  return {
+    pageSize: w.pageSize,
+    maxLineBytes: w.lineLimit,
+    serverTimeoutSeconds: w.serverTimeout,
+    ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
+    backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
+  };
 }
