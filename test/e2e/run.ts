@@ -1,7 +1,8 @@
 // `npm run test:e2e` → `bun test/e2e/run.ts [--target sandbox|cluster|sandbox,cluster] [bun test args...]`
 //
 //  1. builds (or reuses) kube-apiserver + etcd + kubectl: test/cluster/build.sh (skipped when
-//     KOBUN_E2E_KUBECONFIG names a cluster and KOBUN_E2E_KUBECTL a kubectl);
+//     KOBUN_E2E_KUBECONFIG names a cluster and KOBUN_E2E_KUBECTL a kubectl), and Prometheus:
+//     test/prometheus/build.sh;
 //  2. builds dist/kobun (handlers/) and dist/kobun-e2e (test/e2e/handlers/);
 //  3. runs the suite (every ./test/e2e/*.e2e.ts file) once per target (KOBUN_E2E_TARGET=…),
 //     each in its own `bun test` process, then test/scratch/chroot.test.ts (the FROM scratch
@@ -92,6 +93,12 @@ if (!(process.env.KOBUN_E2E_KUBECONFIG && process.env.KOBUN_E2E_KUBECTL)) {
   const r = await step("control plane + kubectl", [join(root, "test/cluster/build.sh")]);
   timings.push(`control-plane build ${r.s.toFixed(1)} s`);
   // On failure the scenarios that need them still run, and fail with the reason.
+}
+
+// Prometheus for observability.e2e.ts (cached like the control plane; a no-op once built).
+{
+  const r = await step("prometheus", [join(root, "test/prometheus/build.sh")]);
+  timings.push(`prometheus build ${r.s.toFixed(1)} s`);
 }
 
 if (!process.env.KOBUN_E2E_SKIP_BUILD) {
