@@ -21,8 +21,8 @@ export interface Span { replica: string; uid: string; start: number; end?: numbe
 
 export interface ShardReplica { id: string; lines: string[]; proxy?: TcpProxy; stop(): Promise<void> }
 
-/** `deaf`: the handler ignores its signal, so only the handover's wait keeps it from overlapping. */
-export interface Work { ms: number; deaf?: boolean }
+/** `deaf`: the handler ignores its signal, so only the handover's wait keeps it from overlapping; `limit`: workers.limit; `shards`: default 16. */
+export interface Work { ms: number; deaf?: boolean; limit?: number; shards?: number }
 
 export async function shardReplica(api: { url: string; kubeconfigPath: string }, id: string, namespace: string, spans: Span[], work: Work = { ms: 20 }, proxied = false): Promise<ShardReplica> {
   const proxy = proxied ? startTcpProxy(new URL(api.url)) : undefined;
@@ -49,10 +49,10 @@ export async function shardReplica(api: { url: string; kubeconfigPath: string },
   const controller = new AbortController();
   const settings = resolveSettings({
     fileData: {
-      sharding: { replicas: "auto", shards: 16 },
+      sharding: { replicas: "auto", shards: work.shards ?? 16 },
       peering: { name: namespace, freezeGracePeriod: "500ms", lease: SHARD_LEASE },
       shutdown: { gracePeriod: "1s" },
-      workers: { batchWindow: 0 },
+      workers: { batchWindow: 0, ...(work.limit ? { limit: work.limit } : {}) },
     },
     flags: { namespaces: [namespace] },
   });
