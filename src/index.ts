@@ -20,6 +20,7 @@ export {
   on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
+  type DaemonContext, type TimerContext, type DaemonFn, type TimerFn, type DaemonOptions, type TimerOptions,
   type KubeObject, type Resource,
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,

@@ -79,7 +79,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     cause: "noop", user: undefined, results: {}, bookkeeping: { progress: new Map() },
     finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
   };
-  if (env.handlers.length === 0) return plan;
+  // Only daemons or timers: the finalizer they hold is all there is to write.
+  if (env.handlers.length === 0) return { ...plan, finalizer: finalizer === "add" ? "add" : finalizer === "nothing" ? undefined : "remove" };
   const change = finalizer === "add" ? "add" : finalizer === "release" ? "remove" : undefined;
   const book = readBookkeeping(body, env.ids);
   const sight = seeCause(env, body, book, initial, finalizer);

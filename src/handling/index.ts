@@ -4,7 +4,7 @@
 // that feeds it, and the writing of the plans, are reconciling/'s.
 // Must never talk HTTP (not even through kube/'s client), nor watch or queue anything itself.
 
-export { on, registry, Registry, type On, type HandlerSpec, type WebhookSpec, type ConversionSpec } from "./registry.ts";
+export { on, registry, Registry, type On, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
@@ -29,6 +29,12 @@ export type {
   FieldOptions,
   EventOptions,
   EventRecorder,
+  DaemonContext,
+  TimerContext,
+  DaemonFn,
+  TimerFn,
+  DaemonOptions,
+  TimerOptions,
 } from "./types.ts";
 // The bodies handlers receive and the resources they are registered for.
 export type { KubeObject, Resource } from "../kube/types.ts";

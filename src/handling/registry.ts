@@ -7,6 +7,8 @@ import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import type { Resource } from "../kube/types.ts";
 import { fieldPath } from "./filters.ts";
 import type {
+  DaemonFn,
+  DaemonOptions,
   DeleteOptions,
   EventHandlerFn,
   EventOptions,
@@ -14,6 +16,8 @@ import type {
   HandlerFn,
   HandlerKind,
   HandlerOptions,
+  TimerFn,
+  TimerOptions,
 } from "./types.ts";
 import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 
@@ -32,6 +36,16 @@ export interface HandlerSpec {
 }
 
 type Wanted = ReturnType<typeof parseSelector>;
+
+/** A daemon or a timer: run by reconciling/ beside the handlers, one per matching object. */
+export interface BackgroundSpec {
+  id: string;
+  kind: "daemon" | "timer";
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: DaemonFn | TimerFn;
+  options: DaemonOptions & Partial<TimerOptions>;
+}
 
 /** A validating or mutating webhook: served by admission/, never watched. */
 export interface WebhookSpec {
@@ -69,6 +83,10 @@ export interface On {
   validate(selector: ResourceSelector, fn: ValidateFn, options?: AdmissionOptions): ValidateFn;
   /** An admission webhook: change `ctx.object` in place; kobun answers with the JSON Patch. */
   mutate(selector: ResourceSelector, fn: MutateFn, options?: AdmissionOptions): MutateFn;
+  /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
+  daemon(selector: ResourceSelector, fn: DaemonFn, options?: DaemonOptions): DaemonFn;
+  /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */
+  timer(selector: ResourceSelector, fn: TimerFn, options: TimerOptions): TimerFn;
   /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
   convert(selector: ResourceSelector, convert: ConvertFn | ConversionTable): void;
 }
@@ -77,6 +95,7 @@ export class Registry {
   readonly handlers: HandlerSpec[] = [];
   readonly webhooks: WebhookSpec[] = [];
   readonly conversions: ConversionSpec[] = [];
+  readonly background: BackgroundSpec[] = [];
   readonly on: On;
   private readonly counters = new Map<string, number>();
   private readonly parsed = new Map<HandlerSpec, Wanted>();
@@ -110,6 +129,15 @@ export class Registry {
         return fn;
       },
       convert: (selector, convert) => this.addConversion(selector, convert),
+      daemon: (selector, fn, options = {}) => {
+        this.addBackground("daemon", selector, fn, options);
+        return fn;
+      },
+      timer: (selector, fn, options) => {
+        if (typeof options === "function") [options, fn] = [fn as unknown as TimerOptions, options as TimerFn];
+        this.addBackground("timer", selector, fn, options);
+        return fn;
+      },
     };
   }
 
@@ -117,6 +145,7 @@ export class Registry {
   selectors(): ResourceSelector[] {
     const seen = new Map<string, ResourceSelector>();
     for (const spec of this.handlers) seen.set(this.parsed.get(spec)!.text, spec.selector);
+    for (const spec of this.background) seen.set(spec.wanted.text, spec.selector);
     return [...seen.values()];
   }
 
@@ -124,7 +153,7 @@ export class Registry {
   children(): ResourceSelector[] {
     const seen = new Map<string, ResourceSelector>();
     // Keyed by group and name: RBAC grants a resource in every version at once.
-    for (const spec of this.handlers) {
+    for (const spec of [...this.handlers, ...this.background]) {
       for (const child of spec.options.children ?? []) {
         const { group, name } = parseSelector(child);
         const key = `${group ?? ""}|${name}`;
@@ -139,9 +168,15 @@ export class Registry {
     return this.handlers.filter((spec) => matches(this.parsed.get(spec)!, resource));
   }
 
+  /** The daemons and timers that apply to a resolved resource, in registration order. */
+  backgroundFor(resource: Resource): BackgroundSpec[] {
+    return this.background.filter((spec) => matches(spec.wanted, resource));
+  }
+
   /** Removes every handler (for tests that reuse a registry). */
   clear(): void {
     this.handlers.length = 0;
+    this.background.length = 0;
     this.webhooks.length = 0;
     this.conversions.length = 0;
     this.parsed.clear();
@@ -170,6 +205,24 @@ export class Registry {
       throw new Error(`on.convert: ${wanted.name}.${wanted.group} already has a conversion`);
     }
     this.conversions.push({ selector, wanted, convert });
+  }
+
+  private addBackground(kind: BackgroundSpec["kind"], selector: ResourceSelector, fn: DaemonFn | TimerFn, options: BackgroundSpec["options"]): void {
+    if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a function`);
+    const wanted = parseSelector(selector);
+    const n = this.background.filter((b) => b.kind === kind && b.wanted.text === wanted.text).length + 1;
+    const id = options?.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
+    if (this.background.some((b) => b.id === id && b.wanted.text === wanted.text)) {
+      throw new Error(`a daemon or timer with id ${JSON.stringify(id)} is already registered for ${wanted.text}: pass a distinct { id }`);
+    }
+    const where = `${kind} ${id}`;
+    if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) throw new Error(`${where}: needs { interval } in seconds > 0`);
+    for (const key of ["initialDelay", "backoff", "cancellationTimeout", "idle"] as const) {
+      const v = options?.[key];
+      if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
+    }
+    if (options?.retries !== undefined && !(options.retries >= 1)) throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
+    this.background.push({ id, kind, selector, wanted, fn, options: options ?? {} });
   }
 
   private add(kind: HandlerKind, selector: ResourceSelector, fn: HandlerFn | EventHandlerFn, options: HandlerSpec["options"]): void {

@@ -145,3 +145,56 @@ export interface EventOptions {
   annotations?: MetaMatchers;
   when?: (ctx: EventContext) => boolean;
 }
+
+/** What a daemon sees: the object as it was when the daemon started; `signal` is its stop flag. */
+export interface DaemonContext extends ObjectContext {
+  /** Restarts after a throw, 0 on the first run. */
+  retry: number;
+}
+
+/** What a timer sees: a `patch` merged into the object after the call, like a handler's. */
+export interface TimerContext extends ObjectContext {
+  patch: Patch;
+  /** Attempts after an error since the last good call, 0 on the first. */
+  retry: number;
+  /** When this call's first attempt started. */
+  started: Date;
+}
+
+export type DaemonFn = (ctx: DaemonContext) => unknown;
+export type TimerFn = (ctx: TimerContext) => unknown;
+
+/** Options shared by daemons and timers (seconds, as everywhere in the handler API). */
+export interface BackgroundOptions {
+  /** Names the daemon or timer (its `status.<id>` result for a timer). Default: the function name. */
+  id?: string;
+  /** Seconds to wait after the object appears (or the operator starts or resumes) before the first run. */
+  initialDelay?: number;
+  /** Seconds between restarts of a daemon that threw, or between a timer's retries. Default 60. */
+  backoff?: number;
+  /** Hold the object with kobun's finalizer while it runs, so a deletion waits for it to stop. Default true. */
+  finalizer?: boolean;
+  labels?: MetaMatchers;
+  annotations?: MetaMatchers;
+  when?: (ctx: ObjectContext) => boolean;
+  /** As HandlerOptions' `children`. */
+  children?: readonly string[];
+}
+
+export interface DaemonOptions extends BackgroundOptions {
+  /** Seconds a daemon may go on after its signal aborted before it is abandoned and named in a warning. Default 5. */
+  cancellationTimeout?: number;
+}
+
+export interface TimerOptions extends BackgroundOptions {
+  /** Seconds between calls. */
+  interval: number;
+  /** Run only once the object has been unchanged (its spec, labels, annotations) this many seconds. */
+  idle?: number;
+  /** Keep a fixed schedule (every `interval` from the first call) regardless of how long a call runs. */
+  sharp?: boolean;
+  /** What an error other than TemporaryError/PermanentError means. Default "temporary" (retried after `backoff`). */
+  errors?: "temporary" | "permanent" | "ignored";
+  /** Most attempts of one call before it fails (until the next interval). Default unlimited. */
+  retries?: number;
+}

@@ -28,10 +28,11 @@ import { deepEqual } from "../handling/filters.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { finalizerAction } from "./finalizer.ts";
-import { admits, begin, step, superseded, type Life, type Outcome } from "./life.ts";
+import { admits, begin, fresh, step, superseded, type Life, type Outcome } from "./life.ts";
 import { cycleEnvOf, workerTimingOf, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
+import { Background } from "./spawning.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
@@ -53,6 +54,8 @@ export class Reconciler {
   private readonly detach: () => void;
   /** Objects whose current cycle failed (one cycle per object at a time): its result is "error". */
   private readonly erred = new Set<string>();
+  /** The daemons and timers of the resource's objects (background.ts: their phases). */
+  private readonly background: Background;
 
   constructor(private readonly options: ReconcilerOptions) {
     const { resource } = options;
@@ -70,6 +73,11 @@ export class Reconciler {
     const linked = linkedSignal(options.signal);
     this.detach = linked.dispose;
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
+    this.background = new Background({
+      specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
+      memo: (uid) => this.memoOf(uid), signal: this.hard.signal, count: (name) => options.health?.count(name),
+      ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
+    });
     this.workers = new Workers<Item>({
       process: (uid, item, signal) => this.process(uid, item, signal),
       skip: (uid, item) => superseded(this.states.get(uid)?.life, item.type === "deleted", item.object.metadata.resourceVersion, Date.now()),
@@ -85,6 +93,10 @@ export class Reconciler {
     if (event.type === "relist-start" || event.type === "relist-done") return;
     const uid = event.object.metadata?.uid;
     if (!uid) return;
+    // Daemons and timers follow every event at once (a deletion stops them within milliseconds),
+    // even one that needs no cycle: an unchanged object relisted on resume starts them again.
+    if (event.type === "deleted") void this.background.stop(uid);
+    else this.background.sync(event.object);
     if (!admits(this.states.get(uid)?.life, event.type === "deleted", event.object.metadata.resourceVersion, Date.now())) return;
     // A listed object is the current state already: no batch window to wait for newer events.
     this.workers.push(uid, event, event.type === "listed");
@@ -94,13 +106,13 @@ export class Reconciler {
   async close(graceMs: number): Promise<TaskReport> {
     const timer = setTimeout(() => this.hard.abort(), graceMs);
     try {
-      const report = await this.workers.close(graceMs);
+      const [report, background] = await Promise.all([this.workers.close(graceMs), this.background.close(graceMs)]);
       // Workers are named by uid; say which handler on which object was left running.
       const abandoned = report.abandoned.map((task) => {
         const running = this.states.get(task.slice(task.lastIndexOf("/") + 1))?.object.running;
         return running ? `handler ${running} (${task})` : task;
       });
-      return { abandoned };
+      return { abandoned: [...abandoned, ...background] };
     } finally {
       clearTimeout(timer);
       this.hard.abort();
@@ -111,6 +123,11 @@ export class Reconciler {
   /** Resolves once every accepted event has been processed (delayed retries aside). */
   settled(): Promise<void> {
     return this.workers.settled();
+  }
+
+  /** The phases of an object's daemons and timers by id (background.ts), for tests and diagnostics. */
+  backgroundPhases(uid: string): Record<string, string> {
+    return this.background.phases(uid);
   }
 
   /** Objects with a live worker (for tests and metrics). */
@@ -192,7 +209,9 @@ export class Reconciler {
   private async handle(body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined): Promise<Outcome> {
     try {
       const deleting = Boolean(body.metadata.deletionTimestamp);
-      const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal));
+      // The delete handlers run only once the object's daemons and timers have stopped.
+      if (deleting) await this.background.stop(body.metadata.uid ?? "");
+      const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal) || this.background.holds(body));
       const plan = await runCycle(this.env, object, body, signal, action);
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return this.discarded(body, plan);
@@ -239,6 +258,13 @@ export class Reconciler {
     } finally {
       link.dispose();
     }
+  }
+
+  /** The memo an object's handlers, daemons and timers share. */
+  private memoOf(uid: string): Record<string, any> {
+    let tracked = this.states.get(uid);
+    if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: {}, seen: false } }));
+    return tracked.object.memo;
   }
 
   private failed(body: KubeObject, error: unknown, again: number): void {
