@@ -77,6 +77,7 @@ export class Reconciler {
       specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
       memo: (uid) => this.memoOf(uid), signal: this.hard.signal, count: (name) => options.health?.count(name),
       ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
+      ...(options.hold ? { hold: options.hold } : {}),
     });
     this.workers = new Workers<Item>({
       process: (uid, item, signal) => this.process(uid, item, signal),

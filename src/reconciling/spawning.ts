@@ -33,6 +33,8 @@ export interface BackgroundOptions {
   memo(uid: string): Record<string, any>;
   /** The freeze gate's running signal for a namespace (see ReconcilerOptions.freezeSignal). */
   freezeSignal?(namespace: string | undefined): AbortSignal;
+  /** Sharding: a hold on the object's shard for as long as a run goes on, so a handover waits for it (and aborts it). */
+  hold?(object: KubeObject): { signal: AbortSignal; exit(): void };
   /** Aborted at shutdown. */
   signal: AbortSignal;
   count?(name: string): void;
@@ -74,7 +76,10 @@ export class Background {
       if (run) {
         if (!wanted) this.halt(run);
         else if (run.phase.kind !== "stopping") this.refresh(run, body);
-      } else if (wanted) runs.set(spec.id, this.spawn(uid, spec, body, freeze));
+      } else if (wanted) {
+        const spawned = this.spawn(uid, spec, body, freeze);
+        if (spawned) runs.set(spec.id, spawned);
+      }
     }
     if (runs.size && !this.objects.has(uid)) this.objects.set(uid, runs);
   }
@@ -125,9 +130,14 @@ export class Background {
     }
   }
 
-  private spawn(uid: string, spec: BackgroundSpec, body: KubeObject, freeze: AbortSignal | undefined): Run {
+  private spawn(uid: string, spec: BackgroundSpec, body: KubeObject, freeze: AbortSignal | undefined): Run | undefined {
+    const hold = this.options.hold?.(body);
+    if (hold?.signal.aborted) {
+      hold.exit(); // not our shard (any more): another replica runs it
+      return undefined;
+    }
     const stop = new AbortController();
-    const link = linkedSignal(this.options.signal, freeze, stop.signal);
+    const link = linkedSignal(this.options.signal, freeze, hold?.signal, stop.signal);
     const now = Date.now();
     const run: Run = {
       spec, phase: starting(spec, now), stop, signal: link.signal, body, changedAt: now,
@@ -140,6 +150,7 @@ export class Background {
     const forget = () => {
       if (grace) clearTimeout(grace);
       link.dispose();
+      hold?.exit();
       const runs = this.objects.get(uid);
       if (runs?.get(spec.id) === run) runs.delete(spec.id);
       if (runs?.size === 0) this.objects.delete(uid);
@@ -159,7 +170,9 @@ export class Background {
     }, { once: true });
     void this.loop(uid, run).catch((error) => this.options.logger.error(`${spec.kind} loop failed`, { [spec.kind]: spec.id, error })).finally(() => {
       looping = false;
-      // A finished daemon stays known (not restarted) until the object goes or stops matching.
+      // A finished daemon stays known (not restarted) until the object goes or stops matching;
+      // nothing of it runs, so its shard may be handed over.
+      hold?.exit();
       if (run.phase.kind !== "finished" || run.signal.aborted) forget();
     });
     return run;

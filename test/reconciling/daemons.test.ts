@@ -163,3 +163,31 @@ test("a deletion during a timer call aborts the call, then the delete handlers r
   await h.processor.settled();
   expect(order).toEqual(["timer", "timer:aborted", "delete"]);
 });
+
+test("a shard handed over aborts the daemons on it, and its hold is released only once they have stopped", async () => {
+  const registry = new Registry();
+  const started = deferred<AbortSignal>();
+  let stopped = false;
+  registry.on.daemon("kobunexamples.kobun.dev/v1", async ({ signal }) => {
+    started.resolve(signal);
+    await aborted(signal);
+    await Bun.sleep(50);
+    stopped = true;
+  }, { id: "sharded", finalizer: false });
+  const shard = new AbortController();
+  let held = 0;
+  const released = deferred<boolean>();
+  const hold = () => {
+    held++;
+    let exited = false;
+    return { signal: shard.signal, exit: () => { if (!exited && --held === 0) released.resolve(stopped); exited = true; } };
+  };
+  h = await startHarness({ registry, processor: { hold } });
+  await h.create("s", {});
+  const signal = await started.promise;
+  await h.processor.settled();
+  shard.abort();
+  expect(signal.aborted).toBe(true);
+  // Cycles exit their holds at once; the daemon's is the last, after it stopped.
+  expect(await released.promise).toBe(true);
+});
