@@ -34,6 +34,7 @@
 
 import type { KubeObject } from "../kube/types.ts";
 import { compareResourceVersions } from "../kube/versions.ts";
+import { backoffDelay } from "../util/backoff.ts";
 
 export type Phase =
   | { kind: "idle" } //                     handled: nothing due until the object changes
@@ -154,7 +155,8 @@ export function step(life: Life, outcome: Outcome, now: number): Step {
 
 /** The backoff of the n-th failed write in a row: 1 s, 2 s, 4 s, … up to a minute. */
 export function backoff(failures: number): number {
-  return Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (failures - 1));
+  // No jitter: one object's retries are not a herd, and the delay is shown in its Warning Event.
+  return backoffDelay(failures - 1, { initial: 1000, max: MAX_BACKOFF_MS });
 }
 
 function written(life: Life, outcome: Extract<Outcome, { kind: "written" }>, now: number): Step {

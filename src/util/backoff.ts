@@ -24,7 +24,7 @@ export class Backoff {
     const { initial, max, factor = 2, jitter = 0.5, resetAfter } = this.options;
     if (resetAfter !== undefined && this.lastFailure && now - this.lastFailure > resetAfter) this.attempt = 0;
     this.lastFailure = now;
-    const base = Math.min(max, initial * factor ** this.attempt);
+    const base = backoffDelay(this.attempt, { initial, max, factor });
     this.attempt++;
     return Math.round(base * (1 - jitter * Math.random()));
   }
@@ -36,4 +36,9 @@ export class Backoff {
   get attempts(): number {
     return this.attempt;
   }
+}
+
+/** The capped exponential delay before retry number `attempt` (0-based), without jitter. */
+export function backoffDelay(attempt: number, { initial, max, factor = 2 }: { initial: number; max: number; factor?: number }): number {
+  return Math.min(max, initial * factor ** attempt);
 }
