@@ -1,6 +1,10 @@
 // kobun's public API: what handler modules and embedders import.
 //
-//   import { on, TemporaryError } from "kobun";
+//   import { on, resource, TemporaryError } from "kobun";
+//   interface KobunExample { metadata: ObjectMeta; spec: { field?: string }; status?: { greeting?: string } }
+//   const Examples = resource<KobunExample>("kobunexamples.kobun.dev/v1");  // typed ctx.spec/status/patch
+//   on.create(Examples, ({ spec, patch }) => { patch.status.greeting = `hello ${spec.field}`; });
+//
 //   on.create("kobunexamples.kobun.dev/v1", async ({ name, patch }) => {
 //     patch.status.greeting = `hello ${name}`;
 //     return { message: `hello ${name}` };            // → status.create_fn
@@ -18,10 +22,12 @@
 
 export {
   on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
+  resource, type ResourceToken, type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
+  type FieldPath, type ValueAt, type FieldContext,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
   type DaemonContext, type TimerContext, type DaemonFn, type TimerFn, type DaemonOptions, type TimerOptions,
-  type KubeObject, type Resource,
+  type KubeObject, type Resource, type ObjectMeta,
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./handling/index.ts";

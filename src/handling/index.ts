@@ -4,7 +4,8 @@
 // that feeds it, and the writing of the plans, are reconciling/'s.
 // Must never talk HTTP (not even through kube/'s client), nor watch or queue anything itself.
 
-export { on, registry, Registry, type On, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
+export { on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
+export { resource, type ResourceToken, type ObjectOf, type Wire } from "./resource.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
@@ -20,6 +21,13 @@ export type {
   Diff,
   DiffItem,
   Patch,
+  MergePatch,
+  SpecOf,
+  StatusOf,
+  FieldPath,
+  ValueAt,
+  FieldContext,
+  FieldHandlerFn,
   HandlerContext,
   EventContext,
   HandlerFn,
@@ -37,7 +45,7 @@ export type {
   TimerOptions,
 } from "./types.ts";
 // The bodies handlers receive and the resources they are registered for.
-export type { KubeObject, Resource } from "../kube/types.ts";
+export type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 // What ctx.api throws and returns: the server's Status, apply conflicts, the built-in kinds.
 export { ApiError, ApplyConflictError } from "../kube/errors.ts";
 export type { ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf } from "../kube/kinds.ts";

@@ -4,7 +4,7 @@
 // Must never do I/O: resources are matched by their selector text; the runtime resolves them.
 
 import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
-import type { Resource } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
 import { fieldPath } from "./filters.ts";
 import type {
   DaemonFn,
@@ -12,13 +12,16 @@ import type {
   DeleteOptions,
   EventHandlerFn,
   EventOptions,
+  FieldHandlerFn,
   FieldOptions,
+  FieldPath,
   HandlerFn,
   HandlerKind,
   HandlerOptions,
   TimerFn,
   TimerOptions,
 } from "./types.ts";
+import type { ResourceToken } from "./resource.ts";
 import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 
 export interface HandlerSpec {
@@ -66,29 +69,39 @@ export interface ConversionSpec {
 
 const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
 
-type Register<O> = (selector: ResourceSelector, fn: HandlerFn, options?: O) => HandlerFn;
+/**
+ * What handlers are registered for: a selector string ("kobunexamples.kobun.dev/v1"; objects
+ * untyped) or a typed token (`resource<T>(...)`, `resource.pods`; objects typed T).
+ */
+export type Target<T extends object> = ResourceSelector | ResourceToken<T>;
+
+type Register<O extends "plain" | "delete"> = <T extends object = KubeObject>(
+  resource: Target<T>,
+  fn: HandlerFn<T>,
+  options?: O extends "delete" ? DeleteOptions<T> : HandlerOptions<T>,
+) => HandlerFn<T>;
 
 export interface On {
-  create: Register<HandlerOptions>;
-  update: Register<HandlerOptions>;
+  create: Register<"plain">;
+  update: Register<"plain">;
   /** Adds the finalizer `kobun.dev/finalizer` unless `{ optional: true }`. */
-  delete: Register<DeleteOptions>;
+  delete: Register<"delete">;
   /** Runs on the first sight of an already-handled object after the operator starts. */
-  resume: Register<HandlerOptions>;
+  resume: Register<"plain">;
   /** Runs when `options.field` changes (on creation too, when the field is set). */
-  field(selector: ResourceSelector, options: FieldOptions, fn: HandlerFn): HandlerFn;
+  field<T extends object = KubeObject, P extends FieldPath<T> = FieldPath<T>>(resource: Target<T>, options: FieldOptions<T, P>, fn: FieldHandlerFn<T, P>): FieldHandlerFn<T, P>;
   /** Every watch event of the object: no progress, no retries, errors are logged. */
-  event(selector: ResourceSelector, fn: EventHandlerFn, options?: EventOptions): EventHandlerFn;
+  event<T extends object = KubeObject>(resource: Target<T>, fn: EventHandlerFn<T>, options?: EventOptions<T>): EventHandlerFn<T>;
   /** An admission webhook: throw AdmissionError to refuse the request. */
-  validate(selector: ResourceSelector, fn: ValidateFn, options?: AdmissionOptions): ValidateFn;
+  validate<T extends object = KubeObject>(resource: Target<T>, fn: ValidateFn<T>, options?: AdmissionOptions): ValidateFn<T>;
   /** An admission webhook: change `ctx.object` in place; kobun answers with the JSON Patch. */
-  mutate(selector: ResourceSelector, fn: MutateFn, options?: AdmissionOptions): MutateFn;
+  mutate<T extends object = KubeObject>(resource: Target<T>, fn: MutateFn<T>, options?: AdmissionOptions): MutateFn<T>;
   /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
-  daemon(selector: ResourceSelector, fn: DaemonFn, options?: DaemonOptions): DaemonFn;
+  daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
   /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */
-  timer(selector: ResourceSelector, fn: TimerFn, options: TimerOptions): TimerFn;
+  timer<T extends object = KubeObject>(resource: Target<T>, fn: TimerFn<T>, options: TimerOptions<T>): TimerFn<T>;
   /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
-  convert(selector: ResourceSelector, convert: ConvertFn | ConversionTable): void;
+  convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
 }
 
 export class Registry {
@@ -110,35 +123,35 @@ export class Registry {
       update: changing("update"),
       delete: changing("delete"),
       resume: changing("resume"),
-      field: (selector, options, fn) => {
+      field: (selector: ResourceSelector, options: FieldOptions, fn: HandlerFn) => {
         if (typeof options === "function") [options, fn] = [fn as unknown as FieldOptions, options as HandlerFn];
         if (!options?.field) throw new Error("on.field needs { field: \"spec.something\" }");
         this.add("field", selector, fn, options);
         return fn;
       },
-      event: (selector, fn, options = {}) => {
+      event: (selector: ResourceSelector, fn: EventHandlerFn, options: EventOptions = {}) => {
         this.add("event", selector, fn as never, options as HandlerOptions);
         return fn;
       },
-      validate: (selector, fn, options = {}) => {
+      validate: (selector: ResourceSelector, fn: ValidateFn, options: AdmissionOptions = {}) => {
         this.addWebhook("validate", selector, fn, options);
         return fn;
       },
-      mutate: (selector, fn, options = {}) => {
+      mutate: (selector: ResourceSelector, fn: MutateFn, options: AdmissionOptions = {}) => {
         this.addWebhook("mutate", selector, fn, options);
         return fn;
       },
-      convert: (selector, convert) => this.addConversion(selector, convert),
-      daemon: (selector, fn, options = {}) => {
+      convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) => this.addConversion(selector, convert),
+      daemon: (selector: ResourceSelector, fn: DaemonFn, options: DaemonOptions = {}) => {
         this.addBackground("daemon", selector, fn, options);
         return fn;
       },
-      timer: (selector, fn, options) => {
+      timer: (selector: ResourceSelector, fn: TimerFn, options: TimerOptions) => {
         if (typeof options === "function") [options, fn] = [fn as unknown as TimerOptions, options as TimerFn];
         this.addBackground("timer", selector, fn, options);
         return fn;
       },
-    };
+    } as On; // typed tokens are object selectors: the typing is the signatures' alone
   }
 
   /** The distinct resource selectors handlers were registered for (the runtime resolves and watches them). */

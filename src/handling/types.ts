@@ -26,20 +26,55 @@ export interface DiffItem {
 }
 export type Diff = readonly DiffItem[];
 
-/** Merged into one merge-patch after the handlers of a cycle ran. */
-export interface Patch {
+/**
+ * A JSON merge patch of T: every field optional, `null` deletes it, arrays are replaced whole
+ * (RFC 7386). On untyped objects (any), any.
+ */
+export type MergePatch<T> = 0 extends 1 & T ? any
+  : T extends readonly unknown[] ? T
+  : T extends object ? { -readonly [K in keyof T]?: MergePatch<T[K]> | null }
+  : T;
+
+/** The spec, status and other top-level fields of an object type (untyped: open records). */
+export type SpecOf<T> = T extends { spec?: infer S } ? NonNullable<S> : Record<string, never>;
+export type StatusOf<T> = T extends { status?: infer S } ? Partial<NonNullable<S>> : Record<string, never>;
+type OwnFields<T> = Omit<T, "apiVersion" | "kind" | "metadata" | "spec" | "status">;
+
+/**
+ * Merged into one merge-patch after the handlers of a cycle ran. Typed by the resource's object
+ * type when the handler was registered with a typed token (`resource<T>(...)`).
+ */
+export type Patch<T extends object = KubeObject> = {
   metadata: { labels?: Record<string, string | null>; annotations?: Record<string, string | null>; [key: string]: any };
-  spec: Record<string, any>;
-  status: Record<string, any>;
-  [key: string]: any;
-}
+  spec: MergePatch<SpecOf<T>>;
+  status: MergePatch<StatusOf<T>>;
+} & MergePatch<OwnFields<T>>;
+
+type Depth = [never, 0, 1, 2, 3, 4];
+/**
+ * The dotted paths of T's fields ("spec.size", "spec.backup.schedule"), five levels deep at
+ * most; on open records (index signatures, any) every string.
+ */
+export type FieldPath<T, D extends number = 5> = [D] extends [never] ? never
+  : 0 extends 1 & T ? string
+  : T extends readonly unknown[] ? never
+  : T extends object
+    ? string extends keyof T ? string
+    : { [K in keyof T & string]: K | `${K}.${FieldPath<NonNullable<T[K]>, Depth[D]>}` }[keyof T & string]
+  : never;
+
+/** The type of the field at a dotted path of T (unknown where the path leaves the type). */
+export type ValueAt<T, P extends string> = 0 extends 1 & T ? any
+  : P extends `${infer Head}.${infer Rest}` ? (Head extends keyof NonNullable<T> ? ValueAt<NonNullable<T>[Head], Rest> : unknown)
+  : P extends keyof NonNullable<T> ? NonNullable<T>[P] : unknown;
 
 /** What every handler sees about the object. */
-export interface ObjectContext {
-  body: KubeObject;
-  spec: Record<string, any>;
+export interface ObjectContext<T extends object = KubeObject> {
+  body: T;
+  spec: SpecOf<T>;
   meta: ObjectMeta;
-  status: Record<string, any>;
+  /** Empty when the object has no status yet. */
+  status: StatusOf<T>;
   uid: string;
   name: string;
   namespace: string | undefined;
@@ -68,8 +103,8 @@ export interface EventRecorder {
 }
 
 /** What create/update/delete/resume/field handlers see. */
-export interface HandlerContext extends ObjectContext {
-  patch: Patch;
+export interface HandlerContext<T extends object = KubeObject> extends ObjectContext<T> {
+  patch: Patch<T>;
   diff: Diff;
   old: any;
   new: any;
@@ -89,14 +124,21 @@ export interface HandlerContext extends ObjectContext {
 }
 
 /** What on.event handlers see: every processed watch event, no progress, no retries. */
-export interface EventContext extends ObjectContext {
+export interface EventContext<T extends object = KubeObject> extends ObjectContext<T> {
   type: "listed" | "added" | "modified" | "deleted";
 }
 
-export type HandlerFn = (ctx: HandlerContext) => unknown;
-export type EventHandlerFn = (ctx: EventContext) => unknown;
+/** What a field handler sees: `old`/`new` are the field's values, typed by the field's path. */
+export interface FieldContext<T extends object = KubeObject, P extends string = string> extends HandlerContext<T> {
+  old: ValueAt<T, P> | undefined;
+  new: ValueAt<T, P> | undefined;
+}
 
-export interface HandlerOptions {
+export type HandlerFn<T extends object = KubeObject> = (ctx: HandlerContext<T>) => unknown;
+export type EventHandlerFn<T extends object = KubeObject> = (ctx: EventContext<T>) => unknown;
+export type FieldHandlerFn<T extends object = KubeObject, P extends string = string> = (ctx: FieldContext<T, P>) => unknown;
+
+export interface HandlerOptions<T extends object = KubeObject> {
   /** Names the handler's progress annotation and its `status.<id>` result. Default: the function name. */
   id?: string;
   /** Most attempts before the handler fails for good. Default: settings (unlimited). */
@@ -109,7 +151,7 @@ export interface HandlerOptions {
   errors?: "temporary" | "permanent" | "ignored";
   labels?: MetaMatchers;
   annotations?: MetaMatchers;
-  when?: (ctx: HandlerContext) => boolean;
+  when?: (ctx: HandlerContext<T>) => boolean;
   /**
    * Fields ("spec.password") whose values must never be stored on the object as part of the
    * diff base: only a digest is kept, and diffs name the field without values. Applies to the
@@ -124,48 +166,49 @@ export interface HandlerOptions {
   children?: readonly string[];
 }
 
-export interface DeleteOptions extends HandlerOptions {
+export interface DeleteOptions<T extends object = KubeObject> extends HandlerOptions<T> {
   /** Do not hold the object with a finalizer: the handler runs only if kobun sees the deletion in time. */
   optional?: boolean;
 }
 
-export interface FieldOptions extends HandlerOptions {
-  field: string | readonly string[];
+export interface FieldOptions<T extends object = KubeObject, P extends string = string> extends HandlerOptions<T> {
+  /** A dotted path ("spec.size"; typed tokens check it against the object type) or a list of keys. */
+  field: P | readonly string[];
   /** Matches the field's new value (Kopf's `value`). */
   value?: ValueMatcher;
   old?: ValueMatcher;
   new?: ValueMatcher;
 }
 
-export interface EventOptions {
+export interface EventOptions<T extends object = KubeObject> {
   id?: string;
   /** As HandlerOptions' `children`: resources touched through `ctx.api`, granted by `kobun manifests`. */
   children?: readonly string[];
   labels?: MetaMatchers;
   annotations?: MetaMatchers;
-  when?: (ctx: EventContext) => boolean;
+  when?: (ctx: EventContext<T>) => boolean;
 }
 
 /** What a daemon sees: the object as it was when the daemon started; `signal` is its stop flag. */
-export interface DaemonContext extends ObjectContext {
+export interface DaemonContext<T extends object = KubeObject> extends ObjectContext<T> {
   /** Restarts after a throw, 0 on the first run. */
   retry: number;
 }
 
 /** What a timer sees: a `patch` merged into the object after the call, like a handler's. */
-export interface TimerContext extends ObjectContext {
-  patch: Patch;
+export interface TimerContext<T extends object = KubeObject> extends ObjectContext<T> {
+  patch: Patch<T>;
   /** Attempts after an error since the last good call, 0 on the first. */
   retry: number;
   /** When this call's first attempt started. */
   started: Date;
 }
 
-export type DaemonFn = (ctx: DaemonContext) => unknown;
-export type TimerFn = (ctx: TimerContext) => unknown;
+export type DaemonFn<T extends object = KubeObject> = (ctx: DaemonContext<T>) => unknown;
+export type TimerFn<T extends object = KubeObject> = (ctx: TimerContext<T>) => unknown;
 
 /** Options shared by daemons and timers (seconds, as everywhere in the handler API). */
-export interface BackgroundOptions {
+export interface BackgroundOptions<T extends object = KubeObject> {
   /** Names the daemon or timer (its `status.<id>` result for a timer). Default: the function name. */
   id?: string;
   /** Seconds to wait after the object appears (or the operator starts or resumes) before the first run. */
@@ -176,17 +219,17 @@ export interface BackgroundOptions {
   finalizer?: boolean;
   labels?: MetaMatchers;
   annotations?: MetaMatchers;
-  when?: (ctx: ObjectContext) => boolean;
+  when?: (ctx: ObjectContext<T>) => boolean;
   /** As HandlerOptions' `children`. */
   children?: readonly string[];
 }
 
-export interface DaemonOptions extends BackgroundOptions {
+export interface DaemonOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
   /** Seconds a daemon may go on after its signal aborted before it is abandoned and named in a warning. Default 5. */
   cancellationTimeout?: number;
 }
 
-export interface TimerOptions extends BackgroundOptions {
+export interface TimerOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
   /** Seconds between calls. */
   interval: number;
   /** Run only once the object has been unchanged (its spec, labels, annotations) this many seconds. */

@@ -26,12 +26,12 @@ export interface AdmissionRequest {
 }
 
 /** What validators and mutators see: the request, its parts at hand, and a signal cut at the timeout. */
-export interface AdmissionContext {
+export interface AdmissionContext<T extends object = KubeObject> {
   request: AdmissionRequest;
   operation: AdmissionOperation;
   /** The object as it would be stored: mutators change it in place. On DELETE, the old object. */
-  object: KubeObject;
-  oldObject: KubeObject | undefined;
+  object: T;
+  oldObject: T | undefined;
   userInfo: AdmissionRequest["userInfo"];
   dryRun: boolean;
   subresource: string | undefined;
@@ -52,9 +52,9 @@ export interface JsonPatchOperation {
 }
 
 /** A validator returns nothing (allowed) or throws AdmissionError (refused). */
-export type ValidateFn = (ctx: AdmissionContext) => unknown;
+export type ValidateFn<T extends object = KubeObject> = (ctx: AdmissionContext<T>) => unknown;
 /** A mutator changes `ctx.object` in place, or returns a JSON Patch of its own. */
-export type MutateFn = (ctx: AdmissionContext) => void | JsonPatchOperation[] | Promise<void | JsonPatchOperation[]>;
+export type MutateFn<T extends object = KubeObject> = (ctx: AdmissionContext<T>) => void | JsonPatchOperation[] | Promise<void | JsonPatchOperation[]>;
 
 /**
  * A webhook's options, as in the Validating/MutatingWebhookConfiguration it becomes.
