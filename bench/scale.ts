@@ -5,7 +5,7 @@
 // sizes should be flat per event (no super-linear step) and linear in RSS. The wall per event
 // includes the sandbox's own work, in this process, and the 1 s scans that notice the end.
 //
-//   bun bench/scale.ts [--sizes 1000,10000,100000] [--events 2000]
+//   bun bench/scale.ts [--sizes 1000,10000,100000] [--events 1000]
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,7 @@ import { installExampleCRD, report, round } from "./common.ts";
 import { kobunBenchBinary } from "./peers/index.ts";
 import { cpuMs, memoryKiB } from "./peers/measure.ts";
 
-const { values } = parseArgs({ options: { sizes: { type: "string", default: "1000,10000,100000" }, events: { type: "string", default: "2000" } } });
+const { values } = parseArgs({ options: { sizes: { type: "string", default: "1000,10000,100000" }, events: { type: "string", default: "1000" } } });
 const sizes = values.sizes.split(",").map(Number);
 const EVENTS = Number(values.events);
 if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(EVENTS) || EVENTS < 1) throw new Error("--sizes: positive integers, comma-separated; --events: a positive integer");
@@ -58,16 +58,17 @@ async function one(size: number, binary: string, home: string): Promise<Record<s
       const burstCpu = cpuMs(child.pid);
       await Bun.sleep(SETTLE_MS); // a reading once idle, not a synchronisation
       const settled = memoryKiB(child.pid, "VmRSS") / 1024;
+      const events = Math.min(EVENTS, size); // each on a different object
       const before = cpuMs(child.pid);
       const changed = performance.now();
-      await inFlight(EVENTS, 50, (i) => send(`${base(sandbox)}/ex-${Math.floor((i * size) / EVENTS)}`, "PATCH", { spec: { size: 2 } }, "application/merge-patch+json"));
-      await until(sandbox, EVENTS, (o) => o.status?.update_fn, "the updates");
+      await inFlight(events, 50, (i) => send(`${base(sandbox)}/ex-${Math.floor((i * size) / events)}`, "PATCH", { spec: { size: 2 } }, "application/merge-patch+json"));
+      await until(sandbox, events, (o) => o.status?.update_fn, "the updates");
       const eventsMs = performance.now() - changed;
       const eventsCpu = cpuMs(child.pid) - before;
       return {
         objects: size, burstCpuMsPerObject: round(burstCpu / size, 3), burstMs: Math.round(burstMs),
         settledRssMiB: round(settled, 1), peakRssMiB: round(memoryKiB(child.pid, "VmHWM") / 1024, 1),
-        cpuMsPerEvent: round(eventsCpu / EVENTS, 3), wallMsPerEvent: round(eventsMs / EVENTS, 3),
+        events, cpuMsPerEvent: round(eventsCpu / events, 3), wallMsPerEvent: round(eventsMs / events, 3),
         rssAfterEventsMiB: round(memoryKiB(child.pid, "VmRSS") / 1024, 1), eventsMs: Math.round(eventsMs),
       };
     } finally {
