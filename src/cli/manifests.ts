@@ -22,13 +22,15 @@ export interface ManifestOptions {
   selectors: ResourceSelector[];
   /** The handlers' declared children (registry.children()). */
   children?: ResourceSelector[];
+  /** The resources only indexes read (registry.watchedOnly()). */
+  watched?: ResourceSelector[];
   manifests: Manifest[];
 }
 
 export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image, settings } = options;
   const crds = handlerCRDs(options.manifests);
-  const rules = rbacRules({ settings, selectors: options.selectors, crds, children: options.children });
+  const rules = rbacRules({ settings, selectors: options.selectors, crds, children: options.children, ...(options.watched ? { watched: options.watched } : {}) });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   const webhooks = webhookObjects(name, namespace, crds);
   rules.cluster.push(...webhookRules(name));
@@ -64,6 +66,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       image: stringFlag(own.values, "image") ?? `${name}:latest`,
       settings,
       selectors: registry.selectors(),
+      watched: registry.watchedOnly(),
       children: registry.children(),
       manifests,
     }),

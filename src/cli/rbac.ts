@@ -38,10 +38,12 @@ export interface RbacInput {
   crds: KubeObject[];
   /** The resources handlers declared as children (`{ children: [...] }`): full access, where the handled objects are. */
   children?: ResourceSelector[];
+  /** Of `selectors`, those only indexes read (`on.index`): get/list/watch, never patch. */
+  watched?: ResourceSelector[];
 }
 
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
-export function rbacRules({ settings, selectors, crds, children = [] }: RbacInput): RbacRules {
+export function rbacRules({ settings, selectors, crds, children = [], watched = [] }: RbacInput): RbacRules {
   const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 } };
   const placed = (selector: ResourceSelector) => {
     const wanted = parseSelector(selector);
@@ -54,6 +56,11 @@ export function rbacRules({ settings, selectors, crds, children = [] }: RbacInpu
   for (const selector of selectors) {
     const { wanted, group, clusterScoped, where } = placed(selector);
     rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
+    if (watched.includes(selector)) {
+      // Only an index reads it: listed and watched, never written.
+      where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch"] });
+      continue;
+    }
     // The engine only reads, watches and merge-patches (results, progress, finalizers).
     where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "patch"] });
     where.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["patch"] });

@@ -5,6 +5,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import type { Api, ApiClient } from "./api.ts";
+import type { Index } from "./indexes.ts";
 import type { EventRecorder, ObjectContext, Patch } from "./types.ts";
 
 const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
@@ -13,6 +14,8 @@ const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
 export interface HandlerTools {
   api?: ApiClient;
   poster?: EventPoster;
+  /** The operator's indexes (indexes.ts's `view`). */
+  indexes?: Readonly<Record<string, Index>>;
 }
 
 export function objectContext(
@@ -41,6 +44,7 @@ export function objectContext(
     signal,
     api: tools.api ? tools.api.bind({ resource, body, patch }, signal) : NO_API,
     event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,
+    indexes: tools.indexes ?? NO_INDEXES,
   };
 }
 
@@ -67,6 +71,7 @@ const NO_API: Api = {
   apply: unavailable, delete: unavailable, watch: unavailable,
 };
 const NO_EVENTS: EventRecorder = { info() {}, warn() {} };
+const NO_INDEXES: Readonly<Record<string, Index>> = Object.freeze({});
 
 export function newPatch(): Patch {
   return { metadata: {}, spec: {}, status: {} };

@@ -13,6 +13,7 @@ export {
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
 export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./progress.ts";
+export { Indexes, type Index } from "./indexes.ts";
 export { ApiClient, type Api, type ApiWatchEvent, type ResourceRef } from "./api.ts";
 export { adopt, type AdoptOptions } from "./children.ts";
 export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
@@ -37,12 +38,15 @@ export type {
   FieldOptions,
   EventOptions,
   EventRecorder,
+  ObjectContext,
   DaemonContext,
   TimerContext,
   DaemonFn,
   TimerFn,
   DaemonOptions,
   TimerOptions,
+  IndexFn,
+  IndexOptions,
 } from "./types.ts";
 // The bodies handlers receive and the resources they are registered for.
 export type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";

@@ -18,6 +18,8 @@ import type {
   HandlerFn,
   HandlerKind,
   HandlerOptions,
+  IndexFn,
+  IndexOptions,
   TimerFn,
   TimerOptions,
 } from "./types.ts";
@@ -48,6 +50,15 @@ export interface BackgroundSpec {
   wanted: Wanted;
   fn: DaemonFn | TimerFn;
   options: DaemonOptions & Partial<TimerOptions>;
+}
+
+/** An in-memory index kept from a resource's watch stream (indexes.ts). */
+export interface IndexSpec {
+  id: string;
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: IndexFn;
+  options: IndexOptions;
 }
 
 /** A validating or mutating webhook: served by admission/, never watched. */
@@ -100,6 +111,8 @@ export interface On {
   daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
   /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */
   timer<T extends object = KubeObject>(resource: Target<T>, fn: TimerFn<T>, options: TimerOptions<T>): TimerFn<T>;
+  /** An index kept from the resource's objects: `fn` returns { key: value } or nothing; handlers read `ctx.indexes.<id>`. */
+  index<T extends object = KubeObject>(resource: Target<T>, fn: IndexFn<T>, options?: IndexOptions<T>): IndexFn<T>;
   /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
   convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
 }
@@ -109,6 +122,7 @@ export class Registry {
   readonly webhooks: WebhookSpec[] = [];
   readonly conversions: ConversionSpec[] = [];
   readonly background: BackgroundSpec[] = [];
+  readonly indexes: IndexSpec[] = [];
   readonly on: On;
   private readonly counters = new Map<string, number>();
   private readonly parsed = new Map<HandlerSpec, Wanted>();
@@ -142,6 +156,10 @@ export class Registry {
         return fn;
       },
       convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) => this.addConversion(selector, convert),
+      index: (selector: ResourceSelector, fn: IndexFn, options: IndexOptions = {}) => {
+        this.addIndex(selector, fn, options);
+        return fn;
+      },
       daemon: (selector: ResourceSelector, fn: DaemonFn, options: DaemonOptions = {}) => {
         this.addBackground("daemon", selector, fn, options);
         return fn;
@@ -159,6 +177,16 @@ export class Registry {
     const seen = new Map<string, ResourceSelector>();
     for (const spec of this.handlers) seen.set(this.parsed.get(spec)!.text, spec.selector);
     for (const spec of this.background) seen.set(spec.wanted.text, spec.selector);
+    // The runtime watches what the indexes need, handled or not.
+    for (const spec of this.indexes) seen.set(spec.wanted.text, spec.selector);
+    return [...seen.values()];
+  }
+
+  /** The resources watched only because an index needs them: read, never written (`kobun manifests`' RBAC). */
+  watchedOnly(): ResourceSelector[] {
+    const acted = new Set([...this.handlers.map((s) => this.parsed.get(s)!.text), ...this.background.map((s) => s.wanted.text)]);
+    const seen = new Map<string, ResourceSelector>();
+    for (const spec of this.indexes) if (!acted.has(spec.wanted.text)) seen.set(spec.wanted.text, spec.selector);
     return [...seen.values()];
   }
 
@@ -190,6 +218,7 @@ export class Registry {
   clear(): void {
     this.handlers.length = 0;
     this.background.length = 0;
+    this.indexes.length = 0;
     this.webhooks.length = 0;
     this.conversions.length = 0;
     this.parsed.clear();
@@ -218,6 +247,15 @@ export class Registry {
       throw new Error(`on.convert: ${wanted.name}.${wanted.group} already has a conversion`);
     }
     this.conversions.push({ selector, wanted, convert });
+  }
+
+  private addIndex(selector: ResourceSelector, fn: IndexFn, options: IndexOptions): void {
+    if (typeof fn !== "function") throw new Error(`on.index(${JSON.stringify(selector)}, ...) needs a function`);
+    const wanted = parseSelector(selector);
+    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : undefined);
+    if (!id) throw new Error(`on.index(${JSON.stringify(selector)}, ...): name the index (a named function, or { id }): handlers read it as ctx.indexes.<id>`);
+    if (this.indexes.some((i) => i.id === id)) throw new Error(`an index with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    this.indexes.push({ id, selector, wanted, fn, options });
   }
 
   private addBackground(kind: BackgroundSpec["kind"], selector: ResourceSelector, fn: DaemonFn | TimerFn, options: BackgroundSpec["options"]): void {

@@ -5,6 +5,7 @@ import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { Api } from "./api.ts";
 import type { MetaMatchers, ValueMatcher } from "./filters.ts";
+import type { Index } from "./indexes.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
 export type Cause = "create" | "update" | "delete" | "resume";
@@ -94,6 +95,8 @@ export interface ObjectContext<T extends object = KubeObject> {
   api: Api;
   /** Kubernetes Events about any object, batched and rate-limited (`event.info(child, "Created", "...")`). */
   event: EventRecorder;
+  /** The operator's indexes by id (`on.index`), of this resource or any other. */
+  indexes: Readonly<Record<string, Index>>;
 }
 
 /** Posts Kubernetes Events; identical ones are counted into one, and each object has a budget (posting/). */
@@ -240,4 +243,15 @@ export interface TimerOptions<T extends object = KubeObject> extends BackgroundO
   errors?: "temporary" | "permanent" | "ignored";
   /** Most attempts of one call before it fails (until the next interval). Default unlimited. */
   retries?: number;
+}
+
+/** Returns the object's entries in the index, { key: value, ... }, or nothing to leave it out. */
+export type IndexFn<T extends object = KubeObject> = (ctx: ObjectContext<T>) => Record<string, unknown> | undefined | null | void;
+
+export interface IndexOptions<T extends object = KubeObject> {
+  /** Names the index: handlers read `ctx.indexes.<id>`. Default: the function name. */
+  id?: string;
+  labels?: MetaMatchers;
+  annotations?: MetaMatchers;
+  when?: (ctx: ObjectContext<T>) => boolean;
 }

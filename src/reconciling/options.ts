@@ -11,6 +11,7 @@ import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "../handling/diffbase.t
 import type { StorageMode } from "../handling/progress.ts";
 import type { HandlerSpec, Registry } from "../handling/registry.ts";
 import type { HandlingDefaults } from "../handling/runner.ts";
+import type { Indexes } from "../handling/indexes.ts";
 
 export interface ReconcilerOptions {
   client: Pick<KubeClient, "patch" | "get">;
@@ -23,6 +24,8 @@ export interface ReconcilerOptions {
   poster?: EventPoster;
   /** The client handlers get as `ctx.api` (the runtime's, with its field manager and watches). */
   api?: ApiClient;
+  /** The operator's indexes (all resources'): kept from this resource's events, lent to its handlers. */
+  indexes?: Indexes;
   /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
   health?: Counters;
   /** Hears of every cycle and handler run (controller_runtime_* and kobun_handler_* metrics); none by default. */
@@ -99,7 +102,7 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
       limit: options.diffBaseLimit ?? settings?.handling.diffBaseLimit ?? DEFAULT_DIFF_BASE_LIMIT,
     },
     logger,
-    tools: { api: options.api, poster: options.poster },
+    tools: { api: options.api, poster: options.poster, ...(options.indexes ? { indexes: options.indexes.view } : {}) },
   };
   return { env, events };
 }

@@ -96,6 +96,8 @@ export class Reconciler {
     if (!uid) return;
     // Daemons and timers follow every event at once (a deletion stops them within milliseconds),
     // even one that needs no cycle: an unchanged object relisted on resume starts them again.
+    // Indexes first: the handlers of this very event see it indexed.
+    this.options.indexes?.observe(this.resource, event.object, event.type === "deleted");
     if (event.type === "deleted") void this.background.stop(uid);
     else this.background.sync(event.object);
     if (!admits(this.states.get(uid)?.life, event.type === "deleted", event.object.metadata.resourceVersion, Date.now())) return;

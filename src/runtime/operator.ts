@@ -16,6 +16,7 @@ import { Toggle } from "../util/toggle.ts";
 import { Health } from "../observability/health.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { Reconciler } from "../reconciling/reconciler.ts";
+import { Indexes } from "../handling/indexes.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
@@ -95,7 +96,8 @@ async function operate(
   const sharded = settings.sharding.enabled
     ? await startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
     : undefined;
-  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api: handlerApi(client, settings, logger), health, toggle, gates, sharded });
+  const indexes = new Indexes(registry.indexes, logger);
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api: handlerApi(client, settings, logger), health, toggle, gates, sharded, indexes });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
@@ -134,6 +136,7 @@ interface ReconcilerWiring {
   toggle: Toggle;
   gates: Map<string, Toggle>;
   sharded: ShardedStreams | undefined;
+  indexes: Indexes;
 }
 
 /** One reconciler per resource; their handlers stop when their namespace's gate (or the operator's toggle) freezes. */
@@ -148,7 +151,7 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
     const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
   }
   return reconcilers;
 }

@@ -1,0 +1,127 @@
+// In-memory indexes kept from the watch streams (`on.index`): for each object, its index fn
+// returns keys → values (or nothing); handlers of any resource read them as `ctx.indexes.<id>`.
+// Kept by uid, so a relist replaces an object's entries (never duplicates them), and the
+// watcher's (synthetic) deletions remove them. Updated when an event is accepted, i.e. before
+// the handlers of that same event run (reconciling/ calls `observe` first).
+// Must never do I/O.
+
+import type { KubeObject, Resource } from "../kube/types.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
+import { objectContext } from "./context.ts";
+import { metaMatches } from "./selection.ts";
+import type { HandlerSpec, IndexSpec } from "./registry.ts";
+import { selectorMatches } from "./registry.ts";
+
+/** One index as handlers see it: every object's value under a key, in the order they came. */
+export interface Index<V = unknown> extends Iterable<[string, V[]]> {
+  /** The values of every object that put one under `key` (empty when none). */
+  get(key: string): V[];
+  has(key: string): boolean;
+  keys(): IterableIterator<string>;
+  /** The number of keys. */
+  readonly size: number;
+}
+
+const NEVER = new AbortController().signal;
+
+class ObjectIndex implements Index {
+  /** key → uid → value */
+  private readonly byKey = new Map<string, Map<string, unknown>>();
+  /** uid → its keys */
+  private readonly byObject = new Map<string, string[]>();
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: string): unknown[] {
+    const values = this.byKey.get(key);
+    return values ? [...values.values()] : [];
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+
+  *[Symbol.iterator](): IterableIterator<[string, unknown[]]> {
+    for (const [key, values] of this.byKey) yield [key, [...values.values()]];
+  }
+
+  put(uid: string, entries: Record<string, unknown> | undefined): void {
+    this.remove(uid);
+    if (!entries) return;
+    const keys = Object.keys(entries);
+    if (!keys.length) return;
+    for (const key of keys) {
+      let values = this.byKey.get(key);
+      if (!values) this.byKey.set(key, (values = new Map()));
+      values.set(uid, entries[key]);
+    }
+    this.byObject.set(uid, keys);
+  }
+
+  remove(uid: string): void {
+    const keys = this.byObject.get(uid);
+    if (!keys) return;
+    this.byObject.delete(uid);
+    for (const key of keys) {
+      const values = this.byKey.get(key)!;
+      values.delete(uid);
+      if (values.size === 0) this.byKey.delete(key);
+    }
+  }
+}
+
+/** Every index of a registry; `view` is what handlers get as `ctx.indexes`. */
+export class Indexes {
+  readonly view: Readonly<Record<string, Index>>;
+  private readonly kept = new Map<IndexSpec, ObjectIndex>();
+
+  constructor(private readonly specs: readonly IndexSpec[], private readonly logger: Logger = silentLogger) {
+    const view: Record<string, Index> = {};
+    for (const spec of specs) {
+      const index = new ObjectIndex();
+      this.kept.set(spec, index);
+      view[spec.id] = index;
+    }
+    this.view = Object.freeze(view);
+  }
+
+  /** Whether any index is kept from this resource's objects. */
+  covers(resource: Resource): boolean {
+    return this.specs.some((spec) => selectorMatches(spec.wanted, resource));
+  }
+
+  /** An object of `resource` was listed, added or modified (`deleted` false), or deleted. */
+  observe(resource: Resource, body: KubeObject, deleted: boolean): void {
+    const uid = body.metadata?.uid;
+    if (!uid) return;
+    for (const [spec, index] of this.kept) {
+      if (!selectorMatches(spec.wanted, resource)) continue;
+      if (deleted || !metaMatches(spec as unknown as HandlerSpec, body)) {
+        index.remove(uid);
+        continue;
+      }
+      index.put(uid, this.entriesOf(spec, resource, body));
+    }
+  }
+
+  private entriesOf(spec: IndexSpec, resource: Resource, body: KubeObject): Record<string, unknown> | undefined {
+    try {
+      const ctx = objectContext(body, resource, {}, this.logger, NEVER);
+      if (spec.options.when && !spec.options.when(ctx)) return undefined;
+      const entries = spec.fn(ctx);
+      if (entries === undefined || entries === null) return undefined;
+      if (typeof entries !== "object" || Array.isArray(entries)) throw new Error("an index fn returns { key: value, ... } or nothing");
+      return entries as Record<string, unknown>;
+    } catch (error) {
+      // The object is left out of the index until its next event (not kept with stale entries).
+      this.logger.error("index fn failed; the object is left out of the index", { index: spec.id, namespace: body.metadata.namespace, name: body.metadata.name, error });
+      return undefined;
+    }
+  }
+}
