@@ -4,12 +4,13 @@
 // apply that would change a field another manager owns is a 409 naming the managers and fields,
 // unless `force=true` takes them over; fields a manager applied before and leaves out now are
 // removed (when nobody else owns them). Lists are keyed as strategic merge patch keys them
-// (containers by name...) for built-ins and atomic for custom resources. Only apply is tracked:
-// writes by PUT/PATCH/POST record no ownership here, so they never conflict with an apply.
+// (containers by name...) for built-ins and atomic for custom resources. Writes by
+// PUT/PATCH/POST record their `Update` entries in ownership.ts; an apply conflicts with them too.
 
 import { clone, deepEqual } from "./patch.ts";
 import { ApiStatusError } from "./status.ts";
 import { mergeKeyOf } from "./strategic.ts";
+import { fieldsV1Of, setOf, sortEntries } from "./ownership.ts";
 
 type Fields = Record<string, any>;
 export interface ManagedEntry {
@@ -71,10 +72,9 @@ function without(set: Fields, drop: string[][]): Fields {
     const stack: any[] = [out];
     for (const k of path.slice(0, -1)) stack.push(stack[stack.length - 1]?.[k]);
     delete stack[stack.length - 1]?.[path[path.length - 1]!];
-    // drop parents left empty (an item's "." alone is empty too)
+    // drop parents left empty; one owned itself (".") stays, as a set difference leaves it
     for (let i = stack.length - 1; i > 0; i--) {
-      const rest = Object.keys(stack[i] ?? {}).filter((c) => c !== ".");
-      if (rest.length) break;
+      if (Object.keys(stack[i] ?? {}).length) break;
       delete stack[i - 1][path[i - 1]!];
     }
   }
@@ -139,12 +139,13 @@ const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.
 
 /** worded as kube-apiserver v1.37.2 words it (its details carry only the causes) */
 function conflictError(conflicts: { manager: string; path: string[] }[]): ApiStatusError {
+  // the message names `manager` already quoted, with " using <apiVersion>" for an Update entry
   const byManager = new Map<string, string[]>();
   for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), display(c.path)]);
-  const parts = [...byManager].map(([who, fields]) => (fields.length === 1 ? `conflict with "${who}": ${fields[0]}` : `conflicts with "${who}":\n${fields.map((f) => `- ${f}`).join("\n")}`));
+  const parts = [...byManager].map(([who, fields]) => (fields.length === 1 ? `conflict with ${who}: ${fields[0]}` : `conflicts with ${who}:\n${fields.map((f) => `- ${f}`).join("\n")}`));
   const n = conflicts.length;
   return new ApiStatusError(409, "Conflict", `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`, {
-    causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with "${c.manager}"`, field: display(c.path) })),
+    causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${c.manager}`, field: display(c.path) })),
   });
 }
 
@@ -162,11 +163,12 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     if (mine(e)) continue;
     const clash = appliedLeaves.filter((p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p), valueAt(applied, p)));
     if (!clash.length) continue;
-    conflicts.push(...clash.map((path) => ({ manager: e.manager, path })));
+    const who = `"${e.manager}"${e.operation === "Update" ? ` using ${e.apiVersion}` : ""}`;
+    conflicts.push(...clash.map((path) => ({ manager: who, path })));
     taken.set(e, clash);
   }
   if (conflicts.length && !req.force) throw conflictError(conflicts);
-  const others = entries.filter((e) => !mine(e)).map((e) => (taken.has(e) ? { ...e, fieldsV1: without(e.fieldsV1, taken.get(e)!) } : e))
+  const others = entries.filter((e) => !mine(e)).map((e) => (taken.has(e) ? { ...e, fieldsV1: fieldsV1Of(setOf(without(e.fieldsV1, taken.get(e)!))) } : e))
     .filter((e) => leaves(e.fieldsV1).length > 0);
   // what this manager applied before and leaves out now goes, unless another manager owns it
   let result = live ? mergeApplied(live, applied, req.keyed) : clone(applied);
@@ -180,6 +182,6 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: req.now, fieldsType: "FieldsV1", fieldsV1: appliedSet,
     ...(req.subresource ? { subresource: req.subresource } : {}),
   };
-  result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: [...others, entry] } };
+  result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: sortEntries([...others, entry]) } };
   return result;
 }

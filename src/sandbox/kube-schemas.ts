@@ -25,7 +25,7 @@ export function builtinSchemaName(group: string, version: string, kind: string):
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** a schema with its `$ref` (or single `allOf` ref, as metadata fields have) followed */
-function resolve(s: any): any {
+export function resolveSchema(s: any): any {
   for (let i = 0; i < 8 && isObj(s); i++) {
     const ref = s.$ref ?? (Array.isArray(s.allOf) && s.allOf.length === 1 ? s.allOf[0]?.$ref : undefined);
     if (typeof ref !== "string") return s;
@@ -35,7 +35,7 @@ function resolve(s: any): any {
 }
 
 function walk(value: unknown, schema: unknown, path: string, out: string[]): void {
-  const s = resolve(schema);
+  const s = resolveSchema(schema);
   if (!isObj(s) || s["x-kubernetes-preserve-unknown-fields"] === true) return;
   if (Array.isArray(value)) {
     if (s.items) value.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, out));
@@ -53,9 +53,12 @@ function walk(value: unknown, schema: unknown, path: string, out: string[]): voi
   }
 }
 
+/** the schema of a built-in kind by its name (`io.k8s.api.core.v1.ConfigMap`) */
+export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
 /** the fields of `body` that its kind's schema does not have (`spec.foo`, `spec.containers[0].bar`) */
 export function unknownFields(schemaName: string, body: unknown): string[] {
   const out: string[] = [];
-  walk(body, { $ref: `#/components/schemas/${schemaName}` }, "", out);
+  walk(body, schemaRef(schemaName), "", out);
   return out;
 }

@@ -5,11 +5,13 @@
 
 import { FOREGROUND, ORPHAN, type Collectable } from "./gc.ts";
 import { clone, deepEqual, jsonPatch, mergePatch } from "./patch.ts";
-import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
 import { strategicMergePatch } from "./strategic.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { checkObjectSize } from "./limits.ts";
-import { applySchema, invalidError, type Cause } from "./schema.ts";
+import { validateWrite } from "./validation.ts";
+import { allocate, applyDefaults, hasGeneration } from "./defaults.ts";
+import { builtinSchemaName } from "./kube-schemas.ts";
+import { recordUpdate } from "./ownership.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
 
@@ -72,7 +74,8 @@ export class Objects implements Collectable {
   }
 
   /** `strict`: fieldValidation=Strict, unknown fields of a custom resource are a 400 instead of pruned */
-  create(def: ResourceDef, version: string, ns: string, input: any, strict = false): any {
+  /** `manager`: the writer's field manager (ownership.ts); internal writes name none */
+  create(def: ResourceDef, version: string, ns: string, input: any, strict = false, manager?: string): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     if (input.kind !== undefined && input.kind !== def.kind) {
       throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
@@ -102,14 +105,17 @@ export class Objects implements Collectable {
     delete meta.deletionGracePeriodSeconds;
     body.metadata = {
       ...meta, name, ...(def.namespaced ? { namespace: ns } : {}),
-      uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(), generation: 1,
+      uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(), ...(hasGeneration(def.group, def.plural) ? { generation: 1 } : {}),
     };
     if (!def.namespaced) delete body.metadata.namespace;
     if (this.hasStatus(def, version)) delete body.status;
     if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
     // the real server's defaulting (SetDefaults_Secret); `kubectl get secrets` shows it
     if (def.plural === "secrets" && !def.group && !body.type) body.type = "Opaque";
-    this.validate(def, version, body, undefined, strict);
+    applyDefaults(def.group, def.plural, body);
+    validateWrite(def, version, body, undefined, strict);
+    this.recordOwnership(def, version, undefined, body, manager);
+    allocate(def.group, def.plural, body, () => this.nextClusterIP());
     checkObjectSize(def.group, def.kind, body);
     let served: ResourceDef | undefined;
     if (def.plural === "customresourcedefinitions") {
@@ -123,7 +129,7 @@ export class Objects implements Collectable {
   }
 
   /** PUT and the common tail of PATCH */
-  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", strict = false): any {
+  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", strict = false, manager?: string): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     const old = this.get(def, ns, name);
     const inMeta = input.metadata ?? {};
@@ -162,6 +168,7 @@ export class Objects implements Collectable {
         if (old.status === undefined) delete next.status; else next.status = clone(old.status);
       }
       if (def.plural === "namespaces" && !def.group && next.status === undefined && old.status) next.status = clone(old.status);
+      applyDefaults(def.group, def.plural, next);
     }
     next.kind = def.kind;
     next.apiVersion = old.apiVersion;
@@ -174,9 +181,11 @@ export class Objects implements Collectable {
           `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`);
       }
     }
-    this.validate(def, version, next, old, strict);
+    validateWrite(def, version, next, old, strict);
+    this.recordOwnership(def, version, old, next, manager, sub);
     const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
-    if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    if (old.metadata.generation === undefined) delete next.metadata.generation;
+    else if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = old.metadata.generation + 1;
     if (deepEqual(old, next)) return old;
     checkObjectSize(def.group, def.kind, next);
 
@@ -192,30 +201,24 @@ export class Objects implements Collectable {
     return next;
   }
 
-  /**
-   * What the real server does to a body before storing it beyond the metadata rules: custom
-   * resources are pruned and type-checked by their version's structural schema (schema.ts);
-   * Events get the legacy Event validation (the namespace of the involved object). Throws 422.
-   */
-  private validate(def: ResourceDef, version: string, body: any, old?: any, strict = false): void {
-    if (def.crdName) {
-      applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
-      return;
-    }
-    const schema = strict ? builtinSchemaName(def.group, version, def.kind) : undefined;
-    const unknown = schema ? unknownFields(schema, body) : [];
-    if (unknown.length) {
-      // fieldValidation=Strict, as the real server's strict decoding words it
-      throw new ApiStatusError(400, "BadRequest", `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`);
-    }
-    if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
-      const causes = eventCauses(def.group, body, old === undefined);
-      if (causes.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", causes);
-    }
+  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false, manager?: string): any {
+    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, strict, manager);
   }
 
-  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false): any {
-    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, strict);
+  /** the writer's Update entry in managedFields (none when it changed nothing it did not own) */
+  private recordOwnership(def: ResourceDef, version: string, old: any, next: any, manager: string | undefined, sub?: "status"): void {
+    if (manager === undefined) return;
+    const managed = recordUpdate(old, next, {
+      manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(), statusful: this.hasStatus(def, version),
+      schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind), ...(sub ? { subresource: sub } : {}),
+    });
+    if (managed.length) next.metadata.managedFields = managed; else delete next.metadata.managedFields;
+  }
+
+  private clusterIPs = 0;
+  /** Service cluster IPs in 10.0.0.0/24, test/cluster's --service-cluster-ip-range */
+  private nextClusterIP(): string {
+    return `10.0.0.${(this.clusterIPs++ % 240) + 10}`;
   }
 
   /** the object as the patch would leave it, not stored (admission sees it first); `current` as served at `version` */
@@ -341,39 +344,4 @@ export class Objects implements Collectable {
     final.metadata.resourceVersion = String(this.store.nextRV());
     this.store.remove(this.key(nsDef), "", ns, final);
   }
-}
-
-const invalidValue = (field: string, value: unknown, detail: string): Cause =>
-  ({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field });
-const required = (field: string): Cause => ({ reason: "FieldValueRequired", message: "Required value", field });
-
-/**
- * kube-apiserver's legacyValidateEvent (pkg/apis/core/validation/events.go), which every Event
- * write passes, for core/v1 and events.k8s.io/v1 (whose regarding/reportingController map onto
- * the internal involvedObject/reportingController; field paths are the internal ones). An Event
- * without eventTime must live in its involved object's namespace (or, for a cluster-scoped one,
- * in "" or "default"); one with eventTime may only leave the involved namespace empty from
- * "default"/"kube-system", and needs the reporting fields, action and reason.
- */
-function eventCauses(group: string, ev: any, creating: boolean): Cause[] {
-  const core = group === "";
-  const ns: string = ev.metadata?.namespace ?? "";
-  const involvedNs: string = (core ? ev.involvedObject?.namespace : ev.regarding?.namespace) ?? "";
-  const out: Cause[] = [];
-  const mismatch = () => out.push(invalidValue("involvedObject.namespace", involvedNs, "does not match event.namespace"));
-  const eventTime = ev.eventTime;
-  if (eventTime === undefined || eventTime === null || eventTime === "") {
-    if (!involvedNs) { if (ns !== "" && ns !== "default") mismatch(); }
-    else if (ns !== involvedNs) mismatch();
-    // events.k8s.io/v1's stricter create validation: eventTime is required
-    if (!core && creating) out.push(required("eventTime"));
-  } else {
-    if (!involvedNs && ns !== "default" && ns !== "kube-system") mismatch();
-    const controllerField = core ? "reportingComponent" : "reportingController";
-    if (!ev.reportingController) out.push(required(controllerField));
-    if (!ev.reportingInstance) out.push(required("reportingInstance"));
-    if (!ev.action) out.push(required("action"));
-    if (!ev.reason) out.push(required("reason"));
-  }
-  return out;
 }

@@ -12,6 +12,7 @@ import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resource
 import { openapiResponse } from "./openapi.ts";
 import { AGGREGATED, aggregatedDiscovery, wantsAggregated } from "./aggregated.ts";
 import { applyConfiguration } from "./apply.ts";
+import { managerFromUserAgent } from "./ownership.ts";
 import { answerReview } from "./reviews.ts";
 import { scalePaths, scaleRequest } from "./scale.ts";
 import { toTable, wantsTable } from "./table.ts";
@@ -154,6 +155,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const sub = target.sub as "status" | undefined;
   const out = async (body: any, code = 200) => jsonResponse(await ctx.admission.present(def, version, body), code);
   const strict = q.get("fieldValidation") === "Strict";
+  const manager = q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent"));
 
   if (isWatch) {
     if (req.method !== "GET") throw errors.methodNotAllowed();
@@ -172,14 +174,14 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
-      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, strict), 201);
+      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, strict, manager), 201);
     }
     case "update":
-      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict));
+      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict, manager));
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
-      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict));
+      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict, manager));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();

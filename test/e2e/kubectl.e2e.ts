@@ -7,11 +7,11 @@
 // What the sandbox cannot do yet is listed in KUBECTL_GAPS: on the sandbox those tests run as
 // `test.failing` (green while the gap exists, red once it is closed: then delete the entry).
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createNamespace, eventually, EVENTS, installCrds, uniqueName } from "./harness/kube.ts";
-import { Kubectl, normalise } from "./harness/kubectl.ts";
+import { kubectlTarget, normalise } from "./harness/kubectl.ts";
 import { ROOT } from "./harness/operator.ts";
-import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
+import { selectedTargets, type TargetName } from "./harness/target.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { join } from "node:path";
 
@@ -30,27 +30,7 @@ const deployment = (name: string, ns: string) => ({
 });
 
 describe.each(selectedTargets())("kubectl against %s", (targetName: TargetName) => {
-  let target: Target | undefined;
-  let kubectl: Kubectl | undefined;
-  let setupError: unknown;
-  const need = (): { t: Target; k: Kubectl } => {
-    if (!target || !kubectl) throw new Error(`kubectl e2e on "${targetName}" has no target: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
-    return { t: target, k: kubectl };
-  };
-  beforeAll(async () => {
-    try {
-      target = await startTarget(targetName);
-      await installCrds(target.client, join(ROOT, "handlers/kobunexample.crd.yaml"));
-      await installCrds(target.client, join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml"));
-      kubectl = new Kubectl(target.kubeconfigPath);
-    } catch (e) {
-      setupError = e;
-    }
-  }, 90_000);
-  afterAll(async () => {
-    kubectl?.close();
-    await target?.stop();
-  }, 30_000);
+  const need = kubectlTarget(targetName, [join(ROOT, "handlers/kobunexample.crd.yaml"), join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml")]);
 
   const kubectlTest = (name: string, fn: () => Promise<void>, timeoutMs = 60_000) => {
     const gap = KUBECTL_GAPS.get(name);

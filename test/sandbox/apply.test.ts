@@ -65,14 +65,16 @@ describe("server-side apply", () => {
     const bobs = withSide.body.metadata.managedFields.find((m: any) => m.manager === "bob").fieldsV1;
     expect(bobs["f:spec"]["f:template"]["f:spec"]["f:containers"]).toEqual({ 'k:{"name":"side"}': { ".": {}, "f:name": {}, "f:image": {} } });
     const dropped = await apply(`${path}/d`, "alice", dep([{ name: "app", image: "app:2" }]));
-    expect(dropped.body.spec.template.spec.containers).toEqual([{ name: "app", image: "app:2" }, { name: "side", image: "side:1" }]);
+    expect(dropped.body.spec.template.spec.containers.map((c: any) => [c.name, c.image])).toEqual([["app", "app:2"], ["side", "side:1"]]);
   });
 
-  test("the configuration must be of the resource's apiVersion and kind; a PUT keeps managedFields", async () => {
+  test("the configuration must be of the resource's apiVersion and kind; a PUT keeps managedFields, the field it changes passing to its writer", async () => {
     expect((await apply(`${CMS}/e`, "alice", { apiVersion: "v1", kind: "Secret", metadata: { name: "e" } })).status).toBe(400);
     const created = await apply(`${CMS}/f`, "alice", cm("f", { x: "1" }));
     const { managedFields: _m, ...meta } = created.body.metadata;
-    const put = await api(sb, "PUT", `${CMS}/f`, { ...created.body, metadata: meta, data: { x: "2" } });
-    expect(owners(put.body)).toEqual([["alice", "Apply", { "f:data": { "f:x": {} } }]]);
+    const put = await api(sb, "PUT", `${CMS}/f?fieldManager=bob`, { ...created.body, metadata: meta, data: { x: "1", y: "2" } });
+    expect(owners(put.body)).toEqual([["alice", "Apply", { "f:data": { "f:x": {} } }], ["bob", "Update", { "f:data": { "f:y": {} } }]]);
+    const taken = await api(sb, "PUT", `${CMS}/f?fieldManager=bob`, { ...put.body, data: { x: "3", y: "2" } });
+    expect(owners(taken.body)).toEqual([["bob", "Update", { "f:data": { "f:x": {}, "f:y": {} } }]]);
   });
 });

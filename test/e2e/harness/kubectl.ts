@@ -7,7 +7,10 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "bun:test";
 import { binDir } from "../../cluster/cluster.ts";
+import { installCrds } from "./kube.ts";
+import { startTarget, type Target, type TargetName } from "./target.ts";
 
 export const KUBECTL = process.env.KOBUN_E2E_KUBECTL ?? join(binDir(), "kubectl");
 
@@ -83,17 +86,46 @@ export class Kubectl {
 /**
  * What differs between two API servers for the same commands: times and ages, uids,
  * resourceVersions, generated names' suffixes, ports and versions. Table columns are
- * re-spaced to single spaces (their widths follow the values normalised here).
+ * re-spaced to two spaces (their widths follow the values normalised here), unless `respace` is false.
  */
-export function normalise(text: string): string {
-  return text
+export function normalise(text: string, { respace = true } = {}): string {
+  const stable = text
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uid>")
     .replace(/(resourceVersion: |"resourceVersion": ?)"?\d+"?/g, "$1<rv>")
     // ages ("5s", "2m3s", "4h", "3d") stand alone in a column, never inside a name
     .replace(/(?<=^|\s)(\d+[smhd](\d+[smh])?|<unknown>|<invalid>)(?=\s|$)/gm, "<age>")
-    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>")
+    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>");
+  // YAML keeps its indentation (respace: false)
+  return !respace ? stable : stable
     .split("\n")
     .map((l) => l.replace(/ {2,}/g, "  ").trimEnd())
     .join("\n");
+}
+
+/**
+ * A describe block's target and kubectl, started before its tests (with `crdFiles` installed)
+ * and stopped after them; `need()` throws the setup's error in each test instead of hiding it.
+ */
+export function kubectlTarget(targetName: TargetName, crdFiles: string[]): () => { t: Target; k: Kubectl } {
+  let target: Target | undefined;
+  let kubectl: Kubectl | undefined;
+  let setupError: unknown;
+  beforeAll(async () => {
+    try {
+      target = await startTarget(targetName);
+      for (const file of crdFiles) await installCrds(target.client, file);
+      kubectl = new Kubectl(target.kubeconfigPath);
+    } catch (e) {
+      setupError = e;
+    }
+  }, 90_000);
+  afterAll(async () => {
+    kubectl?.close();
+    await target?.stop();
+  }, 30_000);
+  return () => {
+    if (!target || !kubectl) throw new Error(`kubectl e2e on "${targetName}" has no target: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
+    return { t: target, k: kubectl };
+  };
 }

@@ -1,0 +1,163 @@
+// Field ownership of writes that are not server-side apply (POST, PUT, non-apply PATCH), as
+// kube-apiserver's field manager records them: the manager (the fieldManager query, else the
+// User-Agent's product) gets an `Update` entry owning what it added or changed, compared with
+// the stored object (for a create, with the kind's Go zero value: fields a Go struct always has,
+// such as a Deployment's spec.template, are not "added", so they carry no "." of their own);
+// other managers lose what it changed, everyone loses what it removed. A later apply then
+// conflicts with these managers as on the real server (apply.ts). Built-in kinds are walked by
+// their published schema (keyed lists, sets, atomic maps); custom resources' lists are atomic.
+
+import { deepEqual } from "./patch.ts";
+import { resolveSchema, schemaRef } from "./kube-schemas.ts";
+import type { ManagedEntry } from "./apply.ts";
+
+const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
+const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+const SEP = "\u0000";
+
+/** every node of an object, by its FieldsV1 path (joined by SEP): whether it is a leaf, its value */
+type Nodes = Map<string, { leaf: boolean; value: unknown }>;
+
+export interface UpdateRequest {
+  manager: string; apiVersion: string; now: string; subresource?: string;
+  /** the built-in kind's schema name, or undefined for a custom resource */
+  schema?: string;
+  /** the resource has a status subresource: the main resource's writes own no status, and /status only status */
+  statusful: boolean;
+}
+
+/** the User-Agent's product, as kube-apiserver names a manager that gave no fieldManager */
+export function managerFromUserAgent(userAgent: string | null): string {
+  const product = (userAgent ?? "").split("/")[0] ?? "";
+  return [...product].filter((c) => c >= " " && c !== "\u007f").join("").slice(0, 128);
+}
+
+function itemKey(item: unknown, s: any): string | undefined {
+  if (s?.["x-kubernetes-list-type"] === "set") return `v:${JSON.stringify(item)}`;
+  const keys: string[] | undefined = s?.["x-kubernetes-list-map-keys"];
+  if (s?.["x-kubernetes-list-type"] !== "map" || !keys || !isObj(item)) return undefined;
+  const key: Record<string, unknown> = {};
+  for (const k of [...keys].sort()) if (item[k] !== undefined) key[k] = item[k];
+  return `k:${JSON.stringify(key)}`;
+}
+
+function walk(value: unknown, schema: unknown, typed: boolean, path: string[], out: Nodes): void {
+  const s = typed ? resolveSchema(schema) : undefined;
+  const record = (leaf: boolean) => { if (path.length) out.set(path.join(SEP), { leaf, value }); };
+  if (Array.isArray(value)) {
+    const items = typed ? resolveSchema(s?.items) : undefined;
+    const keys = value.map((item) => itemKey(item, s));
+    if (!keys.length || keys.some((k) => k === undefined)) return record(true);
+    record(false);
+    value.forEach((item, i) => {
+      const p = [...path, keys[i]!];
+      if (keys[i]!.startsWith("v:")) out.set(p.join(SEP), { leaf: true, value: item });
+      else walk(item, items, typed, p, out);
+    });
+    return;
+  }
+  if (!isObj(value) || !Object.keys(value).length || s?.["x-kubernetes-map-type"] === "atomic") return record(true);
+  record(false);
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    if (path.length === 0 && (k === "apiVersion" || k === "kind")) continue;
+    if (path.length === 1 && path[0] === "f:metadata" && IDENTITY.has(k)) continue;
+    const child = isObj(s?.properties) ? s.properties[k] : s?.additionalProperties;
+    walk(v, child, typed && child !== undefined, [...path, `f:${k}`], out);
+  }
+}
+
+/** a kind's Go zero value as the field manager sees it: struct fields without omitempty are there */
+function zeroOf(schema: unknown, depth = 0): any {
+  const s = resolveSchema(schema);
+  if (!isObj(s?.properties) || depth > 8) return {};
+  const out: Record<string, any> = {};
+  const required: string[] = s.required ?? [];
+  for (const [k, prop] of Object.entries<any>(s.properties)) {
+    if (isObj(prop.default) && !Object.keys(prop.default).length) out[k] = zeroOf(prop, depth + 1);
+    else if (required.includes(k)) out[k] = null;
+  }
+  return out;
+}
+
+function nodesOf(obj: any, req: UpdateRequest): Nodes {
+  const body: Record<string, any> = { ...obj };
+  if (req.statusful && req.subresource === "status") for (const k of Object.keys(body)) { if (k !== "status") delete body[k]; }
+  else if (req.statusful) delete body.status;
+  const out: Nodes = new Map();
+  walk(body, req.schema ? schemaRef(req.schema) : undefined, req.schema !== undefined, [], out);
+  return out;
+}
+
+export function setOf(fields: Record<string, any>, prefix: string[] = [], out = new Set<string>()): Set<string> {
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === ".") { out.add(prefix.join(SEP)); continue; }
+    const children = isObj(v) ? Object.keys(v) : [];
+    if (!children.length) out.add([...prefix, k].join(SEP));
+    else setOf(v, [...prefix, k], out);
+  }
+  return out;
+}
+
+export function fieldsV1Of(set: Set<string>): Record<string, any> {
+  const root: Record<string, any> = {};
+  const members = [...set].map((p) => p.split(SEP));
+  for (const path of members) {
+    let cur = root;
+    for (const k of path) cur = (cur[k] ??= {});
+  }
+  // a member that also has children is marked by "." (".": {} first, as the real server orders it)
+  for (const path of members) {
+    let parent: Record<string, any> = root;
+    for (const k of path.slice(0, -1)) parent = parent[k];
+    const last = path[path.length - 1]!;
+    if (Object.keys(parent[last]).length) parent[last] = { ".": {}, ...parent[last] };
+  }
+  return root;
+}
+
+/** the managedFields after a write of `next` over `old` (undefined: a create) by `req.manager` */
+export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest): ManagedEntry[] {
+  const entries: ManagedEntry[] = structuredClone(next.metadata?.managedFields ?? old?.metadata?.managedFields ?? []);
+  const before = nodesOf(old ?? zeroOf(req.schema ? schemaRef(req.schema) : undefined) ?? {}, req);
+  if (!old && !req.schema) before.set("f:metadata", { leaf: false, value: {} });
+  const after = nodesOf(next, req);
+  const touched = new Set<string>();
+  const removed = new Set<string>();
+  for (const [p, n] of after) {
+    const was = before.get(p);
+    if (!was || (n.leaf && !deepEqual(was.value, n.value))) touched.add(p);
+  }
+  for (const p of before.keys()) if (!after.has(p)) removed.add(p);
+  const same = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Update" && e.apiVersion === req.apiVersion && (e.subresource ?? "") === (req.subresource ?? "");
+  const out: ManagedEntry[] = [];
+  let mine = new Set<string>();
+  for (const e of entries) {
+    const set = setOf(e.fieldsV1);
+    if (same(e)) { mine = set; continue; }
+    for (const p of [...touched, ...removed]) set.delete(p);
+    if (set.size) out.push({ ...e, fieldsV1: fieldsV1Of(set) });
+  }
+  const previous = entries.find(same);
+  const grown = [...touched].some((p) => !mine.has(p));
+  for (const p of touched) mine.add(p);
+  for (const p of removed) mine.delete(p);
+  if (mine.size) {
+    // the time moves only when the manager's fields change, so a no-op write stays a no-op
+    const time = previous && !grown && setOf(previous.fieldsV1).size === mine.size ? previous.time : req.now;
+    out.push({
+      manager: req.manager, operation: "Update", apiVersion: req.apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fieldsV1Of(mine),
+      ...(req.subresource ? { subresource: req.subresource } : {}),
+    });
+  }
+  return sortEntries(out);
+}
+
+/** kube-apiserver's order: operation (Apply first), time to the second, manager, apiVersion, subresource */
+export function sortEntries(entries: ManagedEntry[]): ManagedEntry[] {
+  const sec = (t: string | undefined) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...entries].sort((p, q) => cmp(p.operation, q.operation) || sec(p.time) - sec(q.time)
+    || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? "", q.subresource ?? ""));
+}
+

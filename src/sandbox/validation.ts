@@ -1,0 +1,65 @@
+// What the real server checks of a body before storing it beyond the metadata rules (objects.ts):
+// custom resources by their version's structural schema, built-in kinds' unknown fields under
+// fieldValidation=Strict, and the legacy Event validation.
+
+import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
+import type { ResourceDef } from "./resources.ts";
+import { applySchema, invalidError, type Cause } from "./schema.ts";
+import { ApiStatusError } from "./status.ts";
+
+/**
+ * What the real server does to a body before storing it beyond the metadata rules: custom
+ * resources are pruned and type-checked by their version's structural schema (schema.ts);
+ * Events get the legacy Event validation (the namespace of the involved object). Throws 422.
+ */
+export function validateWrite(def: ResourceDef, version: string, body: any, old?: any, strict = false): void {
+  if (def.crdName) {
+    applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
+    return;
+  }
+  const schema = strict ? builtinSchemaName(def.group, version, def.kind) : undefined;
+  const unknown = schema ? unknownFields(schema, body) : [];
+  if (unknown.length) {
+    // fieldValidation=Strict, as the real server's strict decoding words it
+    throw new ApiStatusError(400, "BadRequest", `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`);
+  }
+  if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
+    const causes = eventCauses(def.group, body, old === undefined);
+    if (causes.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", causes);
+  }
+}
+
+const invalidValue = (field: string, value: unknown, detail: string): Cause =>
+  ({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field });
+const required = (field: string): Cause => ({ reason: "FieldValueRequired", message: "Required value", field });
+
+/**
+ * kube-apiserver's legacyValidateEvent (pkg/apis/core/validation/events.go), which every Event
+ * write passes, for core/v1 and events.k8s.io/v1 (whose regarding/reportingController map onto
+ * the internal involvedObject/reportingController; field paths are the internal ones). An Event
+ * without eventTime must live in its involved object's namespace (or, for a cluster-scoped one,
+ * in "" or "default"); one with eventTime may only leave the involved namespace empty from
+ * "default"/"kube-system", and needs the reporting fields, action and reason.
+ */
+function eventCauses(group: string, ev: any, creating: boolean): Cause[] {
+  const core = group === "";
+  const ns: string = ev.metadata?.namespace ?? "";
+  const involvedNs: string = (core ? ev.involvedObject?.namespace : ev.regarding?.namespace) ?? "";
+  const out: Cause[] = [];
+  const mismatch = () => out.push(invalidValue("involvedObject.namespace", involvedNs, "does not match event.namespace"));
+  const eventTime = ev.eventTime;
+  if (eventTime === undefined || eventTime === null || eventTime === "") {
+    if (!involvedNs) { if (ns !== "" && ns !== "default") mismatch(); }
+    else if (ns !== involvedNs) mismatch();
+    // events.k8s.io/v1's stricter create validation: eventTime is required
+    if (!core && creating) out.push(required("eventTime"));
+  } else {
+    if (!involvedNs && ns !== "default" && ns !== "kube-system") mismatch();
+    const controllerField = core ? "reportingComponent" : "reportingController";
+    if (!ev.reportingController) out.push(required(controllerField));
+    if (!ev.reportingInstance) out.push(required("reportingInstance"));
+    if (!ev.action) out.push(required("action"));
+    if (!ev.reason) out.push(required("reason"));
+  }
+  return out;
+}
