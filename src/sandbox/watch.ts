@@ -163,8 +163,10 @@ export class WatchStream {
     }
   }
 
+  // Stalled until the timer has flushed the queue, not until the clock passes the deadline: a
+  // loaded event loop runs the timer late, and a line sent in between would overtake the queue.
   private isStalled(): boolean {
-    return this.stalledUntil > Date.now();
+    return this.stallTimer !== undefined;
   }
 
   stall(ms: number): void {
@@ -200,7 +202,7 @@ export class WatchStream {
     if (this.closed) return;
     if (graceful && this.isStalled()) {
       // closing is "sending" too: it happens when the stall ends
-      const rest = this.stalledUntil - Date.now();
+      const rest = Math.max(0, this.stalledUntil - Date.now());
       this.timers.push(setTimeout(() => this.end(true), rest + 1));
       return;
     }
