@@ -16,9 +16,10 @@ afterEach(async () => {
 });
 
 test("a watch waiting for a connection slot longer than inactivityTimeoutMs is not dropped as inactive", async () => {
-  // Take every slot but none for the watcher.
+  // Take every slot but none for the watcher, from the budget itself: held streams of real
+  // connections could fail under load and hand the watcher a slot early.
   const holders = Array.from({ length: streamBudget.limit - streamBudget.open }, () => new AbortController());
-  const held = holders.map((c) => e.client.stream("/api/v1/namespaces/default/secrets", { watch: "true" }, c.signal).then((r) => r.body?.getReader(), () => undefined));
+  for (const h of holders) await streamBudget.acquire(h.signal);
   const { logger, lines } = testLogger();
   const watcher = new Watcher(e.client, configmaps, { namespace: "default", streamingList: "never", inactivityTimeoutMs: 100, logger });
   const c = new Collector(watcher);
@@ -28,6 +29,11 @@ test("a watch waiting for a connection slot longer than inactivityTimeoutMs is n
     // Three inactivity periods spent in the queue (a wait that cannot be an event: nothing happens).
     await Bun.sleep(300);
     expect(streamBudget.waiting).toBe(1);
+    expect(e.sandbox.stats.requests("watch")).toBe(0);
+    // Only the lines of the wait tell whether waiting counted as inactivity: once its request
+    // is sent, a quiet stream may rightly be dropped (a loaded machine can hold the event below
+    // past 100 ms), so what follows the grant is not asserted on.
+    expect(lines.filter((l) => l.includes("no bytes from the watch stream"))).toEqual([]);
     holders[0]!.abort();
     await eventually(() => streamBudget.waiting === 0, 5000, "the watch to get the freed slot");
     await e.client.create(configmaps, "default", cm("after-the-wait"));
@@ -35,8 +41,5 @@ test("a watch waiting for a connection slot longer than inactivityTimeoutMs is n
   } finally {
     await c.stop();
     for (const h of holders) h.abort();
-    await Promise.all(held);
   }
-  expect(lines.filter((l) => /no bytes for/.test(l))).toEqual([]);
-  expect(e.sandbox.stats.log.filter((r) => r.verb === "watch" && r.path.includes("configmaps")).length).toBe(1);
-});
+}, 15_000);
