@@ -101,14 +101,16 @@ test("an abruptly dropped connection is reconnected from the last resourceVersio
 });
 
 test("a stall longer than inactivityTimeoutMs drops that connection and re-watches from the last resourceVersion", async () => {
-  const chatty = await env({ bookmarkIntervalMs: 50 }); // bookmarks keep the healthy stream above the limit
+  // Bookmarks every 50 ms keep the healthy streams far above a 1 s limit: a loaded machine can
+  // pause the process for a few hundred ms, which a tighter limit took for a stall.
+  const chatty = await env({ bookmarkIntervalMs: 50 });
   try {
     const { logger, lines } = testLogger();
     const watcher = new Watcher(chatty.client, configmaps, {
       namespace: "default",
       streamingList: "never",
       logger,
-      inactivityTimeoutMs: 300,
+      inactivityTimeoutMs: 1000,
       backoff: { initialMs: 10_000, maxMs: 10_000, resetAfterMs: 60_000 },
     });
     const c = new Collector(watcher);
@@ -119,11 +121,11 @@ test("a stall longer than inactivityTimeoutMs drops that connection and re-watch
     const rv = watcher.resourceVersion;
     const stalledAt = Date.now();
     chatty.sandbox.faults.stallWatches(30_000);
-    await chatty.sandbox.waitFor((r) => r.verb === "watch", 3000);
+    await chatty.sandbox.waitFor((r) => r.verb === "watch", 4500);
     const elapsed = Date.now() - stalledAt;
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(1500);
-    await eventually(() => chatty.sandbox.stats.openWatches() === 1, 1000, "the stalled watch to be closed");
+    expect(elapsed).toBeGreaterThanOrEqual(900); // the last bookmark came at most 50 ms before the stall
+    expect(elapsed).toBeLessThan(4500); // at once, not after the 5-10 s backoff
+    await eventually(() => chatty.sandbox.stats.openWatches() === 1, 3000, "the stalled watch to be closed");
     await c.stop();
     const watches = chatty.sandbox.stats.log.filter((r) => r.verb === "watch");
     expect(watches.length).toBe(2);
@@ -132,21 +134,23 @@ test("a stall longer than inactivityTimeoutMs drops that connection and re-watch
   } finally {
     await chatty.stop();
   }
-});
+}, 20_000);
 
 test("bookmarks keep a quiet stream alive: no re-watch while they arrive within inactivityTimeoutMs", async () => {
   const quiet = await env({ bookmarkIntervalMs: 50 });
   try {
-    const watcher = new Watcher(quiet.client, configmaps, { namespace: "default", streamingList: "never", inactivityTimeoutMs: 300 });
+    // A 1 s limit, 20 bookmark intervals: a loaded machine's pauses of a few hundred ms must
+    // not pass for silence, and without the bookmarks the 2.5 s below would drop the stream twice.
+    const watcher = new Watcher(quiet.client, configmaps, { namespace: "default", streamingList: "never", inactivityTimeoutMs: 1000 });
     const c = new Collector(watcher);
     await watchOpen(quiet.sandbox);
-    await Bun.sleep(800); // observing that nothing happens needs time to pass
+    await Bun.sleep(2500); // observing that nothing happens needs time to pass
     await c.stop();
     expect(quiet.sandbox.stats.requests("watch")).toBe(1);
   } finally {
     await quiet.stop();
   }
-});
+}, 20_000);
 
 test("429 with Retry-After on the watch waits at least that long before reconnecting", async () => {
   const watcher = new Watcher(e.client, configmaps, { namespace: "default", streamingList: "never", backoff: fast });
