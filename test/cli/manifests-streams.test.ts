@@ -2,7 +2,7 @@
 // operator watches cluster-wide, because a watch per namespace and resource would not fit the
 // connection budget (runtime/coverage.ts), needs cluster-wide list/watch, not a Role each.
 
-import { expect, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
 import { parseRunFlags, resolveSettings } from "../../src/config/index.ts";
 import { renderManifests } from "../../src/cli/manifests.ts";
@@ -12,6 +12,10 @@ function rbacKinds(selectors: string[], args: string[]): string[] {
   const text = renderManifests({ name: "op", namespace: "ops", image: "example/op:1", settings, selectors, manifests: [] });
   return parseAllDocuments(text).map((d) => d.toJS()).filter((d) => /Role/.test(d.kind)).map((d) => d.kind);
 }
+
+// Rendering and parsing some hundred documents takes ~1-2 s of CPU here; a loaded 2-core
+// machine made one take over 7 s.
+setDefaultTimeout(30_000);
 
 const namespaces = (count: number) => Array.from({ length: count }, (_, i) => ["-n", `ns-${i}`]).flat();
 const four = ["v1/configmaps", "v1/secrets", "v1/serviceaccounts", "v1/services"];

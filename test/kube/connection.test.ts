@@ -208,7 +208,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
     expect(client.connection.authKind).toBe("auth-provider");
     expect((await client.list(NS)).items.length).toBeGreaterThan(0);
     expect(Object.keys(require.cache).some((k) => k.endsWith("client-node/dist/config.js"))).toBe(true);
-  });
+  }, 30_000); // loading client-node takes ~3.5 s here unloaded, over 5 s on a busy machine
 
   test("a failing plugin is reported with its command", async () => {
     const path = writeConfig("exec-bad.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/false" } }));
