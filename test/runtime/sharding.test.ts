@@ -45,7 +45,7 @@ async function namespace(name: string): Promise<string> {
   return name;
 }
 
-test("three sharded replicas: every object handled exactly once, each replica's share within ±25 % of a third", async () => {
+test("three sharded replicas: every object handled exactly once, each replica's share within ±35 % of a third", async () => {
   const ns = await namespace("shard-three");
   const spans: Span[] = [];
   const replicas = await Promise.all(["r-a", "r-b", "r-c"].map((id) => replica(id, ns, spans)));
@@ -63,7 +63,10 @@ test("three sharded replicas: every object handled exactly once, each replica's 
     expect(overlaps(spans)).toEqual([]);
     for (const r of replicas) {
       const share = completed.filter((s) => s.replica === r.id).length / 600;
-      expect(Math.abs(share - 1 / 3) / (1 / 3)).toBeLessThanOrEqual(0.25);
+      // Objects fall into shards by a hash of their random uid: the 6-shard replica expects 225
+      // of 600 (+12.5 %) with a standard deviation of 12, so ±25 % (250) failed about one run in
+      // 50; ±35 % is 3.8 σ. The 6/5/5 split itself is asserted exactly above.
+      expect(Math.abs(share - 1 / 3) / (1 / 3)).toBeLessThanOrEqual(0.35);
     }
   } finally {
     await Promise.all(replicas.map((r) => r.stop()));
