@@ -85,11 +85,13 @@ test("a higher-priority ghost (killed without cleanup) expires after its lifetim
 });
 
 test("two operators with the same priority both freeze, each with exactly one warning", async () => {
-  const a = start({ id: "twin-a", priority: 3, lifetime: 1 });
-  const b = start({ id: "twin-b", priority: 3, lifetime: 1 });
+  // A 3 s lifetime: keep-alives come ~0.8 s before expiry. With 1 s, the margin was ~0.3 s,
+  // and a keep-alive that late on a busy machine rightly let the twin resume.
+  const a = start({ id: "twin-a", priority: 3, lifetime: 3 });
+  const b = start({ id: "twin-b", priority: 3, lifetime: 3 });
   await Promise.all([until(a.toggle, true), until(b.toggle, true)]);
   // several keep-alives later (each is a watch event for both), still one warning each
-  for (let i = 0; i < 4; i++) await e.sandbox.waitFor((r) => r.verb === "patch" && r.path.includes("kobunpeerings"), 3000);
+  for (let i = 0; i < 4; i++) await e.sandbox.waitFor((r) => r.verb === "patch" && r.path.includes("kobunpeerings"), 5000);
   for (const x of [a, b]) {
     expect(x.toggle.frozen).toBe(true);
     const warnings = linesAt(x.lines, "WARN");
@@ -101,7 +103,7 @@ test("two operators with the same priority both freeze, each with exactly one wa
   b.controller.abort();
   await b.done;
   await until(a.toggle, false, 3000);
-});
+}, 20_000);
 
 test("on exit, an operator removes its own record within a bounded time", async () => {
   const a = start({ id: "leaver" });
