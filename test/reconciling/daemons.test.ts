@@ -21,7 +21,12 @@ function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } 
   return { promise, resolve };
 }
 
-const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+// Already aborted counts: the operator may see a deletion and stop the daemon before the
+// test's DELETE call has returned, and an abort event that has fired never fires again.
+const aborted = (signal: AbortSignal) => new Promise<void>((resolve) => {
+  if (signal.aborted) return resolve();
+  signal.addEventListener("abort", () => resolve(), { once: true });
+});
 const remove = (name: string) => h!.client.delete(h!.resource, "default", name);
 
 test("a daemon runs once per matching object, holds the finalizer, and a deletion waits until it has stopped", async () => {
