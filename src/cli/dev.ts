@@ -8,6 +8,7 @@ import { ExitCode } from "../runtime/exits.ts";
 import { applyManifests, KubeClient, runDemo, startSandbox } from "../runtime/dev.ts";
 import { loggerFor } from "../runtime/logging.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "./handlers.ts";
+import { withDefinitions } from "../runtime/manifests.ts";
 import { stopSignal } from "./signals.ts";
 
 /** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
@@ -27,7 +28,7 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
   const fileSettings = resolveSettings({ flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd() });
   const logger = loggerFor(fileSettings);
-  const manifests: Manifest[] = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
+  const manifests: Manifest[] = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
 
   const stop = stopSignal();
   // Authenticated, since it runs as long as the developer likes on a machine others may share;

@@ -5,7 +5,7 @@
 
 import { stringify } from "yaml";
 import type { Settings } from "../config/index.ts";
-import { manifestObjects, peeringCRDs, registry, type KubeObject, type Manifest, type ResourceSelector } from "../runtime/manifests.ts";
+import { manifestObjects, peeringCRDs, registry, withDefinitions, type KubeObject, type Manifest, type ResourceSelector } from "../runtime/manifests.ts";
 import { parseRunFlags, resolveSettings } from "../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
 import { readFlags, stringFlag } from "./args.ts";
@@ -57,7 +57,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), { name: { value: true }, image: { value: true }, "operator-namespace": { value: true } });
   const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
   const settings = resolveSettings({ flags, cwd: process.cwd() });
-  const manifests = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
+  const manifests = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
   const name = stringFlag(own.values, "name") ?? "kobun-operator";
   process.stdout.write(
     renderManifests({

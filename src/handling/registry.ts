@@ -24,6 +24,7 @@ import type {
   TimerOptions,
 } from "./types.ts";
 import type { ResourceToken } from "./resource.ts";
+import { definitionOf } from "./definition.ts";
 import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 
 export interface HandlerSpec {
@@ -187,6 +188,16 @@ export class Registry {
     const acted = new Set([...this.handlers.map((s) => this.parsed.get(s)!.text), ...this.background.map((s) => s.wanted.text)]);
     const seen = new Map<string, ResourceSelector>();
     for (const spec of this.indexes) if (!acted.has(spec.wanted.text)) seen.set(spec.wanted.text, spec.selector);
+    return [...seen.values()];
+  }
+
+  /** The CRDs of the resources defined with defineResource that anything was registered for. */
+  definitions(): KubeObject[] {
+    const seen = new Map<string, KubeObject>();
+    for (const spec of [...this.handlers, ...this.background, ...this.webhooks]) {
+      const crd = definitionOf(spec.selector);
+      if (crd) seen.set(crd.metadata.name!, crd);
+    }
     return [...seen.values()];
   }
 

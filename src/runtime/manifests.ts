@@ -3,14 +3,15 @@
 // peering CRDs. cli/ imports only runtime/ and config/ (test/contracts/rooms.ts), so it takes
 // those from here. Kept apart from runtime/dev.ts, which loads the sandbox.
 
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
+import { registry, type Registry } from "../handling/registry.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { fetchSlots, StreamBudget } from "../kube/budget.ts";
 
 export { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 export type { KubeObject } from "../kube/types.ts";
 export { peeringCRDs, peeringResource } from "../peering/resources.ts";
-export { registry } from "../handling/registry.ts";
+export { registry };
 export { namespacesWatchedApart } from "./coverage.ts";
 
 /** The watch streams a Deployment's process may open: Bun's default slots, as the Deployment sets no BUN_CONFIG_MAX_HTTP_REQUESTS. */
@@ -32,3 +33,13 @@ export function manifestObjects(manifests: Manifest[], which: "samples" | "defin
 
 export { crdConversion, crdName, webhookConfigurations, PLURALS, ADMISSION_GROUP, type RuleTarget } from "../admission/index.ts";
 export type { WebhookSpec } from "../handling/registry.ts";
+
+/**
+ * The manifests plus the CRDs of the resources defined in code (defineResource) that handlers
+ * were registered for, unless a YAML file beside the handlers already defines that CRD.
+ */
+export function withDefinitions(manifests: Manifest[], from: Registry = registry): Manifest[] {
+  const shipped = new Set(manifestObjects(manifests, "definitions").map((o) => o.metadata?.name));
+  const defined = from.definitions().filter((crd) => !shipped.has(crd.metadata.name));
+  return [...manifests, ...defined.map((crd) => ({ name: `${crd.metadata.name}.crd.yaml`, text: stringify(crd) }))];
+}

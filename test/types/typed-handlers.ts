@@ -1,6 +1,6 @@
 // Must typecheck: typed tokens type every handler kind's context; strings stay untyped.
 import { Registry, resource, type HandlerContext, type KubeObject, type MergePatch } from "kobun";
-import { assertType, Examples, type Equal, type KobunExample } from "./example.ts";
+import { assertType, Defined, Examples, type Equal, type KobunExample } from "./example.ts";
 
 const { on } = new Registry();
 
@@ -65,6 +65,12 @@ on.update(resource.deployments, (ctx) => {
 });
 on.create(resource.secrets, (ctx) => {
   ctx.patch.data = { token: null };
+});
+
+// Schema first: the types come from the TypeBox schema of defineResource.
+on.create(Defined, (ctx) => {
+  assertType<Equal<typeof ctx.spec, { size: number; mode: "full" | "delta"; note?: string }>>();
+  ctx.patch.status.phase = ctx.spec.mode === "full" ? "Copying" : null;
 });
 
 // The untyped string form keeps working as before: open records everywhere.

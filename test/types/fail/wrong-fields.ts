@@ -1,6 +1,6 @@
 // Must NOT typecheck: each marked line is an error of that code (the type test checks which).
 import { Registry, resource } from "kobun";
-import { Examples } from "../example.ts";
+import { Defined, Examples } from "../example.ts";
 
 const { on } = new Registry();
 
@@ -31,4 +31,9 @@ on.create(resource.pods, (ctx) => {
   ctx.patch.spec.replicas = 3; // error TS2339: pods have no replicas
   const started: Date | undefined = ctx.status.startTime; // error TS2322: timestamps are strings on the wire
   void started;
+});
+
+on.create(Defined, (ctx) => {
+  ctx.patch.spec.mode = "sometimes"; // error TS2322: not one of the schema's literals
+  void ctx.spec.colour; // error TS2339: not in the schema
 });
