@@ -1,7 +1,7 @@
 // Shared bench plumbing: a built binary, the example CRD in a sandbox, medians, JSON output.
 // Every figure is reported beside a baseline measured in the same run, as a ratio.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../src/sandbox/index.ts";
 
@@ -39,6 +39,14 @@ export function round(value: number, digits = 2): number {
 
 export function report(name: string, figures: Record<string, unknown>): void {
   console.log(JSON.stringify({ bench: name, ...figures }));
+}
+
+/** Puts `figures` into bench/results.json under `key`, keeping the other benches' keys. */
+export function saveResults(key: string, figures: Record<string, unknown>): void {
+  const path = join(root, "bench/results.json");
+  const results = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
+  results[key] = { measuredAt: new Date().toISOString(), ...figures };
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
 }
 
 /** Resolves when `pred` holds, polling `read` each ms (bench processes only; bounded). */

@@ -9,14 +9,14 @@
 //
 // Writes its figures to bench/results.json under "real" (other benches' keys are kept).
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { KubeClient } from "../src/kube/client.ts";
 import { buildBinaries, kubernetesVersion, startCluster } from "../test/cluster/cluster.ts";
 import { installCrds } from "../test/e2e/harness/kube.ts";
-import { report, root, round } from "./common.ts";
+import { report, root, round, saveResults } from "./common.ts";
 import { controllerRuntimePeer, floorPeer, kobunPeer, kopfPeer, type Peer, type Prepared, type Target } from "./peers/index.ts";
 import { measureRun, namespaceWithObjects, type RunFigures } from "./peers/measure.ts";
 import { measureMemory } from "./peers/memory.ts";
@@ -73,10 +73,7 @@ try {
   const figures: Record<string, unknown> = { kubernetes: kubernetesVersion, runs: roundAll(runs), unavailable, ratios: ratios(runs, counts) };
   if (values.memory) figures.memory = await measureMemory(peers.find((p) => p.name === "kobun") ?? kobunPeer(work), target, client, work);
   report("real", figures);
-  const path = join(root, "bench/results.json");
-  const results = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
-  results.real = { measuredAt: new Date().toISOString(), ...figures };
-  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+  saveResults("real", figures);
 } finally {
   client.close();
   await cluster.stop();

@@ -6,13 +6,15 @@
 // includes the sandbox's own work, in this process, and the 1 s scans that notice the end.
 //
 //   bun bench/scale.ts [--sizes 1000,10000,100000] [--events 1000]
+//
+// Writes its figures to bench/results.json under "scale".
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
-import { installExampleCRD, report, round } from "./common.ts";
+import { installExampleCRD, report, round, saveResults } from "./common.ts";
 import { kobunBenchBinary } from "./peers/index.ts";
 import { cpuMs, memoryKiB } from "./peers/measure.ts";
 
@@ -90,11 +92,13 @@ try {
   }
   const first = rows[0]!;
   const last = rows.at(-1)!;
-  report("scale", {
+  const figures = {
     events: EVENTS, rows,
     cpuPerEventLastOverFirst: round(last.cpuMsPerEvent! / first.cpuMsPerEvent!),
-    kbPerObject: round(((last.settledRssMiB! - first.settledRssMiB!) * 1024) / (last.objects! - first.objects!), 2),
-  });
+    kbPerObject: rows.length > 1 ? round(((last.settledRssMiB! - first.settledRssMiB!) * 1024) / (last.objects! - first.objects!), 2) : undefined,
+  };
+  report("scale", figures);
+  saveResults("scale", figures);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
