@@ -12,6 +12,7 @@
 
 import { jsonPatch } from "./patch.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
+import type { Writer } from "./ownership.ts";
 import type { UserInfo } from "./rbac.ts";
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
@@ -175,17 +176,17 @@ export class SandboxAdmission {
     return { version: conversion.storage, body: converted };
   }
 
-  async create(def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, strict = false, manager?: string): Promise<any> {
+  async create(def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, strict = false, writer?: Writer): Promise<any> {
     const object = await this.admit({ def, version, ns, operation: "CREATE", object: input, oldObject: undefined, user, sub: undefined });
     const stored = await this.toStorage(def, version, object);
-    return this.objects.create(def, stored.version, ns, stored.body, strict, manager);
+    return this.objects.create(def, stored.version, ns, stored.body, strict, writer);
   }
 
-  async update(def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo, sub?: "status", strict = false, manager?: string): Promise<any> {
+  async update(def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo, sub?: "status", strict = false, writer?: Writer): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
     const object = await this.admit({ def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub });
     const stored = await this.toStorage(def, version, object);
-    return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict, manager);
+    return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict, writer);
   }
 
   /**
@@ -193,7 +194,7 @@ export class SandboxAdmission {
    * landed while the webhooks were asked, it is applied and admitted again on the new object
    * (kube-apiserver's GuaranteedUpdate), not refused with a conflict.
    */
-  async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", strict = false, manager?: string): Promise<any> {
+  async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", strict = false, writer?: Writer): Promise<any> {
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
       const patched = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
@@ -202,7 +203,7 @@ export class SandboxAdmission {
       const raced = this.objects.get(def, ns, name).metadata.resourceVersion !== oldObject.metadata.resourceVersion;
       const precondition = patched.metadata?.resourceVersion !== oldObject.metadata.resourceVersion;
       if (raced && !precondition && attempt < 5) continue;
-      return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict, manager);
+      return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict, writer);
     }
   }
 

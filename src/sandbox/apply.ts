@@ -17,7 +17,7 @@ export interface ManagedEntry {
   manager: string;
   operation: string;
   apiVersion: string;
-  time: string;
+  time?: string;
   fieldsType: "FieldsV1";
   fieldsV1: Fields;
   subresource?: string;

@@ -11,7 +11,7 @@ import { checkObjectSize } from "./limits.ts";
 import { validateWrite } from "./validation.ts";
 import { allocate, applyDefaults, hasGeneration } from "./defaults.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
-import { recordUpdate } from "./ownership.ts";
+import { recordUpdate, type Writer } from "./ownership.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
 
@@ -74,8 +74,8 @@ export class Objects implements Collectable {
   }
 
   /** `strict`: fieldValidation=Strict, unknown fields of a custom resource are a 400 instead of pruned */
-  /** `manager`: the writer's field manager (ownership.ts); internal writes name none */
-  create(def: ResourceDef, version: string, ns: string, input: any, strict = false, manager?: string): any {
+  /** `writer`: the field manager writing (ownership.ts); internal writes name none */
+  create(def: ResourceDef, version: string, ns: string, input: any, strict = false, writer?: Writer): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     if (input.kind !== undefined && input.kind !== def.kind) {
       throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
@@ -114,7 +114,7 @@ export class Objects implements Collectable {
     if (def.plural === "secrets" && !def.group && !body.type) body.type = "Opaque";
     applyDefaults(def.group, def.plural, body);
     validateWrite(def, version, body, undefined, strict);
-    this.recordOwnership(def, version, undefined, body, manager);
+    this.recordOwnership(def, version, undefined, body, writer);
     allocate(def.group, def.plural, body, () => this.nextClusterIP());
     checkObjectSize(def.group, def.kind, body);
     let served: ResourceDef | undefined;
@@ -129,7 +129,7 @@ export class Objects implements Collectable {
   }
 
   /** PUT and the common tail of PATCH */
-  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", strict = false, manager?: string): any {
+  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", strict = false, writer?: Writer): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     const old = this.get(def, ns, name);
     const inMeta = input.metadata ?? {};
@@ -182,7 +182,7 @@ export class Objects implements Collectable {
       }
     }
     validateWrite(def, version, next, old, strict);
-    this.recordOwnership(def, version, old, next, manager, sub);
+    this.recordOwnership(def, version, old, next, writer, sub);
     const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
     if (old.metadata.generation === undefined) delete next.metadata.generation;
     else if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = old.metadata.generation + 1;
@@ -201,16 +201,17 @@ export class Objects implements Collectable {
     return next;
   }
 
-  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false, manager?: string): any {
-    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, strict, manager);
+  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false, writer?: Writer): any {
+    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, strict, writer);
   }
 
   /** the writer's Update entry in managedFields (none when it changed nothing it did not own) */
-  private recordOwnership(def: ResourceDef, version: string, old: any, next: any, manager: string | undefined, sub?: "status"): void {
-    if (manager === undefined) return;
+  private recordOwnership(def: ResourceDef, version: string, old: any, next: any, writer: Writer | undefined, sub?: "status"): void {
+    if (writer === undefined) return;
+    const subresource = writer.subresource ?? sub;
     const managed = recordUpdate(old, next, {
-      manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(), statusful: this.hasStatus(def, version),
-      schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind), ...(sub ? { subresource: sub } : {}),
+      manager: writer.manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(), statusful: this.hasStatus(def, version),
+      schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind), ...(subresource ? { subresource } : {}),
     });
     if (managed.length) next.metadata.managedFields = managed; else delete next.metadata.managedFields;
   }

@@ -18,6 +18,9 @@ const SEP = "\u0000";
 /** every node of an object, by its FieldsV1 path (joined by SEP): whether it is a leaf, its value */
 type Nodes = Map<string, { leaf: boolean; value: unknown }>;
 
+/** who writes: the manager, and the subresource its entry names when not the one written (/scale writes the main object) */
+export interface Writer { manager: string; subresource?: string }
+
 export interface UpdateRequest {
   manager: string; apiVersion: string; now: string; subresource?: string;
   /** the built-in kind's schema name, or undefined for a custom resource */
@@ -146,7 +149,9 @@ export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest
     // the time moves only when the manager's fields change, so a no-op write stays a no-op
     const time = previous && !grown && setOf(previous.fieldsV1).size === mine.size ? previous.time : req.now;
     out.push({
-      manager: req.manager, operation: "Update", apiVersion: req.apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fieldsV1Of(mine),
+      manager: req.manager, operation: "Update", apiVersion: req.apiVersion, fieldsType: "FieldsV1", fieldsV1: fieldsV1Of(mine),
+      // kube-apiserver v1.37.2 records a /scale write's entry without a time
+      ...(req.subresource === "scale" ? {} : { time }),
       ...(req.subresource ? { subresource: req.subresource } : {}),
     });
   }

@@ -147,7 +147,8 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const scale = target.sub === "scale" && target.name ? scalePaths(def, target.version) : undefined;
   if (scale) {
     const body = req.method === "GET" ? undefined : await readJson(req);
-    return jsonResponse(scaleRequest(ctx.objects, def, scale, target.version, def.namespaced ? target.ns : "", target.name!, req.method, mediaType(req), body));
+    const writer = { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")), subresource: "scale" };
+    return jsonResponse(scaleRequest(ctx.objects, def, scale, target.version, def.namespaced ? target.ns : "", target.name!, req.method, mediaType(req), body, writer));
   }
   if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
   const { version, name } = target;
@@ -155,7 +156,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const sub = target.sub as "status" | undefined;
   const out = async (body: any, code = 200) => jsonResponse(await ctx.admission.present(def, version, body), code);
   const strict = q.get("fieldValidation") === "Strict";
-  const manager = q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent"));
+  const writer = { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")) };
 
   if (isWatch) {
     if (req.method !== "GET") throw errors.methodNotAllowed();
@@ -174,14 +175,14 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
-      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, strict, manager), 201);
+      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, strict, writer), 201);
     }
     case "update":
-      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict, manager));
+      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict, writer));
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
-      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict, manager));
+      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict, writer));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();

@@ -11,6 +11,7 @@ import { createNamespace } from "./harness/kube.ts";
 import { kubectlTarget, normalise } from "./harness/kubectl.ts";
 import { ROOT } from "./harness/operator.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 
 /** managedFields without their times, ordered by manager (entries of one second are ordered by name, of two by time) */
@@ -83,5 +84,38 @@ describe.each(selectedTargets())("kubectl and managedFields against %s", (target
     const yaml = normalise(await k.ok(["get", "svc", "s", "-n", ns, "-o", "yaml", "--show-managed-fields"]), { respace: false }).replaceAll(ns, "<ns>")
       .replace(/\b10\.0\.0\.\d+\b/g, "<cluster-ip>");
     expect(yaml).toBe(await Bun.file(join(import.meta.dir, "expected/kubectl-create-service.yaml")).text());
+  }, 60_000);
+
+  test("scale: kubectl owns spec.replicas through the scale subresource (an entry without a time)", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    await k.ok(["create", "deployment", "d", "-n", ns, "--image=nginx:1"]);
+    await k.ok(["scale", "deploy", "d", "-n", ns, "--replicas=2"]);
+    const managed = JSON.parse(await k.ok(["get", "deploy", "d", "-n", ns, "-o", "json", "--show-managed-fields"])).metadata.managedFields;
+    expect(managed[0]).toEqual({ apiVersion: "apps/v1", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:replicas": {} } }, manager: "kubectl", operation: "Update", subresource: "scale" });
+    expect(managed[1].manager).toBe("kubectl-create");
+    expect(managed[1].fieldsV1["f:spec"]["f:replicas"]).toBeUndefined();
+  }, 60_000);
+
+  test("edit: the editor's change is patched in and owned by kubectl-edit", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    await k.ok(["create", "configmap", "c", "-n", ns, "--from-literal=a=1"]);
+    const editor = k.file(`editor-${ns}.sh`, `#!/bin/sh\nsed -i 's/a: "1"/a: "2"/' "$1"\n`);
+    chmodSync(editor, 0o755);
+    expect(await k.ok(["edit", "cm", "c", "-n", ns], { env: { KUBE_EDITOR: editor } })).toBe("configmap/c edited\n");
+    expect(await k.ok(["get", "cm", "c", "-n", ns, "-o", "jsonpath={.data.a}"])).toBe("2");
+    expect(owners(await k.ok(["get", "cm", "c", "-n", ns, "-o", "json", "--show-managed-fields"]))).toEqual([
+      { manager: "kubectl-create", operation: "Update", apiVersion: "v1", fieldsV1: { "f:data": {} } },
+      { manager: "kubectl-edit", operation: "Update", apiVersion: "v1", fieldsV1: { "f:data": { "f:a": {} } } },
+    ]);
+  }, 60_000);
+
+  test("describe a created deployment: its defaults as the real server's describe prints them", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    await k.ok(["create", "deployment", "d", "-n", ns, "--image=nginx:1"]);
+    const text = normalise(await k.ok(["describe", "deployment", "d", "-n", ns])).replaceAll(ns, "<ns>").replace(/^CreationTimestamp:.*$/m, "CreationTimestamp:  <when>");
+    expect(text).toBe(await Bun.file(join(import.meta.dir, "expected/kubectl-describe-deployment.txt")).text());
   }, 60_000);
 });

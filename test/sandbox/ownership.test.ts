@@ -113,4 +113,16 @@ describe("managedFields of create, update and patch", () => {
     const r = await call("POST", "/apis/o.kobun.dev/v1/namespaces/default/owns?fieldManager=kubectl-create", { apiVersion: "o.kobun.dev/v1", kind: "Own", metadata: { name: "e", labels: { q: "r" } }, spec: { size: 2 } });
     expect(owners(r.body)).toEqual([["kubectl-create", "Update", "o.kobun.dev/v1", { "f:metadata": { "f:labels": { ".": {}, "f:q": {} } }, "f:spec": { ".": {}, "f:size": {} } }]]);
   });
+
+  test("a /scale write is the writer's entry for subresource scale, without a time, taking spec.replicas", async () => {
+    const dep = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "sc" }, spec: { replicas: 1, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "c:1" }] } } } };
+    await call("POST", "/apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create", dep);
+    const scaled = await call("PATCH", "/apis/apps/v1/namespaces/default/deployments/sc/scale", { spec: { replicas: 3 } },
+      { "content-type": "application/merge-patch+json", "user-agent": "kubectl/v1.37.2 (linux/amd64) kubernetes/abc" });
+    expect(scaled.status).toBe(200);
+    const got = await (await fetch(`${sb.url}/apis/apps/v1/namespaces/default/deployments/sc`)).json() as any;
+    expect(got.metadata.managedFields[0]).toEqual({ apiVersion: "apps/v1", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:replicas": {} } }, manager: "kubectl", operation: "Update", subresource: "scale" });
+    expect(got.metadata.managedFields[1].manager).toBe("kubectl-create");
+    expect(got.metadata.managedFields[1].fieldsV1["f:spec"]["f:replicas"]).toBeUndefined();
+  });
 });

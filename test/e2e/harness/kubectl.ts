@@ -31,8 +31,8 @@ export class Kubectl {
   }
 
   /** `kubectl --kubeconfig K ...args`, bounded by `timeoutMs` (killed after it: code null). */
-  async run(args: string[], { stdin, timeoutMs = 30_000 }: { stdin?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
-    const env: Record<string, string> = { HOME: this.home, NO_COLOR: "1", TZ: "UTC", LANG: "C" };
+  async run(args: string[], { stdin, timeoutMs = 30_000, env: extra = {} }: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<KubectlResult> {
+    const env: Record<string, string> = { HOME: this.home, NO_COLOR: "1", TZ: "UTC", LANG: "C", ...extra };
     if (process.env.PATH) env.PATH = process.env.PATH;
     const proc = Bun.spawn([KUBECTL, "--kubeconfig", this.kubeconfigPath, ...args], {
       cwd: this.home, env, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe",
@@ -45,7 +45,7 @@ export class Kubectl {
   }
 
   /** like run(), but a non-zero exit throws with the command and kubectl's stderr */
-  async ok(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<string> {
+  async ok(args: string[], opts: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<string> {
     const r = await this.run(args, opts);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} → exit ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
     return r.stdout;
