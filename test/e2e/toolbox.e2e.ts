@@ -1,0 +1,118 @@
+// Daemons, timers and indexes (issue 13) with the compiled e2e binary (test/e2e/handlers/toolbox.ts)
+// against each target: a freeze (`kobun freeze`) stops the daemons and the resume starts them
+// again; a deletion during a timer call aborts it, then the delete handler runs exactly once;
+// an index is rebuilt by the relist after a freeze, without the object deleted meanwhile and
+// without duplicates.
+//
+//   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./toolbox.e2e.ts
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { cleanupNamespaces, createNamespace, eventually, getOrUndefined, installCrds, PEERINGS, uniqueName } from "./harness/kube.ts";
+import { KOBUN_E2E, killAllOperators, ROOT, runOnce, startOperator, type Operator } from "./harness/operator.ts";
+import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
+
+const E2E_CRDS = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
+const PEERING_CRDS = join(ROOT, "crds/peering-kobun.dev.yaml");
+const TOOLS: Resource = { group: "e2e.kobun.dev", version: "v1", plural: "kobuntools", kind: "KobunTool", namespaced: true, statusSubresource: true };
+
+const tool = (name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: "e2e.kobun.dev/v1", kind: "KobunTool", metadata: { name }, spec });
+const count = (op: Operator, re: RegExp, from = 0) => op.lines.slice(from).filter((l) => re.test(l)).length;
+
+for (const targetName of selectedTargets() as TargetName[]) {
+  describe(`daemons, timers, indexes [${targetName}]`, () => {
+    let target: Target | undefined;
+    let setupError: unknown;
+    let ns = "";
+    let op: Operator | undefined;
+    const peering = "toolbox";
+    const need = (): { t: Target; op: Operator } => {
+      if (!target || !op) throw new Error(`e2e target "${targetName}" is not available: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
+      return { t: target, op };
+    };
+    const freeze = (t: Target) => runOnce(KOBUN_E2E, ["freeze", "--kubeconfig", t.kubeconfigPath, "--peering", peering, "-n", ns, "--lifetime", "120"]);
+    const resume = (t: Target) => runOnce(KOBUN_E2E, ["resume", "--kubeconfig", t.kubeconfigPath, "--peering", peering, "-n", ns]);
+
+    beforeAll(async () => {
+      try {
+        target = await startTarget(targetName);
+        await installCrds(target.client, E2E_CRDS);
+        await installCrds(target.client, PEERING_CRDS);
+        ns = await createNamespace(target.client);
+        await target.client.create(PEERINGS, ns, { apiVersion: "kobun.dev/v1", kind: "KobunPeering", metadata: { name: peering, namespace: ns } });
+        op = startOperator("toolbox", target.kubeconfigPath, ["-n", ns, "--peering", peering, "--priority", "0"], KOBUN_E2E);
+      } catch (e) {
+        setupError = e;
+        await target?.stop().catch(() => {});
+        target = undefined;
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await op?.stop().catch(() => {});
+      await killAllOperators();
+      if (target && process.env.KOBUN_E2E_KUBECONFIG && targetName === "cluster") await cleanupNamespaces(target.client, [TOOLS]);
+      await target?.stop();
+    }, 30_000);
+
+    test("daemons + freeze: `kobun freeze` stops every daemon, none starts while frozen, `kobun resume` starts them all again", async () => {
+      const { t, op } = need();
+      const a = uniqueName("daemon");
+      const b = uniqueName("daemon");
+      await t.client.create(TOOLS, ns, tool(a, { role: "daemon" }));
+      await op.waitForLog(new RegExp(`toolbox_daemon started on ${a}`), 20_000);
+      const mark = op.lines.length;
+      expect((await freeze(t)).code).toBe(0);
+      await op.waitForLog(new RegExp(`toolbox_daemon stopped on ${a}`), 15_000, mark);
+      await t.client.create(TOOLS, ns, tool(b, { role: "daemon" }));
+      // A negative claim needs a bounded wait: nothing may start for `b` while frozen.
+      await Bun.sleep(1500);
+      expect(count(op, new RegExp(`toolbox_daemon started on ${b}`))).toBe(0);
+      expect((await resume(t)).code).toBe(0);
+      await op.waitForLog(new RegExp(`toolbox_daemon started on ${b}`), 20_000, mark);
+      await op.waitForLog(new RegExp(`toolbox_daemon started on ${a}`), 20_000, mark);
+      expect(count(op, new RegExp(`toolbox_daemon started on ${a}`))).toBe(2);
+    }, 90_000);
+
+    test("timers + deletion: the timer's result reaches status; a deletion aborts the call in flight, then the delete handler runs once and the object goes", async () => {
+      const { t, op } = need();
+      const name = uniqueName("timer");
+      await t.client.create(TOOLS, ns, tool(name, { role: "timer" }));
+      await eventually(`${name}'s timer result in status`, async () => (await t.client.get(TOOLS, ns, name)).status?.toolbox_timer?.ticks, { timeoutMs: 20_000 })
+        .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+      await t.client.delete(TOOLS, ns, name);
+      await eventually(`${name} deleted`, async () => (await getOrUndefined(t.client, TOOLS, ns, name)) === undefined, { timeoutMs: 20_000 })
+        .catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+      await op.waitForLog(new RegExp(`toolbox_delete ran on ${name}`), 5_000);
+      // Settled: no second run may follow (Kopf #882 ran the delete handlers twice).
+      await Bun.sleep(1000);
+      expect(count(op, new RegExp(`toolbox_delete ran on ${name}`))).toBe(1);
+      const deleteAt = op.lines.findIndex((l) => l.includes(`toolbox_delete ran on ${name}`));
+      const abortAt = op.lines.findIndex((l) => l.includes(`toolbox_timer aborted on ${name}`));
+      if (abortAt >= 0) expect(abortAt).toBeLessThan(deleteAt);
+    }, 60_000);
+
+    test("indexes across a relist: after a freeze (one object deleted, one added meanwhile) the index holds exactly the objects there are", async () => {
+      const { t, op } = need();
+      const group = uniqueName("g");
+      const [m1, m2, m3] = [uniqueName("m"), uniqueName("m"), uniqueName("m")];
+      const reporter = uniqueName("report");
+      await t.client.create(TOOLS, ns, tool(m1, { group }));
+      await t.client.create(TOOLS, ns, tool(m2, { group }));
+      await t.client.create(TOOLS, ns, tool(reporter, { group, role: "report" }));
+      const report = (want: string[]) => eventually(`the index of ${group} to be ${want.join(",")}`, async () => {
+        const got = (await t.client.get(TOOLS, ns, reporter)).status?.toolbox_report;
+        return JSON.stringify(got) === JSON.stringify(want) ? got : undefined;
+      }, { timeoutMs: 20_000 }).catch((e) => { throw new Error(`${e.message}\n${op.tail()}`); });
+      await report([m1, m2, reporter].sort());
+      const mark = op.lines.length;
+      expect((await freeze(t)).code).toBe(0);
+      await op.waitForLog(/freezing/i, 15_000, mark);
+      await t.client.delete(TOOLS, ns, m1);
+      await t.client.create(TOOLS, ns, tool(m3, { group }));
+      expect((await resume(t)).code).toBe(0);
+      await report([m2, m3, reporter].sort());
+    }, 90_000);
+  });
+}
