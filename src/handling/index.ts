@@ -48,6 +48,9 @@ export type {
   TimerOptions,
   IndexFn,
   IndexOptions,
+  ActivityContext,
+  ActivityFn,
+  ActivityOptions,
 } from "./types.ts";
 // The bodies handlers receive and the resources they are registered for.
 export type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";

@@ -18,6 +18,8 @@ import type {
   HandlerFn,
   HandlerKind,
   HandlerOptions,
+  ActivityFn,
+  ActivityOptions,
   IndexFn,
   IndexOptions,
   TimerFn,
@@ -60,6 +62,14 @@ export interface IndexSpec {
   wanted: Wanted;
   fn: IndexFn;
   options: IndexOptions;
+}
+
+/** An operator-wide activity: on.startup (before any watch) or on.cleanup (after everything stopped). */
+export interface ActivitySpec {
+  id: string;
+  kind: "startup" | "cleanup";
+  fn: ActivityFn;
+  options: ActivityOptions;
 }
 
 /** A validating or mutating webhook: served by admission/, never watched. */
@@ -114,6 +124,10 @@ export interface On {
   timer<T extends object = KubeObject>(resource: Target<T>, fn: TimerFn<T>, options: TimerOptions<T>): TimerFn<T>;
   /** An index kept from the resource's objects: `fn` returns { key: value } or nothing; handlers read `ctx.indexes.<id>`. */
   index<T extends object = KubeObject>(resource: Target<T>, fn: IndexFn<T>, options?: IndexOptions<T>): IndexFn<T>;
+  /** Runs once before any watch; a failure stops the operator (exit code 6). */
+  startup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
+  /** Runs once at shutdown, after the watchers and handlers stopped, within the grace period. */
+  cleanup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
   /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
   convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
 }
@@ -124,6 +138,7 @@ export class Registry {
   readonly conversions: ConversionSpec[] = [];
   readonly background: BackgroundSpec[] = [];
   readonly indexes: IndexSpec[] = [];
+  readonly activities: ActivitySpec[] = [];
   readonly on: On;
   private readonly counters = new Map<string, number>();
   private readonly parsed = new Map<HandlerSpec, Wanted>();
@@ -157,6 +172,8 @@ export class Registry {
         return fn;
       },
       convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) => this.addConversion(selector, convert),
+      startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("startup", fn, options),
+      cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("cleanup", fn, options),
       index: (selector: ResourceSelector, fn: IndexFn, options: IndexOptions = {}) => {
         this.addIndex(selector, fn, options);
         return fn;
@@ -230,6 +247,7 @@ export class Registry {
     this.handlers.length = 0;
     this.background.length = 0;
     this.indexes.length = 0;
+    this.activities.length = 0;
     this.webhooks.length = 0;
     this.conversions.length = 0;
     this.parsed.clear();
@@ -258,6 +276,14 @@ export class Registry {
       throw new Error(`on.convert: ${wanted.name}.${wanted.group} already has a conversion`);
     }
     this.conversions.push({ selector, wanted, convert });
+  }
+
+  private addActivity(kind: ActivitySpec["kind"], fn: ActivityFn, options: ActivityOptions): ActivityFn {
+    if (typeof fn !== "function") throw new Error(`on.${kind}(...) needs a function`);
+    const n = this.activities.filter((a) => a.kind === kind).length + 1;
+    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}#${n}`);
+    this.activities.push({ id, kind, fn, options });
+    return fn;
   }
 
   private addIndex(selector: ResourceSelector, fn: IndexFn, options: IndexOptions): void {

@@ -255,3 +255,20 @@ export interface IndexOptions<T extends object = KubeObject> {
   annotations?: MetaMatchers;
   when?: (ctx: ObjectContext<T>) => boolean;
 }
+
+/** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
+export interface ActivityContext {
+  /** Shared with every handler: each object's memo starts as a shallow copy of it. */
+  memo: Record<string, any>;
+  logger: Logger;
+  /** Aborts at shutdown (startup), or at the end of the shutdown grace period (cleanup). */
+  signal: AbortSignal;
+  api: Api;
+}
+
+export type ActivityFn = (ctx: ActivityContext) => unknown;
+
+export interface ActivityOptions {
+  /** Names it in logs and errors. Default: the function name. */
+  id?: string;
+}

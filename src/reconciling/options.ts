@@ -26,6 +26,8 @@ export interface ReconcilerOptions {
   api?: ApiClient;
   /** The operator's indexes (all resources'): kept from this resource's events, lent to its handlers. */
   indexes?: Indexes;
+  /** The operator's memo (on.startup's): each object's memo starts as a shallow copy of it. */
+  memo?: Record<string, any>;
   /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
   health?: Counters;
   /** Hears of every cycle and handler run (controller_runtime_* and kobun_handler_* metrics); none by default. */

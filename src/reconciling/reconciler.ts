@@ -195,7 +195,7 @@ export class Reconciler {
     if (start.kind === "skip") return;
     const body = start.body;
     const event: Item = body === item.object ? item : { type: "modified", object: body };
-    const object = tracked?.object ?? { memo: {}, seen: false };
+    const object = tracked?.object ?? { memo: { ...this.options.memo }, seen: false };
     if (start.kind === "events-only") {
       if (this.audience.events.length) await runEventHandlers(this.audience, event, object.memo, signal);
       return; // the same write would be refused again
@@ -266,7 +266,7 @@ export class Reconciler {
   /** The memo an object's handlers, daemons and timers share. */
   private memoOf(uid: string): Record<string, any> {
     let tracked = this.states.get(uid);
-    if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: {}, seen: false } }));
+    if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: { ...this.options.memo }, seen: false } }));
     return tracked.object.memo;
   }
 

@@ -14,6 +14,8 @@ export const ExitCode = {
   connect: 4,
   /** A fatal runtime error: a handled resource is missing, permissions are lacking (403s: forbidden.ts). */
   fatal: 5,
+  /** An on.startup handler failed: the operator did not start. */
+  startup: 6,
   /** A second SIGINT/SIGTERM during shutdown: exit at once (128 + SIGINT, by convention). */
   forced: 130,
 } as const;

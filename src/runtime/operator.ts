@@ -17,6 +17,7 @@ import { Health } from "../observability/health.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { Reconciler } from "../reconciling/reconciler.ts";
 import { Indexes } from "../handling/indexes.ts";
+import { runCleanup, runStartup } from "./activities.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
@@ -85,6 +86,10 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 async function operate(
   options: RunOptions, settings: Settings, logger: Logger, registry: Registry, signal: AbortSignal, graceMs: number, client: KubeClient, health: Health,
 ): Promise<RunReport> {
+  const api = handlerApi(client, settings, logger);
+  const activities = { registry, logger, api, memo: {} as Record<string, any> };
+  // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
+  await runStartup(activities, signal);
   const resources = await resolveResources(client, registry, signal);
   if (signal.aborted) return { abandoned: [] };
 
@@ -97,7 +102,7 @@ async function operate(
     ? await startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
     : undefined;
   const indexes = new Indexes(registry.indexes, logger);
-  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api: handlerApi(client, settings, logger), health, toggle, gates, sharded, indexes });
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
@@ -120,6 +125,7 @@ async function operate(
 
   await Promise.race([aborted(signal), fatalReported]);
   const report = await shutDown(settings, logger, graceMs, scope, reconcilers, poster, handlersFinished);
+  await runCleanup(activities, graceMs);
   if (fatal.error) throw fatal.error;
   return report;
 }
@@ -137,6 +143,7 @@ interface ReconcilerWiring {
   gates: Map<string, Toggle>;
   sharded: ShardedStreams | undefined;
   indexes: Indexes;
+  memo: Record<string, any>;
 }
 
 /** One reconciler per resource; their handlers stop when their namespace's gate (or the operator's toggle) freezes. */
@@ -151,7 +158,7 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
     const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
   }
   return reconcilers;
 }
