@@ -21,6 +21,7 @@ Commands:
   freeze      Freeze operators of lower priority with a manual peering record.
   resume      Remove a manual peering record.
   manifests   Print CRDs, RBAC and a Deployment for this operator.
+  generate    generate types --crd FILE: TypeScript interfaces from CRDs (all versions).
   version     Print the version.
 
 Run "kobun <command> --help" for a command's flags.`;
@@ -52,6 +53,9 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "manifests":
         if (wantsHelp) return help(MANIFESTS_HELP);
         return await (await import("./cli/manifests.ts")).manifestsCommand(rest, embedded);
+      case "generate":
+        if (wantsHelp) return help((await import("./cli/typegen.ts")).GENERATE_HELP);
+        return (await import("./cli/typegen.ts")).generateCommand(rest);
       case "version":
       case "--version":
         console.log(`kobun ${packageJson.version} (bun ${Bun.version})`);
@@ -61,7 +65,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "-h":
         return help(HELP);
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: run, dev, freeze, resume, manifests, version`, command);
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: run, dev, freeze, resume, manifests, generate, version`, command);
     }
   } catch (error) {
     return reportFailure(error);
