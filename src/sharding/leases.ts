@@ -5,8 +5,10 @@
 //
 //   - every retryPeriod (and at once on any Lease event): renew the membership and the held
 //     shards, then decide (assign.ts) and act: release the excess, acquire free shards;
-//   - a held shard not renewed within renewDeadline is lost at once: its work is aborted, so it
-//     has stopped (freezeGracePeriod later) before anyone can take the lease (duration);
+//   - a held shard not renewed within renewDeadline is lost at once, by a timer (a renewal that
+//     hangs on a dead network path must not keep it): its work is aborted, so it has stopped
+//     (freezeGracePeriod later) before anyone can take the lease (duration); each renewal
+//     request is bounded by renewDeadline too, so a hung one does not stall the rounds;
 //   - handover never overlaps: a shard given up is first stopped (its signal aborts), its
 //     running cycles are waited for (bounded by the grace, then abandoned), and only then is
 //     its Lease released; on exit the same for every shard, then the membership is deleted.
@@ -61,6 +63,8 @@ export class ShardLeases {
   private readonly log: Logger;
   private readonly seen = new Map<string, Seen>();
   private readonly renewedAt = new Map<number, number>();
+  /** Per held shard: loses it when renewDeadline passes without a renewal. */
+  private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
   private readonly startedAt = Date.now();
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
@@ -99,8 +103,9 @@ export class ShardLeases {
   }
 
   private async round(signal: AbortSignal): Promise<void> {
-    await this.renewMembership(signal);
-    for (const index of this.holds.owned()) await this.renew(index, signal);
+    // All at once: one after another, a slow server (or a busy event loop) would put the last
+    // shard's renewal past its renewDeadline.
+    await Promise.all([this.renewMembership(signal), ...this.holds.owned().map((index) => this.renew(index, signal))]);
     const now = Date.now();
     const input = { now, self: this.options.id, shards: this.options.shards, leases: this.leaseViews(), members: this.memberViews(), held: new Set(this.holds.owned()) };
     const decision = assign(input);
@@ -164,13 +169,31 @@ export class ShardLeases {
   }
 
   private async renewMembership(signal: AbortSignal): Promise<void> {
-    await this.write(memberLeaseName(this.options.group, this.options.id), "member", signal);
+    await this.write(memberLeaseName(this.options.group, this.options.id), "member", this.bounded(signal));
+  }
+
+  /** A renewal's signal: no later than renewDeadline, by when an unrenewed shard is lost anyway. */
+  private bounded(signal: AbortSignal): AbortSignal {
+    return AbortSignal.any([signal, AbortSignal.timeout(this.options.renewDeadlineMs)]);
+  }
+
+  /** A held shard's Lease was written by us now: its renew deadline starts again. */
+  private renewed(index: number): void {
+    this.renewedAt.set(index, Date.now());
+    clearTimeout(this.deadlines.get(index));
+    this.deadlines.set(index, setTimeout(() => this.lose(index, "not renewed within renewDeadline"), this.options.renewDeadlineMs));
+  }
+
+  private forget(index: number): void {
+    this.renewedAt.delete(index);
+    clearTimeout(this.deadlines.get(index));
+    this.deadlines.delete(index);
   }
 
   private async renew(index: number, signal: AbortSignal): Promise<void> {
     const name = this.shardLeaseName(index);
-    if (await this.write(name, "shard", signal)) {
-      this.renewedAt.set(index, Date.now());
+    if (await this.write(name, "shard", this.bounded(signal))) {
+      if (this.holds.has(index)) this.renewed(index);
       return;
     }
     const holder = specOf(this.seen.get(name)?.object ?? { metadata: {} }).holderIdentity;
@@ -188,8 +211,8 @@ export class ShardLeases {
     const view = this.leaseViews()[index]!;
     if (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined) return;
     if (!(await this.write(name, "shard", signal))) return;
-    this.renewedAt.set(index, Date.now());
     this.holds.start(index);
+    this.renewed(index);
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}), owned: this.holds.owned().join(",") });
     this.options.onChange?.(this.holds.owned());
   }
@@ -198,7 +221,7 @@ export class ShardLeases {
   private lose(index: number, why: string): void {
     if (!this.holds.has(index)) return;
     void this.holds.stop(index, 0);
-    this.renewedAt.delete(index);
+    this.forget(index);
     this.log.warn("lost a shard: its work is stopped", { shard: index, why });
     this.options.onChange?.(this.holds.owned());
   }
@@ -211,7 +234,7 @@ export class ShardLeases {
     for (const [n, index] of indexes.entries()) {
       if (abandoned[n]) this.log.warn("handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them", { shard: index, abandoned: abandoned[n] });
       const known = this.seen.get(this.shardLeaseName(index))?.object;
-      this.renewedAt.delete(index);
+      this.forget(index);
       if (!known || specOf(known).holderIdentity !== this.options.id) continue;
       try {
         this.observe(await this.options.client.replace(leaseResource, this.options.namespace, this.shardLeaseName(index), releasedLease(known, Date.now()), { signal: timeout }));

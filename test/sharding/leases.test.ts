@@ -5,7 +5,10 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { freshLease, leaseResource } from "../../src/kube/lease-record.ts";
 import { GROUP_LABEL, memberLeaseName, ShardLeases } from "../../src/sharding/leases.ts";
+import { KubeClient } from "../../src/kube/client.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { proxiedKubeconfig } from "../runtime/lease-replicas.ts";
+import { startTcpProxy } from "../runtime/tcp-proxy.ts";
 
 let e: Env;
 const running: { controller: AbortController; done: Promise<void> }[] = [];
@@ -19,10 +22,10 @@ afterEach(async () => {
 const intervals: { shard: number; id: string; from: number; to?: number }[] = [];
 const TIMINGS = { durationMs: 2000, renewDeadlineMs: 1200, retryPeriodMs: 200, graceMs: 400 };
 
-function replica(id: string, shards = 16) {
+function replica(id: string, shards = 16, client: KubeClient = e.client) {
   const { logger, lines } = testLogger();
   const leases: ShardLeases = new ShardLeases({
-    client: e.client, namespace: "default", group: "op", shards, id, logger, ...TIMINGS,
+    client, namespace: "default", group: "op", shards, id, logger, ...TIMINGS,
     onChange: (owned) => {
       const now = Date.now();
       for (const i of intervals) if (i.id === id && i.to === undefined && !owned.includes(i.shard)) i.to = now;
@@ -111,4 +114,22 @@ test("a shard is released only after the cycles running in it ended (bounded by 
   expect(taken.from).toBeGreaterThanOrEqual(stoppedAt.get(taken.shard)!);
   expect(stoppedAt.has(1 - taken.shard)).toBe(false); // the shard a keeps was not stopped
   noOverlap();
+}, 30_000);
+
+test("a replica cut off from the API server (its renewals hang) gives its shards up at renewDeadline, before anyone may take them", async () => {
+  const proxy = startTcpProxy(new URL(e.sandbox.url));
+  const client = await KubeClient.connect({ kubeconfigText: proxiedKubeconfig(e.sandbox.kubeconfig, proxy.url) });
+  try {
+    const a = replica("a", 4, client);
+    await eventually("a owns all", () => a.leases.owned.length === 4);
+    const renewed = Date.now(); // a renews every retryPeriod: its last renewal is at most this late
+    proxy.blackhole(); // requests hang: no answer, no error, as with a dead network path
+    await eventually("a gives its shards up", () => a.leases.owned.length === 0, 5000);
+    // Another replica may take them once they are unchanged for durationMs: a must be out by then.
+    expect(Date.now() - renewed).toBeLessThan(TIMINGS.durationMs);
+    expect(a.lines.some((l) => l.includes("lost a shard") && l.includes("renewDeadline"))).toBe(true);
+  } finally {
+    proxy.close();
+    client.close();
+  }
 }, 30_000);
