@@ -9,7 +9,8 @@
 //   not 6/6/4 (a closer even split). A shard left free for a whole lease duration may be
 //   taken by anyone still below the ceiling, so a replica that cannot take its quota (say, it
 //   lacks RBAC) leaves no permanent gap.
-// - A shard is free when its Lease has no holder or expired (unchanged for its duration).
+// - A shard is free when its Lease has no holder or expired (unchanged for its duration), or
+//   names this replica while it does not work on it (it stopped the shard at renewDeadline).
 // - A replica above its quota releases the excess only while another live replica is below
 //   its own: that is when one joins; releasing otherwise would just churn.
 // - Which shards: by rendezvous hashing of (replica, shard), so replicas that start together
@@ -93,7 +94,9 @@ export function assign(input: AssignmentInput): Assignment {
   for (const lease of leases) {
     if (held.has(lease.index)) continue;
     const holder = liveHolder(lease, now);
-    if (holder === undefined) {
+    // Our own Lease for a shard we stopped (lost at renewDeadline, its work aborted): take it
+    // back at once rather than leave it idle until it expires.
+    if (holder === undefined || holder === self) {
       free.push(lease);
       soonest(expiresAt(lease)); // free for a whole duration: then open to anyone below the ceiling
     } else {

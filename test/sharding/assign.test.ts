@@ -111,3 +111,10 @@ test("coverage names gaps, orphans and overlaps from one replica's view", () => 
   const view = leases(4, [0, 1, 2, 3].map((i) => settled.get(i)));
   expect(coverage({ now: T + 1000, self: "a", shards: 4, leases: view, members: [member("a"), member("b")], held: new Set([...settled].filter(([, o]) => o === "a").map(([i]) => i)) })).toEqual({ gaps: [], orphans: [], overlaps: [] });
 });
+
+test("a shard whose Lease still names this replica, but which it stopped (lost at renewDeadline), is taken back at once", () => {
+  const now = 100_000;
+  const leases = Array.from({ length: 4 }, (_, index) => ({ index, holder: "a", observedAt: now - 500, durationMs: 3000 }));
+  const d = assign({ now, self: "a", shards: 4, leases, members: [], held: new Set([0, 1, 3]) });
+  expect(d.acquire).toEqual([2]);
+});
