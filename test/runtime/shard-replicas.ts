@@ -16,11 +16,7 @@ import { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 
 export const SHARD_LEASE = { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" };
 
-/**
- * One handler run; `aborted`: its signal aborted before its cycle ended (a handover, or a shard
- * lost at renewDeadline), also after the handler returned but before its result was written,
- * so that result was discarded and the object is the new owner's to run again.
- */
+/** One handler run; `aborted`: its signal aborted (a handover), so its result was not written. */
 export interface Span { replica: string; uid: string; start: number; end?: number; aborted?: boolean }
 
 export interface ShardReplica { id: string; lines: string[]; proxy?: TcpProxy; stop(): Promise<void> }
@@ -38,8 +34,6 @@ export async function shardReplica(api: { url: string; kubeconfigPath: string },
   registry.on.create("v1/configmaps", async ({ signal, uid }) => {
     const span: Span = { replica: id, uid: uid!, start: performance.now() };
     spans.push(span);
-    // The signal follows the cycle until its write is done (then it is unlinked, never aborts).
-    signal.addEventListener("abort", () => { span.aborted = true; }, { once: true });
     try {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, work.ms);
@@ -48,7 +42,7 @@ export async function shardReplica(api: { url: string; kubeconfigPath: string },
       if (signal.aborted) throw signal.reason;
     } finally {
       span.end = performance.now();
-      span.aborted ||= signal.aborted;
+      span.aborted = signal.aborted;
     }
   }, { id: "record" });
   const sink = memorySink("debug");
