@@ -67,7 +67,7 @@ export interface IndexSpec {
 /** An operator-wide activity: on.startup (before any watch) or on.cleanup (after everything stopped). */
 export interface ActivitySpec {
   id: string;
-  kind: "startup" | "cleanup";
+  kind: "startup" | "cleanup" | "probe";
   fn: ActivityFn;
   options: ActivityOptions;
 }
@@ -128,6 +128,8 @@ export interface On {
   startup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
   /** Runs once at shutdown, after the watchers and handlers stopped, within the grace period. */
   cleanup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
+  /** A named value in the /healthz report (`probes.<id>`), reused for `cacheFor` seconds. */
+  probe(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
   /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
   convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
 }
@@ -174,6 +176,7 @@ export class Registry {
       convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) => this.addConversion(selector, convert),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("startup", fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("cleanup", fn, options),
+      probe: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("probe", fn, options),
       index: (selector: ResourceSelector, fn: IndexFn, options: IndexOptions = {}) => {
         this.addIndex(selector, fn, options);
         return fn;
@@ -282,6 +285,8 @@ export class Registry {
     if (typeof fn !== "function") throw new Error(`on.${kind}(...) needs a function`);
     const n = this.activities.filter((a) => a.kind === kind).length + 1;
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}#${n}`);
+    if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
+    if (kind === "probe" && this.activities.some((a) => a.kind === "probe" && a.id === id)) throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
     this.activities.push({ id, kind, fn, options });
     return fn;
   }

@@ -269,6 +269,8 @@ export interface ActivityContext {
 export type ActivityFn = (ctx: ActivityContext) => unknown;
 
 export interface ActivityOptions {
-  /** Names it in logs and errors. Default: the function name. */
+  /** Names it in logs and errors (and a probe's value in /healthz). Default: the function name. */
   id?: string;
+  /** on.probe: seconds a value is reused before fn is asked again. Default 10. */
+  cacheFor?: number;
 }

@@ -55,6 +55,9 @@ export class Health {
     return this.problems.size === 0;
   }
 
+  /** Named values added to the /healthz report (the operator's on.probe handlers). */
+  probes?: () => Promise<Record<string, unknown>>;
+
   report(): { healthy: boolean; problems: Record<string, string> } {
     return { healthy: this.healthy, problems: Object.fromEntries([...this.problems].map(([name, p]) => [name, p.problem])) };
   }

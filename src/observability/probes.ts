@@ -39,11 +39,12 @@ export function startProbeServer(address: string, health: Health, options: { eve
   const server = Bun.serve({
     hostname: url.hostname,
     port: Number(url.port || 8080),
-    fetch(request) {
+    async fetch(request) {
       const path = new URL(request.url).pathname;
       if (path === healthPath || path === "/healthz") {
         const report = health.report();
-        return Response.json(report, { status: report.healthy ? 200 : 503 });
+        const probes = health.probes ? await health.probes() : undefined;
+        return Response.json(probes ? { ...report, probes } : report, { status: report.healthy ? 200 : 503 });
       }
       if (path === "/readyz") {
         const report = health.readiness.report();

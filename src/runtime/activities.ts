@@ -1,4 +1,5 @@
-// The operator's activities (`on.startup`, `on.cleanup`): run once, around the rest.
+// The operator's activities (`on.startup`, `on.cleanup`, `on.probe`): startup and cleanup run
+// once, around the rest; probes are asked when /healthz is (cached).
 // Startup handlers run before any watch is opened, in registration order; the first failure
 // stops the operator with exit code 6 (`startup`), naming the handler. Cleanup handlers run
 // after the watchers and the handlers have stopped, bounded by the shutdown grace period; a
@@ -65,4 +66,28 @@ export async function runCleanup(w: ActivityWiring, graceMs: number): Promise<vo
   } finally {
     deadline.dispose();
   }
+}
+
+const PROBE_TIMEOUT_MS = 5000;
+const DEFAULT_CACHE_S = 10;
+
+/**
+ * The on.probe values for /healthz, each reused for its `cacheFor`: a probe that throws (or
+ * takes longer than 5 s) reports `{ error }` instead, and never makes the operator unhealthy.
+ */
+export function probeValues(w: ActivityWiring): (() => Promise<Record<string, unknown>>) | undefined {
+  const specs = w.registry.activities.filter((a) => a.kind === "probe");
+  if (!specs.length) return undefined;
+  const cache = new Map<ActivitySpec, { at: number; value: Promise<unknown> }>();
+  const valueOf = (spec: ActivitySpec): Promise<unknown> => {
+    const cached = cache.get(spec);
+    if (cached && Date.now() - cached.at < (spec.options.cacheFor ?? DEFAULT_CACHE_S) * 1000) return cached.value;
+    const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+    const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error(`no value within ${PROBE_TIMEOUT_MS} ms`)), { once: true }));
+    const value = Promise.race([Promise.resolve().then(() => spec.fn(contextOf(spec, w, signal))), expired])
+      .catch((error) => ({ error: error instanceof Error ? error.message : String(error) }));
+    cache.set(spec, { at: Date.now(), value });
+    return value;
+  };
+  return async () => Object.fromEntries(await Promise.all(specs.map(async (spec) => [spec.id, await valueOf(spec)] as const)));
 }

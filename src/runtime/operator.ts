@@ -17,7 +17,7 @@ import { Health } from "../observability/health.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { Reconciler } from "../reconciling/reconciler.ts";
 import { Indexes } from "../handling/indexes.ts";
-import { runCleanup, runStartup } from "./activities.ts";
+import { probeValues, runCleanup, runStartup } from "./activities.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
@@ -90,6 +90,8 @@ async function operate(
   const activities = { registry, logger, api, memo: {} as Record<string, any> };
   // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
   await runStartup(activities, signal);
+  const probes = probeValues(activities);
+  if (probes) health.probes = probes;
   const resources = await resolveResources(client, registry, signal);
   if (signal.aborted) return { abandoned: [] };
 

@@ -61,3 +61,32 @@ test("a failing on.startup stops run() with exit code 6, naming the handler, bef
   expect(failure.message).toBe("startup handler connectToVault failed: vault is sealed");
   expect(watches()).toBe(before);
 });
+
+test("on.probe values appear in /healthz under probes.<id>, cached for cacheFor; a failing one reports its error and the operator stays healthy", async () => {
+  const registry = new Registry();
+  let asked = 0;
+  registry.on.probe(() => ++asked, { id: "asked", cacheFor: 60 });
+  registry.on.probe(() => {
+    throw new Error("no queue");
+  }, { id: "queue" });
+  registry.on.create("v1/configmaps", () => {}, { id: "noop" });
+  const stop = new AbortController();
+  let probeUrl: string | undefined;
+  const operator = run({
+    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true, liveness: "http://127.0.0.1:0/healthz" } }),
+    onStarted: (info) => (probeUrl = info.probeUrl),
+  });
+  try {
+    await eventually(() => probeUrl !== undefined, "the probe server");
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(probeUrl!);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ healthy: true, problems: {}, probes: { asked: 1, queue: { error: "no queue" } } });
+    }
+    expect(asked).toBe(1);
+  } finally {
+    stop.abort();
+    await operator;
+  }
+});
