@@ -27,69 +27,10 @@ import type {
 } from "./types.ts";
 import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
-import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
+import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
+import { checkAdmissionOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
-export interface HandlerSpec {
-  id: string;
-  kind: HandlerKind;
-  selector: ResourceSelector;
-  fn: HandlerFn | EventHandlerFn;
-  options: HandlerOptions & Partial<DeleteOptions> & Partial<FieldOptions>;
-  /** For field handlers: the field as a path. */
-  field?: string[];
-  /** `options.sensitive` as paths. */
-  sensitive?: string[][];
-  /** Registration order, for running handlers in the order they were written. */
-  order: number;
-}
-
-type Wanted = ReturnType<typeof parseSelector>;
-
-/** A daemon or a timer: run by reconciling/ beside the handlers, one per matching object. */
-export interface BackgroundSpec {
-  id: string;
-  kind: "daemon" | "timer";
-  selector: ResourceSelector;
-  wanted: Wanted;
-  fn: DaemonFn | TimerFn;
-  options: DaemonOptions & Partial<TimerOptions>;
-}
-
-/** An in-memory index kept from a resource's watch stream (indexes.ts). */
-export interface IndexSpec {
-  id: string;
-  selector: ResourceSelector;
-  wanted: Wanted;
-  fn: IndexFn;
-  options: IndexOptions;
-}
-
-/** An operator-wide activity: on.startup (before any watch) or on.cleanup (after everything stopped). */
-export interface ActivitySpec {
-  id: string;
-  kind: "startup" | "cleanup" | "probe";
-  fn: ActivityFn;
-  options: ActivityOptions;
-}
-
-/** A validating or mutating webhook: served by admission/, never watched. */
-export interface WebhookSpec {
-  id: string;
-  kind: "validate" | "mutate";
-  selector: ResourceSelector;
-  wanted: Wanted;
-  fn: ValidateFn | MutateFn;
-  options: AdmissionOptions;
-}
-
-/** A CRD's conversion: one function for every direction, or a table of them. */
-export interface ConversionSpec {
-  selector: ResourceSelector;
-  wanted: Wanted;
-  convert: ConvertFn | ConversionTable;
-}
-
-const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
+export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 
 /**
  * What handlers are registered for: a selector string ("kobunexamples.kobun.dev/v1"; objects
@@ -350,27 +291,6 @@ export class Registry {
     this.handlers.push(spec);
     this.parsed.set(spec, wanted);
   }
-}
-
-function checkAdmissionOptions(where: string, options: AdmissionOptions): void {
-  const { operations, failurePolicy, sideEffects, timeoutSeconds } = options;
-  if (operations !== undefined && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !OPERATIONS.includes(o)))) {
-    throw new Error(`${where}: operations must be a non-empty list of ${OPERATIONS.join(", ")}`);
-  }
-  if (failurePolicy !== undefined && failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new Error(`${where}: failurePolicy must be "Fail" or "Ignore"`);
-  if (sideEffects !== undefined && sideEffects !== "None" && sideEffects !== "NoneOnDryRun") throw new Error(`${where}: sideEffects must be "None" or "NoneOnDryRun"`);
-  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) {
-    throw new Error(`${where}: timeoutSeconds must be an integer from 1 to 30 (the API server's range)`);
-  }
-  for (const c of options.matchConditions ?? []) {
-    if (typeof c?.name !== "string" || typeof c?.expression !== "string") throw new Error(`${where}: each of matchConditions needs a name and a CEL expression`);
-  }
-}
-
-function sensitivePaths(id: string, fields: unknown): string[][] {
-  const ok = Array.isArray(fields) && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
-  if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
-  return (fields as string[]).map((f) => fieldPath(f));
 }
 
 /** Whether a selector names this resource (group, version when given, plural or kind). */

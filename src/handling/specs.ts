@@ -1,0 +1,106 @@
+// What a registration is: the specs the registry keeps for each kind of handler, and the checks
+// of the options that only the registry's callers can get wrong. Split from registry.ts, which
+// holds the `on.*` functions that build them.
+
+import type { parseSelector, ResourceSelector } from "../kube/discovery.ts";
+import { fieldPath } from "./filters.ts";
+import type {
+  ActivityFn,
+  ActivityOptions,
+  DaemonFn,
+  DaemonOptions,
+  DeleteOptions,
+  EventHandlerFn,
+  FieldOptions,
+  HandlerFn,
+  HandlerKind,
+  HandlerOptions,
+  IndexFn,
+  IndexOptions,
+  TimerFn,
+  TimerOptions,
+} from "./types.ts";
+import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
+
+export interface HandlerSpec {
+  id: string;
+  kind: HandlerKind;
+  selector: ResourceSelector;
+  fn: HandlerFn | EventHandlerFn;
+  options: HandlerOptions & Partial<DeleteOptions> & Partial<FieldOptions>;
+  /** For field handlers: the field as a path. */
+  field?: string[];
+  /** `options.sensitive` as paths. */
+  sensitive?: string[][];
+  /** Registration order, for running handlers in the order they were written. */
+  order: number;
+}
+
+export type Wanted = ReturnType<typeof parseSelector>;
+
+/** A daemon or a timer: run by reconciling/ beside the handlers, one per matching object. */
+export interface BackgroundSpec {
+  id: string;
+  kind: "daemon" | "timer";
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: DaemonFn | TimerFn;
+  options: DaemonOptions & Partial<TimerOptions>;
+}
+
+/** An in-memory index kept from a resource's watch stream (indexes.ts). */
+export interface IndexSpec {
+  id: string;
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: IndexFn;
+  options: IndexOptions;
+}
+
+/** An operator-wide activity: on.startup (before any watch) or on.cleanup (after everything stopped). */
+export interface ActivitySpec {
+  id: string;
+  kind: "startup" | "cleanup" | "probe";
+  fn: ActivityFn;
+  options: ActivityOptions;
+}
+
+/** A validating or mutating webhook: served by admission/, never watched. */
+export interface WebhookSpec {
+  id: string;
+  kind: "validate" | "mutate";
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: ValidateFn | MutateFn;
+  options: AdmissionOptions;
+}
+
+/** A CRD's conversion: one function for every direction, or a table of them. */
+export interface ConversionSpec {
+  selector: ResourceSelector;
+  wanted: Wanted;
+  convert: ConvertFn | ConversionTable;
+}
+
+const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
+
+export function checkAdmissionOptions(where: string, options: AdmissionOptions): void {
+  const { operations, failurePolicy, sideEffects, timeoutSeconds } = options;
+  if (operations !== undefined && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !OPERATIONS.includes(o)))) {
+    throw new Error(`${where}: operations must be a non-empty list of ${OPERATIONS.join(", ")}`);
+  }
+  if (failurePolicy !== undefined && failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new Error(`${where}: failurePolicy must be "Fail" or "Ignore"`);
+  if (sideEffects !== undefined && sideEffects !== "None" && sideEffects !== "NoneOnDryRun") throw new Error(`${where}: sideEffects must be "None" or "NoneOnDryRun"`);
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) {
+    throw new Error(`${where}: timeoutSeconds must be an integer from 1 to 30 (the API server's range)`);
+  }
+  for (const c of options.matchConditions ?? []) {
+    if (typeof c?.name !== "string" || typeof c?.expression !== "string") throw new Error(`${where}: each of matchConditions needs a name and a CEL expression`);
+  }
+}
+
+export function sensitivePaths(id: string, fields: unknown): string[][] {
+  const ok = Array.isArray(fields) && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
+  if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
+  return (fields as string[]).map((f) => fieldPath(f));
+}
