@@ -2,6 +2,7 @@
 // comment saying what it does. A test keeps the file at the repository root equal to this.
 
 import type { Node, Section } from "./fields.ts";
+import { renderResourcesExample } from "./resources.ts";
 import { SETTINGS_SCHEMA } from "./schema.ts";
 
 const HEADER = [
@@ -18,6 +19,8 @@ export function renderExampleConfig(): string {
     lines.push("");
     renderNode(key, node, 0, lines);
   }
+  lines.push("");
+  renderResourcesExample(lines);
   return `${lines.join("\n")}\n`;
 }
 

@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { parseDocument as ParseDocument } from "yaml";
+import type { LineCounter as LineCounterClass, parseDocument as ParseDocument } from "yaml";
 import { ConfigError, configIssue } from "./errors.ts";
 
 export const DEFAULT_CONFIG_FILE = "kobun.yaml";
@@ -36,8 +36,9 @@ export function loadConfigFile(path: string): unknown {
 export function parseConfigText(source: string, file: string): unknown {
   // `yaml` (not Bun's native parser) for its line:col errors and duplicate-key checks; loaded
   // only when a config file is actually read, so a run without one does not pay for it.
-  const { parseDocument } = require("yaml") as { parseDocument: typeof ParseDocument };
-  const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true });
+  const { parseDocument, LineCounter, isMap, isScalar } = require("yaml") as typeof import("yaml") & { parseDocument: typeof ParseDocument; LineCounter: typeof LineCounterClass };
+  const lineCounter = new LineCounter();
+  const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true, lineCounter });
   if (document.errors.length > 0) {
     const issues = document.errors.map((error) => {
       const position = error.linePos?.[0];
@@ -47,5 +48,22 @@ export function parseConfigText(source: string, file: string): unknown {
     });
     throw new ConfigError(issues);
   }
-  return document.toJS({ maxAliasCount: 100 });
+  const data: unknown = document.toJS({ maxAliasCount: 100 });
+  // Resource keys are checked against the handlers only later (the runtime): keep their lines for those messages.
+  const resources = isMap(document.contents) ? document.contents.get("resources", true) : undefined;
+  if (isMap(resources) && typeof data === "object" && data !== null) {
+    const lines = new Map<string, number>();
+    for (const pair of resources.items) {
+      if (isScalar(pair.key) && pair.key.range) lines.set(String(pair.key.value), lineCounter.linePos(pair.key.range[0]).line);
+    }
+    KEY_LINES.set(data, lines);
+  }
+  return data;
+}
+
+const KEY_LINES = new WeakMap<object, ReadonlyMap<string, number>>();
+
+/** The line of each key under `resources:` in the file `data` was parsed from (empty when not parsed from text). */
+export function resourceKeyLines(data: unknown): ReadonlyMap<string, number> {
+  return (typeof data === "object" && data !== null && KEY_LINES.get(data)) || new Map();
 }

@@ -3,11 +3,12 @@
 // value gets a precise message naming the file (or flag), the key path, what was expected
 // and what was got. This room never connects to anything and imports only node:* and yaml.
 
-export { ConfigError, UsageError, type ConfigIssue } from "./errors.ts";
+export { ConfigError, UsageError, closestMatch, configIssue, type ConfigIssue } from "./errors.ts";
 export { parseDuration, formatDuration } from "./duration.ts";
 export { defaultConfigPath, loadConfigFile, parseConfigText, DEFAULT_CONFIG_FILE } from "./file.ts";
 export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type FlagValues } from "./flags.ts";
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
+export { type ResourceSettings } from "./resources.ts";
 export { SETTINGS_SCHEMA, metricsUrl, type Settings, type PeeringSettings, type NamespaceSettings, type LogLevel } from "./schema.ts";

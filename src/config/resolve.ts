@@ -6,9 +6,10 @@
 import { formatDuration } from "./duration.ts";
 import { closestMatch, ConfigError, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
 import type { Field, Node, Section } from "./fields.ts";
-import { defaultConfigPath, loadConfigFile } from "./file.ts";
+import { defaultConfigPath, loadConfigFile, resourceKeyLines } from "./file.ts";
 import { flagName, type FlagValues } from "./flags.ts";
 import { resolveNamespaces, splitNamespaceEntries } from "./namespaces.ts";
+import { readResources } from "./resources.ts";
 import { SETTINGS_SCHEMA, type SchemaValues, type Settings } from "./schema.ts";
 
 export interface ResolveInput {
@@ -50,7 +51,10 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   const data = input.fileData !== undefined ? input.fileData : path !== null ? loadConfigFile(path) : undefined;
 
   const issues: ConfigIssue[] = [];
-  const values = readSection(SETTINGS_SCHEMA, data ?? null, [], file, issues) as Tree;
+  // `resources:` is keyed by the handlers' selectors, not by the schema: read on its own.
+  const { resources: rawResources, ...rest } = isMapping(data) ? data : { resources: undefined };
+  const values = readSection(SETTINGS_SCHEMA, isMapping(data) ? rest : (data ?? null), [], file, issues, ["resources"]) as Tree;
+  const resources = readResources(rawResources, file, resourceKeyLines(data), issues);
   applyFlags(values, flags, issues);
   checkRelations(values as SchemaValues, file, issues);
   if (issues.length > 0) throw new ConfigError(issues);
@@ -62,12 +66,13 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
     peering: { ...checked.peering, clusterwide: checked.peering.clusterwide ?? namespaces.allNamespaces },
     sharding: { ...checked.sharding, enabled: checked.sharding.replicas !== 1 },
     namespaces,
+    resources,
   };
   return deepFreeze(settings);
 }
 
-function readSection(node: Section<Record<string, Node>>, raw: unknown, path: string[], file: string, issues: ConfigIssue[]): Tree {
-  const keys = Object.keys(node.fields);
+function readSection(node: Section<Record<string, Node>>, raw: unknown, path: string[], file: string, issues: ConfigIssue[], extraKeys: string[] = []): Tree {
+  const keys = [...Object.keys(node.fields), ...extraKeys];
   const given: Tree = raw === null || raw === undefined ? {} : isMapping(raw) ? raw : {};
   if (raw !== null && raw !== undefined && !isMapping(raw)) {
     const where = path.length > 0 ? path.join(".") : "(top level)";

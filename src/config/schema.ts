@@ -3,6 +3,7 @@
 // are both driven by this one table, so they cannot drift apart. Times are in seconds.
 
 import { WEBHOOKS_SECTION } from "./webhooks.ts";
+import type { ResourceSettings } from "./resources.ts";
 import { countOrAuto, decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -27,13 +28,13 @@ export function metricsUrl(address: string): string {
   return `http://${address.startsWith(":") ? "0.0.0.0" : ""}${address}`;
 }
 
-const namespaceEntry = text({
+export const namespaceEntry = text({
   default: "",
   doc: "",
   expected: 'a namespace name or glob like "team-*" (lowercase letters, digits, "-", "*", "?"), optionally negated with "!"',
   valid: (value) => isNamespaceGlob(value.startsWith("!") ? value.slice(1) : value),
 });
-const excludedEntry = text({
+export const excludedEntry = text({
   default: "",
   doc: "",
   expected: 'a namespace name or glob like "kube-*" (lowercase letters, digits, "-", "*", "?")',
@@ -219,4 +220,6 @@ export interface Settings {
   /** Strings null = derived (see the schema's docs). */
   readonly webhooks: SchemaValues["webhooks"];
   readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number };
+  /** Per-resource settings by their key in kobun.yaml (only what was given; see resources.ts). */
+  readonly resources: Readonly<Record<string, ResourceSettings>>;
 }

@@ -29,6 +29,7 @@ import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import { startSharding, type ShardedStreams } from "./sharding.ts";
+import { checkResourceKeys, enabledSelectors } from "./resources.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -69,6 +70,8 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const signal = options.signal ?? new AbortController().signal;
   const graceMs = settings.shutdown.gracePeriod * 1000;
   if (signal.aborted) return { abandoned: [] };
+  // Before connecting: a resource key naming no handler's resource is a config error.
+  checkResourceKeys(settings, registry.selectors());
 
   const ownClient = options.client === undefined;
   const client = options.client ?? (await connectClient(settings, logger, signal));
@@ -92,7 +95,7 @@ async function operate(
   await runStartup(activities, signal);
   const probes = probeValues(activities);
   if (probes) health.probes = probes;
-  const resources = await resolveResources(client, registry, signal);
+  const resources = await resolveResources(client, settings, registry, signal);
   if (signal.aborted) return { abandoned: [] };
 
   const toggle = options.toggle ?? new Toggle();
@@ -227,9 +230,9 @@ async function connectClient(settings: Settings, logger: Logger, signal: AbortSi
   }
 }
 
-async function resolveResources(client: KubeClient, registry: Registry, signal: AbortSignal): Promise<Resource[]> {
+async function resolveResources(client: KubeClient, settings: Settings, registry: Registry, signal: AbortSignal): Promise<Resource[]> {
   const found = new Map<string, Resource>();
-  for (const selector of registry.selectors()) {
+  for (const { selector } of enabledSelectors(settings, registry.selectors())) {
     try {
       const resource = await client.resolve(selector, { signal });
       found.set(resourceName(resource), resource);

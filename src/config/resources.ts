@@ -1,0 +1,138 @@
+// The `resources:` section: per handled resource (keyed by the selector its handlers were
+// registered with), where and how it is watched and handled. Only the keys given are kept:
+// an absent one inherits the global setting. Whether a key names a registered resource is
+// checked by the runtime (config does not know the handlers), with the line kept here.
+
+import { closestMatch, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
+import { flag, oneOf, section, text, textList, type Node, type Section } from "./fields.ts";
+import { excludedEntry, namespaceEntry, SETTINGS_SCHEMA } from "./schema.ts";
+import { fieldSelectorProblem, labelSelectorProblem } from "./selectors.ts";
+
+const GLOBAL = SETTINGS_SCHEMA.fields;
+
+export const RESOURCE_ENTRY = section("One handled resource.", {
+  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces both).", {
+    include: textList({ default: [], doc: 'Names or globs ("team-*"); entries starting with "!" exclude.', expected: "a list of namespace names or globs", entry: namespaceEntry }),
+    exclude: textList({ default: [], doc: "Names or globs never watched for this resource.", expected: "a list of namespace names or globs", entry: excludedEntry }),
+  }),
+  clusterScoped: flag({ default: false, doc: "Asserts the resource's scope: checked against discovery at start-up (absent: not checked)." }),
+  labelSelector: text({ default: "", doc: 'Sent with every LIST and WATCH, so the API server filters: "app=web,tier in (a,b)".' }),
+  fieldSelector: text({ default: "", doc: 'Sent with every LIST and WATCH: "metadata.name!=skip,status.phase=Running".' }),
+  version: text({
+    default: "", doc: "Serve this version of the resource's group and kind instead of the preferred one (checked against discovery).",
+    expected: 'an API version like "v1" or "v1beta1"', valid: (value) => /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value),
+  }),
+  enabled: flag({ default: true, doc: "false: none of this resource's handlers run in this deployment (it is not watched)." }),
+  workers: section("Workers for this resource (absent keys: the global workers).", {
+    limit: GLOBAL.workers.fields.limit,
+    batchWindow: GLOBAL.workers.fields.batchWindow,
+  }),
+  handling: section("Handler defaults for this resource (absent keys: the global handling; each handler may still override).", {
+    retries: GLOBAL.handling.fields.retries,
+    backoff: GLOBAL.handling.fields.backoff,
+    timeout: GLOBAL.handling.fields.timeout,
+  }),
+  metadataOnly: flag({ default: false, doc: "Watch as PartialObjectMetadata (only metadata is received): less memory and bandwidth." }),
+  storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "auto" chooses by the resource (status when it has a status subresource).' }),
+});
+
+/** One resource's settings: only what the file gave (absent = inherit the global setting). */
+export interface ResourceSettings {
+  /** The key as written: a registered selector (or alias). */
+  readonly key: string;
+  /** The config file it came from, and the key's line in it when it was read from text. */
+  readonly file: string;
+  readonly line?: number;
+  readonly namespaces?: { readonly include?: readonly string[]; readonly exclude?: readonly string[] };
+  readonly clusterScoped?: boolean;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly version?: string;
+  readonly enabled: boolean;
+  readonly workers?: { readonly limit?: number; readonly batchWindow?: number };
+  readonly handling?: { readonly retries?: number | null; readonly backoff?: number; readonly timeout?: number | null };
+  readonly metadataOnly: boolean;
+  readonly storage: "auto" | "status" | "annotations";
+}
+
+type Tree = Record<string, unknown>;
+const isMapping = (value: unknown): value is Tree => typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+
+/** Reads `resources:`; every problem goes to `issues`. Only keys given are kept (but enabled, metadataOnly, storage always). */
+export function readResources(raw: unknown, file: string, lines: ReadonlyMap<string, number>, issues: ConfigIssue[]): Record<string, ResourceSettings> {
+  const result: Record<string, ResourceSettings> = {};
+  if (raw === undefined || raw === null) return result;
+  if (!isMapping(raw)) {
+    issues.push(configIssue({ file, path: "resources", expected: "a mapping" }, `expected a mapping of resource selectors (like kobunexamples.kobun.dev) to their settings; got ${describeValue(raw)}`));
+    return result;
+  }
+  for (const [key, entry] of Object.entries(raw)) {
+    const line = lines.get(key);
+    const path = `resources.${key}`;
+    const read = readGiven(RESOURCE_ENTRY, entry ?? {}, path, fileAt(file, line), issues);
+    checkSelector(read, "labelSelector", labelSelectorProblem, path, fileAt(file, line), issues);
+    checkSelector(read, "fieldSelector", fieldSelectorProblem, path, fileAt(file, line), issues);
+    result[key] = { key, file, ...(line !== undefined ? { line } : {}), enabled: true, metadataOnly: false, storage: "auto", ...read } as ResourceSettings;
+  }
+  return result;
+}
+
+const fileAt = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`);
+
+function checkSelector(read: Tree, key: string, problem: (selector: string) => string | undefined, path: string, file: string, issues: ConfigIssue[]): void {
+  const value = read[key];
+  if (typeof value !== "string") return;
+  const found = problem(value);
+  if (found) issues.push(configIssue({ file, path: `${path}.${key}`, expected: `a ${key === "labelSelector" ? "label" : "field"} selector` }, `cannot parse the selector ${describeValue(value)}: ${found}`));
+}
+
+/** The given keys of a section, read and checked; unknown keys and bad values go to `issues`. */
+function readGiven(node: Section<Record<string, Node>>, raw: unknown, path: string, file: string, issues: ConfigIssue[]): Tree {
+  const keys = Object.keys(node.fields);
+  if (!isMapping(raw)) {
+    issues.push(configIssue({ file, path, expected: "a mapping" }, `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`));
+    return {};
+  }
+  const result: Tree = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const child = node.fields[key];
+    const childPath = `${path}.${key}`;
+    if (child === undefined) {
+      const suggestion = closestMatch(key, keys);
+      issues.push(configIssue({ file, path: childPath }, `unknown key${suggestion ? `; did you mean "${suggestion}"?` : ""} (allowed here: ${keys.join(", ")})`));
+    } else if (child.kind === "section") {
+      result[key] = readGiven(child, value, childPath, file, issues);
+    } else {
+      const read = child.read(value);
+      if (read.ok) result[key] = read.value;
+      else issues.push(configIssue({ file, path: childPath + (read.at?.suffix ?? ""), expected: read.expected }, `expected ${read.expected}, got ${describeValue(read.at ? read.at.got : value)}`));
+    }
+  }
+  return result;
+}
+
+/** The example entry in kobun.example.yaml: every key, commented out, with its documentation. */
+export function renderResourcesExample(lines: string[]): void {
+  lines.push("# Resources: per handled resource, keyed by the selector its handlers are registered with", "# (an unknown key is an error at start-up). Absent keys inherit the global settings. For example:");
+  lines.push("resources: {}");
+  lines.push("#  kobunexamples.kobun.dev:");
+  renderEntry(RESOURCE_ENTRY, 2, lines);
+}
+
+const EXAMPLE_VALUES: Record<string, string> = {
+  labelSelector: '"app=web,tier in (frontend,backend)"', fieldSelector: '"metadata.name!=skip-me"', version: "v1beta1",
+  include: '["team-*"]', exclude: '["team-legacy"]',
+};
+
+function renderEntry(node: Section<Record<string, Node>>, depth: number, lines: string[]): void {
+  const indent = `#${"  ".repeat(depth)}`;
+  for (const [key, child] of Object.entries(node.fields)) {
+    lines.push(`${indent}# ${child.doc}`);
+    if (child.kind === "section") {
+      lines.push(`${indent}${key}:`);
+      renderEntry(child, depth + 1, lines);
+    } else {
+      lines.push(`${indent}${key}: ${EXAMPLE_VALUES[key] ?? child.toYaml(child.default)}`);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// kobun.yaml's `resources:` at start-up: a key naming no registered resource stops run()
+// before anything starts (file, line, did-you-mean, the registered ones); `enabled: false`
+// leaves a resource unwatched.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Registry } from "../../src/handling/index.ts";
+import { KubeClient } from "../../src/kube/client.ts";
+import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { resourceName, type Resource } from "../../src/kube/types.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { memorySink, Logger } from "../../src/util/log.ts";
+
+let sandbox: Sandbox;
+beforeAll(async () => (sandbox = await startSandbox()));
+afterAll(() => sandbox.stop());
+
+function settingsFrom(text: string) {
+  return resolveSettings({ file: "kobun.yaml", fileData: parseConfigText(`peering: { standalone: true }\n${text}`, "kobun.yaml") });
+}
+
+function twoResources(): Registry {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", () => {}, { id: "cm" });
+  registry.on.create("secrets", () => {}, { id: "secret" });
+  return registry;
+}
+
+test("a resource key no handler registers is a config error naming the file, the line, a near key and the registered ones", async () => {
+  const settings = settingsFrom("resources:\n  secrets: {}\n  configmap: { labelSelector: a=b }\n  widgets.example.com: {}");
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  let started = false;
+  try {
+    const error = await run({ settings, client, registry: twoResources(), logger: new Logger(memorySink("error")), onStarted: () => (started = true) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues.map((issue) => issue.line)).toEqual([
+      'kobun.yaml:4: resources.configmap: no handler registers this resource; did you mean "v1/configmaps"? (registered: v1/configmaps, secrets)',
+      "kobun.yaml:5: resources.widgets.example.com: no handler registers this resource (registered: v1/configmaps, secrets)",
+    ]);
+    expect(started).toBe(false);
+  } finally {
+    client.close();
+  }
+});
+
+test("enabled: false leaves the resource unwatched; the others start", async () => {
+  const settings = settingsFrom("resources:\n  secrets: { enabled: false }");
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const stop = new AbortController();
+  const { promise: startedWith, resolve } = Promise.withResolvers<Resource[]>();
+  const running = run({ signal: stop.signal, settings, client, registry: twoResources(), logger: new Logger(memorySink("error")), onStarted: (info) => resolve(info.resources) });
+  try {
+    expect((await startedWith).map(resourceName)).toEqual(["configmaps"]);
+  } finally {
+    stop.abort();
+    await running;
+    client.close();
+  }
+}, 15_000);
