@@ -7,7 +7,7 @@
 // Each namespace with a peering of its own has a gate (a Toggle under the operator's): its
 // peering freezes only its streams, and its handlers (the reconcilers' freezeSignal).
 
-import { fixedNamespaces, namespaceMatcher, type Settings } from "../config/index.ts";
+import { fixedNamespaces, namespaceMatcher, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
@@ -37,6 +37,8 @@ export interface Wiring {
   /** The handled resources, each with its reconciler. */
   resources: Resource[];
   reconcilers: Map<Resource, Reconciler>;
+  /** kobun.yaml's resources: entries of the handled resources that have one. */
+  configs: Map<Resource, ResourceSettings>;
   /** Filled here: the gates of namespaces with a peering of their own. */
   gates: Map<string, Toggle>;
   /** Registers a toggle for the kobun_frozen metric. */
@@ -118,7 +120,7 @@ function serveStreams(
     within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
       runResourceStream(
         {
-          client, resource, namespace: ns, toggle: gate, settings, health, discovered,
+          client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource),
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
           ...(sharded ? { shardSelector: sharded.selectorFor(resource) } : {}),
           deliver: (event) => {

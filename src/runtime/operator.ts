@@ -5,7 +5,7 @@
 // Signal handlers are NOT installed here: a library must not steal signals; the CLI passes
 // SIGINT/SIGTERM in as `signal`.
 
-import { fixedNamespaces, resolveSettings, type Settings } from "../config/index.ts";
+import { fixedNamespaces, resolveSettings, type ResourceSettings, type Settings } from "../config/index.ts";
 import { KubeClient } from "../kube/client.ts";
 import { ApiError, ConnectionError } from "../kube/errors.ts";
 import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
@@ -95,7 +95,7 @@ async function operate(
   await runStartup(activities, signal);
   const probes = probeValues(activities);
   if (probes) health.probes = probes;
-  const resources = await resolveResources(client, settings, registry, signal);
+  const { resources, configs } = await resolveResources(client, settings, registry, signal);
   if (signal.aborted) return { abandoned: [] };
 
   const toggle = options.toggle ?? new Toggle();
@@ -122,7 +122,7 @@ async function operate(
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
   serveLayout({
-    client, settings, resources, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone, sharded,
+    client, settings, resources, configs, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone, sharded,
     peering: { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) },
   });
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
@@ -230,12 +230,15 @@ async function connectClient(settings: Settings, logger: Logger, signal: AbortSi
   }
 }
 
-async function resolveResources(client: KubeClient, settings: Settings, registry: Registry, signal: AbortSignal): Promise<Resource[]> {
+/** The enabled resources as the API server serves them, and the kobun.yaml entries of those that have one. */
+async function resolveResources(client: KubeClient, settings: Settings, registry: Registry, signal: AbortSignal): Promise<{ resources: Resource[]; configs: Map<Resource, ResourceSettings> }> {
   const found = new Map<string, Resource>();
-  for (const { selector } of enabledSelectors(settings, registry.selectors())) {
+  const configs = new Map<Resource, ResourceSettings>();
+  for (const { selector, config } of enabledSelectors(settings, registry.selectors())) {
     try {
       const resource = await client.resolve(selector, { signal });
       found.set(resourceName(resource), resource);
+      if (config) configs.set(resource, config);
     } catch (error) {
       if (signal.aborted) break;
       if (error instanceof ConnectionError) throw new FatalError("connect", error.message, { cause: error });
@@ -243,7 +246,7 @@ async function resolveResources(client: KubeClient, settings: Settings, registry
       throw new FatalError("fatal", `handled resource ${what} is not served by the API server (is its CRD installed?): ${(error as Error).message}`, { cause: error });
     }
   }
-  return [...found.values()];
+  return { resources: [...found.values()], configs };
 }
 
 function describeNamespaces(settings: Settings): string {

@@ -14,7 +14,7 @@ import type { Toggle } from "../util/toggle.ts";
 import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
-import type { Settings } from "../config/index.ts";
+import type { ResourceSettings, Settings } from "../config/index.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 import { watchMetrics } from "./metrics.ts";
 
@@ -34,6 +34,8 @@ export interface StreamOptions {
   processed?(): Promise<void>;
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
+  /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
+  config?: ResourceSettings | undefined;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
 }
@@ -50,6 +52,8 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const metrics = watchMetrics(health.metrics, resourceName(resource));
   const watcher = new Watcher(client, resource, {
     ...watcherSettings(settings), namespace, logger, observer: metrics,
+    ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
+    ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
   });
   const w = settings.watching;

@@ -9,6 +9,8 @@ export interface WatcherOptions {
   /** null/undefined: cluster-wide. */
   namespace?: string | null;
   labelSelector?: string;
+  /** Sent with the LIST and the WATCH, like labelSelector: the API server filters. */
+  fieldSelector?: string;
   /**
    * KEP-5866's `shardSelector` for the LIST and WATCH of one events() call, asked afresh at
    * each call (a replica's shards change; the caller restarts the stream when they do).
@@ -66,7 +68,11 @@ export function derivedInactivityTimeoutMs(serverTimeoutSeconds: number): number
 }
 
 /** A WATCH request's query: from `resourceVersion`, or a streaming list when it is undefined. */
-export function watchQuery(resourceVersion: string | undefined, serverTimeoutSeconds: number, labelSelector: string | undefined, shardSelector?: string): Record<string, string> {
+export function watchQuery(
+  resourceVersion: string | undefined, serverTimeoutSeconds: number,
+  selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined; shardSelector?: string | undefined },
+): Record<string, string> {
+  const { labelSelector, fieldSelector, shardSelector } = selectors;
   const q: Record<string, string> = { watch: "true", allowWatchBookmarks: "true" };
   if (resourceVersion === undefined) {
     q.sendInitialEvents = "true";
@@ -76,6 +82,7 @@ export function watchQuery(resourceVersion: string | undefined, serverTimeoutSec
   }
   q.timeoutSeconds = String(jitteredTimeout(serverTimeoutSeconds));
   if (labelSelector) q.labelSelector = labelSelector;
+  if (fieldSelector) q.fieldSelector = fieldSelector;
   if (shardSelector) q.shardSelector = shardSelector;
   return q;
 }

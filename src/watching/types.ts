@@ -48,6 +48,7 @@ export interface WatchClient {
     options: {
       namespace?: string | null;
       labelSelector?: string;
+      fieldSelector?: string;
       /** KEP-5866 (sharding/): honoured by servers with ShardedListAndWatch, ignored by others. */
       shardSelector?: string;
       limit?: number;

@@ -129,6 +129,7 @@ export class Watcher {
       page = await this.client.list(this.resource, {
         namespace: this.namespace,
         labelSelector: this.options.labelSelector,
+        fieldSelector: this.options.fieldSelector,
         shardSelector: this.shardSelector,
         limit: this.pageSize,
         continue: token,
@@ -156,7 +157,9 @@ export class Watcher {
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
     let exit: StreamExit = { kind: "left" };
     try {
-      await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, this.options.labelSelector, this.shardSelector));
+      await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, {
+        labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, shardSelector: this.shardSelector,
+      }));
       this.state = S.watchOpened(this.state);
       exit = yield* this.read(conn, read);
     } catch (error) {
