@@ -29,7 +29,7 @@ import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import { startSharding, type ShardedStreams } from "./sharding.ts";
-import { checkResourceKeys, enabledSelectors } from "./resources.ts";
+import { checkResourceKeys, configuredResource, enabledSelectors, settingsFor } from "./resources.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -107,7 +107,7 @@ async function operate(
     ? await startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
     : undefined;
   const indexes = new Indexes(registry.indexes, logger);
-  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo });
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
@@ -149,6 +149,8 @@ interface ReconcilerWiring {
   sharded: ShardedStreams | undefined;
   indexes: Indexes;
   memo: Record<string, any>;
+  /** kobun.yaml entries: their workers and handling override the global ones per resource. */
+  configs: Map<Resource, ResourceSettings>;
 }
 
 /** One reconciler per resource; their handlers stop when their namespace's gate (or the operator's toggle) freezes. */
@@ -159,11 +161,12 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
   const reconcilers = new Map<Resource, Reconciler>();
   for (const resource of resources) {
     const logger = w.logger.child({ resource: resourceName(resource) });
-    const observer = reconcileMetrics(w.health.metrics, resourceName(resource), w.settings.workers.limit);
+    const settings = settingsFor(w.settings, w.configs.get(resource));
+    const observer = reconcileMetrics(w.health.metrics, resourceName(resource), settings.workers.limit);
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
     const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings: w.settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
   }
   return reconcilers;
 }
@@ -235,16 +238,20 @@ async function resolveResources(client: KubeClient, settings: Settings, registry
   const found = new Map<string, Resource>();
   const configs = new Map<Resource, ResourceSettings>();
   for (const { selector, config } of enabledSelectors(settings, registry.selectors())) {
+    let resource: Resource;
     try {
-      const resource = await client.resolve(selector, { signal });
-      found.set(resourceName(resource), resource);
-      if (config) configs.set(resource, config);
+      resource = await client.resolve(selector, { signal });
     } catch (error) {
       if (signal.aborted) break;
       if (error instanceof ConnectionError) throw new FatalError("connect", error.message, { cause: error });
       const what = typeof selector === "string" ? selector : JSON.stringify(selector);
       throw new FatalError("fatal", `handled resource ${what} is not served by the API server (is its CRD installed?): ${(error as Error).message}`, { cause: error });
     }
+    const served = await configuredResource(client, selector, resource, config, signal).catch((error: unknown) => {
+      throw error instanceof ConnectionError ? new FatalError("connect", error.message, { cause: error }) : error;
+    });
+    found.set(resourceName(served), served);
+    if (config) configs.set(served, config);
   }
   return { resources: [...found.values()], configs };
 }

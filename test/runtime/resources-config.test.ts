@@ -57,3 +57,31 @@ test("enabled: false leaves the resource unwatched; the others start", async () 
     client.close();
   }
 }, 15_000);
+
+test("handling and workers of an entry override the global ones for that resource only: a failed handler retries after the entry's backoff", async () => {
+  // Global backoff 60 s: only the entry's 50 ms lets the retry come within the test's bound.
+  const settings = settingsFrom("namespaces: { include: [default] }\nresources:\n  v1/configmaps: { handling: { backoff: 50ms, retries: 3 }, workers: { batchWindow: 0s } }");
+  expect(settings.handling.backoff).toBe(60);
+  const calls: number[] = [];
+  const { promise: retried, resolve } = Promise.withResolvers<void>();
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", () => {
+    calls.push(Date.now());
+    if (calls.length === 1) throw new Error("first attempt fails");
+    resolve();
+  }, { id: "flaky" });
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const stop = new AbortController();
+  const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(memorySink("error")) });
+  try {
+    const response = await fetch(`${sandbox.url}/api/v1/namespaces/default/configmaps`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name: "flaky" } }) });
+    expect(response.status).toBe(201);
+    await retried;
+    expect(calls.length).toBe(2);
+    expect(calls[1]! - calls[0]!).toBeLessThan(10_000);
+  } finally {
+    stop.abort();
+    await running;
+    client.close();
+  }
+}, 20_000);
