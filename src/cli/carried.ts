@@ -2,7 +2,7 @@
 // through a file: everything the Deployment's arguments do not say (lease mode, timings,
 // clusterWideAbove, ...). Rendered into a ConfigMap mounted as the run's `--config`.
 
-import { resolveSettings, type Settings } from "../config/index.ts";
+import { resolveSettings, resourcesAsYaml, type Settings } from "../config/index.ts";
 
 /** Where the Deployment mounts the ConfigMap; its key is the file name. */
 export const CONFIG_DIR = "/etc/kobun";
@@ -22,7 +22,9 @@ export function carriedSettings(settings: Settings): Record<string, unknown> | n
   const baseline = resolveSettings({
     flags: { namespaces: [...include, ...exclude.map((ns) => `!${ns}`)], allNamespaces, standalone, peering: name, priority },
   });
-  return difference(settings as unknown as Tree, baseline as unknown as Tree, "");
+  // The resources: entries go as written (not where they were read from): all of them differ from none.
+  const given = { ...settings, resources: resourcesAsYaml(settings.resources) };
+  return difference(given as unknown as Tree, baseline as unknown as Tree, "");
 }
 
 type Tree = Record<string, unknown>;

@@ -12,6 +12,7 @@ import { readFlags, stringFlag } from "./args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
+import { checkResourceKeys, enabledSelectors } from "../runtime/resources.ts";
 import { webhookObjects, webhookRules } from "./webhooks.ts";
 
 export interface ManifestOptions {
@@ -30,7 +31,10 @@ export interface ManifestOptions {
 export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image, settings } = options;
   const crds = handlerCRDs(options.manifests);
-  const rules = rbacRules({ settings, selectors: options.selectors, crds, children: options.children, ...(options.watched ? { watched: options.watched } : {}) });
+  // kobun.yaml's resources: a key no handler registers is an error here too; disabled resources get no grants.
+  checkResourceKeys(settings, options.selectors);
+  const selectors = enabledSelectors(settings, options.selectors).map(({ selector }) => selector);
+  const rules = rbacRules({ settings, selectors, crds, children: options.children, ...(options.watched ? { watched: options.watched } : {}) });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   const webhooks = webhookObjects(name, namespace, crds);
   rules.cluster.push(...webhookRules(name));
@@ -46,7 +50,16 @@ export function renderManifests(options: ManifestOptions): string {
   }
   const carried = carriedSettings(settings);
   if (carried) docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { [CONFIG_FILE]: stringify(carried) } });
-  return [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0 })].join("---\n");
+  return selectorNotes(settings) + [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0 })].join("---\n");
+}
+
+/** RBAC cannot grant by label or field: say which resources the operator narrows by selectors that the roles do not. */
+function selectorNotes(settings: Settings): string {
+  const notes = Object.values(settings.resources)
+    .filter((entry) => entry.enabled && (entry.labelSelector || entry.fieldSelector))
+    .map((entry) => `#   ${entry.key}: ${[entry.labelSelector && `labelSelector ${entry.labelSelector}`, entry.fieldSelector && `fieldSelector ${entry.fieldSelector}`].filter(Boolean).join(", ")}`);
+  if (notes.length === 0) return "";
+  return ["# kobun.yaml's resources: the operator lists and watches these only through selectors, which RBAC cannot express:", "# the roles below grant every object of them.", ...notes, ""].join("\n");
 }
 
 function handlerCRDs(manifests: Manifest[]): KubeObject[] {

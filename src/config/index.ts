@@ -10,5 +10,5 @@ export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type 
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
-export { type ResourceSettings } from "./resources.ts";
+export { resourcesAsYaml, type ResourceSettings } from "./resources.ts";
 export { SETTINGS_SCHEMA, metricsUrl, type Settings, type PeeringSettings, type NamespaceSettings, type LogLevel } from "./schema.ts";

@@ -136,3 +136,10 @@ function renderEntry(node: Section<Record<string, Node>>, depth: number, lines: 
     }
   }
 }
+
+/** The entries as kobun.yaml says them (without where they were read), e.g. to carry them into a ConfigMap. */
+export function resourcesAsYaml(resources: Readonly<Record<string, ResourceSettings>>): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [key, { key: _key, file: _file, line: _line, ...given }] of Object.entries(resources)) out[key] = given;
+  return out;
+}
