@@ -29,7 +29,19 @@ export function checkResourceKeys(settings: Settings, selectors: readonly Resour
       const file = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`;
       return configIssue({ file, path: `resources.${entry.key}` }, `no handler registers this resource${hint} (registered: ${registered})`);
     });
+  issues.push(...Object.values(settings.resources).flatMap(unsupported));
   if (issues.length > 0) throw new ConfigError(issues);
+}
+
+/** Keys the schema knows but this version does not act on yet: refused rather than silently ignored. */
+function unsupported(entry: ResourceSettings): ReturnType<typeof configIssue>[] {
+  const file = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`;
+  const given = [
+    entry.namespaces !== undefined && "namespaces",
+    entry.metadataOnly && "metadataOnly",
+    entry.storage !== "auto" && "storage",
+  ].filter((key): key is string => typeof key === "string");
+  return given.map((key) => configIssue({ file, path: `resources.${entry.key}.${key}` }, "not supported by this version of kobun yet (issue 20); remove it, or use the global setting"));
 }
 
 /** The selectors to resolve and watch, each with its settings (none when the file has no entry): disabled ones left out. */
