@@ -11,7 +11,7 @@ import { fieldSelectorProblem, labelSelectorProblem } from "./selectors.ts";
 const GLOBAL = SETTINGS_SCHEMA.fields;
 
 export const RESOURCE_ENTRY = section("One handled resource.", {
-  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces both).", {
+  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces both). Not acted on yet: an entry that sets it is refused at start-up.", {
     include: textList({ default: [], doc: 'Names or globs ("team-*"); entries starting with "!" exclude.', expected: "a list of namespace names or globs", entry: namespaceEntry }),
     exclude: textList({ default: [], doc: "Names or globs never watched for this resource.", expected: "a list of namespace names or globs", entry: excludedEntry }),
   }),
@@ -32,8 +32,8 @@ export const RESOURCE_ENTRY = section("One handled resource.", {
     backoff: GLOBAL.handling.fields.backoff,
     timeout: GLOBAL.handling.fields.timeout,
   }),
-  metadataOnly: flag({ default: false, doc: "Watch as PartialObjectMetadata (only metadata is received): less memory and bandwidth." }),
-  storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "auto" chooses by the resource (status when it has a status subresource).' }),
+  metadataOnly: flag({ default: false, doc: "Watch as PartialObjectMetadata (only metadata is received): less memory and bandwidth. Not acted on yet: true is refused at start-up." }),
+  storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "auto" chooses by the resource (status when it has a status subresource). Not acted on yet: anything but auto is refused at start-up.' }),
 });
 
 /** One resource's settings: only what the file gave (absent = inherit the global setting). */
