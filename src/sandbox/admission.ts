@@ -4,9 +4,10 @@
 // Webhook`, objects are stored at its storage version and converted on the way in and out.
 // Each call is an AdmissionReview / ConversionReview v1 POSTed over HTTPS to the webhook's
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
-// `failurePolicy` deciding what a failed call means. Not modelled: `service` clientConfigs
-// (nothing to route to: a call failure), namespaceSelector, matchConditions (CEL), the
-// reinvocation of mutators, Warning headers, a conversion webhook set after a watch began
+// `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
+// (rules, objectSelector, namespaceSelector); their `warnings` become the response's Warning
+// headers (warnings.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
+// failure), matchConditions (CEL), the reinvocation of mutators, a conversion webhook set after a watch began
 // (its events stay unconverted), and the field
 // ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
 
@@ -18,6 +19,8 @@ import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
 import type { Objects } from "./objects.ts";
 import { present } from "./objects.ts";
+import { addWarning } from "./warnings.ts";
+import { webhookMatches, type LabelSelector, type WebhookMatch } from "./webhook-match.ts";
 
 const ADMISSION = "admissionregistration.k8s.io";
 type Operation = "CREATE" | "UPDATE" | "DELETE";
@@ -25,10 +28,11 @@ type Operation = "CREATE" | "UPDATE" | "DELETE";
 interface Webhook {
   name: string;
   clientConfig?: { url?: string; caBundle?: string; service?: unknown };
-  rules?: { operations?: string[]; apiGroups?: string[]; apiVersions?: string[]; resources?: string[]; scope?: string }[];
+  rules?: WebhookMatch["rules"];
   failurePolicy?: "Fail" | "Ignore";
   timeoutSeconds?: number;
-  objectSelector?: { matchLabels?: Record<string, string> };
+  objectSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
 }
 
 interface Call {
@@ -40,17 +44,6 @@ interface Call {
   oldObject: any;
   user: UserInfo;
   sub: string | undefined;
-}
-
-const has = (list: string[] | undefined, value: string) => (list ?? []).includes("*") || (list ?? []).includes(value);
-
-function matches(hook: Webhook, call: Call): boolean {
-  const resource = call.sub ? `${call.def.plural}/${call.sub}` : call.def.plural;
-  const ruled = (hook.rules ?? []).some((r) =>
-    has(r.operations, call.operation) && has(r.apiGroups, call.def.group) && has(r.apiVersions, call.version) && has(r.resources, resource) &&
-    (r.scope === undefined || r.scope === "*" || r.scope === (call.def.namespaced ? "Namespaced" : "Cluster")));
-  const labels = (call.object ?? call.oldObject)?.metadata?.labels ?? {};
-  return ruled && Object.entries(hook.objectSelector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
 }
 
 /** POSTs a review to a webhook; throws a plain Error saying why the call failed. */
@@ -82,9 +75,10 @@ export class SandboxAdmission {
     for (const kind of ["mutating", "validating"] as const) {
       for (const hook of this.hooks(kind)) {
         if (kind === "mutating" && call.operation === "DELETE") continue;
-        if (!matches(hook, { ...call, object })) continue;
+        if (!webhookMatches(hook, { ...call, object }, this.store)) continue;
         const response = await this.review(hook, { ...call, object });
         if (!response) continue;
+        for (const warning of response.warnings ?? []) if (typeof warning === "string") addWarning(warning);
         if (!response.allowed) throw denied(hook.name, response.status);
         if (kind === "mutating" && response.patch) {
           if (response.patchType !== "JSONPatch") throw internal(hook.name, `unsupported patch type ${JSON.stringify(response.patchType)}`);

@@ -5,7 +5,7 @@
 
 import { ApiStatusError } from "./status.ts";
 
-type LabelReq =
+export type LabelReq =
   | { op: "=" | "!="; key: string; value: string }
   | { op: "in" | "notin"; key: string; values: string[] }
   | { op: "exists" | "!exists"; key: string };
@@ -66,7 +66,7 @@ export function parseLabelSelector(s: string): LabelReq[] {
   return reqs;
 }
 
-function labelMatches(reqs: LabelReq[], labels: Record<string, string> | undefined): boolean {
+export function labelMatches(reqs: LabelReq[], labels: Record<string, string> | undefined): boolean {
   const l = labels ?? {};
   for (const r of reqs) {
     const has = Object.prototype.hasOwnProperty.call(l, r.key);

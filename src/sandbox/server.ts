@@ -25,6 +25,7 @@ import { bearerMatches } from "./auth.ts";
 import { authorize, MASTERS, requestAttributes, type ServiceAccountTokens, type UserInfo } from "./rbac.ts";
 import type { Store } from "./store.ts";
 import { WatchStream } from "./watch.ts";
+import { withWarnings } from "./warnings.ts";
 import type { SandboxAdmission } from "./admission.ts";
 
 export interface ServerContext {
@@ -87,18 +88,17 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   const verb = target.type === "resource" ? verbOf(req.method, !!target.name, isWatch) ?? req.method.toLowerCase() : "get";
   const plural = target.type === "resource" ? target.plural : undefined;
   ctx.requests.record({ verb, method: req.method, path: url.pathname, query: url.search.replace(/^\?/, ""), at: Date.now(), plural });
-  let res: Response;
-  try {
+  const res = await withWarnings(async () => {
     const user = checkAuth(ctx, req);
     authorize(ctx.store, user, requestAttributes(target, req.method, url.pathname, q));
     ctx.faults.check(verb, plural);
     const stall = ctx.faults.stallFor(verb, plural);
     if (stall > 0) await Bun.sleep(stall);
-    res = await dispatch(ctx, req, target, verb, isWatch, q, user);
-  } catch (e) {
+    return dispatch(ctx, req, target, verb, isWatch, q, user);
+  }, (e) => {
     const err = e instanceof ApiStatusError ? e : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
-    res = errorResponse(err);
-  }
+    return errorResponse(err);
+  });
   ctx.log?.(`sandbox verb=${verb} method=${req.method} path=${url.pathname}${url.search} code=${res.status} ms=${(performance.now() - started).toFixed(2)}`);
   return res;
 }

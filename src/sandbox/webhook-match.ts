@@ -1,0 +1,76 @@
+// Which webhooks a write is sent to, as kube-apiserver's webhook matcher decides: a rule for its
+// operation, group, version, resource and scope; then the objectSelector against the labels of
+// the object or of the old object (either matching is enough; an empty selector matches all);
+// then the namespaceSelector against the labels of the object's namespace. A cluster-scoped
+// object other than a Namespace always passes the namespaceSelector; a Namespace is judged by its
+// own labels; a namespace that does not exist is a 404, as upstream answers.
+
+import { labelMatches, type LabelReq } from "./selectors.ts";
+import { resourceKey, type ResourceDef } from "./resources.ts";
+import { ApiStatusError } from "./status.ts";
+import type { Store } from "./store.ts";
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+export interface WebhookMatch {
+  rules?: { operations?: string[]; apiGroups?: string[]; apiVersions?: string[]; resources?: string[]; scope?: string }[];
+  objectSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+}
+
+export interface MatchedCall {
+  def: ResourceDef;
+  version: string;
+  ns: string;
+  operation: string;
+  object: any;
+  oldObject: any;
+  sub: string | undefined;
+}
+
+const OPERATORS: Record<string, "in" | "notin" | "exists" | "!exists"> = { In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!exists" };
+
+/** A metav1.LabelSelector as label requirements; an unknown operator is the configuration's error. */
+function requirements(selector: LabelSelector | undefined): LabelReq[] {
+  const reqs: LabelReq[] = Object.entries(selector?.matchLabels ?? {}).map(([key, value]) => ({ op: "=", key, value }));
+  for (const e of selector?.matchExpressions ?? []) {
+    const op = OPERATORS[e.operator];
+    if (!op) throw new ApiStatusError(500, "InternalError", `Internal error occurred: "${e.operator}" is not a valid label selector operator`);
+    reqs.push(op === "in" || op === "notin" ? { op, key: e.key, values: e.values ?? [] } : { op, key: e.key });
+  }
+  return reqs;
+}
+
+const listed = (list: string[] | undefined, value: string) => (list ?? []).includes("*") || (list ?? []).includes(value);
+
+function ruled(hook: WebhookMatch, call: MatchedCall): boolean {
+  const resource = call.sub ? `${call.def.plural}/${call.sub}` : call.def.plural;
+  return (hook.rules ?? []).some((r) =>
+    listed(r.operations, call.operation) && listed(r.apiGroups, call.def.group) && listed(r.apiVersions, call.version) && listed(r.resources, resource) &&
+    (r.scope === undefined || r.scope === "*" || r.scope === (call.def.namespaced ? "Namespaced" : "Cluster")));
+}
+
+function objectSelected(hook: WebhookMatch, call: MatchedCall): boolean {
+  const reqs = requirements(hook.objectSelector);
+  if (reqs.length === 0) return true;
+  return [call.object, call.oldObject].some((o) => o != null && labelMatches(reqs, o.metadata?.labels));
+}
+
+function namespaceSelected(hook: WebhookMatch, call: MatchedCall, store: Store): boolean {
+  const isNamespace = call.def.group === "" && call.def.plural === "namespaces";
+  if (!call.ns && !isNamespace) return true;
+  const reqs = requirements(hook.namespaceSelector);
+  if (reqs.length === 0) return true;
+  if (isNamespace) return labelMatches(reqs, (call.object ?? call.oldObject)?.metadata?.labels);
+  const namespace = store.get(resourceKey("", "namespaces"), "", call.ns);
+  if (!namespace) throw new ApiStatusError(404, "NotFound", `namespaces "${call.ns}" not found`, { name: call.ns, kind: "namespaces" });
+  return labelMatches(reqs, namespace.metadata?.labels);
+}
+
+/** Whether `hook` is called for `call`. */
+export function webhookMatches(hook: WebhookMatch, call: MatchedCall, store: Store): boolean {
+  return ruled(hook, call) && objectSelected(hook, call) && namespaceSelected(hook, call, store);
+}
