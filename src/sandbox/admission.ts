@@ -5,9 +5,9 @@
 // Each call is an AdmissionReview / ConversionReview v1 POSTed over HTTPS to the webhook's
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
-// (rules, objectSelector, namespaceSelector); their `warnings` become the response's Warning
+// (rules, objectSelector, namespaceSelector, matchConditions); their `warnings` become the response's Warning
 // headers (warnings.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
-// failure), matchConditions (CEL), the reinvocation of mutators, a conversion webhook set after a watch began
+// failure), the reinvocation of mutators, a conversion webhook set after a watch began
 // (its events stay unconverted), and the field
 // ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
 
@@ -20,19 +20,16 @@ import type { Store } from "./store.ts";
 import type { Objects } from "./objects.ts";
 import { present } from "./objects.ts";
 import { addWarning } from "./warnings.ts";
-import { webhookMatches, type LabelSelector, type WebhookMatch } from "./webhook-match.ts";
+import { conditionsMatch, webhookMatches, type WebhookMatch } from "./webhook-match.ts";
 
 const ADMISSION = "admissionregistration.k8s.io";
 type Operation = "CREATE" | "UPDATE" | "DELETE";
 
-interface Webhook {
+interface Webhook extends WebhookMatch {
   name: string;
   clientConfig?: { url?: string; caBundle?: string; service?: unknown };
-  rules?: WebhookMatch["rules"];
   failurePolicy?: "Fail" | "Ignore";
   timeoutSeconds?: number;
-  objectSelector?: LabelSelector;
-  namespaceSelector?: LabelSelector;
 }
 
 interface Call {
@@ -89,20 +86,18 @@ export class SandboxAdmission {
     return object;
   }
 
-  /** The webhook's response, or undefined when it failed under failurePolicy Ignore. */
+  /** The webhook's response, or undefined when its matchConditions skip it or it failed under failurePolicy Ignore. */
   private async review(hook: Webhook, call: Call): Promise<any> {
-    const uid = crypto.randomUUID();
-    const gvr = { group: call.def.group, version: call.version, resource: call.def.plural };
-    const gvk = { group: call.def.group, version: call.version, kind: call.def.kind };
-    const name = (call.object ?? call.oldObject)?.metadata?.name;
-    const request = {
-      uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr, ...(call.sub ? { subResource: call.sub } : {}),
-      ...(name ? { name } : {}), ...(call.ns ? { namespace: call.ns } : {}), operation: call.operation,
-      userInfo: { username: call.user.name, groups: call.user.groups }, object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: false,
-    };
+    const request = reviewRequest(call);
+    try {
+      if (!conditionsMatch(hook, request)) return undefined;
+    } catch (error) {
+      if (hook.failurePolicy === "Ignore") return undefined;
+      throw internal(hook.name, `failed to evaluate the matchConditions: ${(error as Error).message}`);
+    }
     try {
       const body = await post(hook.clientConfig?.url, hook.clientConfig?.caBundle, hook.timeoutSeconds ?? 10, { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request });
-      if (body?.response?.uid !== uid) throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(body?.response?.uid)}`);
+      if (body?.response?.uid !== request.uid) throw new Error(`expected response.uid=${JSON.stringify(request.uid)}, got ${JSON.stringify(body?.response?.uid)}`);
       return body.response;
     } catch (error) {
       if (hook.failurePolicy === "Ignore") return undefined;
@@ -206,6 +201,19 @@ export class SandboxAdmission {
     await this.admit({ def, version, ns, operation: "DELETE", object: undefined, oldObject, user, sub: undefined });
     return this.objects.delete(def, ns, name, options);
   }
+}
+
+/** The AdmissionReview's request for `call`. */
+function reviewRequest(call: Call) {
+  const uid = crypto.randomUUID();
+  const gvr = { group: call.def.group, version: call.version, resource: call.def.plural };
+  const gvk = { group: call.def.group, version: call.version, kind: call.def.kind };
+  const name = (call.object ?? call.oldObject)?.metadata?.name;
+  return {
+    uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr, ...(call.sub ? { subResource: call.sub } : {}),
+    ...(name ? { name } : {}), ...(call.ns ? { namespace: call.ns } : {}), operation: call.operation,
+    userInfo: { username: call.user.name, groups: call.user.groups }, object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: false,
+  };
 }
 
 /** kube-apiserver's ToStatusErr: the webhook's Status, its message prefixed, a code of at least 400. */

@@ -2,7 +2,7 @@
 // whole expression first (so a syntax error is reported as cel-go/ANTLR words it), then the
 // server walks the AST. This parser builds the same AST kinds (numbered as cel-go's ExprKind:
 // call 1, ident 3, list 4, literal 5, map 6, select 7) for identifiers, selections, calls,
-// indexing, literals, `!`, `-`, `||`, `&&` and the comparison operators, and phrases the
+// indexing, list literals, `!`, `-`, `||`, `&&`, `in` and the comparison operators, and phrases the
 // syntax errors the real server returns for the inputs checked in test/e2e/sharding.e2e.ts.
 
 export type CelExpr =
@@ -79,10 +79,12 @@ class Parser {
 
   private binary(level: number): CelExpr {
     let left = level > 5 ? this.unary() : this.binary(level + 1);
-    while (this.next.t === "op" && BINARY[this.next.text] === level) {
+    // `in` is a relation like `==`, named `@in` in cel-go's AST
+    const isIn = () => level === 3 && this.next.t === "id" && this.next.text === "in";
+    while ((this.next.t === "op" && BINARY[this.next.text] === level) || isIn()) {
       const op = this.tokens[this.pos++]!.text;
       const right = level > 5 ? this.unary() : this.binary(level + 1);
-      left = { kind: 1, fn: `_${op}_`, args: [left, right] };
+      left = { kind: 1, fn: op === "in" ? "@in" : `_${op}_`, args: [left, right] };
     }
     return left;
   }
@@ -125,6 +127,12 @@ class Parser {
     }
   }
 
+  private items(): CelExpr[] {
+    const items = [this.binary(1)];
+    while (this.is(",")) { this.pos++; items.push(this.binary(1)); }
+    return items;
+  }
+
   private expect(text: string): void {
     if (this.is(text)) { this.pos++; return; }
     if (this.next.t === "eof") throw new CelSyntaxError(`missing '${text}' at '<EOF>'`);
@@ -148,7 +156,7 @@ class Parser {
         return { kind: 3, name: token.text };
       case "op":
         if (token.text === "(") { this.pos++; const inner = this.binary(1); this.expect(")"); return inner; }
-        if (token.text === "[") { this.pos++; const items = this.is("]") ? [] : [this.binary(1)]; this.expect("]"); return { kind: 4, items }; }
+        if (token.text === "[") { this.pos++; const items = this.is("]") ? [] : this.items(); this.expect("]"); return { kind: 4, items }; }
     }
     throw new CelSyntaxError(`mismatched input '${this.shown(token)}' expecting ${PRIMARY_START}`);
   }

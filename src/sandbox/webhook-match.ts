@@ -3,8 +3,11 @@
 // the object or of the old object (either matching is enough; an empty selector matches all);
 // then the namespaceSelector against the labels of the object's namespace. A cluster-scoped
 // object other than a Namespace always passes the namespaceSelector; a Namespace is judged by its
-// own labels; a namespace that does not exist is a 404, as upstream answers.
+// own labels; a namespace that does not exist is a 404, as upstream answers. Then the
+// matchConditions (CEL), evaluated over the review's request (conditionsMatch).
 
+import { parseCel } from "./cel.ts";
+import { evaluate } from "./cel-eval.ts";
 import { labelMatches, type LabelReq } from "./selectors.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
 import { ApiStatusError } from "./status.ts";
@@ -19,6 +22,7 @@ export interface WebhookMatch {
   rules?: { operations?: string[]; apiGroups?: string[]; apiVersions?: string[]; resources?: string[]; scope?: string }[];
   objectSelector?: LabelSelector;
   namespaceSelector?: LabelSelector;
+  matchConditions?: { name: string; expression: string }[];
 }
 
 export interface MatchedCall {
@@ -73,4 +77,25 @@ function namespaceSelected(hook: WebhookMatch, call: MatchedCall, store: Store):
 /** Whether `hook` is called for `call`. */
 export function webhookMatches(hook: WebhookMatch, call: MatchedCall, store: Store): boolean {
   return ruled(hook, call) && objectSelected(hook, call) && namespaceSelected(hook, call, store);
+}
+
+/**
+ * The webhook's matchConditions over the review's request, as kube-apiserver's matcher runs them:
+ * one false condition skips the webhook (even when another failed to evaluate); else a condition
+ * that could not be evaluated (an error, a non-boolean, or CEL beyond cel-eval.ts's subset) is an
+ * error the caller judges by failurePolicy; else the webhook is called.
+ */
+export function conditionsMatch(hook: WebhookMatch, request: { object: unknown; oldObject: unknown }): boolean {
+  const errors: string[] = [];
+  for (const condition of hook.matchConditions ?? []) {
+    try {
+      const value = evaluate(parseCel(condition.expression), { object: request.object, oldObject: request.oldObject, request });
+      if (typeof value !== "boolean") throw new Error(`expected a bool, got ${value === null ? "null" : typeof value}`);
+      if (!value) return false;
+    } catch (error) {
+      errors.push(`matchCondition '${condition.name}': ${(error as Error).message}`);
+    }
+  }
+  if (errors.length > 0) throw new Error(errors.join("; "));
+  return true;
 }

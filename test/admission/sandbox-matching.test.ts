@@ -42,6 +42,12 @@ beforeAll(async () => {
         objectSelector: { matchExpressions: [{ key: "tier", operator: "In", values: ["web"] }, { key: "skip", operator: "DoesNotExist" }] },
         namespaceSelector: { matchExpressions: [{ key: "team", operator: "NotIn", values: ["b"] }], matchLabels: { watched: "yes" } },
       }),
+      hook("conditions", ["configmaps"], { matchConditions: [
+        { name: "labelled", expression: "object != null && has(object.metadata.labels) && 'cel' in object.metadata.labels" },
+        { name: "agreed", expression: "object.metadata.labels['cel'] in ['yes', 'sure'] && !(request.operation == 'UPDATE') && request.namespace == 'default'" },
+      ] }),
+      hook("broken", ["configmaps"], { objectSelector: { matchLabels: { probe: "broken" } }, matchConditions: [{ name: "missing", expression: "object.metadata.labels.missing == 'x'" }] }),
+      { ...hook("lenient", ["configmaps"], { objectSelector: { matchLabels: { probe: "lenient" } }, matchConditions: [{ name: "unsupported", expression: "object.metadata.name.startsWith('a')" }] }), failurePolicy: "Ignore" },
       hook("namespaces", ["namespaces", "clusterroles"], { namespaceSelector: { matchLabels: { team: "a" } } }, ["", "rbac.authorization.k8s.io"]),
     ],
   };
@@ -89,4 +95,23 @@ test("a Namespace is judged by its own labels, and another cluster-scoped object
   const role = { metadata: { name: "role-one" }, rules: [] };
   expect((await send("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)).status).toBe(201);
   expect(calledFor("/namespaces").filter((n) => n !== "watched-a")).toEqual(["ns-team-a", "role-one"]);
+});
+
+test("matchConditions (CEL over object, oldObject and request) skip the webhook when one is false", async () => {
+  for (const [name, cel] of [["cel-yes", "yes"], ["cel-sure", "sure"], ["cel-no", "no"]]) {
+    expect((await send("POST", "/api/v1/namespaces/default/configmaps", configMap(name!, { cel: cel! }))).status).toBe(201);
+  }
+  expect((await send("POST", "/api/v1/namespaces/kube-system/configmaps", configMap("cel-elsewhere", { cel: "yes" }))).status).toBe(201);
+  expect((await send("PATCH", "/api/v1/namespaces/default/configmaps/cel-yes", { data: { a: "b" } })).status).toBe(200);
+  expect((await send("DELETE", "/api/v1/namespaces/default/configmaps/cel-yes")).status).toBe(200);
+  expect(calledFor("/conditions")).toEqual(["cel-yes", "cel-sure"]);
+});
+
+test("a matchCondition that cannot be evaluated fails the write under failurePolicy Fail and skips the webhook under Ignore", async () => {
+  const refused = await send("POST", "/api/v1/namespaces/default/configmaps", configMap("broken", { probe: "broken" }));
+  expect(refused.status).toBe(500);
+  expect(((await refused.json()) as any).message).toBe(
+    `Internal error occurred: failed calling webhook "broken.example.com": failed to evaluate the matchConditions: matchCondition 'missing': no such key: missing`);
+  expect((await send("POST", "/api/v1/namespaces/default/configmaps", configMap("lenient", { probe: "lenient" }))).status).toBe(201);
+  expect([calledFor("/broken"), calledFor("/lenient")]).toEqual([[], []]);
 });
