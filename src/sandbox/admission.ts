@@ -93,7 +93,10 @@ export class SandboxAdmission {
       if (!conditionsMatch(hook, request)) return undefined;
     } catch (error) {
       if (hook.failurePolicy === "Ignore") return undefined;
-      throw internal(hook.name, `failed to evaluate the matchConditions: ${(error as Error).message}`);
+      // kube-apiserver refuses the write as Forbidden, naming the expression
+      const resource = call.def.group ? `${call.def.plural}.${call.def.group}` : call.def.plural;
+      const name = request.name ?? "";
+      throw new ApiStatusError(403, "Forbidden", `${resource} "${name}" is forbidden: ${(error as Error).message}`, { name, group: call.def.group, kind: call.def.plural });
     }
     try {
       const body = await post(hook.clientConfig?.url, hook.clientConfig?.caBundle, hook.timeoutSeconds ?? 10, { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request });

@@ -93,9 +93,10 @@ export function conditionsMatch(hook: WebhookMatch, request: { object: unknown; 
       if (typeof value !== "boolean") throw new Error(`expected a bool, got ${value === null ? "null" : typeof value}`);
       if (!value) return false;
     } catch (error) {
-      errors.push(`matchCondition '${condition.name}': ${(error as Error).message}`);
+      errors.push(`expression '${condition.expression}' resulted in error: ${(error as Error).message}`);
     }
   }
-  if (errors.length > 0) throw new Error(errors.join("; "));
+  // an aggregate of errors, as Go's utilerrors.NewAggregate words it
+  if (errors.length > 0) throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`);
   return true;
 }

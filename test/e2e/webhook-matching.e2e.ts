@@ -1,7 +1,8 @@
 // Which writes the API server sends to a webhook, and what it passes on of its answer, on the
 // real kube-apiserver as on the sandbox: objectSelector (matchExpressions, the old object's
 // labels counting on an update) and namespaceSelector (the namespace's labels; a Namespace by its
-// own), and the webhook's warnings as `Warning: 299 - "..."` headers. The webhook is an HTTPS
+// own), matchConditions (CEL; one that cannot be evaluated refuses the write under failurePolicy
+// Fail), and the webhook's warnings as `Warning: 299 - "..."` headers. The webhook is an HTTPS
 // server in this process that records what it is called for.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./webhook-matching.e2e.ts
@@ -61,6 +62,11 @@ describe.each(selectedTargets())("webhook matching and warnings on %s", (targetN
           objectSelector: { matchExpressions: [{ key: "tier", operator: "In", values: ["web"] }, { key: "skip", operator: "DoesNotExist" }] },
           namespaceSelector: { matchExpressions: [{ key: "team", operator: "NotIn", values: ["b"] }], matchLabels: { run } },
         }),
+        webhook.hook("conditions", ["configmaps"], { matchConditions: [
+          { name: "labelled", expression: "object != null && has(object.metadata.labels) && 'cel' in object.metadata.labels" },
+          { name: "agreed", expression: `object.metadata.labels['cel'] in ['yes', 'sure'] && !(request.operation == 'UPDATE') && request.namespace == '${run}-a'` },
+        ] }),
+        webhook.hook("broken", ["configmaps"], { objectSelector: { matchLabels: { broken: run } }, matchConditions: [{ name: "missing", expression: "object.metadata.labels.missing == 'x'" }] }),
         webhook.hook("namespaces", ["namespaces"], { namespaceSelector: { matchLabels: { run, team: "a" } } }),
       ],
     };
@@ -89,6 +95,14 @@ describe.each(selectedTargets())("webhook matching and warnings on %s", (targetN
       await create("default", "web-default", { tier: "web" });
       await t.client.patch(CONFIGMAPS, nsA, "web", { metadata: { labels: { tier: null } } }, { type: "merge" });
       expect(webhook.calledFor("/selective")).toEqual(["web", "web"]);
+
+      for (const [name, cel] of [["cel-yes", "yes"], ["cel-sure", "sure"], ["cel-no", "no"]]) await create(nsA, name!, { cel: cel! });
+      await create(nsB, "cel-elsewhere", { cel: "yes" });
+      await t.client.patch(CONFIGMAPS, nsA, "cel-yes", { data: { a: "b" } }, { type: "merge" });
+      expect(webhook.calledFor("/conditions")).toEqual(["cel-yes", "cel-sure"]);
+      const refused = await create(nsA, "broken", { broken: run }).then(() => "created", (error: Error) => error.message);
+      expect(refused).toEndWith(`403 Forbidden: configmaps "broken" is forbidden: expression 'object.metadata.labels.missing == 'x'' resulted in error: no such key: missing`);
+      expect(webhook.calledFor("/broken")).toEqual([]);
     } finally {
       await t.client.delete(CONFIGURATIONS, null, run).catch(() => {});
       webhook.server.stop(true);
