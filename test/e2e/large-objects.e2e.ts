@@ -8,9 +8,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { cleanupNamespaces, createNamespace, eventually, EVENTS, installCrds, uniqueName } from "./harness/kube.ts";
-import { KOBUN_E2E, killAllOperators, ROOT, startOperator, type Operator } from "./harness/operator.ts";
-import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
+import { createNamespace, eventually, EVENTS, uniqueName } from "./harness/kube.ts";
+import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
+import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
+import { targetSuite } from "./harness/suite.ts";
 
 const E2E_CRDS = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
@@ -40,13 +41,14 @@ function runs(op: Operator, what: string, name: string): string[] {
 
 for (const targetName of selectedTargets() as TargetName[]) {
   describe(`large objects [${targetName}]`, () => {
-    let target: Target | undefined;
+    const suite = targetSuite(targetName, { crds: [E2E_CRDS], cleanup: [LARGES] });
     let setupError: unknown;
     let ns = "";
     let op: Operator | undefined;
     const need = (): { t: Target; op: Operator } => {
-      if (!target || !op) throw new Error(`e2e target "${targetName}" is not available: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
-      return { t: target, op };
+      const t = suite();
+      if (!op) throw new Error(`e2e operator in ${t.describe} did not start: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
+      return { t, op };
     };
     const handled = async (t: Target, r: Resource, name: string, o: Operator, timeoutMs = 20_000) =>
       eventually(`${r.plural}/${name} handled (its diff base written)`, async () => {
@@ -56,22 +58,16 @@ for (const targetName of selectedTargets() as TargetName[]) {
 
     beforeAll(async () => {
       try {
-        target = await startTarget(targetName);
-        await installCrds(target.client, E2E_CRDS);
+        const target = suite();
         ns = await createNamespace(target.client);
         op = startOperator("large", target.kubeconfigPath, ["--standalone", "-n", ns], KOBUN_E2E);
       } catch (e) {
         setupError = e;
-        await target?.stop().catch(() => {});
-        target = undefined;
       }
     }, 120_000);
 
     afterAll(async () => {
       await op?.stop().catch(() => {});
-      await killAllOperators();
-      if (target && process.env.KOBUN_E2E_KUBECONFIG && targetName === "cluster") await cleanupNamespaces(target.client, [LARGES]);
-      await target?.stop();
     }, 30_000);
 
     test("a 200 KB Secret is handled once; no Secret data in its annotations; a change reaches the update handler via the digest", async () => {

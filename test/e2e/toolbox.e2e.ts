@@ -9,9 +9,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { cleanupNamespaces, createNamespace, eventually, getOrUndefined, installCrds, PEERINGS, uniqueName } from "./harness/kube.ts";
-import { KOBUN_E2E, killAllOperators, ROOT, runOnce, startOperator, type Operator } from "./harness/operator.ts";
-import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
+import { createNamespace, eventually, getOrUndefined, PEERINGS, uniqueName } from "./harness/kube.ts";
+import { KOBUN_E2E, ROOT, runOnce, startOperator, type Operator } from "./harness/operator.ts";
+import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
+import { targetSuite } from "./harness/suite.ts";
 
 const E2E_CRDS = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
 const PEERING_CRDS = join(ROOT, "crds/peering-kobun.dev.yaml");
@@ -22,38 +23,32 @@ const count = (op: Operator, re: RegExp, from = 0) => op.lines.slice(from).filte
 
 for (const targetName of selectedTargets() as TargetName[]) {
   describe(`daemons, timers, indexes [${targetName}]`, () => {
-    let target: Target | undefined;
+    const suite = targetSuite(targetName, { crds: [E2E_CRDS, PEERING_CRDS], cleanup: [TOOLS] });
     let setupError: unknown;
     let ns = "";
     let op: Operator | undefined;
     const peering = "toolbox";
     const need = (): { t: Target; op: Operator } => {
-      if (!target || !op) throw new Error(`e2e target "${targetName}" is not available: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
-      return { t: target, op };
+      const t = suite();
+      if (!op) throw new Error(`e2e operator in ${t.describe} did not start: ${setupError instanceof Error ? setupError.message : String(setupError)}`);
+      return { t, op };
     };
     const freeze = (t: Target) => runOnce(KOBUN_E2E, ["freeze", "--kubeconfig", t.kubeconfigPath, "--peering", peering, "-n", ns, "--lifetime", "120"]);
     const resume = (t: Target) => runOnce(KOBUN_E2E, ["resume", "--kubeconfig", t.kubeconfigPath, "--peering", peering, "-n", ns]);
 
     beforeAll(async () => {
       try {
-        target = await startTarget(targetName);
-        await installCrds(target.client, E2E_CRDS);
-        await installCrds(target.client, PEERING_CRDS);
+        const target = suite();
         ns = await createNamespace(target.client);
         await target.client.create(PEERINGS, ns, { apiVersion: "kobun.dev/v1", kind: "KobunPeering", metadata: { name: peering, namespace: ns } });
         op = startOperator("toolbox", target.kubeconfigPath, ["-n", ns, "--peering", peering, "--priority", "0"], KOBUN_E2E);
       } catch (e) {
         setupError = e;
-        await target?.stop().catch(() => {});
-        target = undefined;
       }
     }, 120_000);
 
     afterAll(async () => {
       await op?.stop().catch(() => {});
-      await killAllOperators();
-      if (target && process.env.KOBUN_E2E_KUBECONFIG && targetName === "cluster") await cleanupNamespaces(target.client, [TOOLS]);
-      await target?.stop();
     }, 30_000);
 
     test("daemons + freeze: `kobun freeze` stops every daemon, none starts while frozen, `kobun resume` starts them all again", async () => {
