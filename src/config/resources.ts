@@ -33,7 +33,7 @@ export const RESOURCE_ENTRY = section("One handled resource.", {
     timeout: GLOBAL.handling.fields.timeout,
   }),
   metadataOnly: flag({ default: false, doc: "Watch as PartialObjectMetadata (only metadata is received): less memory and bandwidth. Not acted on yet: true is refused at start-up." }),
-  storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "auto" chooses by the resource (status when it has a status subresource). Not acted on yet: anything but auto is refused at start-up.' }),
+  storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "status" (status.kobun; needs a status subresource), "annotations" (kobun.dev/ annotations), or "auto": status when the resource has a status subresource, else annotations.' }),
 });
 
 /** One resource's settings: only what the file gave (absent = inherit the global setting). */

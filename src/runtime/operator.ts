@@ -161,12 +161,14 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
   const reconcilers = new Map<Resource, Reconciler>();
   for (const resource of resources) {
     const logger = w.logger.child({ resource: resourceName(resource) });
-    const settings = settingsFor(w.settings, w.configs.get(resource));
+    const config = w.configs.get(resource);
+    const settings = settingsFor(w.settings, config);
     const observer = reconcileMetrics(w.health.metrics, resourceName(resource), settings.workers.limit);
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
     const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold,
+      ...(config && config.storage !== "auto" ? { storage: config.storage } : {}) }));
   }
   return reconcilers;
 }

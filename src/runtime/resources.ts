@@ -39,7 +39,6 @@ function unsupported(entry: ResourceSettings): ReturnType<typeof configIssue>[] 
   const given = [
     entry.namespaces !== undefined && "namespaces",
     entry.metadataOnly && "metadataOnly",
-    entry.storage !== "auto" && "storage",
   ].filter((key): key is string => typeof key === "string");
   return given.map((key) => configIssue({ file, path: `resources.${entry.key}.${key}` }, "not supported by this version of kobun yet (issue 20); remove it, or use the global setting"));
 }
@@ -79,6 +78,9 @@ export async function configuredResource(client: KubeClient, selector: ResourceS
   if (config.clusterScoped !== undefined && config.clusterScoped === served.namespaced) {
     const actual = served.namespaced ? "namespaced" : "cluster-scoped";
     throw new FatalError("fatal", `${entryWhere(config)}.clusterScoped: expected ${config.clusterScoped ? "a cluster-scoped" : "a namespaced"} resource, but the API server serves ${resourceName(served)} ${actual}`);
+  }
+  if (config.storage === "status" && !served.statusSubresource) {
+    throw new FatalError("fatal", `${entryWhere(config)}.storage: "status" needs a status subresource, and the API server serves ${resourceName(served)} without one; use "annotations" or "auto"`);
   }
   return served;
 }
