@@ -23,6 +23,8 @@ export interface ManifestOptions {
   selectors: ResourceSelector[];
   /** The handlers' declared children (registry.children()). */
   children?: ResourceSelector[];
+  /** Selector text → the alias handler modules gave it (registry.aliases.all()). */
+  aliases?: ReadonlyMap<string, string>;
   /** The resources only indexes read (registry.watchedOnly()). */
   watched?: ResourceSelector[];
   manifests: Manifest[];
@@ -32,8 +34,8 @@ export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image, settings } = options;
   const crds = handlerCRDs(options.manifests);
   // kobun.yaml's resources: a key no handler registers is an error here too; disabled resources get no grants.
-  checkResourceKeys(settings, options.selectors);
-  const selectors = enabledSelectors(settings, options.selectors).map(({ selector }) => selector);
+  checkResourceKeys(settings, options.selectors, options.aliases);
+  const selectors = enabledSelectors(settings, options.selectors, options.aliases).map(({ selector }) => selector);
   const rules = rbacRules({ settings, selectors, crds, children: options.children, ...(options.watched ? { watched: options.watched } : {}) });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   const webhooks = webhookObjects(name, namespace, crds);
@@ -79,6 +81,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       image: stringFlag(own.values, "image") ?? `${name}:latest`,
       settings,
       selectors: registry.selectors(),
+      aliases: registry.aliases.all(),
       watched: registry.watchedOnly(),
       children: registry.children(),
       manifests,

@@ -1,5 +1,5 @@
 // The `resources:` section: per handled resource (keyed by the selector its handlers were
-// registered with), where and how it is watched and handled. Only the keys given are kept:
+// registered with, or its alias), where and how it is watched and handled. Only the keys given are kept:
 // an absent one inherits the global setting. Whether a key names a registered resource is
 // checked by the runtime (config does not know the handlers), with the line kept here.
 
@@ -113,7 +113,11 @@ function readGiven(node: Section<Record<string, Node>>, raw: unknown, path: stri
 
 /** The example entry in kobun.example.yaml: every key, commented out, with its documentation. */
 export function renderResourcesExample(lines: string[]): void {
-  lines.push("# Resources: per handled resource, keyed by the selector its handlers are registered with", "# (an unknown key is an error at start-up). Absent keys inherit the global settings. For example:");
+  lines.push(
+    "# Resources: per handled resource, keyed by the selector its handlers are registered with, or by the",
+    '# alias a handler module gives it (resource("kobunexamples.kobun.dev", { alias: "examples" })); an unknown',
+    "# key is an error at start-up. Absent keys inherit the global settings. For example:",
+  );
   lines.push("resources: {}");
   lines.push("#  kobunexamples.kobun.dev:");
   renderEntry(RESOURCE_ENTRY, 2, lines);

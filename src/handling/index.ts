@@ -5,7 +5,7 @@
 // Must never talk HTTP (not even through kube/'s client), nor watch or queue anything itself.
 
 export { on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
-export { resource, type ResourceToken, type ObjectOf, type Wire } from "./resource.ts";
+export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
 export { defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn } from "./definition.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,

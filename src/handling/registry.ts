@@ -27,6 +27,7 @@ import type {
 } from "./types.ts";
 import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
+import { Aliases } from "./aliases.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 import { checkAdmissionOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
@@ -83,6 +84,8 @@ export class Registry {
   readonly indexes: IndexSpec[] = [];
   readonly activities: ActivitySpec[] = [];
   readonly on: On;
+  /** The aliases kobun.yaml's resources: keys may use (`resource(selector, { alias })`). */
+  readonly aliases = new Aliases();
   private readonly counters = new Map<string, number>();
   private readonly parsed = new Map<HandlerSpec, Wanted>();
 
@@ -195,6 +198,7 @@ export class Registry {
     this.webhooks.length = 0;
     this.conversions.length = 0;
     this.parsed.clear();
+    this.aliases.clear();
     this.counters.clear();
   }
 
@@ -238,6 +242,7 @@ export class Registry {
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : undefined);
     if (!id) throw new Error(`on.index(${JSON.stringify(selector)}, ...): name the index (a named function, or { id }): handlers read it as ctx.indexes.<id>`);
     if (this.indexes.some((i) => i.id === id)) throw new Error(`an index with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    this.aliases.note(selector);
     this.indexes.push({ id, selector, wanted, fn, options });
   }
 
@@ -256,6 +261,7 @@ export class Registry {
       if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
     }
     if (options?.retries !== undefined && !(options.retries >= 1)) throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
+    this.aliases.note(selector);
     this.background.push({ id, kind, selector, wanted, fn, options: options ?? {} });
   }
 
@@ -289,6 +295,7 @@ export class Registry {
     if (kind === "field") spec.field = fieldPath(options.field!);
     if (options.sensitive !== undefined) spec.sensitive = sensitivePaths(id, options.sensitive);
     this.handlers.push(spec);
+    this.aliases.note(selector);
     this.parsed.set(spec, wanted);
   }
 }

@@ -8,6 +8,7 @@
 
 import type * as k8s from "@kubernetes/client-node";
 import { parseSelector } from "../kube/discovery.ts";
+import { checkAlias } from "./aliases.ts";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 
 declare const objectType: unique symbol;
@@ -18,6 +19,8 @@ export interface ResourceToken<T extends object = KubeObject> {
   readonly version?: string;
   /** The plural (or kind) as written in the selector. */
   readonly plural: string;
+  /** The resource's kobun.yaml key besides its selector (not enumerable: the token stays a plain selector). */
+  readonly alias?: string;
   /** Never set: carries the object type for the compiler only. */
   readonly [objectType]?: T;
 }
@@ -32,10 +35,23 @@ export type ObjectOf<S> = S extends ResourceToken<infer T> ? T : KubeObject;
 export type Wire<T> = T extends Date ? string : T extends readonly (infer E)[] ? Wire<E>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 type Builtin<T extends { metadata?: unknown }> = Omit<Wire<T>, "metadata"> & { metadata: ObjectMeta };
 
-/** Names a resource and the type of its objects: `resource<KobunExample>("kobunexamples.kobun.dev/v1")`. */
-function typed<T extends object = KubeObject>(selector: string): ResourceToken<T> {
+/** What a token may carry besides its selector. */
+export interface TokenOptions {
+  /** A short name for the resource's key in kobun.yaml's `resources:` (instead of the selector). */
+  alias?: string;
+}
+
+/**
+ * Names a resource and the type of its objects: `resource<KobunExample>("kobunexamples.kobun.dev/v1")`;
+ * `resource<KobunExample>("kobunexamples.kobun.dev/v1", { alias: "examples" })` lets kobun.yaml say `resources: { examples: … }`.
+ */
+function typed<T extends object = KubeObject>(selector: string, options: TokenOptions = {}): ResourceToken<T> {
   const parsed = parseSelector(selector);
   const token = { group: parsed.group, version: parsed.version, plural: parsed.name };
+  if (options.alias !== undefined) {
+    checkAlias(options.alias, parsed.text);
+    Object.defineProperty(token, "alias", { value: options.alias, enumerable: false });
+  }
   // Messages that print a selector show the text it was written as.
   Object.defineProperty(token, "toJSON", { value: () => parsed.text, enumerable: false });
   return Object.freeze(token);

@@ -71,7 +71,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const graceMs = settings.shutdown.gracePeriod * 1000;
   if (signal.aborted) return { abandoned: [] };
   // Before connecting: a resource key naming no handler's resource is a config error.
-  checkResourceKeys(settings, registry.selectors());
+  checkResourceKeys(settings, registry.selectors(), registry.aliases.all());
 
   const ownClient = options.client === undefined;
   const client = options.client ?? (await connectClient(settings, logger, signal));
@@ -239,7 +239,7 @@ async function connectClient(settings: Settings, logger: Logger, signal: AbortSi
 async function resolveResources(client: KubeClient, settings: Settings, registry: Registry, signal: AbortSignal): Promise<{ resources: Resource[]; configs: Map<Resource, ResourceSettings> }> {
   const found = new Map<string, Resource>();
   const configs = new Map<Resource, ResourceSettings>();
-  for (const { selector, config } of enabledSelectors(settings, registry.selectors())) {
+  for (const { selector, config } of enabledSelectors(settings, registry.selectors(), registry.aliases.all())) {
     let resource: Resource;
     try {
       resource = await client.resolve(selector, { signal });

@@ -14,28 +14,44 @@ function selectorKey(selector: ResourceSelector): string {
   return parseSelector(selector).text;
 }
 
-/** Throws a ConfigError naming each key no handler registers (file, line, did-you-mean, the known ones). */
-export function checkResourceKeys(settings: Settings, selectors: readonly ResourceSelector[]): void {
-  const known = selectors.map(selectorKey);
+/** Selector text → the alias its handler module gave it (registry.aliases.all()). */
+export type AliasTable = ReadonlyMap<string, string>;
+
+/** How a registered resource is named in messages: its selector, and its alias beside it. */
+const named = (text: string, aliases: AliasTable) => (aliases.has(text) ? `${text} (alias ${aliases.get(text)})` : text);
+
+/**
+ * Throws a ConfigError naming each key no handler registers (file, line, did-you-mean, the
+ * known ones with their aliases), and each resource given two entries (selector and alias).
+ */
+export function checkResourceKeys(settings: Settings, selectors: readonly ResourceSelector[], aliases: AliasTable = new Map()): void {
+  const texts = selectors.map(selectorKey);
+  const known = [...texts, ...texts.flatMap((text) => (aliases.has(text) ? [aliases.get(text)!] : []))];
+  const names = [...selectors.map((selector) => parseSelector(selector).name), ...known.slice(texts.length)];
   const issues = Object.values(settings.resources)
     .filter((entry) => !known.includes(entry.key))
     .map((entry) => {
-      // A typo of the whole selector, or of its resource name ("configmap" for "v1/configmaps").
-      const names = selectors.map((selector) => parseSelector(selector).name);
+      // A typo of the whole selector, of an alias, or of its resource name ("configmap" for "v1/configmaps").
       const byName = closestMatch(entry.key, names);
       const suggestion = closestMatch(entry.key, known) ?? (byName === undefined ? undefined : known[names.indexOf(byName)]);
       const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
-      const registered = known.length > 0 ? known.join(", ") : "none";
-      const file = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`;
-      return configIssue({ file, path: `resources.${entry.key}` }, `no handler registers this resource${hint} (registered: ${registered})`);
+      const registered = texts.length > 0 ? texts.map((text) => named(text, aliases)).join(", ") : "none";
+      return configIssue({ file: entryFile(entry), path: `resources.${entry.key}` }, `no handler registers this resource${hint} (registered: ${registered})`);
     });
+  for (const text of texts) {
+    const alias = aliases.get(text);
+    const twice = alias !== undefined && settings.resources[text] && settings.resources[alias];
+    if (twice) issues.push(configIssue({ file: entryFile(twice), path: `resources.${alias}` }, `${text} has an entry under its selector already; give it one entry, under either name`));
+  }
   issues.push(...Object.values(settings.resources).flatMap(unsupported));
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
+const entryFile = (entry: ResourceSettings) => (entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`);
+
 /** Keys the schema knows but this version does not act on yet: refused rather than silently ignored. */
 function unsupported(entry: ResourceSettings): ReturnType<typeof configIssue>[] {
-  const file = entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`;
+  const file = entryFile(entry);
   const given = [
     entry.namespaces !== undefined && "namespaces",
     entry.metadataOnly && "metadataOnly",
@@ -43,10 +59,11 @@ function unsupported(entry: ResourceSettings): ReturnType<typeof configIssue>[] 
   return given.map((key) => configIssue({ file, path: `resources.${entry.key}.${key}` }, "not supported by this version of kobun yet (issue 20); remove it, or use the global setting"));
 }
 
-/** The selectors to resolve and watch, each with its settings (none when the file has no entry): disabled ones left out. */
-export function enabledSelectors(settings: Settings, selectors: readonly ResourceSelector[]): { selector: ResourceSelector; config: ResourceSettings | undefined }[] {
+/** The selectors to resolve and watch, each with its settings (under its selector or its alias; none when the file has no entry): disabled ones left out. */
+export function enabledSelectors(settings: Settings, selectors: readonly ResourceSelector[], aliases: AliasTable = new Map()): { selector: ResourceSelector; config: ResourceSettings | undefined }[] {
+  const entryOf = (text: string) => settings.resources[text] ?? (aliases.has(text) ? settings.resources[aliases.get(text)!] : undefined);
   return selectors
-    .map((selector) => ({ selector, config: settings.resources[selectorKey(selector)] }))
+    .map((selector) => ({ selector, config: entryOf(selectorKey(selector)) }))
     .filter(({ config }) => config?.enabled !== false);
 }
 
