@@ -9,7 +9,7 @@
 // object, no part of an operator reads them, and kept per known object they were most of the
 // memory it costs (issue 15). A handler that needs them reads the object from the server.
 
-import type { KubeObject } from "../kube/types.ts";
+import { apiVersionOf, type KubeObject, type Resource } from "../kube/types.ts";
 import { objectKey, vanished } from "./state.ts";
 import type { WatchEvent } from "./types.ts";
 
@@ -61,4 +61,17 @@ export class Inventory {
 /** Drops what no consumer reads from a freshly decoded object (ours alone: it is changed in place). */
 function slim(object: KubeObject): void {
   if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+}
+
+/**
+ * A real API server sends LIST items of built-in kinds without apiVersion/kind (only watch
+ * events carry them): fill them in, so handlers, Events' involvedObject and the rule "never
+ * post about Event objects" see the same body whichever way it arrived.
+ */
+export function typed(object: KubeObject, resource: Resource): KubeObject {
+  if (!object.kind) {
+    object.apiVersion = apiVersionOf(resource);
+    object.kind = resource.kind;
+  }
+  return object;
 }

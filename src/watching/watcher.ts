@@ -9,20 +9,18 @@
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
-import { apiVersionOf, resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
+import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
 import { WatchStream } from "./stream.ts";
 import { classify, errorEvent, forbidden, lineFacts, lineTooLong, rejected, WatchError } from "./errors.ts";
 import { LineTooLongError } from "./lines.ts";
-import { Inventory } from "./inventory.ts";
+import { Inventory, typed } from "./inventory.ts";
+import { ReconnectPacing } from "./pacing.ts";
 import { defaults, derivedInactivityTimeoutMs, watchQuery, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
+import type { WatchClient, WatchEvent, WatchObserver } from "./types.ts";
 
 export type { WatcherOptions } from "./options.ts";
 export { WatchError } from "./errors.ts";
-import type { WatchClient, WatchEvent, WatchObserver } from "./types.ts";
-
-/** A watch that ended cleanly this soon without a single byte is a failure, not a timeout. */
-const SHORT_WATCH_MS = 1000;
 
 export class Watcher {
   private state: S.WatchState = S.empty;
@@ -34,7 +32,7 @@ export class Watcher {
   private streamingSupported: boolean | undefined;
   private readonly warnedTypes = new Set<string>();
   private running = false;
-  private readonly backoff: Backoff;
+  private readonly pacing: ReconnectPacing;
   private readonly log: Logger;
   private readonly path: string;
   private readonly namespace: string | null;
@@ -59,7 +57,7 @@ export class Watcher {
     this.streamingMode = options.streamingList ?? defaults.streamingList;
     this.observer = options.observer;
     const b = options.backoff ?? defaults.backoff;
-    this.backoff = new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 });
+    this.pacing = new ReconnectPacing(new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 }));
     this.log = (options.logger ?? silentLogger).child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
   }
 
@@ -89,15 +87,14 @@ export class Watcher {
   private async *run(signal: AbortSignal): AsyncGenerator<WatchEvent> {
     if (this.running) throw new Error(`watcher of ${resourceName(this.resource)} already has a consumer`);
     this.running = true;
-    this.goneStreak = 0;
+    this.pacing.restart();
     this.state = S.empty;
     this.inventory.reset();
     this.shardSelector = this.options.shardSelector?.();
     try {
       while (!signal.aborted) {
-        if (this.pendingDelay > 0) {
-          const delay = this.pendingDelay;
-          this.pendingDelay = 0;
+        const delay = this.pacing.takePending();
+        if (delay > 0) {
           await sleep(delay, signal);
           continue;
         }
@@ -204,7 +201,7 @@ export class Watcher {
   private *outcome(outcome: S.Outcome): Generator<WatchEvent, boolean> {
     switch (outcome.kind) {
       case "apply":
-        this.goneStreak = 0;
+        this.pacing.delivered();
         this.inventory.apply(outcome.type, outcome.object);
         yield { type: outcome.type, object: outcome.object };
         return false;
@@ -216,12 +213,12 @@ export class Watcher {
         yield* this.inventory.finish(outcome.resourceVersion);
         return false;
       case "bookmark":
-        this.goneStreak = 0;
+        this.pacing.delivered();
         return false;
       case "gone":
         this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
         this.observer?.restarted("410");
-        this.relistAfterGone();
+        this.pacing.gone();
         return true;
       case "error":
         throw errorEvent(this.resource, this.namespace, outcome.status);
@@ -245,14 +242,9 @@ export class Watcher {
       return this.noStreamingList("stream ended before the initial-events-end bookmark");
     }
     this.observer?.restarted("timeout");
-    const short = events === 0 && conn.bytes === 0 && Date.now() - conn.openedAt < SHORT_WATCH_MS;
     this.state = S.streamEnded(this.state);
-    if (!short) this.goneStreak = 0; // a watch that lived until the server ended it worked
-    if (short) {
-      // Ended at once with nothing: something is wrong server-side; do not spin.
-      this.pendingDelay = this.backoff.next();
-      this.log.debug("watch ended immediately without events; backing off", { delayMs: this.pendingDelay });
-    }
+    const pause = this.pacing.watchEnded(events, conn.bytes, conn.openedAt);
+    if (pause > 0) this.log.debug("watch ended immediately without events; backing off", { delayMs: pause });
   }
 
   /** No bytes for inactivityMs: the connection is presumed dead; re-watch at once. */
@@ -274,21 +266,6 @@ export class Watcher {
     this.log.info("server does not support streaming lists; using paged LIST", { why });
   }
 
-  /** Pending delay set by a transition that wants a pause before the next step. */
-  private pendingDelay = 0;
-
-  /** 410s in a row with no watch event (change or bookmark) between them. */
-  private goneStreak = 0;
-
-  /**
-   * The first 410 relists at once (seed 002). Another 410 before the watch delivered anything
-   * means the fresh LIST did not help (a lagging cache, an expiring continue token): relisting
-   * at once again would LIST in a tight loop, so it waits for the reconnect backoff.
-   */
-  private relistAfterGone(): void {
-    if (this.goneStreak++ > 0) this.pendingDelay = this.backoff.next();
-  }
-
   private async failed(error: unknown, verb: "list" | "watch", signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     const f = classify(error);
@@ -297,7 +274,7 @@ export class Watcher {
         this.log.info("resource version expired (410 Gone); relisting", { verb });
         this.observer?.restarted("410");
         this.state = S.gone();
-        this.relistAfterGone();
+        this.pacing.gone();
         return;
       case "forbidden":
         throw forbidden(this.resource, this.namespace, verb, f.error);
@@ -307,7 +284,7 @@ export class Watcher {
       case "retry": {
         this.state = S.streamEnded(this.state);
         this.observer?.restarted("error");
-        const delay = Math.max(this.backoff.next(), f.kind === "retry" ? (f.retryAfterMs ?? 0) : 0);
+        const delay = this.pacing.failed(f.kind === "retry" ? f.retryAfterMs : 0);
         this.log.warn(`${verb} failed; retrying`, { why: f.kind === "retry" ? f.why : "aborted", delayMs: delay });
         await sleep(delay, signal);
         return;
@@ -318,16 +295,3 @@ export class Watcher {
 
 /** How a watch stream was left: it ended ("server"), an outcome left it, or it failed. */
 type StreamExit = { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown };
-
-/**
- * A real API server sends LIST items of built-in kinds without apiVersion/kind (only watch
- * events carry them): fill them in, so handlers, Events' involvedObject and the rule "never
- * post about Event objects" see the same body whichever way it arrived.
- */
-function typed(object: KubeObject, resource: Resource): KubeObject {
-  if (!object.kind) {
-    object.apiVersion = apiVersionOf(resource);
-    object.kind = resource.kind;
-  }
-  return object;
-}
