@@ -31,7 +31,7 @@ import { finalizerAction } from "./finalizer.ts";
 import { admits, begin, fresh, step, superseded, type Life, type Outcome } from "./life.ts";
 import { cycleEnvOf, workerTimingOf, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
-import { reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
+import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 import { Background } from "./spawning.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
@@ -174,7 +174,7 @@ export class Reconciler {
     const freeze = gate && shard ? AbortSignal.any([gate, shard]) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = this.options.freezeGraceMs ?? 2000;
-    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => this.abandoned(uid, item.object, graceMs) }, (owned) =>
+    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.object.running, item.object, graceMs) }, (owned) =>
       this.cycle(uid, item, owned, freeze),
     );
     if (outcome !== LOST) return outcome;
@@ -217,7 +217,7 @@ export class Reconciler {
       const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal) || this.background.holds(body));
       const plan = await runCycle(this.env, object, body, signal, action);
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
-      if (freeze?.aborted) return this.discarded(body, plan);
+      if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
       reportRuns(this.audience, body, plan);
       if (!planWrites(plan)) return { kind: "written", body, wrote: false, next: nextOf(plan, body, body), ...delayOf(plan) };
       const newest = await this.write(body, plan, freeze);
@@ -225,7 +225,7 @@ export class Reconciler {
       return { kind: "written", body, ...(newest !== body ? { answer: newest } : {}), wrote: true, next: nextOf(plan, body, newest), ...delayOf(plan) };
     } catch (error) {
       if (signal.aborted && this.hard.signal.aborted) return { kind: "stopped" };
-      if (freeze?.aborted) return this.discarded(body);
+      if (freeze?.aborted) return reportDiscarded(this.audience, body);
       if (isRefusedForSize(error)) {
         reportRefusal(body, error, { logger: this.logger, poster: this.audience.poster });
         this.audience.health?.count("kobun_processing_refusals_total");
@@ -245,7 +245,7 @@ export class Reconciler {
     entry.life = next.life;
     if (outcome.kind === "failed") {
       if (this.options.observer) this.erred.add(uid);
-      this.failed(event.object, outcome.error, next.again ?? 0);
+      reportFailure(this.audience, event.object, outcome.error, next.again ?? 0);
     }
     if (next.again === undefined && !next.body) return;
     const item: Item = next.body ? { type: "modified", object: next.body } : event;
@@ -270,30 +270,6 @@ export class Reconciler {
     return tracked.object.memo;
   }
 
-  private failed(body: KubeObject, error: unknown, again: number): void {
-    this.logger.error("could not process the object; will retry", {
-      namespace: body.metadata.namespace, name: body.metadata.name, error, retryInMs: again,
-    });
-    this.audience.health?.count("kobun_processing_failures_total");
-    // Visible where people look (kubectl describe), not only in the operator's log; the
-    // backoff (up to a minute) bounds how often.
-    const reason = error instanceof Error ? error.message : String(error);
-    this.audience.poster?.post(body, "Warning", "Error", `Could not write the handlers' results: ${reason}; retrying in ${Math.round(again / 1000)}s.`, "error");
-  }
-
-  private discarded(body: KubeObject, plan?: CyclePlan): Outcome {
-    const ran = plan?.runs.map((r) => r.spec.id).join(",");
-    this.logger.debug("frozen: the cycle's results are not written", { namespace: body.metadata.namespace, name: body.metadata.name, ...(ran ? { ran } : {}) });
-    return { kind: "lost" };
-  }
-
-  private abandoned(uid: string, body: KubeObject, graceMs: number): void {
-    const running = this.states.get(uid)?.object.running ?? "(none: the cycle was writing)";
-    this.logger.warn("abandoned a handler that ignored the freeze past the grace period; nothing is written for it", {
-      handler: running, namespace: body.metadata.namespace, name: body.metadata.name, gracePeriodMs: graceMs,
-    });
-    this.audience.health?.count("kobun_handlers_abandoned_total");
-  }
 }
 
 /** What the cycle asks for next: the finalizer first, a re-check of others' change, a delay, or nothing. */

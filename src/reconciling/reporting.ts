@@ -1,5 +1,6 @@
 // What the reconciler tells about a cycle, and the on.event handlers it runs beside it:
-// one log line per handler run, its counter, and an Event on the object (kubectl describe).
+// one log line per handler run, its counter, and an Event on the object (kubectl describe);
+// and the cycles that went wrong: failed writes, results discarded by a freeze, handlers abandoned.
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
@@ -10,6 +11,7 @@ import type { CyclePlan } from "../handling/cycle.ts";
 import { matchMeta } from "../handling/filters.ts";
 import type { HandlerSpec } from "../handling/registry.ts";
 import type { EventContext, EventHandlerFn } from "../handling/types.ts";
+import type { Outcome } from "./life.ts";
 import type { Counters, ReconcileObserver } from "./options.ts";
 
 /** An object event: what reaches an object's worker (relist markers do not). */
@@ -66,4 +68,31 @@ export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): voi
   if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length) {
     to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
   }
+}
+
+/** A cycle that could not be written: logged, counted, and posted on the object; it will retry in `again` ms. */
+export function reportFailure(to: Audience, body: KubeObject, error: unknown, again: number): void {
+  to.logger.error("could not process the object; will retry", {
+    namespace: body.metadata.namespace, name: body.metadata.name, error, retryInMs: again,
+  });
+  to.health?.count("kobun_processing_failures_total");
+  // Visible where people look (kubectl describe), not only in the operator's log; the
+  // backoff (up to a minute) bounds how often.
+  const reason = error instanceof Error ? error.message : String(error);
+  to.poster?.post(body, "Warning", "Error", `Could not write the handlers' results: ${reason}; retrying in ${Math.round(again / 1000)}s.`, "error");
+}
+
+/** A cycle whose object was taken from us (a freeze, a handover): its results are not written. */
+export function reportDiscarded(to: Audience, body: KubeObject, plan?: CyclePlan): Outcome {
+  const ran = plan?.runs.map((r) => r.spec.id).join(",");
+  to.logger.debug("frozen: the cycle's results are not written", { namespace: body.metadata.namespace, name: body.metadata.name, ...(ran ? { ran } : {}) });
+  return { kind: "lost" };
+}
+
+/** A handler that ignored the freeze past its grace period: left behind, nothing written for it. */
+export function reportAbandoned(to: Audience, running: string | undefined, body: KubeObject, graceMs: number): void {
+  to.logger.warn("abandoned a handler that ignored the freeze past the grace period; nothing is written for it", {
+    handler: running ?? "(none: the cycle was writing)", namespace: body.metadata.namespace, name: body.metadata.name, gracePeriodMs: graceMs,
+  });
+  to.health?.count("kobun_handlers_abandoned_total");
 }
