@@ -17,37 +17,14 @@ import { linkedSignal, sleep } from "../util/abort.ts";
 import { Nudge } from "../util/nudge.ts";
 import type { Logger } from "../util/log.ts";
 import { supervise } from "../util/supervise.ts";
-import type { Toggle } from "../util/toggle.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
 import { peerId } from "./identity.ts";
-import type { PeeringClient } from "./records.ts";
+import type { LeaseElectionOptions } from "./options.ts";
 import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "../kube/lease-record.ts";
 import { leaseResource } from "./resources.ts";
 
-export interface LeaseElectionOptions {
-  client: PeeringClient;
-  toggle: Toggle;
-  /** The Lease's name. */
-  name: string;
-  /** Leases are namespaced: where the Lease lives (e.g. the operator's own namespace). */
-  namespace: string;
-  /** Default: `peerId()`. */
-  id?: string;
-  /** Seconds a lease is valid after its last renewal. Default 15. */
-  duration?: number;
-  /** Seconds the holder may fail to renew before it gives up (freezes). Default 10. */
-  renewDeadline?: number;
-  /** Seconds between attempts to acquire or renew. Default 2. */
-  retryPeriod?: number;
-  logger: Logger;
-  /** Upper bound for releasing the lease on exit, in ms. Default 2000. */
-  exitTimeoutMs?: number;
-  /** Awaited on exit before the lease is released (the runtime: "the handlers have finished"). */
-  beforeLeave?: () => Promise<void>;
-  /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
-  maxLineBytes?: number;
-}
+export type { LeaseElectionOptions } from "./options.ts";
 
 export class LeaseElection {
   readonly id: string;
@@ -66,7 +43,6 @@ export class LeaseElection {
   private lastRenew = 0;
   private announcedHolder: string | undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Something changed while an attempt ran: attempt again at once. */
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
   /** Aborts an in-flight renewal when the deadline passes. */

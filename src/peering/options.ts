@@ -1,4 +1,4 @@
-// What a Peering is built from.
+// What a Peering, and a LeaseElection (lease mode), are built from.
 
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
@@ -37,6 +37,30 @@ export interface PeeringOptions {
   events?: PeeringEvents;
   /** Re-check delays while the peering resource is missing or unreadable. Default 500 ms → 10 s. */
   recheck?: { initialMs: number; maxMs: number };
+  /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
+  maxLineBytes?: number;
+}
+
+export interface LeaseElectionOptions {
+  client: PeeringClient;
+  toggle: Toggle;
+  /** The Lease's name. */
+  name: string;
+  /** Leases are namespaced: where the Lease lives (e.g. the operator's own namespace). */
+  namespace: string;
+  /** Default: `peerId()`. */
+  id?: string;
+  /** Seconds a lease is valid after its last renewal. Default 15. */
+  duration?: number;
+  /** Seconds the holder may fail to renew before it gives up (freezes). Default 10. */
+  renewDeadline?: number;
+  /** Seconds between attempts to acquire or renew. Default 2. */
+  retryPeriod?: number;
+  logger: Logger;
+  /** Upper bound for releasing the lease on exit, in ms. Default 2000. */
+  exitTimeoutMs?: number;
+  /** Awaited on exit before the lease is released (the runtime: "the handlers have finished"). */
+  beforeLeave?: () => Promise<void>;
   /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
   maxLineBytes?: number;
 }

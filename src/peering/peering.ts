@@ -3,21 +3,19 @@
 //   - watch: follow the peering object, re-decide on every change of it;
 //   - a single timer at the moment the earliest blocking peer expires, so resuming after a
 //     ghost (a peer killed without cleanup) happens at its deadline, not a keep-alive later.
-// The decision itself is `decide()` (pure); this file only does I/O and applies it to the
-// Toggle under the holder `peering:<namespace|cluster>/<name>`.
-//
-// Logs: one line when freezing (naming the peer), one when resuming, one warning per
-// conflict episode; nothing per event while frozen.
+// The decision itself is `decide()` (pure); this file only does I/O, and hold.ts applies it
+// to the Toggle under the holder `peering:<namespace|cluster>/<name>`. Nothing is logged per
+// event while frozen.
 
 import { resourceName, type KubeObject } from "../kube/types.ts";
 import { linkedSignal, sleep } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
 import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
-import type { Toggle } from "../util/toggle.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
-import { carriedPeers, decide, formatTime, keepaliveInterval, parsePeers, peerRecord, type Decision } from "./decide.ts";
+import { carriedPeers, decide, keepaliveInterval, parsePeers, peerRecord } from "./decide.ts";
+import { PeeringHold } from "./hold.ts";
 import { peerId } from "./identity.ts";
 import { createPeering, errorText, findPeering, leavePeering, warnUnpeered } from "./presence.ts";
 import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringTarget } from "./records.ts";
@@ -28,9 +26,6 @@ export type { PeeringOptions } from "./options.ts";
 /** setTimeout's limit (2^31-1 ms, ~24.8 days): longer delays fire at once. A timer capped here re-arms for the rest. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Why the toggle is held by us: not at all, before the first look, by peers, or by a missing resource. */
-type FrozenBy = null | "pending" | "peers" | "missing";
-
 export class Peering {
   readonly id: string;
   /** The toggle holder name: `peering:<namespace|cluster>/<name>`. */
@@ -38,8 +33,7 @@ export class Peering {
   private readonly target: PeeringTarget;
   private readonly where: string;
   private readonly log: Logger;
-  private frozenBy: FrozenBy = null;
-  private conflictWarned = false;
+  private readonly hold: PeeringHold;
   /** The peering object as last seen by the watch (undefined: absent or not yet seen). */
   private body: KubeObject | undefined;
   private listed: KubeObject | undefined;
@@ -64,6 +58,7 @@ export class Peering {
     this.where = describeTarget(this.target);
     this.holder = `peering:${this.where}`;
     this.log = options.logger.child({ peering: `${resourceName(this.target.resource)}/${this.where}` });
+    this.hold = new PeeringHold(options.toggle, this.holder, options.priority, this.log);
   }
 
   /**
@@ -75,8 +70,7 @@ export class Peering {
    * watchers now would only start LISTs during shutdown.
    */
   async run(signal: AbortSignal): Promise<void> {
-    this.frozenBy = "pending";
-    this.options.toggle.freeze(this.holder, `${this.holder}: waiting for the first look at the peers`);
+    this.hold.waitForFirstLook();
     try {
       await this.loop(signal);
     } finally {
@@ -109,7 +103,7 @@ export class Peering {
       }
       if (found.kind === "missing" && !this.options.mandatory) {
         warnUnpeered(this.log, found.why, this.options.notices);
-        this.setFrozen(null);
+        this.hold.release();
         return;
       }
       const why = found.kind === "missing" ? found.why : `cannot read the peering object: ${errorText(found.error)}`;
@@ -121,9 +115,7 @@ export class Peering {
         }
         complaint = why;
       }
-      // Holding the toggle must be remembered, or a later setFrozen(null) would skip the unfreeze.
-      if (found.kind === "missing" || this.frozenBy === null) this.frozenBy = "missing";
-      this.options.toggle.freeze(this.holder, `${this.holder}: ${why}`);
+      this.hold.unavailable(why, found.kind === "missing");
       await sleep(backoff.next(), signal);
     }
   }
@@ -231,45 +223,8 @@ export class Peering {
     if (carried.length === 0) this.gone = undefined;
     const decision = decide(now, this.id, this.options.priority, [...peers, ...carried], this.options.equalsShare ?? false);
     for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
-    this.apply(decision);
+    this.hold.apply(decision);
     this.arm(decision.nextChangeAt);
-  }
-
-  private apply(decision: Decision): void {
-    const top = decision.blockers[0];
-    if (!decision.frozen || !top) return this.setFrozen(null);
-    const own = this.options.priority;
-    const until = formatTime(top.deadline);
-    if (decision.conflict && (this.frozenBy !== "peers" || !this.conflictWarned)) {
-      this.log.warn("operators with the same priority conflict: freezing all of them until only one is left", {
-        peers: decision.blockers.map((p) => p.id),
-        priority: own,
-        hint: "give them different priorities, or run one replica",
-      });
-      this.conflictWarned = true;
-    } else if (!decision.conflict && this.frozenBy !== "peers") {
-      this.log.info("freezing: a peer with a higher priority is alive", {
-        peer: top.id,
-        priority: top.priority,
-        ownPriority: own,
-        until,
-        message: top.message,
-      });
-    }
-    this.frozenBy = "peers";
-    const reason = decision.conflict
-      ? `${this.holder}: ${top.id} has the same priority ${own}`
-      : `${this.holder}: ${top.id} has priority ${top.priority} > ${own}${top.message ? ` (${top.message})` : ""}`;
-    this.options.toggle.freeze(this.holder, reason);
-  }
-
-  /** Releases our hold on the toggle (one log line if it was a real freeze). */
-  private setFrozen(value: null): void {
-    if (this.frozenBy === value) return;
-    if (this.frozenBy === "peers" || this.frozenBy === "missing") this.log.info("resuming: no peer with a higher or the same priority is alive");
-    this.frozenBy = value;
-    this.conflictWarned = false;
-    this.options.toggle.unfreeze(this.holder);
   }
 
   private arm(at: number | undefined): void {
