@@ -29,7 +29,7 @@ import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
-import { checkAdmissionOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
+import { checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 
@@ -254,13 +254,7 @@ export class Registry {
     if (this.background.some((b) => b.id === id && b.wanted.text === wanted.text)) {
       throw new Error(`a daemon or timer with id ${JSON.stringify(id)} is already registered for ${wanted.text}: pass a distinct { id }`);
     }
-    const where = `${kind} ${id}`;
-    if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) throw new Error(`${where}: needs { interval } in seconds > 0`);
-    for (const key of ["initialDelay", "backoff", "cancellationTimeout", "idle"] as const) {
-      const v = options?.[key];
-      if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
-    }
-    if (options?.retries !== undefined && !(options.retries >= 1)) throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
+    checkBackgroundOptions(`${kind} ${id}`, kind, options);
     this.aliases.note(selector);
     this.background.push({ id, kind, selector, wanted, fn, options: options ?? {} });
   }
@@ -276,21 +270,7 @@ export class Registry {
         throw new Error(`a ${kind} handler with id ${JSON.stringify(id)} is already registered for ${wanted.text}: pass a distinct { id }`);
       }
     }
-    if (options.retries !== undefined && !(options.retries >= 1)) throw new Error(`handler ${id}: retries must be ≥ 1 (attempts)`);
-    for (const key of ["backoff", "timeout"] as const) {
-      const v = options[key];
-      if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
-    }
-    if (options.children !== undefined) {
-      if (!Array.isArray(options.children)) throw new Error(`handler ${id}: children must be a list of resources like ["configmaps", "apps/v1/deployments"]`);
-      for (const child of options.children) {
-        try {
-          parseSelector(child);
-        } catch (error) {
-          throw new Error(`handler ${id}: children: ${(error as Error).message}`);
-        }
-      }
-    }
+    checkHandlerOptions(id, options);
     const spec: HandlerSpec = { id, kind, selector, fn, options, order: this.handlers.length };
     if (kind === "field") spec.field = fieldPath(options.field!);
     if (options.sensitive !== undefined) spec.sensitive = sensitivePaths(id, options.sensitive);

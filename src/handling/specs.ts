@@ -2,7 +2,7 @@
 // of the options that only the registry's callers can get wrong. Split from registry.ts, which
 // holds the `on.*` functions that build them.
 
-import type { parseSelector, ResourceSelector } from "../kube/discovery.ts";
+import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import { fieldPath } from "./filters.ts";
 import type {
   ActivityFn,
@@ -103,4 +103,30 @@ export function sensitivePaths(id: string, fields: unknown): string[][] {
   const ok = Array.isArray(fields) && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
   if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
   return (fields as string[]).map((f) => fieldPath(f));
+}
+
+export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {
+  if (options.retries !== undefined && !(options.retries >= 1)) throw new Error(`handler ${id}: retries must be ≥ 1 (attempts)`);
+  for (const key of ["backoff", "timeout"] as const) {
+    const v = options[key];
+    if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
+  }
+  if (options.children === undefined) return;
+  if (!Array.isArray(options.children)) throw new Error(`handler ${id}: children must be a list of resources like ["configmaps", "apps/v1/deployments"]`);
+  for (const child of options.children) {
+    try {
+      parseSelector(child);
+    } catch (error) {
+      throw new Error(`handler ${id}: children: ${(error as Error).message}`);
+    }
+  }
+}
+
+export function checkBackgroundOptions(where: string, kind: BackgroundSpec["kind"], options: BackgroundSpec["options"] | undefined): void {
+  if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) throw new Error(`${where}: needs { interval } in seconds > 0`);
+  for (const key of ["initialDelay", "backoff", "cancellationTimeout", "idle"] as const) {
+    const v = options?.[key];
+    if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
+  }
+  if (options?.retries !== undefined && !(options.retries >= 1)) throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
 }
