@@ -3,7 +3,7 @@
 // ConnectionError; transient ones are retried with capped, jittered, abortable backoff
 // (honouring Retry-After); a 401 re-reads the credentials once.
 
-import { sleep } from "../util/abort.ts";
+import { sleep, untilAborted } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
@@ -133,14 +133,7 @@ export class Transport {
       } finally {
         deadline.end();
       }
-      if (!error) {
-        if (!text) return undefined as T;
-        try {
-          return JSON.parse(text) as T;
-        } catch {
-          return text as T; // not JSON (e.g. /healthz): the caller asked for it
-        }
-      }
+      if (!error) return parsedBody<T>(text);
       if (error.code === 401) {
         if (!reauthenticated && (await untilAborted(this.reauthenticated(auth), signal))) {
           reauthenticated = true;
@@ -263,30 +256,6 @@ export class Transport {
   }
 }
 
-/**
- * Waits for `promise` (credentials: a file read, an exec plugin of up to a minute), or rejects
- * with the signal's reason the moment it aborts. The load itself goes on: it is shared with
- * other requests and bounded by its own timeout.
- */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 export function queryString(query: Query): string {
   let text = "";
   for (const key in query) {
@@ -295,4 +264,14 @@ export function queryString(query: Query): string {
     text += (text ? "&" : "?") + key + "=" + encodeURIComponent(String(value));
   }
   return text;
+}
+
+/** An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the caller asked for it). */
+function parsedBody<T>(text: string): T {
+  if (!text) return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return text as T;
+  }
 }

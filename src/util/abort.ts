@@ -53,3 +53,27 @@ export function isAbortError(error: unknown): boolean {
     (error.name === "AbortError" || error.name === "TimeoutError" || (error as { code?: string }).code === "ABORT_ERR")
   );
 }
+
+/**
+ * Waits for `promise` (kube/: credentials, a file read or an exec plugin of up to a minute), or rejects
+ * with the signal's reason the moment it aborts. The load itself goes on: it is shared with
+ * other requests and bounded by its own timeout.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
