@@ -1,10 +1,10 @@
 // The import contract of src/: each room imports only the rooms DESIGN's table allows
 // (test/contracts/rooms.ts holds the table), and the checker itself can fail.
 
-import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tree as tempTree } from "./fixtures.ts";
 import { checkImports, scanImports, sourceFiles, tableCycles, type RoomTable } from "./import-graph.ts";
 import { ALIASES, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
 
@@ -36,18 +36,7 @@ test("the scanner sees every import Bun's own scanner sees in src/ (it sees type
 });
 
 // The test of the test: a small tree with wrong imports in a temp dir.
-const fixtures: string[] = [];
-afterAll(() => fixtures.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "kobun-imports-"));
-  fixtures.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempTree("kobun-imports-", files);
 
 const SMALL: RoomTable = { util: [], kube: ["util"], runtime: ["kube", "util"], cli: ["runtime"], index: ["runtime"] };
 
