@@ -2,7 +2,8 @@
 // and whatever handlers post through `ctx.event`, sent in the background. `post()` only
 // appends to a bounded queue and never blocks or throws; a task started in the operator's
 // scope sends them (a few at a time) to core v1 `events` in the object's namespace;
-// `flush(signal)` drains the queue at shutdown. Like client-go's recorder (correlator.ts):
+// `flush(signal)` drains the queue at shutdown, for as long as `signal` allows: Events are
+// best-effort (as in Kubernetes), so what does not fit is dropped and counted in one debug line. Like client-go's recorder (correlator.ts):
 // an identical event still queued only raises its count, one already posted is PATCHed with
 // the new count, similar ones are combined, and each object has a token bucket.
 // Must never post about Event objects (that would feed itself), never retry forever, never
@@ -59,6 +60,11 @@ export class EventPoster {
   private readonly posted = new PostedEvents();
   private wake: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * The signal of every write. Not the scope's: writes in flight when the operator stops may
+   * finish within the shutdown's flush window; `flush()` aborts them when its window ends.
+   */
+  private sending = new AbortController();
   private readonly logger: Logger;
   private readonly capacity: number;
   private readonly concurrency: number;
@@ -115,18 +121,37 @@ export class EventPoster {
     void scope.spawn("event poster", (signal) => this.run(signal));
   }
 
-  /** Sends everything queued, until `signal` aborts; then drops the rest. */
+  /**
+   * Sends everything queued, until `signal` aborts; then aborts the writes still in flight and
+   * drops the rest, with one debug line saying how many.
+   */
   async flush(signal: AbortSignal): Promise<void> {
-    const stop = new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
-    while ((this.queue.length || this.inFlight.size) && !signal.aborted) {
-      while (this.queue.length && this.inFlight.size < this.concurrency) this.send(this.queue.shift()!, signal);
-      await Promise.race([...this.inFlight, stop]);
+    const stop = Promise.withResolvers<void>();
+    const onAbort = () => stop.resolve();
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      while ((this.queue.length || this.inFlight.size) && !signal.aborted) {
+        while (this.queue.length && this.inFlight.size < this.concurrency) this.send(this.queue.shift()!);
+        await Promise.race([...this.inFlight, stop.promise]);
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
-    if (signal.aborted && this.queue.length) {
-      this.stats.dropped += this.queue.length;
-      for (const event of this.queue) this.pending.delete(event.key);
-      this.queue = [];
-    }
+    if (signal.aborted) await this.abandon();
+  }
+
+  /** Aborts the writes in flight and drops the queue: nothing of the poster runs afterwards. */
+  private async abandon(): Promise<void> {
+    const inFlight = this.inFlight.size;
+    const queued = this.queue.length;
+    this.sending.abort();
+    await Promise.allSettled([...this.inFlight]);
+    this.sending = new AbortController();
+    this.stats.dropped += this.queue.length;
+    for (const event of this.queue) this.pending.delete(event.key);
+    this.queue = [];
+    if (inFlight || queued) this.logger.debug("events not posted at shutdown (best-effort)", { dropped: queued, aborted: inFlight });
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -143,14 +168,14 @@ export class EventPoster {
         });
         continue;
       }
-      void this.send(this.queue.shift()!, signal).then(() => this.wake?.());
+      void this.send(this.queue.shift()!).then(() => this.wake?.());
     }
-    await Promise.all(this.inFlight);
+    // Writes still in flight are flush()'s to finish or abort: the shutdown gives them its window.
   }
 
   /** Starts sending one event; the promise is tracked in `inFlight` until it settles. */
-  private send(event: Pending, signal: AbortSignal): Promise<void> {
-    const done: Promise<void> = this.sendOne(event, signal).finally(() => this.inFlight.delete(done));
+  private send(event: Pending): Promise<void> {
+    const done: Promise<void> = this.sendOne(event, this.sending.signal).finally(() => this.inFlight.delete(done));
     this.inFlight.add(done);
     return done;
   }

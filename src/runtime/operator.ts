@@ -33,6 +33,11 @@ import { checkResourceKeys, configuredResource, enabledSelectors, settingsFor } 
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
+/**
+ * Time the Events still queued get once the handlers have finished (in parallel with peering's
+ * exit). Events are best-effort: the shutdown does not wait on them; the rest is dropped.
+ */
+const EVENT_FLUSH_MS = 10;
 
 export interface RunOptions {
   /** Aborting it stops the operator gracefully; `run()` resolves when all is ended. */
@@ -176,19 +181,31 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
 /**
  * Streams, peering and handlers are aborted together: watches close at once, handlers get
  * the grace period through their `signal`, peering removes its record meanwhile (after the
- * handlers finished: `handlersFinished`); then the poster flushes.
+ * handlers finished: `handlersFinished`); once the handlers finished, the poster sends what
+ * it can within EVENT_FLUSH_MS.
  */
 async function shutDown(
   settings: Settings, logger: Logger, graceMs: number, scope: TaskScope, reconcilers: Map<Resource, Reconciler>, poster: EventPoster, handlersFinished: () => void,
 ): Promise<RunReport> {
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
   const handling = Promise.all([...reconcilers.values()].map((p) => p.close(graceMs))).finally(() => handlersFinished());
-  const [scopeReport, handlerReports] = await Promise.all([scope.close(graceMs + PEERING_EXIT_MS), handling]);
+  const posting = handling.then(() => flushWithin(poster, EVENT_FLUSH_MS));
+  const [scopeReport, handlerReports] = await Promise.all([scope.close(graceMs + PEERING_EXIT_MS), handling, posting]);
   const report: RunReport = { abandoned: [...scopeReport.abandoned, ...handlerReports.flatMap((r) => r.abandoned)] };
-  await poster.flush(AbortSignal.timeout(1000));
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
   logger.info("stopped", { abandoned: report.abandoned.length });
   return report;
+}
+
+/** Flushes the poster for at most `ms`; its timer is cleared as soon as the flush is done. */
+async function flushWithin(poster: EventPoster, ms: number): Promise<void> {
+  const window = new AbortController();
+  const timer = setTimeout(() => window.abort(), ms);
+  try {
+    await poster.flush(window.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
