@@ -3,7 +3,6 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Manifest } from "../runtime/manifests.ts";
 
 export type { Manifest } from "../runtime/manifests.ts";
@@ -29,7 +28,8 @@ export async function loadHandlers(paths: string[]): Promise<Manifest[]> {
     else if (/\.(ts|js|mjs)$/.test(path) && !/\.(test|spec|d)\.[mt]?[jt]s$/.test(path)) modules.push(resolve(path));
   };
   paths.forEach(visit);
-  for (const module of modules) await import(pathToFileURL(module).href);
+  // Bun.pathToFileURL, not node:url's: a compiled binary would load node:url at start for nothing.
+  for (const module of modules) await import(Bun.pathToFileURL(module).href);
   return manifests;
 }
 

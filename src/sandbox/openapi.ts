@@ -7,7 +7,6 @@
 // publishes them (kube-schemas.ts). Documents carry an ETag (their hash), are immutable under `?hash=`, and answer
 // If-None-Match with 304.
 
-import { createHash } from "node:crypto";
 import { builtinSchemaName, builtinSchemas } from "./kube-schemas.ts";
 import { SERVED_VERSION } from "./discovery.ts";
 import { STORED_VERBS, type ResourceDef, type ResourceRegistry } from "./resources.ts";
@@ -98,7 +97,8 @@ export function groupVersionDocument(reg: ResourceRegistry, group: string, versi
 }
 
 function hashOf(doc: unknown): string {
-  return createHash("sha512").update(JSON.stringify(doc)).digest("hex").toUpperCase();
+  // Bun's hasher, not node:crypto's: see auth.ts.
+  return new Bun.CryptoHasher("sha512").update(JSON.stringify(doc)).digest("hex").toUpperCase();
 }
 
 /** `/openapi/v3`: each served group-version with the URL of its current document */

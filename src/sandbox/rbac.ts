@@ -11,7 +11,7 @@
 // A denial is a 403 Forbidden Status with the real message and details. The admin token (and the
 // no-token mode) is system:masters: everything is allowed.
 
-import { randomBytes } from "node:crypto";
+import { generatedToken } from "./auth.ts";
 import { nowTimestamp } from "./objects.ts";
 import { resourceKey } from "./resources.ts";
 import type { Target } from "./routing.ts";
@@ -54,7 +54,7 @@ export class ServiceAccountTokens {
     if (typeof expirationSeconds !== "number" || !Number.isInteger(expirationSeconds)) throw invalid(`Invalid value: ${JSON.stringify(expirationSeconds)}: must be an integer`);
     if (expirationSeconds < 600) throw invalid(`Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes`);
     if (expirationSeconds > 2 ** 32) throw invalid(`Invalid value: ${expirationSeconds}: may not specify a duration larger than 2^32 seconds`);
-    const token = randomBytes(32).toString("base64url");
+    const token = generatedToken();
     const expires = Date.now() + expirationSeconds * 1000;
     this.tokens.set(token, { ns, name, uid: sa.metadata.uid, expires });
     const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences : [this.audience];

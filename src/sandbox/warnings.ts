@@ -4,8 +4,9 @@
 // so that the admission chain need not thread it through every write path.
 // Not modelled: the 4 KiB total limit past which kube-apiserver truncates each warning.
 
-import { AsyncLocalStorage } from "node:async_hooks";
-
+// Required when the sandbox starts, not imported: a bundle hoists static imports of builtins to
+// its start, and `kobun run` must not load node:async_hooks for a sandbox it never runs.
+const { AsyncLocalStorage } = require("node:async_hooks") as typeof import("node:async_hooks");
 const current = new AsyncLocalStorage<string[]>();
 
 /** Records a warning for the request being served (empty and repeated texts are dropped, as upstream). */
