@@ -1,16 +1,27 @@
 // The built-in kinds' OpenAPI v3 schemas as kube-apiserver v1.37.2 publishes them
 // (kube-openapi.json.gz: regenerate with `bun test/cluster/gen-openapi.ts`), read on first use:
-// served in /openapi/v3 (openapi.ts, for `kubectl explain`), and the judge of
+// served in /openapi/v3 (openapi.ts, for `kubectl explain`) and, as v2 definitions, in
+// /openapi/v2 (openapi-v2.ts), and the judge of
 // fieldValidation=Strict for built-in kinds (which fields a kind does not have).
 
 import { readFileSync } from "node:fs";
 import vendoredPath from "./kube-openapi.json.gz" with { type: "file" };
 
-interface Vendored { schemas: Record<string, any>; groupVersions: Record<string, { kinds: Record<string, string> }> }
+interface Vendored {
+  schemas: Record<string, any>;
+  groupVersions: Record<string, { kinds: Record<string, string> }>;
+  /** the same kinds' OpenAPI v2 definitions (refs are `#/definitions/...`) */
+  definitions: Record<string, any>;
+}
 let vendored: Vendored | undefined;
 
 export function builtinSchemas(): Record<string, any> {
   return load().schemas;
+}
+
+/** the built-in kinds' OpenAPI v2 definitions, by the same names as their v3 schemas */
+export function builtinDefinitions(): Record<string, any> {
+  return load().definitions;
 }
 
 function load(): Vendored {
@@ -20,6 +31,16 @@ function load(): Vendored {
 /** `io.k8s.api.core.v1.ConfigMap` for ("", "v1", "ConfigMap"), or undefined */
 export function builtinSchemaName(group: string, version: string, kind: string): string | undefined {
   return load().groupVersions[group ? `apis/${group}/${version}` : `api/${version}`]?.kinds[kind];
+}
+
+/** schema `name` of `all` and every schema it refers to (`$ref`s are `prefix` + name), into `into` */
+export function addClosure(all: Record<string, unknown>, prefix: string, name: string, into: Record<string, unknown>): void {
+  if (into[name] || !all[name]) return;
+  into[name] = all[name];
+  JSON.stringify(all[name], (k, v) => {
+    if (k === "$ref" && typeof v === "string") addClosure(all, prefix, v.replace(prefix, ""), into);
+    return v;
+  });
 }
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);

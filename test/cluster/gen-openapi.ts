@@ -1,46 +1,57 @@
 // Regenerates src/sandbox/kube-openapi.json.gz: the OpenAPI v3 schemas of the built-in kinds the
-// sandbox serves (what `kubectl explain` reads), taken from api/openapi-spec/v3 of the
-// k8s.io/kubernetes module that test/cluster/go.mod pins (kube-apiserver's own), pruned to the
-// schemas reachable from those kinds, gzipped.
+// sandbox serves (what `kubectl explain` reads) and their OpenAPI v2 definitions (what `kubectl
+// explain --output=plaintext-openapiv2` reads), as kube-apiserver v1.37.2 serves them: read from
+// /openapi/v3 and /openapi/v2 of a throwaway test cluster (test/cluster), not from the module's
+// api/openapi-spec, which is generated without the server's enums ("Possible enum values").
+// Each pruned to what is reachable from those kinds, gzipped.
 //
-//   bun test/cluster/gen-openapi.ts          # after test/cluster/build.sh (or `go mod download`)
+//   bun test/cluster/gen-openapi.ts          # after test/cluster/build.sh
 
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { ResourceRegistry } from "../../src/sandbox/resources.ts";
+import { startCluster } from "./cluster.ts";
 
-const here = import.meta.dir;
-const out = resolve(here, "../../src/sandbox/kube-openapi.json.gz");
-const go = process.env.GO ?? (spawnSync("which", ["go"]).status === 0 ? "go" : "/usr/local/go/bin/go");
-const r = spawnSync(go, ["list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes"], { cwd: here, encoding: "utf8" });
-if (r.status !== 0) throw new Error(`go list -m k8s.io/kubernetes failed (run test/cluster/build.sh first): ${r.stderr}`);
-const specDir = join(r.stdout.trim(), "api/openapi-spec/v3");
+const out = resolve(import.meta.dir, "../../src/sandbox/kube-openapi.json.gz");
+const cluster = await startCluster({ controllerManager: false });
+const get = async (path: string) => {
+  const res = await fetch(`${cluster.url}${path}`, { headers: { authorization: `Bearer ${cluster.token}`, accept: "application/json" }, tls: { ca: cluster.caPem } });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+  return res.json() as Promise<any>;
+};
 
-const schemas: Record<string, any> = {};
-const groupVersions: Record<string, { kinds: Record<string, string>; closure: string[] }> = {};
-const builtins = new ResourceRegistry().all().filter((d) => !d.crdName);
-for (const gv of new Set(builtins.map((d) => `${d.group}/${d.versions[0]}`))) {
-  const [group, version] = gv.split("/") as [string, string];
-  const key = group ? `apis/${group}/${version}` : `api/${version}`;
-  const doc = JSON.parse(readFileSync(join(specDir, `${key.replaceAll("/", "__")}_openapi.json`), "utf8"));
-  const all: Record<string, any> = doc.components.schemas;
-  const kinds: Record<string, string> = {};
-  for (const def of builtins.filter((d) => d.group === group && d.versions[0] === version)) {
-    const name = Object.keys(all).find((n) => (all[n]["x-kubernetes-group-version-kind"] ?? []).some((g: any) => g.group === group && g.version === version && g.kind === def.kind));
-    if (!name) throw new Error(`no schema for ${gv} ${def.kind}`);
-    kinds[def.kind] = name;
-  }
-  const closure = new Set<string>();
-  const visit = (name: string) => {
-    if (closure.has(name)) return;
-    closure.add(name);
-    schemas[name] = all[name];
-    JSON.stringify(all[name], (k, v) => { if (k === "$ref" && typeof v === "string") visit(v.replace("#/components/schemas/", "")); return v; });
-  };
-  Object.values(kinds).forEach(visit);
-  groupVersions[key] = { kinds, closure: [...closure].sort() };
+/** `name` and every schema it refers to (by `prefix` + name), from `all` into `into` */
+function closure(name: string, all: Record<string, any>, prefix: string, into: Record<string, any>): void {
+  if (into[name]) return;
+  if (!all[name]) throw new Error(`no schema ${name}`);
+  into[name] = all[name];
+  JSON.stringify(all[name], (k, v) => { if (k === "$ref" && typeof v === "string") closure(v.replace(prefix, ""), all, prefix, into); return v; });
 }
-const json = JSON.stringify({ schemas, groupVersions });
-writeFileSync(out, Bun.gzipSync(new TextEncoder().encode(json), { level: 9 }));
-console.log(`wrote ${out}: ${Object.keys(schemas).length} schemas of ${Object.keys(groupVersions).length} group-versions, ${json.length} bytes of JSON`);
+
+try {
+  const schemas: Record<string, any> = {};
+  const definitions: Record<string, any> = {};
+  const groupVersions: Record<string, { kinds: Record<string, string> }> = {};
+  const swagger = await get("/openapi/v2");
+  const builtins = new ResourceRegistry().all().filter((d) => !d.crdName);
+  for (const gv of new Set(builtins.map((d) => `${d.group}/${d.versions[0]}`))) {
+    const [group, version] = gv.split("/") as [string, string];
+    const key = group ? `apis/${group}/${version}` : `api/${version}`;
+    const all: Record<string, any> = (await get(`/openapi/v3/${key}`)).components.schemas;
+    const kinds: Record<string, string> = {};
+    for (const def of builtins.filter((d) => d.group === group && d.versions[0] === version)) {
+      const name = Object.keys(all).find((n) => (all[n]["x-kubernetes-group-version-kind"] ?? []).some((g: any) => g.group === group && g.version === version && g.kind === def.kind));
+      if (!name) throw new Error(`no schema for ${gv} ${def.kind}`);
+      kinds[def.kind] = name;
+      closure(name, all, "#/components/schemas/", schemas);
+      // v2 names its definitions as v3 names its schemas
+      closure(name, swagger.definitions, "#/definitions/", definitions);
+    }
+    groupVersions[key] = { kinds };
+  }
+  const json = JSON.stringify({ schemas, groupVersions, definitions });
+  writeFileSync(out, Bun.gzipSync(new TextEncoder().encode(json), { level: 9 }));
+  console.log(`wrote ${out}: ${Object.keys(schemas).length} schemas, ${Object.keys(definitions).length} v2 definitions, of ${Object.keys(groupVersions).length} group-versions, ${json.length} bytes of JSON`);
+} finally {
+  await cluster.stop();
+}

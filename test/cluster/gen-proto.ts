@@ -2,7 +2,9 @@
 // Kubernetes kinds the sandbox accepts as `application/vnd.kubernetes.protobuf` request bodies,
 // parsed from the `generated.proto` files of k8s.io/api and k8s.io/apimachinery in the Go module
 // cache, at the versions test/cluster/go.mod pins (the same as kube-apiserver's), and pruned to
-// the messages reachable from those kinds.
+// the messages reachable from those kinds. And src/sandbox/openapi-v2-protos.json: gnostic's
+// openapi_v2 messages (github.com/google/gnostic-models/openapiv2/OpenAPIv2.proto, at the
+// version go.mod pins), the protobuf form of /openapi/v2 that client-go asks for.
 //
 //   bun test/cluster/gen-proto.ts          # after test/cluster/build.sh (or `go mod download`)
 
@@ -76,3 +78,10 @@ function prune(ns: protobuf.NamespaceBase): Record<string, unknown> | undefined 
 
 writeFileSync(out, JSON.stringify(prune(root)) + "\n");
 console.log(`wrote ${out}: ${keep.size} messages from ${files.length} generated.proto files`);
+
+// gnostic imports google/protobuf/any.proto, which protobufjs carries itself
+const gnostic = new protobuf.Root().loadSync(join(moduleDir("github.com/google/gnostic-models"), "openapiv2/OpenAPIv2.proto"), { keepCase: true });
+gnostic.resolveAll();
+const v2out = resolve(here, "../../src/sandbox/openapi-v2-protos.json");
+writeFileSync(v2out, JSON.stringify(gnostic.toJSON()) + "\n");
+console.log(`wrote ${v2out}: ${(gnostic.lookup("openapi.v2") as protobuf.Namespace).nestedArray.length} openapi.v2 messages`);
