@@ -7,7 +7,7 @@
 // publishes them (kube-schemas.ts). Documents carry an ETag (their hash), are immutable under `?hash=`, and answer
 // If-None-Match with 304.
 
-import { builtinSchemaName, builtinSchemas } from "./kube-schemas.ts";
+import { addClosure, builtinSchemaName, builtinSchemas } from "./kube-schemas.ts";
 import { SERVED_VERSION } from "./discovery.ts";
 import { STORED_VERBS, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 
@@ -18,7 +18,7 @@ const OBJECT_META = {
 };
 
 /** `api/v1`, `apis/apps/v1`: the key of a group-version in /openapi/v3 */
-function gvPath(group: string, version: string): string {
+export function gvPath(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
@@ -27,16 +27,7 @@ export function schemaName(def: ResourceDef, version: string): string {
   return `${def.group.split(".").reverse().join(".")}.${version}.${def.kind}`;
 }
 
-/** a vendored schema and every schema it refers to, into `into` */
-function addClosure(name: string, into: Record<string, unknown>): void {
-  const all = builtinSchemas();
-  if (into[name] || !all[name]) return;
-  into[name] = all[name];
-  JSON.stringify(all[name], (k, v) => {
-    if (k === "$ref" && typeof v === "string") addClosure(v.replace("#/components/schemas/", ""), into);
-    return v;
-  });
-}
+const addSchemas = (name: string, into: Record<string, unknown>) => addClosure(builtinSchemas(), "#/components/schemas/", name, into);
 
 const query = (name: string) => ({ name, in: "query", schema: { type: "string", uniqueItems: true } });
 
@@ -75,12 +66,17 @@ export function groupVersionDocument(reg: ResourceRegistry, group: string, versi
     let ref: unknown;
     if (schema) {
       const name = schemaName(def, version);
-      const properties = { ...(schema.properties ?? {}), metadata: { allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }], ...OBJECT_META } };
+      // TypeMeta's fields and ObjectMeta's ref replace the CRD's own, as the apiextensions server does
+      const typeMeta = builtinSchemas()["io.k8s.api.core.v1.ConfigMap"].properties;
+      const properties = {
+        ...(schema.properties ?? {}), apiVersion: typeMeta.apiVersion, kind: typeMeta.kind,
+        metadata: { allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }], ...OBJECT_META },
+      };
       schemas[name] = { ...schema, properties, "x-kubernetes-group-version-kind": [{ group: def.group, kind: def.kind, version }] };
-      addClosure(`${META}.ObjectMeta`, schemas);
+      addSchemas(`${META}.ObjectMeta`, schemas);
       ref = { $ref: `#/components/schemas/${name}` };
     } else if (builtin) {
-      addClosure(builtin, schemas);
+      addSchemas(builtin, schemas);
       ref = { $ref: `#/components/schemas/${builtin}` };
     }
     const base = `/${gvPath(group, version)}${def.namespaced ? "/namespaces/{namespace}" : ""}/${def.plural}`;

@@ -10,6 +10,7 @@ import { nowTimestamp, present, type Objects } from "./objects.ts";
 import { parse as parseYaml } from "yaml";
 import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
+import { openapiV2Response } from "./openapi-v2.ts";
 import { AGGREGATED, aggregatedDiscovery, wantsAggregated } from "./aggregated.ts";
 import { applyConfiguration } from "./apply.ts";
 import { managerFromUserAgent } from "./ownership.ts";
@@ -126,6 +127,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     }
     case "openapi": {
       if (req.method !== "GET" && req.method !== "HEAD") throw errors.methodNotAllowed();
+      if (target.version === "v2" && target.rest.length === 0) return openapiV2Response(ctx.registry, req);
       const res = target.version === "v3" ? openapiResponse(ctx.registry, target.rest, req, q.get("hash")) : undefined;
       if (!res) throw errors.pageNotFound();
       return res;
