@@ -7,7 +7,7 @@
 // A handler that ignores its signal cannot be killed (a promise has no owner to stop it): past
 // the grace it is abandoned, named by the caller, and its results are never written.
 
-import { linkedSignal } from "../util/abort.ts";
+import { linkedSignal, onAbort } from "../util/abort.ts";
 
 /** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */
 export const LOST: unique symbol = Symbol("lost");
@@ -33,10 +33,9 @@ export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal
   if (freeze.aborted) return LOST;
   const link = linkedSignal(owner.signal, freeze);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let onFreeze: () => void = () => {};
+  let forgetFreeze: () => void = () => {};
   const expiry = new Promise<typeof LOST>((resolve) => {
-    onFreeze = () => (timer = setTimeout(() => resolve(LOST), owner.graceMs));
-    freeze.addEventListener("abort", onFreeze, { once: true });
+    forgetFreeze = onAbort(freeze, () => (timer = setTimeout(() => resolve(LOST), owner.graceMs)));
   });
   try {
     // A rejection of `work` after it was abandoned is settled by this race, never unhandled.
@@ -48,7 +47,7 @@ export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal
     throw error;
   } finally {
     if (timer) clearTimeout(timer);
-    freeze.removeEventListener("abort", onFreeze);
+    forgetFreeze();
     link.dispose();
   }
 }
