@@ -68,6 +68,7 @@ export class LeaseElection {
    */
   async run(signal: AbortSignal): Promise<void> {
     this.options.toggle.freeze(this.holder, `${this.holder}: not acquired yet`);
+    this.options.observer?.leaseHeld(false);
     const local = linkedSignal(signal);
     const watching = this.watch(local.signal);
     try {
@@ -88,6 +89,7 @@ export class LeaseElection {
         await this.options.beforeLeave?.();
         await this.release();
       }
+      this.options.observer?.leaseHeld(false);
     }
   }
 
@@ -166,6 +168,7 @@ export class LeaseElection {
     this.armDeadline();
     if (this.held) return;
     this.held = true;
+    this.options.observer?.leaseHeld(true);
     this.announcedHolder = this.id;
     this.log.info("acquired the lease: this replica is active");
     this.options.toggle.unfreeze(this.holder);
@@ -183,6 +186,7 @@ export class LeaseElection {
   private lose(why: string): void {
     if (!this.held) return;
     this.held = false;
+    this.options.observer?.leaseHeld(false);
     this.clearDeadline();
     this.renewal?.abort(new DOMException(why, "TimeoutError"));
     this.announcedHolder = undefined;

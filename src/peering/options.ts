@@ -3,6 +3,7 @@
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { PeeringEvents } from "./feed.ts";
+import type { PeeringObserver } from "./observer.ts";
 import type { PeeringClient } from "./records.ts";
 import type { PeeringGroup } from "./resources.ts";
 
@@ -39,6 +40,8 @@ export interface PeeringOptions {
   recheck?: { initialMs: number; maxMs: number };
   /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
   maxLineBytes?: number;
+  /** Hears how many live peers there are after each look (kobun_peers_seen); none by default. */
+  observer?: Pick<PeeringObserver, "peersSeen">;
 }
 
 export interface LeaseElectionOptions {
@@ -63,4 +66,6 @@ export interface LeaseElectionOptions {
   beforeLeave?: () => Promise<void>;
   /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
   maxLineBytes?: number;
+  /** Hears whether the lease is held (kobun_lease_held); none by default. */
+  observer?: Pick<PeeringObserver, "leaseHeld">;
 }

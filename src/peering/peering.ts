@@ -14,7 +14,7 @@ import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
-import { carriedPeers, decide, keepaliveInterval, parsePeers, peerRecord } from "./decide.ts";
+import { carriedPeers, decide, keepaliveInterval, parsePeers, peerRecord, type Peer } from "./decide.ts";
 import { PeeringHold } from "./hold.ts";
 import { peerId } from "./identity.ts";
 import { createPeering, errorText, findPeering, leavePeering, warnUnpeered } from "./presence.ts";
@@ -222,6 +222,7 @@ export class Peering {
     // Forget the deleted object once none of its records is alive.
     if (carried.length === 0) this.gone = undefined;
     const decision = decide(now, this.id, this.options.priority, [...peers, ...carried], this.options.equalsShare ?? false);
+    this.options.observer?.peersSeen(countLive(peers, carried, this.id, now));
     for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
     this.hold.apply(decision);
     this.arm(decision.nextChangeAt);
@@ -262,4 +263,11 @@ export class Peering {
       this.background.delete(task);
     });
   }
+}
+
+/** Live records other than our own, of the object and of a deleted one still in force. */
+function countLive(peers: readonly Peer[], carried: readonly Peer[], self: string, now: number): number {
+  let live = 0;
+  for (const peer of [...peers, ...carried]) if (peer.id !== self && peer.deadline > now) live++;
+  return live;
 }

@@ -19,10 +19,14 @@ export interface Slot<T> {
   immediate: boolean;
   /** When the key last started processing (ms, performance clock), for the window. */
   lastStart: number;
+  /** An item is waiting to start processing (pending, or taken and waiting for a worker slot): the queue's depth. */
+  queued: boolean;
+  /** When that item was queued (ms, performance clock), for workqueue_queue_duration_seconds. */
+  queuedAt: number;
 }
 
 export function newSlot<T>(item: T, immediate: boolean): Slot<T> {
-  return { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate, lastStart: -Infinity };
+  return { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate, lastStart: -Infinity, queued: true, queuedAt: performance.now() };
 }
 
 export class Schedule<T> {

@@ -25,6 +25,7 @@
 import { TaskScope, type TaskReport } from "../util/scope.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { Semaphore } from "../util/semaphore.ts";
+import type { QueueFigures, QueueObserver } from "./observer.ts";
 import { newSlot, Schedule, type Slot } from "./schedule.ts";
 
 export interface Outcome<T> {
@@ -52,6 +53,8 @@ export interface WorkersOptions<T> {
   signal?: AbortSignal;
   logger?: Logger;
   name?: string;
+  /** Hears of adds, waits, work and re-runs (the workqueue_* metrics); none by default. */
+  observer?: QueueObserver;
 }
 
 export class Workers<T> {
@@ -63,8 +66,11 @@ export class Workers<T> {
   private readonly permits: Semaphore;
   private readonly schedule: Schedule<T>;
   private readonly settleWaiters: (() => void)[] = [];
+  private readonly observer: QueueObserver | undefined;
 
   constructor(private readonly options: WorkersOptions<T>) {
+    this.observer = options.observer;
+    this.observer?.watch?.(() => this.figures());
     this.window = options.window ?? 100;
     this.permits = new Semaphore(Math.max(1, options.limit ?? 100));
     this.schedule = new Schedule<T>(options.idleMs ?? 10_000);
@@ -97,6 +103,7 @@ export class Workers<T> {
     if (this.scope.isClosed) return;
     let slot = this.slots.get(key);
     if (slot) {
+      if (!slot.queued) this.queued(slot);
       slot.pending = item;
       slot.hasPending = true;
       slot.immediate = immediate;
@@ -108,6 +115,7 @@ export class Workers<T> {
       return;
     }
     slot = newSlot(item, immediate);
+    this.observer?.added();
     this.slots.set(key, slot);
     void this.scope.spawn(key, (signal) => this.run(key, slot, signal));
   }
@@ -136,6 +144,7 @@ export class Workers<T> {
   forget(key: string): void {
     const slot = this.slots.get(key);
     if (!slot) return;
+    if (slot.hasPending) slot.queued = false;
     slot.pending = undefined;
     slot.hasPending = false;
     slot.againAt = undefined;
@@ -155,6 +164,7 @@ export class Workers<T> {
           if (signal.aborted) return;
           if (!slot.hasPending) {
             if (fired === "again" && slot.current !== undefined) {
+              this.queued(slot);
               slot.pending = slot.current;
               slot.hasPending = true;
             } else if (fired === "idle") {
@@ -165,6 +175,7 @@ export class Workers<T> {
         if (this.options.skip?.(key, slot.pending as T)) {
           slot.pending = undefined;
           slot.hasPending = false;
+          slot.queued = false;
           if (this.settleWaiters.length) this.checkSettled();
           continue;
         }
@@ -182,29 +193,69 @@ export class Workers<T> {
         const permit = this.permits.acquire();
         if (permit) await permit;
         if (signal.aborted) return this.permits.release();
-        slot.busy = true;
-        slot.lastStart = performance.now();
-        let outcome: Outcome<T> | void;
-        try {
-          outcome = await this.options.process(key, item, signal);
-        } catch (error) {
-          if (!signal.aborted) this.logger.error("processing failed", { key, error });
-          outcome = undefined;
-        } finally {
-          slot.busy = false;
-          this.permits.release();
-        }
-        slot.current = outcome?.item ?? item;
-        // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
-        // drops it, the re-run must still happen (else a retry waits for an unrelated event).
-        if (outcome?.again !== undefined) slot.againAt = Date.now() + Math.max(0, outcome.again);
-        if (this.settleWaiters.length && !slot.hasPending) this.checkSettled();
+        await this.processTaken(key, slot, item, signal);
       }
     } finally {
       this.schedule.forget(slot);
       if (this.slots.get(key) === slot) this.slots.delete(key);
       this.checkSettled();
     }
+  }
+
+  /** Processes the item taken from `slot` (its permit held) and keeps what it asked for next. */
+  private async processTaken(key: string, slot: Slot<T>, item: T, signal: AbortSignal): Promise<void> {
+    slot.busy = true;
+    slot.lastStart = performance.now();
+    this.dequeued(slot);
+    let outcome: Outcome<T> | void;
+    try {
+      outcome = await this.options.process(key, item, signal);
+    } catch (error) {
+      if (!signal.aborted) this.logger.error("processing failed", { key, error });
+      outcome = undefined;
+    } finally {
+      slot.busy = false;
+      this.permits.release();
+      this.observer?.finished((performance.now() - slot.lastStart) / 1000);
+    }
+    slot.current = outcome?.item ?? item;
+    // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
+    // drops it, the re-run must still happen (else a retry waits for an unrelated event).
+    if (outcome?.again !== undefined) {
+      slot.againAt = Date.now() + Math.max(0, outcome.again);
+      this.observer?.retried();
+    }
+    if (this.settleWaiters.length && !slot.hasPending) this.checkSettled();
+  }
+
+  /** A key that had nothing waiting gets an item: the queue grew by one. */
+  private queued(slot: Slot<T>): void {
+    slot.queued = true;
+    slot.queuedAt = performance.now();
+    this.observer?.added();
+  }
+
+  /** The taken item starts processing; one pushed while it waited for a worker slot is queued anew. */
+  private dequeued(slot: Slot<T>): void {
+    slot.queued = false;
+    this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
+    if (slot.hasPending) this.queued(slot);
+  }
+
+  /** The queue's gauges, walked at scrape time so that the hot path keeps no extra books. */
+  private figures(): QueueFigures {
+    const now = performance.now();
+    let depth = 0;
+    let unfinished = 0;
+    let longest = 0;
+    for (const slot of this.slots.values()) {
+      if (slot.queued) depth++;
+      if (!slot.busy) continue;
+      const ran = now - slot.lastStart;
+      unfinished += ran;
+      if (ran > longest) longest = ran;
+    }
+    return { depth, unfinishedSeconds: unfinished / 1000, longestSeconds: longest / 1000 };
   }
 
   /** On abort: every waiting worker wakes up, sees the aborted signal and exits. */

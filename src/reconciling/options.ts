@@ -12,6 +12,7 @@ import type { StorageMode } from "../handling/progress.ts";
 import type { HandlerSpec, Registry } from "../handling/registry.ts";
 import type { HandlingDefaults } from "../handling/runner.ts";
 import type { Indexes } from "../handling/indexes.ts";
+import type { QueueObserver } from "../queueing/observer.ts";
 
 export interface ReconcilerOptions {
   client: Pick<KubeClient, "patch" | "get">;
@@ -32,6 +33,8 @@ export interface ReconcilerOptions {
   health?: Counters;
   /** Hears of every cycle and handler run (controller_runtime_* and kobun_handler_* metrics); none by default. */
   observer?: ReconcileObserver;
+  /** Hears of the object queue's adds, waits and work (the workqueue_* metrics); none by default. */
+  queueObserver?: QueueObserver;
   /** Aborting it aborts the handlers at once (like close(0)). */
   signal?: AbortSignal;
   /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */

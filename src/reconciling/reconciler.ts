@@ -86,6 +86,7 @@ export class Reconciler {
       signal: linked.signal,
       logger: this.logger,
       name: `handling ${resource.plural}`,
+      ...(options.queueObserver ? { observer: options.queueObserver } : {}),
     });
   }
 

@@ -22,6 +22,7 @@ import { NamespaceCoverage, namespacesWatchedApart, type RoutedStream } from "./
 import { followNamespaces } from "./namespaces.ts";
 import { startPeering } from "./peering.ts";
 import type { ShardedStreams } from "./sharding.ts";
+import { peeringMetrics } from "./metrics.ts";
 import { runResourceStream } from "./streams.ts";
 
 /** What the layout wires together; made by operate(). */
@@ -79,6 +80,7 @@ export function serveLayout(wiring: Wiring): void {
       mandatory: wiring.peering.mandatory,
       ...(wiring.peering.id ? { id: wiring.peering.id } : {}),
       ...(events ? { events } : {}),
+      observer: peeringMetrics(health.metrics, namespace ?? "operator"),
     });
   };
   const startNamespace = (namespace: string, child: TaskScope) => {

@@ -6,6 +6,8 @@
 import type { BudgetState } from "../kube/budget.ts";
 import type { RequestObserver } from "../kube/observer.ts";
 import type { MetricsRegistry, Series } from "../observability/metrics.ts";
+import type { PeeringObserver } from "../peering/observer.ts";
+import type { QueueFigures, QueueObserver } from "../queueing/observer.ts";
 import type { ReconcileObserver, ReconcileResult } from "../reconciling/reconciler.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { WatchObserver, WatchRestartReason } from "../watching/types.ts";
@@ -96,4 +98,43 @@ export function reconcileMetrics(registry: MetricsRegistry, controller: string, 
       duration.labels(controller, handler).observe(seconds);
     },
   };
+}
+
+/** controller-runtime's buckets for workqueue_queue_duration_seconds and _work_duration_seconds: 10 ns to 1000 s. */
+const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000];
+/** Per registry, each queue's reader of its gauges by name: one collected family serves them all. */
+const queueReaders = new WeakMap<MetricsRegistry, Map<string, () => QueueFigures>>();
+
+/** client-go's workqueue_* metrics of one queue, with its `name` label (the controller: plural.group). */
+export function workqueueMetrics(registry: MetricsRegistry, name: string): QueueObserver {
+  const adds = registry.counter("workqueue_adds_total", "Total number of adds handled by workqueue", ["name"]).labels(name);
+  const retries = registry.counter("workqueue_retries_total", "Total number of retries handled by workqueue", ["name"]).labels(name);
+  const queued = registry.histogram("workqueue_queue_duration_seconds", "How long in seconds an item stays in workqueue before being requested", QUEUE_BUCKETS, ["name"]).labels(name);
+  const work = registry.histogram("workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes.", QUEUE_BUCKETS, ["name"]).labels(name);
+  const readers = queueReaders.get(registry) ?? collectQueueGauges(registry);
+  return {
+    watch: (read) => void readers.set(name, read),
+    added: () => adds.inc(),
+    started: (seconds) => queued.observe(seconds),
+    finished: (seconds) => work.observe(seconds),
+    retried: () => retries.inc(),
+  };
+}
+
+function collectQueueGauges(registry: MetricsRegistry): Map<string, () => QueueFigures> {
+  const readers = new Map<string, () => QueueFigures>();
+  queueReaders.set(registry, readers);
+  const gauge = (metric: string, help: string, pick: (f: QueueFigures) => number) =>
+    registry.collect(metric, help, "gauge", ["name"], () => [...readers].map(([name, read]) => [[name], pick(read())] as [string[], number]));
+  gauge("workqueue_depth", "Current depth of workqueue", (f) => f.depth);
+  gauge("workqueue_unfinished_work_seconds", "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.", (f) => f.unfinishedSeconds);
+  gauge("workqueue_longest_running_processor_seconds", "How many seconds has the longest running processor for workqueue been running.", (f) => f.longestSeconds);
+  return readers;
+}
+
+/** kobun_peers_seen{scope} and kobun_lease_held{scope} of one peering or lease (scope as kobun_frozen's). */
+export function peeringMetrics(registry: MetricsRegistry, scope: string): PeeringObserver {
+  const peers = registry.gauge("kobun_peers_seen", "Live peers other than this operator in the peering object, by scope.", ["scope"]).labels(scope);
+  const lease = registry.gauge("kobun_lease_held", "1 while this replica holds the lease (peering mode lease), by scope.", ["scope"]).labels(scope);
+  return { peersSeen: (count) => peers.set(count), leaseHeld: (held) => lease.set(held ? 1 : 0) };
 }

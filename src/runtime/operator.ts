@@ -23,7 +23,7 @@ import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
 import { serveLayout } from "./layout.ts";
 import { FatalError } from "./exits.ts";
-import { frozenMetric, reconcileMetrics, requestMetrics } from "./metrics.ts";
+import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
@@ -172,10 +172,11 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
     const config = w.configs.get(resource);
     const settings = settingsFor(w.settings, config);
     const observer = reconcileMetrics(w.health.metrics, resourceName(resource), settings.workers.limit);
+    const queueObserver = workqueueMetrics(w.health.metrics, resourceName(resource));
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
     const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, ...hold,
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, queueObserver, ...hold,
       ...(config && config.storage !== "auto" ? { storage: config.storage } : {}) }));
   }
   return reconcilers;

@@ -7,7 +7,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
-import { LeaseElection, Peering, type PeeringEvents } from "../peering/index.ts";
+import { LeaseElection, Peering, type PeeringEvents, type PeeringObserver } from "../peering/index.ts";
 
 export interface PeeringStart {
   client: KubeClient;
@@ -26,6 +26,8 @@ export interface PeeringStart {
   handlersDone: () => Promise<void>;
   /** Where a namespace's peering reads its object's events (a shared cluster-wide watch, or its own). */
   events?: PeeringEvents;
+  /** Hears of the peers seen and the lease held (the kobun_peers_seen / kobun_lease_held gauges). */
+  observer?: PeeringObserver;
 }
 
 export function startPeering(options: PeeringStart): void {
@@ -44,6 +46,7 @@ export function startPeering(options: PeeringStart): void {
       retryPeriod: peering.lease.retryPeriod,
       beforeLeave: options.handlersDone,
       maxLineBytes: settings.watching.lineLimit,
+      ...(options.observer ? { observer: options.observer } : {}),
     });
     scope.spawn(`lease ${peering.name}`, (signal) => election.run(signal));
     return;
@@ -61,6 +64,7 @@ export function startPeering(options: PeeringStart): void {
     beforeLeave: options.handlersDone,
     maxLineBytes: settings.watching.lineLimit,
     ...(options.notices ? { notices: options.notices } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
   scope.spawn(`peering ${peering.name}@${namespace ?? "cluster"}`, (signal) => instance.run(signal));
 }

@@ -9,20 +9,11 @@ import { PermanentError, Registry, TemporaryError } from "../../src/handling/ind
 import { run } from "../../src/runtime/operator.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
+import { eventPoll, parseExposition as parse } from "./scrape.ts";
 
 let e: Env;
 beforeAll(async () => (e = await env()));
 afterAll(() => e.stop());
-
-function parse(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const space = line.lastIndexOf(" ");
-    values.set(line.slice(0, space), Number(line.slice(space + 1)));
-  }
-  return values;
-}
 
 test("reconciles and handler runs on /metrics change as objects are handled, retried, fail permanently and fail to be written", async () => {
   const registry = new Registry();
@@ -81,14 +72,3 @@ test("reconciles and handler runs on /metrics change as objects are handled, ret
     await running;
   }
 }, 20_000);
-
-/** Scrapes until `pred` holds (a scrape is the only way to see the numbers); bounded. */
-async function eventPoll(scrape: () => Promise<unknown>, pred: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await scrape();
-    if (pred()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
