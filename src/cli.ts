@@ -21,6 +21,9 @@ Commands:
   freeze      Freeze operators of lower priority with a manual peering record.
   resume      Remove a manual peering record.
   manifests   Print CRDs, RBAC and a Deployment for this operator.
+  init        init DIR: scaffold an operator project of your own (package.json, a typed handler, its test).
+  build       Compile the runtime and ./handlers into one executable (--target for other platforms).
+  test        Run the project's tests (bun test), e.g. with kobun/testing.
   generate    generate types --crd FILE: TypeScript interfaces from CRDs (all versions).
   version     Print the version.
 
@@ -53,6 +56,12 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "manifests":
         if (wantsHelp) return help(MANIFESTS_HELP);
         return await (await import("./cli/manifests.ts")).manifestsCommand(rest, embedded);
+      case "init":
+      case "build":
+      case "test":
+        // They need the package's sources and Bun itself: a compiled operator has neither.
+        if (embedded.handlersLoaded) throw new UsageError(`kobun ${command} runs from the kobun package (npx kobun ${command}), not from a compiled operator`, command);
+        return await projectCommand(command, rest, wantsHelp);
       case "generate":
         if (wantsHelp) return help((await import("./cli/typegen.ts")).GENERATE_HELP);
         return (await import("./cli/typegen.ts")).generateCommand(rest);
@@ -65,11 +74,24 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "-h":
         return help(HELP);
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: run, dev, freeze, resume, manifests, generate, version`, command);
+        throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: run, dev, freeze, resume, manifests, init, build, test, generate, version`, command);
     }
   } catch (error) {
     return reportFailure(error);
   }
+}
+
+async function projectCommand(command: "init" | "build" | "test", rest: string[], wantsHelp: boolean): Promise<number> {
+  if (command === "build") {
+    const { BUILD_HELP, buildCommand } = await import("./cli/build.ts");
+    return wantsHelp ? help(BUILD_HELP) : await buildCommand(rest);
+  }
+  if (command === "init") {
+    const { INIT_HELP, initCommand } = await import("./cli/init.ts");
+    return wantsHelp ? help(INIT_HELP) : await initCommand(rest);
+  }
+  const { TEST_HELP, testCommand } = await import("./cli/test.ts");
+  return wantsHelp && rest.length === 1 ? help(TEST_HELP) : await testCommand(rest);
 }
 
 function help(text: string): number {
