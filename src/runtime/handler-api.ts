@@ -4,16 +4,23 @@
 
 import type { Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
+import type { Resource } from "../kube/types.ts";
 import { ApiClient, type ApiWatchEvent } from "../handling/api.ts";
 import type { Logger } from "../util/log.ts";
 import { Watcher } from "../watching/index.ts";
+
+/** LIST then WATCH of one resource, with the operator's own watcher (reconnects, 410 relists); ends when `signal` aborts. */
+export function watchResource(
+  client: KubeClient, resource: Resource, o: { namespace: string | null; labelSelector?: string; fieldSelector?: string }, signal: AbortSignal, logger: Logger,
+): AsyncIterable<ApiWatchEvent> {
+  return new Watcher(client, resource, { namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, logger }).events(signal) as AsyncIterable<ApiWatchEvent>;
+}
 
 export function handlerApi(client: KubeClient, settings: Settings, logger: Logger): ApiClient {
   const peering = settings.peering.name;
   return new ApiClient({
     client,
     fieldManager: peering === "default" ? "kobun" : `kobun-${peering}`,
-    watch: (resource, o, signal) =>
-      new Watcher(client, resource, { namespace: o.namespace, labelSelector: o.labelSelector, logger: logger.child({ watch: "ctx.api" }) }).events(signal) as AsyncIterable<ApiWatchEvent>,
+    watch: (resource, o, signal) => watchResource(client, resource, o, signal, logger.child({ watch: "ctx.api" })),
   });
 }

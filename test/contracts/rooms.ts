@@ -38,7 +38,7 @@ export const ROOMS: RoomTable = {
     "kube", "watching", "queueing", "posting", "observability", "handling", "reconciling",
     "sharding", "admission", "peering", "config", "sandbox", "util",
   ],
-  // Side room, not written yet: the kit handler authors use in their own tests; it runs a
+  // Side room: the kit handler authors use in their own tests (`kobun/testing`); it runs a
   // whole operator against a sandbox, so it stands beside runtime/ (never imported by it).
   testing: ["runtime", "sandbox", "handling", "config", "kube", "util"],
   // src/cli.ts and src/cli/: argument parsing and the subcommands; the work is runtime's.
@@ -54,4 +54,4 @@ export const ROOMS: RoomTable = {
 export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [];
 
 /** Bare specifiers that point back into src/ (tsconfig `paths`, package.json `exports`). */
-export const ALIASES: Record<string, string> = { kobun: "index.ts", "kobun/sandbox": "sandbox/index.ts" };
+export const ALIASES: Record<string, string> = { kobun: "index.ts", "kobun/sandbox": "sandbox/index.ts", "kobun/testing": "testing/index.ts" };
