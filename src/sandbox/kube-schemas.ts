@@ -1,8 +1,11 @@
+/// <reference path="./assets.d.ts" />
 // The built-in kinds' OpenAPI v3 schemas as kube-apiserver v1.37.2 publishes them
 // (kube-openapi.json.gz: regenerate with `bun test/cluster/gen-openapi.ts`), read on first use:
 // served in /openapi/v3 (openapi.ts, for `kubectl explain`) and, as v2 definitions, in
 // /openapi/v2 (openapi-v2.ts), and the judge of
 // fieldValidation=Strict for built-in kinds (which fields a kind does not have).
+// The reference above brings the asset module declaration along wherever this file is
+// typechecked (a project that imports kobun from node_modules includes only what it imports).
 
 import { readFileSync } from "node:fs";
 import vendoredPath from "./kube-openapi.json.gz" with { type: "file" };
