@@ -1,0 +1,116 @@
+// What a new user does: `npm pack` kobun, `npm install` the tarball into an empty directory,
+// `npx kobun init`, add a field to the schema and a handler using it, `npx kobun test` (the
+// project's own test, with kobun/testing against an in-process sandbox), `npx kobun build`, and
+// the binary against the real API server, where the new handler's result appears on the object.
+//
+//   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./project.e2e.ts
+//
+// Cluster target only: the sandbox part is `npx kobun test` itself (the kit starts its own), and
+// running the binary against the e2e sandbox too would repeat the same npm steps (~most of the
+// time here) to show again what scenarios.e2e.ts shows for every binary.
+// npm runs with --prefer-offline (the cache is warm; the registry is reachable for a miss).
+// It creates the CRD hellos.example.com (kept, as the suite's other CRDs) and a namespace e2e-project-*.
+
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Resource } from "../../src/kube/types.ts";
+import { awaitObject } from "../../src/testing/until.ts";
+import { silentLogger } from "../../src/util/log.ts";
+import { createNamespace, installCrds } from "./harness/kube.ts";
+import { ROOT, startOperator } from "./harness/operator.ts";
+import { targetSuite } from "./harness/suite.ts";
+import { selectedTargets, type TargetName } from "./harness/target.ts";
+
+const HELLOS: Resource = { group: "example.com", version: "v1", plural: "hellos", kind: "Hello", namespaced: true, statusSubresource: true };
+
+/** A command to completion in `cwd`, bounded; its output is in the error when it fails. */
+async function sh(cwd: string, argv: string[], timeoutMs = 120_000): Promise<{ out: string; ms: number }> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", NO_COLOR: "1" };
+  delete env.KUBECONFIG; // nothing here may find a cluster by itself
+  const t0 = performance.now();
+  const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const killer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(killer);
+  const out = stdout + stderr;
+  if (code !== 0) throw new Error(`${argv.join(" ")} (in ${cwd}) exited ${code}:\n${out.slice(-4000)}`);
+  return { out, ms: performance.now() - t0 };
+}
+
+/** The user's edit: a `times` field in the spec, and a handler that uses it. */
+function addEchoes(project: string): void {
+  const handler = join(project, "handlers/hello.ts");
+  const source = readFileSync(handler, "utf8")
+    .replace("greeting: Type.String({ minLength: 1 }),", "greeting: Type.String({ minLength: 1 }),\n      times: Type.Integer({ minimum: 1 }),")
+    .replace("create_fn: Type.Optional(", "echo_fn: Type.Optional(Type.Object({ echoes: Type.Array(Type.String()) })),\n      create_fn: Type.Optional(");
+  expect(source).toContain("times: Type.Integer");
+  expect(source).toContain("echo_fn:");
+  writeFileSync(handler, `${source}
+on.create(Hellos, ({ spec }) => ({ echoes: Array.from({ length: spec.times }, () => spec.greeting) }), { id: "echo_fn" });
+`);
+  const testFile = join(project, "test/hello.test.ts");
+  const tests = readFileSync(testFile, "utf8").replace('spec: { greeting: "hello" }', 'spec: { greeting: "hello", times: 1 }');
+  expect(tests).toContain("times: 1");
+  writeFileSync(testFile, `${tests}
+test("echo_fn repeats the greeting spec.times times", async () => {
+  await using kit = await startOperator();
+  await kit.apply(Hellos, { metadata: { name: "twice" }, spec: { greeting: "hi", times: 2 } });
+  const hello = await kit.until(Hellos, "twice", (o) => o.status?.echo_fn);
+  expect(hello.status?.echo_fn?.echoes).toEqual(["hi", "hi"]);
+});
+`);
+}
+
+describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator project of one's own, against %s", (targetName: TargetName) => {
+  const need = targetSuite(targetName, { crds: [], cleanup: [HELLOS] });
+
+  test("npm pack → npm install → kobun init → edit → kobun test → kobun build → the binary handles an object on the API server", async () => {
+    const t = need();
+    const work = mkdtempSync(join(tmpdir(), "kobun-e2e-project-"));
+    const steps: string[] = [];
+    const step = async (label: string, cwd: string, argv: string[]) => {
+      const r = await sh(cwd, argv);
+      steps.push(`${label} ${(r.ms / 1000).toFixed(1)} s`);
+      return r.out;
+    };
+    try {
+      await step("npm pack", ROOT, ["npm", "pack", "--silent", "--pack-destination", work]);
+      const project = join(work, "my-operator");
+      mkdirSync(project);
+      await step("npm install kobun", project, ["npm", "install", "--prefer-offline", join(work, "kobun-0.1.0.tgz")]);
+      const init = await step("kobun init", project, ["npx", "kobun", "init", "."]);
+      expect(init).toContain("kobun: file:../kobun-0.1.0.tgz");
+      addEchoes(project);
+      await step("npm install", project, ["npm", "install", "--prefer-offline"]);
+      const tested = await step("kobun test", project, ["npx", "kobun", "test"]);
+      expect(tested).toMatch(/\b2 pass\b/);
+      expect(tested).toMatch(/\b0 fail\b/);
+      const built = await step("kobun build", project, ["npx", "kobun", "build"]);
+      expect(built).toContain("built dist/kobun");
+      const binary = join(project, "dist/kobun");
+
+      // The CRD as the binary itself prints it (from the TypeBox schema, with the new field).
+      const manifests = await step("manifests", project, [binary, "manifests", "--standalone"]);
+      expect(manifests).toContain("times:");
+      writeFileSync(join(work, "manifests.yaml"), manifests);
+      await installCrds(t.client, join(work, "manifests.yaml"));
+
+      const ns = await createNamespace(t.client, "e2e-project");
+      const op = startOperator("my-operator", t.kubeconfigPath, ["--standalone", "-n", ns], binary);
+      await t.client.create(HELLOS, ns, { apiVersion: "example.com/v1", kind: "Hello", metadata: { name: "world" }, spec: { greeting: "hello", times: 3 } });
+      // Awaited on a watch, as kobun/testing's until does.
+      const handled = await awaitObject({
+        client: t.client, resource: HELLOS, namespace: ns, name: "world", what: "handled by the project's binary",
+        test: (o) => o?.status?.echo_fn && o.status.create_fn, timeoutMs: 20_000, signal: new AbortController().signal, logger: silentLogger,
+      });
+      expect(handled?.status?.echo_fn).toEqual({ echoes: ["hello", "hello", "hello"] });
+      expect(handled?.status?.create_fn).toEqual({ message: "hello, world" });
+      expect((await op.stop()).code).toBe(0);
+      console.log(`[project.e2e] ${steps.join("; ")}`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
