@@ -1,4 +1,4 @@
-// The `kobun` command line: argument dispatch for run, dev, freeze, resume, manifests and
+// The `kobun` command line: argument dispatch for run, dev, freeze, resume, manifests, init, build, test,
 // version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
 // It installs the signal handlers; the runtime below it never does.
 
