@@ -9,6 +9,7 @@
 import type { Static, TSchema } from "typebox";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 import { resource, type ResourceToken } from "./resource.ts";
+import { STATUS_KEY } from "./progress.ts";
 
 export interface PrinterColumn {
   name: string;
@@ -84,7 +85,7 @@ function crdOf(definition: ResourceDefinition<TSchema, TSchema | undefined>, ver
   const { group, kind, plural, schema } = definition;
   // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
   const properties: Record<string, unknown> = { spec: plain(schema.spec) };
-  if (schema.status) properties.status = plain(schema.status);
+  if (schema.status) properties.status = withProgressRoom(plain(schema.status));
   const openAPIV3Schema = { type: "object", properties, required: ["spec"] };
   const columns = definition.printerColumns?.map((c) => ({ ...c }));
   return {
@@ -106,6 +107,16 @@ function crdOf(definition: ResourceDefinition<TSchema, TSchema | undefined>, ver
       })),
     },
   };
+}
+
+/**
+ * kobun keeps its progress at status.kobun (progress.ts) beside the handlers' results, one
+ * PATCH per cycle; a status schema that pruned it would push the progress to annotations, at
+ * two PATCHes per cycle. The status type handlers see does not name it: it is kobun's own.
+ */
+function withProgressRoom(status: any): unknown {
+  if (typeof status !== "object" || status === null || status.type !== "object" || status.properties?.[STATUS_KEY]) return status;
+  return { ...status, properties: { ...status.properties, [STATUS_KEY]: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } };
 }
 
 function plain(schema: TSchema): unknown {
