@@ -1,5 +1,5 @@
 // What a new user does: `npm pack` kobun, `npm install` the tarball into an empty directory,
-// `npx kobun init`, add a field to the schema and a handler using it, `npx kobun test` (the
+// `npx kobun init`, add a field to the schema and a handler using it, `tsc`, `npx kobun test` (the
 // project's own test, with kobun/testing against an in-process sandbox), `npx kobun build`, and
 // the binary against the real API server, where the new handler's result appears on the object.
 //
@@ -23,6 +23,7 @@ import { ROOT, startOperator } from "./harness/operator.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
+const VERSION: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 const HELLOS: Resource = { group: "example.com", version: "v1", plural: "hellos", kind: "Hello", namespaced: true, statusSubresource: true };
 
 /** A command to completion in `cwd`, bounded; its output is in the error when it fails. */
@@ -37,6 +38,16 @@ async function sh(cwd: string, argv: string[], timeoutMs = 120_000): Promise<{ o
   const out = stdout + stderr;
   if (code !== 0) throw new Error(`${argv.join(" ")} (in ${cwd}) exited ${code}:\n${out.slice(-4000)}`);
   return { out, ms: performance.now() - t0 };
+}
+
+/** What a project needs (bin, src, the scaffold, the example config), and no tests, benchmarks or example handlers. */
+function expectPackaged(files: string[]): void {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  for (const needed of ["bin/kobun.js", "src/cli.ts", "src/sandbox/kube-openapi.json.gz", "scaffold/handlers/hello.ts", "scaffold/gitignore", "kobun.example.yaml"]) expect(files).toContain(needed);
+  for (const target of Object.values(pkg.exports as Record<string, string>)) expect(files).toContain(target.replace(/^\.\//, ""));
+  // The one file under test/: the Dockerfile's rootfs script, a build step, not a test.
+  expect(files.filter((f) => f.startsWith("test/"))).toEqual(["test/scratch/rootfs.sh"]);
+  expect(files.filter((f) => /^(bench|handlers|dist|node_modules|\.ci)\//.test(f) || (/\.test\.ts$/.test(f) && !f.startsWith("scaffold/")))).toEqual([]);
 }
 
 /** The user's edit: a `times` field in the spec, and a handler that uses it. */
@@ -70,6 +81,7 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
     const t = need();
     const work = mkdtempSync(join(tmpdir(), "kobun-e2e-project-"));
     const steps: string[] = [];
+    const t0 = performance.now();
     const step = async (label: string, cwd: string, argv: string[]) => {
       const r = await sh(cwd, argv);
       steps.push(`${label} ${(r.ms / 1000).toFixed(1)} s`);
@@ -77,17 +89,25 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
     };
     try {
       await step("npm pack", ROOT, ["npm", "pack", "--silent", "--pack-destination", work]);
+      const tarball = join(work, `kobun-${VERSION}.tgz`);
+      expectPackaged((await sh(work, ["tar", "tzf", tarball])).out.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, "")));
       const project = join(work, "my-operator");
       mkdirSync(project);
-      await step("npm install kobun", project, ["npm", "install", "--prefer-offline", join(work, "kobun-0.1.0.tgz")]);
+      await step("npm install kobun", project, ["npm", "install", "--prefer-offline", tarball]);
       const init = await step("kobun init", project, ["npx", "kobun", "init", "."]);
-      expect(init).toContain("kobun: file:../kobun-0.1.0.tgz");
+      expect(init).toContain(`kobun: file:../kobun-${VERSION}.tgz`);
       addEchoes(project);
       await step("npm install", project, ["npm", "install", "--prefer-offline"]);
-      const tested = await step("kobun test", project, ["npx", "kobun", "test"]);
+      // Three independent checks at once (their wall time is the longest one's): the project
+      // typechecks (kobun's own sources from node_modules under the project's tsconfig, and the
+      // handler that uses the new field), its tests pass, and it builds.
+      const [, tested, built] = await Promise.all([
+        step("tsc", project, ["npx", "tsc", "--noEmit", "-p", "."]),
+        step("kobun test", project, ["npx", "kobun", "test"]),
+        step("kobun build", project, ["npx", "kobun", "build"]),
+      ]);
       expect(tested).toMatch(/\b2 pass\b/);
       expect(tested).toMatch(/\b0 fail\b/);
-      const built = await step("kobun build", project, ["npx", "kobun", "build"]);
       expect(built).toContain("built dist/kobun");
       const binary = join(project, "dist/kobun");
 
@@ -107,8 +127,11 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
       });
       expect(handled?.status?.echo_fn).toEqual({ echoes: ["hello", "hello", "hello"] });
       expect(handled?.status?.create_fn).toEqual({ message: "hello, world" });
+      // kobun's progress beside the results in status.kobun (the CRD leaves room for it): not pruned to annotations.
+      expect(handled?.status?.kobun).toBeDefined();
+      expect(handled?.metadata.annotations?.["kobun.dev/last-handled-configuration"]).toBeUndefined();
       expect((await op.stop()).code).toBe(0);
-      console.log(`[project.e2e] ${steps.join("; ")}`);
+      console.log(`[project.e2e] ${steps.join("; ")}; all ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
