@@ -17,6 +17,7 @@ import { managerFromUserAgent } from "./ownership.ts";
 import { answerReview } from "./reviews.ts";
 import { scalePaths, scaleRequest } from "./scale.ts";
 import { toTable, wantsTable } from "./table.ts";
+import { partialList, partialObject, partialView } from "./partial.ts";
 import { route, verbOf } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
 import { shardFilter, withShards } from "./shards.ts";
@@ -169,10 +170,14 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
       if (sub) throw errors.methodNotAllowed();
       const list = listObjects(ctx.store, def, version, ns, q, ctx.shardSelectors) as { metadata: Record<string, unknown>; items: any[] };
       list.items = await ctx.admission.listItems(def, version, list.items);
+      const view = partialView(req.headers.get("accept"));
+      if (view) return jsonResponse(partialList(def, list, view));
       return jsonResponse(wantsTable(req.headers.get("accept")) ? toTable(def, version, list.items, list.metadata) : list);
     }
     case "get": {
       const obj = ctx.objects.get(def, ns, name!);
+      const view = partialView(req.headers.get("accept"));
+      if (view) return jsonResponse(partialObject(def, await ctx.admission.present(def, version, obj), view));
       return wantsTable(req.headers.get("accept")) ? jsonResponse(toTable(def, version, [obj])) : out(obj);
     }
     case "create": {
@@ -261,6 +266,7 @@ function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version:
     def, version, ns, selector, resourceVersion: q.get("resourceVersion") ?? undefined,
     sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
     convert: ctx.admission.watchConverter(def, version),
+    partial: partialView(req.headers.get("accept")),
     ...(wantsTable(req.headers.get("accept")) ? { asTable: (o: any, withColumns: boolean) => toTable(def, version, [o], { resourceVersion: o.metadata.resourceVersion }, withColumns) } : {}),
   }, (w) => ctx.watches.delete(w), req.signal);
   ctx.watches.add(watch);

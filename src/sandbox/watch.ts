@@ -9,6 +9,7 @@ import type { Selector } from "./selectors.ts";
 import type { ResourceDef } from "./resources.ts";
 import { resourceKey } from "./resources.ts";
 import { statusBody } from "./status.ts";
+import { asPartial, type PartialView } from "./partial.ts";
 
 const encoder = new TextEncoder();
 
@@ -27,6 +28,8 @@ export interface WatchSpec {
   asTable?: (object: any, withColumns: boolean) => unknown;
   /** a CRD's conversion webhook (admission.ts): events are sent in order, each once converted */
   convert?: (object: any) => Promise<any>;
+  /** metadata only (partial.ts): each object as PartialObjectMetadata; asked as a List, the stream ends at the first event */
+  partial?: PartialView | undefined;
 }
 
 export class WatchStream {
@@ -120,8 +123,11 @@ export class WatchStream {
   private sendEvent(type: string, object: any): void {
     const { kind, apiVersion: _a, ...rest } = object;
     const full = { kind, apiVersion: this.apiVersion, ...rest };
-    const convert = this.spec.convert;
-    if (convert) return this.inOrder(async () => JSON.stringify({ type, object: await convert(full) }));
+    const { convert, partial } = this.spec;
+    // kube-apiserver cannot transform an object into a list: it ends the stream, sending nothing.
+    if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
+    if (convert) return this.inOrder(async () => JSON.stringify({ type, object: partial ? asPartial(await convert(full), partial) : await convert(full) }));
+    if (partial) return this.sendRaw(JSON.stringify({ type, object: asPartial(full, partial) }));
     if (this.spec.asTable) {
       this.sendRaw(JSON.stringify({ type, object: this.spec.asTable(full, !this.tableSent) }));
       this.tableSent = true;
@@ -133,7 +139,9 @@ export class WatchStream {
   private sendBookmark(initialEnd: boolean): void {
     const metadata: Record<string, unknown> = { resourceVersion: String(this.store.rv) };
     if (initialEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
-    const line = JSON.stringify({ type: "BOOKMARK", object: { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata } });
+    const partial = this.spec.partial;
+    if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
+    const line = JSON.stringify({ type: "BOOKMARK", object: partial ? { kind: partial.kind, apiVersion: partial.apiVersion, metadata } : { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata } });
     if (this.spec.convert) this.inOrder(async () => line);
     else this.sendRaw(line);
   }
