@@ -20,6 +20,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /** The Accept header: `METADATA_LIST` (kube/partial.ts) for PartialObjectMetadataList. */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -76,8 +78,8 @@ export class KubeClient {
   }
 
   /** A streaming GET (a watch): the open Response. */
-  stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }): Promise<Response> {
-    return this.transport.stream(path, query, signal, hooks);
+  stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }, accept?: string): Promise<Response> {
+    return this.transport.stream(path, query, signal, hooks, accept);
   }
 
   // ----- verbs -----
@@ -97,6 +99,7 @@ export class KubeClient {
         continue: o.continue || undefined,
         resourceVersion: o.resourceVersion,
       },
+      ...(o.accept ? { accept: o.accept } : {}),
       signal: o.signal,
     });
   }

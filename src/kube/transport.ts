@@ -38,6 +38,8 @@ export interface RequestOptions {
   /** A string or bytes are sent as they are; anything else as JSON. */
   body?: unknown;
   contentType?: string;
+  /** The Accept header instead of application/json (a metadata-only LIST asks for PartialObjectMetadataList). */
+  accept?: string;
   signal?: AbortSignal;
   /**
    * Retry policy. Unset: reads are retried on every transient failure; writes only when they
@@ -116,7 +118,8 @@ export class Transport {
       let error: ApiError | undefined;
       const started = performance.now();
       try {
-        const response = await this.send(url, { method, headers: this.headersFor(auth, contentType), body, signal: deadline.signal });
+        const headers = this.headersFor(auth, contentType);
+        const response = await this.send(url, { method, headers: options.accept ? { ...headers, Accept: options.accept } : headers, body, signal: deadline.signal });
         if (!response.ok) error = await apiErrorFrom(response, method, path);
         else if (response.status !== 204) text = await response.text();
         this.observers.ended(method, String(response.status), started);
@@ -158,20 +161,20 @@ export class Transport {
    * and holds it until `signal` aborts (abort it once done with the body), so streams never
    * take the fetch slots that requests need.
    */
-  async stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }): Promise<Response> {
+  async stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }, accept?: string): Promise<Response> {
     const url = this.server + path + queryString(query);
     const shown = path + queryString(query);
     const release = await streamBudget.acquire(signal, hooks?.waitingForSlot);
     hooks?.sending?.();
     try {
-      return await this.openStream(url, shown, signal);
+      return await this.openStream(url, shown, signal, accept);
     } catch (error) {
       release();
       throw error;
     }
   }
 
-  private async openStream(url: string, shown: string, signal: AbortSignal): Promise<Response> {
+  private async openStream(url: string, shown: string, signal: AbortSignal, accept: string | undefined): Promise<Response> {
     let reauthenticated = false;
     for (;;) {
       // Current credentials need no wait, so no listener on the caller's (long-lived) signal.
@@ -180,7 +183,8 @@ export class Transport {
       let response: Response;
       const started = performance.now();
       try {
-        response = await this.send(url, { method: "GET", headers: this.headersFor(auth, undefined), signal });
+        const headers = this.headersFor(auth, undefined);
+        response = await this.send(url, { method: "GET", headers: accept ? { ...headers, Accept: accept } : headers, signal });
         this.observers.ended("GET", String(response.status), started);
       } catch (cause) {
         this.observers.ended("GET", "<error>", started);

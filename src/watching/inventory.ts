@@ -66,10 +66,11 @@ function slim(object: KubeObject): void {
 /**
  * A real API server sends LIST items of built-in kinds without apiVersion/kind (only watch
  * events carry them): fill them in, so handlers, Events' involvedObject and the rule "never
- * post about Event objects" see the same body whichever way it arrived.
+ * post about Event objects" see the same body whichever way it arrived. A metadata-only
+ * (`partial`) object comes as PartialObjectMetadata: it gets the resource's own too.
  */
-export function typed(object: KubeObject, resource: Resource): KubeObject {
-  if (!object.kind) {
+export function typed(object: KubeObject, resource: Resource, partial = false): KubeObject {
+  if (!object.kind || partial) {
     object.apiVersion = apiVersionOf(resource);
     object.kind = resource.kind;
   }

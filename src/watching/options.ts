@@ -16,6 +16,11 @@ export interface WatcherOptions {
    * each call (a replica's shards change; the caller restarts the stream when they do).
    */
   shardSelector?: () => string | undefined;
+  /**
+   * Receive only metadata: LISTs ask for PartialObjectMetadataList, WATCHes for
+   * PartialObjectMetadata (kube/partial.ts); the objects get the resource's apiVersion and kind.
+   */
+  metadataOnly?: boolean;
   /** LIST page size (`limit`). Default 500. */
   pageSize?: number;
   /** WATCH `timeoutSeconds`, jittered ±10 % per request. Default 300. */

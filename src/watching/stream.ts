@@ -42,7 +42,7 @@ export class WatchStream {
   }
 
   /** Sends the request; resolves once the headers are in (non-2xx rejects with ApiError). */
-  async open(path: string, query: Record<string, string>): Promise<void> {
+  async open(path: string, query: Record<string, string>, accept?: string): Promise<void> {
     this.waitingSince = Date.now();
     this.arm(this.inactivityMs);
     try {
@@ -51,7 +51,7 @@ export class WatchStream {
         // server's silence: the idle clock starts when the request is sent.
         waitingForSlot: () => (this.waitingSince = 0),
         sending: () => (this.waitingSince = Date.now()),
-      });
+      }, accept);
       if (!response.body) throw new Error(`watch ${path}: response without a body`);
       this.reader = response.body.getReader();
       if (this.closed) this.cancelReader();

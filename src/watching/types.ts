@@ -54,6 +54,8 @@ export interface WatchClient {
       limit?: number;
       continue?: string;
       resourceVersion?: string;
+      /** The Accept header (a metadata-only LIST: kube/partial.ts). */
+      accept?: string;
       signal?: AbortSignal;
     },
   ): Promise<ObjectList>;
@@ -61,5 +63,5 @@ export interface WatchClient {
    * A streaming GET: resolves on headers; non-2xx → ApiError; aborting `signal` closes the socket.
    * `hooks` hear when the stream waits for a connection slot and when the request goes out.
    */
-  stream(path: string, query: Record<string, string>, signal: AbortSignal, hooks?: StreamHooks): Promise<Response>;
+  stream(path: string, query: Record<string, string>, signal: AbortSignal, hooks?: StreamHooks, accept?: string): Promise<Response>;
 }

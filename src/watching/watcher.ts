@@ -9,6 +9,7 @@
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
+import { METADATA_LIST, METADATA_OBJECT } from "../kube/partial.ts";
 import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
 import { WatchStream } from "./stream.ts";
 import { classify, errorEvent, forbidden, lineFacts, lineTooLong, rejected, WatchError } from "./errors.ts";
@@ -114,6 +115,10 @@ export class Watcher {
     }
   }
 
+  private typed(object: KubeObject): KubeObject {
+    return typed(object, this.resource, this.options.metadataOnly === true);
+  }
+
   private useStreaming(): boolean {
     return this.streamingMode === "always" || (this.streamingMode === "auto" && this.streamingSupported !== false);
   }
@@ -130,13 +135,14 @@ export class Watcher {
         shardSelector: this.shardSelector,
         limit: this.pageSize,
         continue: token,
+        ...(this.options.metadataOnly ? { accept: METADATA_LIST } : {}),
         signal,
       });
     } catch (error) {
       await this.failed(error, "list", signal);
       return;
     }
-    for (const object of page.items) yield this.inventory.listed(typed(object, this.resource));
+    for (const object of page.items) yield this.inventory.listed(this.typed(object));
     this.state = S.pageReceived(page);
     if (this.state.kind === "listed") yield* this.inventory.finish(this.state.resourceVersion);
   }
@@ -156,7 +162,7 @@ export class Watcher {
     try {
       await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, {
         labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, shardSelector: this.shardSelector,
-      }));
+      }), this.options.metadataOnly ? METADATA_OBJECT : undefined);
       this.state = S.watchOpened(this.state);
       exit = yield* this.read(conn, read);
     } catch (error) {
@@ -202,11 +208,11 @@ export class Watcher {
     switch (outcome.kind) {
       case "apply":
         this.pacing.delivered();
-        this.inventory.apply(outcome.type, outcome.object);
+        this.inventory.apply(outcome.type, this.typed(outcome.object));
         yield { type: outcome.type, object: outcome.object };
         return false;
       case "initial":
-        yield this.inventory.listed(outcome.object);
+        yield this.inventory.listed(this.typed(outcome.object));
         return false;
       case "initial-done":
         this.streamingSupported = true;
