@@ -32,7 +32,10 @@ export const RESOURCE_ENTRY = section("One handled resource.", {
     backoff: GLOBAL.handling.fields.backoff,
     timeout: GLOBAL.handling.fields.timeout,
   }),
-  metadataOnly: flag({ default: false, doc: "Watch as PartialObjectMetadata (only metadata is received): less memory and bandwidth. Not acted on yet: true is refused at start-up." }),
+  metadataOnly: flag({
+    default: false,
+    doc: "true: watch as PartialObjectMetadata (only metadata is received: less memory and bandwidth; handlers reading ctx.spec or ctx.status get an error; progress is kept in annotations). Absent: metadata-only when every handler of the resource declares it (resource(selector, { metadataOnly: true })); false: always in full.",
+  }),
   storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "status" (status.kobun; needs a status subresource), "annotations" (kobun.dev/ annotations), or "auto": status when the resource has a status subresource, else annotations.' }),
 });
 
@@ -51,14 +54,15 @@ export interface ResourceSettings {
   readonly enabled: boolean;
   readonly workers?: { readonly limit?: number; readonly batchWindow?: number };
   readonly handling?: { readonly retries?: number | null; readonly backoff?: number; readonly timeout?: number | null };
-  readonly metadataOnly: boolean;
+  /** Absent: as the handlers declare (resource(selector, { metadataOnly: true })). */
+  readonly metadataOnly?: boolean;
   readonly storage: "auto" | "status" | "annotations";
 }
 
 type Tree = Record<string, unknown>;
 const isMapping = (value: unknown): value is Tree => typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
 
-/** Reads `resources:`; every problem goes to `issues`. Only keys given are kept (but enabled, metadataOnly, storage always). */
+/** Reads `resources:`; every problem goes to `issues`. Only keys given are kept (but enabled and storage always). */
 export function readResources(raw: unknown, file: string, lines: ReadonlyMap<string, number>, issues: ConfigIssue[]): Record<string, ResourceSettings> {
   const result: Record<string, ResourceSettings> = {};
   if (raw === undefined || raw === null) return result;
@@ -72,7 +76,7 @@ export function readResources(raw: unknown, file: string, lines: ReadonlyMap<str
     const read = readGiven(RESOURCE_ENTRY, entry ?? {}, path, fileAt(file, line), issues);
     checkSelector(read, "labelSelector", labelSelectorProblem, path, fileAt(file, line), issues);
     checkSelector(read, "fieldSelector", fieldSelectorProblem, path, fileAt(file, line), issues);
-    result[key] = { key, file, ...(line !== undefined ? { line } : {}), enabled: true, metadataOnly: false, storage: "auto", ...read } as ResourceSettings;
+    result[key] = { key, file, ...(line !== undefined ? { line } : {}), enabled: true, storage: "auto", ...read } as ResourceSettings;
   }
   return result;
 }

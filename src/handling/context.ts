@@ -16,6 +16,8 @@ export interface HandlerTools {
   poster?: EventPoster;
   /** The operator's indexes (indexes.ts's `view`). */
   indexes?: Readonly<Record<string, Index>>;
+  /** Set when the resource is watched metadata-only: why, for the error a read of ctx.spec or ctx.status gets. */
+  metadataOnly?: string;
 }
 
 export function objectContext(
@@ -28,11 +30,12 @@ export function objectContext(
   patch?: Patch,
 ): ObjectContext {
   const meta = body.metadata;
+  const partial = tools.metadataOnly;
   return {
     body,
-    spec: body.spec ?? EMPTY,
+    spec: partial ? notReceived("spec", partial) : (body.spec ?? EMPTY),
     meta,
-    status: body.status ?? EMPTY,
+    status: partial ? notReceived("status", partial) : (body.status ?? EMPTY),
     uid: meta.uid ?? "",
     name: meta.name ?? "",
     namespace: meta.namespace,
@@ -46,6 +49,21 @@ export function objectContext(
     event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,
     indexes: tools.indexes ?? NO_INDEXES,
   };
+}
+
+/**
+ * What ctx.spec and ctx.status are when only metadata is received: reading any field throws,
+ * saying why, instead of handing out an empty object that looks like an empty spec.
+ */
+function notReceived(part: "spec" | "status", why: string): Record<string, any> {
+  const fail = (key: string | symbol): never => {
+    throw new Error(`ctx.${part}${typeof key === "string" ? `.${key}` : ""}: not received, ${why}; read ctx.meta, or set metadataOnly: false in kobun.yaml`);
+  };
+  return new Proxy(EMPTY, {
+    get: (_, key) => (key === "then" || key === Symbol.toPrimitive || key === "toJSON" ? undefined : fail(key)),
+    has: (_, key) => fail(key),
+    ownKeys: () => fail("(its keys)"),
+  });
 }
 
 const recorders = new WeakMap<EventPoster, EventRecorder>();

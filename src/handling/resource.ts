@@ -21,6 +21,8 @@ export interface ResourceToken<T extends object = KubeObject> {
   readonly plural: string;
   /** The resource's kobun.yaml key besides its selector (not enumerable: the token stays a plain selector). */
   readonly alias?: string;
+  /** Its handlers read only metadata (TokenOptions.metadataOnly; not enumerable either). */
+  readonly metadataOnly?: boolean;
   /** Never set: carries the object type for the compiler only. */
   readonly [objectType]?: T;
 }
@@ -39,12 +41,26 @@ type Builtin<T extends { metadata?: unknown }> = Omit<Wire<T>, "metadata"> & { m
 export interface TokenOptions {
   /** A short name for the resource's key in kobun.yaml's `resources:` (instead of the selector). */
   alias?: string;
+  /**
+   * The handlers registered with this token read only the objects' metadata: when every handler
+   * of the resource says so, it is watched as PartialObjectMetadata (kobun.yaml may overrule).
+   */
+  metadataOnly?: boolean;
+}
+
+/** What a metadata-only token's handlers receive: the object's metadata, under the resource's apiVersion and kind. */
+export interface MetadataObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
 }
 
 /**
  * Names a resource and the type of its objects: `resource<KobunExample>("kobunexamples.kobun.dev/v1")`;
  * `resource<KobunExample>("kobunexamples.kobun.dev/v1", { alias: "examples" })` lets kobun.yaml say `resources: { examples: … }`.
  */
+function typed(selector: string, options: TokenOptions & { metadataOnly: true }): ResourceToken<MetadataObject>;
+function typed<T extends object = KubeObject>(selector: string, options?: TokenOptions): ResourceToken<T>;
 function typed<T extends object = KubeObject>(selector: string, options: TokenOptions = {}): ResourceToken<T> {
   const parsed = parseSelector(selector);
   const token = { group: parsed.group, version: parsed.version, plural: parsed.name };
@@ -52,6 +68,7 @@ function typed<T extends object = KubeObject>(selector: string, options: TokenOp
     checkAlias(options.alias, parsed.text);
     Object.defineProperty(token, "alias", { value: options.alias, enumerable: false });
   }
+  if (options.metadataOnly) Object.defineProperty(token, "metadataOnly", { value: true, enumerable: false });
   // Messages that print a selector show the text it was written as.
   Object.defineProperty(token, "toJSON", { value: () => parsed.text, enumerable: false });
   return Object.freeze(token);

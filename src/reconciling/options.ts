@@ -2,7 +2,7 @@
 // handling engine's environment derived from them (the defaults, the diff base policy).
 
 import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import type { ApiClient } from "../handling/api.ts";
@@ -44,6 +44,12 @@ export interface ReconcilerOptions {
   diffBaseLimit?: number;
   /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
   storage?: StorageMode;
+  /**
+   * The resource is watched metadata-only, for this reason: handlers reading ctx.spec or
+   * ctx.status get an error saying so, and the server's full answers to our writes are cut
+   * down to metadata (the next cycle must not diff a full object against partial ones).
+   */
+  metadataOnly?: string;
   /**
    * The running signal of the freeze gate of this namespace (undefined: cluster-scoped): it
    * aborts when the objects there are taken away, and is aborted while they are frozen. A frozen
@@ -107,7 +113,10 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
       limit: options.diffBaseLimit ?? settings?.handling.diffBaseLimit ?? DEFAULT_DIFF_BASE_LIMIT,
     },
     logger,
-    tools: { api: options.api, poster: options.poster, ...(options.indexes ? { indexes: options.indexes.view } : {}) },
+    tools: {
+      api: options.api, poster: options.poster, ...(options.indexes ? { indexes: options.indexes.view } : {}),
+      ...(options.metadataOnly ? { metadataOnly: `${resourceName(resource)} is watched metadata-only (${options.metadataOnly})` } : {}),
+    },
   };
   return { env, events };
 }

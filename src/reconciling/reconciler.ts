@@ -17,6 +17,7 @@
 // own last write, and never let a handler's failure escape into the watch stream.
 
 import type { KubeObject, Resource } from "../kube/types.ts";
+import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
 import { linkedSignal } from "../util/abort.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
@@ -255,12 +256,13 @@ export class Reconciler {
 
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
   private async write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
-    if (!freeze) return applyPlan(this.target, body, plan, this.hard.signal);
-    const link = linkedSignal(this.hard.signal, freeze);
+    const link = freeze ? linkedSignal(this.hard.signal, freeze) : undefined;
     try {
-      return await applyPlan(this.target, body, plan, link.signal);
+      const answer = await applyPlan(this.target, body, plan, link?.signal ?? this.hard.signal);
+      // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
+      return this.options.metadataOnly && answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer;
     } finally {
-      link.dispose();
+      link?.dispose();
     }
   }
 

@@ -40,6 +40,8 @@ export interface Wiring {
   reconcilers: Map<Resource, Reconciler>;
   /** kobun.yaml's resources: entries of the handled resources that have one. */
   configs: Map<Resource, ResourceSettings>;
+  /** The resources watched metadata-only (why, for the log). */
+  metadataOnly: Map<Resource, string>;
   /** Filled here: the gates of namespaces with a peering of their own. */
   gates: Map<string, Toggle>;
   /** Registers a toggle for the kobun_frozen metric. */
@@ -122,7 +124,7 @@ function serveStreams(
     within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
       runResourceStream(
         {
-          client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource),
+          client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
           ...(sharded ? { shardSelector: sharded.selectorFor(resource) } : {}),
           deliver: (event) => {

@@ -28,7 +28,7 @@ import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import type { ShardedStreams } from "./sharding.ts";
-import { checkResourceKeys, configuredResource, enabledSelectors, settingsFor } from "./resources.ts";
+import { checkResourceKeys, resolveResources, settingsFor } from "./resources.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -99,8 +99,9 @@ async function operate(
   await runStartup(activities, signal);
   const probes = probeValues(activities);
   if (probes) health.probes = probes;
-  const { resources, configs } = await resolveResources(client, settings, registry, signal);
+  const { resources, configs, metadataOnly } = await resolveResources(client, settings, registry, signal);
   if (signal.aborted) return { abandoned: [] };
+  for (const [resource, why] of metadataOnly) logger.info("watching metadata-only", { resource: resourceName(resource), why });
 
   const toggle = options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
@@ -111,7 +112,7 @@ async function operate(
     ? await (await import("./sharding.ts")).startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
     : undefined;
   const indexes = new Indexes(registry.indexes, logger);
-  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs });
+  const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs, metadataOnly });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
@@ -130,7 +131,7 @@ async function operate(
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
   serveLayout({
-    client, settings, resources, configs, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone, sharded,
+    client, settings, resources, configs, metadataOnly, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone, sharded,
     peering: { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) },
   });
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
@@ -159,6 +160,8 @@ interface ReconcilerWiring {
   memo: Record<string, any>;
   /** kobun.yaml entries: their workers and handling override the global ones per resource. */
   configs: Map<Resource, ResourceSettings>;
+  /** The resources watched metadata-only, and why: their progress lives in annotations. */
+  metadataOnly: Map<Resource, string>;
 }
 
 /** One reconciler per resource; their handlers stop when their namespace's gate (or the operator's toggle) freezes. */
@@ -176,8 +179,10 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
     const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, queueObserver, ...hold,
-      ...(config && config.storage !== "auto" ? { storage: config.storage } : {}) }));
+    const partial = w.metadataOnly.get(resource);
+    // A metadata-only watch never receives status: progress must live where it is received.
+    const storage = partial ? { storage: "annotations" as const, metadataOnly: partial } : config && config.storage !== "auto" ? { storage: config.storage } : {};
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, queueObserver, ...hold, ...storage }));
   }
   return reconcilers;
 }
@@ -254,29 +259,6 @@ async function connectClient(settings: Settings, logger: Logger, signal: AbortSi
     }
     throw new FatalError("connect", `cannot connect to the API server: ${reason}`, { cause: error });
   }
-}
-
-/** The enabled resources as the API server serves them, and the kobun.yaml entries of those that have one. */
-async function resolveResources(client: KubeClient, settings: Settings, registry: Registry, signal: AbortSignal): Promise<{ resources: Resource[]; configs: Map<Resource, ResourceSettings> }> {
-  const found = new Map<string, Resource>();
-  const configs = new Map<Resource, ResourceSettings>();
-  for (const { selector, config } of enabledSelectors(settings, registry.selectors(), registry.aliases.all())) {
-    let resource: Resource;
-    try {
-      resource = await client.resolve(selector, { signal });
-    } catch (error) {
-      if (signal.aborted) break;
-      if (error instanceof ConnectionError) throw new FatalError("connect", error.message, { cause: error });
-      const what = typeof selector === "string" ? selector : JSON.stringify(selector);
-      throw new FatalError("fatal", `handled resource ${what} is not served by the API server (is its CRD installed?): ${(error as Error).message}`, { cause: error });
-    }
-    const served = await configuredResource(client, selector, resource, config, signal).catch((error: unknown) => {
-      throw error instanceof ConnectionError ? new FatalError("connect", error.message, { cause: error }) : error;
-    });
-    found.set(resourceName(served), served);
-    if (config) configs.set(served, config);
-  }
-  return { resources: [...found.values()], configs };
 }
 
 function describeNamespaces(settings: Settings): string {

@@ -8,6 +8,7 @@ import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import { ConnectionError } from "../kube/errors.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import { FatalError } from "./exits.ts";
+import type { Registry } from "../handling/registry.ts";
 
 /** The registered selectors' texts, as a resource key in kobun.yaml names them. */
 function selectorKey(selector: ResourceSelector): string {
@@ -54,7 +55,6 @@ function unsupported(entry: ResourceSettings): ReturnType<typeof configIssue>[] 
   const file = entryFile(entry);
   const given = [
     entry.namespaces !== undefined && "namespaces",
-    entry.metadataOnly && "metadataOnly",
   ].filter((key): key is string => typeof key === "string");
   return given.map((key) => configIssue({ file, path: `resources.${entry.key}.${key}` }, "not supported by this version of kobun yet (issue 20); remove it, or use the global setting"));
 }
@@ -102,6 +102,28 @@ export async function configuredResource(client: KubeClient, selector: ResourceS
   return served;
 }
 
+/** Who declared a resource metadata-only (handling/metadata-only.ts), merged over the selectors that name it. */
+export interface Declaration {
+  declared: string[];
+  undeclared: string[];
+}
+
+/**
+ * Why a resource is watched metadata-only (for the start-up log), or undefined: in full. The
+ * entry decides when it says; otherwise every handler of the resource must have declared it.
+ * Progress cannot be read back from a status that is never received: "status" storage is refused.
+ */
+export function metadataOnlyReason(config: ResourceSettings | undefined, declaration: Declaration | undefined): string | undefined {
+  const declaredByAll = declaration !== undefined && declaration.declared.length > 0 && declaration.undeclared.length === 0;
+  const why = config?.metadataOnly === true ? `${entryWhere(config)}.metadataOnly is true`
+    : config?.metadataOnly === undefined && declaredByAll ? `every handler declares it: ${declaration.declared.join(", ")}`
+    : undefined;
+  if (why && config?.storage === "status") {
+    throw new FatalError("fatal", `${entryWhere(config)}.storage: "status" cannot be read back from a metadata-only watch (${why}); use "annotations" or "auto"`);
+  }
+  return why;
+}
+
 /** The settings a resource's reconciler works with: its entry's workers and handling over the global ones. */
 export function settingsFor(settings: Settings, config: ResourceSettings | undefined): Settings {
   if (config === undefined || (config.workers === undefined && config.handling === undefined)) return settings;
@@ -110,4 +132,39 @@ export function settingsFor(settings: Settings, config: ResourceSettings | undef
     workers: { ...settings.workers, ...config.workers },
     handling: { ...settings.handling, ...config.handling },
   };
+}
+
+/** The enabled resources as the API server serves them, the kobun.yaml entries of those that have one, and those watched metadata-only (why). */
+export async function resolveResources(client: KubeClient, settings: Settings, registry: Registry, signal: AbortSignal): Promise<{ resources: Resource[]; configs: Map<Resource, ResourceSettings>; metadataOnly: Map<Resource, string> }> {
+  const found = new Map<string, Resource>();
+  const configs = new Map<Resource, ResourceSettings>();
+  const declarations = new Map<string, Declaration>();
+  const registered = registry.metadataDeclarations();
+  for (const { selector, config } of enabledSelectors(settings, registry.selectors(), registry.aliases.all())) {
+    let resource: Resource;
+    try {
+      resource = await client.resolve(selector, { signal });
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof ConnectionError) throw new FatalError("connect", error.message, { cause: error });
+      const what = typeof selector === "string" ? selector : JSON.stringify(selector);
+      throw new FatalError("fatal", `handled resource ${what} is not served by the API server (is its CRD installed?): ${(error as Error).message}`, { cause: error });
+    }
+    const served = await configuredResource(client, selector, resource, config, signal).catch((error: unknown) => {
+      throw error instanceof ConnectionError ? new FatalError("connect", error.message, { cause: error }) : error;
+    });
+    const name = resourceName(served);
+    found.set(name, served);
+    if (config) configs.set(served, config);
+    // Several selectors may name one resource: all their registrations count.
+    const mine = registered.get(selectorKey(selector));
+    const merged = declarations.get(name) ?? { declared: [], undeclared: [] };
+    if (mine) declarations.set(name, { declared: [...merged.declared, ...mine.declared], undeclared: [...merged.undeclared, ...mine.undeclared] });
+  }
+  const metadataOnly = new Map<Resource, string>();
+  for (const [name, resource] of found) {
+    const why = metadataOnlyReason(configs.get(resource), declarations.get(name));
+    if (why) metadataOnly.set(resource, why);
+  }
+  return { resources: [...found.values()], configs, metadataOnly };
 }

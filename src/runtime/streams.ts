@@ -36,6 +36,8 @@ export interface StreamOptions {
   restartSignal?: () => AbortSignal;
   /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
   config?: ResourceSettings | undefined;
+  /** Receive only the objects' metadata (PartialObjectMetadata). */
+  metadataOnly?: boolean;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
 }
@@ -51,7 +53,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   let attempts = 0;
   const metrics = watchMetrics(health.metrics, resourceName(resource));
   const watcher = new Watcher(client, resource, {
-    ...watcherSettings(settings), namespace, logger, observer: metrics,
+    ...watcherSettings(settings), namespace, logger, observer: metrics, ...(options.metadataOnly ? { metadataOnly: true } : {}),
     ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
     ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),

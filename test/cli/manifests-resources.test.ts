@@ -39,7 +39,7 @@ test("the entries reach kobun run through the carried ConfigMap, and read back t
   const text = render("resources:\n  v1/configmaps: { labelSelector: app=web, workers: { limit: 3 } }");
   const configMap = parseAllDocuments(text).map((d) => d.toJS()).find((d) => d.kind === "ConfigMap");
   const carried = parse(configMap.data["kobun.yaml"]);
-  expect(carried.resources).toEqual({ "v1/configmaps": { labelSelector: "app=web", workers: { limit: 3 }, enabled: true, metadataOnly: false, storage: "auto" } });
+  expect(carried.resources).toEqual({ "v1/configmaps": { labelSelector: "app=web", workers: { limit: 3 }, enabled: true, storage: "auto" } });
   expect(resolveSettings({ fileData: carried }).resources["v1/configmaps"]?.labelSelector).toBe("app=web");
 });
 

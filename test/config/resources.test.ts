@@ -48,13 +48,13 @@ describe("resources: keys read as given", () => {
       enabled: false, workers: { limit: 3, batchWindow: 0.25 }, handling: { retries: null, backoff: 5, timeout: 60 },
       metadataOnly: true, storage: "annotations",
     });
-    expect(settings.resources.pods).toEqual({ key: "pods", file: "kobun.yaml", line: 15, enabled: true, metadataOnly: false, storage: "auto" });
+    expect(settings.resources.pods).toEqual({ key: "pods", file: "kobun.yaml", line: 15, enabled: true, storage: "auto" });
     expect(settings.workers.limit).toBe(7);
   });
 
   test("settings from fileData not parsed from text have no lines", () => {
     const settings = resolveSettings({ fileData: { resources: { pods: { enabled: false } } } });
-    expect(settings.resources.pods).toEqual({ key: "pods", file: "config", enabled: false, metadataOnly: false, storage: "auto" });
+    expect(settings.resources.pods).toEqual({ key: "pods", file: "config", enabled: false, storage: "auto" });
   });
 });
 
