@@ -143,7 +143,7 @@ export async function rawWatch(
   client: KubeClient,
   path: string,
   query: Record<string, string>,
-  { timeoutMs = 10_000, until }: { timeoutMs?: number; until?: (ev: RawLine) => boolean } = {},
+  { timeoutMs = 10_000, until, accept }: { timeoutMs?: number; until?: (ev: RawLine) => boolean; accept?: string } = {},
 ): Promise<{ events: RawLine[]; ended: "closed" | "until" | "timeout" }> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new Error("timeout")), timeoutMs);
@@ -156,7 +156,7 @@ export async function rawWatch(
     let res: Response;
     for (;;) {
       try {
-        res = await client.stream(path, { watch: "true", ...query }, ac.signal);
+        res = await client.stream(path, { watch: "true", ...query }, ac.signal, undefined, accept);
         break;
       } catch (e) {
         const err = e as { code?: number; retryAfter?: number };
