@@ -7,7 +7,7 @@ export { ConfigError, UsageError, closestMatch, configIssue, type ConfigIssue } 
 export { parseDuration, formatDuration } from "./duration.ts";
 export { defaultConfigPath, loadConfigFile, parseConfigText, DEFAULT_CONFIG_FILE } from "./file.ts";
 export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type FlagValues } from "./flags.ts";
-export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob } from "./namespaces.ts";
+export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob, resourceNamespaces } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
 export { resourcesAsYaml, type ResourceSettings } from "./resources.ts";

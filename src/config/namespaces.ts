@@ -69,3 +69,13 @@ export function fixedNamespaces(settings: { readonly namespaces: NamespaceSettin
   const matches = namespaceMatcher([], exclude);
   return include.filter(matches);
 }
+
+/**
+ * The namespaces one resource is watched in when its kobun.yaml entry gives `namespaces`
+ * (either key replaces both global ones; neither: every namespace); undefined: the global ones.
+ */
+export function resourceNamespaces(given: { readonly include?: readonly string[]; readonly exclude?: readonly string[] } | undefined): NamespaceSettings | undefined {
+  if (given === undefined) return undefined;
+  // Asked for explicitly: no "no namespaces given" warning.
+  return { ...resolveNamespaces({ include: given.include ?? [], exclude: given.exclude ?? [], allNamespaces: false }), defaulted: false };
+}

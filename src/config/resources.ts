@@ -11,7 +11,7 @@ import { fieldSelectorProblem, labelSelectorProblem } from "./selectors.ts";
 const GLOBAL = SETTINGS_SCHEMA.fields;
 
 export const RESOURCE_ENTRY = section("One handled resource.", {
-  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces both). Not acted on yet: an entry that sets it is refused at start-up.", {
+  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces both; only exclude: the whole cluster minus those). Needs one peering for the cluster (peering.clusterwide, mode lease, or standalone); kobun manifests grants it there.", {
     include: textList({ default: [], doc: 'Names or globs ("team-*"); entries starting with "!" exclude.', expected: "a list of namespace names or globs", entry: namespaceEntry }),
     exclude: textList({ default: [], doc: "Names or globs never watched for this resource.", expected: "a list of namespace names or globs", entry: excludedEntry }),
   }),

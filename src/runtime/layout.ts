@@ -6,8 +6,9 @@
 // - globs: the same per namespace, for namespaces followed as they come and go.
 // Each namespace with a peering of its own has a gate (a Toggle under the operator's): its
 // peering freezes only its streams, and its handlers (the reconcilers' freezeSignal).
+// A resource with `namespaces` of its own in kobun.yaml gets a layout of its own, the same way.
 
-import { fixedNamespaces, namespaceMatcher, type ResourceSettings, type Settings } from "../config/index.ts";
+import { fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
@@ -55,12 +56,30 @@ export interface Wiring {
 
 type Which = "all" | "namespaced" | "cluster-scoped";
 
-/** Starts the streams and peerings of the settings' layout, in `wiring.scope`. */
+/**
+ * Starts the streams and peerings of the settings' layout, in `wiring.scope`. A resource whose
+ * kobun.yaml entry gives its own `namespaces` is laid out apart, in a child scope, by the same
+ * rules, under the operator's one peering (resources.ts's checkResourceKeys: there is only one then).
+ */
 export function serveLayout(wiring: Wiring): void {
+  const apart = new Map<Resource, Reconciler>();
+  const together = new Map<Resource, Reconciler>();
+  for (const [resource, reconciler] of wiring.reconcilers) (wiring.configs.get(resource)?.namespaces ? apart : together).set(resource, reconciler);
+  layOut({ ...wiring, resources: wiring.resources.filter((r) => together.has(r)), reconcilers: together }, true);
+  for (const [resource, reconciler] of apart) {
+    const namespaces = resourceNamespaces(wiring.configs.get(resource)!.namespaces)!;
+    const scope = wiring.scope.child(`resource ${resourceName(resource)}`);
+    layOut({ ...wiring, settings: { ...wiring.settings, namespaces }, scope, resources: [resource], reconcilers: new Map([[resource, reconciler]]) }, false);
+  }
+}
+
+/** One layout: `wiring`'s resources over `wiring.settings.namespaces`; `peers`: this layout runs the operator's peering. */
+function layOut(wiring: Wiring, peers: boolean): void {
   const { client, settings, logger, health, toggle, scope, graceMs } = wiring;
   const matches = namespaceMatcher([...settings.namespaces.include], [...settings.namespaces.exclude]);
-  // One peering object for the cluster (or one Lease); otherwise one per served namespace.
-  const onePeering = settings.peering.clusterwide || settings.peering.mode === "lease";
+  // One peering object for the cluster (or one Lease); otherwise one per served namespace. A
+  // layout apart has none of its own: the operator's one peering gates it.
+  const onePeering = !peers || settings.peering.clusterwide || settings.peering.mode === "lease";
   const fixed = settings.namespaces.include.length ? fixedNamespaces(settings) : null;
   const notices = new Set<string>();
   // Namespaces with a Kopf-style peering object each: their peering watches are covered too.
@@ -76,6 +95,7 @@ export function serveLayout(wiring: Wiring): void {
     ...(gated ? { peering: { client, resource: peeringResource(settings.peering.group, true), name: settings.peering.name, maxLineBytes: settings.watching.lineLimit } } : {}),
   });
   const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) => {
+    if (!peers) return;
     const events = namespace === null ? undefined : coverage.peeringEvents(namespace);
     startPeering({
       client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => wiring.handlersDone, notices,

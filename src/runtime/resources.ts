@@ -44,20 +44,21 @@ export function checkResourceKeys(settings: Settings, selectors: readonly Resour
     const twice = alias !== undefined && settings.resources[text] && settings.resources[alias];
     if (twice) issues.push(configIssue({ file: entryFile(twice), path: `resources.${alias}` }, `${text} has an entry under its selector already; give it one entry, under either name`));
   }
-  issues.push(...Object.values(settings.resources).flatMap(unsupported));
+  issues.push(...apartPeering(settings));
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
-const entryFile = (entry: ResourceSettings) => (entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`);
-
-/** Keys the schema knows but this version does not act on yet: refused rather than silently ignored. */
-function unsupported(entry: ResourceSettings): ReturnType<typeof configIssue>[] {
-  const file = entryFile(entry);
-  const given = [
-    entry.namespaces !== undefined && "namespaces",
-  ].filter((key): key is string => typeof key === "string");
-  return given.map((key) => configIssue({ file, path: `resources.${entry.key}.${key}` }, "not supported by this version of kobun yet (issue 20); remove it, or use the global setting"));
+/** Entries with namespaces of their own need one peering for the cluster: Kopf-style peering objects follow the global namespaces only. */
+function apartPeering(settings: Settings): ReturnType<typeof configIssue>[] {
+  const { peering } = settings;
+  if (peering.standalone || peering.clusterwide || peering.mode === "lease") return [];
+  return Object.values(settings.resources)
+    .filter((entry) => entry.namespaces !== undefined && entry.enabled)
+    .map((entry) => configIssue({ file: entryFile(entry), path: `resources.${entry.key}.namespaces` },
+      "a resource watched in namespaces of its own needs one peering for the cluster (per-namespace peering follows the global namespaces): set peering.clusterwide: true, peering.mode: lease, or peering.standalone: true"));
 }
+
+const entryFile = (entry: ResourceSettings) => (entry.line === undefined ? entry.file : `${entry.file}:${entry.line}`);
 
 /** The selectors to resolve and watch, each with its settings (under its selector or its alias; none when the file has no entry): disabled ones left out. */
 export function enabledSelectors(settings: Settings, selectors: readonly ResourceSelector[], aliases: AliasTable = new Map()): { selector: ResourceSelector; config: ResourceSettings | undefined }[] {
@@ -95,6 +96,9 @@ export async function configuredResource(client: KubeClient, selector: ResourceS
   if (config.clusterScoped !== undefined && config.clusterScoped === served.namespaced) {
     const actual = served.namespaced ? "namespaced" : "cluster-scoped";
     throw new FatalError("fatal", `${entryWhere(config)}.clusterScoped: expected ${config.clusterScoped ? "a cluster-scoped" : "a namespaced"} resource, but the API server serves ${resourceName(served)} ${actual}`);
+  }
+  if (config.namespaces !== undefined && !served.namespaced) {
+    throw new FatalError("fatal", `${entryWhere(config)}.namespaces: the API server serves ${resourceName(served)} cluster-scoped; it has no namespaces to choose`);
   }
   if (config.storage === "status" && !served.statusSubresource) {
     throw new FatalError("fatal", `${entryWhere(config)}.storage: "status" needs a status subresource, and the API server serves ${resourceName(served)} without one; use "annotations" or "auto"`);

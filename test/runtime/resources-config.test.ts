@@ -85,11 +85,3 @@ test("handling and workers of an entry override the global ones for that resourc
     client.close();
   }
 }, 20_000);
-
-test("entry keys this version does not act on yet are refused at start-up, not silently ignored", async () => {
-  const settings = settingsFrom("resources:\n  secrets: { namespaces: { include: [a] } }");
-  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-  const error = await run({ settings, client, registry: twoResources(), logger: new Logger(memorySink("error")) }).catch((e: unknown) => e).finally(() => client.close());
-  expect((error as ConfigError).issues.map((issue) => issue.line)).toEqual(["namespaces"].map((key) =>
-    `kobun.yaml:3: resources.secrets.${key}: not supported by this version of kobun yet (issue 20); remove it, or use the global setting`));
-});
