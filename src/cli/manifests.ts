@@ -6,7 +6,7 @@
 import { stringify } from "yaml";
 import type { Settings } from "../config/index.ts";
 import { manifestObjects, peeringCRDs, registry, withDefinitions, type KubeObject, type Manifest, type ResourceSelector } from "../runtime/manifests.ts";
-import { parseRunFlags, resolveSettings } from "../config/index.ts";
+import { parseRunFlags, resolveSettings, resourceNamespaces } from "../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
 import { readFlags, stringFlag } from "./args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
@@ -35,8 +35,11 @@ export function renderManifests(options: ManifestOptions): string {
   const crds = handlerCRDs(options.manifests);
   // kobun.yaml's resources: a key no handler registers is an error here too; disabled resources get no grants.
   checkResourceKeys(settings, options.selectors, options.aliases);
-  const selectors = enabledSelectors(settings, options.selectors, options.aliases).map(({ selector }) => selector);
-  const rules = rbacRules({ settings, selectors, crds, children: options.children, ...(options.watched ? { watched: options.watched } : {}) });
+  const enabled = enabledSelectors(settings, options.selectors, options.aliases);
+  const selectors = enabled.map(({ selector }) => selector);
+  // Resources with namespaces of their own are granted there (rbac.ts).
+  const apart = new Map(enabled.flatMap(({ selector, config }) => (config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : [])));
+  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...(options.watched ? { watched: options.watched } : {}) });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   const webhooks = webhookObjects(name, namespace, crds);
   rules.cluster.push(...webhookRules(name));

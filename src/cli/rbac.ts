@@ -9,7 +9,7 @@
 // A Role cannot name a glob as its namespace, nor grant a cluster-scoped resource, so those
 // always go to a ClusterRole.
 
-import { fixedNamespaces, type Settings } from "../config/index.ts";
+import { fixedNamespaces, type NamespaceSettings, type Settings } from "../config/index.ts";
 import { deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../runtime/manifests.ts";
 
 export interface Rule {
@@ -29,6 +29,8 @@ export interface RbacRules {
   own: Rule[];
   /** Handled resources by scope: how many watch streams the operator opens (roleNamespaces). */
   resources: { namespaced: number; clusterScoped: number };
+  /** Resources with namespaces of their own (kobun.yaml): granted there, not in the global ones. */
+  apart: { namespaces: NamespaceSettings; rules: Rule[] }[];
 }
 
 export interface RbacInput {
@@ -40,11 +42,16 @@ export interface RbacInput {
   children?: ResourceSelector[];
   /** Of `selectors`, those only indexes read (`on.index`): get/list/watch, never patch. */
   watched?: ResourceSelector[];
+  /** Of `selectors`, those kobun.yaml gives namespaces of their own (config's resourceNamespaces). */
+  apart?: Map<ResourceSelector, NamespaceSettings>;
 }
 
+const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
+const FOLLOW_NAMESPACES: Rule = { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] };
+
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
-export function rbacRules({ settings, selectors, crds, children = [], watched = [] }: RbacInput): RbacRules {
-  const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 } };
+export function rbacRules({ settings, selectors, crds, children = [], watched = [], apart = new Map() }: RbacInput): RbacRules {
+  const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [] };
   const placed = (selector: ResourceSelector) => {
     const wanted = parseSelector(selector);
     const crd = crds.find((c) => c.spec?.names?.plural === wanted.name && (wanted.group === undefined || c.spec?.group === wanted.group));
@@ -54,8 +61,15 @@ export function rbacRules({ settings, selectors, crds, children = [], watched = 
     return { wanted, group, clusterScoped, where: clusterScoped ? rules.cluster : rules.namespaced };
   };
   for (const selector of selectors) {
-    const { wanted, group, clusterScoped, where } = placed(selector);
-    rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
+    const { wanted, group, clusterScoped, where: placedWhere } = placed(selector);
+    const own = clusterScoped ? undefined : apart.get(selector);
+    let where = placedWhere;
+    if (own) {
+      // Its own namespaces: its grants (and its Events) go there.
+      where = [EVENTS];
+      rules.apart.push({ namespaces: own, rules: where });
+      if (fixedNamespaces({ namespaces: own }) === null && !own.allNamespaces && !rules.cluster.includes(FOLLOW_NAMESPACES)) rules.cluster.push(FOLLOW_NAMESPACES);
+    } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
     if (watched.includes(selector)) {
       // Only an index reads it: listed and watched, never written.
       where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch"] });
@@ -66,11 +80,14 @@ export function rbacRules({ settings, selectors, crds, children = [], watched = 
     where.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["patch"] });
   }
   for (const selector of children) {
-    // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api.
+    // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api,
+    // where the handled objects are: resources with namespaces of their own take them there too.
     const { wanted, group, where } = placed(selector);
-    where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] });
+    const rule = { apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] };
+    where.push(rule);
+    if (where === rules.namespaced) for (const own of rules.apart) own.rules.push(rule);
   }
-  rules.namespaced.push({ apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] });
+  rules.namespaced.push(EVENTS);
   const peering = settings.peering;
   if (settings.sharding.enabled) {
     // Shard and membership Leases: created, renewed and released by update, followed by watch,
@@ -87,9 +104,9 @@ export function rbacRules({ settings, selectors, crds, children = [], watched = 
     // Where a cluster's peering CRD has a status subresource, records go there.
     where.push({ apiGroups: [resource.group], resources: [`${resource.plural}/status`], verbs: ["patch"] });
   }
-  if (fixedNamespaces(settings) === null && !settings.namespaces.allNamespaces) {
+  if (fixedNamespaces(settings) === null && !settings.namespaces.allNamespaces && !rules.cluster.includes(FOLLOW_NAMESPACES)) {
     // Globs: the runtime watches Namespace objects to find the matching ones.
-    rules.cluster.push({ apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] });
+    rules.cluster.push(FOLLOW_NAMESPACES);
   }
   return rules;
 }
@@ -113,6 +130,14 @@ function roleNamespaces(settings: Settings, rules: RbacRules): string[] | null {
   return fixed.length > apart ? null : fixed;
 }
 
+/** A resource's own namespaces that get a Role each, or null when it is watched cluster-wide (as roleNamespaces decides for the global ones). */
+function apartNamespaces(settings: Settings, namespaces: NamespaceSettings, rules: RbacRules): string[] | null {
+  const fixed = fixedNamespaces({ namespaces });
+  if (fixed === null) return null;
+  const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, { perNamespace: 1, besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit });
+  return fixed.length > apart ? null : fixed;
+}
+
 /** ServiceAccount `name` in `namespace` plus the roles and bindings that grant it `rules`. */
 export function rbacObjects(name: string, namespace: string, settings: Settings, rules: RbacRules): KubeObject[] {
   const subjects = [{ kind: "ServiceAccount", name, namespace }];
@@ -125,7 +150,13 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
     });
   };
   const fixed = roleNamespaces(settings, rules);
-  const clusterRules = fixed === null ? [...rules.namespaced, ...rules.cluster] : rules.cluster;
+  const clusterRules = fixed === null ? [...rules.namespaced, ...rules.cluster] : [...rules.cluster];
+  const roles = new Map<string, Rule[]>((fixed ?? []).map((ns) => [ns, [...rules.namespaced]]));
+  for (const group of rules.apart) {
+    const own = apartNamespaces(settings, group.namespaces, rules);
+    if (own === null) clusterRules.push(...group.rules.filter((rule) => !clusterRules.includes(rule)));
+    else for (const ns of own) roles.set(ns, [...(roles.get(ns) ?? []), ...group.rules.filter((rule) => !roles.get(ns)?.includes(rule))]);
+  }
   if (clusterRules.length > 0) {
     docs.push({ apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules: clusterRules });
     docs.push({
@@ -133,7 +164,7 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects,
     });
   }
-  for (const ns of fixed ?? []) role(name, ns, rules.namespaced);
+  for (const [ns, granted] of roles) role(name, ns, granted);
   // Its own name: the operator's namespace may also be a served one, with a Role `name` there.
   if (rules.own.length > 0) role(`${name}-lease`, namespace, rules.own);
   return docs;
