@@ -111,4 +111,35 @@ describe.each(selectedTargets())("resources in kobun.yaml, more, against %s", (t
     }
     console.log(`e2e ${targetName}: metadataOnly received keys=${Object.keys(received.get("watched")!).sort().join(",")}`);
   }, 60_000);
+
+  test("namespaces of its own: secrets watched in their namespace only, configmaps in the global one only", async () => {
+    const target = need();
+    const global = await createNamespace(target.client, "e2e-nsg");
+    const own = await createNamespace(target.client, "e2e-nso");
+    const SECRETS: Resource = { ...CONFIGMAPS, plural: "secrets", kind: "Secret" };
+    const make = (resource: Resource, ns: string, name: string) => target.client.create(resource, ns, { apiVersion: "v1", kind: resource.kind, metadata: { name } });
+    for (const ns of [global, own]) {
+      await make(CONFIGMAPS, ns, "cm-before");
+      await make(SECRETS, ns, "secret-before");
+    }
+    const received = new Set<string>();
+    const { promise: last, resolve } = Promise.withResolvers<void>();
+    const registry = new Registry();
+    const seen = ({ namespace, name }: { namespace: string | undefined; name: string }) => {
+      received.add(`${namespace === global ? "global" : namespace === own ? "own" : namespace}/${name}`);
+      if (received.has("global/cm-last") && received.has("own/secret-last")) resolve();
+    };
+    registry.on.event("v1/configmaps", seen, { id: "cms" });
+    registry.on.event("v1/secrets", seen, { id: "secrets" });
+    await operate(target.kubeconfigPath, `namespaces: { include: [${global}] }\nresources:\n  v1/secrets: { namespaces: { include: [${own}] } }\n`, registry, async () => {
+      // Through the WATCHes: the unwatched ones first, so that by the last ones they would have arrived.
+      await make(CONFIGMAPS, own, "cm-late");
+      await make(SECRETS, global, "secret-late");
+      await make(SECRETS, own, "secret-last");
+      await make(CONFIGMAPS, global, "cm-last");
+      await last;
+    }, () => [...received].join(","));
+    expect([...received].filter((key) => !key.endsWith("/kube-root-ca.crt") && !key.includes("default-token")).sort()).toEqual(["global/cm-before", "global/cm-last", "own/secret-before", "own/secret-last"]);
+    console.log(`e2e ${targetName}: resources namespaces received=${[...received].sort().join(",")}`);
+  }, 60_000);
 });
