@@ -28,7 +28,6 @@ import type {
 import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
-import { metadataDeclarations, type MetadataDeclaration } from "./metadata-only.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 import { checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
@@ -146,11 +145,6 @@ export class Registry {
     // The runtime watches what the indexes need, handled or not.
     for (const spec of this.indexes) seen.set(spec.wanted.text, spec.selector);
     return [...seen.values()];
-  }
-
-  /** Per selector text: which registrations declare they read only metadata (metadata-only.ts). */
-  metadataDeclarations(): Map<string, MetadataDeclaration> {
-    return metadataDeclarations([...this.handlers, ...this.background, ...this.indexes]);
   }
 
   /** The resources watched only because an index needs them: read, never written (`kobun manifests`' RBAC). */

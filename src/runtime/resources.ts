@@ -9,6 +9,7 @@ import { ConnectionError } from "../kube/errors.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import { FatalError } from "./exits.ts";
 import type { Registry } from "../handling/registry.ts";
+import { metadataDeclarations } from "../handling/metadata-only.ts";
 
 /** The registered selectors' texts, as a resource key in kobun.yaml names them. */
 function selectorKey(selector: ResourceSelector): string {
@@ -143,7 +144,7 @@ export async function resolveResources(client: KubeClient, settings: Settings, r
   const found = new Map<string, Resource>();
   const configs = new Map<Resource, ResourceSettings>();
   const declarations = new Map<string, Declaration>();
-  const registered = registry.metadataDeclarations();
+  const registered = metadataDeclarations([...registry.handlers, ...registry.background, ...registry.indexes]);
   for (const { selector, config } of enabledSelectors(settings, registry.selectors(), registry.aliases.all())) {
     let resource: Resource;
     try {

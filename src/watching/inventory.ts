@@ -69,7 +69,7 @@ function slim(object: KubeObject): void {
  * post about Event objects" see the same body whichever way it arrived. A metadata-only
  * (`partial`) object comes as PartialObjectMetadata: it gets the resource's own too.
  */
-export function typed(object: KubeObject, resource: Resource, partial = false): KubeObject {
+export function typed(object: KubeObject, resource: Resource, partial?: boolean): KubeObject {
   if (!object.kind || partial) {
     object.apiVersion = apiVersionOf(resource);
     object.kind = resource.kind;

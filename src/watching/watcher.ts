@@ -115,10 +115,6 @@ export class Watcher {
     }
   }
 
-  private typed(object: KubeObject): KubeObject {
-    return typed(object, this.resource, this.options.metadataOnly === true);
-  }
-
   private useStreaming(): boolean {
     return this.streamingMode === "always" || (this.streamingMode === "auto" && this.streamingSupported !== false);
   }
@@ -142,7 +138,7 @@ export class Watcher {
       await this.failed(error, "list", signal);
       return;
     }
-    for (const object of page.items) yield this.inventory.listed(this.typed(object));
+    for (const object of page.items) yield this.inventory.listed(typed(object, this.resource, this.options.metadataOnly));
     this.state = S.pageReceived(page);
     if (this.state.kind === "listed") yield* this.inventory.finish(this.state.resourceVersion);
   }
@@ -208,11 +204,11 @@ export class Watcher {
     switch (outcome.kind) {
       case "apply":
         this.pacing.delivered();
-        this.inventory.apply(outcome.type, this.typed(outcome.object));
+        this.inventory.apply(outcome.type, typed(outcome.object, this.resource, this.options.metadataOnly));
         yield { type: outcome.type, object: outcome.object };
         return false;
       case "initial":
-        yield this.inventory.listed(this.typed(outcome.object));
+        yield this.inventory.listed(typed(outcome.object, this.resource, this.options.metadataOnly));
         return false;
       case "initial-done":
         this.streamingSupported = true;
