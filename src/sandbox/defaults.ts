@@ -1,36 +1,92 @@
 // kube-apiserver's defaulting (SetDefaults_* of k8s.io/kubernetes/pkg/apis/.../v1) for the
-// built-in kinds the kubectl suite creates: Deployments (and the pod template they carry) and
-// Services. It runs before the field manager, so defaulted fields belong to the writer
-// (`kubectl-create` owns spec.template.spec.dnsPolicy, as on the real server). A Service's
-// cluster IP is allocated afterwards and owned by nobody, as the real registry does it.
+// built-in kinds the kubectl suite creates: Pods, Deployments (and the pod template they carry)
+// and Services. It runs before the field manager, so defaulted fields belong to the writer
+// (`kubectl-create` owns spec.template.spec.dnsPolicy, as on the real server). What the real
+// server adds afterwards is owned by nobody: a Service's cluster IP, and for a Pod the
+// default admission plugins' priority and not-ready/unreachable tolerations (Priority,
+// DefaultTolerationSeconds: on in every kube-apiserver, the test cluster's too) and its status.
+
+import { canonicalResources } from "./quantity.ts";
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 const dflt = (o: Record<string, any>, k: string, v: unknown) => { if (o[k] === undefined || o[k] === null) o[k] = v; };
+/** Go's `if x == 0 { x = v }`: a zero counts as unset */
+const dfltZero = (o: Record<string, any>, k: string, v: unknown) => { if (!o[k]) o[k] = v; };
+const each = (v: unknown, fn: (x: Record<string, any>) => void) => { for (const x of Array.isArray(v) ? v : []) if (isObj(x)) fn(x); };
 
-/** a tag-less or :latest image is pulled always (SetDefaults_Container) */
+/** `:latest` or no tag (and no digest) is pulled always (SetDefaults_Container, parsers.ParseImageName) */
 function pullPolicy(image: unknown): string {
-  const ref = typeof image === "string" ? image.split("@")[0]! : "";
+  const [ref = "", digest] = typeof image === "string" ? image.split("@") : [""];
   const tag = ref.lastIndexOf(":") > ref.lastIndexOf("/") ? ref.slice(ref.lastIndexOf(":") + 1) : "";
-  return !tag || tag === "latest" ? "Always" : "IfNotPresent";
+  return tag === "latest" || (!tag && !digest) ? "Always" : "IfNotPresent";
 }
 
-function defaultContainer(c: any): void {
-  if (!isObj(c)) return;
+function defaultHandler(h: unknown): void {
+  if (!isObj(h) || !isObj(h.httpGet)) return;
+  dflt(h.httpGet, "path", "/");
+  dflt(h.httpGet, "scheme", "HTTP");
+}
+
+function defaultProbe(p: unknown): void {
+  if (!isObj(p)) return;
+  dfltZero(p, "timeoutSeconds", 1);
+  dfltZero(p, "periodSeconds", 10);
+  dfltZero(p, "successThreshold", 1);
+  dfltZero(p, "failureThreshold", 3);
+  defaultHandler(p);
+}
+
+function defaultContainer(c: Record<string, any>): void {
   dflt(c, "terminationMessagePath", "/dev/termination-log");
   dflt(c, "terminationMessagePolicy", "File");
   dflt(c, "imagePullPolicy", pullPolicy(c.image));
   dflt(c, "resources", {});
-  for (const p of Array.isArray(c.ports) ? c.ports : []) if (isObj(p)) dflt(p, "protocol", "TCP");
+  canonicalResources(c.resources?.requests);
+  canonicalResources(c.resources?.limits);
+  each(c.ports, (p) => dflt(p, "protocol", "TCP"));
+  each(c.env, (e) => { if (isObj(e.valueFrom?.fieldRef)) dflt(e.valueFrom.fieldRef, "apiVersion", "v1"); });
+  for (const probe of ["livenessProbe", "readinessProbe", "startupProbe"]) defaultProbe(c[probe]);
+  if (isObj(c.lifecycle)) { defaultHandler(c.lifecycle.postStart); defaultHandler(c.lifecycle.preStop); }
+}
+
+/** SetDefaults_Volume and the volume sources' own (mode 0644, hostPath's unset type) */
+function defaultVolume(v: Record<string, any>): void {
+  if (!Object.keys(v).some((k) => k !== "name")) v.emptyDir = {};
+  for (const k of ["secret", "configMap", "downwardAPI", "projected"]) if (isObj(v[k])) dflt(v[k], "defaultMode", 420);
+  if (isObj(v.hostPath)) dflt(v.hostPath, "type", "");
+  const fieldRefs = (items: unknown) => each(items, (i) => { if (isObj(i.fieldRef)) dflt(i.fieldRef, "apiVersion", "v1"); });
+  fieldRefs(v.downwardAPI?.items);
+  each(v.projected?.sources, (s) => {
+    if (isObj(s.serviceAccountToken)) dflt(s.serviceAccountToken, "expirationSeconds", 3600);
+    fieldRefs(s.downwardAPI?.items);
+  });
 }
 
 function defaultPodSpec(spec: any): void {
   if (!isObj(spec)) return;
+  if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+  else if (spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
   dflt(spec, "dnsPolicy", "ClusterFirst");
   dflt(spec, "restartPolicy", "Always");
   dflt(spec, "terminationGracePeriodSeconds", 30);
   dflt(spec, "securityContext", {});
   dflt(spec, "schedulerName", "default-scheduler");
-  for (const list of ["containers", "initContainers"]) for (const c of Array.isArray(spec[list]) ? spec[list] : []) defaultContainer(c);
+  for (const list of ["containers", "initContainers", "ephemeralContainers"]) each(spec[list], defaultContainer);
+  each(spec.volumes, defaultVolume);
+}
+
+/** SetDefaults_Pod: what a Pod gets beyond its PodSpec's defaults (a template does not) */
+function defaultPod(pod: any): void {
+  if (!isObj(pod.spec)) return;
+  defaultPodSpec(pod.spec);
+  if (typeof pod.spec.terminationGracePeriodSeconds === "number" && pod.spec.terminationGracePeriodSeconds < 0) pod.spec.terminationGracePeriodSeconds = 1;
+  dflt(pod.spec, "enableServiceLinks", true);
+  // requests default to limits, per container
+  for (const list of ["containers", "initContainers"]) each(pod.spec[list], (c) => {
+    if (!isObj(c.resources?.limits)) return;
+    c.resources.requests = { ...c.resources.limits, ...(c.resources.requests ?? {}) };
+  });
+  for (const list of [pod.spec.overhead, pod.spec.resources?.requests, pod.spec.resources?.limits]) canonicalResources(list);
 }
 
 function defaultDeployment(d: any): void {
@@ -71,11 +127,13 @@ export function hasGeneration(group: string, plural: string): boolean {
 export function applyDefaults(group: string, plural: string, body: any): void {
   if (group === "apps" && plural === "deployments") defaultDeployment(body);
   else if (group === "" && plural === "services") defaultService(body);
+  else if (group === "" && plural === "pods") defaultPod(body);
 }
 
-/** what a created object gets after the field manager: a Service's cluster IP, empty statuses */
+/** what a created object gets after the field manager: a Service's cluster IP, a Pod's admission and status, empty statuses */
 export function allocate(group: string, plural: string, body: any, nextIP: () => string): void {
   if (group === "apps" && plural === "deployments") dflt(body, "status", {});
+  if (group === "" && plural === "pods") admitPod(body);
   if (group !== "" || plural !== "services" || !isObj(body.spec)) return;
   const spec = body.spec;
   if (spec.type !== "ExternalName" && spec.clusterIP === undefined) {
@@ -88,4 +146,46 @@ export function allocate(group: string, plural: string, body: any, nextIP: () =>
     dflt(spec, "ipFamilyPolicy", "SingleStack");
   }
   dflt(body, "status", { loadBalancer: {} });
+}
+
+const NO_EXECUTE = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
+
+/** the Priority and DefaultTolerationSeconds admission plugins, and the status a new Pod starts with */
+function admitPod(pod: any): void {
+  if (!isObj(pod.spec)) return;
+  const spec = pod.spec;
+  // no PriorityClass objects are served: a Pod without one gets the default priority
+  if (!spec.priorityClassName) dflt(spec, "priority", 0);
+  dflt(spec, "preemptionPolicy", "PreemptLowerPriority");
+  const tolerations: any[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+  for (const key of NO_EXECUTE) {
+    const tolerated = tolerations.some((t) => isObj(t) && (t.key === key || !t.key) && (!t.effect || t.effect === "NoExecute"));
+    if (!tolerated) tolerations.push({ effect: "NoExecute", key, operator: "Exists", tolerationSeconds: 300 });
+  }
+  spec.tolerations = tolerations;
+  pod.status = { phase: "Pending", qosClass: qosClass(spec) };
+}
+
+/** a CPU or memory quantity as a number, to compare requests with limits */
+function quantity(q: unknown): number {
+  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(String(q ?? ""));
+  if (!m) return Number.NaN;
+  const scale: Record<string, number> = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+  return Number(m[1]) * (scale[m[2]!] ?? Number.NaN);
+}
+
+/** pkg/apis/core/helper/qos: BestEffort without CPU or memory requests and limits, Guaranteed when every container's limits equal its requests for both */
+function qosClass(spec: Record<string, any>): string {
+  const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter(isObj);
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const requests = c.resources?.requests ?? {};
+    const limits = c.resources?.limits ?? {};
+    for (const r of ["cpu", "memory"]) {
+      if (quantity(requests[r]) > 0 || quantity(limits[r]) > 0) any = true;
+      if (limits[r] === undefined || quantity(requests[r] ?? limits[r]) !== quantity(limits[r])) guaranteed = false;
+    }
+  }
+  return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
