@@ -10,7 +10,7 @@
 
 import { addClosure, builtinDefinitions, builtinSchemaName } from "./kube-schemas.ts";
 import { SERVED_VERSION } from "./discovery.ts";
-import { gvPath, schemaName } from "./openapi.ts";
+import { gvPath, PATCH, PATCH_SCHEMA, patchTypes, schemaName } from "./openapi.ts";
 import { STORED_VERBS, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
@@ -90,7 +90,11 @@ function pathItems(def: ResourceDef, version: string, ref: unknown): { collectio
   if (def.verbs === STORED_VERBS) {
     item.get = op("get", [], false);
     item.put = op("put", writes, true);
-    item.patch = op("patch", [...writes, "force"], true);
+    const patchBody = { name: "body", in: "body", required: true, schema: { $ref: `#/definitions/${PATCH}` } };
+    const patch = op("patch", [...writes, "force"], false);
+    // kube-openapi lists json-patch first, then merge, strategic and apply
+    const [apply, ...rest] = patchTypes(def);
+    item.patch = { ...patch, consumes: [...rest, apply], parameters: [patchBody, ...patch.parameters] };
     item.delete = op("delete", ["dryRun", "gracePeriodSeconds", "propagationPolicy"], false);
     item.parameters = [{ uniqueItems: true, type: "string", description: `name of the ${def.kind}`, name: "name", in: "path", required: true }];
   }
@@ -123,6 +127,7 @@ export function openapiV2Document(reg: ResourceRegistry): Record<string, unknown
       const { collection, item } = pathItems(def, version, name ? { $ref: `#/definitions/${name}` } : undefined);
       if (Object.keys(collection).some((k) => k !== "parameters")) paths[base] = collection;
       if (Object.keys(item).some((k) => k !== "parameters")) paths[`${base}/{name}`] = item;
+      if (item.patch) definitions[PATCH] = PATCH_SCHEMA;
     }
   }
   return {

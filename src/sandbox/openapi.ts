@@ -29,6 +29,16 @@ export function schemaName(def: ResourceDef, version: string): string {
 
 const addSchemas = (name: string, into: Record<string, unknown>) => addClosure(builtinSchemas(), "#/components/schemas/", name, into);
 
+export const PATCH = `${META}.Patch`;
+/** what kube-openapi says of the Patch body, which no kind refers to */
+export const PATCH_SCHEMA = { description: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.", type: "object" };
+
+/** the patch media types a resource accepts: custom resources have no strategic merge patch */
+export function patchTypes(def: ResourceDef): string[] {
+  const types = ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"];
+  return def.crdName ? types : [...types, "application/strategic-merge-patch+json"];
+}
+
 const query = (name: string) => ({ name, in: "query", schema: { type: "string", uniqueItems: true } });
 
 function operations(def: ResourceDef, version: string, ref: unknown): { collection: Record<string, unknown>; item: Record<string, unknown> } {
@@ -48,7 +58,9 @@ function operations(def: ResourceDef, version: string, ref: unknown): { collecti
   if (def.verbs === STORED_VERBS) {
     item.get = op("get", []);
     item.put = op("put", writes);
-    item.patch = op("patch", [...writes, "force"]);
+    // the patch types by media type: kubectl computes a strategic merge patch only where it is listed
+    const patch = { $ref: `#/components/schemas/${PATCH}` };
+    item.patch = { ...op("patch", [...writes, "force"]), requestBody: { content: Object.fromEntries(patchTypes(def).map((t) => [t, { schema: patch }])) } };
     item.delete = op("delete", ["dryRun", "gracePeriodSeconds", "propagationPolicy"]);
   }
   return { collection, item };
@@ -81,6 +93,7 @@ export function groupVersionDocument(reg: ResourceRegistry, group: string, versi
     }
     const base = `/${gvPath(group, version)}${def.namespaced ? "/namespaces/{namespace}" : ""}/${def.plural}`;
     const { collection, item } = operations(def, version, ref);
+    if (item.patch) schemas[PATCH] = PATCH_SCHEMA;
     if (Object.keys(collection).length) paths[base] = collection;
     if (Object.keys(item).length) paths[`${base}/{name}`] = item;
   }

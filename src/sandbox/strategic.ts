@@ -79,15 +79,21 @@ function mergeList(field: string, original: any[], patch: any[], path: string[],
   if (!key || !patch.every(isObj)) return stripDirectives(patch) as any[];
   if (patch.some((p) => p.$patch === "replace")) return patch.filter((p) => p.$patch !== "replace").map(stripDirectives);
   const deleted = new Set(patch.filter((p) => p.$patch === "delete").map((p) => p[key]));
-  const merged: any[] = [];
+  // each patch element merges into the first element of its key so far, as apimachinery's
+  // mergeSlice does: two with one key (Service ports 53/TCP and 53/UDP by `port`) become one
+  const current = original.filter((o) => !(isObj(o) && deleted.has(o[key])));
+  const keys: unknown[] = [];
   for (const p of patch) {
     if (p.$patch === "delete") continue;
     if (!(key in p)) throw invalid(`map: ${JSON.stringify(p)} does not contain declared merge key: ${key}`);
-    const orig = original.find((o) => isObj(o) && o[key] === p[key]);
-    merged.push(mergeMap(orig ?? {}, p, [...path, field]) ?? {});
+    if (!keys.includes(p[key])) keys.push(p[key]);
+    const i = current.findIndex((o) => isObj(o) && o[key] === p[key]);
+    if (i >= 0) current[i] = mergeMap(current[i], p, [...path, field]) ?? {};
+    else current.push(mergeMap({}, p, [...path, field]) ?? {});
   }
-  const patched = new Set(merged.map((m) => m[key]));
-  const serverOnly = original.filter((o) => !(isObj(o) && (patched.has(o[key]) || deleted.has(o[key]))));
+  const rank = (o: any) => (isObj(o) ? keys.indexOf(o[key]) : -1);
+  const merged = current.filter((o) => rank(o) >= 0).sort((a, b) => rank(a) - rank(b));
+  const serverOnly = current.filter((o) => rank(o) < 0);
   const out = mergeSorted(merged, serverOnly, original, key);
   return order ? sortByOrder(out, order, key) : out;
 }

@@ -76,7 +76,8 @@ describe("OpenAPI v2", () => {
     const item = named(doc.paths.path, "/apis/two.example.com/v1/namespaces/{namespace}/gizmos/{name}");
     const params = item.patch.parameters.map((p: any) => p.parameter?.non_body_parameter?.query_parameter_sub_schema?.name).filter(Boolean);
     expect(params).toContain("fieldValidation");
-    expect(item.patch.parameters[0].parameter.body_parameter.schema._ref).toBe("#/definitions/com.example.two.v1.Gizmo");
+    expect(item.patch.parameters[0].parameter.body_parameter.schema._ref).toBe("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch");
+    expect(item.patch.consumes).toEqual(["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"]);
     expect(named(item.patch.responses.response_code, "200").response.schema.schema._ref).toBe("#/definitions/com.example.two.v1.Gizmo");
     expect(named(doc.security_definitions.additional_properties, "BearerToken").api_key_security.in).toBe("header");
   });

@@ -43,7 +43,9 @@ describe("OpenAPI v3", () => {
     expect(patch.parameters).toContainEqual({ name: "fieldValidation", in: "query", schema: { type: "string", uniqueItems: true } });
     expect(core.paths["/api/v1/namespaces/{name}"]).toBeDefined();
     // the built-in kinds' schemas, as kube-apiserver v1.37.2 publishes them, with what they refer to
-    expect(patch.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/io.k8s.api.core.v1.ConfigMap" });
+    expect(core.paths["/api/v1/namespaces/{namespace}/configmaps"].post.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/io.k8s.api.core.v1.ConfigMap" });
+    // kubectl's client-side apply computes a strategic merge patch only where the patch lists it
+    expect(Object.keys(patch.requestBody.content)).toEqual(["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"]);
     expect(core.components.schemas["io.k8s.api.core.v1.ConfigMap"].properties.data.additionalProperties).toMatchObject({ type: "string" });
     expect(core.components.schemas["io.k8s.api.core.v1.PodSpec"].properties.containers["x-kubernetes-patch-merge-key"]).toBe("name");
     expect(core.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]).toBeDefined();
@@ -51,8 +53,10 @@ describe("OpenAPI v3", () => {
     const schema = doc.components.schemas["com.example.two.v1.Gizmo"];
     expect(schema["x-kubernetes-group-version-kind"]).toEqual([{ group: "two.example.com", kind: "Gizmo", version: "v1" }]);
     expect(schema.properties.spec).toEqual({ type: "object", description: "what it is", properties: { size: { type: "integer" } } });
-    expect(doc.paths["/apis/two.example.com/v1/namespaces/{namespace}/gizmos/{name}"].patch.requestBody.content["application/json"].schema)
+    expect(doc.paths["/apis/two.example.com/v1/namespaces/{namespace}/gizmos/{name}"].put.requestBody.content["application/json"].schema)
       .toEqual({ $ref: "#/components/schemas/com.example.two.v1.Gizmo" });
+    expect(Object.keys(doc.paths["/apis/two.example.com/v1/namespaces/{namespace}/gizmos/{name}"].patch.requestBody.content))
+      .toEqual(["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]);
   });
 
   test("ETag, 304 on If-None-Match, immutable under its hash; the hash changes with the CRDs of the group", async () => {

@@ -47,6 +47,14 @@ describe("strategic merge patch", () => {
     expect(removed.metadata.finalizers).toEqual(["b"]);
   });
 
+  test("patch elements of one merge key merge into one element (Service ports 53/TCP and 53/UDP by port), as kube-apiserver does", () => {
+    const live = { spec: { ports: [{ name: "dns-tcp", port: 53, protocol: "TCP", targetPort: 53 }] } };
+    // what `kubectl apply` sends when a second protocol of port 53 is added to the file
+    const sent: any = { spec: { ports: [{ name: "dns-udp", port: 53, protocol: "UDP" }, { name: "dns-tcp", port: 53, protocol: "TCP", targetPort: 53 }] } };
+    sent.spec["$setElementOrder/ports"] = [{ port: 53 }, { port: 53 }];
+    expect((strategicMergePatch(live, sent) as any).spec.ports).toEqual([{ name: "dns-tcp", port: 53, protocol: "TCP", targetPort: 53 }]);
+  });
+
   test("an element without its merge key → 422", () => {
     expect(() => strategicMergePatch(dep("a"), patch([{ image: "x" }]))).toThrow(/does not contain declared merge key: name/);
   });
