@@ -3,13 +3,13 @@
 // fields in `metadata.managedFields` (FieldsV1: `f:` fields, `k:` items of keyed lists); an
 // apply that would change a field another manager owns is a 409 naming the managers and fields,
 // unless `force=true` takes them over; fields a manager applied before and leaves out now are
-// removed (when nobody else owns them). Lists are keyed as strategic merge patch keys them
-// (containers by name...) for built-ins and atomic for custom resources. Writes by
+// removed (when nobody else owns them). Built-in kinds' lists and maps are shaped by their schema
+// (apply-shape.ts: list maps by all their keys, sets, atomic maps); custom resources' lists are atomic. Writes by
 // PUT/PATCH/POST record their `Update` entries in ownership.ts; an apply conflicts with them too.
 
 import { clone, deepEqual } from "./patch.ts";
 import { ApiStatusError } from "./status.ts";
-import { mergeKeyOf } from "./strategic.ts";
+import { itemKeyOf, type ApplyShape } from "./apply-shape.ts";
 import { fieldsV1Of, setOf, sortEntries } from "./ownership.ts";
 
 type Fields = Record<string, any>;
@@ -26,23 +26,26 @@ export interface ManagedEntry {
 const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** the FieldsV1 set of an applied object; `keyed` false makes every list atomic */
-export function fieldsOf(value: Record<string, any>, keyed: boolean, path: string[] = []): Fields {
+/** the FieldsV1 set of an applied object; without a shape every list is atomic */
+export function fieldsOf(value: Record<string, any>, shape: ApplyShape | undefined, path: string[] = []): Fields {
   const out: Fields = {};
   for (const [k, v] of Object.entries(value)) {
     if (path.length === 0 && (k === "apiVersion" || k === "kind")) continue;
     if (path.length === 1 && path[0] === "metadata" && IDENTITY.has(k)) continue;
     if (v === undefined) continue;
-    const key = keyed && Array.isArray(v) ? mergeKeyOf(k, path) : undefined;
-    if (isObj(v) && Object.keys(v).length) {
-      const inner = fieldsOf(v, keyed, [...path, k]);
+    const at = [...path, k];
+    const map = Array.isArray(v) ? shape?.listMap(at) : undefined;
+    const keys = map ? v.map((item: unknown) => itemKeyOf(item, map)) : [];
+    if (isObj(v) && Object.keys(v).length && !shape?.isAtomicMap(at)) {
+      const inner = fieldsOf(v, shape, at);
       // metadata with only identity fields (name, namespace) owns nothing
       if (Object.keys(inner).length || !(path.length === 0 && k === "metadata")) out[`f:${k}`] = inner;
-    }
-    else if (key && v.every((x: unknown) => isObj(x) && key in x)) {
+    } else if (map && keys.length && keys.every(Boolean)) {
       const items: Fields = {};
-      for (const item of v) items[`k:${JSON.stringify({ [key]: item[key] })}`] = { ".": {}, ...fieldsOf(item, keyed, [...path, k]) };
+      v.forEach((item: any, i: number) => { items[`k:${JSON.stringify(keys[i])}`] = { ".": {}, ...fieldsOf(item, shape, at) }; });
       out[`f:${k}`] = items;
+    } else if (Array.isArray(v) && v.length && shape?.isSet(at)) {
+      out[`f:${k}`] = Object.fromEntries(v.map((x: unknown) => [`v:${JSON.stringify(x)}`, {}]));
     } else out[`f:${k}`] = {};
   }
   return out;
@@ -81,17 +84,23 @@ function without(set: Fields, drop: string[][]): Fields {
   return out;
 }
 
-/** the value at a FieldsV1 path (undefined when absent) and a way to remove it */
-function locate(obj: any, path: string[]): { parent: any; at: string | number } | undefined {
+/** the value at a FieldsV1 path (undefined when absent) and a way to remove it; with a shape, items match by their defaulted keys */
+function locate(obj: any, path: string[], shape?: ApplyShape): { parent: any; at: string | number } | undefined {
   let parent: any;
   let at: string | number = "";
   let cur = obj;
+  const names: string[] = [];
   for (const k of path) {
     parent = cur;
-    if (k.startsWith("f:") && isObj(cur)) at = k.slice(2);
+    if (k.startsWith("f:") && isObj(cur)) names.push((at = k.slice(2)));
     else if (k.startsWith("k:") && Array.isArray(cur)) {
       const want = JSON.parse(k.slice(2)) as Record<string, unknown>;
-      at = cur.findIndex((x) => isObj(x) && Object.entries(want).every(([wk, wv]) => deepEqual(x[wk], wv)));
+      const map = shape?.listMap(names);
+      at = cur.findIndex((x) => (map ? deepEqual(itemKeyOf(x, map), want) : isObj(x) && Object.entries(want).every(([wk, wv]) => deepEqual(x[wk], wv))));
+      if (at < 0) return undefined;
+    } else if (k.startsWith("v:") && Array.isArray(cur)) {
+      const want = JSON.parse(k.slice(2));
+      at = cur.findIndex((x) => deepEqual(x, want));
       if (at < 0) return undefined;
     } else return undefined;
     cur = parent[at];
@@ -100,22 +109,25 @@ function locate(obj: any, path: string[]): { parent: any; at: string | number } 
   return { parent, at };
 }
 
-const valueAt = (obj: any, path: string[]) => { const l = locate(obj, path); return l ? l.parent[l.at] : undefined; };
+const valueAt = (obj: any, path: string[], shape?: ApplyShape) => { const l = locate(obj, path, shape); return l ? l.parent[l.at] : undefined; };
 
-/** merge an applied configuration into the live object: maps deep, keyed lists by key, the rest replaced */
-function mergeApplied(live: any, applied: any, keyed: boolean, path: string[] = []): any {
+/** merge an applied configuration into the live object: maps deep (unless atomic), list maps by key, sets by value, the rest replaced */
+function mergeApplied(live: any, applied: any, shape: ApplyShape | undefined, path: string[] = []): any {
   if (!isObj(applied) || !isObj(live)) return clone(applied);
   const out: Record<string, any> = { ...live };
   for (const [k, v] of Object.entries(applied)) {
-    const key = keyed && Array.isArray(v) ? mergeKeyOf(k, path) : undefined;
-    if (key && Array.isArray(out[k]) && v.every((x: unknown) => isObj(x) && key in x)) {
+    const at = [...path, k];
+    const map = Array.isArray(v) ? shape?.listMap(at) : undefined;
+    if (map && Array.isArray(out[k]) && v.every((x: unknown) => itemKeyOf(x, map))) {
       const merged = [...out[k]];
       for (const item of v) {
-        const i = merged.findIndex((x) => isObj(x) && deepEqual(x[key], item[key]));
-        if (i >= 0) merged[i] = mergeApplied(merged[i], item, keyed, [...path, k]); else merged.push(clone(item));
+        const i = merged.findIndex((x) => deepEqual(itemKeyOf(x, map), itemKeyOf(item, map)));
+        if (i >= 0) merged[i] = mergeApplied(merged[i], item, shape, at); else merged.push(clone(item));
       }
       out[k] = merged;
-    } else out[k] = isObj(v) ? mergeApplied(out[k] ?? {}, v, keyed, [...path, k]) : clone(v);
+    } else if (Array.isArray(v) && Array.isArray(out[k]) && shape?.isSet(at)) {
+      out[k] = [...out[k], ...v.filter((x: unknown) => !out[k].some((y: unknown) => deepEqual(x, y)))];
+    } else out[k] = isObj(v) && !shape?.isAtomicMap(at) ? mergeApplied(out[k] ?? {}, v, shape, at) : clone(v);
   }
   return out;
 }
@@ -149,11 +161,15 @@ function conflictError(conflicts: { manager: string; path: string[] }[]): ApiSta
   });
 }
 
-export interface ApplyRequest { manager: string; force: boolean; apiVersion: string; subresource?: string; keyed: boolean; now: string }
+export interface ApplyRequest {
+  manager: string; force: boolean; apiVersion: string; subresource?: string; now: string;
+  /** a built-in kind's lists and maps (apply-shape.ts); undefined for custom resources, whose lists are atomic */
+  shape?: ApplyShape;
+}
 
 /** the object after `applied` is applied by `req.manager` to `live` (undefined: a create) */
 export function applyConfiguration(live: any | undefined, applied: any, req: ApplyRequest): any {
-  const appliedSet = fieldsOf(applied, req.keyed);
+  const appliedSet = fieldsOf(applied, req.shape);
   const appliedLeaves = leaves(appliedSet);
   const entries: ManagedEntry[] = clone(live?.metadata?.managedFields ?? []);
   const mine = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Apply" && (e.subresource ?? "") === (req.subresource ?? "");
@@ -161,7 +177,7 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
   const taken = new Map<ManagedEntry, string[][]>();
   for (const e of entries) {
     if (mine(e)) continue;
-    const clash = appliedLeaves.filter((p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p), valueAt(applied, p)));
+    const clash = appliedLeaves.filter((p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p, req.shape), valueAt(applied, p, req.shape)));
     if (!clash.length) continue;
     const who = `"${e.manager}"${e.operation === "Update" ? ` using ${e.apiVersion}` : ""}`;
     conflicts.push(...clash.map((path) => ({ manager: who, path })));
@@ -171,10 +187,10 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
   const others = entries.filter((e) => !mine(e)).map((e) => (taken.has(e) ? { ...e, fieldsV1: fieldsV1Of(setOf(without(e.fieldsV1, taken.get(e)!))) } : e))
     .filter((e) => leaves(e.fieldsV1).length > 0);
   // what this manager applied before and leaves out now goes, unless another manager owns it
-  let result = live ? mergeApplied(live, applied, req.keyed) : clone(applied);
+  let result = live ? mergeApplied(live, applied, req.shape) : clone(applied);
   const before = entries.find(mine);
   if (before) for (const p of droppedNodes(before.fieldsV1, appliedSet, others)) {
-    const l = locate(result, p);
+    const l = locate(result, p, req.shape);
     if (!l) continue;
     if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
   }

@@ -13,6 +13,7 @@ import { openapiResponse } from "./openapi.ts";
 import { openapiV2Response } from "./openapi-v2.ts";
 import { AGGREGATED, aggregatedDiscovery, wantsAggregated } from "./aggregated.ts";
 import { applyConfiguration } from "./apply.ts";
+import { applyShape } from "./apply-shape.ts";
 import { managerFromUserAgent } from "./ownership.ts";
 import { answerReview } from "./reviews.ts";
 import { scalePaths, scaleRequest } from "./scale.ts";
@@ -233,7 +234,7 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
   }
   const strict = q.get("fieldValidation") === "Strict";
   const applying = {
-    manager, force: q.get("force") === "true", apiVersion, keyed: !def.crdName, now: nowTimestamp(),
+    manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def.group, version, def.kind, !!def.crdName), now: nowTimestamp(),
     ...(sub ? { subresource: sub } : {}),
   };
   const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);

@@ -77,4 +77,20 @@ describe("server-side apply", () => {
     const taken = await api(sb, "PUT", `${CMS}/f?fieldManager=bob`, { ...put.body, data: { x: "3", y: "2" } });
     expect(owners(taken.body)).toEqual([["bob", "Update", { "f:data": { "f:x": {}, "f:y": {} } }]]);
   });
+
+  test("a built-in kind's lists by its schema: Service ports keyed by port and defaulted protocol, finalizers a set, the selector atomic", async () => {
+    const SVCS = "/api/v1/namespaces/default/services";
+    const svc = (ports: unknown[]) => ({ apiVersion: "v1", kind: "Service", metadata: { name: "dns", finalizers: ["a.example.com/x"] }, spec: { selector: { app: "dns" }, ports } });
+    const both = await apply(`${SVCS}/dns`, "alice", svc([{ name: "tcp", port: 53, targetPort: 53 }, { name: "udp", port: 53, protocol: "UDP", targetPort: 53 }]));
+    expect(both.status).toBe(201);
+    expect(both.body.spec.ports.map((p: any) => `${p.name}:${p.port}/${p.protocol}`)).toEqual(["tcp:53/TCP", "udp:53/UDP"]);
+    const item = { ".": {}, "f:name": {}, "f:port": {}, "f:targetPort": {} };
+    expect(owners(both.body)).toEqual([["alice", "Apply", {
+      "f:metadata": { "f:finalizers": { 'v:"a.example.com/x"': {} } },
+      "f:spec": { "f:ports": { 'k:{"port":53,"protocol":"TCP"}': item, 'k:{"port":53,"protocol":"UDP"}': { ...item, "f:protocol": {} } }, "f:selector": {} },
+    }]]);
+    const udp = await apply(`${SVCS}/dns`, "alice", svc([{ name: "udp", port: 53, protocol: "UDP", targetPort: 5353 }]));
+    expect(udp.body.spec.ports).toEqual([{ name: "udp", port: 53, protocol: "UDP", targetPort: 5353 }]);
+    await api(sb, "PATCH", `${SVCS}/dns`, { metadata: { finalizers: null } }, "application/merge-patch+json");
+  });
 });
