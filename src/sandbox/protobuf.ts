@@ -105,6 +105,13 @@ function fieldValue(field: protobuf.Field, v: unknown): unknown {
   return v;
 }
 
+/**
+ * Embedded Go structs (`json:""` in k8s.io/api's types.go) are one message field on the wire and
+ * their fields inlined in JSON: a Volume's source, a Probe's handler, a LocalObjectReference's name.
+ */
+const INLINE = new Set(["Volume.volumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon", "*.localObjectReference"]);
+const inlined = (type: protobuf.Type, field: string) => INLINE.has(`${type.name}.${field}`) || INLINE.has(`*.${field}`);
+
 function toJson(type: protobuf.Type, m: any): unknown {
   const s = special(type, m);
   if (s) return s.value;
@@ -122,7 +129,8 @@ function toJson(type: protobuf.Type, m: any): unknown {
     } else value = fieldValue(field, v);
     // an own property was on the wire; the rest are protobufjs' prototype defaults
     if (!Object.hasOwn(m, field.name)) continue;
-    if (!empty(field.name, value)) out[field.name] = value;
+    if (inlined(type, field.name) && typeof value === "object" && value !== null) Object.assign(out, value);
+    else if (!empty(field.name, value)) out[field.name] = value;
   }
   return out;
 }

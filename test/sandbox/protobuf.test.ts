@@ -5,6 +5,8 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { decodeProtobufBody } from "../../src/sandbox/protobuf.ts";
 import { api } from "./helpers.ts";
 import { KUBECTL_PROTOBUF_BODIES as BODIES } from "./protobuf-bodies.ts";
+import protobuf from "protobufjs/light.js";
+import descriptor from "../../src/sandbox/kube-protos.json" with { type: "json" };
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
 const bytes = (b64: string) => new Uint8Array(Buffer.from(b64, "base64"));
@@ -18,7 +20,32 @@ async function post(path: string, b64: string) {
   return { status: res.status, body: await res.json() as any };
 }
 
+/** a Pod as client-go's typed client would put it on the wire (protobufjs from the same descriptor) */
+function podOnTheWire(spec: Record<string, unknown>): Uint8Array {
+  const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+  const pod = root.lookupType("k8s.io.api.core.v1.Pod");
+  const unknown = root.lookupType("k8s.io.apimachinery.pkg.runtime.Unknown");
+  const raw = pod.encode(pod.fromObject({ metadata: { name: "p" }, spec })).finish();
+  return new Uint8Array([0x6b, 0x38, 0x73, 0, ...unknown.encode(unknown.fromObject({ typeMeta: { apiVersion: "v1", kind: "Pod" }, raw })).finish()]);
+}
+
 describe("protobuf request bodies", () => {
+  test("embedded structs are inlined as in JSON: a volume's source, a probe's handler, a LocalObjectReference's name", () => {
+    const spec = decodeProtobufBody(podOnTheWire({
+      containers: [{
+        name: "c", image: "i",
+        env: [{ name: "E", valueFrom: { configMapKeyRef: { localObjectReference: { name: "cm" }, key: "k" } } }],
+        livenessProbe: { handler: { exec: { command: ["true"] } }, periodSeconds: 5 },
+      }],
+      volumes: [{ name: "v", volumeSource: { secret: { secretName: "s" } } }],
+      ephemeralContainers: [{ ephemeralContainerCommon: { name: "debug", image: "busybox" }, targetContainerName: "c" }],
+    })).spec;
+    expect(spec.containers[0].env).toEqual([{ name: "E", valueFrom: { configMapKeyRef: { name: "cm", key: "k" } } }]);
+    expect(spec.containers[0].livenessProbe).toEqual({ exec: { command: ["true"] }, periodSeconds: 5 });
+    expect(spec.volumes).toEqual([{ name: "v", secret: { secretName: "s" } }]);
+    expect(spec.ephemeralContainers).toEqual([{ name: "debug", image: "busybox", targetContainerName: "c" }]);
+  });
+
   test("decoded like the JSON kubectl would send: empty Go fields dropped, a pointer's zero kept", () => {
     expect(decodeProtobufBody(bytes(BODIES.namespace))).toEqual({ apiVersion: "v1", kind: "Namespace", metadata: { name: "pb-ns" }, spec: {}, status: {} });
     expect(decodeProtobufBody(bytes(BODIES.configmap))).toEqual({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "pb-cm", namespace: "pb-ns" }, data: { a: "1" } });
