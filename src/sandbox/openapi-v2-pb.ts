@@ -88,7 +88,8 @@ function message(type: protobuf.Type, json: any): object {
 /** a JSON OpenAPI v2 document as the bytes of gnostic's openapi_v2.Document */
 export function encodeOpenAPIV2(doc: unknown): Uint8Array {
   const type = types().lookupType("openapi.v2.Document");
-  return type.encode(type.fromObject(message(type, doc))).finish();
+  // the plain object already has the message's shape: encode() takes it as is (fromObject would copy it all)
+  return type.encode(message(type, doc)).finish();
 }
 
 /** bytes of an openapi_v2.Document back as a plain object (for tests and tools) */

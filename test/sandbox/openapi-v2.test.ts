@@ -80,7 +80,7 @@ describe("OpenAPI v2", () => {
     expect(item.patch.consumes).toEqual(["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"]);
     expect(named(item.patch.responses.response_code, "200").response.schema.schema._ref).toBe("#/definitions/com.example.two.v1.Gizmo");
     expect(named(doc.security_definitions.additional_properties, "BearerToken").api_key_security.in).toBe("header");
-  });
+  }, 30_000); // the first protobuf document compiles protobufjs' encoders: seconds on a loaded machine
 
   test("one ETag for JSON and protobuf, 304 on If-None-Match, a new one when a CRD comes; 406 for what it cannot serve", async () => {
     const json = await v2("application/json");
