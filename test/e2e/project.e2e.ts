@@ -1,5 +1,5 @@
 // What a new user does: `npm pack` kobun, `npm install` the tarball into an empty directory,
-// `npx kobun init`, add a field to the schema and a handler using it, `tsc`, `npx kobun test` (the
+// `npx kobun init`, add a field to the schema and a handler using it, `tsc`, `npx kobun dev`, `npx kobun test` (the
 // project's own test, with kobun/testing against an in-process sandbox), `npx kobun build`, and
 // the binary against the real API server, where the new handler's result appears on the object.
 //
@@ -98,14 +98,17 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
       expect(init).toContain(`kobun: file:../kobun-${VERSION}.tgz`);
       addEchoes(project);
       await step("npm install", project, ["npm", "install", "--prefer-offline"]);
-      // Three independent checks at once (their wall time is the longest one's): the project
+      // Independent checks at once (their wall time is the longest one's): the project
       // typechecks (kobun's own sources from node_modules under the project's tsconfig, and the
-      // handler that uses the new field), its tests pass, and it builds.
-      const [, tested, built] = await Promise.all([
+      // handler that uses the new field), its tests pass, it builds, and `kobun dev` runs it
+      // against a sandbox with its CRD installed (--once: it stops after the demo, here empty).
+      const [, tested, built, dev] = await Promise.all([
         step("tsc", project, ["npx", "tsc", "--noEmit", "-p", "."]),
         step("kobun test", project, ["npx", "kobun", "test"]),
         step("kobun build", project, ["npx", "kobun", "build"]),
+        step("kobun dev", project, ["npx", "kobun", "dev", "--once"]),
       ]);
+      expect(dev).toContain("installed=hellos.example.com"); // and it exited 0 (sh checks): started and stopped cleanly
       expect(tested).toMatch(/\b2 pass\b/);
       expect(tested).toMatch(/\b0 fail\b/);
       expect(built).toContain("built dist/kobun");
