@@ -183,7 +183,9 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
         failure.abort(error instanceof Error ? new Error(`the test operator failed: ${error.message}`, { cause: error }) : error);
       },
     );
-    await Promise.race([ready, running.then(() => { throw failure.signal.reason; })]);
+    const endedFirst = running.then(() => { throw failure.signal.reason ?? new Error("the test operator ended before it started"); });
+    endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
+    await Promise.race([ready, endedFirst]);
     return new TestOperator(sandbox, client, namespace, stop, failure.signal, running, logger, options.timeout ?? 5000);
   } catch (error) {
     client?.close();
