@@ -46,7 +46,8 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
   const spec = named !== undefined ? absoluteSpec(named, cwd) : installedSpec();
   const written = scaffold(target, name, relativeSpec(spec, target));
   const shown = relative(cwd, target) || ".";
-  console.log(`kobun init: created ${shown} (${written.length} files: ${written.join(", ")})\nkobun: ${relativeSpec(spec, target)}\n\nNext:\n  cd ${shown}\n  npm install\n  npx kobun test\n  npx kobun dev`);
+  const next = [...(shown === "." ? [] : [`cd ${shown}`]), "npm install", "npx kobun test", "npx kobun dev"];
+  console.log(`kobun init: created ${shown} (${written.length} files: ${written.join(", ")})\nkobun: ${relativeSpec(spec, target)}\n\nNext:\n${next.map((l) => `  ${l}`).join("\n")}`);
   return ExitCode.ok;
 }
 
