@@ -26,7 +26,7 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   // The sandbox is one process's own API server: nobody else to peer with.
   // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
-  const fileSettings = resolveSettings({ flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd() });
+  const fileSettings = resolveSettings({ flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd(), env: process.env });
   const logger = loggerFor(fileSettings);
   const manifests: Manifest[] = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
 

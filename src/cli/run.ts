@@ -9,7 +9,7 @@ import { stopSignal } from "./signals.ts";
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
   const { flags, positionals } = parseRunFlags(argv);
-  const settings = resolveSettings({ flags, cwd: process.cwd() });
+  const settings = resolveSettings({ flags, cwd: process.cwd(), env: process.env });
   if (!embedded.handlersLoaded) await loadHandlers(defaultHandlerPaths(positionals));
   const stop = stopSignal();
   try {

@@ -1,9 +1,10 @@
-// Defaults ← config file ← flags, into one validated, deeply frozen Settings object.
+// Defaults ← config file ← OTEL_* environment ← flags, into one validated, deeply frozen Settings object.
 // The schema is walked once over the file's data; every problem (unknown key, wrong type,
 // out of range, conflicting values) is collected, and all of them are thrown together in
 // one ConfigError, one per line, so a user fixes the file in one go.
 
 import { formatDuration } from "./duration.ts";
+import { applyEnv } from "./env.ts";
 import { closestMatch, ConfigError, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
 import type { Field, Node, Section } from "./fields.ts";
 import { defaultConfigPath, loadConfigFile, resourceKeyLines } from "./file.ts";
@@ -18,6 +19,8 @@ export interface ResolveInput {
   /** Already-parsed file contents (skips reading `file`). */
   fileData?: unknown;
   flags?: Partial<FlagValues>;
+  /** The environment: its OTEL_* variables override the file's `tracing:` (the CLI passes process.env; none by default). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Look for the default `kobun.yaml` here when no file is named (the CLI passes process.cwd()). */
   cwd?: string;
 }
@@ -55,6 +58,7 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   const { resources: rawResources, ...rest } = isMapping(data) ? data : { resources: undefined };
   const values = readSection(SETTINGS_SCHEMA, isMapping(data) ? rest : (data ?? null), [], file, issues, ["resources"]) as Tree;
   const resources = readResources(rawResources, file, resourceKeyLines(data), issues);
+  if (input.env) applyEnv(values, input.env, issues);
   applyFlags(values, flags, issues);
   checkRelations(values as SchemaValues, file, issues);
   if (issues.length > 0) throw new ConfigError(issues);

@@ -2,6 +2,7 @@
 // and one line of documentation. Validation (resolve.ts) and the example file (example.ts)
 // are both driven by this one table, so they cannot drift apart. Times are in seconds.
 
+import { SAMPLERS, type SamplerName } from "../util/trace.ts";
 import { WEBHOOKS_SECTION } from "./webhooks.ts";
 import type { ResourceSettings } from "./resources.ts";
 import { countOrAuto, decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
@@ -17,6 +18,15 @@ function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === "http:" && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+function isOtlpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
   } catch {
     return false;
   }
@@ -139,6 +149,15 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
       expected: 'an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080"', valid: (value) => isHttpUrl(metricsUrl(value)),
     }), "only on the probe listener"),
   }),
+  tracing: section("Tracing: OpenTelemetry spans (a cycle per object, its handlers and API requests) sent as OTLP over HTTP. Off unless an endpoint is given; the OTEL_* variables override these.", {
+    endpoint: orNull(text({
+      default: "", doc: 'The OTLP/HTTP base URL, e.g. "http://otel-collector:4318" (spans go to <endpoint>/v1/traces). $OTEL_EXPORTER_OTLP_ENDPOINT.',
+      expected: 'an http:// or https:// URL like "http://otel-collector:4318"', valid: isOtlpUrl,
+    }), "tracing off"),
+    serviceName: text({ default: "kobun", doc: "The spans' service.name. $OTEL_SERVICE_NAME.", expected: "a non-empty name", valid: (value) => value.trim() !== "" }),
+    sampler: oneOf(SAMPLERS, { default: "parentbased_always_on", doc: "Which cycles are traced: always_on, always_off, traceidratio, or parentbased_* of those. $OTEL_TRACES_SAMPLER." }),
+    samplerArg: decimal({ default: 1, min: 0, max: 1, doc: "The traceidratio samplers' ratio, 0 to 1. $OTEL_TRACES_SAMPLER_ARG." }),
+  }),
   posting: section("Posting: Kubernetes Events about handled objects.", {
     enabled: flag({ default: true, doc: "Post Events for handler outcomes and logs." }),
     level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is posted as an Event." }),
@@ -216,6 +235,8 @@ export interface Settings {
   readonly probes: { readonly liveness: string | null; readonly readiness: "frozen-is-unready" | "frozen-is-ready"; readonly eventLoopLimit: number };
   /** address null = /metrics only on the probe listener. */
   readonly metrics: { readonly address: string | null };
+  /** endpoint null = tracing off. */
+  readonly tracing: { readonly endpoint: string | null; readonly serviceName: string; readonly sampler: SamplerName; readonly samplerArg: number };
   readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
   /** Strings null = derived (see the schema's docs). */
   readonly webhooks: SchemaValues["webhooks"];

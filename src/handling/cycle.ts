@@ -6,6 +6,7 @@
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
+import { inSpan, tracing } from "../util/trace.ts";
 import { compactPatch, newPatch, objectContext, type HandlerTools } from "./context.ts";
 import { redact, storedBase, type DiffBasePolicy } from "./diffbase.ts";
 import { applyToEssence, type Essence } from "./essence.ts";
@@ -129,7 +130,7 @@ async function runDue(
     }
     state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
     const began = performance.now();
-    const outcome = await runHandler(spec, ctx, env.defaults, signal).finally(() => (state.running = undefined));
+    const outcome = await (tracing() ? tracedRun(spec, ctx, env.defaults, signal, plan.cause) : runHandler(spec, ctx, env.defaults, signal)).finally(() => (state.running = undefined));
     plan.runs.push({ spec, outcome, retry: ctx.retry, seconds: (performance.now() - began) / 1000 });
     const next: ProgressRecord = { purpose: purposeOf(spec, plan.cause as Cause), started: ctx.started.toISOString(), retries: ctx.retry };
     if (outcome.kind === "success") {
@@ -152,6 +153,16 @@ async function runDue(
     written.set(spec.id, next);
   }
   return { written, allDone, earliest };
+}
+
+/** One handler run in a span of its own, the child of the cycle's (tracing on). */
+function tracedRun(spec: HandlerSpec, ctx: HandlerContext, defaults: HandlingDefaults, signal: AbortSignal, cause: CyclePlan["cause"]): Promise<RunOutcome> {
+  return inSpan(`handler ${spec.id}`, { "kobun.handler": spec.id, "kobun.cause": cause, "kobun.retry": ctx.retry }, false, async (span) => {
+    const outcome = await runHandler(spec, ctx, defaults, signal);
+    span?.setAttributes({ "kobun.outcome": outcome.kind });
+    if (outcome.kind === "failure" || outcome.kind === "retry") span?.fail();
+    return outcome;
+  });
 }
 
 /** The cause is complete: clean up progress in the same patch (failures stay visible), store the new base or release. */

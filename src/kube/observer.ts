@@ -14,7 +14,8 @@ export interface RequestObserver {
 /** The observers of one client, and the `host` label they all get (host:port, as client-go's URL host). */
 export class RequestObservers {
   private list: readonly RequestObserver[];
-  private readonly host: string;
+  /** host:port of the server, as client-go's URL host. */
+  readonly host: string;
 
   constructor(server: string, first?: RequestObserver) {
     this.list = first ? [first] : [];

@@ -6,6 +6,7 @@
 import { sleep, untilAborted } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
+import { childSpan, type Span } from "../util/trace.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
 import type { ApiError } from "./errors.ts";
 import { streamBudget } from "./budget.ts";
@@ -117,14 +118,18 @@ export class Transport {
       let text = "";
       let error: ApiError | undefined;
       const started = performance.now();
+      // Inside a traced cycle: one span per attempt. Method, path and status only (no headers, no body).
+      const span = childSpan(method, { "http.request.method": method, "url.path": path, "server.address": this.observers.host });
       try {
         const headers = this.headersFor(auth, contentType);
         const response = await this.send(url, { method, headers: options.accept ? { ...headers, Accept: options.accept } : headers, body, signal: deadline.signal });
         if (!response.ok) error = await apiErrorFrom(response, method, path);
         else if (response.status !== 204) text = await response.text();
         this.observers.ended(method, String(response.status), started);
+        if (span) endSpan(span, response.status);
       } catch (cause) {
         this.observers.ended(method, "<error>", started);
+        if (span) endSpan(span, undefined);
         if (signal?.aborted) throw signal.reason ?? cause;
         const failure = networkFailure(deadline.expired ? new Error(`no complete answer within ${this.deadlines.ms} ms`) : cause, method, path, this.server);
         const allowed = retry !== false && failure.transient && (read || retry === true || failure.unsent);
@@ -278,4 +283,11 @@ function parsedBody<T>(text: string): T {
   } catch {
     return text as T;
   }
+}
+
+/** An attempt's span ends with its status code; none (no answer) or >= 400 fails it. */
+function endSpan(span: Span, status: number | undefined): void {
+  if (status !== undefined) span.setAttributes({ "http.response.status_code": status });
+  if (status === undefined || status >= 400) span.fail();
+  span.end();
 }

@@ -16,10 +16,11 @@
 // Must never run two cycles of one object at once, never act on a version older than its
 // own last write, and never let a handler's failure escape into the watch stream.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
 import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { linkedSignal } from "../util/abort.ts";
+import { activeSpan, inSpan, tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
@@ -145,7 +146,14 @@ export class Reconciler {
     return this.workers.peak;
   }
 
-  private async process(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
+  private process(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
+    if (!tracing()) return this.measured(uid, item, signal);
+    const { namespace, name } = item.object.metadata;
+    const attributes = { "kobun.resource": resourceName(this.resource), "k8s.namespace.name": namespace ?? "", "kobun.object.name": name ?? "", "kobun.object.uid": uid, "kobun.event": item.type };
+    return inSpan(`cycle ${resourceName(this.resource)}`, attributes, true, () => this.measured(uid, item, signal));
+  }
+
+  private async measured(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
     const observer = this.options.observer;
     if (!observer) return this.owned(uid, item, signal);
     const began = performance.now();
@@ -221,6 +229,7 @@ export class Reconciler {
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
       reportRuns(this.audience, body, plan);
+      activeSpan()?.setAttributes({ "kobun.cause": plan.cause, "kobun.handlers": plan.runs.map((run) => run.spec.id) });
       if (!planWrites(plan)) return { kind: "written", body, wrote: false, next: nextOf(plan, body, body), ...delayOf(plan) };
       const newest = await this.write(body, plan, freeze);
       if (newest === "gone") return { kind: "gone" };
@@ -239,6 +248,11 @@ export class Reconciler {
 
   /** Moves the object's life by the outcome; tells the workers when to run again, and with what. */
   private settle(uid: string, entry: Tracked, event: Item, outcome: Outcome): WorkerOutcome<Item> | void {
+    const span = activeSpan();
+    if (span) {
+      span.setAttributes({ "kobun.outcome": outcome.kind });
+      if (outcome.kind === "failed") span.fail();
+    }
     const next = step(entry.life, outcome, Date.now());
     if (!next.life) {
       this.states.delete(uid);

@@ -23,6 +23,7 @@ import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
 import { serveLayout } from "./layout.ts";
 import { FatalError } from "./exits.ts";
+import { startTracing } from "./tracing.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
@@ -77,16 +78,21 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   // Before connecting: a resource key naming no handler's resource is a config error.
   checkResourceKeys(settings, registry.selectors(), registry.aliases.all());
 
-  const ownClient = options.client === undefined;
-  const client = options.client ?? (await connectClient(settings, logger, signal));
-  const health = new Health();
-  const unobserve = client.observe(requestMetrics(health.metrics));
+  const stopTracing = await startTracing(settings, logger);
   try {
-    return await operate(options, settings, logger, registry, signal, graceMs, client, health);
+    const ownClient = options.client === undefined;
+    const client = options.client ?? (await connectClient(settings, logger, signal));
+    const health = new Health();
+    const unobserve = client.observe(requestMetrics(health.metrics));
+    try {
+      return await operate(options, settings, logger, registry, signal, graceMs, client, health);
+    } finally {
+      unobserve();
+      // A client run() made is run()'s to close (its keep-alive pool); a given one is the caller's.
+      if (ownClient) client.close();
+    }
   } finally {
-    unobserve();
-    // A client run() made is run()'s to close (its keep-alive pool); a given one is the caller's.
-    if (ownClient) client.close();
+    await stopTracing?.();
   }
 }
 

@@ -3,6 +3,8 @@
 // (resource, object, handler) without string concatenation at call sites.
 // Never pass tokens, keys or Secret data as fields: nothing here can tell them apart.
 
+import { activeSpan } from "./trace.ts";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "plain" | "json";
 export type LogFields = Record<string, unknown>;
@@ -43,7 +45,10 @@ export class Logger {
   }
 
   private emit(level: LogLevel, msg: string, fields?: LogFields): void {
-    const all = fields ? { ...this.context, ...fields } : this.context;
+    let all = fields ? { ...this.context, ...fields } : this.context;
+    // Inside a traced cycle (tracing on), its lines carry the trace id, to find the trace from a log line.
+    const span = activeSpan();
+    if (span) all = { ...all, trace_id: span.traceId };
     this.sink.write(formatLine(this.sink.format, level, msg, all), level);
   }
 }

@@ -1,0 +1,87 @@
+// The tracer of util/trace.ts over the OpenTelemetry JS SDK: spans batched and sent as OTLP
+// over HTTP (JSON) to `<endpoint>/v1/traces`. The runtime imports this module dynamically,
+// only when tracing is on: with tracing off, the SDK is never evaluated (no start-up or
+// memory cost; see the README's "Running in production" for the figures).
+//
+// Parents are passed explicitly (util/trace.ts keeps the active span), so no OpenTelemetry
+// context manager is installed and nothing global of the SDK is touched.
+
+import { context, ROOT_CONTEXT, SpanStatusCode, trace, type Span as OtelSpan } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
+} from "@opentelemetry/sdk-trace";
+import type { SamplerName, Span, SpanAttributes, Tracer } from "../util/trace.ts";
+
+export interface OtelOptions {
+  /** The OTLP/HTTP base URL; spans go to `<endpoint>/v1/traces`. */
+  endpoint: string;
+  serviceName: string;
+  /** OTEL_TRACES_SAMPLER's names. */
+  sampler: SamplerName;
+  /** The ratio of the traceidratio samplers, 0 to 1. */
+  samplerArg: number;
+  serviceVersion?: string;
+}
+
+export interface OtelTracer {
+  tracer: Tracer;
+  /** Sends what is batched and stops, bounded by `timeoutMs` (spans not sent by then are dropped). */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+class WrappedSpan implements Span {
+  readonly traceId: string;
+  constructor(readonly span: OtelSpan) {
+    this.traceId = span.spanContext().traceId;
+  }
+  setAttributes(attributes: SpanAttributes): void {
+    this.span.setAttributes(attributes);
+  }
+  fail(): void {
+    this.span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  end(): void {
+    this.span.end();
+  }
+}
+
+export function startOtel(options: OtelOptions): OtelTracer {
+  const url = `${options.endpoint.replace(/\/+$/, "")}/v1/traces`;
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ "service.name": options.serviceName, ...(options.serviceVersion ? { "service.version": options.serviceVersion } : {}) }),
+    sampler: samplerOf(options.sampler, options.samplerArg),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }), scheduledDelayMillis: 1000 })],
+  });
+  const otel = provider.getTracer("kobun");
+  const tracer: Tracer = {
+    startSpan(name, attributes, parent) {
+      const ctx = parent instanceof WrappedSpan ? trace.setSpan(context.active(), parent.span) : ROOT_CONTEXT;
+      return new WrappedSpan(otel.startSpan(name, { attributes }, ctx));
+    },
+  };
+  return {
+    tracer,
+    async shutdown(timeoutMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      try {
+        await Promise.race([provider.shutdown().catch(() => {}), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function samplerOf(name: SamplerName, ratio: number): Sampler {
+  switch (name) {
+    case "always_on": return new AlwaysOnSampler();
+    case "always_off": return new AlwaysOffSampler();
+    case "traceidratio": return new TraceIdRatioBasedSampler(ratio);
+    case "parentbased_always_on": return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case "parentbased_always_off": return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case "parentbased_traceidratio": return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  }
+}

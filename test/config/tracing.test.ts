@@ -1,0 +1,38 @@
+// kobun.yaml's `tracing:` block and the OpenTelemetry SDK's variables over it: off by default,
+// on with an endpoint from either, the environment winning, bad values named by where they came from.
+
+import { expect, test } from "bun:test";
+import { ConfigError, resolveSettings } from "../../src/config/index.ts";
+
+test("tracing is off by default and on with an endpoint in kobun.yaml", () => {
+  expect(resolveSettings({ fileData: {} }).tracing).toEqual({ endpoint: null, serviceName: "kobun", sampler: "parentbased_always_on", samplerArg: 1 });
+  const on = resolveSettings({ fileData: { tracing: { endpoint: "http://collector:4318", serviceName: "shop-operator", sampler: "traceidratio", samplerArg: 0.25 } } });
+  expect(on.tracing).toEqual({ endpoint: "http://collector:4318", serviceName: "shop-operator", sampler: "traceidratio", samplerArg: 0.25 });
+});
+
+test("OTEL_* variables turn tracing on and override the file; OTEL_SDK_DISABLED turns it off", () => {
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example:4318", OTEL_SERVICE_NAME: "from-env", OTEL_TRACES_SAMPLER: "always_on", OTEL_TRACES_SAMPLER_ARG: "0.5" };
+  const s = resolveSettings({ fileData: { tracing: { endpoint: "http://file:4318", serviceName: "from-file" } }, env });
+  expect(s.tracing).toEqual({ endpoint: "https://otel.example:4318", serviceName: "from-env", sampler: "always_on", samplerArg: 0.5 });
+  expect(resolveSettings({ fileData: { tracing: { endpoint: "http://file:4318" } }, env: { OTEL_SDK_DISABLED: "true" } }).tracing.endpoint).toBeNull();
+  // Without `env`, the process's variables are not read (the CLI passes them).
+  expect(resolveSettings({ fileData: {} }).tracing.endpoint).toBeNull();
+});
+
+test("bad tracing values are named by their key or variable", () => {
+  const bad = (input: Parameters<typeof resolveSettings>[0]) => {
+    try {
+      resolveSettings(input);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error("no error");
+  };
+  expect(bad({ fileData: { tracing: { endpoint: "collector:4318" } } })).toContain('config: tracing.endpoint: expected an http:// or https:// URL like "http://otel-collector:4318", or null (tracing off), got "collector:4318"');
+  expect(bad({ fileData: { tracing: { sampler: "sometimes" } } })).toContain("tracing.sampler: expected one of");
+  expect(bad({ fileData: { tracing: { samplerArg: 2 } } })).toContain("tracing.samplerArg: expected a number from 0 to 1");
+  expect(bad({ env: { OTEL_TRACES_SAMPLER_ARG: "half" } })).toBe('OTEL_TRACES_SAMPLER_ARG: expected a number from 0 to 1, got "half"');
+  expect(bad({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: "ftp://x" } })).toContain("OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL");
+  expect(bad({ fileData: { tracing: { endpont: "http://x:4318" } } })).toContain('unknown key; did you mean "endpoint"?');
+});

@@ -1,0 +1,106 @@
+// Tracing on (an OTLP/HTTP endpoint given): each handling cycle is a trace whose root span
+// names the object, its cause, handlers and outcome, with a child span per handler and per
+// API request; the cycle's log lines carry its trace id; no attribute carries Secret data.
+// The receiver is a plain HTTP server on 127.0.0.1 that keeps what the SDK posts (OTLP JSON).
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { tracing } from "../../src/util/trace.ts";
+import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: { key: string; value: Record<string, unknown> }[];
+  status?: { code?: number };
+}
+
+let e: Env;
+let receiver: ReturnType<typeof Bun.serve>;
+const spans: OtlpSpan[] = [];
+const services = new Set<string>();
+beforeAll(async () => {
+  e = await env();
+  receiver = Bun.serve({
+    hostname: "127.0.0.1", port: 0,
+    async fetch(request) {
+      if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces") return new Response("not here", { status: 404 });
+      const body = (await request.json()) as { resourceSpans: { resource: { attributes: OtlpSpan["attributes"] }; scopeSpans: { spans: OtlpSpan[] }[] }[] };
+      for (const r of body.resourceSpans) {
+        for (const a of r.resource.attributes) if (a.key === "service.name") services.add(String(a.value.stringValue));
+        for (const s of r.scopeSpans) spans.push(...s.spans);
+      }
+      return Response.json({});
+    },
+  });
+});
+afterAll(async () => {
+  await receiver.stop(true);
+  await e.stop();
+});
+
+const attr = (span: OtlpSpan, key: string): unknown => {
+  const value = span.attributes.find((a) => a.key === key)?.value;
+  if (!value) return undefined;
+  if ("arrayValue" in value) return ((value.arrayValue as { values?: { stringValue: string }[] }).values ?? []).map((v) => v.stringValue);
+  return value.stringValue ?? value.intValue ?? value.boolValue;
+};
+
+test("a handled object yields a cycle span with its handler and PATCH children, and its log lines carry the trace id", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/secrets", ({ logger }) => logger.info("handling the secret"), { id: "keep-secret" });
+  const stop = new AbortController();
+  const log = testLogger();
+  let started = false;
+  const running = run({
+    signal: stop.signal, client: e.client, registry, logger: log.logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_SERVICE_NAME: "tracing-test" } }),
+    onStarted: () => (started = true),
+  });
+  const secretValue = "hunter2-do-not-trace";
+  let uid = "";
+  try {
+    await eventually(() => started, "the operator to start");
+    expect(tracing()).toBe(true);
+    const created = await fetch(`${e.sandbox.url}/api/v1/namespaces/default/secrets`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { name: "traced" }, stringData: { password: secretValue } }),
+    });
+    expect(created.status).toBe(201);
+    uid = ((await created.json()) as { metadata: { uid: string } }).metadata.uid;
+    // The batch is sent within a second of the cycle (scheduledDelayMillis); the stop flushes the rest.
+    await eventually(() => spans.some((s) => s.name === "cycle secrets" && attr(s, "kobun.outcome") !== undefined), "the cycle span to arrive", 10_000);
+  } finally {
+    stop.abort();
+    await running;
+  }
+  expect(tracing()).toBe(false);
+  expect(services).toEqual(new Set(["tracing-test"]));
+  const cycle = spans.find((s) => s.name === "cycle secrets" && attr(s, "kobun.cause") === "create")!;
+  expect(cycle.parentSpanId ?? "").toBe("");
+  expect(attr(cycle, "kobun.resource")).toBe("secrets");
+  expect(attr(cycle, "k8s.namespace.name")).toBe("default");
+  expect(attr(cycle, "kobun.object.name")).toBe("traced");
+  expect(attr(cycle, "kobun.handlers")).toEqual(["keep-secret"]);
+  expect(attr(cycle, "kobun.outcome")).toBe("written");
+  const children = spans.filter((s) => s.parentSpanId === cycle.spanId);
+  const handler = children.find((s) => s.name === "handler keep-secret")!;
+  expect(attr(handler, "kobun.outcome")).toBe("success");
+  const patch = children.find((s) => s.name === "PATCH")!;
+  expect(attr(patch, "url.path")).toBe("/api/v1/namespaces/default/secrets/traced");
+  expect(Number(attr(patch, "http.response.status_code"))).toBe(200);
+  expect(patch.traceId).toBe(cycle.traceId);
+  expect(attr(cycle, "kobun.object.uid")).toBe(uid);
+  // The handler's own log line, and only lines of that cycle, carry its trace id.
+  expect(log.lines.some((l) => l.includes("handling the secret") && l.includes(`trace_id=${cycle.traceId}`))).toBe(true);
+  expect(log.lines.filter((l) => l.includes("operator started")).some((l) => l.includes("trace_id="))).toBe(false);
+  // Nothing of the Secret's data (plain or base64) in any span.
+  const everything = JSON.stringify(spans);
+  expect(everything).not.toContain(secretValue);
+  expect(everything).not.toContain(Buffer.from(secretValue).toString("base64"));
+}, 20_000);
