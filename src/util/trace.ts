@@ -8,7 +8,7 @@
 // Span attributes must never carry Secret data, tokens or an object's content: resource,
 // namespace, name, uid, cause, handler ids, outcomes, HTTP method, path and status only.
 
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 
 /** OTEL_TRACES_SAMPLER's values (the OpenTelemetry SDK configuration's names). */
 export const SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
@@ -31,10 +31,13 @@ export interface Tracer {
 }
 
 let tracer: Tracer | undefined;
-const active = new AsyncLocalStorage<Span>();
+let active: AsyncLocalStorage<Span> | undefined;
 
 /** Installs the process's tracer (undefined: tracing off). The runtime does, for the length of a run. */
 export function useTracer(next: Tracer | undefined): void {
+  // Required on first use, not imported: a bundle hoists static imports of builtins to its start,
+  // and an operator with tracing off must not load node:async_hooks at all.
+  if (next) active ??= new (require("node:async_hooks") as typeof import("node:async_hooks")).AsyncLocalStorage<Span>();
   tracer = next;
 }
 
@@ -45,7 +48,7 @@ export function tracing(): boolean {
 
 /** The span of the current async context (a cycle, a handler), if tracing is on. */
 export function activeSpan(): Span | undefined {
-  return tracer === undefined ? undefined : active.getStore();
+  return tracer === undefined ? undefined : active!.getStore();
 }
 
 /**
@@ -58,7 +61,7 @@ export async function inSpan<T>(name: string, attributes: SpanAttributes, root: 
   if (tracer === undefined || (!parent && !root)) return fn(undefined);
   const span = tracer.startSpan(name, attributes, parent);
   try {
-    return await active.run(span, () => fn(span));
+    return await active!.run(span, () => fn(span));
   } catch (error) {
     span.fail();
     throw error;
