@@ -23,29 +23,37 @@ const CONCURRENCY = 100;
 const CRDS: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 
-async function hotPath(n: number, rounds: number): Promise<Record<string, unknown>> {
+/** Rounds alternating `off` and `on` against a sandbox in a child process; `one(...)` is one of them. */
+export async function alternating(rounds: number, one: (client: KubeClient, resource: Resource, mode: "off" | "on", r: number) => Promise<{ cpuMsPerObject: number; wallMs: number }>) {
+  return sandboxChild(async (client, resource) => {
+    const cpu: Record<"off" | "on", number[]> = { off: [], on: [] };
+    const wall: Record<"off" | "on", number[]> = { off: [], on: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const mode of r % 2 ? (["on", "off"] as const) : (["off", "on"] as const)) {
+        const figures = await one(client, resource, mode, r);
+        cpu[mode].push(figures.cpuMsPerObject);
+        wall[mode].push(figures.wallMs);
+      }
+    }
+    return {
+      rounds,
+      cpuMsPerObject: { off: round4(median(cpu.off)), on: round4(median(cpu.on)), all: { off: cpu.off.map(round4), on: cpu.on.map(round4) } },
+      wallMs: { off: round(median(wall.off)), on: round(median(wall.on)) },
+      ratioOnToOff: { cpu: round(median(cpu.on) / median(cpu.off)), wall: round(median(wall.on) / median(wall.off)) },
+    };
+  });
+}
+
+const round4 = (x: number) => round(x, 4);
+
+async function sandboxChild<R>(body: (client: KubeClient, resource: Resource) => Promise<R>): Promise<R> {
   const child = Bun.spawn([process.execPath, `${import.meta.dir}/handling.ts`, "--sandbox-child"], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const lines = lineReader(child.stdout);
   const { kubeconfigPath } = JSON.parse(await lines.next());
   const client = await KubeClient.connect({ kubeconfig: kubeconfigPath });
   try {
     await client.create(CRDS, null, parse(readFileSync(new URL("../handlers/kobunexample.crd.yaml", import.meta.url), "utf8")));
-    const resource = await client.resolve("kobunexamples.kobun.dev/v1");
-    const cpu: Record<"off" | "on", number[]> = { off: [], on: [] };
-    const wall: Record<"off" | "on", number[]> = { off: [], on: [] };
-    for (let r = 0; r < rounds; r++) {
-      for (const mode of r % 2 ? (["on", "off"] as const) : (["off", "on"] as const)) {
-        const figures = await operatorRound(client, resource, n, `${mode}-${r}`, mode === "on");
-        cpu[mode].push(figures.cpuMsPerObject);
-        wall[mode].push(figures.wallMs);
-      }
-    }
-    return {
-      objects: n, rounds,
-      cpuMsPerObject: { off: round(median(cpu.off), 4), on: round(median(cpu.on), 4), all: { off: cpu.off.map((x) => round(x, 4)), on: cpu.on.map((x) => round(x, 4)) } },
-      wallMs: { off: round(median(wall.off)), on: round(median(wall.on)) },
-      ratioOnToOff: { cpu: round(median(cpu.on) / median(cpu.off)), wall: round(median(wall.on) / median(wall.off)) },
-    };
+    return await body(client, await client.resolve("kobunexamples.kobun.dev/v1"));
   } finally {
     child.stdin.write("stop\n");
     child.stdin.flush();
@@ -54,7 +62,12 @@ async function hotPath(n: number, rounds: number): Promise<Record<string, unknow
   }
 }
 
-async function operatorRound(client: KubeClient, resource: Resource, n: number, tag: string, observed: boolean) {
+async function hotPath(n: number, rounds: number): Promise<Record<string, unknown>> {
+  return { objects: n, ...(await alternating(rounds, (client, resource, mode, r) => operatorRound(client, resource, n, `${mode}-${r}`, mode === "on"))) };
+}
+
+/** One operator round over n new objects in their own namespace: CPU per object and wall time (bench/tracing.ts reuses it). */
+export async function operatorRound(client: KubeClient, resource: Resource, n: number, tag: string, observed: boolean) {
   const ns = `metrics-${tag}`;
   await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
   await pool(n, (i) => client.create(resource, ns, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: `obj-${i}`, namespace: ns }, spec: { size: i } }));
