@@ -118,8 +118,7 @@ export class Transport {
       let text = "";
       let error: ApiError | undefined;
       const started = performance.now();
-      // Inside a traced cycle: one span per attempt. Method, path and status only (no headers, no body).
-      const span = childSpan(method, { "http.request.method": method, "url.path": path, "server.address": this.observers.host });
+      const span = attemptSpan(method, path, this.observers.host);
       try {
         const headers = this.headersFor(auth, contentType);
         const response = await this.send(url, { method, headers: options.accept ? { ...headers, Accept: options.accept } : headers, body, signal: deadline.signal });
@@ -283,6 +282,11 @@ function parsedBody<T>(text: string): T {
   } catch {
     return text as T;
   }
+}
+
+/** Inside a traced cycle: one span per attempt. Method, path and status only (no headers, no body). */
+function attemptSpan(method: string, path: string, host: string): Span | undefined {
+  return childSpan(method, { "http.request.method": method, "url.path": path, "server.address": host });
 }
 
 /** An attempt's span ends with its status code; none (no answer) or >= 400 fails it. */

@@ -18,9 +18,9 @@
 
 import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
 import { linkedSignal } from "../util/abort.ts";
-import { activeSpan, inSpan, tracing } from "../util/trace.ts";
+import { tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
@@ -35,6 +35,7 @@ import { cycleEnvOf, workerTimingOf, type ReconcilerOptions } from "./options.ts
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 import { Background } from "./spawning.ts";
+import { noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
@@ -82,7 +83,7 @@ export class Reconciler {
       ...(options.hold ? { hold: options.hold } : {}),
     });
     this.workers = new Workers<Item>({
-      process: (uid, item, signal) => this.process(uid, item, signal),
+      process: (uid, item, signal) => (tracing() ? tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal)) : this.measured(uid, item, signal)),
       skip: (uid, item) => superseded(this.states.get(uid)?.life, item.type === "deleted", item.object.metadata.resourceVersion, Date.now()),
       ...workerTimingOf(options),
       signal: linked.signal,
@@ -144,13 +145,6 @@ export class Reconciler {
   /** Most objects processed at the same time so far. */
   get peakConcurrency(): number {
     return this.workers.peak;
-  }
-
-  private process(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
-    if (!tracing()) return this.measured(uid, item, signal);
-    const { namespace, name } = item.object.metadata;
-    const attributes = { "kobun.resource": resourceName(this.resource), "k8s.namespace.name": namespace ?? "", "kobun.object.name": name ?? "", "kobun.object.uid": uid, "kobun.event": item.type };
-    return inSpan(`cycle ${resourceName(this.resource)}`, attributes, true, () => this.measured(uid, item, signal));
   }
 
   private async measured(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
@@ -229,7 +223,7 @@ export class Reconciler {
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
       reportRuns(this.audience, body, plan);
-      activeSpan()?.setAttributes({ "kobun.cause": plan.cause, "kobun.handlers": plan.runs.map((run) => run.spec.id) });
+      notePlan(plan);
       if (!planWrites(plan)) return { kind: "written", body, wrote: false, next: nextOf(plan, body, body), ...delayOf(plan) };
       const newest = await this.write(body, plan, freeze);
       if (newest === "gone") return { kind: "gone" };
@@ -248,11 +242,7 @@ export class Reconciler {
 
   /** Moves the object's life by the outcome; tells the workers when to run again, and with what. */
   private settle(uid: string, entry: Tracked, event: Item, outcome: Outcome): WorkerOutcome<Item> | void {
-    const span = activeSpan();
-    if (span) {
-      span.setAttributes({ "kobun.outcome": outcome.kind });
-      if (outcome.kind === "failed") span.fail();
-    }
+    noteOutcome(outcome);
     const next = step(entry.life, outcome, Date.now());
     if (!next.life) {
       this.states.delete(uid);
