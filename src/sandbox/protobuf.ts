@@ -16,16 +16,16 @@ import descriptor from "./kube-protos.json" with { type: "json" };
 import { errors } from "./status.ts";
 
 export const PROTOBUF = "application/vnd.kubernetes.protobuf";
-const MAGIC = [0x6b, 0x38, 0x73, 0x00];
+export const MAGIC = [0x6b, 0x38, 0x73, 0x00];
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
 
 let root: protobuf.Root | undefined;
-function types(): protobuf.Root {
+export function types(): protobuf.Root {
   return (root ??= protobuf.Root.fromJSON(descriptor as protobuf.INamespace));
 }
 
 /** the proto message of an apiVersion/kind: `apps/v1` → k8s.io.api.apps.v1, `rbac.authorization.k8s.io/v1` → k8s.io.api.rbac.v1 */
-function messageName(apiVersion: string, kind: string): string {
+export function messageName(apiVersion: string, kind: string): string {
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") as [string, string] : ["", apiVersion];
   if (kind === "DeleteOptions" || group === "meta.k8s.io") return `${META}.${kind}`;
   const pkg = group === "" ? "core" : group.replace(/\.k8s\.io$/, "").split(".")[0];
@@ -59,7 +59,7 @@ const POINTER_ZEROES = new Set([
   "terminationGracePeriodSeconds", "activeDeadlineSeconds", "runAsUser", "runAsGroup", "fsGroup", "runAsNonRoot",
   "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "automountServiceAccountToken", "hostUsers",
   "ttlSecondsAfterFinished", "startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit",
-  "revisionHistoryLimit", "progressDeadlineSeconds", "expirationSeconds", "gracePeriodSeconds", "optional",
+  "revisionHistoryLimit", "progressDeadlineSeconds", "expirationSeconds", "gracePeriodSeconds", "optional", "priority",
 ]);
 
 /** what Go's JSON would leave out (empty objects stay: Go keeps struct fields that are not pointers) */
@@ -110,7 +110,7 @@ function fieldValue(field: protobuf.Field, v: unknown): unknown {
  * their fields inlined in JSON: a Volume's source, a Probe's handler, a LocalObjectReference's name.
  */
 const INLINE = new Set(["Volume.volumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon", "*.localObjectReference"]);
-const inlined = (type: protobuf.Type, field: string) => INLINE.has(`${type.name}.${field}`) || INLINE.has(`*.${field}`);
+export const inlined = (type: protobuf.Type, field: string) => INLINE.has(`${type.name}.${field}`) || INLINE.has(`*.${field}`);
 
 function toJson(type: protobuf.Type, m: any): unknown {
   const s = special(type, m);

@@ -49,6 +49,17 @@ export interface ServerContext {
   log?: (line: string) => void;
 }
 
+/** an object's response: protobuf for a built-in kind when the client's Accept puts it first (client-go's typed clients), else JSON */
+async function objectResponse(req: Request, def: ResourceDef, body: any, code = 200): Promise<Response> {
+  const first = req.headers.get("accept")?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
+  if (first === "application/vnd.kubernetes.protobuf" && !def.crdName) {
+    const { encodeProtobufObject } = await import("./protobuf-encode.ts");
+    const bytes = encodeProtobufObject(body);
+    if (bytes) return new Response(bytes, { status: code, headers: { "content-type": first } });
+  }
+  return jsonResponse(body, code);
+}
+
 /** a request body: JSON, or a built-in kind in protobuf (what client-go's typed clients send) */
 async function readJson(req: Request): Promise<any> {
   if (mediaType(req) === "application/vnd.kubernetes.protobuf") {
@@ -158,7 +169,7 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
-  const out = async (body: any, code = 200) => jsonResponse(await ctx.admission.present(def, version, body), code);
+  const out = async (body: any, code = 200) => objectResponse(req, def, await ctx.admission.present(def, version, body), code);
   const strict = q.get("fieldValidation") === "Strict";
   const writer = { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")) };
 
@@ -241,11 +252,11 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
   if (existing) {
     const next = applyConfiguration(present(def, version, existing), body, applying);
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    return jsonResponse(await ctx.admission.present(def, version, await ctx.admission.update(def, version, ns, name, next, user, sub, strict)));
+    return objectResponse(req, def, await ctx.admission.present(def, version, await ctx.admission.update(def, version, ns, name, next, user, sub, strict)));
   }
   if (sub) throw errors.notFound(def.group, def.plural, name);
   const created = await ctx.admission.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), user, strict);
-  return jsonResponse(await ctx.admission.present(def, version, created), 201);
+  return objectResponse(req, def, await ctx.admission.present(def, version, created), 201);
 }
 
 function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string | undefined, q: URLSearchParams): Response {
