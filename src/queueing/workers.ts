@@ -186,20 +186,32 @@ export class Workers<T> {
           else await nextTurn();
           if (signal.aborted) return;
         }
-        const item = slot.pending as T;
-        slot.pending = undefined;
-        slot.hasPending = false;
-        slot.againAt = undefined;
-        const permit = this.permits.acquire();
-        if (permit) await permit;
-        if (signal.aborted) return this.permits.release();
-        await this.processTaken(key, slot, item, signal);
+        if (!(await this.takeAndProcess(key, slot, signal))) return;
       }
     } finally {
       this.schedule.forget(slot);
       if (this.slots.get(key) === slot) this.slots.delete(key);
       this.checkSettled();
     }
+  }
+
+  /**
+   * Takes the pending item and processes it under a permit; false when the signal aborted
+   * first. A frame of its own: the worker's loop, suspended while idle, holds no item.
+   */
+  private async takeAndProcess(key: string, slot: Slot<T>, signal: AbortSignal): Promise<boolean> {
+    const item = slot.pending as T;
+    slot.pending = undefined;
+    slot.hasPending = false;
+    slot.againAt = undefined;
+    const permit = this.permits.acquire();
+    if (permit) await permit;
+    if (signal.aborted) {
+      this.permits.release();
+      return false;
+    }
+    await this.processTaken(key, slot, item, signal);
+    return true;
   }
 
   /** Processes the item taken from `slot` (its permit held) and keeps what it asked for next. */
@@ -218,7 +230,9 @@ export class Workers<T> {
       this.permits.release();
       this.observer?.finished((performance.now() - slot.lastStart) / 1000);
     }
-    slot.current = outcome?.item ?? item;
+    // Kept only for a re-run: an idle worker outlives its run by `idleMs`, and after a burst
+    // every object has one; a body held for nothing would be a second copy per object.
+    slot.current = outcome?.again !== undefined ? (outcome.item ?? item) : undefined;
     // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
     // drops it, the re-run must still happen (else a retry waits for an unrelated event).
     if (outcome?.again !== undefined) {
