@@ -116,7 +116,8 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     idleTimeout: duration({ default: 5, min: 0, max: 3600, doc: "A worker with no events for this long exits." }),
   }),
   handling: section("Handling: retries and timeouts of handlers (each handler may override them).", {
-    retries: orNull(integer({ default: 0, min: 0, doc: "How many times a failing handler is retried." }), "retry forever"),
+    // Attempts, as a handler's own `retries` option counts them: 0 would be no attempt at all.
+    retries: orNull(integer({ default: 1, min: 1, doc: "Most attempts of a failing handler before it fails for good (1: no retry)." }), "retry forever"),
     backoff: duration({ default: 60, min: 0, max: 86400, doc: "Delay before retrying a failed handler." }),
     timeout: orNull(duration({ default: 0, min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
     // Annotations are limited to 256 KiB in total and share it with the user's own: the

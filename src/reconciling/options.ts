@@ -104,7 +104,7 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
     ids: [...new Set(changing.map((h) => h.id))],
     hasResume: changing.some((h) => h.kind === "resume"),
     defaults: {
-      retries: options.handling?.retries !== undefined ? options.handling.retries : (settings?.handling.retries || null),
+      retries: options.handling?.retries !== undefined ? options.handling.retries : (settings?.handling.retries ?? null),
       backoff: options.handling?.backoff ?? settings?.handling.backoff ?? 60,
       timeout: options.handling?.timeout !== undefined ? options.handling.timeout : (settings?.handling.timeout ?? null),
     },

@@ -53,7 +53,16 @@ describe("config validation messages", () => {
 
   test("nullable fields say what null means", () => {
     expect(problems({ handling: { retries: -1 } })).toEqual([
-      "kobun.yaml: handling.retries: expected an integer of at least 0, or null (retry forever), got -1",
+      "kobun.yaml: handling.retries: expected an integer of at least 1, or null (retry forever), got -1",
+    ]);
+  });
+
+  test("handling.retries: 0 is refused, globally and per resource: it counts attempts, as a handler's own retries does (it used to mean retry forever)", () => {
+    expect(problems({ handling: { retries: 0 } })).toEqual([
+      "kobun.yaml: handling.retries: expected an integer of at least 1, or null (retry forever), got 0",
+    ]);
+    expect(problems({ resources: { "v1/configmaps": { handling: { retries: 0 } } } })).toEqual([
+      "kobun.yaml: resources.v1/configmaps.handling.retries: expected an integer of at least 1, or null (retry forever), got 0",
     ]);
   });
 
