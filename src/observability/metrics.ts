@@ -27,7 +27,10 @@ export interface HistogramSeries {
 }
 
 abstract class Family<S> {
-  protected readonly series = new Map<string, { values: readonly string[]; series: S }>();
+  /** Every series with its label values, in the order they were made (the exposition's order). */
+  protected readonly series: { values: readonly string[]; series: S }[] = [];
+  /** The series by label values, one Map level per label: a lookup builds no key string (a hot path's every request and handler run). */
+  private readonly index = new Map<string, unknown>();
 
   constructor(
     readonly name: string,
@@ -46,18 +49,26 @@ abstract class Family<S> {
     if (values.length !== this.labelNames.length) {
       throw new Error(`metric ${this.name} takes ${this.labelNames.length} label values (${this.labelNames.join(", ")}), got ${values.length}`);
     }
-    const key = values.join("\u0000");
-    let entry = this.series.get(key);
-    if (!entry) {
-      entry = { values: [...values], series: this.make() };
-      this.series.set(key, entry);
+    let level = this.index;
+    for (let i = 0; i < values.length - 1; i++) {
+      let next = level.get(values[i]!) as Map<string, unknown> | undefined;
+      if (!next) level.set(values[i]!, (next = new Map()));
+      level = next;
     }
-    return entry.series;
+    const last = values.length ? values[values.length - 1]! : "";
+    let series = level.get(last) as S | undefined;
+    if (!series) {
+      series = this.make();
+      level.set(last, series);
+      this.series.push({ values: [...values], series });
+    }
+    return series;
   }
 
   /** Forgets every series (a family whose label values went away, e.g. peers). */
   reset(): void {
-    this.series.clear();
+    this.series.length = 0;
+    this.index.clear();
   }
 
   protected abstract make(): S;
@@ -97,7 +108,7 @@ export class Counter extends Family<Series> {
     this.labels(...values).inc(by);
   }
   lines(): string[] {
-    return [...this.series.values()].map(({ values, series }) => `${this.name}${this.labelText(values)} ${formatNumber(series.value)}`);
+    return this.series.map(({ values, series }) => `${this.name}${this.labelText(values)} ${formatNumber(series.value)}`);
   }
 }
 
@@ -112,7 +123,7 @@ export class Gauge extends Family<Series> {
     this.labels(...values).set(value);
   }
   lines(): string[] {
-    return [...this.series.values()].map(({ values, series }) => `${this.name}${this.labelText(values)} ${formatNumber(series.value)}`);
+    return this.series.map(({ values, series }) => `${this.name}${this.labelText(values)} ${formatNumber(series.value)}`);
   }
 }
 
@@ -155,7 +166,7 @@ export class Histogram extends Family<HistogramSeries> {
   }
   lines(): string[] {
     const out: string[] = [];
-    for (const { values, series } of this.series.values()) {
+    for (const { values, series } of this.series) {
       const s = series as BucketSeries;
       let cumulative = 0;
       this.buckets.forEach((bound, i) => {

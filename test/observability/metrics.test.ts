@@ -42,6 +42,16 @@ test("counters, gauges and histograms with labels are exposed in the text format
   ].join("\n"));
 });
 
+test("label values are told apart exactly: two series whose values would join into the same text stay two series", () => {
+  const registry = new MetricsRegistry();
+  const pairs = registry.counter("pairs_total", "Pairs.", ["a", "b"]);
+  pairs.labels("x\u0000y", "z").inc();
+  pairs.labels("x", "y\u0000z").inc(5);
+  expect(pairs.labels("x\u0000y", "z").value).toBe(1);
+  expect(pairs.labels("x", "y\u0000z").value).toBe(5);
+  expect(registry.expose().split("\n").filter((line) => line.startsWith("pairs_total{"))).toHaveLength(2);
+});
+
 test("OpenMetrics names a counter's family without _total and ends with # EOF", () => {
   const registry = new MetricsRegistry();
   registry.counter("kobun_watch_events_total", "Events.", ["type"]).labels("ADDED").inc();
