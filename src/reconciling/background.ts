@@ -4,8 +4,8 @@
 //
 //   phase          │ input                                   │ next phase
 //   ───────────────┼─────────────────────────────────────────┼─────────────────────────────────────
-//   (none)         │ object wanted (matches, not deleting,   │ starting(now + initialDelay)
-//                  │   not frozen)                           │
+//   (none)         │ object wanted (matches, not deleting,   │ starting(now + initialDelay
+//                  │   not frozen)                           │   [+ a timer's spread, below])
 //   starting(at)   │ due, timer with `idle` not yet idle     │ starting(changedAt + idle)
 //   starting(at)   │ due                                     │ running
 //   running        │ daemon returned                         │ finished (never restarted)
@@ -36,10 +36,28 @@ export type RunEnd =
   | { kind: "aborted" };
 
 const DEFAULT_BACKOFF_S = 60;
+/** The widest spread of timers' first calls (seconds): a long-interval timer still starts soon. */
+const MAX_SPREAD_S = 1;
 
-/** The first phase of a daemon or timer for an object that is wanted now. */
-export function starting(spec: BackgroundSpec, now: number): Activity {
-  return { kind: "starting", at: now + (spec.options.initialDelay ?? 0) * 1000 };
+/**
+ * The first phase of a daemon or timer for an object that is wanted now. A timer's first call
+ * comes after its initialDelay plus a spread over its interval (at most 1 s), the same for the
+ * same object and timer: 1,000 objects listed at once would otherwise wake their timers in
+ * the same millisecond, every interval, and stall the event loop for all of them.
+ */
+export function starting(spec: BackgroundSpec, now: number, uid = ""): Activity {
+  const at = now + (spec.options.initialDelay ?? 0) * 1000;
+  return { kind: "starting", at: spec.kind === "timer" ? at + spreadOf(spec, uid) : at };
+}
+
+/** Where in [0, min(interval, 1 s)) this object's timer starts, in ms: by a hash of its uid and the timer's id. */
+export function spreadOf(spec: BackgroundSpec, uid: string): number {
+  const widthMs = Math.min(spec.options.interval ?? 1, MAX_SPREAD_S) * 1000;
+  // FNV-1a (32-bit) over the UTF-16 code units: stable, cheap and well spread for uids.
+  let hash = 0x811c9dc5;
+  const key = `${uid}/${spec.id}`;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return Math.floor(((hash >>> 0) / 2 ** 32) * widthMs);
 }
 
 /** When a due `starting` phase may run: now (0), or the ms to wait until the object is idle long enough. */

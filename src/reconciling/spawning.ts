@@ -140,7 +140,7 @@ export class Background {
     const link = linkedSignal(this.options.signal, freeze, hold?.signal, stop.signal);
     const now = Date.now();
     const run: Run = {
-      spec, phase: starting(spec, now), stop, signal: link.signal, body, changedAt: now,
+      spec, phase: starting(spec, now, uid), stop, signal: link.signal, body, changedAt: now,
       essence: spec.options.idle !== undefined ? essenceOf(body) : undefined, ended: Promise.resolve(),
     };
     const { promise: ended, resolve } = Promise.withResolvers<void>();

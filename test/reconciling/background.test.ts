@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { Registry } from "../../src/handling/registry.ts";
 import type { BackgroundSpec } from "../../src/handling/registry.ts";
-import { afterRun, dueAt, holdsDeletion, idleWait, nextTick, retryDelay, starting } from "../../src/reconciling/background.ts";
+import { afterRun, dueAt, holdsDeletion, idleWait, nextTick, retryDelay, spreadOf, starting } from "../../src/reconciling/background.ts";
 
 const T = 1_000_000;
 
@@ -17,10 +17,27 @@ function spec(kind: "daemon" | "timer", options: Record<string, unknown> = {}): 
 }
 
 describe("starting", () => {
-  test("a daemon or timer starts at once, or after its initialDelay", () => {
-    expect(starting(spec("daemon"), T)).toEqual({ kind: "starting", at: T });
-    expect(starting(spec("timer", { initialDelay: 2.5 }), T)).toEqual({ kind: "starting", at: T + 2500 });
-    expect(dueAt(starting(spec("daemon", { initialDelay: 1 }), T))).toBe(T + 1000);
+  test("a daemon starts at once, or after its initialDelay; a timer after its initialDelay plus its object's spread", () => {
+    expect(starting(spec("daemon"), T, "uid-1")).toEqual({ kind: "starting", at: T });
+    expect(dueAt(starting(spec("daemon", { initialDelay: 1 }), T, "uid-1"))).toBe(T + 1000);
+    const timer = spec("timer", { initialDelay: 2.5 });
+    expect(starting(timer, T, "uid-1")).toEqual({ kind: "starting", at: T + 2500 + spreadOf(timer, "uid-1") });
+  });
+
+  test("timers' first calls are spread over their interval (at most 1 s), the same for the same object: 1,000 do not wake in one millisecond", () => {
+    const timer = spec("timer", { interval: 1 });
+    const uids = Array.from({ length: 1000 }, (_, i) => `7f3c2a1e-${String(i).padStart(4, "0")}-4b1d-9e2f-a0c1d2e3f4a5`);
+    const offsets = uids.map((uid) => spreadOf(timer, uid));
+    expect(offsets.every((ms) => Number.isInteger(ms) && ms >= 0 && ms < 1000)).toBe(true);
+    expect(uids.map((uid) => spreadOf(timer, uid))).toEqual(offsets); // deterministic per uid
+    // Roughly one per millisecond: no millisecond holds more than a handful of first calls.
+    const perMs = new Map<number, number>();
+    for (const ms of offsets) perMs.set(ms, (perMs.get(ms) ?? 0) + 1);
+    expect(perMs.size).toBeGreaterThan(550);
+    expect(Math.max(...perMs.values())).toBeLessThanOrEqual(8);
+    // A short interval spreads over itself; a long one over 1 s only (its first call stays prompt).
+    expect(uids.every((uid) => spreadOf(spec("timer", { interval: 0.2 }), uid) < 200)).toBe(true);
+    expect(Math.max(...uids.map((uid) => spreadOf(spec("timer", { interval: 3600 }), uid)))).toBeLessThan(1000);
   });
 });
 
