@@ -3,6 +3,10 @@
 // Kept by uid, so a relist replaces an object's entries (never duplicates them), and the
 // watcher's (synthetic) deletions remove them. Updated when an event is accepted, i.e. before
 // the handlers of that same event run (reconciling/ calls `observe` first).
+// Handlers wait until the indexes are primed: every stream an index is kept from has completed
+// its first LIST (`stream()`), so a handler of one resource never reads the index of another
+// half-filled at start-up (a CR handler seeing none of the Pods that exist). A stream waiting
+// out a freeze holds no one up; a stream that ends lets go.
 // Must never do I/O.
 
 import type { KubeObject, Resource } from "../kube/types.ts";
@@ -76,10 +80,23 @@ class ObjectIndex implements Index {
   }
 }
 
+/** One watch stream an index is kept from, as the priming sees it. */
+export interface IndexedStream {
+  /** Its first LIST is complete (relist-done delivered): it holds no handler up any more. */
+  listed(): void;
+  /** It waits out a freeze (true: holds no one up meanwhile) or is about to list (false). */
+  paused(paused: boolean): void;
+  /** It ended: holds no one up. */
+  end(): void;
+}
+
 /** Every index of a registry; `view` is what handlers get as `ctx.indexes`. */
 export class Indexes {
   readonly view: Readonly<Record<string, Index>>;
   private readonly kept = new Map<IndexSpec, ObjectIndex>();
+  /** Streams of indexed resources not yet listed once (and not paused). */
+  private readonly unlisted = new Set<object>();
+  private readonly waiters = new Set<() => void>();
 
   constructor(private readonly specs: readonly IndexSpec[], private readonly logger: Logger = silentLogger) {
     const view: Record<string, Index> = {};
@@ -94,6 +111,47 @@ export class Indexes {
   /** Whether any index is kept from this resource's objects. */
   covers(resource: Resource): boolean {
     return this.specs.some((spec) => selectorMatches(spec.wanted, resource));
+  }
+
+  /** A stream of an indexed resource starts: handlers wait for its first LIST (see IndexedStream). */
+  stream(): IndexedStream {
+    const token = {};
+    let done = false;
+    const hold = (held: boolean) => {
+      if (done) return;
+      if (held) this.unlisted.add(token);
+      else if (this.unlisted.delete(token) && this.unlisted.size === 0) this.release();
+    };
+    hold(true);
+    const finish = () => {
+      hold(false);
+      done = true;
+    };
+    return { listed: finish, end: finish, paused: (paused) => hold(!paused) };
+  }
+
+  /** Resolves true once every indexed stream has listed (at once when so), false if `signal` aborts first. */
+  primed(signal: AbortSignal): Promise<boolean> | undefined {
+    if (this.unlisted.size === 0) return undefined;
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => {
+        this.waiters.delete(wake);
+        resolve(false);
+      };
+      const wake = () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      };
+      this.waiters.add(wake);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    const waiting = [...this.waiters];
+    this.waiters.clear();
+    for (const wake of waiting) wake();
   }
 
   /** An object of `resource` was listed, added or modified (`deleted` false), or deleted. */

@@ -81,6 +81,7 @@ export class Reconciler {
       memo: (uid) => this.memoOf(uid), signal: this.hard.signal, count: (name) => options.health?.count(name),
       ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
       ...(options.hold ? { hold: options.hold } : {}),
+      ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
     });
     this.workers = new Workers<Item>({
       process: (uid, item, signal) => (tracing() ? tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal)) : this.measured(uid, item, signal)),
@@ -148,6 +149,7 @@ export class Reconciler {
   }
 
   private async measured(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
+    if (!(await (this.options.indexes?.primed(signal) ?? true))) return; // no handler before every index's first LIST (indexes.ts)
     const observer = this.options.observer;
     if (!observer) return this.owned(uid, item, signal);
     const began = performance.now();

@@ -38,6 +38,8 @@ export interface BackgroundOptions {
   /** Aborted at shutdown. */
   signal: AbortSignal;
   count?(name: string): void;
+  /** Until the indexes have their first LIST in: undefined when they have; false if `signal` aborted first. */
+  primed?(signal: AbortSignal): Promise<boolean> | undefined;
 }
 
 /** One daemon or timer on one object. */
@@ -188,6 +190,8 @@ export class Background {
       const due = dueAt(run.phase);
       if (due === undefined) return; // finished or stopping
       if (!(await sleep(due - Date.now(), run.signal))) return;
+      const primed = this.options.primed?.(run.signal);
+      if (primed && !(await primed)) return;
       const wait = idleWait(run.spec, run.changedAt, Date.now());
       if (wait > 0) {
         run.phase = { kind: "starting", at: Date.now() + wait };

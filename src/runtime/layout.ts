@@ -14,6 +14,7 @@ import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/reconciler.ts";
+import type { Indexes } from "../handling/indexes.ts";
 import { aborted } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
@@ -52,6 +53,8 @@ export interface Wiring {
   peering: { mandatory: boolean; id?: string };
   /** Sharding on: the owned shards filter the events and shape the watches (sharding.ts). */
   sharded?: ShardedStreams | undefined;
+  /** The indexes: handlers wait for the first LIST of every stream they are kept from. */
+  indexes?: Indexes;
 }
 
 type Which = "all" | "namespaced" | "cluster-scoped";
@@ -147,6 +150,8 @@ function serveStreams(
           client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
           ...(sharded ? { shardSelector: sharded.selectorFor(resource) } : {}),
+          // Registered as the task starts (synchronously, before any stream lists): no handler slips in ahead.
+          ...(wiring.indexes?.covers(resource) ? { indexed: wiring.indexes.stream() } : {}),
           deliver: (event) => {
             // Another replica's shard (the client-side filter, or a synthetic delete after a handover): not ours.
             if (sharded && "object" in event && !sharded.sharding.owns(event.object)) return;

@@ -15,6 +15,7 @@ import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { ResourceSettings, Settings } from "../config/index.ts";
+import type { IndexedStream } from "../handling/indexes.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 import { watchMetrics } from "./metrics.ts";
 
@@ -40,6 +41,8 @@ export interface StreamOptions {
   metadataOnly?: boolean;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
+  /** An index is kept from this resource: handlers wait for this stream's first LIST, unless it waits out a freeze. */
+  indexed?: IndexedStream;
 }
 
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
@@ -62,12 +65,17 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
   const backoff = new Backoff({ initial: w.backoff.initial * 1000, max: w.backoff.max * 1000, factor: w.backoff.factor, resetAfter: w.reconnectHealthyAfter * 1000 });
 
+  const { indexed } = options;
   await supervise(
     {
-      ready: (s) => {
+      ready: async (s) => {
         // An attempt ended and the gate is closed: a freeze closed the stream (one restart for the metrics).
         if (attempts++ > 0 && toggle.frozen) metrics.frozen();
-        return toggle.waitRunning(s);
+        if (!toggle.frozen) return toggle.waitRunning(s);
+        indexed?.paused(true);
+        const running = await toggle.waitRunning(s);
+        indexed?.paused(false);
+        return running;
       },
       attemptSignals: () => [toggle.runningSignal, options.restartSignal?.()],
       open: (s) => watcher.events(s),
@@ -80,6 +88,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
         deliver(event);
         if (event.type === "relist-done" && !listed) {
           listed = true;
+          indexed?.listed();
           void (options.processed?.() ?? Promise.resolve()).then(() => readiness.ready());
         }
       },
@@ -93,7 +102,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
       },
     },
     signal,
-  );
+  ).finally(() => indexed?.end());
 }
 
 /** The watcher's options from the settings' watching section (seconds there, ms here). */

@@ -79,3 +79,38 @@ describe("an index kept from events", () => {
     expect(registry.selectors()).toEqual(["pods"]);
   });
 });
+
+describe("priming: handlers wait for the indexed streams' first LIST", () => {
+  const never = new AbortController().signal;
+
+  test("primed once every stream listed or ended; a stream waiting out a freeze holds no one up until it lists again", async () => {
+    const indexes = byNode();
+    expect(indexes.primed(never)).toBeUndefined(); // no stream yet: nothing to wait for
+    const a = indexes.stream();
+    const b = indexes.stream();
+    let primed = false;
+    const waiting = indexes.primed(never)!.then((ok) => (primed = ok));
+    a.listed();
+    await Bun.sleep(0);
+    expect(primed).toBe(false);
+    b.paused(true); // frozen: it will relist later, and is not waited for meanwhile
+    await waiting;
+    expect(primed).toBe(true);
+    b.paused(false); // about to list: waited for again
+    expect(indexes.primed(never)).toBeDefined();
+    b.end();
+    expect(indexes.primed(never)).toBeUndefined();
+    a.paused(true); // a stream that listed once never holds anyone up again
+    a.paused(false);
+    expect(indexes.primed(never)).toBeUndefined();
+  });
+
+  test("a waiter whose signal aborts gets false at once", async () => {
+    const indexes = byNode();
+    indexes.stream();
+    const stop = new AbortController();
+    const waiting = indexes.primed(stop.signal)!;
+    stop.abort();
+    expect(await waiting).toBe(false);
+  });
+});

@@ -65,3 +65,35 @@ test("a configmap handler reads the secrets' index; the index is current before 
     await operator;
   }
 }, 20_000);
+
+test("handlers wait for every index's first LIST: a configmap handler at start-up sees all the secrets that existed before, even when their LIST is slow", async () => {
+  await secret("early-1", "early");
+  await secret("early-2", "early");
+  await secret("early-3", "early");
+  await send("POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: "early", labels: { scenario: "index-early" } } });
+  const registry = new Registry();
+  registry.on.index("v1/secrets", ({ name, labels }) => (labels.owner ? { [labels.owner]: name } : undefined), { id: "secretsByOwner" });
+  const firstRun: unknown[][] = [];
+  registry.on.create("v1/configmaps", ({ indexes }) => {
+    firstRun.push(indexes.secretsByOwner!.get("early"));
+  }, { id: "read-early", labels: { scenario: "index-early" } });
+  const ticks: unknown[][] = [];
+  registry.on.timer("v1/configmaps", ({ indexes }) => {
+    ticks.push(indexes.secretsByOwner!.get("early"));
+  }, { id: "tick-early", interval: 0.05, finalizer: false, labels: { scenario: "index-early" } });
+  // The secrets' initial list (a watch with sendInitialEvents) answers late: the configmaps' comes first.
+  e.sandbox.faults.stallNext(1, 400, { verb: "watch", plural: "secrets" });
+  const stop = new AbortController();
+  const operator = run({
+    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true } }),
+  });
+  try {
+    await eventually(() => firstRun.length > 0 && ticks.length > 0, "the configmap's handler and timer");
+    expect(firstRun[0]).toEqual(["early-1", "early-2", "early-3"]);
+    expect(ticks[0]).toEqual(["early-1", "early-2", "early-3"]);
+  } finally {
+    stop.abort();
+    await operator;
+  }
+}, 20_000);
