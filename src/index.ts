@@ -28,6 +28,7 @@ export {
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
   type DaemonContext, type TimerContext, type DaemonFn, type TimerFn, type DaemonOptions, type TimerOptions,
   type Index, type IndexFn, type IndexOptions, type ObjectContext, type ActivityContext, type ActivityFn, type ActivityOptions,
+  type LoginContext, type LoginFn, type LoginCredentials, type LoginResult,
   type KubeObject, type Resource, type ObjectMeta,
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,

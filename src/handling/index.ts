@@ -51,7 +51,10 @@ export type {
   ActivityContext,
   ActivityFn,
   ActivityOptions,
+  LoginContext,
+  LoginFn,
 } from "./types.ts";
+export type { LoginCredentials, LoginResult } from "../kube/login.ts";
 // The bodies handlers receive and the resources they are registered for.
 export type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 // What ctx.api throws and returns: the server's Status, apply conflicts, the built-in kinds.

@@ -20,6 +20,7 @@ import type {
   HandlerOptions,
   ActivityFn,
   ActivityOptions,
+  LoginFn,
   IndexFn,
   IndexOptions,
   TimerFn,
@@ -29,7 +30,7 @@ import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
-import { checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
+import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 
@@ -72,6 +73,8 @@ export interface On {
   cleanup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
   /** A named value in the /healthz report (`probes.<id>`), reused for `cacheFor` seconds. */
   probe(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
+  /** Credentials instead of the kubeconfig's: asked before anything connects, and again after a 401. */
+  login(fn: LoginFn, options?: ActivityOptions): LoginFn;
   /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
   convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
 }
@@ -121,6 +124,7 @@ export class Registry {
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("startup", fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("cleanup", fn, options),
       probe: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("probe", fn, options),
+      login: (fn: LoginFn, options: ActivityOptions = {}) => this.addActivity("login", fn, options),
       index: (selector: ResourceSelector, fn: IndexFn, options: IndexOptions = {}) => {
         this.addIndex(selector, fn, options);
         return fn;
@@ -226,13 +230,12 @@ export class Registry {
     this.conversions.push({ selector, wanted, convert });
   }
 
-  private addActivity(kind: ActivitySpec["kind"], fn: ActivityFn, options: ActivityOptions): ActivityFn {
+  private addActivity<F extends ActivityFn | LoginFn>(kind: ActivitySpec["kind"], fn: F, options: ActivityOptions): F {
     if (typeof fn !== "function") throw new Error(`on.${kind}(...) needs a function`);
     const n = this.activities.filter((a) => a.kind === kind).length + 1;
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}#${n}`);
-    if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
-    if (kind === "probe" && this.activities.some((a) => a.kind === "probe" && a.id === id)) throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
-    this.activities.push({ id, kind, fn, options });
+    checkActivityOptions(kind, id, options, this.activities);
+    this.activities.push({ id, kind, fn, options } as ActivitySpec);
     return fn;
   }
 

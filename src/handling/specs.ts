@@ -7,6 +7,7 @@ import { fieldPath } from "./filters.ts";
 import type {
   ActivityFn,
   ActivityOptions,
+  LoginFn,
   DaemonFn,
   DaemonOptions,
   DeleteOptions,
@@ -57,13 +58,10 @@ export interface IndexSpec {
   options: IndexOptions;
 }
 
-/** An operator-wide activity: on.startup (before any watch) or on.cleanup (after everything stopped). */
-export interface ActivitySpec {
-  id: string;
-  kind: "startup" | "cleanup" | "probe";
-  fn: ActivityFn;
-  options: ActivityOptions;
-}
+/** An operator-wide activity: on.startup (before any watch), on.cleanup (after everything stopped), on.probe, on.login. */
+export type ActivitySpec =
+  | { id: string; kind: "startup" | "cleanup" | "probe"; fn: ActivityFn; options: ActivityOptions }
+  | { id: string; kind: "login"; fn: LoginFn; options: ActivityOptions };
 
 /** A validating or mutating webhook: served by admission/, never watched. */
 export interface WebhookSpec {
@@ -80,6 +78,11 @@ export interface ConversionSpec {
   selector: ResourceSelector;
   wanted: Wanted;
   convert: ConvertFn | ConversionTable;
+}
+
+export function checkActivityOptions(kind: ActivitySpec["kind"], id: string, options: ActivityOptions, registered: readonly ActivitySpec[]): void {
+  if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
+  if (kind === "probe" && registered.some((a) => a.kind === "probe" && a.id === id)) throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
 }
 
 const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];

@@ -1,6 +1,7 @@
 // The shapes of handlers as users write them: contexts, options, diffs. No behaviour here,
 // so that registry, engine and the public API can all depend on it.
 
+import type { LoginResult } from "../kube/login.ts";
 import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { Api } from "./api.ts";
@@ -267,6 +268,19 @@ export interface ActivityContext {
 }
 
 export type ActivityFn = (ctx: ActivityContext) => unknown;
+
+/** What on.login sees: no API client yet (it is what the login makes), the operator's memo. */
+export interface LoginContext {
+  memo: Record<string, any>;
+  logger: Logger;
+  /** Aborts at shutdown. */
+  signal: AbortSignal;
+  /** False at start-up; true when the credentials it returned last expired or were refused (401). */
+  renewal: boolean;
+}
+
+/** Returns credentials (or a kubeconfig) for the operator, or nothing to leave it to the next login handler. */
+export type LoginFn = (ctx: LoginContext) => LoginResult | undefined | null | void | Promise<LoginResult | undefined | null | void>;
 
 export interface ActivityOptions {
   /** Names it in logs and errors (and a probe's value in /healthz). Default: the function name. */

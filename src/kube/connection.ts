@@ -39,7 +39,7 @@ export interface ConnectionTLS {
   rejectUnauthorized: boolean;
 }
 
-export type AuthKind = "none" | "token" | "token-file" | "basic" | "client-certificate" | "exec" | "auth-provider" | "service-account";
+export type AuthKind = "none" | "token" | "token-file" | "basic" | "client-certificate" | "exec" | "auth-provider" | "service-account" | "login";
 
 export interface Connection {
   /** The server URL without a trailing slash. */
@@ -55,8 +55,11 @@ export interface Connection {
   authHeaders(): Promise<Record<string, string>>;
   /** The same headers, when they are current (nothing to load or re-check); else undefined. */
   currentHeaders?(): Record<string, string> | undefined;
-  /** Drops cached credentials and fetches them again (after a 401). */
-  reauthenticate(): Promise<void>;
+  /**
+   * Drops cached credentials and fetches them again (after a 401). `used`: the headers the
+   * refused request carried; a connection may skip the fetch when they are no longer current.
+   */
+  reauthenticate(used?: Record<string, string>): Promise<void>;
   /** Server, context, user and auth kind: safe to log. */
   describe(): string;
 }
@@ -166,7 +169,8 @@ async function fromKubeconfigFile(path: string, options: ConnectOptions): Promis
   return fromKubeconfig(await resolveKubeconfig(text, { path, context: options.context }), options.server);
 }
 
-async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?: string): Promise<Connection> {
+/** A connection from one resolved kubeconfig context (also what on.login credentials become: login.ts). */
+export async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?: string): Promise<Connection> {
   const { cluster, user, context } = config;
   const server = (serverOverride ?? cluster.server).replace(/\/+$/, "");
   let tls: ConnectionTLS | undefined;

@@ -241,7 +241,7 @@ export class Transport {
     const tlsBefore = this.connection.tls;
     this.logger.info("re-reading credentials after 401", { server: this.server, user: this.connection.user, auth: this.connection.authKind });
     try {
-      await this.connection.reauthenticate();
+      await this.connection.reauthenticate(before);
     } catch (error) {
       this.logger.warn("re-reading credentials failed", { server: this.server, user: this.connection.user, error });
       return false;

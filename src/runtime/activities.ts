@@ -1,5 +1,8 @@
-// The operator's activities (`on.startup`, `on.cleanup`, `on.probe`): startup and cleanup run
-// once, around the rest; probes are asked when /healthz is (cached).
+// The operator's activities (`on.login`, `on.startup`, `on.cleanup`, `on.probe`): login before
+// anything connects (and again when its credentials must be renewed: kube/login.ts); startup
+// and cleanup run once, around the rest; probes are asked when /healthz is (cached).
+// Login handlers are asked in registration order; the first to return credentials wins. One
+// that throws, or none returning any, stops the operator at start-up with exit code 6.
 // Startup handlers run before any watch is opened, in registration order; the first failure
 // stops the operator with exit code 6 (`startup`), naming the handler. Cleanup handlers run
 // after the watchers and the handlers have stopped, bounded by the shutdown grace period; a
@@ -9,6 +12,7 @@
 import type { Api, ApiClient } from "../handling/api.ts";
 import type { ActivitySpec, Registry } from "../handling/registry.ts";
 import type { ActivityContext } from "../handling/types.ts";
+import { LoginError, type Login, type LoginResult } from "../kube/login.ts";
 import type { Resource } from "../kube/types.ts";
 import { linkedSignal } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
@@ -25,6 +29,35 @@ export interface ActivityWiring {
 // write is ever folded into a handler's patch.
 const NO_OBJECT: Resource = { group: "", version: "", plural: "", kind: "", namespaced: false, statusSubresource: false };
 
+type Kind = ActivitySpec["kind"];
+type SpecOf<K extends Kind> = K extends "login" ? Extract<ActivitySpec, { kind: "login" }> : Exclude<ActivitySpec, { kind: "login" }>;
+
+function specsOf<K extends Kind>(registry: Registry, kind: K): SpecOf<K>[] {
+  return registry.activities.filter((a): a is SpecOf<K> => a.kind === kind);
+}
+
+/**
+ * The on.login handlers as one Login (undefined when there are none): each asked in turn until
+ * one returns credentials. A throw, or no credentials from any, is a LoginError naming them.
+ */
+export function loginOf(w: Omit<ActivityWiring, "api">, signal: AbortSignal): Login | undefined {
+  const specs = specsOf(w.registry, "login");
+  if (!specs.length) return undefined;
+  return async (renewal) => {
+    for (const spec of specs) {
+      let result: LoginResult | undefined | null | void;
+      try {
+        result = await spec.fn({ memo: w.memo, logger: w.logger.child({ login: spec.id }), signal, renewal });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new LoginError(`login handler ${spec.id} failed: ${reason}`, { cause: error });
+      }
+      if (result !== undefined && result !== null) return result;
+    }
+    throw new LoginError(`no login handler returned credentials (${specs.map((s) => s.id).join(", ")}): return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig`);
+  };
+}
+
 function contextOf(spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal): ActivityContext {
   const api: Api = w.api.bind({ resource: NO_OBJECT, body: { metadata: {} } as never }, signal);
   return { memo: w.memo, logger: w.logger.child({ [spec.kind]: spec.id }), signal, api };
@@ -32,7 +65,7 @@ function contextOf(spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal): 
 
 /** Runs the startup handlers in order; throws a FatalError (exit 6) at the first that fails. */
 export async function runStartup(w: ActivityWiring, signal: AbortSignal): Promise<void> {
-  for (const spec of w.registry.activities.filter((a) => a.kind === "startup")) {
+  for (const spec of specsOf(w.registry, "startup")) {
     if (signal.aborted) return;
     try {
       await spec.fn(contextOf(spec, w, signal));
@@ -46,7 +79,7 @@ export async function runStartup(w: ActivityWiring, signal: AbortSignal): Promis
 
 /** Runs the cleanup handlers in order within `graceMs`; failures are logged, never thrown. */
 export async function runCleanup(w: ActivityWiring, graceMs: number): Promise<void> {
-  const specs = w.registry.activities.filter((a) => a.kind === "cleanup");
+  const specs = specsOf(w.registry, "cleanup");
   if (!specs.length) return;
   const deadline = linkedSignal(AbortSignal.timeout(graceMs));
   try {
@@ -76,10 +109,10 @@ const DEFAULT_CACHE_S = 10;
  * takes longer than 5 s) reports `{ error }` instead, and never makes the operator unhealthy.
  */
 export function probeValues(w: ActivityWiring): (() => Promise<Record<string, unknown>>) | undefined {
-  const specs = w.registry.activities.filter((a) => a.kind === "probe");
+  const specs = specsOf(w.registry, "probe");
   if (!specs.length) return undefined;
   const cache = new Map<ActivitySpec, { at: number; value: Promise<unknown> }>();
-  const valueOf = (spec: ActivitySpec): Promise<unknown> => {
+  const valueOf = (spec: SpecOf<"probe">): Promise<unknown> => {
     const cached = cache.get(spec);
     if (cached && Date.now() - cached.at < (spec.options.cacheFor ?? DEFAULT_CACHE_S) * 1000) return cached.value;
     const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);

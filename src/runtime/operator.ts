@@ -6,8 +6,7 @@
 // SIGINT/SIGTERM in as `signal`.
 
 import { fixedNamespaces, resolveSettings, type ResourceSettings, type Settings } from "../config/index.ts";
-import { KubeClient } from "../kube/client.ts";
-import { ApiError, ConnectionError } from "../kube/errors.ts";
+import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { Logger, stderrSink } from "../util/log.ts";
 import { TaskScope } from "../util/scope.ts";
@@ -17,7 +16,8 @@ import { Health } from "../observability/health.ts";
 import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
 import { Reconciler } from "../reconciling/reconciler.ts";
 import { Indexes } from "../handling/indexes.ts";
-import { probeValues, runCleanup, runStartup } from "./activities.ts";
+import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
+import { connectClient } from "./connecting.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
@@ -81,11 +81,15 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const stopTracing = await startTracing(settings, logger);
   try {
     const ownClient = options.client === undefined;
-    const client = options.client ?? (await connectClient(settings, logger, signal));
+    /** Shared by every handler and activity (login included). */
+    const memo: Record<string, any> = {};
+    // on.login replaces the kubeconfig's credentials of a client run() makes (a given one is used as it is).
+    const login = ownClient ? loginOf({ registry, logger, memo }, signal) : undefined;
+    const client = options.client ?? (await connectClient(settings, logger, signal, login));
     const health = new Health();
     const unobserve = client.observe(requestMetrics(health.metrics));
     try {
-      return await operate(options, settings, logger, registry, signal, graceMs, client, health);
+      return await operate(options, settings, logger, registry, signal, graceMs, client, health, memo);
     } finally {
       unobserve();
       // A client run() made is run()'s to close (its keep-alive pool); a given one is the caller's.
@@ -98,9 +102,10 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 
 async function operate(
   options: RunOptions, settings: Settings, logger: Logger, registry: Registry, signal: AbortSignal, graceMs: number, client: KubeClient, health: Health,
+  memo: Record<string, any>,
 ): Promise<RunReport> {
   const api = handlerApi(client, settings, logger);
-  const activities = { registry, logger, api, memo: {} as Record<string, any> };
+  const activities = { registry, logger, api, memo };
   // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
   await runStartup(activities, signal);
   const probes = probeValues(activities);
@@ -242,29 +247,6 @@ function operatorScope(signal: AbortSignal, logger: Logger, health: Health): { s
     health.component(`${within.name}/${name}`, within.signal).fail(message);
   });
   return { scope, fatal, fatalReported };
-}
-
-async function connectClient(settings: Settings, logger: Logger, signal: AbortSignal): Promise<KubeClient> {
-  let client: KubeClient | undefined;
-  try {
-    client = await KubeClient.connect({
-      ...(settings.kube.kubeconfig ? { kubeconfig: settings.kube.kubeconfig } : { useDefaults: true }),
-      ...(settings.kube.context ? { context: settings.kube.context } : {}),
-      requestTimeoutMs: settings.kube.requestTimeout * 1000,
-      logger,
-    });
-    // One cheap request proves the server answers and accepts our credentials.
-    await client.request("GET", "/version", { signal });
-    return client;
-  } catch (error) {
-    client?.close();
-    if (signal.aborted) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    if (error instanceof ApiError && (error.code === 401 || error.code === 403)) {
-      throw new FatalError("connect", `cannot authenticate to the API server: ${reason}`, { cause: error });
-    }
-    throw new FatalError("connect", `cannot connect to the API server: ${reason}`, { cause: error });
-  }
 }
 
 function describeNamespaces(settings: Settings): string {

@@ -1,0 +1,150 @@
+// Credentials from the operator's own code (on.login) instead of a kubeconfig: a function
+// returning the server, its CA and a token or client certificate, or a kubeconfig (a path,
+// its text, or a @kubernetes/client-node KubeConfig object). It is asked once before anything
+// connects, again when its `expiresAt` has passed, and again when the API server answers 401
+// (a rotated token): concurrent 401s share one renewal, and a request refused with credentials
+// that were renewed since just retries with the new ones.
+// Nothing here logs or prints what a login returned; `describe()` is safe to log.
+
+import { type AuthKind, type Connection, type ConnectionTLS, connect, fromKubeconfig } from "./connection.ts";
+import type { ResolvedKubeconfig } from "./kubeconfig.ts";
+
+export interface LoginCredentials {
+  /** The API server's URL (https://host:port, or http:// for a local test server). */
+  server: string;
+  /** PEM of the CA that signed the server's certificate (default: the system's CAs). */
+  ca?: string;
+  /** Do not verify the server's certificate (a test server only). */
+  insecure?: boolean;
+  /** The name the server's certificate carries, when it differs from the URL's host. */
+  tlsServerName?: string;
+  /** A bearer token (a ServiceAccount token, an OIDC id token, ...). */
+  token?: string;
+  /** PEM client certificate and its key (both or neither). */
+  clientCertificate?: string;
+  clientKey?: string;
+  /** The default namespace of these credentials. */
+  namespace?: string;
+  /** When they stop being valid: the login is asked again then (rather than after a 401). */
+  expiresAt?: Date | string | number;
+}
+
+/** What a login returns: credentials, or a kubeconfig (path, text, or a client-node KubeConfig). */
+export type LoginResult =
+  | LoginCredentials
+  | { kubeconfig: string; context?: string }
+  | { kubeconfigText: string; context?: string }
+  | { exportConfig(): string };
+
+/** Asks for credentials: `renewal` is false the first time, true when they expired or were refused. */
+export type Login = (renewal: boolean) => Promise<LoginResult>;
+
+export class LoginError extends Error {
+  override readonly name = "LoginError";
+}
+
+interface Logged {
+  connection: Connection;
+  /** ms epoch; Infinity when the login said nothing. */
+  expiresAt: number;
+}
+
+/** A Connection whose credentials come from `login` (asked now, then whenever they must be renewed). */
+export async function loginConnection(login: Login): Promise<Connection> {
+  return new LoginConnection(await loggedIn(await login(false)), login);
+}
+
+class LoginConnection implements Connection {
+  readonly server: string;
+  readonly authKind: AuthKind = "login";
+  private renewing: Promise<void> | undefined;
+
+  constructor(private current: Logged, private readonly login: Login) {
+    this.server = current.connection.server;
+  }
+
+  get tls(): ConnectionTLS | undefined {
+    return this.current.connection.tls;
+  }
+
+  get namespace(): string | undefined {
+    return this.current.connection.namespace;
+  }
+
+  get user(): string {
+    return this.current.connection.user;
+  }
+
+  currentHeaders(): Record<string, string> | undefined {
+    return Date.now() < this.current.expiresAt ? this.current.connection.currentHeaders?.() : undefined;
+  }
+
+  async authHeaders(): Promise<Record<string, string>> {
+    if (Date.now() >= this.current.expiresAt) await this.renew();
+    return this.current.connection.authHeaders();
+  }
+
+  async reauthenticate(used?: Record<string, string>): Promise<void> {
+    // Refused with credentials renewed since (another request's 401 came first): nothing to do.
+    if (used && !this.renewing && (await this.current.connection.authHeaders()) !== used) return;
+    await this.renew();
+  }
+
+  describe(): string {
+    return `${this.current.connection.describe()} via on.login`;
+  }
+
+  private renew(): Promise<void> {
+    // One login at a time, shared by every caller that asks meanwhile.
+    this.renewing ??= (async () => {
+      const next = await loggedIn(await this.login(true));
+      if (next.connection.server !== this.server) {
+        throw new LoginError(`on.login returned server ${next.connection.server}, but the operator is connected to ${this.server}: a login may renew credentials, not move to another server (restart the operator for that)`);
+      }
+      this.current = next;
+    })().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+}
+
+/** A connection from one login's result; a result that is none of the accepted shapes is a LoginError saying what is wrong. */
+async function loggedIn(result: LoginResult): Promise<Logged> {
+  if (!result || typeof result !== "object") throw new LoginError(`on.login returned ${result === null ? "null" : typeof result}: return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig`);
+  if ("exportConfig" in result && typeof result.exportConfig === "function") return { connection: await connect({ kubeconfigText: result.exportConfig() }), expiresAt: Infinity };
+  if ("kubeconfigText" in result) return { connection: await connect({ kubeconfigText: result.kubeconfigText, ...contextOf(result) }), expiresAt: Infinity };
+  if ("kubeconfig" in result) return { connection: await connect({ kubeconfig: result.kubeconfig, ...contextOf(result) }), expiresAt: Infinity };
+  const credentials = result as LoginCredentials;
+  return { connection: await fromKubeconfig(asKubeconfig(credentials)), expiresAt: expiryOf(credentials.expiresAt) };
+}
+
+function contextOf(result: { context?: string }): { context?: string } {
+  return result.context ? { context: result.context } : {};
+}
+
+/** The credentials as a one-context kubeconfig, so they get exactly a kubeconfig's TLS and auth. */
+function asKubeconfig(c: LoginCredentials): ResolvedKubeconfig {
+  if (typeof c.server !== "string" || !/^https?:\/\/[^/]/.test(c.server)) {
+    throw new LoginError(`on.login returned ${c.server === undefined ? "no server" : "a server that is not an http(s) URL"}: return { server: "https://host:port", ... }`);
+  }
+  for (const field of ["ca", "token", "clientCertificate", "clientKey", "namespace", "tlsServerName"] as const) {
+    if (c[field] !== undefined && typeof c[field] !== "string") throw new LoginError(`on.login returned a ${field} that is not a string`);
+  }
+  if (!c.clientCertificate !== !c.clientKey) throw new LoginError("on.login returned a clientCertificate without its clientKey, or a key without its certificate: return both");
+  const b64 = (pem: string | undefined) => (pem ? Buffer.from(pem).toString("base64") : undefined);
+  const name = "on.login";
+  return {
+    source: "(on.login)",
+    context: { name, cluster: name, user: name, ...(c.namespace ? { namespace: c.namespace } : {}) },
+    cluster: { name, server: c.server, skipTLSVerify: c.insecure === true, ...(c.ca ? { caData: b64(c.ca) } : {}), ...(c.tlsServerName ? { tlsServerName: c.tlsServerName } : {}) },
+    user: { name, ...(c.token ? { token: c.token } : {}), ...(c.clientCertificate ? { certData: b64(c.clientCertificate), keyData: b64(c.clientKey) } : {}) },
+  };
+}
+
+function expiryOf(expiresAt: LoginCredentials["expiresAt"]): number {
+  if (expiresAt === undefined) return Infinity;
+  const at = expiresAt instanceof Date ? expiresAt.getTime() : typeof expiresAt === "number" ? expiresAt : Date.parse(expiresAt);
+  if (!Number.isFinite(at)) throw new LoginError("on.login returned an expiresAt that is not a date (a Date, an ISO 8601 string, or ms since the epoch)");
+  return at;
+}
