@@ -2,7 +2,8 @@
 // against each target: a freeze (`kobun freeze`) stops the daemons and the resume starts them
 // again; a deletion during a timer call aborts it, then the delete handler runs exactly once;
 // an index is rebuilt by the relist after a freeze, without the object deleted meanwhile and
-// without duplicates.
+// without duplicates; on.login's ServiceAccount token replaces a refused kubeconfig's and is
+// renewed past its expiresAt (harness/login.ts, in-process).
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./toolbox.e2e.ts
 
@@ -13,6 +14,7 @@ import { createNamespace, eventually, getOrUndefined, PEERINGS, uniqueName } fro
 import { KOBUN_E2E, ROOT, runOnce, startOperator, type Operator } from "./harness/operator.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 import { targetSuite } from "./harness/suite.ts";
+import { loginScenario } from "./harness/login.ts";
 
 const E2E_CRDS = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
 const PEERING_CRDS = join(ROOT, "crds/peering-kobun.dev.yaml");
@@ -109,5 +111,9 @@ for (const targetName of selectedTargets() as TargetName[]) {
       expect((await resume(t)).code).toBe(0);
       await report([m2, m3, reporter].sort());
     }, 90_000);
+
+    test("on.login: a ServiceAccount token from a TokenRequest replaces the kubeconfig's refused one; past its expiresAt the next request logs in again", async () => {
+      await loginScenario(suite(), targetName === "cluster");
+    }, 60_000);
   });
 }
