@@ -44,7 +44,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Validated settings (see `resolveSettings`); defaults when omitted. */
   settings?: Settings;
-  /** A ready client; otherwise one is built from `settings.kube`. */
+  /** A ready client (on.login is not asked then); otherwise one is built from `settings.kube`, or from on.login. */
   client?: KubeClient;
   /** The handlers to run; the global registry that `on.*` fills when omitted. */
   registry?: Registry;
