@@ -108,6 +108,9 @@ export class Indexes {
     this.view = Object.freeze(view);
   }
 
+  /** Resources watched metadata-only, with the reason: their index fns reading ctx.spec or ctx.status get an error saying it. */
+  readonly metadataOnly = new Map<Resource, string>();
+
   /** Whether any index is kept from this resource's objects. */
   covers(resource: Resource): boolean {
     return this.specs.some((spec) => selectorMatches(spec.wanted, resource));
@@ -170,7 +173,8 @@ export class Indexes {
 
   private entriesOf(spec: IndexSpec, resource: Resource, body: KubeObject): Record<string, unknown> | undefined {
     try {
-      const ctx = objectContext(body, resource, {}, this.logger, NEVER);
+      const partial = this.metadataOnly.get(resource);
+      const ctx = objectContext(body, resource, {}, this.logger, NEVER, partial ? { metadataOnly: partial } : {});
       if (spec.options.when && !spec.options.when(ctx)) return undefined;
       const entries = spec.fn(ctx);
       if (entries === undefined || entries === null) return undefined;

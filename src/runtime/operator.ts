@@ -123,6 +123,7 @@ async function operate(
     ? await (await import("./sharding.ts")).startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
     : undefined;
   const indexes = new Indexes(registry.indexes, logger);
+  for (const [resource, why] of metadataOnly) indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);
   const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs, metadataOnly });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);

@@ -87,13 +87,15 @@ test("metadataOnly: true in kobun.yaml: listed and watched objects carry metadat
 
 const Declared = resource("configmaps", { metadataOnly: true });
 
-test("every handler declaring metadataOnly on its token: watched metadata-only, the log naming them", async () => {
+test("every handler declaring metadataOnly on its token: watched metadata-only, the log naming them; an index fn reading spec fails saying why", async () => {
   const { bodies, log } = await receive("", (registry, seen) => {
     registry.on.event(Declared, (ctx) => seen(ctx as never), { id: "names" });
     registry.on.index(Declared, ({ name }) => ({ [name]: true }), { id: "byName" });
+    registry.on.index(Declared, ({ name, spec }) => ({ [name]: (spec as Record<string, unknown>).size }), { id: "bySize" });
   }, "after-2");
   expect(bodies.get("after-2")?.data).toBeUndefined();
-  expect(log.find((line) => line.includes("watching metadata-only"))).toContain("every handler declares it: names, byName");
+  expect(log.find((line) => line.includes("watching metadata-only"))).toContain("every handler declares it: names, byName, bySize");
+  expect(log.find((line) => line.includes("index fn failed"))).toContain("ctx.spec.size: not received, configmaps is watched metadata-only (every handler declares it: names, byName, bySize)");
 }, 20_000);
 
 test("one handler not declaring it, or metadataOnly: false in kobun.yaml, keeps the full watch", async () => {
