@@ -1,8 +1,19 @@
 // kubectl and field ownership / defaulting (issue 18): what `kubectl create`, `label`,
 // `annotate`, `patch` and client-side `apply` leave in managedFields, the conflict a later
-// `apply --server-side` meets, and the defaults the server fills into a created Deployment and
-// Service, compared as `kubectl get -o yaml --show-managed-fields` prints them. One expected
-// text per test, the same on both targets: the real API server is the judge of the sandbox.
+// `apply --server-side` meets, and the defaults the server fills into a created Deployment,
+// Service and Pod, compared as `kubectl get -o yaml --show-managed-fields` prints them. One
+// expected text per test, the same on both targets: the real API server is the judge of the sandbox.
+//
+// A Pod: the PodSpec, container, probe, handler, volume and field-ref defaults, a Pod's own
+// (service links, requests from limits), quantities in canonical form, what the default admission
+// plugins add (priority, preemption policy, not-ready/unreachable tolerations: owned by nobody)
+// and the status it starts with (Pending, its QoS class).
+//
+// Service ports: server-side apply keys them by port AND protocol (the schema's list-map keys, a
+// left-out protocol taking its default TCP), so 53/TCP and 53/UDP are two ports; strategic merge
+// patch (client-side apply) keys them by port alone, so adding 53/UDP to a file that had 53/TCP
+// leaves one port, as on the real server. Finalizers are a set and the selector an atomic map to
+// server-side apply.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./kubectl-fields.e2e.ts
 
@@ -18,6 +29,53 @@ import { join } from "node:path";
 const owners = (json: string) => (JSON.parse(json).metadata.managedFields as any[])
   .map((m) => ({ manager: m.manager, operation: m.operation, apiVersion: m.apiVersion, ...(m.subresource ? { subresource: m.subresource } : {}), fieldsV1: m.fieldsV1 }))
   .sort((a, b) => (a.manager < b.manager ? -1 : 1));
+
+const POD = (ns: string) => `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ${ns}}
+spec:
+  serviceAccount: builder
+  tolerations:
+  - {key: node.kubernetes.io/not-ready, operator: Exists}
+  initContainers:
+  - {name: init, image: "busybox:latest", command: ["true"]}
+  containers:
+  - name: web
+    image: nginx:1.27
+    ports: [{containerPort: 80}, {containerPort: 53, protocol: UDP}]
+    env:
+    - {name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    resources:
+      requests: {cpu: "0.5"}
+      limits: {cpu: "1", memory: 1.5Gi}
+    livenessProbe: {httpGet: {port: 80}}
+    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 5}
+    lifecycle: {preStop: {httpGet: {port: 81, path: /stop}}}
+  - name: tools
+    image: registry.local:5000/tools
+    volumeMounts: [{name: scratch, mountPath: /s}]
+  volumes:
+  - name: scratch
+  - {name: sec, secret: {secretName: s}}
+  - {name: cfg, configMap: {name: c}}
+  - {name: host, hostPath: {path: /tmp}}
+  - name: proj
+    projected:
+      sources:
+      - serviceAccountToken: {path: token}
+      - downwardAPI: {items: [{path: name, fieldRef: {fieldPath: metadata.name}}]}
+`;
+
+
+const service = (ns: string, name: string, ports: string[], extra = "") =>
+  `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ${ns}${extra}}\nspec:\n  selector: {app: dns}\n  ports:\n${ports.map((p) => `  - ${p}\n`).join("")}`;
+const TCP = "{name: dns-tcp, port: 53, targetPort: 53}";
+const UDP = "{name: dns-udp, port: 53, protocol: UDP, targetPort: 53}";
+const summary = (json: string) => {
+  const svc = JSON.parse(json);
+  return { ports: svc.spec.ports.map((p: any) => `${p.name} ${p.port}/${p.protocol}->${p.targetPort}`), owned: svc.metadata.managedFields.map((m: any) => [m.manager, m.fieldsV1]) };
+};
+const item = (protocol: boolean) => ({ ".": {}, "f:name": {}, "f:port": {}, ...(protocol ? { "f:protocol": {} } : {}), "f:targetPort": {} });
 
 describe.each(selectedTargets())("kubectl and managedFields against %s", (targetName: TargetName) => {
   const need = kubectlTarget(targetName, [join(ROOT, "handlers/kobunexample.crd.yaml")]);
@@ -117,5 +175,43 @@ describe.each(selectedTargets())("kubectl and managedFields against %s", (target
     await k.ok(["create", "deployment", "d", "-n", ns, "--image=nginx:1"]);
     const text = normalise(await k.ok(["describe", "deployment", "d", "-n", ns])).replaceAll(ns, "<ns>").replace(/^CreationTimestamp:.*$/m, "CreationTimestamp:  <when>");
     expect(text).toBe(await Bun.file(join(import.meta.dir, "expected/kubectl-describe-deployment.txt")).text());
+  }, 60_000);
+
+  test("create -f pod.yaml -o yaml: the server's defaults, admission and initial status", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    const created = await k.ok(["create", "-f", k.file(`pod-${ns}.yaml`, POD(ns)), "-o", "yaml"]);
+    expect(normalise(created, { respace: false }).replaceAll(ns, "<ns>")).toBe(await Bun.file(join(import.meta.dir, "expected/kubectl-create-pod.yaml")).text());
+    // the writer owns the defaults, nobody what admission added or the status
+    const got = await k.ok(["get", "pod", "p", "-n", ns, "-o", "yaml", "--show-managed-fields"]);
+    const managed = /\n  managedFields:\n[\s\S]*?\n  name: p\n/.exec(normalise(got, { respace: false }))?.[0];
+    expect(managed).toBe(await Bun.file(join(import.meta.dir, "expected/kubectl-pod-managed-fields.yaml")).text());
+  }, 60_000);
+
+  test("apply --server-side: 53/TCP and 53/UDP are two ports, keyed by port and protocol; finalizers a set, the selector atomic", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    await k.ok(["apply", "--server-side", "-f", k.file(`ssa-${ns}.yaml`, service(ns, "dns", [TCP, UDP], ", finalizers: [e2e.kobun.dev/keep]"))]);
+    const get = async () => summary(await k.ok(["get", "svc", "dns", "-n", ns, "-o", "json", "--show-managed-fields"]));
+    expect(await get()).toEqual({
+      ports: ["dns-tcp 53/TCP->53", "dns-udp 53/UDP->53"],
+      owned: [["kubectl", {
+        "f:metadata": { "f:finalizers": { 'v:"e2e.kobun.dev/keep"': {} } },
+        "f:spec": { "f:ports": { 'k:{"port":53,"protocol":"TCP"}': item(false), 'k:{"port":53,"protocol":"UDP"}': item(true) }, "f:selector": {} },
+      }]],
+    });
+    // applying only 53/UDP again drops 53/TCP: this manager owned it and no longer applies it
+    await k.ok(["apply", "--server-side", "-f", k.file(`ssa2-${ns}.yaml`, service(ns, "dns", ["{name: dns-udp, port: 53, protocol: UDP, targetPort: 5353}"]))]);
+    expect(await get()).toEqual({ ports: ["dns-udp 53/UDP->5353"], owned: [["kubectl", { "f:spec": { "f:ports": { 'k:{"port":53,"protocol":"UDP"}': item(true) }, "f:selector": {} } }]] });
+  }, 60_000);
+
+  test("client-side apply: adding 53/UDP to a file with 53/TCP leaves one port, a mix of both (strategic merge patch keys ports by port)", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    expect(await k.ok(["apply", "-f", k.file(`csa-${ns}.yaml`, service(ns, "dnsc", [TCP]))])).toBe("service/dnsc created\n");
+    expect(await k.ok(["apply", "-f", k.file(`csa2-${ns}.yaml`, service(ns, "dnsc", [TCP, UDP]))])).toBe("service/dnsc configured\n");
+    const svc = JSON.parse(await k.ok(["get", "svc", "dnsc", "-n", ns, "-o", "json"]));
+    // both patch elements merge into the one live port of key 53: its name from the last, the protocol from the first
+    expect(svc.spec.ports).toEqual([{ name: "dns-tcp", port: 53, protocol: "UDP", targetPort: 53 }]);
   }, 60_000);
 });
