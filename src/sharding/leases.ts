@@ -3,8 +3,10 @@
 // in one namespace; written as client-go writes leader-election Leases (PUT with
 // resourceVersion, so two replicas never both win a shard; a 409 means someone else did).
 //
-//   - every retryPeriod (and at once on any Lease event): renew the membership and the held
-//     shards, then decide (assign.ts) and act: release the excess, acquire free shards;
+//   - every retryPeriod: renew the membership and the held shards; on any Lease event (a watch,
+//     label-selected, with a slow resync LIST as a safety net), after each renewal, and when a
+//     lease or member is due to expire: decide (assign.ts) and act: release the excess,
+//     acquire free shards;
 //   - a held shard not renewed within renewDeadline is lost at once, by a timer (a renewal that
 //     hangs on a dead network path must not keep it): its work is aborted, so it has stopped
 //     (freezeGracePeriod later) before anyone can take the lease (duration); each renewal
@@ -45,6 +47,8 @@ export interface ShardLeasesOptions {
   logger: Logger;
   /** The owned shards changed (acquired or given up). */
   onChange?(owned: readonly number[]): void;
+  /** A fresh LIST of the Leases this often, besides the watch (default max(60 s, 4 × duration)). */
+  resyncMs?: number;
   /** Gaps or overlaps appeared or went away (also logged as a warning). */
   onCoverage?(coverage: Coverage): void;
 }
@@ -87,12 +91,21 @@ export class ShardLeases {
   async run(signal: AbortSignal): Promise<void> {
     const local = linkedSignal(signal);
     const watching = this.watch(local.signal);
+    let renewAt = 0;
     try {
       while (!signal.aborted) {
         this.nudge.clear();
-        await this.round(signal);
+        // Renewals keep their own period: a Lease event (every replica's renewals are events)
+        // only asks for a new decision. Renewing on every event made each renewal set off the
+        // others' (thousands of PUTs a second with 3 replicas).
+        if (Date.now() >= renewAt) {
+          renewAt = Date.now() + this.options.retryPeriodMs;
+          await this.renewAll(signal);
+        }
+        const nextChangeAt = await this.decide(signal);
         if (signal.aborted) break;
-        await this.nudge.pause(this.options.retryPeriodMs, signal);
+        const wakeAt = Math.min(renewAt, nextChangeAt ?? Infinity);
+        await this.nudge.pause(Math.max(0, wakeAt - Date.now()), signal);
       }
     } finally {
       local.controller.abort();
@@ -102,19 +115,24 @@ export class ShardLeases {
     }
   }
 
-  private async round(signal: AbortSignal): Promise<void> {
+  private async renewAll(signal: AbortSignal): Promise<void> {
     // All at once: one after another, a slow server (or a busy event loop) would put the last
     // shard's renewal past its renewDeadline.
     await Promise.all([this.renewMembership(signal), ...this.holds.owned().map((index) => this.renew(index, signal))]);
+  }
+
+  /** Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when to decide again at the latest. */
+  private async decide(signal: AbortSignal): Promise<number | undefined> {
     const now = Date.now();
     const input = { now, self: this.options.id, shards: this.options.shards, leases: this.leaseViews(), members: this.memberViews(), held: new Set(this.holds.owned()) };
     const decision = assign(input);
     this.reportCoverage(coverage(input));
     if (decision.release.length > 0) await this.handOver(decision.release, "rebalancing: a replica below its share");
     for (const index of decision.acquire) {
-      if (signal.aborted) return;
+      if (signal.aborted) break;
       await this.acquire(index, signal);
     }
+    return decision.nextChangeAt;
   }
 
   private leaseViews(): ShardLeaseView[] {
@@ -275,20 +293,37 @@ export class ShardLeases {
     this.seen.set(name, { object: lease, key, at: current?.key === key ? current.at : Date.now() });
   }
 
-  /** Follows the group's Leases: joins, releases and deaths are acted on at once. */
+  /** A (re)list is the whole truth: a Lease it lacks was deleted meanwhile (unless we wrote it since). */
+  private forgetUnlisted(listed: ReadonlySet<string>, resourceVersion: string): void {
+    for (const [name, entry] of this.seen) {
+      if (!listed.has(name) && !newer(entry.object.metadata.resourceVersion, resourceVersion)) this.seen.delete(name);
+    }
+  }
+
+  /**
+   * Follows the group's Leases: joins, releases and deaths are acted on at once. A fresh LIST
+   * every resync period is the safety net for an event a stream might have missed.
+   */
   private async watch(signal: AbortSignal): Promise<void> {
-    const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, labelSelector: `${GROUP_LABEL}=${this.options.group}`, logger: this.options.logger });
+    const resyncMs = this.options.resyncMs ?? Math.max(60_000, 4 * this.options.durationMs);
     while (!signal.aborted) {
+      const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, labelSelector: `${GROUP_LABEL}=${this.options.group}`, logger: this.options.logger });
+      const period = AbortSignal.any([signal, AbortSignal.timeout(resyncMs)]);
       try {
-        for await (const event of watcher.events(signal)) {
-          if (event.type === "relist-start" || event.type === "relist-done") continue;
-          if (event.type === "deleted") this.seen.delete(event.object.metadata.name!);
-          else this.observe(event.object);
+        const listed = new Set<string>();
+        for await (const event of watcher.events(period)) {
+          if (event.type === "relist-start") listed.clear();
+          else if (event.type === "relist-done") this.forgetUnlisted(listed, event.resourceVersion);
+          else if (event.type === "deleted") this.seen.delete(event.object.metadata.name!);
+          else {
+            if (event.type === "listed") listed.add(event.object.metadata.name!);
+            this.observe(event.object);
+          }
           this.nudge.nudge();
         }
       } catch (error) {
-        if (signal.aborted) return;
-        this.log.debug("watching the shard leases failed; polling every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+        if (period.aborted) continue;
+        this.log.debug("watching the shard leases failed; deciding every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
         await sleep(this.options.retryPeriodMs, signal);
       }
     }

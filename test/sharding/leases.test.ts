@@ -22,10 +22,10 @@ afterEach(async () => {
 const intervals: { shard: number; id: string; from: number; to?: number }[] = [];
 const TIMINGS = { durationMs: 2000, renewDeadlineMs: 1200, retryPeriodMs: 200, graceMs: 400 };
 
-function replica(id: string, shards = 16, client: KubeClient = e.client) {
+function replica(id: string, shards = 16, client: KubeClient = e.client, timings: typeof TIMINGS = TIMINGS) {
   const { logger, lines } = testLogger();
   const leases: ShardLeases = new ShardLeases({
-    client, namespace: "default", group: "op", shards, id, logger, ...TIMINGS,
+    client, namespace: "default", group: "op", shards, id, logger, ...timings,
     onChange: (owned) => {
       const now = Date.now();
       for (const i of intervals) if (i.id === id && i.to === undefined && !owned.includes(i.shard)) i.to = now;
@@ -132,4 +132,34 @@ test("a replica cut off from the API server (its renewals hang) gives its shards
     proxy.close();
     client.close();
   }
+}, 30_000);
+
+const leaseRequests = (verb: string) => e.sandbox.stats.log.filter((r) => r.plural === "leases" && r.verb === verb).length;
+
+test("idle replicas write each Lease they hold once per retryPeriod and read none: another replica's renewal is not a cue to renew", async () => {
+  const three = ["a", "b", "c"].map((id) => replica(id));
+  await eventually("16 shards covered 6/5/5", () => covered(three) && shares(three).join() === "6,5,5");
+  e.sandbox.stats.reset();
+  const t0 = performance.now();
+  await Bun.sleep(1000); // a window to count requests in, not a wait for anything
+  const periods = (performance.now() - t0) / TIMINGS.retryPeriodMs;
+  // 16 shard Leases and 3 membership Leases, each renewed once a period (+1 for a period begun).
+  expect(leaseRequests("update")).toBeLessThanOrEqual((16 + 3) * (Math.ceil(periods) + 1));
+  expect(leaseRequests("get") + leaseRequests("list")).toBe(0); // the watch tells them everything
+}, 30_000);
+
+test("a released shard is taken at once through the watch, far sooner than the next retryPeriod", async () => {
+  const slow = { durationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5000, graceMs: 400 };
+  const a = replica("a", 4, e.client, slow);
+  await eventually("a owns all", () => a.leases.owned.length === 4);
+  const b = replica("b", 4, e.client, slow);
+  await eventually("b is a member a has seen, a released its excess: 2/2", () => shares([a, b]).join() === "2,2", 8000);
+  const before = Date.now();
+  a.controller.abort();
+  await a.done; // its shards are released now
+  const released = Date.now();
+  await eventually("b owns all", () => b.leases.owned.length === 4, 4000);
+  // Within a tenth of retryPeriod: a replica acting only every retryPeriod takes up to 5 s.
+  expect(Date.now() - released).toBeLessThan(slow.retryPeriodMs / 10);
+  expect(released - before).toBeLessThan(2000);
 }, 30_000);
