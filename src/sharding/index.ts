@@ -8,6 +8,7 @@ export { assign, coverage, type Assignment, type Coverage } from "./assign.ts";
 export { fnv1a64, objectHash, type ShardKey } from "./hash.ts";
 export { ShardHolds, type ShardHold } from "./holds.ts";
 export { GROUP_LABEL, memberLeaseName, ShardLeases, type ShardClient } from "./leases.ts";
+export type { HandoverDirection, ShardObserver } from "./observer.ts";
 export { HASH_SPACE, inRanges, mergedRanges, shardOf, shardRange, type HashRange } from "./ranges.ts";
 export { buildShardSelector, parseShardSelector, serverApplied, ShardSelectorError } from "./selector.ts";
 export { Sharding, type ShardingOptions } from "./sharding.ts";

@@ -16,21 +16,21 @@
 //     its Lease released; on exit the same for every shard, then the membership is deleted.
 
 import type { KubeClient } from "../kube/client.ts";
-import { freshLease, leaseResource, newer, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
+import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
 import type { KubeObject } from "../kube/types.ts";
-import { linkedSignal, sleep } from "../util/abort.ts";
+import { linkedSignal } from "../util/abort.ts";
 import { Nudge } from "../util/nudge.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchClient } from "../watching/types.ts";
-import { Watcher } from "../watching/watcher.ts";
-import { assign, coverage, liveHolder, type Coverage, type MemberView, type ShardLeaseView } from "./assign.ts";
+import { assign, coverage, liveHolder, type AssignmentInput, type Coverage } from "./assign.ts";
 import { fnv1a64 } from "./hash.ts";
 import { ShardHolds } from "./holds.ts";
+import { GROUP_LABEL, LeaseBook, ROLE_LABEL } from "./lease-book.ts";
+import type { HandoverDirection, ShardObserver } from "./observer.ts";
 
 export type ShardClient = Pick<KubeClient, "get" | "create" | "replace" | "delete"> & WatchClient;
 
-export const GROUP_LABEL = "kobun.dev/shard-group";
-const ROLE_LABEL = "kobun.dev/shard-role";
+export { GROUP_LABEL };
 
 export interface ShardLeasesOptions {
   client: ShardClient;
@@ -49,11 +49,9 @@ export interface ShardLeasesOptions {
   onChange?(owned: readonly number[]): void;
   /** A fresh LIST of the Leases this often, besides the watch (default max(60 s, 4 × duration)). */
   resyncMs?: number;
-  /** Gaps or overlaps appeared or went away (also logged as a warning). */
-  onCoverage?(coverage: Coverage): void;
+  /** Hears the owned shards, handovers and coverage (runtime/ makes them metrics). */
+  observer?: ShardObserver;
 }
-
-interface Seen { object: KubeObject; key: string; at: number }
 
 /** A DNS-1123 name for a replica id (`user@host/stamp/rnd`, a pod name), unique by its hash. */
 export function memberLeaseName(group: string, id: string): string {
@@ -65,11 +63,10 @@ export class ShardLeases {
   /** Which shards' cycles run, and the signal each is stopped by. */
   readonly holds: ShardHolds;
   private readonly log: Logger;
-  private readonly seen = new Map<string, Seen>();
+  private readonly book: LeaseBook;
   private readonly renewedAt = new Map<number, number>();
   /** Per held shard: loses it when renewDeadline passes without a renewal. */
   private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
-  private readonly startedAt = Date.now();
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
   private lastCoverage = "";
@@ -77,6 +74,7 @@ export class ShardLeases {
   constructor(private readonly options: ShardLeasesOptions) {
     this.holds = new ShardHolds(options.shards);
     this.log = options.logger.child({ shards: `${options.namespace}/${options.group}` });
+    this.book = new LeaseBook({ ...options, resyncMs: options.resyncMs ?? Math.max(60_000, 4 * options.durationMs), changed: () => this.nudge.nudge() });
   }
 
   shardLeaseName(index: number): string {
@@ -90,7 +88,7 @@ export class ShardLeases {
   /** Takes part until `signal` aborts; then stops every shard's work, releases them and leaves. */
   async run(signal: AbortSignal): Promise<void> {
     const local = linkedSignal(signal);
-    const watching = this.watch(local.signal);
+    const watching = this.book.watch(local.signal);
     let renewAt = 0;
     try {
       while (!signal.aborted) {
@@ -121,37 +119,34 @@ export class ShardLeases {
     await Promise.all([this.renewMembership(signal), ...this.holds.owned().map((index) => this.renew(index, signal))]);
   }
 
+  private assignmentInput(): AssignmentInput {
+    const { id: self, shards } = this.options;
+    return { now: Date.now(), self, shards, leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(), held: new Set(this.holds.owned()) };
+  }
+
   /** Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when to decide again at the latest. */
   private async decide(signal: AbortSignal): Promise<number | undefined> {
-    const now = Date.now();
-    const input = { now, self: this.options.id, shards: this.options.shards, leases: this.leaseViews(), members: this.memberViews(), held: new Set(this.holds.owned()) };
+    const seen = this.assignmentInput();
+    const found = coverage(seen);
+    this.reportCoverage(found);
+    // A held shard whose Lease names another live holder (the watch says so before our next
+    // renewal would fail): stop its work now rather than at that renewal.
+    for (const index of found.overlaps) {
+      const holder = liveHolder(seen.leases[index]!, seen.now);
+      if (holder !== undefined) this.lose(index, `the lease is now held by ${holder}`);
+    }
+    let input = seen;
+    if (found.overlaps.length > 0) {
+      input = this.assignmentInput();
+      this.reportCoverage(coverage(input));
+    }
     const decision = assign(input);
-    this.reportCoverage(coverage(input));
     if (decision.release.length > 0) await this.handOver(decision.release, "rebalancing: a replica below its share");
     for (const index of decision.acquire) {
       if (signal.aborted) break;
       await this.acquire(index, signal);
     }
     return decision.nextChangeAt;
-  }
-
-  private leaseViews(): ShardLeaseView[] {
-    return Array.from({ length: this.options.shards }, (_, index) => {
-      const seen = this.seen.get(this.shardLeaseName(index));
-      if (!seen) return { index, observedAt: this.startedAt, durationMs: this.options.durationMs };
-      const spec = specOf(seen.object);
-      return { index, ...(spec.holderIdentity ? { holder: spec.holderIdentity } : {}), observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 };
-    });
-  }
-
-  private memberViews(): MemberView[] {
-    const out: MemberView[] = [];
-    for (const seen of this.seen.values()) {
-      if (seen.object.metadata.labels?.[ROLE_LABEL] !== "member") continue;
-      const spec = specOf(seen.object);
-      if (spec.holderIdentity) out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 });
-    }
-    return out;
   }
 
   private labelled(lease: KubeObject, role: "member" | "shard"): KubeObject {
@@ -161,13 +156,13 @@ export class ShardLeases {
   /** Creates a Lease held by us, or takes over (renews) the one we know; true when it is ours now. */
   private async write(name: string, role: "member" | "shard", signal: AbortSignal): Promise<boolean> {
     const { client, namespace, id, durationMs } = this.options;
-    const known = this.seen.get(name)?.object;
+    const known = this.book.get(name);
     const now = Date.now();
     try {
       const written = known
         ? await client.replace(leaseResource, namespace, name, this.labelled(renewedLease(known, id, durationMs, now), role), { signal })
         : await client.create(leaseResource, namespace, this.labelled(freshLease(name, namespace, id, durationMs, now), role), { signal });
-      this.observe(written);
+      this.book.observe(written);
       return true;
     } catch (error) {
       if (signal.aborted) return false;
@@ -180,9 +175,9 @@ export class ShardLeases {
 
   private async reread(name: string, signal: AbortSignal): Promise<void> {
     try {
-      this.observe(await this.options.client.get(leaseResource, this.options.namespace, name, { signal }));
+      this.book.observe(await this.options.client.get(leaseResource, this.options.namespace, name, { signal }));
     } catch (error) {
-      if ((error as { code?: unknown }).code === 404) this.seen.delete(name);
+      if ((error as { code?: unknown }).code === 404) this.book.delete(name);
     }
   }
 
@@ -214,25 +209,25 @@ export class ShardLeases {
       if (this.holds.has(index)) this.renewed(index);
       return;
     }
-    const holder = specOf(this.seen.get(name)?.object ?? { metadata: {} }).holderIdentity;
+    const holder = specOf(this.book.get(name) ?? { metadata: {} }).holderIdentity;
     if (holder && holder !== this.options.id) this.lose(index, `the lease is now held by ${holder}`);
     else if (Date.now() - (this.renewedAt.get(index) ?? 0) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
   }
 
   private async acquire(index: number, signal: AbortSignal): Promise<void> {
     const name = this.shardLeaseName(index);
-    const known = this.seen.get(name)?.object;
+    const known = this.book.get(name);
     const holder = known ? specOf(known).holderIdentity : undefined;
     // The decision was made on the views of the round's start; the watch may have brought a
     // new holder since. The PUT carries the resourceVersion of what is checked here, so a
     // write that raced us fails with 409 instead of taking a shard from its live holder.
-    const view = this.leaseViews()[index]!;
+    const view = this.assignmentInput().leases[index]!;
     if (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined) return;
     if (!(await this.write(name, "shard", signal))) return;
     this.holds.start(index);
     this.renewed(index);
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}), owned: this.holds.owned().join(",") });
-    this.options.onChange?.(this.holds.owned());
+    this.changed("acquired", [index]);
   }
 
   /** Stops at once (no waiting: the lease is no longer ours to hold). */
@@ -241,26 +236,39 @@ export class ShardLeases {
     void this.holds.stop(index, 0);
     this.forget(index);
     this.log.warn("lost a shard: its work is stopped", { shard: index, why });
-    this.options.onChange?.(this.holds.owned());
+    this.changed("abandoned", [index]);
   }
 
   /** Stops the shards' work, waits for it (bounded by the grace), then releases their Leases. */
   private async handOver(indexes: number[], why: string): Promise<void> {
     const abandoned = await Promise.all(indexes.map((index) => this.holds.stop(index, this.options.graceMs)));
     this.options.onChange?.(this.holds.owned());
+    this.options.observer?.owned(this.holds.owned());
     const timeout = AbortSignal.timeout(Math.max(2000, this.options.retryPeriodMs));
     for (const [n, index] of indexes.entries()) {
       if (abandoned[n]) this.log.warn("handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them", { shard: index, abandoned: abandoned[n] });
-      const known = this.seen.get(this.shardLeaseName(index))?.object;
+      const known = this.book.get(this.shardLeaseName(index));
       this.forget(index);
-      if (!known || specOf(known).holderIdentity !== this.options.id) continue;
-      try {
-        this.observe(await this.options.client.replace(leaseResource, this.options.namespace, this.shardLeaseName(index), releasedLease(known, Date.now()), { signal: timeout }));
-        this.log.info("released a shard", { shard: index, why });
-      } catch (error) {
-        this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
+      let released = false;
+      if (known && specOf(known).holderIdentity === this.options.id) {
+        try {
+          this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, this.shardLeaseName(index), releasedLease(known, Date.now()), { signal: timeout }));
+          this.log.info("released a shard", { shard: index, why });
+          released = true;
+        } catch (error) {
+          this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
+        }
       }
+      this.options.observer?.handover(released && !abandoned[n] ? "released" : "abandoned", index);
     }
+  }
+
+  /** The owned shards changed: the listener (streams restart), then the observer. */
+  private changed(direction: HandoverDirection, indexes: readonly number[]): void {
+    const owned = this.holds.owned();
+    this.options.onChange?.(owned);
+    this.options.observer?.owned(owned);
+    for (const index of indexes) this.options.observer?.handover(direction, index);
   }
 
   private async leave(): Promise<void> {
@@ -278,54 +286,9 @@ export class ShardLeases {
     if (key === this.lastCoverage) return;
     const first = this.lastCoverage === "";
     this.lastCoverage = key;
-    this.options.onCoverage?.(found);
+    this.options.observer?.coverage(found);
     if (found.overlaps.length > 0 || (!first && (found.gaps.length > 0 || found.orphans.length > 0))) {
       this.log.warn("shard coverage: not every shard has exactly one live owner", { gaps: found.gaps.join(","), orphans: found.orphans.join(","), overlaps: found.overlaps.join(",") });
-    }
-  }
-
-  private observe(lease: KubeObject): void {
-    const name = lease.metadata.name!;
-    const current = this.seen.get(name);
-    if (current && !newer(lease.metadata.resourceVersion, current.object.metadata.resourceVersion)) return;
-    const spec = specOf(lease);
-    const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${spec.leaseDurationSeconds ?? ""}`;
-    this.seen.set(name, { object: lease, key, at: current?.key === key ? current.at : Date.now() });
-  }
-
-  /** A (re)list is the whole truth: a Lease it lacks was deleted meanwhile (unless we wrote it since). */
-  private forgetUnlisted(listed: ReadonlySet<string>, resourceVersion: string): void {
-    for (const [name, entry] of this.seen) {
-      if (!listed.has(name) && !newer(entry.object.metadata.resourceVersion, resourceVersion)) this.seen.delete(name);
-    }
-  }
-
-  /**
-   * Follows the group's Leases: joins, releases and deaths are acted on at once. A fresh LIST
-   * every resync period is the safety net for an event a stream might have missed.
-   */
-  private async watch(signal: AbortSignal): Promise<void> {
-    const resyncMs = this.options.resyncMs ?? Math.max(60_000, 4 * this.options.durationMs);
-    while (!signal.aborted) {
-      const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, labelSelector: `${GROUP_LABEL}=${this.options.group}`, logger: this.options.logger });
-      const period = AbortSignal.any([signal, AbortSignal.timeout(resyncMs)]);
-      try {
-        const listed = new Set<string>();
-        for await (const event of watcher.events(period)) {
-          if (event.type === "relist-start") listed.clear();
-          else if (event.type === "relist-done") this.forgetUnlisted(listed, event.resourceVersion);
-          else if (event.type === "deleted") this.seen.delete(event.object.metadata.name!);
-          else {
-            if (event.type === "listed") listed.add(event.object.metadata.name!);
-            this.observe(event.object);
-          }
-          this.nudge.nudge();
-        }
-      } catch (error) {
-        if (period.aborted) continue;
-        this.log.debug("watching the shard leases failed; deciding every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
-        await sleep(this.options.retryPeriodMs, signal);
-      }
     }
   }
 }

@@ -1,0 +1,108 @@
+// LeaseBook: what this replica knows of its group's Leases (shards and members), kept by a
+// label-selected WATCH and by its own writes, with a fresh LIST every resync period as the
+// safety net for an event a stream might have missed. Each record remembers when we saw it
+// change, by our clock: that, not the Lease's renewTime, is how liveness is judged (assign.ts).
+
+import { leaseResource, newer, specOf } from "../kube/lease-record.ts";
+import type { KubeObject } from "../kube/types.ts";
+import { sleep } from "../util/abort.ts";
+import type { Logger } from "../util/log.ts";
+import type { WatchClient } from "../watching/types.ts";
+import { Watcher } from "../watching/watcher.ts";
+import type { MemberView, ShardLeaseView } from "./assign.ts";
+
+export const GROUP_LABEL = "kobun.dev/shard-group";
+export const ROLE_LABEL = "kobun.dev/shard-role";
+
+interface Seen { object: KubeObject; key: string; at: number }
+
+export interface LeaseBookOptions {
+  client: WatchClient;
+  namespace: string;
+  group: string;
+  durationMs: number;
+  retryPeriodMs: number;
+  /** A fresh LIST this often, besides the watch. */
+  resyncMs: number;
+  logger: Logger;
+  /** Something changed (a watch event or a relist). */
+  changed(): void;
+}
+
+export class LeaseBook {
+  private readonly seen = new Map<string, Seen>();
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly options: LeaseBookOptions) {}
+
+  get(name: string): KubeObject | undefined {
+    return this.seen.get(name)?.object;
+  }
+
+  delete(name: string): void {
+    this.seen.delete(name);
+  }
+
+  /** Records a Lease (from the watch or our own write), unless we know a newer one. */
+  observe(lease: KubeObject): void {
+    const name = lease.metadata.name!;
+    const current = this.seen.get(name);
+    if (current && !newer(lease.metadata.resourceVersion, current.object.metadata.resourceVersion)) return;
+    const spec = specOf(lease);
+    const key = `${spec.holderIdentity ?? ""}|${spec.renewTime ?? ""}|${spec.leaseDurationSeconds ?? ""}`;
+    this.seen.set(name, { object: lease, key, at: current?.key === key ? current.at : Date.now() });
+  }
+
+  /** One view per shard, by index (a Lease not seen yet counts as free since we started). */
+  leaseViews(shards: number, nameOf: (index: number) => string): ShardLeaseView[] {
+    return Array.from({ length: shards }, (_, index) => {
+      const seen = this.seen.get(nameOf(index));
+      if (!seen) return { index, observedAt: this.startedAt, durationMs: this.options.durationMs };
+      const spec = specOf(seen.object);
+      return { index, ...(spec.holderIdentity ? { holder: spec.holderIdentity } : {}), observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 };
+    });
+  }
+
+  memberViews(): MemberView[] {
+    const out: MemberView[] = [];
+    for (const seen of this.seen.values()) {
+      if (seen.object.metadata.labels?.[ROLE_LABEL] !== "member") continue;
+      const spec = specOf(seen.object);
+      if (spec.holderIdentity) out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 });
+    }
+    return out;
+  }
+
+  /** Follows the group's Leases until `signal` aborts. */
+  async watch(signal: AbortSignal): Promise<void> {
+    const { client, namespace, group, logger } = this.options;
+    while (!signal.aborted) {
+      const watcher = new Watcher(client, leaseResource, { namespace, labelSelector: `${GROUP_LABEL}=${group}`, logger });
+      const period = AbortSignal.any([signal, AbortSignal.timeout(this.options.resyncMs)]);
+      try {
+        const listed = new Set<string>();
+        for await (const event of watcher.events(period)) {
+          if (event.type === "relist-start") listed.clear();
+          else if (event.type === "relist-done") this.forgetUnlisted(listed, event.resourceVersion);
+          else if (event.type === "deleted") this.seen.delete(event.object.metadata.name!);
+          else {
+            if (event.type === "listed") listed.add(event.object.metadata.name!);
+            this.observe(event.object);
+          }
+          this.options.changed();
+        }
+      } catch (error) {
+        if (period.aborted) continue;
+        logger.debug("watching the shard leases failed; deciding every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+        await sleep(this.options.retryPeriodMs, signal);
+      }
+    }
+  }
+
+  /** A (re)list is the whole truth: a Lease it lacks was deleted meanwhile (unless we wrote it since). */
+  private forgetUnlisted(listed: ReadonlySet<string>, resourceVersion: string): void {
+    for (const [name, entry] of this.seen) {
+      if (!listed.has(name) && !newer(entry.object.metadata.resourceVersion, resourceVersion)) this.seen.delete(name);
+    }
+  }
+}
