@@ -1,5 +1,5 @@
 // The metrics that lower rooms report through interfaces of their own (kube/'s
-// RequestObserver, watching/'s WatchObserver): runtime/ is the one room that sees both those
+// RequestObserver, watching/'s WatchObserver, sharding/'s ShardObserver): runtime/ is the one room that sees both those
 // interfaces and observability/'s registry, so the wiring lives here. Names and labels are
 // client-go's where the meaning is the same (rest_client_*), so existing dashboards read them.
 
@@ -9,6 +9,7 @@ import type { MetricsRegistry, Series } from "../observability/metrics.ts";
 import type { PeeringObserver } from "../peering/observer.ts";
 import type { QueueFigures, QueueObserver } from "../queueing/observer.ts";
 import type { ReconcileObserver, ReconcileResult } from "../reconciling/reconciler.ts";
+import type { ShardObserver } from "../sharding/index.ts";
 import type { Toggle } from "../util/toggle.ts";
 import type { WatchObserver, WatchRestartReason } from "../watching/types.ts";
 
@@ -137,4 +138,31 @@ export function peeringMetrics(registry: MetricsRegistry, scope: string): Peerin
   const peers = registry.gauge("kobun_peers_seen", "Live peers other than this operator in the peering object, by scope.", ["scope"]).labels(scope);
   const lease = registry.gauge("kobun_lease_held", "1 while this replica holds the lease (peering mode lease), by scope.", ["scope"]).labels(scope);
   return { peersSeen: (count) => peers.set(count), leaseHeld: (held) => lease.set(held ? 1 : 0) };
+}
+
+/**
+ * kobun_shard_owned{shard} (1 per shard this replica works on; a shard given up loses its
+ * series, so there are at most as many as shards owned), kobun_shards_owned,
+ * kobun_shard_handovers_total{direction} (acquired, released, abandoned), and the coverage
+ * seen from here: kobun_shards_without_live_owner and kobun_shards_with_several_owners.
+ */
+export function shardMetrics(registry: MetricsRegistry): ShardObserver {
+  let owned: readonly number[] = [];
+  registry.collect("kobun_shard_owned", "1 for each shard this replica owns (works on) now.", "gauge", ["shard"], () => owned.map((shard) => [[String(shard)], 1] as [string[], number]));
+  const count = registry.gauge("kobun_shards_owned", "How many shards this replica owns now.").labels();
+  const handovers = registry.counter("kobun_shard_handovers_total", "Shards taken (acquired) or given up cleanly (released) or without a clean handover (abandoned).", ["direction"]);
+  const unowned = registry.gauge("kobun_shards_without_live_owner", "Shards whose Lease has no live holder, as this replica sees them (a gap).").labels();
+  const several = registry.gauge("kobun_shards_with_several_owners", "Shards this replica works on while their Lease names another holder (an overlap).").labels();
+  count.set(0);
+  return {
+    owned(shards) {
+      owned = [...shards];
+      count.set(shards.length);
+    },
+    handover: (direction) => handovers.labels(direction).inc(),
+    coverage(found) {
+      unowned.set(found.gaps.length + found.orphans.length);
+      several.set(found.overlaps.length);
+    },
+  };
 }

@@ -120,7 +120,7 @@ async function operate(
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
   const sharded = settings.sharding.enabled
-    ? await (await import("./sharding.ts")).startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
+    ? await (await import("./sharding.ts")).startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, metrics: health.metrics, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
     : undefined;
   const indexes = new Indexes(registry.indexes, logger);
   for (const [resource, why] of metadataOnly) indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);

@@ -10,9 +10,11 @@ import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import { peerId } from "../peering/index.ts";
 import { Sharding } from "../sharding/index.ts";
+import type { MetricsRegistry } from "../observability/metrics.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
+import { shardMetrics } from "./metrics.ts";
 
 const HOLDER = "sharding";
 
@@ -23,7 +25,7 @@ export interface ShardedStreams {
 }
 
 export async function startSharding(
-  options: { client: KubeClient; settings: Settings; logger: Logger; scope: TaskScope; toggle: Toggle; resources: Resource[]; namespace: string | null; id?: string },
+  options: { client: KubeClient; settings: Settings; logger: Logger; scope: TaskScope; toggle: Toggle; resources: Resource[]; namespace: string | null; metrics: MetricsRegistry; id?: string },
   signal: AbortSignal,
 ): Promise<ShardedStreams> {
   const { client, settings, logger, scope, toggle } = options;
@@ -40,6 +42,7 @@ export async function startSharding(
     renewDeadlineMs: lease.renewDeadline * 1000,
     retryPeriodMs: lease.retryPeriod * 1000,
     graceMs: settings.peering.freezeGracePeriod * 1000,
+    observer: shardMetrics(options.metrics),
   });
   const serverSide = new Set<Resource>();
   for (const resource of options.resources) {
