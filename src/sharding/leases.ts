@@ -142,10 +142,11 @@ export class ShardLeases {
     }
     const decision = assign(input);
     if (decision.release.length > 0) await this.handOver(decision.release, "rebalancing: a replica below its share");
-    for (const index of decision.acquire) {
-      if (signal.aborted) break;
-      await this.acquire(index, signal);
-    }
+    // All at once, and one change for all: each change restarts the streams with a fresh LIST,
+    // so taking a dead replica's shards one by one relisted as many times.
+    const won = await Promise.all(decision.acquire.map((index) => this.acquire(index, signal)));
+    const acquired = decision.acquire.filter((_, n) => won[n]);
+    if (acquired.length > 0) this.changed("acquired", acquired);
     return decision.nextChangeAt;
   }
 
@@ -214,7 +215,8 @@ export class ShardLeases {
     else if (Date.now() - (this.renewedAt.get(index) ?? 0) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
   }
 
-  private async acquire(index: number, signal: AbortSignal): Promise<void> {
+  /** Takes a free shard; true when it is ours now (its work started). */
+  private async acquire(index: number, signal: AbortSignal): Promise<boolean> {
     const name = this.shardLeaseName(index);
     const known = this.book.get(name);
     const holder = known ? specOf(known).holderIdentity : undefined;
@@ -222,12 +224,12 @@ export class ShardLeases {
     // new holder since. The PUT carries the resourceVersion of what is checked here, so a
     // write that raced us fails with 409 instead of taking a shard from its live holder.
     const view = this.assignmentInput().leases[index]!;
-    if (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined) return;
-    if (!(await this.write(name, "shard", signal))) return;
+    if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
+    if (!(await this.write(name, "shard", signal))) return false;
     this.holds.start(index);
     this.renewed(index);
-    this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}), owned: this.holds.owned().join(",") });
-    this.changed("acquired", [index]);
+    this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });
+    return true;
   }
 
   /** Stops at once (no waiting: the lease is no longer ours to hold). */
