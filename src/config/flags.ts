@@ -56,7 +56,7 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "priority", long: "priority", value: "N", doc: "Peering priority (integer)." },
   { key: "peering", long: "peering", value: "NAME", doc: "Name of the peering object." },
   { key: "replicas", long: "replicas", value: "auto|N", doc: "Share the objects among N replicas (or as many as are live: auto) by shards; 1 = no sharding." },
-  { key: "shards", long: "shards", value: "N", doc: "How many shards the hash space is cut into (default 16)." },
+  { key: "shards", long: "shards", value: "N", doc: "How many shards the hash space is cut into (default 24)." },
   { key: "shardKey", long: "shard-key", value: "uid|namespace", doc: "What places an object in a shard (default uid)." },
   { key: "liveness", long: "liveness", value: "URL", doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".' },
   { key: "webhooksUrl", long: "webhooks-url", value: "URL", doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations)." },

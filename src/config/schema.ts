@@ -87,7 +87,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
       default: 1, min: 1, max: 1000,
       doc: 'How many replicas share the objects: 1 = no sharding; N = that many (the Deployment\'s replicas); "auto" = as many as are live. Shard Leases use peering.lease\'s timings.',
     }),
-    shards: integer({ default: 16, min: 1, max: 4096, doc: "How many pieces the hash space is cut into; at least the number of replicas." }),
+    shards: integer({ default: 24, min: 1, max: 4096, doc: "How many pieces the hash space is cut into; at least the number of replicas. 24 splits evenly over 1, 2, 3, 4, 6, 8 or 12 replicas." }),
     key: oneOf(["uid", "namespace"], { default: "uid", doc: 'What is hashed: "uid" spreads objects evenly; "namespace" keeps a namespace on one replica.' }),
   }),
   watching: section("Watching: the LIST + WATCH streams to the API server.", {

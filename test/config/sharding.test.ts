@@ -12,12 +12,12 @@ function problems(fileData: unknown, argv: string[] = []): string[] {
   return [];
 }
 
-test("by default there is no sharding: one replica, 16 shards by uid", () => {
-  expect(resolveSettings({ fileData: null }).sharding).toEqual({ replicas: 1, shards: 16, key: "uid", enabled: false });
+test("by default there is no sharding: one replica, 24 shards by uid", () => {
+  expect(resolveSettings({ fileData: null }).sharding).toEqual({ replicas: 1, shards: 24, key: "uid", enabled: false });
 });
 
 test("replicas is auto or a count; either turns sharding on", () => {
-  expect(resolveSettings({ fileData: { sharding: { replicas: "auto" } } }).sharding).toEqual({ replicas: "auto", shards: 16, key: "uid", enabled: true });
+  expect(resolveSettings({ fileData: { sharding: { replicas: "auto" } } }).sharding).toEqual({ replicas: "auto", shards: 24, key: "uid", enabled: true });
   expect(resolveSettings({ fileData: { sharding: { replicas: 3, shards: 12, key: "namespace" } } }).sharding).toEqual({ replicas: 3, shards: 12, key: "namespace", enabled: true });
 });
 
