@@ -2,7 +2,7 @@
 // and ratios). `bun bench/run.ts watch handling` runs only those; `real` starts a real
 // kube-apiserver (test/cluster) and, the first time, installs Kopf and builds the Go peer.
 
-const all = ["watch", "gone", "handling", "latency", "peering", "lifecycle", "binary", "metrics", "tracing", "metadata-only", "daemons", "real"] as const;
+const all = ["watch", "gone", "handling", "latency", "peering", "lifecycle", "binary", "metrics", "tracing", "metadata-only", "daemons", "sharding", "real"] as const;
 const wanted = process.argv.slice(2);
 const chosen = wanted.length ? all.filter((name) => wanted.includes(name)) : all;
 
