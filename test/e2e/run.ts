@@ -2,7 +2,7 @@
 //
 //  1. builds (or reuses) kube-apiserver + etcd + kubectl: test/cluster/build.sh (skipped when
 //     KOBUN_E2E_KUBECONFIG names a cluster and KOBUN_E2E_KUBECTL a kubectl), and Prometheus:
-//     test/prometheus/build.sh;
+//     test/prometheus/build.sh, and Jaeger: test/jaeger/build.sh;
 //  2. builds dist/kobun (handlers/) and dist/kobun-e2e (test/e2e/handlers/);
 //  3. runs the suite (every ./test/e2e/*.e2e.ts file) once per target (KOBUN_E2E_TARGET=…),
 //     each in its own `bun test` process, then test/scratch/chroot.test.ts (the FROM scratch
@@ -99,6 +99,12 @@ if (!(process.env.KOBUN_E2E_KUBECONFIG && process.env.KOBUN_E2E_KUBECTL)) {
 {
   const r = await step("prometheus", [join(root, "test/prometheus/build.sh")]);
   timings.push(`prometheus build ${r.s.toFixed(1)} s`);
+}
+
+// Jaeger for tracing.e2e.ts (cached the same way).
+{
+  const r = await step("jaeger", [join(root, "test/jaeger/build.sh")]);
+  timings.push(`jaeger build ${r.s.toFixed(1)} s`);
 }
 
 if (!process.env.KOBUN_E2E_SKIP_BUILD) {

@@ -19,7 +19,8 @@ export interface Prometheus {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now (a child process binds it next). */
+export async function freePort(): Promise<number> {
   const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const port = server.port;
   server.stop(true);

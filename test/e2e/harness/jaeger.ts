@@ -1,0 +1,100 @@
+// A real Jaeger (built by test/jaeger/build.sh from Go modules): in-memory storage, the OTLP
+// HTTP receiver and the query HTTP API, each on a free loopback port, in a temp dir; its traces
+// read back over the query API (/api/traces, the one Jaeger's UI uses).
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "./operator.ts";
+import { freePort } from "./prometheus.ts";
+
+/** Where build.sh puts the binary: ${KOBUN_JAEGER_CACHE:-~/.cache/kobun/jaeger}/<VERSION>/jaeger. */
+export function jaegerBinary(): string {
+  const version = readFileSync(join(ROOT, "test/jaeger/VERSION"), "utf8").trim();
+  return join(process.env.KOBUN_JAEGER_CACHE ?? join(homedir(), ".cache/kobun/jaeger"), version, "jaeger");
+}
+
+export interface JaegerSpan {
+  traceID: string;
+  spanID: string;
+  operationName: string;
+  references: { refType: string; spanID: string }[];
+  tags: { key: string; value: unknown }[];
+}
+
+export interface Jaeger {
+  /** The OTLP/HTTP base URL (an operator's OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otlpEndpoint: string;
+  /** Every trace of `service` Jaeger stores, each as its spans. */
+  traces(service: string): Promise<JaegerSpan[][]>;
+  stop(): Promise<void>;
+}
+
+function config(otlp: number, query: number, queryGrpc: number, health: number): string {
+  return `
+service:
+  extensions: [jaeger_storage, jaeger_query, healthcheckv2]
+  pipelines:
+    traces: { receivers: [otlp], processors: [], exporters: [jaeger_storage_exporter] }
+  telemetry:
+    metrics: { level: none }
+    logs: { level: warn }
+extensions:
+  healthcheckv2: { use_v2: true, http: { endpoint: "127.0.0.1:${health}" } }
+  jaeger_query:
+    storage: { traces: memstore }
+    http: { endpoint: "127.0.0.1:${query}" }
+    grpc: { endpoint: "127.0.0.1:${queryGrpc}" }
+  jaeger_storage:
+    backends:
+      memstore: { memory: { max_traces: 10000 } }
+receivers:
+  otlp:
+    protocols:
+      http: { endpoint: "127.0.0.1:${otlp}" }
+exporters:
+  jaeger_storage_exporter: { trace_storage: memstore }
+`;
+}
+
+/** Starts Jaeger; resolves once its query API answers. */
+export async function startJaeger(): Promise<Jaeger> {
+  const binary = jaegerBinary();
+  if (!existsSync(binary)) throw new Error(`no Jaeger at ${binary}: run test/jaeger/build.sh (npm run test:e2e does)`);
+  const dir = mkdtempSync(join(tmpdir(), "kobun-e2e-jaeger-"));
+  const [otlp, query, queryGrpc, health] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  writeFileSync(join(dir, "jaeger.yaml"), config(otlp, query, queryGrpc, health));
+  const proc = Bun.spawn([binary, "--config", join(dir, "jaeger.yaml")], {
+    cwd: dir, stdin: "ignore", stdout: "ignore", stderr: process.env.KOBUN_E2E_VERBOSE ? "inherit" : "ignore",
+  });
+  const queryUrl = `http://127.0.0.1:${query}`;
+  const stop = async () => {
+    proc.kill("SIGTERM");
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
+    await proc.exited;
+    clearTimeout(timer);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ready = await fetch(`${queryUrl}/api/services`).then((r) => r.ok, () => false);
+    const receiving = ready && (await fetch(`http://127.0.0.1:${otlp}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.ok, () => false));
+    if (receiving) break;
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`Jaeger did not become ready at ${queryUrl} (exit ${proc.exitCode})`);
+    }
+    await Bun.sleep(100);
+  }
+  return {
+    otlpEndpoint: `http://127.0.0.1:${otlp}`,
+    async traces(service) {
+      const response = await fetch(`${queryUrl}/api/traces?service=${encodeURIComponent(service)}&limit=100&lookback=1h`);
+      if (response.status === 404) return [];
+      const body = (await response.json()) as { data?: { spans: JaegerSpan[] }[]; errors?: unknown };
+      if (!response.ok) throw new Error(`Jaeger /api/traces: ${response.status} ${JSON.stringify(body.errors)}`);
+      return (body.data ?? []).map((t) => t.spans);
+    },
+    stop,
+  };
+}

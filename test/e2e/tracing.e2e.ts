@@ -1,0 +1,62 @@
+// A real Jaeger receives the binary's traces over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT): a
+// created object yields a trace whose root is the handling cycle (resource, namespace, name,
+// cause, handlers, outcome) with the handler's span and the PATCH's as its children, on the
+// real kube-apiserver as on the sandbox. Jaeger is built from Go modules (test/jaeger/build.sh).
+//
+//   test/jaeger/build.sh && cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./tracing.e2e.ts
+//
+// Needs dist/kobun (`bun run build.ts`).
+
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createNamespace, eventually, EXAMPLES } from "./harness/kube.ts";
+import { startJaeger, type JaegerSpan } from "./harness/jaeger.ts";
+import { KOBUN, ROOT, startOperator } from "./harness/operator.ts";
+import { targetSuite } from "./harness/suite.ts";
+import { selectedTargets, type TargetName } from "./harness/target.ts";
+
+const tag = (span: JaegerSpan, key: string): unknown => span.tags.find((t) => t.key === key)?.value;
+const parentOf = (span: JaegerSpan): string | undefined => span.references.find((r) => r.refType === "CHILD_OF")?.spanID;
+
+describe.each(selectedTargets())("Jaeger receives the operator's traces against %s", (targetName: TargetName) => {
+  const need = targetSuite(targetName, { crds: [join(ROOT, "handlers/kobunexample.crd.yaml")], cleanup: [EXAMPLES] });
+
+  test("a created object's trace: the cycle span with its create_fn handler and PATCH children; the trace id in its log lines", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-trace");
+    const jaeger = await startJaeger();
+    const service = `kobun-e2e-${targetName}`;
+    const op = startOperator("op-trace", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: service });
+    try {
+      await op.waitForLog(/tracing on/, 15_000);
+      await op.waitForLog(/operator started/, 15_000);
+      await t.client.create(EXAMPLES, ns, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: "traced" }, spec: { size: 1 } });
+      // The SDK sends its batch within a second of the cycle; Jaeger stores it at once.
+      const [cycle, spans] = await eventually("the cycle's trace in Jaeger", async () => {
+        for (const trace of await jaeger.traces(service)) {
+          // The first create cycle only adds the finalizer (no handler runs); the next runs create_fn.
+          const root = trace.find((s) => s.operationName === "cycle kobunexamples.kobun.dev" && tag(s, "kobun.object.name") === "traced" && String(tag(s, "kobun.handlers")).includes("create_fn"));
+          const children = root ? trace.filter((s) => parentOf(s) === root.spanID) : [];
+          if (root && children.some((s) => s.operationName === "PATCH")) return [root, trace] as const;
+        }
+        return undefined;
+      }, { timeoutMs: 30_000, intervalMs: 250 });
+      expect(parentOf(cycle)).toBeUndefined();
+      expect(tag(cycle, "k8s.namespace.name")).toBe(ns);
+      expect(tag(cycle, "kobun.resource")).toBe("kobunexamples.kobun.dev");
+      expect(tag(cycle, "kobun.cause")).toBe("create");
+      expect(tag(cycle, "kobun.outcome")).toBe("written");
+      const children = spans.filter((s) => parentOf(s) === cycle.spanID);
+      const handler = children.find((s) => s.operationName === "handler create_fn")!;
+      expect(tag(handler, "kobun.outcome")).toBe("success");
+      const patch = children.find((s) => s.operationName === "PATCH")!;
+      expect(String(tag(patch, "url.path"))).toStartWith(`/apis/kobun.dev/v1/namespaces/${ns}/kobunexamples/traced`);
+      expect(Number(tag(patch, "http.response.status_code"))).toBe(200);
+      // The handler's log line of that cycle carries the trace id Jaeger shows.
+      expect(op.lines.some((l) => l.includes(`trace_id=${cycle.traceID}`))).toBe(true);
+    } finally {
+      await op.stop();
+      await jaeger.stop();
+    }
+  }, 90_000);
+});
