@@ -48,8 +48,18 @@ export function addClosure(all: Record<string, unknown>, prefix: string, name: s
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+// the vendored schemas never change, so a schema node resolves to the same node for the process
+const resolved = new WeakMap<object, any>();
+
 /** a schema with its `$ref` (or single `allOf` ref, as metadata fields have) followed */
 export function resolveSchema(s: any): any {
+  if (!isObj(s)) return s;
+  let out = resolved.get(s);
+  if (out === undefined && !resolved.has(s)) resolved.set(s, (out = followRefs(s)));
+  return out;
+}
+
+function followRefs(s: any): any {
   for (let i = 0; i < 8 && isObj(s); i++) {
     const ref = s.$ref ?? (Array.isArray(s.allOf) && s.allOf.length === 1 ? s.allOf[0]?.$ref : undefined);
     if (typeof ref !== "string") return s;
@@ -78,7 +88,13 @@ function walk(value: unknown, schema: unknown, path: string, out: string[]): voi
 }
 
 /** the schema of a built-in kind by its name (`io.k8s.api.core.v1.ConfigMap`) */
-export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const schemaRef = (name: string): { $ref: string } => {
+  // one object per name, so resolveSchema's memo holds across writes
+  let ref = refs.get(name);
+  if (!ref) refs.set(name, (ref = Object.freeze({ $ref: `#/components/schemas/${name}` })));
+  return ref;
+};
+const refs = new Map<string, { $ref: string }>();
 
 /** the fields of `body` that its kind's schema does not have (`spec.foo`, `spec.containers[0].bar`) */
 export function unknownFields(schemaName: string, body: unknown): string[] {

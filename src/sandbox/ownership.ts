@@ -83,6 +83,14 @@ function zeroOf(schema: unknown, depth = 0): any {
   return out;
 }
 
+const zeros = new Map<string, any>();
+/** zeroOf a built-in kind by its schema name, computed once (read only: nodesOf copies before it changes anything) */
+function zeroOfKind(schema: string | undefined): any {
+  if (schema === undefined) return {};
+  if (!zeros.has(schema)) zeros.set(schema, zeroOf(schemaRef(schema)));
+  return zeros.get(schema);
+}
+
 function nodesOf(obj: any, req: UpdateRequest): Nodes {
   const body: Record<string, any> = { ...obj };
   if (req.statusful && req.subresource === "status") for (const k of Object.keys(body)) { if (k !== "status") delete body[k]; }
@@ -121,8 +129,9 @@ export function fieldsV1Of(set: Set<string>): Record<string, any> {
 
 /** the managedFields after a write of `next` over `old` (undefined: a create) by `req.manager` */
 export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest): ManagedEntry[] {
-  const entries: ManagedEntry[] = structuredClone(next.metadata?.managedFields ?? old?.metadata?.managedFields ?? []);
-  const before = nodesOf(old ?? zeroOf(req.schema ? schemaRef(req.schema) : undefined) ?? {}, req);
+  // read only: every entry returned is a new object
+  const entries: ManagedEntry[] = next.metadata?.managedFields ?? old?.metadata?.managedFields ?? [];
+  const before = nodesOf(old ?? zeroOfKind(req.schema), req);
   if (!old && !req.schema) before.set("f:metadata", { leaf: false, value: {} });
   const after = nodesOf(next, req);
   const touched = new Set<string>();
@@ -160,9 +169,11 @@ export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest
 
 /** kube-apiserver's order: operation (Apply first), time to the second, manager, apiVersion, subresource */
 export function sortEntries(entries: ManagedEntry[]): ManagedEntry[] {
-  const sec = (t: string | undefined) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  if (entries.length < 2) return [...entries];
+  // each time parsed once, not once per comparison
+  const secs = new Map(entries.map((e) => [e, e.time ? Math.floor(Date.parse(e.time) / 1000) : 0]));
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...entries].sort((p, q) => cmp(p.operation, q.operation) || sec(p.time) - sec(q.time)
+  return [...entries].sort((p, q) => cmp(p.operation, q.operation) || secs.get(p)! - secs.get(q)!
     || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource ?? "", q.subresource ?? ""));
 }
 
