@@ -3,8 +3,8 @@
 // fields in `metadata.managedFields` (FieldsV1: `f:` fields, `k:` items of keyed lists); an
 // apply that would change a field another manager owns is a 409 naming the managers and fields,
 // unless `force=true` takes them over; fields a manager applied before and leaves out now are
-// removed (when nobody else owns them). Built-in kinds' lists and maps are shaped by their schema
-// (apply-shape.ts: list maps by all their keys, sets, atomic maps); custom resources' lists are atomic. Writes by
+// removed (when nobody else owns them). Lists and maps are shaped by the kind's schema, built-in
+// or CRD (apply-shape.ts: list maps by all their keys, sets, atomic maps). Writes by
 // PUT/PATCH/POST record their `Update` entries in ownership.ts; an apply conflicts with them too.
 
 import { clone, deepEqual } from "./patch.ts";
@@ -163,7 +163,7 @@ function conflictError(conflicts: { manager: string; path: string[] }[]): ApiSta
 
 export interface ApplyRequest {
   manager: string; force: boolean; apiVersion: string; subresource?: string; now: string;
-  /** a built-in kind's lists and maps (apply-shape.ts); undefined for custom resources, whose lists are atomic */
+  /** the kind's lists and maps (apply-shape.ts); undefined: every list atomic */
   shape?: ApplyShape;
 }
 

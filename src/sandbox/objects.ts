@@ -12,6 +12,7 @@ import { validateWrite } from "./validation.ts";
 import { allocate, applyDefaults, hasGeneration } from "./defaults.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
 import { recordUpdate, type Writer } from "./ownership.ts";
+import { schemaRootOf } from "./apply-shape.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
 
@@ -211,7 +212,8 @@ export class Objects implements Collectable {
     const subresource = writer.subresource ?? sub;
     const managed = recordUpdate(old, next, {
       manager: writer.manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(), statusful: this.hasStatus(def, version),
-      schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind), ...(subresource ? { subresource } : {}),
+      schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind),
+      ...(def.crdName ? { customSchema: schemaRootOf(def, version) } : {}), ...(subresource ? { subresource } : {}),
     });
     if (managed.length) next.metadata.managedFields = managed; else delete next.metadata.managedFields;
   }

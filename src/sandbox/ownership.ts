@@ -4,8 +4,8 @@
 // the stored object (for a create, with the kind's Go zero value: fields a Go struct always has,
 // such as a Deployment's spec.template, are not "added", so they carry no "." of their own);
 // other managers lose what it changed, everyone loses what it removed. A later apply then
-// conflicts with these managers as on the real server (apply.ts). Built-in kinds are walked by
-// their published schema (keyed lists, sets, atomic maps); custom resources' lists are atomic.
+// conflicts with these managers as on the real server (apply.ts). Objects are walked by their
+// kind's schema (keyed lists, sets, atomic maps): a built-in's published one, a CRD's own.
 
 import { deepEqual } from "./patch.ts";
 import { resolveSchema, schemaRef } from "./kube-schemas.ts";
@@ -23,8 +23,10 @@ export interface Writer { manager: string; subresource?: string }
 
 export interface UpdateRequest {
   manager: string; apiVersion: string; now: string; subresource?: string;
-  /** the built-in kind's schema name, or undefined for a custom resource */
+  /** the built-in kind's schema name (its Go zero value is the "before" of a create), or undefined for a custom resource */
   schema?: string;
+  /** a custom resource's schema to walk (apply-shape.ts schemaRootOf): its list maps, sets and atomic maps */
+  customSchema?: unknown;
   /** the resource has a status subresource: the main resource's writes own no status, and /status only status */
   statusful: boolean;
 }
@@ -96,7 +98,8 @@ function nodesOf(obj: any, req: UpdateRequest): Nodes {
   if (req.statusful && req.subresource === "status") for (const k of Object.keys(body)) { if (k !== "status") delete body[k]; }
   else if (req.statusful) delete body.status;
   const out: Nodes = new Map();
-  walk(body, req.schema ? schemaRef(req.schema) : undefined, req.schema !== undefined, [], out);
+  const root = req.schema ? schemaRef(req.schema) : req.customSchema;
+  walk(body, root, root !== undefined, [], out);
   return out;
 }
 
@@ -144,9 +147,10 @@ export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest
   const same = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Update" && e.apiVersion === req.apiVersion && (e.subresource ?? "") === (req.subresource ?? "");
   const out: ManagedEntry[] = [];
   let mine = new Set<string>();
+  let mineBefore = 0;
   for (const e of entries) {
     const set = setOf(e.fieldsV1);
-    if (same(e)) { mine = set; continue; }
+    if (same(e)) { mine = set; mineBefore = set.size; continue; }
     for (const p of [...touched, ...removed]) set.delete(p);
     if (set.size) out.push({ ...e, fieldsV1: fieldsV1Of(set) });
   }
@@ -156,7 +160,7 @@ export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest
   for (const p of removed) mine.delete(p);
   if (mine.size) {
     // the time moves only when the manager's fields change, so a no-op write stays a no-op
-    const time = previous && !grown && setOf(previous.fieldsV1).size === mine.size ? previous.time : req.now;
+    const time = previous && !grown && mineBefore === mine.size ? previous.time : req.now;
     out.push({
       manager: req.manager, operation: "Update", apiVersion: req.apiVersion, fieldsType: "FieldsV1", fieldsV1: fieldsV1Of(mine),
       // kube-apiserver v1.37.2 records a /scale write's entry without a time

@@ -245,7 +245,7 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
   }
   const strict = q.get("fieldValidation") === "Strict";
   const applying = {
-    manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def.group, version, def.kind, !!def.crdName), now: nowTimestamp(),
+    manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
     ...(sub ? { subresource: sub } : {}),
   };
   const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);

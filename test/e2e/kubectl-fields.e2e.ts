@@ -214,4 +214,67 @@ describe.each(selectedTargets())("kubectl and managedFields against %s", (target
     // both patch elements merge into the one live port of key 53: its name from the last, the protocol from the first
     expect(svc.spec.ports).toEqual([{ name: "dns-tcp", port: 53, protocol: "UDP", targetPort: 53 }]);
   }, 60_000);
+
+  test("apply --server-side of a custom resource by two managers: its CRD's list map keyed by name and protocol, a set, an atomic map; metadata's finalizers a set", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client);
+    await k.ok(["apply", "-f", k.file(`gate-crd-${ns}.yaml`, GATE_CRD)]);
+    await k.ok(["wait", "--for=condition=Established", "--timeout=30s", "crd/gates.e2e.kobun.dev"]);
+    const gate = (spec: string, finalizer: string) => k.file(`gate-${finalizer}-${ns}.yaml`,
+      `apiVersion: e2e.kobun.dev/v1\nkind: Gate\nmetadata: {name: g, namespace: ${ns}, finalizers: [e2e.kobun.dev/${finalizer}]}\nspec: ${spec}\n`);
+    await k.ok(["apply", "--server-side", "--field-manager=alice", "-f", gate("{ports: [{name: http, protocol: TCP, port: 80}], tags: [a], selector: {app: x}}", "a")]);
+    await k.ok(["apply", "--server-side", "--field-manager=bob", "-f", gate("{ports: [{name: dns, protocol: UDP, port: 53}], tags: [b]}", "b")]);
+    const got = JSON.parse(await k.ok(["get", "gates.e2e.kobun.dev", "g", "-n", ns, "-o", "json", "--show-managed-fields"]));
+    expect({ finalizers: got.metadata.finalizers, spec: got.spec }).toEqual({
+      finalizers: ["e2e.kobun.dev/a", "e2e.kobun.dev/b"],
+      spec: { ports: [{ name: "http", protocol: "TCP", port: 80 }, { name: "dns", protocol: "UDP", port: 53 }], tags: ["a", "b"], selector: { app: "x" } },
+    });
+    const port = { ".": {}, "f:name": {}, "f:port": {}, "f:protocol": {} };
+    expect(owners(JSON.stringify(got))).toEqual([
+      { manager: "alice", operation: "Apply", apiVersion: "e2e.kobun.dev/v1", fieldsV1: {
+        "f:metadata": { "f:finalizers": { 'v:"e2e.kobun.dev/a"': {} } },
+        "f:spec": { "f:ports": { 'k:{"name":"http","protocol":"TCP"}': port }, "f:selector": {}, "f:tags": { 'v:"a"': {} } } } },
+      { manager: "bob", operation: "Apply", apiVersion: "e2e.kobun.dev/v1", fieldsV1: {
+        "f:metadata": { "f:finalizers": { 'v:"e2e.kobun.dev/b"': {} } },
+        "f:spec": { "f:ports": { 'k:{"name":"dns","protocol":"UDP"}': port }, "f:tags": { 'v:"b"': {} } } } },
+    ]);
+    // the atomic selector is alice's as a whole: bob changing one key of it conflicts on .spec.selector
+    const clash = await k.run(["apply", "--server-side", "--field-manager=bob", "-f", gate("{ports: [{name: dns, protocol: UDP, port: 53}], tags: [b], selector: {app: x, tier: web}}", "b")]);
+    expect(clash.stderr.split("\n")[0]).toBe('error: Apply failed with 1 conflict: conflict with "alice": .spec.selector');
+    await k.ok(["patch", "gates.e2e.kobun.dev", "g", "-n", ns, "--type=merge", "-p", '{"metadata":{"finalizers":null}}']);
+  }, 60_000);
 });
+
+/** a CRD declaring a list map (keys name and protocol), a set and an atomic map, as structured-merge-diff reads them */
+const GATE_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gates.e2e.kobun.dev}
+spec:
+  group: e2e.kobun.dev
+  scope: Namespaced
+  names: {kind: Gate, plural: gates, singular: gate}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name, protocol]
+                items:
+                  type: object
+                  required: [name, protocol]
+                  properties:
+                    name: {type: string}
+                    protocol: {type: string}
+                    port: {type: integer}
+              tags: {type: array, x-kubernetes-list-type: set, items: {type: string}}
+              selector: {type: object, x-kubernetes-map-type: atomic, additionalProperties: {type: string}}
+`;
