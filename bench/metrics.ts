@@ -1,6 +1,6 @@
 // Bench: what the metrics cost. (1) In-process, the hot path: a watcher feeding a reconciler
 // with one create handler over N pre-existing objects, with the observers wired (rest_client_*,
-// kobun_watch_*, controller_runtime_*, kobun_handler_*) and without, alternating rounds, CPU per
+// kobun_watch_*, controller_runtime_*, kobun_handler_*, workqueue_*) and without, alternating rounds, CPU per
 // object and wall time. (2) The binary: exec → first LIST and idle RSS with the probe listener
 // (/metrics, the event-loop tick) on and off. The sandbox runs in a child process (its CPU is
 // not counted), as in handling.ts.
@@ -13,7 +13,7 @@ import { KubeClient } from "../src/kube/client.ts";
 import { Registry } from "../src/handling/registry.ts";
 import { Health } from "../src/observability/health.ts";
 import { Reconciler } from "../src/reconciling/reconciler.ts";
-import { reconcileMetrics, requestMetrics, watchMetrics } from "../src/runtime/metrics.ts";
+import { reconcileMetrics, requestMetrics, watchMetrics, workqueueMetrics } from "../src/runtime/metrics.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
 import { Watcher } from "../src/watching/watcher.ts";
 import type { Resource } from "../src/kube/types.ts";
@@ -84,7 +84,7 @@ export async function operatorRound(client: KubeClient, resource: Resource, n: n
   const unobserve = observed ? client.observe(requestMetrics(health.metrics)) : () => {};
   const reconciler = new Reconciler({
     client, resource, registry, workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 },
-    ...(observed ? { observer: reconcileMetrics(health.metrics, "kobunexamples.kobun.dev", CONCURRENCY) } : {}),
+    ...(observed ? { observer: reconcileMetrics(health.metrics, "kobunexamples.kobun.dev", CONCURRENCY), queueObserver: workqueueMetrics(health.metrics, "kobunexamples.kobun.dev") } : {}),
   });
   const watcher = new Watcher(client, resource, { namespace: ns, ...(observed ? { observer: watchMetrics(health.metrics, "kobunexamples.kobun.dev") } : {}) });
   const ac = new AbortController();
