@@ -46,29 +46,37 @@ function itemKey(item: unknown, s: any): string | undefined {
   return `k:${JSON.stringify(key)}`;
 }
 
-function walk(value: unknown, schema: unknown, typed: boolean, path: string[], out: Nodes): void {
+// paths are built as joined strings ("" is the root) so a write allocates no array per node
+const under = (path: string, k: string) => (path ? path + SEP + k : k);
+
+function walk(value: unknown, schema: unknown, typed: boolean, path: string, out: Nodes): void {
   const s = typed ? resolveSchema(schema) : undefined;
-  const record = (leaf: boolean) => { if (path.length) out.set(path.join(SEP), { leaf, value }); };
   if (Array.isArray(value)) {
     const items = typed ? resolveSchema(s?.items) : undefined;
     const keys = value.map((item) => itemKey(item, s));
-    if (!keys.length || keys.some((k) => k === undefined)) return record(true);
-    record(false);
+    const leaf = !keys.length || keys.some((k) => k === undefined);
+    if (path) out.set(path, { leaf, value });
+    if (leaf) return;
     value.forEach((item, i) => {
-      const p = [...path, keys[i]!];
-      if (keys[i]!.startsWith("v:")) out.set(p.join(SEP), { leaf: true, value: item });
+      const p = under(path, keys[i]!);
+      if (keys[i]!.startsWith("v:")) out.set(p, { leaf: true, value: item });
       else walk(item, items, typed, p, out);
     });
     return;
   }
-  if (!isObj(value) || !Object.keys(value).length || s?.["x-kubernetes-map-type"] === "atomic") return record(true);
-  record(false);
-  for (const [k, v] of Object.entries(value)) {
+  let leaf = !isObj(value) || s?.["x-kubernetes-map-type"] === "atomic";
+  if (!leaf) { leaf = true; for (const _ in value as object) { leaf = false; break; } }
+  if (path) out.set(path, { leaf, value });
+  if (leaf) return;
+  const props = isObj(s?.properties) ? s.properties : undefined;
+  const map = value as Record<string, unknown>;
+  for (const k in map) {
+    const v = map[k];
     if (v === undefined) continue;
-    if (path.length === 0 && (k === "apiVersion" || k === "kind")) continue;
-    if (path.length === 1 && path[0] === "f:metadata" && IDENTITY.has(k)) continue;
-    const child = isObj(s?.properties) ? s.properties[k] : s?.additionalProperties;
-    walk(v, child, typed && child !== undefined, [...path, `f:${k}`], out);
+    if (path === "" && (k === "apiVersion" || k === "kind")) continue;
+    if (path === "f:metadata" && IDENTITY.has(k)) continue;
+    const child = props ? props[k] : s?.additionalProperties;
+    walk(v, child, typed && child !== undefined, under(path, `f:${k}`), out);
   }
 }
 
@@ -99,34 +107,42 @@ function nodesOf(obj: any, req: UpdateRequest): Nodes {
   else if (req.statusful) delete body.status;
   const out: Nodes = new Map();
   const root = req.schema ? schemaRef(req.schema) : req.customSchema;
-  walk(body, root, root !== undefined, [], out);
+  walk(body, root, root !== undefined, "", out);
   return out;
 }
 
-export function setOf(fields: Record<string, any>, prefix: string[] = [], out = new Set<string>()): Set<string> {
-  for (const [k, v] of Object.entries(fields)) {
-    if (k === ".") { out.add(prefix.join(SEP)); continue; }
-    const children = isObj(v) ? Object.keys(v) : [];
-    if (!children.length) out.add([...prefix, k].join(SEP));
-    else setOf(v, [...prefix, k], out);
+export function setOf(fields: Record<string, any>, prefix = "", out = new Set<string>()): Set<string> {
+  for (const k in fields) {
+    if (k === ".") { out.add(prefix); continue; }
+    const v = fields[k];
+    const p = under(prefix, k);
+    let leaf = true;
+    if (isObj(v)) for (const _ in v) { leaf = false; break; }
+    if (leaf) out.add(p);
+    else setOf(v, p, out);
   }
   return out;
 }
 
 export function fieldsV1Of(set: Set<string>): Record<string, any> {
   const root: Record<string, any> = {};
-  const members = [...set].map((p) => p.split(SEP));
-  for (const path of members) {
+  // a member that also has children is marked by "." (".": {} first, as the real server orders
+  // it): every member's node starts with one, taken off again where no child came
+  const members: Record<string, any>[] = [];
+  for (const member of set) {
     let cur = root;
-    for (const k of path) cur = (cur[k] ??= {});
+    let prefix = "";
+    member.split(SEP).forEach((k, i) => {
+      prefix = i ? prefix + SEP + k : k;
+      let node = cur[k];
+      if (!node) {
+        node = cur[k] = set.has(prefix) ? { ".": {} } : {};
+        if (set.has(prefix)) members.push(node);
+      }
+      cur = node;
+    });
   }
-  // a member that also has children is marked by "." (".": {} first, as the real server orders it)
-  for (const path of members) {
-    let parent: Record<string, any> = root;
-    for (const k of path.slice(0, -1)) parent = parent[k];
-    const last = path[path.length - 1]!;
-    if (Object.keys(parent[last]).length) parent[last] = { ".": {}, ...parent[last] };
-  }
+  for (const node of members) if (Object.keys(node).length === 1) delete node["."];
   return root;
 }
 
