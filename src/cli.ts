@@ -18,13 +18,14 @@ Commands:
   run         Run the operator against a cluster (kubeconfig, context or in-cluster).
   dev         Run the operator against the embedded sandbox API server (no cluster needed).
               --demo creates, updates and deletes the sample objects; --once exits after it.
+              --watch restarts the operator when a handler file changes (sandbox and objects kept).
   freeze      Freeze operators of lower priority with a manual peering record.
   resume      Remove a manual peering record.
   manifests   Print CRDs, RBAC and a Deployment for this operator.
   init        init DIR: scaffold an operator project of your own (package.json, a typed handler, its test).
   build       Compile the runtime and ./handlers into one executable (--target for other platforms).
   test        Run the project's tests (bun test), e.g. with kobun/testing.
-  generate    generate types --crd FILE: TypeScript interfaces from CRDs (all versions).
+  generate    generate types --crd FILE | --from-cluster --kubeconfig FILE: TypeScript interfaces from CRDs (all versions).
   version     Print the version.
 
 Run "kobun <command> --help" for a command's flags.`;
@@ -47,7 +48,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
         if (wantsHelp) return help(runFlagsHelp());
         return await (await import("./cli/run.ts")).runCommand(rest, embedded);
       case "dev":
-        if (wantsHelp) return help(`${runFlagsHelp().replace("kobun run", "kobun dev [--demo] [--once]")}`);
+        if (wantsHelp) return help(`${runFlagsHelp().replace("kobun run", "kobun dev [--demo] [--once] [--watch]")}`);
         return await (await import("./cli/dev.ts")).devCommand(rest, embedded);
       case "freeze":
       case "resume":
@@ -64,7 +65,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
         return await projectCommand(command, rest, wantsHelp);
       case "generate":
         if (wantsHelp) return help((await import("./cli/typegen.ts")).GENERATE_HELP);
-        return (await import("./cli/typegen.ts")).generateCommand(rest);
+        return await (await import("./cli/typegen.ts")).generateCommand(rest);
       case "version":
       case "--version":
         console.log(`kobun ${packageJson.version} (bun ${Bun.version})`);

@@ -1,28 +1,51 @@
-// `kobun generate types --crd FILE…`: TypeScript interfaces from existing CRDs, one per served
+// `kobun generate types --crd FILE…` (or `--from-cluster --kubeconfig FILE`): TypeScript
+// interfaces from existing CRDs, one per served
 // version (`KobunExampleV1`), plus the kind's name for the storage version, ready for
-// `resource<KobunExample>("kobunexamples.kobun.dev/v1")`. Pure text out of parsed YAML.
+// `resource<KobunExample>("kobunexamples.kobun.dev/v1")`. Pure text out of parsed CRDs.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { UsageError } from "../config/index.ts";
 import { readFlags, stringFlag } from "./args.ts";
+import { KubeClient } from "../runtime/manual-freeze.ts";
 
-export const GENERATE_HELP = `Usage: kobun generate types --crd FILE [--crd FILE …] [--out FILE]
-Writes TypeScript interfaces for every version of the CRDs in the files (to stdout, or --out).`;
+export const GENERATE_HELP = `Usage: kobun generate types (--crd FILE [--crd FILE …] | --from-cluster --kubeconfig FILE [--group GROUP]) [--out FILE]
+Writes TypeScript interfaces for every version of the CRDs (to stdout, or --out): those in the
+files, or those the API server of the kubeconfig serves (only that kubeconfig is read, never the
+default one; --group keeps the CRDs of that API group).`;
 
-export function generateCommand(argv: string[]): number {
+export async function generateCommand(argv: string[]): Promise<number> {
   const [what, ...rest] = argv;
   if (what !== "types") throw new UsageError(`kobun generate: unknown target ${JSON.stringify(what ?? "")}; use "kobun generate types --crd FILE"`, "generate");
   const crds: string[] = [];
   for (let i = 0; i < rest.length; i++) if (rest[i] === "--crd" && rest[i + 1]) crds.push(rest[++i]!);
-  const { values } = readFlags(rest.filter((a, i) => a !== "--crd" && rest[i - 1] !== "--crd"), { out: { value: true } });
-  if (crds.length === 0) throw new UsageError("kobun generate types needs --crd FILE (a YAML file with CustomResourceDefinitions)", "generate");
-  const docs = crds.flatMap((file) => parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS()));
+  const { values } = readFlags(rest.filter((a, i) => a !== "--crd" && rest[i - 1] !== "--crd"), {
+    out: { value: true }, "from-cluster": { value: false }, kubeconfig: { value: true }, group: { value: true },
+  });
+  const fromCluster = values["from-cluster"] === true;
+  if (fromCluster && crds.length > 0) throw new UsageError("kobun generate types: --crd and --from-cluster exclude each other", "--from-cluster");
+  if (!fromCluster && crds.length === 0) throw new UsageError("kobun generate types needs --crd FILE (a YAML file with CustomResourceDefinitions) or --from-cluster --kubeconfig FILE", "generate");
+  const docs = fromCluster
+    ? await clusterCRDs(stringFlag(values, "kubeconfig"), stringFlag(values, "group"))
+    : crds.flatMap((file) => parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS()));
   const text = typesFromCRDs(docs);
   const out = stringFlag(values, "out");
   if (out) writeFileSync(out, text);
   else process.stdout.write(text);
   return 0;
+}
+
+const crdResource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
+
+/** The CRDs the API server serves, read with the named kubeconfig only (a default one could be any cluster's). */
+async function clusterCRDs(kubeconfig: string | undefined, group: string | undefined): Promise<unknown[]> {
+  if (!kubeconfig) throw new UsageError("kobun generate types --from-cluster needs --kubeconfig FILE (the default kubeconfig is never read)", "--kubeconfig");
+  const client = await KubeClient.connect({ kubeconfig });
+  // A list's items carry no kind (as kube-apiserver sends them): they are CRDs by where they came from.
+  const crds = (await client.listAll(crdResource)).items.map((crd) => ({ ...crd, kind: "CustomResourceDefinition" }))
+    .filter((crd: any) => group === undefined || crd.spec?.group === group);
+  if (crds.length === 0) throw new UsageError(`kobun generate types: the API server serves no CustomResourceDefinition${group ? ` of group ${group}` : ""}`, "--from-cluster");
+  return crds.sort((a, b) => String(a.metadata?.name).localeCompare(String(b.metadata?.name)));
 }
 
 export function typesFromCRDs(docs: unknown[]): string {
