@@ -22,7 +22,7 @@
 
 export {
   on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
-  resource, defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn, type ResourceToken, type TokenOptions, type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
+  resource, defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn, type VersionSchema, type VersionedDefinition, type VersionedToken, type ResourceToken, type TokenOptions, type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
   type FieldPath, type ValueAt, type FieldContext,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,

@@ -29,7 +29,7 @@ export interface ResourceDefinition<Spec extends TSchema, Status extends TSchema
   shortNames?: string[];
   /** Default "Namespaced". */
   scope?: "Namespaced" | "Cluster";
-  /** Served versions, the first one stored. Default ["v1"]. Every version has this schema. */
+  /** Served versions, the first one stored. Default ["v1"]. Every version has this schema (for a schema per version: VersionedDefinition). */
   versions?: readonly string[];
   schema: { spec: Spec; status?: Status };
   printerColumns?: readonly PrinterColumn[];
@@ -60,34 +60,91 @@ export function definitionOf(selector: unknown): KubeObject | undefined {
   return typeof selector === "object" && selector !== null ? definitions.get(selector) : undefined;
 }
 
-export function defineResource<Spec extends TSchema, Status extends TSchema | undefined = undefined>(
-  definition: ResourceDefinition<Spec, Status>,
-): DefinedToken<Spec, Status> {
+/** One version of a resource with a schema of its own (`defineResource({ versions: { v1: {...} } })`). */
+export interface VersionSchema<Spec extends TSchema = TSchema, Status extends TSchema | undefined = TSchema | undefined> {
+  schema: { spec: Spec; status?: Status };
+  /** Served by the API server. Default true. */
+  served?: boolean;
+  /** The version objects are stored in: exactly one version has `storage: true`. */
+  storage?: boolean;
+  /** Deprecated: true, or the warning the API server sends to clients of this version. */
+  deprecated?: boolean | string;
+  /** This version's printer columns, instead of the definition's. */
+  printerColumns?: readonly PrinterColumn[];
+}
+
+/** A resource whose versions each have their own schema; the token is the storage version's. */
+export interface VersionedDefinition<V extends Record<string, VersionSchema>> extends Omit<ResourceDefinition<TSchema, undefined>, "versions" | "schema"> {
+  versions: V;
+}
+
+type TokenOfVersion<S> = S extends VersionSchema
+  ? DefinedToken<S["schema"]["spec"], S["schema"] extends { status?: infer St extends TSchema } ? St : undefined>
+  : never;
+type StorageOf<V> = { [K in keyof V]: V[K] extends { storage: true } ? K : never }[keyof V];
+
+/** The storage version's token, with a token per version under `versions` (each typed by its own schema). */
+export type VersionedToken<V extends Record<string, VersionSchema>> = TokenOfVersion<V[StorageOf<V>]> & {
+  readonly versions: { readonly [K in keyof V]: TokenOfVersion<V[K]> };
+};
+
+interface VersionPlan { name: string; served: boolean; storage: boolean; schema: VersionSchema["schema"]; columns?: readonly PrinterColumn[]; deprecated?: boolean | string }
+
+export function defineResource<Spec extends TSchema, Status extends TSchema | undefined = undefined>(definition: ResourceDefinition<Spec, Status>): DefinedToken<Spec, Status>;
+export function defineResource<const V extends Record<string, VersionSchema>>(definition: VersionedDefinition<V>): VersionedToken<V>;
+export function defineResource(definition: ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>): unknown {
   const { group, kind, plural } = definition;
-  const versions = definition.versions ?? ["v1"];
   const where = `defineResource(${JSON.stringify(kind)})`;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group ?? "")) throw new Error(`${where}: group must be a DNS subdomain with a dot, like "example.com"`);
   if (!/^[A-Z][A-Za-z0-9]*$/.test(kind ?? "")) throw new Error(`${where}: kind must be CamelCase, like "KobunExample"`);
   if (!DNS_LABEL.test(plural ?? "")) throw new Error(`${where}: plural must be lowercase, like "kobunexamples"`);
-  if (versions.length === 0 || versions.some((v) => !/^v\d+((alpha|beta)\d+)?$/.test(v))) throw new Error(`${where}: versions must be like ["v1"] or ["v1", "v1beta1"]`);
-  if (definition.schema?.spec === undefined) throw new Error(`${where}: schema.spec is required (a TypeBox schema, e.g. Type.Object({...}))`);
-  const crd = crdOf(definition, versions);
-  const token = resource(`${plural}.${group}/${versions[0]}`);
-  const defined = Object.freeze(Object.defineProperties({ ...token }, {
+  const plans = versionPlans(definition, where);
+  const crd = crdOf(definition, plans);
+  const tokenOf = (version: string) => {
+    const token = resource(`${plural}.${group}/${version}`);
+    const defined = Object.freeze(Object.defineProperties({ ...token }, {
+      crd: { value: crd, enumerable: false },
+      toJSON: { value: () => JSON.parse(JSON.stringify(token)), enumerable: false },
+    }));
+    definitions.set(defined, crd);
+    return defined;
+  };
+  const storage = plans.find((p) => p.storage)!.name;
+  const main = tokenOf(storage);
+  if (Array.isArray(definition.versions) || definition.versions === undefined) return main;
+  const versions = Object.freeze(Object.fromEntries(plans.map((p) => [p.name, p.name === storage ? main : tokenOf(p.name)])));
+  const versioned = Object.freeze(Object.defineProperties({ ...main }, {
     crd: { value: crd, enumerable: false },
-    toJSON: { value: () => JSON.parse(JSON.stringify(token)), enumerable: false },
+    versions: { value: versions, enumerable: false },
+    toJSON: { value: () => (main as unknown as { toJSON(): unknown }).toJSON(), enumerable: false },
   }));
-  definitions.set(defined, crd);
-  return defined as DefinedToken<Spec, Status>;
+  definitions.set(versioned, crd);
+  return versioned;
 }
 
-function crdOf(definition: ResourceDefinition<TSchema, TSchema | undefined>, versions: readonly string[]): CrdObject {
-  const { group, kind, plural, schema } = definition;
-  // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
-  const properties: Record<string, unknown> = { spec: plain(schema.spec) };
-  if (schema.status) properties.status = withProgressRoom(plain(schema.status));
-  const openAPIV3Schema = { type: "object", properties, required: ["spec"] };
-  const columns = definition.printerColumns?.map((c) => ({ ...c }));
+/** The versions to write: the list form (one schema, the first stored) or the map form (a schema each). */
+function versionPlans(definition: ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>, where: string): VersionPlan[] {
+  const validName = (v: string) => /^v\d+((alpha|beta)\d+)?$/.test(v);
+  if (Array.isArray(definition.versions) || definition.versions === undefined) {
+    const d = definition as ResourceDefinition<TSchema, TSchema | undefined>;
+    const names = d.versions ?? ["v1"];
+    if (names.length === 0 || !names.every(validName)) throw new Error(`${where}: versions must be like ["v1"] or ["v1", "v1beta1"]`);
+    if (d.schema?.spec === undefined) throw new Error(`${where}: schema.spec is required (a TypeBox schema, e.g. Type.Object({...}))`);
+    return names.map((name, i) => ({ name, served: true, storage: i === 0, schema: d.schema, columns: d.printerColumns }));
+  }
+  if ("schema" in definition) throw new Error(`${where}: give either schema (one for every version) or a schema in each of versions, not both`);
+  const entries = Object.entries(definition.versions);
+  if (entries.length === 0 || !entries.every(([name]) => validName(name))) throw new Error(`${where}: versions must be keyed like { v1: {...}, v1beta1: {...} }`);
+  for (const [name, v] of entries) if (v?.schema?.spec === undefined) throw new Error(`${where}: versions.${name}.schema.spec is required (a TypeBox schema)`);
+  const stored = entries.filter(([, v]) => v.storage === true).map(([name]) => name);
+  if (stored.length !== 1) throw new Error(`${where}: exactly one version must have storage: true (${stored.length === 0 ? "none has" : `${stored.join(", ")} have`})`);
+  const plans = entries.map(([name, v]) => ({ name, served: v.served ?? true, storage: v.storage === true, schema: v.schema, columns: v.printerColumns ?? definition.printerColumns, deprecated: v.deprecated }));
+  if (plans.some((p) => p.storage && !p.served)) throw new Error(`${where}: the storage version ${stored[0]} must be served`);
+  return plans;
+}
+
+function crdOf(definition: { group: string; kind: string; plural: string; singular?: string; shortNames?: string[]; scope?: "Namespaced" | "Cluster" }, plans: VersionPlan[]): CrdObject {
+  const { group, kind, plural } = definition;
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -99,13 +156,23 @@ function crdOf(definition: ResourceDefinition<TSchema, TSchema | undefined>, ver
         kind, plural, singular: definition.singular ?? kind.toLowerCase(), listKind: `${kind}List`,
         ...(definition.shortNames ? { shortNames: [...definition.shortNames] } : {}),
       },
-      versions: versions.map((name, i) => ({
-        name, served: true, storage: i === 0,
-        schema: { openAPIV3Schema },
-        ...(schema.status ? { subresources: { status: {} } } : {}),
-        ...(columns?.length ? { additionalPrinterColumns: columns } : {}),
-      })),
+      versions: plans.map(versionOf),
     },
+  };
+}
+
+function versionOf(plan: VersionPlan): Record<string, unknown> {
+  const { schema } = plan;
+  // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
+  const properties: Record<string, unknown> = { spec: plain(schema.spec) };
+  if (schema.status) properties.status = withProgressRoom(plain(schema.status));
+  const columns = plan.columns?.map((c) => ({ ...c }));
+  return {
+    name: plan.name, served: plan.served, storage: plan.storage,
+    ...(plan.deprecated ? { deprecated: true, ...(typeof plan.deprecated === "string" ? { deprecationWarning: plan.deprecated } : {}) } : {}),
+    schema: { openAPIV3Schema: { type: "object", properties, required: ["spec"] } },
+    ...(schema.status ? { subresources: { status: {} } } : {}),
+    ...(columns?.length ? { additionalPrinterColumns: columns } : {}),
   };
 }
 

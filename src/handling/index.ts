@@ -6,7 +6,7 @@
 
 export { on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
 export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
-export { defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn } from "./definition.ts";
+export { defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn, type VersionSchema, type VersionedDefinition, type VersionedToken } from "./definition.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
