@@ -35,15 +35,13 @@ import { cycleEnvOf, workerTimingOf, type ReconcilerOptions } from "./options.ts
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 import { Background } from "./spawning.ts";
+import { releaseIfUnwatched } from "./unwatched.ts";
 import { noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
 /** One object known to the reconciler: its life (life.ts) and what the handlers keep (memo). */
-interface Tracked {
-  life: Life;
-  object: ObjectState;
-}
+interface Tracked { life: Life; object: ObjectState }
 
 export class Reconciler {
   readonly resource: Resource;
@@ -195,6 +193,8 @@ export class Reconciler {
     if (item.type === "deleted") {
       await runEventHandlers(this.audience, item, tracked?.object.memo ?? {}, signal);
       this.states.delete(uid);
+      // Deleted from the watch while it lives on (it left the selectors): not ours to hold any more.
+      await releaseIfUnwatched(item.object, (plan) => this.write(item.object, plan, freeze), this.logger, () => Boolean(freeze?.aborted || this.hard.signal.aborted));
       return;
     }
     const start = begin(tracked?.life, item.object, Date.now(), contentKey);
@@ -278,7 +278,6 @@ export class Reconciler {
     if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: { ...this.options.memo }, seen: false } }));
     return tracked.object.memo;
   }
-
 }
 
 /** What the cycle asks for next: the finalizer first, a re-check of others' change, a delay, or nothing. */
