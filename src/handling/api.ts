@@ -40,6 +40,7 @@ interface Where extends Call {
   namespace?: string | null;
 }
 
+/** `ctx.api`: the operator's own client for any resource, bound to the handler's signal and namespace (docs/children.md). */
 export interface Api {
   /** The field manager of this operator's applies and writes (stable across replicas and restarts). */
   readonly fieldManager: string;

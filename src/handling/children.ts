@@ -6,6 +6,7 @@
 
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 
+/** How `adopt` marks a child. */
 export interface AdoptOptions {
   /** The parent: usually the handler's `body`. */
   owner: KubeObject;
@@ -13,6 +14,7 @@ export interface AdoptOptions {
   labels?: boolean | readonly string[];
 }
 
+/** The child with an owner reference to `options.owner` (controller, blockOwnerDeletion) and the owner's namespace: deleting the owner garbage-collects it. */
 export function adopt<T extends KubeObject>(child: T, options: AdoptOptions): T & { metadata: ObjectMeta } {
   const owner = options?.owner;
   const meta = owner?.metadata;

@@ -77,4 +77,5 @@ function current(patch: WithStatus, object: KubeObject | undefined): Condition[]
   return Array.isArray(existing) ? (existing as Condition[]).map((c) => ({ ...c })) : [];
 }
 
+/** Status conditions: `set(patch, condition, { object })` into a handler's patch, `get(obj, type)`, `isTrue(obj, type)`. */
 export const conditions = { set, get, isTrue };

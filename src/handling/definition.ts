@@ -11,6 +11,7 @@ import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 import { resource, type ResourceToken } from "./resource.ts";
 import { STATUS_KEY } from "./progress.ts";
 
+/** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
 export interface PrinterColumn {
   name: string;
   type: "string" | "integer" | "number" | "boolean" | "date";
@@ -21,6 +22,7 @@ export interface PrinterColumn {
   format?: string;
 }
 
+/** A resource defined schema first, one TypeBox schema for every version (for a schema per version: VersionedDefinition). */
 export interface ResourceDefinition<Spec extends TSchema, Status extends TSchema | undefined> {
   group: string;
   kind: string;
@@ -44,6 +46,7 @@ export interface DefinedObject<Spec, Status> {
   status?: Status;
 }
 
+/** The token of a defined resource: typed by its schema, carrying its CRD (`.crd`). */
 export type DefinedToken<Spec extends TSchema, Status extends TSchema | undefined> = ResourceToken<
   DefinedObject<Static<Spec>, Status extends TSchema ? Static<Status> : Record<string, any>>
 > & { readonly crd: CrdObject };
@@ -90,6 +93,11 @@ export type VersionedToken<V extends Record<string, VersionSchema>> = TokenOfVer
 
 interface VersionPlan { name: string; served: boolean; storage: boolean; schema: VersionSchema["schema"]; columns?: readonly PrinterColumn[]; deprecated?: boolean | string }
 
+/**
+ * Defines a custom resource from a TypeBox schema: a typed token for the handlers, and the CRD
+ * (structural schema, printer columns, status subresource) that `kobun manifests` prints and
+ * `kobun dev` installs. With `versions: { v1: { schema, storage: true }, ... }`, each version has its own schema.
+ */
 export function defineResource<Spec extends TSchema, Status extends TSchema | undefined = undefined>(definition: ResourceDefinition<Spec, Status>): DefinedToken<Spec, Status>;
 export function defineResource<const V extends Record<string, VersionSchema>>(definition: VersionedDefinition<V>): VersionedToken<V>;
 export function defineResource(definition: ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>): unknown {

@@ -1,6 +1,5 @@
 // The registry of handlers and the `on.*` decorators-as-functions that fill it.
-// `registry` is the default global one that `import { on } from "kobun"` registers into;
-// `new Registry()` gives tests and embedders their own.
+// `registry` is the global one `import { on } from "kobun"` fills; `new Registry()`, one's own.
 // Must never do I/O: resources are matched by their selector text; the runtime resolves them.
 
 import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
@@ -79,6 +78,7 @@ export interface On {
   convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
 }
 
+/** Handlers, webhooks, daemons, timers, indexes and activities registered with its `on.*`; `run({ registry })` runs them. The global one is `registry`. */
 export class Registry {
   readonly handlers: HandlerSpec[] = [];
   readonly webhooks: WebhookSpec[] = [];

@@ -142,6 +142,7 @@ export type HandlerFn<T extends object = KubeObject> = (ctx: HandlerContext<T>) 
 export type EventHandlerFn<T extends object = KubeObject> = (ctx: EventContext<T>) => unknown;
 export type FieldHandlerFn<T extends object = KubeObject, P extends string = string> = (ctx: FieldContext<T, P>) => unknown;
 
+/** Options of on.create/update/delete/resume/field (docs/handlers.md, docs/filters.md). */
 export interface HandlerOptions<T extends object = KubeObject> {
   /** Names the handler's progress annotation and its `status.<id>` result. Default: the function name. */
   id?: string;
@@ -228,11 +229,13 @@ export interface BackgroundOptions<T extends object = KubeObject> {
   children?: readonly string[];
 }
 
+/** Options of on.daemon (docs/daemons.md). */
 export interface DaemonOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
   /** Seconds a daemon may go on after its signal aborted before it is abandoned and named in a warning. Default 5. */
   cancellationTimeout?: number;
 }
 
+/** Options of on.timer (docs/daemons.md). */
 export interface TimerOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
   /** Seconds between calls. */
   interval: number;
@@ -249,6 +252,7 @@ export interface TimerOptions<T extends object = KubeObject> extends BackgroundO
 /** Returns the object's entries in the index, { key: value, ... }, or nothing to leave it out. */
 export type IndexFn<T extends object = KubeObject> = (ctx: ObjectContext<T>) => Record<string, unknown> | undefined | null | void;
 
+/** Options of on.index (docs/indexes.md). */
 export interface IndexOptions<T extends object = KubeObject> {
   /** Names the index: handlers read `ctx.indexes.<id>`. Default: the function name. */
   id?: string;

@@ -3,6 +3,7 @@
 
 import type { Status } from "./types.ts";
 
+/** A request the API server refused: its HTTP `code` and the `status` (metav1.Status) it sent. */
 export class ApiError extends Error {
   override readonly name: string = "ApiError";
   constructor(

@@ -1,6 +1,7 @@
 // Exit codes and the fatal error that carries one. The CLI maps every way of ending to one
 // of these, so scripts and orchestrators can tell a bad flag from a dead API server.
 
+/** The exit codes of `kobun` (README: "Exit codes"), by name. */
 export const ExitCode = {
   /** A clean stop on SIGINT/SIGTERM (or the end of a one-shot command). */
   ok: 0,

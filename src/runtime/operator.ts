@@ -39,6 +39,7 @@ const PEERING_EXIT_MS = 2500;
  */
 const EVENT_FLUSH_MS = 10;
 
+/** What `run()` takes; every field may be omitted. */
 export interface RunOptions {
   /** Aborting it stops the operator gracefully; `run()` resolves when all is ended. */
   signal?: AbortSignal;
@@ -59,6 +60,7 @@ export interface RunOptions {
   onStarted?(info: { resources: Resource[]; health: Health; probeUrl?: string }): void;
 }
 
+/** What `run()` resolves with after a clean shutdown. */
 export interface RunReport {
   /** Tasks (usually handlers) that ignored their signal past the grace period and were abandoned. */
   abandoned: string[];
