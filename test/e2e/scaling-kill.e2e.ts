@@ -4,82 +4,24 @@
 // duration + 2 s; every object is handled exactly once, the only re-runs are of objects whose
 // handler was in flight in the killed process, and no object is ever inside two handlers at
 // once (each run's start and end are on record, the killed runs end at the kill).
-// 240 objects (not scaling.e2e.ts's 3,000: its in-process replicas measure shares and bytes;
-// here the point is a process that dies, and every assertion holds per object).
+// 240 objects (not scaling.e2e.ts's 3,000: it measures shares, bytes and a join on both
+// filtering paths; here the point is runs in flight in a process that dies).
 //
 //   bun run build.ts --handlers test/e2e/handlers --outfile dist/kobun-e2e
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./scaling-kill.e2e.ts
 
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { createNamespace } from "./harness/kube.ts";
 import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
+import { CONFIGMAPS, counts, createMany, holders, now, overlaps, SHARD_LEASE, SHARD_LEASE_MS, spansOf, until, type Span } from "./harness/shard-spans.ts";
 import { targetSuite } from "./harness/suite.ts";
-import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
+import { selectedTargets, type TargetName } from "./harness/target.ts";
 
-const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
-const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
 /** The binary's other handlers' resources must be served, or it does not start. */
 const E2E_CRDS = join(ROOT, "test/e2e/handlers/kobunflaky.crd.yaml");
-const LEASE = { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" };
-const DURATION_MS = 3000;
-const now = () => performance.timeOrigin + performance.now();
-
-interface Span { replica: string; uid: string; start: number; end?: number; aborted?: boolean }
-
-/** The runs a replica recorded (spans.ts): starts and ends paired per object, in order. */
-function spansOf(replica: string, file: string): Span[] {
-  if (!existsSync(file)) return [];
-  const open = new Map<string, Span>();
-  const out: Span[] = [];
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (!line) continue;
-    const r = JSON.parse(line) as { uid: string; start?: number; end?: number; aborted?: boolean };
-    if (r.start !== undefined) {
-      const span: Span = { replica, uid: r.uid, start: r.start };
-      open.set(r.uid, span);
-      out.push(span);
-    } else {
-      const span = open.get(r.uid);
-      if (span) Object.assign(span, { end: r.end, aborted: r.aborted });
-      open.delete(r.uid);
-    }
-  }
-  return out;
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not in time: ${what}`);
-    await Bun.sleep(50);
-  }
-}
-
-async function holders(t: Target, namespace: string): Promise<Map<string, number>> {
-  const leases = await t.client.list(LEASES, { namespace, labelSelector: "kobun.dev/shard-role=shard" });
-  const held = new Map<string, number>();
-  for (const lease of leases.items) {
-    const holder = (lease.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
-    if (holder) held.set(holder, (held.get(holder) ?? 0) + 1);
-  }
-  return held;
-}
-const counts = (held: Map<string, number>) => [...held.values()].sort((a, b) => a - b).join();
-
-async function createMany(t: Target, namespace: string, prefix: string, count: number, ms: number): Promise<{ uid: string; at: number }[]> {
-  const made: { uid: string; at: number }[] = [];
-  for (let i = 0; i < count; i += 25) {
-    const batch = Array.from({ length: Math.min(25, count - i) }, (_, j) => t.client.create(CONFIGMAPS, namespace, {
-      apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${prefix}-${i + j}`, labels: { "e2e.kobun.dev/spans": "yes" } }, data: { ms: String(ms) },
-    }).then((o: KubeObject) => ({ uid: o.metadata.uid!, at: now() })));
-    made.push(...(await Promise.all(batch)));
-  }
-  return made;
-}
 
 describe.each(selectedTargets())("sharded replicas as processes, one killed with SIGKILL, against %s", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [E2E_CRDS], cleanup: [] });
@@ -91,7 +33,7 @@ describe.each(selectedTargets())("sharded replicas as processes, one killed with
     const config = join(dir, "kobun.yaml");
     writeFileSync(config, JSON.stringify({
       sharding: { replicas: "auto", shards: 12 },
-      peering: { name: ns, freezeGracePeriod: "500ms", lease: LEASE },
+      peering: { name: ns, freezeGracePeriod: "500ms", lease: SHARD_LEASE },
       shutdown: { gracePeriod: "1s" },
       workers: { batchWindow: 0 },
     }));
@@ -125,14 +67,14 @@ describe.each(selectedTargets())("sharded replicas as processes, one killed with
       await ops.r1!.exited(5000);
       const meanwhile = await createMany(t, ns, "meanwhile", 60, 20);
 
-      await until("the killed replica's shards held by the other two, 6/6", async () => counts(await holders(t, ns)) === "6,6", DURATION_MS + 5000);
+      await until("the killed replica's shards held by the other two, 6/6", async () => counts(await holders(t, ns)) === "6,6", SHARD_LEASE_MS.duration + 5000);
       const takenOver = now() - killedAt;
       await until("objects created after the kill, and the slow ones, handled elsewhere", () => handled(meanwhile, "r1") && handled(slow, "r1"), 15_000);
       const all = spans();
       const late = Math.max(...meanwhile.map((o) => Math.min(...all.filter((s) => s.uid === o.uid).map((s) => s.start)) - o.at));
       const inFlight = all.filter((s) => s.replica === "r1" && s.end === undefined);
       console.log(`[${targetName}] held before the kill ${counts(before)}; taken over ${takenOver.toFixed(0)} ms after it; the slowest object created meanwhile started ${late.toFixed(0)} ms after its creation; ${inFlight.length} runs in flight in the killed replica`);
-      expect(late).toBeLessThanOrEqual(DURATION_MS + 2000);
+      expect(late).toBeLessThanOrEqual(SHARD_LEASE_MS.duration + 2000);
       expect(inFlight.length).toBeGreaterThan(0);
 
       // Exactly once: one completed run per object; a second run only where the killed one was in flight.
@@ -144,13 +86,7 @@ describe.each(selectedTargets())("sharded replicas as processes, one killed with
       for (const [uid, runs] of byUid) if (runs.length > 1 && !(runs.length === 2 && inFlightUids.has(uid))) console.log(uid, JSON.stringify(runs.map((r) => ({ ...r, start: r.start - killedAt, end: (r.end ?? NaN) - killedAt }))));
       expect([...byUid].filter(([uid, runs]) => runs.length > 1 && !(runs.length === 2 && inFlightUids.has(uid))).map(([uid]) => uid)).toEqual([]);
       // Zero overlap: a run killed in flight lasted until the kill.
-      const endOf = (s: Span) => s.end ?? (s.replica === "r1" ? killedAt : Infinity);
-      const overlapping: string[] = [];
-      for (const [uid, runs] of byUid) for (const a of runs) for (const b of runs) {
-        if (a === b || a.replica >= b.replica) continue;
-        if (a.start < endOf(b) && b.start < endOf(a)) overlapping.push(`${uid}: ${a.replica} and ${b.replica}`);
-      }
-      expect(overlapping).toEqual([]);
+      expect(overlaps(all, (s: Span) => s.end ?? (s.replica === "r1" ? killedAt : Infinity))).toEqual([]);
     } finally {
       for (const op of Object.values(ops)) op.kill();
       await Promise.all(Object.values(ops).map((op) => op.stop("SIGKILL", 5000).catch(() => {})));
