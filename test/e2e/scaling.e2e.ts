@@ -21,7 +21,7 @@ import { proxiedKubeconfig } from "../runtime/lease-replicas.ts";
 import { startTcpProxy, type TcpProxy } from "../runtime/tcp-proxy.ts";
 import { createNamespace } from "./harness/kube.ts";
 import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
-import { completed, counts, createMany, giveUpsOf, holders, now, overlaps, SHARD_LEASE, SHARD_LEASE_MS, spansOf, until, type Span } from "./harness/shard-spans.ts";
+import { CONFIGMAPS, completed, counts, createMany, giveUpsOf, holders, now, overlaps, SHARD_LEASE, SHARD_LEASE_MS, spansOf, until, type Span } from "./harness/shard-spans.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 
@@ -98,6 +98,12 @@ for (const path of ["server-side", "client-side"] as const) {
         const shares = replicas.map((r) => new Set(completed(all()).filter((s) => s.replica === r.id && firstUids.has(s.uid)).map((s) => s.uid)).size / N);
         for (const share of shares) expect(Math.abs(share - 1 / 3) * 3).toBeLessThanOrEqual(0.25);
         console.log(`[${targetName} ${path}] ${N} objects in ${wall.toFixed(0)} ms; shares ${shares.map((s) => (s * 100).toFixed(1)).join("/")} %; bytes received ${replicas.map((r) => r.proxy.bytesReceived).join("/")}`);
+
+        // Their writes landed too, so the kill below finds no backlog of this first wave.
+        await until("the first objects' results written", async () => {
+          const listed = await t.client.list(CONFIGMAPS, { namespace: ns, labelSelector: "e2e.kobun.dev/spans=yes" });
+          return listed.items.filter((o) => o.metadata.annotations?.["kobun.dev/last-handled-configuration"]).length >= N;
+        }, 60_000);
 
         // SIGKILL r1: no goodbye, its Leases are left to expire.
         const cut = replicas[0]!;
