@@ -142,11 +142,12 @@ export class Transport {
       }
       if (!error) return parsedBody<T>(text);
       if (error.code === 401) {
-        if (!reauthenticated && (await untilAborted(this.reauthenticated(auth), signal))) {
+        const renewed = !reauthenticated && (await untilAborted(this.reauthenticated(auth), signal));
+        if (renewed === true) {
           reauthenticated = true;
           continue;
         }
-        throw this.authenticationFailed(error);
+        throw this.authenticationFailed(error, renewed);
       }
       const retriable = read || retry === true ? error.transient : error.code === 429 || error.code === 503;
       if (retry === false || !retriable || attempt >= this.retries) throw error;
@@ -198,11 +199,12 @@ export class Transport {
       if (response.ok) return response;
       const error = await apiErrorFrom(response, "GET", shown);
       if (error.code === 401) {
-        if (!reauthenticated && (await untilAborted(this.reauthenticated(auth), signal))) {
+        const renewed = !reauthenticated && (await untilAborted(this.reauthenticated(auth), signal));
+        if (renewed === true) {
           reauthenticated = true;
           continue;
         }
-        throw this.authenticationFailed(error);
+        throw this.authenticationFailed(error, renewed);
       }
       throw error;
     }
@@ -237,20 +239,22 @@ export class Transport {
   }
 
   /** After a 401: re-read the credentials; true when they changed, so another attempt may succeed. */
-  private async reauthenticated(before: Record<string, string>): Promise<boolean> {
+  /** True when other credentials came; the failure when re-reading them failed (the request's error says it). */
+  private async reauthenticated(before: Record<string, string>): Promise<boolean | Error> {
     const tlsBefore = this.connection.tls;
     this.logger.info("re-reading credentials after 401", { server: this.server, user: this.connection.user, auth: this.connection.authKind });
     try {
       await this.connection.reauthenticate(before);
     } catch (error) {
       this.logger.warn("re-reading credentials failed", { server: this.server, user: this.connection.user, error });
-      return false;
+      return error instanceof Error ? error : new Error(String(error));
     }
     return (await this.connection.authHeaders()) !== before || this.connection.tls !== tlsBefore;
   }
 
-  private authenticationFailed(error: ApiError): ApiError {
-    error.message = `authentication failed against ${this.server} as ${this.connection.user || "(no user)"} (${this.connection.authKind}): ${error.message}`;
+  private authenticationFailed(error: ApiError, renewal: boolean | Error): ApiError {
+    const renewing = renewal instanceof Error ? `; re-reading the credentials failed: ${renewal.message}` : "";
+    error.message = `authentication failed against ${this.server} as ${this.connection.user || "(no user)"} (${this.connection.authKind}): ${error.message}${renewing}`;
     return error;
   }
 

@@ -11,10 +11,10 @@
 
 import type { Api, ApiClient } from "../handling/api.ts";
 import type { ActivitySpec, Registry } from "../handling/registry.ts";
-import type { ActivityContext } from "../handling/types.ts";
+import type { ActivityContext, LoginContext } from "../handling/types.ts";
 import { LoginError, type Login, type LoginResult } from "../kube/login.ts";
 import type { Resource } from "../kube/types.ts";
-import { linkedSignal } from "../util/abort.ts";
+import { linkedSignal, onAbort } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import { FatalError } from "./exits.ts";
 
@@ -39,23 +39,49 @@ function specsOf<K extends Kind>(registry: Registry, kind: K): SpecOf<K>[] {
 /**
  * The on.login handlers as one Login (undefined when there are none): each asked in turn until
  * one returns credentials. A throw, or no credentials from any, is a LoginError naming them.
+ * One login (all its handlers) is bounded by `timeoutMs` (0 = never): a hung renewal would
+ * otherwise hold every request and watch, since they wait for credentials before their own
+ * deadline starts. The handler's signal aborts then, and the login fails naming the handler.
  */
-export function loginOf(w: Omit<ActivityWiring, "api">, signal: AbortSignal): Login | undefined {
+export function loginOf(w: Omit<ActivityWiring, "api">, signal: AbortSignal, timeoutMs = 0): Login | undefined {
   const specs = specsOf(w.registry, "login");
   if (!specs.length) return undefined;
   return async (renewal) => {
-    for (const spec of specs) {
-      let result: LoginResult | undefined | null | void;
-      try {
-        result = await spec.fn({ memo: w.memo, logger: w.logger.child({ login: spec.id }), signal, renewal });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new LoginError(`login handler ${spec.id} failed: ${reason}`, { cause: error });
+    const bound = linkedSignal(signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined);
+    try {
+      for (const spec of specs) {
+        const result = await askLogin(spec, { memo: w.memo, logger: w.logger.child({ login: spec.id }), signal: bound.signal, renewal }, signal, timeoutMs);
+        if (result !== undefined && result !== null) return result;
       }
-      if (result !== undefined && result !== null) return result;
+    } finally {
+      bound.dispose();
     }
     throw new LoginError(`no login handler returned credentials (${specs.map((s) => s.id).join(", ")}): return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig`);
   };
+}
+
+/** One login handler's answer; it fails once ctx.signal aborts (shutdown or the bound), even if the handler ignores it. */
+async function askLogin(spec: SpecOf<"login">, ctx: LoginContext, shutdown: AbortSignal, timeoutMs: number): Promise<LoginResult | undefined | null | void> {
+  const abandon = () => (shutdown.aborted ? shutdown.reason : new LoginError(`login handler ${spec.id} did not return credentials within ${timeoutMs} ms (kube.requestTimeout)`));
+  if (ctx.signal.aborted) throw abandon();
+  let forget = () => {};
+  const abandoned = new Promise<never>((_, reject) => {
+    forget = onAbort(ctx.signal, () => reject(new Abandoned(abandon())));
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => spec.fn(ctx)), abandoned]);
+  } catch (error) {
+    if (error instanceof Abandoned) throw error.reason;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new LoginError(`login handler ${spec.id} failed: ${reason}`, { cause: error });
+  } finally {
+    forget();
+  }
+}
+
+/** Tells the login's own abandonment apart from whatever the handler throws. */
+class Abandoned {
+  constructor(readonly reason: unknown) {}
 }
 
 function contextOf(spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal): ActivityContext {

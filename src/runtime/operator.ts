@@ -86,7 +86,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     /** Shared by every handler and activity (login included). */
     const memo: Record<string, any> = {};
     // on.login replaces the kubeconfig's credentials of a client run() makes (a given one is used as it is).
-    const login = ownClient ? loginOf({ registry, logger, memo }, signal) : undefined;
+    const login = ownClient ? loginOf({ registry, logger, memo }, signal, settings.kube.requestTimeout * 1000) : undefined;
     const client = options.client ?? (await connectClient(settings, logger, signal, login));
     const health = new Health();
     const unobserve = client.observe(requestMetrics(health.metrics));

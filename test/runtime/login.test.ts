@@ -8,6 +8,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
+import { KubeClient } from "../../src/kube/client.ts";
+import { loginConnection } from "../../src/kube/login.ts";
+import { loginOf } from "../../src/runtime/activities.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
@@ -145,4 +148,24 @@ test("a login that throws, or returns nothing, stops the start with exit code 6 
   expect(refused.exitCode).toBe(4);
   expect(refused.message).toContain("cannot authenticate to the API server with the credentials from on.login");
   expect([refused.message, ...lines].join("\n")).not.toContain("also-refused");
+});
+
+test("a renewal login that never returns fails the request that waits for it within kube.requestTimeout, naming the handler, and its signal aborts", async () => {
+  const registry = new Registry();
+  let renewalSignal: AbortSignal | undefined;
+  registry.on.login(({ renewal, signal }) => {
+    if (!renewal) return { server: sandbox.url, token: "refused-so-renewed" };
+    renewalSignal = signal;
+    return new Promise(() => {}); // a vault that never answers
+  }, { id: "hung" });
+  const login = loginOf({ registry, logger: testLogger().logger, memo: {} }, new AbortController().signal, 300)!;
+  const client = new KubeClient(await loginConnection(login), { requestTimeoutMs: 300 });
+  const started = performance.now();
+  const failed: any = await client.request("GET", "/api/v1/namespaces").catch((error) => error);
+  // Refused (401), then the renewal that would have answered it timed out: the error says both.
+  expect(failed.code).toBe(401);
+  expect(failed.message).toEndWith("re-reading the credentials failed: login handler hung did not return credentials within 300 ms (kube.requestTimeout)");
+  expect(performance.now() - started).toBeLessThan(4000);
+  expect(renewalSignal?.aborted).toBe(true);
+  client.close();
 });
