@@ -33,8 +33,10 @@ function replica(id: string, timings: { duration?: number; renewDeadline?: numbe
 const lease = () => e.sandbox.store.get("coordination.k8s.io", "leases", "default", "my-operator");
 
 test("two equal replicas: exactly one is active, the other stands by; failover after a clean exit is prompt", async () => {
-  const a = replica("replica-a");
-  const b = replica("replica-b");
+  // A 10 s lease: a busy machine's late renewals cannot expire it, and a takeover by expiry
+  // (not by the release) would come seconds after the bound below.
+  const a = replica("replica-a", { duration: 10, renewDeadline: 6 });
+  const b = replica("replica-b", { duration: 10, renewDeadline: 6 });
   expect(a.toggle.frozen && b.toggle.frozen).toBe(true); // both frozen until one acquires
   await Promise.race([until(a.toggle, false), until(b.toggle, false)]);
   // a few renewal rounds later, still exactly one active
@@ -49,13 +51,13 @@ test("two equal replicas: exactly one is active, the other stands by; failover a
   holder.controller.abort();
   const exited = Date.now();
   await holder.done;
-  const tookOver = await until(standby.toggle, false, 3000);
-  expect(tookOver - exited).toBeLessThan(1000);
+  const tookOver = await until(standby.toggle, false, 6000);
+  expect(tookOver - exited).toBeLessThan(4000);
   expect(lease()?.spec?.holderIdentity).toBe(standby.election.id);
   expect(lease()?.spec?.leaseTransitions).toBe(1);
   expect(linesAt(standby.lines, "INFO").filter((l) => l.includes("standing by"))).toHaveLength(1);
   expect(linesAt(standby.lines, "INFO").filter((l) => l.includes("acquired"))).toHaveLength(1);
-});
+}, 20_000);
 
 test("a standby takes over an abandoned lease (holder killed) after its duration", async () => {
   const now = new Date().toISOString().replace("Z", "000Z");
@@ -88,11 +90,15 @@ test("a holder that cannot renew within renewDeadline freezes at its deadline, n
   await until(a.toggle, false);
   await e.sandbox.waitFor((r) => r.verb === "update" && r.plural === "leases", 3000); // a renewal just happened
   e.sandbox.faults.failNext(1000, 500, { verb: "update", plural: "leases" });
-  const frozen = await until(a.toggle, true, 4000);
+  const frozen = await until(a.toggle, true, 8000);
   // The deadline counts from the last renewal's own time (its renewTime, set when it was sent),
   // not from when the test saw the request arrive, which a busy machine delays.
   const renewed = Date.parse(lease()!.spec.renewTime);
   expect(frozen - renewed).toBeGreaterThanOrEqual(990);
-  expect(frozen - renewed).toBeLessThan(1550);
-  expect(linesAt(a.lines, "WARN").filter((l) => l.includes("renewDeadline"))).toHaveLength(1);
+  // Which path froze it, not how late: a busy machine's late timers move the wall clock, never
+  // the order of the deadline timer (1 s) and the retry's attempt (1.6 s), which says "could not renew".
+  const lost = linesAt(a.lines, "WARN").filter((l) => l.includes("lost the lease"));
+  expect(lost).toHaveLength(1);
+  expect(lost[0]).toContain("not renewed within renewDeadline");
+  expect(lost[0]).not.toContain("could not renew");
 }, 15_000);
