@@ -8,6 +8,7 @@
 
 import { type AuthKind, type Connection, type ConnectionTLS, connect, fromKubeconfig } from "./connection.ts";
 import type { ResolvedKubeconfig } from "./kubeconfig.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
 
 export interface LoginCredentials {
   /** The API server's URL (https://host:port, or http:// for a local test server). */
@@ -49,9 +50,29 @@ interface Logged {
   expiresAt: number;
 }
 
+// An expiresAt already past (or this close) would ask the login again before every request: it
+// is taken as no hint (renewal after a 401 only), with one warning.
+const EXPIRY_MARGIN_MS = 5_000;
+
 /** A Connection whose credentials come from `login` (asked now, then whenever they must be renewed). */
-export async function loginConnection(login: Login): Promise<Connection> {
-  return new LoginConnection(await loggedIn(await login(false)), login);
+export async function loginConnection(login: Login, logger: Logger = silentLogger): Promise<Connection> {
+  const expiry = new ExpiryCheck(logger);
+  return new LoginConnection(expiry.checked(await loggedIn(await login(false))), login, expiry);
+}
+
+class ExpiryCheck {
+  private warned = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  checked(logged: Logged): Logged {
+    if (logged.expiresAt - Date.now() > EXPIRY_MARGIN_MS) return logged;
+    if (!this.warned) {
+      this.warned = true;
+      this.logger.warn("on.login returned an expiresAt already past (or within 5 s): ignored, the credentials are renewed after a 401 instead", { expiresAt: new Date(logged.expiresAt).toISOString() });
+    }
+    return { ...logged, expiresAt: Infinity };
+  }
 }
 
 class LoginConnection implements Connection {
@@ -59,7 +80,7 @@ class LoginConnection implements Connection {
   readonly authKind: AuthKind = "login";
   private renewing: Promise<void> | undefined;
 
-  constructor(private current: Logged, private readonly login: Login) {
+  constructor(private current: Logged, private readonly login: Login, private readonly expiry: ExpiryCheck) {
     this.server = current.connection.server;
   }
 
@@ -97,7 +118,7 @@ class LoginConnection implements Connection {
   private renew(): Promise<void> {
     // One login at a time, shared by every caller that asks meanwhile.
     this.renewing ??= (async () => {
-      const next = await loggedIn(await this.login(true));
+      const next = this.expiry.checked(await loggedIn(await this.login(true)));
       if (next.connection.server !== this.server) {
         throw new LoginError(`on.login returned server ${next.connection.server}, but the operator is connected to ${this.server}: a login may renew credentials, not move to another server (restart the operator for that)`);
       }

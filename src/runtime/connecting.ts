@@ -16,7 +16,7 @@ export async function connectClient(settings: Settings, logger: Logger, signal: 
   const options = { requestTimeoutMs: settings.kube.requestTimeout * 1000, logger };
   try {
     client = login
-      ? new KubeClient(await loggedIn(login, signal), options)
+      ? new KubeClient(await loggedIn(login, signal, logger), options)
       : await KubeClient.connect({
         ...(settings.kube.kubeconfig ? { kubeconfig: settings.kube.kubeconfig } : { useDefaults: true }),
         ...(settings.kube.context ? { context: settings.kube.context } : {}),
@@ -37,9 +37,9 @@ export async function connectClient(settings: Settings, logger: Logger, signal: 
 }
 
 /** The first login: a handler that fails, or credentials that make no connection, stop the start (exit 6). */
-async function loggedIn(login: Login, signal: AbortSignal): Promise<Connection> {
+async function loggedIn(login: Login, signal: AbortSignal, logger: Logger): Promise<Connection> {
   try {
-    return await loginConnection(login);
+    return await loginConnection(login, logger);
   } catch (error) {
     if (signal.aborted || !(error instanceof LoginError || error instanceof KubeconfigError)) throw error;
     throw new FatalError("startup", error instanceof LoginError ? error.message : `on.login returned unusable credentials: ${error.message}`, { cause: error });

@@ -169,3 +169,17 @@ test("a renewal login that never returns fails the request that waits for it wit
   expect(renewalSignal?.aborted).toBe(true);
   client.close();
 });
+
+test("a login whose expiresAt is already past is asked once, not before every request, with one warning", async () => {
+  let logins = 0;
+  const login = async () => {
+    logins++;
+    return { server: sandbox.url, token: adminToken, expiresAt: new Date(Date.now() - 60_000) };
+  };
+  const { logger, lines } = testLogger();
+  const client = new KubeClient(await loginConnection(login, logger), { requestTimeoutMs: 5000 });
+  for (let i = 0; i < 5; i++) await client.request("GET", "/api/v1/namespaces/default/configmaps");
+  client.close();
+  expect(logins).toBe(1);
+  expect(lines.filter((line) => line.includes("expiresAt already past"))).toHaveLength(1);
+});
