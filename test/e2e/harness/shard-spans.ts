@@ -9,11 +9,11 @@ import type { Target } from "./target.ts";
 export const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
 /**
- * The shard Leases' timings: renewals every 500 ms with 2.5 s to spare before renewDeadline,
- * which a replica process keeps on a loaded 2-core machine (3 s / 2 s / 250 ms in one shared
+ * The shard Leases' timings: renewals every 250 ms with 2.75 s to spare before renewDeadline,
+ * which a replica process keeps on a loaded 2-core machine (3 s / 2 s in one shared
  * event loop did not). Handover latency bounds derive from `duration`.
  */
-export const SHARD_LEASE = { duration: "4s", renewDeadline: "3s", retryPeriod: "500ms" };
+export const SHARD_LEASE = { duration: "4s", renewDeadline: "3s", retryPeriod: "250ms" };
 export const SHARD_LEASE_MS = { duration: 4000 };
 /** Epoch ms, comparable across processes (spans.ts writes the same clock). */
 export const now = () => performance.timeOrigin + performance.now();
