@@ -53,7 +53,7 @@ function webhookEntry(spec: WebhookSpec, target: RuleTarget, operator: string, e
 }
 
 export interface ConfigurationInput {
-  registry: Registry;
+  registry: Pick<Registry, "webhooks" | "conversions">;
   /** The configurations' name (the operator's). */
   name: string;
   endpoint: Endpoint;

@@ -18,7 +18,8 @@ export interface WebhookServerOptions {
   /** 0 = a free port. */
   port: number;
   certs: CertSource;
-  registry: Registry;
+  /** Its webhooks and conversions (those of enabled resources: runtime/resources.ts). */
+  registry: Pick<Registry, "webhooks" | "conversions">;
   logger: Logger;
   /** How often files are checked for a new certificate (ms). */
   reloadIntervalMs?: number;
@@ -98,7 +99,7 @@ function portIsFree(hostname: string, port: number): void {
   }
 }
 
-async function route(registry: Registry, request: Request, logger: Logger): Promise<Response> {
+async function route(registry: Pick<Registry, "webhooks" | "conversions">, request: Request, logger: Logger): Promise<Response> {
   const [, kind, name] = new URL(request.url).pathname.split("/");
   if (request.method !== "POST") return new Response("only POST\n", { status: 405 });
   let body: unknown;

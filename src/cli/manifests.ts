@@ -12,7 +12,7 @@ import { readFlags, stringFlag } from "./args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
-import { checkResourceKeys, enabledSelectors } from "../runtime/resources.ts";
+import { checkResourceKeys, enabledSelectors, enabledWebhooks } from "../runtime/resources.ts";
 import { webhookObjects, webhookRules } from "./webhooks.ts";
 
 export interface ManifestOptions {
@@ -41,8 +41,10 @@ export function renderManifests(options: ManifestOptions): string {
   const apart = new Map(enabled.flatMap(({ selector, config }) => (config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : [])));
   const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...(options.watched ? { watched: options.watched } : {}) });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
-  const webhooks = webhookObjects(name, namespace, crds);
-  rules.cluster.push(...webhookRules(name));
+  // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
+  const admissions = { webhooks: enabledWebhooks(settings, registry.webhooks, options.aliases), conversions: registry.conversions };
+  const webhooks = webhookObjects(name, namespace, crds, admissions);
+  rules.cluster.push(...webhookRules(name, admissions));
   const docs: KubeObject[] = [
     ...crds,
     ...(settings.peering.standalone || settings.peering.mode === "lease" ? [] : peeringCRDs(settings.peering.group)),

@@ -9,15 +9,19 @@ import {
   ADMISSION_GROUP, PLURALS, crdConversion, crdName, parseSelector, registry as defaultRegistry, webhookConfigurations,
   type KubeObject, type RuleTarget, type WebhookSpec,
 } from "../runtime/manifests.ts";
+import type { Registry } from "../handling/registry.ts";
 import type { Rule } from "./rbac.ts";
+
+/** The webhooks and conversions to render (renderManifests leaves out those of disabled resources). */
+export type Admissions = Pick<Registry, "webhooks" | "conversions">;
 
 /** The port the Deployment's container serves the webhooks on. */
 export const WEBHOOK_PORT = 9443;
 
-export const hasWebhooks = (registry = defaultRegistry) => registry.webhooks.length > 0 || registry.conversions.length > 0;
+export const hasWebhooks = (registry: Admissions = defaultRegistry) => registry.webhooks.length > 0 || registry.conversions.length > 0;
 
 /** The Service and the webhook configurations; `crds` (the shipped ones) get their conversion set in place. */
-export function webhookObjects(name: string, namespace: string, crds: KubeObject[], registry = defaultRegistry): KubeObject[] {
+export function webhookObjects(name: string, namespace: string, crds: KubeObject[], registry: Admissions = defaultRegistry): KubeObject[] {
   if (!hasWebhooks(registry)) return [];
   const endpoint = { service: { name, namespace, port: 443 } };
   const target = (spec: WebhookSpec): RuleTarget => {
@@ -38,7 +42,7 @@ export function webhookObjects(name: string, namespace: string, crds: KubeObject
 }
 
 /** Cluster-wide grants for exactly the operator's own webhook objects (resourceNames). */
-export function webhookRules(name: string, registry = defaultRegistry): Rule[] {
+export function webhookRules(name: string, registry: Admissions = defaultRegistry): Rule[] {
   const rules: Rule[] = [];
   const configurations = (["validate", "mutate"] as const).filter((kind) => registry.webhooks.some((w) => w.kind === kind)).map((kind) => PLURALS[kind]);
   if (configurations.length > 0) rules.push({ apiGroups: [ADMISSION_GROUP], resources: configurations, verbs: ["get", "update"], resourceNames: [name] });

@@ -29,7 +29,7 @@ import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import type { ShardedStreams } from "./sharding.ts";
-import { checkResourceKeys, resolveResources, settingsFor } from "./resources.ts";
+import { checkResourceKeys, enabledWebhooks, resolveResources, settingsFor } from "./resources.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -135,8 +135,10 @@ async function operate(
 
   // Imported only when there are webhooks: the server, certificates and X.509 code cost an
   // operator without them ~0.6 MB of RSS (sharding, above, likewise ~0.8 MB).
-  if (registry.webhooks.length || registry.conversions.length) {
-    await (await import("./webhooks.ts")).serveWebhooks({ client, registry, settings, logger, scope, signal }).catch(async (error) => { await scope.close(0); throw error; });
+  // A resource with enabled: false has no webhooks either (conversions stay: the CRD needs them).
+  const admissions = { webhooks: enabledWebhooks(settings, registry.webhooks, registry.aliases.all()), conversions: registry.conversions };
+  if (admissions.webhooks.length || admissions.conversions.length) {
+    await (await import("./webhooks.ts")).serveWebhooks({ client, registry: admissions, settings, logger, scope, signal }).catch(async (error) => { await scope.close(0); throw error; });
   }
   poster.start(scope);
   scope.spawn("watch budget", (s) => reportStarvedStreams(streamBudget, health, logger, s));

@@ -69,6 +69,12 @@ export function enabledSelectors(settings: Settings, selectors: readonly Resourc
     .filter(({ config }) => config?.enabled !== false);
 }
 
+/** The on.validate/on.mutate webhooks still served: those of a resource with `enabled: false` are left out, like its handlers. */
+export function enabledWebhooks<W extends { selector: ResourceSelector }>(settings: Settings, webhooks: readonly W[], aliases: AliasTable = new Map()): W[] {
+  const enabled = new Set(enabledSelectors(settings, webhooks.map((w) => w.selector), aliases).map(({ selector }) => selector));
+  return webhooks.filter((w) => enabled.has(w.selector));
+}
+
 /** Where an entry is, for messages: "kobun.yaml:12: resources.pods". */
 function entryWhere(config: ResourceSettings): string {
   return `${config.line === undefined ? config.file : `${config.file}:${config.line}`}: resources.${config.key}`;

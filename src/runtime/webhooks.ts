@@ -23,7 +23,8 @@ import { FatalError } from "./exits.ts";
 
 export interface WebhookWiring {
   client: KubeClient;
-  registry: Registry;
+  /** Its webhooks (of enabled resources only) and conversions. */
+  registry: Pick<Registry, "webhooks" | "conversions">;
   settings: Settings;
   logger: Logger;
   scope: TaskScope;
@@ -85,7 +86,7 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
 
 interface Registration {
   client: KubeClient;
-  registry: Registry;
+  registry: Pick<Registry, "webhooks" | "conversions">;
   signal: AbortSignal;
   log: Logger;
 }
