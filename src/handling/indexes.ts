@@ -6,10 +6,12 @@
 // Handlers wait until the indexes are primed: every stream an index is kept from has completed
 // its first LIST (`stream()`), so a handler of one resource never reads the index of another
 // half-filled at start-up (a CR handler seeing none of the Pods that exist). A stream waiting
-// out a freeze holds no one up; a stream that ends lets go.
+// out a freeze holds no one up; a stream that ends lets go. Only the streams of start-up prime:
+// once primed, a stream started later (a namespace newly matching a glob) holds no one up. A
+// stream that does not list (a 403 retried for ever) is named in a warning every `warnEveryMs`.
 // Must never do I/O.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { objectContext } from "./context.ts";
 import { metaMatches } from "./selection.ts";
@@ -94,11 +96,14 @@ export interface IndexedStream {
 export class Indexes {
   readonly view: Readonly<Record<string, Index>>;
   private readonly kept = new Map<IndexSpec, ObjectIndex>();
-  /** Streams of indexed resources not yet listed once (and not paused). */
-  private readonly unlisted = new Set<object>();
+  /** Streams of indexed resources not yet listed once (and not paused): what they are, since when. */
+  private readonly unlisted = new Map<object, { stream: string; indexes: string; since: number }>();
   private readonly waiters = new Set<() => void>();
+  /** Set once every start-up stream has listed: later streams do not hold handlers again. */
+  private wasPrimed = false;
+  private warning: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly specs: readonly IndexSpec[], private readonly logger: Logger = silentLogger) {
+  constructor(private readonly specs: readonly IndexSpec[], private readonly logger: Logger = silentLogger, private readonly warnEveryMs = 10_000) {
     const view: Record<string, Index> = {};
     for (const spec of specs) {
       const index = new ObjectIndex();
@@ -116,14 +121,21 @@ export class Indexes {
     return this.specs.some((spec) => selectorMatches(spec.wanted, resource));
   }
 
-  /** A stream of an indexed resource starts: handlers wait for its first LIST (see IndexedStream). */
-  stream(): IndexedStream {
+  /** A stream of an indexed resource starts (`where`: its namespace, or "cluster"): until it first lists, handlers wait (see IndexedStream). */
+  stream(resource?: Resource, where = "cluster"): IndexedStream {
     const token = {};
-    let done = false;
+    let done = this.wasPrimed;
+    const what = {
+      stream: resource ? `${resourceName(resource)}@${where}` : where,
+      indexes: this.specs.filter((spec) => !resource || selectorMatches(spec.wanted, resource)).map((spec) => spec.id).join(", "),
+    };
     const hold = (held: boolean) => {
       if (done) return;
-      if (held) this.unlisted.add(token);
-      else if (this.unlisted.delete(token) && this.unlisted.size === 0) this.release();
+      if (held) {
+        if (!this.unlisted.has(token)) this.unlisted.set(token, { ...what, since: performance.now() });
+        this.warning ??= setInterval(() => this.warnUnlisted(), this.warnEveryMs);
+        this.warning.unref?.();
+      } else if (this.unlisted.delete(token) && this.unlisted.size === 0) this.release();
     };
     hold(true);
     const finish = () => {
@@ -151,7 +163,18 @@ export class Indexes {
     });
   }
 
+  private warnUnlisted(): void {
+    const now = performance.now();
+    for (const { stream, indexes, since } of this.unlisted.values()) {
+      if (now - since < this.warnEveryMs) continue;
+      this.logger.warn("handlers wait for the indexes to be primed: a stream has not completed its first LIST", { indexes, stream, waitingSeconds: Math.round((now - since) / 1000) });
+    }
+  }
+
   private release(): void {
+    this.wasPrimed = true;
+    clearInterval(this.warning);
+    this.warning = undefined;
     const waiting = [...this.waiters];
     this.waiters.clear();
     for (const wake of waiting) wake();

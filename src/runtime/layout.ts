@@ -151,7 +151,7 @@ function serveStreams(
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
           ...(sharded ? { shardSelector: sharded.selectorFor(resource) } : {}),
           // Registered as the task starts (synchronously, before any stream lists): no handler slips in ahead.
-          ...(wiring.indexes?.covers(resource) ? { indexed: wiring.indexes.stream() } : {}),
+          ...(wiring.indexes?.covers(resource) ? { indexed: wiring.indexes.stream(resource, ns ?? "cluster") } : {}),
           deliver: (event) => {
             // Another replica's shard (the client-side filter, or a synthetic delete after a handover): not ours.
             if (sharded && "object" in event && !sharded.sharding.owns(event.object)) return;

@@ -5,6 +5,8 @@ import { describe, expect, test } from "bun:test";
 import { Indexes } from "../../src/handling/indexes.ts";
 import { Registry } from "../../src/handling/registry.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { testLogger } from "../peering/helpers.ts";
+import { eventually } from "../runtime/helpers.ts";
 
 const pods: Resource = { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true, statusSubresource: true };
 const secrets: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
@@ -112,5 +114,25 @@ describe("priming: handlers wait for the indexed streams' first LIST", () => {
     const waiting = indexes.primed(stop.signal)!;
     stop.abort();
     expect(await waiting).toBe(false);
+  });
+
+  test("a stream that never lists is named, with the indexes waiting for it, in a warning after the bound and again periodically", async () => {
+    const registry = new Registry();
+    registry.on.index("pods", ({ name }) => ({ all: name }), { id: "everyPod" });
+    const { logger, lines } = testLogger();
+    const indexes = new Indexes(registry.indexes, logger, 40);
+    indexes.stream(pods, "apps"); // its LIST refused (403) and retried for ever
+    const warnings = () => lines.filter((line) => line.includes("has not completed its first LIST"));
+    await eventually(() => warnings().length >= 2, "two warnings about the stream that does not list");
+    expect(warnings()[0]).toContain("everyPod");
+    expect(warnings()[0]).toContain("stream=pods@apps");
+  });
+
+  test("only the start-up streams prime: a stream started later (a namespace newly matching a glob) holds no handler", () => {
+    const indexes = byNode();
+    indexes.stream(pods, "apps").listed();
+    expect(indexes.primed(never)).toBeUndefined();
+    indexes.stream(pods, "apps-new"); // lists later, while handlers go on
+    expect(indexes.primed(never)).toBeUndefined();
   });
 });
