@@ -277,7 +277,7 @@ export type ActivityFn = (ctx: ActivityContext) => unknown;
 export interface LoginContext {
   memo: Record<string, any>;
   logger: Logger;
-  /** Aborts at shutdown. */
+  /** Aborts at shutdown, or when the login takes longer than kube.requestTimeout (it then fails, naming the handler). */
   signal: AbortSignal;
   /** False at start-up; true when the credentials it returned last expired or were refused (401). */
   renewal: boolean;
