@@ -7,9 +7,8 @@
 
 import {
   ADMISSION_GROUP, PLURALS, crdConversion, crdName, parseSelector, registry as defaultRegistry, webhookConfigurations,
-  type KubeObject, type RuleTarget, type WebhookSpec,
+  type KubeObject, type Registry, type RuleTarget, type WebhookSpec,
 } from "../runtime/manifests.ts";
-import type { Registry } from "../handling/registry.ts";
 import type { Rule } from "./rbac.ts";
 
 /** The webhooks and conversions to render (renderManifests leaves out those of disabled resources). */

@@ -6,12 +6,12 @@
 import { sleep, untilAborted } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
-import { childSpan, type Span } from "../util/trace.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
 import type { ApiError } from "./errors.ts";
 import { streamBudget } from "./budget.ts";
 import { Deadlines } from "./deadlines.ts";
 import { apiErrorFrom, networkFailure } from "./failures.ts";
+import { attemptSpan, endSpan } from "./attempt-span.ts";
 import { RequestObservers, type RequestObserver } from "./observer.ts";
 
 export interface ClientOptions {
@@ -99,12 +99,7 @@ export class Transport {
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = this.server + path + (options.query ? queryString(options.query) : "");
     const { signal, retry } = options;
-    let body: string | Uint8Array | undefined;
-    let contentType: string | undefined;
-    if (options.body !== undefined) {
-      body = typeof options.body === "string" || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
-      contentType = options.contentType ?? "application/json";
-    }
+    const { body, contentType } = encodedBody(options);
     const read = method === "GET" || method === "HEAD";
     let attempt = 0;
     let reauthenticated = false;
@@ -278,6 +273,14 @@ export function queryString(query: Query): string {
   return text;
 }
 
+/** A request's body as sent: strings and bytes as they are, anything else as JSON. */
+function encodedBody(options: RequestOptions): { body?: string | Uint8Array; contentType?: string } {
+  const { body, contentType } = options;
+  if (body === undefined) return {};
+  if (typeof body === "string" || body instanceof Uint8Array) return { body, contentType: contentType ?? "application/json" };
+  return { body: JSON.stringify(body), contentType: contentType ?? "application/json" };
+}
+
 /** An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the caller asked for it). */
 function parsedBody<T>(text: string): T {
   if (!text) return undefined as T;
@@ -286,16 +289,4 @@ function parsedBody<T>(text: string): T {
   } catch {
     return text as T;
   }
-}
-
-/** Inside a traced cycle: one span per attempt. Method, path and status only (no headers, no body). */
-function attemptSpan(method: string, path: string, host: string): Span | undefined {
-  return childSpan(method, { "http.request.method": method, "url.path": path, "server.address": host });
-}
-
-/** An attempt's span ends with its status code; none (no answer) or >= 400 fails it. */
-function endSpan(span: Span, status: number | undefined): void {
-  if (status !== undefined) span.setAttributes({ "http.response.status_code": status });
-  if (status === undefined || status >= 400) span.fail();
-  span.end();
 }

@@ -32,7 +32,7 @@ export function manifestObjects(manifests: Manifest[], which: "samples" | "defin
 }
 
 export { crdConversion, crdName, webhookConfigurations, PLURALS, ADMISSION_GROUP, type RuleTarget } from "../admission/index.ts";
-export type { WebhookSpec } from "../handling/registry.ts";
+export type { Registry, WebhookSpec } from "../handling/registry.ts";
 
 /**
  * The manifests plus the CRDs of the resources defined in code (defineResource) that handlers
