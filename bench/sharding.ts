@@ -6,7 +6,7 @@
 // count, `N`, `RUNS`; under `nice -n -10` it is saved as "sharding_niced".
 //
 // Setup: the sandbox in this process; each replica a process of its own (dist/kobun-e2e, built
-// if missing, whose handlers/spans.ts records each run's start and end to a file), as replicas
+// every run, whose handlers/spans.ts records each run's start and end to a file), as replicas
 // run in production: in-process, every replica shared this one event loop, and its CPU, not
 // sharding, bounded 3 replicas. workers.limit 4 per replica, so the 20 ms wait bounds a replica.
 // Timed from the first create (after the shards settled at their quotas) to the last run's
@@ -33,7 +33,7 @@ const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", k
 const E2E_CRDS = join(root, "test/e2e/handlers/kobunflaky.crd.yaml");
 
 function ensureE2eBinary(): void {
-  if (existsSync(KOBUN_E2E) && !process.env.KOBUN_BENCH_REBUILD) return;
+  // Always built (≈ 1 s): a binary left from an older checkout measured old code (and failed).
   const built = Bun.spawnSync([process.execPath, "run", join(root, "build.ts"), "--handlers", "test/e2e/handlers", "--outfile", KOBUN_E2E], { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (built.exitCode !== 0) throw new Error("bench: building dist/kobun-e2e failed");
 }
