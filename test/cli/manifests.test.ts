@@ -200,7 +200,7 @@ test("the Deployment runs with the namespaces and peering choices its RBAC was m
 test("settings only kobun.yaml can say reach the Deployment: a ConfigMap mounted as --config gives `kobun run` the same settings", () => {
   using config = withConfig([
     "peering: { mode: lease, name: my-lease }", "watching: { clusterWideAbove: 3, serverTimeout: 120 }", "logging: { format: json }",
-    "kube: { kubeconfig: /home/someone/.kube/config, requestTimeout: 30 }", "",
+    "kube: { kubeconfig: /nonexistent/kobun-test/kubeconfig, requestTimeout: 30 }", "",
   ].join("\n"));
   const flags = ["--config", config.path, "-n", "team-*", "-n", "!team-x"];
   const { code, docs } = manifests([...flags, "--name", "op", "--operator-namespace", "ops"]);

@@ -2,11 +2,12 @@
 // HTTP receiver and the query HTTP API, each on a free loopback port, in a temp dir; its traces
 // read back over the query API (/api/traces, the one Jaeger's UI uses).
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./operator.ts";
 import { freePort } from "./prometheus.ts";
+import { startService } from "./service.ts";
 
 /** Where build.sh puts the binary: ${KOBUN_JAEGER_CACHE:-~/.cache/kobun/jaeger}/<VERSION>/jaeger. */
 export function jaegerBinary(): string {
@@ -64,28 +65,11 @@ export async function startJaeger(): Promise<Jaeger> {
   const dir = mkdtempSync(join(tmpdir(), "kobun-e2e-jaeger-"));
   const [otlp, query, queryGrpc, health] = [await freePort(), await freePort(), await freePort(), await freePort()];
   writeFileSync(join(dir, "jaeger.yaml"), config(otlp, query, queryGrpc, health));
-  const proc = Bun.spawn([binary, "--config", join(dir, "jaeger.yaml")], {
-    cwd: dir, stdin: "ignore", stdout: "ignore", stderr: process.env.KOBUN_E2E_VERBOSE ? "inherit" : "ignore",
-  });
   const queryUrl = `http://127.0.0.1:${query}`;
-  const stop = async () => {
-    proc.kill("SIGTERM");
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
-    await proc.exited;
-    clearTimeout(timer);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  const { stop } = await startService("Jaeger", [binary, "--config", join(dir, "jaeger.yaml")], dir, queryUrl, async () => {
     const ready = await fetch(`${queryUrl}/api/services`).then((r) => r.ok, () => false);
-    const receiving = ready && (await fetch(`http://127.0.0.1:${otlp}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.ok, () => false));
-    if (receiving) break;
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`Jaeger did not become ready at ${queryUrl} (exit ${proc.exitCode})`);
-    }
-    await Bun.sleep(100);
-  }
+    return ready && (await fetch(`http://127.0.0.1:${otlp}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.ok, () => false));
+  });
   return {
     otlpEndpoint: `http://127.0.0.1:${otlp}`,
     async traces(service) {

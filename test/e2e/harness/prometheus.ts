@@ -1,10 +1,11 @@
 // A real Prometheus (built by test/prometheus/build.sh from Go modules) scraping given
 // targets every second, in a temp dir, on a free loopback port; queried over its HTTP API.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./operator.ts";
+import { startService } from "./service.ts";
 
 /** Where build.sh puts the binary: ${KOBUN_PROMETHEUS_CACHE:-~/.cache/kobun/prometheus}/<VERSION>/prometheus. */
 export function prometheusBinary(): string {
@@ -40,27 +41,9 @@ export async function startPrometheus(targets: string[]): Promise<Prometheus> {
   ].join("\n");
   writeFileSync(join(dir, "prometheus.yml"), config + "\n");
   const port = await freePort();
-  const proc = Bun.spawn([binary, `--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], {
-    cwd: dir, stdin: "ignore", stdout: "ignore", stderr: process.env.KOBUN_E2E_VERBOSE ? "inherit" : "ignore",
-  });
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    proc.kill("SIGTERM");
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
-    await proc.exited;
-    clearTimeout(timer);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ready = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
-    if (ready) break;
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`Prometheus did not become ready at ${url} (exit ${proc.exitCode})`);
-    }
-    await Bun.sleep(100);
-  }
+  const argv = [binary, `--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`];
+  const { stop } = await startService("Prometheus", argv, dir, url, () => fetch(`${url}/-/ready`).then((r) => r.ok, () => false));
   return {
     url,
     async query(promql) {
