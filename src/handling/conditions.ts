@@ -8,14 +8,18 @@ import type { KubeObject } from "../kube/types.ts";
 
 export type { Condition };
 
+/** A condition to set with `setCondition`: a boolean status becomes "True"/"False". */
 export interface ConditionInput {
+  /** CamelCase, e.g. "Ready"; a condition of the same type is replaced. */
   type: string;
   status: "True" | "False" | "Unknown" | boolean;
   /** CamelCase, as the API conventions ask (e.g. "ChildrenReady"). */
   reason?: string;
+  /** Human-readable detail. */
   message?: string;
 }
 
+/** Options of `setCondition`. */
 export interface SetConditionOptions {
   /** The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`. */
   object?: KubeObject;

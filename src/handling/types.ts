@@ -1,7 +1,6 @@
 // The shapes of handlers as users write them: contexts, options, diffs. No behaviour here,
 // so that registry, engine and the public API can all depend on it.
 
-import type { LoginResult } from "../kube/login.ts";
 import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { Api } from "./api.ts";
@@ -26,6 +25,7 @@ export interface DiffItem {
    */
   unknown?: "sensitive" | "too-large";
 }
+/** What changed between the last handled state and now, one item per changed field (Kopf's diff). */
 export type Diff = readonly DiffItem[];
 
 /**
@@ -39,6 +39,7 @@ export type MergePatch<T> = 0 extends 1 & T ? any
 
 /** The spec, status and other top-level fields of an object type (untyped: open records). */
 export type SpecOf<T> = T extends { spec?: infer S } ? NonNullable<S> : Record<string, never>;
+/** The status of an object type, every field optional (untyped: an empty record). */
 export type StatusOf<T> = T extends { status?: infer S } ? Partial<NonNullable<S>> : Record<string, never>;
 type OwnFields<T> = Omit<T, "apiVersion" | "kind" | "metadata" | "spec" | "status">;
 
@@ -171,26 +172,38 @@ export interface HandlerOptions<T extends object = KubeObject> {
   children?: readonly string[];
 }
 
+/** Options of `on.delete`: HandlerOptions, plus whether to hold the object with a finalizer. */
 export interface DeleteOptions<T extends object = KubeObject> extends HandlerOptions<T> {
   /** Do not hold the object with a finalizer: the handler runs only if kobun sees the deletion in time. */
   optional?: boolean;
 }
 
+/** Options of `on.field`: which field to follow, and optional matchers on its old and new values. */
 export interface FieldOptions<T extends object = KubeObject, P extends string = string> extends HandlerOptions<T> {
   /** A dotted path ("spec.size"; typed tokens check it against the object type) or a list of keys. */
   field: P | readonly string[];
   /** Matches the field's new value (Kopf's `value`). */
   value?: ValueMatcher;
+  /** Matches the field's value before the change. */
   old?: ValueMatcher;
+  /** Matches the field's value after the change (as `value`). */
   new?: ValueMatcher;
 }
 
+/**
+ * Options of `on.event`, the raw watch-event handler: no retries, no state, no finalizer; it sees
+ * every event of the matching objects.
+ */
 export interface EventOptions<T extends object = KubeObject> {
+  /** Names it in logs. Default: the function name. */
   id?: string;
   /** As HandlerOptions' `children`: resources touched through `ctx.api`, granted by `kobun manifests`. */
   children?: readonly string[];
+  /** Only objects whose labels match (as HandlerOptions' `labels`). */
   labels?: MetaMatchers;
+  /** Only objects whose annotations match. */
   annotations?: MetaMatchers;
+  /** Only events for which this returns true. */
   when?: (ctx: EventContext<T>) => boolean;
 }
 
@@ -209,7 +222,9 @@ export interface TimerContext<T extends object = KubeObject> extends ObjectConte
   started: Date;
 }
 
+/** A daemon: runs as long as its object exists and matches; it should return when `ctx.signal` aborts. */
 export type DaemonFn<T extends object = KubeObject> = (ctx: DaemonContext<T>) => unknown;
+/** A timer: called every `interval` seconds while its object exists and matches; its `ctx.patch` is written after each call. */
 export type TimerFn<T extends object = KubeObject> = (ctx: TimerContext<T>) => unknown;
 
 /** Options shared by daemons and timers (seconds, as everywhere in the handler API). */
@@ -261,34 +276,4 @@ export interface IndexOptions<T extends object = KubeObject> {
   when?: (ctx: ObjectContext<T>) => boolean;
 }
 
-/** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
-export interface ActivityContext {
-  /** Shared with every handler: each object's memo starts as a shallow copy of it. */
-  memo: Record<string, any>;
-  logger: Logger;
-  /** Aborts at shutdown (startup), or at the end of the shutdown grace period (cleanup). */
-  signal: AbortSignal;
-  api: Api;
-}
-
-export type ActivityFn = (ctx: ActivityContext) => unknown;
-
-/** What on.login sees: no API client yet (it is what the login makes), the operator's memo. */
-export interface LoginContext {
-  memo: Record<string, any>;
-  logger: Logger;
-  /** Aborts at shutdown, or when the login takes longer than kube.requestTimeout (it then fails, naming the handler). */
-  signal: AbortSignal;
-  /** False at start-up; true when the credentials it returned last expired or were refused (401). */
-  renewal: boolean;
-}
-
-/** Returns credentials (or a kubeconfig) for the operator, or nothing to leave it to the next login handler. */
-export type LoginFn = (ctx: LoginContext) => LoginResult | undefined | null | void | Promise<LoginResult | undefined | null | void>;
-
-export interface ActivityOptions {
-  /** Names it in logs and errors (and a probe's value in /healthz). Default: the function name. */
-  id?: string;
-  /** on.probe: seconds a value is reused before fn is asked again. Default 10. */
-  cacheFor?: number;
-}
+export type { ActivityContext, ActivityFn, ActivityOptions, LoginContext, LoginFn } from "./activity-types.ts";

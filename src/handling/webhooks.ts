@@ -5,6 +5,7 @@ import type { KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { MetaMatchers } from "./filters.ts";
 
+/** The operation an admission request is for (`on.validate`/`on.mutate` `operations`). */
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
 /** The `request` of an AdmissionReview v1, as the API server sends it. */

@@ -5,12 +5,14 @@
 
 import type { KubeObject, ObjectMeta } from "./types.ts";
 
+/** A core/v1 ConfigMap: `data` holds strings, `binaryData` base64. */
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
   binaryData?: Record<string, string>;
   immutable?: boolean;
 }
 
+/** A core/v1 Secret. Its values are never logged or copied into annotations or status by kobun. */
 export interface Secret extends KubeObject {
   type?: string;
   /** Base64-encoded values. */
@@ -20,15 +22,18 @@ export interface Secret extends KubeObject {
   immutable?: boolean;
 }
 
+/** A core/v1 Namespace. */
 export interface Namespace extends KubeObject {
   status?: { phase?: "Active" | "Terminating"; [key: string]: any };
 }
 
+/** A core/v1 ServiceAccount. */
 export interface ServiceAccount extends KubeObject {
   secrets?: { name?: string }[];
   automountServiceAccountToken?: boolean;
 }
 
+/** A core/v1 Event, about its `involvedObject`. */
 export interface Event extends KubeObject {
   involvedObject: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
   reason?: string;
@@ -44,29 +49,35 @@ export interface PodTemplate {
   spec: { containers: { name: string; image?: string; [key: string]: any }[]; [key: string]: any };
 }
 
+/** A core/v1 Pod: the fields operators commonly read; the rest stays open. */
 export interface Pod extends KubeObject {
   spec?: PodTemplate["spec"];
   status?: { phase?: string; conditions?: Condition[]; [key: string]: any };
 }
 
+/** A core/v1 Service. */
 export interface Service extends KubeObject {
   spec?: { selector?: Record<string, string>; ports?: { port: number; targetPort?: number | string; name?: string; protocol?: string }[]; type?: string; [key: string]: any };
 }
 
+/** An apps/v1 Deployment. */
 export interface Deployment extends KubeObject {
   spec?: { replicas?: number; selector: { matchLabels?: Record<string, string>; [key: string]: any }; template: PodTemplate; [key: string]: any };
   status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number; observedGeneration?: number; conditions?: Condition[]; [key: string]: any };
 }
 
+/** An apps/v1 StatefulSet. */
 export interface StatefulSet extends KubeObject {
   spec?: { replicas?: number; serviceName?: string; selector: { matchLabels?: Record<string, string>; [key: string]: any }; template: PodTemplate; [key: string]: any };
 }
 
+/** A batch/v1 Job. */
 export interface Job extends KubeObject {
   spec?: { template: PodTemplate; backoffLimit?: number; [key: string]: any };
   status?: { succeeded?: number; failed?: number; active?: number; conditions?: Condition[]; [key: string]: any };
 }
 
+/** A coordination.k8s.io/v1 Lease (what peering and sharding hold). */
 export interface Lease extends KubeObject {
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
 }

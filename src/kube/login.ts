@@ -10,6 +10,7 @@ import { type AuthKind, type Connection, type ConnectionTLS, connect, fromKubeco
 import type { ResolvedKubeconfig } from "./kubeconfig.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 
+/** What an `on.login` handler returns instead of a kubeconfig; nothing of it is ever logged. */
 export interface LoginCredentials {
   /** The API server's URL (https://host:port, or http:// for a local test server). */
   server: string;
@@ -23,6 +24,7 @@ export interface LoginCredentials {
   token?: string;
   /** PEM client certificate and its key (both or neither). */
   clientCertificate?: string;
+  /** PEM private key of `clientCertificate`. */
   clientKey?: string;
   /** The default namespace of these credentials. */
   namespace?: string;

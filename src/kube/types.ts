@@ -1,6 +1,7 @@
 // The shapes every room shares when it talks about Kubernetes objects and resources.
 // Kept free of behaviour so that any room may import it.
 
+/** An object's `metadata` (metav1.ObjectMeta): the fields kobun reads, the rest kept open. */
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
