@@ -41,7 +41,7 @@ export interface PeeringOptions {
   /** The longest watch line accepted, in bytes (watching.lineLimit); default the Watcher's. */
   maxLineBytes?: number;
   /** Hears how many live peers there are after each look (kobun_peers_seen); none by default. */
-  observer?: Pick<PeeringObserver, "peersSeen">;
+  observer?: Pick<PeeringObserver, "peersSeen" | "peeringFailing">;
 }
 
 export interface LeaseElectionOptions {

@@ -51,6 +51,8 @@ export class Peering {
   private readonly background = new Set<Promise<unknown>>();
   /** Our record may be in the object: remove it on exit. */
   private joined = false;
+  /** What keeps the peering from working now, by activity; reported through the observer (/healthz). */
+  private readonly failures = new Map<"presence" | "keep-alive" | "watch", string>();
 
   constructor(private readonly options: PeeringOptions) {
     this.id = options.id ?? peerId();
@@ -97,6 +99,7 @@ export class Peering {
         if (found.created) this.log.info("created the peering object");
         if (complaint) this.log.info("the peering object is available; watching the peers");
         complaint = undefined;
+        this.failed("presence", null);
         backoff.reset();
         await this.serve(signal);
         continue;
@@ -115,6 +118,7 @@ export class Peering {
         }
         complaint = why;
       }
+      this.failed("presence", `staying frozen: ${why}`);
       this.hold.unavailable(why, found.kind === "missing");
       await sleep(backoff.next(), signal);
     }
@@ -132,6 +136,8 @@ export class Peering {
       this.disarm();
       this.body = undefined;
       this.gone = undefined;
+      this.failed("keep-alive", null);
+      this.failed("watch", null);
     }
   }
 
@@ -144,6 +150,7 @@ export class Peering {
         this.joined = true;
         if (failing) this.log.info("keep-alive written again");
         failing = false;
+        this.failed("keep-alive", null);
         backoff.reset();
         await sleep(keepaliveInterval(this.options.lifetime), signal);
       } catch (error) {
@@ -156,6 +163,7 @@ export class Peering {
         }
         if (!failing) this.log.warn("cannot write the keep-alive record; retrying", { error: errorText(error) });
         failing = true;
+        this.failed("keep-alive", `cannot write the keep-alive record: ${errorText(error)}`);
         await sleep(backoff.next(), signal);
       }
     }
@@ -174,13 +182,17 @@ export class Peering {
         open: events,
         each: (event) => this.onEvent(event),
         delays: new Backoff({ initial: 500, max: 30_000, resetAfter: 60_000 }),
-        recovered: () => this.log.info("watching the peering object again"),
+        recovered: () => {
+          this.log.info("watching the peering object again");
+          this.failed("watch", null);
+        },
         failed: (error, { first }) => {
           if (isResourceMissing(error)) {
             stop();
             return "stop";
           }
           if (first) this.log.warn("watching the peering object failed; retrying", { error: errorText(error) });
+          this.failed("watch", `watching the peering object failed: ${errorText(error)}`);
         },
       },
       signal,
@@ -211,6 +223,14 @@ export class Peering {
         this.gone = event.object;
         return this.evaluate();
     }
+  }
+
+  /** Records (or, with null, clears) what keeps one activity of the peering from working. */
+  private failed(activity: "presence" | "keep-alive" | "watch", why: string | null): void {
+    if ((this.failures.get(activity) ?? null) === why) return;
+    if (why === null) this.failures.delete(activity);
+    else this.failures.set(activity, why);
+    this.options.observer?.peeringFailing(this.failures.size ? [...this.failures.values()].join("; ") : null);
   }
 
   /** Decide on the last seen body now; clean the dead; apply; re-arm the expiry timer. */

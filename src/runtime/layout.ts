@@ -105,7 +105,7 @@ function layOut(wiring: Wiring, peers: boolean): void {
       mandatory: wiring.peering.mandatory,
       ...(wiring.peering.id ? { id: wiring.peering.id } : {}),
       ...(events ? { events } : {}),
-      observer: peeringMetrics(health.metrics, namespace ?? "operator"),
+      observer: { ...peeringMetrics(health.metrics, namespace ?? "operator"), peeringFailing: peeringProblem(health, namespace, within.signal) },
     });
   };
   const startNamespace = (namespace: string, child: TaskScope) => {
@@ -188,4 +188,10 @@ function namespaceGate(wiring: Wiring, within: TaskScope, namespace: string): To
     gate.dispose();
   });
   return gate;
+}
+
+/** A peering that cannot follow its object, as a /healthz problem of its own, for as long as `life` lasts. */
+function peeringProblem(health: Health, namespace: string | null, life: AbortSignal): (why: string | null) => void {
+  const component = health.component(`peering ${namespace === null ? "of the operator" : `in ${namespace}`}`, life);
+  return (why) => (why === null ? component.clear() : component.fail(why));
 }

@@ -134,7 +134,7 @@ function collectQueueGauges(registry: MetricsRegistry): Map<string, () => QueueF
 }
 
 /** kobun_peers_seen{scope} and kobun_lease_held{scope} of one peering or lease (scope as kobun_frozen's). */
-export function peeringMetrics(registry: MetricsRegistry, scope: string): PeeringObserver {
+export function peeringMetrics(registry: MetricsRegistry, scope: string): Omit<PeeringObserver, "peeringFailing"> {
   const peers = registry.gauge("kobun_peers_seen", "Live peers other than this operator in the peering object, by scope.", ["scope"]).labels(scope);
   const lease = registry.gauge("kobun_lease_held", "1 while this replica holds the lease (peering mode lease), by scope.", ["scope"]).labels(scope);
   return { peersSeen: (count) => peers.set(count), leaseHeld: (held) => lease.set(held ? 1 : 0) };
