@@ -1,11 +1,12 @@
 // kobun_peers_seen and kobun_lease_held of a running operator, scraped over HTTP: a peer's
 // record appearing in the peering object is counted (and freezes us, kobun_frozen), its
-// expiry uncounts it; in lease mode the gauge is 1 while this replica holds the lease.
+// expiry uncounts it; in lease mode the gauge is 1 while this replica holds the lease, and 0
+// again once another holder has taken it over.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
-import { peeringResource } from "../../src/peering/index.ts";
+import { leaseResource, peeringResource } from "../../src/peering/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { env, record, testLogger, writeRaw, type Env } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
@@ -57,3 +58,18 @@ test("kobun_lease_held is 1 while this replica holds the lease", async () => {
     await op.stop();
   }
 }, 15_000);
+
+test("kobun_lease_held drops to 0 and the operator freezes when another replica holds the lease", async () => {
+  const op = start({ peering: { mode: "lease", name: "taken-lease", lease: { duration: "8s", renewDeadline: "4s", retryPeriod: "200ms" } } }, "first");
+  const held = 'kobun_lease_held{scope="operator"}';
+  try {
+    await op.started();
+    await eventPoll(op.scrape, () => op.value(held) === 1, "the lease to be acquired");
+    // Someone else renews it as theirs: our next renewal sees a live holder that is not us.
+    const renewTime = new Date().toISOString().replace("Z", "000Z");
+    await e.client.patch(leaseResource, "default", "taken-lease", { spec: { holderIdentity: "other", renewTime, leaseDurationSeconds: 60 } });
+    await eventPoll(op.scrape, () => op.value(held) === 0 && op.value('kobun_frozen{scope="operator"}') === 1, "the lease to be given up");
+  } finally {
+    await op.stop();
+  }
+}, 20_000);
