@@ -29,7 +29,7 @@ import { serveProbes } from "./serving.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import type { ShardedStreams } from "./sharding.ts";
-import { checkResourceKeys, enabledWebhooks, resolveResources, settingsFor } from "./resources.ts";
+import { checkResourceKeys, disabledIndexes, enabledWebhooks, resolveResources, settingsFor } from "./resources.ts";
 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
@@ -115,6 +115,7 @@ async function operate(
   const { resources, configs, metadataOnly } = await resolveResources(client, settings, registry, signal);
   if (signal.aborted) return { abandoned: [] };
   for (const [resource, why] of metadataOnly) logger.info("watching metadata-only", { resource: resourceName(resource), why });
+  for (const gone of disabledIndexes(settings, registry.indexes, registry.aliases.all())) logger.warn("an index stays empty: its resource is disabled in kobun.yaml", gone);
 
   const toggle = options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);

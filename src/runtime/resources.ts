@@ -69,6 +69,19 @@ export function enabledSelectors(settings: Settings, selectors: readonly Resourc
     .filter(({ config }) => config?.enabled !== false);
 }
 
+/**
+ * The indexes kept from a resource with `enabled: false`: that resource is not watched, so they
+ * stay empty for the handlers of the others; the operator says so at start (the key to change).
+ */
+export function disabledIndexes(settings: Settings, indexes: readonly { id: string; selector: ResourceSelector }[], aliases: AliasTable = new Map()): { index: string; resource: string; key: string }[] {
+  const enabled = new Set(enabledSelectors(settings, indexes.map((i) => i.selector), aliases).map(({ selector }) => selector));
+  return indexes.filter((i) => !enabled.has(i.selector)).map((i) => {
+    const text = selectorKey(i.selector);
+    const entry = settings.resources[text] ? text : aliases.get(text) ?? text;
+    return { index: i.id, resource: named(text, aliases), key: `resources.${entry}.enabled` };
+  });
+}
+
 /** The on.validate/on.mutate webhooks still served: those of a resource with `enabled: false` are left out, like its handlers. */
 export function enabledWebhooks<W extends { selector: ResourceSelector }>(settings: Settings, webhooks: readonly W[], aliases: AliasTable = new Map()): W[] {
   const enabled = new Set(enabledSelectors(settings, webhooks.map((w) => w.selector), aliases).map(({ selector }) => selector));

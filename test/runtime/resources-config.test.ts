@@ -1,6 +1,6 @@
 // kobun.yaml's `resources:` at start-up: a key naming no registered resource stops run()
 // before anything starts (file, line, did-you-mean, the registered ones); `enabled: false`
-// leaves a resource unwatched.
+// leaves a resource unwatched (and says so of an index kept from it, which then stays empty).
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Registry } from "../../src/handling/index.ts";
@@ -51,6 +51,29 @@ test("enabled: false leaves the resource unwatched; the others start", async () 
   const running = run({ signal: stop.signal, settings, client, registry: twoResources(), logger: new Logger(memorySink("error")), onStarted: (info) => resolve(info.resources) });
   try {
     expect((await startedWith).map(resourceName)).toEqual(["configmaps"]);
+  } finally {
+    stop.abort();
+    await running;
+    client.close();
+  }
+}, 15_000);
+
+test("an index kept from a resource with enabled: false is named in a warning at start: it stays empty", async () => {
+  const settings = settingsFrom("resources:\n  secrets: { enabled: false }");
+  const registry = twoResources();
+  registry.on.index("secrets", ({ name }) => ({ [name]: true }), { id: "secretNames" });
+  registry.on.index("v1/configmaps", ({ name }) => ({ [name]: true }), { id: "configMapNames" });
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const sink = memorySink("warn");
+  const stop = new AbortController();
+  const { promise: started, resolve } = Promise.withResolvers<void>();
+  const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(sink), onStarted: () => resolve() });
+  try {
+    await started;
+    const warned = sink.lines.filter((l) => l.includes("an index stays empty"));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain("secretNames");
+    expect(warned[0]).toContain("resources.secrets.enabled");
   } finally {
     stop.abort();
     await running;
