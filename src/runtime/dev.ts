@@ -56,11 +56,10 @@ export async function runDemo(client: KubeClient, manifests: Manifest[], logger:
       console.log(`demo: ${step} ${sample.kind}/${name}: status=${JSON.stringify(object.status ?? {})}`);
 
     await client.create(resource, ns, sample, { signal });
-    show("created", await waitFor(client, resource, ns, name, signal, (o) => handledSpec(o) !== undefined));
+    show("created", await waitFor(client, resource, ns, name, signal, (o) => handled(o, "spec") !== undefined));
 
-    const changed = { ...(sample.spec ?? {}), demo: `updated at ${new Date().toISOString()}` };
-    await client.patch(resource, ns, name, { spec: { demo: changed.demo } }, { signal });
-    show("updated", await waitFor(client, resource, ns, name, signal, (o) => handledSpec(o)?.demo === changed.demo));
+    const updated = await demoUpdate(client, resource, ns, name, signal);
+    show("updated", await waitFor(client, resource, ns, name, signal, updated));
 
     await client.delete(resource, ns, name, { signal });
     await waitFor(client, resource, ns, name, signal, () => false);
@@ -69,10 +68,25 @@ export async function runDemo(client: KubeClient, manifests: Manifest[], logger:
   return true;
 }
 
-/** The spec as the operator last handled it (its diff base), wherever the engine keeps it. */
-function handledSpec(object: KubeObject): Record<string, unknown> | undefined {
+/**
+ * The update step: sets `spec.demo`, or, when the CRD's schema prunes that field (a strict
+ * schema keeps only the fields it declares), a `demo` label, which every schema keeps. Returns
+ * the test for "the operator has handled this change".
+ */
+async function demoUpdate(client: KubeClient, resource: Resource, ns: string | null, name: string, signal: AbortSignal): Promise<(o: KubeObject) => boolean> {
+  const when = new Date();
+  const demo = `updated at ${when.toISOString()}`;
+  const answer = await client.patch(resource, ns, name, { spec: { demo } }, { signal });
+  if ((answer.spec as Record<string, unknown> | undefined)?.demo === demo) return (o) => handled(o, "spec")?.demo === demo;
+  const label = `updated-${when.getTime()}`;
+  await client.patch(resource, ns, name, { metadata: { labels: { demo: label } } }, { signal });
+  return (o) => (handled(o, "metadata")?.labels as Record<string, string> | undefined)?.demo === label;
+}
+
+/** A part of the object as the operator last handled it (its diff base), wherever the engine keeps it. */
+function handled(object: KubeObject, part: "spec" | "metadata"): Record<string, unknown> | undefined {
   const base = readBookkeeping(object, []).base;
-  return typeof base === "object" ? ((base.spec as Record<string, unknown> | undefined) ?? {}) : undefined;
+  return typeof base === "object" ? ((base[part] as Record<string, unknown> | undefined) ?? {}) : undefined;
 }
 
 /** Polls until `done(object)` holds, or the object is gone (resolves with the last seen body). */

@@ -58,6 +58,9 @@ function addEchoes(project: string): void {
     .replace("create_fn: Type.Optional(", "echo_fn: Type.Optional(Type.Object({ echoes: Type.Array(Type.String()) })),\n      create_fn: Type.Optional(");
   expect(source).toContain("times: Type.Integer");
   expect(source).toContain("echo_fn:");
+  // The scaffold's sample needs the new required field too (kobun dev --once creates it).
+  const sample = join(project, "handlers/hello.sample.yaml");
+  writeFileSync(sample, readFileSync(sample, "utf8").replace("greeting: hello", "greeting: hello\n  times: 1"));
   writeFileSync(handler, `${source}
 on.create(Hellos, ({ spec }) => ({ echoes: Array.from({ length: spec.times }, () => spec.greeting) }), { id: "echo_fn" });
 `);
@@ -101,7 +104,8 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
       // Independent checks at once (their wall time is the longest one's): the project
       // typechecks (kobun's own sources from node_modules under the project's tsconfig, and the
       // handler that uses the new field), its tests pass, it builds, and `kobun dev` runs it
-      // against a sandbox with its CRD installed (--once: it stops after the demo, here empty).
+      // against a sandbox with its CRD installed (--once: it stops after the demo of the scaffold's
+      // sample; its strict schema prunes spec.demo, so the update step changes a label).
       const [, tested, built, dev] = await Promise.all([
         step("tsc", project, ["npx", "tsc", "--noEmit", "-p", "."]),
         step("kobun test", project, ["npx", "kobun", "test"]),
@@ -109,6 +113,8 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
         step("kobun dev", project, ["npx", "kobun", "dev", "--once"]),
       ]);
       expect(dev).toContain("installed=hellos.example.com"); // and it exited 0 (sh checks): started and stopped cleanly
+      expect(dev).toContain("demo: updated Hello/hello-demo");
+      expect(dev).toContain("demo: deleted Hello/hello-demo: gone (finalizer released)");
       expect(tested).toMatch(/\b2 pass\b/);
       expect(tested).toMatch(/\b0 fail\b/);
       expect(built).toContain("built dist/kobun");
