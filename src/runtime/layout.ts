@@ -10,7 +10,7 @@
 
 import { fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/reconciler.ts";
@@ -25,7 +25,9 @@ import { followNamespaces } from "./namespaces.ts";
 import { startPeering } from "./peering.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { peeringMetrics } from "./metrics.ts";
+import type { StreamPart } from "./shard-streams.ts";
 import { runResourceStream } from "./streams.ts";
+import type { WatchEvent } from "../watching/types.ts";
 
 /** What the layout wires together; made by operate(). */
 export interface Wiring {
@@ -143,38 +145,39 @@ function serveStreams(
     if (which === "namespaced" && !resource.namespaced) continue;
     if (which === "cluster-scoped" && resource.namespaced) continue;
     const ns = resource.namespaced ? namespace : null;
-    const route = routed?.();
-    within.spawn(`watch ${resourceName(resource)}@${ns ?? "cluster"}`, (s) =>
-      runResourceStream(
+    // Registered now (synchronously, before any stream lists): no handler slips in ahead.
+    const indexed = wiring.indexes?.covers(resource) ? wiring.indexes.stream(resource, ns ?? "cluster") : undefined;
+    const open = (part: StreamPart | undefined, s: AbortSignal) => {
+      const route = routed?.();
+      const deliver = (event: WatchEvent) => {
+        // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a handover): not ours.
+        if (part && "object" in event && !(part.accepts(event.object) && sharded!.sharding.owns(event.object))) return;
+        route?.observe(event);
+        // Cluster-wide watches still honour exclusions like `!kube-*`.
+        const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
+        if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
+        reconciler.accept(event);
+      };
+      return runResourceStream(
         {
           client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
-          logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}) }),
-          ...(sharded ? { shardSelector: sharded.selectorFor(resource) } : {}),
-          // Registered as the task starts (synchronously, before any stream lists): no handler slips in ahead.
-          ...(wiring.indexes?.covers(resource) ? { indexed: wiring.indexes.stream(resource, ns ?? "cluster") } : {}),
-          deliver: (event) => {
-            // Another replica's shard (the client-side filter, or a synthetic delete after a handover): not ours.
-            if (sharded && "object" in event && !sharded.sharding.owns(event.object)) return;
-            route?.observe(event);
-            // Cluster-wide watches still honour exclusions like `!kube-*`.
-            const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
-            if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
-            reconciler.accept(event);
-          },
+          logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
+          ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
+          ...(part?.label ? { label: part.label } : {}),
+          ...(part && !part.first ? { gatesReadiness: false } : {}),
+          ...(part?.inventory ? { inventory: (read: () => Iterable<KubeObject> | undefined) => part.inventory!(read, deliver) } : {}),
+          ...(indexed && (!part || part.first) ? { indexed } : {}),
+          deliver,
           processed: () => reconciler.settled(),
-          // A change of the owned shards relists, with the new ranges.
-          ...(route || sharded ? { restartSignal: restartOn(route?.restartSignal, sharded && (() => sharded.sharding.changed())) } : {}),
+          ...(route ? { restartSignal: route.restartSignal } : {}),
         },
         s,
-      ),
-    );
+      );
+    };
+    const name = `watch ${resourceName(resource)}@${ns ?? "cluster"}`;
+    if (sharded) sharded.serve(resource, within, name, open);
+    else within.spawn(name, (s) => open(undefined, s));
   }
-}
-
-/** A stream restarts when the current signal of either source aborts. */
-function restartOn(...sources: (false | undefined | (() => AbortSignal))[]): () => AbortSignal {
-  const given = sources.filter((s): s is () => AbortSignal => typeof s === "function");
-  return () => AbortSignal.any(given.map((s) => s()));
 }
 
 /** A namespace's own gate: its peering freezes only its streams (and it follows the operator's). */

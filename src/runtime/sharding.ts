@@ -1,9 +1,9 @@
 // Sharding, wired: the shard Leases run as a task of the operator; while this replica owns no
 // shard the operator's toggle holds it frozen (nothing to watch); each resource is asked once
-// whether its server applies `shardSelector` (then streams watch only the owned ranges, one
-// selector joined by `||`), and every event is filtered by the same hash either way, so the
-// behaviour is identical with and without the server's help. A change of the owned shards
-// restarts the streams with a fresh LIST; a shard given up waits for its cycles (holds).
+// whether its server applies `shardSelector` (then streams watch only the owned ranges), and
+// every event is filtered by the same hash either way, so the behaviour is identical with and
+// without the server's help. A change of the owned shards touches only the shards that changed
+// (shard-streams.ts); a shard given up waits for its cycles (holds).
 
 import type { Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -15,13 +15,14 @@ import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
 import { shardMetrics } from "./metrics.ts";
+import { serveShardStreams, type OpenStream } from "./shard-streams.ts";
 
 const HOLDER = "sharding";
 
 export interface ShardedStreams {
   sharding: Sharding;
-  /** The selector a stream of `resource` sends, read at each (re)start; undefined: filter here only. */
-  selectorFor(resource: Resource): () => string | undefined;
+  /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`. */
+  serve(resource: Resource, within: TaskScope, name: string, open: OpenStream): void;
 }
 
 export async function startSharding(
@@ -62,6 +63,7 @@ export async function startSharding(
   scope.spawn("sharding", (s) => sharding.run(s));
   return {
     sharding,
-    selectorFor: (resource) => () => (serverSide.has(resource) ? sharding.selector() : undefined),
+    serve: (resource, within, name, open) =>
+      serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open),
   };
 }

@@ -6,7 +6,7 @@
 // the operator instead (exit 5; forbidden.ts says when).
 
 import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { Backoff } from "../util/backoff.ts";
 import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
@@ -41,31 +41,35 @@ export interface StreamOptions {
   metadataOnly?: boolean;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
+  /** Names this stream apart from its siblings of the same resource and namespace (one per batch of shards). */
+  label?: string;
+  /** false: its first LIST does not hold readiness up (shards taken after start-up). */
+  gatesReadiness?: boolean;
+  /** Receives a reader of the objects this stream knows while it watches (undefined while it does not: its next start lists). */
+  inventory?(read: () => Iterable<KubeObject> | undefined): void;
   /** An index is kept from this resource: handlers wait for this stream's first LIST, unless it waits out a freeze. */
   indexed?: IndexedStream;
 }
 
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
   const { client, resource, namespace, toggle, settings, health, logger, deliver } = options;
-  const where = namespace ?? "(cluster)";
+  const where = `${namespace ?? "(cluster)"}${options.label ? ` (${options.label})` : ""}`;
   // Its problem ends with the stream (a namespace that goes away takes its 403 along).
   const component = health.component(`watch ${resourceName(resource)} in ${where}`, signal);
   // Ready once the first list was handled once; a relist later (410, resume) keeps it ready.
-  const readiness = health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
+  const readiness = options.gatesReadiness === false ? { ready() {} } : health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
   let listed = false;
+  /** Between a completed LIST and the end of its attempt: what the watcher knows is the current state as watched. */
+  let watching = false;
   let attempts = 0;
   const metrics = watchMetrics(health.metrics, resourceName(resource));
-  const watcher = new Watcher(client, resource, {
-    ...watcherSettings(settings), namespace, logger, observer: metrics, ...(options.metadataOnly ? { metadataOnly: true } : {}),
-    ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
-    ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
-    ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
-  });
+  const watcher = new Watcher(client, resource, { ...watcherSettings(settings), ...selection(options), namespace, logger, observer: metrics });
   const w = settings.watching;
   const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
   const backoff = new Backoff({ initial: w.backoff.initial * 1000, max: w.backoff.max * 1000, factor: w.backoff.factor, resetAfter: w.reconnectHealthyAfter * 1000 });
 
   const { indexed } = options;
+  options.inventory?.(() => (watching ? watcher.known.values() : undefined));
   await supervise(
     {
       ready: async (s) => {
@@ -78,10 +82,11 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
         return running;
       },
       attemptSignals: () => [toggle.runningSignal, options.restartSignal?.()],
-      open: (s) => watcher.events(s),
+      open: (s) => watched(watcher.events(s), () => (watching = false)),
       each: (event) => {
         forbidden.saw(event);
         if (event.type === "relist-done") {
+          watching = true;
           component.clear();
           backoff.reset();
         }
@@ -103,6 +108,25 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     },
     signal,
   ).finally(() => indexed?.end());
+}
+
+/** What the stream's LISTs and WATCHes select: kobun.yaml's selectors, the shards, metadata only. */
+function selection(options: StreamOptions): WatcherOptions {
+  return {
+    ...(options.metadataOnly ? { metadataOnly: true } : {}),
+    ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
+    ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
+    ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
+  };
+}
+
+/** The same events; `ended` once the attempt ends, however it does. */
+async function* watched<T>(events: AsyncIterable<T>, ended: () => void): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } finally {
+    ended();
+  }
 }
 
 /** The watcher's options from the settings' watching section (seconds there, ms here). */

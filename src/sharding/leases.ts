@@ -142,8 +142,8 @@ export class ShardLeases {
     }
     const decision = assign(input);
     if (decision.release.length > 0) await this.handOver(decision.release, "rebalancing: a replica below its share");
-    // All at once, and one change for all: each change restarts the streams with a fresh LIST,
-    // so taking a dead replica's shards one by one relisted as many times.
+    // All at once, and one change for all: the shards taken together start together (one
+    // stream with a fresh LIST of their ranges, runtime/shard-streams.ts), not one by one.
     const won = await Promise.all(decision.acquire.map((index) => this.acquire(index, signal)));
     const acquired = decision.acquire.filter((_, n) => won[n]);
     if (acquired.length > 0) this.changed("acquired", acquired);

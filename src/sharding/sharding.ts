@@ -1,7 +1,7 @@
 // Sharding: what the runtime asks of this room. It runs the shard Leases (leases.ts), answers
 // "is this object ours?" by the same FNV-1a hash the API server uses (hash.ts), gives each
-// cycle a hold on its object's shard (holds.ts: handover waits for it), and builds the
-// `shardSelector` of the owned ranges for watches of a server that applies it; `detect()`
+// cycle a hold on its object's shard (holds.ts: handover waits for it), and tells who listens
+// of every change of the owned shards (runtime/ lays the streams over them); `detect()`
 // asks the server once per resource whether it does (the echo of KEP-5866's list metadata).
 
 import type { KubeClient } from "../kube/client.ts";
@@ -9,7 +9,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import { objectHash, type ShardKey } from "./hash.ts";
 import type { ShardHold } from "./holds.ts";
 import { ShardLeases, type ShardLeasesOptions } from "./leases.ts";
-import { mergedRanges, shardOf, shardRange } from "./ranges.ts";
+import { shardOf, shardRange } from "./ranges.ts";
 import { buildShardSelector, serverApplied } from "./selector.ts";
 
 /** The shard Leases' options (leases.ts), and what places an object in a shard. */
@@ -17,17 +17,12 @@ export type ShardingOptions = Omit<ShardLeasesOptions, "onChange"> & { key: Shar
 
 export class Sharding {
   readonly leases: ShardLeases;
-  private changes = new AbortController();
   private readonly listeners = new Set<(owned: readonly number[]) => void>();
 
   constructor(private readonly options: ShardingOptions) {
     this.leases = new ShardLeases({
       ...options,
       onChange: (owned) => {
-        // Streams restart with a fresh LIST of the new ranges: a new owner starts from the current state.
-        const previous = this.changes;
-        this.changes = new AbortController();
-        previous.abort();
         for (const listener of this.listeners) listener(owned);
       },
     });
@@ -55,17 +50,6 @@ export class Sharding {
   /** A cycle's hold on its object's shard: the signal a handover aborts, and exit() when done. */
   hold(object: Pick<KubeObject, "metadata">): ShardHold {
     return this.leases.holds.enter(this.shardOf(object));
-  }
-
-  /** Aborts at the next change of the owned shards (taken afresh for each stream start). */
-  changed(): AbortSignal {
-    return this.changes.signal;
-  }
-
-  /** The selector of the owned ranges, or undefined when none is owned. */
-  selector(): string | undefined {
-    const ranges = mergedRanges(this.owned, this.options.shards);
-    return ranges.length > 0 ? buildShardSelector(this.options.key, ranges) : undefined;
   }
 
   /**

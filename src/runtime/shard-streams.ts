@@ -1,0 +1,98 @@
+// The streams of one (resource, namespace) of a sharded replica, laid over the owned shards so
+// that a change of them touches only the shards that changed (issue 16): the streams of shards
+// still held keep running (no LIST, no event missed), shards given up stop being delivered, and
+// shards taken start from the current state.
+// - The server applies `shardSelector`: one stream per batch of shards taken together (its
+//   ranges joined by `||`, the measured choice of one selector over one stream per range), with
+//   a fresh LIST of those ranges only. A shard given up leaves its batch at once (its events
+//   are dropped here); a batch with none left closes its stream. Every owned shard is in exactly
+//   one batch, so no object arrives twice.
+// - The server ignores it: one stream of everything, filtered here. Shards taken are started
+//   from what that live stream knows (its inventory, the current state as watched), with no
+//   LIST; a stream that is not watching at that moment lists anyway when it starts.
+
+import type { KubeObject } from "../kube/types.ts";
+import { buildShardSelector, mergedRanges, type Sharding, type ShardKey } from "../sharding/index.ts";
+import { aborted } from "../util/abort.ts";
+import type { TaskScope } from "../util/scope.ts";
+import type { WatchEvent } from "../watching/types.ts";
+
+/** What one stream of the layout needs to know of its part of the shards. */
+export interface StreamPart {
+  /** Names the stream apart from its siblings (health, readiness); undefined for the only one. */
+  label?: string;
+  /** The selector its every (re)start sends; undefined: none (filtered here). */
+  shardSelector?: () => string | undefined;
+  /** Is this object's event for this stream to deliver? */
+  accepts(object: Pick<KubeObject, "metadata">): boolean;
+  /** The client-side path: receives the reader of the live stream's known objects, and what delivers as the stream does. */
+  inventory?(read: () => Iterable<KubeObject> | undefined, deliver: (event: WatchEvent) => void): void;
+  /** Later batches do not hold readiness up: the replica was ready before it took them. */
+  first: boolean;
+}
+
+/** Opens one stream of `part` until `signal` aborts. */
+export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void>;
+
+interface Batch { shards: Set<number>; controller: AbortController }
+
+/** Lays the streams of one (resource, namespace) over the owned shards until `within` ends. */
+export function serveShardStreams(
+  options: { sharding: Sharding; key: ShardKey; shards: number; serverSide: boolean; within: TaskScope; name: string },
+  open: OpenStream,
+): void {
+  if (options.serverSide) rangeStreams(options, open);
+  else filteredStream(options, open);
+}
+
+function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: number; within: TaskScope; name: string }, open: OpenStream): void {
+  const { sharding, within } = options;
+  const batches = new Set<Batch>();
+  let opened = 0;
+  const start = (shards: number[]) => {
+    const batch: Batch = { shards: new Set(shards), controller: new AbortController() };
+    batches.add(batch);
+    const ranges = mergedRanges(shards, options.shards);
+    const selector = buildShardSelector(options.key, ranges);
+    const label = `shards ${shards.join(",")}`;
+    const first = opened++ === 0;
+    within.spawn(`${options.name} ${label}`, (s) =>
+      open({ label, first, shardSelector: () => selector, accepts: (object) => batch.shards.has(sharding.shardOf(object)) }, AbortSignal.any([s, batch.controller.signal])),
+    );
+  };
+  const apply = (owned: readonly number[]) => {
+    const held = new Set(owned);
+    for (const batch of batches) {
+      for (const shard of batch.shards) if (!held.has(shard)) batch.shards.delete(shard);
+      if (batch.shards.size > 0) continue;
+      batches.delete(batch);
+      batch.controller.abort();
+    }
+    const covered = new Set([...batches].flatMap((b) => [...b.shards]));
+    const taken = owned.filter((shard) => !covered.has(shard));
+    if (taken.length > 0 && !within.signal.aborted) start(taken);
+  };
+  follow(sharding, within, apply);
+}
+
+function filteredStream(options: { sharding: Sharding; within: TaskScope; name: string }, open: OpenStream): void {
+  const { sharding, within } = options;
+  let held = new Set(sharding.owned);
+  let read: () => Iterable<KubeObject> | undefined = () => undefined;
+  let deliver: ((event: WatchEvent) => void) | undefined;
+  const part: StreamPart = { first: true, accepts: (object) => sharding.owns(object), inventory: (reader, to) => ((read = reader), (deliver = to)) };
+  within.spawn(options.name, (s) => open(part, s));
+  follow(sharding, within, (owned) => {
+    const taken = new Set(owned.filter((shard) => !held.has(shard)));
+    held = new Set(owned);
+    if (taken.size === 0 || !deliver) return;
+    for (const object of read() ?? []) if (taken.has(sharding.shardOf(object))) deliver({ type: "listed", object });
+  });
+}
+
+/** Applies the owned shards now and at each change, until `within` ends. */
+function follow(sharding: Sharding, within: TaskScope, apply: (owned: readonly number[]) => void): void {
+  apply(sharding.owned);
+  const off = sharding.onChange(apply);
+  void aborted(within.signal).then(off);
+}
