@@ -7,13 +7,15 @@
 // conflicts with these managers as on the real server (apply.ts). Objects are walked by their
 // kind's schema (keyed lists, sets, atomic maps): a built-in's published one, a CRD's own.
 
-import { deepEqual } from "./patch.ts";
+import { clone, deepEqual } from "./patch.ts";
 import { resolveSchema, schemaRef } from "./kube-schemas.ts";
 import type { ManagedEntry } from "./apply.ts";
 
 const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 const SEP = "\u0000";
+/** the "before" metadata of a custom resource's create: a non-leaf node with no fields */
+const CREATED_METADATA = Object.freeze({ name: "" });
 
 /** every node of an object, by its FieldsV1 path (joined by SEP): whether it is a leaf, its value */
 type Nodes = Map<string, { leaf: boolean; value: unknown }>;
@@ -101,27 +103,202 @@ function zeroOfKind(schema: string | undefined): any {
   return zeros.get(schema);
 }
 
-function nodesOf(obj: any, req: UpdateRequest): Nodes {
+/** the part of an object a write by `req` owns fields in: all but status, or only status */
+function ownedPart(obj: any, req: UpdateRequest): Record<string, any> {
   const body: Record<string, any> = { ...obj };
   if (req.statusful && req.subresource === "status") for (const k of Object.keys(body)) { if (k !== "status") delete body[k]; }
   else if (req.statusful) delete body.status;
+  return body;
+}
+
+function nodesOf(obj: any, req: UpdateRequest): Nodes {
   const out: Nodes = new Map();
   const root = req.schema ? schemaRef(req.schema) : req.customSchema;
-  walk(body, root, root !== undefined, "", out);
+  walk(ownedPart(obj, req), root, root !== undefined, "", out);
   return out;
 }
 
-export function setOf(fields: Record<string, any>, prefix = "", out = new Set<string>()): Set<string> {
-  for (const k in fields) {
-    if (k === ".") { out.add(prefix); continue; }
-    const v = fields[k];
-    const p = under(prefix, k);
-    let leaf = true;
-    if (isObj(v)) for (const _ in v) { leaf = false; break; }
-    if (leaf) out.add(p);
-    else setOf(v, p, out);
+/** what a write changed, by FieldsV1 path: nodes it added or whose leaf value changed, and nodes it removed */
+interface Changes { touched: Set<string>; removed: Set<string> }
+
+/** a keyed list with two items of one key: its nodes merge (diff falls back to the two node maps) */
+const DUPLICATE_KEY = Symbol("duplicate list key");
+
+/** every node of a subtree into `into` (walk's nodes, paths only) */
+function addAll(value: unknown, schema: unknown, typed: boolean, path: string, into: Set<string>): void {
+  const nodes: Nodes = new Map();
+  walk(value, schema, typed, path, nodes);
+  for (const p of nodes.keys()) into.add(p);
+}
+
+/** a list's item keys, or undefined when it is a leaf (empty, or an item without a key) */
+function itemKeys(list: unknown[], s: any): string[] | undefined {
+  if (!list.length) return undefined;
+  const keys = new Array<string>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const k = itemKey(list[i], s);
+    if (k === undefined) return undefined;
+    keys[i] = k;
+  }
+  return keys;
+}
+
+/** a non-leaf list's items by key */
+function byKey(list: unknown[], keys: string[]): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (let i = 0; i < list.length; i++) {
+    if (out.has(keys[i]!)) throw DUPLICATE_KEY;
+    out.set(keys[i]!, list[i]);
   }
   return out;
+}
+
+/** an object node's children (walk's rules: undefined values, and the identity fields, are not fields) */
+function fieldsOf(value: unknown, s: any, path: string): Record<string, unknown> | undefined {
+  if (!isObj(value) || s?.["x-kubernetes-map-type"] === "atomic") return undefined;
+  for (const _ in value) return value;
+  return undefined;
+}
+const skipped = (path: string, k: string) => (path === "" && (k === "apiVersion" || k === "kind")) || (path === "f:metadata" && IDENTITY.has(k));
+
+/**
+ * One walk over both versions, by the same rules as walk: a node is touched when new or a leaf
+ * whose value changed, removed when gone. Both `a` and `b` are present at `path`.
+ */
+function diff(a: unknown, b: unknown, schema: unknown, typed: boolean, path: string, ch: Changes): void {
+  const s = typed ? resolveSchema(schema) : undefined;
+  if (Array.isArray(b)) {
+    const kb = itemKeys(b, s);
+    const ka = Array.isArray(a) ? itemKeys(a, s) : undefined;
+    if (kb === undefined) {
+      if (path && !deepEqual(a, b)) ch.touched.add(path);
+      removeChildren(a, ka, s, typed, path, ch);
+      return;
+    }
+    const items = typed ? resolveSchema(s?.items) : undefined;
+    const old = ka === undefined ? undefined : byKey(a as unknown[], ka);
+    const mine = byKey(b, kb);
+    for (const [k, item] of mine) {
+      const p = under(path, k);
+      const was = old?.get(k);
+      const had = old?.has(k) ?? false;
+      if (k.startsWith("v:")) { if (!had || !deepEqual(was, item)) ch.touched.add(p); }
+      else if (had) diff(was, item, items, typed, p, ch);
+      else addAll(item, items, typed, p, ch.touched);
+    }
+    if (old) for (const [k, item] of old) if (!mine.has(k)) removeSubtree(k, item, items, typed, under(path, k), ch);
+    if (!Array.isArray(a)) removeChildren(a, undefined, s, typed, path, ch);
+    return;
+  }
+  const fields = fieldsOf(b, s, path);
+  if (fields === undefined) {
+    if (path && !deepEqual(a, b)) ch.touched.add(path);
+    removeChildren(a, Array.isArray(a) ? itemKeys(a, s) : undefined, s, typed, path, ch);
+    return;
+  }
+  const props = isObj(s?.properties) ? s.properties : undefined;
+  const oldFields = Array.isArray(a) ? undefined : fieldsOf(a, s, path);
+  for (const k in fields) {
+    const v = fields[k];
+    if (v === undefined || skipped(path, k)) continue;
+    const child = props ? props[k] : s?.additionalProperties;
+    const was = oldFields?.[k];
+    if (was !== undefined) diff(was, v, child, typed && child !== undefined, under(path, `f:${k}`), ch);
+    else addAll(v, child, typed && child !== undefined, under(path, `f:${k}`), ch.touched);
+  }
+  if (oldFields) {
+    for (const k in oldFields) {
+      if (oldFields[k] === undefined || fields[k] !== undefined || skipped(path, k)) continue;
+      const child = props ? props[k] : s?.additionalProperties;
+      addAll(oldFields[k], child, typed && child !== undefined, under(path, `f:${k}`), ch.removed);
+    }
+  } else if (Array.isArray(a)) removeChildren(a, itemKeys(a, s), s, typed, path, ch);
+}
+
+function removeSubtree(k: string, item: unknown, items: unknown, typed: boolean, path: string, ch: Changes): void {
+  if (k.startsWith("v:")) ch.removed.add(path);
+  else addAll(item, items, typed, path, ch.removed);
+}
+
+/** `a`'s children at `path` are all gone (`b` there is a leaf, or of another shape) */
+function removeChildren(a: unknown, keys: string[] | undefined, s: any, typed: boolean, path: string, ch: Changes): void {
+  if (Array.isArray(a)) {
+    if (keys === undefined) return;
+    const items = typed ? resolveSchema(s?.items) : undefined;
+    for (let i = 0; i < a.length; i++) removeSubtree(keys[i]!, a[i], items, typed, under(path, keys[i]!), ch);
+    return;
+  }
+  const fields = fieldsOf(a, s, path);
+  if (!fields) return;
+  const props = isObj(s?.properties) ? s.properties : undefined;
+  for (const k in fields) {
+    if (fields[k] === undefined || skipped(path, k)) continue;
+    const child = props ? props[k] : s?.additionalProperties;
+    addAll(fields[k], child, typed && child !== undefined, under(path, `f:${k}`), ch.removed);
+  }
+}
+
+/** the paths a write of `next` over `before` touched and removed */
+function changesOf(before: any, next: any, req: UpdateRequest, createOfCustom: boolean): Changes {
+  const root = req.schema ? schemaRef(req.schema) : req.customSchema;
+  const ch: Changes = { touched: new Set(), removed: new Set() };
+  try {
+    diff(ownedPart(before, req), ownedPart(next, req), root, root !== undefined, "", ch);
+    return ch;
+  } catch (error) {
+    if (error !== DUPLICATE_KEY) throw error;
+  }
+  // a list with a key twice: its items' nodes merge, which the one-walk diff does not model
+  const was = nodesOf(before, req);
+  if (createOfCustom) was.set("f:metadata", { leaf: false, value: {} });
+  const now = nodesOf(next, req);
+  const fallback: Changes = { touched: new Set(), removed: new Set() };
+  for (const [p, n] of now) {
+    const w = was.get(p);
+    if (!w || (n.leaf && !deepEqual(w.value, n.value))) fallback.touched.add(p);
+  }
+  for (const p of was.keys()) if (!now.has(p)) fallback.removed.add(p);
+  return fallback;
+}
+
+export function setOf(fields: Record<string, any>, prefix = "", out = new Set<string>()): Set<string> {
+  collect(fields, prefix, out);
+  return out;
+}
+
+/**
+ * setOf's walk, telling also whether `fields` is as fieldsV1Of would build it from its set
+ * (each "." first and {}, beside children; every leaf {}): such an entry that loses no field
+ * is copied as it is, not rebuilt.
+ */
+function collect(fields: Record<string, any>, prefix: string, out: Set<string>): boolean {
+  let normal = true;
+  let first = true;
+  let dot = false;
+  let children = 0;
+  for (const k in fields) {
+    const v = fields[k];
+    if (k === ".") {
+      out.add(prefix);
+      dot = true;
+      if (!first || !isObj(v) || !isEmpty(v)) normal = false;
+      first = false;
+      continue;
+    }
+    first = false;
+    children++;
+    const p = under(prefix, k);
+    if (!isObj(v)) { out.add(p); normal = false; }
+    else if (isEmpty(v)) out.add(p);
+    else if (!collect(v, p, out)) normal = false;
+  }
+  // a lone "." becomes a leaf, and a root "." a "" key: both rebuilt differently
+  return normal && !(dot && (children === 0 || prefix === ""));
+}
+
+function isEmpty(v: object): boolean {
+  for (const _ in v) return false;
+  return true;
 }
 
 export function fieldsV1Of(set: Set<string>): Record<string, any> {
@@ -129,46 +306,45 @@ export function fieldsV1Of(set: Set<string>): Record<string, any> {
   // a member that also has children is marked by "." (".": {} first, as the real server orders
   // it): every member's node starts with one, taken off again where no child came
   const members: Record<string, any>[] = [];
-  for (const member of set) {
-    let cur = root;
-    let prefix = "";
-    member.split(SEP).forEach((k, i) => {
-      prefix = i ? prefix + SEP + k : k;
-      let node = cur[k];
-      if (!node) {
-        node = cur[k] = set.has(prefix) ? { ".": {} } : {};
-        if (set.has(prefix)) members.push(node);
-      }
-      cur = node;
-    });
-  }
-  for (const node of members) if (Object.keys(node).length === 1) delete node["."];
+  const nodes = new Map<string, Record<string, any>>();
+  // a node is made after its parent, so nodes come in the order members first need them
+  const nodeAt = (path: string): Record<string, any> => {
+    let node = nodes.get(path);
+    if (node) return node;
+    const cut = path.lastIndexOf(SEP);
+    const parent = cut < 0 ? root : nodeAt(path.slice(0, cut));
+    const member = set.has(path);
+    node = parent[cut < 0 ? path : path.slice(cut + 1)] = member ? { ".": {} } : {};
+    if (member) members.push(node);
+    nodes.set(path, node);
+    return node;
+  };
+  for (const member of set) nodeAt(member);
+  for (const node of members) if (onlyDot(node)) delete node["."];
   return root;
 }
+
+const onlyDot = (node: Record<string, any>) => { let n = 0; for (const _ in node) if (++n > 1) return false; return n === 1; };
 
 /** the managedFields after a write of `next` over `old` (undefined: a create) by `req.manager` */
 export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest): ManagedEntry[] {
   // read only: every entry returned is a new object
   const entries: ManagedEntry[] = next.metadata?.managedFields ?? old?.metadata?.managedFields ?? [];
-  const before = nodesOf(old ?? zeroOfKind(req.schema), req);
-  if (!old && !req.schema) before.set("f:metadata", { leaf: false, value: {} });
-  const after = nodesOf(next, req);
-  const touched = new Set<string>();
-  const removed = new Set<string>();
-  for (const [p, n] of after) {
-    const was = before.get(p);
-    if (!was || (n.leaf && !deepEqual(was.value, n.value))) touched.add(p);
-  }
-  for (const p of before.keys()) if (!after.has(p)) removed.add(p);
+  // a custom resource's create starts from an object with metadata (no Go zero value to take it from)
+  const createOfCustom = !old && !req.schema;
+  const { touched, removed } = changesOf(old ?? (createOfCustom ? { metadata: CREATED_METADATA } : zeroOfKind(req.schema)), next, req, createOfCustom);
   const same = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Update" && e.apiVersion === req.apiVersion && (e.subresource ?? "") === (req.subresource ?? "");
   const out: ManagedEntry[] = [];
   let mine = new Set<string>();
   let mineBefore = 0;
   for (const e of entries) {
-    const set = setOf(e.fieldsV1);
+    const set = new Set<string>();
+    const normal = collect(e.fieldsV1, "", set);
     if (same(e)) { mine = set; mineBefore = set.size; continue; }
-    for (const p of [...touched, ...removed]) set.delete(p);
-    if (set.size) out.push({ ...e, fieldsV1: fieldsV1Of(set) });
+    let lost = false;
+    for (const p of touched) if (set.delete(p)) lost = true;
+    for (const p of removed) if (set.delete(p)) lost = true;
+    if (set.size) out.push({ ...e, fieldsV1: normal && !lost ? clone(e.fieldsV1) : fieldsV1Of(set) });
   }
   const previous = entries.find(same);
   const grown = [...touched].some((p) => !mine.has(p));
