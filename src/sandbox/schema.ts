@@ -3,7 +3,8 @@
 // properties without a default are dropped, fields the version's `openAPIV3Schema` does not
 // declare are pruned (unless `x-kubernetes-preserve-unknown-fields` applies at that level;
 // `apiVersion`, `kind` and `metadata` at the root and in embedded resources are never pruned),
-// then every value is checked against its schema `type` (`nullable`,
+// schema `default`s fill absent fields (and non-nullable nulls) at every level — in array items
+// and map values too, and inside a default just filled in — then every value is checked against its schema `type` (`nullable`,
 // `x-kubernetes-int-or-string`) → 422 Invalid with `FieldValueTypeInvalid` causes. Unchanged
 // values of an update are not re-validated (validation ratcheting, GA since 1.33).
 // Only types are validated: no formats, enums, bounds, patterns or CEL rules.
@@ -63,6 +64,29 @@ export function prune(value: unknown, s: Schema | undefined, root = false, prune
   }
 }
 
+/**
+ * Fill in place the `default` of every property the value lacks (or holds as null while not
+ * nullable), then descend into properties, map values (additionalProperties) and array items:
+ * the apiextensions-apiserver's structural defaulting.
+ */
+export function fillDefaults(value: unknown, s: Schema | undefined): void {
+  if (!s) return;
+  if (Array.isArray(value)) {
+    if (isObj(s.items)) for (const item of value) fillDefaults(item, s.items as Schema);
+    return;
+  }
+  if (!isObj(value)) return;
+  const props = isObj(s.properties) ? (s.properties as Record<string, Schema>) : undefined;
+  if (props) {
+    for (const key in props) {
+      const prop = props[key]!;
+      if (!isObj(prop) || prop.default === undefined) continue;
+      if (!(key in value) || (value[key] === null && prop.nullable !== true)) value[key] = structuredClone(prop.default);
+    }
+  }
+  for (const key in value) fillDefaults(value[key], props?.[key] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined));
+}
+
 function typeMatches(v: unknown, s: Schema): boolean | undefined {
   if (v === null) return s.nullable === true;
   if (s["x-kubernetes-int-or-string"]) return (typeof v === "number" && Number.isInteger(v)) || typeof v === "string";
@@ -113,7 +137,7 @@ export function invalidError(group: string, kind: string, name: string, causes: 
 }
 
 /**
- * Prune `body` (in place) by the version's schema and check its types; throws 422 Invalid.
+ * Prune `body` (in place) by the version's schema, fill its defaults and check its types; throws 422 Invalid.
  * `old` is the stored object on update (for ratcheting). No schema: nothing to do.
  */
 export function applySchema(schema: Schema | undefined, group: string, kind: string, body: any, old?: any, strict = false): void {
@@ -124,6 +148,7 @@ export function applySchema(schema: Schema | undefined, group: string, kind: str
     // fieldValidation=Strict: what would be pruned is refused, as the real server's strict decoding
     throw new ApiStatusError(400, "BadRequest", `${kind} in version "${String(body?.apiVersion ?? "").split("/").pop()}" cannot be handled as a ${kind}: strict decoding error: ${pruned.map((p) => `unknown field "${p}"`).join(", ")}`);
   }
+  fillDefaults(body, schema);
   const causes: Cause[] = [];
   validateTypes(body, schema, "", old, causes, true);
   if (causes.length) throw invalidError(group, kind, body?.metadata?.name ?? "", causes);
