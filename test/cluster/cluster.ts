@@ -30,7 +30,14 @@ export interface Cluster {
   caPem: string;
   /** Temp dir holding the etcd data, certs, kubeconfig and the processes' logs (etcd.log, kube-apiserver.log, kube-controller-manager.log). */
   dir: string;
-  /** SIGTERM every process, last started first (SIGKILL after a bound), wait for them to exit, remove the temp dir. Idempotent. */
+  /**
+   * Start kube-controller-manager now, when it was started with `controllerManager: "on-call"`
+   * (a no-op otherwise, and when already started): call it after installing CRDs, so that the
+   * garbage collector's first discovery sees them (it re-reads discovery only every 30 s, so
+   * an owner of a kind created after it started would go unnoticed that long).
+   */
+  startControllers(): Promise<void>;
+  /** Stop every process, last started first (SIGTERM, SIGKILL after a bound; the stateless controller-manager at once), wait for them to exit, remove the temp dir. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -41,8 +48,8 @@ export interface StartClusterOptions {
   timeoutMs?: number;
   /** Extra kube-apiserver flags, e.g. ["--feature-gates=Foo=true"]; later flags win. */
   apiserverArgs?: string[];
-  /** Run kube-controller-manager (garbage collector and namespace controllers). Default true. */
-  controllerManager?: boolean;
+  /** Run kube-controller-manager (garbage collector and namespace controllers): true (default) before startCluster returns, "on-call" on `startControllers()`, false never. */
+  controllerManager?: boolean | "on-call";
   /** Also copy both processes' output to this process's stderr. Default false (it goes to files in `dir`). */
   verbose?: boolean;
 }
@@ -128,6 +135,8 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
   const token = randomBytes(24).toString("hex");
 
   const procs: Proc[] = [];
+  /** kube-controller-manager, once started: it keeps no state, so stop() SIGKILLs it (SIGTERM takes it ~1.1 s). */
+  let controllers: Proc | undefined;
   const watchdogs: Proc[] = [];
   const killAll = () => {
     for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
@@ -140,7 +149,7 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
     (stopped ??= (async () => {
       // Apiserver first (it shuts down in ~0.1s while etcd is up), then etcd.
       for (const p of [...procs].reverse()) {
-        if (p.exitCode === null && p.signalCode === null) p.kill("SIGTERM");
+        if (p.exitCode === null && p.signalCode === null) p.kill(p === controllers ? "SIGKILL" : "SIGTERM");
         const timer = setTimeout(() => p.kill("SIGKILL"), STOP_GRACE_MS);
         await p.exited;
         clearTimeout(timer);
@@ -160,6 +169,7 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
       stderr: opts.verbose ? "inherit" : log,
     });
     procs.push(p);
+    if (name === "kube-controller-manager") controllers = p;
     // If this process dies without running exit handlers (SIGKILL, unhandled signal), this
     // watchdog shell notices within a second, takes the child down and removes the temp dir.
     const w = Bun.spawn(
@@ -311,9 +321,12 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
       { mode: 0o600 },
     );
 
-    if (withControllers) await startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, port: controllersPort, deadline, timeoutMs });
+    let controllersStarted: Promise<void> | undefined;
+    const startControllersNow = () =>
+      (controllersStarted ??= startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, port: controllersPort, timeoutMs }));
+    if (withControllers === true) await startControllersNow();
 
-    return { url, kubeconfigPath, token, caPem, dir, stop };
+    return { url, kubeconfigPath, token, caPem, dir, stop, startControllers: () => (withControllers ? startControllersNow() : Promise.resolve()) };
   } catch (e) {
     await stop();
     throw e;
@@ -323,13 +336,14 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
 /**
  * kube-controller-manager with only the garbage collector and the namespace controller (what
  * ownerReferences and namespace deletion need; no service-account tokens, no leader election),
- * serving /healthz on its own free port; ready once that answers 200.
+ * serving /healthz on its own free port; ready once that answers 200 (within its own timeoutMs).
  */
 async function startControllers(o: {
   spawn: (name: string, cmd: string[]) => Proc;
   fail: (what: string, logName: string) => Promise<never>;
-  bin: string; dir: string; kubeconfigPath: string; port: number; deadline: number; timeoutMs: number;
+  bin: string; dir: string; kubeconfigPath: string; port: number; timeoutMs: number;
 }): Promise<void> {
+  const deadline = Date.now() + o.timeoutMs;
   const certDir = join(o.dir, "kcm-certs");
   const kcm = o.spawn("kube-controller-manager", [
     o.bin,
@@ -346,7 +360,7 @@ async function startControllers(o: {
   const certFile = join(certDir, "kube-controller-manager.crt");
   for (;;) {
     if (kcm.exitCode !== null || kcm.signalCode !== null) await o.fail(`kube-controller-manager exited (${kcm.exitCode ?? kcm.signalCode})`, "kube-controller-manager");
-    if (Date.now() > o.deadline) await o.fail(`kube-controller-manager not healthy within ${o.timeoutMs}ms`, "kube-controller-manager");
+    if (Date.now() > deadline) await o.fail(`kube-controller-manager not healthy within ${o.timeoutMs}ms`, "kube-controller-manager");
     if (existsSync(certFile)) {
       try {
         const r = await fetch(`https://127.0.0.1:${o.port}/healthz`, { tls: { ca: readFileSync(certFile, "utf8") }, signal: AbortSignal.timeout(2000) });

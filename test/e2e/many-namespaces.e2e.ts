@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { KubeObject } from "../../src/kube/types.ts";
-import { eventually, EXAMPLES, installCrds, NAMESPACES, uniqueName } from "./harness/kube.ts";
+import { eventually, EXAMPLES, NAMESPACES, uniqueName } from "./harness/kube.ts";
 import { killAllOperators, ROOT, startOperator } from "./harness/operator.ts";
 import { selectedTargets, startTarget, type Target, type TargetName } from "./harness/target.ts";
 
@@ -23,8 +23,7 @@ describe.each(selectedTargets())("many namespaces against %s", (targetName: Targ
 
   beforeAll(async () => {
     try {
-      target = await startTarget(targetName);
-      for (const crd of [EXAMPLE_CRD, PEERING_CRDS]) await installCrds(target.client, crd);
+      target = await startTarget(targetName, { crds: [EXAMPLE_CRD, PEERING_CRDS] });
       const client = target.client;
       for (let i = 0; i < COUNT; i += 20) {
         await Promise.all(namespaces.slice(i, i + 20).map(async (ns) => {

@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "bun:test";
 import { binDir } from "../../cluster/cluster.ts";
-import { installCrds } from "./kube.ts";
 import { startTarget, type Target, type TargetName } from "./target.ts";
 
 export const KUBECTL = process.env.KOBUN_E2E_KUBECTL ?? join(binDir(), "kubectl");
@@ -113,8 +112,7 @@ export function kubectlTarget(targetName: TargetName, crdFiles: string[]): () =>
   let setupError: unknown;
   beforeAll(async () => {
     try {
-      target = await startTarget(targetName);
-      for (const file of crdFiles) await installCrds(target.client, file);
+      target = await startTarget(targetName, { crds: crdFiles });
       kubectl = new Kubectl(target.kubeconfigPath);
     } catch (e) {
       setupError = e;

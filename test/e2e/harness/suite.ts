@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll } from "bun:test";
 import type { Resource } from "../../../src/kube/types.ts";
-import { cleanupNamespaces, installCrds } from "./kube.ts";
+import { cleanupNamespaces } from "./kube.ts";
 import { killAllOperators } from "./operator.ts";
 import { startTarget, type Target, type TargetName, type TargetOptions } from "./target.ts";
 
@@ -12,18 +12,15 @@ import { startTarget, type Target, type TargetName, type TargetOptions } from ".
  * that says why there is none. On a cluster the user named, the namespaces the file created are
  * deleted at the end, after the finalizers of `cleanup` resources' objects are stripped.
  */
-export function targetSuite(targetName: TargetName, { crds, cleanup, ...options }: { crds: string[]; cleanup: Resource[] } & TargetOptions): () => Target {
+export function targetSuite(targetName: TargetName, { cleanup, ...options }: { crds: string[]; cleanup: Resource[] } & TargetOptions): () => Target {
   let target: Target | undefined;
   let setupError: unknown;
 
   beforeAll(async () => {
     try {
       target = await startTarget(targetName, options);
-      for (const crd of crds) await installCrds(target.client, crd);
     } catch (e) {
       setupError = e;
-      await target?.stop().catch(() => {});
-      target = undefined;
     }
   }, 120_000);
 

@@ -7,7 +7,8 @@
 import { existsSync } from "node:fs";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { startSandbox, type SandboxOptions } from "../../../src/sandbox/index.ts";
-import { binDir, startCluster } from "../../cluster/cluster.ts";
+import { binDir, startCluster, type Cluster } from "../../cluster/cluster.ts";
+import { installCrds } from "./kube.ts";
 
 export type TargetName = "sandbox" | "cluster";
 
@@ -31,13 +32,27 @@ export function selectedTargets(): TargetName[] {
   return names as TargetName[];
 }
 
-/** How a file wants its target started: extra kube-apiserver flags (feature gates), sandbox options. */
+/** How a file wants its target started: CRD files to install, extra kube-apiserver flags (feature gates), sandbox options. */
 export interface TargetOptions {
+  crds?: string[];
   apiserverArgs?: string[];
   sandbox?: SandboxOptions;
 }
 
+/** The target, with `crds` installed and served. */
 export async function startTarget(name: TargetName, options: TargetOptions = {}): Promise<Target> {
+  const target = await startServer(name, options);
+  try {
+    for (const crd of options.crds ?? []) await installCrds(target.client, crd);
+    await target.ready?.();
+    return target;
+  } catch (e) {
+    await target.stop().catch(() => {});
+    throw e;
+  }
+}
+
+async function startServer(name: TargetName, options: TargetOptions): Promise<Target & { ready?(): Promise<void> }> {
   if (name === "sandbox") {
     // A bounded history, as every real server has (scenario 7 churns past it).
     const sandbox = await startSandbox({ historySize: 200, ...options.sandbox });
@@ -59,10 +74,30 @@ export async function startTarget(name: TargetName, options: TargetOptions = {})
         "Run test/cluster/build.sh (or `npm run test:e2e`, which builds it), or set KOBUN_E2E_KUBECONFIG=/path/to/kubeconfig.",
     );
   }
-  const cluster = await startCluster({ apiserverArgs: options.apiserverArgs });
+  const cluster = await freshCluster(options.apiserverArgs ?? []);
   const client = await KubeClient.connect({ kubeconfig: cluster.kubeconfigPath, retries: 2 });
   return {
     name, describe: `kube-apiserver at ${cluster.url} (logs in ${cluster.dir})`, url: cluster.url, kubeconfigPath: cluster.kubeconfigPath, client,
+    // The controllers after the CRDs: the garbage collector's first discovery then sees them.
+    ready: () => cluster.startControllers(),
     async stop() { client.close(); await cluster.stop(); },
   };
+}
+
+/**
+ * A control plane with the default flags, started while the previous file runs: every file
+ * still gets one of its own, fresh, without waiting ~5 s for it. Not for extra flags (two files
+ * use feature gates: a spare of those would mostly be wasted). An unclaimed spare goes at exit
+ * (cluster.ts's exit hook and watchdogs).
+ */
+let spare: Promise<Cluster> | undefined;
+
+function freshCluster(apiserverArgs: string[]): Promise<Cluster> {
+  const start = () => startCluster({ apiserverArgs, controllerManager: "on-call" });
+  if (apiserverArgs.length > 0) return start();
+  const claimed = spare ?? start();
+  // Started once the claimed one is up, so that two never boot at once.
+  spare = claimed.catch(() => {}).then(start);
+  spare.catch(() => {}); // a failed spare fails the file that claims it, not the process
+  return claimed;
 }
