@@ -85,19 +85,19 @@ async function startServer(name: TargetName, options: TargetOptions): Promise<Ta
 }
 
 /**
- * A control plane with the default flags, started while the previous file runs: every file
- * still gets one of its own, fresh, without waiting ~5 s for it. Not for extra flags (two files
- * use feature gates: a spare of those would mostly be wasted). An unclaimed spare goes at exit
- * (cluster.ts's exit hook and watchdogs).
+ * A control plane started while the previous file runs, for the next file that asks for the
+ * same flags: every file still gets one of its own, fresh, without waiting 5–9 s for it. An
+ * unclaimed spare goes at exit (cluster.ts's exit hook and watchdogs).
  */
-let spare: Promise<Cluster> | undefined;
+const spares = new Map<string, Promise<Cluster>>();
 
 function freshCluster(apiserverArgs: string[]): Promise<Cluster> {
+  const key = JSON.stringify(apiserverArgs);
   const start = () => startCluster({ apiserverArgs, controllerManager: "on-call" });
-  if (apiserverArgs.length > 0) return start();
-  const claimed = spare ?? start();
+  const claimed = spares.get(key) ?? start();
   // Started once the claimed one is up, so that two never boot at once.
-  spare = claimed.catch(() => {}).then(start);
+  const spare = claimed.catch(() => {}).then(start);
   spare.catch(() => {}); // a failed spare fails the file that claims it, not the process
+  spares.set(key, spare);
   return claimed;
 }
