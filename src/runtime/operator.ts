@@ -34,8 +34,8 @@ import { checkResourceKeys, disabledIndexes, enabledWebhooks, resolveResources, 
 /** Time peering gets, after the handlers' grace period, to remove its record or release the lease. */
 const PEERING_EXIT_MS = 2500;
 /**
- * Time the Events still queued get once the handlers have finished (in parallel with peering's
- * exit). Events are best-effort: the shutdown does not wait on them; the rest is dropped.
+ * Time the Events still queued get at least, from the start of the shutdown: they are sent while
+ * the handlers finish. Events are best-effort: the shutdown does not wait on them; the rest is dropped.
  */
 const EVENT_FLUSH_MS = 10;
 
@@ -207,20 +207,39 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
 /**
  * Streams, peering and handlers are aborted together: watches close at once, handlers get
  * the grace period through their `signal`, peering removes its record meanwhile (after the
- * handlers finished: `handlersFinished`); once the handlers finished, the poster sends what
- * it can within EVENT_FLUSH_MS.
+ * handlers finished: `handlersFinished`). The poster sends queued Events meanwhile, for
+ * EVENT_FLUSH_MS or until the handlers finished, whichever is later (after a burst the queue
+ * is long: flushing only once the handlers finished put the whole window on top of their close).
  */
 async function shutDown(
   settings: Settings, logger: Logger, graceMs: number, scope: TaskScope, reconcilers: Map<Resource, Reconciler>, poster: EventPoster, handlersFinished: () => void,
 ): Promise<RunReport> {
   logger.info("stopping", { gracePeriod: settings.shutdown.gracePeriod });
   const handling = Promise.all([...reconcilers.values()].map((p) => p.close(graceMs))).finally(() => handlersFinished());
-  const posting = handling.then(() => flushWithin(poster, EVENT_FLUSH_MS));
+  const posting = flushAlongside(poster, handling, EVENT_FLUSH_MS);
   const [scopeReport, handlerReports] = await Promise.all([scope.close(graceMs + PEERING_EXIT_MS), handling, posting]);
   const report: RunReport = { abandoned: [...scopeReport.abandoned, ...handlerReports.flatMap((r) => r.abandoned)] };
   for (const task of report.abandoned) logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
   logger.info("stopped", { abandoned: report.abandoned.length });
   return report;
+}
+
+/**
+ * Flushes the poster while `handling` runs, until `ms` have passed and the handlers finished;
+ * if the queue was drained before that, what the last handlers posted gets `ms` of its own.
+ */
+async function flushAlongside(poster: EventPoster, handling: Promise<unknown>, ms: number): Promise<void> {
+  const finished = handling.then(() => {}, () => {});
+  const window = new AbortController();
+  const timer = setTimeout(() => void finished.then(() => window.abort()), ms);
+  try {
+    await poster.flush(window.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (window.signal.aborted) return;
+  await finished;
+  await flushWithin(poster, ms);
 }
 
 /** Flushes the poster for at most `ms`; its timer is cleared as soon as the flush is done. */

@@ -1,6 +1,6 @@
 // Seed 003 and issue 15: a stop right after a burst is not held up by the Events the burst
-// queued. Events are best-effort: once the handlers have finished, the poster gets a few ms
-// for what is queued or in flight, then drops the rest and says how many in one debug line.
+// queued. Events are best-effort: while the handlers finish (and at least a few ms), the poster
+// sends what is queued or in flight, then drops the rest and says how many in one debug line.
 // Here every Event POST stalls in the sandbox, so none can finish in time.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";

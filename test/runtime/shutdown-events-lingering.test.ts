@@ -1,0 +1,57 @@
+// Seed 003 and issue 15: a stop that finds Events queued keeps sending them while the handlers
+// finish within their grace period (Events are best-effort, but the time the handlers take
+// anyway is theirs too), instead of holding them until the handlers are done and then
+// giving them a few ms on top of the shutdown.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
+import type { Resource } from "../../src/kube/types.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { configmaps, env, testLogger, type Env } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+
+const OBJECTS = 30;
+const EVENTS: Resource = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true, statusSubresource: false };
+let e: Env;
+beforeAll(async () => (e = await env()));
+afterAll(() => e.stop());
+
+test("queued Events are sent while a handler finishes within the grace period, not only after it", async () => {
+  const namespace = "lingering";
+  await e.client.create({ group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: false }, null, { metadata: { name: namespace } });
+  // Every Event POST takes 100 ms: the queue is long when the stop comes, and drains 8 at a time.
+  e.sandbox.faults.stallNext(1000, 100, { verb: "create", plural: "events" });
+  const registry = new Registry();
+  let handled = 0;
+  let lingering = false;
+  registry.on.create("v1/configmaps", async ({ body, event, signal }) => {
+    event.info(body, "Burst", "handled in the burst");
+    if (body.metadata.name !== "slow") return void handled++;
+    lingering = true;
+    // Honours the stop, but takes 600 ms to wind down (well within the grace period).
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    await Bun.sleep(600);
+  }, { id: "h" });
+  const { logger } = testLogger();
+  const stop = new AbortController();
+  const operator = run({
+    signal: stop.signal, client: e.client, registry, logger,
+    settings: resolveSettings({ flags: { namespaces: [namespace], standalone: true } }),
+  });
+  const events = async () => (await e.client.list(EVENTS, { namespace })).items.length;
+  let atStop = 0;
+  try {
+    await e.client.create(configmaps, namespace, { metadata: { name: "slow" } });
+    for (let i = 0; i < OBJECTS; i++) await e.client.create(configmaps, namespace, { metadata: { name: `cm-${i}` } });
+    await eventually(() => handled === OBJECTS && lingering, `${OBJECTS} objects handled, one handler lingering`, 15_000);
+  } finally {
+    atStop = await events();
+    stop.abort();
+    await operator;
+  }
+  const sentDuringStop = (await events()) - atStop;
+  // Before: nothing new was sent until the lingering handler had finished, then only a 10 ms
+  // window (the 8 POSTs in flight at the stop were all that got through). Now 600 ms of sending.
+  expect(sentDuringStop).toBeGreaterThanOrEqual(16);
+}, 30_000);
