@@ -39,6 +39,16 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
+export interface PatchOptions {
+  type?: PatchType;
+  subresource?: "status";
+}
+
+/** A write whose answer the caller does not use: it is read but not parsed (kube/transport.ts), and the call resolves with undefined. */
+export interface DiscardedAnswer {
+  discardAnswer: true;
+}
+
 /** The verbs over a Transport it holds (auth, TLS, retries, deadlines: the transport's). */
 export class KubeClient {
   private readonly transport: Transport;
@@ -116,11 +126,14 @@ export class KubeClient {
     return { ...page, metadata: { resourceVersion: page.metadata?.resourceVersion }, items };
   }
 
-  create<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions): Promise<T> {
+  create(resource: Resource, namespace: string | null, body: KubeObject, o: WriteOptions & DiscardedAnswer): Promise<void>;
+  create<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions): Promise<T>;
+  create<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions & Partial<DiscardedAnswer>): Promise<T | void> {
     return this.request<T>("POST", resourcePath(resource, namespace ?? body.metadata?.namespace), {
       body,
       query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
       signal: o?.signal,
+      ...(o?.discardAnswer ? { discardAnswer: true } : {}),
     });
   }
 
@@ -138,18 +151,21 @@ export class KubeClient {
     });
   }
 
+  patch(resource: Resource, namespace: string | null, name: string, patch: unknown, o: WriteOptions & PatchOptions & DiscardedAnswer): Promise<void>;
+  patch<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, name: string, patch: unknown, o?: WriteOptions & PatchOptions): Promise<T>;
   patch<T extends KubeObject = KubeObject>(
     resource: Resource,
     namespace: string | null,
     name: string,
     patch: unknown,
-    o?: WriteOptions & { type?: PatchType; subresource?: "status" },
-  ): Promise<T> {
+    o?: WriteOptions & PatchOptions & Partial<DiscardedAnswer>,
+  ): Promise<T | void> {
     return this.request<T>("PATCH", resourcePath(resource, namespace, name, o?.subresource), {
       body: patch,
       contentType: patchContentTypes[o?.type ?? "merge"],
       query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
       signal: o?.signal,
+      ...(o?.discardAnswer ? { discardAnswer: true } : {}),
     });
   }
 

@@ -48,6 +48,11 @@ export interface RequestOptions {
    * request is idempotent, so writes are retried like reads. `false`: never retried.
    */
   retry?: boolean;
+  /**
+   * The answer's body is read to its end (the connection stays reusable) but neither decoded
+   * nor parsed: the call resolves with undefined. For writes whose answer is never used.
+   */
+  discardAnswer?: boolean;
 }
 
 /** The longest Retry-After honoured as given. */
@@ -118,6 +123,7 @@ export class Transport {
         const headers = this.headersFor(auth, contentType);
         const response = await this.send(url, { method, headers: options.accept ? { ...headers, Accept: options.accept } : headers, body, signal: deadline.signal });
         if (!response.ok) error = await apiErrorFrom(response, method, path);
+        else if (options.discardAnswer) await response.arrayBuffer();
         else if (response.status !== 204) text = await response.text();
         this.observers.ended(method, String(response.status), started);
         if (span) endSpan(span, response.status);

@@ -85,6 +85,33 @@ test("requests reuse one keep-alive connection (the hot path opens no socket per
   }
 });
 
+test("a write whose answer is discarded resolves with nothing, is applied, and leaves the connection reusable", async () => {
+  const ports = new Set<number>();
+  let body = "";
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req, srv) {
+      ports.add(srv.requestIP(req)!.port);
+      body = await req.text();
+      // An answer that is not even JSON: parsing it would not give back an object.
+      return new Response('{"kind":"ConfigMap","metadata":{"name":"x"}} trailing', { headers: { "content-type": "application/json" } });
+    },
+  });
+  try {
+    const raw = await KubeClient.connect({ kubeconfigText: kubeconfigFor(server.url.href) });
+    expect(await raw.create(CM, "default", cm("x"), { discardAnswer: true })).toBeUndefined();
+    expect(JSON.parse(body).metadata.name).toBe("x");
+    expect(await raw.patch(CM, "default", "x", { data: { i: "1" } }, { discardAnswer: true })).toBeUndefined();
+    expect(body).toBe('{"data":{"i":"1"}}');
+    expect(await raw.patch<any>(CM, "default", "x", { data: { i: "2" } })).toBe('{"kind":"ConfigMap","metadata":{"name":"x"}} trailing');
+    expect(ports.size).toBe(1);
+    raw.close();
+  } finally {
+    server.stop(true);
+  }
+});
+
 describe("paging", () => {
   test("listAll follows continue tokens page by page", async () => {
     for (let i = 0; i < 23; i++) await client.create(CM, "default", cm(`page-${String(i).padStart(2, "0")}`, { paged: "true" }));
