@@ -51,6 +51,8 @@ interface Pending {
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const EVENTS: Resource = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true, statusSubresource: false };
 const MAX_MESSAGE = 1024;
+/** A DNS subdomain name's limit, which an Event's name must keep. */
+const MAX_NAME = 253;
 
 export class EventPoster {
   private queue: Pending[] = [];
@@ -60,6 +62,8 @@ export class EventPoster {
   private readonly posted = new PostedEvents();
   private wake: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Makes Event names unique within this process; starts at random, so two processes rarely meet. */
+  private sequence = Math.floor(Math.random() * 0x1000000);
   /**
    * The signal of every write. Not the scope's: writes in flight when the operator stops may
    * finish within the shutdown's flush window; `flush()` aborts them when its window ends.
@@ -207,7 +211,7 @@ export class EventPoster {
     if (before) {
       const total = before.count + count - event.sent;
       try {
-        await this.options.client.patch(EVENTS, before.namespace, before.name, { count: total, lastTimestamp: event.last, message: clip(event.message) }, { signal });
+        await this.options.client.patch(EVENTS, before.namespace, before.name, { count: total, lastTimestamp: event.last, message: clip(event.message) }, { signal, discardAnswer: true });
         this.posted.set(event.key, { ...before, count: total });
         return;
       } catch (error) {
@@ -223,7 +227,7 @@ export class EventPoster {
     const body: KubeObject = {
       apiVersion: "v1",
       kind: "Event",
-      metadata: { generateName: `${meta.name ?? "object"}.`, namespace },
+      metadata: { name: this.eventName(meta.name ?? "object"), namespace },
       involvedObject: {
         apiVersion: event.object.apiVersion,
         kind: event.object.kind,
@@ -243,9 +247,17 @@ export class EventPoster {
       eventTime: null,
       count: event.count,
     };
-    const created = await this.options.client.create(EVENTS, namespace, body, { signal });
-    this.posted.set(event.key, { name: created?.metadata?.name ?? "", namespace, count: event.count, first: event.first });
-    if (!created?.metadata?.name) this.posted.forget(event.key);
+    await this.options.client.create(EVENTS, namespace, body, { signal, discardAnswer: true });
+    this.posted.set(event.key, { name: body.metadata.name!, namespace, count: event.count, first: event.first });
+  }
+
+  /**
+   * A name of our own (as client-go's recorder: the object's name, a dot, a hex suffix) instead
+   * of generateName: the answer then holds nothing we need, and is not parsed.
+   */
+  private eventName(object: string): string {
+    const suffix = Date.now().toString(16) + (this.sequence++ & 0xffffff).toString(16).padStart(6, "0");
+    return `${object.slice(0, MAX_NAME - suffix.length - 1)}.${suffix}`;
   }
 }
 

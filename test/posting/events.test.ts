@@ -102,3 +102,21 @@ test("many different messages of one reason are combined into one Event after th
   expect(combined[0].count).toBe(20);
   expect(combined[0].message).toBe("(combined from similar events): attempt 29 failed");
 });
+
+test("Events are named as client-go's recorder names them (the object's name, a dot, a hex suffix), unique, within 253 characters", async () => {
+  const poster = new EventPoster({ client });
+  const object = subject();
+  const long: KubeObject = { ...subject(), metadata: { name: "l".repeat(253), namespace: "default", uid: `uid-long-${Math.random()}` } };
+  poster.post(object, "Normal", "First", "one");
+  poster.post(object, "Normal", "Second", "two");
+  poster.post(long, "Normal", "Long", "a name at the limit");
+  await flush(poster);
+  const names = (await eventsAbout(object)).map((e) => e.metadata.name as string);
+  expect(names).toHaveLength(2);
+  expect(new Set(names).size).toBe(2);
+  for (const name of names) expect(name).toMatch(new RegExp(`^${object.metadata.name}\\.[0-9a-f]{17,}$`));
+  const [atLimit] = (await eventsAbout(long)).map((e) => e.metadata.name as string);
+  expect(atLimit!.length).toBeLessThanOrEqual(253);
+  // generateName keeps only 58 characters of the object's name; the recorder's scheme keeps most of it.
+  expect(atLimit!.startsWith("l".repeat(200))).toBe(true);
+});
