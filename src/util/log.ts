@@ -3,6 +3,7 @@
 // (resource, object, handler) without string concatenation at call sites.
 // Never pass tokens, keys or Secret data as fields: nothing here can tell them apart.
 
+import { writeSync } from "node:fs";
 import { activeSpan } from "./trace.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -80,13 +81,26 @@ function formatValue(value: unknown): string {
   return /^[\w./:@*+-]+$/.test(text) ? text : JSON.stringify(text);
 }
 
-/** A sink writing to stderr (so stdout stays free for command output such as manifests). */
+/**
+ * A sink writing to stderr (so stdout stays free for command output such as manifests), each
+ * line to the file descriptor before `write` returns (as Go's and Python's loggers do): Bun's
+ * process.stderr buffers what a slow pipe does not take at once, and process.exit() drops that
+ * buffer, so the operator's last lines were lost at exit.
+ */
 export function stderrSink(level: LogLevel = "info", format: LogFormat = "plain"): LogSink {
   return {
     level,
     format,
     write(line) {
-      process.stderr.write(line + "\n");
+      const bytes = Buffer.from(line + "\n");
+      let at = 0;
+      try {
+        // A write interrupted by a signal may take part of it: the rest follows.
+        while (at < bytes.length) at += writeSync(2, bytes, at);
+      } catch {
+        // A non-blocking or closed stderr: Bun's buffered stream is the best left.
+        process.stderr.write(bytes.subarray(at));
+      }
     },
   };
 }
