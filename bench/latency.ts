@@ -4,6 +4,8 @@
 // The operator runs in this process; the sandbox in its own (sandbox-server.ts), so its CPU is
 // not charged to the operator on a 2-core machine. KOBUN_BENCH_OPERATOR_ROOT: the checkout
 // whose operator is imported (common.ts operatorRoot), to compare two in one session.
+// operatorCpuUsPerCreate: this process's CPU per timed create (client, watch, operator), steadier
+// than wall time on a loaded machine. KOBUN_BENCH_REQUESTS=1 prints the sandbox's request counts.
 // Target (DESIGN.md): p50 < 2 ms.
 
 import { join } from "node:path";
@@ -25,6 +27,11 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
+/** this process's CPU µs since `start`: with the sandbox elsewhere, the client's and the operator's */
+const cpuSince = (start: NodeJS.CpuUsage) => ((u) => u.user + u.system)(process.cpuUsage(start));
+let bareCpuUs = 0;
+let operatorCpuUs = 0;
+
 const sandbox = await spawnSandbox(10_000);
 const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
 try {
@@ -42,6 +49,7 @@ try {
         for await (const chunk of response.body!) if (decoder.decode(chunk, { stream: true }).includes('"ADDED"')) arrived?.();
       } catch {}
     })();
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < CREATES; i++) {
       const seen = new Promise<void>((resolve) => (arrived = resolve));
       const t0 = performance.now();
@@ -49,6 +57,7 @@ try {
       await seen;
       bare.push(performance.now() - t0);
     }
+    bareCpuUs = cpuSince(cpu0) / CREATES;
     stop.abort();
     await reading;
   }
@@ -72,6 +81,7 @@ try {
     const warm = new Promise<void>((resolve) => (started = resolve));
     await client.create(configmaps, "kobun", { metadata: { name: "warm-up" } });
     await warm;
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < CREATES; i++) {
       const seen = new Promise<void>((resolve) => (started = resolve));
       const t0 = performance.now();
@@ -79,9 +89,11 @@ try {
       await seen;
       operator.push(performance.now() - t0);
     }
+    operatorCpuUs = cpuSince(cpu0) / CREATES;
     stop.abort();
     await running;
   }
+  if (process.env.KOBUN_BENCH_REQUESTS) console.error(JSON.stringify(await sandbox.ask("requests")));
 
   report("latency", {
     creates: CREATES,
@@ -91,6 +103,9 @@ try {
     bareWatchEventP50Ms: round(median(bare)),
     bareWatchEventP90Ms: round(percentile(bare, 0.9)),
     ratioP50: round(median(operator) / median(bare)),
+    // CPU of this process per create (client + watch + operator); steadier than wall time on a loaded machine
+    operatorCpuUsPerCreate: round(operatorCpuUs, 1),
+    bareCpuUsPerCreate: round(bareCpuUs, 1),
     targetP50Ms: 2,
   });
 } finally {
