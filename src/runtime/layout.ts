@@ -161,6 +161,9 @@ function serveStreams(
       return runResourceStream(
         {
           client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
+          // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's
+          // body) and for shards taken client-side (started from the inventory); else identities.
+          keep: reconciler.readsDeletedBodies || part?.inventory ? "bodies" : "identity",
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
           ...(part?.label ? { label: part.label } : {}),

@@ -39,6 +39,8 @@ export interface StreamOptions {
   config?: ResourceSettings | undefined;
   /** Receive only the objects' metadata (PartialObjectMetadata). */
   metadataOnly?: boolean;
+  /** What the watcher keeps of known objects: "identity" when no consumer reads a deleted object's body. */
+  keep?: "bodies" | "identity";
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
   /** Names this stream apart from its siblings of the same resource and namespace (one per batch of shards). */
@@ -114,6 +116,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
 function selection(options: StreamOptions): WatcherOptions {
   return {
     ...(options.metadataOnly ? { metadataOnly: true } : {}),
+    ...(options.keep ? { keep: options.keep } : {}),
     ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
     ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),

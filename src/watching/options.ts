@@ -21,6 +21,13 @@ export interface WatcherOptions {
    * PartialObjectMetadata (kube/partial.ts); the objects get the resource's apiVersion and kind.
    */
   metadataOnly?: boolean;
+  /**
+   * What is kept of each known object, for the synthetic deletions of a relist: its whole body
+   * ("bodies", the default), or its identity ("identity": apiVersion, kind and metadata's name,
+   * namespace, uid, resourceVersion, labels, finalizers, deletionTimestamp, ownerReferences)
+   * when no consumer reads the body of a deleted object. Live events carry whole bodies either way.
+   */
+  keep?: "bodies" | "identity";
   /** LIST page size (`limit`). Default 500. */
   pageSize?: number;
   /** WATCH `timeoutSeconds`, jittered ±10 % per request. Default 300. */

@@ -28,7 +28,7 @@ export class Watcher {
   private lastResourceVersion: string | undefined;
   /** The shardSelector of the current events() call (options.shardSelector, asked once per call). */
   private shardSelector: string | undefined;
-  private readonly inventory = new Inventory();
+  private readonly inventory: Inventory;
   /** undefined until a streaming list has been tried (in "auto"). */
   private streamingSupported: boolean | undefined;
   private readonly warnedTypes = new Set<string>();
@@ -57,6 +57,7 @@ export class Watcher {
     this.maxLineBytes = options.maxLineBytes ?? defaults.maxLineBytes;
     this.streamingMode = options.streamingList ?? defaults.streamingList;
     this.observer = options.observer;
+    this.inventory = new Inventory(options.keep);
     const b = options.backoff ?? defaults.backoff;
     this.pacing = new ReconnectPacing(new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 }));
     this.log = (options.logger ?? silentLogger).child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
@@ -66,7 +67,7 @@ export class Watcher {
     return S.resourceVersionOf(this.state) ?? this.lastResourceVersion;
   }
 
-  /** Objects currently known, by uid; kept across events() calls for the relist diff. */
+  /** Objects currently known, by uid (their identity alone with `keep: "identity"`); kept across events() calls for the relist diff. */
   get known(): ReadonlyMap<string, KubeObject> {
     return this.inventory.objects;
   }
