@@ -13,7 +13,7 @@ export interface RunFigures {
   objects: number;
   cpuMsPerObject: number;
   peakRssMiB: number;
-  /** RSS once the burst is over and `settle` ms passed (the steady state with N objects known). */
+  /** RSS once the burst is over and RSS stopped falling, waited for at most `settle` ms (the steady state with N objects known). */
   settledRssMiB?: number;
   wallMs: number;
   sigtermToExitMs: number;
@@ -32,6 +32,28 @@ export function cpuMs(pid: number): number {
 export function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+}
+
+/**
+ * RSS (MiB) of an idle process once it stops falling: sampled every 500 ms until no new low
+ * (by more than 1 %) for `quietMs`, at least `minMs` after the call, at most `maxMs` (then the
+ * last reading, with `bounded` true). A collection after a burst can come seconds later (at
+ * 100k objects, hundreds of MB); a reading at a fixed delay caught RSS before it.
+ */
+export async function settledRss(pid: number, { minMs = 2000, quietMs = 3000, maxMs = 30_000 } = {}): Promise<{ rssMiB: number; afterMs: number; bounded: boolean }> {
+  const started = performance.now();
+  let low = Infinity;
+  let lowAt = started;
+  for (;;) {
+    const rss = memoryKiB(pid, "VmRSS") / 1024;
+    const now = performance.now();
+    if (rss < low * 0.99) lowAt = now;
+    low = Math.min(low, rss);
+    const elapsed = now - started;
+    if (elapsed >= minMs && now - lowAt >= quietMs) return { rssMiB: rss, afterMs: elapsed, bounded: false };
+    if (elapsed >= maxMs) return { rssMiB: rss, afterMs: elapsed, bounded: true };
+    await Bun.sleep(500); // a reading of an idle process, not a synchronisation
+  }
 }
 
 /** A namespace holding `count` fresh KobunExamples (50 creations in flight). */
@@ -78,8 +100,8 @@ async function allHandled(client: KubeClient, namespace: string, count: number, 
 
 /**
  * Runs `peer` on `namespace` until all `count` objects are handled, then stops it. `settle`
- * (ms), when given, is how long it is left idle after the burst before its settled RSS is read
- * and SIGTERM is sent; by default SIGTERM follows the burst at once.
+ * (ms), when given, bounds how long it is left idle after the burst for its RSS to stop falling
+ * (settledRss), before SIGTERM is sent; by default SIGTERM follows the burst at once.
  */
 export async function measureRun(
   peer: Peer, target: Target, client: KubeClient, namespace: string, count: number, fromVersion: string,
@@ -101,12 +123,8 @@ export async function measureRun(
   }
   const wallMs = performance.now() - started;
   const cpu = cpuMs(child.pid);
-  let settledRssMiB: number | undefined;
-  if (settle > 0) {
-    // A reading of memory once the burst is over, not a synchronisation: the operator is idle.
-    await Bun.sleep(settle);
-    settledRssMiB = memoryKiB(child.pid, "VmRSS") / 1024;
-  }
+  // A reading of memory once the burst is over and RSS stopped falling (at most `settle` ms).
+  const settledRssMiB = settle > 0 ? (await settledRss(child.pid, { maxMs: settle })).rssMiB : undefined;
   const peakRssMiB = memoryKiB(child.pid, "VmHWM") / 1024;
   const stopping = performance.now();
   child.kill("SIGTERM");

@@ -9,12 +9,12 @@ import type { KubeClient } from "../../src/kube/client.ts";
 import { EXAMPLES, rawWatch } from "../../test/e2e/harness/kube.ts";
 import { lineReader, round } from "../common.ts";
 import type { Peer, Target } from "./index.ts";
-import { measureRun, memoryKiB, namespaceWithObjects } from "./measure.ts";
+import { measureRun, memoryKiB, namespaceWithObjects, settledRss } from "./measure.ts";
 
 const SMALL = 2000;
 const LARGE = 20000;
-/** How long a process is left idle before its steady RSS is read (a reading, not a synchronisation). */
-const SETTLE_MS = 2000;
+/** The most a process is left idle for its RSS to stop falling before it is read (measure.ts's settledRss). */
+const SETTLE_MS = 30_000;
 
 export async function measureMemory(kobun: Peer, target: Target, client: KubeClient, work: string): Promise<Record<string, unknown>> {
   const settled: Record<number, number> = {};
@@ -54,8 +54,8 @@ async function relistOf(kobun: Peer, target: Target, client: KubeClient, namespa
   const child = Bun.spawn(kobun.command(target, namespace), { env: kobun.env(target), stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   try {
     if ((await updated).ended !== "until") throw new Error("bench: the relist's update was not handled");
-    await Bun.sleep(SETTLE_MS);
-    return { peak: memoryKiB(child.pid, "VmHWM") / 1024, steady: memoryKiB(child.pid, "VmRSS") / 1024 };
+    const steady = (await settledRss(child.pid, { maxMs: SETTLE_MS })).rssMiB;
+    return { peak: memoryKiB(child.pid, "VmHWM") / 1024, steady };
   } finally {
     child.kill("SIGTERM");
     await child.exited;
@@ -80,8 +80,7 @@ async function helloWorldRssMiB(work: string): Promise<number> {
   const child = Bun.spawn([outfile], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
   try {
     await lineReader(child.stdout).next();
-    await Bun.sleep(SETTLE_MS);
-    return memoryKiB(child.pid, "VmRSS") / 1024;
+    return (await settledRss(child.pid, { maxMs: SETTLE_MS })).rssMiB;
   } finally {
     child.kill("SIGKILL");
     await child.exited;
