@@ -12,6 +12,16 @@ let e: Env;
 beforeEach(async () => (e = await env()));
 afterEach(() => e.stop());
 
+/** Deletes `name` (its finalizer removed first) while nothing watches, then relists: the events. */
+async function relistAfterDeleting(watcher: Watcher, name: string) {
+  await e.client.patch(configmaps, "default", name, { metadata: { finalizers: null } }, { type: "merge" });
+  await e.client.delete(configmaps, "default", name);
+  const second = new Collector(watcher);
+  await second.untilEvent("relist-done");
+  await second.stop();
+  return second.events;
+}
+
 const labelled = (name: string) => ({ ...cm(name, { big: "x".repeat(4096) }), metadata: { name, namespace: "default", labels: { app: "a" }, annotations: { note: "n" }, finalizers: ["kobun.dev/finalizer"] } });
 
 for (const streamingList of ["never", "auto"] as const) {
@@ -33,12 +43,7 @@ for (const streamingList of ["never", "auto"] as const) {
 
     const stays = await e.client.get(configmaps, "default", "stays");
     const gone = await e.client.get(configmaps, "default", "gone");
-    await e.client.patch(configmaps, "default", "gone", { metadata: { finalizers: null } }, { type: "merge" });
-    await e.client.delete(configmaps, "default", "gone");
-    const second = new Collector(watcher);
-    await second.untilEvent("relist-done");
-    await second.stop();
-    const deleted = second.events.find((ev) => ev.type === "deleted");
+    const deleted = (await relistAfterDeleting(watcher, "gone")).find((ev) => ev.type === "deleted");
     expect(deleted && "synthetic" in deleted && deleted.synthetic).toBe(true);
     expect(deleted && "object" in deleted && deleted.object).toEqual({
       apiVersion: "v1", kind: "ConfigMap",
@@ -54,12 +59,7 @@ test("by default the whole body of a known object is kept (a synthetic deletion 
   const first = new Collector(watcher);
   await first.untilEvent("relist-done");
   await first.stop();
-  await e.client.patch(configmaps, "default", "gone", { metadata: { finalizers: null } }, { type: "merge" });
-  await e.client.delete(configmaps, "default", "gone");
-  const second = new Collector(watcher);
-  await second.untilEvent("relist-done");
-  await second.stop();
-  const deleted = second.events.find((ev) => ev.type === "deleted");
+  const deleted = (await relistAfterDeleting(watcher, "gone")).find((ev) => ev.type === "deleted");
   expect(deleted && "object" in deleted && deleted.object.data?.big?.length).toBe(4096);
   expect(deleted && "object" in deleted && deleted.object.metadata.annotations).toEqual({ note: "n" });
 });
