@@ -92,6 +92,15 @@ export interface ReconcileObserver {
   handlerRan(handler: string, cause: string, outcome: string, seconds: number): void;
 }
 
+/**
+ * Whether a reconciler of `resource` reads a deleted object's body beyond its identity
+ * (watching/inventory.ts's identityOf): its on.event handlers do; the rest of a deletion needs
+ * only which object it was (and its finalizers).
+ */
+export function readsDeletedBodies(registry: Registry, resource: Resource): boolean {
+  return registry.forResource(resource).some((h) => h.kind === "event");
+}
+
 /** The engine's environment for the resource's changing handlers, and its on.event handlers apart. */
 export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: CycleEnv; events: HandlerSpec[] } {
   const { resource, registry, settings } = options;

@@ -136,14 +136,6 @@ export class Reconciler {
     return this.background.phases(uid);
   }
 
-  /**
-   * Whether a deleted object's body is read beyond its identity (watching/inventory.ts's
-   * identityOf): by on.event handlers only; the rest of a deletion needs which object it was.
-   */
-  get readsDeletedBodies(): boolean {
-    return this.audience.events.length > 0;
-  }
-
   /** Objects with a live worker (for tests and metrics). */
   get activeObjects(): number {
     return this.workers.size;

@@ -14,6 +14,8 @@ import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/reconciler.ts";
+import { readsDeletedBodies } from "../reconciling/options.ts";
+import type { Registry } from "../handling/registry.ts";
 import type { Indexes } from "../handling/indexes.ts";
 import { aborted } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
@@ -42,6 +44,8 @@ export interface Wiring {
   /** The handled resources, each with its reconciler. */
   resources: Resource[];
   reconcilers: Map<Resource, Reconciler>;
+  /** The handlers (what the streams keep of known objects depends on them). */
+  registry: Registry;
   /** kobun.yaml's resources: entries of the handled resources that have one. */
   configs: Map<Resource, ResourceSettings>;
   /** The resources watched metadata-only (why, for the log). */
@@ -163,7 +167,7 @@ function serveStreams(
           client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
           // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's
           // body) and for shards taken client-side (started from the inventory); else identities.
-          keep: reconciler.readsDeletedBodies || part?.inventory ? "bodies" : "identity",
+          keep: readsDeletedBodies(wiring.registry, resource) || part?.inventory ? "bodies" : "identity",
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
           ...(part?.label ? { label: part.label } : {}),

@@ -148,7 +148,7 @@ async function operate(
   let handlersFinished!: () => void;
   const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
   serveLayout({
-    client, settings, resources, configs, metadataOnly, logger, health, toggle, scope, graceMs, reconcilers, gates, frozen, handlersDone, sharded, indexes,
+    client, settings, resources, configs, metadataOnly, logger, health, toggle, scope, graceMs, reconcilers, registry, gates, frozen, handlersDone, sharded, indexes,
     peering: { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) },
   });
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
