@@ -225,8 +225,8 @@ async function shutDown(
 }
 
 /**
- * Flushes the poster while `handling` runs, until `ms` have passed and the handlers finished;
- * if the queue was drained before that, what the last handlers posted gets `ms` of its own.
+ * Flushes the poster while `handling` runs, and once more for what the last handlers posted,
+ * until `ms` have passed and the handlers finished: nothing is added after the later of the two.
  */
 async function flushAlongside(poster: EventPoster, handling: Promise<unknown>, ms: number): Promise<void> {
   const finished = handling.then(() => {}, () => {});
@@ -234,19 +234,8 @@ async function flushAlongside(poster: EventPoster, handling: Promise<unknown>, m
   const timer = setTimeout(() => void finished.then(() => window.abort()), ms);
   try {
     await poster.flush(window.signal);
-  } finally {
-    clearTimeout(timer);
-  }
-  if (window.signal.aborted) return;
-  await finished;
-  await flushWithin(poster, ms);
-}
-
-/** Flushes the poster for at most `ms`; its timer is cleared as soon as the flush is done. */
-async function flushWithin(poster: EventPoster, ms: number): Promise<void> {
-  const window = new AbortController();
-  const timer = setTimeout(() => window.abort(), ms);
-  try {
+    if (window.signal.aborted) return;
+    await finished;
     await poster.flush(window.signal);
   } finally {
     clearTimeout(timer);
