@@ -1,11 +1,13 @@
 // kobun's binary on a real kube-apiserver + etcd (test/cluster), the example operator's three
 // handlers (so a finalizer), N objects created before the operator starts, one namespace each
-// run; beside it in the same run: the bare-client floor, Kopf and controller-runtime (bench/peers/).
+// run; beside it in the same run: the bare-client floor (the issue's three requests per object,
+// and floorSameRequests: every request and answer kobun has, its watch and Events too), Kopf and
+// controller-runtime (bench/peers/).
 // Figures per peer: CPU per handled object, peak RSS, wall until all handled, SIGTERM → exit.
 // With --memory: kobun's RSS slope from 2,000 to 20,000 objects, the peak of a full relist of
 // 20,000 against the steady state, and idle RSS against a compiled hello-world.
 //
-//   bun bench/real.ts [--objects 2000[,8000,20000]] [--peers kobun,floor,kopf,controllerRuntime] [--memory]
+//   bun bench/real.ts [--objects 2000[,8000,20000]] [--peers kobun,floor,floorSameRequests,kopf,controllerRuntime] [--memory]
 //
 // Writes its figures to bench/results.json under "real" (other benches' keys are kept).
 
@@ -21,7 +23,7 @@ import { controllerRuntimePeer, floorPeer, kobunPeer, kopfPeer, type Peer, type 
 import { measureRun, namespaceWithObjects, type RunFigures } from "./peers/measure.ts";
 import { measureMemory } from "./peers/memory.ts";
 
-const ALL = ["kobun", "floor", "kopf", "controllerRuntime"] as const;
+const ALL = ["kobun", "floor", "floorSameRequests", "kopf", "controllerRuntime"] as const;
 const { values } = parseArgs({
   options: { objects: { type: "string", default: "2000" }, peers: { type: "string", default: ALL.join(",") }, memory: { type: "boolean", default: false } },
 });
@@ -47,6 +49,7 @@ try {
   for (const name of wanted) {
     if (name === "kobun") prepared.push(kobunPeer(work));
     if (name === "floor") prepared.push(await floorPeer(work, work));
+    if (name === "floorSameRequests") prepared.push(await floorPeer(work, work, true));
     if (name === "kopf") prepared.push(kopfPeer(work));
     if (name === "controllerRuntime") prepared.push(controllerRuntimePeer(work));
   }
@@ -106,7 +109,7 @@ function ratios(runs: Record<string, Record<number, RunFigures>>, ns: number[]):
   for (const n of ns) {
     const kobun = runs.kobun?.[n];
     if (!kobun) continue;
-    for (const peer of ["floor", "kopf", "controllerRuntime"]) {
+    for (const peer of ["floor", "floorSameRequests", "kopf", "controllerRuntime"]) {
       const other = runs[peer]?.[n];
       if (!other) continue;
       const r: Record<string, number> = {

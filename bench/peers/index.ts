@@ -16,7 +16,7 @@ export const CONTROLLER_RUNTIME_VERSION = "v0.25.2";
 export interface Target { kubeconfigPath: string; url: string; caPath: string; tokenPath: string }
 
 export interface Peer {
-  name: "kobun" | "floor" | "kopf" | "controllerRuntime";
+  name: "kobun" | "floor" | "floorSameRequests" | "kopf" | "controllerRuntime";
   /** The command that handles every object of `namespace`, then runs until SIGTERM. */
   command(target: Target, namespace: string): string[];
   /** The environment: never the machine's own kubeconfig (HOME points nowhere useful). */
@@ -48,17 +48,19 @@ export function kobunPeer(home: string): Peer {
 }
 
 /** The floor, compiled with the options build.ts uses for kobun. */
-export async function floorPeer(work: string, home: string): Promise<Prepared> {
-  const outfile = join(work, "floor");
+/** The bare-client floor; `sameRequests`: every request kobun makes, the watch and the Events too (floor.ts). */
+export async function floorPeer(work: string, home: string, sameRequests = false): Promise<Prepared> {
+  const name = sameRequests ? "floorSameRequests" : "floor";
+  const outfile = join(work, name);
   const built = await Bun.build({
     entrypoints: [join(here, "floor.ts")], target: "bun", format: "esm", bytecode: true, sourcemap: "none",
     minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
     compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
   });
-  if (!built.success) return { name: "floor", unavailable: `compiling bench/peers/floor.ts failed: ${built.logs.join("; ")}` };
+  if (!built.success) return { name, unavailable: `compiling bench/peers/floor.ts failed: ${built.logs.join("; ")}` };
   return {
-    name: "floor", env: () => bareEnv(home),
-    command: (t, ns) => [outfile, "--server", t.url, "--ca", t.caPath, "--token-file", t.tokenPath, "--namespace", ns],
+    name, env: () => bareEnv(home),
+    command: (t, ns) => [outfile, "--server", t.url, "--ca", t.caPath, "--token-file", t.tokenPath, "--namespace", ns, ...(sameRequests ? ["--same-requests"] : [])],
   };
 }
 
