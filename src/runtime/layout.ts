@@ -155,7 +155,7 @@ function serveStreams(
       const route = routed?.();
       const deliver = (event: WatchEvent) => {
         // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a handover): not ours.
-        if (part && "object" in event && !(part.accepts(event.object) && sharded!.sharding.owns(event.object))) return;
+        if (part && "object" in event && !part.accepts(event.object)) return;
         route?.observe(event);
         // Cluster-wide watches still honour exclusions like `!kube-*`.
         const objectNs = "object" in event ? event.object.metadata.namespace : undefined;

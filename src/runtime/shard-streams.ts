@@ -23,7 +23,7 @@ export interface StreamPart {
   label?: string;
   /** The selector its every (re)start sends; undefined: none (filtered here). */
   shardSelector?: () => string | undefined;
-  /** Is this object's event for this stream to deliver? */
+  /** Is this object's event for this stream to deliver (its shard in this part, and owned now)? */
   accepts(object: Pick<KubeObject, "metadata">): boolean;
   /** The client-side path: receives the reader of the live stream's known objects, and what delivers as the stream does. */
   inventory?(read: () => Iterable<KubeObject> | undefined, deliver: (event: WatchEvent) => void): void;
@@ -57,7 +57,7 @@ function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: numb
     const label = `shards ${shards.join(",")}`;
     const first = opened++ === 0;
     within.spawn(`${options.name} ${label}`, (s) =>
-      open({ label, first, shardSelector: () => selector, accepts: (object) => batch.shards.has(sharding.shardOf(object)) }, AbortSignal.any([s, batch.controller.signal])),
+      open({ label, first, shardSelector: () => selector, accepts: (object) => inBatch(sharding, batch, object) }, AbortSignal.any([s, batch.controller.signal])),
     );
   };
   const apply = (owned: readonly number[]) => {
@@ -88,6 +88,12 @@ function filteredStream(options: { sharding: Sharding; within: TaskScope; name: 
     if (taken.size === 0 || !deliver) return;
     for (const object of read() ?? []) if (taken.has(sharding.shardOf(object))) deliver({ type: "listed", object });
   });
+}
+
+/** In the batch, and still worked on here (a shard being handed over left the holds first): one hash per event. */
+function inBatch(sharding: Sharding, batch: Batch, object: Pick<KubeObject, "metadata">): boolean {
+  const shard = sharding.shardOf(object);
+  return batch.shards.has(shard) && sharding.leases.holds.has(shard);
 }
 
 /** Applies the owned shards now and at each change, until `within` ends. */

@@ -19,11 +19,21 @@ export function shardRange(index: number, count: number): HashRange {
   return { start: (BigInt(index) * HASH_SPACE) / n, end: (BigInt(index + 1) * HASH_SPACE) / n };
 }
 
+/** Each shard's start, per shard count (kept: shardOf runs for every event of a sharded stream). */
+const starts = new Map<number, bigint[]>();
+
+function startsOf(count: number): bigint[] {
+  let found = starts.get(count);
+  if (!found) starts.set(count, (found = Array.from({ length: count }, (_, i) => shardRange(i, count).start)));
+  return found;
+}
+
 /** The shard of `count` that `hash` falls in. */
 export function shardOf(hash: bigint, count: number): number {
+  const from = startsOf(count);
   // floor(hash·N / 2^64) can be one too low at a start that the division rounded down: step up then.
-  let index = Number((hash * BigInt(count)) / HASH_SPACE);
-  while (index + 1 < count && hash >= shardRange(index + 1, count).start) index++;
+  let index = Number((hash * BigInt(count)) >> 64n);
+  while (index + 1 < count && hash >= from[index + 1]!) index++;
   return index;
 }
 

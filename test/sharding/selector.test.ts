@@ -11,6 +11,18 @@ test("FNV-1a 64 matches the published test vectors, over UTF-8 bytes", () => {
   expect(fnv1a64("é")).not.toBe(fnv1a64("\u00e9".normalize("NFD")));
 });
 
+test("FNV-1a 64 in 16-bit limbs equals the bigint definition, for uids and for any UTF-8 text", () => {
+  const encoder = new TextEncoder();
+  const definition = (value: string) => {
+    let hash = 0xcbf29ce484222325n;
+    for (const byte of encoder.encode(value)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & ((1n << 64n) - 1n);
+    return hash;
+  };
+  const texts = Array.from({ length: 3000 }, (_, i) => (i % 2 ? crypto.randomUUID() : Array.from({ length: i % 50 }, () => String.fromCodePoint(Math.floor(Math.random() * 0x1ffff))).join("")));
+  expect(texts.filter((t) => fnv1a64(t) !== definition(t))).toEqual([]);
+  expect(fnv1a64("é")).toBe(definition("é"));
+});
+
 test("an object hashes by its uid, or by its namespace (absent: the empty string)", () => {
   const o = { metadata: { uid: "0865617c-7e4f-4154-8da1-580268d5a31d", namespace: "default" } };
   expect(objectHash(o, "uid")).toBe(fnv1a64(o.metadata.uid));
