@@ -5,12 +5,20 @@
 // `SHARDS=12` sets the shard count (default 24), `SWEEP=12,16,24,48` adds a 3-replica row per
 // count, `N`, `RUNS`; under `nice -n -10` it is saved as "sharding_niced".
 //
-// Setup: the sandbox in this process; each replica a process of its own (dist/kobun-e2e, built
-// every run, whose handlers/spans.ts records each run's start and end to a file), as replicas
-// run in production: in-process, every replica shared this one event loop, and its CPU, not
-// sharding, bounded 3 replicas. workers.limit 4 per replica, so the 20 ms wait bounds a replica.
-// Timed from the first create (after the shards settled at their quotas) to the last run's
-// end; median of RUNS. Bytes: each replica behind a TCP proxy of its own that counts them.
+// Setup: each replica a process of its own (dist/kobun-e2e, built every run, whose
+// handlers/spans.ts records each run's start and end to a file), as replicas run in production:
+// in-process, every replica shared this one event loop, and its CPU, not sharding, bounded 3
+// replicas. The sandbox too is a process of its own for the throughput rows (sandbox-server.ts;
+// in this process it shared its CPU with the creates and the bookkeeping: `SANDBOX=here` puts
+// it back, to compare). workers.limit 4 per replica, so the 20 ms wait bounds a replica at
+// 200 objects/s. Timed from the first create (after the shards settled at their quotas) to the
+// last run's end; median of RUNS (the headline). Beside it, from the runs' starts and ends: the
+// steady rate while every replica is busy (from the last replica's first start to the first
+// replica's last end), each replica's share and its rate against its 200/s ceiling (the
+// slowest replica's share sets the wall time), and the CPU per object of the sandbox, of the
+// replicas together and of this process (where the 2 cores go). Bytes: each
+// replica behind a TCP proxy of its own that counts them (the sandbox in this process: bytes do
+// not depend on where it runs, and only it can be told to ignore shardSelector).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { getPriority, loadavg, tmpdir } from "node:os";
@@ -22,13 +30,18 @@ import { installCrds } from "../test/e2e/harness/kube.ts";
 import { KOBUN_E2E, Operator } from "../test/e2e/harness/operator.ts";
 import { proxiedKubeconfig } from "../test/runtime/lease-replicas.ts";
 import { startTcpProxy, type TcpProxy } from "../test/runtime/tcp-proxy.ts";
-import { median, report, root, round, saveResults, until } from "./common.ts";
+import { spansOf, type Span } from "../test/e2e/harness/shard-spans.ts";
+import { report, root, round, saveResults, spawnSandbox } from "./common.ts";
 
 const N = Number(process.env.N ?? 1200);
 const RUNS = Number(process.env.RUNS ?? 3);
 const SHARDS = Number(process.env.SHARDS ?? 24); // the default: even over 1, 2, 3, 4, 6, 8, 12 replicas
 const SWEEP = (process.env.SWEEP ?? "").split(",").filter(Boolean).map(Number);
 const LIMIT = 4;
+const HANDLER_MS = 20;
+/** The throughput rows' sandbox in a process of its own (default), or in this one (`SANDBOX=here`). */
+const APART = process.env.SANDBOX !== "here";
+const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 const E2E_CRDS = join(root, "test/e2e/handlers/kobunflaky.crd.yaml");
 
@@ -41,9 +54,50 @@ function ensureE2eBinary(): void {
 /** Ends recorded so far in a replica's spans file (a line per run's start and one per end). */
 const ends = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split('"end"').length - 1 : 0);
 
-/** One run: `replicas` processes handle N objects; the wall time and each replica's bytes received (when proxied). */
-async function once(replicas: number, shards: number, options: { shardSelectors: boolean; proxied: boolean }): Promise<{ ms: number; createMs: number; bytes: number[] }> {
-  const sandbox = await startSandbox({ shardSelectors: options.shardSelectors });
+/** The API server of one run: the sandbox here, or in a process of its own (its CPU then measurable). */
+interface Server { url: string; kubeconfigPath: string; cpuUs?(): Promise<number>; stats?: { requests(verb?: string): number }; stop(): Promise<void> }
+
+async function server(options: { shardSelectors: boolean; apart: boolean }): Promise<Server> {
+  if (options.apart && options.shardSelectors) return spawnSandbox();
+  return startSandbox({ shardSelectors: options.shardSelectors });
+}
+
+/** What one run measured: wall time, create time, bytes per replica (when proxied), the runs per replica, the sandbox's CPU. */
+interface Run { ms: number; createMs: number; bytes: number[]; spans: Span[][]; sandboxCpuMs?: number; replicasCpuMs: number; benchCpuMs: number; patchesPerObject?: number }
+
+/** A process's CPU so far (user + system, ms), from /proc (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+const ownCpuMs = () => { const { user, system } = process.cpuUsage(); return (user + system) / 1000; };
+
+/** Each replica's shard Leases held, read from the server. */
+async function held(admin: KubeClient): Promise<number[]> {
+  const counts = new Map<string, number>();
+  for (const l of (await admin.list(LEASES, { namespace: "default" })).items) {
+    const holder = l.metadata.labels?.["kobun.dev/shard-role"] === "shard" ? (l.spec as { holderIdentity?: string } | undefined)?.holderIdentity : undefined;
+    if (holder) counts.set(holder, (counts.get(holder) ?? 0) + 1);
+  }
+  return [...counts.values()];
+}
+
+/** Waits until every replica holds its quota of the shards (30 s at most). */
+async function settled(admin: KubeClient, replicas: number, shards: number): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (let counts = await held(admin); !(counts.length === replicas && counts.reduce((a, b) => a + b, 0) === shards && Math.max(...counts) - Math.min(...counts) <= 1); counts = await held(admin)) {
+    if (performance.now() > deadline) throw new Error(`bench: ${shards} shards not held at their quotas within 30 s`);
+    await Bun.sleep(50);
+  }
+}
+
+/** One run: `replicas` processes handle N objects. */
+async function once(replicas: number, shards: number, options: { shardSelectors: boolean; proxied: boolean; apart: boolean }): Promise<Run> {
+  const sandbox = await server(options);
   const admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
   const dir = mkdtempSync(join(tmpdir(), "kobun-bench-shards-"));
   const ops: Operator[] = [];
@@ -67,32 +121,35 @@ async function once(replicas: number, shards: number, options: { shardSelectors:
       }
       ops.push(new Operator(`bench-r${i}`, KOBUN_E2E, ["run", "--kubeconfig", kubeconfig, "-q", "-n", "default", "--config", config], { KOBUN_E2E_SPANS: file }));
     }
-    const quotas = () => {
-      const held = new Map<string, number>();
-      for (const l of sandbox.store.objects("coordination.k8s.io", "leases", "default") as { metadata: { labels?: Record<string, string> }; spec?: { holderIdentity?: string } }[]) {
-        const holder = l.metadata.labels?.["kobun.dev/shard-role"] === "shard" ? l.spec?.holderIdentity : undefined;
-        if (holder) held.set(holder, (held.get(holder) ?? 0) + 1);
-      }
-      const counts = [...held.values()];
-      return counts.length === replicas && counts.reduce((a, b) => a + b, 0) === shards && Math.max(...counts) - Math.min(...counts) <= 1;
-    };
-    await until(quotas, 30_000, `${shards} shards held at their quotas`);
-    await Bun.sleep(300); // the replicas' streams restarted with the settled ranges
+    await settled(admin, replicas, shards);
+    await Bun.sleep(300); // the last shards taken have their streams listed
     const before = proxies.map((p) => p.bytesReceived);
+    const cpuBefore = await sandbox.cpuUs?.();
+    const patchesBefore = sandbox.stats?.requests("patch");
+    const replicasBefore = ops.reduce((sum, op) => sum + cpuMsOf(op.pid), 0);
+    const benchBefore = ownCpuMs();
     const t0 = performance.now();
     for (let i = 0; i < N; i += 25) {
       await Promise.all(Array.from({ length: Math.min(25, N - i) }, (_, j) => admin.create(CONFIGMAPS, "default", {
-        apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i + j}`, labels: { "e2e.kobun.dev/spans": "yes" } }, data: { ms: "20" },
+        apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i + j}`, labels: { "e2e.kobun.dev/spans": "yes" } }, data: { ms: String(HANDLER_MS) },
       })));
     }
     const createMs = performance.now() - t0;
-    // Read every 10 ms, not every 1 ms: the reads share this process with the sandbox.
-    const deadline = t0 + 120_000;
+    // Read every 10 ms, not every 1 ms: the reads share this process with the creates.
     while (files.reduce((sum, f) => sum + ends(f), 0) < N) {
-      if (performance.now() > deadline) throw new Error(`bench: ${N} objects not handled in time`);
+      if (performance.now() > t0 + 120_000) throw new Error(`bench: ${N} objects not handled in time`);
       await Bun.sleep(10);
     }
-    return { ms: performance.now() - t0, createMs, bytes: proxies.map((p, i) => p.bytesReceived - before[i]!) };
+    const ms = performance.now() - t0;
+    const cpuAfter = await sandbox.cpuUs?.();
+    const replicasCpuMs = ops.reduce((sum, op) => sum + cpuMsOf(op.pid), 0) - replicasBefore;
+    const benchCpuMs = ownCpuMs() - benchBefore;
+    return {
+      replicasCpuMs, benchCpuMs,
+      ms, createMs, bytes: proxies.map((p, i) => p.bytesReceived - before[i]!), spans: files.map((f, i) => spansOf(`r${i}`, f)),
+      ...(cpuBefore !== undefined && cpuAfter !== undefined ? { sandboxCpuMs: (cpuAfter - cpuBefore) / 1000 } : {}),
+      ...(patchesBefore !== undefined ? { patchesPerObject: round((sandbox.stats!.requests("patch") - patchesBefore) / N) } : {}),
+    };
   } finally {
     await Promise.all(ops.map((op) => op.stop("SIGTERM", 10_000).catch(() => {})));
     for (const p of proxies) p.close();
@@ -106,18 +163,38 @@ async function once(replicas: number, shards: number, options: { shardSelectors:
 const wallMs: Record<string, number[]> = {};
 /** How long creating the N objects took in each run (a bound on the throughput measured). */
 const createMs: Record<string, number[]> = {};
+/** Per row, the median run's shape: steady rate, shares, each replica's rate against its ceiling. */
+const shapes: Record<string, ReturnType<typeof shape>> = {};
+
+/** The runs' shape: while all replicas are busy, how fast together; each replica's share and rate. */
+function shape(run: Run): Record<string, number | number[]> {
+  const done = run.spans.map((list) => list.filter((s) => s.end !== undefined && !s.aborted));
+  const from = Math.max(...done.map((l) => Math.min(...l.map((s) => s.start))));
+  const to = Math.min(...done.map((l) => Math.max(...l.map((s) => s.end!))));
+  const inWindow = done.flat().filter((s) => s.end! >= from && s.end! <= to).length;
+  const rates = done.map((l) => l.length / ((Math.max(...l.map((s) => s.end!)) - Math.min(...l.map((s) => s.start))) / 1000));
+  const ceiling = (LIMIT * 1000) / HANDLER_MS;
+  return {
+    steady_objects_per_s: Math.round(inWindow / ((to - from) / 1000)),
+    shares_pct: done.map((l) => round((l.length / N) * 100, 1)),
+    replica_objects_per_s: rates.map((r) => Math.round(r)),
+    replica_ceiling_pct: rates.map((r) => round((r / ceiling) * 100, 1)),
+    // Where the 2 cores go, per object handled (in this process: the sandbox's share is in the bench's).
+    ...(run.sandboxCpuMs !== undefined ? { sandbox_cpu_us_per_object: Math.round((run.sandboxCpuMs * 1000) / N) } : {}),
+    replicas_cpu_us_per_object: Math.round((run.replicasCpuMs * 1000) / N),
+    bench_cpu_us_per_object: Math.round((run.benchCpuMs * 1000) / N),
+  };
+}
 
 async function throughput(replicas: number, shards: number): Promise<number> {
-  const times: number[] = [];
-  const creates: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const { ms, createMs } = await once(replicas, shards, { shardSelectors: true, proxied: false });
-    times.push(ms);
-    creates.push(Math.round(createMs));
-  }
-  wallMs[`replicas_${replicas}_shards_${shards}`] = times.map((t) => Math.round(t));
-  createMs[`replicas_${replicas}_shards_${shards}`] = creates;
-  return Math.round((N / median(times)) * 1000);
+  const runs: Run[] = [];
+  for (let run = 0; run < RUNS; run++) runs.push(await once(replicas, shards, { shardSelectors: true, proxied: false, apart: APART }));
+  const key = `replicas_${replicas}_shards_${shards}`;
+  wallMs[key] = runs.map((r) => Math.round(r.ms));
+  createMs[key] = runs.map((r) => Math.round(r.createMs));
+  const middle = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
+  shapes[key] = shape(middle);
+  return Math.round((N / middle.ms) * 1000);
 }
 
 ensureE2eBinary();
@@ -125,10 +202,10 @@ const perReplicas: Record<string, number> = {};
 for (const replicas of [1, 2, 3]) perReplicas[`replicas_${replicas}_objects_per_s`] = await throughput(replicas, SHARDS);
 const sweep: Record<string, number> = {};
 for (const shards of SWEEP) sweep[`shards_${shards}_replicas_3_objects_per_s`] = await throughput(3, shards);
-const server = await once(3, SHARDS, { shardSelectors: true, proxied: true });
-const client = await once(3, SHARDS, { shardSelectors: false, proxied: true });
+const serverSide = await once(3, SHARDS, { shardSelectors: true, proxied: true, apart: false });
+const clientSide = await once(3, SHARDS, { shardSelectors: false, proxied: true, apart: false });
 const figures = {
-  objects: N, shards: SHARDS, handler_ms: 20, workers_limit: LIMIT, runs: RUNS, niceness: getPriority(),
+  objects: N, shards: SHARDS, handler_ms: HANDLER_MS, workers_limit: LIMIT, runs: RUNS, niceness: getPriority(), sandbox: APART ? "own process" : "bench process",
   ...perReplicas,
   speedup_2_vs_1: round(perReplicas.replicas_2_objects_per_s! / perReplicas.replicas_1_objects_per_s!),
   speedup_3_vs_1: round(perReplicas.replicas_3_objects_per_s! / perReplicas.replicas_1_objects_per_s!),
@@ -136,9 +213,12 @@ const figures = {
   ...Object.fromEntries([1, 2, 3].map((r) => [`replicas_${r}_best_objects_per_s`, Math.round((N / Math.min(...wallMs[`replicas_${r}_shards_${SHARDS}`]!)) * 1000)])),
   speedup_3_vs_1_best: round(Math.min(...wallMs[`replicas_1_shards_${SHARDS}`]!) / Math.min(...wallMs[`replicas_3_shards_${SHARDS}`]!)),
   ...(SWEEP.length ? { sweep } : {}),
+  // The median run of each row: steady rate while all replicas are busy, shares, rates against the 200/s ceiling.
+  shape: shapes,
   wall_ms: wallMs, create_ms: createMs, load_average_1m: round(loadavg()[0]!),
-  bytes_per_replica_server_side: server.bytes, bytes_per_replica_client_side: client.bytes,
-  bytes_ratio_client_vs_server: round(client.bytes.reduce((a, b) => a + b, 0) / server.bytes.reduce((a, b) => a + b, 0)),
+  bytes_per_replica_server_side: serverSide.bytes, bytes_per_replica_client_side: clientSide.bytes,
+  patches_per_object: serverSide.patchesPerObject,
+  bytes_ratio_client_vs_server: round(clientSide.bytes.reduce((a, b) => a + b, 0) / serverSide.bytes.reduce((a, b) => a + b, 0)),
 };
 report("sharding", figures);
 // `nice -n -10 bun bench/sharding.ts` (the machine is shared) is kept beside the plain run.
