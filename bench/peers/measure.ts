@@ -35,24 +35,28 @@ export function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
 }
 
 /**
- * RSS (MiB) of an idle process once it stops falling: sampled every 500 ms until no new low
- * (by more than 1 %) for `quietMs`, at least `minMs` after the call, at most `maxMs` (then the
- * last reading, with `bounded` true). A collection after a burst can come seconds later (at
- * 100k objects, hundreds of MB); a reading at a fixed delay caught RSS before it.
+ * RSS (MiB) of a process once it is idle and its RSS stopped falling: sampled every 500 ms until,
+ * for `quietMs`, it used under 5 % of a core and made no new low (by more than 1 %); at least
+ * `minMs` after the call, at most `maxMs` (then the last reading, with `bounded` true). After a
+ * burst, the echoes of its writes can keep the operator busy, and a collection can come seconds
+ * later (at 100k objects, hundreds of MB): a reading at a fixed delay caught RSS before either.
  */
 export async function settledRss(pid: number, { minMs = 2000, quietMs = 3000, maxMs = 30_000 } = {}): Promise<{ rssMiB: number; afterMs: number; bounded: boolean }> {
   const started = performance.now();
   let low = Infinity;
-  let lowAt = started;
+  let quietSince = started;
+  let cpu = cpuMs(pid);
   for (;;) {
+    await Bun.sleep(500); // a reading of an idle process, not a synchronisation
     const rss = memoryKiB(pid, "VmRSS") / 1024;
     const now = performance.now();
-    if (rss < low * 0.99) lowAt = now;
+    const used = cpuMs(pid) - cpu;
+    cpu += used;
+    if (rss < low * 0.99 || used > 25) quietSince = now;
     low = Math.min(low, rss);
     const elapsed = now - started;
-    if (elapsed >= minMs && now - lowAt >= quietMs) return { rssMiB: rss, afterMs: elapsed, bounded: false };
+    if (elapsed >= minMs && now - quietSince >= quietMs) return { rssMiB: rss, afterMs: elapsed, bounded: false };
     if (elapsed >= maxMs) return { rssMiB: rss, afterMs: elapsed, bounded: true };
-    await Bun.sleep(500); // a reading of an idle process, not a synchronisation
   }
 }
 
