@@ -84,7 +84,8 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
         return running;
       },
       attemptSignals: () => [toggle.runningSignal, options.restartSignal?.()],
-      open: (s) => watched(watcher.events(s), () => (watching = false)),
+      open: (s) => watcher.events(s),
+      ended: () => (watching = false),
       each: (event) => {
         forbidden.saw(event);
         if (event.type === "relist-done") {
@@ -121,15 +122,6 @@ function selection(options: StreamOptions): WatcherOptions {
     ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
   };
-}
-
-/** The same events; `ended` once the attempt ends, however it does. */
-async function* watched<T>(events: AsyncIterable<T>, ended: () => void): AsyncGenerator<T> {
-  try {
-    yield* events;
-  } finally {
-    ended();
-  }
 }
 
 /** The watcher's options from the settings' watching section (seconds there, ms here). */

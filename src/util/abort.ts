@@ -56,21 +56,27 @@ const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
  */
 export function linkedSignal(...parents: (AbortSignal | undefined)[]): { signal: AbortSignal; controller: AbortController; dispose(): void } {
   const controller = new AbortController();
-  const live = parents.filter((p): p is AbortSignal => p !== undefined);
-  const first = live.find((p) => p.aborted);
-  if (first) {
-    controller.abort(first.reason);
-    return { signal: controller.signal, controller, dispose() {} };
+  // Plain loops, no intermediate arrays: one link is made per handler cycle and per write.
+  for (const p of parents) {
+    if (p?.aborted) {
+      controller.abort(p.reason);
+      return { signal: controller.signal, controller, dispose: noop };
+    }
   }
-  const forgets = live.map((p) => onAbort(p, () => {
-    dispose();
-    controller.abort(p.reason);
-  }));
+  const forgets: (() => void)[] = [];
   const dispose = () => {
     for (const forget of forgets) forget();
   };
+  for (const p of parents) {
+    if (p) forgets.push(onAbort(p, () => {
+      dispose();
+      controller.abort(p.reason);
+    }));
+  }
   return { signal: controller.signal, controller, dispose };
 }
+
+const noop = () => {};
 
 export function isAbortError(error: unknown): boolean {
   return (

@@ -29,6 +29,8 @@ export interface Supervision<T> {
   ready?(signal: AbortSignal): Promise<boolean>;
   /** More signals that end one attempt (not the supervision), taken afresh for each attempt. */
   attemptSignals?(): (AbortSignal | undefined)[];
+  /** Each attempt's stream ended, however it did (before its failure is reported). */
+  ended?(): void;
 }
 
 /** Runs until `signal` aborts, or `failed` ends it. */
@@ -39,12 +41,16 @@ export async function supervise<T>(supervision: Supervision<T>, signal: AbortSig
     if (supervision.ready && !(await supervision.ready(signal))) return;
     const attempt = linkedSignal(signal, ...(supervision.attemptSignals?.() ?? []));
     try {
-      for await (const item of open(attempt.signal)) {
-        if (failing) {
-          failing = false;
-          supervision.recovered?.();
+      try {
+        for await (const item of open(attempt.signal)) {
+          if (failing) {
+            failing = false;
+            supervision.recovered?.();
+          }
+          each(item);
         }
-        each(item);
+      } finally {
+        supervision.ended?.();
       }
     } catch (error) {
       if (attempt.signal.aborted) continue;

@@ -153,7 +153,7 @@ export class Watcher {
       this.state = S.initialStarted();
     }
     const conn = new WatchStream(this.client, this.inactivityMs, signal, this.maxLineBytes);
-    const read = { events: 0 };
+    let events = 0;
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
     let exit: StreamExit = { kind: "left" };
     try {
@@ -161,7 +161,18 @@ export class Watcher {
         labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, shardSelector: this.shardSelector,
       }), this.options.metadataOnly ? METADATA_OBJECT : undefined);
       this.state = S.watchOpened(this.state);
-      exit = yield* this.read(conn, read);
+      exit = { kind: "server" };
+      // Line by line, in this one generator: a nested one per stream costs each event a hop.
+      stream: for await (const lines of conn.batches()) {
+        for (const line of lines) {
+          events++; // read only when the server ended the stream: then no line was malformed
+          const taken = this.line(line);
+          if (taken === undefined) continue;
+          if ("kind" in taken) { exit = taken; break stream; }
+          if ("type" in taken) yield taken;
+          else yield* taken;
+        }
+      }
     } catch (error) {
       if (error instanceof WatchError) throw error;
       if (error instanceof LineTooLongError) throw lineTooLong(this.resource, this.namespace, error);
@@ -171,7 +182,7 @@ export class Watcher {
     }
     if (signal.aborted) return;
     if (conn.inactive) return this.inactive();
-    if (exit.kind === "server") return this.ended(conn, read.events);
+    if (exit.kind === "server") return this.ended(conn, events);
     if (exit.kind === "failed") {
       if (this.state.kind === "initial" && this.streamingSupported === undefined) {
         const f = classify(exit.error);
@@ -181,61 +192,48 @@ export class Watcher {
     }
   }
 
-  /** Reads the open stream line by line until it ends or a line's outcome leaves it. */
-  private async *read(conn: WatchStream, read: { events: number }): AsyncGenerator<WatchEvent, StreamExit> {
-    for await (const lines of conn.batches()) {
-      for (const line of lines) {
-        const raw = S.parseLine(line);
-        if ("malformed" in raw) {
-          this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, ...lineFacts(line) });
-          return { kind: "failed", error: new Error(`malformed line: ${raw.malformed}`) };
-        }
-        this.observer?.event(raw.type);
-        const step = S.eventReceived(this.state, raw);
-        this.state = step.state;
-        read.events++;
-        if (yield* this.outcome(step.outcome)) return { kind: "left" };
-      }
+  /** One line of the stream, through the transitions of state.ts: the event(s) to hand on, nothing, or how it leaves the stream. */
+  private line(line: string): WatchEvent | Iterable<WatchEvent> | StreamExit | undefined {
+    const raw = S.parseLine(line);
+    if ("malformed" in raw) {
+      this.log.warn("malformed line in watch stream; re-watching", { why: raw.malformed, ...lineFacts(line) });
+      return { kind: "failed", error: new Error(`malformed line: ${raw.malformed}`) };
     }
-    return { kind: "server" };
-  }
-
-  /** Acts on one event's outcome (watching/state.ts); true when it leaves the stream. */
-  private *outcome(outcome: S.Outcome): Generator<WatchEvent, boolean> {
+    this.observer?.event(raw.type);
+    const step = S.eventReceived(this.state, raw);
+    this.state = step.state;
+    const outcome = step.outcome;
     switch (outcome.kind) {
       case "apply":
         this.pacing.delivered();
         this.inventory.apply(outcome.type, typed(outcome.object, this.resource, this.options.metadataOnly));
-        yield { type: outcome.type, object: outcome.object };
-        return false;
+        return { type: outcome.type, object: outcome.object };
       case "initial":
-        yield this.inventory.listed(typed(outcome.object, this.resource, this.options.metadataOnly));
-        return false;
+        return this.inventory.listed(typed(outcome.object, this.resource, this.options.metadataOnly));
       case "initial-done":
         this.streamingSupported = true;
-        yield* this.inventory.finish(outcome.resourceVersion);
-        return false;
+        return this.inventory.finish(outcome.resourceVersion);
       case "bookmark":
         this.pacing.delivered();
-        return false;
+        return;
       case "gone":
         this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });
         this.observer?.restarted("410");
         this.pacing.gone();
-        return true;
+        return LEFT;
       case "error":
         throw errorEvent(this.resource, this.namespace, outcome.status);
       case "no-streaming-list":
         this.noStreamingList(outcome.why, outcome.status);
-        return true;
+        return LEFT;
       case "unknown":
         if (!this.warnedTypes.has(outcome.type)) {
           this.warnedTypes.add(outcome.type);
           this.log.warn("unknown watch event type; skipping events of this type", { type: outcome.type });
         }
-        return false;
+        return;
       case "malformed":
-        return false; // state.ts judged the event unusable; the stream goes on
+        return; // state.ts judged the event unusable; the stream goes on
     }
   }
 
@@ -298,3 +296,4 @@ export class Watcher {
 
 /** How a watch stream was left: it ended ("server"), an outcome left it, or it failed. */
 type StreamExit = { kind: "server" } | { kind: "left" } | { kind: "failed"; error: unknown };
+const LEFT: StreamExit = { kind: "left" };
