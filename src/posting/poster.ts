@@ -159,20 +159,22 @@ export class EventPoster {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      if (!this.queue.length || this.inFlight.size >= this.concurrency) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
+    // One abort listener for the loop's life, not one per wait (a wait per Event posted).
+    const stop = () => this.wake?.();
+    signal.addEventListener("abort", stop, { once: true });
+    try {
+      while (!signal.aborted) {
+        if (!this.queue.length || this.inFlight.size >= this.concurrency) {
+          await new Promise<void>((resolve) => (this.wake = () => {
             this.wake = undefined;
-            signal.removeEventListener("abort", done);
             resolve();
-          };
-          this.wake = done;
-          signal.addEventListener("abort", done, { once: true });
-        });
-        continue;
+          }));
+          continue;
+        }
+        void this.send(this.queue.shift()!).then(() => this.wake?.());
       }
-      void this.send(this.queue.shift()!).then(() => this.wake?.());
+    } finally {
+      signal.removeEventListener("abort", stop);
     }
     // Writes still in flight are flush()'s to finish or abort: the shutdown gives them its window.
   }

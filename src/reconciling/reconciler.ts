@@ -147,7 +147,8 @@ export class Reconciler {
   }
 
   private async measured(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
-    if (!(await (this.options.indexes?.primed(signal) ?? true))) return; // no handler before every index's first LIST (indexes.ts)
+    const primed = this.options.indexes?.primed(signal); // undefined: primed already (or no indexes), so no await
+    if (primed && !(await primed)) return; // no handler before every index's first LIST (indexes.ts)
     const observer = this.options.observer;
     if (!observer) return this.owned(uid, item, signal);
     const began = performance.now();
@@ -163,13 +164,10 @@ export class Reconciler {
   }
 
   /** One cycle under its shard's hold when sharded: the handover waits until it ended. */
-  private async owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
+  private owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
     const hold = this.options.hold?.(item.object);
-    try {
-      return await this.whileOurs(uid, item, signal, hold?.signal);
-    } finally {
-      hold?.exit();
-    }
+    if (!hold) return this.whileOurs(uid, item, signal, undefined); // unsharded: no frame of its own per cycle
+    return this.whileOurs(uid, item, signal, hold.signal).finally(() => hold.exit());
   }
 
   /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
