@@ -176,7 +176,7 @@ function serveStreams(
           ...(indexed && (!part || part.first) ? { indexed } : {}),
           deliver,
           processed: () => reconciler.settled(),
-          ...(route ? { restartSignal: route.restartSignal } : {}),
+          ...(route || part?.restartSignal ? { restartSignal: restartOn(route?.restartSignal, part?.restartSignal) } : {}),
         },
         s,
       );
@@ -204,4 +204,10 @@ function namespaceGate(wiring: Wiring, within: TaskScope, namespace: string): To
 function peeringProblem(health: Health, namespace: string | null, life: AbortSignal): (why: string | null) => void {
   const component = health.component(`peering ${namespace === null ? "of the operator" : `in ${namespace}`}`, life);
   return (why) => (why === null ? component.clear() : component.fail(why));
+}
+
+/** A stream relists when the current signal of either source aborts (a namespace route's, a shard batch's). */
+function restartOn(...sources: (undefined | (() => AbortSignal))[]): () => AbortSignal {
+  const given = sources.filter((s): s is () => AbortSignal => s !== undefined);
+  return given.length === 1 ? given[0]! : () => AbortSignal.any(given.map((s) => s()));
 }

@@ -5,7 +5,9 @@
 // - The server applies `shardSelector`: one stream per batch of shards taken together (its
 //   ranges joined by `||`, the measured choice of one selector over one stream per range), with
 //   a fresh LIST of those ranges only. A shard given up leaves its batch at once (its events
-//   are dropped here); a batch with none left closes its stream. Every owned shard is in exactly
+//   are dropped here), and the batch's stream relists with the ranges it has left (the same
+//   watcher, so objects gone meanwhile are seen deleted), so that it stops receiving the
+//   shards it gave up; a batch with none left closes its stream. Every owned shard is in exactly
 //   one batch, so no object arrives twice.
 // - The server ignores it: one stream of everything, filtered here. Shards taken are started
 //   from what that live stream knows (its inventory, the current state as watched), with no
@@ -23,6 +25,8 @@ export interface StreamPart {
   label?: string;
   /** The selector its every (re)start sends; undefined: none (filtered here). */
   shardSelector?: () => string | undefined;
+  /** Aborts when the stream must relist with a narrower selector (its batch gave shards up); taken afresh at each start. */
+  restartSignal?: () => AbortSignal;
   /** Is this object's event for this stream to deliver (its shard in this part, and owned now)? */
   accepts(object: Pick<KubeObject, "metadata">): boolean;
   /** The client-side path: receives the reader of the live stream's known objects, and what delivers as the stream does. */
@@ -34,7 +38,7 @@ export interface StreamPart {
 /** Opens one stream of `part` until `signal` aborts. */
 export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void>;
 
-interface Batch { shards: Set<number>; controller: AbortController }
+interface Batch { shards: Set<number>; controller: AbortController; narrowed: AbortController }
 
 /** Lays the streams of one (resource, namespace) over the owned shards until `within` ends. */
 export function serveShardStreams(
@@ -50,21 +54,28 @@ function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: numb
   const batches = new Set<Batch>();
   let opened = 0;
   const start = (shards: number[]) => {
-    const batch: Batch = { shards: new Set(shards), controller: new AbortController() };
+    const batch: Batch = { shards: new Set(shards), controller: new AbortController(), narrowed: new AbortController() };
     batches.add(batch);
-    const ranges = mergedRanges(shards, options.shards);
-    const selector = buildShardSelector(options.key, ranges);
+    // Read at each (re)start: after the batch gave shards up, only the ranges it has left.
+    const selector = () => buildShardSelector(options.key, mergedRanges(batch.shards, options.shards));
     const label = `shards ${shards.join(",")}`;
     const first = opened++ === 0;
     within.spawn(`${options.name} ${label}`, (s) =>
-      open({ label, first, shardSelector: () => selector, accepts: (object) => inBatch(sharding, batch, object) }, AbortSignal.any([s, batch.controller.signal])),
+      open({ label, first, shardSelector: selector, restartSignal: () => batch.narrowed.signal, accepts: (object) => inBatch(sharding, batch, object) }, AbortSignal.any([s, batch.controller.signal])),
     );
   };
   const apply = (owned: readonly number[]) => {
     const held = new Set(owned);
     for (const batch of batches) {
+      const before = batch.shards.size;
       for (const shard of batch.shards) if (!held.has(shard)) batch.shards.delete(shard);
-      if (batch.shards.size > 0) continue;
+      if (batch.shards.size === before) continue;
+      if (batch.shards.size > 0) {
+        const narrowed = batch.narrowed;
+        batch.narrowed = new AbortController();
+        narrowed.abort();
+        continue;
+      }
       batches.delete(batch);
       batch.controller.abort();
     }

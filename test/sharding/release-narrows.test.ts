@@ -1,0 +1,62 @@
+// A replica that gives shards up stops receiving them (issue 16, server-side sharding): its
+// stream of the batch it started with relists with the ranges it has left, instead of keeping
+// the wider selector and dropping the given-up shards' events itself. Measured as what reaches
+// each replica: after a rebalance from one replica to two, each receives the events of its own
+// objects, not the first one all of them.
+
+import { afterAll, expect, test } from "bun:test";
+import { KubeClient } from "../../src/kube/client.ts";
+import type { Resource } from "../../src/kube/types.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { objectHash, shardOf } from "../../src/sharding/index.ts";
+import { eventually } from "../runtime/helpers.ts";
+import { completed, shardReplica, type ShardReplica, type Span } from "../runtime/shard-replicas.ts";
+
+const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
+const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
+const SHARDS = 8;
+const NS = "narrowing";
+let sandbox: Sandbox;
+let admin: KubeClient;
+afterAll(async () => {
+  admin?.close();
+  await sandbox?.stop();
+});
+
+function heldBy(holder: string): Set<number> {
+  const held = new Set<number>();
+  for (const lease of sandbox.store.objects("coordination.k8s.io", "leases", NS)) {
+    const index = /-shard-(\d+)$/.exec(lease.metadata.name ?? "")?.[1];
+    if (index !== undefined && lease.spec?.holderIdentity === holder) held.add(Number(index));
+  }
+  return held;
+}
+
+test("after a rebalance, the replica that gave shards up receives only its own shards' events", async () => {
+  sandbox = await startSandbox({ shardSelectors: true });
+  admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  await admin.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  const spans: Span[] = [];
+  const replicas: ShardReplica[] = [];
+  try {
+    replicas.push(await shardReplica(sandbox, "n-first", NS, spans, { ms: 1, shards: SHARDS }, true));
+    await eventually(() => heldBy("n-first").size === SHARDS, "the first replica to hold every shard", 10_000);
+    replicas.push(await shardReplica(sandbox, "n-second", NS, spans, { ms: 1, shards: SHARDS }, true));
+    await eventually(() => heldBy("n-first").size === SHARDS / 2 && heldBy("n-second").size === SHARDS / 2, "the shards split 4/4", 10_000);
+    const [first, second] = replicas.map((r) => r.proxy!);
+    const before = [first!.bytesReceived, second!.bytesReceived];
+    const objects = await Promise.all(Array.from({ length: 200 }, async (_, i) =>
+      (await admin.create(CONFIGMAPS, NS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` } })).metadata.uid!));
+    await eventually(() => new Set(completed(spans).map((s) => s.uid)).size >= objects.length, "every object handled", 15_000);
+    const received = [first!.bytesReceived - before[0]!, second!.bytesReceived - before[1]!];
+    // Expected split: by how many of the objects fall in each replica's shards.
+    const mine = objects.filter((uid) => heldBy("n-first").has(shardOf(objectHash({ metadata: { uid } }, "uid"), SHARDS))).length;
+    const expected = mine / (objects.length - mine);
+    const measured = received[0]! / received[1]!;
+    console.log(`bytes received after the rebalance: ${received.join(" / ")}; ${mine} of ${objects.length} objects are the first replica's (expected ratio ${expected.toFixed(2)}, measured ${measured.toFixed(2)})`);
+    // Receiving everything would make the first replica's share ≈ (mine + theirs) / theirs, about twice the expected.
+    expect({ measured: Math.round(measured * 100) / 100, within: measured < expected * 1.4 }).toEqual({ measured: Math.round(measured * 100) / 100, within: true });
+  } finally {
+    await Promise.all(replicas.map((r) => r.stop()));
+  }
+}, 40_000);
