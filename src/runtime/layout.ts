@@ -154,6 +154,7 @@ function serveStreams(
     const open = (part: StreamPart | undefined, s: AbortSignal) => {
       const route = routed?.();
       const deliver = (event: WatchEvent) => {
+        part?.saw?.(event);
         // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a handover): not ours.
         if (part && "object" in event && !part.accepts(event.object)) return;
         route?.observe(event);

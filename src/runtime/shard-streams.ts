@@ -31,6 +31,8 @@ export interface StreamPart {
   accepts(object: Pick<KubeObject, "metadata">): boolean;
   /** The client-side path: receives the reader of the live stream's known objects, and what delivers as the stream does. */
   inventory?(read: () => Iterable<KubeObject> | undefined, deliver: (event: WatchEvent) => void): void;
+  /** Sees every event of the stream before it is filtered (the client-side path follows its LISTs). */
+  saw?(event: WatchEvent): void;
   /** Later batches do not hold readiness up: the replica was ready before it took them. */
   first: boolean;
 }
@@ -91,13 +93,33 @@ function filteredStream(options: { sharding: Sharding; within: TaskScope; name: 
   let held = new Set(sharding.owned);
   let read: () => Iterable<KubeObject> | undefined = () => undefined;
   let deliver: ((event: WatchEvent) => void) | undefined;
-  const part: StreamPart = { first: true, accepts: (object) => sharding.owns(object), inventory: (reader, to) => ((read = reader), (deliver = to)) };
+  // A shard taken while the stream lists (or is not watching) waits for the LIST's end: the pages
+  // before the take dropped its objects, and only then is the inventory the listed state.
+  let listing = false;
+  const pending = new Set<number>();
+  const replay = (shards: ReadonlySet<number>) => {
+    for (const object of read() ?? []) if (shards.has(sharding.shardOf(object))) deliver?.({ type: "listed", object });
+  };
+  const saw = (event: WatchEvent) => {
+    if (event.type === "relist-start") {
+      listing = true;
+      pending.clear(); // this LIST delivers every held shard's objects itself
+    } else if (event.type === "relist-done") {
+      listing = false;
+      if (pending.size === 0) return;
+      const shards = new Set(pending);
+      pending.clear();
+      replay(shards);
+    }
+  };
+  const part: StreamPart = { first: true, saw, accepts: (object) => sharding.owns(object), inventory: (reader, to) => ((read = reader), (deliver = to)) };
   within.spawn(options.name, (s) => open(part, s));
   follow(sharding, within, (owned) => {
     const taken = new Set(owned.filter((shard) => !held.has(shard)));
     held = new Set(owned);
-    if (taken.size === 0 || !deliver) return;
-    for (const object of read() ?? []) if (taken.has(sharding.shardOf(object))) deliver({ type: "listed", object });
+    if (taken.size === 0) return;
+    if (listing || read() === undefined) for (const shard of taken) pending.add(shard);
+    else replay(taken);
   });
 }
 
