@@ -38,6 +38,8 @@ const PEERING_EXIT_MS = 2500;
  * the handlers finish. Events are best-effort: the shutdown does not wait on them; the rest is dropped.
  */
 const EVENT_FLUSH_MS = 10;
+/** How often the queue is looked at while handlers close (each look is a no-op when it is empty). */
+const FLUSH_POLL_MS = 5;
 
 /** What `run()` takes; every field may be omitted. */
 export interface RunOptions {
@@ -225,18 +227,23 @@ async function shutDown(
 }
 
 /**
- * Flushes the poster while `handling` runs, and once more for what the last handlers posted,
- * until `ms` have passed and the handlers finished: nothing is added after the later of the two.
+ * Sends the poster's queue while `handling` runs — again and again, so what the closing handlers
+ * post is sent as they post it (the poster's own loop has stopped with the scope) — until `ms`
+ * have passed and the handlers finished: nothing is added after the later of the two, so what
+ * they post in their very last moment may be dropped (Events are best-effort).
  */
 async function flushAlongside(poster: EventPoster, handling: Promise<unknown>, ms: number): Promise<void> {
-  const finished = handling.then(() => {}, () => {});
+  let done = false;
+  const finished = handling.then(() => void (done = true), () => void (done = true));
   const window = new AbortController();
   const timer = setTimeout(() => void finished.then(() => window.abort()), ms);
   try {
-    await poster.flush(window.signal);
-    if (window.signal.aborted) return;
-    await finished;
-    await poster.flush(window.signal);
+    while (!window.signal.aborted) {
+      await poster.flush(window.signal);
+      if (done) await poster.flush(window.signal); // what the last handlers posted, within what is left
+      if (done || window.signal.aborted) return;
+      await Promise.race([finished, Bun.sleep(FLUSH_POLL_MS)]);
+    }
   } finally {
     clearTimeout(timer);
   }

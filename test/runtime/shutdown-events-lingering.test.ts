@@ -55,3 +55,34 @@ test("queued Events are sent while a handler finishes within the grace period, n
   // window (the 8 POSTs in flight at the stop were all that got through). Now 600 ms of sending.
   expect(sentDuringStop).toBeGreaterThanOrEqual(16);
 }, 30_000);
+
+test("an Event a handler posts while it winds down is sent before the stop ends, not dropped at its end", async () => {
+  const namespace = "winding";
+  await e.client.create({ group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: false }, null, { metadata: { name: namespace } });
+  const registry = new Registry();
+  const { promise: running, resolve: started } = Promise.withResolvers<void>();
+  registry.on.create("v1/configmaps", async ({ body, event, signal }) => {
+    started();
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    // Winding down: an Event 100 ms into the stop, then 200 ms more of work (within the grace).
+    await Bun.sleep(100);
+    event.info(body, "WindingDown", "cleaning up after the stop");
+    await Bun.sleep(200);
+  }, { id: "h" });
+  const stop = new AbortController();
+  const operator = run({
+    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: [namespace], standalone: true } }),
+  });
+  try {
+    await e.client.create(configmaps, namespace, { metadata: { name: "winding" } });
+    await running;
+  } finally {
+    stop.abort();
+    await operator;
+  }
+  // Before: the queue was looked at once at the stop and once after the handlers, by when the
+  // window had closed: the Event was dropped.
+  const reasons = (await e.client.list(EVENTS, { namespace })).items.map((i) => (i as { reason?: string }).reason);
+  expect(reasons).toContain("WindingDown");
+}, 30_000);
