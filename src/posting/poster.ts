@@ -259,7 +259,8 @@ export class EventPoster {
    */
   private eventName(object: string): string {
     const suffix = Date.now().toString(16) + (this.sequence++ & 0xffffff).toString(16).padStart(6, "0");
-    return `${object.slice(0, MAX_NAME - suffix.length - 1)}.${suffix}`;
+    // A cut may end in "-" or ".": the name would not be a DNS subdomain (422), so those go too.
+    return `${object.slice(0, MAX_NAME - suffix.length - 1).replace(/[-.]+$/, "")}.${suffix}`;
   }
 }
 

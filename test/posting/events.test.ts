@@ -119,4 +119,10 @@ test("Events are named as client-go's recorder names them (the object's name, a 
   expect(atLimit!.length).toBeLessThanOrEqual(253);
   // generateName keeps only 58 characters of the object's name; the recorder's scheme keeps most of it.
   expect(atLimit!.startsWith("l".repeat(200))).toBe(true);
+  // A cut that would end in "-" (or ".") drops those: "-.<suffix>" is not a DNS subdomain name.
+  const dashed: KubeObject = { ...subject(), metadata: { name: `${"d".repeat(234)}-${"e".repeat(18)}`, namespace: "default", uid: `uid-dashed-${Math.random()}` } };
+  poster.post(dashed, "Normal", "Dashed", "a cut at a dash");
+  await flush(poster);
+  const [cut] = (await eventsAbout(dashed)).map((e) => e.metadata.name as string);
+  expect(cut).toMatch(/^d+\.[0-9a-f]+$/);
 });
