@@ -88,17 +88,22 @@ function formatValue(value: unknown): string {
  * buffer, so the operator's last lines were lost at exit.
  */
 export function stderrSink(level: LogLevel = "info", format: LogFormat = "plain"): LogSink {
+  /** Once a line went to Bun's buffered stream, every later one does too: lines never overtake each other. */
+  let buffered = false;
   return {
     level,
     format,
     write(line) {
       const bytes = Buffer.from(line + "\n");
+      if (buffered) return void process.stderr.write(bytes);
       let at = 0;
       try {
         // A write interrupted by a signal may take part of it: the rest follows.
         while (at < bytes.length) at += writeSync(2, bytes, at);
       } catch {
-        // A non-blocking or closed stderr: Bun's buffered stream is the best left.
+        // A non-blocking (EAGAIN: something made stderr non-blocking) or closed stderr: Bun's
+        // buffered stream is the best left, from here on.
+        buffered = true;
         process.stderr.write(bytes.subarray(at));
       }
     },
