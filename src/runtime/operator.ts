@@ -238,12 +238,13 @@ async function flushAlongside(poster: EventPoster, handling: Promise<unknown>, m
   const window = new AbortController();
   const timer = setTimeout(() => void finished.then(() => window.abort()), ms);
   try {
-    while (!window.signal.aborted) {
+    // While the handlers close (the window aborts only after they finished).
+    while (!done) {
       await poster.flush(window.signal);
-      if (done) await poster.flush(window.signal); // what the last handlers posted, within what is left
-      if (done || window.signal.aborted) return;
       await Promise.race([finished, Bun.sleep(FLUSH_POLL_MS)]);
     }
+    // What the last handlers posted, within what is left of the window.
+    if (!window.signal.aborted) await poster.flush(window.signal);
   } finally {
     clearTimeout(timer);
   }
