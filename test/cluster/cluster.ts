@@ -113,7 +113,21 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 type Proc = ReturnType<typeof Bun.spawn>;
 
+/**
+ * Starts a control plane; a port taken between its probe and the bind (other suites and spare
+ * control planes open listeners meanwhile) is retried with fresh ports, twice at most.
+ */
 export async function startCluster(opts: StartClusterOptions = {}): Promise<Cluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startClusterOnce(opts);
+    } catch (error) {
+      if (attempt >= 3 || !/address already in use/.test(error instanceof Error ? error.message : String(error))) throw error;
+    }
+  }
+}
+
+async function startClusterOnce(opts: StartClusterOptions): Promise<Cluster> {
   const bin = binDir(opts.cacheDir);
   const apiserverBin = join(bin, "kube-apiserver");
   const controllerManagerBin = join(bin, "kube-controller-manager");
@@ -127,7 +141,7 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
 
   const dir = mkdtempSync(join(tmpdir(), "kobun-cluster-"));
   const certDir = join(dir, "certs");
-  const [etcdClientPort, etcdPeerPort, apiPort, controllersPort] = (await freePorts(4)) as [number, number, number, number];
+  const [etcdClientPort, etcdPeerPort, apiPort] = (await freePorts(3)) as [number, number, number];
   const url = `https://127.0.0.1:${apiPort}`;
   const token = randomBytes(24).toString("hex");
 
@@ -317,7 +331,8 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Clus
 
     let controllersStarted: Promise<void> | undefined;
     const startControllersNow = () =>
-      (controllersStarted ??= startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, port: controllersPort, timeoutMs }));
+      // Its port is probed when it starts (a spare's may start minutes after the spare did).
+      (controllersStarted ??= freePorts(1).then(([port]) => startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, port: port!, timeoutMs })));
     if (withControllers === true) await startControllersNow();
 
     return { url, kubeconfigPath, token, caPem, dir, stop, startControllers: () => (withControllers ? startControllersNow() : Promise.resolve()) };
