@@ -86,7 +86,7 @@ class ObjectIndex implements Index {
 export interface IndexedStream {
   /** Its first LIST is complete (relist-done delivered): it holds no handler up any more. */
   listed(): void;
-  /** It waits out a freeze (true: holds no one up meanwhile) or is about to list (false). */
+  /** It waits out a freeze, or has no shard to watch (true: holds no one up meanwhile), or is about to list (false). */
   paused(paused: boolean): void;
   /** It ended: holds no one up. */
   end(): void;

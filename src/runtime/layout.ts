@@ -183,7 +183,8 @@ function serveStreams(
       );
     };
     const name = `watch ${resourceName(resource)}@${ns ?? "cluster"}`;
-    if (sharded) sharded.serve(resource, within, name, open);
+    // A standby (no shard, so no stream) holds no handler up for the indexes until it takes one.
+    if (sharded) sharded.serve(resource, within, name, open, (quiet) => indexed?.paused(quiet));
     else within.spawn(name, (s) => open(undefined, s));
   }
 }

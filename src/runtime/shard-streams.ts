@@ -40,18 +40,26 @@ export interface StreamPart {
 /** Opens one stream of `part` until `signal` aborts. */
 export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void>;
 
+/**
+ * Told true while no stream of the layout runs because no shard is owned (a standby: nothing
+ * to wait for, so the index hold lets go), false when one starts again (its first LIST holds).
+ */
+export type Quiet = (quiet: boolean) => void;
+
 interface Batch { shards: Set<number>; controller: AbortController; narrowed: AbortController }
 
 /** Lays the streams of one (resource, namespace) over the owned shards until `within` ends. */
 export function serveShardStreams(
   options: { sharding: Sharding; key: ShardKey; shards: number; serverSide: boolean; within: TaskScope; name: string },
   open: OpenStream,
+  quiet: Quiet = () => {},
 ): void {
-  if (options.serverSide) rangeStreams(options, open);
+  // The client-side stream always runs: while no shard is owned it waits out the freeze, which quiets it.
+  if (options.serverSide) rangeStreams(options, open, quiet);
   else filteredStream(options, open);
 }
 
-function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: number; within: TaskScope; name: string }, open: OpenStream): void {
+function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: number; within: TaskScope; name: string }, open: OpenStream, quiet: Quiet): void {
   const { sharding, within } = options;
   const batches = new Set<Batch>();
   let opened = 0;
@@ -83,7 +91,10 @@ function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: numb
     }
     const covered = new Set([...batches].flatMap((b) => [...b.shards]));
     const taken = owned.filter((shard) => !covered.has(shard));
-    if (taken.length > 0 && !within.signal.aborted) start(taken);
+    if (taken.length > 0 && !within.signal.aborted) {
+      if (batches.size === 0) quiet(false); // before its stream starts: its first LIST holds the handlers
+      start(taken);
+    } else if (batches.size === 0) quiet(true);
   };
   follow(sharding, within, apply);
 }

@@ -15,14 +15,14 @@ import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
 import { shardMetrics } from "./metrics.ts";
-import { serveShardStreams, type OpenStream } from "./shard-streams.ts";
+import { serveShardStreams, type OpenStream, type Quiet } from "./shard-streams.ts";
 
 const HOLDER = "sharding";
 
 export interface ShardedStreams {
   sharding: Sharding;
-  /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`. */
-  serve(resource: Resource, within: TaskScope, name: string, open: OpenStream): void;
+  /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`; `quiet` hears when none runs. */
+  serve(resource: Resource, within: TaskScope, name: string, open: OpenStream, quiet?: Quiet): void;
 }
 
 export async function startSharding(
@@ -63,7 +63,7 @@ export async function startSharding(
   scope.spawn("sharding", (s) => sharding.run(s));
   return {
     sharding,
-    serve: (resource, within, name, open) =>
-      serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open),
+    serve: (resource, within, name, open, quiet) =>
+      serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet),
   };
 }
