@@ -67,8 +67,8 @@ export interface CoverageOptions {
   /** Namespaces have peerings (gates) of their own: route by each one's gate. */
   gated: boolean;
   logger: Logger;
-  /** Starts the namespaced resources' streams: in `namespace`, or cluster-wide (null), each routed by a `routed()` of its own. */
-  serve(namespace: string | null, within: TaskScope, gate?: Toggle, routed?: () => RoutedStream): void;
+  /** Starts the namespaced resources' streams: in `namespace`, or cluster-wide (null), each routed by a `routed(life)` of its own for as long as `life` lasts. */
+  serve(namespace: string | null, within: TaskScope, gate?: Toggle, routed?: (life: AbortSignal) => RoutedStream): void;
   /** The namespaced peering resource and object name, when namespaces have a peering of their own. */
   peering?: { client: KubeClient; resource: Resource; name: string; maxLineBytes: number };
 }
@@ -150,9 +150,11 @@ export class NamespaceCoverage {
       namespaces, clusterWideAbove: configured,
       ...(threshold < configured ? { wideAbove: threshold, why: "a watch per namespace and resource would not fit the connection budget" } : {}),
     });
-    serve(null, scope, undefined, () => {
+    // One per stream, and gone with it: a sharded replica starts a stream per batch of shards taken.
+    serve(null, scope, undefined, (life) => {
       const relist = new Relist();
       this.relists.add(relist);
+      void aborted(life).then(() => this.relists.delete(relist));
       return { accepts: (namespace) => this.accepts(namespace), restartSignal: () => relist.signal(), observe: (event) => relist.observe(event) };
     });
     for (const entry of this.served.values()) {

@@ -142,7 +142,7 @@ function layOut(wiring: Wiring, peers: boolean): void {
  */
 function serveStreams(
   wiring: Wiring, matches: (namespace: string) => boolean, namespace: string | null, within: TaskScope, which: Which,
-  gate: Toggle = wiring.toggle, discovered = false, routed?: () => RoutedStream,
+  gate: Toggle = wiring.toggle, discovered = false, routed?: (life: AbortSignal) => RoutedStream,
 ): void {
   const { client, settings, health, logger, sharded } = wiring;
   for (const [resource, reconciler] of wiring.reconcilers) {
@@ -152,7 +152,7 @@ function serveStreams(
     // Registered now (synchronously, before any stream lists): no handler slips in ahead.
     const indexed = wiring.indexes?.covers(resource) ? wiring.indexes.stream(resource, ns ?? "cluster") : undefined;
     const open = (part: StreamPart | undefined, s: AbortSignal) => {
-      const route = routed?.();
+      const route = routed?.(s);
       const deliver = (event: WatchEvent) => {
         part?.saw?.(event);
         // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a handover): not ours.
