@@ -20,7 +20,7 @@
 // replica behind a TCP proxy of its own that counts them (the sandbox in this process: bytes do
 // not depend on where it runs, and only it can be told to ignore shardSelector).
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { getPriority, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeClient } from "../src/kube/client.ts";
@@ -37,6 +37,8 @@ const N = Number(process.env.N ?? 1200);
 const RUNS = Number(process.env.RUNS ?? 3);
 const SHARDS = Number(process.env.SHARDS ?? 24); // the default: even over 1, 2, 3, 4, 6, 8, 12 replicas
 const SWEEP = (process.env.SWEEP ?? "").split(",").filter(Boolean).map(Number);
+/** Bun flags for the replicas (their BUN_OPTIONS), e.g. `--cpu-prof-md --cpu-prof-dir=/tmp/p` to profile them. */
+const REPLICA_BUN_OPTIONS = process.env.KOBUN_BENCH_REPLICA_BUN_OPTIONS;
 const LIMIT = 4;
 const HANDLER_MS = 20;
 /** The throughput rows' sandbox in a process of its own (default), or in this one (`SANDBOX=here`). */
@@ -51,11 +53,47 @@ function ensureE2eBinary(): void {
   if (built.exitCode !== 0) throw new Error("bench: building dist/kobun-e2e failed");
 }
 
-/** Ends recorded so far in a replica's spans file (a line per run's start and one per end). */
-const ends = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split('"end"').length - 1 : 0);
+/**
+ * Counts the ends a replica's spans file records (a line per run's start and one per end),
+ * reading only what was appended since the last call: re-reading whole files every poll cost
+ * this process O(N²) CPU, which the replicas needed on 2 cores. Only whole lines are counted.
+ */
+function endCounter(file: string): { count(): number; close(): void } {
+  let offset = 0;
+  let ends = 0;
+  let fd: number | undefined;
+  const chunk = Buffer.alloc(1 << 16);
+  const count = () => {
+    if (fd === undefined) {
+      if (!existsSync(file)) return 0;
+      fd = openSync(file, "r");
+    }
+    for (let n: number; (n = readSync(fd, chunk, 0, chunk.length, offset)) > 0;) {
+      const whole = chunk.lastIndexOf(10, n - 1) + 1; // up to the last newline: a line being written waits
+      if (whole === 0) break;
+      for (let at = chunk.indexOf('"end"'); at >= 0 && at < whole; at = chunk.indexOf('"end"', at + 5)) ends++;
+      offset += whole;
+    }
+    return ends;
+  };
+  return { count, close: () => fd !== undefined && closeSync(fd) };
+}
 
 /** The API server of one run: the sandbox here, or in a process of its own (its CPU then measurable). */
-interface Server { url: string; kubeconfigPath: string; cpuUs?(): Promise<number>; stats?: { requests(verb?: string): number }; stop(): Promise<void> }
+interface Server { url: string; kubeconfigPath: string; cpuUs?(): Promise<number>; ask?(cmd: string): Promise<any>; stats?: { requests(verb?: string): number; log: { verb: string; plural?: string }[] }; stop(): Promise<void> }
+
+/** The requests the server received so far, by verb and resource ("patch configmaps"), as sandbox-server.ts counts them. */
+async function requestCounts(s: Server): Promise<Record<string, number>> {
+  if (s.ask) return (await s.ask("requests")).requests;
+  const counts: Record<string, number> = {};
+  for (const r of s.stats?.log ?? []) counts[`${r.verb} ${r.plural ?? "-"}`] = (counts[`${r.verb} ${r.plural ?? "-"}`] ?? 0) + 1;
+  return counts;
+}
+
+/** Per object handled: the requests made between two counts (the creates included), those above 0.01. */
+function perObject(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, round((v - (before[k] ?? 0)) / N)] as const).filter(([, v]) => v >= 0.01));
+}
 
 async function server(options: { shardSelectors: boolean; apart: boolean }): Promise<Server> {
   if (options.apart && options.shardSelectors) return spawnSandbox();
@@ -63,7 +101,7 @@ async function server(options: { shardSelectors: boolean; apart: boolean }): Pro
 }
 
 /** What one run measured: wall time, create time, bytes per replica (when proxied), the runs per replica, the sandbox's CPU. */
-interface Run { ms: number; createMs: number; bytes: number[]; spans: Span[][]; sandboxCpuMs?: number; replicasCpuMs: number; benchCpuMs: number; patchesPerObject?: number }
+interface Run { ms: number; createMs: number; bytes: number[]; spans: Span[][]; sandboxCpuMs?: number; replicasCpuMs: number; benchCpuMs: number; requestsPerObject: Record<string, number> }
 
 /** A process's CPU so far (user + system, ms), from /proc (clock ticks of 10 ms). */
 function cpuMsOf(pid: number): number {
@@ -102,6 +140,7 @@ async function once(replicas: number, shards: number, options: { shardSelectors:
   const dir = mkdtempSync(join(tmpdir(), "kobun-bench-shards-"));
   const ops: Operator[] = [];
   const proxies: TcpProxy[] = [];
+  let counters: ReturnType<typeof endCounter>[] = [];
   try {
     await installCrds(admin, E2E_CRDS);
     const config = join(dir, "kobun.yaml");
@@ -119,13 +158,13 @@ async function once(replicas: number, shards: number, options: { shardSelectors:
         kubeconfig = join(dir, `kubeconfig-${i}.yaml`);
         writeFileSync(kubeconfig, proxiedKubeconfig(readFileSync(sandbox.kubeconfigPath, "utf8"), proxy.url), { mode: 0o600 });
       }
-      ops.push(new Operator(`bench-r${i}`, KOBUN_E2E, ["run", "--kubeconfig", kubeconfig, "-q", "-n", "default", "--config", config], { KOBUN_E2E_SPANS: file }));
+      ops.push(new Operator(`bench-r${i}`, KOBUN_E2E, ["run", "--kubeconfig", kubeconfig, "-q", "-n", "default", "--config", config], { KOBUN_E2E_SPANS: file, ...(REPLICA_BUN_OPTIONS ? { BUN_OPTIONS: REPLICA_BUN_OPTIONS } : {}) }));
     }
     await settled(admin, replicas, shards);
     await Bun.sleep(300); // the last shards taken have their streams listed
     const before = proxies.map((p) => p.bytesReceived);
     const cpuBefore = await sandbox.cpuUs?.();
-    const patchesBefore = sandbox.stats?.requests("patch");
+    const requestsBefore = await requestCounts(sandbox);
     const replicasBefore = ops.reduce((sum, op) => sum + cpuMsOf(op.pid), 0);
     const benchBefore = ownCpuMs();
     const t0 = performance.now();
@@ -136,21 +175,23 @@ async function once(replicas: number, shards: number, options: { shardSelectors:
     }
     const createMs = performance.now() - t0;
     // Read every 10 ms, not every 1 ms: the reads share this process with the creates.
-    while (files.reduce((sum, f) => sum + ends(f), 0) < N) {
+    counters = files.map(endCounter);
+    while (counters.reduce((sum, c) => sum + c.count(), 0) < N) {
       if (performance.now() > t0 + 120_000) throw new Error(`bench: ${N} objects not handled in time`);
       await Bun.sleep(10);
     }
     const ms = performance.now() - t0;
     const cpuAfter = await sandbox.cpuUs?.();
+    const requestsPerObject = perObject(requestsBefore, await requestCounts(sandbox));
     const replicasCpuMs = ops.reduce((sum, op) => sum + cpuMsOf(op.pid), 0) - replicasBefore;
     const benchCpuMs = ownCpuMs() - benchBefore;
     return {
-      replicasCpuMs, benchCpuMs,
+      replicasCpuMs, benchCpuMs, requestsPerObject,
       ms, createMs, bytes: proxies.map((p, i) => p.bytesReceived - before[i]!), spans: files.map((f, i) => spansOf(`r${i}`, f)),
       ...(cpuBefore !== undefined && cpuAfter !== undefined ? { sandboxCpuMs: (cpuAfter - cpuBefore) / 1000 } : {}),
-      ...(patchesBefore !== undefined ? { patchesPerObject: round((sandbox.stats!.requests("patch") - patchesBefore) / N) } : {}),
     };
   } finally {
+    for (const c of counters) c.close();
     await Promise.all(ops.map((op) => op.stop("SIGTERM", 10_000).catch(() => {})));
     for (const p of proxies) p.close();
     admin.close();
@@ -167,7 +208,7 @@ const createMs: Record<string, number[]> = {};
 const shapes: Record<string, ReturnType<typeof shape>> = {};
 
 /** The runs' shape: while all replicas are busy, how fast together; each replica's share and rate. */
-function shape(run: Run): Record<string, number | number[]> {
+function shape(run: Run): Record<string, number | number[] | Record<string, number>> {
   const done = run.spans.map((list) => list.filter((s) => s.end !== undefined && !s.aborted));
   const from = Math.max(...done.map((l) => Math.min(...l.map((s) => s.start))));
   const to = Math.min(...done.map((l) => Math.max(...l.map((s) => s.end!))));
@@ -183,6 +224,8 @@ function shape(run: Run): Record<string, number | number[]> {
     ...(run.sandboxCpuMs !== undefined ? { sandbox_cpu_us_per_object: Math.round((run.sandboxCpuMs * 1000) / N) } : {}),
     replicas_cpu_us_per_object: Math.round((run.replicasCpuMs * 1000) / N),
     bench_cpu_us_per_object: Math.round((run.benchCpuMs * 1000) / N),
+    // What the replicas (and the creates) asked of the server per object: lease renewals beside the objects' own.
+    requests_per_object: run.requestsPerObject,
   };
 }
 
@@ -217,7 +260,7 @@ const figures = {
   shape: shapes,
   wall_ms: wallMs, create_ms: createMs, load_average_1m: round(loadavg()[0]!),
   bytes_per_replica_server_side: serverSide.bytes, bytes_per_replica_client_side: clientSide.bytes,
-  patches_per_object: serverSide.patchesPerObject,
+  patches_per_object: serverSide.requestsPerObject["patch configmaps"],
   bytes_ratio_client_vs_server: round(clientSide.bytes.reduce((a, b) => a + b, 0) / serverSide.bytes.reduce((a, b) => a + b, 0)),
 };
 report("sharding", figures);
