@@ -33,8 +33,8 @@ const NEVER = new AbortController().signal;
 class ObjectIndex implements Index {
   /** key → uid → value */
   private readonly byKey = new Map<string, Map<string, unknown>>();
-  /** uid → its keys */
-  private readonly byObject = new Map<string, string[]>();
+  /** uid → its keys, and its namespace (what a sharded replica's shards are told by, with the uid) */
+  private readonly byObject = new Map<string, { keys: string[]; namespace: string | undefined }>();
 
   get size(): number {
     return this.byKey.size;
@@ -57,7 +57,7 @@ class ObjectIndex implements Index {
     for (const [key, values] of this.byKey) yield [key, [...values.values()]];
   }
 
-  put(uid: string, entries: Record<string, unknown> | undefined): void {
+  put(uid: string, namespace: string | undefined, entries: Record<string, unknown> | undefined): void {
     this.remove(uid);
     if (!entries) return;
     const keys = Object.keys(entries);
@@ -67,11 +67,11 @@ class ObjectIndex implements Index {
       if (!values) this.byKey.set(key, (values = new Map()));
       values.set(uid, entries[key]);
     }
-    this.byObject.set(uid, keys);
+    this.byObject.set(uid, { keys, namespace });
   }
 
   remove(uid: string): void {
-    const keys = this.byObject.get(uid);
+    const keys = this.byObject.get(uid)?.keys;
     if (!keys) return;
     this.byObject.delete(uid);
     for (const key of keys) {
@@ -79,6 +79,11 @@ class ObjectIndex implements Index {
       values.delete(uid);
       if (values.size === 0) this.byKey.delete(key);
     }
+  }
+
+  /** Removes every object `drop` says (it sees the uid and namespace only). */
+  removeWhere(drop: (object: Pick<KubeObject, "metadata">) => boolean): void {
+    for (const [uid, { namespace }] of this.byObject) if (drop({ metadata: { uid, namespace } })) this.remove(uid);
   }
 }
 
@@ -190,8 +195,16 @@ export class Indexes {
         index.remove(uid);
         continue;
       }
-      index.put(uid, this.entriesOf(spec, resource, body));
+      index.put(uid, body.metadata.namespace, this.entriesOf(spec, resource, body));
     }
+  }
+
+  /**
+   * Takes out every object `drop` says, in every index: a sharded replica's objects of the shards
+   * it gave up (it hears none of their events until it takes them back, with a fresh state).
+   */
+  forget(drop: (object: Pick<KubeObject, "metadata">) => boolean): void {
+    for (const index of this.kept.values()) index.removeWhere(drop);
   }
 
   private entriesOf(spec: IndexSpec, resource: Resource, body: KubeObject): Record<string, unknown> | undefined {

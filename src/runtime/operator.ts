@@ -129,6 +129,8 @@ async function operate(
     : undefined;
   const indexes = new Indexes(registry.indexes, logger);
   for (const [resource, why] of metadataOnly) indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);
+  // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
+  if (sharded && registry.indexes.length) sharded.sharding.onChange(() => indexes.forget((object) => !sharded.sharding.owns(object)));
   const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs, metadataOnly });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
