@@ -10,9 +10,16 @@ import type { Logger } from "../util/log.ts";
 import type { WatchClient } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
 import type { MemberView, ShardLeaseView } from "./assign.ts";
+import { fnv1a64 } from "./hash.ts";
 
 export const GROUP_LABEL = "kobun.dev/shard-group";
 export const ROLE_LABEL = "kobun.dev/shard-role";
+
+/** A DNS-1123 name for a replica id (`user@host/stamp/rnd`, a pod name), unique by its hash. */
+export function memberLeaseName(group: string, id: string): string {
+  const slug = id.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  return `${group}-member-${slug ? `${slug}-` : ""}${fnv1a64(id).toString(36)}`;
+}
 
 interface Seen { object: KubeObject; key: string; at: number }
 

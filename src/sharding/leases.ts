@@ -3,10 +3,10 @@
 // in one namespace; written as client-go writes leader-election Leases (PUT with
 // resourceVersion, so two replicas never both win a shard; a 409 means someone else did).
 //
-//   - every retryPeriod: renew the membership and the held shards; on any Lease event (a watch,
-//     label-selected, with a slow resync LIST as a safety net), after each renewal, and when a
-//     lease or member is due to expire: decide (assign.ts) and act: release the excess,
-//     acquire free shards;
+//   - every retryPeriod, in a loop of its own (a handover may wait out its grace meanwhile):
+//     renew the membership and the held shards; on any Lease event (a label-selected watch, a
+//     slow resync LIST as a safety net), after each renewal, and when a lease or member is due
+//     to expire: decide (assign.ts) and act: release the excess, acquire free shards;
 //   - a held shard not renewed within renewDeadline is lost at once, by a timer (a renewal that
 //     hangs on a dead network path must not keep it): its work is aborted, so it has stopped
 //     (freezeGracePeriod later) before anyone can take the lease (duration); each renewal
@@ -18,19 +18,18 @@
 import type { KubeClient } from "../kube/client.ts";
 import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
 import type { KubeObject } from "../kube/types.ts";
-import { linkedSignal } from "../util/abort.ts";
+import { linkedSignal, sleep } from "../util/abort.ts";
 import { Nudge } from "../util/nudge.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchClient } from "../watching/types.ts";
 import { assign, coverage, liveHolder, type AssignmentInput, type Coverage } from "./assign.ts";
-import { fnv1a64 } from "./hash.ts";
 import { ShardHolds } from "./holds.ts";
-import { GROUP_LABEL, LeaseBook, ROLE_LABEL } from "./lease-book.ts";
-import type { HandoverDirection, ShardObserver } from "./observer.ts";
+import { GROUP_LABEL, LeaseBook, memberLeaseName, ROLE_LABEL } from "./lease-book.ts";
+import { coverageReport, type HandoverDirection, type ShardObserver } from "./observer.ts";
 
 export type ShardClient = Pick<KubeClient, "get" | "create" | "replace" | "delete"> & WatchClient;
 
-export { GROUP_LABEL };
+export { GROUP_LABEL, memberLeaseName };
 
 export interface ShardLeasesOptions {
   client: ShardClient;
@@ -53,12 +52,6 @@ export interface ShardLeasesOptions {
   observer?: ShardObserver;
 }
 
-/** A DNS-1123 name for a replica id (`user@host/stamp/rnd`, a pod name), unique by its hash. */
-export function memberLeaseName(group: string, id: string): string {
-  const slug = id.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
-  return `${group}-member-${slug ? `${slug}-` : ""}${fnv1a64(id).toString(36)}`;
-}
-
 export class ShardLeases {
   /** Which shards' cycles run, and the signal each is stopped by. */
   readonly holds: ShardHolds;
@@ -69,11 +62,12 @@ export class ShardLeases {
   private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
-  private lastCoverage = "";
+  private readonly reportCoverage: (found: Coverage) => void;
 
   constructor(private readonly options: ShardLeasesOptions) {
     this.holds = new ShardHolds(options.shards);
     this.log = options.logger.child({ shards: `${options.namespace}/${options.group}` });
+    this.reportCoverage = coverageReport(this.log, options.observer);
     this.book = new LeaseBook({ ...options, resyncMs: options.resyncMs ?? Math.max(60_000, 4 * options.durationMs), changed: () => this.nudge.nudge() });
   }
 
@@ -89,27 +83,37 @@ export class ShardLeases {
   async run(signal: AbortSignal): Promise<void> {
     const local = linkedSignal(signal);
     const watching = this.book.watch(local.signal);
-    let renewAt = 0;
+    let renewing = Promise.resolve();
     try {
+      await this.renewAll(local.signal); // our membership is known before the first decision
+      renewing = this.renewEvery(local.signal);
       while (!signal.aborted) {
         this.nudge.clear();
-        // Renewals keep their own period: a Lease event (every replica's renewals are events)
-        // only asks for a new decision. Renewing on every event made each renewal set off the
-        // others' (thousands of PUTs a second with 3 replicas).
-        if (Date.now() >= renewAt) {
-          renewAt = Date.now() + this.options.retryPeriodMs;
-          await this.renewAll(signal);
-        }
         const nextChangeAt = await this.decide(signal);
         if (signal.aborted) break;
-        const wakeAt = Math.min(renewAt, nextChangeAt ?? Infinity);
+        // Each renewal nudges too: a decision at least every retryPeriod, as when they took turns.
+        const wakeAt = nextChangeAt ?? Date.now() + this.options.retryPeriodMs;
         await this.nudge.pause(Math.max(0, wakeAt - Date.now()), signal);
       }
     } finally {
       local.controller.abort();
       local.dispose();
-      await watching;
+      await Promise.all([watching, renewing]);
       await this.leave();
+    }
+  }
+
+  /**
+   * Renews every retryPeriod beside the decisions (a handover may wait a whole grace), then asks
+   * for one. A Lease event asks for a decision only: renewing on every event made each renewal
+   * set off the others' (thousands of PUTs a second with 3 replicas).
+   */
+  private async renewEvery(signal: AbortSignal): Promise<void> {
+    let renewAt = Date.now() + this.options.retryPeriodMs;
+    while (await sleep(renewAt - Date.now(), signal)) {
+      renewAt = Date.now() + this.options.retryPeriodMs;
+      await this.renewAll(signal);
+      this.nudge.nudge();
     }
   }
 
@@ -249,19 +253,30 @@ export class ShardLeases {
     const timeout = AbortSignal.timeout(Math.max(2000, this.options.retryPeriodMs));
     for (const [n, index] of indexes.entries()) {
       if (abandoned[n]) this.log.warn("handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them", { shard: index, abandoned: abandoned[n] });
-      const known = this.book.get(this.shardLeaseName(index));
       this.forget(index);
-      let released = false;
-      if (known && specOf(known).holderIdentity === this.options.id) {
-        try {
-          this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, this.shardLeaseName(index), releasedLease(known, Date.now()), { signal: timeout }));
-          this.log.info("released a shard", { shard: index, why });
-          released = true;
-        } catch (error) {
-          this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
-        }
-      }
+      const released = await this.release(index, timeout);
+      if (released) this.log.info("released a shard", { shard: index, why });
       this.options.observer?.handover(released && !abandoned[n] ? "released" : "abandoned", index);
+    }
+  }
+
+  /** Writes a shard's Lease free, while it names us; once more after a 409 (a renewal still in flight when it was given up). */
+  private async release(index: number, signal: AbortSignal): Promise<boolean> {
+    const name = this.shardLeaseName(index);
+    for (let attempt = 0; ; attempt++) {
+      const known = this.book.get(name);
+      if (!known || specOf(known).holderIdentity !== this.options.id) return false;
+      try {
+        this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, name, releasedLease(known, Date.now()), { signal }));
+        return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 409 && attempt === 0) {
+          await this.reread(name, signal);
+          continue;
+        }
+        this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
+        return false;
+      }
     }
   }
 
@@ -280,17 +295,6 @@ export class ShardLeases {
       await this.options.client.delete(leaseResource, this.options.namespace, memberLeaseName(this.options.group, this.options.id), { signal: AbortSignal.timeout(2000) });
     } catch {
       // it expires by itself after its duration
-    }
-  }
-
-  private reportCoverage(found: Coverage): void {
-    const key = JSON.stringify(found);
-    if (key === this.lastCoverage) return;
-    const first = this.lastCoverage === "";
-    this.lastCoverage = key;
-    this.options.observer?.coverage(found);
-    if (found.overlaps.length > 0 || (!first && (found.gaps.length > 0 || found.orphans.length > 0))) {
-      this.log.warn("shard coverage: not every shard has exactly one live owner", { gaps: found.gaps.join(","), orphans: found.orphans.join(","), overlaps: found.overlaps.join(",") });
     }
   }
 }

@@ -2,6 +2,7 @@
 // as it does for watching/'s WatchObserver). Called on decisions and handovers, not per object.
 
 import type { Coverage } from "./assign.ts";
+import type { Logger } from "../util/log.ts";
 
 /**
  * How a shard changed hands here: `acquired` (its Lease written to us, its work started),
@@ -18,4 +19,22 @@ export interface ShardObserver {
   handover(direction: HandoverDirection, shard: number): void;
   /** Every shard should have exactly one live owner: what is off now, from this replica's view. */
   coverage(found: Coverage): void;
+}
+
+/**
+ * Reports each new coverage (from every decision) to the observer, and warns of what is off:
+ * an overlap at once; a gap or an orphan unless it is the first view (before any shard is taken).
+ */
+export function coverageReport(log: Logger, observer: ShardObserver | undefined): (found: Coverage) => void {
+  let last = "";
+  return (found) => {
+    const key = JSON.stringify(found);
+    if (key === last) return;
+    const first = last === "";
+    last = key;
+    observer?.coverage(found);
+    if (found.overlaps.length > 0 || (!first && (found.gaps.length > 0 || found.orphans.length > 0))) {
+      log.warn("shard coverage: not every shard has exactly one live owner", { gaps: found.gaps.join(","), orphans: found.orphans.join(","), overlaps: found.overlaps.join(",") });
+    }
+  };
 }

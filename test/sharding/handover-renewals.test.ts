@@ -1,0 +1,44 @@
+// A handover that waits out its grace (cycles that ignore their signal) does not stop the
+// renewals of the shards kept: with a grace longer than renewDeadline (a valid setting while
+// renewDeadline + grace < duration), the replica would otherwise lose every shard it meant to keep.
+
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { ShardLeases } from "../../src/sharding/leases.ts";
+import { env, testLogger, type Env } from "../peering/helpers.ts";
+
+let e: Env;
+const running: { controller: AbortController; done: Promise<void> }[] = [];
+beforeEach(async () => { e = await env({ crds: [] }); });
+afterEach(async () => {
+  for (const r of running.splice(0)) { r.controller.abort(); await r.done; }
+  await e.stop();
+});
+
+const TIMINGS = { durationMs: 3000, renewDeadlineMs: 1000, retryPeriodMs: 200, graceMs: 1900 };
+
+function replica(id: string, shards: number) {
+  const { logger, lines } = testLogger();
+  const leases = new ShardLeases({ client: e.client, namespace: "default", group: "op", shards, id, logger, ...TIMINGS });
+  const controller = new AbortController();
+  const handle = { leases, lines, controller, done: leases.run(controller.signal) };
+  running.push(handle);
+  return handle;
+}
+
+async function eventually(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not in time: ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+test("a handover waiting out its grace keeps renewing the shards kept: none is lost at renewDeadline meanwhile", async () => {
+  const a = replica("a", 4);
+  await eventually("a owns the 4 shards", () => a.leases.owned.length === 4, 5000);
+  // A cycle in every shard that never ends: whichever two a gives up, it waits the whole grace.
+  for (const shard of a.leases.owned) a.leases.holds.enter(shard);
+  const b = replica("b", 4);
+  await eventually("2/2 once a's grace is over", () => a.leases.owned.length === 2 && b.leases.owned.length === 2, 6000);
+  expect(a.lines.filter((l) => l.includes("lost a shard"))).toEqual([]);
+}, 15_000);
