@@ -7,7 +7,8 @@
 // its first LIST (`stream()`), so a handler of one resource never reads the index of another
 // half-filled at start-up (a CR handler seeing none of the Pods that exist). A stream waiting
 // out a freeze holds no one up; a stream that ends lets go. Only the streams of start-up prime:
-// once primed, a stream started later (a namespace newly matching a glob) holds no one up. A
+// once primed, a stream started later (a namespace newly matching a glob) holds no one up, but
+// for the shards a sharded replica takes (their objects were in no index here until then). A
 // stream that does not list (a 403 retried for ever) is named in a warning every `warnEveryMs`.
 // Must never do I/O.
 
@@ -126,10 +127,14 @@ export class Indexes {
     return this.specs.some((spec) => selectorMatches(spec.wanted, resource));
   }
 
-  /** A stream of an indexed resource starts (`where`: its namespace, or "cluster"): until it first lists, handlers wait (see IndexedStream). */
-  stream(resource?: Resource, where = "cluster"): IndexedStream {
+  /**
+   * A stream of an indexed resource starts (`where`: its namespace, or "cluster"): until it first
+   * lists, handlers wait (see IndexedStream). `late`: it holds them even after start-up (a sharded
+   * replica's stream of shards it took: their objects were in no index until it lists).
+   */
+  stream(resource?: Resource, where = "cluster", late = false): IndexedStream {
     const token = {};
-    let done = this.wasPrimed;
+    let done = this.wasPrimed && !late;
     const what = {
       stream: resource ? `${resourceName(resource)}@${where}` : where,
       indexes: this.specs.filter((spec) => !resource || selectorMatches(spec.wanted, resource)).map((spec) => spec.id).join(", "),

@@ -153,6 +153,8 @@ function serveStreams(
     const indexed = wiring.indexes?.covers(resource) ? wiring.indexes.stream(resource, ns ?? "cluster") : undefined;
     const open = (part: StreamPart | undefined, s: AbortSignal) => {
       const route = routed?.(s);
+      // A later batch of shards holds the handlers until its first LIST, as the first one did at start-up.
+      const hold = part && !part.first ? (indexed ? wiring.indexes!.stream(resource, `${ns ?? "cluster"} (${part.label})`, true) : undefined) : indexed;
       const deliver = (event: WatchEvent) => {
         part?.saw?.(event);
         // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a handover): not ours.
@@ -174,7 +176,7 @@ function serveStreams(
           ...(part?.label ? { label: part.label } : {}),
           ...(part && !part.first ? { gatesReadiness: false } : {}),
           ...(part?.inventory ? { inventory: (read: () => Iterable<KubeObject> | undefined) => part.inventory!(read, deliver) } : {}),
-          ...(indexed && (!part || part.first) ? { indexed } : {}),
+          ...(hold ? { indexed: hold } : {}),
           deliver,
           processed: () => reconciler.settled(),
           ...(route || part?.restartSignal ? { restartSignal: restartOn(route?.restartSignal, part?.restartSignal) } : {}),

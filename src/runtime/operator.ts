@@ -124,13 +124,13 @@ async function operate(
   const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
-  const sharded = settings.sharding.enabled
-    ? await (await import("./sharding.ts")).startSharding({ client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, metrics: health.metrics, ...(options.peerId ? { id: options.peerId } : {}) }, signal)
-    : undefined;
   const indexes = new Indexes(registry.indexes, logger);
   for (const [resource, why] of metadataOnly) indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);
-  // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
-  if (sharded && registry.indexes.length) sharded.sharding.onChange(() => indexes.forget((object) => !sharded.sharding.owns(object)));
+  const sharded = settings.sharding.enabled
+    ? await (await import("./sharding.ts")).startSharding({
+      client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, metrics: health.metrics, ...(registry.indexes.length ? { indexes } : {}), ...(options.peerId ? { id: options.peerId } : {}),
+    }, signal)
+    : undefined;
   const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs, metadataOnly });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);

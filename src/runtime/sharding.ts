@@ -6,6 +6,7 @@
 // (shard-streams.ts); a shard given up waits for its cycles (holds).
 
 import type { Settings } from "../config/index.ts";
+import type { Indexes } from "../handling/indexes.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import { peerId } from "../peering/index.ts";
@@ -26,7 +27,7 @@ export interface ShardedStreams {
 }
 
 export async function startSharding(
-  options: { client: KubeClient; settings: Settings; logger: Logger; scope: TaskScope; toggle: Toggle; resources: Resource[]; namespace: string | null; metrics: MetricsRegistry; id?: string },
+  options: { client: KubeClient; settings: Settings; logger: Logger; scope: TaskScope; toggle: Toggle; resources: Resource[]; namespace: string | null; metrics: MetricsRegistry; indexes?: Indexes; id?: string },
   signal: AbortSignal,
 ): Promise<ShardedStreams> {
   const { client, settings, logger, scope, toggle } = options;
@@ -60,10 +61,23 @@ export async function startSharding(
   };
   hold([]);
   sharding.onChange(hold);
+  if (options.indexes) followInIndexes(sharding, options.indexes);
   scope.spawn("sharding", (s) => sharding.run(s));
   return {
     sharding,
     serve: (resource, within, name, open, quiet) =>
       serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet),
   };
+}
+
+/** Keeps the indexes to the owned shards; registered before the streams' listeners (the layout's). */
+function followInIndexes(sharding: Sharding, indexes: Indexes): void {
+  sharding.onChange(() => {
+    // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
+    indexes.forget((object) => !sharding.owns(object));
+    // Shards taken client-side are replayed by each stream's listener, after this one, all at
+    // once: no handler of the first replayed runs before the indexes have the others.
+    const replaying = indexes.stream(undefined, "shards taken", true);
+    queueMicrotask(() => replaying.end());
+  });
 }
