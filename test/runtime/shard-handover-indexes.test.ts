@@ -9,13 +9,14 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import type { Index } from "../../src/handling/indexes.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
+import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { objectHash, shardOf } from "../../src/sharding/index.ts";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
+import { releaseShardLease, takeShardLease } from "./shard-leases.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
@@ -69,8 +70,7 @@ async function handOverAndBack(serverSide: boolean): Promise<void> {
     await eventually(() => holder() === "keeper" && lines.filter((l) => l.includes("acquired a shard")).length === 2, "both shards held");
     await eventually(() => indexed() === "ghost,kept", "both secrets indexed");
     // Another replica takes the shard; meanwhile one secret goes and one comes; then the shard comes back.
-    const lease = await admin.get(leaseResource, ns, shardLease);
-    const taken = await admin.replace(leaseResource, ns, shardLease, renewedLease(lease, "thief", 3000, Date.now()));
+    const taken = await takeShardLease(admin, ns, shardLease, "thief");
     await eventually(() => lines.some((l) => l.includes("lost a shard")), "the shard lost");
     expect(indexed()).toBe(""); // none of its objects is this replica's to know now
     await admin.delete(SECRETS, away, "ghost");
@@ -78,7 +78,7 @@ async function handOverAndBack(serverSide: boolean): Promise<void> {
     await admin.create(CONFIGMAPS, away, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "late" } });
     // Taken back, the secrets' fresh state answers late (server-side): the handlers wait for it.
     sandbox.faults.stallNext(1, 400, { verb: "watch", plural: "secrets" });
-    await admin.replace(leaseResource, ns, shardLease, releasedLease(taken, Date.now()));
+    await releaseShardLease(admin, taken);
     await eventually(() => holder() === "keeper", "the shard taken back");
     await eventually(() => seen.has("late"), "the configmap of the shard taken back handled");
     expect(seen.get("late")).toBe("kept,new");

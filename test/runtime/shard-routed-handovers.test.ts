@@ -6,13 +6,14 @@ import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
+import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { NamespaceCoverage } from "../../src/runtime/coverage.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
+import { releaseShardLease, takeShardLease } from "./shard-leases.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
@@ -62,10 +63,9 @@ test("cluster-wide routed streams of a sharded replica: each handover's batch st
       await eventually(() => handled.includes(`cm-${round}`), `cm-${round} handled`);
       // Another holder takes the shard (this replica stops it), then releases it (this replica takes it back: a new batch).
       const lost = lines.filter((l) => l.includes("lost a shard")).length;
-      const lease = await admin.get(leaseResource, spaces[0]!, shardLease);
-      const taken = await admin.replace(leaseResource, spaces[0]!, shardLease, renewedLease(lease, "thief", 3000, Date.now()));
+      const taken = await takeShardLease(admin, spaces[0]!, shardLease, "thief");
       await eventually(() => lines.filter((l) => l.includes("lost a shard")).length > lost, `the shard lost (round ${round})`);
-      await admin.replace(leaseResource, spaces[0]!, shardLease, releasedLease(taken, Date.now()));
+      await releaseShardLease(admin, taken);
     }
     await eventually(() => held() === "routed", "the shard held at the end");
     await admin.create(CONFIGMAPS, spaces[1]!, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm-last" } });
