@@ -9,7 +9,8 @@ import type { RequestObserver } from "./observer.ts";
 import { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
 import { patchContentTypes, resourcePath, type KubeObject, type ObjectList, type PatchType, type Resource, type Status } from "./types.ts";
 
-export { queryString, type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
+export { type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
+export { queryString } from "./bodies.ts";
 
 export interface ListOptions {
   namespace?: string | null;
