@@ -10,6 +10,8 @@ export interface FlagValues {
   config: string;
   kubeconfig: string;
   context: string;
+  /** Only HTTP/1.1 to the API server. */
+  http1: boolean;
   /** Names, globs, and "!glob" exclusions; `-n a,b` is split at commas. */
   namespaces: string[];
   allNamespaces: boolean;
@@ -50,6 +52,7 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "config", long: "config", value: "FILE", doc: "Config file (default: ./kobun.yaml when it exists)." },
   { key: "kubeconfig", long: "kubeconfig", value: "FILE", doc: "Kubeconfig file." },
   { key: "context", long: "context", value: "NAME", doc: "Kubeconfig context." },
+  { key: "http1", long: "http1", doc: "Speak only HTTP/1.1 to the API server (default: HTTP/2 when it is https and selects it)." },
   { key: "namespaces", long: "namespace", short: "n", value: "NS", doc: 'Namespace, glob ("team-*") or exclusion ("!kube-*"); repeatable.' },
   { key: "allNamespaces", long: "all-namespaces", short: "A", doc: "Watch all namespaces." },
   { key: "standalone", long: "standalone", doc: "No peering: never freeze." },

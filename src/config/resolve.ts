@@ -31,6 +31,7 @@ type Tree = Record<string, unknown>;
 const FLAG_FIELDS: ReadonlyArray<readonly [keyof FlagValues, string, string]> = [
   ["kubeconfig", "kube", "kubeconfig"],
   ["context", "kube", "context"],
+  ["http1", "kube", "http1"],
   ["standalone", "peering", "standalone"],
   ["priority", "peering", "priority"],
   ["peering", "peering", "name"],

@@ -168,6 +168,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     kubeconfig: orNull(text({ default: "", doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
     context: orNull(text({ default: "", doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
     requestTimeout: duration({ default: 60, min: 0, max: 3600, doc: "A request (not a watch) with no complete answer this long is aborted and retried; 0 = never." }),
+    http1: flag({ default: false, doc: "Speak only HTTP/1.1 to the API server; by default HTTP/2 when it is https and selects it (one connection carries every request and watch)." }),
   }),
 });
 
@@ -241,7 +242,7 @@ export interface Settings {
   readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
   /** Strings null = derived (see the schema's docs). */
   readonly webhooks: SchemaValues["webhooks"];
-  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number };
+  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number; readonly http1: boolean };
   /** Per-resource settings by their key in kobun.yaml (only what was given; see resources.ts). */
   readonly resources: Readonly<Record<string, ResourceSettings>>;
 }

@@ -13,7 +13,7 @@ import { FatalError } from "./exits.ts";
 /** The operator's own client; `login`: the on.login handlers as one (activities.ts), replacing the kubeconfig. */
 export async function connectClient(settings: Settings, logger: Logger, signal: AbortSignal, login: Login | undefined): Promise<KubeClient> {
   let client: KubeClient | undefined;
-  const options = { requestTimeoutMs: settings.kube.requestTimeout * 1000, logger };
+  const options = { requestTimeoutMs: settings.kube.requestTimeout * 1000, http1: settings.kube.http1, logger };
   try {
     client = login
       ? new KubeClient(await loggedIn(login, signal, logger), options)

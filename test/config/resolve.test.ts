@@ -45,7 +45,7 @@ describe("precedence", () => {
     const file = join(tempDir({ "kobun.yaml": YAML }), "kobun.yaml");
     const settings = resolveSettings({ flags: { config: file, priority: 20, context: "from-flag", verbose: true } });
     expect(settings.peering).toMatchObject({ name: "blue", priority: 20, lifetime: 120 });
-    expect(settings.kube).toEqual({ kubeconfig: null, context: "from-flag", requestTimeout: 60 });
+    expect(settings.kube).toEqual({ kubeconfig: null, context: "from-flag", requestTimeout: 60, http1: false });
     expect(settings.logging).toEqual({ format: "json", level: "debug" });
     expect(settings.watching.pageSize).toBe(50);
     expect(settings.watching.serverTimeout).toBe(300);
@@ -53,9 +53,10 @@ describe("precedence", () => {
 
   test("every flag reaches its setting", () => {
     const settings = resolveSettings({
-      flags: { kubeconfig: "/k", standalone: true, peering: "p", liveness: "http://0.0.0.0:8080/healthz", logFormat: "json", quiet: true },
+      flags: { kubeconfig: "/k", http1: true, standalone: true, peering: "p", liveness: "http://0.0.0.0:8080/healthz", logFormat: "json", quiet: true },
     });
     expect(settings.kube.kubeconfig).toBe("/k");
+    expect(settings.kube.http1).toBe(true);
     expect(settings.peering).toMatchObject({ standalone: true, name: "p" });
     expect(settings.probes.liveness).toBe("http://0.0.0.0:8080/healthz");
     expect(settings.logging).toEqual({ format: "json", level: "warn" });
@@ -120,5 +121,10 @@ describe("config files", () => {
   test("validation errors of a file on disk name the file as given", () => {
     const dir = tempDir({ "kobun.yaml": "workers:\n  limit: many\n" });
     expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}: workers.limit: expected an integer from 1 to 100000, got "many"`);
+  });
+
+  test("kube.http1 takes only true or false", () => {
+    const dir = tempDir({ "kobun.yaml": "kube:\n  http1: sometimes\n" });
+    expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}: kube.http1: expected true or false, got "sometimes"`);
   });
 });
