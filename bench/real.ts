@@ -1,13 +1,19 @@
 // kobun's binary on a real kube-apiserver + etcd (test/cluster), the example operator's three
 // handlers (so a finalizer), N objects created before the operator starts, one namespace each
 // run; beside it in the same run: the bare-client floor (the issue's three requests per object,
-// and floorSameRequests: every request and answer kobun has, its watch and Events too), Kopf and
+// and floorSameRequests: every request and answer kobun has, its watch and Events too, over the
+// protocol kobun speaks; floorSameRequestsHttp1 the same over HTTP/1.1), Kopf and
 // controller-runtime (bench/peers/).
 // Figures per peer: CPU per handled object, peak RSS, wall until all handled, SIGTERM → exit.
 // With --memory: kobun's RSS slope from 2,000 to 20,000 objects, the peak of a full relist of
 // 20,000 against the steady state, and idle RSS against a compiled hello-world.
 //
-//   bun bench/real.ts [--objects 2000[,8000,20000]] [--peers kobun,floor,floorSameRequests,kopf,controllerRuntime] [--memory]
+//   bun bench/real.ts [--objects 2000[,8000,20000]] [--peers kobun,kobunHttp1,floor,floorSameRequests,floorSameRequestsHttp1,kopf,controllerRuntime]
+//                     [--protocol http2|http1.1] [--rounds 1] [--memory]
+//
+// --protocol: what kobun (HTTP/1.1 is its --http1) and the floors speak; floorSameRequestsHttp1
+// and kobunHttp1 always speak HTTP/1.1. --rounds: the peers run that many times, interleaved (A, B, A, B), and
+// each figure is the median of its rounds.
 //
 // Writes its figures to bench/results.json under "real" (other benches' keys are kept).
 
@@ -18,15 +24,22 @@ import { parseArgs } from "node:util";
 import { KubeClient } from "../src/kube/client.ts";
 import { buildBinaries, kubernetesVersion, startCluster } from "../test/cluster/cluster.ts";
 import { installCrds } from "../test/e2e/harness/kube.ts";
-import { report, root, round, saveResults } from "./common.ts";
+import { median, report, root, round, saveResults } from "./common.ts";
 import { controllerRuntimePeer, floorPeer, kobunPeer, kopfPeer, type Peer, type Prepared, type Target } from "./peers/index.ts";
 import { measureRun, namespaceWithObjects, type RunFigures } from "./peers/measure.ts";
 import { measureMemory } from "./peers/memory.ts";
 
-const ALL = ["kobun", "floor", "floorSameRequests", "kopf", "controllerRuntime"] as const;
+const ALL = ["kobun", "kobunHttp1", "floor", "floorSameRequests", "floorSameRequestsHttp1", "kopf", "controllerRuntime"] as const;
 const { values } = parseArgs({
-  options: { objects: { type: "string", default: "2000" }, peers: { type: "string", default: ALL.join(",") }, memory: { type: "boolean", default: false } },
+  options: {
+    objects: { type: "string", default: "2000" }, peers: { type: "string", default: ALL.join(",") }, memory: { type: "boolean", default: false },
+    protocol: { type: "string", default: "http2" }, rounds: { type: "string", default: "1" },
+  },
 });
+const protocol = values.protocol;
+if (protocol !== "http2" && protocol !== "http1.1") throw new Error(`--protocol: http2 or http1.1, got "${protocol}"`);
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a positive integer, got "${values.rounds}"`);
 const counts = values.objects.split(",").map((n) => {
   const count = Number(n);
   if (!Number.isInteger(count) || count < 1) throw new Error(`--objects: a comma-separated list of positive integers, got "${values.objects}"`);
@@ -47,9 +60,10 @@ try {
 
   const prepared: Prepared[] = [];
   for (const name of wanted) {
-    if (name === "kobun") prepared.push(kobunPeer(work));
-    if (name === "floor") prepared.push(await floorPeer(work, work));
-    if (name === "floorSameRequests") prepared.push(await floorPeer(work, work, true));
+    if (name === "kobun") prepared.push(kobunPeer(work, protocol));
+    if (name === "kobunHttp1") prepared.push(kobunPeer(work, "http1.1", name));
+    if (name === "floor" || name === "floorSameRequests") prepared.push(await floorPeer(work, work, name, protocol));
+    if (name === "floorSameRequestsHttp1") prepared.push(await floorPeer(work, work, name, "http1.1"));
     if (name === "kopf") prepared.push(kopfPeer(work));
     if (name === "controllerRuntime") prepared.push(controllerRuntimePeer(work));
   }
@@ -62,19 +76,22 @@ try {
     } else peers.push(p);
   }
 
-  const runs: Record<string, Record<number, RunFigures>> = {};
+  const all: Record<string, Record<number, RunFigures[]>> = {};
   for (const count of counts) {
-    for (const peer of peers) {
-      const namespace = `real-${peer.name.toLowerCase()}-${count}`;
-      const fromVersion = await namespaceWithObjectsLogged(namespace, count);
-      const figures = await measureRun(peer, target, client, namespace, count, fromVersion);
-      (runs[peer.name] ??= {})[count] = figures;
-      report("real-run", { peer: peer.name, ...rounded(figures) });
+    for (let pass = 0; pass < rounds; pass++) {
+      for (const peer of peers) {
+        const namespace = `real-${peer.name.toLowerCase()}-${count}${rounds > 1 ? `-${pass}` : ""}`;
+        const fromVersion = await namespaceWithObjectsLogged(namespace, count);
+        const figures = await measureRun(peer, target, client, namespace, count, fromVersion);
+        ((all[peer.name] ??= {})[count] ??= []).push(figures);
+        report("real-run", { peer: peer.name, round: pass, ...rounded(figures) });
+      }
     }
   }
+  const runs = medians(all);
 
-  const figures: Record<string, unknown> = { kubernetes: kubernetesVersion, runs: roundAll(runs), unavailable, ratios: ratios(runs, counts) };
-  if (values.memory) figures.memory = await measureMemory(peers.find((p) => p.name === "kobun") ?? kobunPeer(work), target, client, work);
+  const figures: Record<string, unknown> = { kubernetes: kubernetesVersion, protocol, rounds, runs: roundAll(runs), unavailable, ratios: ratios(runs, counts) };
+  if (values.memory) figures.memory = await measureMemory(peers.find((p) => p.name === "kobun") ?? kobunPeer(work, protocol), target, client, work);
   report("real", figures);
   saveResults("real", figures);
 } finally {
@@ -88,6 +105,18 @@ async function namespaceWithObjectsLogged(namespace: string, count: number): Pro
   const version = await namespaceWithObjects(client, namespace, count);
   console.error(`bench: ${count} objects in ${namespace} in ${Math.round(performance.now() - t)} ms`);
   return version;
+}
+
+/** Each figure's median over the rounds (a peer's rounds are its runs at one N). */
+function medians(all: Record<string, Record<number, RunFigures[]>>): Record<string, Record<number, RunFigures>> {
+  const of = (list: RunFigures[], key: keyof RunFigures) => {
+    const values = list.map((f) => f[key]).filter((v): v is number => v !== undefined);
+    return values.length ? median(values) : undefined;
+  };
+  return Object.fromEntries(Object.entries(all).map(([peer, byCount]) => [peer, Object.fromEntries(Object.entries(byCount).map(([n, list]) => [n, {
+    objects: Number(n), cpuMsPerObject: of(list, "cpuMsPerObject")!, peakRssMiB: of(list, "peakRssMiB")!, settledRssMiB: of(list, "settledRssMiB"),
+    wallMs: of(list, "wallMs")!, sigtermToExitMs: of(list, "sigtermToExitMs")!,
+  }]))]));
 }
 
 function rounded(f: RunFigures): Record<string, number | undefined> {
@@ -109,7 +138,7 @@ function ratios(runs: Record<string, Record<number, RunFigures>>, ns: number[]):
   for (const n of ns) {
     const kobun = runs.kobun?.[n];
     if (!kobun) continue;
-    for (const peer of ["floor", "floorSameRequests", "kopf", "controllerRuntime"]) {
+    for (const peer of ["kobunHttp1", "floor", "floorSameRequests", "floorSameRequestsHttp1", "kopf", "controllerRuntime"]) {
       const other = runs[peer]?.[n];
       if (!other) continue;
       const r: Record<string, number> = {

@@ -7,7 +7,7 @@
 // two PATCHes come back on it), and per object one Event POST shaped as kobun's, whose answer
 // is read but not parsed (as kobun's poster does).
 //
-//   floor --server URL --ca FILE --token-file FILE --namespace NS [--same-requests]
+//   floor --server URL --ca FILE --token-file FILE --namespace NS [--same-requests] [--protocol http2|http1.1]
 //
 // Then idles until SIGTERM, as an operator would (so it is measured like one); exits 1 on any
 // failed request.
@@ -16,12 +16,17 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
-  options: { server: { type: "string" }, ca: { type: "string" }, "token-file": { type: "string" }, namespace: { type: "string" }, "same-requests": { type: "boolean", default: false } },
+  options: { server: { type: "string" }, ca: { type: "string" }, "token-file": { type: "string" }, namespace: { type: "string" }, "same-requests": { type: "boolean", default: false }, protocol: { type: "string", default: "http1.1" } },
 });
 if (!values.server || !values.ca || !values["token-file"] || !values.namespace) {
   console.error("usage: floor --server URL --ca FILE --token-file FILE --namespace NS");
   process.exit(2);
 }
+if (values.protocol !== "http2" && values.protocol !== "http1.1") {
+  console.error(`floor: --protocol is http2 or http1.1, not "${values.protocol}"`);
+  process.exit(2);
+}
+const protocol = values.protocol;
 const tls = { ca: readFileSync(values.ca, "utf8") };
 const authorization = `Bearer ${readFileSync(values["token-file"], "utf8").trim()}`;
 const base = `${values.server}/apis/kobun.dev/v1/namespaces/${values.namespace}/kobunexamples`;
@@ -34,7 +39,7 @@ let sequence = 0;
 
 async function call(method: string, url: string, body?: unknown): Promise<any> {
   const response = await fetch(url, {
-    method, tls,
+    method, tls, protocol,
     headers: { authorization, accept: "application/json", ...(body ? { "content-type": "application/merge-patch+json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
@@ -60,7 +65,7 @@ async function postEvent(object: Example): Promise<void> {
   const at = new Date().toISOString();
   const name = `${object.metadata.name}.${Date.now().toString(16)}${(sequence++ & 0xffffff).toString(16).padStart(6, "0")}`;
   const response = await fetch(events, {
-    method: "POST", tls,
+    method: "POST", tls, protocol,
     headers: { authorization, accept: "application/json", "content-type": "application/json" },
     body: JSON.stringify({
       apiVersion: "v1", kind: "Event", metadata: { name, namespace: values.namespace },
@@ -76,7 +81,7 @@ async function postEvent(object: Example): Promise<void> {
 
 /** Follows the objects from `resourceVersion`, parsing every line, until the process ends. */
 async function watch(resourceVersion: string): Promise<void> {
-  const response = await fetch(`${base}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, { tls, headers: { authorization, accept: "application/json" } });
+  const response = await fetch(`${base}?watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, { tls, protocol, headers: { authorization, accept: "application/json" } });
   if (!response.ok || !response.body) throw new Error(`WATCH ${base}: HTTP ${response.status}`);
   const decoder = new TextDecoder();
   let rest = "";

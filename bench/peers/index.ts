@@ -16,7 +16,7 @@ export const CONTROLLER_RUNTIME_VERSION = "v0.25.2";
 export interface Target { kubeconfigPath: string; url: string; caPath: string; tokenPath: string }
 
 export interface Peer {
-  name: "kobun" | "floor" | "floorSameRequests" | "kopf" | "controllerRuntime";
+  name: "kobun" | "kobunHttp1" | "floor" | "floorSameRequests" | "floorSameRequestsHttp1" | "kopf" | "controllerRuntime";
   /** The command that handles every object of `namespace`, then runs until SIGTERM. */
   command(target: Target, namespace: string): string[];
   /** The environment: never the machine's own kubeconfig (HOME points nowhere useful). */
@@ -39,19 +39,30 @@ export function kobunBenchBinary(): string {
   return binary;
 }
 
-export function kobunPeer(home: string): Peer {
+/**
+ * kobun over `protocol`; "kobunHttp1" is kobun with --http1 beside it (bench/real.ts).
+ * KOBUN_BENCH_PROFILE_DIR: each run writes Bun's CPU profile (markdown) there.
+ */
+export function kobunPeer(home: string, protocol: Protocol = "http2", name: "kobun" | "kobunHttp1" = "kobun"): Peer {
   const binary = kobunBenchBinary();
+  const profiles = process.env.KOBUN_BENCH_PROFILE_DIR;
+  const profiling: Record<string, string> = profiles ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${profiles}` } : {};
   return {
-    name: "kobun", env: () => bareEnv(home),
-    command: (t, ns) => [binary, "run", "--kubeconfig", t.kubeconfigPath, "-n", ns, "--standalone", "-q"],
+    name, env: () => ({ ...bareEnv(home), ...profiling }),
+    command: (t, ns) => [binary, "run", "--kubeconfig", t.kubeconfigPath, "-n", ns, "--standalone", "-q", ...(protocol === "http1.1" ? ["--http1"] : [])],
   };
 }
 
-/** The floor, compiled with the options build.ts uses for kobun. */
-/** The bare-client floor; `sameRequests`: every request kobun makes, the watch and the Events too (floor.ts). */
-export async function floorPeer(work: string, home: string, sameRequests = false): Promise<Prepared> {
-  const name = sameRequests ? "floorSameRequests" : "floor";
-  const outfile = join(work, name);
+/** HTTP/2 or HTTP/1.1 to the API server (kobun's `--http1` / the floor's `--protocol`). */
+export type Protocol = "http2" | "http1.1";
+
+/**
+ * The bare-client floor, compiled with the options build.ts uses for kobun; `sameRequests`:
+ * every request kobun makes, the watch and the Events too (floor.ts); over `protocol`.
+ */
+export async function floorPeer(work: string, home: string, name: "floor" | "floorSameRequests" | "floorSameRequestsHttp1", protocol: Protocol): Promise<Prepared> {
+  const sameRequests = name !== "floor";
+  const outfile = join(work, "floor");
   const built = await Bun.build({
     entrypoints: [join(here, "floor.ts")], target: "bun", format: "esm", bytecode: true, sourcemap: "none",
     minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
@@ -60,7 +71,7 @@ export async function floorPeer(work: string, home: string, sameRequests = false
   if (!built.success) return { name, unavailable: `compiling bench/peers/floor.ts failed: ${built.logs.join("; ")}` };
   return {
     name, env: () => bareEnv(home),
-    command: (t, ns) => [outfile, "--server", t.url, "--ca", t.caPath, "--token-file", t.tokenPath, "--namespace", ns, ...(sameRequests ? ["--same-requests"] : [])],
+    command: (t, ns) => [outfile, "--server", t.url, "--ca", t.caPath, "--token-file", t.tokenPath, "--namespace", ns, "--protocol", protocol, ...(sameRequests ? ["--same-requests"] : [])],
   };
 }
 
