@@ -104,7 +104,10 @@ export function assign(input: AssignmentInput): Assignment {
       soonest(expiresAt(lease));
     }
   }
-  const byPreference = (a: number, b: number) => (preference(self, b) > preference(self, a) ? 1 : preference(self, b) < preference(self, a) ? -1 : 0);
+  // Each shard's rank hashed once, not four times per comparison (130 µs a decision with 24 free shards).
+  const ranks = new Map<number, bigint>();
+  const rank = (index: number) => ranks.get(index) ?? ranks.set(index, preference(self, index)).get(index)!;
+  const byPreference = (a: number, b: number) => (rank(b) > rank(a) ? 1 : rank(b) < rank(a) ? -1 : 0);
   const acquire: number[] = [];
   if (held.size < ceiling) {
     const wanted = free.map((l) => l.index).sort(byPreference);
