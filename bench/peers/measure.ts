@@ -15,6 +15,8 @@ export interface RunFigures {
   peakRssMiB: number;
   /** RSS once the burst is over and RSS stopped falling, waited for at most `settle` ms (the steady state with N objects known). */
   settledRssMiB?: number;
+  /** Of settledRssMiB, the anonymous part (heaps: JS and malloc); the rest is file pages, mostly the executable's own code. */
+  settledAnonMiB?: number;
   wallMs: number;
   sigtermToExitMs: number;
 }
@@ -28,8 +30,13 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-/** A line of /proc/<pid>/status in KiB: VmRSS (now) or VmHWM (peak). */
-export function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+/**
+ * A line of /proc/<pid>/status in KiB: VmRSS (now), VmHWM (peak), or of VmRSS the anonymous
+ * pages (RssAnon: the JS heap and malloc's) and the file pages (RssFile: the executable's code
+ * and data the process touched; a compiled Bun program maps its 100 MB runtime, and each
+ * subsystem it runs, the JIT tiers among them, pages in more of it).
+ */
+export function memoryKiB(pid: number, field: "VmRSS" | "VmHWM" | "RssAnon" | "RssFile"): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
 }
@@ -41,7 +48,7 @@ export function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
  * burst, the echoes of its writes can keep the operator busy, and a collection can come seconds
  * later (at 100k objects, hundreds of MB): a reading at a fixed delay caught RSS before either.
  */
-export async function settledRss(pid: number, { minMs = 2000, quietMs = 3000, maxMs = 30_000 } = {}): Promise<{ rssMiB: number; afterMs: number; bounded: boolean }> {
+export async function settledRss(pid: number, { minMs = 2000, quietMs = 3000, maxMs = 30_000 } = {}): Promise<{ rssMiB: number; anonMiB: number; afterMs: number; bounded: boolean }> {
   const started = performance.now();
   let low = Infinity;
   let quietSince = started;
@@ -55,8 +62,8 @@ export async function settledRss(pid: number, { minMs = 2000, quietMs = 3000, ma
     if (rss < low * 0.99 || used > 25) quietSince = now;
     low = Math.min(low, rss);
     const elapsed = now - started;
-    if (elapsed >= minMs && now - quietSince >= quietMs) return { rssMiB: rss, afterMs: elapsed, bounded: false };
-    if (elapsed >= maxMs) return { rssMiB: rss, afterMs: elapsed, bounded: true };
+    const bounded = elapsed >= maxMs;
+    if ((elapsed >= minMs && now - quietSince >= quietMs) || bounded) return { rssMiB: rss, anonMiB: memoryKiB(pid, "RssAnon") / 1024, afterMs: elapsed, bounded };
   }
 }
 
@@ -128,11 +135,11 @@ export async function measureRun(
   const wallMs = performance.now() - started;
   const cpu = cpuMs(child.pid);
   // A reading of memory once the burst is over and RSS stopped falling (at most `settle` ms).
-  const settledRssMiB = settle > 0 ? (await settledRss(child.pid, { maxMs: settle })).rssMiB : undefined;
+  const settled = settle > 0 ? await settledRss(child.pid, { maxMs: settle }) : undefined;
   const peakRssMiB = memoryKiB(child.pid, "VmHWM") / 1024;
   const stopping = performance.now();
   child.kill("SIGTERM");
   await child.exited;
   const sigtermToExitMs = performance.now() - stopping;
-  return { objects: count, cpuMsPerObject: cpu / count, peakRssMiB, settledRssMiB, wallMs, sigtermToExitMs };
+  return { objects: count, cpuMsPerObject: cpu / count, peakRssMiB, settledRssMiB: settled?.rssMiB, settledAnonMiB: settled?.anonMiB, wallMs, sigtermToExitMs };
 }

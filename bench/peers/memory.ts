@@ -3,6 +3,8 @@
 // - a full relist: the binary restarted on the 20,000 handled objects (nothing pending), its
 //   peak against its steady state once the list is through;
 // - idle: RSS with one object known against a compiled hello-world that stays up.
+// Each RSS reading also gives its anonymous part (anonMiB: the JS heap and malloc's); the rest is
+// file pages, mostly the executable's own code that the process has run (measure.ts's memoryKiB).
 
 import { join } from "node:path";
 import type { KubeClient } from "../../src/kube/client.ts";
@@ -18,12 +20,14 @@ const SETTLE_MS = 30_000;
 
 export async function measureMemory(kobun: Peer, target: Target, client: KubeClient, work: string): Promise<Record<string, unknown>> {
   const settled: Record<number, number> = {};
+  const anon: Record<number, number> = {};
   const peaks: Record<number, number> = {};
   for (const count of [SMALL, LARGE]) {
     const namespace = `memory-${count}`;
     const fromVersion = await namespaceWithObjects(client, namespace, count);
     const run = await measureRun(kobun, target, client, namespace, count, fromVersion, { settle: SETTLE_MS });
     settled[count] = run.settledRssMiB!;
+    anon[count] = run.settledAnonMiB!;
     peaks[count] = run.peakRssMiB;
   }
   const relist = await relistOf(kobun, target, client, `memory-${LARGE}`);
@@ -31,10 +35,12 @@ export async function measureMemory(kobun: Peer, target: Target, client: KubeCli
   const hello = await helloWorldRssMiB(work);
   return {
     settledRssMiB: { [SMALL]: round(settled[SMALL]!, 1), [LARGE]: round(settled[LARGE]!, 1) },
+    settledAnonMiB: { [SMALL]: round(anon[SMALL]!, 1), [LARGE]: round(anon[LARGE]!, 1) },
     peakRssMiB: { [SMALL]: round(peaks[SMALL]!, 1), [LARGE]: round(peaks[LARGE]!, 1) },
     kbPerObject: round(((settled[LARGE]! - settled[SMALL]!) * 1024) / (LARGE - SMALL), 2),
-    relistOf20000: { peakRssMiB: round(relist.peak, 1), steadyRssMiB: round(relist.steady, 1), peakOverSteady: round(relist.peak / relist.steady) },
-    idleRssMiB: round(idle, 1), helloWorldRssMiB: round(hello, 1), idleOverHelloWorldMiB: round(idle - hello, 1),
+    relistOf20000: { peakRssMiB: round(relist.peak, 1), steadyRssMiB: round(relist.steady.rssMiB, 1), steadyAnonMiB: round(relist.steady.anonMiB, 1), peakOverSteady: round(relist.peak / relist.steady.rssMiB) },
+    idleRssMiB: round(idle.rssMiB, 1), idleAnonMiB: round(idle.anonMiB, 1), helloWorldRssMiB: round(hello.rssMiB, 1), helloWorldAnonMiB: round(hello.anonMiB, 1),
+    idleOverHelloWorldMiB: round(idle.rssMiB - hello.rssMiB, 1),
     targets: { kbPerObject: 2, relistPeakOverSteady: 1.3, idleOverHelloWorldMiB: 15 },
   };
 }
@@ -44,7 +50,7 @@ export async function measureMemory(kobun: Peer, target: Target, client: KubeCli
  * (the end of the list) gets a spec change first; its update handler's result marks the list
  * as through, since the stream delivers that object no earlier than the list's end.
  */
-async function relistOf(kobun: Peer, target: Target, client: KubeClient, namespace: string): Promise<{ peak: number; steady: number }> {
+async function relistOf(kobun: Peer, target: Target, client: KubeClient, namespace: string): Promise<{ peak: number; steady: Reading }> {
   const names = (await client.listAll(EXAMPLES, { namespace })).items.map((o) => o.metadata.name!).sort();
   const last = names.at(-1)!;
   const changed = await client.patch(EXAMPLES, namespace, last, { spec: { size: 2 } }, { type: "merge" });
@@ -54,7 +60,7 @@ async function relistOf(kobun: Peer, target: Target, client: KubeClient, namespa
   const child = Bun.spawn(kobun.command(target, namespace), { env: kobun.env(target), stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   try {
     if ((await updated).ended !== "until") throw new Error("bench: the relist's update was not handled");
-    const steady = (await settledRss(child.pid, { maxMs: SETTLE_MS })).rssMiB;
+    const steady = await settledRss(child.pid, { maxMs: SETTLE_MS });
     return { peak: memoryKiB(child.pid, "VmHWM") / 1024, steady };
   } finally {
     child.kill("SIGTERM");
@@ -62,16 +68,19 @@ async function relistOf(kobun: Peer, target: Target, client: KubeClient, namespa
   }
 }
 
+/** An RSS reading and its anonymous part, in MiB. */
+interface Reading { rssMiB: number; anonMiB: number }
+
 /** RSS of the binary watching a namespace with one object, once that object is handled. */
-async function idleOf(kobun: Peer, target: Target, client: KubeClient): Promise<number> {
+async function idleOf(kobun: Peer, target: Target, client: KubeClient): Promise<Reading> {
   const namespace = "memory-idle";
   const fromVersion = await namespaceWithObjects(client, namespace, 1);
   const run = await measureRun(kobun, target, client, namespace, 1, fromVersion, { settle: SETTLE_MS });
-  return run.settledRssMiB!;
+  return { rssMiB: run.settledRssMiB!, anonMiB: run.settledAnonMiB! };
 }
 
 /** A compiled hello-world that prints and stays up, built like kobun; its RSS once it printed. */
-async function helloWorldRssMiB(work: string): Promise<number> {
+async function helloWorldRssMiB(work: string): Promise<Reading> {
   const source = join(work, "hello.ts");
   await Bun.write(source, 'console.log("hello");\nsetInterval(() => {}, 1 << 30);\n');
   const outfile = join(work, "hello");
@@ -80,7 +89,7 @@ async function helloWorldRssMiB(work: string): Promise<number> {
   const child = Bun.spawn([outfile], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
   try {
     await lineReader(child.stdout).next();
-    return (await settledRss(child.pid, { maxMs: SETTLE_MS })).rssMiB;
+    return await settledRss(child.pid, { maxMs: SETTLE_MS });
   } finally {
     child.kill("SIGKILL");
     await child.exited;
