@@ -16,15 +16,15 @@
 //     its Lease released; on exit the same for every shard, then the membership is deleted.
 
 import type { KubeClient } from "../kube/client.ts";
-import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
-import type { KubeObject } from "../kube/types.ts";
+import { specOf } from "../kube/lease-record.ts";
 import { linkedSignal, sleep } from "../util/abort.ts";
 import { Nudge } from "../util/nudge.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchClient } from "../watching/types.ts";
 import { assign, coverage, liveHolder, type AssignmentInput, type Coverage } from "./assign.ts";
 import { ShardHolds } from "./holds.ts";
-import { GROUP_LABEL, LeaseBook, memberLeaseName, ROLE_LABEL } from "./lease-book.ts";
+import { GROUP_LABEL, LeaseBook, memberLeaseName } from "./lease-book.ts";
+import { LeaseWriter } from "./lease-writer.ts";
 import { coverageReport, type HandoverDirection, type ShardObserver } from "./observer.ts";
 
 export type ShardClient = Pick<KubeClient, "get" | "create" | "replace" | "delete"> & WatchClient;
@@ -57,6 +57,7 @@ export class ShardLeases {
   readonly holds: ShardHolds;
   private readonly log: Logger;
   private readonly book: LeaseBook;
+  private readonly writer: LeaseWriter;
   private readonly renewedAt = new Map<number, number>();
   /** Per held shard: loses it when renewDeadline passes without a renewal. */
   private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
@@ -69,6 +70,7 @@ export class ShardLeases {
     this.log = options.logger.child({ shards: `${options.namespace}/${options.group}` });
     this.reportCoverage = coverageReport(this.log, options.observer);
     this.book = new LeaseBook({ ...options, resyncMs: options.resyncMs ?? Math.max(60_000, 4 * options.durationMs), changed: () => this.nudge.nudge() });
+    this.writer = new LeaseWriter(options, this.book, this.log);
   }
 
   shardLeaseName(index: number): string {
@@ -154,40 +156,8 @@ export class ShardLeases {
     return decision.nextChangeAt;
   }
 
-  private labelled(lease: KubeObject, role: "member" | "shard"): KubeObject {
-    return { ...lease, metadata: { ...lease.metadata, labels: { ...lease.metadata.labels, [GROUP_LABEL]: this.options.group, [ROLE_LABEL]: role } } };
-  }
-
-  /** Creates a Lease held by us, or takes over (renews) the one we know; true when it is ours now. */
-  private async write(name: string, role: "member" | "shard", signal: AbortSignal): Promise<boolean> {
-    const { client, namespace, id, durationMs } = this.options;
-    const known = this.book.get(name);
-    const now = Date.now();
-    try {
-      const written = known
-        ? await client.replace(leaseResource, namespace, name, this.labelled(renewedLease(known, id, durationMs, now), role), { signal })
-        : await client.create(leaseResource, namespace, this.labelled(freshLease(name, namespace, id, durationMs, now), role), { signal });
-      this.book.observe(written);
-      return true;
-    } catch (error) {
-      if (signal.aborted) return false;
-      const code = (error as { code?: unknown }).code;
-      if (code === 409 || code === 404) await this.reread(name, signal);
-      else this.log.debug("lease write failed", { lease: name, error: error instanceof Error ? error.message : String(error) });
-      return false;
-    }
-  }
-
-  private async reread(name: string, signal: AbortSignal): Promise<void> {
-    try {
-      this.book.observe(await this.options.client.get(leaseResource, this.options.namespace, name, { signal }));
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 404) this.book.delete(name);
-    }
-  }
-
   private async renewMembership(signal: AbortSignal): Promise<void> {
-    await this.write(memberLeaseName(this.options.group, this.options.id), "member", this.bounded(signal));
+    await this.writer.write(memberLeaseName(this.options.group, this.options.id), "member", this.bounded(signal));
   }
 
   /** A renewal's signal: no later than renewDeadline, by when an unrenewed shard is lost anyway. */
@@ -210,7 +180,7 @@ export class ShardLeases {
 
   private async renew(index: number, signal: AbortSignal): Promise<void> {
     const name = this.shardLeaseName(index);
-    if (await this.write(name, "shard", this.bounded(signal))) {
+    if (await this.writer.write(name, "shard", this.bounded(signal))) {
       if (this.holds.has(index)) this.renewed(index);
       return;
     }
@@ -229,7 +199,7 @@ export class ShardLeases {
     // write that raced us fails with 409 instead of taking a shard from its live holder.
     const view = this.assignmentInput().leases[index]!;
     if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
-    if (!(await this.write(name, "shard", signal))) return false;
+    if (!(await this.writer.write(name, "shard", signal))) return false;
     this.holds.start(index);
     this.renewed(index);
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });
@@ -254,29 +224,9 @@ export class ShardLeases {
     for (const [n, index] of indexes.entries()) {
       if (abandoned[n]) this.log.warn("handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them", { shard: index, abandoned: abandoned[n] });
       this.forget(index);
-      const released = await this.release(index, timeout);
+      const released = await this.writer.release(index, this.shardLeaseName(index), timeout);
       if (released) this.log.info("released a shard", { shard: index, why });
       this.options.observer?.handover(released && !abandoned[n] ? "released" : "abandoned", index);
-    }
-  }
-
-  /** Writes a shard's Lease free, while it names us; once more after a 409 (a renewal still in flight when it was given up). */
-  private async release(index: number, signal: AbortSignal): Promise<boolean> {
-    const name = this.shardLeaseName(index);
-    for (let attempt = 0; ; attempt++) {
-      const known = this.book.get(name);
-      if (!known || specOf(known).holderIdentity !== this.options.id) return false;
-      try {
-        this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, name, releasedLease(known, Date.now()), { signal }));
-        return true;
-      } catch (error) {
-        if ((error as { code?: unknown }).code === 409 && attempt === 0) {
-          await this.reread(name, signal);
-          continue;
-        }
-        this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
-        return false;
-      }
     }
   }
 
@@ -291,10 +241,6 @@ export class ShardLeases {
   private async leave(): Promise<void> {
     const owned = this.holds.owned();
     if (owned.length > 0) await this.handOver(owned, "stopping");
-    try {
-      await this.options.client.delete(leaseResource, this.options.namespace, memberLeaseName(this.options.group, this.options.id), { signal: AbortSignal.timeout(2000) });
-    } catch {
-      // it expires by itself after its duration
-    }
+    await this.writer.leave();
   }
 }

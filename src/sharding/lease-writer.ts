@@ -1,0 +1,82 @@
+// LeaseWriter: the writes of one replica's group Leases, as client-go writes leader-election
+// Leases: a PUT with the resourceVersion of the record known (LeaseBook), so two replicas never
+// both win a shard (a 409 means someone else did: the record is read again). leases.ts decides
+// when; this file only writes and keeps the book up to date with what it wrote.
+
+import type { KubeClient } from "../kube/client.ts";
+import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
+import type { KubeObject } from "../kube/types.ts";
+import type { Logger } from "../util/log.ts";
+import { GROUP_LABEL, type LeaseBook, memberLeaseName, ROLE_LABEL } from "./lease-book.ts";
+
+export interface LeaseWriterOptions {
+  client: Pick<KubeClient, "get" | "create" | "replace" | "delete">;
+  namespace: string;
+  group: string;
+  id: string;
+  durationMs: number;
+}
+
+export class LeaseWriter {
+  constructor(private readonly options: LeaseWriterOptions, private readonly book: LeaseBook, private readonly log: Logger) {}
+
+  /** Creates a Lease held by us, or takes over (renews) the one we know; true when it is ours now. */
+  async write(name: string, role: "member" | "shard", signal: AbortSignal): Promise<boolean> {
+    const { client, namespace, id, durationMs } = this.options;
+    const known = this.book.get(name);
+    const now = Date.now();
+    try {
+      const written = known
+        ? await client.replace(leaseResource, namespace, name, this.labelled(renewedLease(known, id, durationMs, now), role), { signal })
+        : await client.create(leaseResource, namespace, this.labelled(freshLease(name, namespace, id, durationMs, now), role), { signal });
+      this.book.observe(written);
+      return true;
+    } catch (error) {
+      if (signal.aborted) return false;
+      const code = (error as { code?: unknown }).code;
+      if (code === 409 || code === 404) await this.reread(name, signal);
+      else this.log.debug("lease write failed", { lease: name, error: error instanceof Error ? error.message : String(error) });
+      return false;
+    }
+  }
+
+  /** Writes a shard's Lease free, while it names us; once more after a 409 (a renewal still in flight when it was given up). */
+  async release(index: number, name: string, signal: AbortSignal): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      const known = this.book.get(name);
+      if (!known || specOf(known).holderIdentity !== this.options.id) return false;
+      try {
+        this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, name, releasedLease(known, Date.now()), { signal }));
+        return true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 409 && attempt === 0) {
+          await this.reread(name, signal);
+          continue;
+        }
+        this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
+        return false;
+      }
+    }
+  }
+
+  /** Deletes our membership (leaving); left to expire by itself if that fails. */
+  async leave(): Promise<void> {
+    try {
+      await this.options.client.delete(leaseResource, this.options.namespace, memberLeaseName(this.options.group, this.options.id), { signal: AbortSignal.timeout(2000) });
+    } catch {
+      // it expires by itself after its duration
+    }
+  }
+
+  private labelled(lease: KubeObject, role: "member" | "shard"): KubeObject {
+    return { ...lease, metadata: { ...lease.metadata, labels: { ...lease.metadata.labels, [GROUP_LABEL]: this.options.group, [ROLE_LABEL]: role } } };
+  }
+
+  private async reread(name: string, signal: AbortSignal): Promise<void> {
+    try {
+      this.book.observe(await this.options.client.get(leaseResource, this.options.namespace, name, { signal }));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 404) this.book.delete(name);
+    }
+  }
+}
