@@ -25,8 +25,6 @@ import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { hasFinalizer, needsFinalizer, runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "../handling/cycle.ts";
-import { essenceOf } from "../handling/essence.ts";
-import { deepEqual } from "../handling/filters.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { finalizerAction } from "./finalizer.ts";
@@ -37,11 +35,12 @@ import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHa
 import { Background } from "./spawning.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
+import { delayOf, nextOf } from "./next-step.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
-/** One object known to the reconciler: its life (life.ts) and what the handlers keep (memo). */
-interface Tracked { life: Life; object: ObjectState }
+/** One object known to the reconciler: its life (life.ts), what the handlers keep (memo), and its namespace (what places it in a shard). */
+interface Tracked { life: Life; object: ObjectState; namespace: string | undefined }
 
 export class Reconciler {
   readonly resource: Resource;
@@ -76,7 +75,7 @@ export class Reconciler {
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
     this.background = new Background({
       specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
-      memo: (uid) => this.memoOf(uid), signal: this.hard.signal, count: (name) => options.health?.count(name),
+      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, count: (name) => options.health?.count(name),
       ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
       ...(options.hold ? { hold: options.hold } : {}),
       ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
@@ -124,6 +123,20 @@ export class Reconciler {
       this.hard.abort();
       this.detach();
     }
+  }
+
+  /**
+   * Forgets what is kept of the objects `which` picks (sharding: a shard given up once its work
+   * ended, or taken): their next event starts them as at start-up (on.resume, a fresh memo).
+   * A cycle still running on one finds its entry gone and writes nothing back into the map.
+   */
+  forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void {
+    for (const [uid, tracked] of this.states) if (which({ metadata: { uid, namespace: tracked.namespace } })) this.states.delete(uid);
+  }
+
+  /** Objects whose life or memo is kept (for tests and diagnostics). */
+  get trackedObjects(): number {
+    return this.states.size;
   }
 
   /** Resolves once every accepted event has been processed (delayed retries aside). */
@@ -204,7 +217,7 @@ export class Reconciler {
       if (this.audience.events.length) await runEventHandlers(this.audience, event, object.memo, signal);
       return; // the same write would be refused again
     }
-    const entry: Tracked = { life: start.life, object };
+    const entry: Tracked = { life: start.life, object, namespace: body.metadata.namespace };
     this.states.set(uid, entry);
     if (this.audience.events.length) await runEventHandlers(this.audience, event, object.memo, signal);
     const outcome = await this.handle(body, object, signal, freeze);
@@ -271,27 +284,9 @@ export class Reconciler {
   }
 
   /** The memo an object's handlers, daemons and timers share. */
-  private memoOf(uid: string): Record<string, any> {
+  private memoOf(uid: string, namespace: string | undefined): Record<string, any> {
     let tracked = this.states.get(uid);
-    if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: { ...this.options.memo }, seen: false } }));
+    if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: { ...this.options.memo }, seen: false }, namespace }));
     return tracked.object.memo;
   }
-}
-
-/** What the cycle asks for next: the finalizer first, a re-check of others' change, a delay, or nothing. */
-function nextOf(plan: CyclePlan, body: KubeObject, newest: KubeObject): "done" | "finalizer-first" | "changed" | "delayed" {
-  if (plan.finalizerFirst) return "finalizer-first";
-  // Someone changed the object between our read and our write. The watch events of that
-  // change are older than our write and will be skipped as stale, so look again now.
-  if (newest !== body && changedMeanwhile(body, newest, plan)) return "changed";
-  return plan.delay !== undefined ? "delayed" : "done";
-}
-
-function delayOf(plan: CyclePlan): { delay?: number } {
-  return plan.delay !== undefined ? { delay: plan.delay } : {};
-}
-
-function changedMeanwhile(before: KubeObject, after: KubeObject, plan: CyclePlan): boolean {
-  if (Boolean(after.metadata.deletionTimestamp) !== Boolean(before.metadata.deletionTimestamp)) return true;
-  return plan.essence !== undefined && !deepEqual(essenceOf(after), plan.essence);
 }

@@ -30,7 +30,7 @@ export interface BackgroundOptions {
   logger: Logger;
   tools: HandlerTools;
   /** The memo shared with the object's handlers. */
-  memo(uid: string): Record<string, any>;
+  memo(uid: string, namespace: string | undefined): Record<string, any>;
   /** The freeze gate's running signal for a namespace (see ReconcilerOptions.freezeSignal). */
   freezeSignal?(namespace: string | undefined): AbortSignal;
   /** Sharding: a hold on the object's shard for as long as a run goes on, so a handover waits for it (and aborts it). */
@@ -119,7 +119,7 @@ export class Background {
   private matches(spec: BackgroundSpec, uid: string, body: KubeObject): boolean {
     if (!metaMatches(spec as unknown as HandlerSpec, body)) return false;
     if (!spec.options.when) return true;
-    return spec.options.when(objectContext(body, this.options.resource, this.options.memo(uid), this.options.logger, this.options.signal));
+    return spec.options.when(objectContext(body, this.options.resource, this.options.memo(uid, body.metadata.namespace), this.options.logger, this.options.signal));
   }
 
   private refresh(run: Run, body: KubeObject): void {
@@ -263,7 +263,7 @@ export class Background {
 
   private context(uid: string, run: Run, patch?: ReturnType<typeof newPatch>) {
     const { resource, tools } = this.options;
-    return objectContext(run.body, resource, this.options.memo(uid), this.loggerOf(run), run.signal, tools, patch);
+    return objectContext(run.body, resource, this.options.memo(uid, run.body.metadata.namespace), this.loggerOf(run), run.signal, tools, patch);
   }
 
   private loggerOf(run: Run): Logger {

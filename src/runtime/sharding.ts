@@ -8,7 +8,7 @@
 import type { Settings } from "../config/index.ts";
 import type { Indexes } from "../handling/indexes.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { peerId } from "../peering/index.ts";
 import { Sharding } from "../sharding/index.ts";
 import type { MetricsRegistry } from "../observability/metrics.ts";
@@ -24,6 +24,8 @@ export interface ShardedStreams {
   sharding: Sharding;
   /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`; `quiet` hears when none runs. */
   serve(resource: Resource, within: TaskScope, name: string, open: OpenStream, quiet?: Quiet): void;
+  /** Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken, so that taking it starts them as at start-up. */
+  forgetIn(reconcilers: Iterable<{ forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void }>): void;
 }
 
 export async function startSharding(
@@ -67,6 +69,11 @@ export async function startSharding(
     sharding,
     serve: (resource, within, name, open, quiet) =>
       serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet),
+    forgetIn: (reconcilers) =>
+      void sharding.onForget((shards) => {
+        const which = new Set(shards);
+        for (const reconciler of reconcilers) reconciler.forget((object) => which.has(sharding.shardOf(object)));
+      }),
   };
 }
 

@@ -46,6 +46,11 @@ export interface ShardLeasesOptions {
   logger: Logger;
   /** The owned shards changed (acquired or given up). */
   onChange?(owned: readonly number[]): void;
+  /**
+   * What is kept per object of these shards is to be forgotten: they were given up and their
+   * work has ended (or was abandoned), or they are about to be taken (then as at start-up).
+   */
+  onForget?(shards: readonly number[]): void;
   /** A fresh LIST of the Leases this often, besides the watch (default max(60 s, 4 × duration)). */
   resyncMs?: number;
   /** Hears the owned shards, handovers and coverage (runtime/ makes them metrics). */
@@ -200,6 +205,7 @@ export class ShardLeases {
     const view = this.assignmentInput().leases[index]!;
     if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
     if (!(await this.writer.write(name, "shard", signal))) return false;
+    this.options.onForget?.([index]); // what an earlier hold left (its cycles may outlive the grace)
     this.holds.start(index);
     this.renewed(index);
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });
@@ -209,7 +215,8 @@ export class ShardLeases {
   /** Stops at once (no waiting: the lease is no longer ours to hold). */
   private lose(index: number, why: string): void {
     if (!this.holds.has(index)) return;
-    void this.holds.stop(index, 0);
+    // Its state goes once its cycles ended; a shard taken back meanwhile was forgotten at that take.
+    void this.holds.stop(index, this.options.graceMs).then(() => this.holds.has(index) || this.options.onForget?.([index]));
     this.forget(index);
     this.log.warn("lost a shard: its work is stopped", { shard: index, why });
     this.changed("abandoned", [index]);
@@ -218,6 +225,7 @@ export class ShardLeases {
   /** Stops the shards' work, waits for it (bounded by the grace), then releases their Leases. */
   private async handOver(indexes: number[], why: string): Promise<void> {
     const abandoned = await Promise.all(indexes.map((index) => this.holds.stop(index, this.options.graceMs)));
+    this.options.onForget?.(indexes);
     this.options.onChange?.(this.holds.owned());
     this.options.observer?.owned(this.holds.owned());
     const timeout = AbortSignal.timeout(Math.max(2000, this.options.retryPeriodMs));

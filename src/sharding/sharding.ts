@@ -13,17 +13,21 @@ import { shardOf, shardRange } from "./ranges.ts";
 import { buildShardSelector, serverApplied } from "./selector.ts";
 
 /** The shard Leases' options (leases.ts), and what places an object in a shard. */
-export type ShardingOptions = Omit<ShardLeasesOptions, "onChange"> & { key: ShardKey };
+export type ShardingOptions = Omit<ShardLeasesOptions, "onChange" | "onForget"> & { key: ShardKey };
 
 export class Sharding {
   readonly leases: ShardLeases;
   private readonly listeners = new Set<(owned: readonly number[]) => void>();
+  private readonly forgetting = new Set<(shards: readonly number[]) => void>();
 
   constructor(private readonly options: ShardingOptions) {
     this.leases = new ShardLeases({
       ...options,
       onChange: (owned) => {
         for (const listener of this.listeners) listener(owned);
+      },
+      onForget: (shards) => {
+        for (const listener of this.forgetting) listener(shards);
       },
     });
   }
@@ -36,6 +40,12 @@ export class Sharding {
   onChange(listener: (owned: readonly number[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Hears when what is kept per object of some shards is to go (given up and ended, or taken: ShardLeasesOptions.onForget). */
+  onForget(listener: (shards: readonly number[]) => void): () => void {
+    this.forgetting.add(listener);
+    return () => this.forgetting.delete(listener);
   }
 
   shardOf(object: Pick<KubeObject, "metadata">): number {

@@ -1,12 +1,17 @@
 // A test playing another replica on a shard Lease: it takes the Lease from its live holder (whose
-// renewals keep changing it: a 409 means read it again and retry) and later releases it.
+// renewals keep changing it: a 409 means read it again and retry) and later releases it; and a
+// sandbox with two namespaces in different shards, one to hand over.
 
-import type { KubeClient } from "../../src/kube/client.ts";
-import { leaseResource, releasedLease, renewedLease } from "../../src/kube/lease-record.ts";
-import type { KubeObject } from "../../src/kube/types.ts";
+import { KubeClient as Client } from "../../src/kube/client.ts";
+import { leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
+import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { objectHash, shardOf } from "../../src/sharding/index.ts";
+
+const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 
 /** Writes the Lease to `holder` (for `durationMs`), retrying on conflicts; resolves with what was written. */
-export async function takeShardLease(admin: KubeClient, namespace: string, name: string, holder: string, durationMs = 3000): Promise<KubeObject> {
+export async function takeShardLease(admin: Client, namespace: string, name: string, holder: string, durationMs = 3000): Promise<KubeObject> {
   for (let attempt = 1; ; attempt++) {
     const lease = await admin.get(leaseResource, namespace, name);
     try {
@@ -18,6 +23,21 @@ export async function takeShardLease(admin: KubeClient, namespace: string, name:
 }
 
 /** Releases a Lease the test took (nobody else writes it meanwhile: its holder is the test). */
-export function releaseShardLease(admin: KubeClient, taken: KubeObject): Promise<KubeObject> {
+export function releaseShardLease(admin: Client, taken: KubeObject): Promise<KubeObject> {
   return admin.replace(leaseResource, taken.metadata.namespace!, taken.metadata.name!, releasedLease(taken, Date.now()));
+}
+
+/** A sandbox (applying shardSelector or not) and two namespaces in different shards of 2 by namespace: `home`, and `away` to hand over. */
+export async function twoShardSandbox(serverSide: boolean, home: string): Promise<{ sandbox: Sandbox; admin: Client; away: string; shardLease: string; holder(): string | null | undefined; stop(): Promise<void> }> {
+  const sandbox = await startSandbox({ shardSelectors: serverSide });
+  const admin = await Client.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const shardOfNs = (name: string) => shardOf(objectHash({ metadata: { namespace: name } }, "namespace"), 2);
+  let n = 0;
+  while (shardOfNs(`${home}-${n}`) === shardOfNs(home)) n++;
+  const away = `${home}-${n}`;
+  for (const name of [home, away]) await admin.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  // The operator's peering.name is `home`: its Leases are named after it, in `home`.
+  const shardLease = `kobun-${home}-shard-${shardOfNs(away)}`;
+  const holder = () => specOf(sandbox.store.objects("coordination.k8s.io", "leases", home).find((l) => l.metadata.name === shardLease) ?? { metadata: {} }).holderIdentity;
+  return { sandbox, admin, away, shardLease, holder, stop: async () => (admin.close(), await sandbox.stop()) };
 }

@@ -1,0 +1,77 @@
+// A shard given up and taken back starts its objects as at start-up (Kopf and controller-runtime:
+// a replica that loses ownership forgets, a new owner starts fresh from a LIST): on.resume runs
+// for the objects found, with a fresh memo, and nothing of the objects deleted meanwhile is kept.
+
+import { afterAll, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
+import { KubeClient } from "../../src/kube/client.ts";
+import type { Resource } from "../../src/kube/types.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { testLogger } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+import { releaseShardLease, takeShardLease, twoShardSandbox } from "./shard-leases.ts";
+
+const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
+const started: { stop(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const one of started) await one.stop();
+});
+
+async function retake(serverSide: boolean): Promise<void> {
+  const ns = `retake-${serverSide ? "server" : "client"}`;
+  const two = await twoShardSandbox(serverSide, ns);
+  started.push(two);
+  const { sandbox, admin, away, shardLease, holder } = two;
+  const configmap = (namespace: string, name: string) => admin.create(CONFIGMAPS, namespace, { apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
+
+  const registry = new Registry();
+  const runs: string[] = [];
+  registry.on.create("v1/configmaps", ({ name, namespace, memo }) => {
+    memo.mark = "from the first hold";
+    runs.push(`create ${namespace === away ? "away" : "home"}/${name}`);
+  }, { id: "made" });
+  registry.on.resume("v1/configmaps", ({ name, namespace, memo }) => {
+    runs.push(`resume ${namespace === away ? "away" : "home"}/${name} memo=${memo.mark ?? "fresh"}`);
+  }, { id: "resumed" });
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const stop = new AbortController();
+  const { logger, lines } = testLogger();
+  const operator = run({
+    signal: stop.signal, client, registry, logger, peerId: "keeper",
+    settings: resolveSettings({
+      fileData: { sharding: { replicas: "auto", shards: 2, key: "namespace" }, peering: { name: ns, freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" } }, workers: { batchWindow: 0 } },
+      flags: { namespaces: [ns, away], standalone: true },
+    }),
+  });
+  try {
+    await eventually(() => holder() === "keeper" && lines.filter((l) => l.includes("acquired a shard")).length === 2, "both shards held");
+    await configmap(away, "kept");
+    await configmap(away, "gone");
+    await configmap(ns, "home");
+    await eventually(() => runs.length === 3, "the three created handled");
+    // Another replica takes the shard; meanwhile one object of it is deleted; then the shard comes back.
+    const taken = await takeShardLease(admin, ns, shardLease, "thief");
+    await eventually(() => lines.some((l) => l.includes("lost a shard")), "the shard lost");
+    await admin.delete(CONFIGMAPS, away, "gone");
+    runs.length = 0;
+    await releaseShardLease(admin, taken);
+    await eventually(() => holder() === "keeper", "the shard taken back");
+    await eventually(() => runs.length > 0, "the objects of the shard taken back resumed");
+    await configmap(ns, "marker"); // the home shard's stream goes on: once this is handled, nothing else is on its way
+    await eventually(() => runs.includes("create home/marker"), "the marker handled");
+    expect(runs.sort()).toEqual(["create home/marker", "resume away/kept memo=fresh"]);
+  } finally {
+    stop.abort();
+    await operator;
+    client.close();
+  }
+}
+
+test("server-side sharding: a shard taken back starts as at start-up: on.resume runs for its objects, with a fresh memo", async () => {
+  await retake(true);
+}, 15_000);
+
+test("client-side sharding: a shard taken back starts as at start-up: on.resume runs for its objects, with a fresh memo", async () => {
+  await retake(false);
+}, 15_000);
