@@ -12,7 +12,8 @@
 // - A shard is free when its Lease has no holder or expired (unchanged for its duration), or
 //   names this replica while it does not work on it (it stopped the shard at renewDeadline).
 // - A replica above its quota releases the excess only while another live replica is below
-//   its own: that is when one joins; releasing otherwise would just churn.
+//   its own: that is when one joins; releasing otherwise would just churn. A replica known not
+//   to take shards (`notTaking`, not-taking.ts) counts for neither that nor the ceiling.
 // - Which shards: by rendezvous hashing of (replica, shard), so replicas that start together
 //   reach for different shards, and each gives away the ones it ranks lowest.
 
@@ -42,6 +43,8 @@ export interface AssignmentInput {
   members: readonly MemberView[];
   /** The shards this replica holds now. */
   held: ReadonlySet<number>;
+  /** Live replicas seen not taking shards (not-taking.ts): no release towards them, and the ceiling is shared without them. */
+  notTaking?: ReadonlySet<string>;
 }
 
 export interface Assignment {
@@ -85,7 +88,8 @@ export function assign(input: AssignmentInput): Assignment {
   const { now, self, shards, leases, held } = input;
   const live = liveMembers(now, self, input.members);
   const quota = quotaOf(self, live, shards);
-  const ceiling = Math.ceil(shards / live.length);
+  const idle = input.notTaking ?? new Set<string>();
+  const ceiling = Math.ceil(shards / live.filter((id) => id === self || !idle.has(id)).length);
   const counts = new Map<string, number>(live.map((id) => [id, 0]));
   const free: ShardLeaseView[] = [];
   let nextChangeAt: number | undefined;
@@ -118,7 +122,7 @@ export function assign(input: AssignmentInput): Assignment {
     }
   }
   let deficit = 0;
-  for (const id of live) if (id !== self) deficit += Math.max(0, quotaOf(id, live, shards) - (counts.get(id) ?? 0));
+  for (const id of live) if (id !== self && !idle.has(id)) deficit += Math.max(0, quotaOf(id, live, shards) - (counts.get(id) ?? 0));
   const excess = Math.min(held.size - quota, deficit);
   const release = excess > 0 ? [...held].sort(byPreference).slice(-excess).reverse() : [];
   return { live, quota, ceiling, acquire, release, nextChangeAt };

@@ -25,6 +25,7 @@ import { assign, coverage, liveHolder, type AssignmentInput, type Coverage } fro
 import { ShardHolds } from "./holds.ts";
 import { GROUP_LABEL, LeaseBook, memberLeaseName } from "./lease-book.ts";
 import { LeaseWriter } from "./lease-writer.ts";
+import { NotTaking } from "./not-taking.ts";
 import { coverageReport, type HandoverDirection, type ShardObserver } from "./observer.ts";
 
 export type ShardClient = Pick<KubeClient, "get" | "create" | "replace" | "delete"> & WatchClient;
@@ -69,6 +70,7 @@ export class ShardLeases {
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
   private readonly reportCoverage: (found: Coverage) => void;
+  private readonly notTaking: NotTaking;
 
   constructor(private readonly options: ShardLeasesOptions) {
     this.holds = new ShardHolds(options.shards);
@@ -76,6 +78,7 @@ export class ShardLeases {
     this.reportCoverage = coverageReport(this.log, options.observer);
     this.book = new LeaseBook({ ...options, resyncMs: options.resyncMs ?? Math.max(60_000, 4 * options.durationMs), changed: () => this.nudge.nudge() });
     this.writer = new LeaseWriter(options, this.book, this.log);
+    this.notTaking = new NotTaking(options.durationMs);
   }
 
   shardLeaseName(index: number): string {
@@ -132,12 +135,13 @@ export class ShardLeases {
 
   private assignmentInput(): AssignmentInput {
     const { id: self, shards } = this.options;
-    return { now: Date.now(), self, shards, leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(), held: new Set(this.holds.owned()) };
+    return { now: Date.now(), self, shards, leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(), held: new Set(this.holds.owned()), notTaking: this.notTaking.ids };
   }
 
   /** Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when to decide again at the latest. */
   private async decide(signal: AbortSignal): Promise<number | undefined> {
     const seen = this.assignmentInput();
+    for (const replica of this.notTaking.update(seen)) this.log.info("a replica below its share left a shard free for a lease duration: shares are made without it until it takes one", { replica });
     const found = coverage(seen);
     this.reportCoverage(found);
     // A held shard whose Lease names another live holder (the watch says so before our next
