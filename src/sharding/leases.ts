@@ -161,7 +161,13 @@ export class ShardLeases {
     // stream with a fresh LIST of their ranges, runtime/shard-streams.ts), not one by one.
     const won = await Promise.all(decision.acquire.map((index) => this.acquire(index, signal)));
     const acquired = decision.acquire.filter((_, n) => won[n]);
-    if (acquired.length > 0) this.changed("acquired", acquired);
+    if (acquired.length > 0) {
+      // Held from the announcement on, not from each PUT's answer: a shard held earlier had its
+      // events handled before the streams replayed it, with the indexes lacking it.
+      this.options.onForget?.(acquired); // what an earlier hold left (its cycles may outlive the grace)
+      for (const index of acquired) this.holds.start(index);
+      this.changed("acquired", acquired);
+    }
     return decision.nextChangeAt;
   }
 
@@ -198,7 +204,7 @@ export class ShardLeases {
     else if (Date.now() - (this.renewedAt.get(index) ?? 0) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
   }
 
-  /** Takes a free shard; true when it is ours now (its work started). */
+  /** Takes a free shard's Lease; true when it is ours now (decide() starts its work). */
   private async acquire(index: number, signal: AbortSignal): Promise<boolean> {
     const name = this.shardLeaseName(index);
     const known = this.book.get(name);
@@ -209,9 +215,7 @@ export class ShardLeases {
     const view = this.assignmentInput().leases[index]!;
     if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
     if (!(await this.writer.write(name, "shard", signal))) return false;
-    this.options.onForget?.([index]); // what an earlier hold left (its cycles may outlive the grace)
-    this.holds.start(index);
-    this.renewed(index);
+    this.renewed(index); // its deadline runs from this write; it is held once the round is announced
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });
     return true;
   }
