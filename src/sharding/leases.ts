@@ -141,7 +141,7 @@ export class ShardLeases {
   /** Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when to decide again at the latest. */
   private async decide(signal: AbortSignal): Promise<number | undefined> {
     const seen = this.assignmentInput();
-    for (const replica of this.notTaking.update(seen)) this.log.info("a replica below its share left a shard free for a lease duration: shares are made without it until it takes one", { replica });
+    for (const replica of this.notTaking.update(seen)) this.log.info("a replica stayed below its share with shards there for it: shares are made without it until it takes one", { replica });
     const found = coverage(seen);
     this.reportCoverage(found);
     // A held shard whose Lease names another live holder (the watch says so before our next
