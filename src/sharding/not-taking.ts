@@ -8,9 +8,9 @@
 // shard, which came back a second later, then went again: a handover, a LIST and a coverage
 // warning each time), and the ceiling counts only the replicas taking.
 // The mark goes when that replica holds more shards than when it was marked, when it is no
-// longer live, or after RETRY_DURATIONS durations: then a release towards it tests it again (a
-// replica that was only stalled gets its share back; one still not taking costs a few handovers
-// per that window instead of one a second).
+// longer live, or after RETRY_DURATIONS durations: then it is offered shards again until marked
+// anew (a replica that was only stalled gets its share back; one still not taking costs two
+// durations of handovers per RETRY_DURATIONS instead of one a second throughout).
 
 import { liveHolder, liveMembers, quotaOf, type AssignmentInput } from "./assign.ts";
 
