@@ -71,4 +71,4 @@ test("reconciles and handler runs on /metrics change as objects are handled, ret
     stop.abort();
     await running;
   }
-}, 20_000);
+}, 60_000); // above the sum of its waits (10 s each), so a slow phase fails with its own name
