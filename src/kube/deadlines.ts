@@ -1,7 +1,11 @@
 // Request deadlines: every request (not a watch) gets a signal that aborts when it has had no
-// complete answer for `ms`, or when the caller's signal aborts. One shared sweep timer serves
-// all requests in flight (armed only while there are some, and never keeping the process
-// alive), so the hot path pays for a Set entry, not a timer per request.
+// complete answer for `ms`, or when the caller's signal aborts. Requests that start within the
+// same slot of time with the same caller's signal share one signal: its timer fires `ms` after
+// the slot closes, when each of them is at least `ms` old (and at most a slot older). So the
+// hot path pays for a Map lookup and a count, not an AbortController, a listener on the
+// caller's (long-lived, much-listened) signal and a timer per request.
+
+import { onAbort } from "../util/abort.ts";
 
 export interface Deadline {
   signal: AbortSignal;
@@ -10,51 +14,79 @@ export interface Deadline {
   end(): void;
 }
 
-export class Deadlines {
-  private readonly inflight = new Map<AbortController, number>();
-  private sweeper: ReturnType<typeof setInterval> | undefined;
+interface Slot {
+  readonly controller: AbortController;
+  readonly timer: ReturnType<typeof setTimeout>;
+  readonly forget: () => void;
+  inflight: number;
+  open: boolean;
+}
 
-  constructor(readonly ms: number) {}
+const NEVER_ABORTED: Deadline = { signal: undefined as unknown as AbortSignal, expired: false, end() {} };
+
+export class Deadlines {
+  /** The open slots, by the caller's signal (undefined: requests without one). */
+  private readonly open = new Map<AbortSignal | undefined, Slot>();
+  private openedAt = -Infinity;
+  private readonly slotMs: number;
+
+  constructor(readonly ms: number) {
+    this.slotMs = Math.max(10, Math.min(1000, ms / 4));
+  }
 
   start(parent?: AbortSignal): Deadline {
-    if (this.ms <= 0) return { signal: parent as AbortSignal, expired: false, end() {} }; // deadlines off
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(parent!.reason);
-    if (parent?.aborted) controller.abort(parent.reason);
-    else parent?.addEventListener("abort", onAbort, { once: true });
-    this.inflight.set(controller, performance.now() + this.ms);
-    this.arm();
+    if (this.ms <= 0) return parent ? { signal: parent, expired: false, end() {} } : NEVER_ABORTED; // deadlines off
+    if (parent?.aborted) return { signal: parent, expired: false, end() {} };
+    const now = performance.now();
+    if (now - this.openedAt >= this.slotMs) this.rotate(now);
+    let slot = this.open.get(parent);
+    if (!slot || slot.controller.signal.aborted) {
+      slot = this.slot(parent);
+      this.open.set(parent, slot);
+    }
+    const own = slot;
+    own.inflight++;
+    let ended = false;
     return {
-      signal: controller.signal,
+      signal: own.controller.signal,
       get expired() {
-        return controller.signal.aborted && !parent?.aborted;
+        return own.controller.signal.aborted && !parent?.aborted;
       },
       end: () => {
-        parent?.removeEventListener("abort", onAbort);
-        this.inflight.delete(controller);
-        if (this.inflight.size === 0) this.disarm();
+        if (ended) return;
+        ended = true;
+        if (--own.inflight === 0 && !own.open) dispose(own);
       },
     };
   }
 
-  private arm(): void {
-    if (this.sweeper) return;
-    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(1000, this.ms / 4)));
-    this.sweeper.unref?.();
-  }
-
-  private disarm(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = undefined;
-  }
-
-  private sweep(): void {
-    const now = performance.now();
-    for (const [controller, due] of this.inflight) {
-      if (due > now) continue;
-      this.inflight.delete(controller);
-      controller.abort(new DOMException(`no complete answer within ${this.ms} ms`, "TimeoutError"));
+  /** Closes the open slots (those with nothing in flight are dropped); later requests open new ones. */
+  private rotate(now: number): void {
+    for (const slot of this.open.values()) {
+      slot.open = false;
+      if (slot.inflight === 0) dispose(slot);
     }
-    if (this.inflight.size === 0) this.disarm();
+    this.open.clear();
+    this.openedAt = now;
+  }
+
+  private slot(parent: AbortSignal | undefined): Slot {
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      if (this.open.get(parent) === slot) this.open.delete(parent);
+      slot.forget();
+      controller.abort(new DOMException(`no complete answer within ${this.ms} ms`, "TimeoutError"));
+    }, this.openedAt + this.slotMs + this.ms - performance.now());
+    timer.unref?.();
+    const forget = parent ? onAbort(parent, () => controller.abort(parent.reason)) : noop;
+    const slot: Slot = { controller, timer, forget, inflight: 0, open: true };
+    return slot;
   }
 }
+
+function dispose(slot: Slot): void {
+  clearTimeout(slot.timer);
+  slot.forget();
+}
+
+const noop = () => {};
