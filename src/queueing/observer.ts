@@ -2,6 +2,8 @@
 // client-go's workqueue_* metrics. The calls are made on the hot path, so an observer must
 // only add numbers; the gauges (depth, work in progress) are read at scrape time instead.
 
+import type { Slot } from "./schedule.ts";
+
 /** Live figures of one queue, computed when asked (a walk over its keys). */
 export interface QueueFigures {
   /** Keys with an item waiting to be processed. */
@@ -23,4 +25,20 @@ export interface QueueObserver {
   finished(workSeconds: number): void;
   /** The processing asked to run the key again later (a retry or a timed re-run). */
   retried(): void;
+}
+
+/** The queue's gauges, walked at scrape time so that the hot path keeps no extra books. */
+export function figuresOf(slots: Iterable<Slot<unknown>>): QueueFigures {
+  const now = performance.now();
+  let depth = 0;
+  let unfinished = 0;
+  let longest = 0;
+  for (const slot of slots) {
+    if (slot.queued) depth++;
+    if (slot.stage !== "busy") continue;
+    const ran = now - slot.lastStart;
+    unfinished += ran;
+    if (ran > longest) longest = ran;
+  }
+  return { depth, unfinishedSeconds: unfinished / 1000, longestSeconds: longest / 1000 };
 }

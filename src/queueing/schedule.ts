@@ -1,113 +1,145 @@
 // queueing/'s scheduler: when a key runs. Each key has a slot, a latest-wins mailbox (a
-// newer item replaces the pending one), the leading-edge throttle of the batch window, a
-// delayed re-run (`againAt`), and idleness: an idle slot is reaped after `idleMs` by one
-// shared interval, not a timer per slot. workers.ts runs the keys; this file only waits.
+// newer item replaces the pending one) with a stage: idle, waiting for a requested re-run
+// (`again`), inside the batch window's leading-edge throttle (`window`), in the FIFO of keys
+// ready to run (`ready`, FIFO), or processing (`busy`). A slot is plain data: what it waits for is
+// a timer (its window or re-run), one shared next-turn callback, or one shared reaper interval
+// that drops slots idle for `idleMs`. No slot holds a promise. workers.ts runs the keys.
+
+export type Stage = "idle" | "again" | "window" | "ready" | "busy";
 
 export interface Slot<T> {
+  readonly key: string;
   pending: T | undefined;
   hasPending: boolean;
   /** The last processed item, re-used for a delayed re-run. */
   current: T | undefined;
   /** Epoch ms of a requested re-run. */
   againAt: number | undefined;
-  wake: (() => void) | undefined;
+  stage: Stage;
+  /** The window's or the re-run's timer. */
+  timer: ReturnType<typeof setTimeout> | undefined;
   idleSince: number;
-  busy: boolean;
-  /** Ends the batch window early (on abort). */
-  windowEnd?: (() => void) | undefined;
   /** The pending item skips the batch window. */
   immediate: boolean;
   /** When the key last started processing (ms, performance clock), for the window. */
   lastStart: number;
-  /** An item is waiting to start processing (pending, or taken and waiting for a worker slot): the queue's depth. */
+  /** An item is waiting to start processing: the queue's depth. */
   queued: boolean;
   /** When that item was queued (ms, performance clock), for workqueue_queue_duration_seconds. */
   queuedAt: number;
 }
 
-export function newSlot<T>(item: T, immediate: boolean): Slot<T> {
-  return { pending: item, hasPending: true, current: undefined, againAt: undefined, wake: undefined, idleSince: 0, busy: false, immediate, lastStart: -Infinity, queued: true, queuedAt: performance.now() };
+export function newSlot<T>(key: string, item: T, immediate: boolean): Slot<T> {
+  return { key, pending: item, hasPending: true, current: undefined, againAt: undefined, stage: "idle", timer: undefined, idleSince: 0, immediate, lastStart: -Infinity, queued: true, queuedAt: performance.now() };
+}
+
+export interface ScheduleEvents<T> {
+  /** The slot's window is over: its newest item may run. */
+  due(slot: Slot<T>): void;
+  /** The slot's requested re-run time has come. */
+  rerun(slot: Slot<T>): void;
+  /** The slot has been idle for `idleMs`. */
+  expired(slot: Slot<T>): void;
 }
 
 export class Schedule<T> {
-  private readonly idle = new Set<Slot<T>>();
+  /** Keys whose item may run, in the order they became ready; FIFO from `head` (no O(n) shift). */
+  private line: Slot<T>[] = [];
+  private head = 0;
+  /** Slots whose window ends at the next turn of the event loop: one callback for all of them. */
+  private nextTurn: Slot<T>[] = [];
+  private turn: ReturnType<typeof setImmediate> | undefined;
   private reaper: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly idleMs: number) {}
-
-  /** The slot's worker has ended. */
-  forget(slot: Slot<T>): void {
-    this.idle.delete(slot);
-  }
+  constructor(
+    private readonly idleMs: number,
+    private readonly slots: ReadonlyMap<string, Slot<T>>,
+    private readonly on: ScheduleEvents<T>,
+  ) {}
 
   /**
-   * Waits for a push, the re-run time, or idleness. Synchronous exit decisions avoid races with
-   * push(). No listener is added to the shared signal per worker (removing thousands of them
-   * is quadratic): abort wakes every waiting worker through `wakeAll()` instead.
+   * The batch window: the slot becomes due after `ms`; pushes meanwhile only replace `pending`.
+   * A window already over still waits one turn, so that events delivered together merge.
    */
-  wait(slot: Slot<T>): Promise<"push" | "again" | "idle"> {
-    if (slot.againAt === undefined && this.idleMs <= 0) return Promise.resolve("idle");
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = (why: "push" | "again" | "idle") => {
-        if (timer) clearTimeout(timer);
-        this.idle.delete(slot);
-        slot.wake = undefined;
-        resolve(why);
-      };
-      if (slot.againAt !== undefined) {
-        timer = setTimeout(() => {
-          slot.againAt = undefined;
-          done("again");
-        }, Math.max(0, slot.againAt - Date.now()));
-        slot.wake = () => done("push");
-      } else {
-        slot.idleSince = Date.now();
-        this.idle.add(slot);
-        this.armReaper();
-        // The reaper calls wake with the slot still idle and nothing pending: that means "exit".
-        slot.wake = () => done(slot.hasPending ? "push" : "idle");
-      }
+  throttle(slot: Slot<T>, ms: number): void {
+    slot.stage = "window";
+    if (ms > 0) {
+      slot.timer = setTimeout(() => {
+        slot.timer = undefined;
+        this.on.due(slot);
+      }, ms);
+      return;
+    }
+    this.nextTurn.push(slot);
+    this.turn ??= setImmediate(() => {
+      this.turn = undefined;
+      for (const due of this.nextTurn.splice(0)) this.on.due(due);
     });
   }
 
-  private armReaper(): void {
+  /** The slot's item may run: it gets in line. */
+  ready(slot: Slot<T>): void {
+    slot.stage = "ready";
+    this.line.push(slot);
+  }
+
+  /** The key longest in line, if any. */
+  next(): Slot<T> | undefined {
+    if (this.head >= this.line.length) return undefined;
+    const slot = this.line[this.head]!;
+    this.line[this.head++] = undefined as never;
+    if (this.head > 1024 && this.head * 2 > this.line.length) {
+      this.line.splice(0, this.head);
+      this.head = 0;
+    }
+    return slot;
+  }
+
+  /** Waits for the slot's `againAt`. */
+  rerunAt(slot: Slot<T>, againAt: number): void {
+    slot.stage = "again";
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined;
+      this.on.rerun(slot);
+    }, Math.max(0, againAt - Date.now()));
+  }
+
+  /** Cancels the slot's timer (a push comes before its re-run). */
+  cancel(slot: Slot<T>): void {
+    if (slot.timer === undefined) return;
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+  }
+
+  /** The slot has nothing to do: the reaper drops it after `idleMs` unless something comes. */
+  idle(slot: Slot<T>): void {
+    slot.stage = "idle";
+    slot.idleSince = Date.now();
     if (this.reaper) return;
     const every = Math.max(10, Math.min(this.idleMs / 2, 1000));
+    // It walks the slots: only keys active within `idleMs` are there, and no set of idle ones is kept.
     this.reaper = setInterval(() => {
       const now = Date.now();
-      for (const slot of this.idle) {
-        if (now - slot.idleSince >= this.idleMs && !slot.hasPending) slot.wake?.();
+      for (const slot of this.slots.values()) {
+        if (slot.stage === "idle" && now - slot.idleSince >= this.idleMs) this.on.expired(slot);
       }
-      if (this.idle.size === 0 && this.reaper) {
-        clearInterval(this.reaper);
-        this.reaper = undefined;
-      }
+      if (this.slots.size === 0) this.stopReaper();
     }, every);
   }
 
-  /** The batch window: pushes meanwhile only replace `pending`; abort ends it early. */
-  throttle(slot: Slot<T>, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        slot.windowEnd = undefined;
-        resolve();
-      }, ms);
-      slot.windowEnd = () => {
-        clearTimeout(timer);
-        slot.windowEnd = undefined;
-        resolve();
-      };
-    });
+  /** On abort: every timer and the next-turn callback end, the reaper stops. */
+  stop(): void {
+    this.stopReaper();
+    if (this.turn) clearImmediate(this.turn);
+    this.turn = undefined;
+    this.nextTurn = [];
+    this.line = [];
+    this.head = 0;
+    for (const slot of this.slots.values()) this.cancel(slot);
   }
 
-  /** On abort: every slot's wait and window end at once; the reaper stops. */
-  wakeAll(slots: Iterable<Slot<T>>): void {
+  private stopReaper(): void {
     if (this.reaper) clearInterval(this.reaper);
     this.reaper = undefined;
-    for (const slot of slots) {
-      slot.windowEnd?.();
-      slot.wake?.();
-    }
   }
 }

@@ -1,6 +1,9 @@
-// queueing/'s runner: one worker per key (an object's uid), so that the events of one object
+// queueing/'s runner: one slot per key (an object's uid), so that the events of one object
 // are processed strictly one at a time while many objects proceed concurrently, at most
-// `limit` at once (util/semaphore.ts). When a key runs is the scheduler's (schedule.ts).
+// `limit` at once. When a key runs is the scheduler's (schedule.ts).
+// A key is plain data until it runs: keys whose window is over wait in a FIFO of ready keys,
+// and a worker (a scope task, an async frame) exists only while a key is processing, so a
+// burst of 20,000 objects costs `limit` frames, not 20,000 (issue 15).
 //
 // What it does:
 // - `push(key, item)` keeps only the newest pending item per key ("latest wins"); a burst that
@@ -10,13 +13,14 @@
 //   merge), and then a key runs at most once per window, with the newest item. A create is
 //   handled in about a millisecond, and a burst of changes still costs one run per window.
 //   With a window of 0 no timer is created at all on the hot path.
-// - a worker limit bounds how many keys are *processing* at once (a counting semaphore);
-//   keys that only wait (for an item, a retry timer, their window) hold no slot.
+// - a worker limit bounds how many keys are *processing* at once (counted here);
+//   keys that only wait (for an item, a permit, a retry timer, their window) hold no worker;
+//   ready keys start in the order they became ready (FIFO).
 // - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
-//   the timer lives in the worker and is cancelled by a new push or by close().
+//   the timer lives in the slot and is cancelled by a new push or by close().
 // - an optional `skip(key, item)` drops an item that waited for its busy key but is already known
 //   to be useless (a stale echo): no run, no batch-window timer.
-// - idle workers exit after `idleMs` (one shared reaper interval, not a timer per worker).
+// - idle slots are dropped after `idleMs` (one shared reaper interval, not a timer per slot).
 // - `close(graceMs)` aborts the workers' signal through a TaskScope and waits for them.
 //
 // What it must never do: run two items of one key concurrently, drop the newest item of a key,
@@ -24,8 +28,7 @@
 
 import { TaskScope, type TaskReport } from "../util/scope.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
-import { Semaphore } from "../util/semaphore.ts";
-import type { QueueFigures, QueueObserver } from "./observer.ts";
+import { figuresOf, type QueueObserver } from "./observer.ts";
 import { newSlot, Schedule, type Slot } from "./schedule.ts";
 
 export interface Outcome<T> {
@@ -61,34 +64,48 @@ export class Workers<T> {
   private readonly slots = new Map<string, Slot<T>>();
   private readonly scope: TaskScope;
   private readonly window: number;
+  private readonly limit: number;
+  private readonly idleMs: number;
   private readonly logger: Logger;
-  /** Bounds how many keys are processing at once. */
-  private readonly permits: Semaphore;
   private readonly schedule: Schedule<T>;
+  /** Keys processing now, and the most at once so far. */
+  private busy = 0;
+  private mostBusy = 0;
+  private pumping = false;
   private readonly settleWaiters: (() => void)[] = [];
   private readonly observer: QueueObserver | undefined;
 
   constructor(private readonly options: WorkersOptions<T>) {
     this.observer = options.observer;
-    this.observer?.watch?.(() => this.figures());
+    this.observer?.watch?.(() => figuresOf(this.slots.values()));
     this.window = options.window ?? 100;
-    this.permits = new Semaphore(Math.max(1, options.limit ?? 100));
-    this.schedule = new Schedule<T>(options.idleMs ?? 10_000);
+    this.limit = Math.max(1, options.limit ?? 100);
+    this.idleMs = options.idleMs ?? 10_000;
+    this.schedule = new Schedule<T>(this.idleMs, this.slots, {
+      due: (slot) => (slot.hasPending ? this.enqueue(slot) : this.rest(slot)),
+      rerun: (slot) => this.rerun(slot),
+      expired: (slot) => this.slots.delete(slot.key),
+    });
     this.logger = options.logger ?? silentLogger;
     this.scope = new TaskScope(options.name ?? "workers", options.signal, (name, error) =>
       this.logger.error("worker failed", { task: name, error }),
     );
-    this.scope.signal.addEventListener("abort", () => this.wakeAll(), { once: true });
+    this.scope.signal.addEventListener("abort", () => this.stopAll(), { once: true });
   }
 
-  /** Number of live workers (busy, waiting or idle). */
+  /** Number of keys known (processing, waiting or idle). */
   get size(): number {
     return this.slots.size;
   }
 
+  /** Workers alive now (scope tasks, each an async frame): at most `limit`, however many keys wait. */
+  get workers(): number {
+    return this.busy;
+  }
+
   /** Highest number of keys processing at once (for tests and metrics). */
   get peak(): number {
-    return this.permits.peak;
+    return this.mostBusy;
   }
 
   get signal(): AbortSignal {
@@ -100,24 +117,21 @@ export class Workers<T> {
    * `immediate`: skip the batch window (e.g. objects from a LIST are already the latest state).
    */
   push(key: string, item: T, immediate = false): void {
-    if (this.scope.isClosed) return;
+    if (this.scope.signal.aborted) return;
     let slot = this.slots.get(key);
-    if (slot) {
+    if (!slot) {
+      slot = newSlot(key, item, immediate);
+      this.observer?.added();
+      this.slots.set(key, slot);
+    } else {
       if (!slot.queued) this.queued(slot);
       slot.pending = item;
       slot.hasPending = true;
       slot.immediate = immediate;
-      const wake = slot.wake;
-      if (wake) {
-        slot.wake = undefined;
-        wake();
-      }
-      return;
+      // Busy, in its window or ready: the key takes the newest item when its turn comes.
+      if (slot.stage !== "idle" && slot.stage !== "again") return;
     }
-    slot = newSlot(item, immediate);
-    this.observer?.added();
-    this.slots.set(key, slot);
-    void this.scope.spawn(key, (signal) => this.run(key, slot, signal));
+    this.arm(slot);
   }
 
   /**
@@ -130,14 +144,13 @@ export class Workers<T> {
   }
 
   private isSettled(): boolean {
-    for (const slot of this.slots.values()) if (slot.busy || slot.hasPending) return false;
+    for (const slot of this.slots.values()) if (slot.stage === "busy" || slot.hasPending) return false;
     return true;
   }
 
   private checkSettled(): void {
-    // A processing key holds a slot: while any does, nothing is settled (and no O(keys) scan
-    // runs on every completion).
-    if (this.settleWaiters.length && this.permits.inUse === 0 && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
+    // While any key is processing nothing is settled (and no O(keys) scan runs on every completion).
+    if (this.settleWaiters.length && this.busy === 0 && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
   }
 
   /** Forgets a key's pending item and retry timer (e.g. the object is gone); a running item finishes. */
@@ -148,89 +161,107 @@ export class Workers<T> {
     slot.pending = undefined;
     slot.hasPending = false;
     slot.againAt = undefined;
-    slot.wake?.();
+    if (slot.stage === "again") {
+      this.schedule.cancel(slot);
+      this.rest(slot);
+    }
+    this.checkSettled();
   }
 
   /** Aborts every worker's signal and waits up to `graceMs` for them to finish. */
   async close(graceMs: number): Promise<TaskReport> {
-    return this.scope.close(graceMs); // aborting the scope's signal calls wakeAll()
+    return this.scope.close(graceMs); // aborting the scope's signal calls stopAll()
   }
 
-  private async run(key: string, slot: Slot<T>, signal: AbortSignal): Promise<void> {
-    try {
-      while (!signal.aborted) {
-        if (!slot.hasPending) {
-          const fired = await this.schedule.wait(slot);
-          if (signal.aborted) return;
-          if (!slot.hasPending) {
-            if (fired === "again" && slot.current !== undefined) {
-              this.queued(slot);
-              slot.pending = slot.current;
-              slot.hasPending = true;
-            } else if (fired === "idle") {
-              return;
-            } else continue;
-          }
-        }
-        if (this.options.skip?.(key, slot.pending as T)) {
-          slot.pending = undefined;
-          slot.hasPending = false;
-          slot.queued = false;
-          if (this.settleWaiters.length) this.checkSettled();
-          continue;
-        }
-        if (this.window > 0 && !slot.immediate) {
-          // Items pushed meanwhile replace `pending`: the run takes the newest.
-          const wait = slot.lastStart + this.window - performance.now();
-          if (wait > 0) await this.schedule.throttle(slot, wait);
-          else await nextTurn();
-          if (signal.aborted) return;
-        }
-        if (!(await this.takeAndProcess(key, slot, signal))) return;
-      }
-    } finally {
-      this.schedule.forget(slot);
-      if (this.slots.get(key) === slot) this.slots.delete(key);
+  /** The slot has an item and is not busy: drop it if useless, else wait for the window or get in line. */
+  private arm(slot: Slot<T>): void {
+    this.schedule.cancel(slot); // a push comes before a requested re-run
+    if (this.skips(slot)) {
+      slot.pending = undefined;
+      slot.hasPending = false;
+      slot.queued = false;
+      this.rest(slot);
       this.checkSettled();
+    } else if (this.window > 0 && !slot.immediate) this.schedule.throttle(slot, slot.lastStart + this.window - performance.now());
+    else this.enqueue(slot);
+  }
+
+  private skips(slot: Slot<T>): boolean {
+    if (!this.options.skip) return false;
+    try {
+      return this.options.skip(slot.key, slot.pending as T);
+    } catch (error) {
+      this.logger.error("skip failed", { key: slot.key, error });
+      return false;
     }
   }
 
-  /**
-   * Takes the pending item and processes it under a permit; false when the signal aborted
-   * first. A frame of its own: the worker's loop, suspended while idle, holds no item.
-   */
-  private async takeAndProcess(key: string, slot: Slot<T>, signal: AbortSignal): Promise<boolean> {
+  /** Nothing pending: wait for the requested re-run if there is one, else be idle. */
+  private rest(slot: Slot<T>): void {
+    if (slot.againAt !== undefined) this.schedule.rerunAt(slot, slot.againAt);
+    else if (this.idleMs > 0) this.schedule.idle(slot);
+    else if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
+  }
+
+  private rerun(slot: Slot<T>): void {
+    slot.againAt = undefined;
+    if (slot.current === undefined) return this.rest(slot);
+    this.queued(slot);
+    slot.pending = slot.current;
+    slot.hasPending = true;
+    this.arm(slot);
+  }
+
+  private enqueue(slot: Slot<T>): void {
+    this.schedule.ready(slot);
+    this.pump();
+  }
+
+  /** Starts ready keys while permits are free. Re-entrant pushes (from a process()) only queue. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (let slot; this.busy < this.limit && (slot = this.schedule.next()); ) {
+        if (slot.hasPending) this.start(slot);
+        else this.rest(slot); // forgotten while it waited
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Takes the slot's pending item and processes it in a worker of its own, under a permit. */
+  private start(slot: Slot<T>): void {
     const item = slot.pending as T;
     slot.pending = undefined;
     slot.hasPending = false;
     slot.againAt = undefined;
-    const permit = this.permits.acquire();
-    if (permit) await permit;
-    if (signal.aborted) {
-      this.permits.release();
-      return false;
-    }
-    await this.processTaken(key, slot, item, signal);
-    return true;
+    slot.stage = "busy";
+    slot.lastStart = performance.now();
+    slot.queued = false;
+    this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
+    if (++this.busy > this.mostBusy) this.mostBusy = this.busy;
+    void this.scope.spawn(slot.key, (signal) => this.process(slot, item, signal));
   }
 
-  /** Processes the item taken from `slot` (its permit held) and keeps what it asked for next. */
-  private async processTaken(key: string, slot: Slot<T>, item: T, signal: AbortSignal): Promise<void> {
-    slot.busy = true;
-    slot.lastStart = performance.now();
-    this.dequeued(slot);
+  /** Processes the item taken from `slot` and keeps what it asked for next. */
+  private async process(slot: Slot<T>, item: T, signal: AbortSignal): Promise<void> {
     let outcome: Outcome<T> | void;
     try {
-      outcome = await this.options.process(key, item, signal);
+      outcome = await this.options.process(slot.key, item, signal);
     } catch (error) {
-      if (!signal.aborted) this.logger.error("processing failed", { key, error });
+      if (!signal.aborted) this.logger.error("processing failed", { key: slot.key, error });
       outcome = undefined;
     } finally {
-      slot.busy = false;
-      this.permits.release();
+      this.busy--;
       this.observer?.finished((performance.now() - slot.lastStart) / 1000);
     }
-    // Kept only for a re-run: an idle worker outlives its run by `idleMs`, and after a burst
+    if (signal.aborted) {
+      if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
+      return this.checkSettled();
+    }
+    // Kept only for a re-run: an idle slot outlives its run by `idleMs`, and after a burst
     // every object has one; a body held for nothing would be a second copy per object.
     slot.current = outcome?.again !== undefined ? (outcome.item ?? item) : undefined;
     // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
@@ -239,7 +270,10 @@ export class Workers<T> {
       slot.againAt = Date.now() + Math.max(0, outcome.again);
       this.observer?.retried();
     }
-    if (this.settleWaiters.length && !slot.hasPending) this.checkSettled();
+    if (slot.hasPending) this.arm(slot);
+    else this.rest(slot);
+    this.pump();
+    this.checkSettled();
   }
 
   /** A key that had nothing waiting gets an item: the queue grew by one. */
@@ -249,37 +283,10 @@ export class Workers<T> {
     this.observer?.added();
   }
 
-  /** The taken item starts processing; one pushed while it waited for a worker slot is queued anew. */
-  private dequeued(slot: Slot<T>): void {
-    slot.queued = false;
-    this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
-    if (slot.hasPending) this.queued(slot);
+  /** On abort: timers and the ready line end; keys not processing are dropped at once. */
+  private stopAll(): void {
+    this.schedule.stop();
+    for (const [key, slot] of this.slots) if (slot.stage !== "busy") this.slots.delete(key);
+    this.checkSettled();
   }
-
-  /** The queue's gauges, walked at scrape time so that the hot path keeps no extra books. */
-  private figures(): QueueFigures {
-    const now = performance.now();
-    let depth = 0;
-    let unfinished = 0;
-    let longest = 0;
-    for (const slot of this.slots.values()) {
-      if (slot.queued) depth++;
-      if (!slot.busy) continue;
-      const ran = now - slot.lastStart;
-      unfinished += ran;
-      if (ran > longest) longest = ran;
-    }
-    return { depth, unfinishedSeconds: unfinished / 1000, longestSeconds: longest / 1000 };
-  }
-
-  /** On abort: every waiting worker wakes up, sees the aborted signal and exits. */
-  private wakeAll(): void {
-    this.schedule.wakeAll(this.slots.values());
-    this.permits.grantAll(); // each is balanced by its worker's release()
-  }
-}
-
-/** One turn of the event loop: events that arrived in the same network chunk are all pushed by then. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
