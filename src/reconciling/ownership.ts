@@ -7,7 +7,7 @@
 // A handler that ignores its signal cannot be killed (a promise has no owner to stop it): past
 // the grace it is abandoned, named by the caller, and its results are never written.
 
-import { eitherSignal, onAbort } from "../util/abort.ts";
+import { linkedSignal, onAbort } from "../util/abort.ts";
 
 /** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */
 export const LOST: unique symbol = Symbol("lost");
@@ -31,7 +31,7 @@ export interface Ownership {
 export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal) => Promise<T>): Promise<T | typeof LOST> {
   const { freeze } = owner;
   if (freeze.aborted) return LOST;
-  const owned = eitherSignal(owner.signal, freeze);
+  const link = linkedSignal(owner.signal, freeze);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let forgetFreeze: () => void = () => {};
   const expiry = new Promise<typeof LOST>((resolve) => {
@@ -39,7 +39,7 @@ export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal
   });
   try {
     // A rejection of `work` after it was abandoned is settled by this race, never unhandled.
-    const result = await Promise.race([work(owned), expiry]);
+    const result = await Promise.race([work(link.signal), expiry]);
     if (result === LOST) owner.onAbandoned();
     return freeze.aborted ? LOST : result;
   } catch (error) {
@@ -48,5 +48,6 @@ export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal
   } finally {
     if (timer) clearTimeout(timer);
     forgetFreeze();
+    link.dispose();
   }
 }

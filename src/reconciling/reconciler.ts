@@ -19,7 +19,7 @@
 import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
-import { eitherSignal, linkedSignal } from "../util/abort.ts";
+import { linkedSignal } from "../util/abort.ts";
 import { tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
@@ -273,9 +273,14 @@ export class Reconciler {
 
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
   private async write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
-    const answer = await applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
-    // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
-    return this.options.metadataOnly && answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer;
+    const link = freeze ? linkedSignal(this.hard.signal, freeze) : undefined;
+    try {
+      const answer = await applyPlan(this.target, body, plan, link?.signal ?? this.hard.signal);
+      // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
+      return this.options.metadataOnly && answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer;
+    } finally {
+      link?.dispose();
+    }
   }
 
   /** The memo an object's handlers, daemons and timers share. */

@@ -78,22 +78,6 @@ export function linkedSignal(...parents: (AbortSignal | undefined)[]): { signal:
 
 const noop = () => {};
 
-/**
- * The signal that aborts when `a` or `b` does, one per pair while both live: every cycle and
- * write under the same worker and freeze gate shares it, instead of linking a signal of its
- * own per cycle (an AbortController and two links, ~4 % of the operator's CPU per object).
- * Nothing to dispose: the link goes when the first of the pair aborts, or with `b`.
- */
-export function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  let byA = pairs.get(b);
-  if (!byA) pairs.set(b, (byA = new WeakMap()));
-  let either = byA.get(a);
-  if (!either) byA.set(a, (either = linkedSignal(a, b).signal));
-  return either;
-}
-
-const pairs = new WeakMap<AbortSignal, WeakMap<AbortSignal, AbortSignal>>();
-
 export function isAbortError(error: unknown): boolean {
   return (
     error instanceof Error &&
