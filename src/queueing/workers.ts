@@ -213,6 +213,7 @@ export class Workers<T> {
   }
 
   private enqueue(slot: Slot<T>): void {
+    if (this.scope.signal.aborted) return; // due in a turn that an abort (stopAll) ended midway
     this.schedule.ready(slot);
     this.pump();
   }
