@@ -1,7 +1,8 @@
 // A TCP proxy on 127.0.0.1 in front of a server, so that a test can cut one client's network
 // path and no other: `blackhole()` keeps every connection open but forwards nothing any more,
 // and accepts new connections without ever answering them (a dead path: requests hang, no
-// error comes back); `close()` ends every connection and stops listening.
+// error comes back); `silenceOpen()` does that to the connections open now only, and new ones
+// pass (a middlebox that lost its state); `close()` ends every connection and stops listening.
 
 import type { Socket } from "bun";
 
@@ -9,6 +10,7 @@ export interface TcpProxy {
   /** http(s)://127.0.0.1:<port>: the proxied server's scheme with the proxy's address. */
   url: string;
   blackhole(): void;
+  silenceOpen(): void;
   close(): void;
   /** Bytes forwarded from the server to the client so far (what the client received). */
   readonly bytesReceived: number;
@@ -48,12 +50,15 @@ interface Leg {
   upstream?: Socket<unknown>;
   /** Bytes from the client before the upstream connection was open. */
   early: Uint8Array[];
+  /** Forwards nothing any more, either way (silenceOpen). */
+  silent?: boolean;
 }
 
 export function startTcpProxy(target: URL): TcpProxy {
   let cut = false;
   let received = 0;
   const sockets = new Set<Socket<unknown>>();
+  const legs = new Set<Leg>();
   const listener = Bun.listen<Leg>({
     hostname: "127.0.0.1",
     port: 0,
@@ -63,6 +68,7 @@ export function startTcpProxy(target: URL): TcpProxy {
         client.data = { toClient: new Outbox(client as Socket<unknown>), early: [] };
         if (cut) return;
         const leg = client.data;
+        legs.add(leg);
         void Bun.connect<null>({
           hostname: target.hostname,
           port: Number(target.port) || (target.protocol === "https:" ? 443 : 80),
@@ -74,7 +80,7 @@ export function startTcpProxy(target: URL): TcpProxy {
               for (const chunk of leg.early.splice(0)) leg.toServer.write(chunk);
             },
             data(_upstream, chunk) {
-              if (cut) return;
+              if (cut || leg.silent) return;
               received += chunk.length;
               leg.toClient.write(chunk);
             },
@@ -82,7 +88,7 @@ export function startTcpProxy(target: URL): TcpProxy {
               leg.toServer?.drain();
             },
             close() {
-              if (!cut) client.end();
+              if (!cut && !leg.silent) client.end();
             },
             error() {
               client.end();
@@ -91,7 +97,7 @@ export function startTcpProxy(target: URL): TcpProxy {
         }).catch(() => client.end());
       },
       data(client, chunk) {
-        if (cut) return;
+        if (cut || client.data.silent) return;
         if (client.data.toServer) client.data.toServer.write(chunk);
         else client.data.early.push(chunk.slice());
       },
@@ -100,6 +106,7 @@ export function startTcpProxy(target: URL): TcpProxy {
       },
       close(client) {
         sockets.delete(client as Socket<unknown>);
+        legs.delete(client.data);
         if (!cut) client.data.upstream?.end();
       },
       error(client) {
@@ -115,6 +122,9 @@ export function startTcpProxy(target: URL): TcpProxy {
     },
     blackhole() {
       cut = true;
+    },
+    silenceOpen() {
+      for (const leg of legs) leg.silent = true;
     },
     close() {
       cut = true;
