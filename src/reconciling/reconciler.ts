@@ -19,7 +19,7 @@
 import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
-import { linkedSignal } from "../util/abort.ts";
+import { eitherSignal, linkedSignal } from "../util/abort.ts";
 import { tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
@@ -186,7 +186,8 @@ export class Reconciler {
   /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
   private async whileOurs(uid: string, item: Item, signal: AbortSignal, shard: AbortSignal | undefined): Promise<WorkerOutcome<Item> | void> {
     const gate = this.options.freezeSignal?.(item.object.metadata.namespace);
-    const freeze = gate && shard ? AbortSignal.any([gate, shard]) : (gate ?? shard);
+    // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
+    const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = this.options.freezeGraceMs ?? 2000;
     const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.object.running, item.object, graceMs) }, (owned) =>
@@ -273,14 +274,9 @@ export class Reconciler {
 
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
   private async write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
-    const link = freeze ? linkedSignal(this.hard.signal, freeze) : undefined;
-    try {
-      const answer = await applyPlan(this.target, body, plan, link?.signal ?? this.hard.signal);
-      // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
-      return this.options.metadataOnly && answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer;
-    } finally {
-      link?.dispose();
-    }
+    const answer = await applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
+    // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
+    return this.options.metadataOnly && answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer;
   }
 
   /** The memo an object's handlers, daemons and timers share. */

@@ -78,6 +78,24 @@ export function linkedSignal(...parents: (AbortSignal | undefined)[]): { signal:
 
 const noop = () => {};
 
+/**
+ * The signal that aborts when `a` or `b` does, one per pair while both live: every write under
+ * the same hard signal and freeze gate shares it (and with it a request deadline's slot), instead
+ * of linking one of its own per write. Nothing to dispose: the link goes when the first of the
+ * pair aborts, or with `b`. Only for pairs that stay the same across many calls (a fresh `b`
+ * per call would leave a link on `a` each time), and never handed to handlers, whose own abort
+ * listeners would then outlive their call.
+ */
+export function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  let byA = pairs.get(b);
+  if (!byA) pairs.set(b, (byA = new WeakMap()));
+  let either = byA.get(a);
+  if (!either) byA.set(a, (either = linkedSignal(a, b).signal));
+  return either;
+}
+
+const pairs = new WeakMap<AbortSignal, WeakMap<AbortSignal, AbortSignal>>();
+
 export function isAbortError(error: unknown): boolean {
   return (
     error instanceof Error &&

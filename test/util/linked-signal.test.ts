@@ -5,7 +5,7 @@
 // native listener; aborting still reaches each live link, with the parent's reason.
 
 import { expect, test } from "bun:test";
-import { linkedSignal, onAbort } from "../../src/util/abort.ts";
+import { eitherSignal, linkedSignal, onAbort } from "../../src/util/abort.ts";
 
 function counted(signal: AbortSignal): { added: () => number; removed: () => number } {
   let added = 0;
@@ -53,4 +53,20 @@ test("onAbort: a callback forgotten before the abort is not called, the others a
   forget();
   parent.abort();
   expect(calls).toEqual(["kept"]);
+});
+
+test("eitherSignal: one signal per pair, shared by every caller, that aborts with whichever of the pair aborts first", () => {
+  const worker = new AbortController();
+  const gate = new AbortController();
+  const otherGate = new AbortController();
+  const shared = eitherSignal(worker.signal, gate.signal);
+  expect(eitherSignal(worker.signal, gate.signal)).toBe(shared);
+  const other = eitherSignal(worker.signal, otherGate.signal);
+  expect(other).not.toBe(shared);
+  gate.abort(new Error("frozen"));
+  expect(shared.aborted).toBe(true);
+  expect(shared.reason.message).toBe("frozen");
+  expect(other.aborted).toBe(false);
+  worker.abort(new Error("stopping"));
+  expect(other.reason.message).toBe("stopping");
 });
