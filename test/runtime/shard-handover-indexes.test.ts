@@ -90,10 +90,6 @@ async function handOverAndBack(serverSide: boolean): Promise<void> {
   }
 }
 
-test("server-side sharding: a shard given up leaves the indexes; taken back, they hold what exists now (not the objects deleted meanwhile) before its handlers run", async () => {
-  await handOverAndBack(true);
-}, 15_000);
-
-test("client-side sharding: a shard given up leaves the indexes; taken back, they hold what exists now (not the objects deleted meanwhile) before its handlers run", async () => {
-  await handOverAndBack(false);
-}, 15_000);
+for (const serverSide of [true, false]) {
+  test(`${serverSide ? "server" : "client"}-side sharding: a shard given up leaves the indexes; taken back, they hold what exists now (not the objects deleted meanwhile) before its handlers run`, () => handOverAndBack(serverSide), 15_000);
+}

@@ -68,10 +68,6 @@ async function retake(serverSide: boolean): Promise<void> {
   }
 }
 
-test("server-side sharding: a shard taken back starts as at start-up: on.resume runs for its objects, with a fresh memo", async () => {
-  await retake(true);
-}, 15_000);
-
-test("client-side sharding: a shard taken back starts as at start-up: on.resume runs for its objects, with a fresh memo", async () => {
-  await retake(false);
-}, 15_000);
+for (const serverSide of [true, false]) {
+  test(`${serverSide ? "server" : "client"}-side sharding: a shard taken back starts as at start-up: on.resume runs for its objects, with a fresh memo`, () => retake(serverSide), 15_000);
+}

@@ -85,10 +85,6 @@ async function standby(serverSide: boolean): Promise<void> {
   }
 }
 
-test("server-side sharding: a replica owning no shard holds no handler up for its indexes; once it takes one, its handlers wait for the indexes' first LIST", async () => {
-  await standby(true);
-}, 15_000);
-
-test("client-side sharding: a replica owning no shard holds no handler up for its indexes; once it takes one, its handlers wait for the indexes' first LIST", async () => {
-  await standby(false);
-}, 15_000);
+for (const serverSide of [true, false]) {
+  test(`${serverSide ? "server" : "client"}-side sharding: a replica owning no shard holds no handler up for its indexes; once it takes one, its handlers wait for the indexes' first LIST`, () => standby(serverSide), 15_000);
+}

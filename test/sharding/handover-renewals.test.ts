@@ -2,28 +2,14 @@
 // renewals of the shards kept: with a grace longer than renewDeadline (a valid setting while
 // renewDeadline + grace < duration), the replica would otherwise lose every shard it meant to keep.
 
-import { afterEach, beforeEach, expect, test } from "bun:test";
-import { ShardLeases } from "../../src/sharding/leases.ts";
-import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { expect, test } from "bun:test";
+import { shardReplicas } from "./replicas.ts";
 
-let e: Env;
-const running: { controller: AbortController; done: Promise<void> }[] = [];
-beforeEach(async () => { e = await env({ crds: [] }); });
-afterEach(async () => {
-  for (const r of running.splice(0)) { r.controller.abort(); await r.done; }
-  await e.stop();
-});
+const replicas = shardReplicas();
 
 const TIMINGS = { durationMs: 3000, renewDeadlineMs: 1000, retryPeriodMs: 200, graceMs: 1900 };
 
-function replica(id: string, shards: number) {
-  const { logger, lines } = testLogger();
-  const leases = new ShardLeases({ client: e.client, namespace: "default", group: "op", shards, id, logger, ...TIMINGS });
-  const controller = new AbortController();
-  const handle = { leases, lines, controller, done: leases.run(controller.signal) };
-  running.push(handle);
-  return handle;
-}
+const replica = (id: string, shards: number) => replicas.replica(id, { shards, ...TIMINGS });
 
 async function eventually(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -2,40 +2,30 @@
 // replica gets its share with no shard ever owned by two at once, a dead replica's shards are
 // taken after their lease duration, and a shard is released only after its cycles ended.
 
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { freshLease, leaseResource } from "../../src/kube/lease-record.ts";
-import { GROUP_LABEL, memberLeaseName, ShardLeases } from "../../src/sharding/leases.ts";
+import { GROUP_LABEL, memberLeaseName } from "../../src/sharding/leases.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { env, testLogger, type Env } from "../peering/helpers.ts";
 import { proxiedKubeconfig } from "../runtime/lease-replicas.ts";
 import { startTcpProxy } from "../runtime/tcp-proxy.ts";
+import { shardReplicas, type Replica } from "./replicas.ts";
 
-let e: Env;
-const running: { controller: AbortController; done: Promise<void> }[] = [];
-beforeEach(async () => { e = await env({ crds: [] }); });
-afterEach(async () => {
-  for (const r of running.splice(0)) { r.controller.abort(); await r.done; }
-  await e.stop();
-});
+const replicas = shardReplicas();
+const sandbox = () => replicas.env().sandbox;
 
 /** Every ownership interval of every shard, by the replicas' own clock (one process: one clock). */
 const intervals: { shard: number; id: string; from: number; to?: number }[] = [];
 const TIMINGS = { durationMs: 2000, renewDeadlineMs: 1200, retryPeriodMs: 200, graceMs: 400 };
 
-function replica(id: string, shards = 16, client: KubeClient = e.client, timings: typeof TIMINGS = TIMINGS) {
-  const { logger, lines } = testLogger();
-  const leases: ShardLeases = new ShardLeases({
-    client, namespace: "default", group: "op", shards, id, logger, ...timings,
+function replica(id: string, shards = 16, client: KubeClient = replicas.env().client, timings: typeof TIMINGS = TIMINGS) {
+  return replicas.replica(id, {
+    client, shards, ...timings,
     onChange: (owned) => {
       const now = Date.now();
       for (const i of intervals) if (i.id === id && i.to === undefined && !owned.includes(i.shard)) i.to = now;
       for (const shard of owned) if (!intervals.some((i) => i.id === id && i.shard === shard && i.to === undefined)) intervals.push({ shard, id, from: now });
     },
   });
-  const controller = new AbortController();
-  const handle = { leases, lines, controller, done: leases.run(controller.signal) };
-  running.push(handle);
-  return handle;
 }
 
 async function eventually(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -54,8 +44,8 @@ function noOverlap(): void {
   }
 }
 
-const shares = (rs: { leases: ShardLeases }[]) => rs.map((r) => r.leases.owned.length);
-const covered = (rs: { leases: ShardLeases }[], shards = 16) => rs.flatMap((r) => r.leases.owned).sort((x, y) => x - y).join() === [...Array(shards).keys()].join();
+const shares = (rs: Replica[]) => rs.map((r) => r.leases.owned.length);
+const covered = (rs: Replica[], shards = 16) => rs.flatMap((r) => r.leases.owned).sort((x, y) => x - y).join() === [...Array(shards).keys()].join();
 
 test("three replicas share 16 shards 6/5/5, each shard owned once; a fourth joins and they rebalance to 4 each with no overlap", async () => {
   intervals.length = 0;
@@ -64,7 +54,7 @@ test("three replicas share 16 shards 6/5/5, each shard owned once; a fourth join
   const four = [...three, replica("d")];
   await eventually("rebalanced to 4/4/4/4", () => covered(four) && shares(four).join() === "4,4,4,4");
   noOverlap();
-  const leases = e.sandbox.store.objects("coordination.k8s.io", "leases", "default").filter((l: any) => l.metadata.labels?.[GROUP_LABEL] === "op");
+  const leases = sandbox().store.objects("coordination.k8s.io", "leases", "default").filter((l: any) => l.metadata.labels?.[GROUP_LABEL] === "op");
   expect(leases.length).toBe(16 + 4); // a Lease per shard, a membership Lease per replica
 }, 30_000);
 
@@ -77,7 +67,7 @@ test("a replica that stops hands its shards over (work stopped first) and delete
   await a.done;
   await eventually("b owns all", () => b.leases.owned.length === 16, 5000);
   noOverlap();
-  expect(e.sandbox.store.get("coordination.k8s.io", "leases", "default", memberLeaseName("op", "a"))).toBeUndefined();
+  expect(sandbox().store.get("coordination.k8s.io", "leases", "default", memberLeaseName("op", "a"))).toBeUndefined();
 }, 30_000);
 
 test("a dead replica's shards are taken only after their lease duration", async () => {
@@ -86,7 +76,7 @@ test("a dead replica's shards are taken only after their lease duration", async 
   for (let i = 0; i < 8; i++) {
     const lease = freshLease(`op-shard-${i}`, "default", "ghost", 2000, now);
     lease.metadata.labels = { [GROUP_LABEL]: "op", "kobun.dev/shard-role": "shard" };
-    await e.client.create(leaseResource, "default", lease);
+    await replicas.env().client.create(leaseResource, "default", lease);
   }
   const a = replica("a");
   await eventually("a takes the free half", () => a.leases.owned.length === 8, 5000);
@@ -117,8 +107,8 @@ test("a shard is released only after the cycles running in it ended (bounded by 
 }, 30_000);
 
 test("a replica cut off from the API server (its renewals hang) gives its shards up at renewDeadline, before anyone may take them", async () => {
-  const proxy = startTcpProxy(new URL(e.sandbox.url));
-  const client = await KubeClient.connect({ kubeconfigText: proxiedKubeconfig(e.sandbox.kubeconfig, proxy.url) });
+  const proxy = startTcpProxy(new URL(sandbox().url));
+  const client = await KubeClient.connect({ kubeconfigText: proxiedKubeconfig(sandbox().kubeconfig, proxy.url) });
   try {
     const a = replica("a", 4, client);
     await eventually("a owns all", () => a.leases.owned.length === 4);
@@ -134,12 +124,12 @@ test("a replica cut off from the API server (its renewals hang) gives its shards
   }
 }, 30_000);
 
-const leaseRequests = (verb: string) => e.sandbox.stats.log.filter((r) => r.plural === "leases" && r.verb === verb).length;
+const leaseRequests = (verb: string) => sandbox().stats.log.filter((r) => r.plural === "leases" && r.verb === verb).length;
 
 test("idle replicas write each Lease they hold once per retryPeriod and read none: another replica's renewal is not a cue to renew", async () => {
   const three = ["a", "b", "c"].map((id) => replica(id));
   await eventually("16 shards covered 6/5/5", () => covered(three) && shares(three).join() === "6,5,5");
-  e.sandbox.stats.reset();
+  sandbox().stats.reset();
   const t0 = performance.now();
   await Bun.sleep(1000); // a window to count requests in, not a wait for anything
   const periods = (performance.now() - t0) / TIMINGS.retryPeriodMs;
@@ -150,9 +140,9 @@ test("idle replicas write each Lease they hold once per retryPeriod and read non
 
 test("a released shard is taken at once through the watch, far sooner than the next retryPeriod", async () => {
   const slow = { durationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5000, graceMs: 400 };
-  const a = replica("a", 4, e.client, slow);
+  const a = replica("a", 4, replicas.env().client, slow);
   await eventually("a owns all", () => a.leases.owned.length === 4);
-  const b = replica("b", 4, e.client, slow);
+  const b = replica("b", 4, replicas.env().client, slow);
   await eventually("b is a member a has seen, a released its excess: 2/2", () => shares([a, b]).join() === "2,2", 8000);
   const before = Date.now();
   a.controller.abort();

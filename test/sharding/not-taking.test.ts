@@ -4,19 +4,13 @@
 // straight away "for rebalancing", about every second. A replica that joins and does take
 // shards still gets its share.
 
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { freshLease, leaseResource, renewedLease } from "../../src/kube/lease-record.ts";
-import { GROUP_LABEL, memberLeaseName, ShardLeases } from "../../src/sharding/leases.ts";
+import { GROUP_LABEL, memberLeaseName } from "../../src/sharding/leases.ts";
 import { ROLE_LABEL } from "../../src/sharding/lease-book.ts";
-import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { shardReplicas, type Replica } from "./replicas.ts";
 
-let e: Env;
-const running: { controller: AbortController; done: Promise<void> }[] = [];
-beforeEach(async () => { e = await env({ crds: [] }); });
-afterEach(async () => {
-  for (const r of running.splice(0)) { r.controller.abort(); await r.done; }
-  await e.stop();
-});
+const replicas = shardReplicas();
 
 const TIMINGS = { durationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 150, graceMs: 300 };
 /** Longer than the flapping's period: a released Lease is written with 1 s, and taken back once that passed. */
@@ -25,12 +19,8 @@ const changes: string[] = [];
 const replicasForDebug: { id: string; lines: string[] }[] = [];
 
 function replica(id: string) {
-  const { logger, lines } = testLogger();
-  const leases = new ShardLeases({ client: e.client, namespace: "default", group: "op", shards: 4, id, logger, ...TIMINGS, onChange: (owned) => changes.push(`${id}: ${owned.join()}`) });
-  const controller = new AbortController();
-  const handle = { leases, lines, controller, done: leases.run(controller.signal) };
-  replicasForDebug.push({ id, lines });
-  running.push(handle);
+  const handle = replicas.replica(id, { shards: 4, ...TIMINGS, onChange: (owned) => changes.push(`${id}: ${owned.join()}`) });
+  replicasForDebug.push({ id, lines: handle.lines });
   return handle;
 }
 
@@ -41,13 +31,13 @@ function idleMember(id: string) {
   const done = (async () => {
     const lease = freshLease(name, "default", id, TIMINGS.durationMs, Date.now());
     lease.metadata.labels = { [GROUP_LABEL]: "op", [ROLE_LABEL]: "member" };
-    let written = await e.client.create(leaseResource, "default", lease);
+    let written = await replicas.env().client.create(leaseResource, "default", lease);
     while (!controller.signal.aborted) {
       await Bun.sleep(TIMINGS.retryPeriodMs); // its renewal period, as a replica's
-      written = await e.client.replace(leaseResource, "default", name, renewedLease(written, id, TIMINGS.durationMs, Date.now()));
+      written = await replicas.env().client.replace(leaseResource, "default", name, renewedLease(written, id, TIMINGS.durationMs, Date.now()));
     }
   })();
-  running.push({ controller, done });
+  replicas.track({ controller, done });
 }
 
 async function eventually(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
@@ -58,7 +48,7 @@ async function eventually(what: string, check: () => boolean, timeoutMs: number)
   }
 }
 
-const owned = (rs: { leases: ShardLeases }[]) => rs.flatMap((r) => r.leases.owned).sort().join();
+const owned = (rs: Replica[]) => rs.flatMap((r) => r.leases.owned).sort().join();
 
 /** Until no change of anyone's shards for `quietMs` (the start-up settling, before every replica saw every other). */
 async function settled(quietMs: number, timeoutMs: number): Promise<void> {
