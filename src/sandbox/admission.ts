@@ -6,7 +6,7 @@
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
 // (rules, objectSelector, namespaceSelector, matchConditions); their `warnings` become the response's Warning
-// headers (warnings.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
+// headers (warnings.ts); Pod Security admission runs between the two (pod-security.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
 // failure), the reinvocation of mutators, a conversion webhook set after a watch began
 // (its events stay unconverted), and the field
 // ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
@@ -19,6 +19,7 @@ import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
 import type { Objects } from "./objects.ts";
 import { present } from "./objects.ts";
+import { admitPodSecurity } from "./pod-security.ts";
 import { addWarning } from "./warnings.ts";
 import { conditionsMatch, webhookMatches, type WebhookMatch } from "./webhook-match.ts";
 
@@ -70,6 +71,8 @@ export class SandboxAdmission {
     if (call.def.group === ADMISSION) return call.object;
     let object = call.object;
     for (const kind of ["mutating", "validating"] as const) {
+      // kube-apiserver's built-in PodSecurity plugin judges what the mutators made, before the validators.
+      if (kind === "validating") admitPodSecurity({ ...call, group: call.def.group, plural: call.def.plural, object }, this.store);
       for (const hook of this.hooks(kind)) {
         if (kind === "mutating" && call.operation === "DELETE") continue;
         if (!webhookMatches(hook, { ...call, object }, this.store)) continue;

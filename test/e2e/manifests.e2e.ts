@@ -28,14 +28,8 @@ const CLUSTER_PEERINGS: Resource = {
 };
 const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
 
-/**
- * What the sandbox does not emulate (each runs as `test.failing` there, as in scenarios.e2e.ts):
- * it serves Pods but has no Pod Security admission; emulating all of Pod Security is not worth
- * it for one check that the real server makes.
- */
-const SANDBOX_GAPS = new Set<string>([
-  "the same namespace rejects that Pod without its hardening (so the check above can fail)",
-]);
+/** What the sandbox does not emulate (each runs as `test.failing` there, as in scenarios.e2e.ts): nothing today. */
+const SANDBOX_GAPS = new Set<string>([]);
 
 type Layout = "fixed namespaces" | "more fixed namespaces than watching.clusterWideAbove" | "a glob" | "all namespaces";
 type Mode = "standalone" | "peering" | "lease";
