@@ -32,6 +32,13 @@ export interface MemberView {
   id: string;
   observedAt: number;
   durationMs: number;
+  /** The shard count the replica announces (`sharding.shards`); absent from replicas that do not say. */
+  shards?: number;
+}
+
+/** A shard Lease written by a replica with another shard count (a rolling update that changes `sharding.shards`). */
+export interface ForeignLeaseView extends ShardLeaseView {
+  shards: number;
 }
 
 export interface AssignmentInput {
@@ -45,6 +52,8 @@ export interface AssignmentInput {
   held: ReadonlySet<number>;
   /** Live replicas seen not taking shards (not-taking.ts): no release towards them, and the ceiling is shared without them. */
   notTaking?: ReadonlySet<string>;
+  /** The group's shard Leases written with another shard count. */
+  foreign?: readonly ForeignLeaseView[];
 }
 
 export interface Assignment {
@@ -58,14 +67,19 @@ export interface Assignment {
   release: number[];
   /** When something may change without any Lease event (a lease or a member expiring): decide again then. */
   nextChangeAt?: number;
+  /** Replicas with another shard count hold shards: none is taken until they are gone (and ours are given up if theirs is larger). */
+  waitingFor?: { shards: number; holders: string[] };
 }
 
 const expiresAt = (v: { observedAt: number; durationMs: number }) => v.observedAt + v.durationMs;
 
-/** The live replicas (self included), sorted by id. */
-export function liveMembers(now: number, self: string, members: readonly MemberView[]): string[] {
+/**
+ * The live replicas (self included), sorted by id. With `shards`, only those announcing the same
+ * count (or none): shares are made among replicas that cut the hash space alike.
+ */
+export function liveMembers(now: number, self: string, members: readonly MemberView[], shards?: number): string[] {
   const live = new Set([self]);
-  for (const m of members) if (expiresAt(m) > now) live.add(m.id);
+  for (const m of members) if (expiresAt(m) > now && (shards === undefined || m.shards === undefined || m.shards === shards)) live.add(m.id);
   return [...live].sort();
 }
 
@@ -84,9 +98,27 @@ function preference(self: string, index: number): bigint {
   return fnv1a64(`${self}/${index}`);
 }
 
+/**
+ * While replicas with another shard count hold shards, the two counts cut the hash space
+ * differently, so shard i of one overlaps others of the other: nothing is taken until they are
+ * gone, and when both hold some (they started together), the smaller count gives its shards up.
+ */
+function waitForOtherCount(input: AssignmentInput, live: string[]): Assignment | undefined {
+  const held = (input.foreign ?? []).filter((lease) => liveHolder(lease, input.now) !== undefined);
+  if (held.length === 0) return undefined;
+  const larger = held.some((lease) => lease.shards > input.shards);
+  const release = larger ? [...input.held] : [];
+  const nextChangeAt = Math.min(...held.map(expiresAt));
+  const shards = held.find((lease) => lease.shards > input.shards)?.shards ?? held[0]!.shards;
+  const holders = [...new Set(held.map((lease) => lease.holder!))].sort();
+  return { live, quota: 0, ceiling: 0, acquire: [], release, nextChangeAt, waitingFor: { shards, holders } };
+}
+
 export function assign(input: AssignmentInput): Assignment {
   const { now, self, shards, leases, held } = input;
-  const live = liveMembers(now, self, input.members);
+  const live = liveMembers(now, self, input.members, shards);
+  const waiting = waitForOtherCount(input, live);
+  if (waiting) return waiting;
   const quota = quotaOf(self, live, shards);
   const idle = input.notTaking ?? new Set<string>();
   const ceiling = Math.ceil(shards / live.filter((id) => id === self || !idle.has(id)).length);
@@ -139,7 +171,7 @@ export interface Coverage {
 
 /** Every shard should have exactly one live owner: what is off, from this replica's view. */
 export function coverage(input: AssignmentInput): Coverage {
-  const live = new Set(liveMembers(input.now, input.self, input.members));
+  const live = new Set(liveMembers(input.now, input.self, input.members, input.shards));
   const out: Coverage = { gaps: [], orphans: [], overlaps: [] };
   for (const lease of input.leases) {
     const holder = liveHolder(lease, input.now);

@@ -9,11 +9,19 @@ import { sleep } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchClient } from "../watching/types.ts";
 import { Watcher } from "../watching/watcher.ts";
-import type { MemberView, ShardLeaseView } from "./assign.ts";
+import type { ForeignLeaseView, MemberView, ShardLeaseView } from "./assign.ts";
 import { fnv1a64 } from "./hash.ts";
 
 export const GROUP_LABEL = "kobun.dev/shard-group";
 export const ROLE_LABEL = "kobun.dev/shard-role";
+/** The shard count of the replica that wrote a Lease: replicas with different counts must not hold shards at once. */
+export const SHARDS_ANNOTATION = "kobun.dev/shards";
+
+/** The count a Lease announces, or undefined when it says none (written by an older kobun). */
+function announcedShards(lease: KubeObject): number | undefined {
+  const value = Number(lease.metadata.annotations?.[SHARDS_ANNOTATION]);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
 
 /** A DNS-1123 name for a replica id (`user@host/stamp/rnd`, a pod name), unique by its hash. */
 export function memberLeaseName(group: string, id: string): string {
@@ -39,8 +47,21 @@ export interface LeaseBookOptions {
 export class LeaseBook {
   private readonly seen = new Map<string, Seen>();
   private readonly startedAt = Date.now();
+  private readonly listed = Promise.withResolvers<void>();
 
   constructor(private readonly options: LeaseBookOptions) {}
+
+  /** Resolves once the group's Leases were listed (or `signal` aborts): a decision before that cannot see a shard Lease written under another count. */
+  async primed(signal: AbortSignal): Promise<void> {
+    const aborted = Promise.withResolvers<void>();
+    const onAbort = () => aborted.resolve();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await Promise.race([this.listed.promise, aborted.promise]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
 
   get(name: string): KubeObject | undefined {
     return this.seen.get(name)?.object;
@@ -75,7 +96,22 @@ export class LeaseBook {
     for (const seen of this.seen.values()) {
       if (seen.object.metadata.labels?.[ROLE_LABEL] !== "member") continue;
       const spec = specOf(seen.object);
-      if (spec.holderIdentity) out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 });
+      const shards = announcedShards(seen.object);
+      if (spec.holderIdentity) out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, ...(shards ? { shards } : {}) });
+    }
+    return out;
+  }
+
+  /** The group's shard Leases held under another shard count than `shards` (any index: theirs may reach past ours). */
+  foreignViews(shards: number): ForeignLeaseView[] {
+    const out: ForeignLeaseView[] = [];
+    for (const seen of this.seen.values()) {
+      const announced = announcedShards(seen.object);
+      if (seen.object.metadata.labels?.[ROLE_LABEL] !== "shard" || announced === undefined || announced === shards) continue;
+      const spec = specOf(seen.object);
+      if (!spec.holderIdentity) continue;
+      const index = Number(seen.object.metadata.name!.slice(seen.object.metadata.name!.lastIndexOf("-") + 1));
+      out.push({ index, holder: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, shards: announced });
     }
     return out;
   }
@@ -90,7 +126,10 @@ export class LeaseBook {
         const listed = new Set<string>();
         for await (const event of watcher.events(period)) {
           if (event.type === "relist-start") listed.clear();
-          else if (event.type === "relist-done") this.forgetUnlisted(listed, event.resourceVersion);
+          else if (event.type === "relist-done") {
+            this.forgetUnlisted(listed, event.resourceVersion);
+            this.listed.resolve();
+          }
           else if (event.type === "deleted") this.seen.delete(event.object.metadata.name!);
           else {
             if (event.type === "listed") listed.add(event.object.metadata.name!);

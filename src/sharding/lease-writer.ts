@@ -7,7 +7,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
-import { GROUP_LABEL, type LeaseBook, memberLeaseName, ROLE_LABEL } from "./lease-book.ts";
+import { GROUP_LABEL, type LeaseBook, memberLeaseName, ROLE_LABEL, SHARDS_ANNOTATION } from "./lease-book.ts";
 
 export interface LeaseWriterOptions {
   client: Pick<KubeClient, "get" | "create" | "replace" | "delete">;
@@ -15,6 +15,8 @@ export interface LeaseWriterOptions {
   group: string;
   id: string;
   durationMs: number;
+  /** Announced on every Lease written (lease-book.ts' SHARDS_ANNOTATION). */
+  shards: number;
 }
 
 export class LeaseWriter {
@@ -69,7 +71,9 @@ export class LeaseWriter {
   }
 
   private labelled(lease: KubeObject, role: "member" | "shard"): KubeObject {
-    return { ...lease, metadata: { ...lease.metadata, labels: { ...lease.metadata.labels, [GROUP_LABEL]: this.options.group, [ROLE_LABEL]: role } } };
+    const labels = { ...lease.metadata.labels, [GROUP_LABEL]: this.options.group, [ROLE_LABEL]: role };
+    const annotations = { ...lease.metadata.annotations, [SHARDS_ANNOTATION]: String(this.options.shards) };
+    return { ...lease, metadata: { ...lease.metadata, labels, annotations } };
   }
 
   private async reread(name: string, signal: AbortSignal): Promise<void> {

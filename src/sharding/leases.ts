@@ -69,6 +69,8 @@ export class ShardLeases {
   private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
+  /** What reportWaiting last said (undefined: not waiting). */
+  private waitingKey: string | undefined;
   private readonly reportCoverage: (found: Coverage) => void;
   private readonly notTaking: NotTaking;
 
@@ -96,6 +98,7 @@ export class ShardLeases {
     let renewing = Promise.resolve();
     try {
       await this.renewAll(local.signal); // our membership is known before the first decision
+      await this.book.primed(local.signal); // and the others' Leases are
       renewing = this.renewEvery(local.signal);
       while (!signal.aborted) {
         this.nudge.clear();
@@ -135,7 +138,10 @@ export class ShardLeases {
 
   private assignmentInput(): AssignmentInput {
     const { id: self, shards } = this.options;
-    return { now: Date.now(), self, shards, leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(), held: new Set(this.holds.owned()), notTaking: this.notTaking.ids };
+    return {
+      now: Date.now(), self, shards, leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(),
+      held: new Set(this.holds.owned()), notTaking: this.notTaking.ids, foreign: this.book.foreignViews(shards),
+    };
   }
 
   /** Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when to decide again at the latest. */
@@ -156,7 +162,8 @@ export class ShardLeases {
       this.reportCoverage(coverage(input));
     }
     const decision = assign(input);
-    if (decision.release.length > 0) await this.handOver(decision.release, "rebalancing: a replica below its share");
+    this.reportWaiting(decision.waitingFor);
+    if (decision.release.length > 0) await this.handOver(decision.release, decision.waitingFor ? "replicas with a larger shard count hold shards" : "rebalancing: a replica below its share");
     // All at once, and one change for all: the shards taken together start together (one
     // stream with a fresh LIST of their ranges, runtime/shard-streams.ts), not one by one.
     const won = await Promise.all(decision.acquire.map((index) => this.acquire(index, signal)));
@@ -169,6 +176,18 @@ export class ShardLeases {
       this.changed("acquired", acquired);
     }
     return decision.nextChangeAt;
+  }
+
+  /** Says once when replicas with another shard count hold shards, and once when they are gone. */
+  private reportWaiting(waiting: { shards: number; holders: string[] } | undefined): void {
+    const key = waiting ? `${waiting.shards}|${waiting.holders.join(",")}` : undefined;
+    if (key === this.waitingKey) return;
+    this.waitingKey = key;
+    if (waiting) {
+      this.log.warn("replicas with another shard count hold shards (a rolling update changing sharding.shards?): this one takes none until they are gone", {
+        shards: this.options.shards, theirs: waiting.shards, holders: waiting.holders.join(", "),
+      });
+    } else this.log.info("no replica with another shard count holds shards any more: shares are made again");
   }
 
   private async renewMembership(signal: AbortSignal): Promise<void> {

@@ -41,7 +41,7 @@ export class NotTaking {
   /** Marks and unmarks by what the Leases say now; returns the ids newly marked. */
   update(input: AssignmentInput): string[] {
     const { now, shards } = input;
-    const live = liveMembers(now, input.self, input.members);
+    const live = liveMembers(now, input.self, input.members, shards);
     const counts = heldBy(input);
     for (const [id, mark] of this.marked) {
       if (!live.includes(id) || (counts.get(id) ?? 0) > mark.held || now - mark.at >= RETRY_DURATIONS * this.durationMs) this.unmark(id);
