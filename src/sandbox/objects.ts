@@ -9,6 +9,7 @@ import { strategicMergePatch } from "./strategic.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { checkObjectSize } from "./limits.ts";
 import { validateWrite } from "./validation.ts";
+import { withReadDefaults } from "./schema.ts";
 import { allocate, applyDefaults, hasGeneration } from "./defaults.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
 import { recordUpdate, type Writer } from "./ownership.ts";
@@ -30,7 +31,7 @@ function apiVersionOf(def: ResourceDef, version: string): string {
 
 /** a stored body as served at a given version */
 export function present(def: ResourceDef, version: string, body: any): any {
-  const { kind: _k, apiVersion: _a, ...rest } = body;
+  const { kind: _k, apiVersion: _a, ...rest } = withReadDefaults(body, def.schemas?.get(version));
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
 }
 

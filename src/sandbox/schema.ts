@@ -87,6 +87,40 @@ export function fillDefaults(value: unknown, s: Schema | undefined): void {
   for (const key in value) fillDefaults(value[key], props?.[key] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined));
 }
 
+/** Would fillDefaults add anything to `value`? */
+function lacksDefaults(value: unknown, s: Schema | undefined): boolean {
+  if (!s) return false;
+  if (Array.isArray(value)) return isObj(s.items) && value.some((item) => lacksDefaults(item, s.items as Schema));
+  if (!isObj(value)) return false;
+  const props = isObj(s.properties) ? (s.properties as Record<string, Schema>) : undefined;
+  for (const key in props ?? {}) {
+    const prop = props![key]!;
+    if (isObj(prop) && prop.default !== undefined && (!(key in value) || (value[key] === null && prop.nullable !== true))) return true;
+  }
+  for (const key in value) if (lacksDefaults(value[key], props?.[key] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined))) return true;
+  return false;
+}
+
+const schemaHasDefaults = new WeakMap<object, boolean>();
+/** Does the schema declare a `default` anywhere (computed once per schema)? */
+function hasDefaults(schema: Schema): boolean {
+  let known = schemaHasDefaults.get(schema);
+  if (known === undefined) schemaHasDefaults.set(schema, (known = JSON.stringify(schema).includes('"default":')));
+  return known;
+}
+
+/**
+ * The object as read back: kube-apiserver defaults what it reads from etcd too, so an object
+ * stored before its CRD gained a default shows it (unstored until the next write). Untouched,
+ * and not copied, when nothing is missing: every write already filled the defaults in.
+ */
+export function withReadDefaults(body: any, schema: Schema | undefined): any {
+  if (!isObj(schema) || !hasDefaults(schema) || !lacksDefaults(body, schema)) return body;
+  const copy = structuredClone(body);
+  fillDefaults(copy, schema);
+  return copy;
+}
+
 function typeMatches(v: unknown, s: Schema): boolean | undefined {
   if (v === null) return s.nullable === true;
   if (s["x-kubernetes-int-or-string"]) return (typeof v === "number" && Number.isInteger(v)) || typeof v === "string";
