@@ -3,6 +3,7 @@
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
+import { linkedSignal } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import type { Api, ApiClient } from "./api.ts";
 import type { Index } from "./indexes.ts";
@@ -90,6 +91,27 @@ const NO_API: Api = {
 };
 const NO_EVENTS: EventRecorder = { info() {}, warn() {} };
 const NO_INDEXES: Readonly<Record<string, Index>> = Object.freeze({});
+
+/**
+ * Gives `ctx` a `signal` of its own that follows `parent`, made only when first read: most
+ * handlers never read it, and then it costs no controller and no links. The returned call ends
+ * the lending: the signal is unlinked (listeners the handler left on it go with its call), and a
+ * first read after that gets a signal aborted if `parent` was, else one that never aborts.
+ */
+export function lendSignal(ctx: { signal: AbortSignal }, parent: AbortSignal): () => void {
+  let own: { signal: AbortSignal; dispose(): void } | undefined;
+  let ended = false;
+  Object.defineProperty(ctx, "signal", {
+    configurable: true, enumerable: true,
+    get: () => (own ??= ended && !parent.aborted ? { signal: new AbortController().signal, dispose() {} } : linkedSignal(parent)).signal,
+    // A handler may put a signal of its own there; from then on it is a plain value.
+    set: (value: AbortSignal) => Object.defineProperty(ctx, "signal", { value, writable: true, configurable: true, enumerable: true }),
+  });
+  return () => {
+    ended = true;
+    own?.dispose();
+  };
+}
 
 export function newPatch(): Patch {
   return { metadata: {}, spec: {}, status: {} };

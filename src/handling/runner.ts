@@ -3,6 +3,7 @@
 // Must never write anything: it returns an outcome; cycle.ts records it.
 
 import { isAbortError, linkedSignal } from "../util/abort.ts";
+import { lendSignal } from "./context.ts";
 import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "./errors.ts";
 import type { HandlerSpec } from "./registry.ts";
 import type { HandlerContext, HandlerFn } from "./types.ts";
@@ -24,7 +25,7 @@ export type RunOutcome =
   | { kind: "aborted" };
 
 /**
- * Runs `spec` with `ctx` (its `signal` is replaced by one that also ends at the timeout).
+ * Runs `spec` with `ctx` (its `signal` becomes one of its own for this call, that also ends at the timeout).
  * `attempt` is the 0-based number of this attempt; `startedAt` the epoch ms of the first one.
  */
 export async function runHandler(
@@ -40,12 +41,13 @@ export async function runHandler(
   if (timeout !== null && timeout !== undefined && Date.now() - startedAt >= timeout * 1000) {
     return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
   }
-  // Only a timeout needs a signal of the handler's own; otherwise the worker's signal is enough.
+  // A timeout needs a signal of the handler's own now; otherwise one is made only if the handler reads it.
   const linked = timeout !== null && timeout !== undefined ? linkedSignal(parent) : undefined;
+  if (linked) ctx.signal = linked.signal;
+  const release = linked ? linked.dispose : lendSignal(ctx, parent);
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   try {
-    ctx.signal = linked?.signal ?? parent;
     let result: unknown = (spec.fn as HandlerFn)(ctx);
     if (result instanceof Promise) {
       if (timeout !== null && timeout !== undefined) {
@@ -83,6 +85,6 @@ export async function runHandler(
     return { kind: "retry", delay, error: err };
   } finally {
     if (timer) clearTimeout(timer);
-    linked?.dispose();
+    release();
   }
 }

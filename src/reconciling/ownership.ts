@@ -7,7 +7,7 @@
 // A handler that ignores its signal cannot be killed (a promise has no owner to stop it): past
 // the grace it is abandoned, named by the caller, and its results are never written.
 
-import { linkedSignal, onAbort } from "../util/abort.ts";
+import { eitherSignal, onAbort } from "../util/abort.ts";
 
 /** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */
 export const LOST: unique symbol = Symbol("lost");
@@ -27,27 +27,33 @@ export interface Ownership {
  * Runs `work` with a signal that aborts at the freeze (or at shutdown). Resolves with its
  * result, or LOST when the freeze came first: once it ended within the grace, or at the end of
  * the grace if it ignored its signal (then `onAbandoned` runs and `work` is left to itself).
+ * The signal is the one every cycle under this (shutdown, freeze) pair shares (eitherSignal), no
+ * controller per cycle: what handlers get of it is a signal of their own per call (lendSignal).
  */
-export async function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal) => Promise<T>): Promise<T | typeof LOST> {
+export function whileOwned<T>(owner: Ownership, work: (signal: AbortSignal) => Promise<T>): Promise<T | typeof LOST> {
   const { freeze } = owner;
-  if (freeze.aborted) return LOST;
-  const link = linkedSignal(owner.signal, freeze);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let forgetFreeze: () => void = () => {};
-  const expiry = new Promise<typeof LOST>((resolve) => {
-    forgetFreeze = onAbort(freeze, () => (timer = setTimeout(() => resolve(LOST), owner.graceMs)));
+  if (freeze.aborted) return Promise.resolve(LOST);
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const finish = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      forgetFreeze();
+      return true;
+    };
+    const forgetFreeze = onAbort(freeze, () => {
+      timer = setTimeout(() => {
+        if (!finish()) return;
+        owner.onAbandoned();
+        resolve(LOST);
+      }, owner.graceMs);
+    });
+    // A rejection of `work` after it was abandoned is settled here too, never unhandled.
+    work(eitherSignal(owner.signal, freeze)).then(
+      (result) => finish() && resolve(freeze.aborted ? LOST : result),
+      (error) => finish() && (freeze.aborted ? resolve(LOST) : reject(error)),
+    );
   });
-  try {
-    // A rejection of `work` after it was abandoned is settled by this race, never unhandled.
-    const result = await Promise.race([work(link.signal), expiry]);
-    if (result === LOST) owner.onAbandoned();
-    return freeze.aborted ? LOST : result;
-  } catch (error) {
-    if (freeze.aborted) return LOST;
-    throw error;
-  } finally {
-    if (timer) clearTimeout(timer);
-    forgetFreeze();
-    link.dispose();
-  }
 }

@@ -6,7 +6,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchEvent } from "../watching/types.ts";
-import { objectContext, type HandlerTools } from "../handling/context.ts";
+import { lendSignal, objectContext, type HandlerTools } from "../handling/context.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { matchMeta } from "../handling/filters.ts";
 import type { HandlerSpec } from "../handling/registry.ts";
@@ -36,11 +36,15 @@ export async function runEventHandlers(to: Audience, item: Item, memo: Record<st
   for (const spec of to.events) {
     if (!matchMeta(spec.options.labels, body.metadata.labels) || !matchMeta(spec.options.annotations, body.metadata.annotations)) continue;
     const ctx: EventContext = { ...base, type: item.type, logger: to.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
+    // The cycle's signal is shared by many cycles: the handler's listeners go on one of its own.
+    const endLending = lendSignal(ctx, signal);
     try {
       if (spec.options.when && !(spec.options.when as unknown as (c: EventContext) => boolean)(ctx)) continue;
       await (spec.fn as EventHandlerFn)(ctx);
     } catch (error) {
       ctx.logger.error("event handler failed (event handlers are not retried)", { error });
+    } finally {
+      endLending();
     }
   }
 }
@@ -65,7 +69,7 @@ export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): voi
       to.poster?.post(body, "Warning", "Logging", message, "error");
     }
   }
-  if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length) {
+  if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length && to.logger.enabled("debug")) {
     to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
   }
 }
