@@ -81,18 +81,28 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
   };
   // Only daemons or timers: the finalizer they hold is all there is to write.
-  if (env.handlers.length === 0) return { ...plan, finalizer: finalizer === "add" ? "add" : finalizer === "nothing" ? undefined : "remove" };
+  // The plan is returned as it is filled in (no copies): a cycle runs per object and per change.
+  if (env.handlers.length === 0) {
+    plan.finalizer = finalizer === "add" ? "add" : finalizer === "nothing" ? undefined : "remove";
+    return plan;
+  }
   const change = finalizer === "add" ? "add" : finalizer === "release" ? "remove" : undefined;
   const book = readBookkeeping(body, env.ids);
   const sight = seeCause(env, body, book, initial, finalizer);
-  if (sight.cause === "free") return { ...plan, cause: "free" };
+  if (sight.cause === "free") {
+    plan.cause = "free";
+    return plan;
+  }
   plan.essence = sight.essence;
-  if (sight.cause === "noop") return { ...plan, finalizer: change };
+  if (sight.cause === "noop") {
+    plan.finalizer = change;
+    return plan;
+  }
   plan.cause = sight.cause;
   // Created before the context: ctx.api folds writes to this very object into it.
   const patch = newPatch();
   const base = objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch);
-  const selected = selectHandlers(env, { ...sight, cause: sight.cause }, body, book, base, patch, initial);
+  const selected = selectHandlers(env, sight as Sight & { cause: Cause }, body, book, base, patch, initial);
 
   if (sight.cause !== "delete") plan.finalizer = change;
   if (plan.finalizer === "add" && selected.some(({ record }) => isDue(record, sight.now))) {

@@ -47,9 +47,19 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], bb[i])) return false;
+    return true;
   }
-  const ak = Object.keys(a).filter((k) => (a as any)[k] !== undefined);
-  const bk = Object.keys(b).filter((k) => (b as any)[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+  // Plain loops, no key arrays: it runs on every cycle and every echo (keys set to undefined count as absent).
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key in x) {
+    if (!Object.hasOwn(x, key) || x[key] === undefined) continue;
+    if (!Object.hasOwn(y, key) || !deepEqual(x[key], y[key])) return false;
+    defined++;
+  }
+  for (const key in y) if (Object.hasOwn(y, key) && y[key] !== undefined) defined--;
+  return defined === 0;
 }

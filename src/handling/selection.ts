@@ -39,10 +39,16 @@ export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, ini
     cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: Date.now(),
     old: typeof book.base === "object" ? book.base : undefined,
   };
-  if (body.metadata.deletionTimestamp) return { ...sight, cause: finalizer === "run-delete-handlers" ? "delete" : "free" };
+  if (body.metadata.deletionTimestamp) {
+    sight.cause = finalizer === "run-delete-handlers" ? "delete" : "free";
+    return sight;
+  }
   sight.essence = essenceOf(body);
   sight.redacted = redact(sight.essence, env.diffBase.sensitive, salt);
-  if (book.base === undefined) return { ...sight, cause: "create" };
+  if (book.base === undefined) {
+    sight.cause = "create";
+    return sight;
+  }
   const { diff, unavailable } = diffFromBase(book.base, sight.redacted, salt);
   sight.diff = diff;
   sight.diffUnavailable = unavailable;

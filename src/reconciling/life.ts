@@ -129,7 +129,8 @@ export function begin(life: Life | undefined, body: KubeObject, now: number, con
   }
   if (phase.kind === "refused" && phase.content === content(body)) return { kind: "events-only", body };
   const failures = phase.kind === "failing" ? phase.failures : 0;
-  return { kind: "cycle", body, life: { ...current, phase: { kind: "handling", failures } } };
+  const handling: Phase = { kind: "handling", failures };
+  return { kind: "cycle", body, life: current.wrote ? { phase: handling, wrote: current.wrote } : { phase: handling } };
 }
 
 /** The transition: where the outcome of a cycle begun from `life` leads. */

@@ -5,6 +5,7 @@ import type { CyclePlan } from "../handling/cycle.ts";
 import { essenceOf } from "../handling/essence.ts";
 import { deepEqual } from "../handling/filters.ts";
 import type { KubeObject } from "../kube/types.ts";
+import type { Outcome } from "./life.ts";
 
 /** What the cycle asks for next: the finalizer first, a re-check of others' change, a delay, or nothing. */
 export function nextOf(plan: CyclePlan, body: KubeObject, newest: KubeObject): "done" | "finalizer-first" | "changed" | "delayed" {
@@ -15,9 +16,15 @@ export function nextOf(plan: CyclePlan, body: KubeObject, newest: KubeObject): "
   return plan.delay !== undefined ? "delayed" : "done";
 }
 
-export function delayOf(plan: CyclePlan): { delay?: number } {
-  return plan.delay !== undefined ? { delay: plan.delay } : {};
+/** The `written` outcome of a cycle, with `answer` and `delay` only when they have a value. */
+export function writtenOutcome(body: KubeObject, answer: KubeObject | undefined, wrote: boolean, next: Written["next"], delay: number | undefined): Written {
+  const outcome: Written = { kind: "written", body, wrote, next };
+  if (answer) outcome.answer = answer;
+  if (delay !== undefined) outcome.delay = delay;
+  return outcome;
 }
+
+type Written = Extract<Outcome, { kind: "written" }>;
 
 function changedMeanwhile(before: KubeObject, after: KubeObject, plan: CyclePlan): boolean {
   if (Boolean(after.metadata.deletionTimestamp) !== Boolean(before.metadata.deletionTimestamp)) return true;

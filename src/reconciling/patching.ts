@@ -43,7 +43,8 @@ export function planWrites(plan: CyclePlan): boolean {
 
 /** Sends the plan; returns the object as the server last returned it, or "gone" on 404. */
 export async function applyPlan(target: PatchTarget, body: KubeObject, plan: CyclePlan, signal: AbortSignal): Promise<KubeObject | "gone"> {
-  const send: Sending = { target, body, plan, signal, ...composeRequests(target, body, plan), newest: undefined };
+  const { main, status } = composeRequests(target, body, plan);
+  const send: Sending = { target, body, plan, signal, main, status, newest: undefined };
   // The request that carries the diff base goes last: a crash (or a failure) between the two
   // requests then leaves the base behind, and the cycle runs again (at least once), instead of
   // a base that claims the handlers' own spec/metadata patch that never reached the object.

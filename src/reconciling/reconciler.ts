@@ -35,7 +35,7 @@ import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHa
 import { Background } from "./spawning.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
-import { delayOf, nextOf } from "./next-step.ts";
+import { nextOf, writtenOutcome } from "./next-step.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
@@ -238,10 +238,10 @@ export class Reconciler {
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
       reportRuns(this.audience, body, plan);
       notePlan(plan);
-      if (!planWrites(plan)) return { kind: "written", body, wrote: false, next: nextOf(plan, body, body), ...delayOf(plan) };
+      if (!planWrites(plan)) return writtenOutcome(body, undefined, false, nextOf(plan, body, body), plan.delay);
       const newest = await this.write(body, plan, freeze);
       if (newest === "gone") return { kind: "gone" };
-      return { kind: "written", body, ...(newest !== body ? { answer: newest } : {}), wrote: true, next: nextOf(plan, body, newest), ...delayOf(plan) };
+      return writtenOutcome(body, newest !== body ? newest : undefined, true, nextOf(plan, body, newest), plan.delay);
     } catch (error) {
       if (signal.aborted && this.hard.signal.aborted) return { kind: "stopped" };
       if (freeze?.aborted) return reportDiscarded(this.audience, body);
@@ -273,10 +273,11 @@ export class Reconciler {
   }
 
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
-  private async write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
-    const answer = await applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
+  private write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
+    const sent = applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
+    if (!this.options.metadataOnly) return sent; // no frame of its own per write
     // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
-    return this.options.metadataOnly && answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer;
+    return sent.then((answer) => (answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer));
   }
 
   /** The memo an object's handlers, daemons and timers share. */
