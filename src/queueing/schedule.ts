@@ -7,6 +7,9 @@
 
 export type Stage = "idle" | "again" | "window" | "ready" | "busy";
 
+/** A slot's `timer` while its re-run waits for the shared next turn instead of a timer. */
+const NEXT_TURN = Symbol("next turn") as unknown as ReturnType<typeof setTimeout>;
+
 export interface Slot<T> {
   readonly key: string;
   pending: T | undefined;
@@ -48,6 +51,8 @@ export class Schedule<T> {
   private head = 0;
   /** Slots whose window ends at the next turn of the event loop: one callback for all of them. */
   private nextTurn: Slot<T>[] = [];
+  /** Slots whose re-run is due at the next turn (their `timer` is NEXT_TURN until it comes or is cancelled). */
+  private reruns: Slot<T>[] = [];
   private turn: ReturnType<typeof setImmediate> | undefined;
   private reaper: ReturnType<typeof setInterval> | undefined;
 
@@ -71,10 +76,7 @@ export class Schedule<T> {
       return;
     }
     this.nextTurn.push(slot);
-    this.turn ??= setImmediate(() => {
-      this.turn = undefined;
-      for (const due of this.nextTurn.splice(0)) this.on.due(due);
-    });
+    this.turn ??= setImmediate(() => this.nextTurnCame());
   }
 
   /** The slot's item may run: it gets in line. */
@@ -95,20 +97,37 @@ export class Schedule<T> {
     return slot;
   }
 
-  /** Waits for the slot's `againAt`. */
+  /** Waits for the slot's `againAt`; one due already (the finalizer first, a re-check) waits for the shared next turn, not a timer of its own. */
   rerunAt(slot: Slot<T>, againAt: number): void {
     slot.stage = "again";
+    const ms = againAt - Date.now();
+    if (ms <= 0) {
+      slot.timer = NEXT_TURN;
+      this.reruns.push(slot);
+      this.turn ??= setImmediate(() => this.nextTurnCame());
+      return;
+    }
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
       this.on.rerun(slot);
-    }, Math.max(0, againAt - Date.now()));
+    }, ms);
   }
 
   /** Cancels the slot's timer (a push comes before its re-run). */
   cancel(slot: Slot<T>): void {
     if (slot.timer === undefined) return;
-    clearTimeout(slot.timer);
+    if (slot.timer !== NEXT_TURN) clearTimeout(slot.timer);
     slot.timer = undefined;
+  }
+
+  private nextTurnCame(): void {
+    this.turn = undefined;
+    for (const due of this.nextTurn.splice(0)) this.on.due(due);
+    for (const slot of this.reruns.splice(0)) {
+      if (slot.timer !== NEXT_TURN) continue; // cancelled meanwhile
+      slot.timer = undefined;
+      this.on.rerun(slot);
+    }
   }
 
   /** The slot has nothing to do: the reaper drops it after `idleMs` unless something comes. */
@@ -134,6 +153,8 @@ export class Schedule<T> {
     this.turn = undefined;
     this.nextTurn = [];
     this.line = [];
+    for (const slot of this.reruns) slot.timer = undefined;
+    this.reruns = [];
     this.head = 0;
     for (const slot of this.slots.values()) this.cancel(slot);
   }

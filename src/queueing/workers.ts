@@ -2,8 +2,9 @@
 // are processed strictly one at a time while many objects proceed concurrently, at most
 // `limit` at once. When a key runs is the scheduler's (schedule.ts).
 // A key is plain data until it runs: keys whose window is over wait in a FIFO of ready keys,
-// and a worker (a scope task, an async frame) exists only while a key is processing, so a
-// burst of 20,000 objects costs `limit` frames, not 20,000 (issue 15).
+// and a worker (an async frame) exists only while a key is processing, so a burst of 20,000
+// objects costs `limit` frames, not 20,000 (issue 15). The busy slots are the running workers:
+// no task of its own per run, and close() names the keys still busy after the grace.
 //
 // What it does:
 // - `push(key, item)` keeps only the newest pending item per key ("latest wins"); a burst that
@@ -21,7 +22,7 @@
 // - an optional `skip(key, item)` drops an item that waited for its busy key but is already known
 //   to be useless (a stale echo): no run, no batch-window timer.
 // - idle slots are dropped after `idleMs` (one shared reaper interval, not a timer per slot).
-// - `close(graceMs)` aborts the workers' signal through a TaskScope and waits for them.
+// - `close(graceMs)` aborts the workers' signal (a TaskScope's) and waits for the busy keys.
 //
 // What it must never do: run two items of one key concurrently, drop the newest item of a key,
 // import anything but util/, or know what a Kubernetes object is.
@@ -29,36 +30,10 @@
 import { TaskScope, type TaskReport } from "../util/scope.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { figuresOf, type QueueObserver } from "./observer.ts";
+import type { Outcome, WorkersOptions } from "./options.ts";
 import { newSlot, Schedule, type Slot } from "./schedule.ts";
 
-export interface Outcome<T> {
-  /** Run `process()` again for this key after this many ms, unless a newer item comes first. */
-  again?: number;
-  /** The item to use for that re-run (e.g. the object as the server returned it after a patch). */
-  item?: T;
-}
-
-export interface WorkersOptions<T> {
-  process(key: string, item: T, signal: AbortSignal): Promise<Outcome<T> | void>;
-  /**
-   * Optional: whether an item that waited while its key was processing is already known to
-   * be useless now (e.g. a stale echo of the key's own last write). Such an item is dropped
-   * before the batch window instead of being processed.
-   */
-  skip?(key: string, item: T): boolean;
-  /** Batch window in ms: a key runs at most once per window (the first item of a quiet key at once). Default 100. */
-  window?: number;
-  /** How many keys may be processing at the same time. Default 100. */
-  limit?: number;
-  /** How long a worker with nothing to do stays alive, in ms. Default 10 000. */
-  idleMs?: number;
-  /** Parent signal: aborting it is like `close(0)`. */
-  signal?: AbortSignal;
-  logger?: Logger;
-  name?: string;
-  /** Hears of adds, waits, work and re-runs (the workqueue_* metrics); none by default. */
-  observer?: QueueObserver;
-}
+export type { Outcome, WorkersOptions } from "./options.ts";
 
 export class Workers<T> {
   private readonly slots = new Map<string, Slot<T>>();
@@ -73,6 +48,8 @@ export class Workers<T> {
   private mostBusy = 0;
   private pumping = false;
   private readonly settleWaiters: (() => void)[] = [];
+  /** close() waiting for the busy keys to end. */
+  private readonly drainWaiters: (() => void)[] = [];
   private readonly observer: QueueObserver | undefined;
 
   constructor(private readonly options: WorkersOptions<T>) {
@@ -87,9 +64,7 @@ export class Workers<T> {
       expired: (slot) => this.slots.delete(slot.key),
     });
     this.logger = options.logger ?? silentLogger;
-    this.scope = new TaskScope(options.name ?? "workers", options.signal, (name, error) =>
-      this.logger.error("worker failed", { task: name, error }),
-    );
+    this.scope = new TaskScope(options.name ?? "workers", options.signal); // its signal and close(); no task per run
     this.scope.signal.addEventListener("abort", () => this.stopAll(), { once: true });
   }
 
@@ -98,7 +73,7 @@ export class Workers<T> {
     return this.slots.size;
   }
 
-  /** Workers alive now (scope tasks, each an async frame): at most `limit`, however many keys wait. */
+  /** Workers alive now (each an async frame): at most `limit`, however many keys wait. */
   get workers(): number {
     return this.busy;
   }
@@ -168,9 +143,23 @@ export class Workers<T> {
     this.checkSettled();
   }
 
-  /** Aborts every worker's signal and waits up to `graceMs` for them to finish. */
+  /** Aborts every worker's signal and waits up to `graceMs` for them to finish; names the keys still busy (as `<name>/<key>`). */
   async close(graceMs: number): Promise<TaskReport> {
-    return this.scope.close(graceMs); // aborting the scope's signal calls stopAll()
+    const deadline = Date.now() + graceMs;
+    const report = await this.scope.close(graceMs); // aborting the scope's signal calls stopAll()
+    if (this.busy > 0) await this.drained(deadline - Date.now());
+    for (const slot of this.slots.values()) if (slot.stage === "busy") report.abandoned.push(`${this.scope.name}/${slot.key}`);
+    return report;
+  }
+
+  /** Resolves once no key is busy, or after `ms`. */
+  private async drained(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      this.drainWaiters.push(resolve);
+      timer = setTimeout(resolve, Math.max(0, ms));
+    });
+    clearTimeout(timer);
   }
 
   /** The slot has an item and is not busy: drop it if useless, else wait for the window or get in line. */
@@ -243,7 +232,7 @@ export class Workers<T> {
     slot.queued = false;
     this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
     if (++this.busy > this.mostBusy) this.mostBusy = this.busy;
-    void this.scope.spawn(slot.key, (signal) => this.process(slot, item, signal));
+    void this.process(slot, item, this.scope.signal);
   }
 
   /** Processes the item taken from `slot` and keeps what it asked for next. */
@@ -255,9 +244,18 @@ export class Workers<T> {
       if (!signal.aborted) this.logger.error("processing failed", { key: slot.key, error });
       outcome = undefined;
     } finally {
-      this.busy--;
+      if (--this.busy === 0) for (const drained of this.drainWaiters.splice(0)) drained();
       this.observer?.finished((performance.now() - slot.lastStart) / 1000);
     }
+    try {
+      this.took(slot, item, outcome, signal);
+    } catch (error) {
+      this.logger.error("worker failed", { task: slot.key, error });
+    }
+  }
+
+  /** After a run: keeps what it asked for next, and starts what may start now. */
+  private took(slot: Slot<T>, item: T, outcome: Outcome<T> | void, signal: AbortSignal): void {
     if (signal.aborted) {
       if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
       return this.checkSettled();

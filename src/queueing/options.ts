@@ -1,0 +1,33 @@
+// What a Workers (workers.ts) is built from, and what one run may ask for next.
+
+import type { Logger } from "../util/log.ts";
+import type { QueueObserver } from "./observer.ts";
+
+export interface Outcome<T> {
+  /** Run `process()` again for this key after this many ms, unless a newer item comes first. */
+  again?: number;
+  /** The item to use for that re-run (e.g. the object as the server returned it after a patch). */
+  item?: T;
+}
+
+export interface WorkersOptions<T> {
+  process(key: string, item: T, signal: AbortSignal): Promise<Outcome<T> | void>;
+  /**
+   * Optional: whether an item that waited while its key was processing is already known to
+   * be useless now (e.g. a stale echo of the key's own last write). Such an item is dropped
+   * before the batch window instead of being processed.
+   */
+  skip?(key: string, item: T): boolean;
+  /** Batch window in ms: a key runs at most once per window (the first item of a quiet key at once). Default 100. */
+  window?: number;
+  /** How many keys may be processing at the same time. Default 100. */
+  limit?: number;
+  /** How long a worker with nothing to do stays alive, in ms. Default 10 000. */
+  idleMs?: number;
+  /** Parent signal: aborting it is like `close(0)`. */
+  signal?: AbortSignal;
+  logger?: Logger;
+  name?: string;
+  /** Hears of adds, waits, work and re-runs (the workqueue_* metrics); none by default. */
+  observer?: QueueObserver;
+}
