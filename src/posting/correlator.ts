@@ -61,7 +61,11 @@ export class EventCorrelator {
   private readonly windowMs: number;
   private readonly now: () => number;
   private readonly buckets: Lru<{ tokens: number; at: number }>;
-  private readonly similar: Lru<{ messages: Set<string>; since: number }>;
+  /**
+   * The messages seen per (object, type, reason): one string until a second one comes (most
+   * objects only ever get one; a Set is ~0.6 KB of heap, and there are up to maxKeys of them).
+   */
+  private readonly similar: Lru<{ messages: string | Set<string>; since: number }>;
 
   constructor(options: CorrelatorOptions = {}) {
     this.burst = options.burst ?? 25;
@@ -79,7 +83,12 @@ export class EventCorrelator {
     const similarKey = `${event.uid}\u0000${event.type}\u0000${event.reason}`;
     const now = this.now();
     let seen = this.similar.get(similarKey);
-    if (!seen || now - seen.since > this.windowMs) this.similar.set(similarKey, (seen = { messages: new Set(), since: now }));
+    if (!seen || now - seen.since > this.windowMs) {
+      this.similar.set(similarKey, (seen = { messages: this.maxSimilar > 0 ? event.message : new Set(), since: now }));
+      if (this.maxSimilar > 0) return { key: `${similarKey}\u0000${event.message}`, message: event.message };
+    }
+    if (seen.messages === event.message) return { key: `${similarKey}\u0000${event.message}`, message: event.message };
+    if (typeof seen.messages === "string") seen.messages = new Set([seen.messages]);
     if (seen.messages.size < this.maxSimilar || seen.messages.has(event.message)) {
       seen.messages.add(event.message);
       return { key: `${similarKey}\u0000${event.message}`, message: event.message };
