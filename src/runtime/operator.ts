@@ -26,6 +26,7 @@ import { FatalError } from "./exits.ts";
 import { startTracing } from "./tracing.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
+import { paceHeap } from "./heap-pacing.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import type { ShardedStreams } from "./sharding.ts";
@@ -271,6 +272,7 @@ function operatorScope(signal: AbortSignal, logger: Logger, health: Health): { s
     // Nothing restarts a failed task: it stays a problem until its scope (a namespace, or the operator) ends.
     health.component(`${within.name}/${name}`, within.signal).fail(message);
   });
+  paceHeap(scope.signal); // while the operator lives: a burst's garbage would stay the process's RSS
   return { scope, fatal, fatalReported };
 }
 

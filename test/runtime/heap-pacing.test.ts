@@ -1,0 +1,107 @@
+// Heap pacing (issue 15): a burst's garbage is collected once the heap outgrew half of what was
+// live (at least 6 MiB), instead of JavaScriptCore's 32 MiB of new cells per collection, which a
+// compiled program then keeps as RSS. The decision with numbers, the real heap of this process,
+// and the pacer's lifetime with the operators of a process.
+
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { heapSize } from "bun:jsc";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/handling/index.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { HEADROOM_MIN, HEADROOM_RATIO, HeapPacer, paceHeap, pacing } from "../../src/runtime/heap-pacing.ts";
+import { env, testLogger, type Env } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+
+const MiB = 1024 * 1024;
+
+/** A heap of numbers: `grow` allocates, `collect` leaves `live`. */
+function fakeHeap(live: number) {
+  const heap = { size: live, live, collections: 0 };
+  const pacer = new HeapPacer(() => heap.size, () => {
+    heap.collections++;
+    heap.size = heap.live;
+  });
+  return { heap, pacer };
+}
+
+test("a small heap is collected once it grew by the minimum headroom, not before", () => {
+  const { heap, pacer } = fakeHeap(4 * MiB);
+  heap.size = 4 * MiB + HEADROOM_MIN - 1;
+  expect(pacer.tick()).toBe(false);
+  heap.size = 4 * MiB + HEADROOM_MIN;
+  expect(pacer.tick()).toBe(true);
+  expect(heap.collections).toBe(1);
+  expect(heap.size).toBe(4 * MiB);
+});
+
+test("a large heap may grow by half its live size before it is collected", () => {
+  const { heap, pacer } = fakeHeap(40 * MiB);
+  heap.size = 40 * MiB + 40 * MiB * HEADROOM_RATIO - 1;
+  expect(pacer.tick()).toBe(false);
+  heap.size = 40 * MiB * (1 + HEADROOM_RATIO);
+  expect(pacer.tick()).toBe(true);
+  expect(heap.collections).toBe(1);
+});
+
+test("the headroom counts from what a collection left, the runtime's own collections too", () => {
+  const { heap, pacer } = fakeHeap(20 * MiB);
+  heap.live = 24 * MiB; // the burst's objects are live now
+  heap.size = 30 * MiB;
+  expect(pacer.tick()).toBe(true); // 30 ≥ 20 + 10
+  heap.size = 24 * MiB + 11 * MiB; // 35 < 24 + 12: not yet
+  expect(pacer.tick()).toBe(false);
+  heap.size = 12 * MiB; // JavaScriptCore collected on its own: 12 MiB are live
+  expect(pacer.tick()).toBe(false);
+  heap.size = 12 * MiB + HEADROOM_MIN;
+  expect(pacer.tick()).toBe(true);
+  expect(heap.collections).toBe(2);
+});
+
+test("garbage allocated in steps never grows this process's real heap far past its headroom", () => {
+  Bun.gc(true);
+  // A small headroom, so that what JavaScriptCore lets pile up on its own (11 MiB here) is far over the bound.
+  const headroom = { min: 2 * MiB, ratio: 0.1 };
+  const pacer = new HeapPacer(undefined, undefined, headroom);
+  const live = heapSize();
+  // Two steps may be live at a collection and one more allocated before the next look (~1.2 MiB each).
+  const bound = live + Math.max(headroom.min, live * headroom.ratio) + 4 * MiB;
+  let highest = 0;
+  let kept: unknown[] = [];
+  // ~150 MiB of short-lived objects, the pacer looking after each step (as its timer does every 100 ms).
+  for (let step = 0; step < 128; step++) {
+    kept = Array.from({ length: 8192 }, (_, i) => ({ i, a: step, b: i * 2, c: [i] }));
+    highest = Math.max(highest, heapSize());
+    pacer.tick();
+  }
+  expect(kept.length).toBeGreaterThan(0);
+  expect(highest).toBeLessThan(bound);
+});
+
+let e: Env;
+beforeAll(async () => (e = await env()));
+afterAll(() => e.stop());
+
+test("an operator paces the heap while it runs, and the pacer stops with the last operator of the process", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", () => {}, { id: "noop" });
+  const settings = resolveSettings({ flags: { namespaces: ["pacing"], standalone: true } });
+  const stops = [new AbortController(), new AbortController()];
+  let started = 0;
+  const runs = stops.map((stop) => run({ signal: stop.signal, client: e.client, registry, logger: testLogger().logger, settings, onStarted: () => void started++ }));
+  await eventually(() => started === 2, "both operators started", 10_000);
+  expect(pacing()).toBe(true);
+  stops[0]!.abort();
+  await runs[0];
+  expect(pacing()).toBe(true);
+  stops[1]!.abort();
+  await runs[1];
+  expect(pacing()).toBe(false);
+});
+
+test("a caller's own pacing ends with its signal", () => {
+  const stop = new AbortController();
+  paceHeap(stop.signal);
+  expect(pacing()).toBe(true);
+  stop.abort();
+  expect(pacing()).toBe(false);
+});
