@@ -20,6 +20,7 @@ export class Readiness {
   private readonly pending = new Map<string, object>();
   private frozenReasons: () => Record<string, string> = () => ({});
   private frozenIsReady = false;
+  private standbyHolders: ReadonlySet<string> = new Set();
 
   /** `name`'s stream must list and process before the operator is ready; until `life` ends. */
   gate(name: string, life: AbortSignal): ReadinessGate {
@@ -34,16 +35,20 @@ export class Readiness {
   /**
    * Where the freeze's reasons come from. A frozen replica is unready, or with `frozenIsReady`
    * ready even before it listed anything (a standby has nothing to list: its streams wait).
+   * Frozen only by `standbyHolders` (reason keys), it is ready whatever `frozenIsReady` says.
    */
-  frozenBy(reasons: () => Record<string, string>, frozenIsReady: boolean): void {
+  frozenBy(reasons: () => Record<string, string>, frozenIsReady: boolean, standbyHolders: ReadonlySet<string> = new Set()): void {
     this.frozenReasons = reasons;
     this.frozenIsReady = frozenIsReady;
+    this.standbyHolders = standbyHolders;
   }
 
   report(): ReadinessReport {
     const waiting = [...this.pending.keys()].sort();
     const frozen = this.frozenReasons();
-    const isFrozen = Object.keys(frozen).length > 0;
-    return { ready: isFrozen ? this.frozenIsReady : waiting.length === 0, waiting, frozen };
+    const holders = Object.keys(frozen);
+    // A freeze by a standby holder alone (a replica waiting to take over in a rolling update) is ready: it is what a rollout waits for.
+    if (holders.length > 0 && holders.every((holder) => this.standbyHolders.has(holder))) return { ready: true, waiting, frozen };
+    return { ready: holders.length > 0 ? this.frozenIsReady : waiting.length === 0, waiting, frozen };
   }
 }

@@ -137,7 +137,7 @@ async function operate(
   const probeUrl = await serveProbes(settings, health, scope, logger);
   const frozen = frozenMetric(health.metrics);
   frozen("operator", toggle, signal);
-  health.readiness.frozenBy(() => toggle.reasons(), settings.probes.readiness === "frozen-is-ready");
+  health.readiness.frozenBy(() => toggle.reasons(), settings.probes.readiness === "frozen-is-ready", sharded?.standbyHolders);
 
   // Imported only when there are webhooks: the server, certificates and X.509 code cost an
   // operator without them ~0.6 MB of RSS (sharding, above, likewise ~0.8 MB).

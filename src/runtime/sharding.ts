@@ -19,9 +19,13 @@ import { shardMetrics } from "./metrics.ts";
 import { serveShardStreams, type OpenStream, type Quiet } from "./shard-streams.ts";
 
 const HOLDER = "sharding";
+/** The freeze of a replica waiting for replicas with another shard count to go: it does not make /readyz fail. */
+const ROLLOUT_HOLDER = "sharding-rollout";
 
 export interface ShardedStreams {
   sharding: Sharding;
+  /** The freezes /readyz counts as ready: waiting for replicas with another shard count to go. */
+  standbyHolders: ReadonlySet<string>;
   /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`; `quiet` hears when none runs. */
   serve(resource: Resource, within: TaskScope, name: string, open: OpenStream, quiet?: Quiet): void;
   /** Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken, so that taking it starts them as at start-up. */
@@ -35,6 +39,7 @@ export async function startSharding(
   const { client, settings, logger, scope, toggle } = options;
   const { lease } = settings.peering;
   const log = logger.child({ component: "sharding" });
+  let waiting: { shards: number; holders: string[] } | undefined;
   const sharding = new Sharding({
     client, logger: log,
     namespace: process.env.POD_NAMESPACE ?? options.namespace ?? "default",
@@ -47,6 +52,10 @@ export async function startSharding(
     retryPeriodMs: lease.retryPeriod * 1000,
     graceMs: settings.peering.freezeGracePeriod * 1000,
     observer: shardMetrics(options.metrics),
+    onWaiting: (w) => {
+      waiting = w;
+      hold(sharding.owned);
+    },
   });
   const serverSide = new Set<Resource>();
   for (const resource of options.resources) {
@@ -57,16 +66,26 @@ export async function startSharding(
     }
     log.info(serverSide.has(resource) ? "the API server applies shardSelector: watching only the owned ranges" : "the API server ignores shardSelector: filtering by the same hash here", { resource: resourceName(resource) });
   }
-  const hold = (owned: readonly number[]) => {
-    if (owned.length === 0) toggle.freeze(HOLDER, "sharding: this replica owns no shard");
-    else toggle.unfreeze(HOLDER);
-  };
+  // Owning no shard freezes this replica; waiting for replicas with another shard count to go
+  // (a rolling update) is a freeze of its own, which /readyz counts as ready (operator.ts'
+  // standby holders): else a RollingUpdate with maxUnavailable 0 would wait for it for ever.
+  function hold(owned: readonly number[]): void {
+    if (owned.length === 0 && waiting) {
+      toggle.freeze(ROLLOUT_HOLDER, `sharding: replicas with ${waiting.shards} shards (${waiting.holders.join(", ")}) hold the hash space; this one (${settings.sharding.shards}) takes over once they are gone`);
+      toggle.unfreeze(HOLDER);
+    } else {
+      if (owned.length === 0) toggle.freeze(HOLDER, "sharding: this replica owns no shard");
+      else toggle.unfreeze(HOLDER);
+      toggle.unfreeze(ROLLOUT_HOLDER);
+    }
+  }
   hold([]);
   sharding.onChange(hold);
   if (options.indexes) followInIndexes(sharding, options.indexes);
   scope.spawn("sharding", (s) => sharding.run(s));
   return {
     sharding,
+    standbyHolders: new Set([ROLLOUT_HOLDER]),
     serve: (resource, within, name, open, quiet) =>
       serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet),
     forgetIn: (reconcilers) =>

@@ -31,7 +31,7 @@ function apiVersionOf(def: ResourceDef, version: string): string {
 
 /** a stored body as served at a given version */
 export function present(def: ResourceDef, version: string, body: any): any {
-  const { kind: _k, apiVersion: _a, ...rest } = withReadDefaults(body, def.schemas?.get(version));
+  const { kind: _k, apiVersion: _a, ...rest } = withReadDefaults(body, def.schemas?.get(def.storageVersion ?? version));
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
 }
 

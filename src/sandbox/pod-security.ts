@@ -16,6 +16,7 @@ import { addWarning } from "./warnings.ts";
 const PREFIX = "pod-security.kubernetes.io/";
 const LEVELS: Level[] = ["privileged", "baseline", "restricted"];
 const NAMESPACES = resourceKey("", "namespaces");
+const IGNORED_POD_SUBRESOURCES = new Set(["exec", "attach", "binding", "eviction", "log", "portforward", "proxy", "status"]);
 
 interface LevelVersion { level: Level; version: string }
 interface Policy { enforce: LevelVersion; warn: LevelVersion; errors: { label: string; value: string; why: string }[] }
@@ -86,7 +87,8 @@ export function admitPodSecurity(call: PodSecurityCall, store: Store): void {
   if (call.operation === "DELETE") return;
   if (call.group === "" && call.plural === "namespaces") return admitNamespace(call, store);
   const kind = call.group === "" && call.plural === "pods" ? "pod" : templateOf(call.group, call.plural, call.object) !== undefined ? "workload" : undefined;
-  if (!kind || call.sub !== undefined && (kind === "workload" || call.sub !== "status")) return;
+  // A workload's subresources are never judged; a Pod's are, but for those that cannot change its spec.
+  if (!kind || (call.sub !== undefined && (kind === "workload" || IGNORED_POD_SUBRESOURCES.has(call.sub)))) return;
   const policy = policyOf(store.get(NAMESPACES, "", call.ns)?.metadata?.labels);
   if (kind === "pod") {
     if (call.operation === "UPDATE" && !significant(call.object, call.oldObject)) return;

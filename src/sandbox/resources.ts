@@ -34,6 +34,8 @@ export interface ResourceDef {
   startRV: number;
   /** CRDs: each served version's `openAPIV3Schema` (pruning and type validation, see schema.ts) */
   schemas?: Map<string, Record<string, any>>;
+  /** CRDs: the version marked `storage`, whose schema's defaults apply to what is read back */
+  storageVersion?: string;
 }
 
 /** the key a resource's objects are stored under, independent of version */
@@ -170,6 +172,7 @@ export class ResourceRegistry {
       // a re-registration (CRD update) keeps serving from the same start
       startRV: existing?.startRV ?? 0,
       schemas: crdSchemas(spec),
+      storageVersion: versions.find((v) => v?.storage === true)?.name,
     };
     this.defs.set(resourceKey(def.group, def.plural), def);
     return def;

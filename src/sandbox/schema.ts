@@ -110,7 +110,8 @@ function hasDefaults(schema: Schema): boolean {
 }
 
 /**
- * The object as read back: kube-apiserver defaults what it reads from etcd too, so an object
+ * The object as read back: kube-apiserver defaults what it reads from etcd too (by the storage
+ * version's schema, before converting it to the version asked for), so an object
  * stored before its CRD gained a default shows it (unstored until the next write). Untouched,
  * and not copied, when nothing is missing: every write already filled the defaults in.
  */

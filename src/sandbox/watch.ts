@@ -122,7 +122,7 @@ export class WatchStream {
   private converting: Promise<void> = Promise.resolve();
 
   private sendEvent(type: string, object: any): void {
-    const { kind, apiVersion: _a, ...rest } = withReadDefaults(object, this.spec.def.schemas?.get(this.spec.version));
+    const { kind, apiVersion: _a, ...rest } = withReadDefaults(object, this.spec.def.schemas?.get(this.spec.def.storageVersion ?? this.spec.version));
     const full = { kind, apiVersion: this.apiVersion, ...rest };
     const { convert, partial } = this.spec;
     // kube-apiserver cannot transform an object into a list: it ends the stream, sending nothing.

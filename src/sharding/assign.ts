@@ -173,6 +173,8 @@ export interface Coverage {
 export function coverage(input: AssignmentInput): Coverage {
   const live = new Set(liveMembers(input.now, input.self, input.members, input.shards));
   const out: Coverage = { gaps: [], orphans: [], overlaps: [] };
+  // While another count holds shards, the space is theirs: our count's Leases say nothing of its coverage.
+  if ((input.foreign ?? []).some((lease) => liveHolder(lease, input.now) !== undefined)) return out;
   for (const lease of input.leases) {
     const holder = liveHolder(lease, input.now);
     if (input.held.has(lease.index) && lease.holder !== input.self) out.overlaps.push(lease.index);

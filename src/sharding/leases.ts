@@ -47,6 +47,8 @@ export interface ShardLeasesOptions {
   logger: Logger;
   /** The owned shards changed (acquired or given up). */
   onChange?(owned: readonly number[]): void;
+  /** Replicas with another shard count began (or stopped) holding shards this replica waits on. */
+  onWaiting?(waiting: { shards: number; holders: string[] } | undefined): void;
   /**
    * What is kept per object of these shards is to be forgotten: they were given up and their
    * work has ended (or was abandoned), or they are about to be taken (then as at start-up).
@@ -98,8 +100,8 @@ export class ShardLeases {
     let renewing = Promise.resolve();
     try {
       await this.renewAll(local.signal); // our membership is known before the first decision
-      await this.book.primed(local.signal); // and the others' Leases are
       renewing = this.renewEvery(local.signal);
+      await this.book.primed(local.signal); // and the others' Leases are (another count's among them)
       while (!signal.aborted) {
         this.nudge.clear();
         const nextChangeAt = await this.decide(signal);
@@ -183,6 +185,7 @@ export class ShardLeases {
     const key = waiting ? `${waiting.shards}|${waiting.holders.join(",")}` : undefined;
     if (key === this.waitingKey) return;
     this.waitingKey = key;
+    this.options.onWaiting?.(waiting);
     if (waiting) {
       this.log.warn("replicas with another shard count hold shards (a rolling update changing sharding.shards?): this one takes none until they are gone", {
         shards: this.options.shards, theirs: waiting.shards, holders: waiting.holders.join(", "),

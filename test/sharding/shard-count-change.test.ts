@@ -2,7 +2,7 @@
 // space differently (shard 3 of 16 overlaps shards 4 and 5 of 24), so they must never hold shards
 // at once. The pure rule (assign.ts), then two real replicas on the sandbox.
 import { expect, test } from "bun:test";
-import { assign, type AssignmentInput, type ForeignLeaseView, type MemberView } from "../../src/sharding/assign.ts";
+import { assign, coverage, type AssignmentInput, type ForeignLeaseView, type MemberView } from "../../src/sharding/assign.ts";
 import { shardReplicas } from "./replicas.ts";
 
 const T = Date.parse("2030-01-01T00:00:00Z");
@@ -38,6 +38,12 @@ test("when both counts hold shards (they started together), the smaller count gi
   expect(larger.acquire).toEqual([]);
 });
 
+test("a waiting replica reports no gaps nor orphans: the hash space is the other count's", () => {
+  const waiting = input({ members: [member("old", 16)], foreign: foreign("old", 16, [0, 1, 2]), leases: free(24).map((l, i) => (i < 3 ? { ...l, holder: "old", observedAt: T } : l)) });
+  expect(coverage(waiting)).toEqual({ gaps: [], orphans: [], overlaps: [] });
+  expect(coverage({ ...waiting, foreign: [] }).gaps).toHaveLength(21); // the same Leases seen without the other count
+});
+
 test("replicas that announce no count (an older kobun) are counted as before", () => {
   const d = assign(input({ members: [member("older")] }));
   expect(d.live).toEqual(["new", "older"]);
@@ -50,10 +56,15 @@ const timing = { durationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 250, gr
 test("on the sandbox: a replica with a new count waits until the old one is gone, then takes every shard", async () => {
   const old = replicas.replica("old", { shards: 4, ...timing });
   await waitFor(() => old.leases.owned.length === 4, "the old replica holds its 4 shards");
-  const fresh = replicas.replica("new", { shards: 6, ...timing });
+  const takenWhileOldLived: number[][] = [];
+  let oldGone = false;
+  const fresh = replicas.replica("new", { shards: 6, ...timing, onChange: (owned) => void (oldGone || takenWhileOldLived.push([...owned])) });
   await waitFor(() => fresh.lines.some((l) => l.includes("replicas with another shard count hold shards")), "the new replica says it waits");
-  expect(fresh.leases.owned).toEqual([]);
+  // Nothing to await for "nothing happens": four retry periods are four decisions at least (each renewal asks for one).
+  await Bun.sleep(4 * timing.retryPeriodMs);
+  expect(takenWhileOldLived).toEqual([]);
   expect(old.leases.owned).toEqual([0, 1, 2, 3]);
+  oldGone = true;
   old.controller.abort();
   await old.done; // it releases its shards as it stops
   await waitFor(() => fresh.leases.owned.length === 6, "the new replica holds all 6 shards");
