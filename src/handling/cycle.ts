@@ -14,7 +14,7 @@ import { deepEqual } from "./filters.ts";
 import { FINALIZER, readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
 import type { HandlerSpec } from "./registry.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
-import { isPending, metaMatches, purposeOf, seeCause, selectHandlers, type Selected, type Sight } from "./selection.ts";
+import { isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type Selected, type Sight } from "./selection.ts";
 import type { Cause, HandlerContext, ObjectContext } from "./types.ts";
 
 export interface CycleEnv {
@@ -208,7 +208,7 @@ export function needsFinalizer(env: CycleEnv, state: ObjectState, body: KubeObje
     if (spec.options.when) {
       base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
       const ctx = { ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0, started: new Date(), runtime: 0, diffUnavailable: false } as HandlerContext;
-      if (!spec.options.when(ctx)) continue;
+      if (!whenPasses(spec.options.when, ctx, signal)) continue;
     }
     return true;
   }

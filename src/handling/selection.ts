@@ -5,6 +5,7 @@
 // whose filters match, each with its context and its progress record.
 
 import type { KubeObject } from "../kube/types.ts";
+import { lendSignal } from "./context.ts";
 import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
 import { diffOf, essenceOf, type Essence } from "./essence.ts";
 import { getField, matchMeta, matchValue } from "./filters.ts";
@@ -73,11 +74,25 @@ export function selectHandlers(
     const record = recordOf(book, spec, cause);
     const ctx = contextFor(env, sight, body, base, patch, spec, record);
     if (spec.field && !fieldMatches(spec, ctx)) continue;
-    if (spec.options.when && !spec.options.when(ctx)) continue;
+    if (spec.options.when && !whenPasses(spec.options.when, ctx, base.signal)) continue;
     if (selected.some((s) => s.spec.id === spec.id)) continue; // one id runs once per cycle
     selected.push({ spec, ctx, record });
   }
   return selected;
+}
+
+/**
+ * Asks a `when` filter, lending it a signal of its own as a handler gets one: the cycle's is
+ * shared by many cycles, and a listener a filter put on it would outlive the call.
+ */
+export function whenPasses<C extends { signal: AbortSignal }>(when: (ctx: C) => boolean, ctx: C, parent: AbortSignal): boolean {
+  const endLending = lendSignal(ctx, parent);
+  try {
+    return when(ctx);
+  } finally {
+    endLending();
+    ctx.signal = parent; // the handler's call lends its own (runner.ts)
+  }
 }
 
 /** What a handler's progress is recorded under: a resume handler's own purpose, else the cause. */
