@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { root } from "../common.ts";
+import { operatorRoot } from "../common.ts";
 
 export const KOPF_VERSION = "1.45.2";
 export const CONTROLLER_RUNTIME_VERSION = "v0.25.2";
@@ -29,11 +29,14 @@ const here = import.meta.dir;
 const cache = join(process.env.KOBUN_BENCH_CACHE ?? join(homedir(), ".cache", "kobun"));
 const bareEnv = (home: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" });
 
-/** kobun compiled by build.ts with handlers/example.ts alone (bench/peers/handlers), fresh each run. */
+/**
+ * kobun compiled by build.ts with handlers/example.ts alone (bench/peers/handlers), fresh each
+ * run; by the checkout KOBUN_BENCH_OPERATOR_ROOT names when set (common.ts), for A/B runs.
+ */
 export function kobunBenchBinary(): string {
-  const binary = join(root, "dist/kobun-bench");
-  const built = Bun.spawnSync([process.execPath, "run", join(root, "build.ts"), "--handlers", join(here, "handlers"), "--outfile", binary], {
-    cwd: root, stdout: "ignore", stderr: "inherit",
+  const binary = join(operatorRoot, "dist/kobun-bench");
+  const built = Bun.spawnSync([process.execPath, "run", join(operatorRoot, "build.ts"), "--handlers", join(operatorRoot, "bench/peers/handlers"), "--outfile", binary], {
+    cwd: operatorRoot, stdout: "ignore", stderr: "inherit",
   });
   if (built.exitCode !== 0) throw new Error("bench: building dist/kobun-bench failed");
   return binary;
