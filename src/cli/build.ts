@@ -103,6 +103,11 @@ export async function build(options: BuildOptions): Promise<{ outfile: string; b
       target: "bun",
       format: "esm",
       bytecode: true,
+      // Each dynamically imported command (dev and its sandbox, manifests, typegen, webhooks,
+      // sharding, OTel...) becomes its own chunk inside the executable, loaded only when used:
+      // one bundle made `run` carry them all (their source and bytecode, and the lazy-init
+      // wrappers whose calls the JIT compiled at start). Idle RSS: 49.7 → 46.5 MB (bench/idle.ts).
+      splitting: true,
       define: { "process.env.KOBUN_BUILD_TIME": JSON.stringify(new Date().toISOString()) },
       compile: {
         ...(options.target ? { target: options.target as Bun.Build.CompileTarget } : {}),
