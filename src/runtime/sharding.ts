@@ -39,7 +39,7 @@ export async function startSharding(
   const { client, settings, logger, scope, toggle } = options;
   const { lease } = settings.peering;
   const log = logger.child({ component: "sharding" });
-  let waiting: { shards: number; holders: string[] } | undefined;
+  const freezes = shardFreezes(toggle, settings.sharding.shards);
   const sharding = new Sharding({
     client, logger: log,
     namespace: process.env.POD_NAMESPACE ?? options.namespace ?? "default",
@@ -52,10 +52,7 @@ export async function startSharding(
     retryPeriodMs: lease.retryPeriod * 1000,
     graceMs: settings.peering.freezeGracePeriod * 1000,
     observer: shardMetrics(options.metrics),
-    onWaiting: (w) => {
-      waiting = w;
-      hold(sharding.owned);
-    },
+    onWaiting: (waiting) => freezes.waiting(waiting, sharding.owned),
   });
   const serverSide = new Set<Resource>();
   for (const resource of options.resources) {
@@ -66,21 +63,8 @@ export async function startSharding(
     }
     log.info(serverSide.has(resource) ? "the API server applies shardSelector: watching only the owned ranges" : "the API server ignores shardSelector: filtering by the same hash here", { resource: resourceName(resource) });
   }
-  // Owning no shard freezes this replica; waiting for replicas with another shard count to go
-  // (a rolling update) is a freeze of its own, which /readyz counts as ready (operator.ts'
-  // standby holders): else a RollingUpdate with maxUnavailable 0 would wait for it for ever.
-  function hold(owned: readonly number[]): void {
-    if (owned.length === 0 && waiting) {
-      toggle.freeze(ROLLOUT_HOLDER, `sharding: replicas with ${waiting.shards} shards (${waiting.holders.join(", ")}) hold the hash space; this one (${settings.sharding.shards}) takes over once they are gone`);
-      toggle.unfreeze(HOLDER);
-    } else {
-      if (owned.length === 0) toggle.freeze(HOLDER, "sharding: this replica owns no shard");
-      else toggle.unfreeze(HOLDER);
-      toggle.unfreeze(ROLLOUT_HOLDER);
-    }
-  }
-  hold([]);
-  sharding.onChange(hold);
+  freezes.owned([]);
+  sharding.onChange(freezes.owned);
   if (options.indexes) followInIndexes(sharding, options.indexes);
   scope.spawn("sharding", (s) => sharding.run(s));
   return {
@@ -93,6 +77,32 @@ export async function startSharding(
         const which = new Set(shards);
         for (const reconciler of reconcilers) reconciler.forget((object) => which.has(sharding.shardOf(object)));
       }),
+  };
+}
+
+/**
+ * Owning no shard freezes this replica; waiting for replicas with another shard count to go
+ * (a rolling update) is a freeze of its own, which /readyz counts as ready (standbyHolders):
+ * else a RollingUpdate with maxUnavailable 0 would wait for it for ever.
+ */
+function shardFreezes(toggle: Toggle, shards: number) {
+  let waitingFor: { shards: number; holders: string[] } | undefined;
+  const owned = (held: readonly number[]): void => {
+    if (held.length === 0 && waitingFor) {
+      toggle.freeze(ROLLOUT_HOLDER, `sharding: replicas with ${waitingFor.shards} shards (${waitingFor.holders.join(", ")}) hold the hash space; this one (${shards}) takes over once they are gone`);
+      toggle.unfreeze(HOLDER);
+    } else {
+      if (held.length === 0) toggle.freeze(HOLDER, "sharding: this replica owns no shard");
+      else toggle.unfreeze(HOLDER);
+      toggle.unfreeze(ROLLOUT_HOLDER);
+    }
+  };
+  return {
+    owned,
+    waiting(waiting: { shards: number; holders: string[] } | undefined, held: readonly number[]): void {
+      waitingFor = waiting;
+      owned(held);
+    },
   };
 }
 
