@@ -86,11 +86,14 @@ export interface PodSecurityCall {
 export function admitPodSecurity(call: PodSecurityCall, store: Store): void {
   if (call.operation === "DELETE") return;
   if (call.group === "" && call.plural === "namespaces") return admitNamespace(call, store);
-  const kind = call.group === "" && call.plural === "pods" ? "pod" : templateOf(call.group, call.plural, call.object) !== undefined ? "workload" : undefined;
+  const pod = call.group === "" && call.plural === "pods";
+  // A Pod is judged itself; a workload by its pod template (null: it has none yet; undefined: not a workload).
+  const template = pod ? call.object : templateOf(call.group, call.plural, call.object);
+  if (template === undefined) return;
   // A workload's subresources are never judged; a Pod's are, but for those that cannot change its spec.
-  if (!kind || (call.sub !== undefined && (kind === "workload" || IGNORED_POD_SUBRESOURCES.has(call.sub)))) return;
+  if (call.sub !== undefined && (!pod || IGNORED_POD_SUBRESOURCES.has(call.sub))) return;
   const policy = policyOf(store.get(NAMESPACES, "", call.ns)?.metadata?.labels);
-  if (kind === "pod") {
+  if (pod) {
     if (call.operation === "UPDATE" && !significant(call.object, call.oldObject)) return;
     const found = violations(policy.enforce.level, call.object?.metadata, call.object?.spec);
     if (found.length > 0) {
@@ -99,7 +102,6 @@ export function admitPodSecurity(call: PodSecurityCall, store: Store): void {
       throw new ApiStatusError(403, "Forbidden", name ? `pods "${name}" is forbidden: ${why}` : `pods is forbidden: ${why}`, { name, kind: "pods" });
     }
   }
-  const template = kind === "pod" ? call.object : templateOf(call.group, call.plural, call.object);
   if (!template) return;
   const warned = violations(policy.warn.level, template.metadata, template.spec);
   if (warned.length > 0) addWarning(`would violate PodSecurity "${named(policy.warn)}": ${describe(warned)}`);

@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { createNamespace, NAMESPACES, uniqueName } from "./harness/kube.ts";
+import { createNamespace, eventually, NAMESPACES, rawRequest, uniqueName, warningsOf } from "./harness/kube.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
@@ -17,20 +17,19 @@ const PODS: Resource = { group: "", version: "v1", plural: "pods", kind: "Pod", 
 const LEVEL = "pod-security.kubernetes.io/";
 type Pod = KubeObject & { metadata: { name: string; annotations?: Record<string, string> }; spec: any };
 
-/** A POST as a client sends it, to read the status code, message and Warning headers. */
+/** A POST as a client sends it: the status code, a refusal's message and the Warning headers. */
 async function post(client: KubeClient, path: string, body: unknown): Promise<{ code: number; message?: string; warnings: string[] }> {
-  const headers = { ...(await client.connection.authHeaders()), "content-type": "application/json" };
-  const tls = client.connection.tls;
-  const response = await fetch(`${client.server}${path}`, { method: "POST", headers, body: JSON.stringify(body), ...(tls ? { tls } : {}) } as RequestInit);
+  const response = await rawRequest(client, "POST", path, body);
   const answer = (await response.json()) as { kind?: string; message?: string };
-  const warnings = (response.headers.get("warning") ?? "").split(/(?<="), (?=299 )/).filter(Boolean).map((w) => JSON.parse(w.replace(/^299 - /, "")) as string);
-  return { code: response.status, message: answer.kind === "Status" ? answer.message : undefined, warnings };
+  return { code: response.status, message: answer.kind === "Status" ? answer.message : undefined, warnings: warningsOf(response) };
 }
 
-async function labelled(client: KubeClient, labels: Record<string, string>): Promise<string> {
-  const ns = await createNamespace(client, "psa");
-  await client.patch(NAMESPACES, null, ns, { metadata: { labels } }, { type: "merge" });
-  return ns;
+/**
+ * A namespace created with its levels: kube-apiserver's PodSecurity reads namespaces from an
+ * informer, so labels patched on afterwards may not be seen by the write that follows at once.
+ */
+function labelled(client: KubeClient, labels: Record<string, string>): Promise<string> {
+  return createNamespace(client, "psa", labels);
 }
 
 /** A Pod that breaks many checks at once: an init container and two containers, so that names are listed and plurals chosen. */
@@ -141,14 +140,9 @@ describe.each(selectedTargets())("Pod Security admission on %s", (targetName: Ta
       else pod.spec.hostPID = true;
       await client.create(PODS, ns, pod);
     }
-    const headers = { ...(await client.connection.authHeaders()), "content-type": "application/merge-patch+json" };
-    const tls = client.connection.tls;
-    const relabel = await fetch(`${client.server}/api/v1/namespaces/${ns}`, {
-      method: "PATCH", headers, body: JSON.stringify({ metadata: { labels: { [`${LEVEL}enforce`]: "restricted" } } }), ...(tls ? { tls } : {}),
-    } as RequestInit);
+    const relabel = await rawRequest(client, "PATCH", `/api/v1/namespaces/${ns}`, { metadata: { labels: { [`${LEVEL}enforce`]: "restricted" } } }, "application/merge-patch+json");
     expect(relabel.status).toBe(200);
-    const warnings = (relabel.headers.get("warning") ?? "").split(/(?<="), (?=299 )/).filter(Boolean).map((w) => JSON.parse(w.replace(/^299 - /, "")));
-    expect(warnings).toEqual([
+    expect(warningsOf(relabel)).toEqual([
       `existing pods in namespace "${ns}" violate the new PodSecurity enforce level "restricted:latest"`,
       "a-root (and 1 other pod): runAsNonRoot != true",
       "c-host: host namespaces",
@@ -164,8 +158,12 @@ describe.each(selectedTargets())("Pod Security admission on %s", (targetName: Ta
     await client.patch(NAMESPACES, null, ns, { metadata: { labels: { [`${LEVEL}enforce`]: "restricted" } } }, { type: "merge" });
     const relabelled = await client.patch<KubeObject>(PODS, ns, pod.metadata.name, { metadata: { labels: { touched: "yes" } } }, { type: "merge" as const });
     expect(relabelled.metadata.labels).toEqual({ touched: "yes" });
-    const refused = await client.patch(PODS, ns, pod.metadata.name, { spec: { containers: [{ name: "app", image: "busybox:1.36" }] } }, { type: "strategic" })
-      .then(() => undefined, (error: { code?: number; message: string }) => error);
+    // Retried while the server's informer has not seen the new label yet (the image is set back each time).
+    const refused = await eventually("the image change judged at the new level", async () => {
+      const image = uniqueName("busybox:1");
+      return client.patch(PODS, ns, pod.metadata.name, { spec: { containers: [{ name: "app", image }] } }, { type: "strategic" })
+        .then(() => undefined, (error: { code?: number; message: string }) => error);
+    }, { timeoutMs: 10_000 });
     expect(refused?.code).toBe(403);
     expect(refused?.message).toEndWith(`403 Forbidden: pods "${pod.metadata.name}" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false)`);
   }, 30_000);

@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { issueCertificates } from "../../src/admission/x509.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { eventually, NAMESPACES, uniqueName } from "./harness/kube.ts";
+import { eventually, NAMESPACES, rawRequest, uniqueName } from "./harness/kube.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
@@ -38,13 +38,6 @@ async function recordingWebhook() {
     rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources }], ...selectors,
   });
   return { server, calls, hook, calledFor: (path: string) => calls.filter((c) => c.path === path).map((c) => c.name) };
-}
-
-/** A POST as a client sends it, to see the response's headers. */
-async function rawCreate(client: KubeClient, path: string, body: unknown): Promise<Response> {
-  const headers = { ...(await client.connection.authHeaders()), "content-type": "application/json" };
-  const tls = client.connection.tls;
-  return fetch(`${client.server}${path}`, { method: "POST", headers, body: JSON.stringify(body), ...(tls ? { tls } : {}) } as RequestInit);
 }
 
 describe.each(selectedTargets())("webhook matching and warnings on %s", (targetName: TargetName) => {
@@ -76,7 +69,7 @@ describe.each(selectedTargets())("webhook matching and warnings on %s", (targetN
       // The API server loads a new configuration a moment after it is written.
       const warned = await eventually("the webhook's warnings in the response", async () => {
         const annotations = { warn: 'first|say "hi" \\ back|first' };
-        const response = await rawCreate(t.client, "/api/v1/namespaces/default/configmaps", { metadata: { name: uniqueName("warned"), labels: { probe: run }, annotations } });
+        const response = await rawRequest(t.client, "POST", "/api/v1/namespaces/default/configmaps", { metadata: { name: uniqueName("warned"), labels: { probe: run }, annotations } });
         expect(response.status).toBe(201);
         return response.headers.get("warning") ?? undefined;
       }, { timeoutMs: 20_000, intervalMs: 100 });

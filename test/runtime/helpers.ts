@@ -69,9 +69,9 @@ export function startOperator(args: string[]): OperatorProcess {
  * Polls a condition that has no event to await (the sandbox's open-watch count, log lines of
  * an in-process operator, health state); bounded, and says what it waited for on timeout.
  */
-export async function eventually(pred: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function eventually(pred: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
+  while (!(await pred())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(5);
   }

@@ -3,12 +3,18 @@
 // sandbox with two namespaces in different shards, one to hand over.
 
 import { KubeClient as Client } from "../../src/kube/client.ts";
-import { leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
+import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { objectHash, shardOf } from "../../src/sharding/index.ts";
+import { GROUP_LABEL, objectHash, shardOf } from "../../src/sharding/index.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
+
+/** A Lease of the group `kobun-<ns>` held by another replica, `holder`, long enough that a test never sees it expire. */
+export function heldLease(ns: string, name: string, role: "member" | "shard", holder: string, annotations?: Record<string, string>): KubeObject {
+  const lease = freshLease(name, ns, holder, 60_000, Date.now());
+  return { ...lease, metadata: { ...lease.metadata, labels: { [GROUP_LABEL]: `kobun-${ns}`, "kobun.dev/shard-role": role }, ...(annotations ? { annotations } : {}) } };
+}
 
 /** Writes the Lease to `holder` (for `durationMs`), retrying on conflicts; resolves with what was written. */
 export async function takeShardLease(admin: Client, namespace: string, name: string, holder: string, durationMs = 3000): Promise<KubeObject> {

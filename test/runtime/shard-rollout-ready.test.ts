@@ -7,30 +7,28 @@ import { afterAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { freshLease, leaseResource } from "../../src/kube/lease-record.ts";
-import type { KubeObject } from "../../src/kube/types.ts";
+import { leaseResource } from "../../src/kube/lease-record.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox } from "../../src/sandbox/index.ts";
-import { GROUP_LABEL, memberLeaseName } from "../../src/sharding/index.ts";
+import { memberLeaseName } from "../../src/sharding/index.ts";
 import { testLogger } from "../peering/helpers.ts";
+import { eventually } from "./helpers.ts";
+import { heldLease } from "./shard-leases.ts";
 
 const sandbox = await startSandbox();
 const admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+/** Written by a replica with 4 shards (this one has 2). */
+const FOUR = { "kobun.dev/shards": "4" };
 afterAll(async () => {
   admin.close();
   await sandbox.stop();
 });
 
-/** A Lease of group `kobun-<ns>` written by a replica with 4 shards, held long enough never to expire in the test. */
-function heldLease(ns: string, name: string, role: "member" | "shard", holder: string): KubeObject {
-  const lease = freshLease(name, ns, holder, 60_000, Date.now());
-  return { ...lease, metadata: { ...lease.metadata, labels: { [GROUP_LABEL]: `kobun-${ns}`, "kobun.dev/shard-role": role }, annotations: { "kobun.dev/shards": "4" } } };
-}
 
 test("a replica waiting for another shard count is ready, owns nothing, and takes every shard once they are gone", async () => {
   const ns = "default";
-  await admin.create(leaseResource, ns, heldLease(ns, memberLeaseName(`kobun-${ns}`, "old"), "member", "old"));
-  const old = await Promise.all([0, 1, 2, 3].map((i) => admin.create(leaseResource, ns, heldLease(ns, `kobun-${ns}-shard-${i}`, "shard", "old"))));
+  await admin.create(leaseResource, ns, heldLease(ns, memberLeaseName(`kobun-${ns}`, "old"), "member", "old", FOUR));
+  const old = await Promise.all([0, 1, 2, 3].map((i) => admin.create(leaseResource, ns, heldLease(ns, `kobun-${ns}-shard-${i}`, "shard", "old", FOUR))));
   const registry = new Registry();
   registry.on.create("v1/configmaps", () => {}, { id: "noop" });
   const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
@@ -49,26 +47,18 @@ test("a replica waiting for another shard count is ready, owns nothing, and take
     return { status: response.status, body: (await response.json()) as { ready: boolean; frozen: Record<string, string> } };
   };
   try {
-    await until(async () => probeUrl !== undefined, "the probe server");
-    await until(async () => Object.keys((await readyz()).body.frozen).includes("sharding-rollout"), "the replica to wait for the old shard count");
+    await eventually(() => probeUrl !== undefined, "the probe server");
+    await eventually(async () => Object.keys((await readyz()).body.frozen).includes("sharding-rollout"), "the replica to wait for the old shard count", 10_000);
     const waiting = await readyz();
     expect({ status: waiting.status, frozen: Object.keys(waiting.body.frozen) }).toEqual({ status: 200, frozen: ["sharding-rollout"] });
     expect(waiting.body.frozen["sharding-rollout"]).toContain("replicas with 4 shards (old)");
 
     for (const lease of old) await admin.delete(leaseResource, ns, lease.metadata.name!);
-    await until(async () => Object.keys((await readyz()).body.frozen).length === 0, "the replica to take the space once the old count is gone");
-    await until(async () => (await readyz()).status === 200, "the replica ready once its streams listed");
+    await eventually(async () => Object.keys((await readyz()).body.frozen).length === 0, "the replica to take the space once the old count is gone", 10_000);
+    await eventually(async () => (await readyz()).status === 200, "the replica ready once its streams listed", 10_000);
   } finally {
     stop.abort();
     await operator;
     client.close();
   }
 }, 20_000);
-
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}

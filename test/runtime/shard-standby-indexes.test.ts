@@ -8,13 +8,14 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { Indexes } from "../../src/handling/indexes.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { freshLease, leaseResource, releasedLease } from "../../src/kube/lease-record.ts";
-import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { leaseResource, releasedLease } from "../../src/kube/lease-record.ts";
+import type { Resource } from "../../src/kube/types.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { GROUP_LABEL, memberLeaseName, objectHash, shardOf } from "../../src/sharding/index.ts";
+import { memberLeaseName, objectHash, shardOf } from "../../src/sharding/index.ts";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
+import { heldLease } from "./shard-leases.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
@@ -27,11 +28,6 @@ afterAll(async () => {
   }
 });
 
-/** A Lease of the group `kobun-<ns>`, held by `holder` for long enough that the test never sees it expire. */
-function heldLease(ns: string, name: string, role: "member" | "shard", holder: string): KubeObject {
-  const lease = freshLease(name, ns, holder, 60_000, Date.now());
-  return { ...lease, metadata: { ...lease.metadata, labels: { [GROUP_LABEL]: `kobun-${ns}`, "kobun.dev/shard-role": role } } };
-}
 
 async function standby(serverSide: boolean): Promise<void> {
   const sandbox = await startSandbox({ shardSelectors: serverSide });

@@ -3,6 +3,7 @@
 // at once. The pure rule (assign.ts), then two real replicas on the sandbox.
 import { expect, test } from "bun:test";
 import { assign, coverage, type AssignmentInput, type ForeignLeaseView, type MemberView } from "../../src/sharding/assign.ts";
+import { eventually } from "../peering/helpers.ts";
 import { shardReplicas } from "./replicas.ts";
 
 const T = Date.parse("2030-01-01T00:00:00Z");
@@ -55,11 +56,11 @@ const timing = { durationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 250, gr
 
 test("on the sandbox: a replica with a new count waits until the old one is gone, then takes every shard", async () => {
   const old = replicas.replica("old", { shards: 4, ...timing });
-  await waitFor(() => old.leases.owned.length === 4, "the old replica holds its 4 shards");
+  await eventually(() => old.leases.owned.length === 4, 10_000, "the old replica holds its 4 shards");
   const takenWhileOldLived: number[][] = [];
   let oldGone = false;
   const fresh = replicas.replica("new", { shards: 6, ...timing, onChange: (owned) => void (oldGone || takenWhileOldLived.push([...owned])) });
-  await waitFor(() => fresh.lines.some((l) => l.includes("replicas with another shard count hold shards")), "the new replica says it waits");
+  await eventually(() => fresh.lines.some((l) => l.includes("replicas with another shard count hold shards")), 10_000, "the new replica says it waits");
   // Nothing to await for "nothing happens": four retry periods are four decisions at least (each renewal asks for one).
   await Bun.sleep(4 * timing.retryPeriodMs);
   expect(takenWhileOldLived).toEqual([]);
@@ -67,14 +68,6 @@ test("on the sandbox: a replica with a new count waits until the old one is gone
   oldGone = true;
   old.controller.abort();
   await old.done; // it releases its shards as it stops
-  await waitFor(() => fresh.leases.owned.length === 6, "the new replica holds all 6 shards");
+  await eventually(() => fresh.leases.owned.length === 6, 10_000, "the new replica holds all 6 shards");
   expect(fresh.lines.some((l) => l.includes("no replica with another shard count holds shards any more"))).toBe(true);
 }, 20_000);
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await Bun.sleep(20);
-  }
-}

@@ -72,9 +72,9 @@ export function uniqueName(prefix: string): string {
 
 const createdNamespaces = new Set<string>();
 
-export async function createNamespace(client: KubeClient, prefix = "e2e"): Promise<string> {
+export async function createNamespace(client: KubeClient, prefix = "e2e", labels?: Record<string, string>): Promise<string> {
   const name = uniqueName(prefix);
-  await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name, ...(labels ? { labels } : {}) } });
   createdNamespaces.add(name);
   return name;
 }
@@ -128,6 +128,18 @@ export async function installCrds(client: KubeClient, path: string, timeoutMs = 
     await eventually(`${name} served`, async () => (await client.list(r, { limit: 1 })) !== undefined, { timeoutMs });
   }
   client.invalidateDiscovery();
+}
+
+/** A request as a client sends it, JSON in (`contentType`), the Response as it came: for its status and Warning headers. */
+export async function rawRequest(client: KubeClient, method: string, path: string, body: unknown, contentType = "application/json"): Promise<Response> {
+  const headers = { ...(await client.connection.authHeaders()), "content-type": contentType };
+  const tls = client.connection.tls;
+  return fetch(`${client.server}${path}`, { method, headers, body: JSON.stringify(body), ...(tls ? { tls } : {}) } as RequestInit);
+}
+
+/** The texts of a response's `Warning: 299 - "..."` headers (joined by ", " as fetch joins them). */
+export function warningsOf(response: Response): string[] {
+  return (response.headers.get("warning") ?? "").split(/(?<="), (?=299 )/).filter(Boolean).map((w) => JSON.parse(w.replace(/^299 - /, "")) as string);
 }
 
 export interface RawLine {
