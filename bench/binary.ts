@@ -1,12 +1,14 @@
 // The one binary in figures: its size against the Bun runtime's own size, exec → first LIST
 // request against the sandbox, and idle RSS with the example operator watching.
-// Baselines: the `bun` executable's size; a compiled hello-world's start-up, built in this run.
+// Baselines: the `bun` executable's size; a compiled hello-world's start-up, built in this run;
+// what the binary is made of (binary-parts.ts: the libraries' share, measured by stubbing each).
 
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox } from "../src/sandbox/index.ts";
 import { ensureBinary, installExampleCRD, median, report, round } from "./common.ts";
+import { binaryParts } from "./binary-parts.ts";
 
 const RUNS = Number(process.env.KOBUN_BENCH_RUNS ?? 5);
 
@@ -82,11 +84,15 @@ export async function benchBinary(): Promise<void> {
 
     const size = statSync(binary).size;
     const runtime = statSync(process.execPath).size;
+    const parts = await binaryParts();
     report("binary", {
       binaryMiB: round(size / 1048576),
       bunRuntimeMiB: round(runtime / 1048576),
       overRuntimeMiB: round((size - runtime) / 1048576),
       helloWorldMiB: round(statSync(hello).size / 1048576),
+      // What the binary holds over a compiled hello-world: bytecode, each library, kobun's own.
+      parts,
+      overRuntimeLessLibrariesMiB: round((size - runtime) / 1048576 - Object.values(parts.librariesMiB).reduce((a, b) => a + b, 0)),
       execToFirstListMs: round(median(firstList)),
       helloWorldStartExitMs: round(median(helloStart)),
       ratioToHelloWorld: round(median(firstList) / median(helloStart)),

@@ -76,6 +76,27 @@ function tsconfigFor(cwd: string): string | undefined {
   return [join(cwd, "tsconfig.json"), join(KOBUN_ROOT, "tsconfig.json")].find((path) => existsSync(path));
 }
 
+/**
+ * How the one binary is bundled (bench/binary.ts builds its baselines the same way).
+ * keepNames: a handler's default id is its function name; it must survive minification, or
+ * progress stored by one build would not be found by the next.
+ */
+export const BUNDLE_OPTIONS = {
+  minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
+  sourcemap: "none",
+  target: "bun",
+  format: "esm",
+  // Precompiled bytecode: start-up (exec → first LIST) is dominated by parsing and compiling our
+  // modules; shipping bytecode removes most of that cost. It is most of the binary's own size
+  // (bench/binary.ts: +5.2 of its +6.4 MiB over a compiled hello-world).
+  bytecode: true,
+  // Each dynamically imported command (dev and its sandbox, manifests, typegen, webhooks,
+  // sharding, OTel...) becomes its own chunk inside the executable, loaded only when used:
+  // one bundle made `run` carry them all (their source and bytecode, and the lazy-init
+  // wrappers whose calls the JIT compiled at start). Idle RSS: 49.7 → 46.5 MB (bench/idle.ts).
+  splitting: true,
+} as const satisfies Partial<Bun.BuildConfig>;
+
 export async function build(options: BuildOptions): Promise<{ outfile: string; bytes: number; modules: number; manifests: number; ms: number }> {
   const handlersDir = resolve(options.cwd, options.handlers);
   if (!existsSync(handlersDir) || !statSync(handlersDir).isDirectory()) {
@@ -94,20 +115,7 @@ export async function build(options: BuildOptions): Promise<{ outfile: string; b
     const result = await Bun.build({
       entrypoints: [entry],
       ...(tsconfig ? { tsconfig } : {}),
-      // keepNames: a handler's default id is its function name; it must survive minification,
-      // or progress stored by one build would not be found by the next.
-      minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
-      sourcemap: "none",
-      // Precompiled bytecode: start-up (exec → first LIST) is dominated by parsing and
-      // compiling our modules; shipping bytecode removes most of that cost.
-      target: "bun",
-      format: "esm",
-      bytecode: true,
-      // Each dynamically imported command (dev and its sandbox, manifests, typegen, webhooks,
-      // sharding, OTel...) becomes its own chunk inside the executable, loaded only when used:
-      // one bundle made `run` carry them all (their source and bytecode, and the lazy-init
-      // wrappers whose calls the JIT compiled at start). Idle RSS: 49.7 → 46.5 MB (bench/idle.ts).
-      splitting: true,
+      ...BUNDLE_OPTIONS,
       define: { "process.env.KOBUN_BUILD_TIME": JSON.stringify(new Date().toISOString()) },
       compile: {
         ...(options.target ? { target: options.target as Bun.Build.CompileTarget } : {}),
