@@ -1,16 +1,23 @@
 // `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
 
-import { parseRunFlags, resolveSettings } from "../config/index.ts";
+import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../config/index.ts";
 import { run } from "../runtime/operator.ts";
 import { ExitCode } from "../runtime/exits.ts";
 import { loggerFor } from "../runtime/logging.ts";
-import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
+import type { Embedded } from "./handlers.ts";
 import { stopSignal } from "./signals.ts";
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
   const { flags, positionals } = parseRunFlags(argv);
-  const settings = resolveSettings({ flags, cwd: process.cwd(), env: process.env });
-  if (!embedded.handlersLoaded) await loadHandlers(defaultHandlerPaths(positionals));
+  // The file is found and read here, with Bun.file: resolveSettings's own reads are node:fs's.
+  const file = flags.config ?? (await findConfigFile(process.cwd())) ?? undefined;
+  const fileData = file !== undefined ? await readConfigFile(file) : undefined;
+  const settings = resolveSettings({ flags, file, fileData, env: process.env });
+  if (!embedded.handlersLoaded) {
+    // Imported only here: a compiled binary has its handlers built in, and this module's node:fs costs it ≈ 2 MB.
+    const { defaultHandlerPaths, loadHandlers } = await import("./handlers.ts");
+    await loadHandlers(defaultHandlerPaths(positionals));
+  }
   const stop = stopSignal();
   try {
     await run({ signal: stop.signal, settings, logger: loggerFor(settings), peeringMandatory: flags.peering !== undefined });

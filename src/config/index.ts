@@ -5,7 +5,7 @@
 
 export { ConfigError, UsageError, closestMatch, configIssue, type ConfigIssue } from "./errors.ts";
 export { parseDuration, formatDuration } from "./duration.ts";
-export { defaultConfigPath, loadConfigFile, parseConfigText, DEFAULT_CONFIG_FILE } from "./file.ts";
+export { defaultConfigPath, findConfigFile, loadConfigFile, parseConfigText, readConfigFile, DEFAULT_CONFIG_FILE } from "./file.ts";
 export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type FlagValues } from "./flags.ts";
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob, resourceNamespaces } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";

@@ -21,7 +21,7 @@ export interface ResolveInput {
   flags?: Partial<FlagValues>;
   /** The environment: its OTEL_* variables override the file's `tracing:` (the CLI passes process.env; none by default). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Look for the default `kobun.yaml` here when no file is named (the CLI passes process.cwd()). */
+  /** Look for the default `kobun.yaml` here when no file is named (dev and manifests pass process.cwd(); run finds it itself, without node:fs). */
   cwd?: string;
 }
 

@@ -3,9 +3,6 @@
 // Authorization header that is cached until it may have changed.
 // Nothing here logs or prints a token, key or password; `describe()` is safe to log.
 
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { KubeconfigError, pemFrom, resolveKubeconfig, type ResolvedKubeconfig } from "./kubeconfig.ts";
 import { PluginAuth } from "./plugin-auth.ts";
 
@@ -147,10 +144,9 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.inCluster) return inCluster(options);
   if (options.useDefaults) {
     const envList = process.env.KUBECONFIG?.split(":").filter(Boolean) ?? [];
-    const fromEnv = envList.find((file) => existsSync(file));
-    if (fromEnv) return fromKubeconfigFile(fromEnv, options);
-    const home = join(homedir(), ".kube", "config");
-    if (existsSync(home)) return fromKubeconfigFile(home, options);
+    for (const file of envList) if (await Bun.file(file).exists()) return fromKubeconfigFile(file, options);
+    const home = process.getBuiltinModule("node:path").join(process.getBuiltinModule("node:os").homedir(), ".kube", "config");
+    if (await Bun.file(home).exists()) return fromKubeconfigFile(home, options);
     if (process.env.KUBERNETES_SERVICE_HOST) return inCluster(options);
     throw new KubeconfigError(
       "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)",
@@ -162,7 +158,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
 async function fromKubeconfigFile(path: string, options: ConnectOptions): Promise<Connection> {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = await Bun.file(path).text();
   } catch (error) {
     throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(error as Error).message}`);
   }
@@ -227,7 +223,7 @@ export async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?
 }
 
 async function inCluster(options: ConnectOptions): Promise<Connection> {
-  const dir = options.serviceAccountDir ?? DEFAULT_SERVICE_ACCOUNT_DIR;
+  const dir = (options.serviceAccountDir ?? DEFAULT_SERVICE_ACCOUNT_DIR).replace(/(?<=.)\/+$/, "");
   let server = options.server;
   if (!server) {
     const host = process.env.KUBERNETES_SERVICE_HOST;
@@ -236,17 +232,18 @@ async function inCluster(options: ConnectOptions): Promise<Connection> {
     server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   }
   server = server.replace(/\/+$/, "");
-  const tokenFile = join(dir, "token");
-  if (!existsSync(tokenFile)) throw new KubeconfigError(`in-cluster config: no service-account token at ${tokenFile}`);
+  // Not node:path and node:fs: loading them costs a compiled operator ≈ 2 MB of RSS for good.
+  const tokenFile = `${dir}/token`;
+  if (!(await Bun.file(tokenFile).exists())) throw new KubeconfigError(`in-cluster config: no service-account token at ${tokenFile}`);
   let tls: ConnectionTLS | undefined;
   if (server.startsWith("https:")) {
     tls = { rejectUnauthorized: true };
-    const caFile = join(dir, "ca.crt");
-    if (existsSync(caFile)) tls.ca = readFileSync(caFile, "utf8");
+    const caFile = Bun.file(`${dir}/ca.crt`);
+    if (await caFile.exists()) tls.ca = await caFile.text();
   }
   let namespace: string | undefined;
   try {
-    namespace = readFileSync(join(dir, "namespace"), "utf8").trim() || undefined;
+    namespace = (await Bun.file(`${dir}/namespace`).text()).trim() || undefined;
   } catch {
     namespace = undefined;
   }

@@ -1,11 +1,10 @@
-// Reading a kubeconfig cheaply: `yaml` plus the light validators of client-node's
-// `config_types.js` (which imports nothing but node:fs). The heavy `KubeConfig` class
-// (every auth provider, the generated API, undici) is loaded only for exec and
-// auth-provider users, by ./plugin-auth.ts.
+// Reading a kubeconfig cheaply: Bun's YAML parser plus validators of our own, the same checks
+// and messages as client-node's `config_types.js` (whose module imports node:fs: ≈ 2 MB of
+// idle RSS in a compiled operator). The heavy `KubeConfig` class (every auth provider, the
+// generated API, undici) is loaded only for exec and auth-provider users, by ./plugin-auth.ts.
+// node:fs and node:path are loaded only when a kubeconfig names files relative to it or PEM files.
 
-import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
-import { newClusters, newContexts, type Cluster, type Context } from "@kubernetes/client-node/dist/config_types.js";
+import type { Cluster, Context } from "@kubernetes/client-node/dist/config_types.js";
 import { parserComplaint } from "../util/redact.ts";
 
 /** The user entry of a kubeconfig as written (paths already made absolute). */
@@ -40,7 +39,6 @@ export class KubeconfigError extends Error {
 /** Parses a kubeconfig and picks one context (`context`, else `current-context`). */
 export async function resolveKubeconfig(text: string, options: { path?: string; context?: string }): Promise<ResolvedKubeconfig> {
   const source = options.path ?? "(inline kubeconfig)";
-  const baseDir = options.path ? dirname(options.path) : process.cwd();
   let doc: any;
   const trimmed = text.trimStart();
   const json = trimmed.startsWith("{");
@@ -71,7 +69,11 @@ export async function resolveKubeconfig(text: string, options: { path?: string; 
   if (!context) throw new KubeconfigError(`context "${contextName}" not found in kubeconfig ${source}; available: ${names(contexts)}`);
   const cluster = clusters.find((c) => c.name === context.cluster);
   if (!cluster) throw new KubeconfigError(`cluster "${context.cluster}" of context "${context.name}" not found in kubeconfig ${source}`);
-  const abs = (file: string) => (isAbsolute(file) ? file : join(baseDir, file));
+  const abs = (file: string) => {
+    if (file.startsWith("/")) return file;
+    const path = process.getBuiltinModule("node:path");
+    return path.isAbsolute(file) ? file : path.join(options.path ? path.dirname(options.path) : process.cwd(), file);
+  };
   const resolvedCluster: Cluster = cluster.caFile ? { ...cluster, caFile: abs(cluster.caFile) } : cluster;
 
   let user: KubeconfigUser = { name: context.user ?? "" };
@@ -91,7 +93,7 @@ function readUser(entry: any, abs: (file: string) => string): KubeconfigUser {
   if (u.exec && typeof u.exec === "object") {
     const spec: Record<string, any> = { ...u.exec };
     // kubectl: a command with a path separator is relative to the kubeconfig's directory.
-    if (typeof spec.command === "string" && spec.command.includes("/") && !isAbsolute(spec.command)) spec.command = abs(spec.command);
+    if (typeof spec.command === "string" && spec.command.includes("/")) spec.command = abs(spec.command);
     exec = spec;
   }
   return {
@@ -119,10 +121,40 @@ export function pemFrom(data: string | undefined, file: string | undefined, what
   if (data) return Buffer.from(data, "base64").toString("utf8");
   if (file) {
     try {
-      return readFileSync(file, "utf8");
+      return process.getBuiltinModule("node:fs").readFileSync(file, "utf8");
     } catch (error) {
       throw new KubeconfigError(`cannot read ${what} file ${file}: ${(error as Error).message}`);
     }
   }
   return undefined;
+}
+
+/** client-node's newContexts: each entry needs a name and a context naming its cluster. */
+function newContexts(list: unknown): Context[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((elt: any, i): Context => {
+    if (!elt.name) throw new Error(`contexts[${i}].name is missing`);
+    if (!elt.context) throw new Error(`contexts[${i}].context is missing`);
+    if (!elt.context.cluster) throw new Error(`contexts[${i}].context.cluster is missing`);
+    return { cluster: elt.context.cluster, name: elt.name, user: elt.context.user || undefined, namespace: elt.context.namespace || undefined };
+  });
+}
+
+/** client-node's newClusters: each entry needs a name and a server (its trailing slash dropped). */
+function newClusters(list: unknown): Cluster[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((elt: any, i): Cluster => {
+    if (!elt.name) throw new Error(`clusters[${i}].name is missing`);
+    if (!elt.cluster) throw new Error(`clusters[${i}].cluster is missing`);
+    if (!elt.cluster.server) throw new Error(`clusters[${i}].cluster.server is missing`);
+    return {
+      caData: elt.cluster["certificate-authority-data"],
+      caFile: elt.cluster["certificate-authority"],
+      name: elt.name,
+      server: elt.cluster.server.replace(/\/$/, ""),
+      skipTLSVerify: elt.cluster["insecure-skip-tls-verify"] === true,
+      tlsServerName: elt.cluster["tls-server-name"],
+      proxyUrl: elt.cluster["proxy-url"],
+    };
+  });
 }

@@ -1,7 +1,7 @@
 // Who we are in the peering object. Readable on purpose: a person looking at
 // `kubectl get kobunpeering default -o yaml` should see which pod or whose laptop it is.
 
-import { hostname, userInfo } from "node:os";
+// node:os is loaded when an id is made (peering): a standalone operator does not carry it.
 
 let own: string | undefined;
 
@@ -20,13 +20,13 @@ export function peerId(): string {
 
 /** The id of a person's manual record (`kobun freeze`): `user@host`, so `kobun resume` on the same machine finds it. */
 export function manualPeerId(): string {
-  return `${userName()}@${hostname() || "localhost"}`;
+  return `${userName()}@${process.getBuiltinModule("node:os").hostname() || "localhost"}`;
 }
 
 function userName(): string {
   try {
     // In a FROM-scratch container there is no passwd entry, and userInfo() throws.
-    return userInfo().username || process.env.USER || "unknown";
+    return process.getBuiltinModule("node:os").userInfo().username || process.env.USER || "unknown";
   } catch {
     return process.env.USER || process.env.LOGNAME || "unknown";
   }

@@ -3,10 +3,10 @@
 // line; the result deeply frozen.
 
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, defaultConfigPath, loadConfigFile, resolveSettings } from "../../src/config/index.ts";
+import { ConfigError, defaultConfigPath, findConfigFile, loadConfigFile, readConfigFile, resolveSettings } from "../../src/config/index.ts";
 
 const dirs: string[] = [];
 function tempDir(files: Record<string, string> = {}): string {
@@ -94,6 +94,25 @@ describe("config files", () => {
   test("an explicit --config that does not exist is an error", () => {
     const missing = join(tempDir(), "nope.yaml");
     expect(() => resolveSettings({ flags: { config: missing } })).toThrow(`${missing}: config file not found`);
+  });
+
+  test("kobun run's Bun.file forms find and read what the node:fs ones do", async () => {
+    const dir = tempDir({ "kobun.yaml": YAML });
+    expect(await findConfigFile(dir)).toBe(join(dir, "kobun.yaml"));
+    expect(await findConfigFile(`${dir}/`)).toBe(join(dir, "kobun.yaml"));
+    expect(await findConfigFile(tempDir())).toBeNull();
+    const withDirectory = tempDir();
+    mkdirSync(join(withDirectory, "kobun.yaml"));
+    expect(await findConfigFile(withDirectory)).toBeNull();
+    expect(defaultConfigPath(withDirectory)).toBeNull();
+    const file = join(dir, "kobun.yaml");
+    const data = await readConfigFile(file);
+    expect(data).toEqual(loadConfigFile(file) as object);
+    expect(resolveSettings({ file, fileData: data }).peering.name).toBe("blue");
+    expect(await readConfigFile(join(tempDir({ "kobun.yaml": "# nothing yet\n" }), "kobun.yaml"))).toBeNull();
+    const missing = join(tempDir(), "nope.yaml");
+    await expect(readConfigFile(missing)).rejects.toThrow(`${missing}: config file not found`);
+    await expect(readConfigFile(join(withDirectory, "kobun.yaml"))).rejects.toThrow("is a directory, not a config file");
   });
 
   test("an empty file means defaults", () => {

@@ -146,6 +146,13 @@ describe("kubeconfig users", () => {
     await expect(connect({ kubeconfig: join(dir, "missing.yaml") })).rejects.toThrow(/cannot read kubeconfig .*missing\.yaml/);
     await expect(connect({ kubeconfig: tlsToken.kubeconfigPath, context: "nope" })).rejects.toThrow('context "nope" not found in kubeconfig');
     await expect(connect({ kubeconfigText: "clusters: [" })).rejects.toBeInstanceOf(KubeconfigError);
+    const noServer = { ...parse(tlsToken.kubeconfig), clusters: [{ name: "sandbox", cluster: {} }] };
+    await expect(connect({ kubeconfigText: stringify(noServer) })).rejects.toThrow("clusters[0].cluster.server is missing");
+    const noCluster = { ...parse(tlsToken.kubeconfig), contexts: [{ name: "sandbox", context: { user: "sandbox" } }] };
+    await expect(connect({ kubeconfigText: stringify(noCluster) })).rejects.toThrow("contexts[0].context.cluster is missing");
+    const slashed = parse(tlsToken.kubeconfig);
+    slashed.clusters[0].cluster.server += "/";
+    expect((await connect({ kubeconfigText: stringify(slashed) })).describe()).toContain(`server=${tlsToken.url} `);
     await expect(connect({})).rejects.toThrow(/needs one of/);
   });
 });
@@ -243,7 +250,7 @@ describe("in-cluster", () => {
     writeFileSync(join(sa, "token"), "old-bound-token");
     writeFileSync(join(sa, "ca.crt"), tlsToken.ca!);
     writeFileSync(join(sa, "namespace"), "kube-system\n");
-    const client = await KubeClient.connect({ inCluster: true, serviceAccountDir: sa, server: tlsToken.url, logger });
+    const client = await KubeClient.connect({ inCluster: true, serviceAccountDir: `${sa}/`, server: tlsToken.url, logger });
     expect(client.connection.authKind).toBe("service-account");
     expect(client.connection.namespace).toBe("kube-system");
     expect(client.connection.describe()).toBe(`server=${tlsToken.url} user=serviceaccount auth=service-account`);
