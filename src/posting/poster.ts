@@ -34,9 +34,23 @@ export interface PosterOptions {
   correlation?: CorrelatorOptions;
 }
 
+/**
+ * What an Event says about its object: its involvedObject. Queued events keep this, not the
+ * object: during a burst up to `capacity` of them wait, and a handled body (the server's
+ * answer, managedFields and all) held by each was megabytes of the burst's peak (issue 15).
+ */
+interface Involved {
+  apiVersion: string | undefined;
+  kind: string | undefined;
+  name: string | undefined;
+  namespace: string | undefined;
+  uid: string;
+  resourceVersion: string | undefined;
+}
+
 interface Pending {
   key: string;
-  object: KubeObject;
+  object: Involved;
   type: EventType;
   reason: string;
   message: string;
@@ -113,7 +127,9 @@ export class EventPoster {
       this.pending.delete(this.queue.shift()!.key);
       this.stats.dropped++;
     }
-    const event: Pending = { key, object, type, reason, message: text, first: at, last: at, count: 1, sent: 0, state: "queued" };
+    const { name, namespace, resourceVersion } = object.metadata;
+    const involved: Involved = { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid, resourceVersion };
+    const event: Pending = { key, object: involved, type, reason, message: text, first: at, last: at, count: 1, sent: 0, state: "queued" };
     this.pending.set(key, event);
     this.queue.push(event);
     this.wake?.();
@@ -198,7 +214,7 @@ export class EventPoster {
       if (!signal.aborted) this.logger.debug("could not post an event", { reason: event.reason, error });
     }
     // Occurrences while it was being sent: one more write of the count, if the object's budget allows.
-    if (event.count > event.sent && event.sent > 0 && !signal.aborted && this.correlator.take(event.object.metadata.uid!)) {
+    if (event.count > event.sent && event.sent > 0 && !signal.aborted && this.correlator.take(event.object.uid)) {
       event.state = "queued";
       this.queue.push(event);
       this.wake?.();
@@ -223,21 +239,14 @@ export class EventPoster {
         event.sent = 0;
       }
     }
-    const meta = event.object.metadata;
-    const namespace = meta.namespace ?? "default";
+    const involved = event.object;
+    const namespace = involved.namespace ?? "default";
     const component = this.options.component ?? "kobun";
     const body: KubeObject = {
       apiVersion: "v1",
       kind: "Event",
-      metadata: { name: this.eventName(meta.name ?? "object"), namespace },
-      involvedObject: {
-        apiVersion: event.object.apiVersion,
-        kind: event.object.kind,
-        name: meta.name,
-        namespace: meta.namespace,
-        uid: meta.uid,
-        resourceVersion: meta.resourceVersion,
-      },
+      metadata: { name: this.eventName(involved.name ?? "object"), namespace },
+      involvedObject: involved,
       reason: event.reason,
       message: clip(event.message),
       type: event.type,

@@ -126,3 +126,26 @@ test("Events are named as client-go's recorder names them (the object's name, a 
   const [cut] = (await eventsAbout(dashed)).map((e) => e.metadata.name as string);
   expect(cut).toMatch(/^d+\.[0-9a-f]+$/);
 });
+
+test("a queued event keeps what its Event says of the object, not the object (issue 15: a burst's queue held every handled body)", async () => {
+  const poster = new EventPoster({ client: counting().client });
+  let last: Pick<KubeObject, "metadata"> = { metadata: {} };
+  const refs = (() => {
+    const list: WeakRef<KubeObject>[] = [];
+    for (let i = 0; i < 50; i++) {
+      const object = { ...subject(), spec: { filler: "x".repeat(1000) } };
+      object.metadata.resourceVersion = String(100 + i);
+      poster.post(object, "Normal", "Handled", `handled ${i}`);
+      list.push(new WeakRef(object));
+      last = { metadata: { name: object.metadata.name, uid: object.metadata.uid } };
+    }
+    return list;
+  })();
+  await new Promise((resolve) => setImmediate(resolve)); // WeakRef targets are held to the end of the turn
+  Bun.gc(true);
+  // The collector scans the stack conservatively: a stray reference may keep one or two.
+  expect(refs.filter((r) => r.deref() !== undefined).length).toBeLessThan(10);
+  await flush(poster);
+  const [event] = await eventsAbout(last as KubeObject);
+  expect(event.involvedObject).toEqual({ apiVersion: "v1", kind: "ConfigMap", name: last.metadata.name, namespace: "default", uid: last.metadata.uid, resourceVersion: "149" });
+});
