@@ -43,6 +43,8 @@ export interface WriteOptions {
 export interface PatchOptions {
   type?: PatchType;
   subresource?: "status";
+  /** The answer's managedFields are not read: they are left unparsed (kube/managed-fields.ts). */
+  withoutManagedFields?: boolean;
 }
 
 /** A write whose answer the caller does not use: it is read but not parsed (kube/transport.ts), and the call resolves with undefined. */
@@ -95,8 +97,8 @@ export class KubeClient {
 
   // ----- verbs -----
 
-  get<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, name: string, o?: { signal?: AbortSignal }): Promise<T> {
-    return this.request<T>("GET", resourcePath(resource, namespace, name), { signal: o?.signal });
+  get<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, name: string, o?: { signal?: AbortSignal; withoutManagedFields?: boolean }): Promise<T> {
+    return this.request<T>("GET", resourcePath(resource, namespace, name), { signal: o?.signal, ...(o?.withoutManagedFields ? { withoutManagedFields: true } : {}) });
   }
 
   /** One page of a LIST. */
@@ -167,6 +169,7 @@ export class KubeClient {
       query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
       signal: o?.signal,
       ...(o?.discardAnswer ? { discardAnswer: true } : {}),
+      ...(o?.withoutManagedFields ? { withoutManagedFields: true } : {}),
     });
   }
 

@@ -16,6 +16,7 @@ import { apiErrorFrom, networkFailure } from "./failures.ts";
 import { attemptSpan, endSpan } from "./attempt-span.ts";
 import { RequestObservers, type RequestObserver } from "./observer.ts";
 import { encodedBody, parsedBody, queryString, type Query } from "./bodies.ts";
+import { withoutManagedFields } from "./managed-fields.ts";
 
 export interface ClientOptions {
   logger?: Logger;
@@ -58,6 +59,8 @@ export interface RequestOptions {
    * nor parsed: the call resolves with undefined. For writes whose answer is never used.
    */
   discardAnswer?: boolean;
+  /** The answer is an object whose managedFields the caller never reads: they are not parsed (kube/managed-fields.ts). */
+  withoutManagedFields?: boolean;
 }
 
 /** The longest Retry-After honoured as given. */
@@ -152,7 +155,7 @@ export class Transport {
       } finally {
         deadline.end();
       }
-      if (!error) return parsedBody<T>(text);
+      if (!error) return parsedBody<T>(options.withoutManagedFields ? withoutManagedFields(text, "object") : text);
       if (error.code === 401) {
         const renewed = !reauthenticated && (await untilAborted(this.reauthenticated(auth), signal));
         if (renewed === true) {

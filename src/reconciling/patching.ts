@@ -24,6 +24,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { combinePatches } from "../handling/essence.ts";
+import { slim } from "../watching/inventory.ts";
 import { asAnnotations, asStatus, FINALIZER, hasChange, STATUS_KEY, type StorageMode } from "../handling/progress.ts";
 
 export type PatchClient = Pick<KubeClient, "patch" | "get">;
@@ -60,7 +61,9 @@ export async function applyPlan(target: PatchTarget, body: KubeObject, plan: Cyc
     if (Object.keys(send.status).length && (await sendStatus(send)) === "gone") return "gone";
     if ((await sendMain(send, true)) === "gone") return "gone";
   }
-  return send.newest ?? body;
+  // The answer is the object's next body (a re-run, a re-check): without managedFields, as the
+  // watch delivers it (they are left unparsed; slim is for a text the cut did not apply to).
+  return send.newest ? slim(send.newest) : body;
 }
 
 /** One plan being sent: the two request bodies, and the object as the server last returned it. */
@@ -102,7 +105,7 @@ async function sendStatus(send: Sending): Promise<"gone" | undefined> {
   const { target, body, plan, signal, status } = send;
   const { resource, storage } = target;
   try {
-    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, { status }, { subresource: "status", signal });
+    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, { status }, { subresource: "status", signal, withoutManagedFields: true });
   } catch (error) {
     if (isNotFound(error)) return "gone";
     throw error;
@@ -129,12 +132,12 @@ async function sendMain(send: Sending, finalizer: boolean): Promise<"gone" | und
     if (list) request.metadata = { ...request.metadata, finalizers: list, resourceVersion: current.metadata.resourceVersion };
     if (!Object.keys(request).length) return undefined;
     try {
-      send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal });
+      send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal, withoutManagedFields: true });
       return undefined;
     } catch (error) {
       if (isNotFound(error)) return "gone";
       if (!isConflict(error) || attempt >= 4) throw error;
-      current = await target.client.get(target.resource, namespace ?? null, name!, { signal });
+      current = await target.client.get(target.resource, namespace ?? null, name!, { signal, withoutManagedFields: true });
       if (plan.finalizer === "add" && current.metadata.deletionTimestamp) {
         send.newest = current; // too late to hold it; no new finalizers on a deleting object
         return undefined;

@@ -8,6 +8,8 @@
 // way: the API server's field-ownership records are often larger than the rest of a small
 // object, no part of an operator reads them, and kept per known object they were most of the
 // memory it costs (issue 15). A handler that needs them reads the object from the server.
+// A watch line's are cut from its text before it is parsed (kube/managed-fields.ts); `slim`
+// drops what that left (LIST pages, text the cut does not apply to).
 // What stays in the inventory once an event is delivered is only for the synthetic deletions:
 // the whole body ("bodies", the default), or with "identity" the few fields a consumer of a
 // deletion that does not read bodies needs (which object, its finalizers: reconciling's
@@ -78,8 +80,9 @@ export function identityOf(object: KubeObject): KubeObject {
 }
 
 /** Drops what no consumer reads from a freshly decoded object (ours alone: it is changed in place). */
-function slim(object: KubeObject): void {
+export function slim(object: KubeObject): KubeObject {
   if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
 }
 
 /**

@@ -1,0 +1,101 @@
+// An object's `metadata.managedFields` cut out of its JSON text before it is parsed. The API
+// server's field-ownership records are most of a small object's JSON (nested `fieldsV1` maps,
+// dozens of tiny objects once parsed), no part of an operator reads them, and every watch event
+// and write answer carries them: parsed, they were most of what a burst allocated, and so of
+// the heap's peak (issue 15). Only the object's own metadata is cut (the text's top-level
+// object, or a watch event's `object`); anything else, or text that does not look like JSON
+// the way the API server writes it, is returned as it is, and parsed whole as before.
+
+const QUOTE = 34; // "
+const BACKSLASH = 92;
+const COLON = 58;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const KEY = '"managedFields":';
+
+/**
+ * `text` without its object's `"managedFields":[…]` (and the comma that joined it), or `text`
+ * itself. `shape`: the text is the object ("object": a write's answer) or a watch event ("event").
+ */
+export function withoutManagedFields(text: string, shape: "object" | "event"): string {
+  const at = text.indexOf(KEY);
+  if (at === -1 || !ownMetadataAt(text, at, shape)) return text;
+  const open = at + KEY.length;
+  if (text.charCodeAt(open) !== OPEN_BRACKET) return text;
+  const close = matchingEnd(text, open);
+  if (close === -1) return text;
+  if (text.charCodeAt(at - 1) === COMMA) return text.slice(0, at - 1) + text.slice(close + 1);
+  if (text.charCodeAt(close + 1) === COMMA) return text.slice(0, at) + text.slice(close + 2);
+  return text.slice(0, at) + text.slice(close + 1);
+}
+
+/** The index of the closing quote of the string opened at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  while (end !== -1) {
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
+/** The index of the bracket that closes the array or object opened at `start`, or -1. */
+function matchingEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i);
+      if (i === -1) return -1;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * Whether the key at `at` is a key of the object's own metadata: the path of keys to it is
+ * ["metadata"] (an object) or ["object", "metadata"] (an event), through objects only. Scans
+ * the text before it, which is short (metadata comes first in what the API server writes).
+ */
+function ownMetadataAt(text: string, at: number, shape: "object" | "event"): boolean {
+  // The keys that matter, by name; any other key is "other", a list's or the top's place null.
+  const path: (Key | null)[] = [];
+  let key: Key | null = null;
+  for (let i = 0; i < at; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end === -1 || end >= at) return false;
+      // Only keys on the way to the object's metadata are needed; deeper ones are not read.
+      if (text.charCodeAt(end + 1) === COLON && path.length <= 2) key = keyAt(text, i, end);
+      i = end;
+    } else if (c === OPEN_BRACE) {
+      path.push(key);
+      key = null;
+    } else if (c === OPEN_BRACKET) {
+      path.push(null); // a list: nothing in it is the object's own metadata
+      key = null;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      path.pop();
+      key = null;
+    }
+  }
+  // path[0] is the top-level object's (no key): then "metadata", or "object" then "metadata".
+  if (shape === "object") return path.length === 2 && path[0] === null && path[1] === "metadata";
+  return path.length === 3 && path[0] === null && path[1] === "object" && path[2] === "metadata";
+}
+
+type Key = "metadata" | "object" | "other";
+
+/** The key whose quotes are at `start` and `end`, compared in place (no string is made). */
+function keyAt(text: string, start: number, end: number): Key {
+  if (end - start === 9 && text.startsWith("metadata", start + 1)) return "metadata";
+  if (end - start === 7 && text.startsWith("object", start + 1)) return "object";
+  return "other";
+}
