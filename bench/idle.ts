@@ -10,8 +10,11 @@
 // [exe]) and, of the executable, per ELF section (sections.ts): .text is the runtime's code
 // the process ran (the JIT compilers among it), .bun the program's own bundle and bytecode.
 // Subjects run interleaved (A, B, C, A, B, C...); each figure is the median of its rounds.
+// --late S: each subject is read again S seconds after it started, as "<label>@Ss": an
+// operator's periodic work (the heap pacer's tick) gets JIT-compiled after the settled reading
+// (Baseline at ~3.6 s, DFG at ~12 s), and so do those compilers' pages.
 //
-//   bun bench/idle.ts [--rounds 3] [--binary label=path ...] [--mappings 12]
+//   bun bench/idle.ts [--rounds 3] [--binary label=path ...] [--mappings 12] [--late 25]
 //
 // kobun is built fresh by this checkout's build.ts (or KOBUN_BENCH_OPERATOR_ROOT's, as
 // bench/real.ts does); --binary: also (with label kobun: instead) measure that binary, e.g. one
@@ -30,9 +33,11 @@ import { kobunBenchBinary } from "./peers/index.ts";
 import { namespaceWithObjects, settledRss } from "./peers/measure.ts";
 import { sectionRssKiB } from "./sections.ts";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, binary: { type: "string", multiple: true, default: [] }, mappings: { type: "string", default: "12" } } });
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, binary: { type: "string", multiple: true, default: [] }, mappings: { type: "string", default: "12" }, late: { type: "string", default: "0" } } });
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a positive integer, got "${values.rounds}"`);
+const lateS = Number(values.late);
+if (!Number.isFinite(lateS) || lateS < 0) throw new Error(`--late: a number of seconds, got "${values.late}"`);
 const given = values.binary.map((spec) => {
   const at = spec.indexOf("=");
   if (at < 1) throw new Error(`--binary: label=path, got "${spec}"`);
@@ -86,12 +91,19 @@ try {
   const readings: Record<string, Reading[]> = {};
   for (let r = 0; r < rounds; r++) {
     for (const subject of subjects) {
+      const started = performance.now();
       const { pid, stop } = await subject.start(r);
       try {
         const settled = await settledRss(pid, { maxMs: 30_000 });
         const reading = readSmaps(pid);
         (readings[subject.label] ??= []).push(reading);
         report("idle-reading", { subject: subject.label, round: r, rssMiB: mib(reading.rssKiB), anonMiB: mib(reading.anonKiB), fileMiB: mib(reading.fileKiB), settledAfterMs: Math.round(settled.afterMs), bounded: settled.bounded });
+        if (lateS > 0) {
+          await Bun.sleep(Math.max(0, started + lateS * 1000 - performance.now())); // a point in the subject's life, not an event
+          const late = readSmaps(pid);
+          (readings[`${subject.label}@${lateS}s`] ??= []).push(late);
+          report("idle-reading", { subject: `${subject.label}@${lateS}s`, round: r, rssMiB: mib(late.rssKiB), anonMiB: mib(late.anonKiB), fileMiB: mib(late.fileKiB) });
+        }
       } finally {
         await stop();
       }
