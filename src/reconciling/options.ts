@@ -14,6 +14,14 @@ import type { HandlingDefaults } from "../handling/runner.ts";
 import type { Indexes } from "../handling/indexes.ts";
 import type { QueueObserver } from "../queueing/observer.ts";
 
+/** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
+export interface CycleHold {
+  signal: AbortSignal;
+  /** Still this cycle's to write for? false also aborts `signal` (a lease that lapsed in a stall). */
+  current?(): boolean;
+  exit(): void;
+}
+
 export interface ReconcilerOptions {
   client: Pick<KubeClient, "patch" | "get">;
   /** The resolved resource (see `client.resolve(selector)` for each of `registry.selectors()`). */
@@ -63,7 +71,7 @@ export interface ReconcilerOptions {
    * aborts when the shard is handed over (like a freeze: nothing is written after it);
    * `exit()` when the cycle ended or was abandoned, so the handover waits for it.
    */
-  hold?(object: KubeObject): { signal: AbortSignal; exit(): void };
+  hold?(object: KubeObject): CycleHold;
   /** How long handlers may go on after a freeze before they are abandoned, in ms. Default 2000. */
   freezeGraceMs?: number;
 }

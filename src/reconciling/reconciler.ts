@@ -29,7 +29,7 @@ import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { finalizerAction } from "./finalizer.ts";
 import { admits, begin, fresh, step, superseded, type Life, type Outcome } from "./life.ts";
-import { cycleEnvOf, workerTimingOf, type ReconcilerOptions } from "./options.ts";
+import { cycleEnvOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 import { Background } from "./spawning.ts";
@@ -180,18 +180,19 @@ export class Reconciler {
   private owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
     const hold = this.options.hold?.(item.object);
     if (!hold) return this.whileOurs(uid, item, signal, undefined); // unsharded: no frame of its own per cycle
-    return this.whileOurs(uid, item, signal, hold.signal).finally(() => hold.exit());
+    return this.whileOurs(uid, item, signal, hold).finally(() => hold.exit());
   }
 
   /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
-  private async whileOurs(uid: string, item: Item, signal: AbortSignal, shard: AbortSignal | undefined): Promise<WorkerOutcome<Item> | void> {
+  private async whileOurs(uid: string, item: Item, signal: AbortSignal, hold: CycleHold | undefined): Promise<WorkerOutcome<Item> | void> {
     const gate = this.options.freezeSignal?.(item.object.metadata.namespace);
+    const shard = hold?.signal;
     // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
     const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = this.options.freezeGraceMs ?? 2000;
     const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.object.running, item.object, graceMs) }, (owned) =>
-      this.cycle(uid, item, owned, freeze),
+      this.cycle(uid, item, owned, freeze, hold),
     );
     if (outcome !== LOST) return outcome;
     const tracked = this.states.get(uid);
@@ -200,7 +201,7 @@ export class Reconciler {
   }
 
   /** One cycle of one object; `freeze`: nothing is written once it aborts (whileOwned discards the cycle). */
-  private async cycle(uid: string, item: Item, signal: AbortSignal, freeze: AbortSignal | undefined): Promise<WorkerOutcome<Item> | void> {
+  private async cycle(uid: string, item: Item, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<WorkerOutcome<Item> | void> {
     const tracked = this.states.get(uid);
     if (item.type === "deleted") {
       await runEventHandlers(this.audience, item, tracked?.object.memo ?? {}, signal);
@@ -221,19 +222,20 @@ export class Reconciler {
     const entry: Tracked = { life: start.life, object, namespace: body.metadata.namespace };
     this.states.set(uid, entry);
     if (this.audience.events.length) await runEventHandlers(this.audience, event, object.memo, signal);
-    const outcome = await this.handle(body, object, signal, freeze);
+    const outcome = await this.handle(body, object, signal, freeze, hold);
     if (this.states.get(uid) !== entry) return; // forgotten meanwhile (a freeze that abandoned this cycle)
     return this.settle(uid, entry, event, outcome);
   }
 
   /** Runs the engine on `body` and writes its plan: the outcome, as life.ts's transitions take it. */
-  private async handle(body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined): Promise<Outcome> {
+  private async handle(body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<Outcome> {
     try {
       const deleting = Boolean(body.metadata.deletionTimestamp);
       // The delete handlers run only once the object's daemons and timers have stopped.
       if (deleting) await this.background.stop(body.metadata.uid ?? "");
       const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal) || this.background.holds(body));
       const plan = await runCycle(this.env, object, body, signal, action);
+      hold?.current?.(); // a shard whose lease lapsed while this process stalled is given up now: its freeze aborts
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
       reportRuns(this.audience, body, plan);

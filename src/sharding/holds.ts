@@ -4,6 +4,9 @@
 // and a count of the cycles entered under it. Stopping aborts the signal and waits for the
 // count to reach zero, bounded by a grace; cycles still running then are abandoned (their
 // results are discarded by reconciling/ownership.ts, since their signal has aborted).
+// Whether the lease is still ours is also asked of the clock, when a cycle enters and before it
+// writes (`lapsed`): a process stalled past renewDeadline runs its due timers in due order, so
+// a handler's continuation (or an event's cycle) would run before the timer that loses the shard.
 
 interface Generation {
   controller: AbortController;
@@ -14,6 +17,8 @@ interface Generation {
 /** A cycle's hold on its shard: the signal that stops it, and `exit()` when it ended. */
 export interface ShardHold {
   signal: AbortSignal;
+  /** Is the shard still this cycle's to write for? Asked before writing: a lapsed lease is given up at once (the signal aborts). */
+  current(): boolean;
   exit(): void;
 }
 
@@ -22,7 +27,8 @@ const STOPPED = AbortSignal.abort(new DOMException("the shard is not owned by th
 export class ShardHolds {
   private readonly current = new Map<number, Generation>();
 
-  constructor(readonly shards: number) {}
+  /** `lapsed(index)`: true (and the shard is given up, by a stop) when its lease passed renewDeadline by the clock. */
+  constructor(readonly shards: number, private readonly lapsed: (index: number) => boolean = () => false) {}
 
   owned(): number[] {
     return [...this.current.keys()].sort((a, b) => a - b);
@@ -44,12 +50,13 @@ export class ShardHolds {
 
   /** A cycle begins on an object of shard `index`; call `exit()` when it ended (or was abandoned). */
   enter(index: number): ShardHold {
-    const generation = this.current.get(index);
-    if (!generation) return { signal: STOPPED, exit: () => {} };
+    const generation = this.current.has(index) && !this.lapsed(index) ? this.current.get(index) : undefined;
+    if (!generation) return { signal: STOPPED, current: () => false, exit: () => {} };
     generation.running++;
     let exited = false;
     return {
       signal: generation.controller.signal,
+      current: () => this.current.get(index) === generation && !this.lapsed(index),
       exit: () => {
         if (exited) return;
         exited = true;

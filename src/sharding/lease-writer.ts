@@ -46,7 +46,11 @@ export class LeaseWriter {
   async release(index: number, name: string, signal: AbortSignal): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       const known = this.book.get(name);
-      if (!known || specOf(known).holderIdentity !== this.options.id) return false;
+      if (!known || specOf(known).holderIdentity !== this.options.id) {
+        // Its lease lapsed meanwhile (a stall past renewDeadline) and another replica took it.
+        this.log.info("a shard given up was taken meanwhile: nothing to release", { shard: index, holder: known ? specOf(known).holderIdentity ?? "" : "" });
+        return false;
+      }
       try {
         this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, name, releasedLease(known, Date.now()), { signal }));
         return true;

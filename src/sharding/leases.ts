@@ -77,7 +77,7 @@ export class ShardLeases {
   private readonly notTaking: NotTaking;
 
   constructor(private readonly options: ShardLeasesOptions) {
-    this.holds = new ShardHolds(options.shards);
+    this.holds = new ShardHolds(options.shards, (index) => this.lapsed(index));
     this.log = options.logger.child({ shards: `${options.namespace}/${options.group}` });
     this.reportCoverage = coverageReport(this.log, options.observer);
     this.book = new LeaseBook({ ...options, resyncMs: options.resyncMs ?? Math.max(60_000, 4 * options.durationMs), changed: () => this.nudge.nudge() });
@@ -202,11 +202,22 @@ export class ShardLeases {
     return AbortSignal.any([signal, AbortSignal.timeout(this.options.renewDeadlineMs)]);
   }
 
-  /** A held shard's Lease was written by us now: its renew deadline starts again. */
-  private renewed(index: number): void {
-    this.renewedAt.set(index, Date.now());
+  /**
+   * A held shard's Lease was written by us: its renew deadline starts again, from when the write
+   * was sent (an answer read late, by a stalled process, must not stretch what the others see).
+   */
+  private renewed(index: number, sentAt: number): void {
+    this.renewedAt.set(index, sentAt);
     clearTimeout(this.deadlines.get(index));
-    this.deadlines.set(index, setTimeout(() => this.lose(index, "not renewed within renewDeadline"), this.options.renewDeadlineMs));
+    this.deadlines.set(index, setTimeout(() => this.lose(index, "not renewed within renewDeadline"), Math.max(0, sentAt + this.options.renewDeadlineMs - Date.now())));
+  }
+
+  /** Past renewDeadline by the clock, its timer not run yet (holds.ts says why that matters): lost now. */
+  private lapsed(index: number): boolean {
+    const at = this.renewedAt.get(index);
+    if (at === undefined || Date.now() - at < this.options.renewDeadlineMs) return false;
+    this.lose(index, "not renewed within renewDeadline (seen late: this process was stalled)");
+    return true;
   }
 
   private forget(index: number): void {
@@ -217,8 +228,9 @@ export class ShardLeases {
 
   private async renew(index: number, signal: AbortSignal): Promise<void> {
     const name = this.shardLeaseName(index);
+    const sentAt = Date.now();
     if (await this.writer.write(name, "shard", this.bounded(signal))) {
-      if (this.holds.has(index)) this.renewed(index);
+      if (this.holds.has(index)) this.renewed(index, sentAt);
       return;
     }
     const holder = specOf(this.book.get(name) ?? { metadata: {} }).holderIdentity;
@@ -236,8 +248,9 @@ export class ShardLeases {
     // write that raced us fails with 409 instead of taking a shard from its live holder.
     const view = this.assignmentInput().leases[index]!;
     if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
+    const sentAt = Date.now();
     if (!(await this.writer.write(name, "shard", signal))) return false;
-    this.renewed(index); // its deadline runs from this write; it is held once the round is announced
+    this.renewed(index, sentAt); // its deadline runs from this write; it is held once the round is announced
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });
     return true;
   }
@@ -254,6 +267,7 @@ export class ShardLeases {
 
   /** Stops the shards' work, waits for it (bounded by the grace), then releases their Leases. */
   private async handOver(indexes: number[], why: string): Promise<void> {
+    for (const index of indexes) this.log.debug("handing over a shard: its work is stopped", { shard: index, why });
     const abandoned = await Promise.all(indexes.map((index) => this.holds.stop(index, this.options.graceMs)));
     this.options.onForget?.(indexes);
     this.options.onChange?.(this.holds.owned());
