@@ -10,7 +10,7 @@
 
 import { fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
+import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/reconciler.ts";
@@ -168,14 +168,12 @@ function serveStreams(
       return runResourceStream(
         {
           client, resource, namespace: ns, toggle: gate, settings, health, discovered, config: wiring.configs.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
-          // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's
-          // body) and for shards taken client-side (started from the inventory); else identities.
-          keep: readsDeletedBodies(wiring.registry, resource) || part?.inventory ? "bodies" : "identity",
+          // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's body); else identities.
+          keep: readsDeletedBodies(wiring.registry, resource) ? "bodies" : "identity",
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
           ...(part?.label ? { label: part.label } : {}),
           ...(part && !part.first ? { gatesReadiness: false } : {}),
-          ...(part?.inventory ? { inventory: (read: () => Iterable<KubeObject> | undefined) => part.inventory!(read, deliver) } : {}),
           ...(hold ? { indexed: hold } : {}),
           deliver,
           processed: () => reconciler.settled(),
@@ -186,7 +184,9 @@ function serveStreams(
     };
     const name = `watch ${resourceName(resource)}@${ns ?? "cluster"}`;
     // A standby (no shard, so no stream) holds no handler up for the indexes until it takes one.
-    if (sharded) sharded.serve(resource, within, name, open, (quiet) => indexed?.paused(quiet));
+    // Shards taken client-side hold the handlers until the stream's LIST of them is through, as a batch's first LIST does.
+    const takeHold = () => (indexed ? wiring.indexes!.stream(resource, `${ns ?? "cluster"} (shards taken)`, true) : undefined);
+    if (sharded) sharded.serve(resource, within, name, open, (quiet) => indexed?.paused(quiet), takeHold);
     else within.spawn(name, (s) => open(undefined, s));
   }
 }

@@ -9,9 +9,11 @@
 //   watcher, so objects gone meanwhile are seen deleted), so that it stops receiving the
 //   shards it gave up; a batch with none left closes its stream. Every owned shard is in exactly
 //   one batch, so no object arrives twice.
-// - The server ignores it: one stream of everything, filtered here. Shards taken are started
-//   from what that live stream knows (its inventory, the current state as watched), with no
-//   LIST; a stream that is not watching at that moment lists anyway when it starts.
+// - The server ignores it: one stream of everything, filtered here. Shards taken make it relist
+//   (the same watcher, so objects gone meanwhile are seen deleted): what it already had of them
+//   may predate the old owner's last writes, since its events may lag far behind the Lease
+//   watch that heard of the handover, and their handlers would run again on stale bodies.
+//   Their events wait for that LIST; the shards kept go on meanwhile as a relist goes (no-ops).
 
 import type { KubeObject } from "../kube/types.ts";
 import { buildShardSelector, mergedRanges, type Sharding, type ShardKey } from "../sharding/index.ts";
@@ -29,8 +31,6 @@ export interface StreamPart {
   restartSignal?: () => AbortSignal;
   /** Is this object's event for this stream to deliver (its shard in this part, and owned now)? */
   accepts(object: Pick<KubeObject, "metadata">): boolean;
-  /** The client-side path: receives the reader of the live stream's known objects, and what delivers as the stream does. */
-  inventory?(read: () => Iterable<KubeObject> | undefined, deliver: (event: WatchEvent) => void): void;
   /** Sees every event of the stream before it is filtered (the client-side path follows its LISTs). */
   saw?(event: WatchEvent): void;
   /** Later batches do not hold readiness up: the replica was ready before it took them. */
@@ -46,6 +46,9 @@ export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void
  */
 export type Quiet = (quiet: boolean) => void;
 
+/** Holds the handlers (for the indexes) from a take until the LIST of the shards taken is through; undefined: nothing indexed. */
+export type TakeHold = () => { end(): void } | undefined;
+
 interface Batch { shards: Set<number>; controller: AbortController; narrowed: AbortController }
 
 /** Lays the streams of one (resource, namespace) over the owned shards until `within` ends. */
@@ -53,10 +56,11 @@ export function serveShardStreams(
   options: { sharding: Sharding; key: ShardKey; shards: number; serverSide: boolean; within: TaskScope; name: string },
   open: OpenStream,
   quiet: Quiet = () => {},
+  takeHold: TakeHold = () => undefined,
 ): void {
   // The client-side stream always runs: while no shard is owned it waits out the freeze, which quiets it.
   if (options.serverSide) rangeStreams(options, open, quiet);
-  else filteredStream(options, open);
+  else filteredStream(options, open, takeHold);
 }
 
 function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: number; within: TaskScope; name: string }, open: OpenStream, quiet: Quiet): void {
@@ -99,39 +103,46 @@ function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: numb
   follow(sharding, within, apply);
 }
 
-function filteredStream(options: { sharding: Sharding; within: TaskScope; name: string }, open: OpenStream): void {
+function filteredStream(options: { sharding: Sharding; within: TaskScope; name: string }, open: OpenStream, takeHold: TakeHold): void {
   const { sharding, within } = options;
   let held = new Set(sharding.owned);
-  let read: () => Iterable<KubeObject> | undefined = () => undefined;
-  let deliver: ((event: WatchEvent) => void) | undefined;
-  // A shard taken while the stream lists (or is not watching) waits for the LIST's end: the pages
-  // before the take dropped its objects, and only then is the inventory the listed state.
-  let listing = false;
-  const pending = new Set<number>();
-  const replay = (shards: ReadonlySet<number>) => {
-    for (const object of read() ?? []) if (shards.has(sharding.shardOf(object))) deliver?.({ type: "listed", object });
-  };
+  let restart = new AbortController();
+  /** Shards taken since the stream's last LIST began: dropped until the LIST the take asked for. */
+  const unlisted = new Set<number>();
+  /** The handlers held for takes: those waiting for their LIST to begin, and those in it. */
+  let waiting: { end(): void }[] = [];
+  let listing: { end(): void }[] = [];
   const saw = (event: WatchEvent) => {
     if (event.type === "relist-start") {
-      listing = true;
-      pending.clear(); // this LIST delivers every held shard's objects itself
+      unlisted.clear();
+      listing = [...listing, ...waiting];
+      waiting = [];
     } else if (event.type === "relist-done") {
-      listing = false;
-      if (pending.size === 0) return;
-      const shards = new Set(pending);
-      pending.clear();
-      replay(shards);
+      for (const hold of listing.splice(0)) hold.end();
     }
   };
-  const part: StreamPart = { first: true, saw, accepts: (object) => sharding.owns(object), inventory: (reader, to) => ((read = reader), (deliver = to)) };
+  const accepts = (object: Pick<KubeObject, "metadata">) => {
+    const shard = sharding.shardOf(object);
+    return sharding.leases.holds.has(shard) && (unlisted.size === 0 || !unlisted.has(shard));
+  };
+  const part: StreamPart = { first: true, saw, accepts, restartSignal: () => restart.signal };
   within.spawn(options.name, (s) => open(part, s));
+  const release = () => {
+    for (const hold of [...waiting.splice(0), ...listing.splice(0)]) hold.end();
+  };
   follow(sharding, within, (owned) => {
-    const taken = new Set(owned.filter((shard) => !held.has(shard)));
+    const taken = owned.filter((shard) => !held.has(shard));
     held = new Set(owned);
-    if (taken.size === 0) return;
-    if (listing || read() === undefined) for (const shard of taken) pending.add(shard);
-    else replay(taken);
+    if (owned.length === 0) release(); // a standby: nothing to wait for (its next take lists anyway)
+    if (taken.length === 0) return;
+    for (const shard of taken) unlisted.add(shard);
+    const hold = takeHold();
+    if (hold) waiting.push(hold);
+    const previous = restart;
+    restart = new AbortController();
+    previous.abort(); // a stream waiting out a freeze lists anyway when it starts
   });
+  void aborted(within.signal).then(release);
 }
 
 /** In the batch, and still worked on here (a shard being handed over left the holds first): one hash per event. */

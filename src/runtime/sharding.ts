@@ -16,7 +16,7 @@ import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
 import { shardMetrics } from "./metrics.ts";
-import { serveShardStreams, type OpenStream, type Quiet } from "./shard-streams.ts";
+import { serveShardStreams, type OpenStream, type Quiet, type TakeHold } from "./shard-streams.ts";
 
 const HOLDER = "sharding";
 /** The freeze of a replica waiting for replicas with another shard count to go: it does not make /readyz fail. */
@@ -27,7 +27,7 @@ export interface ShardedStreams {
   /** The freezes /readyz counts as ready: waiting for replicas with another shard count to go. */
   standbyHolders: ReadonlySet<string>;
   /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`; `quiet` hears when none runs. */
-  serve(resource: Resource, within: TaskScope, name: string, open: OpenStream, quiet?: Quiet): void;
+  serve(resource: Resource, within: TaskScope, name: string, open: OpenStream, quiet?: Quiet, takeHold?: TakeHold): void;
   /** Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken, so that taking it starts them as at start-up. */
   forgetIn(reconcilers: Iterable<{ forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void }>): void;
 }
@@ -70,8 +70,8 @@ export async function startSharding(
   return {
     sharding,
     standbyHolders: new Set([ROLLOUT_HOLDER]),
-    serve: (resource, within, name, open, quiet) =>
-      serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet),
+    serve: (resource, within, name, open, quiet, takeHold) =>
+      serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet, takeHold),
     forgetIn: (reconcilers) =>
       void sharding.onForget((shards) => {
         const which = new Set(shards);
@@ -106,14 +106,8 @@ function shardFreezes(toggle: Toggle, shards: number) {
   };
 }
 
-/** Keeps the indexes to the owned shards; registered before the streams' listeners (the layout's). */
+/** Keeps the indexes to the owned shards (a shard taken holds the handlers until it is listed: layout.ts, shard-streams.ts). */
 function followInIndexes(sharding: Sharding, indexes: Indexes): void {
-  sharding.onChange(() => {
-    // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
-    indexes.forget((object) => !sharding.owns(object));
-    // Shards taken client-side are replayed by each stream's listener, after this one, all at
-    // once: no handler of the first replayed runs before the indexes have the others.
-    const replaying = indexes.stream(undefined, "shards taken", true);
-    queueMicrotask(() => replaying.end());
-  });
+  // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
+  sharding.onChange(() => indexes.forget((object) => !sharding.owns(object)));
 }

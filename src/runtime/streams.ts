@@ -6,7 +6,7 @@
 // the operator instead (exit 5; forbidden.ts says when).
 
 import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
+import { resourceName, type Resource } from "../kube/types.ts";
 import { Backoff } from "../util/backoff.ts";
 import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
@@ -47,8 +47,6 @@ export interface StreamOptions {
   label?: string;
   /** false: its first LIST does not hold readiness up (shards taken after start-up). */
   gatesReadiness?: boolean;
-  /** Receives a reader of the objects this stream knows while it watches (undefined while it does not: its next start lists). */
-  inventory?(read: () => Iterable<KubeObject> | undefined): void;
   /** An index is kept from this resource: handlers wait for this stream's first LIST, unless it waits out a freeze. */
   indexed?: IndexedStream;
 }
@@ -61,8 +59,6 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   // Ready once the first list was handled once; a relist later (410, resume) keeps it ready.
   const readiness = options.gatesReadiness === false ? { ready() {} } : health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
   let listed = false;
-  /** Between a completed LIST and the end of its attempt: what the watcher knows is the current state as watched. */
-  let watching = false;
   let attempts = 0;
   const metrics = watchMetrics(health.metrics, resourceName(resource));
   const watcher = new Watcher(client, resource, { ...watcherSettings(settings), ...selection(options), namespace, logger, observer: metrics });
@@ -71,7 +67,6 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const backoff = new Backoff({ initial: w.backoff.initial * 1000, max: w.backoff.max * 1000, factor: w.backoff.factor, resetAfter: w.reconnectHealthyAfter * 1000 });
 
   const { indexed } = options;
-  options.inventory?.(() => (watching ? watcher.known.values() : undefined));
   await supervise(
     {
       ready: async (s) => {
@@ -85,11 +80,9 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
       },
       attemptSignals: () => [toggle.runningSignal, options.restartSignal?.()],
       open: (s) => watcher.events(s),
-      ended: () => (watching = false),
       each: (event) => {
         forbidden.saw(event);
         if (event.type === "relist-done") {
-          watching = true;
           component.clear();
           backoff.reset();
         }

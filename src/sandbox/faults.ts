@@ -20,8 +20,8 @@ export interface SandboxFaults {
   sendMalformedLine(text?: string): void;
   /** abruptly close all watch connections (no final chunk) */
   dropWatches(): void;
-  /** send nothing (incl. bookmarks) on open watches for ms; events queue and are sent after */
-  stallWatches(ms: number): void;
+  /** send nothing (incl. bookmarks) on open watches (of `plural` only, if given) for ms; events queue and are sent after (0: now) */
+  stallWatches(ms: number, match?: { plural?: string }): void;
   /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
   failNext(n: number, status: number, match?: { verb?: string; plural?: string; retryAfterSeconds?: number }): void;
   /** leave the next n matching requests unanswered for ms (nothing is sent, not even headers) */
@@ -69,8 +69,8 @@ export class Faults implements SandboxFaults {
     for (const w of [...this.watches]) w.drop();
   }
 
-  stallWatches(ms: number): void {
-    for (const w of this.watches) w.stall(ms);
+  stallWatches(ms: number, match: { plural?: string } = {}): void {
+    for (const w of this.watches) if (match.plural === undefined || w.plural === match.plural) w.stall(ms);
   }
 
   failNext(n: number, status: number, match: { verb?: string; plural?: string; retryAfterSeconds?: number } = {}): void {

@@ -46,6 +46,7 @@ export class WatchStream {
   private readonly apiVersion: string;
   private readonly res: string;
   get resourceKey(): string { return this.res; }
+  get plural(): string { return this.spec.def.plural; }
 
   constructor(private readonly store: Store, private readonly spec: WatchSpec, private readonly onEnd: (w: WatchStream) => void, signal: AbortSignal) {
     this.apiVersion = spec.def.group ? `${spec.def.group}/${spec.version}` : spec.version;

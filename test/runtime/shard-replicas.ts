@@ -21,8 +21,8 @@ export interface Span { replica: string; uid: string; start: number; end?: numbe
 
 export interface ShardReplica { id: string; lines: string[]; proxy?: TcpProxy; stop(): Promise<void> }
 
-/** `deaf`: the handler ignores its signal, so only the handover's wait keeps it from overlapping; `limit`: workers.limit; `shards`: default 16. */
-export interface Work { ms: number; deaf?: boolean; limit?: number; shards?: number }
+/** `deaf`: the handler ignores its signal, so only the handover's wait keeps it from overlapping; `limit`: workers.limit; `shards`: default 16; `onStart`: told of each run as it starts. */
+export interface Work { ms: number; deaf?: boolean; limit?: number; shards?: number; onStart?(span: Span): void }
 
 export async function shardReplica(api: { url: string; kubeconfigPath: string }, id: string, namespace: string, spans: Span[], work: Work = { ms: 20 }, proxied = false): Promise<ShardReplica> {
   const proxy = proxied ? startTcpProxy(new URL(api.url)) : undefined;
@@ -34,6 +34,7 @@ export async function shardReplica(api: { url: string; kubeconfigPath: string },
   registry.on.create("v1/configmaps", async ({ signal, uid }) => {
     const span: Span = { replica: id, uid: uid!, start: performance.now() };
     spans.push(span);
+    work.onStart?.(span);
     try {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, work.ms);

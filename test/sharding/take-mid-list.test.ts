@@ -1,5 +1,5 @@
 // A shard taken while its stream is in a LIST (client-side filtering): the pages before the take
-// dropped that shard's objects, so the stream's objects of it are delivered once the LIST ends.
+// dropped that shard's objects, so the stream lists again, and every object of it is delivered.
 // Found by review: before, only a stream already watching replayed its objects, and the objects of
 // the early pages got no cycle until they changed again. The server-side path is the control (a
 // taken shard gets a stream and a LIST of its own). The real serveShardStreams and
@@ -67,7 +67,7 @@ async function takeMidList(serverSide: boolean): Promise<{ expected: number; mis
       client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, keep: "bodies", deliver,
       settings: resolveSettings({ fileData: { watching: { pageSize: 50 } } }),
       ...(part.shardSelector ? { shardSelector: part.shardSelector } : {}),
-      ...(part.inventory ? { inventory: (read: () => Iterable<KubeObject> | undefined) => part.inventory!(read, deliver) } : {}),
+      ...(part.restartSignal ? { restartSignal: part.restartSignal } : {}),
     }, signal);
   };
   try {
