@@ -6,7 +6,9 @@
 //   3 replicas × N objects (KOBUN_E2E_SHARD_OBJECTS, default 3,000): each handled exactly once
 //   (a second run only of a run that was in flight in a replica that gave its shard up), shares
 //   within ±25 % of a third; one SIGKILLed: objects created meanwhile are handled within lease
-//   duration + 2 s; a fourth replica joins: shards rebalance, no object in two handlers at once.
+//   duration + 2 s; a fourth replica joins: shards rebalance, no object in two handlers at once
+//   (unless the first of the two was in a replica stalled past the lease margin, which no lease
+//   can stop: counted and printed, README "Scaling out").
 //
 //   bun run build.ts --handlers test/e2e/handlers --outfile dist/kobun-e2e
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./scaling.e2e.ts
@@ -21,7 +23,7 @@ import { proxiedKubeconfig } from "../runtime/lease-replicas.ts";
 import { startTcpProxy, type TcpProxy } from "../runtime/tcp-proxy.ts";
 import { createNamespace } from "./harness/kube.ts";
 import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
-import { CONFIGMAPS, completed, counts, createMany, giveUpsOf, holders, now, overlaps, SHARD_LEASE, SHARD_LEASE_MS, spansOf, until, type Span } from "./harness/shard-spans.ts";
+import { CONFIGMAPS, completed, counts, createMany, giveUpsOf, holders, LEASE_MARGIN_MS, now, overlaps, SHARD_LEASE, SHARD_LEASE_MS, spansOf, stalledPastLease, until, type Span } from "./harness/shard-spans.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 
@@ -41,9 +43,11 @@ function startReplica(t: Target, dir: string, id: string, ns: string, config: st
 }
 
 /**
- * Objects run more than once where the issue's guarantee does not allow it: each run but the
- * last must have been in flight (its handler, or its write after it) when its replica gave the
- * object's shard up, or when that replica was killed.
+ * Objects run more than once where the issue's guarantee does not allow it. Each run but the
+ * last must have been taken from its replica: stopped by a handover or a lost lease (its signal
+ * aborted: at least once, as promised), in flight when its replica was killed, or completed but
+ * its result not written because its replica gave the shard up in between (logged at the stop,
+ * before the Lease could go to anyone).
  */
 function unexplainedReruns(spans: Span[], replicas: Replica[], killed: { id: string; at: number }): string[] {
   const giveUps = replicas.flatMap((r) => giveUpsOf(r.id, r.op.lines));
@@ -53,6 +57,7 @@ function unexplainedReruns(spans: Span[], replicas: Replica[], killed: { id: str
     const shard = shardOf(objectHash({ metadata: { uid } }, "uid"), SHARDS);
     runs.sort((a, b) => a.start - b.start);
     const explained = runs.slice(0, -1).every((run, i) => {
+      if (run.aborted) return true;
       if (run.replica === killed.id && run.start <= killed.at && (run.end ?? Infinity) + SHARD_LEASE_MS.duration >= killed.at) return true;
       // Log times have ms resolution; the write after the handler may take a while on a loaded machine.
       return giveUps.some((g) => g.replica === run.replica && g.shard === shard && g.at >= run.start - 1 && g.at <= runs[i + 1]!.start + 1 && g.at <= (run.end ?? Infinity) + SHARD_LEASE_MS.duration);
@@ -134,8 +139,12 @@ for (const path of ["server-side", "client-side"] as const) {
         expect(unexplainedReruns(spans, replicas, killed)).toEqual([]);
         const reruns = [...Map.groupBy(spans, (s) => s.uid).values()].filter((l) => l.length > 1).length;
         console.log(`[${targetName} ${path}] ${reruns} objects re-run after a handover or the kill (their first run in flight then)`);
-        // Zero overlap: a run killed in flight lasted until the kill.
-        expect(overlaps(spans, (s) => s.end ?? (s.replica === cut.id ? killed.at : Infinity))).toEqual([]);
+        // Zero overlap: a run killed in flight lasted until the kill; one whose replica stalled
+        // past the lease margin meanwhile could not know its lease had gone (counted, printed).
+        const endOf = (s: Span) => s.end ?? (s.replica === cut.id ? killed.at : Infinity);
+        const stalled = overlaps(spans, endOf).length - overlaps(spans, endOf, (s) => stalledPastLease(s, 20)).length;
+        console.log(`[${targetName} ${path}] ${stalled} overlaps of a run whose replica stalled past the lease margin (${LEASE_MARGIN_MS} ms)`);
+        expect(overlaps(spans, endOf, (s) => stalledPastLease(s, 20))).toEqual([]);
       } finally {
         for (const r of replicas) r.op.kill();
         await Promise.all(replicas.map((r) => r.op.stop("SIGKILL", 5000).catch(() => {})));
