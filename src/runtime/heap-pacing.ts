@@ -6,6 +6,10 @@
 // Paced like Go's GOGC=50: collections cost in proportion to what is allocated (each marks the
 // live heap once per half of it allocated), so the same per object at 2,000 and at 100,000.
 // One pacer per process, however many run()s are in it: the heap is the process's.
+// It sleeps while nothing happens: after QUIET_TICKS looks at a heap that did not grow, its
+// timer stops until heapActivity() (a watch event, a request's answer) wakes it. A timer read
+// ten times a second for ever made an idle operator's tick hot enough for the optimising JIT,
+// whose compiler code then stayed paged in: +1.7 MB of idle RSS after 25 s (bench/idle.ts --late).
 
 import { fullGC, heapSize } from "bun:jsc";
 
@@ -20,11 +24,18 @@ export const HEADROOM_MIN = 2 * 1024 * 1024;
 export const HEADROOM_RATIO = 0.5;
 /** How often the heap size is read (a read costs ~0.3 µs; a burst grows the heap by ~5 MB/s). */
 const INTERVAL_MS = 100;
+/** Looks in a row at a heap grown by less than QUIET_BYTES, after which the pacer sleeps. */
+export const QUIET_TICKS = 5;
+/** Growth between two looks that is no activity (timers and bookkeeping of an idle process). */
+export const QUIET_BYTES = 64 * 1024;
 
 /** The pacing decision, apart from the clock and the heap (tests drive it with numbers). */
 export class HeapPacer {
   /** The heap after the last collection, ours or JavaScriptCore's (the lowest reading since ours). */
   private live: number;
+  /** The last reading, and how many looks in a row found the heap grown by less than QUIET_BYTES. */
+  private last: number;
+  private quietLooks = 0;
 
   constructor(
     private readonly read: () => number = heapSize,
@@ -32,40 +43,75 @@ export class HeapPacer {
     private readonly headroom = { min: HEADROOM_MIN, ratio: HEADROOM_RATIO },
   ) {
     this.live = read();
+    this.last = this.live;
+  }
+
+  /** The last QUIET_TICKS looks found the heap (almost) unchanged: nothing is allocating. */
+  get quiet(): boolean {
+    return this.quietLooks >= QUIET_TICKS;
+  }
+
+  /** Looks start again from now (after a sleep, the heap's growth meanwhile is not the next look's). */
+  woken(): void {
+    this.quietLooks = 0;
   }
 
   /** Reads the heap; collects if it outgrew its headroom. True when it collected. */
   tick(): boolean {
     const size = this.read();
+    this.quietLooks = size - this.last < QUIET_BYTES ? this.quietLooks + 1 : 0;
+    this.last = size;
     // A collection of JavaScriptCore's own shows as a lower reading: what it left is live.
     if (size < this.live) this.live = size;
     if (size < this.live + Math.max(this.headroom.min, this.live * this.headroom.ratio)) return false;
     this.collect();
-    this.live = this.read();
+    this.live = this.last = this.read();
     return true;
   }
 }
 
 let users = 0;
+let pacer: HeapPacer | undefined;
 let timer: ReturnType<typeof setInterval> | undefined;
+
+function look(): void {
+  pacer!.tick();
+  if (pacer!.quiet) sleep();
+}
+
+function sleep(): void {
+  clearInterval(timer);
+  timer = undefined;
+}
+
+/** Something that allocates happened (a watch event, an answer): a sleeping pacer looks again. */
+export function heapActivity(): void {
+  if (timer !== undefined || pacer === undefined) return;
+  pacer.woken();
+  timer = setInterval(look, INTERVAL_MS);
+  timer.unref(); // pacing never keeps a process alive
+}
 
 /** Paces the process's heap until `signal` aborts (with other callers: until the last one's does). */
 export function paceHeap(signal: AbortSignal): void {
   if (signal.aborted) return;
   if (users++ === 0) {
-    const pacer = new HeapPacer();
-    timer = setInterval(() => pacer.tick(), INTERVAL_MS);
-    timer.unref(); // pacing never keeps a process alive
+    pacer = new HeapPacer();
+    heapActivity();
   }
   signal.addEventListener("abort", () => {
-    if (--users === 0) {
-      clearInterval(timer);
-      timer = undefined;
-    }
+    if (--users > 0) return;
+    sleep();
+    pacer = undefined;
   }, { once: true });
 }
 
-/** Whether a pacer runs in this process (for tests). */
+/** Whether a pacer is kept in this process (for tests). */
 export function pacing(): boolean {
+  return pacer !== undefined;
+}
+
+/** Whether its timer runs (it sleeps while the heap does not grow; for tests). */
+export function pacerAwake(): boolean {
   return timer !== undefined;
 }

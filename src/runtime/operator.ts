@@ -26,7 +26,7 @@ import { FatalError } from "./exits.ts";
 import { startTracing } from "./tracing.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from "./metrics.ts";
 import { serveProbes } from "./serving.ts";
-import { paceHeap } from "./heap-pacing.ts";
+import { heapActivity, paceHeap } from "./heap-pacing.ts";
 import { handlerApi } from "./handler-api.ts";
 import type { ApiClient } from "../handling/api.ts";
 import type { ShardedStreams } from "./sharding.ts";
@@ -93,10 +93,12 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     const client = options.client ?? (await connectClient(settings, logger, signal, login));
     const health = new Health();
     const unobserve = client.observe(requestMetrics(health.metrics));
+    const unobserveHeap = client.observe({ requested: heapActivity }); // an answer wakes a sleeping heap pacer
     try {
       return await operate(options, settings, logger, registry, signal, graceMs, client, health, memo);
     } finally {
       unobserve();
+      unobserveHeap();
       // A client run() made is run()'s to close (its keep-alive pool); a given one is the caller's.
       if (ownClient) client.close();
     }

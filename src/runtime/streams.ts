@@ -18,6 +18,7 @@ import type { ResourceSettings, Settings } from "../config/index.ts";
 import type { IndexedStream } from "../handling/indexes.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 import { watchMetrics } from "./metrics.ts";
+import { heapActivity } from "./heap-pacing.ts";
 
 export interface StreamOptions {
   client: KubeClient;
@@ -87,6 +88,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
           backoff.reset();
         }
         deliver(event);
+        heapActivity(); // what a watch delivers is parsed objects: a sleeping heap pacer looks again
         if (event.type === "relist-done" && !listed) {
           listed = true;
           indexed?.listed();

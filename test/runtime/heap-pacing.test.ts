@@ -8,11 +8,14 @@ import { heapSize } from "bun:jsc";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { HEADROOM_MIN, HEADROOM_RATIO, HeapPacer, paceHeap, pacing } from "../../src/runtime/heap-pacing.ts";
+import { HEADROOM_MIN, HEADROOM_RATIO, HeapPacer, QUIET_BYTES, QUIET_TICKS, heapActivity, paceHeap, pacerAwake, pacing } from "../../src/runtime/heap-pacing.ts";
+import type { Resource } from "../../src/kube/types.ts";
+import { KubeClient } from "../../src/kube/client.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
 
 const MiB = 1024 * 1024;
+const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 
 /** A heap of numbers: `grow` allocates, `collect` leaves `live`. */
 function fakeHeap(live: number) {
@@ -77,6 +80,39 @@ test("garbage allocated in steps never grows this process's real heap far past i
   expect(highest).toBeLessThan(bound);
 });
 
+test("the pacer is quiet after looks in a row at a heap that did not grow, and a growth or a wake-up starts the count again", () => {
+  const { heap, pacer } = fakeHeap(4 * MiB);
+  for (let i = 1; i < QUIET_TICKS; i++) pacer.tick();
+  expect(pacer.quiet).toBe(false);
+  heap.size += QUIET_BYTES; // something allocated
+  pacer.tick();
+  for (let i = 1; i < QUIET_TICKS; i++) {
+    heap.size += QUIET_BYTES - 1; // bookkeeping: no activity
+    pacer.tick();
+  }
+  expect(pacer.quiet).toBe(false);
+  pacer.tick();
+  expect(pacer.quiet).toBe(true);
+  pacer.woken();
+  expect(pacer.quiet).toBe(false);
+});
+
+test("an idle process's pacer sleeps (no timer), and activity wakes it", async () => {
+  const stop = new AbortController();
+  paceHeap(stop.signal);
+  try {
+    expect(pacerAwake()).toBe(true);
+    await eventually(() => !pacerAwake(), "the pacer asleep", 10_000);
+    heapActivity();
+    expect(pacerAwake()).toBe(true);
+  } finally {
+    stop.abort();
+  }
+  expect(pacerAwake()).toBe(false);
+  heapActivity(); // no pacer: nothing to wake
+  expect(pacerAwake()).toBe(false);
+});
+
 let e: Env;
 beforeAll(async () => (e = await env()));
 afterAll(() => e.stop());
@@ -96,6 +132,41 @@ test("an operator paces the heap while it runs, and the pacer stops with the las
   stops[1]!.abort();
   await runs[1];
   expect(pacing()).toBe(false);
+});
+
+test("an operator's watch events and its client's answers each wake its sleeping pacer", async () => {
+  const namespaces: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: false };
+  // Another client makes the create: its answer is not the operator's.
+  const admin = await KubeClient.connect({ kubeconfig: e.sandbox.kubeconfigPath });
+  await admin.create(namespaces, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: "waking" } });
+  const registry = new Registry();
+  const seen: string[] = [];
+  let awakeWhenSeen: boolean | undefined;
+  // The filter sees the event and turns it down: the event alone, no request of the operator's.
+  const filter = ({ name }: { name: string }) => {
+    awakeWhenSeen = pacerAwake();
+    seen.push(name);
+    return false;
+  };
+  registry.on.create("v1/configmaps", () => {}, { id: "never", when: filter });
+  const settings = resolveSettings({ flags: { namespaces: ["waking"], standalone: true } });
+  const stop = new AbortController();
+  let started = false;
+  const running = run({ signal: stop.signal, client: e.client, registry, logger: testLogger().logger, settings, onStarted: () => void (started = true) });
+  try {
+    await eventually(() => started, "the operator started", 10_000);
+    await eventually(() => !pacerAwake(), "the idle operator's pacer asleep", 15_000);
+    await admin.create(CONFIGMAPS, "waking", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "wakes" } });
+    await eventually(() => seen.includes("wakes"), "the event filtered", 10_000);
+    expect(awakeWhenSeen).toBe(true);
+    await eventually(() => !pacerAwake(), "the pacer asleep again", 15_000);
+    await e.client.get(namespaces, null, "waking");
+    expect(pacerAwake()).toBe(true);
+  } finally {
+    stop.abort();
+    await running;
+    admin.close();
+  }
 });
 
 test("a caller's own pacing ends with its signal", () => {
