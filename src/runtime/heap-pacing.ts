@@ -1,5 +1,5 @@
 // Heap pacing: a full collection once the JS heap has grown by half of what was live after the
-// last one (at least HEADROOM_MIN, 2 MiB). JavaScriptCore lets a small heap take 32 MiB of new cells
+// last one (at least HEADROOM_MIN). JavaScriptCore lets a small heap take 32 MiB of new cells
 // between collections whatever it holds, and a compiled Bun program never returns the pages a
 // burst touched: a 2,000-object burst, whose live heap is 8–10 MB, grew its heap to 24 MB of
 // which 17 were garbage, and that is the process's RSS for the rest of its life (issue 15).
@@ -13,13 +13,8 @@
 
 import { fullGC, heapSize } from "bun:jsc";
 
-/**
- * The least growth that triggers a collection: below it a collection costs more than it saves.
- * A 2,000-object burst keeps 7 MB live (3.3 of it code) and allocates ~1.3 MB/s on a busy
- * machine: 6 MiB let its blocks grow to 17 MB in two collections; at 2 MiB the half of the
- * live heap (3.5 MB) decides, a collection every few seconds of a burst (issue 15).
- */
-export const HEADROOM_MIN = 2 * 1024 * 1024;
+/** The least growth that triggers a collection: below it a collection costs more than it saves. */
+export const HEADROOM_MIN = 6 * 1024 * 1024;
 /** Growth allowed over the live heap, as a fraction of it. */
 export const HEADROOM_RATIO = 0.5;
 /** How often the heap size is read (a read costs ~0.3 µs; a burst grows the heap by ~5 MB/s). */

@@ -1,5 +1,5 @@
 // Heap pacing (issue 15): a burst's garbage is collected once the heap outgrew half of what was
-// live (at least 2 MiB), instead of JavaScriptCore's 32 MiB of new cells per collection, which a
+// live (at least 6 MiB), instead of JavaScriptCore's 32 MiB of new cells per collection, which a
 // compiled program then keeps as RSS. The decision with numbers, the real heap of this process,
 // and the pacer's lifetime with the operators of a process.
 
@@ -53,9 +53,9 @@ test("the headroom counts from what a collection left, the runtime's own collect
   expect(pacer.tick()).toBe(true); // 30 ≥ 20 + 10
   heap.size = 24 * MiB + 11 * MiB; // 35 < 24 + 12: not yet
   expect(pacer.tick()).toBe(false);
-  heap.size = 3 * MiB; // JavaScriptCore collected on its own: 3 MiB are live (a small heap: the minimum decides)
+  heap.size = 12 * MiB; // JavaScriptCore collected on its own: 12 MiB are live
   expect(pacer.tick()).toBe(false);
-  heap.size = 3 * MiB + HEADROOM_MIN;
+  heap.size = 12 * MiB + HEADROOM_MIN;
   expect(pacer.tick()).toBe(true);
   expect(heap.collections).toBe(2);
 });
