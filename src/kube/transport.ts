@@ -16,7 +16,7 @@ import { apiErrorFrom, networkFailure } from "./failures.ts";
 import { attemptSpan, endSpan } from "./attempt-span.ts";
 import { RequestObservers, type RequestObserver } from "./observer.ts";
 import { encodedBody, parsedBody, queryString, type Query } from "./bodies.ts";
-import { withoutManagedFields } from "./managed-fields.ts";
+import { cutManagedFields } from "./managed-fields.ts";
 
 export interface ClientOptions {
   logger?: Logger;
@@ -155,7 +155,7 @@ export class Transport {
       } finally {
         deadline.end();
       }
-      if (!error) return parsedBody<T>(options.withoutManagedFields ? withoutManagedFields(text, "object") : text);
+      if (!error) return parsedBody<T>(options.withoutManagedFields ? cutManagedFields(text, "object") : text);
       if (error.code === 401) {
         const renewed = !reauthenticated && (await untilAborted(this.reauthenticated(auth), signal));
         if (renewed === true) {

@@ -9,7 +9,7 @@
 //   any ──410 Gone──► empty            (fresh LIST without resourceVersion)
 
 import type { KubeObject, ObjectList, RawWatchEvent, Status } from "../kube/types.ts";
-import { withoutManagedFields } from "../kube/managed-fields.ts";
+import { cutManagedFields } from "../kube/managed-fields.ts";
 import { parserComplaint } from "../util/redact.ts";
 
 export type WatchState =
@@ -92,7 +92,7 @@ export function gone(): WatchState {
 export function parseLine(line: string): RawWatchEvent | { malformed: string } {
   let value: unknown;
   try {
-    value = JSON.parse(withoutManagedFields(line, "event"));
+    value = JSON.parse(cutManagedFields(line, "event"));
   } catch (error) {
     return { malformed: `invalid JSON: ${parserComplaint(error)}` };
   }
