@@ -17,7 +17,6 @@ const LIBRARIES: Record<string, string[]> = {
   yaml: ["yaml"],
   protobufjs: ["protobufjs/light.js"],
   opentelemetry: ["@opentelemetry/api", "@opentelemetry/sdk-trace", "@opentelemetry/resources", "@opentelemetry/exporter-trace-otlp-http"],
-  "client-node config_types": ["@kubernetes/client-node/dist/config_types.js"],
 };
 
 /** A bundler plugin that replaces the modules `specifiers` name with stubs exporting the same names. */

@@ -26,8 +26,9 @@ export async function findConfigFile(cwd: string): Promise<string | null> {
   return (await Bun.file(candidate).exists()) ? candidate : null;
 }
 
+/** `cwd`'s kobun.yaml ("/" gives "/kobun.yaml": a FROM-scratch image's working directory). */
 function defaultCandidate(cwd: string): string {
-  return process.platform === "win32" ? process.getBuiltinModule("node:path").join(cwd, DEFAULT_CONFIG_FILE) : `${cwd.replace(/(?<=.)\/+$/, "")}/${DEFAULT_CONFIG_FILE}`;
+  return process.platform === "win32" ? process.getBuiltinModule("node:path").join(cwd, DEFAULT_CONFIG_FILE) : `${cwd.replace(/\/+$/, "")}/${DEFAULT_CONFIG_FILE}`;
 }
 
 /** Reads and parses a YAML config file; an empty file gives null. Throws ConfigError. */

@@ -144,15 +144,25 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.inCluster) return inCluster(options);
   if (options.useDefaults) {
     const envList = process.env.KUBECONFIG?.split(":").filter(Boolean) ?? [];
-    for (const file of envList) if (await Bun.file(file).exists()) return fromKubeconfigFile(file, options);
-    const home = process.getBuiltinModule("node:path").join(process.getBuiltinModule("node:os").homedir(), ".kube", "config");
-    if (await Bun.file(home).exists()) return fromKubeconfigFile(home, options);
+    for (const file of envList) if (await present(file)) return fromKubeconfigFile(file, options);
+    // $HOME first, as os.homedir() does (which loads node:os; only a HOME-less process needs it).
+    const home = `${(process.env.HOME || process.getBuiltinModule("node:os").homedir()).replace(/\/+$/, "")}/.kube/config`;
+    if (await present(home)) return fromKubeconfigFile(home, options);
     if (process.env.KUBERNETES_SERVICE_HOST) return inCluster(options);
     throw new KubeconfigError(
       "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)",
     );
   }
   throw new KubeconfigError("connect() needs one of: kubeconfig, kubeconfigText, inCluster, or useDefaults: true");
+}
+
+/**
+ * Whether anything is at `path`. A directory counts: reading it then fails with a message naming
+ * it, rather than the lookup moving on to another file (and so, perhaps, another cluster).
+ */
+async function present(path: string): Promise<boolean> {
+  const file = Bun.file(path);
+  return (await file.exists()) || file.stat().then(() => true, () => false);
 }
 
 async function fromKubeconfigFile(path: string, options: ConnectOptions): Promise<Connection> {
@@ -223,7 +233,8 @@ export async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?
 }
 
 async function inCluster(options: ConnectOptions): Promise<Connection> {
-  const dir = (options.serviceAccountDir ?? DEFAULT_SERVICE_ACCOUNT_DIR).replace(/(?<=.)\/+$/, "");
+  // Joined with "/" below: a trailing slash goes ("/" gives "/token").
+  const dir = (options.serviceAccountDir ?? DEFAULT_SERVICE_ACCOUNT_DIR).replace(/\/+$/, "");
   let server = options.server;
   if (!server) {
     const host = process.env.KUBERNETES_SERVICE_HOST;

@@ -99,9 +99,9 @@ function ownMetadataAt(text: string, at: number, shape: "object" | "event"): boo
     } else if (c === OPEN_BRACKET) {
       path.push(null); // a list: nothing in it is the object's own metadata
       key = null;
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      path.pop();
-      key = null;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET || c === COMMA) {
+      if (c !== COMMA) path.pop();
+      key = null; // a key's value ended: the next "{" is not under it
     }
   }
   // path[0] is the top-level object's (no key): then "metadata", or "object" then "metadata".

@@ -16,6 +16,7 @@ import { deepEqual } from "../handling/filters.ts";
 import { PermanentError, TemporaryError } from "../handling/errors.ts";
 import type { BackgroundSpec, HandlerSpec } from "../handling/registry.ts";
 import { runHandler } from "../handling/runner.ts";
+import type { CycleHold } from "./options.ts";
 import { metaMatches } from "../handling/selection.ts";
 import type { DaemonFn, HandlerContext, TimerContext } from "../handling/types.ts";
 import type { PatchClient } from "./patching.ts";
@@ -34,7 +35,7 @@ export interface BackgroundOptions {
   /** The freeze gate's running signal for a namespace (see ReconcilerOptions.freezeSignal). */
   freezeSignal?(namespace: string | undefined): AbortSignal;
   /** Sharding: a hold on the object's shard for as long as a run goes on, so a handover waits for it (and aborts it). */
-  hold?(object: KubeObject): { signal: AbortSignal; exit(): void };
+  hold?(object: KubeObject): CycleHold;
   /** Aborted at shutdown. */
   signal: AbortSignal;
   count?(name: string): void;
@@ -55,6 +56,8 @@ interface Run {
   essence: unknown;
   /** Resolves when the loop ended, or it was abandoned. */
   ended: Promise<void>;
+  /** Sharding: is the shard still this run's to write for (asked before a timer writes)? */
+  current?(): boolean;
 }
 
 export class Background {
@@ -144,6 +147,7 @@ export class Background {
     const run: Run = {
       spec, phase: starting(spec, now, uid), stop, signal: link.signal, body, changedAt: now,
       essence: spec.options.idle !== undefined ? essenceOf(body) : undefined, ended: Promise.resolve(),
+      ...(hold?.current ? { current: () => hold.current!() } : {}),
     };
     const { promise: ended, resolve } = Promise.withResolvers<void>();
     run.ended = ended;
@@ -240,6 +244,10 @@ export class Background {
     }
     if (outcome.kind === "failure") log.error("timer failed; next call at its interval", { error: outcome.error });
     const result = outcome.kind === "success" ? outcome.result : undefined;
+    // A lease that lapsed while this process stalled is given up now (its signal aborts), as a
+    // cycle's is before it writes: another replica may run this timer by now (holds.ts).
+    run.current?.();
+    if (run.signal.aborted) return { kind: "aborted" };
     await this.write(run, compactPatch(patch), result);
     return { kind: "returned" };
   }

@@ -66,6 +66,7 @@ export class ShardLeases {
   private readonly log: Logger;
   private readonly book: LeaseBook;
   private readonly writer: LeaseWriter;
+  /** When each held shard's last successful write was sent (performance.now(): a clock step moves no deadline). */
   private readonly renewedAt = new Map<number, number>();
   /** Per held shard: loses it when renewDeadline passes without a renewal. */
   private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
@@ -209,13 +210,13 @@ export class ShardLeases {
   private renewed(index: number, sentAt: number): void {
     this.renewedAt.set(index, sentAt);
     clearTimeout(this.deadlines.get(index));
-    this.deadlines.set(index, setTimeout(() => this.lose(index, "not renewed within renewDeadline"), Math.max(0, sentAt + this.options.renewDeadlineMs - Date.now())));
+    this.deadlines.set(index, setTimeout(() => this.lose(index, "not renewed within renewDeadline"), Math.max(0, sentAt + this.options.renewDeadlineMs - performance.now())));
   }
 
   /** Past renewDeadline by the clock, its timer not run yet (holds.ts says why that matters): lost now. */
   private lapsed(index: number): boolean {
     const at = this.renewedAt.get(index);
-    if (at === undefined || Date.now() - at < this.options.renewDeadlineMs) return false;
+    if (at === undefined || performance.now() - at < this.options.renewDeadlineMs) return false;
     this.lose(index, "not renewed within renewDeadline (seen late: this process was stalled)");
     return true;
   }
@@ -228,14 +229,14 @@ export class ShardLeases {
 
   private async renew(index: number, signal: AbortSignal): Promise<void> {
     const name = this.shardLeaseName(index);
-    const sentAt = Date.now();
+    const sentAt = performance.now();
     if (await this.writer.write(name, "shard", this.bounded(signal))) {
       if (this.holds.has(index)) this.renewed(index, sentAt);
       return;
     }
     const holder = specOf(this.book.get(name) ?? { metadata: {} }).holderIdentity;
     if (holder && holder !== this.options.id) this.lose(index, `the lease is now held by ${holder}`);
-    else if (Date.now() - (this.renewedAt.get(index) ?? 0) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
+    else if (performance.now() - (this.renewedAt.get(index) ?? -Infinity) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
   }
 
   /** Takes a free shard's Lease; true when it is ours now (decide() starts its work). */
@@ -248,7 +249,7 @@ export class ShardLeases {
     // write that raced us fails with 409 instead of taking a shard from its live holder.
     const view = this.assignmentInput().leases[index]!;
     if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
-    const sentAt = Date.now();
+    const sentAt = performance.now();
     if (!(await this.writer.write(name, "shard", signal))) return false;
     this.renewed(index, sentAt); // its deadline runs from this write; it is held once the round is announced
     this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });

@@ -46,6 +46,11 @@ describe("withoutManagedFields", () => {
     expect(withoutManagedFields(JSON.stringify(event), "event")).toBe(JSON.stringify(event));
   });
 
+  test("a scalar value under a key named metadata does not make the next object metadata", () => {
+    const text = '{"metadata":"x","spec" :{"managedFields":[1]}}';
+    expect(withoutManagedFields(text, "object")).toBe(text);
+  });
+
   test("a string that only looks like the key is not cut", () => {
     const value = object({ name: "a", annotations: { note: '{"managedFields":[1]}' } });
     expect(withoutManagedFields(JSON.stringify(value), "object")).toBe(JSON.stringify(value));

@@ -18,6 +18,29 @@ const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", k
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 const RENEW_DEADLINE_MS = 1000;
 let sandbox: Sandbox | undefined;
+
+/** The one replica of `ns`, its renewDeadline short, once it holds both shards. */
+async function soleReplica(registry: Registry, ns: string) {
+  const client = await KubeClient.connect({ kubeconfig: sandbox!.kubeconfigPath });
+  const stop = new AbortController();
+  const { logger, lines } = testLogger();
+  const operator = run({
+    signal: stop.signal, client, registry, logger, peerId: "only",
+    settings: resolveSettings({
+      fileData: { sharding: { replicas: "auto", shards: 2 }, peering: { name: ns, freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: `${RENEW_DEADLINE_MS}ms`, retryPeriod: "100ms" } }, workers: { batchWindow: 0 } },
+      flags: { namespaces: [ns], standalone: true },
+    }),
+  });
+  try {
+    await eventually(() => lines.filter((l) => l.includes("acquired a shard")).length === 2, "both shards held");
+  } catch (error) {
+    stop.abort();
+    await operator;
+    client.close();
+    throw error;
+  }
+  return { client, stop, lines, operator };
+}
 afterAll(async () => {
   await sandbox?.stop();
 });
@@ -35,18 +58,8 @@ test("a handler that outlived its shard's renewDeadline in a stall of its proces
     const until = Date.now() + RENEW_DEADLINE_MS + 300;
     while (Date.now() < until) { /* stalled */ }
   }, { id: "stalls" });
-  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-  const stop = new AbortController();
-  const { logger, lines } = testLogger();
-  const operator = run({
-    signal: stop.signal, client, registry, logger, peerId: "only",
-    settings: resolveSettings({
-      fileData: { sharding: { replicas: "auto", shards: 2 }, peering: { name: ns, freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: `${RENEW_DEADLINE_MS}ms`, retryPeriod: "100ms" } }, workers: { batchWindow: 0 } },
-      flags: { namespaces: [ns], standalone: true },
-    }),
-  });
+  const { client, stop, lines, operator } = await soleReplica(registry, ns);
   try {
-    await eventually(() => lines.filter((l) => l.includes("acquired a shard")).length === 2, "both shards held");
     await admin.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "stalls" } });
     const handled = async () => Boolean((await admin.get(CONFIGMAPS, ns, "stalls")).metadata.annotations?.["kobun.dev/last-handled-configuration"]);
     await eventually(handled, "the object handled and its result written", 10_000);
@@ -60,3 +73,34 @@ test("a handler that outlived its shard's renewDeadline in a stall of its proces
     admin.close();
   }
 }, 20_000);
+
+test("a timer call that outlived its shard's renewDeadline in a stall of its process: its patch is not written, the timer runs on", async () => {
+  sandbox ??= await startSandbox();
+  const ns = "stalled-timer";
+  const admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  await admin.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  const registry = new Registry();
+  let calls = 0;
+  registry.on.timer("v1/configmaps", ({ patch }) => {
+    if (calls++ === 0) {
+      const until = Date.now() + RENEW_DEADLINE_MS + 300;
+      while (Date.now() < until) { /* stalled: no timer, no socket */ }
+      patch.metadata = { annotations: { "test.kobun.dev/stalled-call": "written" } };
+      return;
+    }
+    patch.metadata = { annotations: { "test.kobun.dev/later-call": "written" } };
+  }, { id: "ticks", interval: 0.05, finalizer: false });
+  const { client, stop, lines, operator } = await soleReplica(registry, ns);
+  try {
+    await admin.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "ticking" } });
+    const annotations = async () => (await admin.get(CONFIGMAPS, ns, "ticking")).metadata.annotations ?? {};
+    await eventually(async () => (await annotations())["test.kobun.dev/later-call"] === "written", "a later call's patch written", 15_000);
+    expect(lines.some((l) => l.includes("lost a shard") && l.includes("stalled"))).toBe(true);
+    expect((await annotations())["test.kobun.dev/stalled-call"]).toBeUndefined();
+  } finally {
+    stop.abort();
+    await operator;
+    client.close();
+    admin.close();
+  }
+}, 25_000);
