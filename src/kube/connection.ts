@@ -143,17 +143,22 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.kubeconfig) return fromKubeconfigFile(options.kubeconfig, options);
   if (options.inCluster) return inCluster(options);
   if (options.useDefaults) {
-    const envList = process.env.KUBECONFIG?.split(":").filter(Boolean) ?? [];
-    for (const file of envList) if (await present(file)) return fromKubeconfigFile(file, options);
-    // $HOME first, as os.homedir() does (which loads node:os; only a HOME-less process needs it).
-    const home = `${(process.env.HOME || process.getBuiltinModule("node:os").homedir()).replace(/\/+$/, "")}/.kube/config`;
-    if (await present(home)) return fromKubeconfigFile(home, options);
+    const file = await defaultKubeconfig({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME });
+    if (file) return fromKubeconfigFile(file, options);
     if (process.env.KUBERNETES_SERVICE_HOST) return inCluster(options);
     throw new KubeconfigError(
       "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)",
     );
   }
   throw new KubeconfigError("connect() needs one of: kubeconfig, kubeconfigText, inCluster, or useDefaults: true");
+}
+
+/** The kubeconfig kubectl would read: KUBECONFIG's first entry that exists, else $HOME/.kube/config if it does. */
+export async function defaultKubeconfig(env: { KUBECONFIG?: string; HOME?: string }): Promise<string | undefined> {
+  for (const file of env.KUBECONFIG?.split(":").filter(Boolean) ?? []) if (await present(file)) return file;
+  // $HOME first, as os.homedir() does (which loads node:os; only a HOME-less process needs it).
+  const home = `${(env.HOME || process.getBuiltinModule("node:os").homedir()).replace(/\/+$/, "")}/.kube/config`;
+  return (await present(home)) ? home : undefined;
 }
 
 /**

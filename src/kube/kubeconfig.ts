@@ -131,30 +131,30 @@ export function pemFrom(data: string | undefined, file: string | undefined, what
 
 /** client-node's newContexts: each entry needs a name and a context naming its cluster. */
 function newContexts(list: unknown): Context[] {
-  if (!Array.isArray(list)) return [];
-  return list.map((elt: any, i): Context => {
-    if (!elt.name) throw new Error(`contexts[${i}].name is missing`);
-    if (!elt.context) throw new Error(`contexts[${i}].context is missing`);
-    if (!elt.context.cluster) throw new Error(`contexts[${i}].context.cluster is missing`);
-    return { cluster: elt.context.cluster, name: elt.name, user: elt.context.user || undefined, namespace: elt.context.namespace || undefined };
-  });
+  return entries(list, "contexts", "context", "cluster", (elt): Context => (
+    { cluster: elt.context.cluster, name: elt.name, user: elt.context.user || undefined, namespace: elt.context.namespace || undefined }
+  ));
 }
 
 /** client-node's newClusters: each entry needs a name and a server (its trailing slash dropped). */
 function newClusters(list: unknown): Cluster[] {
+  return entries(list, "clusters", "cluster", "server", (elt): Cluster => ({
+    caData: elt.cluster["certificate-authority-data"],
+    caFile: elt.cluster["certificate-authority"],
+    name: elt.name,
+    server: elt.cluster.server.replace(/\/$/, ""),
+    skipTLSVerify: elt.cluster["insecure-skip-tls-verify"] === true,
+    tlsServerName: elt.cluster["tls-server-name"],
+    proxyUrl: elt.cluster["proxy-url"],
+  }));
+}
+
+/** A kubeconfig list whose entries each need a name, an `inner` map and its `field`, checked in that order (client-node's messages). */
+function entries<T>(list: unknown, section: string, inner: string, field: string, build: (elt: any) => T): T[] {
   if (!Array.isArray(list)) return [];
-  return list.map((elt: any, i): Cluster => {
-    if (!elt.name) throw new Error(`clusters[${i}].name is missing`);
-    if (!elt.cluster) throw new Error(`clusters[${i}].cluster is missing`);
-    if (!elt.cluster.server) throw new Error(`clusters[${i}].cluster.server is missing`);
-    return {
-      caData: elt.cluster["certificate-authority-data"],
-      caFile: elt.cluster["certificate-authority"],
-      name: elt.name,
-      server: elt.cluster.server.replace(/\/$/, ""),
-      skipTLSVerify: elt.cluster["insecure-skip-tls-verify"] === true,
-      tlsServerName: elt.cluster["tls-server-name"],
-      proxyUrl: elt.cluster["proxy-url"],
-    };
+  return list.map((elt: any, i) => {
+    const required: [unknown, string][] = [[elt.name, "name"], [elt[inner], inner], [elt[inner]?.[field], `${inner}.${field}`]];
+    for (const [value, path] of required) if (!value) throw new Error(`${section}[${i}].${path} is missing`);
+    return build(elt);
   });
 }
