@@ -16,7 +16,7 @@ import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/reconciler.ts";
 import { readsDeletedBodies } from "../reconciling/options.ts";
 import type { Registry } from "../handling/registry.ts";
-import type { Indexes } from "../handling/indexes.ts";
+import type { Indexes, IndexedStream } from "../handling/indexes.ts";
 import { aborted } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
@@ -174,7 +174,7 @@ function serveStreams(
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
           ...(part?.label ? { label: part.label } : {}),
           ...(part && !part.first ? { gatesReadiness: false } : {}),
-          ...(hold ? { indexed: hold } : {}),
+          ...(hold ? { indexed: part?.paused ? pausingAlso(hold, part.paused) : hold } : {}),
           deliver,
           processed: () => reconciler.settled(),
           ...(route || part?.restartSignal ? { restartSignal: restartOn(route?.restartSignal, part?.restartSignal) } : {}),
@@ -208,6 +208,11 @@ function namespaceGate(wiring: Wiring, within: TaskScope, namespace: string): To
 function peeringProblem(health: Health, namespace: string | null, life: AbortSignal): (why: string | null) => void {
   const component = health.component(`peering ${namespace === null ? "of the operator" : `in ${namespace}`}`, life);
   return (why) => (why === null ? component.clear() : component.fail(why));
+}
+
+/** The stream's hold, telling `paused` too when the stream waits out a freeze (the client-side take holds pause with it). */
+function pausingAlso(hold: IndexedStream, paused: (paused: boolean) => void): IndexedStream {
+  return { listed: () => hold.listed(), end: () => hold.end(), paused: (now) => (hold.paused(now), paused(now)) };
 }
 
 /** A stream relists when the current signal of either source aborts (a namespace route's, a shard batch's). */

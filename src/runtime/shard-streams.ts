@@ -33,6 +33,8 @@ export interface StreamPart {
   accepts(object: Pick<KubeObject, "metadata">): boolean;
   /** Sees every event of the stream before it is filtered (the client-side path follows its LISTs). */
   saw?(event: WatchEvent): void;
+  /** The stream waits out a freeze (true) or is about to list again (false): the take holds pause with it, as its first LIST's does. */
+  paused?(paused: boolean): void;
   /** Later batches do not hold readiness up: the replica was ready before it took them. */
   first: boolean;
 }
@@ -46,8 +48,11 @@ export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void
  */
 export type Quiet = (quiet: boolean) => void;
 
+/** A take's hold on the handlers: ended when its LIST is through; paused while the stream waits out a freeze. */
+export interface TakenHold { end(): void; paused(paused: boolean): void }
+
 /** Holds the handlers (for the indexes) from a take until the LIST of the shards taken is through; undefined: nothing indexed. */
-export type TakeHold = () => { end(): void } | undefined;
+export type TakeHold = () => TakenHold | undefined;
 
 interface Batch { shards: Set<number>; controller: AbortController; narrowed: AbortController }
 
@@ -110,8 +115,14 @@ function filteredStream(options: { sharding: Sharding; within: TaskScope; name: 
   /** Shards taken since the stream's last LIST began: dropped until the LIST the take asked for. */
   const unlisted = new Set<number>();
   /** The handlers held for takes: those waiting for their LIST to begin, and those in it. */
-  let waiting: { end(): void }[] = [];
-  let listing: { end(): void }[] = [];
+  let waiting: TakenHold[] = [];
+  let listing: TakenHold[] = [];
+  /** The stream waits out a freeze: a take's hold starts paused, as the stream's own does (it lists only when the freeze ends). */
+  let frozen = false;
+  const paused = (now: boolean) => {
+    frozen = now;
+    for (const hold of [...waiting, ...listing]) hold.paused(now);
+  };
   const saw = (event: WatchEvent) => {
     if (event.type === "relist-start") {
       unlisted.clear();
@@ -125,7 +136,7 @@ function filteredStream(options: { sharding: Sharding; within: TaskScope; name: 
     const shard = sharding.shardOf(object);
     return sharding.leases.holds.has(shard) && (unlisted.size === 0 || !unlisted.has(shard));
   };
-  const part: StreamPart = { first: true, saw, accepts, restartSignal: () => restart.signal };
+  const part: StreamPart = { first: true, saw, accepts, paused, restartSignal: () => restart.signal };
   within.spawn(options.name, (s) => open(part, s));
   const release = () => {
     for (const hold of [...waiting.splice(0), ...listing.splice(0)]) hold.end();
@@ -137,7 +148,10 @@ function filteredStream(options: { sharding: Sharding; within: TaskScope; name: 
     if (taken.length === 0) return;
     for (const shard of taken) unlisted.add(shard);
     const hold = takeHold();
-    if (hold) waiting.push(hold);
+    if (hold) {
+      if (frozen) hold.paused(true);
+      waiting.push(hold);
+    }
     const previous = restart;
     restart = new AbortController();
     previous.abort(); // a stream waiting out a freeze lists anyway when it starts

@@ -5,18 +5,15 @@
 // for the indexed streams of the shard taken to have that state, as at start-up.
 
 import { afterAll, expect, test } from "bun:test";
-import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import type { Index } from "../../src/handling/indexes.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { objectHash, shardOf } from "../../src/sharding/index.ts";
-import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
-import { releaseShardLease, takeShardLease } from "./shard-leases.ts";
+import { releaseShardLease, runKeeper, takeShardLease } from "./shard-leases.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
@@ -52,16 +49,8 @@ async function handOverAndBack(serverSide: boolean): Promise<void> {
     live = indexes;
     seen.set(name!, [...indexes.secretsByOwner!.get("app")].sort().join());
   }, { id: "read" });
-  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-  const stop = new AbortController();
-  const { logger, lines } = testLogger();
-  const operator = run({
-    signal: stop.signal, client, registry, logger, peerId: "keeper",
-    settings: resolveSettings({
-      fileData: { sharding: { replicas: "auto", shards: 2, key: "namespace" }, peering: { name: ns, freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" } }, workers: { batchWindow: 0 } },
-      flags: { namespaces: [ns, away], standalone: true },
-    }),
-  });
+  const keeper = await runKeeper(sandbox, registry, ns, [ns, away]);
+  const { lines } = keeper;
   const shardLease = `kobun-${ns}-shard-${shardOfNs(away)}`;
   const holder = () => specOf(sandbox.store.objects("coordination.k8s.io", "leases", ns).find((l) => l.metadata.name === shardLease) ?? { metadata: {} }).holderIdentity;
   const indexed = () => [...(live?.secretsByOwner?.get("app") ?? [])].sort().join();
@@ -84,9 +73,7 @@ async function handOverAndBack(serverSide: boolean): Promise<void> {
     expect(seen.get("late")).toBe("kept,new");
     expect(indexed()).toBe("kept,new");
   } finally {
-    stop.abort();
-    await operator;
-    client.close();
+    await keeper.stop();
   }
 }
 

@@ -2,11 +2,15 @@
 // renewals keep changing it: a 409 means read it again and retry) and later releases it; and a
 // sandbox with two namespaces in different shards, one to hand over.
 
+import { resolveSettings } from "../../src/config/index.ts";
+import type { Registry } from "../../src/handling/index.ts";
 import { KubeClient as Client } from "../../src/kube/client.ts";
 import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { run } from "../../src/runtime/operator.ts";
 import { GROUP_LABEL, objectHash, shardOf } from "../../src/sharding/index.ts";
+import { testLogger } from "../peering/helpers.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 
@@ -46,4 +50,30 @@ export async function twoShardSandbox(serverSide: boolean, home: string): Promis
   const shardLease = `kobun-${home}-shard-${shardOfNs(away)}`;
   const holder = () => specOf(sandbox.store.objects("coordination.k8s.io", "leases", home).find((l) => l.metadata.name === shardLease) ?? { metadata: {} }).holderIdentity;
   return { sandbox, admin, away, shardLease, holder, stop: async () => (admin.close(), await sandbox.stop()) };
+}
+
+/**
+ * The operator under test as replica "keeper" of twoShardSandbox's group: 2 shards by namespace,
+ * Leases on short timings, peering named `home` (standalone unless `peering`: then one peering
+ * per namespace served). `stop` ends it and closes its client.
+ */
+export async function runKeeper(sandbox: Sandbox, registry: Registry, home: string, namespaces: string[], peering = false): Promise<{ lines: string[]; stop(): Promise<void> }> {
+  const client = await Client.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const stop = new AbortController();
+  const { logger, lines } = testLogger();
+  const operator = run({
+    signal: stop.signal, client, registry, logger, peerId: "keeper",
+    settings: resolveSettings({
+      fileData: { sharding: { replicas: "auto", shards: 2, key: "namespace" }, peering: { name: home, freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" } }, workers: { batchWindow: 0 } },
+      flags: { namespaces, ...(peering ? {} : { standalone: true }) },
+    }),
+  });
+  return {
+    lines,
+    stop: async () => {
+      stop.abort();
+      await operator;
+      client.close();
+    },
+  };
 }

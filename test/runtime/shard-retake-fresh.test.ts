@@ -3,14 +3,10 @@
 // for the objects found, with a fresh memo, and nothing of the objects deleted meanwhile is kept.
 
 import { afterAll, expect, test } from "bun:test";
-import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
-import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { run } from "../../src/runtime/operator.ts";
-import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
-import { releaseShardLease, takeShardLease, twoShardSandbox } from "./shard-leases.ts";
+import { releaseShardLease, runKeeper, takeShardLease, twoShardSandbox } from "./shard-leases.ts";
 
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 const started: { stop(): Promise<void> }[] = [];
@@ -34,16 +30,8 @@ async function retake(serverSide: boolean): Promise<void> {
   registry.on.resume("v1/configmaps", ({ name, namespace, memo }) => {
     runs.push(`resume ${namespace === away ? "away" : "home"}/${name} memo=${memo.mark ?? "fresh"}`);
   }, { id: "resumed" });
-  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-  const stop = new AbortController();
-  const { logger, lines } = testLogger();
-  const operator = run({
-    signal: stop.signal, client, registry, logger, peerId: "keeper",
-    settings: resolveSettings({
-      fileData: { sharding: { replicas: "auto", shards: 2, key: "namespace" }, peering: { name: ns, freezeGracePeriod: "500ms", lease: { duration: "3s", renewDeadline: "2s", retryPeriod: "250ms" } }, workers: { batchWindow: 0 } },
-      flags: { namespaces: [ns, away], standalone: true },
-    }),
-  });
+  const keeper = await runKeeper(sandbox, registry, ns, [ns, away]);
+  const { lines } = keeper;
   try {
     await eventually(() => holder() === "keeper" && lines.filter((l) => l.includes("acquired a shard")).length === 2, "both shards held");
     await configmap(away, "kept");
@@ -62,9 +50,7 @@ async function retake(serverSide: boolean): Promise<void> {
     await eventually(() => runs.includes("create home/marker"), "the marker handled");
     expect(runs.sort()).toEqual(["create home/marker", "resume away/kept memo=fresh"]);
   } finally {
-    stop.abort();
-    await operator;
-    client.close();
+    await keeper.stop();
   }
 }
 
