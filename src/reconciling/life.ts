@@ -82,7 +82,10 @@ export interface Step {
 export const UNORDERED_ECHO_MS = 5000;
 const MAX_BACKOFF_MS = 60_000;
 
-export const fresh = (): Life => ({ phase: { kind: "idle" } });
+/** The idle phase: one shared value (phases are replaced by the transitions, never changed). */
+export const IDLE: Phase = Object.freeze({ kind: "idle" });
+
+export const fresh = (): Life => ({ phase: IDLE });
 
 /**
  * Whether `rv` is not newer than our own last write. `orEqual`: our very version is stale
@@ -130,7 +133,7 @@ export function begin(life: Life | undefined, body: KubeObject, now: number, con
   if (phase.kind === "refused" && phase.content === content(body)) return { kind: "events-only", body };
   const failures = phase.kind === "failing" ? phase.failures : 0;
   const handling: Phase = { kind: "handling", failures };
-  return { kind: "cycle", body, life: current.wrote ? { phase: handling, wrote: current.wrote } : { phase: handling } };
+  return { kind: "cycle", body, life: withPhase(current, handling) };
 }
 
 /** The transition: where the outcome of a cycle begun from `life` leads. */
@@ -142,16 +145,21 @@ export function step(life: Life, outcome: Outcome, now: number): Step {
     case "lost":
       // Forget our write, so that the relist's copy of this very version is not dropped as our
       // echo: it carries the progress (a retry due) that must run after the resume.
-      return { life: { phase: { kind: "idle" } } };
+      return { life: { phase: IDLE } };
     case "stopped":
-      return { life: { ...life, phase: { kind: "idle" } } };
+      return { life: withPhase(life, IDLE) };
     case "refused":
-      return { life: { ...life, phase: { kind: "refused", content: outcome.content } } };
+      return { life: withPhase(life, { kind: "refused", content: outcome.content }) };
     case "failed":
-      return { life: { ...life, phase: { kind: "failing", failures: failures + 1 } }, again: backoff(failures + 1) };
+      return { life: withPhase(life, { kind: "failing", failures: failures + 1 }), again: backoff(failures + 1) };
     case "written":
       return written(life, outcome, now);
   }
+}
+
+/** The same life in another phase (only its two parts: `life` may be a record holding more). */
+function withPhase(life: Life, phase: Phase): Life {
+  return life.wrote ? { phase, wrote: life.wrote } : { phase };
 }
 
 /** The backoff of the n-th failed write in a row: 1 s, 2 s, 4 s, … up to a minute. */
@@ -173,6 +181,6 @@ function written(life: Life, outcome: Extract<Outcome, { kind: "written" }>, now
     case "delayed":
       return { life: next({ kind: "waiting" }), again: outcome.delay ?? 0, body };
     case "done":
-      return { life: next({ kind: "idle" }), ...(outcome.answer ? { body } : {}) };
+      return { life: next(IDLE), ...(outcome.answer ? { body } : {}) };
   }
 }

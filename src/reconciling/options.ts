@@ -102,7 +102,7 @@ export interface ReconcileObserver {
 
 /**
  * Whether a reconciler of `resource` reads a deleted object's body beyond its identity
- * (watching/inventory.ts's identityOf): its on.event handlers do; the rest of a deletion needs
+ * (watching/identity.ts): its on.event handlers do; the rest of a deletion needs
  * only which object it was (and its finalizers).
  */
 export function readsDeletedBodies(registry: Registry, resource: Resource): boolean {

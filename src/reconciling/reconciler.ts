@@ -28,7 +28,7 @@ import { hasFinalizer, needsFinalizer, runCycle, type CycleEnv, type CyclePlan, 
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { finalizerAction } from "./finalizer.ts";
-import { admits, begin, fresh, step, superseded, type Life, type Outcome } from "./life.ts";
+import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import { cycleEnvOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
@@ -36,11 +36,9 @@ import { Background } from "./spawning.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
+import { Tracked } from "./tracked.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
-
-/** One object known to the reconciler: its life (life.ts), what the handlers keep (memo), and its namespace (what places it in a shard). */
-interface Tracked { life: Life; object: ObjectState; namespace: string | undefined }
 
 export class Reconciler {
   readonly resource: Resource;
@@ -82,7 +80,7 @@ export class Reconciler {
     });
     this.workers = new Workers<Item>({
       process: (uid, item, signal) => (tracing() ? tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal)) : this.measured(uid, item, signal)),
-      skip: (uid, item) => superseded(this.states.get(uid)?.life, item.type === "deleted", item.object.metadata.resourceVersion, Date.now()),
+      skip: (uid, item) => superseded(this.states.get(uid), item.type === "deleted", item.object.metadata.resourceVersion, Date.now()),
       ...workerTimingOf(options),
       signal: linked.signal,
       logger: this.logger,
@@ -102,7 +100,12 @@ export class Reconciler {
     this.options.indexes?.observe(this.resource, event.object, event.type === "deleted");
     if (event.type === "deleted") void this.background.stop(uid);
     else this.background.sync(event.object);
-    if (!admits(this.states.get(uid)?.life, event.type === "deleted", event.object.metadata.resourceVersion, Date.now())) return;
+    const tracked = this.states.get(uid);
+    const rv = event.object.metadata.resourceVersion;
+    if (!admits(tracked, event.type === "deleted", rv, Date.now())) {
+      tracked?.echoed(rv); // not newer than our write: one copy of its version is enough
+      return;
+    }
     // A listed object is the current state already: no batch window to wait for newer events.
     this.workers.push(uid, event, event.type === "listed");
   }
@@ -114,7 +117,7 @@ export class Reconciler {
       const [report, background] = await Promise.all([this.workers.close(graceMs), this.background.close(graceMs)]);
       // Workers are named by uid; say which handler on which object was left running.
       const abandoned = report.abandoned.map((task) => {
-        const running = this.states.get(task.slice(task.lastIndexOf("/") + 1))?.object.running;
+        const running = this.states.get(task.slice(task.lastIndexOf("/") + 1))?.running;
         return running ? `handler ${running} (${task})` : task;
       });
       return { abandoned: [...abandoned, ...background] };
@@ -191,38 +194,37 @@ export class Reconciler {
     const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = this.options.freezeGraceMs ?? 2000;
-    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.object.running, item.object, graceMs) }, (owned) =>
+    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.running, item.object, graceMs) }, (owned) =>
       this.cycle(uid, item, owned, freeze, hold),
     );
     if (outcome !== LOST) return outcome;
     const tracked = this.states.get(uid);
     if (item.type === "deleted") this.states.delete(uid);
-    else if (tracked) tracked.life = step(tracked.life, { kind: "lost" }, Date.now()).life ?? tracked.life;
+    else if (tracked) tracked.live(step(tracked, { kind: "lost" }, Date.now()).life ?? tracked);
   }
 
   /** One cycle of one object; `freeze`: nothing is written once it aborts (whileOwned discards the cycle). */
   private async cycle(uid: string, item: Item, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<WorkerOutcome<Item> | void> {
     const tracked = this.states.get(uid);
     if (item.type === "deleted") {
-      await runEventHandlers(this.audience, item, tracked?.object.memo ?? {}, signal);
+      await runEventHandlers(this.audience, item, tracked?.memo ?? {}, signal);
       this.states.delete(uid);
       // Deleted from the watch while it lives on (it left the selectors): not ours to hold any more.
       await releaseIfUnwatched(item.object, (plan) => this.write(item.object, plan, freeze), this.logger, () => Boolean(freeze?.aborted || this.hard.signal.aborted));
       return;
     }
-    const start = begin(tracked?.life, item.object, Date.now(), contentKey);
+    const start = begin(tracked, item.object, Date.now(), contentKey);
     if (start.kind === "skip") return;
     const body = start.body;
     const event: Item = body === item.object ? item : { type: "modified", object: body };
-    const object = tracked?.object ?? { memo: { ...this.options.memo }, seen: false };
     if (start.kind === "events-only") {
-      if (this.audience.events.length) await runEventHandlers(this.audience, event, object.memo, signal);
+      if (this.audience.events.length) await runEventHandlers(this.audience, event, tracked?.memo ?? { ...this.options.memo }, signal);
       return; // the same write would be refused again
     }
-    const entry: Tracked = { life: start.life, object, namespace: body.metadata.namespace };
-    this.states.set(uid, entry);
-    if (this.audience.events.length) await runEventHandlers(this.audience, event, object.memo, signal);
-    const outcome = await this.handle(body, object, signal, freeze, hold);
+    const entry = tracked ?? this.track(uid, body.metadata.namespace);
+    entry.live(start.life);
+    if (this.audience.events.length) await runEventHandlers(this.audience, event, entry.memo, signal);
+    const outcome = await this.handle(body, entry, signal, freeze, hold);
     if (this.states.get(uid) !== entry) return; // forgotten meanwhile (a freeze that abandoned this cycle)
     return this.settle(uid, entry, event, outcome);
   }
@@ -259,12 +261,12 @@ export class Reconciler {
   /** Moves the object's life by the outcome; tells the workers when to run again, and with what. */
   private settle(uid: string, entry: Tracked, event: Item, outcome: Outcome): WorkerOutcome<Item> | void {
     noteOutcome(outcome);
-    const next = step(entry.life, outcome, Date.now());
+    const next = step(entry, outcome, Date.now());
     if (!next.life) {
       this.states.delete(uid);
       return;
     }
-    entry.life = next.life;
+    entry.live(next.life);
     if (outcome.kind === "failed") {
       if (this.options.observer) this.erred.add(uid);
       reportFailure(this.audience, event.object, outcome.error, next.again ?? 0);
@@ -284,8 +286,13 @@ export class Reconciler {
 
   /** The memo an object's handlers, daemons and timers share. */
   private memoOf(uid: string, namespace: string | undefined): Record<string, any> {
-    let tracked = this.states.get(uid);
-    if (!tracked) this.states.set(uid, (tracked = { life: fresh(), object: { memo: { ...this.options.memo }, seen: false }, namespace }));
-    return tracked.object.memo;
+    return (this.states.get(uid) ?? this.track(uid, namespace)).memo;
+  }
+
+  /** A newly known object: idle, unseen, with a memo that starts from the settings' memo. */
+  private track(uid: string, namespace: string | undefined): Tracked {
+    const tracked = new Tracked({ ...this.options.memo }, namespace);
+    this.states.set(uid, tracked);
+    return tracked;
   }
 }
