@@ -13,18 +13,27 @@
 // What stays in the inventory once an event is delivered is only for the synthetic deletions:
 // the whole body ("bodies", the default), or with "identity" the few fields a consumer of a
 // deletion that does not read bodies needs (which object, its finalizers: reconciling's
-// release of an object that left the watch), about a third of a small object's memory.
+// release of an object that left the watch), about a third of a small object's memory, kept as
+// one record (identity.ts).
 
 import { apiVersionOf, type KubeObject, type Resource } from "../kube/types.ts";
+import { Finalizers, Identity } from "./identity.ts";
 import { objectKey, vanished } from "./state.ts";
 import type { WatcherOptions } from "./options.ts";
 import type { WatchEvent } from "./types.ts";
 
 export class Inventory {
-  readonly objects = new Map<string, KubeObject>();
+  private readonly objects = new Map<string, KubeObject | Identity>();
+  private readonly finalizers = new Finalizers();
   private relist: { seen: Set<string> } | null = null;
 
   constructor(private readonly kept: NonNullable<WatcherOptions["keep"]> = "bodies") {}
+
+  /** The objects known, by uid: the map itself when bodies are kept, else a snapshot of their identities. */
+  get known(): ReadonlyMap<string, KubeObject> {
+    if (this.kept === "bodies") return this.objects as ReadonlyMap<string, KubeObject>;
+    return new Map([...this.objects].map(([key, kept]) => [key, objectOf(kept)]));
+  }
 
   /** Forget any unfinished relist (a new events() call starts a new one). */
   reset(): void {
@@ -45,14 +54,15 @@ export class Inventory {
     slim(object);
     const key = objectKey(object);
     this.relist?.seen.add(key);
-    this.objects.set(key, this.kept === "bodies" ? object : identityOf(object));
+    this.keep(key, object);
     return { type: "listed", object };
   }
 
   *finish(resourceVersion: string): Generator<WatchEvent> {
     const seen = this.relist?.seen ?? new Set<string>();
     this.relist = null;
-    for (const object of vanished(this.objects, seen)) {
+    for (const kept of vanished(this.objects, seen)) {
+      const object = objectOf(kept);
       this.objects.delete(objectKey(object));
       yield { type: "deleted", object, synthetic: true };
     }
@@ -63,20 +73,22 @@ export class Inventory {
   apply(type: "added" | "modified" | "deleted", object: KubeObject): void {
     slim(object);
     if (type === "deleted") this.objects.delete(objectKey(object));
-    else this.objects.set(objectKey(object), this.kept === "bodies" ? object : identityOf(object));
+    else this.keep(objectKey(object), object);
+  }
+
+  private keep(key: string, object: KubeObject): void {
+    if (this.kept === "bodies") {
+      this.objects.set(key, object);
+      return;
+    }
+    // The map keeps the key string it was first given: the identity holds that one, not this event's copy.
+    const before = this.objects.get(key);
+    this.objects.set(key, Identity.of(object, before instanceof Identity ? before.uid : key, this.finalizers));
   }
 }
 
-/** An object's identity: what a synthetic deletion carries when bodies are not kept. */
-export function identityOf(object: KubeObject): KubeObject {
-  const { name, namespace, uid, resourceVersion, labels, finalizers, deletionTimestamp, ownerReferences } = object.metadata;
-  const metadata: KubeObject["metadata"] = { name, uid, resourceVersion };
-  if (namespace !== undefined) metadata.namespace = namespace;
-  if (labels !== undefined) metadata.labels = labels;
-  if (finalizers !== undefined) metadata.finalizers = finalizers;
-  if (deletionTimestamp !== undefined) metadata.deletionTimestamp = deletionTimestamp;
-  if (ownerReferences !== undefined) metadata.ownerReferences = ownerReferences;
-  return { apiVersion: object.apiVersion, kind: object.kind, metadata };
+function objectOf(kept: KubeObject | Identity): KubeObject {
+  return kept instanceof Identity ? kept.object() : kept;
 }
 
 /** Drops what no consumer reads from a freshly decoded object (ours alone: it is changed in place). */

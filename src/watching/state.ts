@@ -159,8 +159,8 @@ export function objectKey(object: KubeObject): string {
 }
 
 /** Objects known before a relist that the relist did not see: deleted in the meantime. */
-export function vanished(known: ReadonlyMap<string, KubeObject>, seen: ReadonlySet<string>): KubeObject[] {
-  const out: KubeObject[] = [];
+export function vanished<T>(known: ReadonlyMap<string, T>, seen: ReadonlySet<string>): T[] {
+  const out: T[] = [];
   for (const [key, object] of known) if (!seen.has(key)) out.push(object);
   return out;
 }

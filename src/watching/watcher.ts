@@ -67,9 +67,9 @@ export class Watcher {
     return S.resourceVersionOf(this.state) ?? this.lastResourceVersion;
   }
 
-  /** Objects currently known, by uid (their identity alone with `keep: "identity"`); kept across events() calls for the relist diff. */
+  /** Objects currently known, by uid (with `keep: "identity"`, a snapshot of their identities alone); kept across events() calls for the relist diff. */
   get known(): ReadonlyMap<string, KubeObject> {
-    return this.inventory.objects;
+    return this.inventory.known;
   }
 
   /** The current state of the machine (for diagnostics and tests). */
