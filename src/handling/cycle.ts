@@ -14,7 +14,7 @@ import { deepEqual } from "./filters.ts";
 import { FINALIZER, readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
 import type { HandlerSpec } from "./registry.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
-import { isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type Selected, type Sight } from "./selection.ts";
+import { contextFor, isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected, type Sight } from "./selection.ts";
 import type { Cause, HandlerContext, ObjectContext } from "./types.ts";
 
 export interface CycleEnv {
@@ -99,10 +99,15 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     return plan;
   }
   plan.cause = sight.cause;
-  // Created before the context: ctx.api folds writes to this very object into it.
+  // Created before the contexts: ctx.api folds writes to this very object into it.
   const patch = newPatch();
-  const base = objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch);
-  const selected = selectHandlers(env, sight as Sight & { cause: Cause }, body, book, base, patch, initial);
+  const seen = sight as Sight & { cause: Cause };
+  // The base and the handlers' contexts are made when first needed (none in a finalizer-first cycle).
+  let base: ObjectContext | undefined;
+  const at = Date.now();
+  const contextOf: ContextMaker = (spec, record) =>
+    contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch)), patch, spec, record, at);
+  const selected = selectHandlers(env, seen, body, book, contextOf, initial, signal);
 
   if (sight.cause !== "delete") plan.finalizer = change;
   if (plan.finalizer === "add" && selected.some(({ record }) => isDue(record, sight.now))) {
@@ -111,7 +116,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     plan.finalizerFirst = true;
     return plan;
   }
-  const { written, allDone, earliest } = await runDue(env, state, body, selected, plan, sight.now, signal);
+  const { written, allDone, earliest } = await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
   plan.user = compactPatch(patch);
   if (allDone) completeCause(env, sight, book, selected, written, plan);
   else for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
@@ -121,13 +126,13 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
 
 /** Runs the selected handlers that are due, in order; the progress each leaves, and when the next is due. */
 async function runDue(
-  env: CycleEnv, state: ObjectState, body: KubeObject, selected: Selected[], plan: CyclePlan, now: number, signal: AbortSignal,
+  env: CycleEnv, state: ObjectState, body: KubeObject, selected: Selected[], contextOf: ContextMaker, plan: CyclePlan, now: number, signal: AbortSignal,
 ): Promise<{ written: Map<string, ProgressRecord>; allDone: boolean; earliest: number | undefined }> {
   const meta = body.metadata;
   const written = new Map<string, ProgressRecord>();
   let allDone = true;
   let earliest: number | undefined;
-  for (const { spec, ctx, record } of selected) {
+  for (const { spec, ctx: filtered, record } of selected) {
     if (!isPending(record)) continue;
     if (!isDue(record, now)) {
       allDone = false;
@@ -138,6 +143,7 @@ async function runDue(
       allDone = false;
       break;
     }
+    const ctx = filtered ?? contextOf(spec, record);
     state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
     const began = performance.now();
     const outcome = await (tracing() ? tracedRun(spec, ctx, env.defaults, signal, plan.cause) : runHandler(spec, ctx, env.defaults, signal)).finally(() => (state.running = undefined));

@@ -30,7 +30,8 @@ export interface Sight {
 
 export interface Selected {
   spec: HandlerSpec;
-  ctx: HandlerContext;
+  /** Made at selection when a filter needs it (a `when`, a field), else by `contextOf` when the handler runs. */
+  ctx: HandlerContext | undefined;
   record: ProgressRecord | undefined;
 }
 
@@ -59,10 +60,15 @@ export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, ini
   return sight;
 }
 
-/** The handlers of the sight's cause whose filters match, in registration order; one per id. */
-export function selectHandlers(
-  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, base: ObjectContext, patch: Patch, initial: boolean,
-): Selected[] {
+/** Makes a selected handler's context: the cycle's base (made once, on first need), `patch`, the diff, its logger. */
+export type ContextMaker = (spec: HandlerSpec, record: ProgressRecord | undefined) => HandlerContext;
+
+/**
+ * The handlers of the sight's cause whose filters match, in registration order; one per id.
+ * A context is made here only for a handler whose filters read it: a cycle that only adds the
+ * finalizer (the first of every new object) runs no handler, and then needs none.
+ */
+export function selectHandlers(env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, contextOf: ContextMaker, initial: boolean, signal: AbortSignal): Selected[] {
   const { cause } = sight;
   const selected: Selected[] = [];
   for (const spec of env.handlers) {
@@ -72,9 +78,12 @@ export function selectHandlers(
     else wanted = spec.kind === cause;
     if (!wanted || !metaMatches(spec, body)) continue;
     const record = recordOf(book, spec, cause);
-    const ctx = contextFor(env, sight, body, base, patch, spec, record);
-    if (spec.field && !fieldMatches(spec, ctx)) continue;
-    if (spec.options.when && !whenPasses(spec.options.when, ctx, base.signal)) continue;
+    let ctx: HandlerContext | undefined;
+    if (spec.field || spec.options.when) {
+      ctx = contextOf(spec, record);
+      if (spec.field && !fieldMatches(spec, ctx)) continue;
+      if (spec.options.when && !whenPasses(spec.options.when, ctx, signal)) continue;
+    }
     if (selected.some((s) => s.spec.id === spec.id)) continue; // one id runs once per cycle
     selected.push({ spec, ctx, record });
   }
@@ -105,13 +114,17 @@ function recordOf(book: Bookkeeping, spec: HandlerSpec, cause: Cause): ProgressR
   return record && record.purpose === purposeOf(spec, cause) && !record.final ? record : undefined;
 }
 
-function contextFor(
-  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, base: ObjectContext, patch: Patch, spec: HandlerSpec, record: ProgressRecord | undefined,
+/**
+ * A handler's context: `base` (the cycle's ObjectContext) with the change, its progress and a
+ * logger naming it. `at`: when the cycle selected its handlers (ctx.runtime counts to it).
+ */
+export function contextFor(
+  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, base: ObjectContext, patch: Patch, spec: HandlerSpec, record: ProgressRecord | undefined, at: number,
 ): HandlerContext {
   const started = record ? new Date(record.started) : new Date(sight.now);
   const ctx: HandlerContext = {
     ...base, patch, diff: sight.diff, old: sight.old, new: sight.essence, reason: sight.cause, diffUnavailable: sight.diffUnavailable,
-    retry: record?.retries ?? 0, started, runtime: Date.now() - started.getTime(),
+    retry: record?.retries ?? 0, started, runtime: at - started.getTime(),
     logger: env.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
   };
   if (spec.field) {
