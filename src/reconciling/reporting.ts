@@ -53,25 +53,29 @@ export async function runEventHandlers(to: Audience, item: Item, memo: Record<st
 export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): void {
   for (const { spec, outcome, retry, seconds } of plan.runs) {
     to.observer?.handlerRan(spec.id, plan.cause, outcome.kind, seconds);
-    const fields = { namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id, cause: plan.cause };
     if (outcome.kind === "success") {
       const message = `Handler '${spec.id}' succeeded.`;
-      if (outcome.ignored) to.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...fields, error: outcome.ignored });
-      else to.logger.info(message, fields);
+      if (outcome.ignored) to.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...runFields(body, spec, plan), error: outcome.ignored });
+      else if (to.logger.enabled("info")) to.logger.info(message, runFields(body, spec, plan)); // a success's fields only when its line is written
       to.poster?.post(body, "Normal", "Logging", message, "info");
     } else if (outcome.kind === "retry") {
       const message = `Handler '${spec.id}' failed temporarily: ${outcome.error.message}`;
-      to.logger.warn(message, { ...fields, retry, retryIn: outcome.delay });
+      to.logger.warn(message, { ...runFields(body, spec, plan), retry, retryIn: outcome.delay });
       to.poster?.post(body, "Warning", "Logging", message, "warn");
     } else if (outcome.kind === "failure") {
       const message = `Handler '${spec.id}' failed permanently: ${outcome.error.message}`;
-      to.logger.error(message, { ...fields, retry });
+      to.logger.error(message, { ...runFields(body, spec, plan), retry });
       to.poster?.post(body, "Warning", "Logging", message, "error");
     }
   }
   if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length && to.logger.enabled("debug")) {
     to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
   }
+}
+
+/** The fields of a handler run's log line. */
+function runFields(body: KubeObject, spec: HandlerSpec, plan: CyclePlan): Record<string, unknown> {
+  return { namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id, cause: plan.cause };
 }
 
 /** A cycle that could not be written: logged, counted, and posted on the object; it will retry in `again` ms. */

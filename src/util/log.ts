@@ -18,13 +18,28 @@ export interface LogSink {
 }
 
 export class Logger {
+  /** A child's context, merged with its parent's when first needed (a line, a grandchild). */
+  private merged: LogFields | undefined;
+
   constructor(
     readonly sink: LogSink,
-    readonly context: LogFields = {},
-  ) {}
+    private readonly own: LogFields = {},
+    private readonly parent?: Logger,
+  ) {
+    if (!parent) this.merged = own;
+  }
 
+  /** The fields every line of this logger carries: its parents' and its own. */
+  get context(): LogFields {
+    return (this.merged ??= { ...this.parent!.context, ...this.own });
+  }
+
+  /**
+   * A logger whose lines carry `fields` too. Made per handler call: the fields are merged
+   * only when a line is written, so a level that is off costs no copy.
+   */
   child(fields: LogFields): Logger {
-    return new Logger(this.sink, { ...this.context, ...fields });
+    return new Logger(this.sink, fields, this);
   }
 
   enabled(level: LogLevel): boolean {
