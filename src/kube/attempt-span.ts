@@ -1,8 +1,9 @@
 // Tracing of one API request attempt: kept apart from the transport's retry loop.
-import { childSpan, type Span } from "../util/trace.ts";
+import { childSpan, tracing, type Span } from "../util/trace.ts";
 
 /** Inside a traced cycle: one span per attempt. Method, path and status only (no headers, no body). */
 export function attemptSpan(method: string, path: string, host: string): Span | undefined {
+  if (!tracing()) return undefined; // no attributes object per request while tracing is off
   return childSpan(method, { "http.request.method": method, "url.path": path, "server.address": host });
 }
 

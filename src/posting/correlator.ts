@@ -99,10 +99,11 @@ export class EventCorrelator {
   /** Takes one token of the object's bucket; false when it is empty (the event is dropped). */
   take(uid: string): boolean {
     const now = this.now();
-    const bucket = this.buckets.get(uid) ?? { tokens: this.burst, at: now };
+    // get() made a known bucket the most recent; a new one is set once (one Map move per event, not two).
+    let bucket = this.buckets.get(uid);
+    if (!bucket) this.buckets.set(uid, (bucket = { tokens: this.burst, at: now }));
     bucket.tokens = Math.min(this.burst, bucket.tokens + (now - bucket.at) / this.refillMs);
     bucket.at = now;
-    this.buckets.set(uid, bucket);
     if (bucket.tokens < 1) return false;
     bucket.tokens -= 1;
     return true;
