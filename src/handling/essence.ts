@@ -41,7 +41,10 @@ export function essenceOf(body: KubeObject): Essence {
 
 /** What the essence will be once `patch` (a merge-patch of the object) is applied. */
 export function applyToEssence(essence: Essence, patch: Record<string, any>): Essence {
-  const patched = mergePatch(essence, stripForEssence(patch)) as Essence;
+  const stripped = stripForEssence(patch);
+  // A patch of what handlers do not react to (status: the usual `patch.status.x = …`) leaves it as it is.
+  if (!hasKeys(stripped)) return essence;
+  const patched = mergePatch(essence, stripped) as Essence;
   return essenceOf({ ...patched, metadata: patched.metadata ?? {} } as KubeObject);
 }
 
@@ -66,7 +69,9 @@ export function combinePatches(a: Record<string, any>, b: Record<string, any>): 
 function merge(target: unknown, patch: unknown, keepNulls: boolean): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
   const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
-  for (const [key, value] of Object.entries(patch)) {
+  // Keys, not entries: no [key, value] array per key of every patch merged.
+  for (const key of Object.keys(patch)) {
+    const value = (patch as Record<string, unknown>)[key];
     if (value === null && !keepNulls) delete out[key];
     else if (value !== undefined) out[key] = merge(out[key], value, keepNulls);
   }
@@ -89,6 +94,11 @@ export function diffOf(a: unknown, b: unknown, path: string[] = [], out: DiffIte
   }
   out.push({ op: a === undefined ? "add" : b === undefined ? "remove" : "change", path, old: a, new: b });
   return out;
+}
+
+function hasKeys(value: Record<string, any>): boolean {
+  for (const _ in value) return true;
+  return false;
 }
 
 function isPlain(v: unknown): v is Record<string, any> {
