@@ -44,20 +44,8 @@ export class Deadlines {
       slot = this.slot(parent);
       this.open.set(parent, slot);
     }
-    const own = slot;
-    own.inflight++;
-    let ended = false;
-    return {
-      signal: own.controller.signal,
-      get expired() {
-        return own.controller.signal.aborted && !parent?.aborted;
-      },
-      end: () => {
-        if (ended) return;
-        ended = true;
-        if (--own.inflight === 0 && !own.open) dispose(own);
-      },
-    };
+    slot.inflight++;
+    return new SlotDeadline(slot, parent);
   }
 
   /** Closes the open slots (those with nothing in flight are dropped); later requests open new ones. */
@@ -81,6 +69,30 @@ export class Deadlines {
     const forget = parent ? onAbort(parent, () => controller.abort(parent.reason)) : noop;
     const slot: Slot = { controller, timer, forget, inflight: 0, open: true };
     return slot;
+  }
+}
+
+/** One request's hold on its slot: an object of a class, no closures or getter made per request. */
+class SlotDeadline implements Deadline {
+  private ended = false;
+
+  constructor(
+    private readonly slot: Slot,
+    private readonly parent: AbortSignal | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.slot.controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.slot.controller.signal.aborted && !this.parent?.aborted;
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (--this.slot.inflight === 0 && !this.slot.open) dispose(this.slot);
   }
 }
 
