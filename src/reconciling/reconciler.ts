@@ -20,6 +20,7 @@ import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { eitherSignal, linkedSignal } from "../util/abort.ts";
+import { CompactMap } from "../util/compact-map.ts";
 import { tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
@@ -43,7 +44,7 @@ export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver
 export class Reconciler {
   readonly resource: Resource;
   private readonly workers: Workers<Item>;
-  private readonly states = new Map<string, Tracked>();
+  private readonly states = new CompactMap<Tracked>(); // by uid: an entry per known object
   private readonly env: CycleEnv;
   private readonly audience: Audience;
   private readonly target: PatchTarget;
@@ -134,7 +135,8 @@ export class Reconciler {
    * A cycle still running on one finds its entry gone and writes nothing back into the map.
    */
   forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void {
-    for (const [uid, tracked] of this.states) if (which({ metadata: { uid, namespace: tracked.namespace } })) this.states.delete(uid);
+    const forgotten = [...this.states].filter(([uid, tracked]) => which({ metadata: { uid, namespace: tracked.namespace } }));
+    for (const [uid] of forgotten) this.states.delete(uid); // not while iterating: the table moves entries on delete
   }
 
   /** Objects whose life or memo is kept (for tests and diagnostics). */

@@ -17,15 +17,18 @@
 // one record (identity.ts).
 
 import { apiVersionOf, type KubeObject, type Resource } from "../kube/types.ts";
+import { CompactMap } from "../util/compact-map.ts";
 import { Finalizers, Identity } from "./identity.ts";
 import { objectKey, vanished } from "./state.ts";
 import type { WatcherOptions } from "./options.ts";
 import type { WatchEvent } from "./types.ts";
 
 export class Inventory {
-  private readonly objects = new Map<string, KubeObject | Identity>();
+  /** By uid: one entry per known object, so a compact table (util/compact-map.ts). */
+  private readonly objects = new CompactMap<KubeObject | Identity>();
   private readonly finalizers = new Finalizers();
-  private relist: { seen: Set<string> } | null = null;
+  /** The relist's seen uids: a compact table too, since a relist of 20,000 objects holds 20,000 at its end. */
+  private relist: { seen: CompactMap<true> } | null = null;
 
   constructor(private readonly kept: NonNullable<WatcherOptions["keep"]> = "bodies") {}
 
@@ -43,23 +46,23 @@ export class Inventory {
   /** A relist begins, or begins again (410 on a page, streaming-list fallback): one relist-start per relist. */
   begin(): WatchEvent[] {
     if (this.relist) {
-      this.relist.seen = new Set();
+      this.relist.seen = new CompactMap();
       return [];
     }
-    this.relist = { seen: new Set() };
+    this.relist = { seen: new CompactMap() };
     return [{ type: "relist-start" }];
   }
 
   listed(object: KubeObject): WatchEvent {
     slim(object);
     const key = objectKey(object);
-    this.relist?.seen.add(key);
+    this.relist?.seen.set(key, true);
     this.keep(key, object);
     return { type: "listed", object };
   }
 
   *finish(resourceVersion: string): Generator<WatchEvent> {
-    const seen = this.relist?.seen ?? new Set<string>();
+    const seen = this.relist?.seen ?? new CompactMap<true>();
     this.relist = null;
     for (const kept of vanished(this.objects, seen)) {
       const object = objectOf(kept);

@@ -159,7 +159,7 @@ export function objectKey(object: KubeObject): string {
 }
 
 /** Objects known before a relist that the relist did not see: deleted in the meantime. */
-export function vanished<T>(known: ReadonlyMap<string, T>, seen: ReadonlySet<string>): T[] {
+export function vanished<T>(known: ReadonlyMap<string, T>, seen: { has(key: string): boolean }): T[] {
   const out: T[] = [];
   for (const [key, object] of known) if (!seen.has(key)) out.push(object);
   return out;
