@@ -110,7 +110,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   const selected = selectHandlers(env, seen, body, book, contextOf, initial, signal);
 
   if (sight.cause !== "delete") plan.finalizer = change;
-  if (plan.finalizer === "add" && selected.some(({ record }) => isDue(record, sight.now))) {
+  if (plan.finalizer === "add" && anyDue(selected, sight.now)) {
     // Kopf's order: hold the object with the finalizer before any handler can have side effects,
     // so that a deletion racing the first handlers still runs the delete handlers.
     plan.finalizerFirst = true;
@@ -196,6 +196,12 @@ function completeCause(env: CycleEnv, sight: Sight, book: Bookkeeping, selected:
   plan.essence = newBase;
   const stored = storedBase(redact(newBase, env.diffBase.sensitive, sight.salt), env.diffBase, sight.salt);
   if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;
+}
+
+/** Whether any selected handler is due now (a loop, not Array.prototype.some: see selection.ts). */
+function anyDue(selected: readonly Selected[], now: number): boolean {
+  for (const { record } of selected) if (isDue(record, now)) return true;
+  return false;
 }
 
 /** Pending and not delayed into the future. */

@@ -8,7 +8,7 @@ import type { Logger } from "../util/log.ts";
 import type { WatchEvent } from "../watching/types.ts";
 import { lendSignal, objectContext, type HandlerTools } from "../handling/context.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
-import { matchMeta } from "../handling/filters.ts";
+import { metaMatches } from "../handling/selection.ts";
 import type { HandlerSpec } from "../handling/registry.ts";
 import type { EventContext, EventHandlerFn } from "../handling/types.ts";
 import type { Outcome } from "./life.ts";
@@ -34,7 +34,7 @@ export async function runEventHandlers(to: Audience, item: Item, memo: Record<st
   const body = item.object;
   const base = objectContext(body, to.resource, memo, to.logger, signal, to.tools);
   for (const spec of to.events) {
-    if (!matchMeta(spec.options.labels, body.metadata.labels) || !matchMeta(spec.options.annotations, body.metadata.annotations)) continue;
+    if (!metaMatches(spec, body)) continue;
     const ctx: EventContext = { ...base, type: item.type, logger: to.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
     // The cycle's signal is shared by many cycles: the handler's listeners go on one of its own.
     const endLending = lendSignal(ctx, signal);
