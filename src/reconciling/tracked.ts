@@ -1,8 +1,9 @@
 // What the reconciler keeps of one known object between its cycles, as ONE record: its life
 // (life.ts: the phase, our last write), what its handlers keep (cycle.ts's ObjectState: memo,
-// seen, running) and its namespace (what places it in a shard). At rest that is this record, its
-// memo and our last write: with 20,000 objects known, every object kept per object costs about
-// a megabyte of heap, and twice that in the blocks it is allocated in (issue 15).
+// seen, running) and its namespace (what places it in a shard). At rest that is this record and its
+// memo: with 20,000 objects known, every object kept per object costs about a megabyte of heap,
+// and twice that in the blocks it is allocated in (issue 15). So our last write is two fields
+// here, read by life.ts as the `wrote` it takes (a short-lived copy per read).
 // The life's values stay those of the pure transitions (`live` takes one); only the record is reused.
 
 import type { ObjectState } from "../handling/cycle.ts";
@@ -10,7 +11,9 @@ import { IDLE, type Life, type Phase } from "./life.ts";
 
 export class Tracked implements Life, ObjectState {
   phase: Phase = IDLE;
-  wrote: Life["wrote"] = undefined;
+  /** Our last write's resourceVersion and when it was made (ms): life.ts's `wrote`. */
+  private rv: string | undefined = undefined;
+  private at = 0;
   seen = false;
   running: string | undefined = undefined;
 
@@ -19,10 +22,15 @@ export class Tracked implements Life, ObjectState {
     readonly namespace: string | undefined,
   ) {}
 
+  get wrote(): Life["wrote"] {
+    return this.rv === undefined ? undefined : { rv: this.rv, at: this.at };
+  }
+
   /** Takes the life a transition (life.ts) led to. */
   live(life: Life): void {
     this.phase = life.phase;
-    this.wrote = life.wrote;
+    this.rv = life.wrote?.rv;
+    this.at = life.wrote?.at ?? 0;
   }
 
   /**
@@ -30,7 +38,6 @@ export class Tracked implements Life, ObjectState {
    * the watcher's inventory holds too, and let our write's answer go (one copy per object).
    */
   echoed(rv: string | undefined): void {
-    const wrote = this.wrote;
-    if (wrote && rv !== undefined && wrote.rv === rv) this.wrote = { rv, at: wrote.at };
+    if (rv !== undefined && this.rv === rv) this.rv = rv;
   }
 }
