@@ -45,15 +45,26 @@ export function kobunBenchBinary(): string {
 /**
  * kobun over `protocol`; "kobunHttp1" is kobun with --http1 beside it (bench/real.ts).
  * KOBUN_BENCH_PROFILE_DIR: each run writes Bun's CPU profile (markdown) there.
+ * KOBUN_BENCH_KOBUN_ENV: NAME=VALUE pairs (space-separated) added to its environment, e.g.
+ * `BUN_JSC_useFTLJIT=1` to measure it with the engine's defaults (src/cli/engine.ts).
  */
 export function kobunPeer(home: string, protocol: Protocol = "http2", name: "kobun" | "kobunHttp1" = "kobun"): Peer {
   const binary = kobunBenchBinary();
   const profiles = process.env.KOBUN_BENCH_PROFILE_DIR;
   const profiling: Record<string, string> = profiles ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${profiles}` } : {};
   return {
-    name, env: () => ({ ...bareEnv(home), ...profiling }),
+    name, env: () => ({ ...bareEnv(home), ...profiling, ...extraKobunEnv() }),
     command: (t, ns) => [binary, "run", "--kubeconfig", t.kubeconfigPath, "-n", ns, "--standalone", "-q", ...(protocol === "http1.1" ? ["--http1"] : [])],
   };
+}
+
+function extraKobunEnv(): Record<string, string> {
+  const pairs = (process.env.KOBUN_BENCH_KOBUN_ENV ?? "").split(" ").filter(Boolean);
+  return Object.fromEntries(pairs.map((pair) => {
+    const at = pair.indexOf("=");
+    if (at < 1) throw new Error(`KOBUN_BENCH_KOBUN_ENV: NAME=VALUE pairs, got "${pair}"`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }));
 }
 
 /** HTTP/2 or HTTP/1.1 to the API server (kobun's `--http1` / the floor's `--protocol`). */
