@@ -46,7 +46,7 @@ export function kobunBenchBinary(): string {
  * kobun over `protocol`; "kobunHttp1" is kobun with --http1 beside it (bench/real.ts).
  * KOBUN_BENCH_PROFILE_DIR: each run writes Bun's CPU profile (markdown) there.
  * KOBUN_BENCH_KOBUN_ENV: NAME=VALUE pairs (space-separated) added to its environment, e.g.
- * `BUN_JSC_useFTLJIT=1` to measure it with the engine's defaults (src/cli/engine.ts).
+ * `BUN_JSC_useFTLJIT=0` to measure it with JavaScriptCore's FTL tier off (README: Running in production).
  */
 export function kobunPeer(home: string, protocol: Protocol = "http2", name: "kobun" | "kobunHttp1" = "kobun"): Peer {
   const binary = kobunBenchBinary();

@@ -63,8 +63,7 @@ export function findHandlerFiles(dir: string): { modules: string[]; manifests: s
 
 /** The generated entry: handler imports, embedded manifests, then the CLI. */
 export function entrySource(root: string, modules: string[], manifests: string[]): string {
-  // First: the engine's options are set (by an exec) before anything else is loaded.
-  const lines = [`import ${JSON.stringify(join(root, "src/cli/engine-start.ts"))};`, `import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`];
+  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`];
   modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
   manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));
   const list = manifests.map((m, i) => `{ name: ${JSON.stringify(basename(m))}, text: manifest${i} }`).join(", ");
