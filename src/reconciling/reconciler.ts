@@ -227,7 +227,7 @@ export class Reconciler {
     entry.live(start.life);
     if (this.audience.events.length) await runEventHandlers(this.audience, event, entry.memo, signal);
     const outcome = await this.handle(body, entry, signal, freeze, hold);
-    if (this.states.get(uid) !== entry) return; // forgotten meanwhile (a freeze that abandoned this cycle)
+    if (this.states.get(uid) !== entry || freeze?.aborted) return; // forgotten, or frozen: whileOurs settles what a freeze took
     return this.settle(uid, entry, event, outcome);
   }
 

@@ -39,7 +39,7 @@ export class Logger {
    * only when a line is written, so a level that is off costs no copy.
    */
   child(fields: LogFields): Logger {
-    return new Logger(this.sink, fields, this);
+    return new Logger(this.sink, { ...fields }, this); // the caller's object may change after (a handler's ctx.logger.child(f))
   }
 
   enabled(level: LogLevel): boolean {

@@ -26,3 +26,14 @@ test("a child made while its level is off writes nothing, and its context is sti
   child.warn("written");
   expect(sink.lines[0]).toContain("written a=1 b=2");
 });
+
+test("a child's fields are those given when it was made: the caller changing its object after changes no line", () => {
+  const sink = memorySink("info", "json");
+  const fields = { step: 1 };
+  const child = new Logger(sink, { root: "r" }).child(fields);
+  fields.step = 2; // before its first line (the merge is lazy) ...
+  child.info("first");
+  fields.step = 3; // ... and after it
+  child.info("second");
+  expect(sink.lines.map((line) => JSON.parse(line).step)).toEqual([1, 1]);
+});
