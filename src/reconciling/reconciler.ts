@@ -130,13 +130,13 @@ export class Reconciler {
   }
 
   /**
-   * Forgets what is kept of the objects `which` picks (sharding: a shard given up once its work
-   * ended, or taken): their next event starts them as at start-up (on.resume, a fresh memo).
-   * A cycle still running on one finds its entry gone and writes nothing back into the map.
+   * Forgets what is kept of the objects `which` picks (a shard given up once its work ended, or taken): their
+   * next event starts them as at start-up (on.resume, a fresh memo); a cycle still running on one writes nothing back.
    */
   forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void {
-    const forgotten = [...this.states].filter(([uid, tracked]) => which({ metadata: { uid, namespace: tracked.namespace } }));
-    for (const [uid] of forgotten) this.states.delete(uid); // not while iterating: the table moves entries on delete
+    const uids: string[] = [];
+    for (const [uid, { namespace }] of this.states) if (which({ metadata: { uid, namespace } })) uids.push(uid);
+    for (const uid of uids) this.states.delete(uid); // not while iterating: the table moves entries on delete
   }
 
   /** Objects whose life or memo is kept (for tests and diagnostics). */

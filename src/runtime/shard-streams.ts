@@ -15,6 +15,7 @@
 //   watch that heard of the handover, and their handlers would run again on stale bodies.
 //   Their events wait for that LIST; the shards kept go on meanwhile as a relist goes (no-ops).
 
+import type { IndexedStream } from "../handling/indexes.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { buildShardSelector, mergedRanges, type Sharding, type ShardKey } from "../sharding/index.ts";
 import { aborted } from "../util/abort.ts";
@@ -48,8 +49,8 @@ export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void
  */
 export type Quiet = (quiet: boolean) => void;
 
-/** A take's hold on the handlers: ended when its LIST is through; paused while the stream waits out a freeze. */
-export interface TakenHold { end(): void; paused(paused: boolean): void }
+/** A take's hold on the handlers (an index's stream): ended when its LIST is through; paused while the stream waits out a freeze. */
+type TakenHold = Pick<IndexedStream, "end" | "paused">;
 
 /** Holds the handlers (for the indexes) from a take until the LIST of the shards taken is through; undefined: nothing indexed. */
 export type TakeHold = () => TakenHold | undefined;
