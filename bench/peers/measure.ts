@@ -18,8 +18,14 @@ export interface RunFigures {
   /** Of settledRssMiB, the anonymous part (heaps: JS and malloc); the rest is file pages, mostly the executable's own code. */
   settledAnonMiB?: number;
   wallMs: number;
+  /** SIGTERM → exit; EXIT_BOUND_MS when the peer had not exited by then (and was killed). */
   sigtermToExitMs: number;
+  /** The peer had not exited EXIT_BOUND_MS after SIGTERM and was killed (Kopf, at times). */
+  killedAfterSigterm?: boolean;
 }
+
+/** How long a peer gets to exit after SIGTERM: Kopf at times never exits, and the bench must end. */
+export const EXIT_BOUND_MS = 30_000;
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -139,7 +145,26 @@ export async function measureRun(
   const peakRssMiB = memoryKiB(child.pid, "VmHWM") / 1024;
   const stopping = performance.now();
   child.kill("SIGTERM");
-  await child.exited;
-  const sigtermToExitMs = performance.now() - stopping;
-  return { objects: count, cpuMsPerObject: cpu / count, peakRssMiB, settledRssMiB: settled?.rssMiB, settledAnonMiB: settled?.anonMiB, wallMs, sigtermToExitMs };
+  const exited = await exitedWithin(child.exited, EXIT_BOUND_MS);
+  const sigtermToExitMs = exited ? performance.now() - stopping : EXIT_BOUND_MS;
+  if (!exited) {
+    console.error(`bench: ${peer.name} had not exited ${EXIT_BOUND_MS} ms after SIGTERM; killed`);
+    child.kill("SIGKILL");
+    await child.exited;
+  }
+  return {
+    objects: count, cpuMsPerObject: cpu / count, peakRssMiB, settledRssMiB: settled?.rssMiB, settledAnonMiB: settled?.anonMiB, wallMs, sigtermToExitMs,
+    ...(exited ? {} : { killedAfterSigterm: true }),
+  };
+}
+
+/** Whether `exit` settled within `ms`. */
+async function exitedWithin(exit: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([exit.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
