@@ -8,7 +8,7 @@ import { heapSize } from "bun:jsc";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { HEADROOM_MIN, HEADROOM_RATIO, HeapPacer, QUIET_BYTES, QUIET_TICKS, heapActivity, paceHeap, pacerAwake, pacing } from "../../src/runtime/heap-pacing.ts";
+import { HEADROOM_MIN, HEADROOM_RATIO, HeapPacer, QUIET_BYTES, QUIET_TICKS, SETTLE_MIN, SETTLE_RATIO, heapActivity, paceHeap, pacerAwake, pacing } from "../../src/runtime/heap-pacing.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
@@ -95,6 +95,44 @@ test("the pacer is quiet after looks in a row at a heap that did not grow, and a
   expect(pacer.quiet).toBe(true);
   pacer.woken();
   expect(pacer.quiet).toBe(false);
+});
+
+test("going quiet, what a burst left below the headroom is collected once it is worth a collection", () => {
+  const { heap, pacer } = fakeHeap(4 * MiB);
+  heap.size = 4 * MiB + SETTLE_MIN - 1; // under the headroom, and too little to collect for
+  pacer.tick();
+  expect(pacer.settle()).toBe(false);
+  heap.size = 4 * MiB + SETTLE_MIN; // still under the headroom: the ticks leave it
+  expect(pacer.tick()).toBe(false);
+  expect(pacer.settle()).toBe(true);
+  expect(heap.size).toBe(4 * MiB);
+  expect(pacer.settle()).toBe(false); // nothing new since
+  expect(heap.collections).toBe(1);
+});
+
+test("a large heap is collected going quiet only when a burst left a good part of it, not for the odd event", () => {
+  const { heap, pacer } = fakeHeap(160 * MiB);
+  heap.size = 160 * MiB * (1 + SETTLE_RATIO) - 1; // 20 MiB, past SETTLE_MIN but a small part of the live heap
+  pacer.tick();
+  expect(pacer.settle()).toBe(false);
+  heap.size = 160 * MiB * (1 + SETTLE_RATIO);
+  pacer.tick();
+  expect(pacer.settle()).toBe(true);
+  expect(heap.collections).toBe(1);
+});
+
+test("a pacer going to sleep collects what the burst before left under the headroom", async () => {
+  const { heap, pacer } = fakeHeap(4 * MiB);
+  heap.size = 4 * MiB + SETTLE_MIN; // the burst's leftover: under HEADROOM_MIN, so no tick collects it
+  const stop = new AbortController();
+  paceHeap(stop.signal, () => pacer);
+  try {
+    await eventually(() => !pacerAwake(), "the pacer asleep", 10_000);
+    expect(heap.collections).toBe(1);
+    expect(heap.size).toBe(4 * MiB);
+  } finally {
+    stop.abort();
+  }
 });
 
 test("an idle process's pacer sleeps (no timer), and activity wakes it", async () => {
