@@ -13,8 +13,8 @@
 // As it goes to sleep, what a burst left over its last collection (below the headroom, so never
 // collected while it ran) is collected if it is a good part of the live heap: else it stays the
 // process's RSS until the next activity, which then pays for the burst (at 100,000 objects, a
-// full collection of ~150 MB charged to the next 1,000 update events: 0.48 ms of CPU per event
-// instead of 0.22; bench/scale.ts).
+// full collection charged to the next 1,000 update events made them 0.48 ms of CPU each; 0.20–0.23
+// since; bench/scale.ts).
 
 import { fullGC, heapSize } from "bun:jsc";
 
