@@ -39,6 +39,8 @@ const { values } = parseArgs({
 });
 const protocol = values.protocol;
 if (protocol !== "http2" && protocol !== "http1.1") throw new Error(`--protocol: http2 or http1.1, got "${protocol}"`);
+// Only "real…" keys: another bench's figures (or the "commit" record) are never overwritten.
+if (!/^real[\w-]*$/.test(values["save-as"])) throw new Error(`--save-as: a results key starting with "real", got "${values["save-as"]}"`);
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a positive integer, got "${values.rounds}"`);
 const counts = values.objects.split(",").map((n) => {

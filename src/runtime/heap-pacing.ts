@@ -14,7 +14,10 @@
 // collected while it ran) is collected if it is a good part of the live heap: else it stays the
 // process's RSS until the next activity, which then pays for the burst (at 100,000 objects, a
 // full collection charged to the next 1,000 update events made them 0.48 ms of CPU each; 0.20–0.23
-// since; bench/scale.ts).
+// since; bench/scale.ts). At most one such collection per wake, and only after an eighth of the
+// live heap was allocated since the last one: activity in bursts with quiet gaps of half a second
+// may so be collected up to four times as often as the headroom alone would, each collection
+// costing in proportion to the live heap.
 
 import { fullGC, heapSize } from "bun:jsc";
 
@@ -49,8 +52,7 @@ export class HeapPacer {
     private readonly collect: () => unknown = fullGC,
     private readonly headroom = { min: HEADROOM_MIN, ratio: HEADROOM_RATIO },
   ) {
-    this.live = read();
-    this.last = this.live;
+    this.live = this.last = read();
   }
 
   /** The last QUIET_TICKS looks found the heap (almost) unchanged: nothing is allocating. */
@@ -74,7 +76,12 @@ export class HeapPacer {
     return this.collected();
   }
 
-  /** Going to sleep (quiet): collects what the last burst left, if it is worth a collection. True when it collected. */
+  /**
+   * Going to sleep (quiet): collects what the heap grew by since the last collection, if it is
+   * worth one. A young-generation collection of JavaScriptCore's own never reads below `live` (what
+   * it promoted still counts), so the burst's last garbage is counted; a full one of its own that
+   * read lower is the live heap the growth counts from. True when it collected.
+   */
   settle(): boolean {
     if (this.last < this.live + Math.max(SETTLE_MIN, this.live * SETTLE_RATIO)) return false;
     return this.collected();

@@ -110,7 +110,7 @@ test("going quiet, what a burst left below the headroom is collected once it is 
   expect(heap.collections).toBe(1);
 });
 
-test("a large heap is collected going quiet only when a burst left a good part of it, not for the odd event", () => {
+test("a large heap is collected going quiet only when a burst left a good part of it, not for a few MiB over it", () => {
   const { heap, pacer } = fakeHeap(160 * MiB);
   heap.size = 160 * MiB * (1 + SETTLE_RATIO) - 1; // 20 MiB, past SETTLE_MIN but a small part of the live heap
   pacer.tick();
@@ -119,6 +119,16 @@ test("a large heap is collected going quiet only when a burst left a good part o
   pacer.tick();
   expect(pacer.settle()).toBe(true);
   expect(heap.collections).toBe(1);
+});
+
+test("going quiet, the growth counts from the live heap a collection of JavaScriptCore's own left", () => {
+  const { heap, pacer } = fakeHeap(8 * MiB);
+  heap.live = heap.size = 5 * MiB; // objects went; JavaScriptCore collected them on its own
+  expect(pacer.tick()).toBe(false);
+  heap.size = 5 * MiB + SETTLE_MIN; // a burst after it, under the headroom
+  expect(pacer.tick()).toBe(false);
+  expect(pacer.settle()).toBe(true); // 2 MiB of garbage over the 5 live, not over the 8 our collection left
+  expect(heap.size).toBe(5 * MiB);
 });
 
 test("a pacer going to sleep collects what the burst before left under the headroom", async () => {

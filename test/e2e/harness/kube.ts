@@ -203,6 +203,7 @@ export async function rawWatch(
     if (ended !== "until") ended = "timeout";
   } finally {
     clearTimeout(timer);
+    ac.abort(); // a stream that ended by itself holds its stream-budget slot until its signal aborts
   }
   return { events, ended };
 }
