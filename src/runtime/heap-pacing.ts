@@ -72,8 +72,7 @@ export class HeapPacer {
     this.last = size;
     // A collection of JavaScriptCore's own shows as a lower reading: what it left is live.
     if (size < this.live) this.live = size;
-    if (size < this.live + Math.max(this.headroom.min, this.live * this.headroom.ratio)) return false;
-    return this.collected();
+    return this.grownPast(this.headroom.min, this.headroom.ratio) && this.collected();
   }
 
   /**
@@ -83,8 +82,12 @@ export class HeapPacer {
    * read lower is the live heap the growth counts from. True when it collected.
    */
   settle(): boolean {
-    if (this.last < this.live + Math.max(SETTLE_MIN, this.live * SETTLE_RATIO)) return false;
-    return this.collected();
+    return this.grownPast(SETTLE_MIN, SETTLE_RATIO) && this.collected();
+  }
+
+  /** The last reading is over the live heap by `min`, or by `ratio` of it if that is more. */
+  private grownPast(min: number, ratio: number): boolean {
+    return this.last >= this.live + Math.max(min, this.live * ratio);
   }
 
   private collected(): true {
