@@ -140,13 +140,29 @@ describe.each(selectedTargets())("Pod Security admission on %s", (targetName: Ta
       else pod.spec.hostPID = true;
       await client.create(PODS, ns, pod);
     }
-    const relabel = await rawRequest(client, "PATCH", `/api/v1/namespaces/${ns}`, { metadata: { labels: { [`${LEVEL}enforce`]: "restricted" } } }, "application/merge-patch+json");
-    expect(relabel.status).toBe(200);
-    expect(warningsOf(relabel)).toEqual([
+    const expected = [
       `existing pods in namespace "${ns}" violate the new PodSecurity enforce level "restricted:latest"`,
       "a-root (and 1 other pod): runAsNonRoot != true",
       "c-host: host namespaces",
-    ]);
+    ];
+    // kube-apiserver judges the Pods its informer holds, which may not have all three yet: until
+    // the warnings name them all, the label is taken off again (a change to the same level is not
+    // judged) and put back. The sandbox answers in full the first time.
+    const setEnforce = (level: string | null) =>
+      rawRequest(client, "PATCH", `/api/v1/namespaces/${ns}`, { metadata: { labels: { [`${LEVEL}enforce`]: level } } }, "application/merge-patch+json");
+    let said: string[] = [];
+    const statuses: number[] = [];
+    await eventually("the relabel's warnings to name all three Pods", async () => {
+      const relabel = await setEnforce("restricted");
+      statuses.push(relabel.status);
+      said = warningsOf(relabel);
+      if (Bun.deepEquals(said, expected)) return true;
+      statuses.push((await setEnforce(null)).status);
+      return undefined;
+    }, { timeoutMs: 10_000 }).catch(() => undefined);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(said).toEqual(expected);
+    if (targetName === "sandbox") expect(statuses).toEqual([200]);
   }, 30_000);
 
   test("an update is judged again only when it changes an image", async () => {
