@@ -5,15 +5,17 @@
 // `apiVersion`, `kind` and `metadata` at the root and in embedded resources are never pruned),
 // schema `default`s fill absent fields (and non-nullable nulls) at every level — in array items
 // and map values too, and inside a default just filled in — then every value is checked against its schema `type` (`nullable`,
-// `x-kubernetes-int-or-string`) → 422 Invalid with `FieldValueTypeInvalid` causes. Unchanged
-// values of an update are not re-validated (validation ratcheting, GA since 1.33).
-// Only types are validated: no formats, enums, bounds, patterns or CEL rules.
+// `x-kubernetes-int-or-string`) → 422 Invalid with `FieldValueTypeInvalid` causes, and against
+// its value constraints (schema-values.ts: required, enum, bounds, lengths, patterns, counts).
+// Unchanged values of an update are not re-validated (validation ratcheting, GA since 1.33).
+// Not validated: formats and CEL rules.
 
 import { deepEqual } from "./patch.ts";
+import { objectCauses, requiredCauses, valueCauses, type Cause } from "./schema-values.ts";
 import { ApiStatusError, type StatusDetails } from "./status.ts";
 
 type Schema = Record<string, any>;
-export interface Cause { reason: string; message: string; field: string }
+export type { Cause };
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const ROOT_KEEP = new Set(["apiVersion", "kind", "metadata"]);
@@ -136,7 +138,7 @@ function typeMatches(v: unknown, s: Schema): boolean | undefined {
   }
 }
 
-/** type errors of `value` against `s` at `path`; `old` is the previous value at that path (ratcheting) */
+/** type and value errors of `value` against `s` at `path`; `old` is the previous value at that path (ratcheting) */
 export function validateTypes(value: unknown, s: Schema | undefined, path: string, old: unknown, out: Cause[], root = false): void {
   if (!s) return;
   if (old !== undefined && deepEqual(value, old)) return;
@@ -151,15 +153,21 @@ export function validateTypes(value: unknown, s: Schema | undefined, path: strin
   }
   if (Array.isArray(value)) {
     if (isObj(s.items)) value.forEach((item, i) => validateTypes(item, s.items as Schema, `${path}[${i}]`, undefined, out));
+    valueCauses(value, s, path, out);
     return;
   }
-  if (!isObj(value) || s["x-kubernetes-int-or-string"]) return;
+  if (!isObj(value) || s["x-kubernetes-int-or-string"]) {
+    valueCauses(value, s, path, out);
+    return;
+  }
+  objectCauses(value, s, path, out);
   const keep = root || s["x-kubernetes-embedded-resource"] === true;
   const oldObj = isObj(old) ? old : undefined;
   for (const [key, v] of Object.entries(value)) {
     if (keep && ROOT_KEEP.has(key)) continue;
     validateTypes(v, childSchema(s, key), path ? `${path}.${key}` : key, oldObj?.[key], out);
   }
+  requiredCauses(value, s, path, out);
 }
 
 /** 422 Invalid for a list of field causes, worded as kube-apiserver words it */

@@ -144,6 +144,43 @@ describe("structural schemas (A5, A6)", () => {
   });
 });
 
+describe("value constraints (crd-validation.e2e.ts holds the wording to the real server)", () => {
+  const CHECKED = {
+    type: "object",
+    properties: {
+      spec: {
+        type: "object", required: ["name"],
+        properties: {
+          name: { type: "string", maxLength: 4 },
+          mode: { type: "string", enum: ["a", "b"] },
+          count: { type: "integer", minimum: 1 },
+          list: { type: "array", maxItems: 1, items: { type: "string", minLength: 2 } },
+        },
+      },
+    },
+  };
+  const CK = "/apis/schema.kobun.dev/v1/namespaces/default/checkeds";
+  const checked = (name: string, spec: unknown) => ({ apiVersion: "schema.kobun.dev/v1", kind: "Checked", metadata: { name }, spec });
+  beforeAll(async () => {
+    expect((await api(sb, "POST", CRD, crd("checkeds", "Checked", CHECKED))).status).toBe(201);
+  });
+
+  test("required, enum, bounds, lengths and counts refuse a write with upstream's causes; a valid one is stored", async () => {
+    const r = await api(sb, "POST", CK, checked("bad", { mode: "c", count: 0, list: ["x", "yy"] }));
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes).toEqual([
+      { reason: "FieldValueNotSupported", message: 'Unsupported value: "c": supported values: "a", "b"', field: "spec.mode" },
+      { reason: "FieldValueInvalid", message: "Invalid value: 0: spec.count in body should be greater than or equal to 1", field: "spec.count" },
+      { reason: "FieldValueInvalid", message: 'Invalid value: "x": spec.list[0] in body should be at least 2 chars long', field: "spec.list[0]" },
+      { reason: "FieldValueTooMany", message: "Too many: 2: must have at most 1 item", field: "spec.list" },
+      { reason: "FieldValueRequired", message: "Required value", field: "spec.name" },
+    ]);
+    expect((await api(sb, "POST", CK, checked("long", { name: "toolong" }))).body.message)
+      .toBe('Checked.schema.kobun.dev "long" is invalid: spec.name: Too long: may not be more than 4 bytes');
+    expect((await api(sb, "POST", CK, checked("good", { name: "ok", mode: "b", count: 1, list: ["yy"] }))).status).toBe(201);
+  });
+});
+
 describe("Events (A7)", () => {
   const EV = "/api/v1/namespaces/default/events";
   test("involvedObject.namespace must match the Event's namespace (422)", async () => {
