@@ -48,7 +48,8 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
         if (wantsHelp) return help(runFlagsHelp());
         return await (await import("./cli/run.ts")).runCommand(rest, embedded);
       case "dev":
-        if (wantsHelp) return help(`${runFlagsHelp().replace("kobun run", "kobun dev [--demo] [--once] [--watch]")}`);
+        // dev runs against its own sandbox: no --kubeconfig or --context (dev.ts refuses them).
+        if (wantsHelp) return help(runFlagsHelp("kobun dev [--demo] [--once] [--watch] [flags] [handler files...]", ["kubeconfig", "context"]));
         return await (await import("./cli/dev.ts")).devCommand(rest, embedded);
       case "freeze":
       case "resume":

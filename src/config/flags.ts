@@ -3,7 +3,7 @@
 // help text. The parser (`scanFlags`) also reads the other commands' flags (cli/args.ts). Flags only capture what the user typed; resolve.ts validates the values
 // against the settings schema and lets them override the config file.
 
-import { closestMatch, UsageError } from "./errors.ts";
+import { closestMatch, ConfigError, UsageError } from "./errors.ts";
 
 /** What the command line said; every key is optional (absent = not given). */
 export interface FlagValues {
@@ -147,12 +147,12 @@ function storeValue(flags: Partial<FlagValues>, spec: RunFlagSpec, typed: string
       return;
     }
     case "priority": {
-      if (!/^[-+]?\d+$/.test(value)) throw new UsageError(`${typed} expects an integer, got ${JSON.stringify(value)}`, typed);
+      if (!/^[-+]?\d+$/.test(value)) throw badValue(typed, "an integer", value);
       flags.priority = Number(value);
       return;
     }
     case "shards": {
-      if (!/^\d+$/.test(value)) throw new UsageError(`${typed} expects a positive integer, got ${JSON.stringify(value)}`, typed);
+      if (!/^\d+$/.test(value)) throw badValue(typed, "a positive integer", value);
       flags.shards = Number(value);
       return;
     }
@@ -161,11 +161,16 @@ function storeValue(flags: Partial<FlagValues>, spec: RunFlagSpec, typed: string
   }
 }
 
-/** Help text for `kobun run`, one flag per line. */
-export function runFlagsHelp(): string {
-  const rows = RUN_FLAGS.map((spec) => {
+/** A flag value that fails validation: a ConfigError (exit 3), as a bad value of kobun.yaml's or of any other flag's. */
+function badValue(typed: string, expected: string, value: string): ConfigError {
+  return new ConfigError([{ flag: typed, expected, line: `${typed} expects ${expected}, got ${JSON.stringify(value)}` }]);
+}
+
+/** Help text for `kobun run` (or `usage`, without the flags in `omit`), one flag per line. */
+export function runFlagsHelp(usage = "kobun run [flags] [handler files...]", omit: readonly string[] = []): string {
+  const rows = RUN_FLAGS.filter((spec) => !omit.includes(spec.long)).map((spec) => {
     const names = [spec.short ? `-${spec.short}, ` : "    ", `--${spec.long}`, spec.value ? ` ${spec.value}` : ""].join("");
     return `  ${names.padEnd(30)} ${spec.doc}`;
   });
-  return ["Usage: kobun run [flags] [handler files...]", "", "Flags:", ...rows].join("\n");
+  return [`Usage: ${usage}`, "", "Flags:", ...rows].join("\n");
 }

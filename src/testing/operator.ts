@@ -4,7 +4,7 @@
 // `stop()` (or `await using`) ends the operator, then the sandbox, leaving nothing behind.
 
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { resolveSettings, type FlagValues } from "../config/index.ts";
 import type { Registry } from "../handling/registry.ts";
 import { registry as defaultRegistry } from "../handling/registry.ts";
@@ -156,6 +156,18 @@ export class TestOperator {
   }
 }
 
+/** A file of `crds`, or an error naming the option and where a relative path was looked for. */
+function readCrd(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "ENOENT") throw error;
+    throw new Error(`startOperator({ crds }): no file ${JSON.stringify(path)} (looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
+      "give the path of a CRD file of your project, or define the resource with defineResource, whose CRD is installed without a file", { cause: error });
+  }
+}
+
 /**
  * Starts a sandbox and the operator in this process, with the handlers the test file imported
  * and the CRDs of their defined resources (and of `crds`) installed. Resolves once the
@@ -168,7 +180,7 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
   let client: KubeClient | undefined;
   try {
     client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-    const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readFileSync(path, "utf8") }));
+    const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readCrd(path) }));
     const registry = options.registry ?? defaultRegistry;
     await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
     await ensureNamespace(client, namespace);

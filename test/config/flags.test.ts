@@ -2,7 +2,7 @@
 // error naming any unknown flag with the closest known one.
 
 import { describe, expect, test } from "bun:test";
-import { parseRunFlags, runFlagsHelp, UsageError } from "../../src/config/index.ts";
+import { ConfigError, parseRunFlags, runFlagsHelp, UsageError } from "../../src/config/index.ts";
 
 function usageError(argv: string[]): UsageError {
   try {
@@ -47,16 +47,35 @@ describe("parseRunFlags", () => {
     expect(usageError(["--xyzzy-plugh"]).message).toStartWith("unknown flag --xyzzy-plugh; known flags: --config, --kubeconfig,");
   });
 
-  test("a missing value, a value given to a switch, a non-integer priority, -v with -q", () => {
+  test("a missing value, a value given to a switch, -v with -q", () => {
     expect(usageError(["--context"]).message).toBe("--context needs a value (NAME)");
     expect(usageError(["-n", "--standalone"]).message).toBe("-n needs a value (NS)");
     expect(usageError(["--standalone=yes"]).message).toBe('--standalone takes no value, got "yes"');
-    expect(usageError(["--priority", "high"]).message).toBe('--priority expects an integer, got "high"');
     expect(usageError(["-v", "-q"]).message).toBe("--verbose and --quiet cannot be used together");
+  });
+
+  test("a value that is not a number is a bad flag value (a ConfigError: exit 3, as the README's table says), not bad usage", () => {
+    for (const [argv, message] of [
+      [["--priority", "high"], '--priority expects an integer, got "high"'],
+      [["--shards=abc"], '--shards expects a positive integer, got "abc"'],
+    ] as const) {
+      const error = (() => { try { parseRunFlags([...argv]); } catch (e) { return e; } })();
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toBe(message);
+      expect((error as ConfigError).issues[0]?.flag).toBe(argv[0].split("=")[0]);
+    }
   });
 
   test("help lists every flag", () => {
     expect(runFlagsHelp()).toContain("-n, --namespace NS");
     expect(runFlagsHelp()).toContain("-A, --all-namespaces");
+  });
+
+  test("kobun dev's help leaves out the flags dev refuses", () => {
+    const dev = runFlagsHelp("kobun dev [flags]", ["kubeconfig", "context"]);
+    expect(dev).toStartWith("Usage: kobun dev [flags]\n");
+    expect(dev).not.toContain("--kubeconfig");
+    expect(dev).not.toContain("--context");
+    expect(dev).toContain("--config FILE");
   });
 });

@@ -103,3 +103,10 @@ test("a selector string and a built-in token work too, in another namespace", as
   const seen = await kit.until("v1/configmaps", "c", (o) => o.metadata.labels?.seen === "yes");
   expect(seen.metadata.namespace).toBe("team-a");
 });
+
+test("a crds path that does not exist names the option, where it was looked for, and what else to do", async () => {
+  const { registry } = greeter();
+  const error = await startOperator({ registry, logLevel: "silent", crds: ["handlers/not-here.crd.yaml"] }).then(() => undefined, (e: Error) => e);
+  expect(error?.message).toStartWith(`startOperator({ crds }): no file "handlers/not-here.crd.yaml" (looked for ${process.cwd()}/handlers/not-here.crd.yaml`);
+  expect(error?.message).toContain("defineResource");
+});
