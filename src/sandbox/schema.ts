@@ -139,7 +139,7 @@ function typeMatches(v: unknown, s: Schema): boolean | undefined {
 }
 
 /** type and value errors of `value` against `s` at `path`; `old` is the previous value at that path (ratcheting) */
-export function validateTypes(value: unknown, s: Schema | undefined, path: string, old: unknown, out: Cause[], root = false): void {
+export function validateSchema(value: unknown, s: Schema | undefined, path: string, old: unknown, out: Cause[], root = false): void {
   if (!s) return;
   if (old !== undefined && deepEqual(value, old)) return;
   const ok = typeMatches(value, s);
@@ -152,7 +152,7 @@ export function validateTypes(value: unknown, s: Schema | undefined, path: strin
     return;
   }
   if (Array.isArray(value)) {
-    if (isObj(s.items)) value.forEach((item, i) => validateTypes(item, s.items as Schema, `${path}[${i}]`, undefined, out));
+    if (isObj(s.items)) value.forEach((item, i) => validateSchema(item, s.items as Schema, `${path}[${i}]`, undefined, out));
     valueCauses(value, s, path, out);
     return;
   }
@@ -165,7 +165,7 @@ export function validateTypes(value: unknown, s: Schema | undefined, path: strin
   const oldObj = isObj(old) ? old : undefined;
   for (const [key, v] of Object.entries(value)) {
     if (keep && ROOT_KEEP.has(key)) continue;
-    validateTypes(v, childSchema(s, key), path ? `${path}.${key}` : key, oldObj?.[key], out);
+    validateSchema(v, childSchema(s, key), path ? `${path}.${key}` : key, oldObj?.[key], out);
   }
   requiredCauses(value, s, path, out);
 }
@@ -193,6 +193,6 @@ export function applySchema(schema: Schema | undefined, group: string, kind: str
   }
   fillDefaults(body, schema);
   const causes: Cause[] = [];
-  validateTypes(body, schema, "", old, causes, true);
+  validateSchema(body, schema, "", old, causes, true);
   if (causes.length) throw invalidError(group, kind, body?.metadata?.name ?? "", causes);
 }

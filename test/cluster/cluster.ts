@@ -332,7 +332,7 @@ async function startClusterOnce(opts: StartClusterOptions): Promise<Cluster> {
     let controllersStarted: Promise<void> | undefined;
     const startControllersNow = () =>
       // Its port is probed when it starts (a spare's may start minutes after the spare did).
-      (controllersStarted ??= freePorts(1).then(([port]) => startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, port: port!, timeoutMs })));
+      (controllersStarted ??= startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, timeoutMs }));
     if (withControllers === true) await startControllersNow();
 
     return { url, kubeconfigPath, token, caPem, dir, stop, startControllers: () => (withControllers ? startControllersNow() : Promise.resolve()) };
@@ -350,32 +350,42 @@ async function startClusterOnce(opts: StartClusterOptions): Promise<Cluster> {
 async function startControllers(o: {
   spawn: (name: string, cmd: string[]) => Proc;
   fail: (what: string, logName: string) => Promise<never>;
-  bin: string; dir: string; kubeconfigPath: string; port: number; timeoutMs: number;
+  bin: string; dir: string; kubeconfigPath: string; timeoutMs: number;
 }): Promise<void> {
   const deadline = Date.now() + o.timeoutMs;
   const certDir = join(o.dir, "kcm-certs");
-  const kcm = o.spawn("kube-controller-manager", [
-    o.bin,
-    `--kubeconfig=${o.kubeconfigPath}`,
-    `--authentication-kubeconfig=${o.kubeconfigPath}`,
-    `--authorization-kubeconfig=${o.kubeconfigPath}`,
-    "--controllers=garbagecollector,namespace",
-    "--leader-elect=false",
-    "--bind-address=127.0.0.1",
-    `--secure-port=${o.port}`,
-    `--cert-dir=${certDir}`,
-    "--v=1",
-  ]);
   const certFile = join(certDir, "kube-controller-manager.crt");
-  for (;;) {
-    if (kcm.exitCode !== null || kcm.signalCode !== null) await o.fail(`kube-controller-manager exited (${kcm.exitCode ?? kcm.signalCode})`, "kube-controller-manager");
-    if (Date.now() > deadline) await o.fail(`kube-controller-manager not healthy within ${o.timeoutMs}ms`, "kube-controller-manager");
-    if (existsSync(certFile)) {
-      try {
-        const r = await fetch(`https://127.0.0.1:${o.port}/healthz`, { tls: { ca: readFileSync(certFile, "utf8") }, signal: AbortSignal.timeout(2000) });
-        if (r.status === 200) return;
-      } catch {}
+  const logFile = join(o.dir, "kube-controller-manager.log");
+  // The free port is probed, released, then bound by kube-controller-manager: another process may
+  // take it in between (a CI run saw "bind: address already in use"), so a few new ports are tried.
+  for (let attempt = 1; ; attempt++) {
+    const [port] = (await freePorts(1)) as [number];
+    const kcm = o.spawn("kube-controller-manager", [
+      o.bin,
+      `--kubeconfig=${o.kubeconfigPath}`,
+      `--authentication-kubeconfig=${o.kubeconfigPath}`,
+      `--authorization-kubeconfig=${o.kubeconfigPath}`,
+      "--controllers=garbagecollector,namespace",
+      "--leader-elect=false",
+      "--bind-address=127.0.0.1",
+      `--secure-port=${port}`,
+      `--cert-dir=${certDir}`,
+      "--v=1",
+    ]);
+    for (;;) {
+      if (kcm.exitCode !== null || kcm.signalCode !== null) {
+        const portTaken = existsSync(logFile) && readFileSync(logFile, "utf8").includes("address already in use");
+        if (portTaken && attempt < 3) break;
+        await o.fail(`kube-controller-manager exited (${kcm.exitCode ?? kcm.signalCode})`, "kube-controller-manager");
+      }
+      if (Date.now() > deadline) await o.fail(`kube-controller-manager not healthy within ${o.timeoutMs}ms`, "kube-controller-manager");
+      if (existsSync(certFile)) {
+        try {
+          const r = await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { ca: readFileSync(certFile, "utf8") }, signal: AbortSignal.timeout(2000) });
+          if (r.status === 200) return;
+        } catch {}
+      }
+      await sleep(100);
     }
-    await sleep(100);
   }
 }

@@ -1,6 +1,6 @@
 // `sharding: { replicas: auto | N, shards, key }` from kobun.yaml and from flags, validated.
 import { expect, test } from "bun:test";
-import { ConfigError, parseRunFlags, resolveSettings, UsageError } from "../../src/config/index.ts";
+import { ConfigError, parseRunFlags, resolveSettings } from "../../src/config/index.ts";
 
 function problems(fileData: unknown, argv: string[] = []): string[] {
   try {
@@ -25,7 +25,7 @@ test("flags override the file: --replicas, --shards, --shard-key", () => {
   const { flags } = parseRunFlags(["--replicas", "auto", "--shards=32", "--shard-key", "namespace"]);
   expect(resolveSettings({ fileData: { sharding: { replicas: 2 } }, flags }).sharding).toEqual({ replicas: "auto", shards: 32, key: "namespace", enabled: true });
   expect(resolveSettings({ flags: parseRunFlags(["--replicas=4"]).flags, fileData: null }).sharding.replicas).toBe(4);
-  expect(() => parseRunFlags(["--shards", "many"])).toThrow(UsageError);
+  expect(() => parseRunFlags(["--shards", "many"])).toThrow(ConfigError);
 });
 
 test("bad values are named with what was expected", () => {
