@@ -160,8 +160,9 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     samplerArg: decimal({ default: 1, min: 0, max: 1, doc: "The traceidratio samplers' ratio, 0 to 1. $OTEL_TRACES_SAMPLER_ARG." }),
   }),
   posting: section("Posting: Kubernetes Events about handled objects.", {
-    enabled: flag({ default: true, doc: "Post Events for handler outcomes and logs." }),
-    level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is posted as an Event." }),
+    enabled: flag({ default: true, doc: "Post Events for handler outcomes (successes, retries, failures) and what handlers post with ctx.event." }),
+    level: oneOf(LOG_LEVELS, { default: "info", doc: "The least severe level that is posted as an Event: outcomes are info (success) or warn/error (retry, failure)." }),
+    logs: flag({ default: false, doc: "Post handlers' ctx.logger lines at `level` or above as Events about the handled object too (reason Logging), as Kopf does." }),
   }),
   webhooks: WEBHOOKS_SECTION,
   kube: section("Kube: how to reach the cluster.", {
@@ -239,7 +240,7 @@ export interface Settings {
   readonly metrics: { readonly address: string | null };
   /** endpoint null = tracing off. */
   readonly tracing: { readonly endpoint: string | null; readonly serviceName: string; readonly sampler: SamplerName; readonly samplerArg: number };
-  readonly posting: { readonly enabled: boolean; readonly level: LogLevel };
+  readonly posting: { readonly enabled: boolean; readonly level: LogLevel; readonly logs: boolean };
   /** Strings null = derived (see the schema's docs). */
   readonly webhooks: SchemaValues["webhooks"];
   readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number; readonly http1: boolean };

@@ -7,6 +7,7 @@ import { linkedSignal } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import type { Api, ApiClient } from "./api.ts";
 import type { Index } from "./indexes.ts";
+import { objectLogger } from "./posting-logger.ts";
 import type { EventRecorder, ObjectContext, Patch } from "./types.ts";
 
 const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
@@ -44,7 +45,7 @@ export function objectContext(
     annotations: meta.annotations ?? EMPTY,
     memo,
     resource,
-    logger,
+    logger: objectLogger(logger, tools.poster, body),
     signal,
     api: tools.api ? tools.api.bind({ resource, body, patch }, signal) : NO_API,
     event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,

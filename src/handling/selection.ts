@@ -131,7 +131,7 @@ export function contextFor(
   const ctx: HandlerContext = {
     ...base, patch, diff: sight.diff, old: sight.old, new: sight.essence, reason: sight.cause, diffUnavailable: sight.diffUnavailable,
     retry: record?.retries ?? 0, started, runtime: at - started.getTime(),
-    logger: env.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
+    logger: base.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
   };
   if (spec.field) {
     const path = spec.field;

@@ -24,6 +24,8 @@ export interface PosterOptions {
   enabled?: boolean;
   /** The least severe level posted: Normal events are "info", Warning ones "warn"/"error". Default "info". */
   level?: LogLevel;
+  /** Whether handlers' log lines (at `level` or above) are posted too, as Kopf does. Default false. */
+  logs?: boolean;
   /** Most queued events; older ones are dropped beyond it. Default 1000. */
   capacity?: number;
   /** Events sent concurrently. Default 8. */
@@ -88,6 +90,7 @@ export class EventPoster {
   private readonly concurrency: number;
   private readonly minRank: number;
   private readonly enabled: boolean;
+  private readonly logs: boolean;
   /** Counters for tests and metrics. */
   readonly stats = { posted: 0, failed: 0, dropped: 0, counted: 0, throttled: 0 };
 
@@ -97,12 +100,18 @@ export class EventPoster {
     this.concurrency = options.concurrency ?? 8;
     this.minRank = rank[options.level ?? "info"];
     this.enabled = options.enabled ?? true;
+    this.logs = options.logs ?? false;
     this.correlator = new EventCorrelator(options.correlation);
   }
 
   /** Whether an event of this level would be posted (so callers can skip building messages). */
   wants(level: LogLevel): boolean {
     return this.enabled && rank[level] >= this.minRank;
+  }
+
+  /** Whether handlers' log lines are posted: `posting.logs`, and at least one level is. */
+  get postsLogs(): boolean {
+    return this.enabled && this.logs;
   }
 
   /** Queues an event about `object`. Never blocks, never throws. */

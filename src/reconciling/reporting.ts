@@ -35,7 +35,7 @@ export async function runEventHandlers(to: Audience, item: Item, memo: Record<st
   const base = objectContext(body, to.resource, memo, to.logger, signal, to.tools);
   for (const spec of to.events) {
     if (!metaMatches(spec, body)) continue;
-    const ctx: EventContext = { ...base, type: item.type, logger: to.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
+    const ctx: EventContext = { ...base, type: item.type, logger: base.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
     // The cycle's signal is shared by many cycles: the handler's listeners go on one of its own.
     const endLending = lendSignal(ctx, signal);
     try {

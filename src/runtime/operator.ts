@@ -124,7 +124,7 @@ async function operate(
 
   const toggle = options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level });
+  const poster = new EventPoster({ client, logger, enabled: settings.posting.enabled, level: settings.posting.level, logs: settings.posting.logs });
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   const gates = new Map<string, Toggle>();
   const indexes = new Indexes(registry.indexes, logger);
