@@ -29,7 +29,7 @@ import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
-import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
+import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, selectorMatches, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 
@@ -185,12 +185,12 @@ export class Registry {
 
   /** The handlers that apply to a resolved resource, in registration order. */
   forResource(resource: Resource): HandlerSpec[] {
-    return this.handlers.filter((spec) => matches(this.parsed.get(spec)!, resource));
+    return this.handlers.filter((spec) => selectorMatches(this.parsed.get(spec)!, resource));
   }
 
   /** The daemons and timers that apply to a resolved resource, in registration order. */
   backgroundFor(resource: Resource): BackgroundSpec[] {
-    return this.background.filter((spec) => matches(spec.wanted, resource));
+    return this.background.filter((spec) => selectorMatches(spec.wanted, resource));
   }
 
   /** Removes every handler (for tests that reuse a registry). */
@@ -282,17 +282,7 @@ export class Registry {
     this.parsed.set(spec, wanted);
   }
 }
-
-/** Whether a selector names this resource (group, version when given, plural or kind). */
-export function selectorMatches(wanted: Wanted, resource: Pick<Resource, "group" | "version" | "plural" | "kind">): boolean {
-  return matches(wanted, resource);
-}
-
-function matches(wanted: Wanted, resource: Pick<Resource, "group" | "version" | "plural" | "kind">): boolean {
-  if (wanted.group !== undefined && wanted.group !== resource.group) return false;
-  if (wanted.version !== undefined && wanted.version !== resource.version) return false;
-  return wanted.name === resource.plural || wanted.name === resource.kind.toLowerCase() || wanted.name === resource.kind;
-}
+export { selectorMatches };
 
 /** The global registry that `on.*` from "kobun" fills. */
 export const registry = new Registry();
