@@ -28,6 +28,7 @@ import type {
 import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
+import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, selectorMatches, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
@@ -97,7 +98,7 @@ export class Registry {
       this.add(kind, selector, fn, options);
       return fn;
     };
-    this.on = {
+    this.on = registering({
       create: changing("create"),
       update: changing("update"),
       delete: changing("delete"),
@@ -138,7 +139,7 @@ export class Registry {
         this.addBackground("timer", selector, fn, options);
         return fn;
       },
-    } as On; // typed tokens are object selectors: the typing is the signatures' alone
+    } as On); // typed tokens are object selectors: the typing is the signatures' alone
   }
 
   /** The distinct resource selectors handlers were registered for (the runtime resolves and watches them). */
@@ -210,9 +211,12 @@ export class Registry {
     if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
     const wanted = parseSelector(selector);
     const n = this.webhooks.filter((w) => w.kind === kind).length + 1;
-    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}-${n}`);
-    // The id names the webhook (a DNS subdomain) and its URL path.
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(id)) throw new Error(`on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-" (it names the webhook): pass { id }`);
+    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? webhookIdOf(fn.name) : undefined) ?? `${kind}-${n}`;
+    // The id names the webhook (a label of its DNS name) and its URL path.
+    if (!WEBHOOK_ID.test(id)) {
+      const fix = JSON.stringify(webhookIdOf(id) ?? `${kind}-${n}`);
+      throw new Error(`on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-", at most 63 (it names the webhook): pass { id: ${fix} }`);
+    }
     if (this.webhooks.some((w) => w.id === id)) throw new Error(`a webhook with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
     checkAdmissionOptions(`on.${kind} handler ${id}`, options);
     this.webhooks.push({ id, kind, selector, wanted, fn, options });
