@@ -49,6 +49,14 @@ describe.each(selectedTargets())("handlers named by short name, singular and kin
     const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(memorySink("error")), onStarted: () => started.resolve() });
     try {
       await Promise.race([started.promise, running.then(() => { throw new Error("the operator ended before it started"); })]);
+      await t.client.create(EXAMPLES, ns, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: "named" }, spec: { size: 1 } });
+      const missing = (kinds: string[]) => kinds.flatMap((kind) => FORMS.map((form) => `${kind} ${form}`)).filter((pair) => !ran.has(pair));
+      await eventually("create, event and timer handlers by every name", () => missing(["create", "event", "timer"]).length === 0, { timeoutMs: 30_000 }).catch(() => undefined);
+      expect(missing(["create", "event", "timer"])).toEqual([]);
+      await t.client.patch(EXAMPLES, ns, "named", { spec: { size: 2 } });
+      await eventually("update handlers by every name", () => missing(["update"]).length === 0, { timeoutMs: 30_000 }).catch(() => undefined);
+      expect(missing(["update"])).toEqual([]);
+
       // The API server loads a new webhook configuration a moment after it is written.
       const refused = await eventually("the validator on kex refusing size 0", async () => {
         const name = uniqueName("zero");
@@ -57,14 +65,6 @@ describe.each(selectedTargets())("handlers named by short name, singular and kin
         return outcome;
       }, { timeoutMs: 30_000, intervalMs: 200 });
       expect(refused).toContain("size 0 refused by the validator on kex");
-
-      await t.client.create(EXAMPLES, ns, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: "named" }, spec: { size: 1 } });
-      const missing = (kinds: string[]) => kinds.flatMap((kind) => FORMS.map((form) => `${kind} ${form}`)).filter((pair) => !ran.has(pair));
-      await eventually("create, event and timer handlers by every name", () => missing(["create", "event", "timer"]).length === 0, { timeoutMs: 30_000 }).catch(() => undefined);
-      expect(missing(["create", "event", "timer"])).toEqual([]);
-      await t.client.patch(EXAMPLES, ns, "named", { spec: { size: 2 } });
-      await eventually("update handlers by every name", () => missing(["update"]).length === 0, { timeoutMs: 30_000 }).catch(() => undefined);
-      expect(missing(["update"])).toEqual([]);
     } finally {
       stop.abort();
       await running.catch(() => undefined);
