@@ -70,6 +70,14 @@ test("a registration error while loading handlers from source is one line and ex
   expect(duplicate).toEqual({ code: 3, stdout: "", stderr: 'kobun: invalid handler registration: a create handler with id "hello" is already registered for kex: pass a distinct { id }\n' });
 });
 
+test("a resource declared wrongly in a handler module (defineResource, resource() with an alias) is one line and exit 3", () => {
+  const defined = manifestsFromSource(handlersDir("bad-definition", `import { defineResource } from ${JSON.stringify(join(KOBUN_ROOT, "src/index.ts"))};\ndefineResource({ group: "example.com", kind: "Thing", plural: "Things", schema: { spec: {} as never } });`));
+  expect(defined.code).toBe(3);
+  expect(defined.stderr).toMatch(/^kobun: invalid handler registration: .*plural must be lowercase, like "kobunexamples"\n$/);
+  const aliased = manifestsFromSource(handlersDir("bad-alias", `import { resource } from ${JSON.stringify(join(KOBUN_ROOT, "src/index.ts"))};\nresource("kobunexamples.kobun.dev/v1", { alias: "my examples" });`));
+  expect(aliased).toEqual({ code: 3, stdout: "", stderr: 'kobun: invalid handler registration: resource("kobunexamples.kobun.dev/v1", { alias: "my examples" }): an alias is letters, digits, "-", "_" and "." (like "examples")\n' });
+});
+
 test("a compiled operator whose handler module fails to register says so in one line, exit 3, no stack trace", async () => {
   const dir = handlersDir("bad-id-binary", BAD_ID);
   const { outfile } = await build({ cwd: join(dir, ".."), handlers: "handlers", outfile: join(work, "bad-id-binary", "op") });
