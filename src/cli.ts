@@ -6,7 +6,7 @@
 // start-up for the sandbox, the YAML printer or the peering tools.
 import { ConfigError, UsageError, runFlagsHelp } from "./config/index.ts";
 import { ExitCode, FatalError } from "./runtime/exits.ts";
-import { ApiError, ConnectionError, KubeconfigError } from "./runtime/errors.ts";
+import { ApiError, ConnectionError, KubeconfigError, RegistrationError } from "./runtime/errors.ts";
 import type { Embedded } from "./cli/handlers.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -101,7 +101,12 @@ function help(text: string): number {
   return ExitCode.ok;
 }
 
-function reportFailure(error: unknown): number {
+/** Says how a command ended, in one line (a crash with its stack); the exit code for it. */
+export function reportFailure(error: unknown): number {
+  if (error instanceof RegistrationError) {
+    console.error(`kobun: invalid handler registration: ${error.message}`);
+    return ExitCode.config;
+  }
   if (error instanceof UsageError) {
     console.error(`kobun: ${error.message}\nRun "kobun --help" for usage.`);
     return ExitCode.usage;

@@ -61,10 +61,11 @@ export function findHandlerFiles(dir: string): { modules: string[]; manifests: s
   return { modules, manifests };
 }
 
-/** The generated entry: handler imports, embedded manifests, then the CLI. */
+/** The generated entry: handler imports (a failure while loading them reported as the CLI reports failures), embedded manifests, then the CLI. */
 export function entrySource(root: string, modules: string[], manifests: string[]): string {
-  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`];
+  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`, `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/loading.ts"))};`];
   modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
+  lines.push("handlersLoaded();");
   manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));
   const list = manifests.map((m, i) => `{ name: ${JSON.stringify(basename(m))}, text: manifest${i} }`).join(", ");
   lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}] });`);

@@ -10,7 +10,7 @@
 // always go to a ClusterRole.
 
 import { fixedNamespaces, type NamespaceSettings, type Settings } from "../config/index.ts";
-import { deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../runtime/manifests.ts";
+import { crdNamed, deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../runtime/manifests.ts";
 
 export interface Rule {
   apiGroups: string[];
@@ -49,19 +49,24 @@ export interface RbacInput {
 const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
 const FOLLOW_NAMESPACES: Rule = { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] };
 
+/** The group and plural RBAC names a selector's resource by (a CRD's other names are turned into its plural), and its scope. */
+function grantedName(crds: KubeObject[], selector: ResourceSelector): { group: string; plural: string; clusterScoped: boolean } {
+  const wanted = parseSelector(selector);
+  const crd = crdNamed(crds, selector);
+  const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
+  // Built-in resources without a CRD here are taken as namespaced (most are).
+  return { group, plural: crd?.spec?.names?.plural ?? wanted.name, clusterScoped: crd?.spec?.scope === "Cluster" };
+}
+
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
 export function rbacRules({ settings, selectors, crds, children = [], watched = [], apart = new Map() }: RbacInput): RbacRules {
   const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [] };
   const placed = (selector: ResourceSelector) => {
-    const wanted = parseSelector(selector);
-    const crd = crds.find((c) => c.spec?.names?.plural === wanted.name && (wanted.group === undefined || c.spec?.group === wanted.group));
-    const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
-    // Built-in resources without a CRD here are taken as namespaced (most are).
-    const clusterScoped = crd?.spec?.scope === "Cluster";
-    return { wanted, group, clusterScoped, where: clusterScoped ? rules.cluster : rules.namespaced };
+    const named = grantedName(crds, selector);
+    return { ...named, where: named.clusterScoped ? rules.cluster : rules.namespaced };
   };
   for (const selector of selectors) {
-    const { wanted, group, clusterScoped, where: placedWhere } = placed(selector);
+    const { plural, group, clusterScoped, where: placedWhere } = placed(selector);
     const own = clusterScoped ? undefined : apart.get(selector);
     let where = placedWhere;
     if (own) {
@@ -72,18 +77,18 @@ export function rbacRules({ settings, selectors, crds, children = [], watched = 
     } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
     if (watched.includes(selector)) {
       // Only an index reads it: listed and watched, never written.
-      where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch"] });
+      where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch"] });
       continue;
     }
     // The engine only reads, watches and merge-patches (results, progress, finalizers).
-    where.push({ apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "patch"] });
-    where.push({ apiGroups: [group], resources: [`${wanted.name}/status`], verbs: ["patch"] });
+    where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch", "patch"] });
+    where.push({ apiGroups: [group], resources: [`${plural}/status`], verbs: ["patch"] });
   }
   for (const selector of children) {
     // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api,
     // where the handled objects are: resources with namespaces of their own take them there too.
-    const { wanted, group, where } = placed(selector);
-    const rule = { apiGroups: [group], resources: [wanted.name], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] };
+    const { plural, group, where } = placed(selector);
+    const rule = { apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] };
     where.push(rule);
     if (where === rules.namespaced) for (const own of rules.apart) own.rules.push(rule);
   }

@@ -6,7 +6,7 @@
 // cainjector does (certificates from files).
 
 import {
-  ADMISSION_GROUP, PLURALS, crdConversion, crdName, parseSelector, registry as defaultRegistry, webhookConfigurations,
+  ADMISSION_GROUP, PLURALS, crdConversion, crdName, crdNamed, parseSelector, registry as defaultRegistry, webhookConfigurations,
   type KubeObject, type Registry, type RuleTarget, type WebhookSpec,
 } from "../runtime/manifests.ts";
 import type { Rule } from "./rbac.ts";
@@ -25,9 +25,9 @@ export function webhookObjects(name: string, namespace: string, crds: KubeObject
   const endpoint = { service: { name, namespace, port: 443 } };
   const target = (spec: WebhookSpec): RuleTarget => {
     const wanted = parseSelector(spec.selector);
-    const crd = crds.find((c) => c.spec?.names?.plural === wanted.name && (wanted.group === undefined || c.spec?.group === wanted.group));
+    const crd = crdNamed(crds, spec.selector);
     const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
-    return { group, plural: wanted.name, ...(wanted.version ? { version: wanted.version } : {}), ...(crd ? { namespaced: crd.spec?.scope !== "Cluster" } : {}) };
+    return { group, plural: crd?.spec?.names?.plural ?? wanted.name, ...(wanted.version ? { version: wanted.version } : {}), ...(crd ? { namespaced: crd.spec?.scope !== "Cluster" } : {}) };
   };
   for (const spec of registry.conversions) {
     const crd = crds.find((c) => c.metadata?.name === crdName(spec));

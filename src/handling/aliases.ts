@@ -4,6 +4,7 @@
 // one resource: a second, different one is an error when the handler is registered.
 
 import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
+import { RegistrationError } from "./registration.ts";
 
 /** An alias: what a kobun.yaml key can be (a YAML key that reads as a word, no "/"). */
 const ALIAS = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/i;
@@ -18,7 +19,7 @@ export function aliasOf(selector: ResourceSelector): string | undefined {
 /** Throws when `alias` cannot be a kobun.yaml key. */
 export function checkAlias(alias: string, selector: string): void {
   if (!ALIAS.test(alias)) {
-    throw new Error(`resource(${JSON.stringify(selector)}, { alias: ${JSON.stringify(alias)} }): an alias is letters, digits, "-", "_" and "." (like "examples")`);
+    throw new RegistrationError(`resource(${JSON.stringify(selector)}, { alias: ${JSON.stringify(alias)} }): an alias is letters, digits, "-", "_" and "." (like "examples")`);
   }
 }
 
@@ -33,9 +34,9 @@ export class Aliases {
     if (alias === undefined) return;
     const text = parseSelector(selector).text;
     const before = this.byText.get(text);
-    if (before !== undefined && before !== alias) throw new Error(`resource ${JSON.stringify(text)} has two aliases, "${before}" and "${alias}": give it one`);
+    if (before !== undefined && before !== alias) throw new RegistrationError(`resource ${JSON.stringify(text)} has two aliases, "${before}" and "${alias}": give it one`);
     const owner = this.byAlias.get(alias);
-    if (owner !== undefined && owner !== text) throw new Error(`the alias "${alias}" names two resources, ${JSON.stringify(owner)} and ${JSON.stringify(text)}: give each its own`);
+    if (owner !== undefined && owner !== text) throw new RegistrationError(`the alias "${alias}" names two resources, ${JSON.stringify(owner)} and ${JSON.stringify(text)}: give each its own`);
     this.byText.set(text, alias);
     this.byAlias.set(alias, text);
   }

@@ -35,8 +35,12 @@ export interface CycleEnv {
 /** What kobun remembers of an object in memory while it runs (never needed for correctness after a restart). */
 export interface ObjectState {
   memo: Record<string, any>;
-  /** Seen since this operator started: resume handlers run on the first sight only. */
-  seen: boolean;
+  /**
+   * Resume handlers in this operator process: "unseen" before the object's first cycle; "due" from
+   * a first sight that is not a create nor a deletion, until a cycle completes (so a failed resume
+   * handler is retried as others are); "done" after. One field, not two: it is kept per known object.
+   */
+  resume: "unseen" | "due" | "done";
   /** The handler running now, as "<id> on <namespace>/<name>": named if shutdown abandons it. */
   running?: string;
 }
@@ -74,8 +78,7 @@ export type FinalizerAction = "add" | "run-delete-handlers" | "release" | "nothi
  * (`needsFinalizer` tells the table whether a delete handler applies).
  */
 export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, finalizer: FinalizerAction): Promise<CyclePlan> {
-  const initial = !state.seen;
-  state.seen = true;
+  if (state.resume === "unseen") state.resume = env.hasResume ? "due" : "done";
   const plan: CyclePlan = {
     cause: "noop", user: undefined, results: {}, bookkeeping: { progress: new Map() },
     finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
@@ -88,7 +91,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   }
   const change = finalizer === "add" ? "add" : finalizer === "release" ? "remove" : undefined;
   const book = readBookkeeping(body, env.ids);
-  const sight = seeCause(env, body, book, initial, finalizer);
+  const sight = seeCause(env, body, book, state.resume === "due", finalizer);
+  if (sight.cause !== "resume" && sight.cause !== "update") state.resume = "done"; // never mixed into a create or a deletion
   if (sight.cause === "free") {
     plan.cause = "free";
     return plan;
@@ -107,7 +111,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   const at = Date.now();
   const contextOf: ContextMaker = (spec, record) =>
     contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch)), patch, spec, record, at);
-  const selected = selectHandlers(env, seen, body, book, contextOf, initial, signal);
+  const selected = selectHandlers(env, seen, body, book, contextOf, state.resume === "due", signal);
 
   if (sight.cause !== "delete") plan.finalizer = change;
   if (plan.finalizer === "add" && anyDue(selected, sight.now)) {
@@ -118,8 +122,10 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   }
   const { written, allDone, earliest } = await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
   plan.user = compactPatch(patch);
-  if (allDone) completeCause(env, sight, book, selected, written, plan);
-  else for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
+  if (allDone) {
+    completeCause(env, sight, book, selected, written, plan);
+    state.resume = "done";
+  } else for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
   plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
   return plan;
 }

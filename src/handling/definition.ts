@@ -10,6 +10,7 @@ import type { Static, TSchema } from "typebox";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 import { resource, type ResourceToken } from "./resource.ts";
 import { STATUS_KEY } from "./progress.ts";
+import { RegistrationError } from "./registration.ts";
 
 /** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
 export interface PrinterColumn {
@@ -103,9 +104,9 @@ export function defineResource<const V extends Record<string, VersionSchema>>(de
 export function defineResource(definition: ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>): unknown {
   const { group, kind, plural } = definition;
   const where = `defineResource(${JSON.stringify(kind)})`;
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group ?? "")) throw new Error(`${where}: group must be a DNS subdomain with a dot, like "example.com"`);
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind ?? "")) throw new Error(`${where}: kind must be CamelCase, like "KobunExample"`);
-  if (!DNS_LABEL.test(plural ?? "")) throw new Error(`${where}: plural must be lowercase, like "kobunexamples"`);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group ?? "")) throw new RegistrationError(`${where}: group must be a DNS subdomain with a dot, like "example.com"`);
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind ?? "")) throw new RegistrationError(`${where}: kind must be CamelCase, like "KobunExample"`);
+  if (!DNS_LABEL.test(plural ?? "")) throw new RegistrationError(`${where}: plural must be lowercase, like "kobunexamples"`);
   const plans = versionPlans(definition, where);
   const crd = crdOf(definition, plans);
   const tokenOf = (version: string) => {
@@ -136,18 +137,18 @@ function versionPlans(definition: ResourceDefinition<TSchema, TSchema | undefine
   if (Array.isArray(definition.versions) || definition.versions === undefined) {
     const d = definition as ResourceDefinition<TSchema, TSchema | undefined>;
     const names = d.versions ?? ["v1"];
-    if (names.length === 0 || !names.every(validName)) throw new Error(`${where}: versions must be like ["v1"] or ["v1", "v1beta1"]`);
-    if (d.schema?.spec === undefined) throw new Error(`${where}: schema.spec is required (a TypeBox schema, e.g. Type.Object({...}))`);
+    if (names.length === 0 || !names.every(validName)) throw new RegistrationError(`${where}: versions must be like ["v1"] or ["v1", "v1beta1"]`);
+    if (d.schema?.spec === undefined) throw new RegistrationError(`${where}: schema.spec is required (a TypeBox schema, e.g. Type.Object({...}))`);
     return names.map((name, i) => ({ name, served: true, storage: i === 0, schema: d.schema, columns: d.printerColumns }));
   }
-  if ("schema" in definition) throw new Error(`${where}: give either schema (one for every version) or a schema in each of versions, not both`);
+  if ("schema" in definition) throw new RegistrationError(`${where}: give either schema (one for every version) or a schema in each of versions, not both`);
   const entries = Object.entries(definition.versions);
-  if (entries.length === 0 || !entries.every(([name]) => validName(name))) throw new Error(`${where}: versions must be keyed like { v1: {...}, v1beta1: {...} }`);
-  for (const [name, v] of entries) if (v?.schema?.spec === undefined) throw new Error(`${where}: versions.${name}.schema.spec is required (a TypeBox schema)`);
+  if (entries.length === 0 || !entries.every(([name]) => validName(name))) throw new RegistrationError(`${where}: versions must be keyed like { v1: {...}, v1beta1: {...} }`);
+  for (const [name, v] of entries) if (v?.schema?.spec === undefined) throw new RegistrationError(`${where}: versions.${name}.schema.spec is required (a TypeBox schema)`);
   const stored = entries.filter(([, v]) => v.storage === true).map(([name]) => name);
-  if (stored.length !== 1) throw new Error(`${where}: exactly one version must have storage: true (${stored.length === 0 ? "none has" : `${stored.join(", ")} have`})`);
+  if (stored.length !== 1) throw new RegistrationError(`${where}: exactly one version must have storage: true (${stored.length === 0 ? "none has" : `${stored.join(", ")} have`})`);
   const plans = entries.map(([name, v]) => ({ name, served: v.served ?? true, storage: v.storage === true, schema: v.schema, columns: v.printerColumns ?? definition.printerColumns, deprecated: v.deprecated }));
-  if (plans.some((p) => p.storage && !p.served)) throw new Error(`${where}: the storage version ${stored[0]} must be served`);
+  if (plans.some((p) => p.storage && !p.served)) throw new RegistrationError(`${where}: the storage version ${stored[0]} must be served`);
   return plans;
 }
 

@@ -28,8 +28,9 @@ import type {
 import type { ResourceToken } from "./resource.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
+import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
-import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
+import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, selectorMatches, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
 
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 
@@ -97,7 +98,7 @@ export class Registry {
       this.add(kind, selector, fn, options);
       return fn;
     };
-    this.on = {
+    this.on = registering({
       create: changing("create"),
       update: changing("update"),
       delete: changing("delete"),
@@ -138,7 +139,7 @@ export class Registry {
         this.addBackground("timer", selector, fn, options);
         return fn;
       },
-    } as On; // typed tokens are object selectors: the typing is the signatures' alone
+    } as On); // typed tokens are object selectors: the typing is the signatures' alone
   }
 
   /** The distinct resource selectors handlers were registered for (the runtime resolves and watches them). */
@@ -185,12 +186,12 @@ export class Registry {
 
   /** The handlers that apply to a resolved resource, in registration order. */
   forResource(resource: Resource): HandlerSpec[] {
-    return this.handlers.filter((spec) => matches(this.parsed.get(spec)!, resource));
+    return this.handlers.filter((spec) => selectorMatches(this.parsed.get(spec)!, resource));
   }
 
   /** The daemons and timers that apply to a resolved resource, in registration order. */
   backgroundFor(resource: Resource): BackgroundSpec[] {
-    return this.background.filter((spec) => matches(spec.wanted, resource));
+    return this.background.filter((spec) => selectorMatches(spec.wanted, resource));
   }
 
   /** Removes every handler (for tests that reuse a registry). */
@@ -210,9 +211,12 @@ export class Registry {
     if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
     const wanted = parseSelector(selector);
     const n = this.webhooks.filter((w) => w.kind === kind).length + 1;
-    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}-${n}`);
-    // The id names the webhook (a DNS subdomain) and its URL path.
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(id)) throw new Error(`on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-" (it names the webhook): pass { id }`);
+    const id = options.id ?? (fn.name && fn.name !== "anonymous" ? webhookIdOf(fn.name) : undefined) ?? `${kind}-${n}`;
+    // The id names the webhook (a label of its DNS name) and its URL path.
+    if (!WEBHOOK_ID.test(id)) {
+      const fix = JSON.stringify(webhookIdOf(id) ?? `${kind}-${n}`);
+      throw new Error(`on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-", at most 63 (it names the webhook): pass { id: ${fix} }`);
+    }
     if (this.webhooks.some((w) => w.id === id)) throw new Error(`a webhook with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
     checkAdmissionOptions(`on.${kind} handler ${id}`, options);
     this.webhooks.push({ id, kind, selector, wanted, fn, options });
@@ -282,17 +286,7 @@ export class Registry {
     this.parsed.set(spec, wanted);
   }
 }
-
-/** Whether a selector names this resource (group, version when given, plural or kind). */
-export function selectorMatches(wanted: Wanted, resource: Pick<Resource, "group" | "version" | "plural" | "kind">): boolean {
-  return matches(wanted, resource);
-}
-
-function matches(wanted: Wanted, resource: Pick<Resource, "group" | "version" | "plural" | "kind">): boolean {
-  if (wanted.group !== undefined && wanted.group !== resource.group) return false;
-  if (wanted.version !== undefined && wanted.version !== resource.version) return false;
-  return wanted.name === resource.plural || wanted.name === resource.kind.toLowerCase() || wanted.name === resource.kind;
-}
+export { selectorMatches };
 
 /** The global registry that `on.*` from "kobun" fills. */
 export const registry = new Registry();

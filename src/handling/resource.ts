@@ -9,6 +9,7 @@
 import type * as k8s from "@kubernetes/client-node";
 import { parseSelector } from "../kube/discovery.ts";
 import { checkAlias } from "./aliases.ts";
+import { RegistrationError } from "./registration.ts";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 
 declare const objectType: unique symbol;
@@ -62,7 +63,7 @@ export interface MetadataObject {
 function typed(selector: string, options: TokenOptions & { metadataOnly: true }): ResourceToken<MetadataObject>;
 function typed<T extends object = KubeObject>(selector: string, options?: TokenOptions): ResourceToken<T>;
 function typed<T extends object = KubeObject>(selector: string, options: TokenOptions = {}): ResourceToken<T> {
-  const parsed = parseSelector(selector);
+  const parsed = readSelector(selector);
   const token = { group: parsed.group, version: parsed.version, plural: parsed.name };
   if (options.alias !== undefined) {
     checkAlias(options.alias, parsed.text);
@@ -72,6 +73,15 @@ function typed<T extends object = KubeObject>(selector: string, options: TokenOp
   // Messages that print a selector show the text it was written as.
   Object.defineProperty(token, "toJSON", { value: () => parsed.text, enumerable: false });
   return Object.freeze(token);
+}
+
+/** The selector taken apart; one it cannot read is a registration error (exit 3, one line). */
+function readSelector(selector: string): ReturnType<typeof parseSelector> {
+  try {
+    return parseSelector(selector);
+  } catch (error) {
+    throw new RegistrationError((error as Error).message, { cause: error });
+  }
 }
 
 export type Pod = Builtin<k8s.V1Pod>;

@@ -1,7 +1,8 @@
 // Which cause, and which handlers: what a cycle sees before anything runs. Cause detection
 // follows Kopf: no diff base → create; deletionTimestamp with our finalizer → delete; a
-// non-empty diff → update; first sight after start with resume handlers → resume (mixed into
-// an update, never into a create or delete); otherwise nothing. Then the handlers of the cause
+// non-empty diff → update; resuming (the first sight since start of an object that is neither new
+// nor being deleted, until its cycle completes) → resume (mixed into an update, never into a
+// create or delete); otherwise nothing. Then the handlers of the cause
 // whose filters match, each with its context and its progress record.
 
 import type { KubeObject } from "../kube/types.ts";
@@ -35,7 +36,7 @@ export interface Selected {
   record: ProgressRecord | undefined;
 }
 
-export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, initial: boolean, finalizer: FinalizerAction): Sight {
+export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, resuming: boolean, finalizer: FinalizerAction): Sight {
   const salt = body.metadata.uid ?? "";
   const sight: Sight = {
     cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: Date.now(),
@@ -54,9 +55,8 @@ export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, ini
   const { diff, unavailable } = diffFromBase(book.base, sight.redacted, salt);
   sight.diff = diff;
   sight.diffUnavailable = unavailable;
-  const pendingResume = () => env.handlers.some((s) => s.kind === "resume" && isPending(recordOf(book, s, "resume")));
   if (diff.length) sight.cause = "update";
-  else if ((initial && env.hasResume) || pendingResume()) sight.cause = "resume";
+  else if (resuming) sight.cause = "resume";
   return sight;
 }
 
@@ -68,13 +68,13 @@ export type ContextMaker = (spec: HandlerSpec, record: ProgressRecord | undefine
  * A context is made here only for a handler whose filters read it: a cycle that only adds the
  * finalizer (the first of every new object) runs no handler, and then needs none.
  */
-export function selectHandlers(env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, contextOf: ContextMaker, initial: boolean, signal: AbortSignal): Selected[] {
+export function selectHandlers(env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, contextOf: ContextMaker, resuming: boolean, signal: AbortSignal): Selected[] {
   const { cause } = sight;
   const selected: Selected[] = [];
   for (const spec of env.handlers) {
     let wanted: boolean;
     if (spec.kind === "field") wanted = cause === "create" || cause === "update";
-    else if (spec.kind === "resume") wanted = cause === "resume" || (cause === "update" && (initial || isPending(recordOf(book, spec, cause))));
+    else if (spec.kind === "resume") wanted = cause === "resume" || (cause === "update" && resuming);
     else wanted = spec.kind === cause;
     if (!wanted || !metaMatches(spec, body)) continue;
     const record = recordOf(book, spec, cause);

@@ -3,6 +3,7 @@
 // holds the `on.*` functions that build them.
 
 import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
+import type { Resource } from "../kube/types.ts";
 import { fieldPath } from "./filters.ts";
 import type {
   ActivityFn,
@@ -38,6 +39,19 @@ export interface HandlerSpec {
 }
 
 export type Wanted = ReturnType<typeof parseSelector>;
+
+type Named = Pick<Resource, "group" | "version" | "plural" | "kind" | "singular" | "shortNames">;
+
+/** Whether a selector names this resource (group, version when given, and any name discovery resolves: plural, singular, kind, short name). */
+export function selectorMatches(wanted: Wanted, resource: Named): boolean {
+  if (wanted.group !== undefined && wanted.group !== resource.group) return false;
+  if (wanted.version !== undefined && wanted.version !== resource.version) return false;
+  const { name } = wanted;
+  if (name === resource.plural || name === resource.kind) return true;
+  // As discovery (and kubectl) resolve them: the other names in lower case.
+  const lower = name.toLowerCase();
+  return lower === resource.kind.toLowerCase() || lower === resource.singular || (resource.shortNames?.includes(lower) ?? false);
+}
 
 /** A daemon or a timer: run by reconciling/ beside the handlers, one per matching object. */
 export interface BackgroundSpec {

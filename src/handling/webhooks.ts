@@ -63,7 +63,7 @@ export type MutateFn<T extends object = KubeObject> = (ctx: AdmissionContext<T>)
  * values also become the webhook's `objectSelector`, so the API server does not even call.
  */
 export interface AdmissionOptions {
-  /** Names the webhook (`<id>.<operator name>.kobun.dev`) and its path. Default: the function name. */
+  /** Names the webhook (`<id>.<operator name>.kobun.dev`) and its path: lowercase letters, digits, "-". Default: the function name made so (`validate_size` → `validate-size`). */
   id?: string;
   /** Default ["CREATE", "UPDATE"]. */
   operations?: readonly AdmissionOperation[];

@@ -136,6 +136,8 @@ function pick(group: string, version: string, list: ApiResource[], name: string)
     version,
     plural: entry.name,
     kind: entry.kind,
+    ...(entry.singularName ? { singular: entry.singularName } : {}),
+    ...(entry.shortNames?.length ? { shortNames: entry.shortNames } : {}),
     namespaced: entry.namespaced,
     statusSubresource: list.some((r) => r.name === `${entry.name}/status`),
     verbs: entry.verbs,

@@ -55,6 +55,9 @@ export interface Resource {
   version: string;
   plural: string;
   kind: string;
+  /** The other names discovery gives it (kubectl accepts them): selectors written with them match it too. */
+  singular?: string;
+  shortNames?: readonly string[];
   namespaced: boolean;
   /** Whether `/status` is a subresource (then status writes must go there). */
   statusSubresource: boolean;

@@ -1,6 +1,6 @@
 // What the reconciler keeps of one known object between its cycles, as ONE record: its life
 // (life.ts: the phase, our last write), what its handlers keep (cycle.ts's ObjectState: memo,
-// seen, running) and its namespace (what places it in a shard). At rest that is this record and its
+// resume, running) and its namespace (what places it in a shard). At rest that is this record and its
 // memo: with 20,000 objects known, every object kept per object costs about a megabyte of heap,
 // and twice that in the blocks it is allocated in (issue 15). So our last write is two fields
 // here, read by life.ts as the `wrote` it takes (a short-lived copy per read).
@@ -14,7 +14,7 @@ export class Tracked implements Life, ObjectState {
   /** Our last write's resourceVersion and when it was made (ms): life.ts's `wrote`. */
   private rv: string | undefined = undefined;
   private at = 0;
-  seen = false;
+  resume: ObjectState["resume"] = "unseen";
   running: string | undefined = undefined;
 
   constructor(

@@ -4,7 +4,8 @@
 // those from here. Kept apart from runtime/dev.ts, which loads the sandbox.
 
 import { parseAllDocuments, stringify } from "yaml";
-import { registry, type Registry } from "../handling/registry.ts";
+import { registry, selectorMatches, type Registry } from "../handling/registry.ts";
+import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { fetchSlots, StreamBudget } from "../kube/budget.ts";
 
@@ -42,4 +43,18 @@ export function withDefinitions(manifests: Manifest[], from: Registry = registry
   const shipped = new Set(manifestObjects(manifests, "definitions").map((o) => o.metadata?.name));
   const defined = from.definitions().filter((crd) => !shipped.has(crd.metadata.name));
   return [...manifests, ...defined.map((crd) => ({ name: `${crd.metadata.name}.crd.yaml`, text: stringify(crd) }))];
+}
+
+/**
+ * The shipped CRD a selector names, by any name discovery would resolve (plural, singular, kind,
+ * short name; the version aside): `kobun manifests` has no API server to ask.
+ */
+export function crdNamed(crds: readonly KubeObject[], selector: ResourceSelector): KubeObject | undefined {
+  const wanted = { ...parseSelector(selector), version: undefined };
+  return crds.find((crd) => {
+    const names = crd.spec?.names ?? {};
+    return typeof names.plural === "string" && selectorMatches(wanted, {
+      group: crd.spec?.group ?? "", version: "", plural: names.plural, kind: names.kind ?? "", singular: names.singular, shortNames: names.shortNames,
+    });
+  });
 }

@@ -53,6 +53,13 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
   const certs: CertSource = w.certFile !== null && w.keyFile !== null
     ? { kind: "files", certFile: w.certFile, keyFile: w.keyFile, ...(w.caFile !== null ? { caFile: w.caFile } : {}) }
     : { kind: "self-signed", hosts: w.hosts.length > 0 ? w.hosts : url ? [url.hostname.replace(/^\[|\]$/g, "")] : serviceHosts(w.name, namespace) };
+  let served: WebhookWiring["registry"];
+  try {
+    served = { webhooks: await resolvedWebhooks(client, registry.webhooks, signal), conversions: registry.conversions };
+  } catch (error) {
+    if (signal.aborted) return;
+    throw new FatalError("fatal", `cannot register the webhooks with the API server: ${(error as Error).message}`, { cause: error });
+  }
   let server: Awaited<ReturnType<typeof startWebhookServer>>;
   let endpoint: Endpoint | undefined;
   // A new certificate from files with a new caFile: the API server must trust it too.
@@ -60,11 +67,11 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
     const to = endpoint;
     if (!to || caBundle === undefined || scope.signal.aborted) return;
     // In the scope, so that run() ends only after it; a failure is logged, the next reload tries again.
-    void scope.spawn("webhooks caBundle", (s) => register({ client, registry, signal: s, log }, w.name, to, caBundle, url !== undefined)
+    void scope.spawn("webhooks caBundle", (s) => register({ client, registry: served, signal: s, log }, w.name, to, caBundle, url !== undefined)
       .catch((error) => { if (!s.aborted) log.error("cannot patch the new CA into the caBundle", { error: (error as Error).message }); }));
   };
   try {
-    server = await startWebhookServer({ ...listen, certs, registry, logger: log, reloadIntervalMs: w.reloadInterval * 1000, onReload });
+    server = await startWebhookServer({ ...listen, certs, registry: served, logger: log, reloadIntervalMs: w.reloadInterval * 1000, onReload });
   } catch (error) {
     throw new FatalError("fatal", `cannot serve webhooks at ${listen.hostname}:${listen.port}: ${(error as Error).message}`, { cause: error });
   }
@@ -76,12 +83,25 @@ export async function serveWebhooks({ client, registry, settings, logger, scope,
   if (url && url.port === "0") url.port = String(server.port);
   endpoint = url ? { url: url.href } : { service: { name: w.name, namespace, port: 443 } };
   try {
-    await register({ client, registry, signal, log }, w.name, endpoint, server.caBundle, url !== undefined);
+    await register({ client, registry: served, signal, log }, w.name, endpoint, server.caBundle, url !== undefined);
   } catch (error) {
     if (signal.aborted) return;
     const reason = error instanceof ApiError && error.code === 403 ? `forbidden (grant get/create/update/patch on them): ${error.message}` : (error as Error).message;
     throw new FatalError("fatal", `cannot register the webhooks with the API server: ${reason}`, { cause: error });
   }
+}
+
+/**
+ * The webhooks with their resource as the API server names it in a review (group, plural): one
+ * registered by a short name, singular or kind is resolved by discovery once, at start-up.
+ */
+async function resolvedWebhooks(client: KubeClient, webhooks: readonly WebhookSpec[], signal: AbortSignal): Promise<WebhookSpec[]> {
+  const resolved: WebhookSpec[] = [];
+  for (const spec of webhooks) {
+    const resource = await client.resolve(spec.selector, { signal });
+    resolved.push({ ...spec, wanted: { ...spec.wanted, group: resource.group, name: resource.plural } });
+  }
+  return resolved;
 }
 
 interface Registration {

@@ -2,6 +2,7 @@
 
 import { afterEach, describe, expect, test } from "bun:test";
 import { Registry } from "../../src/handling/registry.ts";
+import { TemporaryError } from "../../src/handling/errors.ts";
 import { BASE_ANNOTATION, FINALIZER } from "../../src/handling/progress.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
@@ -17,9 +18,9 @@ function patchesOf(h: Harness, name: string): number {
 }
 
 /** Creates a marker object and waits until it is handled: the watch delivers in order, so every echo before it has arrived. */
-async function settleAfterEcho(h: Harness): Promise<void> {
-  await h.create("zz-marker", {});
-  await h.until(() => h.get("zz-marker")?.status?.create_fn);
+async function settleAfterEcho(h: Harness, marker = "zz-marker"): Promise<void> {
+  await h.create(marker, {});
+  await h.until(() => h.get(marker)?.status?.create_fn);
   await h.processor.settled();
 }
 
@@ -124,6 +125,16 @@ describe("delete", () => {
   });
 });
 
+/** An operator without resume handlers that has handled `name`: an object that exists before the next start. */
+async function handledBeforeStart(name: string, meta: Record<string, any> = {}): Promise<Harness> {
+  const registry = new Registry();
+  registry.on.create(EX, () => ({ done: true }), { id: "create_fn" });
+  const started = await startHarness({ registry });
+  await started.create(name, { size: 1 }, meta);
+  await started.until(() => started.get(name)?.status?.kobun?.lastHandledConfiguration);
+  return started;
+}
+
 describe("resume", () => {
   test("after a restart, handled objects are a no-op without resume handlers, and resumed with them", async () => {
     const registry = new Registry();
@@ -150,4 +161,84 @@ describe("resume", () => {
     expect(resumed).toEqual(["resume r"]);
     expect(creates).toBe(1);
   });
+
+  test("an object created while the operator runs is never resumed, however often it changes", async () => {
+    const registry = new Registry();
+    const calls: string[] = [];
+    registry.on.create(EX, ({ name }) => {
+      calls.push(`create ${name}`);
+      return { done: true };
+    }, { id: "create_fn" });
+    registry.on.update(EX, ({ name }) => void calls.push(`update ${name}`), { id: "u" });
+    registry.on.resume(EX, ({ name, reason }) => void calls.push(`resume(${reason}) ${name}`), { id: "res" });
+    h = await startHarness({ registry });
+    await h.create("fresh", { size: 1 });
+    await h.until(() => h!.get("fresh")?.status?.kobun?.lastHandledConfiguration);
+    for (const size of [2, 3]) {
+      await h.client.patch(h.resource, "default", "fresh", { spec: { size } });
+      await h.until(() => JSON.parse(h!.get("fresh")?.status?.kobun?.lastHandledConfiguration ?? "{}").spec?.size === size);
+    }
+    await settleAfterEcho(h);
+    expect(calls.filter((c) => c.endsWith(" fresh"))).toEqual(["create fresh", "update fresh", "update fresh"]);
+  }, 20_000);
+
+  test("a pre-existing object is resumed once per operator start, not on its later changes", async () => {
+    h = await handledBeforeStart("old");
+
+    const resumed: string[] = [];
+    const updated: number[] = [];
+    const next = new Registry();
+    next.on.create(EX, () => ({ done: true }), { id: "create_fn" });
+    next.on.update(EX, ({ new: neu }) => void updated.push(neu.spec.size), { id: "u" });
+    next.on.resume(EX, ({ name, reason }) => void resumed.push(`${reason} ${name}`), { id: "res" });
+    await h.restart(next);
+    await h.until(() => resumed.length === 1);
+    for (const size of [2, 3]) {
+      await h.client.patch(h.resource, "default", "old", { spec: { size } });
+      await h.until(() => updated.includes(size));
+    }
+    await settleAfterEcho(h);
+    expect(resumed).toEqual(["resume old"]);
+    expect(updated).toEqual([2, 3]);
+
+    await h.restart(next); // a new operator process: both pre-existing objects resumed once
+    await h.until(() => resumed.length === 3);
+    await settleAfterEcho(h, "zz-marker-2");
+    expect(resumed.slice(1).sort()).toEqual(["resume old", "resume zz-marker"]);
+  }, 20_000);
+
+  test("a resume handler that fails is retried until it succeeds, and then not run again", async () => {
+    h = await handledBeforeStart("flaky");
+
+    const attempts: number[] = [];
+    const next = new Registry();
+    next.on.create(EX, () => ({ done: true }), { id: "create_fn" });
+    next.on.resume(EX, ({ name, retry }) => {
+      if (name !== "flaky") return;
+      attempts.push(retry);
+      h!.poke();
+      if (retry < 2) throw new TemporaryError("not yet", { delay: 0.05 });
+    }, { id: "res" });
+    await h.restart(next);
+    await h.until(() => attempts.length === 3);
+    await h.until(() => h!.get("flaky")?.status?.kobun?.progress?.res === undefined || undefined);
+    await h.client.patch(h.resource, "default", "flaky", { spec: { size: 2 } });
+    await h.until(() => JSON.parse(h!.get("flaky")?.status?.kobun?.lastHandledConfiguration ?? "{}").spec?.size === 2);
+    await settleAfterEcho(h);
+    expect(attempts).toEqual([0, 1, 2]);
+  }, 20_000);
+
+  test("an object being deleted when the operator starts is not resumed", async () => {
+    h = await handledBeforeStart("leaving", { finalizers: ["example.com/hold"] });
+    await h.processor.close(1000);
+    await h.client.delete(h.resource, "default", "leaving");
+
+    const resumed: string[] = [];
+    const next = new Registry();
+    next.on.create(EX, () => ({ done: true }), { id: "create_fn" });
+    next.on.resume(EX, ({ name }) => void resumed.push(name), { id: "res" });
+    await h.restart(next);
+    await settleAfterEcho(h);
+    expect(resumed).toEqual([]);
+  }, 20_000);
 });
