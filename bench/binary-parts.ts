@@ -3,19 +3,20 @@
 // stub of the same exports (so what it costs is the library as kobun imports and bundles it,
 // with its dependencies and its bytecode), and the binary without bytecode. A library alone beside
 // a hello-world is no measure: any module with bytecode costs a fixed ~1 MiB more there.
-// kobun's own share is the rest: binary − hello-world − the libraries.
+// kobun's own share is the rest: binary − hello-world − the libraries. The binary is built as
+// `kobun build` builds it, without the sandbox (protobufjs is the sandbox's alone); what
+// `--with-sandbox` adds is measured apart.
 // DESIGN's target: binary ≤ runtime + 5 MB + what each chosen library costs, measured.
 
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_OPTIONS, entrySource, findHandlerFiles, KOBUN_ROOT } from "../src/cli/build.ts";
+import { BUNDLE_OPTIONS, bundlePlugins, entrySource, findHandlerFiles, KOBUN_ROOT } from "../src/cli/build.ts";
 import { round } from "./common.ts";
 
 /** The libraries in the binary, by the specifiers src/ imports them with. */
 const LIBRARIES: Record<string, string[]> = {
   yaml: ["yaml"],
-  protobufjs: ["protobufjs/light.js"],
   opentelemetry: ["@opentelemetry/api", "@opentelemetry/sdk-trace", "@opentelemetry/resources", "@opentelemetry/exporter-trace-otlp-http"],
 };
 
@@ -41,10 +42,20 @@ async function compiledSize(work: string, name: string, source: string, options:
   const outfile = join(work, `${name}.bin`);
   writeFileSync(entry, source);
   const built = await Bun.build({
-    entrypoints: [entry], ...BUNDLE_OPTIONS, bytecode: options.bytecode ?? BUNDLE_OPTIONS.bytecode, plugins: options.plugins ?? [],
+    entrypoints: [entry], ...BUNDLE_OPTIONS, bytecode: options.bytecode ?? BUNDLE_OPTIONS.bytecode, plugins: [...bundlePlugins(false), ...(options.plugins ?? [])],
     compile: { outfile, autoloadDotenv: false, autoloadBunfig: false },
   });
   if (!built.success) throw new Error(`bench: compiling ${name} failed: ${built.logs.join("; ")}`);
+  return statSync(outfile).size;
+}
+
+/** The binary as `kobun build --with-sandbox` makes it. */
+async function sandboxedSize(work: string, modules: string[], manifests: string[]): Promise<number> {
+  const entry = join(work, "kobun-with-sandbox.ts");
+  const outfile = join(work, "kobun-with-sandbox.bin");
+  writeFileSync(entry, entrySource(KOBUN_ROOT, modules, manifests, true));
+  const built = await Bun.build({ entrypoints: [entry], ...BUNDLE_OPTIONS, plugins: bundlePlugins(true), compile: { outfile, autoloadDotenv: false, autoloadBunfig: false } });
+  if (!built.success) throw new Error(`bench: compiling the binary with the sandbox failed: ${built.logs.join("; ")}`);
   return statSync(outfile).size;
 }
 
@@ -54,6 +65,8 @@ export interface BinaryParts {
   bytecodeMiB: number;
   librariesMiB: Record<string, number>;
   kobunOwnMiB: number;
+  /** What `kobun build --with-sandbox` adds (the sandbox, protobufjs and its OpenAPI documents). */
+  sandboxMiB: number;
 }
 
 /** The parts of the example operator's binary (the checkout's handlers/), in MiB. */
@@ -78,6 +91,7 @@ export async function binaryParts(): Promise<BinaryParts> {
       bytecodeMiB: round((binary - withoutBytecode) / 1048576),
       librariesMiB,
       kobunOwnMiB: round((binary - hello - libraries) / 1048576),
+      sandboxMiB: round((await sandboxedSize(work, modules, manifests) - binary) / 1048576),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

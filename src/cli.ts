@@ -50,6 +50,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "dev":
         // dev runs against its own sandbox: no --kubeconfig or --context (dev.ts refuses them).
         if (wantsHelp) return help(runFlagsHelp("kobun dev [--demo] [--once] [--watch] [flags] [handler files...]", ["kubeconfig", "context"]));
+        if (embedded.sandbox === false) throw new UsageError("this operator was built without the sandbox: run kobun dev from the project (npx kobun dev), or build with kobun build --with-sandbox", command);
         return await (await import("./cli/dev.ts")).devCommand(rest, embedded);
       case "freeze":
       case "resume":

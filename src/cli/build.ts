@@ -15,10 +15,12 @@ import { UsageError } from "../config/index.ts";
 import { ExitCode, FatalError } from "../runtime/exits.ts";
 import { readFlags, stringFlag } from "./args.ts";
 
-export const BUILD_HELP = `Usage: kobun build [--handlers DIR] [--outfile PATH] [--target TARGET]
+export const BUILD_HELP = `Usage: kobun build [--handlers DIR] [--outfile PATH] [--target TARGET] [--with-sandbox]
 Compiles the kobun runtime and the handlers (default ./handlers) into one executable
 (default dist/kobun). --target: another platform, as bun build --compile --target takes it:
-bun-linux-x64, bun-linux-arm64, bun-linux-x64-musl, bun-darwin-arm64, bun-windows-x64, ...`;
+bun-linux-x64, bun-linux-arm64, bun-linux-x64-musl, bun-darwin-arm64, bun-windows-x64, ...
+--with-sandbox: carry the sandbox API server too, so the binary's own \`dev\` command works
+(without it, \`kobun dev\` runs from the project: npx kobun dev).`;
 
 /** The kobun package (or checkout) this file belongs to: its src/cli.ts goes into the binary. */
 export const KOBUN_ROOT = resolve(import.meta.dir, "../..");
@@ -30,18 +32,21 @@ export interface BuildOptions {
   handlers: string;
   outfile: string;
   target?: string;
+  /** Carry the sandbox (for the binary's own `dev` command); a production binary leaves it out. */
+  withSandbox?: boolean;
   /** Where relative paths and the project's tsconfig.json are found. */
   cwd: string;
 }
 
 export function parseBuildFlags(argv: string[], cwd: string): BuildOptions {
-  const { values, positionals } = readFlags(argv, { handlers: { value: true }, outfile: { short: "o", value: true }, target: { value: true } });
+  const { values, positionals } = readFlags(argv, { handlers: { value: true }, outfile: { short: "o", value: true }, target: { value: true }, "with-sandbox": { value: false } });
   if (positionals.length > 0) throw new UsageError(`kobun build takes no arguments, got ${JSON.stringify(positionals[0])} (use --handlers DIR)`);
   const target = stringFlag(values, "target");
   if (target !== undefined && !TARGET.test(target)) {
     throw new UsageError(`--target ${JSON.stringify(target)} is not a bun compile target; e.g. bun-linux-x64, bun-linux-arm64, bun-darwin-arm64, bun-windows-x64`, "--target");
   }
-  return { handlers: stringFlag(values, "handlers") ?? "handlers", outfile: stringFlag(values, "outfile") ?? "dist/kobun", cwd, ...(target ? { target } : {}) };
+  const withSandbox = values["with-sandbox"] === true;
+  return { handlers: stringFlag(values, "handlers") ?? "handlers", outfile: stringFlag(values, "outfile") ?? "dist/kobun", cwd, ...(target ? { target } : {}), ...(withSandbox ? { withSandbox } : {}) };
 }
 
 /** Every handler module and manifest under `dir`, sorted so builds are reproducible. */
@@ -62,13 +67,13 @@ export function findHandlerFiles(dir: string): { modules: string[]; manifests: s
 }
 
 /** The generated entry: handler imports (a failure while loading them reported as the CLI reports failures), embedded manifests, then the CLI. */
-export function entrySource(root: string, modules: string[], manifests: string[]): string {
+export function entrySource(root: string, modules: string[], manifests: string[], withSandbox = false): string {
   const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`, `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/loading.ts"))};`];
   modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
   lines.push("handlersLoaded();");
   manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));
   const list = manifests.map((m, i) => `{ name: ${JSON.stringify(basename(m))}, text: manifest${i} }`).join(", ");
-  lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}] });`);
+  lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}]${withSandbox ? "" : ", sandbox: false"} });`);
   return lines.join("\n") + "\n";
 }
 
@@ -98,6 +103,28 @@ export const BUNDLE_OPTIONS = {
   splitting: true,
 } as const satisfies Partial<Bun.BuildConfig>;
 
+/**
+ * Leaves the sandbox (a quarter of src/, protobufjs and its vendored OpenAPI documents) out of a
+ * production binary: its one importer there, runtime/dev.ts, gets a module of the same face that
+ * refuses. The entry's `sandbox: false` makes `dev` say so before it is reached (issue 31).
+ */
+export const WITHOUT_SANDBOX: Bun.BunPlugin = {
+  name: "kobun-without-sandbox",
+  setup(builder) {
+    builder.onResolve({ filter: /\/sandbox\/index\.ts$/ }, (args) =>
+      args.importer.startsWith(join(KOBUN_ROOT, "src")) ? { path: "sandbox", namespace: "kobun-without-sandbox" } : undefined);
+    builder.onLoad({ filter: /.*/, namespace: "kobun-without-sandbox" }, () => ({
+      loader: "js",
+      contents: 'export function startSandbox() { throw new Error("this binary was built without the sandbox (kobun build --with-sandbox carries it)"); }\n',
+    }));
+  },
+};
+
+/** The bundler's plugins for a binary with or without the sandbox (bench/binary-parts.ts builds the same). */
+export function bundlePlugins(withSandbox: boolean): Bun.BunPlugin[] {
+  return withSandbox ? [] : [WITHOUT_SANDBOX];
+}
+
 export async function build(options: BuildOptions): Promise<{ outfile: string; bytes: number; modules: number; manifests: number; ms: number }> {
   const handlersDir = resolve(options.cwd, options.handlers);
   if (!existsSync(handlersDir) || !statSync(handlersDir).isDirectory()) {
@@ -108,7 +135,7 @@ export async function build(options: BuildOptions): Promise<{ outfile: string; b
   const outfile = resolve(options.cwd, options.outfile);
   const work = mkdtempSync(join(tmpdir(), "kobun-build-"));
   const entry = join(work, "entry.ts");
-  writeFileSync(entry, entrySource(KOBUN_ROOT, modules, manifests));
+  writeFileSync(entry, entrySource(KOBUN_ROOT, modules, manifests, options.withSandbox === true));
   mkdirSync(resolve(outfile, ".."), { recursive: true });
   const started = performance.now();
   try {
@@ -117,6 +144,7 @@ export async function build(options: BuildOptions): Promise<{ outfile: string; b
       entrypoints: [entry],
       ...(tsconfig ? { tsconfig } : {}),
       ...BUNDLE_OPTIONS,
+      plugins: bundlePlugins(options.withSandbox === true),
       define: { "process.env.KOBUN_BUILD_TIME": JSON.stringify(new Date().toISOString()) },
       compile: {
         ...(options.target ? { target: options.target as Bun.Build.CompileTarget } : {}),

@@ -11,6 +11,8 @@ export type { Manifest } from "../runtime/manifests.ts";
 export interface Embedded {
   handlersLoaded: boolean;
   manifests: Manifest[];
+  /** false in a binary built without the sandbox (kobun build without --with-sandbox): no `dev`. */
+  sandbox?: boolean;
 }
 
 /** Imports every handler module under the given files/directories; returns the YAML manifests found there. */

@@ -22,9 +22,9 @@ export const ROOMS: RoomTable = {
   handling: ["kube", "posting", "util"],
   // The per-object loop above queueing, watching, handling (issue 12).
   reconciling: ["handling", "queueing", "watching", "kube", "posting", "util"],
-  // Not written yet.
+  // Which shards of the hash space this replica owns, over Leases (issue 16).
   sharding: ["kube", "watching", "util"],
-  // Side room, not written yet: webhooks run the registry's validators and mutators.
+  // Side room: the webhook server runs the registry's validators, mutators and converters.
   admission: ["handling", "kube", "util"],
   peering: ["kube", "watching", "util"],
   config: ["util"],

@@ -1,4 +1,4 @@
-// `kobun dev` as a newcomer meets it: the banner's kubectl command and the README's "Poke at it
+// `kobun dev` as a newcomer meets it (`npm start`): the banner's kubectl command and the README's "Poke at it
 // with kubectl" commands, run by the real kubectl against the running dev sandbox (HTTPS and a
 // token, as `kobun dev` serves it). The sandbox is the dev command's own, so this runs on the
 // sandbox target only (on the cluster target it is skipped: there is nothing to compare).
@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { eventually } from "./harness/kube.ts";
 import { KUBECTL } from "./harness/kubectl.ts";
-import { KOBUN, Operator, ROOT } from "./harness/operator.ts";
+import { Operator, ROOT } from "./harness/operator.ts";
 import { selectedTargets } from "./harness/target.ts";
 
 /** the shell lines of the README's "Poke at it with kubectl" block, without the `KC=` line */
@@ -34,7 +34,9 @@ describe.each(selectedTargets())("kobun dev and kubectl (%s)", (targetName) => {
   test.skipIf(targetName !== "sandbox")("the banner's `kubectl get all -A` and the README's three commands work", async () => {
     const commands = readmeCommands();
     expect(commands).toHaveLength(3);
-    dev = new Operator("dev", KOBUN, ["dev", "--demo"]);
+    // As `npm start` runs it, from the sources: a compiled operator carries no sandbox unless
+    // built with --with-sandbox (the binary's refusal is test/cli/build-sandbox.test.ts's).
+    dev = new Operator("dev", process.execPath, [join(ROOT, "src/cli.ts"), "dev", "--demo", join(ROOT, "handlers")]);
     const banner = await dev.waitForLog(/kubectl --kubeconfig (\S+) get all -A/, 30_000);
     const kubeconfig = /kubectl --kubeconfig (\S+) get all -A/.exec(banner)![1]!;
     await dev.waitForLog(/demo: deleted/, 30_000);
