@@ -6,6 +6,7 @@
 
 import type { Registry } from "../handling/registry.ts";
 import type { Logger } from "../util/log.ts";
+import { parseReviewBody } from "./body.ts";
 import { readCertificateFiles, servingCertificate, type CertSource, type ServingCertificate } from "./certs.ts";
 import { convertReview, readConversionRequest } from "./conversion.ts";
 import { admit, BadReviewError, readAdmissionRequest } from "./review.ts";
@@ -102,13 +103,8 @@ function portIsFree(hostname: string, port: number): void {
 async function route(registry: Pick<Registry, "webhooks" | "conversions">, request: Request, logger: Logger): Promise<Response> {
   const [, kind, name] = new URL(request.url).pathname.split("/");
   if (request.method !== "POST") return new Response("only POST\n", { status: 405 });
-  let body: unknown;
   try {
-    body = await request.json();
-  } catch {
-    return new Response("the body is not JSON\n", { status: 400 });
-  }
-  try {
+    const body = parseReviewBody(await request.text());
     if (kind === "validate" || kind === "mutate") {
       const webhook = registry.webhooks.find((w) => w.kind === kind && w.id === name);
       if (!webhook) return new Response(`no ${kind} webhook ${JSON.stringify(name)}\n`, { status: 404 });
