@@ -32,12 +32,13 @@ export async function listenTls(options: TlsListenerOptions): Promise<TlsListene
     const upstream = connect(http.port!, "127.0.0.1");
     connections.add(socket).add(upstream);
     socket.pipe(upstream).pipe(socket);
-    // Either side gone: the other goes too (an error is the client's or the loopback's, not ours to log).
+    // One side closed: the other is ended (after what it still has to write), or cut when the
+    // first failed (an error is the client's or the loopback's, not ours to log).
     for (const [one, other] of [[socket, upstream], [upstream, socket]] as const) {
       one.on("error", () => other.destroy());
       one.once("close", () => {
         connections.delete(one);
-        other.destroy();
+        other.end();
       });
     }
   });
