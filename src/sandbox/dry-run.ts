@@ -16,8 +16,8 @@ export function dryRunOf(q: URLSearchParams, kind: OptionsKind, deleteOptions?: 
   const given: unknown = fromBody ? (deleteOptions as { dryRun?: unknown }).dryRun : q.getAll("dryRun");
   const values = given === undefined || given === null ? [] : Array.isArray(given) ? given : [given];
   if (values.every((value) => value === "All")) return values.length > 0;
-  // apimachinery's field.NotSupported of a []string, printed with Go's %#v
-  const detail = `Unsupported value: []string{${values.map((value) => JSON.stringify(String(value))).join(", ")}}: supported values: "All"`;
+  // apimachinery's field.NotSupported of a []string, which prints it as JSON
+  const detail = `Unsupported value: ${JSON.stringify(values.map(String))}: supported values: "All"`;
   throw new ApiStatusError(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: dryRun: ${detail}`, {
     name: "", group: "meta.k8s.io", kind, causes: [{ reason: "FieldValueNotSupported", message: detail, field: "dryRun" }],
   });
