@@ -1,11 +1,11 @@
 // One TLS listener whose certificate can be swapped while it listens. Bun.serve cannot change
 // its certificate, and handing its port to a second server (SO_REUSEPORT) and stopping the
 // first reset connections: those still in the old socket's accept queue, and keep-alive ones
-// a client was writing a request into (5 to 24 ECONNRESETs in each run of 1,000 reviews and
+// a client was writing a request into (1 to 24 ECONNRESETs in each run of 1,000 reviews and
 // 16 reloads). node:tls's setSecureContext changes the certificate for the next handshakes
 // only: the listening socket and every open connection stay as they are. Each decrypted
-// connection is piped to a plain Bun.serve on loopback (uWebSockets' HTTP, a third of the
-// time per request of node:http's here), which is never restarted.
+// connection is piped to a plain Bun.serve on loopback, which is never restarted (uWebSockets'
+// HTTP: half to a third of node:http's time per request on a kept-alive connection here).
 
 import { connect, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
