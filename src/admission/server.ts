@@ -1,11 +1,12 @@
-// The HTTPS server of the webhooks (Bun.serve with TLS): POST /validate/<id>, /mutate/<id>
+// The HTTPS server of the webhooks (node:tls in front of Bun.serve): POST /validate/<id>, /mutate/<id>
 // and /convert/<plural.group>, each answered by its handler. A certificate read from files
-// is read again when they change: Bun cannot swap the certificate of a listening server, so
-// a new server takes the same port (SO_REUSEPORT) before the old one stops, and no
-// connection is refused in between.
+// is read again when they change and served to the next TLS handshakes by the same listener
+// (listener.ts): no connection is closed or refused by a reload.
 
 import type { Registry } from "../handling/registry.ts";
 import type { Logger } from "../util/log.ts";
+import { parseReviewBody } from "./body.ts";
+import { listenTls } from "./listener.ts";
 import { readCertificateFiles, servingCertificate, type CertSource, type ServingCertificate } from "./certs.ts";
 import { convertReview, readConversionRequest } from "./conversion.ts";
 import { admit, BadReviewError, readAdmissionRequest } from "./review.ts";
@@ -38,20 +39,15 @@ export interface WebhookServer {
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const { registry, logger } = options;
   let certificate = await servingCertificate(options.certs);
-  const serve = (port: number, cert: ServingCertificate) =>
-    Bun.serve({
-      hostname: options.hostname, port, reusePort: true, maxRequestBodySize: MAX_BODY_BYTES,
-      tls: { cert: cert.cert, key: cert.key },
-      fetch: (request) => route(registry, request, logger),
-      error: (error) => {
-        logger.error("webhook request failed", { error: error.message });
-        return new Response("internal error", { status: 500 });
-      },
-    });
-  // SO_REUSEPORT would let a second operator share the port unnoticed: refuse a taken one first.
-  if (options.port !== 0) portIsFree(options.hostname, options.port);
-  let server = serve(options.port, certificate);
-  const port = server.port!;
+  const listener = await listenTls({
+    hostname: options.hostname, port: options.port, cert: certificate, maxRequestBodySize: MAX_BODY_BYTES,
+    fetch: (request) => route(registry, request, logger),
+    error: (error) => {
+      logger.error("webhook request failed", { error: error.message });
+      return new Response("internal error", { status: 500 });
+    },
+  });
+  const port = listener.port;
   let timer: ReturnType<typeof setInterval> | undefined;
   const source = options.certs;
   if (source.kind === "files") {
@@ -66,11 +62,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       }
       if (next.cert === certificate.cert && next.key === certificate.key) return;
       try {
-        const replacement = serve(port, next);
-        const old = server;
-        server = replacement;
+        listener.setCertificate(next);
         certificate = next;
-        void old.stop();
         logger.info("webhook certificate reloaded", { file: source.certFile });
         options.onReload?.(next.caBundle);
       } catch (error) {
@@ -86,29 +79,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     },
     async stop() {
       clearInterval(timer);
-      await server.stop(true);
+      await listener.stop();
     },
   };
-}
-
-function portIsFree(hostname: string, port: number): void {
-  try {
-    Bun.listen({ hostname, port, socket: { data() {} } }).stop(true);
-  } catch (error) {
-    throw new Error(`the port is taken, or may not be bound here (${(error as Error).message})`);
-  }
 }
 
 async function route(registry: Pick<Registry, "webhooks" | "conversions">, request: Request, logger: Logger): Promise<Response> {
   const [, kind, name] = new URL(request.url).pathname.split("/");
   if (request.method !== "POST") return new Response("only POST\n", { status: 405 });
-  let body: unknown;
   try {
-    body = await request.json();
-  } catch {
-    return new Response("the body is not JSON\n", { status: 400 });
-  }
-  try {
+    const body = parseReviewBody(await request.text());
     if (kind === "validate" || kind === "mutate") {
       const webhook = registry.webhooks.find((w) => w.kind === kind && w.id === name);
       if (!webhook) return new Response(`no ${kind} webhook ${JSON.stringify(name)}\n`, { status: 404 });

@@ -5,7 +5,7 @@
 // Each call is an AdmissionReview / ConversionReview v1 POSTed over HTTPS to the webhook's
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
-// (rules, objectSelector, namespaceSelector, matchConditions); their `warnings` become the response's Warning
+// (rules, objectSelector, namespaceSelector, matchConditions); a dry run's review says `dryRun: true`; their `warnings` become the response's Warning
 // headers (warnings.ts); Pod Security admission runs between the two (pod-security.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
 // failure), the reinvocation of mutators, a conversion webhook set after a watch began
 // (its events stay unconverted), and the field
@@ -13,11 +13,10 @@
 
 import { jsonPatch } from "./patch.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
-import type { Writer } from "./ownership.ts";
 import type { UserInfo } from "./rbac.ts";
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
-import type { Objects } from "./objects.ts";
+import type { Objects, WriteOptions } from "./objects.ts";
 import { present } from "./objects.ts";
 import { admitPodSecurity } from "./pod-security.ts";
 import { addWarning } from "./warnings.ts";
@@ -42,6 +41,8 @@ interface Call {
   oldObject: any;
   user: UserInfo;
   sub: string | undefined;
+  /** dryRun=All: the webhooks are told (`dryRun: true`), so that they too change nothing */
+  dryRun: boolean;
 }
 
 /** POSTs a review to a webhook; throws a plain Error saying why the call failed. */
@@ -171,17 +172,17 @@ export class SandboxAdmission {
     return { version: conversion.storage, body: converted };
   }
 
-  async create(def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, strict = false, writer?: Writer): Promise<any> {
-    const object = await this.admit({ def, version, ns, operation: "CREATE", object: input, oldObject: undefined, user, sub: undefined });
+  async create(def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, options: WriteOptions = {}): Promise<any> {
+    const object = await this.admit({ def, version, ns, operation: "CREATE", object: input, oldObject: undefined, user, sub: undefined, dryRun: options.dryRun ?? false });
     const stored = await this.toStorage(def, version, object);
-    return this.objects.create(def, stored.version, ns, stored.body, strict, writer);
+    return this.objects.create(def, stored.version, ns, stored.body, options);
   }
 
-  async update(def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo, sub?: "status", strict = false, writer?: Writer): Promise<any> {
+  async update(def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo, sub?: "status", options: WriteOptions = {}): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-    const object = await this.admit({ def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub });
+    const object = await this.admit({ def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub, dryRun: options.dryRun ?? false });
     const stored = await this.toStorage(def, version, object);
-    return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict, writer);
+    return this.objects.update(def, stored.version, ns, name, stored.body, sub, options);
   }
 
   /**
@@ -189,23 +190,23 @@ export class SandboxAdmission {
    * landed while the webhooks were asked, it is applied and admitted again on the new object
    * (kube-apiserver's GuaranteedUpdate), not refused with a conflict.
    */
-  async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", strict = false, writer?: Writer): Promise<any> {
+  async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", options: WriteOptions = {}): Promise<any> {
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
       const patched = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
-      const object = await this.admit({ def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub });
+      const object = await this.admit({ def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun: options.dryRun ?? false });
       const stored = await this.toStorage(def, version, object);
       const raced = this.objects.get(def, ns, name).metadata.resourceVersion !== oldObject.metadata.resourceVersion;
       const precondition = patched.metadata?.resourceVersion !== oldObject.metadata.resourceVersion;
       if (raced && !precondition && attempt < 5) continue;
-      return this.objects.update(def, stored.version, ns, name, stored.body, sub, strict, writer);
+      return this.objects.update(def, stored.version, ns, name, stored.body, sub, options);
     }
   }
 
-  async delete(def: ResourceDef, version: string, ns: string, name: string, options: unknown, user: UserInfo): Promise<any> {
+  async delete(def: ResourceDef, version: string, ns: string, name: string, options: unknown, user: UserInfo, dryRun = false): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-    await this.admit({ def, version, ns, operation: "DELETE", object: undefined, oldObject, user, sub: undefined });
-    return this.objects.delete(def, ns, name, options);
+    await this.admit({ def, version, ns, operation: "DELETE", object: undefined, oldObject, user, sub: undefined, dryRun });
+    return this.objects.delete(def, ns, name, options, dryRun);
   }
 }
 
@@ -218,7 +219,7 @@ function reviewRequest(call: Call) {
   return {
     uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr, ...(call.sub ? { subResource: call.sub } : {}),
     ...(name ? { name } : {}), ...(call.ns ? { namespace: call.ns } : {}), operation: call.operation,
-    userInfo: { username: call.user.name, groups: call.user.groups }, object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: false,
+    userInfo: { username: call.user.name, groups: call.user.groups }, object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: call.dryRun,
   };
 }
 

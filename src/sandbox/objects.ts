@@ -35,6 +35,20 @@ export function present(def: ResourceDef, version: string, body: any): any {
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
 }
 
+/**
+ * How a write is made: `strict` is fieldValidation=Strict (unknown fields of a custom resource
+ * are a 400 instead of pruned); `writer` the field manager writing (ownership.ts; internal writes
+ * name none); `dryRun` is dryRun=All: every check and default as for a real write, the answer
+ * what would be stored, but nothing stored, no resourceVersion taken and no watch event sent
+ * (kube-apiserver's DryRunnableStorage: a created object has no resourceVersion, an updated or
+ * deleted one keeps the stored one).
+ */
+export interface WriteOptions {
+  strict?: boolean;
+  writer?: Writer;
+  dryRun?: boolean;
+}
+
 export class Objects implements Collectable {
   /** called when a CRD resource is removed, so its watches can be closed */
   onResourceRemoved: (def: ResourceDef) => void = () => {};
@@ -75,9 +89,7 @@ export class Objects implements Collectable {
     }
   }
 
-  /** `strict`: fieldValidation=Strict, unknown fields of a custom resource are a 400 instead of pruned */
-  /** `writer`: the field manager writing (ownership.ts); internal writes name none */
-  create(def: ResourceDef, version: string, ns: string, input: any, strict = false, writer?: Writer): any {
+  create(def: ResourceDef, version: string, ns: string, input: any, { strict = false, writer, dryRun = false }: WriteOptions = {}): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     if (input.kind !== undefined && input.kind !== def.kind) {
       throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
@@ -119,6 +131,10 @@ export class Objects implements Collectable {
     this.recordOwnership(def, version, undefined, body, writer);
     allocate(def.group, def.plural, body, () => this.nextClusterIP());
     checkObjectSize(def.group, def.kind, body);
+    if (dryRun) {
+      if (def.plural === "customresourcedefinitions") body.status = crdStatus(body, body.metadata.creationTimestamp);
+      return body;
+    }
     let served: ResourceDef | undefined;
     if (def.plural === "customresourcedefinitions") {
       served = this.registry.registerCRD(body);
@@ -131,7 +147,7 @@ export class Objects implements Collectable {
   }
 
   /** PUT and the common tail of PATCH */
-  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", strict = false, writer?: Writer): any {
+  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", { strict = false, writer, dryRun = false }: WriteOptions = {}): any {
     if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
     const old = this.get(def, ns, name);
     const inMeta = input.metadata ?? {};
@@ -190,6 +206,7 @@ export class Objects implements Collectable {
     else if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = old.metadata.generation + 1;
     if (deepEqual(old, next)) return old;
     checkObjectSize(def.group, def.kind, next);
+    if (dryRun) return next;
 
     if (def.plural === "customresourcedefinitions" && sub !== "status") {
       this.registry.registerCRD(next);
@@ -203,8 +220,8 @@ export class Objects implements Collectable {
     return next;
   }
 
-  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", strict = false, writer?: Writer): any {
-    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, strict, writer);
+  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", options: WriteOptions = {}): any {
+    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, options);
   }
 
   /** the writer's Update entry in managedFields (none when it changed nothing it did not own) */
@@ -249,7 +266,8 @@ export class Objects implements Collectable {
     return patched;
   }
 
-  delete(def: ResourceDef, ns: string, name: string, options: any): any {
+  /** `dryRun`: the object as the delete would leave it (marked for deletion, or as it was), nothing changed */
+  delete(def: ResourceDef, ns: string, name: string, options: any, dryRun = false): any {
     const obj = this.get(def, ns, name);
     const pre = options?.preconditions ?? {};
     if (pre.uid && pre.uid !== obj.metadata.uid) {
@@ -275,6 +293,7 @@ export class Objects implements Collectable {
       next.metadata.deletionGracePeriodSeconds = 0;
       next.metadata.generation = (obj.metadata.generation ?? 0) + 1;
       if (isNamespace) next.status = { ...(next.status ?? {}), phase: "Terminating" };
+      if (dryRun) return next;
       next.metadata.resourceVersion = String(this.store.nextRV());
       this.store.put(this.key(def), ns, name, next, "MODIFIED", obj);
       if (isNamespace) {
@@ -284,6 +303,7 @@ export class Objects implements Collectable {
       return next;
     }
     const final = clone(obj);
+    if (dryRun) return final;
     final.metadata.resourceVersion = String(this.store.nextRV());
     return this.finalRemove(def, ns, name, final, true);
   }

@@ -5,8 +5,7 @@
 
 import { jsonPathValues } from "./jsonpath.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
-import type { Writer } from "./ownership.ts";
-import type { Objects } from "./objects.ts";
+import type { Objects, WriteOptions } from "./objects.ts";
 import type { ResourceDef, ScalePaths } from "./resources.ts";
 import { errors } from "./status.ts";
 import { strategicMergePatch } from "./strategic.ts";
@@ -48,7 +47,7 @@ export function scaleOf(def: ResourceDef, paths: ScalePaths, obj: any): any {
 }
 
 /** GET, PUT or PATCH `.../{name}/scale` */
-export function scaleRequest(objects: Objects, def: ResourceDef, paths: ScalePaths, version: string, ns: string, name: string, method: string, contentType: string, body: unknown, writer?: Writer): any {
+export function scaleRequest(objects: Objects, def: ResourceDef, paths: ScalePaths, version: string, ns: string, name: string, method: string, contentType: string, body: unknown, options: WriteOptions = {}): any {
   const current = objects.get(def, ns, name);
   if (method === "GET") return scaleOf(def, paths, current);
   let wanted: any;
@@ -66,6 +65,6 @@ export function scaleRequest(objects: Objects, def: ResourceDef, paths: ScalePat
   }
   const rv = wanted?.metadata?.resourceVersion;
   if (rv && rv !== current.metadata.resourceVersion) throw errors.conflict(def.group, def.plural, name);
-  const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", setAt(paths.specReplicasPath, replicas), undefined, false, writer);
+  const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", setAt(paths.specReplicasPath, replicas), undefined, options);
   return scaleOf(def, paths, updated);
 }

@@ -4,6 +4,7 @@
 
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import type { Faults } from "./faults.ts";
+import { dryRunOf } from "./dry-run.ts";
 import { checkRequestSize } from "./limits.ts";
 import { listObjects } from "./list.ts";
 import { nowTimestamp, present, type Objects } from "./objects.ts";
@@ -162,9 +163,10 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
   }
   const scale = target.sub === "scale" && target.name ? scalePaths(def, target.version) : undefined;
   if (scale) {
+    const dryRun = req.method === "GET" ? false : dryRunOf(q, req.method === "PUT" ? "UpdateOptions" : "PatchOptions");
     const body = req.method === "GET" ? undefined : await readJson(req);
     const writer = { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")), subresource: "scale" };
-    return jsonResponse(scaleRequest(ctx.objects, def, scale, target.version, def.namespaced ? target.ns : "", target.name!, req.method, mediaType(req), body, writer));
+    return jsonResponse(scaleRequest(ctx.objects, def, scale, target.version, def.namespaced ? target.ns : "", target.name!, req.method, mediaType(req), body, { writer, dryRun }));
   }
   if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
   const { version, name } = target;
@@ -195,27 +197,32 @@ async function dispatch(ctx: ServerContext, req: Request, target: ReturnType<typ
     }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
-      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, strict, writer), 201);
+      const dryRun = dryRunOf(q, "CreateOptions");
+      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, { strict, writer, dryRun }), 201);
     }
-    case "update":
-      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, strict, writer));
+    case "update": {
+      const dryRun = dryRunOf(q, "UpdateOptions");
+      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, { strict, writer, dryRun }));
+    }
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
-      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, strict, writer));
+      const dryRun = dryRunOf(q, "PatchOptions");
+      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, { strict, writer, dryRun }));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();
       const opts = await readJson(req);
-      const result = await ctx.admission.delete(def, version, ns, name!, opts, user);
-      return out(result);
+      const dryRun = dryRunOf(q, "DeleteOptions", opts);
+      return out(await ctx.admission.delete(def, version, ns, name!, opts, user, dryRun));
     }
     case "deletecollection": {
       const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind);
+      const dryRun = dryRunOf(q, "DeleteOptions", await readJson(req));
       const list = listObjects(ctx.store, def, version, ns, new URLSearchParams()) as { items: any[] };
       for (const item of list.items) {
         if (selector && !selector(item)) continue;
-        try { ctx.objects.delete(def, item.metadata.namespace ?? "", item.metadata.name, undefined); } catch { /* raced */ }
+        try { ctx.objects.delete(def, item.metadata.namespace ?? "", item.metadata.name, undefined, dryRun); } catch { /* raced */ }
       }
       return jsonResponse({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200 });
     }
@@ -231,6 +238,7 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
     throw new ApiStatusError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
       { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueRequired", message: "Required value: is required for apply patch", field: "fieldManager" }] });
   }
+  const dryRun = dryRunOf(q, "PatchOptions");
   const text = await req.text();
   checkRequestSize(text);
   let body: any;
@@ -244,7 +252,7 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
   if (body.apiVersion !== apiVersion || body.kind !== def.kind) {
     throw errors.badRequest(`the apply configuration must be of apiVersion ${apiVersion}, kind ${def.kind} (got ${body.apiVersion ?? "none"}, ${body.kind ?? "none"})`);
   }
-  const strict = q.get("fieldValidation") === "Strict";
+  const options = { strict: q.get("fieldValidation") === "Strict", dryRun };
   const applying = {
     manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
     ...(sub ? { subresource: sub } : {}),
@@ -253,10 +261,10 @@ async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDe
   if (existing) {
     const next = applyConfiguration(present(def, version, existing), body, applying);
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    return objectResponse(req, def, await ctx.admission.present(def, version, await ctx.admission.update(def, version, ns, name, next, user, sub, strict)));
+    return objectResponse(req, def, await ctx.admission.present(def, version, await ctx.admission.update(def, version, ns, name, next, user, sub, options)));
   }
   if (sub) throw errors.notFound(def.group, def.plural, name);
-  const created = await ctx.admission.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), user, strict);
+  const created = await ctx.admission.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), user, options);
   return objectResponse(req, def, await ctx.admission.present(def, version, created), 201);
 }
 

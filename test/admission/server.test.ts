@@ -152,6 +152,29 @@ test("a body that is not an AdmissionReview v1 gets 400 with what was expected",
   expect(status).toBe(400);
 });
 
+test("a review nested 200,000 levels deep gets 400 saying so, on the admission and the conversion paths; 10,000 levels in all are answered", async () => {
+  const registry = new Registry();
+  registry.on.validate("kobunexamples.kobun.dev", () => {}, { id: "any" });
+  registry.on.convert("kobunexamples.kobun.dev", (o) => o);
+  const { server } = await serve(registry);
+  const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  const admission = (depth: number) => JSON.stringify(review("CREATE", example({ deep: "DEEP" }))).replace('"DEEP"', nested(depth));
+  const conversion = (depth: number) => `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"kobun.dev/v1","objects":[{"apiVersion":"kobun.dev/v2","spec":${nested(depth)}}]}}`;
+  const send = async (path: string, body: string) => {
+    const response = await fetch(`https://127.0.0.1:${server.port}${path}`, { method: "POST", body, tls: { ca: server.caBundle } } as RequestInit);
+    return { status: response.status, text: await response.text() };
+  };
+  for (const [path, body] of [["/validate/any", admission], ["/convert/kobunexamples.kobun.dev", conversion]] as const) {
+    const started = performance.now();
+    expect(await send(path, body(200_000))).toEqual({ status: 400, text: "the body is nested deeper than 10000 levels, which no API server sends\n" });
+    expect(performance.now() - started).toBeLessThan(2000);
+    const answered = await send(path, body(9_990)); // 10,000 with the review around it
+    expect(answered.status).toBe(200);
+    expect(answered.text).toContain(path.startsWith("/convert") ? '"status":"Success"' : '"allowed":true');
+  }
+  expect((await send("/validate/any", "{")).status).toBe(400);
+});
+
 test("a certificate from files is served again after the files change, without a restart", async () => {
   const dir = mkdtempSync(join(tmpdir(), "kobun-webhook-certs-"));
   dirs.push(dir);
