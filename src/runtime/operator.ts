@@ -8,7 +8,8 @@
 import { fixedNamespaces, resolveSettings, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
-import { Logger, stderrSink } from "../util/log.ts";
+import type { Logger } from "../util/log.ts";
+import { loggerFor } from "./logging.ts";
 import { TaskScope } from "../util/scope.ts";
 import { aborted } from "../util/abort.ts";
 import { Toggle } from "../util/toggle.ts";
@@ -75,7 +76,7 @@ export interface RunReport {
  */
 export async function run(options: RunOptions = {}): Promise<RunReport> {
   const settings = options.settings ?? resolveSettings({});
-  const logger = options.logger ?? new Logger(stderrSink(settings.logging.level, settings.logging.format));
+  const logger = options.logger ?? loggerFor(settings);
   const registry = options.registry ?? defaultRegistry;
   const signal = options.signal ?? new AbortController().signal;
   const graceMs = settings.shutdown.gracePeriod * 1000;
