@@ -19,6 +19,7 @@ import { Reconciler } from "../reconciling/reconciler.ts";
 import { Indexes } from "../handling/indexes.ts";
 import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
 import { connectClient } from "./connecting.ts";
+import { reportLoginRenewals } from "./login-health.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
@@ -93,6 +94,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     const login = ownClient ? loginOf({ registry, logger, memo }, signal, settings.kube.requestTimeout * 1000) : undefined;
     const client = options.client ?? (await connectClient(settings, logger, signal, login));
     const health = new Health();
+    reportLoginRenewals(client.connection, health, signal);
     const unobserve = client.observe(requestMetrics(health.metrics));
     const unobserveHeap = client.observe({ requested: heapActivity }); // an answer wakes a sleeping heap pacer
     try {
