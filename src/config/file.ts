@@ -65,7 +65,7 @@ export function parseConfigText(source: string, file: string): unknown {
   // only when a config file is actually read, so a run without one does not pay for it.
   const { parseDocument, LineCounter, isMap, isScalar } = require("yaml") as typeof import("yaml") & { parseDocument: typeof ParseDocument; LineCounter: typeof LineCounterClass };
   const lineCounter = new LineCounter();
-  const document = parseDocument(source, { prettyErrors: true, uniqueKeys: true, lineCounter });
+  const document = parsedValue(() => parseDocument(source, { prettyErrors: true, uniqueKeys: true, lineCounter }), file);
   if (document.errors.length > 0) {
     const issues = document.errors.map((error) => {
       const position = error.linePos?.[0];
@@ -75,7 +75,7 @@ export function parseConfigText(source: string, file: string): unknown {
     });
     throw new ConfigError(issues);
   }
-  const data: unknown = document.toJS({ maxAliasCount: 100 });
+  const data = parsedValue(() => document.toJS({ maxAliasCount: 100 }), file);
   // Resource keys are checked against the handlers only later (the runtime): keep their lines for those messages.
   const resources = isMap(document.contents) ? document.contents.get("resources", true) : undefined;
   if (isMap(resources) && typeof data === "object" && data !== null) {
@@ -86,6 +86,20 @@ export function parseConfigText(source: string, file: string): unknown {
     KEY_LINES.set(data, lines);
   }
   return data;
+}
+
+/**
+ * What the parser throws (rather than lists as document errors) is a bad file too: an alias bomb
+ * ("Excessive alias count"), nesting too deep for the stack. A ConfigError naming the file (exit 3),
+ * not a crash with a stack trace.
+ */
+function parsedValue<T>(parse: () => T, file: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ConfigError([configIssue({ file }, `YAML cannot be read: ${reason}`)], { cause: error });
+  }
 }
 
 const KEY_LINES = new WeakMap<object, ReadonlyMap<string, number>>();

@@ -5,6 +5,7 @@
 
 import { KubeconfigError, pemFrom, resolveKubeconfig, type ResolvedKubeconfig } from "./kubeconfig.ts";
 import { PluginAuth } from "./plugin-auth.ts";
+import type { RenewalFailure } from "./renewal.ts";
 
 export { KubeconfigError } from "./kubeconfig.ts";
 
@@ -57,6 +58,10 @@ export interface Connection {
    * refused request carried; a connection may skip the fetch when they are no longer current.
    */
   reauthenticate(used?: Record<string, string>): Promise<void>;
+  /** A request succeeded with these headers (a login connection's renewed credentials are proven then). */
+  accepted?(headers: Record<string, string>): void;
+  /** Login connections: `listener` hears of each failed renewal, and undefined once renewals work again; returns the unsubscribe. */
+  watchRenewal?(listener: (failure: RenewalFailure | undefined) => void): () => void;
   /** Server, context, user and auth kind: safe to log. */
   describe(): string;
 }

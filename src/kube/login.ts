@@ -9,6 +9,10 @@
 import { type AuthKind, type Connection, type ConnectionTLS, connect, fromKubeconfig } from "./connection.ts";
 import type { ResolvedKubeconfig } from "./kubeconfig.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
+import {
+  IDLE, RENEWAL_BACKOFF, accepted, failingSince, mayRenew, refusedMeanwhile, renewalFailed, renewalReturned, renewalStarted,
+  type RenewalBackoff, type RenewalFailure, type RenewalState,
+} from "./renewal.ts";
 
 /** What an `on.login` handler returns instead of a kubeconfig; nothing of it is ever logged. */
 export interface LoginCredentials {
@@ -46,6 +50,9 @@ export class LoginError extends Error {
   override readonly name = "LoginError";
 }
 
+/** A renewal failed (its message is the login's error): the connection has logged it once, with its next attempt. */
+export class RenewalError extends LoginError {}
+
 interface Logged {
   connection: Connection;
   /** ms epoch; Infinity when the login said nothing. */
@@ -57,9 +64,9 @@ interface Logged {
 // real (the e2e's TokenRequest lives 1.5 s).
 
 /** A Connection whose credentials come from `login` (asked now, then whenever they must be renewed). */
-export async function loginConnection(login: Login, logger: Logger = silentLogger): Promise<Connection> {
+export async function loginConnection(login: Login, logger: Logger = silentLogger, backoff: RenewalBackoff = RENEWAL_BACKOFF): Promise<Connection> {
   const expiry = new ExpiryCheck(logger);
-  return new LoginConnection(expiry.checked(await loggedIn(await login(false))), login, expiry);
+  return new LoginConnection(expiry.checked(await loggedIn(await login(false))), login, expiry, logger, backoff);
 }
 
 class ExpiryCheck {
@@ -81,8 +88,10 @@ class LoginConnection implements Connection {
   readonly server: string;
   readonly authKind: AuthKind = "login";
   private renewing: Promise<void> | undefined;
+  private renewal: RenewalState = IDLE;
+  private readonly listeners = new Set<(failing: RenewalFailure | undefined) => void>();
 
-  constructor(private current: Logged, private readonly login: Login, private readonly expiry: ExpiryCheck) {
+  constructor(private current: Logged, private readonly login: Login, private readonly expiry: ExpiryCheck, private readonly logger: Logger, private readonly backoff: RenewalBackoff) {
     this.server = current.connection.server;
   }
 
@@ -99,36 +108,88 @@ class LoginConnection implements Connection {
   }
 
   currentHeaders(): Record<string, string> | undefined {
-    return Date.now() < this.current.expiresAt ? this.current.connection.currentHeaders?.() : undefined;
+    const settled = this.renewal.kind === "idle" || this.renewal.kind === "unproven";
+    return settled && Date.now() < this.current.expiresAt ? this.current.connection.currentHeaders?.() : undefined;
   }
 
   async authHeaders(): Promise<Record<string, string>> {
-    if (Date.now() >= this.current.expiresAt) await this.renew();
+    // Refused credentials are not sent again: the request waits for their renewal under way, or
+    // fails at once while a failed one backs off (and starts the next attempt once it is due).
+    const state = this.renewal;
+    if ((state.kind === "renewing" || state.kind === "failed") && state.refused) await this.renew(true, "unsent");
+    // expiresAt is a hint: when its renewal fails (logged, backed off), the server judges the credentials we have.
+    else if (Date.now() >= this.current.expiresAt) await this.renew(false).catch(() => undefined);
     return this.current.connection.authHeaders();
   }
 
   async reauthenticate(used?: Record<string, string>): Promise<void> {
     // Refused with credentials renewed since (another request's 401 came first): nothing to do.
     if (used && !this.renewing && (await this.current.connection.authHeaders()) !== used) return;
-    await this.renew();
+    if (this.renewal.kind === "unproven" && !this.renewing) this.failed(new LoginError("the API server refused the credentials on.login renewed, too (401)"));
+    else this.moved(refusedMeanwhile(this.renewal));
+    await this.renew(true);
+  }
+
+  accepted(headers: Record<string, string>): void {
+    if (this.renewal.kind === "unproven" && headers === this.current.connection.currentHeaders?.()) this.moved(accepted(this.renewal));
+  }
+
+  watchRenewal(listener: (failing: RenewalFailure | undefined) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   describe(): string {
     return `${this.current.connection.describe()} via on.login`;
   }
 
-  private renew(): Promise<void> {
+  /** `refused`: asked after a 401 (not for expiresAt); `unsent`: for a request not sent yet (its error says so). */
+  private renew(refused: boolean, unsent?: "unsent"): Promise<void> {
     // One login at a time, shared by every caller that asks meanwhile.
-    this.renewing ??= (async () => {
+    if (this.renewing) return this.renewing;
+    if (!mayRenew(this.renewal, Date.now())) return Promise.reject(this.backingOff(unsent));
+    this.moved(renewalStarted(this.renewal, refused));
+    this.renewing = (async () => {
       const next = this.expiry.checked(await loggedIn(await this.login(true)));
       if (next.connection.server !== this.server) {
         throw new LoginError(`on.login returned server ${next.connection.server}, but the operator is connected to ${this.server}: a login may renew credentials, not move to another server (restart the operator for that)`);
       }
       this.current = next;
-    })().finally(() => {
+      this.moved(renewalReturned(this.renewal));
+    })().catch((error) => {
+      throw this.failed(error instanceof Error ? error : new Error(String(error)));
+    }).finally(() => {
       this.renewing = undefined;
     });
     return this.renewing;
+  }
+
+  /** A failed renewal: one ERROR line per attempt (not per refused request); the error the waiting requests get. */
+  private failed(error: Error): RenewalError {
+    const state = renewalFailed(this.renewal, error, Date.now(), this.backoff);
+    this.moved(state);
+    const { failures, until } = state as Extract<RenewalState, { kind: "failed" }>;
+    this.logger.error("on.login could not renew the credentials: requests refused until the next attempt fail at once", { failures, retryInMs: until - Date.now(), error });
+    return new RenewalError(error.message, { cause: error });
+  }
+
+  /** The error of a request refused (or not sent) before the next attempt: the last one's, and when the next comes. */
+  private backingOff(unsent: "unsent" | undefined): RenewalError {
+    const state = this.renewal as Extract<RenewalState, { kind: "failed" }>;
+    const next = `on.login failed ${state.failures} time(s) in a row, next attempt after ${new Date(state.until).toISOString()}`;
+    return new RenewalError(`${state.error.message} (${next}${unsent ? "; not sent with the refused credentials" : ""})`, { cause: state.error });
+  }
+
+  /** The next state; the listeners hear of each failed attempt, and of the end of the failures. */
+  private moved(state: RenewalState): void {
+    const wasFailing = failingSince(this.renewal) !== undefined;
+    this.renewal = state;
+    if (state.kind === "failed") this.tell({ since: state.failingSince, failures: state.failures, error: state.error });
+    else if (wasFailing && failingSince(state) === undefined) this.tell(undefined);
+  }
+
+  private tell(failure: RenewalFailure | undefined): void {
+    for (const listener of this.listeners) listener(failure);
   }
 }
 

@@ -9,6 +9,7 @@ import { sleep, untilAborted } from "../util/abort.ts";
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
+import { authenticationFailed, rereadCredentials } from "./reauthentication.ts";
 import type { ApiError } from "./errors.ts";
 import { streamBudget } from "./budget.ts";
 import { Deadlines } from "./deadlines.ts";
@@ -155,14 +156,17 @@ export class Transport {
       } finally {
         deadline.end();
       }
-      if (!error) return parsedBody<T>(options.withoutManagedFields ? cutManagedFields(text, "object") : text);
+      if (!error) {
+        this.connection.accepted?.(auth); // a login's renewed credentials are proven by the first success
+        return parsedBody<T>(options.withoutManagedFields ? cutManagedFields(text, "object") : text);
+      }
       if (error.code === 401) {
-        const renewed = !reauthenticated && (await untilAborted(this.reauthenticated(auth), signal));
+        const renewed = !reauthenticated && (await untilAborted(rereadCredentials(this.connection, this.logger, auth), signal));
         if (renewed === true) {
           reauthenticated = true;
           continue;
         }
-        throw this.authenticationFailed(error, renewed);
+        throw authenticationFailed(this.connection, error, renewed);
       }
       const retriable = read || retry === true ? error.transient : error.code === 429 || error.code === 503;
       if (retry === false || !retriable || attempt >= this.retries) throw error;
@@ -211,15 +215,18 @@ export class Transport {
         if (signal.aborted) throw signal.reason ?? cause;
         throw networkFailure(cause, "GET", shown, this.server).error;
       }
-      if (response.ok) return response;
+      if (response.ok) {
+        this.connection.accepted?.(auth);
+        return response;
+      }
       const error = await apiErrorFrom(response, "GET", shown);
       if (error.code === 401) {
-        const renewed = !reauthenticated && (await untilAborted(this.reauthenticated(auth), signal));
+        const renewed = !reauthenticated && (await untilAborted(rereadCredentials(this.connection, this.logger, auth), signal));
         if (renewed === true) {
           reauthenticated = true;
           continue;
         }
-        throw this.authenticationFailed(error, renewed);
+        throw authenticationFailed(this.connection, error, renewed);
       }
       throw error;
     }
@@ -267,26 +274,6 @@ export class Transport {
       this.session = undefined;
       this.send = tls ? (url, init) => fetch(url, { ...init, tls }) : (url, init) => fetch(url, init);
     }
-  }
-
-  /** After a 401: re-read the credentials; true when they changed, so another attempt may succeed. */
-  /** True when other credentials came; the failure when re-reading them failed (the request's error says it). */
-  private async reauthenticated(before: Record<string, string>): Promise<boolean | Error> {
-    const tlsBefore = this.connection.tls;
-    this.logger.info("re-reading credentials after 401", { server: this.server, user: this.connection.user, auth: this.connection.authKind });
-    try {
-      await this.connection.reauthenticate(before);
-    } catch (error) {
-      this.logger.warn("re-reading credentials failed", { server: this.server, user: this.connection.user, error });
-      return error instanceof Error ? error : new Error(String(error));
-    }
-    return (await this.connection.authHeaders()) !== before || this.connection.tls !== tlsBefore;
-  }
-
-  private authenticationFailed(error: ApiError, renewal: boolean | Error): ApiError {
-    const renewing = renewal instanceof Error ? `; re-reading the credentials failed: ${renewal.message}` : "";
-    error.message = `authentication failed against ${this.server} as ${this.connection.user || "(no user)"} (${this.connection.authKind}): ${error.message}${renewing}`;
-    return error;
   }
 
   private newBackoff(): Backoff {

@@ -75,7 +75,7 @@ export class Reconciler {
     this.background = new Background({
       specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
       memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, count: (name) => options.health?.count(name),
-      ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
+      retryFloorMs: workerTimingOf(options).window, ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
       ...(options.hold ? { hold: options.hold } : {}),
       ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
     });

@@ -41,6 +41,12 @@ export interface BackgroundOptions {
   count?(name: string): void;
   /** Until the indexes have their first LIST in: undefined when they have; false if `signal` aborted first. */
   primed?(signal: AbortSignal): Promise<boolean> | undefined;
+  /**
+   * The shortest retry delay, ms: the workers' batch window, which paces a handler's retries
+   * (an object is handled at most once per window), so `TemporaryError(0)` in a timer or a
+   * daemon retries at a handler's pace, not as fast as the event loop turns.
+   */
+  retryFloorMs?: number;
 }
 
 /** One daemon or timer on one object. */
@@ -223,7 +229,7 @@ export class Background {
         log.error("daemon failed permanently; not restarted", { error });
         return { kind: "permanent" };
       }
-      const delayMs = retryDelay(spec, error instanceof TemporaryError ? error.delay : undefined);
+      const delayMs = this.paced(retryDelay(spec, error instanceof TemporaryError ? error.delay : undefined));
       log.error("daemon failed; restarting after its backoff", { error, retryInMs: delayMs });
       return { kind: "retry", delayMs };
     }
@@ -239,8 +245,9 @@ export class Background {
     if (run.signal.aborted || outcome.kind === "aborted") return { kind: "aborted" };
     const log = this.loggerOf(run);
     if (outcome.kind === "retry") {
-      log.error("timer failed; retrying", { error: outcome.error, retryInMs: outcome.delay * 1000 });
-      return { kind: "retry", delayMs: outcome.delay * 1000 };
+      const delayMs = this.paced(outcome.delay * 1000);
+      log.error("timer failed; retrying", { error: outcome.error, retryInMs: delayMs });
+      return { kind: "retry", delayMs };
     }
     if (outcome.kind === "failure") log.error("timer failed; next call at its interval", { error: outcome.error });
     const result = outcome.kind === "success" ? outcome.result : undefined;
@@ -272,6 +279,10 @@ export class Background {
   private context(uid: string, run: Run, patch?: ReturnType<typeof newPatch>) {
     const { resource, tools } = this.options;
     return objectContext(run.body, resource, this.options.memo(uid, run.body.metadata.namespace), this.loggerOf(run), run.signal, tools, patch);
+  }
+
+  private paced(delayMs: number): number {
+    return Math.max(delayMs, this.options.retryFloorMs ?? 0);
   }
 
   private loggerOf(run: Run): Logger {

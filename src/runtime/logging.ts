@@ -1,8 +1,10 @@
-// The operator's logger as the settings ask for it: level and format, to stderr.
+// The operator's logger as the settings ask for it: level and format, to stderr, a line repeated
+// identically more than 5 times in 10 s summarised (util/log-repeats.ts).
 
 import type { Settings } from "../config/index.ts";
 import { Logger, stderrSink } from "../util/log.ts";
+import { withoutRepeats } from "../util/log-repeats.ts";
 
 export function loggerFor(settings: Settings): Logger {
-  return new Logger(stderrSink(settings.logging.level, settings.logging.format));
+  return new Logger(withoutRepeats(stderrSink(settings.logging.level, settings.logging.format)));
 }

@@ -8,7 +8,8 @@
 import { fixedNamespaces, resolveSettings, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
-import { Logger, stderrSink } from "../util/log.ts";
+import type { Logger } from "../util/log.ts";
+import { loggerFor } from "./logging.ts";
 import { TaskScope } from "../util/scope.ts";
 import { aborted } from "../util/abort.ts";
 import { Toggle } from "../util/toggle.ts";
@@ -18,6 +19,7 @@ import { Reconciler } from "../reconciling/reconciler.ts";
 import { Indexes } from "../handling/indexes.ts";
 import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
 import { connectClient } from "./connecting.ts";
+import { reportLoginRenewals } from "./login-health.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { streamBudget } from "../kube/budget.ts";
 import { reportStarvedStreams } from "./starvation.ts";
@@ -75,7 +77,7 @@ export interface RunReport {
  */
 export async function run(options: RunOptions = {}): Promise<RunReport> {
   const settings = options.settings ?? resolveSettings({});
-  const logger = options.logger ?? new Logger(stderrSink(settings.logging.level, settings.logging.format));
+  const logger = options.logger ?? loggerFor(settings);
   const registry = options.registry ?? defaultRegistry;
   const signal = options.signal ?? new AbortController().signal;
   const graceMs = settings.shutdown.gracePeriod * 1000;
@@ -92,6 +94,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     const login = ownClient ? loginOf({ registry, logger, memo }, signal, settings.kube.requestTimeout * 1000) : undefined;
     const client = options.client ?? (await connectClient(settings, logger, signal, login));
     const health = new Health();
+    reportLoginRenewals(client.connection, health, signal);
     const unobserve = client.observe(requestMetrics(health.metrics));
     const unobserveHeap = client.observe({ requested: heapActivity }); // an answer wakes a sleeping heap pacer
     try {

@@ -3,7 +3,8 @@
 // again; a deletion during a timer call aborts it, then the delete handler runs exactly once;
 // an index is rebuilt by the relist after a freeze, without the object deleted meanwhile and
 // without duplicates; on.login's ServiceAccount token replaces a refused kubeconfig's and is
-// renewed past its expiresAt (harness/login.ts, in-process).
+// renewed past its expiresAt, and, revoked while the login fails, asked again per backoff step
+// only (harness/login.ts, in-process; the revocation needs a server that refuses tokens: cluster).
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./toolbox.e2e.ts
 
@@ -112,7 +113,7 @@ for (const targetName of selectedTargets() as TargetName[]) {
       await report([m2, m3, reporter].sort());
     }, 90_000);
 
-    test("on.login: a ServiceAccount token from a TokenRequest replaces the kubeconfig's refused one; past its expiresAt the next request logs in again", async () => {
+    test("on.login: a ServiceAccount token from a TokenRequest replaces the kubeconfig's refused one; past its expiresAt the next request logs in again; revoked while the login fails, it is renewed once per backoff step, not per refused request", async () => {
       await loginScenario(suite(), targetName === "cluster");
     }, 60_000);
   });

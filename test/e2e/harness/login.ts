@@ -4,7 +4,8 @@
 // authentication and RBAC on kube-apiserver. The first token is said to expire soon
 // (`expiresAt`): once it has, the next request logs in again (`renewal`) and the work goes on.
 // On a sandbox in "open" mode (toolbox.e2e.ts's) any token is the admin, so only a real server
-// shows the kubeconfig's refused on its own (`refusing`).
+// shows the kubeconfig's refused on its own (`refusing`), and a revoked token refused while the
+// renewal fails (issue 30: one login per backoff step, not one per refused request).
 
 import { expect } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -62,7 +63,13 @@ export async function loginScenario(t: Target, refusing: boolean): Promise<void>
   const registry = new Registry();
   const renewals: boolean[] = [];
   const issued: string[] = [];
+  let sealed = false;
+  const sealedAttempts: number[] = [];
   registry.on.login(async ({ renewal }) => {
+    if (sealed) {
+      sealedAttempts.push(Date.now());
+      throw new Error("vault is sealed");
+    }
     renewals.push(renewal);
     const request = await t.client.request<any>("POST", `/api/v1/namespaces/${ns}/serviceaccounts/op/token`, {
       body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
@@ -74,6 +81,31 @@ export async function loginScenario(t: Target, refusing: boolean): Promise<void>
   registry.on.create("v1/configmaps", ({ patch }) => {
     patch.metadata.annotations = { "e2e.kobun.dev/handled": "yes" };
   }, { id: "mark" });
+  // Issue 30: the token revoked (its ServiceAccount recreated: a real 401) while the login fails.
+  // kube-apiserver may accept a revoked token for a few seconds more (its authentication cache),
+  // so ConfigMaps are created until a PATCH is refused; then twenty refused PATCHes at once ask for
+  // no login of their own: attempts 1 s apart, then 2 s. Once the login works again, its next
+  // attempt gets the work going.
+  const failingRenewal = async () => {
+    sealed = true;
+    await t.client.delete(SERVICE_ACCOUNTS, ns, "op");
+    await t.client.create(SERVICE_ACCOUNTS, ns, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "op" } });
+    const names: string[] = [];
+    const configMap = (name: string) => {
+      names.push(name);
+      return t.client.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name } });
+    };
+    await eventually("the first failing renewal", async () => {
+      await configMap(`sealed-${names.length}`);
+      return sealedAttempts.length > 0;
+    }, { timeoutMs: 30_000, intervalMs: 500 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => configMap(`burst-${i}`)));
+    await Bun.sleep(2500); // a window to count in, not a synchronisation
+    expect(sealedAttempts.filter((at) => at - sealedAttempts[0]! < 2500).length).toBeLessThanOrEqual(2);
+    sealed = false;
+    for (const name of names) await handled(name);
+    expect(renewals.slice(2)).toEqual([true]); // one login after the vault opened again
+  };
   const sink = memorySink("debug");
   const stop = new AbortController();
   const operator = run({ signal: stop.signal, registry, logger: new Logger(sink), settings });
@@ -87,11 +119,13 @@ export async function loginScenario(t: Target, refusing: boolean): Promise<void>
     await t.client.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "second" } });
     await handled("second");
     expect(renewals).toEqual([false, true]);
+    if (refusing) await failingRenewal();
   } finally {
     stop.abort();
     await operator;
   }
   const log = sink.lines.join("\n");
+  expect(sink.lines.filter((line) => line.includes("on.login could not renew the credentials"))).toHaveLength(sealedAttempts.length);
   expect(log).not.toContain("forbidden");
   for (const token of issued) expect(log).not.toContain(token);
 }
