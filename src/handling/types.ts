@@ -92,7 +92,8 @@ export interface ObjectContext<T extends object = KubeObject> {
   /**
    * The API server, with the operator's credentials and this handler's `signal` (see api.ts).
    * Writes to this very object are folded into `patch` as well, so they do not come back as
-   * an update; writes to other objects are changes like anyone's.
+   * an update; only the fields a write names are, so a change another client made meanwhile is
+   * handled as an update like any. Writes to other objects are changes like anyone's.
    */
   api: Api;
   /** Kubernetes Events about any object, batched and rate-limited (`event.info(child, "Created", "...")`). */
