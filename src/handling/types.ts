@@ -87,7 +87,7 @@ export interface ObjectContext<T extends object = KubeObject> {
   memo: Record<string, any>;
   resource: Resource;
   logger: Logger;
-  /** Aborted on shutdown, freeze-abort, or the handler's timeout. */
+  /** Aborted on shutdown, freeze-abort, the object's deletion (its results are then never written), or the handler's timeout. */
   signal: AbortSignal;
   /**
    * The API server, with the operator's credentials and this handler's `signal` (see api.ts).

@@ -16,10 +16,16 @@
 //   and the bookkeeping is re-sent to the main object at once.
 // - Finalizer changes replace the whole list (merge-patch), so they carry the object's
 //   resourceVersion; on 409 the object is re-read and the list recomputed.
-// Must never decide what to run (cycle.ts) or swallow errors other than 404 (gone) and 409.
+// - Every request is fenced by the object's uid (`metadata.uid` in the body: the API server
+//   refuses a write whose uid is not the stored object's with 409 Conflict), so nothing of a
+//   deleted object lands on a new one made under its name (issue 30, defect 7); no request more.
+//   A 404, or a 409 that is not a stale resourceVersion, is "gone": the plan is dropped.
+// Must never decide what to run (cycle.ts) or swallow errors other than 404 and 409 (gone, or a
+// stale finalizer list).
 
 import type { KubeClient } from "../kube/client.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
+import { metadataOf } from "../kube/partial.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
@@ -35,6 +41,8 @@ export interface PatchTarget {
   /** Shared by all objects of the resource; patching may switch it from "status" to "annotations". */
   storage: { mode: StorageMode };
   logger: Logger;
+  /** The resource is watched as metadata only: the answer is cut to what its watch gives, so the next cycle sees the same. */
+  metadataOnly?: boolean;
 }
 
 /** True when the plan has anything to send. */
@@ -63,7 +71,9 @@ export async function applyPlan(target: PatchTarget, body: KubeObject, plan: Cyc
   }
   // The answer is the object's next body (a re-run, a re-check): without managedFields, as the
   // watch delivers it (they are left unparsed; slim is for a text the cut did not apply to).
-  return send.newest ? slim(send.newest) : body;
+  if (!send.newest) return body;
+  const answer = slim(send.newest);
+  return target.metadataOnly ? metadataOf(answer, target.resource) : answer;
 }
 
 /** One plan being sent: the two request bodies, and the object as the server last returned it. */
@@ -105,9 +115,10 @@ async function sendStatus(send: Sending): Promise<"gone" | undefined> {
   const { target, body, plan, signal, status } = send;
   const { resource, storage } = target;
   try {
-    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, { status }, { subresource: "status", signal, withoutManagedFields: true });
+    const request = { metadata: fence(body), status };
+    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, request, { subresource: "status", signal, withoutManagedFields: true });
   } catch (error) {
-    if (isNotFound(error)) return "gone";
+    if (isNotFound(error) || isConflict(error)) return "gone"; // no resourceVersion in it: a 409 is the uid's
     throw error;
   }
   if (status[STATUS_KEY] && send.newest?.status?.[STATUS_KEY] === undefined && storage.mode === "status") {
@@ -131,19 +142,30 @@ async function sendMain(send: Sending, finalizer: boolean): Promise<"gone" | und
     const list = finalizer && plan.finalizer ? finalizersAfter(plan.finalizer, current.metadata.finalizers ?? []) : null;
     if (list) request.metadata = { ...request.metadata, finalizers: list, resourceVersion: current.metadata.resourceVersion };
     if (!Object.keys(request).length) return undefined;
+    request.metadata = { ...request.metadata, ...fence(send.body) };
     try {
       send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal, withoutManagedFields: true });
       return undefined;
     } catch (error) {
       if (isNotFound(error)) return "gone";
-      if (!isConflict(error) || attempt >= 4) throw error;
-      current = await target.client.get(target.resource, namespace ?? null, name!, { signal, withoutManagedFields: true });
+      if (!isConflict(error)) throw error;
+      if (!list) return "gone"; // no resourceVersion in it: the uid's conflict
+      if (attempt >= 4) throw error;
+      const reread = await target.client.get(target.resource, namespace ?? null, name!, { signal, withoutManagedFields: true }).catch((e) => (isNotFound(e) ? null : Promise.reject(e)));
+      if (!reread || reread.metadata.uid !== send.body.metadata.uid) return "gone"; // deleted, or made again under its name
+      current = reread;
       if (plan.finalizer === "add" && current.metadata.deletionTimestamp) {
         send.newest = current; // too late to hold it; no new finalizers on a deleting object
         return undefined;
       }
     }
   }
+}
+
+/** The precondition of every write for `body`: its uid in the request's metadata (none if it has none, as a test's bare object). */
+export function fence(body: KubeObject): { uid?: string } {
+  const uid = body.metadata.uid;
+  return uid ? { uid } : {};
 }
 
 /** The whole finalizer list after adding or removing ours (merge-patch replaces lists), or null if unchanged. */

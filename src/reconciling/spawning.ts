@@ -7,7 +7,7 @@
 // A timer's patch and result are written only if its call was not aborted.
 
 import type { KubeObject, Resource } from "../kube/types.ts";
-import { isNotFound } from "../kube/errors.ts";
+import { isConflict, isNotFound } from "../kube/errors.ts";
 import { linkedSignal, sleep } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import { compactPatch, newPatch, objectContext, type HandlerTools } from "../handling/context.ts";
@@ -19,7 +19,7 @@ import { runHandler } from "../handling/runner.ts";
 import type { CycleHold } from "./options.ts";
 import { metaMatches } from "../handling/selection.ts";
 import type { DaemonFn, HandlerContext, TimerContext } from "../handling/types.ts";
-import type { PatchClient } from "./patching.ts";
+import { fence, type PatchClient } from "./patching.ts";
 import { afterRun, dueAt, holdsDeletion, idleWait, retryDelay, starting, type Activity, type RunEnd } from "./background.ts";
 
 const DEFAULT_CANCELLATION_S = 5;
@@ -252,7 +252,10 @@ export class Background {
     return { kind: "returned" };
   }
 
-  /** A timer's patch and result, as a handler's: results in status.<id>, status to /status when it is a subresource. */
+  /**
+   * A timer's patch and result, as a handler's: results in status.<id>, status to /status when it is
+   * a subresource; fenced by the object's uid (patching.ts), so a 404 or 409 is the object gone: dropped.
+   */
   private async write(run: Run, user: Record<string, any> | undefined, result: unknown): Promise<void> {
     const { resource, client } = this.options;
     const all: Record<string, any> = { ...(user ?? {}) };
@@ -260,11 +263,12 @@ export class Background {
     const { status, ...main } = all;
     const { namespace, name } = run.body.metadata;
     try {
-      if (status !== undefined && resource.statusSubresource) await client.patch(resource, namespace ?? null, name!, { status }, { subresource: "status", signal: run.signal });
+      const metadata = fence(run.body);
+      if (status !== undefined && resource.statusSubresource) await client.patch(resource, namespace ?? null, name!, { metadata, status }, { subresource: "status", signal: run.signal });
       else if (status !== undefined) main.status = status;
-      if (Object.keys(main).length) await client.patch(resource, namespace ?? null, name!, main, { signal: run.signal });
+      if (Object.keys(main).length) await client.patch(resource, namespace ?? null, name!, { ...main, metadata: { ...main.metadata, ...metadata } }, { signal: run.signal });
     } catch (error) {
-      if (run.signal.aborted || isNotFound(error)) return;
+      if (run.signal.aborted || isNotFound(error) || isConflict(error)) return;
       this.loggerOf(run).error("could not write the timer's results", { error });
     }
   }
