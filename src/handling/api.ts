@@ -76,6 +76,8 @@ export interface BoundObject {
   body: KubeObject;
   /** The cycle's patch; absent for on.event handlers (they store no last-handled state). */
   patch?: Patch;
+  /** Told the server's answer to every write to the object (/status too): the newest version known. */
+  wrote?(after: KubeObject): void;
 }
 
 /** One per operator; `bind()` gives each handler call its own Api. */
@@ -128,7 +130,9 @@ class BoundApi implements Api {
     const after = await this.call(o, (signal) =>
       this.options.client.patch(resource, namespace, name, patch, { type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal }),
     );
-    if (!o?.subresource && this.isSelf(resource, namespace, name)) {
+    if (!this.isSelf(resource, namespace, name)) return after as KindOf<S>;
+    this.self.wrote?.(after);
+    if (!o?.subresource) {
       const type = o?.type ?? "merge";
       const isObject = typeof patch === "object" && patch !== null && !Array.isArray(patch);
       // A merge patch says exactly what we changed; for the other types, the answer shows it at the paths the patch names.
@@ -149,7 +153,9 @@ class BoundApi implements Api {
         fieldManager: o?.fieldManager ?? this.fieldManager, force: o?.force, subresource: o?.subresource, signal,
       }),
     );
-    if (!o?.subresource && this.isSelf(resource, namespace, name)) this.absorb(ownChange(this.latest, after, namedBy("apply", object)), after);
+    if (!this.isSelf(resource, namespace, name)) return after;
+    this.self.wrote?.(after);
+    if (!o?.subresource) this.absorb(ownChange(this.latest, after, namedBy("apply", object)), after);
     return after;
   }
 

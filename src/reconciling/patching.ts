@@ -16,15 +16,15 @@
 //   and the bookkeeping is re-sent to the main object at once.
 // - Finalizer changes replace the whole list (merge-patch), so they carry the object's
 //   resourceVersion; on 409 the object is re-read and the list recomputed.
-// - Every request is fenced by the object's uid (`metadata.uid` in the body: the API server
-//   refuses a write whose uid is not the stored object's with 409 Conflict), so nothing of a
-//   deleted object lands on a new one made under its name (issue 30, defect 7); no request more.
-//   A 404, or a 409 that is not a stale resourceVersion, is "gone": the plan is dropped.
-// Must never decide what to run (cycle.ts) or swallow errors other than 404 and 409 (gone, or a
-// stale finalizer list).
+// - Every request is fenced (fence.ts): the object's by its uid, /status by the newest version
+//   known (a handler's own write's, or the main request's answer), so nothing of a deleted object
+//   lands on a new one made under its name (issue 30, defect 7). A write found "gone" drops the plan.
+// Must never decide what to run (cycle.ts) or swallow errors other than 404, 409 and a refused
+// uid (gone, or a stale version: re-read and sent again).
 
 import type { KubeClient } from "../kube/client.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
+import { fence, isOtherObject, patchStatus, reread } from "./fence.ts";
 import { metadataOf } from "../kube/partial.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
@@ -114,13 +114,10 @@ function composeRequests(target: PatchTarget, body: KubeObject, plan: CyclePlan)
 async function sendStatus(send: Sending): Promise<"gone" | undefined> {
   const { target, body, plan, signal, status } = send;
   const { resource, storage } = target;
-  try {
-    const request = { metadata: fence(body), status };
-    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, request, { subresource: "status", signal, withoutManagedFields: true });
-  } catch (error) {
-    if (isNotFound(error) || isConflict(error)) return "gone"; // no resourceVersion in it: a 409 is the uid's
-    throw error;
-  }
+  const newest = send.newest?.metadata.resourceVersion ?? plan.newest;
+  const answer = await patchStatus(target.client, resource, body, status, newest, signal);
+  if (answer === "gone") return "gone";
+  send.newest = answer;
   if (status[STATUS_KEY] && send.newest?.status?.[STATUS_KEY] === undefined && storage.mode === "status") {
     target.logger.warn("status.kobun was pruned by the resource's schema: keeping kobun's progress in annotations instead", {
       resource: resource.plural,
@@ -147,25 +144,17 @@ async function sendMain(send: Sending, finalizer: boolean): Promise<"gone" | und
       send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal, withoutManagedFields: true });
       return undefined;
     } catch (error) {
-      if (isNotFound(error)) return "gone";
-      if (!isConflict(error)) throw error;
-      if (!list) return "gone"; // no resourceVersion in it: the uid's conflict
-      if (attempt >= 4) throw error;
-      const reread = await target.client.get(target.resource, namespace ?? null, name!, { signal, withoutManagedFields: true }).catch((e) => (isNotFound(e) ? null : Promise.reject(e)));
-      if (!reread || reread.metadata.uid !== send.body.metadata.uid) return "gone"; // deleted, or made again under its name
-      current = reread;
+      if (isNotFound(error) || isOtherObject(error)) return "gone";
+      if (!isConflict(error) || attempt >= 4) throw error;
+      const read = await reread(target.client, target.resource, send.body, signal);
+      if (read === "gone") return "gone"; // deleted, or made again under its name
+      current = read;
       if (plan.finalizer === "add" && current.metadata.deletionTimestamp) {
         send.newest = current; // too late to hold it; no new finalizers on a deleting object
         return undefined;
       }
     }
   }
-}
-
-/** The precondition of every write for `body`: its uid in the request's metadata (none if it has none, as a test's bare object). */
-export function fence(body: KubeObject): { uid?: string } {
-  const uid = body.metadata.uid;
-  return uid ? { uid } : {};
 }
 
 /** The whole finalizer list after adding or removing ours (merge-patch replaces lists), or null if unchanged. */

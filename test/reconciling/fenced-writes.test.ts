@@ -51,7 +51,7 @@ test("a plan for a deleted object writes nothing on the object made again under 
   const plan = planOf({ user: { spec: { color: "red" } }, results: { create_fn: { uid: old.metadata.uid } }, bookkeeping: { progress: new Map(), base: '{"spec":{"size":1}}' } });
   const { result, requests } = await sent(h, old, plan);
   expect(result).toBe("gone");
-  expect(requests).toEqual(["PATCH 409"]); // the first request is refused; nothing is retried or re-read
+  expect(requests).toEqual(["PATCH 422"]); // the object's request goes first, refused for its uid; nothing is retried or re-read
   const after = h.get("reborn");
   expect(after.metadata.uid).toBe(now.metadata.uid);
   expect(after.metadata.resourceVersion).toBe(now.metadata.resourceVersion);
@@ -70,6 +70,27 @@ test("adding the finalizer for a deleted object does not add it to the object ma
   expect(after.metadata.resourceVersion).toBe(now.metadata.resourceVersion);
 });
 
+test("results alone for a deleted object (one /status PATCH) write nothing on the object made again under its name", async () => {
+  h = await startHarness({});
+  const { old, now } = await reborn(h, "results");
+  const { result, requests } = await sent(h, old, planOf({ results: { create_fn: { uid: old.metadata.uid } } }));
+  expect(result).toBe("gone");
+  expect(requests).toEqual(["PATCH 409", "GET 200"]); // a stale version, and the read shows another uid
+  expect(h.get("results").status).toBeUndefined();
+  expect(h.get("results").metadata.resourceVersion).toBe(now.metadata.resourceVersion);
+});
+
+test("results for an object another client wrote meanwhile are written on its newer version", async () => {
+  h = await startHarness({});
+  const object = await h.create("busy", { size: 1 });
+  await h.client.patch(h.resource, "default", "busy", { spec: { size: 2 } });
+  const { result, requests } = await sent(h, object, planOf({ results: { create_fn: "done" } }));
+  expect(result).not.toBe("gone");
+  expect(requests).toEqual(["PATCH 409", "GET 200", "PATCH 200"]);
+  expect(h.get("busy").status).toEqual({ create_fn: "done" });
+  expect(h.get("busy").spec).toEqual({ size: 2 });
+});
+
 test("the fence costs no request: a plan for the object itself is one PATCH, as before", async () => {
   h = await startHarness({});
   const object = await h.create("same", { size: 1 });
@@ -78,4 +99,7 @@ test("the fence costs no request: a plan for the object itself is one PATCH, as 
   expect(result).not.toBe("gone");
   expect(requests).toEqual(["PATCH 200"]);
   expect(h.get("same").spec).toEqual({ size: 1, color: "red" });
+  const results = await sent(h, h.get("same"), planOf({ results: { create_fn: "done" } }));
+  expect(results.requests).toEqual(["PATCH 200"]);
+  expect(h.get("same").status).toEqual({ create_fn: "done" });
 });
