@@ -19,8 +19,10 @@ import { Registry } from "../../src/handling/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import type { CyclePlan } from "../../src/handling/cycle.ts";
+import { applyPlan, type PatchTarget } from "../../src/reconciling/patching.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { Logger, memorySink } from "../../src/util/log.ts";
+import { Logger, memorySink, silentLogger } from "../../src/util/log.ts";
 import { createNamespace, eventually, EXAMPLES, getOrUndefined, uniqueName } from "./harness/kube.ts";
 import { ROOT } from "./harness/operator.ts";
 import { targetSuite } from "./harness/suite.ts";
@@ -158,6 +160,28 @@ describe.each(selectedTargets())("a handler's own writes and other writers again
     // The right uid is no change at all: the write goes through.
     const right = await t.client.patch(EXAMPLES, namespace, name, { metadata: { uid: created.metadata.uid }, spec: { size: 3 } });
     expect(right.spec).toEqual({ size: 3 });
+  }, 30_000);
+
+  test("kobun's writes of a plan made for a deleted object land nothing on the object made again under its name (results alone, and with a spec change)", async () => {
+    const t = need();
+    const namespace = await createNamespace(t.client, "e2e-own");
+    const target: PatchTarget = { client: t.client, resource: EXAMPLES, storage: { mode: "status" }, logger: silentLogger };
+    for (const user of [undefined, { spec: { color: "red" } }]) {
+      const name = uniqueName("fenced");
+      const make = (size: number) => t.client.create(EXAMPLES, namespace, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name }, spec: { size } });
+      const old = await make(1);
+      await t.client.delete(EXAMPLES, namespace, name);
+      await eventually("the old object to be gone", async () => (await getOrUndefined(t.client, EXAMPLES, namespace, name)) === undefined);
+      const now = await make(2);
+      const plan: CyclePlan = {
+        cause: "create", user, results: { create_fn: { uid: old.metadata.uid } }, bookkeeping: { progress: new Map(), base: '{"spec":{"size":1}}' },
+        finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
+      };
+      expect(await applyPlan(target, old, plan, AbortSignal.timeout(10_000))).toBe("gone");
+      const after = await t.client.get(EXAMPLES, namespace, name);
+      expect(after.metadata.resourceVersion).toBe(now.metadata.resourceVersion);
+      expect(after.status).toBeUndefined();
+    }
   }, 30_000);
 
   test("an object deleted while its create handler runs and made again under its name gets nothing of the old run, and the run's signal aborts", async () => {
