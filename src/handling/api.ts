@@ -6,8 +6,10 @@
 // Writes to the handled object itself are not changes made by others: what such a write
 // changed in the object's essence (spec, labels, annotations) is merged into the cycle's
 // `patch` too, so the stored last-handled state includes it and the watch's copy of it does
-// not run the update handlers again (no self-triggered loop). Writes to any other object
-// (children) are ordinary changes: that object's own handlers, if any, do see them.
+// not run the update handlers again (no self-triggered loop). Only the paths the write names
+// are folded (own-change.ts): another client's change made meanwhile shows in the answer too,
+// but it stays that client's, an ordinary change. Writes to any other object (children) are
+// ordinary changes: that object's own handlers, if any, do see them.
 //
 // Must never keep a request going after the handler's signal aborted, nor write anywhere
 // but through the KubeClient.
@@ -16,7 +18,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { KindOf } from "../kube/kinds.ts";
 import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/types.ts";
 import { linkedSignal } from "../util/abort.ts";
-import { diffOf, essenceOf } from "./essence.ts";
+import { changedBy, namedBy, ownChange } from "./own-change.ts";
 import type { Patch } from "./types.ts";
 
 /** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
@@ -74,6 +76,8 @@ export interface BoundObject {
   body: KubeObject;
   /** The cycle's patch; absent for on.event handlers (they store no last-handled state). */
   patch?: Patch;
+  /** Told the server's answer to every write to the object (/status too): the newest version known. */
+  wrote?(after: KubeObject): void;
 }
 
 /** One per operator; `bind()` gives each handler call its own Api. */
@@ -126,10 +130,13 @@ class BoundApi implements Api {
     const after = await this.call(o, (signal) =>
       this.options.client.patch(resource, namespace, name, patch, { type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal }),
     );
-    if (!o?.subresource && this.isSelf(resource, namespace, name)) {
-      const isObject = (o?.type ?? "merge") === "merge" && typeof patch === "object" && patch !== null && !Array.isArray(patch);
-      // A merge patch says exactly what we changed; for the other types, the change is what the answer shows.
-      this.absorb(isObject ? changedBy(patch as Record<string, any>) : diffAsPatch(this.latest, after), after);
+    if (!this.isSelf(resource, namespace, name)) return after as KindOf<S>;
+    this.self.wrote?.(after);
+    if (!o?.subresource) {
+      const type = o?.type ?? "merge";
+      const isObject = typeof patch === "object" && patch !== null && !Array.isArray(patch);
+      // A merge patch says exactly what we changed; for the other types, the answer shows it at the paths the patch names.
+      this.absorb(type === "merge" && isObject ? changedBy(patch as Record<string, any>) : ownChange(this.latest, after, namedBy(type === "json" ? "json" : "strategic", patch)), after);
     }
     return after as KindOf<S>;
   }
@@ -146,7 +153,9 @@ class BoundApi implements Api {
         fieldManager: o?.fieldManager ?? this.fieldManager, force: o?.force, subresource: o?.subresource, signal,
       }),
     );
-    if (!o?.subresource && this.isSelf(resource, namespace, name)) this.absorb(diffAsPatch(this.latest, after), after);
+    if (!this.isSelf(resource, namespace, name)) return after;
+    this.self.wrote?.(after);
+    if (!o?.subresource) this.absorb(ownChange(this.latest, after, namedBy("apply", object)), after);
     return after;
   }
 
@@ -209,31 +218,6 @@ class BoundApi implements Api {
     if (!change || !patch) return;
     for (const key of Object.keys(change)) patch[key] = mergeInto(patch[key], change[key]);
   }
-}
-
-/** The essence-changing part of a merge patch of the object (status and system metadata are not part of the essence). */
-function changedBy(patch: Record<string, any>): Record<string, any> | undefined {
-  const { status: _s, apiVersion: _a, kind: _k, metadata, ...rest } = patch;
-  const out: Record<string, any> = { ...rest };
-  if (metadata?.labels !== undefined || metadata?.annotations !== undefined) {
-    out.metadata = {};
-    if (metadata.labels !== undefined) out.metadata.labels = metadata.labels;
-    if (metadata.annotations !== undefined) out.metadata.annotations = metadata.annotations;
-  }
-  return Object.keys(out).length ? out : undefined;
-}
-
-/** A merge patch that turns `before`'s essence into `after`'s. */
-function diffAsPatch(before: KubeObject, after: KubeObject): Record<string, any> | undefined {
-  const out: Record<string, any> = {};
-  for (const item of diffOf(essenceOf(before), essenceOf(after))) {
-    let at = out;
-    for (const key of item.path.slice(0, -1)) at = at[key] ??= {};
-    const last = item.path[item.path.length - 1];
-    if (last === undefined) continue;
-    at[last] = item.op === "remove" ? null : item.new;
-  }
-  return Object.keys(out).length ? out : undefined;
 }
 
 /** Merges `change` into `target` in place where both are objects (the patch is shared by the cycle's handlers). */

@@ -30,6 +30,7 @@ export function objectContext(
   signal: AbortSignal,
   tools: HandlerTools = {},
   patch?: Patch,
+  wrote?: (after: KubeObject) => void,
 ): ObjectContext {
   const meta = body.metadata;
   const partial = tools.metadataOnly;
@@ -47,7 +48,7 @@ export function objectContext(
     resource,
     logger: objectLogger(logger, tools.poster, body),
     signal,
-    api: tools.api ? tools.api.bind({ resource, body, patch }, signal) : NO_API,
+    api: tools.api ? tools.api.bind({ resource, body, patch, ...(wrote ? { wrote } : {}) }, signal) : NO_API,
     event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,
     indexes: tools.indexes ?? NO_INDEXES,
   };

@@ -68,6 +68,8 @@ export interface CyclePlan {
   runs: HandlerRun[];
   /** The essence the handlers saw (with their own patch applied); undefined when deleting. */
   essence: Essence | undefined;
+  /** The resourceVersion the handlers' last own write to the object returned (ctx.api): the newest version known. */
+  newest?: string;
 }
 
 /** What to do about kobun's finalizer this cycle: decided by the caller (reconciling/finalizer.ts's table). */
@@ -110,7 +112,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   let base: ObjectContext | undefined;
   const at = Date.now();
   const contextOf: ContextMaker = (spec, record) =>
-    contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch)), patch, spec, record, at);
+    contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch, (after) => (plan.newest = after.metadata.resourceVersion))), patch, spec, record, at);
   const selected = selectHandlers(env, seen, body, book, contextOf, state.resume === "due", signal);
 
   if (sight.cause !== "delete") plan.finalizer = change;

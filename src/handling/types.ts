@@ -87,12 +87,13 @@ export interface ObjectContext<T extends object = KubeObject> {
   memo: Record<string, any>;
   resource: Resource;
   logger: Logger;
-  /** Aborted on shutdown, freeze-abort, or the handler's timeout. */
+  /** Aborted on shutdown, freeze-abort, the object's deletion (its results are then never written), or the handler's timeout. */
   signal: AbortSignal;
   /**
    * The API server, with the operator's credentials and this handler's `signal` (see api.ts).
    * Writes to this very object are folded into `patch` as well, so they do not come back as
-   * an update; writes to other objects are changes like anyone's.
+   * an update; only the fields a write names are, so a change another client made meanwhile is
+   * handled as an update like any. Writes to other objects are changes like anyone's.
    */
   api: Api;
   /** Kubernetes Events about any object, batched and rate-limited (`event.info(child, "Created", "...")`). */

@@ -16,10 +16,16 @@
 //   and the bookkeeping is re-sent to the main object at once.
 // - Finalizer changes replace the whole list (merge-patch), so they carry the object's
 //   resourceVersion; on 409 the object is re-read and the list recomputed.
-// Must never decide what to run (cycle.ts) or swallow errors other than 404 (gone) and 409.
+// - Every request is fenced (fence.ts): the object's by its uid, /status by the newest version
+//   known (a handler's own write's, or the main request's answer), so nothing of a deleted object
+//   lands on a new one made under its name (issue 30, defect 7). A write found "gone" drops the plan.
+// Must never decide what to run (cycle.ts) or swallow errors other than 404, 409 and a refused
+// uid (gone, or a stale version: re-read and sent again).
 
 import type { KubeClient } from "../kube/client.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
+import { fence, isOtherObject, patchStatus, reread } from "./fence.ts";
+import { metadataOf } from "../kube/partial.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
@@ -35,6 +41,8 @@ export interface PatchTarget {
   /** Shared by all objects of the resource; patching may switch it from "status" to "annotations". */
   storage: { mode: StorageMode };
   logger: Logger;
+  /** The resource is watched as metadata only: the answer is cut to what its watch gives, so the next cycle sees the same. */
+  metadataOnly?: boolean;
 }
 
 /** True when the plan has anything to send. */
@@ -63,7 +71,9 @@ export async function applyPlan(target: PatchTarget, body: KubeObject, plan: Cyc
   }
   // The answer is the object's next body (a re-run, a re-check): without managedFields, as the
   // watch delivers it (they are left unparsed; slim is for a text the cut did not apply to).
-  return send.newest ? slim(send.newest) : body;
+  if (!send.newest) return body;
+  const answer = slim(send.newest);
+  return target.metadataOnly ? metadataOf(answer, target.resource) : answer;
 }
 
 /** One plan being sent: the two request bodies, and the object as the server last returned it. */
@@ -104,12 +114,10 @@ function composeRequests(target: PatchTarget, body: KubeObject, plan: CyclePlan)
 async function sendStatus(send: Sending): Promise<"gone" | undefined> {
   const { target, body, plan, signal, status } = send;
   const { resource, storage } = target;
-  try {
-    send.newest = await target.client.patch(resource, body.metadata.namespace ?? null, body.metadata.name!, { status }, { subresource: "status", signal, withoutManagedFields: true });
-  } catch (error) {
-    if (isNotFound(error)) return "gone";
-    throw error;
-  }
+  const newest = send.newest?.metadata.resourceVersion ?? plan.newest;
+  const answer = await patchStatus(target.client, resource, body, status, newest, signal);
+  if (answer === "gone") return "gone";
+  send.newest = answer;
   if (status[STATUS_KEY] && send.newest?.status?.[STATUS_KEY] === undefined && storage.mode === "status") {
     target.logger.warn("status.kobun was pruned by the resource's schema: keeping kobun's progress in annotations instead", {
       resource: resource.plural,
@@ -131,13 +139,16 @@ async function sendMain(send: Sending, finalizer: boolean): Promise<"gone" | und
     const list = finalizer && plan.finalizer ? finalizersAfter(plan.finalizer, current.metadata.finalizers ?? []) : null;
     if (list) request.metadata = { ...request.metadata, finalizers: list, resourceVersion: current.metadata.resourceVersion };
     if (!Object.keys(request).length) return undefined;
+    request.metadata = { ...request.metadata, ...fence(send.body) };
     try {
       send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal, withoutManagedFields: true });
       return undefined;
     } catch (error) {
-      if (isNotFound(error)) return "gone";
+      if (isNotFound(error) || isOtherObject(error)) return "gone";
       if (!isConflict(error) || attempt >= 4) throw error;
-      current = await target.client.get(target.resource, namespace ?? null, name!, { signal, withoutManagedFields: true });
+      const read = await reread(target.client, target.resource, send.body, signal);
+      if (read === "gone") return "gone"; // deleted, or made again under its name
+      current = read;
       if (plan.finalizer === "add" && current.metadata.deletionTimestamp) {
         send.newest = current; // too late to hold it; no new finalizers on a deleting object
         return undefined;

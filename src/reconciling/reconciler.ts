@@ -6,17 +6,16 @@
 // Layering: reconciling/ is the room above queueing/, watching/ and handling/: the runtime
 // only has to create a reconciler per resource and feed it events; handling/ never sees a queue.
 //
-// Each object's life is explicit state (life.ts: its phase and our last write), moved only by
-// the pure transitions there; this file is the I/O around them. After its own PATCH, an
-// object's older versions may still arrive from the watch: they are skipped as not newer than
-// our write (the ordering of kube/versions.ts). An echo that was queued while the object was
-// still processing (it beat our write's answer) is dropped from the queue the same way
-// (Workers' `skip`), unless the cycle asked to run again. The finalizer: finalizer.ts's table.
-//
-// Must never run two cycles of one object at once, never act on a version older than its
-// own last write, and never let a handler's failure escape into the watch stream.
+// Each object's life is explicit state (life.ts: its phase and our last write), moved only by the
+// pure transitions there; this file is the I/O around them. After its own PATCH, an object's older
+// versions may still arrive from the watch: they are skipped as not newer than our write
+// (kube/versions.ts), and so is an echo queued while the object was processing (Workers' `skip`),
+// unless the cycle asked to run again. The finalizer: finalizer.ts's table. A deletion seen aborts
+// the object's running cycle as a freeze does, and nothing of it is written (tracked.ts).
+// Must never run two cycles of one object at once, never act on a version older than its own
+// last write, never write for an object once its deletion was seen, and never let a handler's
+// failure escape into the watch stream.
 
-import { metadataOf } from "../kube/partial.ts";
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { eitherSignal, linkedSignal } from "../util/abort.ts";
@@ -32,12 +31,12 @@ import { finalizerAction } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import { cycleEnvOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
-import { reportAbandoned, reportDiscarded, reportFailure, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
+import { reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 import { Background } from "./spawning.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
-import { noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
+import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
-import { Tracked } from "./tracked.ts";
+import { DELETED, Tracked, WAS_DELETED } from "./tracked.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
 
@@ -68,6 +67,7 @@ export class Reconciler {
       resource,
       storage: { mode: resource.statusSubresource ? (options.storage ?? "status") : "annotations" },
       logger: this.logger,
+      ...(options.metadataOnly ? { metadataOnly: true } : {}),
     };
     const linked = linkedSignal(options.signal);
     this.detach = linked.dispose;
@@ -99,9 +99,11 @@ export class Reconciler {
     // even one that needs no cycle: an unchanged object relisted on resume starts them again.
     // Indexes first: the handlers of this very event see it indexed.
     this.options.indexes?.observe(this.resource, event.object, event.type === "deleted");
-    if (event.type === "deleted") void this.background.stop(uid);
-    else this.background.sync(event.object);
     const tracked = this.states.get(uid);
+    if (event.type === "deleted") {
+      void this.background.stop(uid);
+      tracked?.cycle?.abort(DELETED); // its handlers stop as at a freeze; nothing of the gone object is written
+    } else this.background.sync(event.object);
     const rv = event.object.metadata.resourceVersion;
     if (!admits(tracked, event.type === "deleted", rv, Date.now())) {
       tracked?.echoed(rv); // not newer than our write: one copy of its version is enough
@@ -169,16 +171,7 @@ export class Reconciler {
     if (primed && !(await primed)) return; // no handler before every index's first LIST (indexes.ts)
     const observer = this.options.observer;
     if (!observer) return this.owned(uid, item, signal);
-    const began = performance.now();
-    observer.began();
-    let result: WorkerOutcome<Item> | void = undefined;
-    try {
-      return (result = await this.owned(uid, item, signal));
-    } finally {
-      const again = result ? result.again : undefined;
-      const kind = this.erred.delete(uid) ? "error" : again === undefined ? "success" : again > 0 ? "requeue_after" : "requeue";
-      observer.reconciled(kind, (performance.now() - began) / 1000);
-    }
+    return measuredCycle(observer, () => this.erred.delete(uid), () => this.owned(uid, item, signal));
   }
 
   /** One cycle under its shard's hold when sharded: the handover waits until it ended. */
@@ -225,9 +218,11 @@ export class Reconciler {
     }
     const entry = tracked ?? this.track(uid, body.metadata.namespace);
     entry.live(start.life);
-    if (this.audience.events.length) await runEventHandlers(this.audience, event, entry.memo, signal);
-    const outcome = await this.handle(body, entry, signal, freeze, hold);
-    if (this.states.get(uid) !== entry || freeze?.aborted) return; // forgotten, or frozen: whileOurs settles what a freeze took
+    const outcome = await entry.untilDeleted(signal, async (live) => {
+      if (this.audience.events.length) await runEventHandlers(this.audience, event, entry.memo, live);
+      return this.handle(body, entry, live, freeze, hold);
+    });
+    if (outcome === WAS_DELETED || this.states.get(uid) !== entry || freeze?.aborted) return; // deleted, forgotten, or frozen: whileOurs settles what a freeze took
     return this.settle(uid, entry, event, outcome);
   }
 
@@ -242,11 +237,12 @@ export class Reconciler {
       hold?.current?.(); // a shard whose lease lapsed while this process stalled is given up now: its freeze aborts
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
+      if (signal.reason === DELETED) return reportGone(this.audience, body);
       reportRuns(this.audience, body, plan);
       notePlan(plan);
       if (!planWrites(plan)) return writtenOutcome(body, undefined, false, nextOf(plan, body, body), plan.delay);
       const newest = await this.write(body, plan, freeze);
-      if (newest === "gone") return { kind: "gone" };
+      if (newest === "gone") return reportGone(this.audience, body);
       return writtenOutcome(body, newest !== body ? newest : undefined, true, nextOf(plan, body, newest), plan.delay);
     } catch (error) {
       if (signal.aborted && this.hard.signal.aborted) return { kind: "stopped" };
@@ -280,10 +276,7 @@ export class Reconciler {
 
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
   private write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
-    const sent = applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
-    if (!this.options.metadataOnly) return sent; // no frame of its own per write
-    // A metadata-only resource's next cycle must see what its watch gives: metadata alone.
-    return sent.then((answer) => (answer !== "gone" && answer !== body ? metadataOf(answer, this.resource) : answer));
+    return applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
   }
 
   /** The memo an object's handlers, daemons and timers share. */

@@ -97,6 +97,12 @@ export function reportDiscarded(to: Audience, body: KubeObject, plan?: CyclePlan
   return { kind: "lost" };
 }
 
+/** The object was deleted (seen, or a fenced write's 404/409): nothing of it is written, and its memory goes with its deletion. */
+export function reportGone(to: Audience, body: KubeObject): Outcome {
+  to.logger.debug("the object is gone: nothing written for it", { namespace: body.metadata.namespace, name: body.metadata.name, uid: body.metadata.uid });
+  return { kind: "gone" };
+}
+
 /** A handler that ignored the freeze past its grace period: left behind, nothing written for it. */
 export function reportAbandoned(to: Audience, running: string | undefined, body: KubeObject, graceMs: number): void {
   to.logger.warn("abandoned a handler that ignored the freeze past the grace period; nothing is written for it", {

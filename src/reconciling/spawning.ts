@@ -20,6 +20,7 @@ import type { CycleHold } from "./options.ts";
 import { metaMatches } from "../handling/selection.ts";
 import type { DaemonFn, HandlerContext, TimerContext } from "../handling/types.ts";
 import type { PatchClient } from "./patching.ts";
+import { fence, isOtherObject, patchStatus } from "./fence.ts";
 import { afterRun, dueAt, holdsDeletion, idleWait, retryDelay, starting, type Activity, type RunEnd } from "./background.ts";
 
 const DEFAULT_CANCELLATION_S = 5;
@@ -238,7 +239,8 @@ export class Background {
   private async timer(uid: string, run: Run, retry: number): Promise<RunEnd> {
     const { spec } = run;
     const patch = newPatch();
-    const ctx: TimerContext = { ...this.context(uid, run, patch), patch, retry, started: new Date() };
+    let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
+    const ctx: TimerContext = { ...this.context(uid, run, patch, (after) => (newest = after.metadata.resourceVersion)), patch, retry, started: new Date() };
     const backoff = spec.options.backoff ?? 60;
     // The handler rules (TemporaryError, PermanentError, `errors`, `retries`) are runner.ts's.
     const outcome = await runHandler(spec as unknown as HandlerSpec, ctx as unknown as HandlerContext, { retries: null, backoff, timeout: null }, run.signal);
@@ -255,30 +257,34 @@ export class Background {
     // cycle's is before it writes: another replica may run this timer by now (holds.ts).
     run.current?.();
     if (run.signal.aborted) return { kind: "aborted" };
-    await this.write(run, compactPatch(patch), result);
+    await this.write(run, compactPatch(patch), result, newest);
     return { kind: "returned" };
   }
 
-  /** A timer's patch and result, as a handler's: results in status.<id>, status to /status when it is a subresource. */
-  private async write(run: Run, user: Record<string, any> | undefined, result: unknown): Promise<void> {
+  /**
+   * A timer's patch and result, as a handler's: results in status.<id>, status to /status when it is
+   * a subresource; fenced (fence.ts): the object gone (or made again under its name) drops the write.
+   */
+  private async write(run: Run, user: Record<string, any> | undefined, result: unknown, newest: string | undefined): Promise<void> {
     const { resource, client } = this.options;
     const all: Record<string, any> = { ...(user ?? {}) };
     if (result !== undefined) all.status = { ...(all.status ?? {}), [run.spec.id]: result };
     const { status, ...main } = all;
     const { namespace, name } = run.body.metadata;
     try {
-      if (status !== undefined && resource.statusSubresource) await client.patch(resource, namespace ?? null, name!, { status }, { subresource: "status", signal: run.signal });
-      else if (status !== undefined) main.status = status;
-      if (Object.keys(main).length) await client.patch(resource, namespace ?? null, name!, main, { signal: run.signal });
+      if (status !== undefined && resource.statusSubresource) {
+        if ((await patchStatus(client, resource, run.body, status, newest, run.signal)) === "gone") return;
+      } else if (status !== undefined) main.status = status;
+      if (Object.keys(main).length) await client.patch(resource, namespace ?? null, name!, { ...main, metadata: { ...main.metadata, ...fence(run.body) } }, { signal: run.signal });
     } catch (error) {
-      if (run.signal.aborted || isNotFound(error)) return;
+      if (run.signal.aborted || isNotFound(error) || isOtherObject(error)) return;
       this.loggerOf(run).error("could not write the timer's results", { error });
     }
   }
 
-  private context(uid: string, run: Run, patch?: ReturnType<typeof newPatch>) {
+  private context(uid: string, run: Run, patch?: ReturnType<typeof newPatch>, wrote?: (after: KubeObject) => void) {
     const { resource, tools } = this.options;
-    return objectContext(run.body, resource, this.options.memo(uid, run.body.metadata.namespace), this.loggerOf(run), run.signal, tools, patch);
+    return objectContext(run.body, resource, this.options.memo(uid, run.body.metadata.namespace), this.loggerOf(run), run.signal, tools, patch, wrote);
   }
 
   private paced(delayMs: number): number {

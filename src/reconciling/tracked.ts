@@ -7,7 +7,13 @@
 // The life's values stay those of the pure transitions (`live` takes one); only the record is reused.
 
 import type { ObjectState } from "../handling/cycle.ts";
+import { linkedSignal } from "../util/abort.ts";
 import { IDLE, type Life, type Phase } from "./life.ts";
+
+/** Why a cycle was aborted by its object's deletion (an AbortError, as handlers expect of an abort). */
+export const DELETED = new DOMException("the object was deleted", "AbortError");
+/** What a cycle aborted by its object's deletion comes to. */
+export const WAS_DELETED: unique symbol = Symbol("deleted");
 
 export class Tracked implements Life, ObjectState {
   phase: Phase = IDLE;
@@ -16,6 +22,8 @@ export class Tracked implements Life, ObjectState {
   private at = 0;
   resume: ObjectState["resume"] = "unseen";
   running: string | undefined = undefined;
+  /** Aborts the cycle running now (a deletion seen: nothing of it may be written); set only while one runs. */
+  cycle: AbortController | undefined = undefined;
 
   constructor(
     readonly memo: Record<string, any>,
@@ -31,6 +39,22 @@ export class Tracked implements Life, ObjectState {
     this.phase = life.phase;
     this.rv = life.wrote?.rv;
     this.at = life.wrote?.at ?? 0;
+  }
+
+  /**
+   * Runs a cycle with a signal that follows `signal` and that a deletion seen aborts (`cycle`,
+   * with DELETED as its reason): then WAS_DELETED is what the cycle comes to, whatever it returned.
+   */
+  async untilDeleted<T>(signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T | typeof WAS_DELETED> {
+    const deletion = linkedSignal(signal);
+    this.cycle = deletion.controller;
+    try {
+      const result = await work(deletion.signal);
+      return deletion.signal.reason === DELETED ? WAS_DELETED : result;
+    } finally {
+      this.cycle = undefined;
+      deletion.dispose();
+    }
   }
 
   /**

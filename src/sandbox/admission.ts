@@ -193,7 +193,7 @@ export class SandboxAdmission {
   async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", options: WriteOptions = {}): Promise<any> {
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-      const patched = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
+      const patched = this.objects.uidOfPatched(def, ns, name, this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject), sub);
       const object = await this.admit({ def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun: options.dryRun ?? false });
       const stored = await this.toStorage(def, version, object);
       const raced = this.objects.get(def, ns, name).metadata.resourceVersion !== oldObject.metadata.resourceVersion;

@@ -9,7 +9,7 @@ import { strategicMergePatch } from "./strategic.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { checkObjectSize } from "./limits.ts";
 import { validateWrite } from "./validation.ts";
-import { withReadDefaults } from "./schema.ts";
+import { invalidError, withReadDefaults } from "./schema.ts";
 import { allocate, applyDefaults, hasGeneration } from "./defaults.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
 import { recordUpdate, type Writer } from "./ownership.ts";
@@ -221,7 +221,28 @@ export class Objects implements Collectable {
   }
 
   patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", options: WriteOptions = {}): any {
-    return this.update(def, version, ns, name, this.patched(def, version, ns, name, contentType, patchBody), sub, options);
+    const patched = this.patched(def, version, ns, name, contentType, patchBody);
+    return this.update(def, version, ns, name, this.uidOfPatched(def, ns, name, patched, sub), sub, options);
+  }
+
+  /**
+   * A PATCH's uid, as kube-apiserver takes it: a PATCH carries no UID precondition (only a PUT's
+   * object does, refused with 409 by update()). Another uid than the stored one is an invalid
+   * change of an immutable field (422) on the object, and is ignored on /status (the status
+   * strategy keeps the stored metadata). A stale resourceVersion is refused first (409), as there.
+   */
+  uidOfPatched(def: ResourceDef, ns: string, name: string, patched: any, sub: "status" | undefined): any {
+    const stored = this.get(def, ns, name).metadata;
+    const { uid, resourceVersion } = patched.metadata ?? {};
+    if (uid === undefined || uid === "" || uid === stored.uid) return patched;
+    if (resourceVersion !== undefined && resourceVersion !== "" && resourceVersion !== stored.resourceVersion) return patched;
+    if (sub === "status") return { ...patched, metadata: { ...patched.metadata, uid: stored.uid } };
+    const cause = { reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`, field: "metadata.uid" };
+    const error = invalidError(def.group, def.kind, name, [cause]);
+    if (!def.crdName) throw error;
+    // A custom resource's metadata is validated twice on update (the generic check and the CRD's): the
+    // message says it once, the causes list it twice.
+    throw new ApiStatusError(error.code, error.reason, error.message, { ...error.details, causes: [cause, { ...cause }] });
   }
 
   /** the writer's Update entry in managedFields (none when it changed nothing it did not own) */

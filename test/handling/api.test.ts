@@ -137,3 +137,20 @@ test("ctx.event posts Kubernetes Events about any object, a child included", asy
   expect(found.filter((e: any) => e.reason === "Adopted")).toHaveLength(1);
   expect(found.find((e: any) => e.reason === "ChildCreated")).toMatchObject({ type: "Warning", involvedObject: { kind: "KobunExample", name: "talker" } });
 });
+
+test("a handler's own write to its object leaves kobun's /status write fenced by that write's version: no conflict, no request more", async () => {
+  const registry = new Registry();
+  registry.on.create("kobunexamples.kobun.dev/v1", async ({ api, resource, name }) => {
+    await api.patch(resource, name, { status: { seen: true } }, { subresource: "status" });
+    return "done";
+  }, { id: "create_fn" });
+  h = await harnessWithApi(registry);
+  const requests: string[] = [];
+  h.client.observe({ requested: (method, _host, code) => void requests.push(`${method} ${code}`) });
+  await h.create("own", { size: 1 });
+  await h.until(() => h!.get("own")?.status?.create_fn === "done");
+  await h.processor.settled();
+  // The handler's, then kobun's one of /status (results and progress), on the version the handler's write returned.
+  expect(requests.filter((r) => r.startsWith("PATCH"))).toEqual(["PATCH 200", "PATCH 200"]);
+  expect(h.get("own").status).toMatchObject({ seen: true, create_fn: "done" });
+});
