@@ -20,7 +20,8 @@ import type { CycleHold } from "./options.ts";
 import { metaMatches } from "../handling/selection.ts";
 import type { DaemonFn, HandlerContext, TimerContext } from "../handling/types.ts";
 import type { PatchClient } from "./patching.ts";
-import { fence, isOtherObject, patchStatus } from "./fence.ts";
+import { isOtherObject } from "./fence.ts";
+import { writeTimerResults } from "./timer-results.ts";
 import { afterRun, dueAt, holdsDeletion, idleWait, retryDelay, starting, type Activity, type RunEnd } from "./background.ts";
 
 const DEFAULT_CANCELLATION_S = 5;
@@ -261,21 +262,10 @@ export class Background {
     return { kind: "returned" };
   }
 
-  /**
-   * A timer's patch and result, as a handler's: results in status.<id>, status to /status when it is
-   * a subresource; fenced (fence.ts): the object gone (or made again under its name) drops the write.
-   */
   private async write(run: Run, user: Record<string, any> | undefined, result: unknown, newest: string | undefined): Promise<void> {
     const { resource, client } = this.options;
-    const all: Record<string, any> = { ...(user ?? {}) };
-    if (result !== undefined) all.status = { ...(all.status ?? {}), [run.spec.id]: result };
-    const { status, ...main } = all;
-    const { namespace, name } = run.body.metadata;
     try {
-      if (status !== undefined && resource.statusSubresource) {
-        if ((await patchStatus(client, resource, run.body, status, newest, run.signal)) === "gone") return;
-      } else if (status !== undefined) main.status = status;
-      if (Object.keys(main).length) await client.patch(resource, namespace ?? null, name!, { ...main, metadata: { ...main.metadata, ...fence(run.body) } }, { signal: run.signal });
+      await writeTimerResults({ client, resource, body: run.body, id: run.spec.id, user, result, newest, signal: run.signal });
     } catch (error) {
       if (run.signal.aborted || isNotFound(error) || isOtherObject(error)) return;
       this.loggerOf(run).error("could not write the timer's results", { error });

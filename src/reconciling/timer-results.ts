@@ -1,0 +1,36 @@
+// A timer's patch and result, written as a handler's are: results in status.<id>, status to
+// /status when the resource has that subresource; fenced (fence.ts): an object gone, or made
+// again under its name, drops the write.
+
+import type { KubeObject, Resource } from "../kube/types.ts";
+import { fence, patchStatus } from "./fence.ts";
+import type { PatchClient } from "./patching.ts";
+
+export interface TimerResults {
+  client: PatchClient;
+  resource: Resource;
+  /** The object the timer ran for, as it last saw it. */
+  body: KubeObject;
+  /** The timer's id: its result goes to status.<id>. */
+  id: string;
+  /** What the timer put into its `patch`. */
+  user: Record<string, any> | undefined;
+  result: unknown;
+  /** The version its own writes to the object returned: /status is fenced by it. */
+  newest: string | undefined;
+  signal: AbortSignal;
+}
+
+/** Writes them; throws what the API server answered, but for an object gone (nothing written). */
+export async function writeTimerResults(w: TimerResults): Promise<void> {
+  const all: Record<string, any> = { ...(w.user ?? {}) };
+  if (w.result !== undefined) all.status = { ...(all.status ?? {}), [w.id]: w.result };
+  const { status, ...main } = all;
+  const { namespace, name } = w.body.metadata;
+  if (status !== undefined && w.resource.statusSubresource) {
+    if ((await patchStatus(w.client, w.resource, w.body, status, w.newest, w.signal)) === "gone") return;
+  } else if (status !== undefined) main.status = status;
+  if (Object.keys(main).length) {
+    await w.client.patch(w.resource, namespace ?? null, name!, { ...main, metadata: { ...main.metadata, ...fence(w.body) } }, { signal: w.signal });
+  }
+}
