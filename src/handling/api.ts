@@ -4,11 +4,12 @@
 // call, and errors that carry the Kubernetes Status (ApiError, ApplyConflictError).
 //
 // Writes to the handled object itself are not changes made by others: what such a write
-// changed in the object's essence (spec, labels, annotations) is merged into the cycle's
-// `patch` too, so the stored last-handled state includes it and the watch's copy of it does
-// not run the update handlers again (no self-triggered loop). Only the paths the write names
-// are folded (own-change.ts): another client's change made meanwhile shows in the answer too,
-// but it stays that client's, an ordinary change. Writes to any other object (children) are
+// changed in the object's essence (spec, labels, annotations) goes into the cycle's new
+// last-handled state (never into its PATCH: the write has landed, and sending it again would
+// put it back over a newer value), so the watch's copy of it does not run the update handlers
+// again (no self-triggered loop). Only the paths the write names are taken (own-change.ts):
+// another client's change made meanwhile shows in the answer too, but it stays that client's,
+// an ordinary change. Writes to any other object (children) are
 // ordinary changes: that object's own handlers, if any, do see them.
 //
 // Must never keep a request going after the handler's signal aborted, nor write anywhere
@@ -19,7 +20,6 @@ import type { KindOf } from "../kube/kinds.ts";
 import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/types.ts";
 import { linkedSignal } from "../util/abort.ts";
 import { changedBy, namedBy, ownChange } from "./own-change.ts";
-import type { Patch } from "./types.ts";
 
 /** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
 export type ResourceRef = string | Resource;
@@ -70,12 +70,16 @@ export interface ApiClientOptions {
   watch?: WatchFn;
 }
 
-/** The handled object a bound Api knows about: its writes to it are absorbed into `patch`. */
+/** The handled object a bound Api knows about: what its writes to it changed is absorbed into `written`. */
 export interface BoundObject {
   resource: Resource;
   body: KubeObject;
-  /** The cycle's patch; absent for on.event handlers (they store no last-handled state). */
-  patch?: Patch;
+  /**
+   * What the handlers' own writes changed in the object's essence, as one merge patch: the cycle
+   * puts it into the new last-handled state, and never sends it (issue 30, defect 6). Absent
+   * where no last-handled state is stored (on.event handlers, timers).
+   */
+  written?: Record<string, any>;
   /** Told the server's answer to every write to the object (/status too): the newest version known. */
   wrote?(after: KubeObject): void;
 }
@@ -214,13 +218,13 @@ class BoundApi implements Api {
 
   private absorb(change: Record<string, any> | undefined, after: KubeObject): void {
     this.latest = after;
-    const patch = this.self.patch;
-    if (!change || !patch) return;
-    for (const key of Object.keys(change)) patch[key] = mergeInto(patch[key], change[key]);
+    const written = this.self.written;
+    if (!change || !written) return;
+    for (const key of Object.keys(change)) written[key] = mergeInto(written[key], change[key]);
   }
 }
 
-/** Merges `change` into `target` in place where both are objects (the patch is shared by the cycle's handlers). */
+/** Merges `change` into `target` in place where both are objects (`written` is shared by the cycle's handlers). */
 function mergeInto(target: unknown, change: unknown): unknown {
   const plain = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
   if (!plain(change) || !plain(target)) return plain(change) ? mergePatchKeepingNulls(change) : change;
@@ -228,7 +232,7 @@ function mergeInto(target: unknown, change: unknown): unknown {
   return target;
 }
 
-/** A copy of a merge patch (nulls kept: they are deletions the cycle's PATCH must carry). */
+/** A copy of a merge patch (nulls kept: they are deletions, which the new base must have too). */
 function mergePatchKeepingNulls(change: Record<string, any>): Record<string, any> {
   const out: Record<string, any> = {};
   for (const [key, value] of Object.entries(change)) out[key] = typeof value === "object" && value !== null && !Array.isArray(value) ? mergePatchKeepingNulls(value) : value;

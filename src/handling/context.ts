@@ -29,7 +29,8 @@ export function objectContext(
   logger: Logger,
   signal: AbortSignal,
   tools: HandlerTools = {},
-  patch?: Patch,
+  /** Where `api` puts what the handlers' own writes to the object changed (api.ts' BoundObject). */
+  written?: Record<string, any>,
   wrote?: (after: KubeObject) => void,
 ): ObjectContext {
   const meta = body.metadata;
@@ -48,7 +49,7 @@ export function objectContext(
     resource,
     logger: objectLogger(logger, tools.poster, body),
     signal,
-    api: tools.api ? tools.api.bind({ resource, body, patch, ...(wrote ? { wrote } : {}) }, signal) : NO_API,
+    api: tools.api ? tools.api.bind({ resource, body, written, ...(wrote ? { wrote } : {}) }, signal) : NO_API,
     event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,
     indexes: tools.indexes ?? NO_INDEXES,
   };

@@ -105,14 +105,15 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     return plan;
   }
   plan.cause = sight.cause;
-  // Created before the contexts: ctx.api folds writes to this very object into it.
   const patch = newPatch();
+  // What ctx.api's writes to this very object changed: into the new base, never sent again.
+  const written: Record<string, any> = {};
   const seen = sight as Sight & { cause: Cause };
   // The base and the handlers' contexts are made when first needed (none in a finalizer-first cycle).
   let base: ObjectContext | undefined;
   const at = Date.now();
   const contextOf: ContextMaker = (spec, record) =>
-    contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, patch, (after) => (plan.newest = after.metadata.resourceVersion))), patch, spec, record, at);
+    contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, written, (after) => (plan.newest = after.metadata.resourceVersion))), patch, spec, record, at);
   const selected = selectHandlers(env, seen, body, book, contextOf, state.resume === "due", signal);
 
   if (sight.cause !== "delete") plan.finalizer = change;
@@ -122,12 +123,12 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     plan.finalizerFirst = true;
     return plan;
   }
-  const { written, allDone, earliest } = await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
+  const { written: records, allDone, earliest } = await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
   plan.user = compactPatch(patch);
   if (allDone) {
-    completeCause(env, sight, book, selected, written, plan);
+    completeCause(env, sight, book, selected, records, written, plan);
     state.resume = "done";
-  } else for (const [id, record] of written) plan.bookkeeping.progress.set(id, record);
+  } else for (const [id, record] of records) plan.bookkeeping.progress.set(id, record);
   plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
   return plan;
 }
@@ -189,18 +190,25 @@ function tracedRun(spec: HandlerSpec, ctx: HandlerContext, defaults: HandlingDef
   });
 }
 
-/** The cause is complete: clean up progress in the same patch (failures stay visible), store the new base or release. */
-function completeCause(env: CycleEnv, sight: Sight, book: Bookkeeping, selected: Selected[], written: Map<string, ProgressRecord>, plan: CyclePlan): void {
+/**
+ * The cause is complete: clean up progress in the same patch (failures stay visible), store the
+ * new base or release. The base is what the handlers saw, with what their own writes through
+ * ctx.api changed (`own`), then their `patch`, which is sent after those writes.
+ */
+function completeCause(
+  env: CycleEnv, sight: Sight, book: Bookkeeping, selected: Selected[], records: Map<string, ProgressRecord>, own: Record<string, any>, plan: CyclePlan,
+): void {
   for (const id of book.progress.keys()) plan.bookkeeping.progress.set(id, null);
   for (const { spec, record } of selected) {
-    const last = written.get(spec.id) ?? record;
+    const last = records.get(spec.id) ?? record;
     if (last?.failure) plan.bookkeeping.progress.set(spec.id, { ...last, final: true });
   }
   if (sight.cause === "delete") {
     plan.finalizer = "remove";
     return;
   }
-  const newBase = plan.user ? applyToEssence(sight.essence!, plan.user) : sight.essence!;
+  const seen = Object.keys(own).length ? applyToEssence(sight.essence!, own) : sight.essence!;
+  const newBase = plan.user ? applyToEssence(seen, plan.user) : seen;
   plan.essence = newBase;
   const stored = storedBase(redact(newBase, env.diffBase.sensitive, sight.salt), env.diffBase, sight.salt);
   if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;

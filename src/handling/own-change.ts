@@ -1,8 +1,8 @@
-// What a handler's own write to its object changed in the object's essence, as a merge patch to
-// fold into the cycle's `patch` (api.ts). Only the paths the write names are its own: a change
-// another client made between the cycle's read and this write shows in the server's answer too,
-// but it is not the handler's, so it is never folded (kobun's PATCH would write it back over any
-// newer value, and the stored base would take it as handled: issue 30, defect 6). Such a change
+// What a handler's own write to its object changed in the object's essence, as a merge patch the
+// cycle puts into its new last-handled state (api.ts), never into its PATCH. Only the paths the
+// write names are its own: a change another client made between the cycle's read and this write
+// shows in the server's answer too, but it is not the handler's, so it is never taken (the stored
+// base would take it as handled, and no update handler would run: issue 30, defect 6). Such a change
 // stays an ordinary change: the next cycle sees it and runs the update handlers.
 //
 // The paths a write names: a merge patch's keys (changedBy), a server-side apply's fields, a JSON

@@ -91,9 +91,10 @@ export interface ObjectContext<T extends object = KubeObject> {
   signal: AbortSignal;
   /**
    * The API server, with the operator's credentials and this handler's `signal` (see api.ts).
-   * Writes to this very object are folded into `patch` as well, so they do not come back as
-   * an update; only the fields a write names are, so a change another client made meanwhile is
-   * handled as an update like any. Writes to other objects are changes like anyone's.
+   * Writes to this very object are taken as handled, so they do not come back as an update: the
+   * fields a write names go into the stored last-handled state (the write is not sent again), so
+   * a change another client made meanwhile is handled as an update like any. Writes to other
+   * objects are changes like anyone's.
    */
   api: Api;
   /** Kubernetes Events about any object, batched and rate-limited (`event.info(child, "Created", "...")`). */

@@ -241,7 +241,7 @@ export class Background {
     const { spec } = run;
     const patch = newPatch();
     let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
-    const ctx: TimerContext = { ...this.context(uid, run, patch, (after) => (newest = after.metadata.resourceVersion)), patch, retry, started: new Date() };
+    const ctx: TimerContext = { ...this.context(uid, run, (after) => (newest = after.metadata.resourceVersion)), patch, retry, started: new Date() };
     const backoff = spec.options.backoff ?? 60;
     // The handler rules (TemporaryError, PermanentError, `errors`, `retries`) are runner.ts's.
     const outcome = await runHandler(spec as unknown as HandlerSpec, ctx as unknown as HandlerContext, { retries: null, backoff, timeout: null }, run.signal);
@@ -272,9 +272,10 @@ export class Background {
     }
   }
 
-  private context(uid: string, run: Run, patch?: ReturnType<typeof newPatch>, wrote?: (after: KubeObject) => void) {
+  /** A daemon's or timer's context. Its own writes to the object are not taken in: no last-handled state is stored for them. */
+  private context(uid: string, run: Run, wrote?: (after: KubeObject) => void) {
     const { resource, tools } = this.options;
-    return objectContext(run.body, resource, this.options.memo(uid, run.body.metadata.namespace), this.loggerOf(run), run.signal, tools, patch, wrote);
+    return objectContext(run.body, resource, this.options.memo(uid, run.body.metadata.namespace), this.loggerOf(run), run.signal, tools, undefined, wrote);
   }
 
   private paced(delayMs: number): number {

@@ -4,10 +4,12 @@
 // lands exactly while a handler runs.
 //
 // - A handler's own write to its object through ctx.api (server-side apply, a JSON patch, a
-//   strategic merge patch) is folded into the cycle's patch, but a change another client made
-//   meanwhile is not: kobun's PATCH never writes it back, and it is handled as an update.
-// - Every write kobun makes for an object is fenced by its uid: a PATCH carrying another uid
-//   is refused (409) by both servers; a deletion seen aborts the object's handlers, and nothing
+//   strategic merge patch) goes into the cycle's new last-handled state, but a change another
+//   client made meanwhile does not, and kobun's PATCH never sends either again: the other
+//   client's change, to another field or to the very field the handler wrote, is kept and
+//   handled as an update.
+// - Every write kobun makes for an object is fenced by its uid: a PATCH of the object carrying
+//   another uid is refused (422, immutable) by both servers; a deletion seen aborts the object's handlers, and nothing
 //   of the deleted object lands on a new one made under the same name.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./own-writes.e2e.ts
@@ -76,9 +78,10 @@ type WriteKind = keyof typeof WRITES;
 describe.each(selectedTargets())("a handler's own writes and other writers against %s", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [join(ROOT, "handlers/kobunexample.crd.yaml")], cleanup: [EXAMPLES] });
 
-  test.each(Object.keys(WRITES) as WriteKind[])(
-    "a handler's own write through ctx.api (%s) is folded, and another client's change made meanwhile is kept and handled as an update",
-    async (kind) => {
+  const cases = (Object.keys(WRITES) as WriteKind[]).flatMap((kind) => [[kind, "size"], [kind, "color"]] as [WriteKind, "size" | "color"][]);
+  test.each(cases)(
+    "a handler's own write through ctx.api (%s) is taken as handled, and another client's change after it (to %s) is kept and handled as an update",
+    async (kind, after) => {
       const t = need();
       const { resource, field } = WRITES[kind];
       const value = (n: number) => (field === "data" ? String(n) : n);
@@ -97,7 +100,7 @@ describe.each(selectedTargets())("a handler's own writes and other writers again
         else if (kind === "json") await api.patch(resource, name, [{ op: "add", path: `/${field}/color`, value: "red" }], { type: "json" });
         else await api.patch(resource, name, { [field]: { color: "red" } }, { type: "strategic" });
         written.open();
-        await changedAgain.promise; // and 5 → 6 before kobun's own PATCH
+        await changedAgain.promise; // and size 5 → 6, or color red → blue, before kobun's own PATCH
       }, { id: "create_fn", labels: { scenario } });
       registry.on.update(selector, ({ diff }) => {
         updates.push(diff.map((d) => ({ path: d.path.join("."), old: d.old, new: d.new })));
@@ -111,19 +114,20 @@ describe.each(selectedTargets())("a handler's own writes and other writers again
         await t.client.patch(resource, namespace, name, { [field]: { size: value(5) } });
         changed.open();
         await written.promise;
-        await t.client.patch(resource, namespace, name, { [field]: { size: value(6) } });
+        const last = after === "size" ? { path: `${field}.size`, value: value(6) } : { path: `${field}.color`, value: "blue" };
+        await t.client.patch(resource, namespace, name, { [field]: { [after]: last.value } });
         changedAgain.open();
         // The other client's change is an update: its handler runs, with the value that client left.
-        const seen = await eventually("the update handler to run for the other client's change", () => updates.some((u) => u.some((d) => d.path === `${field}.size` && d.new === value(6))), { timeoutMs: 15_000 })
+        const seen = await eventually("the update handler to run for the other client's change", () => updates.some((u) => u.some((d) => d.path === last.path && d.new === last.value)), { timeoutMs: 15_000 })
           .catch(async (e) => {
             const object = await getOrUndefined(t.client, resource, namespace, name);
             throw new Error(`${e.message}; the object's ${field}: ${JSON.stringify(object?.[field])}; updates: ${JSON.stringify(updates)}`);
           });
         expect(seen).toBe(true);
         const object = await t.client.get(resource, namespace, name);
-        expect(object[field]).toEqual({ size: value(6), color: "red" });
-        // The handler's own change is not an update of its own.
-        expect(updates.flat().map((d) => d.path)).not.toContain(`${field}.color`);
+        expect(object[field]).toEqual(after === "size" ? { size: value(6), color: "red" } : { size: value(5), color: "blue" });
+        // The handler's own change is not an update of its own: color changes only as the other client changed it.
+        expect(updates.flat().filter((d) => d.path === `${field}.color`)).toEqual(after === "size" ? [] : [{ path: `${field}.color`, old: "red", new: "blue" }]);
       } finally {
         await op.stop();
       }
