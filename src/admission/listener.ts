@@ -5,7 +5,9 @@
 // 16 reloads). node:tls's setSecureContext changes the certificate for the next handshakes
 // only: the listening socket and every open connection stay as they are. Each decrypted
 // connection is piped to a plain Bun.serve on loopback, which is never restarted (uWebSockets'
-// HTTP: half to a third of node:http's time per request on a kept-alive connection here).
+// HTTP: half to a third of node:http's time per request on a kept-alive connection here). That
+// loopback port takes plain requests from any process of the pod, as the TLS port takes any
+// client's: webhook requests are not authenticated either way (the API server's are not signed).
 
 import { connect, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
@@ -44,6 +46,13 @@ export async function listenTls(options: TlsListenerOptions): Promise<TlsListene
   });
   // A client that goes away mid-handshake is its own business, not the server's.
   tls.on("tlsClientError", () => {});
+  // Connections still in their handshake (or silent) are not among `connections` yet: stop()
+  // cuts them too, or closing would wait for them (node's handshakeTimeout: 120 s).
+  const accepted = new Set<Socket>();
+  tls.on("connection", (raw: Socket) => {
+    accepted.add(raw);
+    raw.once("close", () => accepted.delete(raw));
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       tls.once("error", reject);
@@ -61,7 +70,7 @@ export async function listenTls(options: TlsListenerOptions): Promise<TlsListene
     setCertificate: (cert) => tls.setSecureContext({ cert: cert.cert, key: cert.key }),
     async stop() {
       const closed = new Promise<void>((resolve) => tls.close(() => resolve()));
-      for (const socket of connections) socket.destroy();
+      for (const socket of [...connections, ...accepted]) socket.destroy();
       await Promise.all([closed, http.stop(true)]);
     },
   };

@@ -208,3 +208,16 @@ test("registering a webhook checks its options against the API server's rules", 
   expect(() => registry.on.mutate("kobunexamples.kobun.dev", () => {}, { id: "o", operations: ["PATCH" as never] })).toThrow("operations must be");
   expect(() => registry.on.convert("kobunexamples", () => ({}) as never)).toThrow("with its group");
 });
+
+test("stop() ends at once with a client connected that never completes its TLS handshake", async () => {
+  const { server: s } = await serve(new Registry());
+  const { connect } = await import("node:net");
+  const silent = connect(s.port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => silent.once("connect", () => resolve()).once("error", reject));
+  const started = performance.now();
+  await s.stop();
+  server = undefined;
+  // Closing waited for the handshake before (node's handshakeTimeout: 120 s); 4 s holds under load.
+  expect(performance.now() - started).toBeLessThan(4000);
+  silent.destroy();
+});
