@@ -4,7 +4,7 @@
 // more, with `repeated=K` (K lines left out). A timer retrying in a tight loop, or a thousand
 // requests refused at once, then log a few lines per window rather than thousands.
 // It keeps no timer: the summary waits for the log's next line (at most a second of sweeping
-// late), so nothing is left running when the operator stops.
+// late), or for flush() when the operator stops, so nothing is left running and no count lost.
 
 import type { LogLevel, LogSink } from "./log.ts";
 
@@ -53,6 +53,10 @@ export function withoutRepeats(sink: LogSink, { limit = 5, windowMs = 10_000 }: 
       sink.level = level;
     },
     format: sink.format,
+    flush() {
+      for (const [key, entry] of seen) summarise(key, entry);
+      seen.clear();
+    },
     write(line, level) {
       const now = Date.now();
       if (now >= sweepAt) sweep(now);

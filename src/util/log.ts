@@ -15,6 +15,8 @@ export interface LogSink {
   level: LogLevel;
   format: LogFormat;
   write(line: string, level: LogLevel): void;
+  /** Writes what the sink still holds back (log-repeats.ts' summaries); called when the operator stops. */
+  flush?(): void;
 }
 
 export class Logger {

@@ -44,3 +44,17 @@ test("the level set on the wrapped sink is the sink's (-v at run time reaches it
   expect(sink.level).toBe("debug");
   expect(new Logger(limited).enabled("debug")).toBe(true);
 });
+
+test("flush() writes the summaries still counted (the operator's stop calls it), so no count is lost in a quiet log", () => {
+  const sink = memorySink("info");
+  const limited = withoutRepeats(sink, { limit: 2, windowMs: 60_000 });
+  const logger = new Logger(limited);
+  for (let i = 0; i < 10; i++) logger.warn("refused", { code: 401 });
+  logger.info("said once");
+  expect(sink.lines).toHaveLength(3);
+  limited.flush!();
+  expect(sink.lines).toHaveLength(4);
+  expect(sink.lines[3]).toEndWith("WARN  refused code=401 repeated=8");
+  limited.flush!(); // nothing held back any more
+  expect(sink.lines).toHaveLength(4);
+});
