@@ -107,6 +107,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
     }
   } finally {
     await stopTracing?.();
+    logger.sink.flush?.(); // repeated lines still counted are summarised before the process ends
   }
 }
 
@@ -167,7 +168,6 @@ async function operate(
   await Promise.race([aborted(signal), fatalReported]);
   const report = await shutDown(settings, logger, graceMs, scope, reconcilers, poster, handlersFinished);
   await runCleanup(activities, graceMs);
-  logger.sink.flush?.(); // repeated lines still counted are summarised before the process ends
   if (fatal.error) throw fatal.error;
   return report;
 }
