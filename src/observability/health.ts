@@ -16,14 +16,13 @@ export interface HealthComponent {
   clear(): void;
 }
 
-import { MetricsRegistry, type Counter } from "./metrics.ts";
+import { MetricsRegistry } from "./metrics.ts";
 import { registerProcessMetrics } from "./process.ts";
 import { Readiness } from "./readiness.ts";
 
 export class Health {
   /** By component name; each entry remembers its owner so that a successor keeps its own. */
   private readonly problems = new Map<string, { owner: HealthComponent; problem: string }>();
-  private readonly counters = new Map<string, Counter>();
 
   /**
    * A component whose problem lives at most as long as `life`: its abort clears it. A newer
@@ -73,35 +72,8 @@ export class Health {
     this.metrics.collect("kobun_healthy", "1 when /healthz reports no problem.", "gauge", [], () => [[[], this.healthy ? 1 : 0]]);
   }
 
-  /**
-   * Adds to a counter named as in the exposition: `name` or `name{label="value",...}` (the
-   * older call sites' form; new code keeps a series from `metrics.counter(...).labels(...)`).
-   */
-  count(name: string, by = 1): void {
-    const { base, labels } = parseSeriesName(name);
-    let family = this.counters.get(base);
-    if (!family) {
-      family = this.metrics.counter(base, `${base.replace(/_total$/, "").replace(/_/g, " ")}.`, Object.keys(labels));
-      this.counters.set(base, family);
-    }
-    family.labels(...family.labelNames.map((l) => labels[l] ?? "")).inc(by);
-  }
-
-  /** A gauge read at every scrape. */
-  gauge(name: string, help: string, read: () => number): void {
-    this.metrics.collect(name, help, "gauge", [], () => [[[], read()]]);
-  }
-
   /** The Prometheus text exposition (OpenMetrics when `openMetrics`). */
   exposition(openMetrics = false): string {
     return this.metrics.expose(openMetrics);
   }
-}
-
-function parseSeriesName(name: string): { base: string; labels: Record<string, string> } {
-  const brace = name.indexOf("{");
-  if (brace < 0) return { base: name, labels: {} };
-  const labels: Record<string, string> = {};
-  for (const m of name.slice(brace + 1, -1).matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!;
-  return { base: name.slice(0, brace), labels };
 }

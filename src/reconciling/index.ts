@@ -5,4 +5,4 @@
 // (ownership.ts), and the writing of the planned patches (patching.ts, refusal.ts).
 // Must never decide which handlers run (handling/ does), nor open watches (runtime/ does).
 
-export { Reconciler, type ReconcilerOptions, type ReconcilerSettings, type Counters } from "./reconciler.ts";
+export { Reconciler, type ReconcilerOptions, type ReconcilerSettings } from "./reconciler.ts";

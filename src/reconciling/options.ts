@@ -37,9 +37,7 @@ export interface ReconcilerOptions {
   indexes?: Indexes;
   /** The operator's memo (on.startup's): each object's memo starts as a shallow copy of it. */
   memo?: Record<string, any>;
-  /** Where failures, refusals and handler runs are counted (observability's Health, for one). */
-  health?: Counters;
-  /** Hears of every cycle and handler run (controller_runtime_* and kobun_handler_* metrics); none by default. */
+  /** Hears of every cycle, handler run, failed write and abandoned run (runtime/metrics.ts makes them metrics); none by default. */
   observer?: ReconcileObserver;
   /** Hears of the object queue's adds, waits and work (the workqueue_* metrics); none by default. */
   queueObserver?: QueueObserver;
@@ -82,11 +80,6 @@ export interface ReconcilerSettings {
   readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
 }
 
-/** A sink for counters: reconciling/ names what it counts, observability/ keeps the figures. */
-export interface Counters {
-  count(name: string): void;
-}
-
 /** controller-runtime's reconcile results: an error, asked to run again now or after a delay, or done. */
 export type ReconcileResult = "success" | "error" | "requeue" | "requeue_after";
 
@@ -98,6 +91,14 @@ export interface ReconcileObserver {
   reconciled(result: ReconcileResult, seconds: number): void;
   /** One handler ran in a cycle: its id, the cause, its outcome (success, retry, failure) and how long. */
   handlerRan(handler: string, cause: string, outcome: string, seconds: number): void;
+  /** A cycle's results could not be written: it runs again after a backoff. */
+  writeFailed(): void;
+  /** A cycle's write was refused as too large: not retried until the object changes (refusal.ts). */
+  writeRefused(): void;
+  /** A handler ignored a freeze past its grace period and was left behind (ownership.ts). */
+  handlerAbandoned(): void;
+  /** A daemon or timer ignored its stop signal past its cancellationTimeout and was left behind. */
+  backgroundAbandoned(): void;
 }
 
 /**

@@ -38,7 +38,7 @@ import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts"
 import { nextOf, writtenOutcome } from "./next-step.ts";
 import { DELETED, Tracked, WAS_DELETED } from "./tracked.ts";
 
-export type { ReconcilerOptions, ReconcilerSettings, Counters, ReconcileObserver, ReconcileResult } from "./options.ts";
+export type { ReconcilerOptions, ReconcilerSettings, ReconcileObserver, ReconcileResult } from "./options.ts";
 
 export class Reconciler {
   readonly resource: Resource;
@@ -61,7 +61,7 @@ export class Reconciler {
     this.logger = options.logger ?? silentLogger;
     const { env, events } = cycleEnvOf(options, this.logger);
     this.env = env;
-    this.audience = { resource, logger: this.logger, poster: options.poster, health: options.health, observer: options.observer, events, tools: this.env.tools };
+    this.audience = { resource, logger: this.logger, poster: options.poster, observer: options.observer, events, tools: this.env.tools };
     this.target = {
       client: options.client,
       resource,
@@ -74,7 +74,7 @@ export class Reconciler {
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
     this.background = new Background({
       specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
-      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, count: (name) => options.health?.count(name),
+      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, abandoned: () => options.observer?.backgroundAbandoned(),
       retryFloorMs: workerTimingOf(options).window, ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
       ...(options.hold ? { hold: options.hold } : {}),
       ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
@@ -249,7 +249,7 @@ export class Reconciler {
       if (freeze?.aborted) return reportDiscarded(this.audience, body);
       if (isRefusedForSize(error)) {
         reportRefusal(body, error, { logger: this.logger, poster: this.audience.poster });
-        this.audience.health?.count("kobun_processing_refusals_total");
+        this.audience.observer?.writeRefused();
         return { kind: "refused", content: contentKey(body) };
       }
       return { kind: "failed", error };

@@ -12,7 +12,7 @@ import { metaMatches } from "../handling/selection.ts";
 import type { HandlerSpec } from "../handling/registry.ts";
 import type { EventContext, EventHandlerFn } from "../handling/types.ts";
 import type { Outcome } from "./life.ts";
-import type { Counters, ReconcileObserver } from "./options.ts";
+import type { ReconcileObserver } from "./options.ts";
 
 /** An object event: what reaches an object's worker (relist markers do not). */
 export type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
@@ -22,7 +22,6 @@ export interface Audience {
   resource: Resource;
   logger: Logger;
   poster: EventPoster | undefined;
-  health: Counters | undefined;
   observer: ReconcileObserver | undefined;
   events: readonly HandlerSpec[];
   /** What handlers get as ctx.api and ctx.event. */
@@ -83,7 +82,7 @@ export function reportFailure(to: Audience, body: KubeObject, error: unknown, ag
   to.logger.error("could not process the object; will retry", {
     namespace: body.metadata.namespace, name: body.metadata.name, error, retryInMs: again,
   });
-  to.health?.count("kobun_processing_failures_total");
+  to.observer?.writeFailed();
   // Visible where people look (kubectl describe), not only in the operator's log; the
   // backoff (up to a minute) bounds how often.
   const reason = error instanceof Error ? error.message : String(error);
@@ -108,5 +107,5 @@ export function reportAbandoned(to: Audience, running: string | undefined, body:
   to.logger.warn("abandoned a handler that ignored the freeze past the grace period; nothing is written for it", {
     handler: running ?? "(none: the cycle was writing)", namespace: body.metadata.namespace, name: body.metadata.name, gracePeriodMs: graceMs,
   });
-  to.health?.count("kobun_handlers_abandoned_total");
+  to.observer?.handlerAbandoned();
 }

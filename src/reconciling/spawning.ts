@@ -40,7 +40,8 @@ export interface BackgroundOptions {
   hold?(object: KubeObject): CycleHold;
   /** Aborted at shutdown. */
   signal: AbortSignal;
-  count?(name: string): void;
+  /** A run that ignored its stop signal past its cancellationTimeout was left behind. */
+  abandoned?(): void;
   /** Until the indexes have their first LIST in: undefined when they have; false if `signal` aborted first. */
   primed?(signal: AbortSignal): Promise<boolean> | undefined;
   /**
@@ -178,7 +179,7 @@ export class Background {
         this.options.logger.warn(`abandoned a ${spec.kind} that ignored its stop signal past its cancellationTimeout`, {
           [spec.kind]: spec.id, namespace: run.body.metadata.namespace, name: run.body.metadata.name, cancellationTimeout: cancellationOf(spec),
         });
-        this.options.count?.("kobun_background_abandoned_total");
+        this.options.abandoned?.();
         forget();
       }, cancellationOf(spec) * 1000);
     }, { once: true });

@@ -36,8 +36,21 @@ export function requestMetrics(registry: MetricsRegistry): RequestObserver {
 
 const EVENT_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
 
-/** kobun_watch_events_total{resource,type} and kobun_watch_restarts_total{resource,reason} of one resource's watchers. */
-export function watchMetrics(registry: MetricsRegistry, resource: string): WatchObserver & { frozen(): void } {
+/**
+ * A counter of something that went wrong, registered at its first increment: /metrics does not
+ * name it before that happened (as it never has; its HELP is derived from its name, as it was).
+ */
+function countedOnFirstUse(registry: MetricsRegistry, name: string, labelNames: readonly string[] = [], values: readonly string[] = []): () => void {
+  let series: Series | undefined;
+  const help = `${name.replace(/_total$/, "").replace(/_/g, " ")}.`;
+  return () => (series ??= registry.counter(name, help, labelNames).labels(...values)).inc();
+}
+
+/**
+ * kobun_watch_events_total{resource,type} and kobun_watch_restarts_total{resource,reason} of one
+ * resource's watchers, and kobun_watch_failures_total{resource} (a stream that failed: runtime/streams.ts).
+ */
+export function watchMetrics(registry: MetricsRegistry, resource: string): WatchObserver & { frozen(): void; failed(): void } {
   const events = registry.counter("kobun_watch_events_total", "Watch events received, by resource and event type.", ["resource", "type"]);
   const restarts = registry.counter("kobun_watch_restarts_total", "Watch streams opened again, by resource and reason (410, timeout, stall, error, freeze).", ["resource", "reason"]);
   // Bound series, made once per type: an event costs one lookup in a small object, no allocation.
@@ -49,6 +62,7 @@ export function watchMetrics(registry: MetricsRegistry, resource: string): Watch
     event: (type) => (byType[type] ??= events.labels(resource, EVENT_TYPES.has(type) ? type : "unknown")).inc(),
     restarted,
     frozen: () => restarted("freeze"),
+    failed: countedOnFirstUse(registry, "kobun_watch_failures_total", ["resource"], [resource]),
   };
 }
 
@@ -80,7 +94,8 @@ const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 
 /**
  * controller_runtime_reconcile_* / _active_workers / _max_concurrent_reconciles of one
- * resource (`controller` = its plural.group, as the issue names it), and kobun's handler runs.
+ * resource (`controller` = its plural.group, as the issue names it), kobun's handler runs, and
+ * the operator's (unlabelled) counts of failed and refused writes and abandoned runs.
  */
 export function reconcileMetrics(registry: MetricsRegistry, controller: string, maxConcurrent: number): ReconcileObserver {
   const total = registry.counter("controller_runtime_reconcile_total", "Total number of reconciliations per controller", ["controller", "result"]);
@@ -108,6 +123,10 @@ export function reconcileMetrics(registry: MetricsRegistry, controller: string, 
       ((bound.runs[cause] ??= Object.create(null))[outcome] ??= runs.labels(controller, handler, cause, outcome)).inc();
       bound.duration.observe(seconds);
     },
+    writeFailed: countedOnFirstUse(registry, "kobun_processing_failures_total"),
+    writeRefused: countedOnFirstUse(registry, "kobun_processing_refusals_total"),
+    handlerAbandoned: countedOnFirstUse(registry, "kobun_handlers_abandoned_total"),
+    backgroundAbandoned: countedOnFirstUse(registry, "kobun_background_abandoned_total"),
   };
 }
 

@@ -210,7 +210,7 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
     const partial = w.metadataOnly.get(resource);
     // A metadata-only watch never receives status: progress must live where it is received.
     const storage = partial ? { storage: "annotations" as const, metadataOnly: partial } : config && config.storage !== "auto" ? { storage: config.storage } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, health: w.health, freezeSignal, freezeGraceMs, observer, queueObserver, ...hold, ...storage }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, freezeSignal, freezeGraceMs, observer, queueObserver, ...hold, ...storage }));
   }
   w.sharded?.forgetIn([...reconcilers.values()]); // a shard given up or taken: its objects start afresh
   return reconcilers;

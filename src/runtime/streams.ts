@@ -100,7 +100,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
         forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
         const message = error instanceof Error ? error.message : String(error);
         component.fail(message);
-        health.count(`kobun_watch_failures_total{resource="${resourceName(resource)}"}`);
+        metrics.failed();
         logger.error("watching failed; restarting", { resource: resourceName(resource), namespace: where, error: message, retryInMs: delayMs });
       },
     },

@@ -7,6 +7,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { DIGEST_PREFIX } from "../../src/handling/diffbase.ts";
 import { BASE_ANNOTATION } from "../../src/handling/progress.ts";
 import { Registry } from "../../src/handling/registry.ts";
+import { MetricsRegistry } from "../../src/observability/metrics.ts";
+import { reconcileMetrics } from "../../src/runtime/metrics.ts";
 import type { Diff } from "../../src/handling/types.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
@@ -128,7 +130,8 @@ describe("large objects", () => {
     registry.on.create("kobunplains.kobun.dev/v1", () => {
       runs++;
     }, { id: "create_fn" });
-    h = await startHarness({ registry, plain: true });
+    const metrics = new MetricsRegistry();
+    h = await startHarness({ registry, plain: true, processor: { observer: reconcileMetrics(metrics, "kobunplains.kobun.dev", 1) } });
     // The user's own annotations leave no room for kobun's: any bookkeeping is refused (422 Too long).
     await h.create("crowded", { size: 1 }, { annotations: { notes: "n".repeat(256 * 1024 - 100) } });
     const [event] = await h.until(() => eventsAbout(h!, "crowded", "TooLarge").length > 0 && eventsAbout(h!, "crowded", "TooLarge"));
@@ -138,6 +141,7 @@ describe("large objects", () => {
     await Bun.sleep(1500);
     expect(runs).toBe(1);
     expect(eventsAbout(h, "crowded", "TooLarge")).toHaveLength(1);
+    expect(metrics.expose()).toContain("\nkobun_processing_refusals_total 1\n");
 
     // A change to the object is handled again (here: the crowding annotation removed).
     await h.client.patch(h.resource, "default", "crowded", { metadata: { annotations: { notes: null } } });

@@ -75,7 +75,7 @@ test("label values are escaped; bad names, label counts and counter misuse are r
 
 test("the probe listener serves /metrics with process figures, negotiating OpenMetrics on Accept", async () => {
   const health = new Health();
-  health.count('kobun_handler_runs_total{outcome="success"}');
+  health.metrics.counter("kobun_handler_runs_total", "Handler runs.", ["outcome"]).labels("success").inc();
   const probes = startProbeServer("http://127.0.0.1:0", health);
   servers.push(probes);
   const metricsUrl = probes.url.replace(/\/healthz$/, "/metrics");
@@ -98,7 +98,7 @@ test("the probe listener serves /metrics with process figures, negotiating OpenM
 
 test("a metrics address of its own serves /metrics and nothing else", async () => {
   const health = new Health();
-  health.count("kobun_processing_failures_total");
+  health.metrics.counter("kobun_processing_failures_total", "Failed writes.").inc();
   const server = startMetricsServer("http://127.0.0.1:0", health);
   servers.push(server);
   expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);

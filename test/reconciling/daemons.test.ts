@@ -6,6 +6,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { FINALIZER } from "../../src/handling/progress.ts";
 import { PermanentError, Registry } from "../../src/handling/index.ts";
+import { MetricsRegistry } from "../../src/observability/metrics.ts";
+import { reconcileMetrics } from "../../src/runtime/metrics.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { startHarness, type Harness } from "../handling/harness.ts";
 
@@ -101,7 +103,8 @@ test("a daemon that ignores its signal is abandoned after its cancellationTimeou
     await Bun.sleep(3000); // deaf to its signal: what is under test
   }, { id: "deaf", cancellationTimeout: 0.2 });
   const sink = memorySink("debug");
-  h = await startHarness({ registry, processor: { logger: new Logger(sink) } });
+  const metrics = new MetricsRegistry();
+  h = await startHarness({ registry, processor: { logger: new Logger(sink), observer: reconcileMetrics(metrics, "kobunexamples.kobun.dev", 1) } });
   await h.create("deaf", {});
   await started.promise;
   await h.until(() => h!.get("deaf")?.metadata.finalizers?.includes(FINALIZER));
@@ -112,6 +115,7 @@ test("a daemon that ignores its signal is abandoned after its cancellationTimeou
   const warning = sink.lines.find((l) => l.includes("abandoned a daemon"));
   expect(warning).toContain("daemon=deaf");
   expect(warning).toContain("name=deaf");
+  expect(metrics.expose()).toContain("\nkobun_background_abandoned_total 1\n");
 });
 
 test("a timer's result goes to status.<id> and its patch to the object, every interval", async () => {

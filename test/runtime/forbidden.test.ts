@@ -113,6 +113,8 @@ test(`permissions lost later are retried and reported, and exit 5 after ${FORBID
     expect((ended as FatalError).message).toContain('configmaps in namespace "fb-lost"');
     const retried = sink.lines.filter((l) => /watching failed; restarting/.test(l) && /forbidden/.test(l));
     expect(retried).toHaveLength(FORBIDDEN_LIMIT - 1);
+    // Each failure that is retried is counted; the last one ends the operator instead.
+    expect(health!.exposition()).toContain(`\nkobun_watch_failures_total{resource="configmaps"} ${FORBIDDEN_LIMIT - 1}\n`);
   } finally {
     stop.abort();
     await running.catch(() => {});

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { freezeManually, resumeManually } from "../../src/peering/index.ts";
+import type { Health } from "../../src/observability/health.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 import { env, linesAt, testLogger, type Env } from "../peering/helpers.ts";
@@ -128,9 +129,11 @@ test("a handler that ignores its signal is abandoned after the grace period, nam
   const toggle = new Toggle();
   const { logger, lines } = testLogger();
   const stop = new AbortController();
+  let health: Health | undefined;
   const running = run({
     signal: stop.signal, client: e.client, registry, logger, toggle,
     settings: resolveSettings({ fileData: { peering: { freezeGracePeriod: "200ms" } }, flags: { namespaces: ["default"], standalone: true } }),
+    onStarted: (info) => (health = info.health),
   });
   operators.push({ stop, running });
   await post("/api/v1/namespaces/default/configmaps", { metadata: { name: "deaf", labels: { scenario: "deaf" } } });
@@ -143,6 +146,7 @@ test("a handler that ignores its signal is abandoned after the grace period, nam
   expect(after).toBeGreaterThanOrEqual(190);
   expect(abandonedLine()).toContain("deaf on default/deaf");
   expect(abandonedLine()).toContain("name=deaf");
+  expect(health!.exposition()).toContain("\nkobun_handlers_abandoned_total 1\n");
 
   await ended.promise;
   await eventually(() => lines.some((l) => l.includes("the cycle's results are not written") && l.includes("name=deaf")), "the abandoned cycle's end to be discarded");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { KubeClient, type KubeObject, type Resource } from "../../src/kube/index.ts";
 import { Health } from "../../src/observability/health.ts";
 import { startMetricsServer, type ProbeServer } from "../../src/observability/probes.ts";
-import { budgetMetrics, requestMetrics, watchMetrics } from "../../src/runtime/metrics.ts";
+import { budgetMetrics, reconcileMetrics, requestMetrics, watchMetrics } from "../../src/runtime/metrics.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Watcher } from "../../src/watching/watcher.ts";
 import { StreamBudget } from "../../src/kube/budget.ts";
@@ -131,6 +131,53 @@ test("open and waiting watch streams and the connection budget are read from the
   held.abort();
   await waiting;
   expect(own.exposition()).toContain("kobun_watch_streams_open 0\n");
+});
+
+test("failed and refused writes, abandoned runs and watch failures are exposed as they always were, and only once they happened", async () => {
+  const own = new Health();
+  const reconciles = [reconcileMetrics(own.metrics, "configmaps", 1), reconcileMetrics(own.metrics, "kobunexamples.kobun.dev", 1)];
+  const watches = [watchMetrics(own.metrics, "configmaps"), watchMetrics(own.metrics, "kobunexamples.kobun.dev")];
+  const counted = (openMetrics = false) => own.exposition(openMetrics).split("\n").filter((l) => /watch_failures|processing_|_abandoned/.test(l));
+  expect(counted()).toEqual([]);
+  reconciles[0]!.writeFailed();
+  reconciles[1]!.writeRefused();
+  reconciles[0]!.handlerAbandoned();
+  reconciles[1]!.backgroundAbandoned();
+  watches[0]!.failed();
+  watches[1]!.failed();
+  watches[0]!.failed();
+  // What `Health.count("name{labels}")` printed for the same calls before the string form went.
+  expect(counted()).toEqual([
+    "# HELP kobun_background_abandoned_total kobun background abandoned.",
+    "# TYPE kobun_background_abandoned_total counter",
+    "kobun_background_abandoned_total 1",
+    "# HELP kobun_handlers_abandoned_total kobun handlers abandoned.",
+    "# TYPE kobun_handlers_abandoned_total counter",
+    "kobun_handlers_abandoned_total 1",
+    "# HELP kobun_processing_failures_total kobun processing failures.",
+    "# TYPE kobun_processing_failures_total counter",
+    "kobun_processing_failures_total 1",
+    "# HELP kobun_processing_refusals_total kobun processing refusals.",
+    "# TYPE kobun_processing_refusals_total counter",
+    "kobun_processing_refusals_total 1",
+    "# HELP kobun_watch_failures_total kobun watch failures.",
+    "# TYPE kobun_watch_failures_total counter",
+    'kobun_watch_failures_total{resource="configmaps"} 2',
+    'kobun_watch_failures_total{resource="kobunexamples.kobun.dev"} 1',
+  ]);
+  expect(counted(true).filter((l) => l.startsWith("# TYPE"))).toEqual([
+    "# TYPE kobun_background_abandoned counter", "# TYPE kobun_handlers_abandoned counter", "# TYPE kobun_processing_failures counter",
+    "# TYPE kobun_processing_refusals counter", "# TYPE kobun_watch_failures counter",
+  ]);
+  // Served over HTTP as they are rendered.
+  const served = new Health();
+  const server = startMetricsServer("http://127.0.0.1:0", served);
+  try {
+    reconcileMetrics(served.metrics, "configmaps", 1).writeFailed();
+    expect(await (await fetch(server.url)).text()).toContain("\nkobun_processing_failures_total 1\n");
+  } finally {
+    await server.stop();
+  }
 });
 
 async function rewriteServer(kubeconfigPath: string, server: string): Promise<string> {

@@ -64,6 +64,7 @@ test("reconciles and handler runs on /metrics change as objects are handled, ret
     await eventPoll(scrape, () => value(runs("success")) >= 5, "ok-3 handled again after the failed write");
     expect(value(reconciles("error"))).toBe(1);
     expect(value('controller_runtime_reconcile_errors_total{controller="configmaps"}')).toBe(1);
+    expect(value("kobun_processing_failures_total")).toBe(1);
     await eventPoll(scrape, () => value('controller_runtime_active_workers{controller="configmaps"}') === 0, "every worker to be idle");
     expect(value('kobun_handler_duration_seconds_count{controller="configmaps",handler="c"}')).toBe(value(runs("success")) + 2);
     expect(value("kobun_healthy")).toBe(1);
