@@ -176,30 +176,11 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
 /** Settings exactly as the schema reads them, before derived values are filled in. */
 export type SchemaValues = ValueOf<typeof SETTINGS_SCHEMA>;
 
-export interface PeeringSettings {
-  readonly name: string;
-  readonly priority: number;
-  readonly mode: "peering" | "lease";
-  readonly group: "kobun.dev" | "kopf.dev";
-  /** Seconds a peer counts as alive after its last keepalive. */
-  readonly lifetime: number;
-  readonly standalone: boolean;
-  /** Seconds that handlers running at a freeze get to stop before they are abandoned. */
-  readonly freezeGracePeriod: number;
-  /** Resolved: the file's value, or else whether the operator watches cluster-wide. */
-  readonly clusterwide: boolean;
-  readonly lease: { readonly duration: number; readonly renewDeadline: number; readonly retryPeriod: number };
-}
+/** A type with every property and array readonly, all the way down (the settings are deeply frozen). */
+export type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[]
+  : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
-export interface ShardingSettings {
-  /** 1 = no sharding; "auto" = shard among the live replicas. */
-  readonly replicas: number | "auto";
-  readonly shards: number;
-  readonly key: "uid" | "namespace";
-  /** Derived: replicas is not 1. */
-  readonly enabled: boolean;
-}
-
+/** The namespace selection as resolved (namespaces.ts): not the file's keys, but what they mean. */
 export interface NamespaceSettings {
   /** Positive names or globs; empty when cluster-wide. Never holds "!" entries. */
   readonly include: readonly string[];
@@ -211,39 +192,18 @@ export interface NamespaceSettings {
   readonly defaulted: boolean;
 }
 
-/** The whole validated configuration. Durations are seconds. Deeply frozen. */
-export interface Settings {
-  readonly peering: PeeringSettings;
-  readonly sharding: ShardingSettings;
-  readonly namespaces: NamespaceSettings;
-  readonly watching: {
-    readonly serverTimeout: number;
-    /** 0 = derived from serverTimeout by the watcher (serverTimeout + 10 % + 5 s). */
-    readonly clientTimeout: number;
-    readonly pageSize: number;
-    /** Bytes: the longest watch line accepted. */
-    readonly lineLimit: number;
-    readonly backoff: { readonly initial: number; readonly max: number; readonly factor: number };
-    readonly reconnectHealthyAfter: number;
-    /** More served namespaces than this: one cluster-wide watch per resource, routed by namespace. */
-    readonly clusterWideAbove: number;
-  };
-  readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
-  /** retries null = forever; timeout null = none. */
-  /** diffBaseLimit: bytes. */
-  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
-  readonly shutdown: { readonly gracePeriod: number };
-  readonly logging: { readonly format: "plain" | "json"; readonly level: LogLevel };
-  /** liveness null = no probe endpoint. */
-  readonly probes: { readonly liveness: string | null; readonly readiness: "frozen-is-unready" | "frozen-is-ready"; readonly eventLoopLimit: number };
-  /** address null = /metrics only on the probe listener. */
-  readonly metrics: { readonly address: string | null };
-  /** endpoint null = tracing off. */
-  readonly tracing: { readonly endpoint: string | null; readonly serviceName: string; readonly sampler: SamplerName; readonly samplerArg: number };
-  readonly posting: { readonly enabled: boolean; readonly level: LogLevel; readonly logs: boolean };
-  /** Strings null = derived (see the schema's docs). */
-  readonly webhooks: SchemaValues["webhooks"];
-  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number; readonly http1: boolean };
-  /** Per-resource settings by their key in kobun.yaml (only what was given; see resources.ts). */
-  readonly resources: Readonly<Record<string, ResourceSettings>>;
-}
+/**
+ * The whole validated configuration, deeply frozen: every section and key of kobun.yaml as
+ * SETTINGS_SCHEMA reads it (types, defaults and docs are there, and in kobun.example.yaml;
+ * durations in seconds, null where the schema says what null means), plus what resolveSettings
+ * derives: `peering.clusterwide` decided, `sharding.enabled` (replicas is not 1), the resolved
+ * `namespaces`, and the per-resource `resources` entries.
+ */
+export type Settings = DeepReadonly<Omit<SchemaValues, "peering" | "sharding" | "namespaces"> & {
+  peering: Omit<SchemaValues["peering"], "clusterwide"> & { clusterwide: boolean };
+  sharding: SchemaValues["sharding"] & { enabled: boolean };
+  namespaces: NamespaceSettings;
+  resources: Record<string, ResourceSettings>;
+}>;
+
+export type PeeringSettings = Settings["peering"];
