@@ -39,13 +39,11 @@ export function metricsUrl(address: string): string {
 }
 
 export const namespaceEntry = text({
-  default: "",
   doc: "",
   expected: 'a namespace name or glob like "team-*" (lowercase letters, digits, "-", "*", "?"), optionally negated with "!"',
   valid: (value) => isNamespaceGlob(value.startsWith("!") ? value.slice(1) : value),
 });
 export const excludedEntry = text({
-  default: "",
   doc: "",
   expected: 'a namespace name or glob like "kube-*" (lowercase letters, digits, "-", "*", "?")',
   valid: isNamespaceGlob,
@@ -63,7 +61,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     group: oneOf(["kobun.dev", "kopf.dev"], { default: "kobun.dev", doc: 'API group of the peering resources; "kopf.dev" shares peering with Kopf operators.' }),
     lifetime: duration({ default: 60, min: 1, max: 3600, doc: "How long a peer counts as alive after its last keepalive." }),
     standalone: flag({ default: false, doc: "Run without peering at all (no freezing, no peering object)." }),
-    clusterwide: orNull(flag({ default: false, doc: "Use the cluster-scoped peering resource instead of a namespaced one." }), "derived from namespaces"),
+    clusterwide: orNull(flag({ doc: "Use the cluster-scoped peering resource instead of a namespaced one." }), "derived from namespaces"),
     freezeGracePeriod: duration({
       default: 2, min: 0, max: 3600,
       doc: "How long running handlers may take to stop after a freeze (a peer, kobun freeze, a lost lease); then they are abandoned, and nothing is written for them.",
@@ -117,9 +115,9 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   handling: section("Handling: retries and timeouts of handlers (each handler may override them).", {
     // Attempts, as a handler's own `retries` option counts them: 0 would be no attempt at all.
-    retries: orNull(integer({ default: 1, min: 1, doc: "Most attempts of a failing handler before it fails for good (1: no retry)." }), "retry forever"),
+    retries: orNull(integer({ min: 1, doc: "Most attempts of a failing handler before it fails for good (1: no retry)." }), "retry forever"),
     backoff: duration({ default: 60, min: 0, max: 86400, doc: "Delay before retrying a failed handler." }),
-    timeout: orNull(duration({ default: 0, min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
+    timeout: orNull(duration({ min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
     // Annotations are limited to 256 KiB in total and share it with the user's own: the
     // default leaves most of it to them; the maximum leaves 32 KiB.
     diffBaseLimit: integer({
@@ -136,7 +134,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   probes: section("Probes: an HTTP endpoint with /healthz, /readyz and /metrics.", {
     liveness: orNull(text({
-      default: "", doc: 'Where to serve them, e.g. "http://0.0.0.0:8080/healthz".',
+      doc: 'Where to serve them, e.g. "http://0.0.0.0:8080/healthz".',
       expected: 'an http:// URL like "http://0.0.0.0:8080/healthz"', valid: isHttpUrl,
     }), "no probe endpoint"),
     readiness: oneOf(["frozen-is-unready", "frozen-is-ready"], {
@@ -146,13 +144,13 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   metrics: section("Metrics: /metrics on a listener of its own (it is always on the probe listener too).", {
     address: orNull(text({
-      default: "", doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
+      doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
       expected: 'an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080"', valid: (value) => isHttpUrl(metricsUrl(value)),
     }), "only on the probe listener"),
   }),
   tracing: section("Tracing: OpenTelemetry spans (a cycle per object, its handlers and API requests) sent as OTLP over HTTP. Off unless an endpoint is given; the OTEL_* variables override these.", {
     endpoint: orNull(text({
-      default: "", doc: 'The OTLP/HTTP base URL, e.g. "http://otel-collector:4318" (spans go to <endpoint>/v1/traces). $OTEL_EXPORTER_OTLP_ENDPOINT.',
+      doc: 'The OTLP/HTTP base URL, e.g. "http://otel-collector:4318" (spans go to <endpoint>/v1/traces). $OTEL_EXPORTER_OTLP_ENDPOINT.',
       expected: 'an http:// or https:// URL like "http://otel-collector:4318"', valid: isOtlpUrl,
     }), "tracing off"),
     serviceName: text({ default: "kobun", doc: "The spans' service.name. $OTEL_SERVICE_NAME.", expected: "a non-empty name", valid: (value) => value.trim() !== "" }),
@@ -166,8 +164,8 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   webhooks: WEBHOOKS_SECTION,
   kube: section("Kube: how to reach the cluster.", {
-    kubeconfig: orNull(text({ default: "", doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
-    context: orNull(text({ default: "", doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
+    kubeconfig: orNull(text({ doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
+    context: orNull(text({ doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
     requestTimeout: duration({ default: 60, min: 0, max: 3600, doc: "A request (not a watch) with no complete answer this long is aborted and retried; 0 = never." }),
     http1: flag({ default: false, doc: "Speak only HTTP/1.1 to the API server; by default HTTP/2 when it is https and selects it (one connection carries every request and watch)." }),
   }),
