@@ -22,7 +22,7 @@ export interface WebhookServerOptions {
   /** Its webhooks and conversions (those of enabled resources: runtime/resources.ts). */
   registry: Pick<Registry, "webhooks" | "conversions">;
   logger: Logger;
-  /** How often files are checked for a new certificate (ms): settings' webhooks.reloadInterval, whose default the schema writes. */
+  /** How often files are checked for a new certificate (ms): settings' webhooks.reloadInterval (its default is the schema's). */
   reloadIntervalMs: number;
   /** Called after a new certificate from files is served (with its caFile's CA, if any). */
   onReload?(caBundle: string | undefined): void;

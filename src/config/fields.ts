@@ -42,7 +42,9 @@ export type ValueOf<N> = N extends Field<infer T> ? T : N extends Section<infer 
  * once read as 1 while its default is null; issue 31).
  */
 function unreadDefault(part: Pick<Field<unknown>, "default">, where: string): void {
-  if (part.default !== undefined) throw new Error(`settings schema: ${where} has a default of its own (${JSON.stringify(part.default)}) that is never read; write the key's default on the key`);
+  if (part.default === undefined) return;
+  const written = JSON.stringify(part.default);
+  throw new Error(`settings schema: ${where} has a default of its own (${written}) that is never read; write the key's default on the key`);
 }
 
 /** A string as a YAML scalar, quoted only when YAML needs it. */
@@ -167,7 +169,7 @@ export function textList(options: Common<string[]> & { entry: Field<string>; exp
   };
 }
 
-/** Allows null besides the field's own values; null is the default (`field` has none) and `nullMeans` says what it means. */
+/** Allows null besides the field's own values; null is the default (`field` has none); `nullMeans` says what it means. */
 export function orNull<T>(field: Field<T>, nullMeans: string): Field<T | null> {
   unreadDefault(field, `orNull (null: ${nullMeans})`);
   const expected = `${field.expected}, or null (${nullMeans})`;

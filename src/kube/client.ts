@@ -26,7 +26,10 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
-/** watching.pageSize's default (500): the page of a LIST when none is asked. Pinned to the settings schema's by test/contracts/defaults.test.ts. */
+/**
+ * watching.pageSize's default (500): the page of a LIST when none is asked. Pinned to the
+ * settings schema's by test/contracts/defaults.test.ts: this room may not import config/.
+ */
 export const DEFAULT_PAGE_SIZE = 500;
 
 export interface ListAllOptions {

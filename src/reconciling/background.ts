@@ -35,7 +35,7 @@ export type RunEnd =
   | { kind: "permanent" } // a daemon threw PermanentError
   | { kind: "aborted" };
 
-/** A daemon's or timer's `backoff` option when not given (docs/daemons.md); handling.backoff is per-object handlers'. */
+/** A daemon's or timer's `backoff` option when not given (docs/daemons.md); handling.backoff is not theirs. */
 export const DEFAULT_BACKOFF_S = 60;
 /** The widest spread of timers' first calls (seconds): a long-interval timer still starts soon. */
 const MAX_SPREAD_S = 1;

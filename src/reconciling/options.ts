@@ -76,7 +76,7 @@ export interface ReconcilerOptions {
    * `exit()` when the cycle ended or was abandoned, so the handover waits for it.
    */
   hold?(object: KubeObject): CycleHold;
-  /** How long handlers may go on after a freeze before they are abandoned, in ms (default: settings' peering.freezeGracePeriod). */
+  /** How long handlers may go on after a freeze before they are abandoned, in ms (else settings' peering.freezeGracePeriod). */
   freezeGraceMs?: number;
 }
 
