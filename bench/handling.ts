@@ -9,6 +9,7 @@
 
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { resolveSettings } from "../src/config/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import { resourcePath, type Resource } from "../src/kube/types.ts";
 import { Reconciler } from "../src/reconciling/reconciler.ts";
@@ -127,7 +128,7 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
     if (++handled === n) allHandled();
     return { message: `hello ${name}` };
   }, { id: "create_fn" });
-  const processor = new Reconciler({ client, resource, registry, workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 } });
+  const processor = new Reconciler({ client, resource, registry, settings: resolveSettings(), workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 } });
   const watcher = new Watcher(client, resource, { namespace: opNs });
   const ac = new AbortController();
   const opBefore = (await ask(`patches ${resource.plural}`)).patches;

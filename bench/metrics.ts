@@ -9,6 +9,7 @@
 
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { resolveSettings } from "../src/config/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import { Registry } from "../src/handling/registry.ts";
 import { Health } from "../src/observability/health.ts";
@@ -83,7 +84,7 @@ export async function operatorRound(client: KubeClient, resource: Resource, n: n
   }, { id: "create_fn" });
   const unobserve = observed ? client.observe(requestMetrics(health.metrics)) : () => {};
   const reconciler = new Reconciler({
-    client, resource, registry, workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 },
+    client, resource, registry, settings: resolveSettings(), workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 },
     ...(observed ? { observer: reconcileMetrics(health.metrics, "kobunexamples.kobun.dev", CONCURRENCY), queueObserver: workqueueMetrics(health.metrics, "kobunexamples.kobun.dev") } : {}),
   });
   const watcher = new Watcher(client, resource, { namespace: ns, ...(observed ? { observer: watchMetrics(health.metrics, "kobunexamples.kobun.dev") } : {}) });

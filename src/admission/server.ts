@@ -22,8 +22,8 @@ export interface WebhookServerOptions {
   /** Its webhooks and conversions (those of enabled resources: runtime/resources.ts). */
   registry: Pick<Registry, "webhooks" | "conversions">;
   logger: Logger;
-  /** How often files are checked for a new certificate (ms). */
-  reloadIntervalMs?: number;
+  /** How often files are checked for a new certificate (ms): settings' webhooks.reloadInterval (its default is the schema's). */
+  reloadIntervalMs: number;
   /** Called after a new certificate from files is served (with its caFile's CA, if any). */
   onReload?(caBundle: string | undefined): void;
 }
@@ -69,7 +69,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       } catch (error) {
         logger.error("the new webhook certificate was refused; still serving the old one", { error: (error as Error).message });
       }
-    }, options.reloadIntervalMs ?? 10_000);
+    }, options.reloadIntervalMs);
   }
   logger.info("serving webhooks", { address: `${options.hostname}:${port}`, certificate: source.kind });
   return {

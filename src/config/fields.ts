@@ -36,6 +36,17 @@ export type Node = Field<any> | Section<any>;
 /** The typed value a schema node produces: a field's type, or an object of its fields' values. */
 export type ValueOf<N> = N extends Field<infer T> ? T : N extends Section<infer F> ? { [K in keyof F]: ValueOf<F[K]> } : never;
 
+/**
+ * A part of a key (orNull's field, a list's entry) whose default would never be read: refused
+ * when the schema is built, since a reader takes it for the key's default (handling.retries
+ * once read as 1 while its default is null; issue 31).
+ */
+function unreadDefault(part: Pick<Field<unknown>, "default">, where: string): void {
+  if (part.default === undefined) return;
+  const written = JSON.stringify(part.default);
+  throw new Error(`settings schema: ${where} has a default of its own (${written}) that is never read; write the key's default on the key`);
+}
+
 /** A string as a YAML scalar, quoted only when YAML needs it. */
 // Loaded on first use: only the example renderer needs it, and start-up should not pay for `yaml`.
 const yamlScalar = (value: string): string => (require("yaml") as typeof import("yaml")).stringify(value).trimEnd();
@@ -48,9 +59,17 @@ export function section<F extends Record<string, Node>>(doc: string, fields: F):
 }
 
 interface Common<T> {
-  default: T;
+  /**
+   * The key's default: the one place a setting's default is written (test/contracts/defaults.test.ts).
+   * A field that is only a part of a key (what orNull wraps, a list's entry) has none: its key's
+   * default is the wrapper's (orNull's is null), and a default written there would never be read.
+   */
+  default?: T;
   doc: string;
 }
+
+/** The builder's default as the field's; parts without one never hand it out (see Common). */
+const defaultOf = <T>(options: Common<T>): T => options.default as T;
 
 function rangeText(min: number | undefined, max: number | undefined, show: (n: number) => string): string {
   if (min !== undefined && max !== undefined) return ` from ${show(min)} to ${show(max)}`;
@@ -66,7 +85,7 @@ function inRange(value: number, min?: number, max?: number): boolean {
 export function integer(options: Common<number> & { min?: number; max?: number }): Field<number> {
   const expected = `an integer${rangeText(options.min, options.max, String)}`;
   return {
-    kind: "field", default: options.default, doc: options.doc, expected, toYaml: String,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: String,
     read: (raw) => (typeof raw === "number" && Number.isInteger(raw) && inRange(raw, options.min, options.max) ? ok(raw) : no(expected)),
   };
 }
@@ -74,7 +93,7 @@ export function integer(options: Common<number> & { min?: number; max?: number }
 export function decimal(options: Common<number> & { min?: number; max?: number }): Field<number> {
   const expected = `a number${rangeText(options.min, options.max, String)}`;
   return {
-    kind: "field", default: options.default, doc: options.doc, expected, toYaml: String,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: String,
     read: (raw) => (typeof raw === "number" && Number.isFinite(raw) && inRange(raw, options.min, options.max) ? ok(raw) : no(expected)),
   };
 }
@@ -84,7 +103,7 @@ export function duration(options: Common<number> & { min?: number; max?: number 
   const ranged = `a duration${rangeText(options.min, options.max, formatDuration)}`;
   const bounded = options.min !== undefined || options.max !== undefined;
   return {
-    kind: "field", default: options.default, doc: options.doc, expected: bounded ? ranged : DURATION_EXPECTED,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected: bounded ? ranged : DURATION_EXPECTED,
     toYaml: (value) => formatDuration(value),
     read: (raw) => {
       const seconds = durationSeconds(raw);
@@ -97,7 +116,7 @@ export function duration(options: Common<number> & { min?: number; max?: number 
 export function flag(options: Common<boolean>): Field<boolean> {
   const expected = "true or false";
   return {
-    kind: "field", default: options.default, doc: options.doc, expected, toYaml: String,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: String,
     read: (raw) => (typeof raw === "boolean" ? ok(raw) : no(expected)),
   };
 }
@@ -105,7 +124,7 @@ export function flag(options: Common<boolean>): Field<boolean> {
 export function oneOf<const V extends string>(values: readonly V[], options: Common<NoInfer<V>>): Field<V> {
   const expected = `one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
   return {
-    kind: "field", default: options.default, doc: options.doc, expected, toYaml: (value) => value,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: (value) => value,
     read: (raw) => (typeof raw === "string" && (values as readonly string[]).includes(raw) ? ok(raw as V) : no(expected)),
   };
 }
@@ -114,7 +133,7 @@ export function oneOf<const V extends string>(values: readonly V[], options: Com
 export function countOrAuto(options: Common<number | "auto"> & { min: number; max: number }): Field<number | "auto"> {
   const expected = `"auto" or an integer from ${options.min} to ${options.max}`;
   return {
-    kind: "field", default: options.default, doc: options.doc, expected, toYaml: String,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: String,
     read: (raw) => {
       if (raw === "auto") return ok("auto");
       const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
@@ -128,7 +147,7 @@ export function text(options: Common<string> & { expected?: string; valid?: (val
   const expected = options.expected ?? "a non-empty string";
   const valid = options.valid ?? ((value: string) => value.length > 0);
   return {
-    kind: "field", default: options.default, doc: options.doc, expected, toYaml: yamlScalar,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: yamlScalar,
     read: (raw) => (typeof raw === "string" && valid(raw) ? ok(raw) : no(expected)),
   };
 }
@@ -136,8 +155,9 @@ export function text(options: Common<string> & { expected?: string; valid?: (val
 /** A list of strings, each checked by `entry`; a bad entry is reported at its index. */
 export function textList(options: Common<string[]> & { entry: Field<string>; expected: string }): Field<string[]> {
   const expected = options.expected;
+  unreadDefault(options.entry, `a list's entry (${expected})`);
   return {
-    kind: "field", default: options.default, doc: options.doc, expected,
+    kind: "field", default: defaultOf(options), doc: options.doc, expected,
     toYaml: (value) => `[${value.map(yamlScalar).join(", ")}]`,
     read: (raw) => {
       if (!Array.isArray(raw)) return no(expected);
@@ -149,8 +169,9 @@ export function textList(options: Common<string[]> & { entry: Field<string>; exp
   };
 }
 
-/** Allows null besides the field's own values; null is the default and `nullMeans` says what it means. */
+/** Allows null besides the field's own values; null is the default (`field` has none); `nullMeans` says what it means. */
 export function orNull<T>(field: Field<T>, nullMeans: string): Field<T | null> {
+  unreadDefault(field, `orNull (null: ${nullMeans})`);
   const expected = `${field.expected}, or null (${nullMeans})`;
   return {
     kind: "field", default: null, doc: `${field.doc} null: ${nullMeans}.`, expected,

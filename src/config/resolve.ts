@@ -61,10 +61,12 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   const resources = readResources(rawResources, file, resourceKeyLines(data), issues);
   if (input.env) applyEnv(values, input.env, issues);
   applyFlags(values, flags, issues);
-  checkRelations(values as SchemaValues, file, issues);
+  // The walk gave every key of the schema a value its field read (or its default), so the
+  // tree is the schema's type; Settings is computed from it, with no interface to cast to.
+  const checked = values as SchemaValues;
+  checkRelations(checked, file, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
-  const checked = values as SchemaValues;
   const namespaces = resolveNamespaces(checked.namespaces);
   const settings: Settings = {
     ...checked,

@@ -39,13 +39,11 @@ export function metricsUrl(address: string): string {
 }
 
 export const namespaceEntry = text({
-  default: "",
   doc: "",
   expected: 'a namespace name or glob like "team-*" (lowercase letters, digits, "-", "*", "?"), optionally negated with "!"',
   valid: (value) => isNamespaceGlob(value.startsWith("!") ? value.slice(1) : value),
 });
 export const excludedEntry = text({
-  default: "",
   doc: "",
   expected: 'a namespace name or glob like "kube-*" (lowercase letters, digits, "-", "*", "?")',
   valid: isNamespaceGlob,
@@ -63,7 +61,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     group: oneOf(["kobun.dev", "kopf.dev"], { default: "kobun.dev", doc: 'API group of the peering resources; "kopf.dev" shares peering with Kopf operators.' }),
     lifetime: duration({ default: 60, min: 1, max: 3600, doc: "How long a peer counts as alive after its last keepalive." }),
     standalone: flag({ default: false, doc: "Run without peering at all (no freezing, no peering object)." }),
-    clusterwide: orNull(flag({ default: false, doc: "Use the cluster-scoped peering resource instead of a namespaced one." }), "derived from namespaces"),
+    clusterwide: orNull(flag({ doc: "Use the cluster-scoped peering resource instead of a namespaced one." }), "derived from namespaces"),
     freezeGracePeriod: duration({
       default: 2, min: 0, max: 3600,
       doc: "How long running handlers may take to stop after a freeze (a peer, kobun freeze, a lost lease); then they are abandoned, and nothing is written for them.",
@@ -117,9 +115,9 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   handling: section("Handling: retries and timeouts of handlers (each handler may override them).", {
     // Attempts, as a handler's own `retries` option counts them: 0 would be no attempt at all.
-    retries: orNull(integer({ default: 1, min: 1, doc: "Most attempts of a failing handler before it fails for good (1: no retry)." }), "retry forever"),
+    retries: orNull(integer({ min: 1, doc: "Most attempts of a failing handler before it fails for good (1: no retry)." }), "retry forever"),
     backoff: duration({ default: 60, min: 0, max: 86400, doc: "Delay before retrying a failed handler." }),
-    timeout: orNull(duration({ default: 0, min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
+    timeout: orNull(duration({ min: 0.001, max: 86400, doc: "Give up a handler after this long." }), "no timeout"),
     // Annotations are limited to 256 KiB in total and share it with the user's own: the
     // default leaves most of it to them; the maximum leaves 32 KiB.
     diffBaseLimit: integer({
@@ -136,7 +134,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   probes: section("Probes: an HTTP endpoint with /healthz, /readyz and /metrics.", {
     liveness: orNull(text({
-      default: "", doc: 'Where to serve them, e.g. "http://0.0.0.0:8080/healthz".',
+      doc: 'Where to serve them, e.g. "http://0.0.0.0:8080/healthz".',
       expected: 'an http:// URL like "http://0.0.0.0:8080/healthz"', valid: isHttpUrl,
     }), "no probe endpoint"),
     readiness: oneOf(["frozen-is-unready", "frozen-is-ready"], {
@@ -146,13 +144,13 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   metrics: section("Metrics: /metrics on a listener of its own (it is always on the probe listener too).", {
     address: orNull(text({
-      default: "", doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
+      doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
       expected: 'an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080"', valid: (value) => isHttpUrl(metricsUrl(value)),
     }), "only on the probe listener"),
   }),
   tracing: section("Tracing: OpenTelemetry spans (a cycle per object, its handlers and API requests) sent as OTLP over HTTP. Off unless an endpoint is given; the OTEL_* variables override these.", {
     endpoint: orNull(text({
-      default: "", doc: 'The OTLP/HTTP base URL, e.g. "http://otel-collector:4318" (spans go to <endpoint>/v1/traces). $OTEL_EXPORTER_OTLP_ENDPOINT.',
+      doc: 'The OTLP/HTTP base URL, e.g. "http://otel-collector:4318" (spans go to <endpoint>/v1/traces). $OTEL_EXPORTER_OTLP_ENDPOINT.',
       expected: 'an http:// or https:// URL like "http://otel-collector:4318"', valid: isOtlpUrl,
     }), "tracing off"),
     serviceName: text({ default: "kobun", doc: "The spans' service.name. $OTEL_SERVICE_NAME.", expected: "a non-empty name", valid: (value) => value.trim() !== "" }),
@@ -166,8 +164,8 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   webhooks: WEBHOOKS_SECTION,
   kube: section("Kube: how to reach the cluster.", {
-    kubeconfig: orNull(text({ default: "", doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
-    context: orNull(text({ default: "", doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
+    kubeconfig: orNull(text({ doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
+    context: orNull(text({ doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
     requestTimeout: duration({ default: 60, min: 0, max: 3600, doc: "A request (not a watch) with no complete answer this long is aborted and retried; 0 = never." }),
     http1: flag({ default: false, doc: "Speak only HTTP/1.1 to the API server; by default HTTP/2 when it is https and selects it (one connection carries every request and watch)." }),
   }),
@@ -176,30 +174,11 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
 /** Settings exactly as the schema reads them, before derived values are filled in. */
 export type SchemaValues = ValueOf<typeof SETTINGS_SCHEMA>;
 
-export interface PeeringSettings {
-  readonly name: string;
-  readonly priority: number;
-  readonly mode: "peering" | "lease";
-  readonly group: "kobun.dev" | "kopf.dev";
-  /** Seconds a peer counts as alive after its last keepalive. */
-  readonly lifetime: number;
-  readonly standalone: boolean;
-  /** Seconds that handlers running at a freeze get to stop before they are abandoned. */
-  readonly freezeGracePeriod: number;
-  /** Resolved: the file's value, or else whether the operator watches cluster-wide. */
-  readonly clusterwide: boolean;
-  readonly lease: { readonly duration: number; readonly renewDeadline: number; readonly retryPeriod: number };
-}
+/** A type with every property and array readonly, all the way down (the settings are deeply frozen). */
+export type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[]
+  : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
-export interface ShardingSettings {
-  /** 1 = no sharding; "auto" = shard among the live replicas. */
-  readonly replicas: number | "auto";
-  readonly shards: number;
-  readonly key: "uid" | "namespace";
-  /** Derived: replicas is not 1. */
-  readonly enabled: boolean;
-}
-
+/** The namespace selection as resolved (namespaces.ts): not the file's keys, but what they mean. */
 export interface NamespaceSettings {
   /** Positive names or globs; empty when cluster-wide. Never holds "!" entries. */
   readonly include: readonly string[];
@@ -211,39 +190,18 @@ export interface NamespaceSettings {
   readonly defaulted: boolean;
 }
 
-/** The whole validated configuration. Durations are seconds. Deeply frozen. */
-export interface Settings {
-  readonly peering: PeeringSettings;
-  readonly sharding: ShardingSettings;
-  readonly namespaces: NamespaceSettings;
-  readonly watching: {
-    readonly serverTimeout: number;
-    /** 0 = derived from serverTimeout by the watcher (serverTimeout + 10 % + 5 s). */
-    readonly clientTimeout: number;
-    readonly pageSize: number;
-    /** Bytes: the longest watch line accepted. */
-    readonly lineLimit: number;
-    readonly backoff: { readonly initial: number; readonly max: number; readonly factor: number };
-    readonly reconnectHealthyAfter: number;
-    /** More served namespaces than this: one cluster-wide watch per resource, routed by namespace. */
-    readonly clusterWideAbove: number;
-  };
-  readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
-  /** retries null = forever; timeout null = none. */
-  /** diffBaseLimit: bytes. */
-  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
-  readonly shutdown: { readonly gracePeriod: number };
-  readonly logging: { readonly format: "plain" | "json"; readonly level: LogLevel };
-  /** liveness null = no probe endpoint. */
-  readonly probes: { readonly liveness: string | null; readonly readiness: "frozen-is-unready" | "frozen-is-ready"; readonly eventLoopLimit: number };
-  /** address null = /metrics only on the probe listener. */
-  readonly metrics: { readonly address: string | null };
-  /** endpoint null = tracing off. */
-  readonly tracing: { readonly endpoint: string | null; readonly serviceName: string; readonly sampler: SamplerName; readonly samplerArg: number };
-  readonly posting: { readonly enabled: boolean; readonly level: LogLevel; readonly logs: boolean };
-  /** Strings null = derived (see the schema's docs). */
-  readonly webhooks: SchemaValues["webhooks"];
-  readonly kube: { readonly kubeconfig: string | null; readonly context: string | null; readonly requestTimeout: number; readonly http1: boolean };
-  /** Per-resource settings by their key in kobun.yaml (only what was given; see resources.ts). */
-  readonly resources: Readonly<Record<string, ResourceSettings>>;
-}
+/**
+ * The whole validated configuration, deeply frozen: every section and key of kobun.yaml as
+ * SETTINGS_SCHEMA reads it (types, defaults and docs are there, and in kobun.example.yaml;
+ * durations in seconds, null where the schema says what null means), plus what resolveSettings
+ * derives: `peering.clusterwide` decided, `sharding.enabled` (replicas is not 1), the resolved
+ * `namespaces`, and the per-resource `resources` entries.
+ */
+export type Settings = DeepReadonly<Omit<SchemaValues, "peering" | "sharding" | "namespaces"> & {
+  peering: Omit<SchemaValues["peering"], "clusterwide"> & { clusterwide: boolean };
+  sharding: SchemaValues["sharding"] & { enabled: boolean };
+  namespaces: NamespaceSettings;
+  resources: Record<string, ResourceSettings>;
+}>;
+
+export type PeeringSettings = Settings["peering"];

@@ -22,9 +22,6 @@ export const DIGEST_PREFIX = "kobun.dev/sha256:";
 /** A Secret's values, never stored (stringData is write-only, but a patch may carry it). */
 const SECRET_FIELDS: readonly (readonly string[])[] = [["data"], ["stringData"]];
 
-/** The default of settings' handling.diffBaseLimit: a quarter of the 256 KiB annotation limit. */
-export const DEFAULT_DIFF_BASE_LIMIT = 64 * 1024;
-
 export interface DiffBasePolicy {
   /** Paths in the essence whose values are stored only as digests. */
   sensitive: readonly (readonly string[])[];

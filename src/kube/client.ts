@@ -26,6 +26,12 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * watching.pageSize's default (500): the page of a LIST when none is asked. Pinned to the
+ * settings schema's by test/contracts/defaults.test.ts: this room may not import config/.
+ */
+export const DEFAULT_PAGE_SIZE = 500;
+
 export interface ListAllOptions {
   namespace?: string | null;
   labelSelector?: string;
@@ -119,7 +125,7 @@ export class KubeClient {
 
   /** Every page of a LIST, as one list. An expired continue token (410) is thrown as ApiError(410): list afresh. */
   async listAll<T extends KubeObject = KubeObject>(resource: Resource, o: ListAllOptions = {}): Promise<ObjectList<T>> {
-    const limit = o.pageSize ?? 500;
+    const limit = o.pageSize ?? DEFAULT_PAGE_SIZE;
     let page = await this.list<T>(resource, { ...o, limit });
     const items = page.items ?? [];
     while (page.metadata?.continue) {

@@ -19,6 +19,13 @@ import { RequestObservers, type RequestObserver } from "./observer.ts";
 import { encodedBody, parsedBody, queryString, type Query } from "./bodies.ts";
 import { cutManagedFields } from "./managed-fields.ts";
 
+/**
+ * kube.requestTimeout's default (60 s), for a client made without settings (kobun freeze,
+ * typegen, tests); the runtime passes the setting. Pinned to the settings schema's by
+ * test/contracts/defaults.test.ts: this room may not import config/.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 export interface ClientOptions {
   logger?: Logger;
   /** Further attempts after a transient failure (default 5). */
@@ -99,7 +106,7 @@ export class Transport {
     this.logger = options.logger ?? silentLogger;
     this.retries = options.retries ?? 5;
     this.backoff = options.backoff ?? { initialMs: 200, maxMs: 5000 };
-    this.deadlines = new Deadlines(options.requestTimeoutMs ?? 60_000);
+    this.deadlines = new Deadlines(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     this.observers = new RequestObservers(connection.server, options.observer);
     this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
     this.protocol = this.server.startsWith("https:") ? (options.http1 ? "http1.1" : "http2") : undefined;

@@ -17,13 +17,13 @@ const BLOCKED_REPORTED_MS = 30_000;
 
 export const EVENT_LOOP_COMPONENT = "event loop";
 
-/** `eventLoopLimitS`: a loop blocked this long at once fails /healthz for a while (default 10 s). */
-export function startProbeServer(address: string, health: Health, options: { eventLoopLimitS?: number } = {}): ProbeServer {
+/** `eventLoopLimitS`: a loop blocked this long at once fails /healthz for a while (settings' probes.eventLoopLimit). */
+export function startProbeServer(address: string, health: Health, options: { eventLoopLimitS: number }): ProbeServer {
   const url = new URL(address);
   const healthPath = url.pathname && url.pathname !== "/" ? url.pathname : "/healthz";
   // The lag is measured while someone can read it: for the life of this server.
   const life = new AbortController();
-  const limit = options.eventLoopLimitS ?? 10;
+  const limit = options.eventLoopLimitS;
   const loop = health.component(EVENT_LOOP_COMPONENT, life.signal);
   let blockedUntil = 0;
   monitorEventLoop(health.metrics, life.signal, (late) => {

@@ -51,9 +51,9 @@ export class LeaseElection {
   constructor(private readonly options: LeaseElectionOptions) {
     this.id = options.id ?? peerId();
     this.holder = `lease:${options.name}`;
-    this.duration = (options.duration ?? 15) * 1000;
-    this.renewDeadline = (options.renewDeadline ?? 10) * 1000;
-    this.retryPeriod = (options.retryPeriod ?? 2) * 1000;
+    this.duration = options.duration * 1000;
+    this.renewDeadline = options.renewDeadline * 1000;
+    this.retryPeriod = options.retryPeriod * 1000;
     this.log = options.logger.child({ lease: `${options.namespace}/${options.name}` });
   }
 

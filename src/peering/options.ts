@@ -53,12 +53,13 @@ export interface LeaseElectionOptions {
   namespace: string;
   /** Default: `peerId()`. */
   id?: string;
-  /** Seconds a lease is valid after its last renewal. Default 15. */
-  duration?: number;
-  /** Seconds the holder may fail to renew before it gives up (freezes). Default 10. */
-  renewDeadline?: number;
-  /** Seconds between attempts to acquire or renew. Default 2. */
-  retryPeriod?: number;
+  // The timings are settings (peering.lease.*): their defaults are the settings schema's alone.
+  /** Seconds a lease is valid after its last renewal. */
+  duration: number;
+  /** Seconds the holder may fail to renew before it gives up (freezes). */
+  renewDeadline: number;
+  /** Seconds between attempts to acquire or renew. */
+  retryPeriod: number;
   logger: Logger;
   /** Upper bound for releasing the lease on exit, in ms. Default 2000. */
   exitTimeoutMs?: number;

@@ -18,12 +18,14 @@ export interface WorkersOptions<T> {
    * before the batch window instead of being processed.
    */
   skip?(key: string, item: T): boolean;
-  /** Batch window in ms: a key runs at most once per window (the first item of a quiet key at once). Default 100. */
-  window?: number;
-  /** How many keys may be processing at the same time. Default 100. */
-  limit?: number;
-  /** How long a worker with nothing to do stays alive, in ms. Default 10 000. */
-  idleMs?: number;
+  // The three timings have no defaults here: they are settings (workers.batchWindow, limit,
+  // idleTimeout), whose defaults the settings schema alone writes; the reconciler passes them.
+  /** Batch window in ms: a key runs at most once per window (the first item of a quiet key at once). */
+  window: number;
+  /** How many keys may be processing at the same time. */
+  limit: number;
+  /** How long a worker with nothing to do stays alive, in ms. */
+  idleMs: number;
   /** Parent signal: aborting it is like `close(0)`. */
   signal?: AbortSignal;
   logger?: Logger;

@@ -55,9 +55,9 @@ export class Workers<T> {
   constructor(private readonly options: WorkersOptions<T>) {
     this.observer = options.observer;
     this.observer?.watch?.(() => figuresOf(this.slots.values()));
-    this.window = options.window ?? 100;
-    this.limit = Math.max(1, options.limit ?? 100);
-    this.idleMs = options.idleMs ?? 10_000;
+    this.window = options.window;
+    this.limit = Math.max(1, options.limit);
+    this.idleMs = options.idleMs;
     this.schedule = new Schedule<T>(this.idleMs, this.slots, {
       due: (slot) => (slot.hasPending ? this.enqueue(slot) : this.rest(slot)),
       rerun: (slot) => this.rerun(slot),

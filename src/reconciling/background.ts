@@ -35,7 +35,8 @@ export type RunEnd =
   | { kind: "permanent" } // a daemon threw PermanentError
   | { kind: "aborted" };
 
-const DEFAULT_BACKOFF_S = 60;
+/** A daemon's or timer's `backoff` option when not given (docs/daemons.md); handling.backoff is not theirs. */
+export const DEFAULT_BACKOFF_S = 60;
 /** The widest spread of timers' first calls (seconds): a long-interval timer still starts soon. */
 const MAX_SPREAD_S = 1;
 

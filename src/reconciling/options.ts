@@ -7,7 +7,7 @@ import type { EventPoster } from "../posting/poster.ts";
 import type { Logger } from "../util/log.ts";
 import type { ApiClient } from "../handling/api.ts";
 import type { CycleEnv } from "../handling/cycle.ts";
-import { DEFAULT_DIFF_BASE_LIMIT, sensitiveFields } from "../handling/diffbase.ts";
+import { sensitiveFields } from "../handling/diffbase.ts";
 import type { StorageMode } from "../handling/progress.ts";
 import type { HandlerSpec, Registry } from "../handling/registry.ts";
 import type { HandlingDefaults } from "../handling/runner.ts";
@@ -27,8 +27,12 @@ export interface ReconcilerOptions {
   /** The resolved resource (see `client.resolve(selector)` for each of `registry.selectors()`). */
   resource: Resource;
   registry: Registry;
-  /** Workers and handling defaults come from here (overridden by `workers`/`handling`). */
-  settings?: ReconcilerSettings;
+  /**
+   * Workers' timings, handling defaults and the freeze grace come from here (overridden by
+   * `workers`/`handling`/`diffBaseLimit`/`freezeGraceMs`): config/'s resolved settings, whose
+   * schema is the one place defaults are written (tests pass `resolveSettings()`'s).
+   */
+  settings: ReconcilerSettings;
   logger?: Logger;
   poster?: EventPoster;
   /** The client handlers get as `ctx.api` (the runtime's, with its field manager and watches). */
@@ -70,12 +74,13 @@ export interface ReconcilerOptions {
    * `exit()` when the cycle ended or was abandoned, so the handover waits for it.
    */
   hold?(object: KubeObject): CycleHold;
-  /** How long handlers may go on after a freeze before they are abandoned, in ms. Default 2000. */
+  /** How long handlers may go on after a freeze before they are abandoned, in ms (else settings' peering.freezeGracePeriod). */
   freezeGraceMs?: number;
 }
 
 /** The part of config/'s Settings the reconciler reads (in seconds, as configured; diffBaseLimit in bytes). */
 export interface ReconcilerSettings {
+  readonly peering: { readonly freezeGracePeriod: number };
   readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
   readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
 }
@@ -122,13 +127,13 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
     ids: [...new Set(changing.map((h) => h.id))],
     hasResume: changing.some((h) => h.kind === "resume"),
     defaults: {
-      retries: options.handling?.retries !== undefined ? options.handling.retries : (settings?.handling.retries ?? null),
-      backoff: options.handling?.backoff ?? settings?.handling.backoff ?? 60,
-      timeout: options.handling?.timeout !== undefined ? options.handling.timeout : (settings?.handling.timeout ?? null),
+      retries: options.handling?.retries !== undefined ? options.handling.retries : settings.handling.retries,
+      backoff: options.handling?.backoff ?? settings.handling.backoff,
+      timeout: options.handling?.timeout !== undefined ? options.handling.timeout : settings.handling.timeout,
     },
     diffBase: {
       sensitive: sensitiveFields(resource, all.flatMap((h) => h.sensitive ?? [])),
-      limit: options.diffBaseLimit ?? settings?.handling.diffBaseLimit ?? DEFAULT_DIFF_BASE_LIMIT,
+      limit: options.diffBaseLimit ?? settings.handling.diffBaseLimit,
     },
     logger,
     tools: {
@@ -140,11 +145,16 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
 }
 
 /** The workers' timing in ms: options override the settings (which are in seconds). */
-export function workerTimingOf(options: ReconcilerOptions): { window: number; limit: number; idleMs: number } {
+export function workerTimingOf(options: Pick<ReconcilerOptions, "settings" | "workers">): { window: number; limit: number; idleMs: number } {
   const { settings } = options;
   return {
-    window: options.workers?.window ?? (settings ? settings.workers.batchWindow * 1000 : 100),
-    limit: options.workers?.limit ?? settings?.workers.limit ?? 100,
-    idleMs: options.workers?.idleMs ?? (settings ? settings.workers.idleTimeout * 1000 : 10_000),
+    window: options.workers?.window ?? settings.workers.batchWindow * 1000,
+    limit: options.workers?.limit ?? settings.workers.limit,
+    idleMs: options.workers?.idleMs ?? settings.workers.idleTimeout * 1000,
   };
+}
+
+/** How long handlers may go on after a freeze before they are abandoned, in ms. */
+export function freezeGraceMsOf(options: ReconcilerOptions): number {
+  return options.freezeGraceMs ?? options.settings.peering.freezeGracePeriod * 1000;
 }

@@ -29,7 +29,7 @@ import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { finalizerAction } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
-import { cycleEnvOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
+import { cycleEnvOf, freezeGraceMsOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
 import { Background } from "./spawning.ts";
@@ -188,7 +188,7 @@ export class Reconciler {
     // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
     const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
-    const graceMs = this.options.freezeGraceMs ?? 2000;
+    const graceMs = freezeGraceMsOf(this.options);
     const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.running, item.object, graceMs) }, (owned) =>
       this.cycle(uid, item, owned, freeze, hold),
     );

@@ -22,7 +22,7 @@ import type { DaemonFn, HandlerContext, TimerContext } from "../handling/types.t
 import type { PatchClient } from "./patching.ts";
 import { isOtherObject } from "./fence.ts";
 import { writeTimerResults } from "./timer-results.ts";
-import { afterRun, dueAt, holdsDeletion, idleWait, retryDelay, starting, type Activity, type RunEnd } from "./background.ts";
+import { afterRun, DEFAULT_BACKOFF_S, dueAt, holdsDeletion, idleWait, retryDelay, starting, type Activity, type RunEnd } from "./background.ts";
 
 const DEFAULT_CANCELLATION_S = 5;
 
@@ -243,7 +243,7 @@ export class Background {
     const patch = newPatch();
     let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
     const ctx: TimerContext = { ...this.context(uid, run, (after) => (newest = after.metadata.resourceVersion)), patch, retry, started: new Date() };
-    const backoff = spec.options.backoff ?? 60;
+    const backoff = spec.options.backoff ?? DEFAULT_BACKOFF_S;
     // The handler rules (TemporaryError, PermanentError, `errors`, `retries`) are runner.ts's.
     const outcome = await runHandler(spec as unknown as HandlerSpec, ctx as unknown as HandlerContext, { retries: null, backoff, timeout: null }, run.signal);
     if (run.signal.aborted || outcome.kind === "aborted") return { kind: "aborted" };

@@ -196,7 +196,6 @@ interface ReconcilerWiring {
 function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resource, Reconciler> {
   /** Aborts when objects of this namespace are taken away: running handlers there stop (ownership is exclusive). */
   const freezeSignal = (namespace: string | undefined) => ((namespace !== undefined && w.gates.get(namespace)) || w.toggle).runningSignal;
-  const freezeGraceMs = w.settings.peering.freezeGracePeriod * 1000;
   const reconcilers = new Map<Resource, Reconciler>();
   for (const resource of resources) {
     const logger = w.logger.child({ resource: resourceName(resource) });
@@ -210,7 +209,7 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
     const partial = w.metadataOnly.get(resource);
     // A metadata-only watch never receives status: progress must live where it is received.
     const storage = partial ? { storage: "annotations" as const, metadataOnly: partial } : config && config.storage !== "auto" ? { storage: config.storage } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, freezeSignal, freezeGraceMs, observer, queueObserver, ...hold, ...storage }));
+    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, freezeSignal, observer, queueObserver, ...hold, ...storage }));
   }
   w.sharded?.forgetIn([...reconcilers.values()]); // a shard given up or taken: its objects start afresh
   return reconcilers;

@@ -57,6 +57,11 @@ export interface WatcherOptions {
   observer?: WatchObserver;
 }
 
+/**
+ * The watching.* settings' defaults, for a watcher made without them (the peering, lease and
+ * namespace watches, ctx.api watches, tests); resource streams get the settings. Pinned to the
+ * settings schema's by test/contracts/defaults.test.ts: this room may not import config/.
+ */
 export const defaults = {
   pageSize: 500,
   serverTimeoutSeconds: 300,

@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { resolveSettings } from "../../src/config/index.ts";
 import { issueCertificates, startWebhookServer, type WebhookServer } from "../../src/admission/index.ts";
 import { AdmissionError } from "../../src/handling/webhooks.ts";
 import { Registry } from "../../src/handling/registry.ts";
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 async function serve(registry: Registry, sink = memorySink("debug")) {
-  server = await startWebhookServer({ hostname: "127.0.0.1", port: 0, certs: { kind: "self-signed", hosts: ["127.0.0.1"] }, registry, logger: new Logger(sink) });
+  server = await startWebhookServer({ hostname: "127.0.0.1", port: 0, certs: { kind: "self-signed", hosts: ["127.0.0.1"] }, registry, logger: new Logger(sink), reloadIntervalMs: resolveSettings().webhooks.reloadInterval * 1000 });
   return { server, sink };
 }
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Registry } from "../../src/handling/registry.ts";
 import { TemporaryError } from "../../src/handling/errors.ts";
 import { BASE_ANNOTATION, FINALIZER } from "../../src/handling/progress.ts";
+import type { ReconcilerOptions } from "../../src/reconciling/reconciler.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 let h: Harness | undefined;
@@ -126,10 +127,10 @@ describe("delete", () => {
 });
 
 /** An operator without resume handlers that has handled `name`: an object that exists before the next start. */
-async function handledBeforeStart(name: string, meta: Record<string, any> = {}): Promise<Harness> {
+async function handledBeforeStart(name: string, meta: Record<string, any> = {}, processor: Partial<ReconcilerOptions> = {}): Promise<Harness> {
   const registry = new Registry();
   registry.on.create(EX, () => ({ done: true }), { id: "create_fn" });
-  const started = await startHarness({ registry });
+  const started = await startHarness({ registry, processor });
   await started.create(name, { size: 1 }, meta);
   await started.until(() => started.get(name)?.status?.kobun?.lastHandledConfiguration);
   return started;
@@ -208,7 +209,7 @@ describe("resume", () => {
   }, 20_000);
 
   test("a resume handler that fails is retried until it succeeds, and then not run again", async () => {
-    h = await handledBeforeStart("flaky");
+    h = await handledBeforeStart("flaky", {}, { handling: { retries: null } }); // it retries: forever, not left to the default
 
     const attempts: number[] = [];
     const next = new Registry();

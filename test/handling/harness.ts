@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { resolveSettings } from "../../src/config/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
@@ -24,6 +25,9 @@ function plainCrd(): any {
   delete crd.spec.versions[0].subresources;
   return crd;
 }
+
+/** What `kobun run` gets with no kobun.yaml and no flags: the settings schema's defaults. */
+const PRODUCTION_SETTINGS = resolveSettings();
 
 const CRDS: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
 
@@ -95,7 +99,9 @@ export async function startHarness(
     scope = new TaskScope("harness");
     poster = new EventPoster({ client: observed });
     poster.start(scope);
-    processor = new Reconciler({ client: observed, resource, registry, poster, workers: { window: 0, idleMs: 1000 }, ...options.processor });
+    // The production settings (the schema's defaults: retries, backoff, timeouts); only the
+    // batch window is shrunk, so a test's events are handled at once rather than 100 ms apart.
+    processor = new Reconciler({ client: observed, resource, registry, poster, workers: { window: 0 }, ...options.processor, settings: options.processor?.settings ?? PRODUCTION_SETTINGS });
     const watcher = new Watcher(client, resource, { streamingList: "never" });
     const p = processor;
     scope.spawn("watch", async (signal) => {

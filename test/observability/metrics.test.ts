@@ -2,6 +2,7 @@
 // scraper's Accept asks for it, both served over HTTP by the probe and metrics listeners.
 
 import { afterEach, expect, test } from "bun:test";
+import { resolveSettings } from "../../src/config/index.ts";
 import { Health } from "../../src/observability/health.ts";
 import { MetricsRegistry, OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from "../../src/observability/metrics.ts";
 import { startMetricsServer, startProbeServer, type ProbeServer } from "../../src/observability/probes.ts";
@@ -76,7 +77,7 @@ test("label values are escaped; bad names, label counts and counter misuse are r
 test("the probe listener serves /metrics with process figures, negotiating OpenMetrics on Accept", async () => {
   const health = new Health();
   health.metrics.counter("kobun_handler_runs_total", "Handler runs.", ["outcome"]).labels("success").inc();
-  const probes = startProbeServer("http://127.0.0.1:0", health);
+  const probes = startProbeServer("http://127.0.0.1:0", health, { eventLoopLimitS: resolveSettings().probes.eventLoopLimit });
   servers.push(probes);
   const metricsUrl = probes.url.replace(/\/healthz$/, "/metrics");
   const plain = await fetch(metricsUrl);

@@ -4,11 +4,12 @@
 
 import { expect, test } from "bun:test";
 import { Workers } from "../../src/queueing/index.ts";
+import { PRODUCTION_TIMING } from "./timing.ts";
 
 test("an abort while a turn's due keys start leaves the rest of that turn unstarted", async () => {
   const parent = new AbortController();
   const started: string[] = [];
-  const workers = new Workers<string>({
+  const workers = new Workers<string>({ ...PRODUCTION_TIMING,
     window: 100,
     signal: parent.signal,
     process: async (key) => {

@@ -5,10 +5,11 @@
 
 import { expect, test } from "bun:test";
 import { Workers } from "../../src/queueing/workers.ts";
+import { PRODUCTION_TIMING } from "./timing.ts";
 
 /** Pushes a fresh item per key, waits for the runs, and returns weak references to the items. */
 async function runOnce(again: number | undefined): Promise<{ workers: Workers<{ body: string }>; refs: WeakRef<object>[] }> {
-  const workers = new Workers<{ body: string }>({
+  const workers = new Workers<{ body: string }>({ ...PRODUCTION_TIMING,
     window: 0,
     idleMs: 60_000,
     async process() {

@@ -3,12 +3,13 @@
 
 import { expect, test } from "bun:test";
 import { Workers } from "../../src/queueing/workers.ts";
+import { PRODUCTION_TIMING } from "./timing.ts";
 
 test("keys waiting for a permit hold no worker; each runs once, with its newest item", async () => {
   const seen = new Map<string, number>();
   let mostWorkers = 0;
   let w!: Workers<number>;
-  w = new Workers<number>({
+  w = new Workers<number>({ ...PRODUCTION_TIMING,
     window: 50, // the two pushes of a key in one turn merge
     limit: 2,
     async process(key, item) {
@@ -35,7 +36,7 @@ test("ready keys start in the order they became ready; a newer item for a waitin
   const order: string[] = [];
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const w = new Workers<number>({
+  const w = new Workers<number>({ ...PRODUCTION_TIMING,
     window: 0,
     limit: 1,
     async process(key) {
@@ -54,7 +55,7 @@ test("ready keys start in the order they became ready; a newer item for a waitin
 
 test("close() while keys wait for a permit: the waiting ones never run, nothing is abandoned", async () => {
   const seen: string[] = [];
-  const w = new Workers<number>({
+  const w = new Workers<number>({ ...PRODUCTION_TIMING,
     window: 0,
     limit: 1,
     process: (key, _item, signal) => new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@
 
 import { afterEach, expect, test } from "bun:test";
 import { Workers } from "../../src/queueing/workers.ts";
+import { PRODUCTION_TIMING } from "./timing.ts";
 
 const realSetTimeout = globalThis.setTimeout;
 afterEach(() => {
@@ -13,7 +14,7 @@ afterEach(() => {
 
 test("re-runs asked for at once take no timer each: 1,000 keys run twice with no setTimeout", async () => {
   const runs = new Map<string, number[]>();
-  const w = new Workers<number>({
+  const w = new Workers<number>({ ...PRODUCTION_TIMING,
     window: 0,
     idleMs: 0, // no reaper interval either
     async process(key, item) {
@@ -40,7 +41,7 @@ test("re-runs asked for at once take no timer each: 1,000 keys run twice with no
 
 test("a push before a re-run due at the next turn replaces it: the key runs once more, with the pushed item", async () => {
   const seen: number[] = [];
-  const w = new Workers<number>({
+  const w = new Workers<number>({ ...PRODUCTION_TIMING,
     window: 0,
     async process(_key, item) {
       seen.push(item);
@@ -63,7 +64,7 @@ test("close() waits for busy keys up to the grace and names those still busy as 
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const started = new Set<string>();
-  const w = new Workers<number>({
+  const w = new Workers<number>({ ...PRODUCTION_TIMING,
     name: "handling kobunexamples",
     window: 0,
     async process(key, _item, signal) {

@@ -2,13 +2,14 @@
 
 import { expect, test } from "bun:test";
 import { Workers } from "../../src/queueing/workers.ts";
+import { PRODUCTION_TIMING } from "./timing.ts";
 
 test("a requested re-run still happens when the item pushed during processing is skipped", async () => {
   const runs: string[] = [];
   let rerun!: () => void;
   const rerunDone = new Promise<void>((r) => (rerun = r));
   let w!: Workers<string>;
-  w = new Workers<string>({
+  w = new Workers<string>({ ...PRODUCTION_TIMING,
     window: 0,
     skip: (_key, item) => item === "stale",
     async process(_key, item) {

@@ -3,6 +3,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { Workers } from "../../src/queueing/workers.ts";
+import { PRODUCTION_TIMING } from "./timing.ts";
 
 function deferred() {
   let resolve!: () => void;
@@ -16,7 +17,7 @@ describe("workers", () => {
     const gate = deferred();
     let running = 0;
     let peak = 0;
-    const w = new Workers<number>({
+    const w = new Workers<number>({ ...PRODUCTION_TIMING,
       window: 0,
       async process(_key, item) {
         running++;
@@ -41,7 +42,7 @@ describe("workers", () => {
     const fiveRunning = deferred();
     let running = 0;
     let peak = 0;
-    const w = new Workers<number>({
+    const w = new Workers<number>({ ...PRODUCTION_TIMING,
       window: 0,
       limit: 5,
       async process() {
@@ -65,7 +66,7 @@ describe("workers", () => {
 
   test("a batch window merges a burst into one run", async () => {
     const seen: number[] = [];
-    const w = new Workers<number>({ window: 30, async process(_k, item) { seen.push(item); } });
+    const w = new Workers<number>({ ...PRODUCTION_TIMING, window: 30, async process(_k, item) { seen.push(item); } });
     for (let i = 0; i < 50; i++) w.push("a", i);
     await w.settled();
     expect(seen).toEqual([49]);
@@ -76,7 +77,7 @@ describe("workers", () => {
     const runs: { item: number; at: number }[] = [];
     let firstRun!: () => void;
     const ranFirst = new Promise<void>((resolve) => (firstRun = resolve));
-    const w = new Workers<number>({ window: 50, async process(_k, item) { runs.push({ item, at: performance.now() }); firstRun(); } });
+    const w = new Workers<number>({ ...PRODUCTION_TIMING, window: 50, async process(_k, item) { runs.push({ item, at: performance.now() }); firstRun(); } });
     const pushed = performance.now();
     w.push("a", 0);
     await ranFirst;
@@ -94,7 +95,7 @@ describe("workers", () => {
     const busy = new Promise<void>((resolve) => (release = resolve));
     let started!: () => void;
     const processing = new Promise<void>((resolve) => (started = resolve));
-    const w = new Workers<number>({
+    const w = new Workers<number>({ ...PRODUCTION_TIMING,
       window: 50,
       skip: (_k, item) => item % 2 === 1, // odd items are "stale echoes"
       async process(_k, item) {
@@ -120,7 +121,7 @@ describe("workers", () => {
       return original(...args);
     }) as typeof setTimeout;
     try {
-      const w = new Workers<number>({ window: 0, idleMs: 0, async process() {} });
+      const w = new Workers<number>({ ...PRODUCTION_TIMING, window: 0, idleMs: 0, async process() {} });
       for (let i = 0; i < 1000; i++) w.push(`k${i}`, i);
       await w.settled();
       expect(timers).toBe(0);
@@ -133,7 +134,7 @@ describe("workers", () => {
   test("process() may ask to run again after a delay with a fresher item; a new push comes first", async () => {
     const seen: string[] = [];
     const done = deferred();
-    const w = new Workers<string>({
+    const w = new Workers<string>({ ...PRODUCTION_TIMING,
       window: 0,
       async process(_k, item) {
         seen.push(item);
@@ -148,7 +149,7 @@ describe("workers", () => {
   });
 
   test("idle workers exit after idleMs; close() aborts the signal of running ones", async () => {
-    const w = new Workers<number>({ window: 0, idleMs: 20, async process() {} });
+    const w = new Workers<number>({ ...PRODUCTION_TIMING, window: 0, idleMs: 20, async process() {} });
     w.push("a", 1);
     await w.settled();
     expect(w.size).toBe(1);
@@ -158,7 +159,7 @@ describe("workers", () => {
 
     let abortedSeen = false;
     const started = deferred();
-    const w2 = new Workers<number>({
+    const w2 = new Workers<number>({ ...PRODUCTION_TIMING,
       window: 0,
       process: (_k, _i, signal) => new Promise<void>((resolve) => {
         started.resolve();
