@@ -13,7 +13,8 @@ import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/reconciler.ts";
-import { layOut, reportStarvedStreams, type LayoutNamespaces, type LayoutPeering, type StreamTimings } from "../streams/index.ts";
+import { readsDeletedBodies } from "../reconciling/options.ts";
+import { layOut, reportStarvedStreams, type LayoutNamespaces, type LayoutPeering, type StreamTimings, type WatchedResource } from "../streams/index.ts";
 import { aborted } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
@@ -78,19 +79,35 @@ interface OneLayout {
 }
 
 function layOutSettings(wiring: StreamWiring, layout: OneLayout): void {
-  const { client, logger, health, toggle, graceMs, registry, sharded, indexes } = wiring;
-  const { settings, scope, reconcilers } = layout;
-  const { configs, metadataOnly } = wiring.resources;
+  const { client, logger, health, toggle, graceMs, sharded, indexes } = wiring;
+  const { settings, scope } = layout;
   layOut({
-    client, logger, health, toggle, scope, graceMs, reconcilers, registry, selectors: configs, metadataOnly, sharded,
+    client, logger, health, toggle, scope, graceMs, sharded,
     ...(indexes ? { indexes } : {}),
     timings: streamTimings(settings.watching),
-    clusterWideAbove: settings.watching.clusterWideAbove,
     namespaces: namespacesOf(settings),
     peering: peeringOf(wiring, layout),
-    observe: (resource) => watchMetrics(health.metrics, resourceName(resource)),
-    activity: heapActivity,
+    resources: watchedResources(wiring, layout.reconcilers),
+    observers: { metrics: (resource) => watchMetrics(health.metrics, resourceName(resource)), activity: heapActivity },
   });
+}
+
+/** Each resource's reconciler, and what its streams select and keep. */
+function watchedResources(wiring: StreamWiring, reconcilers: Map<Resource, Reconciler>): Map<Resource, WatchedResource> {
+  const { configs, metadataOnly } = wiring.resources;
+  const watched = new Map<Resource, WatchedResource>();
+  for (const [resource, reconciler] of reconcilers) {
+    watched.set(resource, {
+      consumer: reconciler,
+      selection: {
+        selectors: configs.get(resource),
+        metadataOnly: metadataOnly.has(resource),
+        // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's body); else identities.
+        keep: readsDeletedBodies(wiring.registry, resource) ? "bodies" : "identity",
+      },
+    });
+  }
+  return watched;
 }
 
 /** The streams' timings from the settings' watching section (seconds there, ms here). */
@@ -117,6 +134,7 @@ function namespacesOf(settings: Settings): LayoutNamespaces {
     clusterWide: allNamespaces || fixed === null && include.length === 0,
     defaulted,
     fixed,
+    clusterWideAbove: settings.watching.clusterWideAbove,
   };
 }
 

@@ -10,9 +10,9 @@
 // starts. It never imports runtime/ or config/ (test/contracts/rooms.ts).
 
 export {
-  layOut, type LayoutOptions, type LayoutNamespaces, type LayoutPeering, type PeeringPlace,
+  layOut, type EventConsumer, type LayoutOptions, type LayoutNamespaces, type LayoutPeering, type PeeringPlace, type WatchedResource,
 } from "./layout.ts";
-export { type Selectors, type StreamObserver, type StreamTimings } from "./resource-stream.ts";
+export { type Selectors, type StreamObserver, type StreamSelection, type StreamTimings } from "./resource-stream.ts";
 export { serveShardStreams, type ShardedLayout, type ShardedStream } from "./shard-streams.ts";
 export { namespacesWatchedApart } from "./coverage.ts";
 export { PermissionsLacking } from "./forbidden.ts";

@@ -13,9 +13,6 @@ import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { PeeringEvents } from "../peering/index.ts";
-import type { Reconciler } from "../reconciling/reconciler.ts";
-import { readsDeletedBodies } from "../reconciling/options.ts";
-import type { Registry } from "../handling/registry.ts";
 import type { Indexes, IndexedStream } from "../handling/indexes.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Logger } from "../util/log.ts";
@@ -25,7 +22,7 @@ import type { WatchEvent } from "../watching/types.ts";
 import { NamespaceCoverage, namespacesWatchedApart, type CoveredPlace } from "./coverage.ts";
 import { followNamespaces } from "./namespaces.ts";
 import type { ShardedLayout, StreamPart } from "./shard-streams.ts";
-import { runResourceStream, type Activity, type Selectors, type StreamObserver, type StreamTimings } from "./resource-stream.ts";
+import { runResourceStream, type Activity, type StreamObserver, type StreamSelection, type StreamTimings } from "./resource-stream.ts";
 
 /** The namespaces one layout serves (runtime/ reads them from the settings). */
 export interface LayoutNamespaces {
@@ -37,6 +34,22 @@ export interface LayoutNamespaces {
   defaulted: boolean;
   /** A fixed list of names; null: globs, followed as namespaces come and go (unless cluster-wide). */
   fixed: readonly string[] | null;
+  /** More served namespaces than this: one cluster-wide watch per resource, routed by namespace (coverage.ts). */
+  clusterWideAbove: number;
+}
+
+/** Where a watched resource's events go (its reconciler). */
+export interface EventConsumer {
+  /** Takes every event; must not block. */
+  accept(event: WatchEvent): void;
+  /** Resolves once every event accepted so far is processed (readiness: the first LIST handled once). */
+  settled(): Promise<void>;
+}
+
+/** One resource a layout watches. */
+export interface WatchedResource {
+  consumer: EventConsumer;
+  selection: StreamSelection;
 }
 
 /** Where one peering runs: in `namespace` (null: the layout's one), under `gate`, for as long as `within` lasts. */
@@ -70,40 +83,34 @@ export interface LayoutOptions {
   scope: TaskScope;
   graceMs: number;
   timings: StreamTimings;
-  /** More served namespaces than this: one cluster-wide watch per resource, routed by namespace (coverage.ts). */
-  clusterWideAbove: number;
   namespaces: LayoutNamespaces;
   peering: LayoutPeering;
-  /** The resources laid out, each with its reconciler. */
-  reconcilers: Map<Resource, Reconciler>;
-  /** The handlers (what the streams keep of known objects depends on them). */
-  registry: Registry;
-  /** kobun.yaml's selectors of the resources that have an entry. */
-  selectors: ReadonlyMap<Resource, Selectors>;
-  /** The resources watched metadata-only. */
-  metadataOnly: ReadonlyMap<Resource, unknown>;
+  /** The resources laid out. */
+  resources: ReadonlyMap<Resource, WatchedResource>;
   /** Sharding on: the owned shards filter the events and shape the watches (shard-streams.ts). */
   sharded?: ShardedLayout | undefined;
   /** The indexes: handlers wait for the first LIST of every stream they are kept from. */
   indexes?: Indexes;
-  /** The metrics of a resource's streams. */
-  observe(resource: Resource): StreamObserver;
-  /** Told of every event a stream delivers. */
-  activity?: Activity;
+  observers: {
+    /** The metrics of a resource's streams. */
+    metrics(resource: Resource): StreamObserver;
+    /** Told of every event a stream delivers. */
+    activity?: Activity;
+  };
 }
 
 type Which = "all" | "namespaced" | "cluster-scoped";
 
 /** Starts the streams (and says where the peerings run) of one layout, in `options.scope`. */
 export function layOut(options: LayoutOptions): void {
-  const { client, logger, health, toggle, scope, graceMs, clusterWideAbove, peering } = options;
+  const { client, logger, health, toggle, scope, graceMs, peering } = options;
   const { maxLineBytes } = options.timings.watcher;
-  const { matches, fixed } = options.namespaces;
+  const { matches, fixed, clusterWideAbove } = options.namespaces;
   // One peering (or none) for the layout; otherwise one per served namespace.
   const onePeering = !peering.perNamespace;
   // Namespaces with a Kopf-style peering object each: their peering watches are covered too.
   const gated = peering.objects !== undefined;
-  const resources = [...options.reconcilers.keys()];
+  const resources = [...options.resources.keys()];
   const namespaced = resources.filter((r) => r.namespaced).length;
   const threshold = namespacesWatchedApart(clusterWideAbove, {
     perNamespace: namespaced + (gated ? 1 : 0), besides: resources.length - namespaced + 2, limit: streamBudget.limit,
@@ -156,7 +163,7 @@ function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
   const { client, timings, health, logger, sharded } = wiring;
   const { matches } = wiring.namespaces;
   const { namespace, within, which, gate = wiring.toggle, discovered = false, routed } = place;
-  for (const [resource, reconciler] of wiring.reconcilers) {
+  for (const [resource, { consumer, selection }] of wiring.resources) {
     if (which === "namespaced" && !resource.namespaced) continue;
     if (which === "cluster-scoped" && resource.namespaced) continue;
     const ns = resource.namespaced ? namespace : null;
@@ -174,22 +181,19 @@ function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
         // Cluster-wide watches still honour exclusions like `!kube-*`.
         const objectNs = "object" in event ? event.object.metadata.namespace : undefined;
         if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
-        reconciler.accept(event);
+        consumer.accept(event);
       };
       return runResourceStream(
         {
-          client, resource, namespace: ns, toggle: gate, timings, health, discovered, config: wiring.selectors.get(resource), metadataOnly: wiring.metadataOnly.has(resource),
-          observer: wiring.observe(resource),
-          ...(wiring.activity ? { activity: wiring.activity } : {}),
-          // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's body); else identities.
-          keep: readsDeletedBodies(wiring.registry, resource) ? "bodies" : "identity",
+          client, resource, namespace: ns, toggle: gate, timings, health, discovered, selection,
+          observers: { metrics: wiring.observers.metrics(resource), ...(wiring.observers.activity ? { activity: wiring.observers.activity } : {}) },
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
           ...(part?.label ? { label: part.label } : {}),
           ...(part && !part.first ? { gatesReadiness: false } : {}),
           ...(hold ? { indexed: part?.paused ? pausingAlso(hold, part.paused) : hold } : {}),
           deliver,
-          processed: () => reconciler.settled(),
+          processed: () => consumer.settled(),
           ...(route || part?.restartSignal ? { restartSignal: restartOn(route?.restartSignal, part?.restartSignal) } : {}),
         },
         s,

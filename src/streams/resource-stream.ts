@@ -33,11 +33,27 @@ export interface Selectors {
   readonly fieldSelector?: string | undefined;
 }
 
+/** What a resource's streams select, and what their watchers keep of known objects. */
+export interface StreamSelection {
+  /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
+  selectors?: Selectors | undefined;
+  /** Receive only the objects' metadata (PartialObjectMetadata). */
+  metadataOnly?: boolean;
+  /** What the watcher keeps of known objects: "identity" when no consumer reads a deleted object's body. */
+  keep?: "bodies" | "identity";
+}
+
 /** A stream's metrics (runtime/ wires them to the registry): the watcher's, and the restarts a freeze makes. */
 export type StreamObserver = WatchObserver & { frozen(): void };
 
 /** What the streams tell the process: a watch event parsed (a sleeping heap pacer looks again). */
 export type Activity = () => void;
+
+/** Who hears of a stream's life: its metrics, and the process of every event; neither when not given. */
+export interface StreamObservers {
+  metrics?: StreamObserver;
+  activity?: Activity;
+}
 
 export interface StreamOptions {
   client: KubeClient;
@@ -55,12 +71,7 @@ export interface StreamOptions {
   processed?(): Promise<void>;
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
-  /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
-  config?: Selectors | undefined;
-  /** Receive only the objects' metadata (PartialObjectMetadata). */
-  metadataOnly?: boolean;
-  /** What the watcher keeps of known objects: "identity" when no consumer reads a deleted object's body. */
-  keep?: "bodies" | "identity";
+  selection?: StreamSelection;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
   /** Names this stream apart from its siblings of the same resource and namespace (one per batch of shards). */
@@ -69,10 +80,7 @@ export interface StreamOptions {
   gatesReadiness?: boolean;
   /** An index is kept from this resource: handlers wait for this stream's first LIST, unless it waits out a freeze. */
   indexed?: IndexedStream;
-  /** The stream's metrics; none when not given. */
-  observer?: StreamObserver;
-  /** Told of every event delivered. */
-  activity?: Activity;
+  observers?: StreamObservers;
 }
 
 const unobserved: StreamObserver = { event() {}, restarted() {}, frozen() {} };
@@ -86,7 +94,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const readiness = options.gatesReadiness === false ? { ready() {} } : health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
   let listed = false;
   let attempts = 0;
-  const metrics = options.observer ?? unobserved;
+  const metrics = options.observers?.metrics ?? unobserved;
   const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options), namespace, logger, observer: metrics });
   const { healthyAfterMs } = timings;
   const forbidden = new ForbiddenRule({ fatalAtOnce: !options.discovered, healthyAfterMs });
@@ -113,7 +121,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
           backoff.reset();
         }
         deliver(event);
-        options.activity?.(); // what a watch delivers is parsed objects: a sleeping heap pacer looks again
+        options.observers?.activity?.(); // what a watch delivers is parsed objects: a sleeping heap pacer looks again
         if (event.type === "relist-done" && !listed) {
           listed = true;
           indexed?.listed();
@@ -135,11 +143,12 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
 
 /** What the stream's LISTs and WATCHes select: kobun.yaml's selectors, the shards, metadata only. */
 function selection(options: StreamOptions): WatcherOptions {
+  const { metadataOnly, keep, selectors } = options.selection ?? {};
   return {
-    ...(options.metadataOnly ? { metadataOnly: true } : {}),
-    ...(options.keep ? { keep: options.keep } : {}),
-    ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
-    ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
+    ...(metadataOnly ? { metadataOnly: true } : {}),
+    ...(keep ? { keep } : {}),
+    ...(selectors?.labelSelector ? { labelSelector: selectors.labelSelector } : {}),
+    ...(selectors?.fieldSelector ? { fieldSelector: selectors.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
   };
 }

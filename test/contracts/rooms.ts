@@ -30,7 +30,8 @@ export const ROOMS: RoomTable = {
   config: ["util"],
   // Which watch streams run (per resource, namespace, shard, selector) and keeping them running
   // (issue 31). It reads no settings and starts no peering: runtime/ hands both in as options.
-  streams: ["kube", "watching", "handling", "reconciling", "sharding", "peering", "observability", "util"],
+  // Of handling/ it takes only the indexes' holds (handlers wait for the first LIST of what they index).
+  streams: ["kube", "watching", "handling", "sharding", "peering", "observability", "util"],
   // Side room: the embedded API server emulator. It is the independent model that kube/ and
   // watching/ are tested against (and itself checked against a real kube-apiserver), so it
   // must not share their code: a bug on the client side would hide on the server side.

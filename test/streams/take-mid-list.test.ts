@@ -65,7 +65,7 @@ async function takeMidList(serverSide: boolean): Promise<{ expected: number; mis
       if ("object" in event && event.type !== "deleted") delivered.add(event.object.metadata.uid!);
     };
     return runResourceStream({
-      client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, keep: "bodies", deliver,
+      client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, selection: { keep: "bodies" }, deliver,
       timings: streamTimings(resolveSettings({ fileData: { watching: { pageSize: 50 } } }).watching),
       ...(part.shardSelector ? { shardSelector: part.shardSelector } : {}),
       ...(part.restartSignal ? { restartSignal: part.restartSignal } : {}),
