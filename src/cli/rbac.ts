@@ -3,7 +3,7 @@
 //   - the served namespaces: handled namespaced resources, their Events, per-namespace peering;
 //   - the cluster: cluster-scoped handled resources, cluster-wide peering, and, when the
 //     operator watches cluster-wide (-A, only exclusions, globs, more fixed namespaces than
-//     watching.clusterWideAbove, or fewer: runtime/coverage.ts), everything above too; with
+//     watching.clusterWideAbove, or fewer: streams/coverage.ts), everything above too; with
 //     globs, list/watch of Namespaces;
 //   - the operator's own namespace: the Lease (lease mode keeps it in $POD_NAMESPACE).
 // A Role cannot name a glob as its namespace, nor grant a cluster-scoped resource, so those

@@ -13,7 +13,7 @@ export const ExitCode = {
   config: 3,
   /** Cannot reach or authenticate to the API server. */
   connect: 4,
-  /** A fatal runtime error: a handled resource is missing, permissions are lacking (403s: forbidden.ts). */
+  /** A fatal runtime error: a handled resource is missing, permissions are lacking (403s: streams/forbidden.ts). */
   fatal: 5,
   /** An on.startup handler failed: the operator did not start. */
   startup: 6,

@@ -13,7 +13,7 @@ export { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 export type { KubeObject } from "../kube/types.ts";
 export { peeringCRDs, peeringResource } from "../peering/resources.ts";
 export { registry };
-export { namespacesWatchedApart } from "./coverage.ts";
+export { namespacesWatchedApart } from "../streams/index.ts";
 
 /** The watch streams a Deployment's process may open: Bun's default slots, as the Deployment sets no BUN_CONFIG_MAX_HTTP_REQUESTS. */
 export const deployedStreamLimit = new StreamBudget(fetchSlots({})).limit;

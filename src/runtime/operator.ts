@@ -21,9 +21,8 @@ import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
 import { connectClient } from "./connecting.ts";
 import { reportLoginRenewals } from "./login-health.ts";
 import { EventPoster } from "../posting/poster.ts";
-import { streamBudget } from "../kube/budget.ts";
-import { reportStarvedStreams } from "./starvation.ts";
-import { serveLayout } from "./layout.ts";
+import { PermissionsLacking } from "../streams/index.ts";
+import { serveLayout } from "./stream-wiring.ts";
 import { FatalError } from "./exits.ts";
 import { startTracing } from "./tracing.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from "./metrics.ts";
@@ -153,14 +152,13 @@ async function operate(
     await (await import("./webhooks.ts")).serveWebhooks({ client, registry: admissions, settings, logger, scope, signal }).catch(async (error) => { await scope.close(0); throw error; });
   }
   poster.start(scope);
-  scope.spawn("watch budget", (s) => reportStarvedStreams(streamBudget, health, logger, s));
-  // Peering records and the lease are given up only after the handlers have finished, so no
-  // other operator starts on objects whose handlers still run here.
-  let handlersFinished!: () => void;
-  const handlersDone = new Promise<void>((resolve) => (handlersFinished = resolve));
+  // Peering leaves only once the handlers have finished: no other operator starts on objects still handled here.
+  const { promise: handlersDone, resolve: handlersFinished } = Promise.withResolvers<void>();
   serveLayout({
-    client, settings, resources, configs, metadataOnly, logger, health, toggle, scope, graceMs, reconcilers, registry, gates, frozen, handlersDone, sharded, indexes,
-    peering: { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) },
+    client, settings, logger, health, toggle, scope, graceMs, registry, sharded, indexes,
+    resources: { reconcilers, configs, metadataOnly },
+    gates: { byNamespace: gates, frozen },
+    peering: { mandatory: options.peeringMandatory ?? false, handlersDone, ...(options.peerId ? { id: options.peerId } : {}) },
   });
   options.onStarted?.({ resources, health, ...(probeUrl ? { probeUrl } : {}) });
   logger.info("operator started", { resources: resources.map(resourceName).join(","), namespaces: describeNamespaces(settings) });
@@ -268,9 +266,11 @@ function operatorScope(signal: AbortSignal, logger: Logger, health: Health): { s
   const { promise: fatalReported, resolve: stopFatally } = Promise.withResolvers<void>();
   const scope = new TaskScope("operator", signal, (name, error, within) => {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof FatalError) {
+    // A 403 that retrying cannot cure (streams/forbidden.ts) ends the operator with exit 5.
+    const ending = error instanceof PermissionsLacking ? new FatalError("fatal", message, { cause: error.cause }) : error;
+    if (ending instanceof FatalError) {
       logger.error("fatal error; stopping", { task: name, error: message });
-      fatal.error ??= error;
+      fatal.error ??= ending;
       return stopFatally();
     }
     logger.error("task failed", { task: name, error: message });

@@ -3,7 +3,7 @@
 // whether its server applies `shardSelector` (then streams watch only the owned ranges), and
 // every event is filtered by the same hash either way, so the behaviour is identical with and
 // without the server's help. A change of the owned shards touches only the shards that changed
-// (shard-streams.ts); a shard given up waits for its cycles (holds).
+// (streams/shard-streams.ts); a shard given up waits for its cycles (holds).
 
 import type { Settings } from "../config/index.ts";
 import type { Indexes } from "../handling/indexes.ts";
@@ -16,18 +16,16 @@ import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Toggle } from "../util/toggle.ts";
 import { shardMetrics } from "./metrics.ts";
-import { serveShardStreams, type OpenStream, type Quiet, type TakeHold } from "./shard-streams.ts";
+import { serveShardStreams, type ShardedLayout } from "../streams/index.ts";
 
 const HOLDER = "sharding";
 /** The freeze of a replica waiting for replicas with another shard count to go: it does not make /readyz fail. */
 const ROLLOUT_HOLDER = "sharding-rollout";
 
-export interface ShardedStreams {
+export interface ShardedStreams extends ShardedLayout {
   sharding: Sharding;
   /** The freezes /readyz counts as ready: waiting for replicas with another shard count to go. */
   standbyHolders: ReadonlySet<string>;
-  /** Lays the streams of `resource` in one namespace over the owned shards (shard-streams.ts), in `within`; `quiet` hears when none runs. */
-  serve(resource: Resource, within: TaskScope, name: string, open: OpenStream, quiet?: Quiet, takeHold?: TakeHold): void;
   /** Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken, so that taking it starts them as at start-up. */
   forgetIn(reconcilers: Iterable<{ forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void }>): void;
 }
@@ -70,8 +68,8 @@ export async function startSharding(
   return {
     sharding,
     standbyHolders: new Set([ROLLOUT_HOLDER]),
-    serve: (resource, within, name, open, quiet, takeHold) =>
-      serveShardStreams({ sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource), within, name }, open, quiet, takeHold),
+    // Lays the streams of a resource in one namespace over the owned shards (streams/shard-streams.ts).
+    serve: ({ resource, ...stream }) => serveShardStreams({ ...stream, sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource) }),
     forgetIn: (reconcilers) =>
       void sharding.onForget((shards) => {
         const which = new Set(shards);
@@ -106,7 +104,7 @@ function shardFreezes(toggle: Toggle, shards: number) {
   };
 }
 
-/** Keeps the indexes to the owned shards (a shard taken holds the handlers until it is listed: layout.ts, shard-streams.ts). */
+/** Keeps the indexes to the owned shards (a shard taken holds the handlers until it is listed: streams/layout.ts, streams/shard-streams.ts). */
 function followInIndexes(sharding: Sharding, indexes: Indexes): void {
   // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
   sharding.onChange(() => indexes.forget((object) => !sharding.owns(object)));

@@ -168,7 +168,7 @@ export class ShardLeases {
     this.reportWaiting(decision.waitingFor);
     if (decision.release.length > 0) await this.handOver(decision.release, decision.waitingFor ? "replicas with a larger shard count hold shards" : "rebalancing: a replica below its share");
     // All at once, and one change for all: the shards taken together start together (one
-    // stream with a fresh LIST of their ranges, runtime/shard-streams.ts), not one by one.
+    // stream with a fresh LIST of their ranges, streams/shard-streams.ts), not one by one.
     const won = await Promise.all(decision.acquire.map((index) => this.acquire(index, signal)));
     const acquired = decision.acquire.filter((_, n) => won[n]);
     if (acquired.length > 0) {

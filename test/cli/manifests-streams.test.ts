@@ -1,6 +1,6 @@
 // `kobun manifests` grants where `kobun run` watches: a fixed list of namespaces that the
 // operator watches cluster-wide, because a watch per namespace and resource would not fit the
-// connection budget (runtime/coverage.ts), needs cluster-wide list/watch, not a Role each.
+// connection budget (streams/coverage.ts), needs cluster-wide list/watch, not a Role each.
 
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { parseAllDocuments } from "yaml";

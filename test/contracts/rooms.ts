@@ -28,6 +28,10 @@ export const ROOMS: RoomTable = {
   admission: ["handling", "kube", "util"],
   peering: ["kube", "watching", "util"],
   config: ["util"],
+  // Which watch streams run (per resource, namespace, shard, selector) and keeping them running
+  // (issue 31). It reads no settings and starts no peering: runtime/ hands both in as options.
+  // Of handling/ it takes only the indexes' holds (handlers wait for the first LIST of what they index).
+  streams: ["kube", "watching", "handling", "sharding", "peering", "observability", "util"],
   // Side room: the embedded API server emulator. It is the independent model that kube/ and
   // watching/ are tested against (and itself checked against a real kube-apiserver), so it
   // must not share their code: a bug on the client side would hide on the server side.
@@ -36,7 +40,7 @@ export const ROOMS: RoomTable = {
   // wires the operator to an embedded sandbox, and cli/ may reach the sandbox only here.
   runtime: [
     "kube", "watching", "queueing", "posting", "observability", "handling", "reconciling",
-    "sharding", "admission", "peering", "config", "sandbox", "util",
+    "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
   ],
   // Side room: the kit handler authors use in their own tests (`kobun/testing`); it runs a
   // whole operator against a sandbox, so it stands beside runtime/ (never imported by it).

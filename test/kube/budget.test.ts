@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { fetchSlots, streamBudget, StreamBudget } from "../../src/kube/budget.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { Health } from "../../src/observability/health.ts";
-import { reportStarvedStreams } from "../../src/runtime/starvation.ts";
+import { reportStarvedStreams } from "../../src/streams/starvation.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { eventually } from "../runtime/helpers.ts";
@@ -41,7 +41,7 @@ test("streams beyond the budget wait, requests still get through, and the wait i
   const health = new Health();
   const sink = memorySink("info");
   const stopReport = new AbortController();
-  const reporting = reportStarvedStreams(streamBudget, health, new Logger(sink), stopReport.signal);
+  const reporting = reportStarvedStreams({ budget: streamBudget, health, logger: new Logger(sink) }, stopReport.signal);
   const extra = 5;
   const count = streamBudget.limit - streamBudget.open + extra;
   const streams = Array.from({ length: count }, () => new AbortController());

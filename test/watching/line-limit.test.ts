@@ -6,7 +6,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { ConfigError, resolveSettings } from "../../src/config/index.ts";
 import { Health } from "../../src/observability/health.ts";
-import { runResourceStream } from "../../src/runtime/streams.ts";
+import { runResourceStream } from "../../src/streams/resource-stream.ts";
+import { streamTimings } from "../../src/runtime/stream-wiring.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 import { LineSplitter, LineTooLongError } from "../../src/watching/lines.ts";
 import { WatchError } from "../../src/watching/errors.ts";
@@ -94,7 +95,7 @@ test("the operator's stream reports an over-long line on /healthz and in the log
   const stop = new AbortController();
   let unhealthyBeforeRestart: string | undefined;
   const running = runResourceStream({
-    client: server.client, resource: configmaps, namespace: "default", toggle: new Toggle(), settings, health, logger,
+    client: server.client, resource: configmaps, namespace: "default", toggle: new Toggle(), timings: streamTimings(settings.watching), health, logger,
     deliver(e) {
       events.push(e);
       // The restart's relist has begun but not finished: what /healthz says meanwhile.

@@ -8,7 +8,7 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { memorySink, Logger } from "../../src/util/log.ts";
-import { eventually } from "./helpers.ts";
+import { eventually } from "../runtime/helpers.ts";
 
 let sandbox: Sandbox;
 beforeAll(async () => (sandbox = await startSandbox()));

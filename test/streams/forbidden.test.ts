@@ -9,12 +9,12 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
-import { FORBIDDEN_LIMIT } from "../../src/runtime/forbidden.ts";
+import { FORBIDDEN_LIMIT } from "../../src/streams/forbidden.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
-import { eventually, startOperator } from "./helpers.ts";
-import { asAdmin, restrictedKubeconfig } from "./restricted.ts";
+import { eventually, startOperator } from "../runtime/helpers.ts";
+import { asAdmin, restrictedKubeconfig } from "../runtime/restricted.ts";
 
 const ADMIN = "admin-token";
 const CONFIGMAPS = [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch", "patch"] }];
@@ -73,7 +73,7 @@ test("an operator that may not follow the namespaces its globs match ends run() 
 test("kobun run exits 5 at once when its service account may not watch a served namespace", async () => {
   await asAdmin(sandbox, ADMIN, "POST", "/api/v1/namespaces", { metadata: { name: "fb-cli" } });
   const kubeconfig = await restrictedKubeconfig(sandbox, ADMIN, "fb-home-2", {});
-  const op = startOperator(["run", "--kubeconfig", kubeconfig, "--standalone", "-n", "fb-cli", join(import.meta.dir, "handlers")]);
+  const op = startOperator(["run", "--kubeconfig", kubeconfig, "--standalone", "-n", "fb-cli", join(import.meta.dir, "../runtime/handlers")]);
   const code = await outcome(op.child.exited, 15_000);
   if (code === "still running") op.child.kill("SIGKILL");
   expect(code).toBe(5);

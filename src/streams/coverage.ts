@@ -54,6 +54,18 @@ export function namespacesWatchedApart(clusterWideAbove: number, streams: Stream
   return Math.max(0, Math.min(clusterWideAbove, Math.floor(room / streams.perNamespace)));
 }
 
+/** Where the coverage serves namespaced resources' streams. */
+export interface CoveredPlace {
+  /** The namespace, or null: cluster-wide. */
+  namespace: string | null;
+  /** The streams run until it ends. */
+  within: TaskScope;
+  /** The toggle the streams wait on; the operator's when not given. */
+  gate?: Toggle;
+  /** A cluster-wide stream serving chosen namespaces: each stream is routed by a `routed(life)` of its own, for as long as `life` lasts. */
+  routed?: (life: AbortSignal) => RoutedStream;
+}
+
 export interface CoverageOptions {
   /** More served namespaces than this: cluster-wide streams (see namespacesWatchedApart). */
   threshold: number;
@@ -67,8 +79,8 @@ export interface CoverageOptions {
   /** Namespaces have peerings (gates) of their own: route by each one's gate. */
   gated: boolean;
   logger: Logger;
-  /** Starts the namespaced resources' streams: in `namespace`, or cluster-wide (null), each routed by a `routed(life)` of its own for as long as `life` lasts. */
-  serve(namespace: string | null, within: TaskScope, gate?: Toggle, routed?: (life: AbortSignal) => RoutedStream): void;
+  /** Starts the namespaced resources' streams of `place`. */
+  serve(place: CoveredPlace): void;
   /** The namespaced peering resource and object name, when namespaces have a peering of their own. */
   peering?: { client: KubeClient; resource: Resource; name: string; maxLineBytes: number };
 }
@@ -117,7 +129,7 @@ export class NamespaceCoverage {
     if (this.wide) this.resumed(namespace);
     else {
       entry.streams = within.child("streams");
-      this.options.serve(namespace, entry.streams, gate);
+      this.options.serve({ namespace, within: entry.streams, gate });
     }
   }
 
@@ -151,12 +163,13 @@ export class NamespaceCoverage {
       ...(threshold < configured ? { wideAbove: threshold, why: "a watch per namespace and resource would not fit the connection budget" } : {}),
     });
     // One per stream, and gone with it: a sharded replica starts a stream per batch of shards taken.
-    serve(null, scope, undefined, (life) => {
+    const routed = (life: AbortSignal): RoutedStream => {
       const relist = new Relist();
       this.relists.add(relist);
       void aborted(life).then(() => this.relists.delete(relist));
       return { accepts: (namespace) => this.accepts(namespace), restartSignal: () => relist.signal(), observe: (event) => relist.observe(event) };
-    });
+    };
+    serve({ namespace: null, within: scope, routed });
     for (const entry of this.served.values()) {
       void entry.streams?.close(0);
       entry.streams = undefined;

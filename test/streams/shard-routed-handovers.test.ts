@@ -8,12 +8,12 @@ import { Registry } from "../../src/handling/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { NamespaceCoverage } from "../../src/runtime/coverage.ts";
+import { NamespaceCoverage } from "../../src/streams/coverage.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { testLogger } from "../peering/helpers.ts";
-import { eventually } from "./helpers.ts";
-import { releaseShardLease, takeShardLease } from "./shard-leases.ts";
+import { eventually } from "../runtime/helpers.ts";
+import { releaseShardLease, takeShardLease } from "../runtime/shard-leases.ts";
 
 const NAMESPACES: Resource = { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: true };
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };

@@ -11,21 +11,37 @@
 
 import type { WatchEvent } from "../watching/types.ts";
 import { WatchError } from "../watching/errors.ts";
-import { FatalError } from "./exits.ts";
+
+/**
+ * A 403 that ends the operator. The streams do not decide how a process ends: runtime/ turns
+ * this into its FatalError (exit 5), with the same message.
+ */
+export class PermissionsLacking extends Error {
+  override readonly name = "PermissionsLacking";
+}
 
 /** Forbidden attempts in a row after which a stream that worked gives up (exit 5). */
 export const FORBIDDEN_LIMIT = 10;
+
+export interface ForbiddenRuleOptions {
+  /** The stream started with the operator, so a 403 before it worked is a deploy error. */
+  fatalAtOnce: boolean;
+  /** How long up after a LIST counts as having worked. */
+  healthyAfterMs: number;
+}
 
 export class ForbiddenRule {
   private worked = false;
   private streak = 0;
   private listedAt: number | undefined;
 
-  /**
-   * `fatalAtOnce`: the stream started with the operator, so a 403 before it worked is a
-   * deploy error. `healthyAfterMs`: how long up after a LIST counts as having worked.
-   */
-  constructor(private readonly fatalAtOnce: boolean, private readonly healthyAfterMs: number) {}
+  private readonly fatalAtOnce: boolean;
+  private readonly healthyAfterMs: number;
+
+  constructor(options: ForbiddenRuleOptions) {
+    this.fatalAtOnce = options.fatalAtOnce;
+    this.healthyAfterMs = options.healthyAfterMs;
+  }
 
   /** Every event the stream delivers. */
   saw(event: WatchEvent): void {
@@ -33,16 +49,16 @@ export class ForbiddenRule {
     else if (event.type === "added" || event.type === "modified" || (event.type === "deleted" && !event.synthetic)) this.working();
   }
 
-  /** An attempt ended with `error`. Throws the FatalError that ends the operator, if it does. */
+  /** An attempt ended with `error`. Throws the PermissionsLacking that ends the operator, if it does. */
   failed(error: unknown): void {
     if (this.listedAt !== undefined && Date.now() - this.listedAt >= this.healthyAfterMs) this.working();
     this.listedAt = undefined;
     if (!(error instanceof WatchError) || error.code !== 403) return;
     if (this.fatalAtOnce && !this.worked) {
-      throw new FatalError("fatal", `permissions lacking at start-up: ${error.message}`, { cause: error });
+      throw new PermissionsLacking(`permissions lacking at start-up: ${error.message}`, { cause: error });
     }
     if (++this.streak >= FORBIDDEN_LIMIT) {
-      throw new FatalError("fatal", `permissions lacking: forbidden ${this.streak} times in a row: ${error.message}`, { cause: error });
+      throw new PermissionsLacking(`permissions lacking: forbidden ${this.streak} times in a row: ${error.message}`, { cause: error });
     }
   }
 

@@ -5,15 +5,20 @@
 import type { StreamBudget } from "../kube/budget.ts";
 import type { Health } from "../observability/health.ts";
 import { aborted } from "../util/abort.ts";
-import { budgetMetrics } from "./metrics.ts";
 import type { Logger } from "../util/log.ts";
 
 export const STARVED_COMPONENT = "watch streams";
 
+export interface StarvationReport {
+  budget: StreamBudget;
+  health: Health;
+  logger: Logger;
+}
+
 /** Runs until `signal` aborts. */
-export async function reportStarvedStreams(budget: StreamBudget, health: Health, logger: Logger, signal: AbortSignal): Promise<void> {
+export async function reportStarvedStreams(options: StarvationReport, signal: AbortSignal): Promise<void> {
+  const { budget, health, logger } = options;
   let starved = false;
-  budgetMetrics(health.metrics, budget);
   // Its problem ends with this task (the operator's life).
   const component = health.component(STARVED_COMPONENT, signal);
   const off = budget.onChange(({ open, waiting, limit }) => {

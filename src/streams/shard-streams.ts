@@ -16,7 +16,7 @@
 //   Their events wait for that LIST; the shards kept go on meanwhile as a relist goes (no-ops).
 
 import type { IndexedStream } from "../handling/indexes.ts";
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/types.ts";
 import { buildShardSelector, mergedRanges, type Sharding, type ShardKey } from "../sharding/index.ts";
 import { aborted } from "../util/abort.ts";
 import type { TaskScope } from "../util/scope.ts";
@@ -57,13 +57,35 @@ export type TakeHold = () => TakenHold | undefined;
 
 interface Batch { shards: Set<number>; controller: AbortController; narrowed: AbortController }
 
+/** The streams of one (resource, namespace) to lay over the owned shards. */
+export interface ShardedStream {
+  resource: Resource;
+  /** They run until it ends. */
+  within: TaskScope;
+  /** The task's name, before each batch's label. */
+  name: string;
+  open: OpenStream;
+  /** Hears when no stream of them runs (no shard owned) and when one runs again. */
+  quiet?: Quiet;
+  takeHold?: TakeHold;
+}
+
+/** How a sharded replica lays a resource's streams over its shards (runtime/ wires it to the Leases). */
+export interface ShardedLayout {
+  serve(stream: ShardedStream): void;
+}
+
+export interface ShardStreamsOptions extends Omit<ShardedStream, "resource"> {
+  sharding: Sharding;
+  key: ShardKey;
+  shards: number;
+  /** The server applies `shardSelector`: a stream per batch of shards taken; else one stream, filtered here. */
+  serverSide: boolean;
+}
+
 /** Lays the streams of one (resource, namespace) over the owned shards until `within` ends. */
-export function serveShardStreams(
-  options: { sharding: Sharding; key: ShardKey; shards: number; serverSide: boolean; within: TaskScope; name: string },
-  open: OpenStream,
-  quiet: Quiet = () => {},
-  takeHold: TakeHold = () => undefined,
-): void {
+export function serveShardStreams(options: ShardStreamsOptions): void {
+  const { open, quiet = () => {}, takeHold = () => undefined } = options;
   // The client-side stream always runs: while no shard is owned it waits out the freeze, which quiets it.
   if (options.serverSide) rangeStreams(options, open, quiet);
   else filteredStream(options, open, takeHold);

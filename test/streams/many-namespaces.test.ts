@@ -11,7 +11,7 @@ import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { freezeManually, resumeManually } from "../../src/peering/index.ts";
 import { installCRDs, testLogger } from "../peering/helpers.ts";
-import { eventually } from "./helpers.ts";
+import { eventually } from "../runtime/helpers.ts";
 
 let sandbox: Sandbox;
 let client: KubeClient;

@@ -10,8 +10,9 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { Health } from "../../src/observability/health.ts";
-import { runResourceStream } from "../../src/runtime/streams.ts";
-import { serveShardStreams, type StreamPart } from "../../src/runtime/shard-streams.ts";
+import { runResourceStream } from "../../src/streams/resource-stream.ts";
+import { streamTimings } from "../../src/runtime/stream-wiring.ts";
+import { serveShardStreams, type StreamPart } from "../../src/streams/shard-streams.ts";
 import { startSandbox } from "../../src/sandbox/index.ts";
 import { objectHash, shardOf, type Sharding } from "../../src/sharding/index.ts";
 import { silentLogger } from "../../src/util/log.ts";
@@ -56,7 +57,7 @@ async function takeMidList(serverSide: boolean): Promise<{ expected: number; mis
   let done = 0;
   const open = (part: StreamPart, signal: AbortSignal) => {
     const deliver = (event: WatchEvent) => {
-      part.saw?.(event); // as runtime/layout.ts's deliver does
+      part.saw?.(event); // as streams/layout.ts's deliver does
       // Mid-LIST, synchronously between two pages, as a lease round can land.
       if (event.type === "listed" && ++listed === 40) take(1);
       if (event.type === "relist-done") done++;
@@ -64,14 +65,14 @@ async function takeMidList(serverSide: boolean): Promise<{ expected: number; mis
       if ("object" in event && event.type !== "deleted") delivered.add(event.object.metadata.uid!);
     };
     return runResourceStream({
-      client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, keep: "bodies", deliver,
-      settings: resolveSettings({ fileData: { watching: { pageSize: 50 } } }),
+      client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, selection: { keep: "bodies" }, deliver,
+      timings: streamTimings(resolveSettings({ fileData: { watching: { pageSize: 50 } } }).watching),
       ...(part.shardSelector ? { shardSelector: part.shardSelector } : {}),
       ...(part.restartSignal ? { restartSignal: part.restartSignal } : {}),
     }, signal);
   };
   try {
-    serveShardStreams({ sharding, key: "uid", shards: SHARDS, serverSide, within: scope, name: "watch" }, open);
+    serveShardStreams({ sharding, key: "uid", shards: SHARDS, serverSide, within: scope, name: "watch", open });
     // Server-side: the first batch's LIST, then the taken shard's own.
     await eventually(() => done >= (serverSide ? 2 : 1), "the LISTs to end", 10_000);
   } finally {

@@ -12,20 +12,55 @@ import { supervise } from "../util/supervise.ts";
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
 import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
-import type { WatchEvent } from "../watching/types.ts";
+import type { WatchEvent, WatchObserver } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
-import type { ResourceSettings, Settings } from "../config/index.ts";
 import type { IndexedStream } from "../handling/indexes.ts";
 import { ForbiddenRule } from "./forbidden.ts";
-import { watchMetrics } from "./metrics.ts";
-import { heapActivity } from "./heap-pacing.ts";
+
+/** How a stream watches and restarts (runtime/ reads them from kobun.yaml's `watching`, given in seconds there). */
+export interface StreamTimings {
+  /** The watcher's own: page size, timeouts, its reconnect backoff, and the longest watch line accepted (bytes). */
+  watcher: Pick<WatcherOptions, "pageSize" | "serverTimeoutSeconds" | "inactivityTimeoutMs" | "backoff"> & { maxLineBytes: number };
+  /** Between failed attempts of the stream. */
+  backoff: { initialMs: number; maxMs: number; factor: number };
+  /** Up this long after a complete LIST, the stream worked: its backoff and its count of 403s start over. */
+  healthyAfterMs: number;
+}
+
+/** kobun.yaml's selectors of one resource: they go with every LIST and WATCH of its streams. */
+export interface Selectors {
+  readonly labelSelector?: string | undefined;
+  readonly fieldSelector?: string | undefined;
+}
+
+/** What a resource's streams select, and what their watchers keep of known objects. */
+export interface StreamSelection {
+  /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
+  selectors?: Selectors | undefined;
+  /** Receive only the objects' metadata (PartialObjectMetadata). */
+  metadataOnly?: boolean;
+  /** What the watcher keeps of known objects: "identity" when no consumer reads a deleted object's body. */
+  keep?: "bodies" | "identity";
+}
+
+/** A stream's metrics (runtime/ wires them to the registry): the watcher's, and the restarts a freeze makes. */
+export type StreamObserver = WatchObserver & { frozen(): void };
+
+/** What the streams tell the process: a watch event parsed (a sleeping heap pacer looks again). */
+export type Activity = () => void;
+
+/** Who hears of a stream's life: its metrics, and the process of every event; neither when not given. */
+export interface StreamObservers {
+  metrics?: StreamObserver;
+  activity?: Activity;
+}
 
 export interface StreamOptions {
   client: KubeClient;
   resource: Resource;
   namespace: string | null;
   toggle: Toggle;
-  settings: Settings;
+  timings: StreamTimings;
   health: Health;
   logger: Logger;
   /** The namespace was found by a glob (its RoleBinding may lag it): a 403 is never fatal at once (forbidden.ts). */
@@ -36,12 +71,7 @@ export interface StreamOptions {
   processed?(): Promise<void>;
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
-  /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
-  config?: ResourceSettings | undefined;
-  /** Receive only the objects' metadata (PartialObjectMetadata). */
-  metadataOnly?: boolean;
-  /** What the watcher keeps of known objects: "identity" when no consumer reads a deleted object's body. */
-  keep?: "bodies" | "identity";
+  selection?: StreamSelection;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
   /** Names this stream apart from its siblings of the same resource and namespace (one per batch of shards). */
@@ -50,10 +80,13 @@ export interface StreamOptions {
   gatesReadiness?: boolean;
   /** An index is kept from this resource: handlers wait for this stream's first LIST, unless it waits out a freeze. */
   indexed?: IndexedStream;
+  observers?: StreamObservers;
 }
 
+const unobserved: StreamObserver = { event() {}, restarted() {}, frozen() {} };
+
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
-  const { client, resource, namespace, toggle, settings, health, logger, deliver } = options;
+  const { client, resource, namespace, toggle, timings, health, logger, deliver } = options;
   const where = `${namespace ?? "(cluster)"}${options.label ? ` (${options.label})` : ""}`;
   // Its problem ends with the stream (a namespace that goes away takes its 403 along).
   const component = health.component(`watch ${resourceName(resource)} in ${where}`, signal);
@@ -61,11 +94,11 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const readiness = options.gatesReadiness === false ? { ready() {} } : health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
   let listed = false;
   let attempts = 0;
-  const metrics = watchMetrics(health.metrics, resourceName(resource));
-  const watcher = new Watcher(client, resource, { ...watcherSettings(settings), ...selection(options), namespace, logger, observer: metrics });
-  const w = settings.watching;
-  const forbidden = new ForbiddenRule(!options.discovered, w.reconnectHealthyAfter * 1000);
-  const backoff = new Backoff({ initial: w.backoff.initial * 1000, max: w.backoff.max * 1000, factor: w.backoff.factor, resetAfter: w.reconnectHealthyAfter * 1000 });
+  const metrics = options.observers?.metrics ?? unobserved;
+  const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options), namespace, logger, observer: metrics });
+  const { healthyAfterMs } = timings;
+  const forbidden = new ForbiddenRule({ fatalAtOnce: !options.discovered, healthyAfterMs });
+  const backoff = new Backoff({ initial: timings.backoff.initialMs, max: timings.backoff.maxMs, factor: timings.backoff.factor, resetAfter: healthyAfterMs });
 
   const { indexed } = options;
   await supervise(
@@ -88,7 +121,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
           backoff.reset();
         }
         deliver(event);
-        heapActivity(); // what a watch delivers is parsed objects: a sleeping heap pacer looks again
+        options.observers?.activity?.(); // what a watch delivers is parsed objects: a sleeping heap pacer looks again
         if (event.type === "relist-done" && !listed) {
           listed = true;
           indexed?.listed();
@@ -110,23 +143,12 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
 
 /** What the stream's LISTs and WATCHes select: kobun.yaml's selectors, the shards, metadata only. */
 function selection(options: StreamOptions): WatcherOptions {
+  const { metadataOnly, keep, selectors } = options.selection ?? {};
   return {
-    ...(options.metadataOnly ? { metadataOnly: true } : {}),
-    ...(options.keep ? { keep: options.keep } : {}),
-    ...(options.config?.labelSelector ? { labelSelector: options.config.labelSelector } : {}),
-    ...(options.config?.fieldSelector ? { fieldSelector: options.config.fieldSelector } : {}),
+    ...(metadataOnly ? { metadataOnly: true } : {}),
+    ...(keep ? { keep } : {}),
+    ...(selectors?.labelSelector ? { labelSelector: selectors.labelSelector } : {}),
+    ...(selectors?.fieldSelector ? { fieldSelector: selectors.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),
-  };
-}
-
-/** The watcher's options from the settings' watching section (seconds there, ms here). */
-function watcherSettings(settings: Settings): WatcherOptions {
-  const w = settings.watching;
-  return {
-    pageSize: w.pageSize,
-    maxLineBytes: w.lineLimit,
-    serverTimeoutSeconds: w.serverTimeout,
-    ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
-    backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
   };
 }

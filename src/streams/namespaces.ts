@@ -46,7 +46,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
   };
   const component = health.component("watch namespaces", scope.signal);
   // Started with the operator: without permission to follow namespaces, it cannot work at all.
-  const forbidden = new ForbiddenRule(true, 60_000);
+  const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: 60_000 });
   // Like every resource stream: a failing watch is reported and restarted, never left dead
   // (new namespaces would silently go unserved).
   await supervise(
