@@ -44,7 +44,8 @@ export interface StreamSelection {
 }
 
 /** A stream's metrics (runtime/ wires them to the registry): the watcher's, and the restarts a freeze makes. */
-export type StreamObserver = WatchObserver & { frozen(): void };
+/** What a stream tells the metrics: the watcher's events and restarts, a freeze, a failure (kobun_watch_failures_total). */
+export type StreamObserver = WatchObserver & { frozen(): void; failed(): void };
 
 /** What the streams tell the process: a watch event parsed (a sleeping heap pacer looks again). */
 export type Activity = () => void;
@@ -83,7 +84,7 @@ export interface StreamOptions {
   observers?: StreamObservers;
 }
 
-const unobserved: StreamObserver = { event() {}, restarted() {}, frozen() {} };
+const unobserved: StreamObserver = { event() {}, restarted() {}, frozen() {}, failed() {} };
 
 export async function runResourceStream(options: StreamOptions, signal: AbortSignal): Promise<void> {
   const { client, resource, namespace, toggle, timings, health, logger, deliver } = options;
