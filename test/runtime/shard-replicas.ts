@@ -19,7 +19,14 @@ export const SHARD_LEASE = { duration: "3s", renewDeadline: "2s", retryPeriod: "
 /** One handler run; `aborted`: its signal aborted (a handover), so its result was not written. */
 export interface Span { replica: string; uid: string; start: number; end?: number; aborted?: boolean }
 
-export interface ShardReplica { id: string; lines: string[]; proxy?: TcpProxy; stop(): Promise<void> }
+export interface ShardReplica {
+  id: string;
+  lines: string[];
+  proxy?: TcpProxy;
+  /** Its /metrics text (empty until it started). */
+  metrics(): string;
+  stop(): Promise<void>;
+}
 
 /** `deaf`: the handler ignores its signal, so only the handover's wait keeps it from overlapping; `limit`: workers.limit; `shards`: default 16; `onStart`: told of each run as it starts. */
 export interface Work { ms: number; deaf?: boolean; limit?: number; shards?: number; onStart?(span: Span): void }
@@ -57,9 +64,11 @@ export async function shardReplica(api: { url: string; kubeconfigPath: string },
     },
     flags: { namespaces: [namespace] },
   });
-  const running = run({ signal: controller.signal, client, registry, logger: new Logger(sink), settings, peerId: id });
+  let exposed: (() => string) | undefined;
+  const running = run({ signal: controller.signal, client, registry, logger: new Logger(sink), settings, peerId: id, onStarted: ({ health }) => (exposed = () => health.metrics.expose()) });
   return {
     id, lines: sink.lines, ...(proxy ? { proxy } : {}),
+    metrics: () => exposed?.() ?? "",
     async stop() {
       controller.abort();
       await running;

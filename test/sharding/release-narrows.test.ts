@@ -42,6 +42,12 @@ function watchedShards(selector: string): number[] {
   return shards;
 }
 
+/** The ADDED events of configmaps a replica's watches received so far. */
+function addedEvents(replica: ShardReplica): number {
+  const line = replica.metrics().split("\n").find((l) => l.startsWith('kobun_watch_events_total{resource="configmaps",type="ADDED"}'));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
 test("after a rebalance, the replica that gave shards up receives only its own shards' events", async () => {
   sandbox = await startSandbox({ shardSelectors: true });
   admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
@@ -71,23 +77,24 @@ test("after a rebalance, the replica that gave shards up receives only its own s
       return streams.some((w) => sameSet(w, first)) && sameSet([...secondCovered], second);
     };
     await eventually(narrowed, "the first replica's stream narrowed to its shards, and the second's streams started", 10_000);
-    const [first, second] = replicas.map((r) => r.proxy!);
-    const before = [first!.bytesReceived, second!.bytesReceived];
+    // Counted as the ADDED watch events each replica received (kobun_watch_events_total): an
+    // object's ADDED reaches its owner, and the first replica too while it still watches every
+    // shard. Bytes through each replica's proxy were counted before, and under load the answers
+    // and echoes of the last writes, still in flight, made that split drift (issue 30, defect 14).
+    const before = replicas.map(addedEvents);
     const objects = await Promise.all(Array.from({ length: 200 }, async (_, i) =>
       (await admin.create(CONFIGMAPS, NS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` } })).metadata.uid!));
     await eventually(() => new Set(completed(spans).map((s) => s.uid)).size >= objects.length, "every object handled", 15_000);
-    const received = [first!.bytesReceived - before[0]!, second!.bytesReceived - before[1]!];
+    const received = replicas.map((r, i) => addedEvents(r) - before[i]!);
     // Expected split: by how many of the objects fall in each replica's shards.
     const mine = objects.filter((uid) => heldBy("n-first").has(shardOf(objectHash({ metadata: { uid } }, "uid"), SHARDS))).length;
-    const expected = mine / (objects.length - mine);
-    const measured = received[0]! / received[1]!;
-    console.log(`bytes received after the rebalance: ${received.join(" / ")}; ${mine} of ${objects.length} objects are the first replica's (expected ratio ${expected.toFixed(2)}, measured ${measured.toFixed(2)})`);
-    // Receiving everything would make the first replica's share ≈ (mine + theirs) / theirs. The bound
-    // is halfway between that and the expected split: the narrowing may land a moment after the
-    // Leases split, so some of the first objects' events still reach the first replica (1.27
-    // against an expected 0.83 and a 1.4× bound in one loaded CI run; everything would be 1.83).
-    const everything = objects.length / (objects.length - mine);
-    expect({ measured: Math.round(measured * 100) / 100, within: measured < (expected + everything) / 2 }).toEqual({ measured: Math.round(measured * 100) / 100, within: true });
+    console.log(`ADDED events received after the rebalance: ${received.join(" / ")}; ${mine} of ${objects.length} objects are the first replica's`);
+    // Each replica got the ADDED of each of its own objects (it handled them all) and, narrowed, of
+    // no other (measured: exactly its own); receiving everything would give the first all 200. The
+    // bound is halfway, so a stray event (a stream restarted under load re-lists its objects) passes.
+    const others = objects.length - mine;
+    expect(received[1]).toBeGreaterThanOrEqual(others);
+    expect({ first: received[0], within: received[0]! >= mine && received[0]! < mine + others / 2 }).toEqual({ first: received[0], within: true });
   } finally {
     await Promise.all(replicas.map((r) => r.stop()));
   }
