@@ -2,7 +2,8 @@
 // (selection.ts), which handlers, run them with retries/timeouts/progress (runner.ts), and plan
 // ONE merged patch per cycle (cycle.ts). Imports kube/, posting/, util/. The per-object loop
 // that feeds it, and the writing of the plans, are reconciling/'s.
-// Must never talk HTTP (not even through kube/'s client), nor watch or queue anything itself.
+// Must never write a plan itself (reconciling/ does), nor watch or queue anything of its own: its one
+// use of kube/'s client is ctx.api (api.ts), the requests a handler makes.
 
 export { on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
 export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
