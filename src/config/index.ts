@@ -1,7 +1,9 @@
 // config/: the kobun.yaml file and `kobun run` flags → one validated, typed, deeply frozen
-// Settings object. Precedence: flags over the file over the schema's defaults. Every bad
-// value gets a precise message naming the file (or flag), the key path, what was expected
-// and what was got. This room never connects to anything and imports only node:* and yaml.
+// Settings object. Precedence: flags over the OTEL_* environment (tracing only) over the file
+// over the schema's defaults. Every bad value gets a precise message naming the file (or flag),
+// the key path, what was expected and what was got.
+// Must never connect to anything, or stop at the first bad value (all are reported together).
+// Imports only util/ (the trace samplers' names), node:* and yaml.
 
 export { ConfigError, UsageError, closestMatch, configIssue, type ConfigIssue } from "./errors.ts";
 export { parseDuration, formatDuration } from "./duration.ts";

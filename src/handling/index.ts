@@ -1,4 +1,4 @@
-// handling/: the public handler API (`on.*`, errors, filters) and the pure engine: which cause
+// handling/: the public handler API (`on.*`, errors, filters) and the engine of one cycle: which cause
 // (selection.ts), which handlers, run them with retries/timeouts/progress (runner.ts), and plan
 // ONE merged patch per cycle (cycle.ts). Imports kube/, posting/, util/. The per-object loop
 // that feeds it, and the writing of the plans, are reconciling/'s.

@@ -3,7 +3,9 @@
 // kubeconfig for it into a fresh temp dir, and exposes faults, stats and direct store reads
 // for tests. ServiceAccount tokens from the TokenRequest API are authorized by RBAC (rbac.ts);
 // the admin token (or, in "open" mode, no token) is system:masters (who may connect: auth.ts).
-// It never reads the machine's kubeconfig or service-account files.
+// Must never read the machine's kubeconfig or service-account files, nor import kube/, watching/
+// or any other room of src/: it is the independent model they are tested against
+// (test/contracts/rooms.ts).
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -7,8 +7,9 @@
 // than the limit → WatchError, holding nothing of it; aborting the signal closes the socket at once.
 //
 // Files: state.ts (pure state machine), lines.ts (NDJSON), stream.ts (one socket,
-// inactivity), inventory.ts (known objects, relist diff), errors.ts (failure policy),
-// watcher.ts (the I/O loop), options.ts, types.ts (event vocabulary, WatchClient).
+// inactivity), inventory.ts (known objects, relist diff) and identity.ts (what it keeps of one
+// without its body), errors.ts (failure policy), pacing.ts (when to try again), watcher.ts (the
+// I/O loop), options.ts, types.ts (event vocabulary, WatchClient).
 //
 // Must never: import anything but kube/ and util/; hold more than one connection per
 // watcher; leave a socket or timer behind after events() ends; end the iteration on a 410.
