@@ -1,7 +1,7 @@
 // Reconciler: one resource's WatchEvents → its objects' handlers.
 // accept(event) → per-object worker (queueing/, keyed by uid, latest wins, batch window,
 // bounded concurrency) → on.event handlers → one cycle (handling/cycle.ts) → one merged patch
-// (handling/patching.ts) → Events (posting/) → a timer for delayed handlers, kept in the worker.
+// (patching.ts, fenced: fence.ts) → Events (posting/) → a timer for delayed handlers, kept in the worker.
 //
 // Layering: reconciling/ is the room above queueing/, watching/ and handling/: the runtime
 // only has to create a reconciler per resource and feed it events; handling/ never sees a queue.
