@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_OPTIONS, bundlePlugins, entrySource, KOBUN_ROOT, parseBuildFlags } from "../../src/cli/build.ts";
+import { BUNDLE_OPTIONS, bundlePlugins, entrySource, KOBUN_ROOT, parseBuildFlags } from "../../src/cli/project/build.ts";
 import { dispatch } from "../../src/cli.ts";
 
 const work = mkdtempSync(join(tmpdir(), "kobun-build-sandbox-"));
@@ -29,7 +29,7 @@ test("kobun build leaves the sandbox and protobufjs out of the binary; --with-sa
   const [without, withIt] = await Promise.all([bundledInputs(false), bundledInputs(true)]);
   expect(sandboxed(without)).toEqual([]);
   expect(sandboxed(withIt).length).toBeGreaterThan(40);
-  expect(without.some((i) => i.endsWith("src/cli/dev.ts"))).toBe(true); // the command is there, to refuse
+  expect(without.some((i) => i.endsWith("src/cli/operator/dev.ts"))).toBe(true); // the command is there, to refuse
 }, 60_000);
 
 test("--with-sandbox is a build flag; without it the entry tells the binary it has no sandbox", () => {

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { dispatch } from "../../src/cli.ts";
-import { installedSpec, relativeSpec } from "../../src/cli/init.ts";
-import { KOBUN_ROOT } from "../../src/cli/build.ts";
+import { installedSpec, relativeSpec } from "../../src/cli/project/init.ts";
+import { KOBUN_ROOT } from "../../src/cli/project/build.ts";
 
 const dirs: string[] = [];
 function tempDir(): string {

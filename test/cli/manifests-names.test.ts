@@ -7,8 +7,8 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { renderManifests } from "../../src/cli/manifests.ts";
-import { webhookObjects } from "../../src/cli/webhooks.ts";
+import { renderManifests } from "../../src/cli/manifests/manifests.ts";
+import { webhookObjects } from "../../src/cli/manifests/webhooks.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/registry.ts";
 

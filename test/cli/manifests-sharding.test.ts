@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { parse, parseAllDocuments } from "yaml";
 import { parseRunFlags, resolveSettings } from "../../src/config/index.ts";
-import { renderManifests } from "../../src/cli/manifests.ts";
+import { renderManifests } from "../../src/cli/manifests/manifests.ts";
 
 function render(args: string[]): any[] {
   const settings = resolveSettings({ flags: parseRunFlags(args).flags });

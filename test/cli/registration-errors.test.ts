@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { build, KOBUN_ROOT } from "../../src/cli/build.ts";
+import { build, KOBUN_ROOT } from "../../src/cli/project/build.ts";
 import { Registry } from "../../src/handling/registry.ts";
 import { RegistrationError } from "../../src/handling/registration.ts";
 

@@ -8,7 +8,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_OPTIONS, entrySource, KOBUN_ROOT } from "../../src/cli/build.ts";
+import { BUNDLE_OPTIONS, entrySource, KOBUN_ROOT } from "../../src/cli/project/build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "kobun-run-imports-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -20,7 +20,7 @@ test("the chunks kobun run loads at start import no node:fs, node:path or node:o
   expect(built.success).toBe(true);
   const outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }> = built.metafile!.outputs;
   const text = new Map<string, string>(await Promise.all(built.outputs.map(async (o) => [`./${o.path.split("/").pop()}`, await o.text()] as [string, string])));
-  const runChunk = Object.entries(outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith("src/cli/run.ts")))?.[0];
+  const runChunk = Object.entries(outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith("src/cli/operator/run.ts")))?.[0];
   expect(runChunk).toBeDefined();
   const loaded = new Set<string>();
   const visit = (chunk: string) => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateCommand, typesFromCRDs } from "../../src/cli/typegen.ts";
+import { generateCommand, typesFromCRDs } from "../../src/cli/project/typegen.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 

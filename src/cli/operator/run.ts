@@ -1,10 +1,15 @@
+// cli/operator/: the commands that run or steer an operator (run, dev, freeze, resume), their
+// signals, and the compiled entry's load-time reporting: what a compiled operator is for.
+// Never imports cli/project/ (tools that need the package and Bun's bundler) nor cli/manifests/:
+// test/contracts/rooms.ts, FORBIDDEN.
+
 // `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
 
-import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../config/index.ts";
-import { run } from "../runtime/operator.ts";
-import { ExitCode } from "../runtime/exits.ts";
-import { loggerFor } from "../runtime/logging.ts";
-import type { Embedded } from "./handlers.ts";
+import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../../config/index.ts";
+import { run } from "../../runtime/operator.ts";
+import { ExitCode } from "../../runtime/exits.ts";
+import { loggerFor } from "../../runtime/logging.ts";
+import type { Embedded } from "../handlers.ts";
 import { stopSignal } from "./signals.ts";
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
@@ -15,7 +20,7 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
   const settings = resolveSettings({ flags, file, fileData, env: process.env });
   if (!embedded.handlersLoaded) {
     // Imported only here: a compiled binary has its handlers built in, and this module's node:fs costs it ≈ 2 MB.
-    const { defaultHandlerPaths, loadHandlers } = await import("./handlers.ts");
+    const { defaultHandlerPaths, loadHandlers } = await import("../handlers.ts");
     await loadHandlers(defaultHandlerPaths(positionals));
   }
   const stop = stopSignal();

@@ -6,9 +6,9 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { UsageError } from "../config/index.ts";
-import { ExitCode } from "../runtime/exits.ts";
-import { readFlags, stringFlag } from "./args.ts";
+import { UsageError } from "../../config/index.ts";
+import { ExitCode } from "../../runtime/exits.ts";
+import { readFlags, stringFlag } from "../args.ts";
 import { KOBUN_ROOT } from "./build.ts";
 
 export const INIT_HELP = `Usage: kobun init DIR [--name NAME] [--kobun SPEC]

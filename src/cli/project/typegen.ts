@@ -5,9 +5,9 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { UsageError } from "../config/index.ts";
-import { readFlags, stringFlag } from "./args.ts";
-import { KubeClient } from "../runtime/manual-freeze.ts";
+import { UsageError } from "../../config/index.ts";
+import { readFlags, stringFlag } from "../args.ts";
+import { KubeClient } from "../../runtime/manual-freeze.ts";
 
 export const GENERATE_HELP = `Usage: kobun generate types (--crd FILE [--crd FILE …] | --from-cluster --kubeconfig FILE [--group GROUP]) [--out FILE]
 Writes TypeScript interfaces for every version of the CRDs (to stdout, or --out): those in the

@@ -1,18 +1,22 @@
+// cli/manifests/: what deploys an operator (`kobun manifests` and the objects it prints), for
+// whoever installs it; a compiled operator prints them too, from its embedded manifests. Never
+// imports cli/project/ nor cli/operator/: test/contracts/rooms.ts, FORBIDDEN.
+
 // `kobun manifests`: everything needed to deploy this operator, derived from its handlers:
 // the CRDs shipped beside the handlers, the peering CRDs, a least-privilege ServiceAccount with
 // its roles and bindings (rbac.ts), the settings its flags cannot say in a ConfigMap (carried.ts),
 // and a Deployment running the binary (deployment.ts).
 
 import { stringify } from "yaml";
-import type { Settings } from "../config/index.ts";
-import { manifestObjects, peeringCRDs, registry, withDefinitions, type KubeObject, type Manifest, type ResourceSelector } from "../runtime/manifests.ts";
-import { parseRunFlags, resolveSettings, resourceNamespaces } from "../config/index.ts";
-import { defaultHandlerPaths, loadHandlers, type Embedded } from "./handlers.ts";
-import { readFlags, stringFlag } from "./args.ts";
+import type { Settings } from "../../config/index.ts";
+import { manifestObjects, peeringCRDs, registry, withDefinitions, type KubeObject, type Manifest, type ResourceSelector } from "../../runtime/manifests.ts";
+import { parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
+import { readFlags, stringFlag } from "../args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
-import { checkResourceKeys, enabledSelectors, enabledWebhooks } from "../runtime/resources.ts";
+import { checkResourceKeys, enabledSelectors, enabledWebhooks } from "../../runtime/resources.ts";
 import { webhookObjects, webhookRules } from "./webhooks.ts";
 
 export interface ManifestOptions {

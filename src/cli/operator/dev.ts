@@ -2,16 +2,16 @@
 // the handlers' CRDs installed and, with --demo, a walk-through of the sample objects.
 // Loaded only for this command, so `kobun run` never loads the sandbox.
 
-import { parseRunFlags, resolveSettings, UsageError } from "../config/index.ts";
-import { run } from "../runtime/operator.ts";
-import { ExitCode } from "../runtime/exits.ts";
-import { applyManifests, KubeClient, runDemo, startSandbox } from "../runtime/dev.ts";
-import { loggerFor } from "../runtime/logging.ts";
-import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "./handlers.ts";
-import { withDefinitions } from "../runtime/manifests.ts";
+import { parseRunFlags, resolveSettings, UsageError } from "../../config/index.ts";
+import { run } from "../../runtime/operator.ts";
+import { ExitCode } from "../../runtime/exits.ts";
+import { applyManifests, KubeClient, runDemo, startSandbox } from "../../runtime/dev.ts";
+import { loggerFor } from "../../runtime/logging.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
+import { withDefinitions } from "../../runtime/manifests.ts";
 import { stopSignal } from "./signals.ts";
 import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
-import type { Settings } from "../config/index.ts";
+import type { Settings } from "../../config/index.ts";
 
 /** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
 function takeDevFlags(argv: string[]): { demo: boolean; once: boolean; watch: boolean; worker?: string; rest: string[] } {

@@ -3,8 +3,8 @@
 // dropped, the runtime's default seccomp profile), with a read-only root filesystem.
 
 import { Document, isMap } from "yaml";
-import { fixedNamespaces, type Settings } from "../config/index.ts";
-import type { KubeObject } from "../runtime/manifests.ts";
+import { fixedNamespaces, type Settings } from "../../config/index.ts";
+import type { KubeObject } from "../../runtime/manifests.ts";
 import { CONFIG_DIR, CONFIG_FILE } from "./carried.ts";
 
 /**

@@ -1,9 +1,9 @@
 // `kobun freeze` and `kobun resume`: a manual peering record for maintenance windows,
 // like `kopf freeze` / `kopf resume`: every operator of lower priority freezes while it lasts.
 
-import { UsageError } from "../config/index.ts";
-import { freezeManually, KubeClient, resumeManually } from "../runtime/manual-freeze.ts";
-import { numberFlag, readFlags, stringFlag } from "./args.ts";
+import { UsageError } from "../../config/index.ts";
+import { freezeManually, KubeClient, resumeManually } from "../../runtime/manual-freeze.ts";
+import { numberFlag, readFlags, stringFlag } from "../args.ts";
 
 const FLAGS = {
   peering: { value: true }, namespace: { short: "n", value: true }, lifetime: { value: true }, priority: { value: true },

@@ -1,3 +1,9 @@
+// cli/project/: the tools for an author's project (init, build, test, generate types). init,
+// build and test need the kobun package and Bun itself (cli.ts refuses them in a compiled
+// operator); generate only reads CRDs, so a compiled operator runs it too. Nothing of
+// cli/operator/ or cli/manifests/ may import them (test/contracts/rooms.ts, FORBIDDEN); the
+// compiled entry names cli/operator/loading.ts by path, not by import.
+
 // `kobun build`: compile the kobun runtime plus every handler module of a project into ONE
 // executable (what build.ts at the repository's root does for kobun's own handlers/).
 //
@@ -11,9 +17,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { tmpdir } from "node:os";
-import { UsageError } from "../config/index.ts";
-import { ExitCode, FatalError } from "../runtime/exits.ts";
-import { readFlags, stringFlag } from "./args.ts";
+import { UsageError } from "../../config/index.ts";
+import { ExitCode, FatalError } from "../../runtime/exits.ts";
+import { readFlags, stringFlag } from "../args.ts";
 
 export const BUILD_HELP = `Usage: kobun build [--handlers DIR] [--outfile PATH] [--target TARGET] [--with-sandbox]
 Compiles the kobun runtime and the handlers (default ./handlers) into one executable
@@ -23,7 +29,7 @@ bun-linux-x64, bun-linux-arm64, bun-linux-x64-musl, bun-darwin-arm64, bun-window
 (without it, \`kobun dev\` runs from the project: npx kobun dev).`;
 
 /** The kobun package (or checkout) this file belongs to: its src/cli.ts goes into the binary. */
-export const KOBUN_ROOT = resolve(import.meta.dir, "../..");
+export const KOBUN_ROOT = resolve(import.meta.dir, "../../..");
 
 // What `bun build --compile --target` accepts: bun-<os>-<arch>[-baseline|-modern][-glibc|-musl].
 const TARGET = /^bun(-(linux|darwin|windows|freebsd))(-(x64|arm64|aarch64))(-(baseline|modern))?(-(glibc|musl))?$/;
@@ -68,7 +74,7 @@ export function findHandlerFiles(dir: string): { modules: string[]; manifests: s
 
 /** The generated entry: handler imports (a failure while loading them reported as the CLI reports failures), embedded manifests, then the CLI. */
 export function entrySource(root: string, modules: string[], manifests: string[], withSandbox = false): string {
-  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`, `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/loading.ts"))};`];
+  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`, `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/operator/loading.ts"))};`];
   modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
   lines.push("handlersLoaded();");
   manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));

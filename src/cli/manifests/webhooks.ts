@@ -8,7 +8,7 @@
 import {
   ADMISSION_GROUP, PLURALS, crdConversion, crdName, crdNamed, parseSelector, registry as defaultRegistry, webhookConfigurations,
   type KubeObject, type Registry, type RuleTarget, type WebhookSpec,
-} from "../runtime/manifests.ts";
+} from "../../runtime/manifests.ts";
 import type { Rule } from "./rbac.ts";
 
 /** The webhooks and conversions to render (renderManifests leaves out those of disabled resources). */

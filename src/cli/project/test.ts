@@ -2,7 +2,7 @@
 // devDependency when started through `npx kobun`), in the current directory. The arguments go
 // to `bun test` unchanged (a file filter, -t NAME, --timeout MS, ...).
 
-import { ExitCode } from "../runtime/exits.ts";
+import { ExitCode } from "../../runtime/exits.ts";
 
 export const TEST_HELP = `Usage: kobun test [bun test arguments]
 Runs "bun test" in the current directory with kobun's Bun: every *.test.ts file, e.g. the

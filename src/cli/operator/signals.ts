@@ -2,7 +2,7 @@
 // stop); a second one exits at once with ExitCode.forced. Only the CLI installs these:
 // `run()` never touches process signals.
 
-import { ExitCode } from "../runtime/exits.ts";
+import { ExitCode } from "../../runtime/exits.ts";
 
 export function stopSignal(onSecond: () => void = () => process.exit(ExitCode.forced)): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();

@@ -2,7 +2,7 @@
 // through a file: everything the Deployment's arguments do not say (lease mode, timings,
 // clusterWideAbove, ...). Rendered into a ConfigMap mounted as the run's `--config`.
 
-import { resolveSettings, resourcesAsYaml, type Settings } from "../config/index.ts";
+import { resolveSettings, resourcesAsYaml, type Settings } from "../../config/index.ts";
 
 /** Where the Deployment mounts the ConfigMap; its key is the file name. */
 export const CONFIG_DIR = "/etc/kobun";

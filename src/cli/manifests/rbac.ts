@@ -9,8 +9,8 @@
 // A Role cannot name a glob as its namespace, nor grant a cluster-scoped resource, so those
 // always go to a ClusterRole.
 
-import { fixedNamespaces, type NamespaceSettings, type Settings } from "../config/index.ts";
-import { crdNamed, deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../runtime/manifests.ts";
+import { fixedNamespaces, type NamespaceSettings, type Settings } from "../../config/index.ts";
+import { crdNamed, deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../../runtime/manifests.ts";
 
 export interface Rule {
   apiGroups: string[];
