@@ -2,9 +2,9 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { env, type Env } from "../peering/helpers.ts";
+import { env, type Env } from "../../peering/helpers.ts";
 
-const repo = join(import.meta.dir, "../..");
+const repo = join(import.meta.dir, "../../..");
 let e: Env;
 beforeAll(async () => (e = await env()));
 afterAll(() => e.stop());

@@ -3,9 +3,9 @@
 
 import { expect, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
-import { renderManifests } from "../../src/cli/manifests/manifests.ts";
-import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { resolveSettings } from "../../../src/config/index.ts";
+import { Registry } from "../../../src/handling/registry.ts";
 
 function rules(registry: Registry): any[] {
   const text = renderManifests({

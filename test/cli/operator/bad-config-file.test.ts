@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const repo = join(import.meta.dir, "../..");
+const repo = join(import.meta.dir, "../../..");
 const dir = mkdtempSync(join(tmpdir(), "kobun-bad-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

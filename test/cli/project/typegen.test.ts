@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { typesFromCRDs } from "../../src/cli/project/typegen.ts";
+import { typesFromCRDs } from "../../../src/cli/project/typegen.ts";
 
-const root = join(import.meta.dir, "..", "..");
+const root = join(import.meta.dir, "..", "..", "..");
 const work = mkdtempSync(join(tmpdir(), "kobun-typegen-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

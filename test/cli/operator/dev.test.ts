@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 
-const repo = join(import.meta.dir, "../..");
+const repo = join(import.meta.dir, "../../..");
 
 test("kobun dev --demo --once: the sample is created, updated and deleted, each step handled", async () => {
   const child = Bun.spawn([process.execPath, join(repo, "src/cli.ts"), "dev", "--demo", "--once"], {

@@ -7,12 +7,12 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { renderManifests } from "../../src/cli/manifests/manifests.ts";
-import { webhookObjects } from "../../src/cli/manifests/webhooks.ts";
-import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { webhookObjects } from "../../../src/cli/manifests/webhooks.ts";
+import { resolveSettings } from "../../../src/config/index.ts";
+import { Registry } from "../../../src/handling/registry.ts";
 
-const CRD_FILE = { name: "kobunexample.crd.yaml", text: readFileSync(new URL("../../handlers/kobunexample.crd.yaml", import.meta.url), "utf8") };
+const CRD_FILE = { name: "kobunexample.crd.yaml", text: readFileSync(new URL("../../../handlers/kobunexample.crd.yaml", import.meta.url), "utf8") };
 
 test("a handler on a CRD's short name, singular or kind is granted on the CRD's plural", () => {
   const registry = new Registry();

@@ -7,8 +7,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_OPTIONS, bundlePlugins, entrySource, KOBUN_ROOT, parseBuildFlags } from "../../src/cli/project/build.ts";
-import { dispatch } from "../../src/cli.ts";
+import { BUNDLE_OPTIONS, bundlePlugins, entrySource, KOBUN_ROOT, parseBuildFlags } from "../../../src/cli/project/build.ts";
+import { dispatch } from "../../../src/cli.ts";
 
 const work = mkdtempSync(join(tmpdir(), "kobun-build-sandbox-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "yaml";
 
-const repo = join(import.meta.dir, "../..");
+const repo = join(import.meta.dir, "../../..");
 
 /** Reads a stream until `done(text so far)` holds; the rest is drained in the background. */
 async function readUntil(stream: ReadableStream<Uint8Array>, done: (text: string) => boolean, timeoutMs: number): Promise<{ text: string; rest: Promise<string> }> {

@@ -4,8 +4,8 @@
 
 import { expect, test } from "bun:test";
 import { parse, parseAllDocuments } from "yaml";
-import { parseRunFlags, resolveSettings } from "../../src/config/index.ts";
-import { renderManifests } from "../../src/cli/manifests/manifests.ts";
+import { parseRunFlags, resolveSettings } from "../../../src/config/index.ts";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 
 function render(args: string[]): any[] {
   const settings = resolveSettings({ flags: parseRunFlags(args).flags });

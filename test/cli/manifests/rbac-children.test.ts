@@ -2,9 +2,9 @@
 // `kobun manifests` grants exactly those, where the handled objects are.
 
 import { expect, test } from "bun:test";
-import { renderManifests } from "../../src/cli/manifests/manifests.ts";
-import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { resolveSettings } from "../../../src/config/index.ts";
+import { Registry } from "../../../src/handling/registry.ts";
 import { parseAllDocuments } from "yaml";
 
 const FULL = ["get", "list", "watch", "create", "update", "patch", "delete"];

@@ -4,8 +4,8 @@
 
 import { expect, test } from "bun:test";
 import { parse, parseAllDocuments } from "yaml";
-import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
-import { renderManifests } from "../../src/cli/manifests/manifests.ts";
+import { ConfigError, parseConfigText, resolveSettings } from "../../../src/config/index.ts";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 
 const selectors = ["v1/configmaps", "v1/secrets"];
 

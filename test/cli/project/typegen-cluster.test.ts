@@ -5,9 +5,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateCommand, typesFromCRDs } from "../../src/cli/project/typegen.ts";
-import { KubeClient } from "../../src/kube/client.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { generateCommand, typesFromCRDs } from "../../../src/cli/project/typegen.ts";
+import { KubeClient } from "../../../src/kube/client.ts";
+import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
 
 const crdResource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
 const gadgets = {

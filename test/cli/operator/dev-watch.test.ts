@@ -7,12 +7,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { KubeClient } from "../../src/kube/client.ts";
-import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { awaitObject } from "../../src/testing/until.ts";
-import { Logger, memorySink } from "../../src/util/log.ts";
+import { KubeClient } from "../../../src/kube/client.ts";
+import type { KubeObject, Resource } from "../../../src/kube/types.ts";
+import { awaitObject } from "../../../src/testing/until.ts";
+import { Logger, memorySink } from "../../../src/util/log.ts";
 
-const repo = join(import.meta.dir, "../..");
+const repo = join(import.meta.dir, "../../..");
 const configmaps: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 const logger = new Logger(memorySink("error"));
 

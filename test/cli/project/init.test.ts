@@ -5,9 +5,9 @@ import { afterEach, expect, spyOn, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { dispatch } from "../../src/cli.ts";
-import { installedSpec, relativeSpec } from "../../src/cli/project/init.ts";
-import { KOBUN_ROOT } from "../../src/cli/project/build.ts";
+import { dispatch } from "../../../src/cli.ts";
+import { installedSpec, relativeSpec } from "../../../src/cli/project/init.ts";
+import { KOBUN_ROOT } from "../../../src/cli/project/build.ts";
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -8,7 +8,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_OPTIONS, entrySource, KOBUN_ROOT } from "../../src/cli/project/build.ts";
+import { BUNDLE_OPTIONS, entrySource, KOBUN_ROOT } from "../../../src/cli/project/build.ts";
 
 const work = mkdtempSync(join(tmpdir(), "kobun-run-imports-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -4,8 +4,8 @@
 
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
-import { parseRunFlags, resolveSettings } from "../../src/config/index.ts";
-import { renderManifests } from "../../src/cli/manifests/manifests.ts";
+import { parseRunFlags, resolveSettings } from "../../../src/config/index.ts";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 
 function rbacKinds(selectors: string[], args: string[]): string[] {
   const settings = resolveSettings({ flags: parseRunFlags(args).flags });

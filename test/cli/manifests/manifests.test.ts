@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
-import { parseRunFlags, resolveSettings } from "../../src/config/index.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { parseRunFlags, resolveSettings } from "../../../src/config/index.ts";
+import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
 
-const repo = join(import.meta.dir, "../..");
+const repo = join(import.meta.dir, "../../..");
 let sandbox: Sandbox;
 beforeAll(async () => (sandbox = await startSandbox()));
 afterAll(() => sandbox.stop());
