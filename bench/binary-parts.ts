@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUNDLE_OPTIONS, bundlePlugins, entrySource, findHandlerFiles, KOBUN_ROOT } from "../src/cli/build.ts";
+import { BUNDLE_OPTIONS, bundlePlugins, entrySource, findHandlerFiles, KOBUN_ROOT } from "../src/cli/project/build.ts";
 import { round } from "./common.ts";
 
 /** The libraries in the binary, by the specifiers src/ imports them with. */

@@ -145,7 +145,7 @@ function summary(readings: Record<string, Reading[]>, top: number): Record<strin
   return { rounds, figures, overHello: over, mappingsMiB: perMapping, executableSectionsMiB: perSection };
 }
 
-/** `source` compiled with build.ts's options (src/cli/build.ts) into the work directory. */
+/** `source` compiled with build.ts's options (src/cli/project/build.ts) into the work directory. */
 async function compiled(name: string, source: string): Promise<string> {
   const entry = join(work, `${name}.ts`);
   await Bun.write(entry, source);

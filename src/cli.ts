@@ -1,6 +1,12 @@
 // The `kobun` command line: argument dispatch for run, dev, freeze, resume, manifests, init, build, test,
 // version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
 // It installs the signal handlers; the runtime below it never does.
+//
+// The commands live in cli/ by audience: cli/operator/ (run, dev, freeze, resume: what a
+// compiled operator is for), cli/manifests/ (what deploys it), cli/project/ (init, build, test,
+// generate: tools for the author's project). Files directly in cli/ are shared by them: args.ts
+// (one flag grammar for every command) and handlers.ts (loading the handlers, or taking those
+// a binary carries). The audiences never import each other (test/contracts/rooms.ts, FORBIDDEN).
 
 // Each command's module is imported when that command runs: `kobun run` must not pay at
 // start-up for the sandbox, the YAML printer or the peering tools.
@@ -46,19 +52,19 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
     switch (command) {
       case "run":
         if (wantsHelp) return help(runFlagsHelp());
-        return await (await import("./cli/run.ts")).runCommand(rest, embedded);
+        return await (await import("./cli/operator/run.ts")).runCommand(rest, embedded);
       case "dev":
         // dev runs against its own sandbox: no --kubeconfig or --context (dev.ts refuses them).
         if (wantsHelp) return help(runFlagsHelp("kobun dev [--demo] [--once] [--watch] [flags] [handler files...]", ["kubeconfig", "context"]));
         if (embedded.sandbox === false) throw new UsageError("this operator was built without the sandbox: run kobun dev from the project (npx kobun dev), or build with kobun build --with-sandbox", command);
-        return await (await import("./cli/dev.ts")).devCommand(rest, embedded);
+        return await (await import("./cli/operator/dev.ts")).devCommand(rest, embedded);
       case "freeze":
       case "resume":
-        if (wantsHelp) return help((await import("./cli/peering.ts")).peeringHelp);
-        return await (await import("./cli/peering.ts")).peeringCommand(command, rest);
+        if (wantsHelp) return help((await import("./cli/operator/peering.ts")).peeringHelp);
+        return await (await import("./cli/operator/peering.ts")).peeringCommand(command, rest);
       case "manifests":
         if (wantsHelp) return help(MANIFESTS_HELP);
-        return await (await import("./cli/manifests.ts")).manifestsCommand(rest, embedded);
+        return await (await import("./cli/manifests/manifests.ts")).manifestsCommand(rest, embedded);
       case "init":
       case "build":
       case "test":
@@ -66,8 +72,8 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
         if (embedded.handlersLoaded) throw new UsageError(`kobun ${command} runs from the kobun package (npx kobun ${command}), not from a compiled operator`, command);
         return await projectCommand(command, rest, wantsHelp);
       case "generate":
-        if (wantsHelp) return help((await import("./cli/typegen.ts")).GENERATE_HELP);
-        return await (await import("./cli/typegen.ts")).generateCommand(rest);
+        if (wantsHelp) return help((await import("./cli/project/typegen.ts")).GENERATE_HELP);
+        return await (await import("./cli/project/typegen.ts")).generateCommand(rest);
       case "version":
       case "--version":
         console.log(`kobun ${packageJson.version} (bun ${Bun.version})`);
@@ -86,14 +92,14 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
 
 async function projectCommand(command: "init" | "build" | "test", rest: string[], wantsHelp: boolean): Promise<number> {
   if (command === "build") {
-    const { BUILD_HELP, buildCommand } = await import("./cli/build.ts");
+    const { BUILD_HELP, buildCommand } = await import("./cli/project/build.ts");
     return wantsHelp ? help(BUILD_HELP) : await buildCommand(rest);
   }
   if (command === "init") {
-    const { INIT_HELP, initCommand } = await import("./cli/init.ts");
+    const { INIT_HELP, initCommand } = await import("./cli/project/init.ts");
     return wantsHelp ? help(INIT_HELP) : await initCommand(rest);
   }
-  const { TEST_HELP, testCommand } = await import("./cli/test.ts");
+  const { TEST_HELP, testCommand } = await import("./cli/project/test.ts");
   return wantsHelp && rest.length === 1 ? help(TEST_HELP) : await testCommand(rest);
 }
 

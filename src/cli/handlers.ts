@@ -1,5 +1,5 @@
 // Loading the operator author's handler modules and manifests when kobun runs from source
-// (`bun src/cli.ts run handlers/`). A compiled binary has them built in by build.ts instead.
+// (`bun src/cli.ts run handlers/`). A compiled binary has them built in by project/build.ts instead.
 
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";

@@ -1,7 +1,7 @@
 // What goes wrong while handler modules register, said as kobun says a bad configuration: one
 // line naming the registration and the fix, exit code 3 (README "Exit codes"), never a stack
 // trace. Every `on.*` call turns what it throws into a RegistrationError; a compiled operator
-// imports its handler modules before its CLI runs, so cli/loading.ts reports one thrown then.
+// imports its handler modules before its CLI runs, so cli/operator/loading.ts reports one thrown then.
 // And the webhook id a function's name gives: a Kopf-style name (`validate_size`) is a fine
 // handler id, but a webhook's id names it in DNS, so it is made a DNS label (`validate-size`).
 

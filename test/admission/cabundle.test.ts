@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { issueCertificates } from "../../src/admission/index.ts";
-import { webhookObjects } from "../../src/cli/webhooks.ts";
+import { webhookObjects } from "../../src/cli/manifests/webhooks.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/handling/registry.ts";
 import { run } from "../../src/runtime/operator.ts";

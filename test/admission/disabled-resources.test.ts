@@ -4,7 +4,7 @@
 
 import { afterAll, expect, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
-import { renderManifests } from "../../src/cli/manifests.ts";
+import { renderManifests } from "../../src/cli/manifests/manifests.ts";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { AdmissionError } from "../../src/handling/webhooks.ts";
 import { Registry, registry as globalRegistry } from "../../src/handling/registry.ts";

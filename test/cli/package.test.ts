@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { KOBUN_ROOT } from "../../src/cli/build.ts";
+import { KOBUN_ROOT } from "../../src/cli/project/build.ts";
 
 const pkg = JSON.parse(readFileSync(join(KOBUN_ROOT, "package.json"), "utf8"));
 

@@ -184,6 +184,39 @@ export function checkImports(root: string, table: RoomTable, known: readonly Kno
   return { violations, stale };
 }
 
+/**
+ * A forbidden contract, as Kopf's import-linter writes them, inside a room: files whose path
+ * starts with `from` never import a file whose path starts with one of `forbidden` (root-relative;
+ * a folder ends with `/`). Direct imports only: a shared file they import has its own contract.
+ */
+export interface ForbiddenImports {
+  from: string;
+  forbidden: readonly string[];
+  why: string;
+}
+
+/** Every import a forbidden contract keeps out; and every contract path that names no file (so a rename cannot empty a contract). */
+export function checkForbidden(root: string, contracts: readonly ForbiddenImports[], aliases: Record<string, string> = {}): string[] {
+  const files = sourceFiles(root);
+  const violations: string[] = [];
+  for (const path of new Set(contracts.flatMap((c) => [c.from, ...c.forbidden]))) {
+    if (!files.some((file) => file.startsWith(path))) violations.push(`${path} names no file: fix the contract`);
+  }
+  for (const file of files) {
+    const rules = contracts.filter((c) => file.startsWith(c.from));
+    if (rules.length === 0) continue;
+    for (const site of scanImports(file, readFileSync(join(root, file), "utf8"))) {
+      const path = targetRoom(site, aliases)?.path;
+      if (path === undefined) continue;
+      for (const rule of rules) {
+        const hit = rule.forbidden.find((prefix) => path.startsWith(prefix));
+        if (hit) violations.push(`${file}:${site.line}: ${rule.from} may not import ${hit} (${JSON.stringify(site.specifier)}): ${rule.why}`);
+      }
+    }
+  }
+  return violations;
+}
+
 /** Rooms that reach themselves through the table: arrows must point one way only. */
 export function tableCycles(table: RoomTable): string[] {
   const cycles: string[] = [];

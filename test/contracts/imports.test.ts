@@ -5,8 +5,8 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tree as tempTree } from "./fixtures.ts";
-import { checkImports, scanImports, sourceFiles, tableCycles, type RoomTable } from "./import-graph.ts";
-import { ALIASES, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
+import { checkForbidden, checkImports, scanImports, sourceFiles, tableCycles, type RoomTable } from "./import-graph.ts";
+import { ALIASES, FORBIDDEN, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
 
 const SRC = join(import.meta.dir, "../../src");
 
@@ -19,6 +19,10 @@ test("every import in src/ follows the room table", () => {
 
 test("every known violation still exists, so the allowlist only shrinks", () => {
   expect(checkImports(SRC, ROOMS, KNOWN_VIOLATIONS, ALIASES).stale).toEqual([]);
+}, WHOLE_TREE_MS);
+
+test("the cli's audiences (operator, manifests, project) never import each other", () => {
+  expect(checkForbidden(SRC, FORBIDDEN, ALIASES)).toEqual([]);
 }, WHOLE_TREE_MS);
 
 test("the room table points one way: no room reaches itself, every named room is defined", () => {
@@ -110,4 +114,21 @@ test("a bare specifier that points back into the tree (kobun) is resolved to its
 
 test("a cycle in a room table is found", () => {
   expect(tableCycles({ a: ["b"], b: ["c"], c: ["a"] })).toContain("a → b → c → a");
+});
+
+test("a forbidden import is named with its file, line and why; shared files pass; a contract naming no file fails", () => {
+  const root = tree({
+    "cli.ts": `import("./cli/project/build.ts");\n`,
+    "cli/args.ts": `export const a = 1;\n`,
+    "cli/operator/run.ts": `import { a } from "../args.ts";\nimport type { B } from "../project/build.ts";\n`,
+    "cli/project/build.ts": `import { a } from "../args.ts";\n`,
+  });
+  const contracts = [
+    { from: "cli/operator/", forbidden: ["cli/project/"], why: "the binary's commands" },
+    { from: "cli/manifests/", forbidden: ["cli/project/"], why: "renamed away" },
+  ];
+  expect(checkForbidden(root, contracts)).toEqual([
+    "cli/manifests/ names no file: fix the contract",
+    `cli/operator/run.ts:2: cli/operator/ may not import cli/project/ ("../project/build.ts"): the binary's commands`,
+  ]);
 });

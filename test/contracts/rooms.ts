@@ -5,7 +5,7 @@
 // type names the room it comes from, and a type-only arrow up the table is the same
 // tangle at compile time (it is how the per-object loop, once in handling/, came to depend on config/).
 
-import type { KnownViolation, RoomTable } from "./import-graph.ts";
+import type { ForbiddenImports, KnownViolation, RoomTable } from "./import-graph.ts";
 
 export const ROOMS: RoomTable = {
   // The floor: the task scope, the toggle, abortable waits, backoff, the logger.
@@ -46,10 +46,33 @@ export const ROOMS: RoomTable = {
   // whole operator against a sandbox, so it stands beside runtime/ (never imported by it).
   testing: ["runtime", "sandbox", "handling", "config", "kube", "util"],
   // src/cli.ts and src/cli/: argument parsing and the subcommands; the work is runtime's.
+  // Its sub-folders (operator/, manifests/, project/) keep apart by FORBIDDEN below.
   cli: ["runtime", "config"],
   // src/index.ts: the public API (`import { on } from "kobun"`).
   index: ["handling", "runtime"],
 };
+
+/**
+ * Inside the cli room, its three audiences never import each other; what they share sits
+ * directly in cli/ (args.ts: one flag grammar; handlers.ts: the handlers, loaded or carried).
+ */
+export const FORBIDDEN: readonly ForbiddenImports[] = [
+  {
+    from: "cli/operator/",
+    forbidden: ["cli/project/", "cli/manifests/"],
+    why: "a compiled operator runs these commands: the tools that need the package and Bun's bundler, and the YAML printer, stay out of them",
+  },
+  {
+    from: "cli/manifests/",
+    forbidden: ["cli/project/", "cli/operator/"],
+    why: "the manifests are rendered from the settings and the handlers (by a compiled operator too), never by running the operator or the project tools",
+  },
+  {
+    from: "cli/project/",
+    forbidden: ["cli/operator/", "cli/manifests/"],
+    why: "the project tools write, build and test a project; the entry build.ts generates names cli/operator/loading.ts by path, for the bundler, not by import",
+  },
+];
 
 /**
  * Imports that break the table today and go away with a named later step. The test fails

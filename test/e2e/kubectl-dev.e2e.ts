@@ -35,7 +35,7 @@ describe.each(selectedTargets())("kobun dev and kubectl (%s)", (targetName) => {
     const commands = readmeCommands();
     expect(commands).toHaveLength(3);
     // As `npm start` runs it, from the sources: a compiled operator carries no sandbox unless
-    // built with --with-sandbox (the binary's refusal is test/cli/build-sandbox.test.ts's).
+    // built with --with-sandbox (the binary's refusal is test/cli/project/build-sandbox.test.ts's).
     dev = new Operator("dev", process.execPath, [join(ROOT, "src/cli.ts"), "dev", "--demo", join(ROOT, "handlers")]);
     const banner = await dev.waitForLog(/kubectl --kubeconfig (\S+) get all -A/, 30_000);
     const kubeconfig = /kubectl --kubeconfig (\S+) get all -A/.exec(banner)![1]!;

@@ -1,0 +1,107 @@
+// cli/manifests/: what deploys an operator (`kobun manifests` and the objects it prints), for
+// whoever installs it; a compiled operator prints them too, from its embedded manifests. Never
+// imports cli/project/ nor cli/operator/: test/contracts/rooms.ts, FORBIDDEN.
+
+// `kobun manifests`: everything needed to deploy this operator, derived from its handlers:
+// the CRDs shipped beside the handlers, the peering CRDs, a least-privilege ServiceAccount with
+// its roles and bindings (rbac.ts), the settings its flags cannot say in a ConfigMap (carried.ts),
+// and a Deployment running the binary (deployment.ts).
+
+import { stringify } from "yaml";
+import type { Settings } from "../../config/index.ts";
+import { manifestObjects, peeringCRDs, registry, withDefinitions, type KubeObject, type Manifest, type ResourceSelector } from "../../runtime/manifests.ts";
+import { parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
+import { readFlags, stringFlag } from "../args.ts";
+import { carriedSettings, CONFIG_FILE } from "./carried.ts";
+import { renderDeployment } from "./deployment.ts";
+import { rbacObjects, rbacRules } from "./rbac.ts";
+import { checkResourceKeys, enabledSelectors, enabledWebhooks } from "../../runtime/resources.ts";
+import { webhookObjects, webhookRules } from "./webhooks.ts";
+
+export interface ManifestOptions {
+  name: string;
+  namespace: string;
+  image: string;
+  settings: Settings;
+  selectors: ResourceSelector[];
+  /** The handlers' declared children (registry.children()). */
+  children?: ResourceSelector[];
+  /** Selector text → the alias handler modules gave it (registry.aliases.all()). */
+  aliases?: ReadonlyMap<string, string>;
+  /** The resources only indexes read (registry.watchedOnly()). */
+  watched?: ResourceSelector[];
+  manifests: Manifest[];
+}
+
+export function renderManifests(options: ManifestOptions): string {
+  const { name, namespace, image, settings } = options;
+  const crds = handlerCRDs(options.manifests);
+  // kobun.yaml's resources: a key no handler registers is an error here too; disabled resources get no grants.
+  checkResourceKeys(settings, options.selectors, options.aliases);
+  const enabled = enabledSelectors(settings, options.selectors, options.aliases);
+  const selectors = enabled.map(({ selector }) => selector);
+  // Resources with namespaces of their own are granted there (rbac.ts).
+  const apart = new Map(enabled.flatMap(({ selector, config }) => (config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : [])));
+  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...(options.watched ? { watched: options.watched } : {}) });
+  // Before the CRDs are printed: it sets the conversion of those with an on.convert.
+  // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
+  const admissions = { webhooks: enabledWebhooks(settings, registry.webhooks, options.aliases), conversions: registry.conversions };
+  const webhooks = webhookObjects(name, namespace, crds, admissions);
+  rules.cluster.push(...webhookRules(name, admissions));
+  const docs: KubeObject[] = [
+    ...crds,
+    ...(settings.peering.standalone || settings.peering.mode === "lease" ? [] : peeringCRDs(settings.peering.group)),
+    ...rbacObjects(name, namespace, settings, rules),
+    ...webhooks,
+  ];
+  // Sharded replicas hand shards over when a Pod goes: evict them one at a time.
+  if (settings.sharding.enabled) {
+    docs.push({ apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: name } } } });
+  }
+  const carried = carriedSettings(settings);
+  if (carried) docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { [CONFIG_FILE]: stringify(carried) } });
+  return selectorNotes(settings) + [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0 })].join("---\n");
+}
+
+/** RBAC cannot grant by label or field: say which resources the operator narrows by selectors that the roles do not. */
+function selectorNotes(settings: Settings): string {
+  const notes = Object.values(settings.resources)
+    .filter((entry) => entry.enabled && (entry.labelSelector || entry.fieldSelector))
+    .map((entry) => `#   ${entry.key}: ${[entry.labelSelector && `labelSelector ${entry.labelSelector}`, entry.fieldSelector && `fieldSelector ${entry.fieldSelector}`].filter(Boolean).join(", ")}`);
+  if (notes.length === 0) return "";
+  return ["# kobun.yaml's resources: the operator lists and watches these only through selectors, which RBAC cannot express:", "# the roles below grant every object of them.", ...notes, ""].join("\n");
+}
+
+function handlerCRDs(manifests: Manifest[]): KubeObject[] {
+  return manifestObjects(manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition");
+}
+
+export async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
+  const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), { name: { value: true }, image: { value: true }, "operator-namespace": { value: true } });
+  const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
+  const settings = resolveSettings({ flags, cwd: process.cwd() });
+  const manifests = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
+  const name = stringFlag(own.values, "name") ?? "kobun-operator";
+  process.stdout.write(
+    renderManifests({
+      name,
+      namespace: stringFlag(own.values, "operator-namespace") ?? "default",
+      image: stringFlag(own.values, "image") ?? `${name}:latest`,
+      settings,
+      selectors: registry.selectors(),
+      aliases: registry.aliases.all(),
+      watched: registry.watchedOnly(),
+      children: registry.children(),
+      manifests,
+    }),
+  );
+  return 0;
+}
+
+/** `--name`, `--image`, `--operator-namespace` (and their values) belong to manifests, not to run flags. */
+function isOwnManifestFlag(argv: string[], index: number): boolean {
+  const own = (arg: string | undefined) => arg !== undefined && /^--(name|image|operator-namespace)(=|$)/.test(arg);
+  const arg = argv[index];
+  return own(arg) || (own(argv[index - 1]) && !argv[index - 1]!.includes("=") && !arg!.startsWith("-"));
+}

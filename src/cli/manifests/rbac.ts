@@ -1,0 +1,176 @@
+// The RBAC that `kobun manifests` emits: exactly what `kobun run` with the same settings
+// requests, granted where it requests it. Three places:
+//   - the served namespaces: handled namespaced resources, their Events, per-namespace peering;
+//   - the cluster: cluster-scoped handled resources, cluster-wide peering, and, when the
+//     operator watches cluster-wide (-A, only exclusions, globs, more fixed namespaces than
+//     watching.clusterWideAbove, or fewer: streams/coverage.ts), everything above too; with
+//     globs, list/watch of Namespaces;
+//   - the operator's own namespace: the Lease (lease mode keeps it in $POD_NAMESPACE).
+// A Role cannot name a glob as its namespace, nor grant a cluster-scoped resource, so those
+// always go to a ClusterRole.
+
+import { fixedNamespaces, type NamespaceSettings, type Settings } from "../../config/index.ts";
+import { crdNamed, deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../../runtime/manifests.ts";
+
+export interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  /** Only these objects (the operator's own webhook configurations and CRDs). */
+  resourceNames?: string[];
+}
+
+export interface RbacRules {
+  /** Granted in every served namespace (a Role each), or cluster-wide when they are not a fixed list. */
+  namespaced: Rule[];
+  /** Granted cluster-wide (a ClusterRole) in every case. */
+  cluster: Rule[];
+  /** Granted in the operator's own namespace only. */
+  own: Rule[];
+  /** Handled resources by scope: how many watch streams the operator opens (roleNamespaces). */
+  resources: { namespaced: number; clusterScoped: number };
+  /** Resources with namespaces of their own (kobun.yaml): granted there, not in the global ones. */
+  apart: { namespaces: NamespaceSettings; rules: Rule[] }[];
+}
+
+export interface RbacInput {
+  settings: Settings;
+  selectors: ResourceSelector[];
+  /** The CRDs shipped beside the handlers: they tell a resource's group and scope. */
+  crds: KubeObject[];
+  /** The resources handlers declared as children (`{ children: [...] }`): full access, where the handled objects are. */
+  children?: ResourceSelector[];
+  /** Of `selectors`, those only indexes read (`on.index`): get/list/watch, never patch. */
+  watched?: ResourceSelector[];
+  /** Of `selectors`, those kobun.yaml gives namespaces of their own (config's resourceNamespaces). */
+  apart?: Map<ResourceSelector, NamespaceSettings>;
+}
+
+const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
+const FOLLOW_NAMESPACES: Rule = { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] };
+
+/** The group and plural RBAC names a selector's resource by (a CRD's other names are turned into its plural), and its scope. */
+function grantedName(crds: KubeObject[], selector: ResourceSelector): { group: string; plural: string; clusterScoped: boolean } {
+  const wanted = parseSelector(selector);
+  const crd = crdNamed(crds, selector);
+  const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
+  // Built-in resources without a CRD here are taken as namespaced (most are).
+  return { group, plural: crd?.spec?.names?.plural ?? wanted.name, clusterScoped: crd?.spec?.scope === "Cluster" };
+}
+
+/** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
+export function rbacRules({ settings, selectors, crds, children = [], watched = [], apart = new Map() }: RbacInput): RbacRules {
+  const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [] };
+  const placed = (selector: ResourceSelector) => {
+    const named = grantedName(crds, selector);
+    return { ...named, where: named.clusterScoped ? rules.cluster : rules.namespaced };
+  };
+  for (const selector of selectors) {
+    const { plural, group, clusterScoped, where: placedWhere } = placed(selector);
+    const own = clusterScoped ? undefined : apart.get(selector);
+    let where = placedWhere;
+    if (own) {
+      // Its own namespaces: its grants (and its Events) go there.
+      where = [EVENTS];
+      rules.apart.push({ namespaces: own, rules: where });
+      if (fixedNamespaces({ namespaces: own }) === null && !own.allNamespaces && !rules.cluster.includes(FOLLOW_NAMESPACES)) rules.cluster.push(FOLLOW_NAMESPACES);
+    } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
+    if (watched.includes(selector)) {
+      // Only an index reads it: listed and watched, never written.
+      where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch"] });
+      continue;
+    }
+    // The engine only reads, watches and merge-patches (results, progress, finalizers).
+    where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch", "patch"] });
+    where.push({ apiGroups: [group], resources: [`${plural}/status`], verbs: ["patch"] });
+  }
+  for (const selector of children) {
+    // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api,
+    // where the handled objects are: resources with namespaces of their own take them there too.
+    const { plural, group, where } = placed(selector);
+    const rule = { apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] };
+    where.push(rule);
+    if (where === rules.namespaced) for (const own of rules.apart) own.rules.push(rule);
+  }
+  rules.namespaced.push(EVENTS);
+  const peering = settings.peering;
+  if (settings.sharding.enabled) {
+    // Shard and membership Leases: created, renewed and released by update, followed by watch,
+    // and a replica's membership deleted when it leaves.
+    rules.own.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update", "delete"] });
+  }
+  if (!peering.standalone && peering.mode === "lease") {
+    // Acquire by create, renew and release by update (optimistic concurrency); follow by watch.
+    rules.own.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update"] });
+  } else if (!peering.standalone) {
+    const resource = peeringResource(peering.group, !peering.clusterwide);
+    const where = peering.clusterwide ? rules.cluster : rules.namespaced;
+    where.push({ apiGroups: [resource.group], resources: [resource.plural], verbs: ["get", "list", "watch", "create", "patch"] });
+    // Where a cluster's peering CRD has a status subresource, records go there.
+    where.push({ apiGroups: [resource.group], resources: [`${resource.plural}/status`], verbs: ["patch"] });
+  }
+  if (fixedNamespaces(settings) === null && !settings.namespaces.allNamespaces && !rules.cluster.includes(FOLLOW_NAMESPACES)) {
+    // Globs: the runtime watches Namespace objects to find the matching ones.
+    rules.cluster.push(FOLLOW_NAMESPACES);
+  }
+  return rules;
+}
+
+const RBAC = "rbac.authorization.k8s.io/v1";
+
+/**
+ * The namespaces that get a Role each, or null when the operator watches cluster-wide: with
+ * -A or only exclusions; with globs (no Role can name them); and above
+ * `watching.clusterWideAbove` fixed namespaces (or fewer, when a watch per namespace and
+ * resource would not fit the connection budget), where it watches each resource once for all.
+ */
+function roleNamespaces(settings: Settings, rules: RbacRules): string[] | null {
+  const fixed = fixedNamespaces(settings);
+  if (fixed === null) return null;
+  const peering = settings.peering;
+  const ownPeering = !peering.standalone && !peering.clusterwide && peering.mode !== "lease";
+  const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, {
+    perNamespace: rules.resources.namespaced + (ownPeering ? 1 : 0), besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit,
+  });
+  return fixed.length > apart ? null : fixed;
+}
+
+/** A resource's own namespaces that get a Role each, or null when it is watched cluster-wide (as roleNamespaces decides for the global ones). */
+function apartNamespaces(settings: Settings, namespaces: NamespaceSettings, rules: RbacRules): string[] | null {
+  const fixed = fixedNamespaces({ namespaces });
+  if (fixed === null) return null;
+  const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, { perNamespace: 1, besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit });
+  return fixed.length > apart ? null : fixed;
+}
+
+/** ServiceAccount `name` in `namespace` plus the roles and bindings that grant it `rules`. */
+export function rbacObjects(name: string, namespace: string, settings: Settings, rules: RbacRules): KubeObject[] {
+  const subjects = [{ kind: "ServiceAccount", name, namespace }];
+  const docs: KubeObject[] = [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } }];
+  const role = (roleName: string, ns: string, granted: Rule[]) => {
+    docs.push({ apiVersion: RBAC, kind: "Role", metadata: { name: roleName, namespace: ns }, rules: granted });
+    docs.push({
+      apiVersion: RBAC, kind: "RoleBinding", metadata: { name: roleName, namespace: ns },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: roleName }, subjects,
+    });
+  };
+  const fixed = roleNamespaces(settings, rules);
+  const clusterRules = fixed === null ? [...rules.namespaced, ...rules.cluster] : [...rules.cluster];
+  const roles = new Map<string, Rule[]>((fixed ?? []).map((ns) => [ns, [...rules.namespaced]]));
+  for (const group of rules.apart) {
+    const own = apartNamespaces(settings, group.namespaces, rules);
+    if (own === null) clusterRules.push(...group.rules.filter((rule) => !clusterRules.includes(rule)));
+    else for (const ns of own) roles.set(ns, [...(roles.get(ns) ?? []), ...group.rules.filter((rule) => !roles.get(ns)?.includes(rule))]);
+  }
+  if (clusterRules.length > 0) {
+    docs.push({ apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules: clusterRules });
+    docs.push({
+      apiVersion: RBAC, kind: "ClusterRoleBinding", metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects,
+    });
+  }
+  for (const [ns, granted] of roles) role(name, ns, granted);
+  // Its own name: the operator's namespace may also be a served one, with a Role `name` there.
+  if (rules.own.length > 0) role(`${name}-lease`, namespace, rules.own);
+  return docs;
+}

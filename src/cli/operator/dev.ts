@@ -1,0 +1,127 @@
+// `kobun dev`: the operator against the embedded sandbox API server (no cluster needed), with
+// the handlers' CRDs installed and, with --demo, a walk-through of the sample objects.
+// Loaded only for this command, so `kobun run` never loads the sandbox.
+
+import { parseRunFlags, resolveSettings, UsageError } from "../../config/index.ts";
+import { run } from "../../runtime/operator.ts";
+import { ExitCode } from "../../runtime/exits.ts";
+import { applyManifests, KubeClient, runDemo, startSandbox } from "../../runtime/dev.ts";
+import { loggerFor } from "../../runtime/logging.ts";
+import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
+import { withDefinitions } from "../../runtime/manifests.ts";
+import { stopSignal } from "./signals.ts";
+import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
+import type { Settings } from "../../config/index.ts";
+
+/** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
+function takeDevFlags(argv: string[]): { demo: boolean; once: boolean; watch: boolean; worker?: string; rest: string[] } {
+  const worker = argv.find((arg) => arg.startsWith("--worker="))?.slice("--worker=".length);
+  const rest = argv.filter((arg) => arg !== "--demo" && arg !== "--once" && arg !== "--watch" && !arg.startsWith("--worker="));
+  const once = argv.includes("--once");
+  const demo = argv.includes("--demo") || once;
+  return { demo, once, watch: argv.includes("--watch"), worker, rest };
+}
+
+export async function devCommand(argv: string[], embedded: Embedded): Promise<number> {
+  const dev = takeDevFlags(argv);
+  const { flags, positionals } = parseRunFlags(dev.rest);
+  if (flags.kubeconfig || flags.context) throw new UsageError("kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context", "--kubeconfig");
+  // The sandbox is one process's own API server: nobody else to peer with.
+  // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
+  const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
+  const fileSettings = resolveSettings({ flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd(), env: process.env });
+  const logger = loggerFor(fileSettings);
+  if (dev.worker !== undefined) return await devWorker(dev.worker, positionals, fileSettings, logger);
+  if (dev.watch) {
+    if (embedded.handlersLoaded) throw new UsageError("kobun dev --watch reloads handler sources; a compiled operator has its handlers built in (run npx kobun dev --watch in the project)", "--watch");
+    if (dev.demo) throw new UsageError("kobun dev --watch and --demo/--once exclude each other", "--watch");
+    const runFlags = dev.rest.filter((arg) => !positionals.includes(arg));
+    return await devWatch(defaultHandlerPaths(positionals), runFlags);
+  }
+  const manifests: Manifest[] = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
+
+  const stop = stopSignal();
+  // Authenticated, since it runs as long as the developer likes on a machine others may share;
+  // over HTTPS, since kubectl sends no token over plain http.
+  const sandbox = await startSandbox({ auth: "token", tls: true });
+  try {
+    const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, logger });
+    const installed = await applyManifests(client, manifests, logger, stop.signal);
+    logger.info("sandbox API server ready", { url: sandbox.url, kubeconfig: sandbox.kubeconfigPath, installed: installed.join(",") });
+    console.log(`kobun dev: sandbox at ${sandbox.url}\n  kubectl --kubeconfig ${sandbox.kubeconfigPath} get all -A\n  Ctrl+C to stop.`);
+    const operatorStop = new AbortController();
+    stop.signal.addEventListener("abort", () => operatorStop.abort(stop.signal.reason), { once: true });
+    const running = run({ signal: operatorStop.signal, settings: fileSettings, client, logger });
+    if (dev.demo) {
+      const demo = runDemo(client, manifests, logger, stop.signal).catch((error) => {
+        logger.error("demo failed", { error: error instanceof Error ? error.message : String(error) });
+        return false;
+      });
+      const ok = await demo;
+      if (dev.once) {
+        operatorStop.abort(new DOMException("demo finished", "AbortError"));
+        await running;
+        return ok ? ExitCode.ok : ExitCode.fatal;
+      }
+    }
+    await running;
+    return ExitCode.ok;
+  } finally {
+    stop.dispose();
+    await sandbox.stop();
+  }
+}
+
+/** The session of `kobun dev --watch`: the sandbox here, the operator in workers (dev-watch.ts). */
+async function devWatch(paths: string[], runFlags: string[]): Promise<number> {
+  if (paths.length === 0) throw new UsageError("kobun dev --watch: no handlers to watch (no ./handlers directory, none named)", "--watch");
+  const stop = stopSignal();
+  const sandbox = await startSandbox({ auth: "token", tls: true });
+  try {
+    console.log(`kobun dev: sandbox at ${sandbox.url}\n  kubectl --kubeconfig ${sandbox.kubeconfigPath} get all -A\n  watching ${paths.join(", ")}; Ctrl+C to stop.`);
+    await watchHandlers({ paths, kubeconfig: sandbox.kubeconfigPath, flags: runFlags, cwd: process.cwd(), signal: stop.signal });
+    return ExitCode.ok;
+  } finally {
+    stop.dispose();
+    await sandbox.stop();
+  }
+}
+
+/**
+ * One generation of `kobun dev --watch`: loads the handlers and installs their CRDs into the
+ * session's sandbox, says so, and starts the operator only when told (the previous generation
+ * has stopped by then). A load error ends it with the error on stdout, for the session to show.
+ */
+async function devWorker(kubeconfig: string, positionals: string[], settings: Settings, logger: ReturnType<typeof loggerFor>): Promise<number> {
+  const stop = stopSignal();
+  try {
+    let manifests: Manifest[];
+    try {
+      manifests = withDefinitions(await loadHandlers(defaultHandlerPaths(positionals)));
+    } catch (error) {
+      console.log(Bun.inspect(error));   // a BuildMessage too: the file, line and column of a syntax error
+      return ExitCode.crash;
+    }
+    const client = await KubeClient.connect({ kubeconfig, logger });
+    await applyManifests(client, manifests, logger, stop.signal);
+    console.log(WORKER_READY);
+    if (!(await told(WORKER_GO, stop.signal))) return ExitCode.ok;
+    await run({ signal: stop.signal, settings, client, logger });
+    return ExitCode.ok;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** True once stdin carries `line`; false when stdin ends (the session is gone) or `signal` aborts. */
+async function told(line: string, signal: AbortSignal): Promise<boolean> {
+  const stdin = Bun.stdin.stream().getReader();
+  const aborted = new Promise<false>((done) => signal.addEventListener("abort", () => done(false), { once: true }));
+  let text = "";
+  for (;;) {
+    const next = await Promise.race([stdin.read(), aborted]);
+    if (next === false || next.done) return false;
+    text += new TextDecoder().decode(next.value);
+    if (text.split("\n").includes(line)) return true;
+  }
+}

@@ -1,0 +1,43 @@
+// `kobun freeze` and `kobun resume`: a manual peering record for maintenance windows,
+// like `kopf freeze` / `kopf resume`: every operator of lower priority freezes while it lasts.
+
+import { UsageError } from "../../config/index.ts";
+import { freezeManually, KubeClient, resumeManually } from "../../runtime/manual-freeze.ts";
+import { numberFlag, readFlags, stringFlag } from "../args.ts";
+
+const FLAGS = {
+  peering: { value: true }, namespace: { short: "n", value: true }, lifetime: { value: true }, priority: { value: true },
+  message: { value: true }, group: { value: true }, kubeconfig: { value: true }, context: { value: true }, clusterwide: { value: false },
+};
+
+export const peeringHelp = `Usage:
+  kobun freeze --peering NAME --lifetime SECONDS [--priority P] [--message TEXT] [-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
+  kobun resume --peering NAME [-n NS | --clusterwide] [--group ...]
+Both also take --kubeconfig FILE and --context NAME.`;
+
+export async function peeringCommand(command: "freeze" | "resume", argv: string[]): Promise<number> {
+  const { values, positionals } = readFlags(argv, FLAGS);
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`, positionals[0]!);
+  const namespace = stringFlag(values, "namespace") ?? null;
+  if (namespace === null && !values.clusterwide) throw new UsageError(`kobun ${command} needs -n NAMESPACE or --clusterwide`, "--namespace");
+  const kubeconfig = stringFlag(values, "kubeconfig");
+  const context = stringFlag(values, "context");
+  const client = await KubeClient.connect({ ...(kubeconfig ? { kubeconfig } : { useDefaults: true }), ...(context ? { context } : {}) });
+  const common = {
+    client,
+    name: stringFlag(values, "peering") ?? "default",
+    namespace,
+    group: stringFlag(values, "group") ?? "kobun.dev",
+  };
+  if (command === "freeze") {
+    const lifetime = numberFlag(values, "lifetime", NaN);
+    if (!Number.isFinite(lifetime) || lifetime <= 0) throw new UsageError("kobun freeze needs --lifetime SECONDS (> 0)", "--lifetime");
+    const message = stringFlag(values, "message");
+    await freezeManually({ ...common, lifetime, priority: numberFlag(values, "priority", 100), ...(message ? { message } : {}) });
+    console.log(`frozen: peering ${common.name} for ${lifetime}s`);
+  } else {
+    await resumeManually(common);
+    console.log(`resumed: peering ${common.name}`);
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+// cli/operator/: the commands that run or steer an operator (run, dev, freeze, resume), their
+// signals, and the compiled entry's load-time reporting: what a compiled operator is for.
+// Never imports cli/project/ (tools that need the package and Bun's bundler) nor cli/manifests/:
+// test/contracts/rooms.ts, FORBIDDEN.
+
+// `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
+
+import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../../config/index.ts";
+import { run } from "../../runtime/operator.ts";
+import { ExitCode } from "../../runtime/exits.ts";
+import { loggerFor } from "../../runtime/logging.ts";
+import type { Embedded } from "../handlers.ts";
+import { stopSignal } from "./signals.ts";
+
+export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
+  const { flags, positionals } = parseRunFlags(argv);
+  // The file is found and read here, with Bun.file: resolveSettings's own reads are node:fs's.
+  const file = flags.config ?? (await findConfigFile(process.cwd())) ?? undefined;
+  const fileData = file !== undefined ? await readConfigFile(file) : undefined;
+  const settings = resolveSettings({ flags, file, fileData, env: process.env });
+  if (!embedded.handlersLoaded) {
+    // Imported only here: a compiled binary has its handlers built in, and this module's node:fs costs it ≈ 2 MB.
+    const { defaultHandlerPaths, loadHandlers } = await import("../handlers.ts");
+    await loadHandlers(defaultHandlerPaths(positionals));
+  }
+  const stop = stopSignal();
+  try {
+    await run({ signal: stop.signal, settings, logger: loggerFor(settings), peeringMandatory: flags.peering !== undefined });
+    return ExitCode.ok;
+  } finally {
+    stop.dispose();
+  }
+}

@@ -1,0 +1,181 @@
+// cli/project/: the tools for an author's project (init, build, test, generate types). init,
+// build and test need the kobun package and Bun itself (cli.ts refuses them in a compiled
+// operator); generate only reads CRDs, so a compiled operator runs it too. Nothing of
+// cli/operator/ or cli/manifests/ may import them (test/contracts/rooms.ts, FORBIDDEN); the
+// compiled entry names cli/operator/loading.ts by path, not by import.
+
+// `kobun build`: compile the kobun runtime plus every handler module of a project into ONE
+// executable (what build.ts at the repository's root does for kobun's own handlers/).
+//
+//   kobun build [--handlers DIR] [--outfile PATH] [--target bun-linux-x64|bun-linux-arm64|...]
+//
+// Handler modules (*.ts, *.js under the handlers directory, tests excluded) are imported by a
+// generated entry module so they register themselves; *.yaml files there (CRDs) are embedded
+// as text so `kobun dev` can install them into the sandbox and `kobun manifests` can print them.
+// It runs Bun.build, so it needs the package (or a checkout), never a compiled binary.
+
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { UsageError } from "../../config/index.ts";
+import { ExitCode, FatalError } from "../../runtime/exits.ts";
+import { readFlags, stringFlag } from "../args.ts";
+
+export const BUILD_HELP = `Usage: kobun build [--handlers DIR] [--outfile PATH] [--target TARGET] [--with-sandbox]
+Compiles the kobun runtime and the handlers (default ./handlers) into one executable
+(default dist/kobun). --target: another platform, as bun build --compile --target takes it:
+bun-linux-x64, bun-linux-arm64, bun-linux-x64-musl, bun-darwin-arm64, bun-windows-x64, ...
+--with-sandbox: carry the sandbox API server too, so the binary's own \`dev\` command works
+(without it, \`kobun dev\` runs from the project: npx kobun dev).`;
+
+/** The kobun package (or checkout) this file belongs to: its src/cli.ts goes into the binary. */
+export const KOBUN_ROOT = resolve(import.meta.dir, "../../..");
+
+// What `bun build --compile --target` accepts: bun-<os>-<arch>[-baseline|-modern][-glibc|-musl].
+const TARGET = /^bun(-(linux|darwin|windows|freebsd))(-(x64|arm64|aarch64))(-(baseline|modern))?(-(glibc|musl))?$/;
+
+export interface BuildOptions {
+  handlers: string;
+  outfile: string;
+  target?: string;
+  /** Carry the sandbox (for the binary's own `dev` command); a production binary leaves it out. */
+  withSandbox?: boolean;
+  /** Where relative paths and the project's tsconfig.json are found. */
+  cwd: string;
+}
+
+export function parseBuildFlags(argv: string[], cwd: string): BuildOptions {
+  const { values, positionals } = readFlags(argv, { handlers: { value: true }, outfile: { short: "o", value: true }, target: { value: true }, "with-sandbox": { value: false } });
+  if (positionals.length > 0) throw new UsageError(`kobun build takes no arguments, got ${JSON.stringify(positionals[0])} (use --handlers DIR)`);
+  const target = stringFlag(values, "target");
+  if (target !== undefined && !TARGET.test(target)) {
+    throw new UsageError(`--target ${JSON.stringify(target)} is not a bun compile target; e.g. bun-linux-x64, bun-linux-arm64, bun-darwin-arm64, bun-windows-x64`, "--target");
+  }
+  const withSandbox = values["with-sandbox"] === true;
+  return { handlers: stringFlag(values, "handlers") ?? "handlers", outfile: stringFlag(values, "outfile") ?? "dist/kobun", cwd, ...(target ? { target } : {}), ...(withSandbox ? { withSandbox } : {}) };
+}
+
+/** Every handler module and manifest under `dir`, sorted so builds are reproducible. */
+export function findHandlerFiles(dir: string): { modules: string[]; manifests: string[] } {
+  const modules: string[] = [];
+  const manifests: string[] = [];
+  const walk = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const path = join(current, name);
+      if (statSync(path).isDirectory()) {
+        if (name !== "node_modules" && !name.startsWith(".")) walk(path);
+      } else if (/\.(ts|js|mjs)$/.test(name) && !/\.(test|spec|d)\.[mt]?[jt]s$/.test(name)) modules.push(path);
+      else if (/\.ya?ml$/.test(name)) manifests.push(path);
+    }
+  };
+  walk(dir);
+  return { modules, manifests };
+}
+
+/** The generated entry: handler imports (a failure while loading them reported as the CLI reports failures), embedded manifests, then the CLI. */
+export function entrySource(root: string, modules: string[], manifests: string[], withSandbox = false): string {
+  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`, `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/operator/loading.ts"))};`];
+  modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
+  lines.push("handlersLoaded();");
+  manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));
+  const list = manifests.map((m, i) => `{ name: ${JSON.stringify(basename(m))}, text: manifest${i} }`).join(", ");
+  lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}]${withSandbox ? "" : ", sandbox: false"} });`);
+  return lines.join("\n") + "\n";
+}
+
+/** The project's own tsconfig (its paths, its jsx) when it has one, else the checkout's. */
+function tsconfigFor(cwd: string): string | undefined {
+  return [join(cwd, "tsconfig.json"), join(KOBUN_ROOT, "tsconfig.json")].find((path) => existsSync(path));
+}
+
+/**
+ * How the one binary is bundled (bench/binary.ts builds its baselines the same way).
+ * keepNames: a handler's default id is its function name; it must survive minification, or
+ * progress stored by one build would not be found by the next.
+ */
+export const BUNDLE_OPTIONS = {
+  minify: { whitespace: true, syntax: true, identifiers: true, keepNames: true },
+  sourcemap: "none",
+  target: "bun",
+  format: "esm",
+  // Precompiled bytecode: start-up (exec → first LIST) is dominated by parsing and compiling our
+  // modules; shipping bytecode removes most of that cost. It is most of the binary's own size
+  // (bench/binary.ts: +5.2 of its +6.4 MiB over a compiled hello-world).
+  bytecode: true,
+  // Each dynamically imported command (dev and its sandbox, manifests, typegen, webhooks,
+  // sharding, OTel...) becomes its own chunk inside the executable, loaded only when used:
+  // one bundle made `run` carry them all (their source and bytecode, and the lazy-init
+  // wrappers whose calls the JIT compiled at start). Idle RSS: 49.7 → 46.5 MB (bench/idle.ts).
+  splitting: true,
+} as const satisfies Partial<Bun.BuildConfig>;
+
+/**
+ * Leaves the sandbox (a quarter of src/, protobufjs and its vendored OpenAPI documents) out of a
+ * production binary: its one importer there, runtime/dev.ts, gets a module of the same face that
+ * refuses. The entry's `sandbox: false` makes `dev` say so before it is reached (issue 31).
+ */
+export const WITHOUT_SANDBOX: Bun.BunPlugin = {
+  name: "kobun-without-sandbox",
+  setup(builder) {
+    builder.onResolve({ filter: /\/sandbox\/index\.ts$/ }, (args) =>
+      args.importer.startsWith(join(KOBUN_ROOT, "src")) ? { path: "sandbox", namespace: "kobun-without-sandbox" } : undefined);
+    builder.onLoad({ filter: /.*/, namespace: "kobun-without-sandbox" }, () => ({
+      loader: "js",
+      contents: 'export function startSandbox() { throw new Error("this binary was built without the sandbox (kobun build --with-sandbox carries it)"); }\n',
+    }));
+  },
+};
+
+/** The bundler's plugins for a binary with or without the sandbox (bench/binary-parts.ts builds the same). */
+export function bundlePlugins(withSandbox: boolean): Bun.BunPlugin[] {
+  return withSandbox ? [] : [WITHOUT_SANDBOX];
+}
+
+export async function build(options: BuildOptions): Promise<{ outfile: string; bytes: number; modules: number; manifests: number; ms: number }> {
+  const handlersDir = resolve(options.cwd, options.handlers);
+  if (!existsSync(handlersDir) || !statSync(handlersDir).isDirectory()) {
+    throw new UsageError(`--handlers ${options.handlers}: no such directory in ${options.cwd}`, "--handlers");
+  }
+  const { modules, manifests } = findHandlerFiles(handlersDir);
+  if (modules.length === 0) console.warn(`kobun build: no handler modules in ${relative(options.cwd, handlersDir) || "."}`);
+  const outfile = resolve(options.cwd, options.outfile);
+  const work = mkdtempSync(join(tmpdir(), "kobun-build-"));
+  const entry = join(work, "entry.ts");
+  writeFileSync(entry, entrySource(KOBUN_ROOT, modules, manifests, options.withSandbox === true));
+  mkdirSync(resolve(outfile, ".."), { recursive: true });
+  const started = performance.now();
+  try {
+    const tsconfig = tsconfigFor(options.cwd);
+    const result = await Bun.build({
+      entrypoints: [entry],
+      ...(tsconfig ? { tsconfig } : {}),
+      ...BUNDLE_OPTIONS,
+      plugins: bundlePlugins(options.withSandbox === true),
+      define: { "process.env.KOBUN_BUILD_TIME": JSON.stringify(new Date().toISOString()) },
+      compile: {
+        ...(options.target ? { target: options.target as Bun.Build.CompileTarget } : {}),
+        outfile,
+        // The binary must behave the same wherever it lands: never pick up a stray
+        // .env or bunfig.toml from the directory it is started in.
+        autoloadDotenv: false,
+        autoloadBunfig: false,
+      },
+    });
+    if (!result.success) {
+      for (const log of result.logs) console.error(log);
+      throw new FatalError("crash", "kobun build: bundling failed (the errors are above)");
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return { outfile, bytes: statSync(outfile).size, modules: modules.length, manifests: manifests.length, ms: Math.round(performance.now() - started) };
+}
+
+export async function buildCommand(argv: string[], cwd = process.cwd()): Promise<number> {
+  const built = await build(parseBuildFlags(argv, cwd));
+  console.log(
+    `built ${relative(cwd, built.outfile)}: ${(built.bytes / 1048576).toFixed(1)} MiB, ` +
+      `${built.modules} handler module(s), ${built.manifests} manifest(s), in ${built.ms} ms`,
+  );
+  return ExitCode.ok;
+}

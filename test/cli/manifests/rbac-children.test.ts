@@ -1,0 +1,50 @@
+// Handlers declare the resources they touch through ctx.api (`{ children: [...] }`), and
+// `kobun manifests` grants exactly those, where the handled objects are.
+
+import { expect, test } from "bun:test";
+import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { resolveSettings } from "../../../src/config/index.ts";
+import { Registry } from "../../../src/handling/registry.ts";
+import { parseAllDocuments } from "yaml";
+
+const FULL = ["get", "list", "watch", "create", "update", "patch", "delete"];
+
+function roles(registry: Registry, flags: Record<string, unknown>): any[] {
+  const text = renderManifests({
+    name: "op", namespace: "ops", image: "op:1", settings: resolveSettings({ flags: { standalone: true, ...flags } }),
+    selectors: registry.selectors(), children: registry.children(), manifests: [],
+  });
+  return parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d.kind === "Role" || d.kind === "ClusterRole");
+}
+
+test("declared children are granted in full in each served namespace, once however many handlers declare them", () => {
+  const registry = new Registry();
+  registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a", children: ["configmaps", "apps/v1/deployments"] });
+  registry.on.update("kobunexamples.kobun.dev/v1", () => {}, { id: "b", children: ["v1/configmaps", "jobs.batch"] });
+  expect(registry.children()).toEqual(["configmaps", "apps/v1/deployments", "jobs.batch"]);
+  const docs = roles(registry, { namespaces: ["team-a"] });
+  expect(docs.map((d) => `${d.kind}/${d.metadata.namespace}`)).toEqual(["Role/team-a"]);
+  const rules = docs[0].rules.filter((r: any) => r.verbs.includes("delete"));
+  expect(rules).toEqual([
+    { apiGroups: [""], resources: ["configmaps"], verbs: FULL },
+    { apiGroups: ["apps"], resources: ["deployments"], verbs: FULL },
+    { apiGroups: ["batch"], resources: ["jobs"], verbs: FULL },
+  ]);
+});
+
+test("watching cluster-wide, the children are granted by the ClusterRole; without children nothing more is", () => {
+  const registry = new Registry();
+  registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a", children: ["secrets"] });
+  const [cluster] = roles(registry, { allNamespaces: true });
+  expect(cluster.kind).toBe("ClusterRole");
+  expect(cluster.rules).toContainEqual({ apiGroups: [""], resources: ["secrets"], verbs: FULL });
+  const plain = new Registry();
+  plain.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a" });
+  expect(roles(plain, { allNamespaces: true })[0].rules.some((r: any) => r.verbs.includes("delete"))).toBe(false);
+});
+
+test("a child that is not a resource selector is refused when the handler is registered", () => {
+  const registry = new Registry();
+  expect(() => registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a", children: ["apps//deployments"] })).toThrow(/handler a: children: cannot read resource selector/);
+  expect(() => registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "b", children: "configmaps" as never })).toThrow(/children must be a list/);
+});

@@ -1,0 +1,20 @@
+// `npm start` is `kobun dev --demo`: the example operator against the embedded sandbox.
+// `--once` ends it after the walk-through, so the main job itself is tested end to end.
+
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+
+const repo = join(import.meta.dir, "../../..");
+
+test("kobun dev --demo --once: the sample is created, updated and deleted, each step handled", async () => {
+  const child = Bun.spawn([process.execPath, join(repo, "src/cli.ts"), "dev", "--demo", "--once"], {
+    cwd: repo, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent" }, stdout: "pipe", stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  expect({ code, err: code === 0 ? "" : err }).toEqual({ code: 0, err: "" });
+  expect(out).toMatch(/kubectl --kubeconfig \S+kubeconfig\.yaml/);
+  expect(out).toContain('demo: created KobunExample/kobun-demo: status={"greeting":"hello kobun-demo","create_fn":{"message":"hello kobun-demo"}');
+  expect(out).toMatch(/demo: updated KobunExample\/kobun-demo: .*"update_fn":\{"changed":\["spec\.demo"\]\}/);
+  expect(out).toContain("demo: deleted KobunExample/kobun-demo: gone (finalizer released)");
+  expect(err).toContain("Handler 'delete_fn' succeeded.");
+}, 30_000);

@@ -1,0 +1,118 @@
+// `kobun init DIR`: a project of one's own, depending on kobun by the spec kobun was installed
+// from; only the scaffold is copied; a non-empty directory is refused.
+
+import { afterEach, expect, spyOn, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { dispatch } from "../../../src/cli.ts";
+import { installedSpec, relativeSpec } from "../../../src/cli/project/init.ts";
+import { KOBUN_ROOT } from "../../../src/cli/project/build.ts";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "kobun-init-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => statSync(join(dir, f)).isFile()).sort();
+}
+
+async function kobun(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out = spyOn(console, "log").mockImplementation(() => {});
+  const err = spyOn(console, "error").mockImplementation(() => {});
+  try {
+    const code = await dispatch(argv, { handlersLoaded: false, manifests: [] });
+    return { code, out: out.mock.calls.flat().join("\n"), err: err.mock.calls.flat().join("\n") };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+test("init writes the scaffold and a package.json, and nothing else of kobun's tree", async () => {
+  const target = join(tempDir(), "my-operator");
+  const { code, out } = await kobun("init", target, "--kobun", "git+https://example.com/kobun.git#v0.1.0");
+  expect(code).toBe(0);
+  expect(out).toContain("npm install");
+  const scaffolded = filesUnder(join(KOBUN_ROOT, "scaffold")).map((f) => (f === "gitignore" ? ".gitignore" : f));
+  expect(filesUnder(target)).toEqual(["package.json", ...scaffolded].sort());
+  const pkg = JSON.parse(readFileSync(join(target, "package.json"), "utf8"));
+  const kobunPkg = JSON.parse(readFileSync(join(KOBUN_ROOT, "package.json"), "utf8"));
+  expect(pkg.name).toBe("my-operator");
+  expect(pkg.dependencies.kobun).toBe("git+https://example.com/kobun.git#v0.1.0");
+  expect(pkg.devDependencies.bun).toBe(kobunPkg.dependencies.bun); // the Bun kobun pins, exactly
+  expect(pkg.scripts.test).toBe("kobun test");
+  expect(readFileSync(join(target, "README.md"), "utf8")).toStartWith("# my-operator\n");
+  expect(readFileSync(join(target, "handlers/hello.ts"), "utf8")).toContain("defineResource(");
+});
+
+test("init refuses a non-empty directory, naming what is in it, and writes nothing", async () => {
+  const target = tempDir();
+  writeFileSync(join(target, "notes.txt"), "mine");
+  const { code, err } = await kobun("init", target);
+  expect(code).toBe(2);
+  expect(err).toContain(`${target} is not empty (notes.txt)`);
+  expect(err).toContain("never overwrites a file");
+  expect(readdirSync(target)).toEqual(["notes.txt"]);
+});
+
+test("init accepts a directory holding only what `npm install kobun` left, keeping its node_modules", async () => {
+  const target = tempDir();
+  mkdirSync(join(target, "node_modules/kobun"), { recursive: true });
+  writeFileSync(join(target, "package-lock.json"), "{}");
+  writeFileSync(join(target, "package.json"), JSON.stringify({ dependencies: { kobun: "file:../kobun-0.1.0.tgz" } }));
+  const { code } = await kobun("init", target, "--kobun", "^0.1.0");
+  expect(code).toBe(0);
+  expect(statSync(join(target, "node_modules/kobun")).isDirectory()).toBe(true);
+  expect(JSON.parse(readFileSync(join(target, "package.json"), "utf8")).dependencies.kobun).toBe("^0.1.0");
+  // ... but not one whose package.json is a project already.
+  const other = tempDir();
+  writeFileSync(join(other, "package.json"), JSON.stringify({ name: "theirs", dependencies: { kobun: "^0.1.0" } }));
+  expect((await kobun("init", other)).code).toBe(2);
+});
+
+test("init refuses a directory name that is no npm package name, and suggests --name", async () => {
+  const { code, err } = await kobun("init", join(tempDir(), "My Operator!"));
+  expect(code).toBe(2);
+  expect(err).toContain("--name my-operator");
+});
+
+test("the kobun spec is the one the installing project's package.json names, a file: path made relative to the new project", () => {
+  const base = tempDir();
+  const root = join(base, "node_modules/kobun");
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, "package.json"), JSON.stringify({ version: "0.1.0" }));
+  writeFileSync(join(base, "package.json"), JSON.stringify({ dependencies: { kobun: "file:../kobun-0.1.0.tgz" } }));
+  const spec = installedSpec(root);
+  expect(spec).toBe(`file:${join(base, "../kobun-0.1.0.tgz")}`);
+  expect(relativeSpec(spec, join(base, "my-operator"))).toBe("file:../../kobun-0.1.0.tgz");
+  // A git URL or a version goes through as it is; no package.json above: the version installed.
+  writeFileSync(join(base, "package.json"), JSON.stringify({ devDependencies: { kobun: "github:someone/kobun#main" } }));
+  expect(installedSpec(root)).toBe("github:someone/kobun#main");
+  rmSync(join(base, "package.json"));
+  expect(installedSpec(root)).toBe("^0.1.0");
+  // A checkout (not under node_modules) is depended on by its path.
+  expect(relativeSpec(installedSpec(KOBUN_ROOT), join(KOBUN_ROOT, "..", "op"))).toBe(`file:../${relative(join(KOBUN_ROOT, ".."), KOBUN_ROOT)}`);
+});
+
+test("init, build and test are refused by a compiled operator, which has neither the sources nor Bun", async () => {
+  const err = spyOn(console, "error").mockImplementation(() => {});
+  try {
+    for (const command of ["init", "build", "test"]) {
+      expect(await dispatch([command, "x"], { handlersLoaded: true, manifests: [] })).toBe(2);
+      expect(err.mock.calls.at(-1)?.[0]).toContain(`kobun ${command} runs from the kobun package`);
+    }
+  } finally {
+    err.mockRestore();
+  }
+});
+
+test("build refuses a --target that bun build --compile does not know, before compiling anything", async () => {
+  const { code, err } = await kobun("build", "--target", "linux-x64");
+  expect(code).toBe(2);
+  expect(err).toContain('--target "linux-x64" is not a bun compile target; e.g. bun-linux-x64');
+});
