@@ -10,6 +10,12 @@
 // [exe]) and, of the executable, per ELF section (sections.ts): .text is the runtime's code
 // the process ran (the JIT compilers among it), .bun the program's own bundle and bytecode.
 // Subjects run interleaved (A, B, C, A, B, C...); each figure is the median of its rounds.
+// Each executable is dropped from the page cache before each start (coldPageCache): how much of
+// its file a process maps depends on how its pages came into the cache, not only on what it runs.
+// The same bytes idled at 46.1 MiB from a file just written (a fresh build: its page cache is in
+// large folios, of which more gets mapped) and at 41.3-43.9 from copies whose pages had been read
+// back from disk (small folios); so a binary built earlier measured ~2 MiB "lighter" in .text than
+// one just built, from identical code (a bisect pinned that on b1651e4, which changed no such thing).
 // --late S: each subject is read again S seconds after it started, as "<label>@Ss": an
 // operator's periodic work (the heap pacer's tick) gets JIT-compiled after the settled reading
 // (Baseline at ~3.6 s, DFG at ~12 s), and so do those compilers' pages.
@@ -83,14 +89,15 @@ try {
   const kobuns = given.some((b) => b.label === "kobun") ? given : [{ label: "kobun", path: kobunBenchBinary() }, ...given];
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, LANG: "C.UTF-8" };
 
-  const subjects: { label: string; start: (round: number) => Promise<{ pid: number; stop: () => Promise<void> }> }[] = [
-    { label: "hello", start: () => printing([hello], env) },
-    { label: "helloTls", start: (r) => printing([helloTls, cluster.url, caPath, tokenPath, `idle-tls-${r}`], env) },
-    ...kobuns.map((b, i) => ({ label: b.label, start: (r: number) => operator(b.path, `idle-${i}-${r}`, env) })),
+  const subjects: { label: string; binary: string; start: (round: number) => Promise<{ pid: number; stop: () => Promise<void> }> }[] = [
+    { label: "hello", binary: hello, start: () => printing([hello], env) },
+    { label: "helloTls", binary: helloTls, start: (r) => printing([helloTls, cluster.url, caPath, tokenPath, `idle-tls-${r}`], env) },
+    ...kobuns.map((b, i) => ({ label: b.label, binary: b.path, start: (r: number) => operator(b.path, `idle-${i}-${r}`, env) })),
   ];
   const readings: Record<string, Reading[]> = {};
   for (let r = 0; r < rounds; r++) {
     for (const subject of subjects) {
+      coldPageCache(subject.binary);
       const started = performance.now();
       const { pid, stop } = await subject.start(r);
       try {
@@ -114,6 +121,19 @@ try {
   client.close();
   await cluster.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * Drops `file` from the page cache (written back first: dirty pages would stay), so that every
+ * subject starts from the same state: its pages read from disk, as a container's first start reads
+ * its image. Without it, a binary just built (its pages still the large folios it was written in)
+ * maps 2-5 MiB more of its .text than the same bytes read back, and comparisons follow build times.
+ */
+function coldPageCache(file: string): void {
+  for (const command of [["sync", file], ["dd", `if=${file}`, "iflag=nocache", "count=0", "status=none"]]) {
+    const done = Bun.spawnSync(command, { stdout: "ignore", stderr: "pipe" });
+    if (done.exitCode !== 0) throw new Error(`bench: ${command.join(" ")}: ${done.stderr.toString().trim()}`);
+  }
 }
 
 function mib(kib: number): number {
