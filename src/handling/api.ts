@@ -20,6 +20,7 @@ import type { KindOf } from "../kube/kinds.ts";
 import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/types.ts";
 import { linkedSignal } from "../util/abort.ts";
 import { changedBy, namedBy, ownChange } from "./own-change.ts";
+import { combinePatches } from "./essence.ts";
 
 /** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
 export type ResourceRef = string | Resource;
@@ -220,21 +221,7 @@ class BoundApi implements Api {
     this.latest = after;
     const written = this.self.written;
     if (!change || !written) return;
-    for (const key of Object.keys(change)) written[key] = mergeInto(written[key], change[key]);
+    Object.assign(written, combinePatches(written, change)); // in place: the cycle holds `written`
   }
 }
 
-/** Merges `change` into `target` in place where both are objects (`written` is shared by the cycle's handlers). */
-function mergeInto(target: unknown, change: unknown): unknown {
-  const plain = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
-  if (!plain(change) || !plain(target)) return plain(change) ? mergePatchKeepingNulls(change) : change;
-  for (const [key, value] of Object.entries(change)) target[key] = mergeInto(target[key], value);
-  return target;
-}
-
-/** A copy of a merge patch (nulls kept: they are deletions, which the new base must have too). */
-function mergePatchKeepingNulls(change: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = {};
-  for (const [key, value] of Object.entries(change)) out[key] = typeof value === "object" && value !== null && !Array.isArray(value) ? mergePatchKeepingNulls(value) : value;
-  return out;
-}

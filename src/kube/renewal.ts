@@ -25,6 +25,8 @@
 // backoff (handlers, watch reconnects) and a deadline (kube.requestTimeout) that a wait of up to
 // 30 s would break, and a request held waiting holds its worker or stream slot meanwhile.
 
+import { backoffDelay } from "../util/backoff.ts";
+
 /** First delay after a failed renewal, and the largest (ms). */
 export const RENEWAL_BACKOFF = { initialMs: 1000, maxMs: 30_000 } as const;
 
@@ -86,7 +88,7 @@ export function renewalFailed(state: RenewalState, error: Error, now: number, ba
 
 /** The wait after `failures` failed renewals in a row (0: the first failure's wait). */
 export function retryDelay(failures: number, backoff: RenewalBackoff = RENEWAL_BACKOFF): number {
-  return Math.min(backoff.initialMs * 2 ** Math.min(failures, 30), backoff.maxMs);
+  return backoffDelay(failures, { initial: backoff.initialMs, max: backoff.maxMs });
 }
 
 /** Since when renewals have been failing (ms epoch), or undefined when they are not. */

@@ -48,7 +48,7 @@ function countedOnFirstUse(registry: MetricsRegistry, name: string, labelNames: 
 
 /**
  * kobun_watch_events_total{resource,type} and kobun_watch_restarts_total{resource,reason} of one
- * resource's watchers, and kobun_watch_failures_total{resource} (a stream that failed: runtime/streams.ts).
+ * resource's watchers, and kobun_watch_failures_total{resource} (a stream that failed: streams/resource-stream.ts).
  */
 export function watchMetrics(registry: MetricsRegistry, resource: string): WatchObserver & { frozen(): void; failed(): void } {
   const events = registry.counter("kobun_watch_events_total", "Watch events received, by resource and event type.", ["resource", "type"]);

@@ -5,6 +5,7 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
+import { defaults } from "../watching/options.ts";
 import { Watcher } from "../watching/watcher.ts";
 import type { Health } from "../observability/health.ts";
 import { supervise } from "../util/supervise.ts";
@@ -46,7 +47,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
   };
   const component = health.component("watch namespaces", scope.signal);
   // Started with the operator: without permission to follow namespaces, it cannot work at all.
-  const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: 60_000 });
+  const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: defaults.backoff.resetAfterMs });
   // Like every resource stream: a failing watch is reported and restarted, never left dead
   // (new namespaces would silently go unserved).
   await supervise(
@@ -68,7 +69,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
           start(name, child);
         }
       },
-      delays: new Backoff({ initial: 800, max: 30_000, resetAfter: 60_000 }),
+      delays: new Backoff({ initial: defaults.backoff.initialMs, max: defaults.backoff.maxMs, resetAfter: defaults.backoff.resetAfterMs }),
       failed: (error, { delayMs }) => {
         forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
         const message = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 // WatcherOptions: what a watcher can be told, with the defaults it uses when it is not.
 // Each default is chosen for a real cluster; tests shrink the timings.
 
+import { DEFAULT_PAGE_SIZE } from "../kube/client.ts";
 import type { Logger } from "../util/log.ts";
 import type { WatchObserver } from "./types.ts";
 import { jitteredTimeout } from "./state.ts";
@@ -63,7 +64,7 @@ export interface WatcherOptions {
  * settings schema's by test/contracts/defaults.test.ts: this room may not import config/.
  */
 export const defaults = {
-  pageSize: 500,
+  pageSize: DEFAULT_PAGE_SIZE,
   serverTimeoutSeconds: 300,
   backoff: { initialMs: 800, maxMs: 30_000, resetAfterMs: 60_000 },
   // An object is at most ~1.5 MiB in etcd; as JSON (base64 of binary data, escapes) it can be

@@ -31,7 +31,7 @@ export interface DeploymentOptions {
   settings: Settings;
   /** Mount the ConfigMap `name` (carried.ts) and run with it as `--config`. */
   config: boolean;
-  /** Serve the handlers' webhooks on 9443, behind the Service `name` (cli/webhooks.ts). */
+  /** Serve the handlers' webhooks on 9443, behind the Service `name` (webhooks.ts). */
   webhooks?: boolean;
 }
 

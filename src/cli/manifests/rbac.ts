@@ -49,13 +49,19 @@ export interface RbacInput {
 const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
 const FOLLOW_NAMESPACES: Rule = { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] };
 
-/** The group and plural RBAC names a selector's resource by (a CRD's other names are turned into its plural), and its scope. */
-function grantedName(crds: KubeObject[], selector: ResourceSelector): { group: string; plural: string; clusterScoped: boolean } {
+/**
+ * The group and plural RBAC and webhook rules name a selector's resource by (a CRD's other names
+ * are turned into its plural), its scope, the version the selector names, and the shipped CRD.
+ */
+export function grantedName(crds: KubeObject[], selector: ResourceSelector): { group: string; plural: string; clusterScoped: boolean; version?: string; crd?: KubeObject } {
   const wanted = parseSelector(selector);
   const crd = crdNamed(crds, selector);
   const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
   // Built-in resources without a CRD here are taken as namespaced (most are).
-  return { group, plural: crd?.spec?.names?.plural ?? wanted.name, clusterScoped: crd?.spec?.scope === "Cluster" };
+  return {
+    group, plural: crd?.spec?.names?.plural ?? wanted.name, clusterScoped: crd?.spec?.scope === "Cluster",
+    ...(wanted.version ? { version: wanted.version } : {}), ...(crd ? { crd } : {}),
+  };
 }
 
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */

@@ -6,10 +6,10 @@
 // cainjector does (certificates from files).
 
 import {
-  ADMISSION_GROUP, PLURALS, crdConversion, crdName, crdNamed, parseSelector, registry as defaultRegistry, webhookConfigurations,
+  ADMISSION_GROUP, PLURALS, crdConversion, crdName, registry as defaultRegistry, webhookConfigurations,
   type KubeObject, type Registry, type RuleTarget, type WebhookSpec,
 } from "../../runtime/manifests.ts";
-import type { Rule } from "./rbac.ts";
+import { grantedName, type Rule } from "./rbac.ts";
 
 /** The webhooks and conversions to render (renderManifests leaves out those of disabled resources). */
 export type Admissions = Pick<Registry, "webhooks" | "conversions">;
@@ -24,10 +24,8 @@ export function webhookObjects(name: string, namespace: string, crds: KubeObject
   if (!hasWebhooks(registry)) return [];
   const endpoint = { service: { name, namespace, port: 443 } };
   const target = (spec: WebhookSpec): RuleTarget => {
-    const wanted = parseSelector(spec.selector);
-    const crd = crdNamed(crds, spec.selector);
-    const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
-    return { group, plural: crd?.spec?.names?.plural ?? wanted.name, ...(wanted.version ? { version: wanted.version } : {}), ...(crd ? { namespaced: crd.spec?.scope !== "Cluster" } : {}) };
+    const { group, plural, version, crd, clusterScoped } = grantedName(crds, spec.selector);
+    return { group, plural, ...(version ? { version } : {}), ...(crd ? { namespaced: !clusterScoped } : {}) };
   };
   for (const spec of registry.conversions) {
     const crd = crds.find((c) => c.metadata?.name === crdName(spec));

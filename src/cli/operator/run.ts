@@ -8,7 +8,6 @@
 import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../../config/index.ts";
 import { run } from "../../runtime/operator.ts";
 import { ExitCode } from "../../runtime/exits.ts";
-import { loggerFor } from "../../runtime/logging.ts";
 import type { Embedded } from "../handlers.ts";
 import { stopSignal } from "./signals.ts";
 
@@ -25,7 +24,7 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
   }
   const stop = stopSignal();
   try {
-    await run({ signal: stop.signal, settings, logger: loggerFor(settings), peeringMandatory: flags.peering !== undefined });
+    await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined }); // run()'s logger: loggerFor(settings)
     return ExitCode.ok;
   } finally {
     stop.dispose();
