@@ -3,5 +3,5 @@
 // window's throttle, delayed re-runs, idleness). Imports only util/.
 // Must never: run two items of one key at once, drop a key's newest item, or know what a
 // Kubernetes object is (keys and items only).
-export { Workers, type WorkersOptions, type Outcome } from "./workers.ts";
+export { Workers, type WorkersOptions, type Outcome, type Priority, type PushOptions } from "./workers.ts";
 export type { QueueFigures, QueueObserver } from "./observer.ts";

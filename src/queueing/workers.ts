@@ -16,7 +16,8 @@
 //   With a window of 0 no timer is created at all on the hot path.
 // - a worker limit bounds how many keys are *processing* at once (counted here);
 //   keys that only wait (for an item, a permit, a retry timer, their window) hold no worker;
-//   ready keys start in the order they became ready (FIFO).
+//   ready keys start in the order they became ready, news before re-checks (lines.ts): a
+//   push is news unless it says `priority: "low"` (a relist's objects); a re-run is low.
 // - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
 //   the timer lives in the slot and is cancelled by a new push or by close().
 // - an optional `skip(key, item)` drops an item that waited for its busy key but is already known
@@ -30,10 +31,10 @@
 import { TaskScope, type TaskReport } from "../util/scope.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { figuresOf, type QueueObserver } from "./observer.ts";
-import type { Outcome, WorkersOptions } from "./options.ts";
+import type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
 import { newSlot, Schedule, type Slot } from "./schedule.ts";
 
-export type { Outcome, WorkersOptions } from "./options.ts";
+export type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
 
 export class Workers<T> {
   private readonly slots = new Map<string, Slot<T>>();
@@ -62,7 +63,7 @@ export class Workers<T> {
       due: (slot) => (slot.hasPending ? this.enqueue(slot) : this.rest(slot)),
       rerun: (slot) => this.rerun(slot),
       expired: (slot) => this.slots.delete(slot.key),
-    });
+    }, options.prioritized ?? true);
     this.logger = options.logger ?? silentLogger;
     this.scope = new TaskScope(options.name ?? "workers", options.signal); // its signal and close(); no task per run
     this.scope.signal.addEventListener("abort", () => this.stopAll(), { once: true });
@@ -89,20 +90,25 @@ export class Workers<T> {
 
   /**
    * Queues `item` for `key`, replacing any item of that key not yet taken by its worker.
-   * `immediate`: skip the batch window (e.g. objects from a LIST are already the latest state).
+   * `immediate`: skip the batch window; `priority`: the line once ready (options.ts).
    */
-  push(key: string, item: T, immediate = false): void {
+  push(key: string, item: T, how: PushOptions = {}): void {
     if (this.scope.signal.aborted) return;
+    const immediate = how.immediate ?? false;
+    const priority: Priority = how.priority ?? "high";
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = newSlot(key, item, immediate);
+      slot = newSlot(key, item, immediate, priority);
       this.observer?.added();
       this.slots.set(key, slot);
     } else {
-      if (!slot.queued) this.queued(slot);
+      if (!slot.queued) this.queued(slot, priority);
+      else if (priority === "high") slot.priority = "high";
       slot.pending = item;
       slot.hasPending = true;
       slot.immediate = immediate;
+      // Ready in the low line and now news: it moves up (lines.ts).
+      if (slot.stage === "ready" && priority === "high") this.schedule.ready(slot);
       // Busy, in its window or ready: the key takes the newest item when its turn comes.
       if (slot.stage !== "idle" && slot.stage !== "again") return;
     }
@@ -195,7 +201,7 @@ export class Workers<T> {
   private rerun(slot: Slot<T>): void {
     slot.againAt = undefined;
     if (slot.current === undefined) return this.rest(slot);
-    this.queued(slot);
+    this.queued(slot, "low");
     slot.pending = slot.current;
     slot.hasPending = true;
     this.arm(slot);
@@ -276,8 +282,9 @@ export class Workers<T> {
   }
 
   /** A key that had nothing waiting gets an item: the queue grew by one. */
-  private queued(slot: Slot<T>): void {
+  private queued(slot: Slot<T>, priority: Priority): void {
     slot.queued = true;
+    slot.priority = priority;
     slot.queuedAt = performance.now();
     this.observer?.added();
   }
