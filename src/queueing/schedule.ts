@@ -1,53 +1,16 @@
-// queueing/'s scheduler: when a key runs. Each key has a slot, a latest-wins mailbox (a
-// newer item replaces the pending one) with a stage: idle, waiting for a requested re-run
-// (`again`), inside the batch window's leading-edge throttle (`window`), in the FIFO of keys
-// ready to run (`ready`, FIFO), or processing (`busy`). A slot is plain data: what it waits for is
+// queueing/'s scheduler: when a key runs. Each key has a slot (slot.ts) with a stage: idle,
+// waiting for a requested re-run (`again`), inside the batch window's leading-edge throttle
+// (`window`), in the lines of keys ready to run (`ready`), or processing (`busy`). What it waits for is
 // a timer (its window or re-run), one shared next-turn callback, or one shared reaper interval
 // that drops slots idle for `idleMs`. No slot holds a promise. workers.ts runs the keys.
 // The ready keys stand in two lines (lines.ts): a key whose item is news (a watch event) runs
 // before the keys that only re-check (a relist's objects, re-runs), FIFO within each line.
 
-import { ReadyLines, type Lined } from "./lines.ts";
-import type { Priority } from "./options.ts";
-
-export type Stage = "idle" | "again" | "window" | "ready" | "busy";
+import { ReadyLines } from "./lines.ts";
+import type { Slot } from "./slot.ts";
 
 /** A slot's `timer` while its re-run waits for the shared next turn instead of a timer. */
 const NEXT_TURN = Symbol("next turn") as unknown as ReturnType<typeof setTimeout>;
-
-export interface Slot<T> extends Lined {
-  readonly key: string;
-  pending: T | undefined;
-  hasPending: boolean;
-  /** The last processed item, re-used for a delayed re-run. */
-  current: T | undefined;
-  /** Epoch ms of a requested re-run. */
-  againAt: number | undefined;
-  stage: Stage;
-  /** The window's or the re-run's timer. */
-  timer: ReturnType<typeof setTimeout> | undefined;
-  idleSince: number;
-  /** The pending item skips the batch window. */
-  immediate: boolean;
-  /** The pending item's line when ready: "high" once any item collapsed into it was news. */
-  priority: Priority;
-  /** Its place in the ready lines (lines.ts): the live entry's ticket (0: not in line) and line. */
-  ticket: number;
-  lane: Priority;
-  /** When the key last started processing (ms, performance clock), for the window. */
-  lastStart: number;
-  /** An item is waiting to start processing: the queue's depth. */
-  queued: boolean;
-  /** When that item was queued (ms, performance clock), for workqueue_queue_duration_seconds. */
-  queuedAt: number;
-}
-
-export function newSlot<T>(key: string, item: T, immediate: boolean, priority: Priority): Slot<T> {
-  return {
-    key, pending: item, hasPending: true, current: undefined, againAt: undefined, stage: "idle", timer: undefined,
-    idleSince: 0, immediate, priority, ticket: 0, lane: priority, lastStart: -Infinity, queued: true, queuedAt: performance.now(),
-  };
-}
 
 export interface ScheduleEvents<T> {
   /** The slot's window is over: its newest item may run. */
@@ -94,7 +57,7 @@ export class Schedule<T> {
     this.turn ??= setImmediate(() => this.nextTurnCame());
   }
 
-  /** The slot's item may run: it gets in its line (or moves up to the first line, if its item became news meanwhile). */
+  /** The slot's item may run: it gets in its line (or moves up to the first, if its item became news meanwhile). */
   ready(slot: Slot<T>): void {
     slot.stage = "ready";
     this.lines.add(slot, slot.priority);
@@ -105,7 +68,10 @@ export class Schedule<T> {
     return this.lines.take();
   }
 
-  /** Waits for the slot's `againAt`; one due already (the finalizer first, a re-check) waits for the shared next turn, not a timer of its own. */
+  /**
+   * Waits for the slot's `againAt`; one due already (the finalizer first, a re-check) waits for the
+   * shared next turn, not a timer of its own.
+   */
   rerunAt(slot: Slot<T>, againAt: number): void {
     slot.stage = "again";
     const ms = againAt - Date.now();
