@@ -2,7 +2,7 @@
 // client-go's workqueue_* metrics. The calls are made on the hot path, so an observer must
 // only add numbers; the gauges (depth, work in progress) are read at scrape time instead.
 
-import type { Slot } from "./schedule.ts";
+import type { Slot } from "./slot.ts";
 
 /** Live figures of one queue, computed when asked (a walk over its keys). */
 export interface QueueFigures {

@@ -3,6 +3,20 @@
 import type { Logger } from "../util/log.ts";
 import type { QueueObserver } from "./observer.ts";
 
+/**
+ * Which line a ready key stands in (lines.ts): "high" for news (a watch event), "low" for a
+ * re-check of what was handled already (a relist's objects, a re-run, a retry).
+ */
+export type Priority = "high" | "low";
+
+/** How one item is queued. */
+export interface PushOptions {
+  /** Skip the batch window (e.g. objects from a LIST are already the latest state). */
+  immediate?: boolean;
+  /** Its line once ready; "high" by default. Of the items that collapse into one, the highest counts. */
+  priority?: Priority;
+}
+
 export interface Outcome<T> {
   /** Run `process()` again for this key after this many ms, unless a newer item comes first. */
   again?: number;
@@ -30,6 +44,11 @@ export interface WorkersOptions<T> {
   signal?: AbortSignal;
   logger?: Logger;
   name?: string;
+  /**
+   * Whether ready keys stand in two lines, news first (lines.ts); false: one FIFO line.
+   * A setting (workers.priority); the reconciler passes it. True when not given.
+   */
+  prioritized?: boolean;
   /** Hears of adds, waits, work and re-runs (the workqueue_* metrics); none by default. */
   observer?: QueueObserver;
 }

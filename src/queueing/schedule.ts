@@ -1,40 +1,16 @@
-// queueing/'s scheduler: when a key runs. Each key has a slot, a latest-wins mailbox (a
-// newer item replaces the pending one) with a stage: idle, waiting for a requested re-run
-// (`again`), inside the batch window's leading-edge throttle (`window`), in the FIFO of keys
-// ready to run (`ready`, FIFO), or processing (`busy`). A slot is plain data: what it waits for is
+// queueing/'s scheduler: when a key runs. Each key has a slot (slot.ts) with a stage: idle,
+// waiting for a requested re-run (`again`), inside the batch window's leading-edge throttle
+// (`window`), in the lines of keys ready to run (`ready`), or processing (`busy`). What it waits for is
 // a timer (its window or re-run), one shared next-turn callback, or one shared reaper interval
 // that drops slots idle for `idleMs`. No slot holds a promise. workers.ts runs the keys.
+// The ready keys stand in two lines (lines.ts): a key whose item is news (a watch event) runs
+// before the keys that only re-check (a relist's objects, re-runs), FIFO within each line.
 
-export type Stage = "idle" | "again" | "window" | "ready" | "busy";
+import { ReadyLines } from "./lines.ts";
+import type { Slot } from "./slot.ts";
 
 /** A slot's `timer` while its re-run waits for the shared next turn instead of a timer. */
 const NEXT_TURN = Symbol("next turn") as unknown as ReturnType<typeof setTimeout>;
-
-export interface Slot<T> {
-  readonly key: string;
-  pending: T | undefined;
-  hasPending: boolean;
-  /** The last processed item, re-used for a delayed re-run. */
-  current: T | undefined;
-  /** Epoch ms of a requested re-run. */
-  againAt: number | undefined;
-  stage: Stage;
-  /** The window's or the re-run's timer. */
-  timer: ReturnType<typeof setTimeout> | undefined;
-  idleSince: number;
-  /** The pending item skips the batch window. */
-  immediate: boolean;
-  /** When the key last started processing (ms, performance clock), for the window. */
-  lastStart: number;
-  /** An item is waiting to start processing: the queue's depth. */
-  queued: boolean;
-  /** When that item was queued (ms, performance clock), for workqueue_queue_duration_seconds. */
-  queuedAt: number;
-}
-
-export function newSlot<T>(key: string, item: T, immediate: boolean): Slot<T> {
-  return { key, pending: item, hasPending: true, current: undefined, againAt: undefined, stage: "idle", timer: undefined, idleSince: 0, immediate, lastStart: -Infinity, queued: true, queuedAt: performance.now() };
-}
 
 export interface ScheduleEvents<T> {
   /** The slot's window is over: its newest item may run. */
@@ -46,9 +22,8 @@ export interface ScheduleEvents<T> {
 }
 
 export class Schedule<T> {
-  /** Keys whose item may run, in the order they became ready; FIFO from `head` (no O(n) shift). */
-  private line: Slot<T>[] = [];
-  private head = 0;
+  /** Keys whose item may run: news first, then re-checks, each in the order they became ready. */
+  private lines: ReadyLines<Slot<T>>;
   /** Slots whose window ends at the next turn of the event loop: one callback for all of them. */
   private nextTurn: Slot<T>[] = [];
   /** Slots whose re-run is due at the next turn (their `timer` is NEXT_TURN until it comes or is cancelled). */
@@ -60,7 +35,10 @@ export class Schedule<T> {
     private readonly idleMs: number,
     private readonly slots: ReadonlyMap<string, Slot<T>>,
     private readonly on: ScheduleEvents<T>,
-  ) {}
+    prioritized = true,
+  ) {
+    this.lines = new ReadyLines(prioritized);
+  }
 
   /**
    * The batch window: the slot becomes due after `ms`; pushes meanwhile only replace `pending`.
@@ -79,25 +57,21 @@ export class Schedule<T> {
     this.turn ??= setImmediate(() => this.nextTurnCame());
   }
 
-  /** The slot's item may run: it gets in line. */
+  /** The slot's item may run: it gets in its line (or moves up to the first, if its item became news meanwhile). */
   ready(slot: Slot<T>): void {
     slot.stage = "ready";
-    this.line.push(slot);
+    this.lines.add(slot, slot.priority);
   }
 
-  /** The key longest in line, if any. */
+  /** The key longest in the first line that has one, if any. */
   next(): Slot<T> | undefined {
-    if (this.head >= this.line.length) return undefined;
-    const slot = this.line[this.head]!;
-    this.line[this.head++] = undefined as never;
-    if (this.head > 1024 && this.head * 2 > this.line.length) {
-      this.line.splice(0, this.head);
-      this.head = 0;
-    }
-    return slot;
+    return this.lines.take();
   }
 
-  /** Waits for the slot's `againAt`; one due already (the finalizer first, a re-check) waits for the shared next turn, not a timer of its own. */
+  /**
+   * Waits for the slot's `againAt`; one due already (the finalizer first, a re-check) waits for the
+   * shared next turn, not a timer of its own.
+   */
   rerunAt(slot: Slot<T>, againAt: number): void {
     slot.stage = "again";
     const ms = againAt - Date.now();
@@ -152,10 +126,9 @@ export class Schedule<T> {
     if (this.turn) clearImmediate(this.turn);
     this.turn = undefined;
     this.nextTurn = [];
-    this.line = [];
+    this.lines.clear();
     for (const slot of this.reruns) slot.timer = undefined;
     this.reruns = [];
-    this.head = 0;
     for (const slot of this.slots.values()) this.cancel(slot);
   }
 

@@ -16,7 +16,8 @@
 //   With a window of 0 no timer is created at all on the hot path.
 // - a worker limit bounds how many keys are *processing* at once (counted here);
 //   keys that only wait (for an item, a permit, a retry timer, their window) hold no worker;
-//   ready keys start in the order they became ready (FIFO).
+//   ready keys start in the order they became ready, news before re-checks (lines.ts): a
+//   push is news unless it says `priority: "low"` (a relist's objects); a re-run is low.
 // - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
 //   the timer lives in the slot and is cancelled by a new push or by close().
 // - an optional `skip(key, item)` drops an item that waited for its busy key but is already known
@@ -30,10 +31,11 @@
 import { TaskScope, type TaskReport } from "../util/scope.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { figuresOf, type QueueObserver } from "./observer.ts";
-import type { Outcome, WorkersOptions } from "./options.ts";
-import { newSlot, Schedule, type Slot } from "./schedule.ts";
+import type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
+import { Schedule } from "./schedule.ts";
+import { clear, newSlot, offer, queue, take, type Slot } from "./slot.ts";
 
-export type { Outcome, WorkersOptions } from "./options.ts";
+export type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
 
 export class Workers<T> {
   private readonly slots = new Map<string, Slot<T>>();
@@ -62,7 +64,7 @@ export class Workers<T> {
       due: (slot) => (slot.hasPending ? this.enqueue(slot) : this.rest(slot)),
       rerun: (slot) => this.rerun(slot),
       expired: (slot) => this.slots.delete(slot.key),
-    });
+    }, options.prioritized ?? true);
     this.logger = options.logger ?? silentLogger;
     this.scope = new TaskScope(options.name ?? "workers", options.signal); // its signal and close(); no task per run
     this.scope.signal.addEventListener("abort", () => this.stopAll(), { once: true });
@@ -89,20 +91,21 @@ export class Workers<T> {
 
   /**
    * Queues `item` for `key`, replacing any item of that key not yet taken by its worker.
-   * `immediate`: skip the batch window (e.g. objects from a LIST are already the latest state).
+   * `immediate`: skip the batch window; `priority`: the line once ready (options.ts).
    */
-  push(key: string, item: T, immediate = false): void {
+  push(key: string, item: T, how: PushOptions = {}): void {
     if (this.scope.signal.aborted) return;
+    const immediate = how.immediate ?? false;
+    const priority: Priority = how.priority ?? "high";
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = newSlot(key, item, immediate);
+      slot = newSlot(key, item, immediate, priority);
       this.observer?.added();
       this.slots.set(key, slot);
     } else {
-      if (!slot.queued) this.queued(slot);
-      slot.pending = item;
-      slot.hasPending = true;
-      slot.immediate = immediate;
+      if (offer(slot, item, immediate, priority)) this.observer?.added();
+      // Ready in the low line and now news: it moves up (lines.ts).
+      if (slot.stage === "ready" && priority === "high") this.schedule.ready(slot);
       // Busy, in its window or ready: the key takes the newest item when its turn comes.
       if (slot.stage !== "idle" && slot.stage !== "again") return;
     }
@@ -125,17 +128,15 @@ export class Workers<T> {
 
   private checkSettled(): void {
     // While any key is processing nothing is settled (and no O(keys) scan runs on every completion).
-    if (this.settleWaiters.length && this.busy === 0 && this.isSettled()) for (const resolve of this.settleWaiters.splice(0)) resolve();
+    if (!this.settleWaiters.length || this.busy > 0 || !this.isSettled()) return;
+    for (const resolve of this.settleWaiters.splice(0)) resolve();
   }
 
   /** Forgets a key's pending item and retry timer (e.g. the object is gone); a running item finishes. */
   forget(key: string): void {
     const slot = this.slots.get(key);
     if (!slot) return;
-    if (slot.hasPending) slot.queued = false;
-    slot.pending = undefined;
-    slot.hasPending = false;
-    slot.againAt = undefined;
+    clear(slot);
     if (slot.stage === "again") {
       this.schedule.cancel(slot);
       this.rest(slot);
@@ -143,12 +144,17 @@ export class Workers<T> {
     this.checkSettled();
   }
 
-  /** Aborts every worker's signal and waits up to `graceMs` for them to finish; names the keys still busy (as `<name>/<key>`). */
+  /**
+   * Aborts every worker's signal and waits up to `graceMs` for them to finish; names the keys
+   * still busy (as `<name>/<key>`).
+   */
   async close(graceMs: number): Promise<TaskReport> {
     const deadline = Date.now() + graceMs;
     const report = await this.scope.close(graceMs); // aborting the scope's signal calls stopAll()
     if (this.busy > 0) await this.drained(deadline - Date.now());
-    for (const slot of this.slots.values()) if (slot.stage === "busy") report.abandoned.push(`${this.scope.name}/${slot.key}`);
+    for (const slot of this.slots.values()) {
+      if (slot.stage === "busy") report.abandoned.push(`${this.scope.name}/${slot.key}`);
+    }
     return report;
   }
 
@@ -171,7 +177,9 @@ export class Workers<T> {
       slot.queued = false;
       this.rest(slot);
       this.checkSettled();
-    } else if (this.window > 0 && !slot.immediate) this.schedule.throttle(slot, slot.lastStart + this.window - performance.now());
+    } else if (this.window > 0 && !slot.immediate) {
+      this.schedule.throttle(slot, slot.lastStart + this.window - performance.now());
+    }
     else this.enqueue(slot);
   }
 
@@ -195,7 +203,8 @@ export class Workers<T> {
   private rerun(slot: Slot<T>): void {
     slot.againAt = undefined;
     if (slot.current === undefined) return this.rest(slot);
-    this.queued(slot);
+    queue(slot, "low");
+    this.observer?.added();
     slot.pending = slot.current;
     slot.hasPending = true;
     this.arm(slot);
@@ -223,13 +232,7 @@ export class Workers<T> {
 
   /** Takes the slot's pending item and processes it in a worker of its own, under a permit. */
   private start(slot: Slot<T>): void {
-    const item = slot.pending as T;
-    slot.pending = undefined;
-    slot.hasPending = false;
-    slot.againAt = undefined;
-    slot.stage = "busy";
-    slot.lastStart = performance.now();
-    slot.queued = false;
+    const item = take(slot);
     this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
     if (++this.busy > this.mostBusy) this.mostBusy = this.busy;
     void this.process(slot, item, this.scope.signal);
@@ -273,13 +276,6 @@ export class Workers<T> {
     else this.rest(slot);
     this.pump();
     this.checkSettled();
-  }
-
-  /** A key that had nothing waiting gets an item: the queue grew by one. */
-  private queued(slot: Slot<T>): void {
-    slot.queued = true;
-    slot.queuedAt = performance.now();
-    this.observer?.added();
   }
 
   /** On abort: timers and the ready line end; keys not processing are dropped at once. */

@@ -109,8 +109,10 @@ export class Reconciler {
       tracked?.echoed(rv); // not newer than our write: one copy of its version is enough
       return;
     }
-    // A listed object is the current state already: no batch window to wait for newer events.
-    this.workers.push(uid, event, event.type === "listed");
+    // A listed object is the current state already (no batch window to wait for newer events), and
+    // a re-check of what start-up or a relist found: news of any object goes before it (queueing/lines.ts).
+    const listed = event.type === "listed";
+    this.workers.push(uid, event, { immediate: listed, priority: listed ? "low" : "high" });
   }
 
   /** Stops: handlers' signals abort now; writes in flight get `graceMs` to finish; nothing is left running. */
