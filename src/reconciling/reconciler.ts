@@ -32,7 +32,7 @@ import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import { cycleEnvOf, freezeGraceMsOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
-import { Background } from "./spawning.ts";
+import { Background } from "./background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
@@ -52,7 +52,7 @@ export class Reconciler {
   private readonly detach: () => void;
   /** Objects whose current cycle failed (one cycle per object at a time): its result is "error". */
   private readonly erred = new Set<string>();
-  /** The daemons and timers of the resource's objects (background.ts: their phases). */
+  /** The daemons and timers of the resource's objects (background-phases.ts: their phases). */
   private readonly background: Background;
 
   constructor(private readonly options: ReconcilerOptions) {
@@ -151,7 +151,7 @@ export class Reconciler {
     return this.workers.settled();
   }
 
-  /** The phases of an object's daemons and timers by id (background.ts), for tests and diagnostics. */
+  /** The phases of an object's daemons and timers by id (background-phases.ts), for tests and diagnostics. */
   backgroundPhases(uid: string): Record<string, string> {
     return this.background.phases(uid);
   }
