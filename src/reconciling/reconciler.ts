@@ -10,8 +10,9 @@
 // pure transitions there; this file is the I/O around them. After its own PATCH, an object's older
 // versions may still arrive from the watch: they are skipped as not newer than our write
 // (kube/versions.ts), and so is an echo queued while the object was processing (Workers' `skip`),
-// unless the cycle asked to run again. The finalizer: finalizer.ts's table. A deletion seen aborts
-// the object's running cycle as a freeze does, and nothing of it is written (tracked.ts).
+// unless the cycle asked to run again. The finalizer: finalizer.ts, which runs the cycle. A
+// deletion seen aborts the object's running cycle as a freeze does, and nothing of it is written
+// (tracked.ts).
 // Must never run two cycles of one object at once, never act on a version older than its own
 // last write, never write for an object once its deletion was seen, and never let a handler's
 // failure escape into the watch stream.
@@ -24,10 +25,10 @@ import { tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
-import { hasFinalizer, needsFinalizer, runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "../handling/cycle.ts";
+import type { CycleEnv, CyclePlan, ObjectState } from "../handling/cycle.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
-import { finalizerAction } from "./finalizer.ts";
+import { cycleWithFinalizer } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import { cycleEnvOf, freezeGraceMsOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
@@ -229,11 +230,9 @@ export class Reconciler {
   /** Runs the engine on `body` and writes its plan: the outcome, as life.ts's transitions take it. */
   private async handle(body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<Outcome> {
     try {
-      const deleting = Boolean(body.metadata.deletionTimestamp);
       // The delete handlers run only once the object's daemons and timers have stopped.
-      if (deleting) await this.background.stop(body.metadata.uid ?? "");
-      const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal) || this.background.holds(body));
-      const plan = await runCycle(this.env, object, body, signal, action);
+      if (body.metadata.deletionTimestamp) await this.background.stop(body.metadata.uid ?? "");
+      const plan = await cycleWithFinalizer(this.env, object, body, signal, this.background);
       hold?.current?.(); // a shard whose lease lapsed while this process stalled is given up now: its freeze aborts
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
