@@ -16,7 +16,7 @@ import { deepEqual } from "../handling/filters.ts";
 import { PermanentError, TemporaryError } from "../handling/errors.ts";
 import type { BackgroundSpec, HandlerSpec } from "../handling/registry.ts";
 import { runHandler } from "../handling/runner.ts";
-import type { CycleHold } from "./options.ts";
+import type { Ownership } from "./options.ts";
 import { metaMatches } from "../handling/selection.ts";
 import type { DaemonFn, HandlerContext, TimerContext } from "../handling/types.ts";
 import type { PatchClient } from "./patching.ts";
@@ -34,10 +34,11 @@ export interface BackgroundOptions {
   tools: HandlerTools;
   /** The memo shared with the object's handlers. */
   memo(uid: string, namespace: string | undefined): Record<string, any>;
-  /** The freeze gate's running signal for a namespace (see ReconcilerOptions.freezeSignal). */
-  freezeSignal?(namespace: string | undefined): AbortSignal;
-  /** Sharding: a hold on the object's shard for as long as a run goes on, so a handover waits for it (and aborts it). */
-  hold?(object: KubeObject): CycleHold;
+  /**
+   * The reconciler's: the freeze gate's running signal for a namespace, and (sharding) a hold on
+   * the object's shard for as long as a run goes on, so a handover waits for it (and aborts it).
+   */
+  ownership?: Ownership;
   /** Aborted at shutdown. */
   signal: AbortSignal;
   /** A run that ignored its stop signal past its cancellationTimeout was left behind. */
@@ -82,7 +83,7 @@ export class Background {
   sync(body: KubeObject): void {
     const uid = body.metadata.uid;
     if (!uid || this.empty) return;
-    const freeze = this.options.freezeSignal?.(body.metadata.namespace);
+    const freeze = this.options.ownership?.freezeSignal?.(body.metadata.namespace);
     const runs = this.objects.get(uid) ?? new Map<string, Run>();
     for (const spec of this.options.specs) {
       const run = runs.get(spec.id);
@@ -145,7 +146,7 @@ export class Background {
   }
 
   private spawn(uid: string, spec: BackgroundSpec, body: KubeObject, freeze: AbortSignal | undefined): Run | undefined {
-    const hold = this.options.hold?.(body);
+    const hold = this.options.ownership?.hold?.(body);
     if (hold?.signal.aborted) {
       hold.exit(); // not our shard (any more): another replica runs it
       return undefined;

@@ -62,7 +62,7 @@ export class Reconciler {
     this.logger = options.logger ?? silentLogger;
     const { env, events } = cycleEnvOf(options, this.logger);
     this.env = env;
-    this.audience = { resource, logger: this.logger, poster: options.poster, observer: options.observer, events, tools: this.env.tools };
+    this.audience = { resource, logger: this.logger, poster: options.poster, observer: options.observers?.cycles, events, tools: this.env.tools };
     this.target = {
       client: options.client,
       resource,
@@ -75,9 +75,8 @@ export class Reconciler {
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
     this.background = new Background({
       specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
-      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, abandoned: () => options.observer?.backgroundAbandoned(),
-      retryFloorMs: workerTimingOf(options).window, ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
-      ...(options.hold ? { hold: options.hold } : {}),
+      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, abandoned: () => options.observers?.cycles?.backgroundAbandoned(),
+      retryFloorMs: workerTimingOf(options).window, ...(options.ownership ? { ownership: options.ownership } : {}),
       ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
     });
     this.workers = new Workers<Item>({
@@ -87,7 +86,7 @@ export class Reconciler {
       signal: linked.signal,
       logger: this.logger,
       name: `handling ${resource.plural}`,
-      ...(options.queueObserver ? { observer: options.queueObserver } : {}),
+      ...(options.observers?.queue ? { observer: options.observers.queue } : {}),
     });
   }
 
@@ -170,21 +169,21 @@ export class Reconciler {
   private async measured(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
     const primed = this.options.indexes?.primed(signal); // undefined: primed already (or no indexes), so no await
     if (primed && !(await primed)) return; // no handler before every index's first LIST (indexes.ts)
-    const observer = this.options.observer;
+    const observer = this.options.observers?.cycles;
     if (!observer) return this.owned(uid, item, signal);
     return measuredCycle(observer, () => this.erred.delete(uid), () => this.owned(uid, item, signal));
   }
 
   /** One cycle under its shard's hold when sharded: the handover waits until it ended. */
   private owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
-    const hold = this.options.hold?.(item.object);
+    const hold = this.options.ownership?.hold?.(item.object);
     if (!hold) return this.whileOurs(uid, item, signal, undefined); // unsharded: no frame of its own per cycle
     return this.whileOurs(uid, item, signal, hold).finally(() => hold.exit());
   }
 
   /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
   private async whileOurs(uid: string, item: Item, signal: AbortSignal, hold: CycleHold | undefined): Promise<WorkerOutcome<Item> | void> {
-    const gate = this.options.freezeSignal?.(item.object.metadata.namespace);
+    const gate = this.options.ownership?.freezeSignal?.(item.object.metadata.namespace);
     const shard = hold?.signal;
     // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
     const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
@@ -265,7 +264,7 @@ export class Reconciler {
     }
     entry.live(next.life);
     if (outcome.kind === "failed") {
-      if (this.options.observer) this.erred.add(uid);
+      if (this.options.observers?.cycles) this.erred.add(uid);
       reportFailure(this.audience, event.object, outcome.error, next.again ?? 0);
     }
     if (next.again === undefined && !next.body) return;
