@@ -128,7 +128,7 @@ async function benchOne(client: KubeClient, resource: Resource, kind: string, n:
     if (++handled === n) allHandled();
     return { message: `hello ${name}` };
   }, { id: "create_fn" });
-  const processor = new Reconciler({ client, resource, registry, settings: resolveSettings(), workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 } });
+  const processor = new Reconciler({ client, resource, registry, settings: resolveSettings({ fileData: { workers: { batchWindow: 0.1, limit: CONCURRENCY, idleTimeout: 5 } } }) });
   const watcher = new Watcher(client, resource, { namespace: opNs });
   const ac = new AbortController();
   const opBefore = (await ask(`patches ${resource.plural}`)).patches;

@@ -84,8 +84,8 @@ export async function operatorRound(client: KubeClient, resource: Resource, n: n
   }, { id: "create_fn" });
   const unobserve = observed ? client.observe(requestMetrics(health.metrics)) : () => {};
   const reconciler = new Reconciler({
-    client, resource, registry, settings: resolveSettings(), workers: { window: 100, limit: CONCURRENCY, idleMs: 5000 },
-    ...(observed ? { observer: reconcileMetrics(health.metrics, "kobunexamples.kobun.dev", CONCURRENCY), queueObserver: workqueueMetrics(health.metrics, "kobunexamples.kobun.dev") } : {}),
+    client, resource, registry, settings: resolveSettings({ fileData: { workers: { batchWindow: 0.1, limit: CONCURRENCY, idleTimeout: 5 } } }),
+    ...(observed ? { observers: { cycles: reconcileMetrics(health.metrics, "kobunexamples.kobun.dev", CONCURRENCY), queue: workqueueMetrics(health.metrics, "kobunexamples.kobun.dev") } } : {}),
   });
   const watcher = new Watcher(client, resource, { namespace: ns, ...(observed ? { observer: watchMetrics(health.metrics, "kobunexamples.kobun.dev") } : {}) });
   const ac = new AbortController();

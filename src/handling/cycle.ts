@@ -1,6 +1,7 @@
 // One processing cycle of one object: which cause (create / update / delete / resume /
 // noop / free), which handlers apply, run those that are due, and plan ONE set of changes
-// (handler results, the `patch` the handlers filled, progress, diff base, finalizer).
+// (handler results, the `patch` the handlers filled, progress, diff base; the finalizer is
+// reconciling/finalizer.ts's, which tells the cycle only its `FinalizerTerms`).
 // The cause and the handlers are selection.ts's; this file runs those that are due and plans.
 // Must never send anything (patching.ts does) nor wait for delays (the worker does).
 
@@ -11,7 +12,7 @@ import { compactPatch, newPatch, objectContext, type HandlerTools } from "./cont
 import { redact, storedBase, type DiffBasePolicy } from "./diffbase.ts";
 import { applyToEssence, type Essence } from "./essence.ts";
 import { deepEqual } from "./filters.ts";
-import { FINALIZER, readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
+import { readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
 import type { HandlerSpec } from "./registry.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
 import { contextFor, isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected, type Sight } from "./selection.ts";
@@ -60,9 +61,12 @@ export interface CyclePlan {
   /** Handler results by id, for `status.<id>`. */
   results: Record<string, unknown>;
   bookkeeping: BookkeepingChange;
+  /** The finalizer's change: reconciling/finalizer.ts sets it (never the cycle). */
   finalizer: "add" | "remove" | undefined;
   /** Add the finalizer alone and run the cycle again before any handler has side effects. */
   finalizerFirst: boolean;
+  /** The cause completed in this cycle (every handler of it finished, or there were none). */
+  done?: boolean;
   /** ms until the earliest delayed handler is due. */
   delay: number | undefined;
   runs: HandlerRun[];
@@ -72,38 +76,36 @@ export interface CyclePlan {
   newest?: string;
 }
 
-/** What to do about kobun's finalizer this cycle: decided by the caller (reconciling/finalizer.ts's table). */
-export type FinalizerAction = "add" | "run-delete-handlers" | "release" | "nothing";
+/** What the cycle must know of kobun's finalizer, which reconciling/finalizer.ts decides and writes. */
+export interface FinalizerTerms {
+  /** A deletion is ours to handle (we hold the object): its delete handlers run; else it frees the object. */
+  readonly cleanup: boolean;
+  /** The finalizer is being added: no handler runs before it is written (Kopf's order). */
+  readonly holdFirst: boolean;
+}
 
-/**
- * Runs one cycle of `body` and plans its writes. `finalizer`: the table's action for the object
- * (`needsFinalizer` tells the table whether a delete handler applies).
- */
-export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, finalizer: FinalizerAction): Promise<CyclePlan> {
+/** Runs one cycle of `body` and plans its writes, on the `terms` of kobun's finalizer. */
+export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, terms: FinalizerTerms): Promise<CyclePlan> {
   if (state.resume === "unseen") state.resume = env.hasResume ? "due" : "done";
   const plan: CyclePlan = {
     cause: "noop", user: undefined, results: {}, bookkeeping: { progress: new Map() },
-    finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
+    finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined, done: false,
   };
   // Only daemons or timers: the finalizer they hold is all there is to write.
   // The plan is returned as it is filled in (no copies): a cycle runs per object and per change.
   if (env.handlers.length === 0) {
-    plan.finalizer = finalizer === "add" ? "add" : finalizer === "nothing" ? undefined : "remove";
+    plan.done = true;
     return plan;
   }
-  const change = finalizer === "add" ? "add" : finalizer === "release" ? "remove" : undefined;
   const book = readBookkeeping(body, env.ids);
-  const sight = seeCause(env, body, book, state.resume === "due", finalizer);
+  const sight = seeCause(env, body, book, state.resume === "due", terms.cleanup);
   if (sight.cause !== "resume" && sight.cause !== "update") state.resume = "done"; // never mixed into a create or a deletion
   if (sight.cause === "free") {
     plan.cause = "free";
     return plan;
   }
   plan.essence = sight.essence;
-  if (sight.cause === "noop") {
-    plan.finalizer = change;
-    return plan;
-  }
+  if (sight.cause === "noop") return plan;
   plan.cause = sight.cause;
   const patch = newPatch();
   // What ctx.api's writes to this very object changed: into the new base, never sent again.
@@ -116,8 +118,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, written, (after) => (plan.newest = after.metadata.resourceVersion))), patch, spec, record, at);
   const selected = selectHandlers(env, seen, body, book, contextOf, state.resume === "due", signal);
 
-  if (sight.cause !== "delete") plan.finalizer = change;
-  if (plan.finalizer === "add" && anyDue(selected, sight.now)) {
+  if (terms.holdFirst && anyDue(selected, sight.now)) {
     // Kopf's order: hold the object with the finalizer before any handler can have side effects,
     // so that a deletion racing the first handlers still runs the delete handlers.
     plan.finalizerFirst = true;
@@ -127,6 +128,7 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   plan.user = compactPatch(patch);
   if (allDone) {
     completeCause(env, sight, book, selected, records, written, plan);
+    plan.done = true;
     state.resume = "done";
   } else for (const [id, record] of records) plan.bookkeeping.progress.set(id, record);
   plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
@@ -203,10 +205,7 @@ function completeCause(
     const last = records.get(spec.id) ?? record;
     if (last?.failure) plan.bookkeeping.progress.set(spec.id, { ...last, final: true });
   }
-  if (sight.cause === "delete") {
-    plan.finalizer = "remove";
-    return;
-  }
+  if (sight.cause === "delete") return; // the finalizer's release is reconciling/finalizer.ts's
   const seen = Object.keys(own).length ? applyToEssence(sight.essence!, own) : sight.essence!;
   const newBase = plan.user ? applyToEssence(seen, plan.user) : seen;
   plan.essence = newBase;
@@ -225,11 +224,8 @@ function isDue(record: ProgressRecord | undefined, now: number): boolean {
   return isPending(record) && !(record?.delayed && Date.parse(record.delayed) > now);
 }
 
-
-
-
-/** Whether kobun's finalizer is needed: while a non-optional delete handler applies. */
-export function needsFinalizer(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): boolean {
+/** Whether a delete handler that waits for the deletion (not optional) applies to the object. */
+export function deleteHandlerApplies(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): boolean {
   let base: ObjectContext | undefined;
   for (const spec of env.handlers) {
     if (spec.kind !== "delete" || spec.options.optional || !metaMatches(spec, body)) continue;
@@ -241,9 +237,4 @@ export function needsFinalizer(env: CycleEnv, state: ObjectState, body: KubeObje
     return true;
   }
   return false;
-}
-
-/** Whether the object carries kobun's finalizer. */
-export function hasFinalizer(body: KubeObject): boolean {
-  return body.metadata.finalizers?.includes(FINALIZER) ?? false;
 }

@@ -13,7 +13,7 @@ import { getField, matchMeta, matchValue } from "./filters.ts";
 import type { Bookkeeping, ProgressRecord } from "./progress.ts";
 import type { HandlerSpec } from "./registry.ts";
 import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "./types.ts";
-import type { CycleEnv, FinalizerAction } from "./cycle.ts";
+import type { CycleEnv } from "./cycle.ts";
 
 /** What the cycle sees of the object: its cause and what the handlers are told of the change. */
 export interface Sight {
@@ -36,14 +36,15 @@ export interface Selected {
   record: ProgressRecord | undefined;
 }
 
-export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, resuming: boolean, finalizer: FinalizerAction): Sight {
+/** `cleanup`: a deletion is ours to handle (we hold the object); else a deleting object is free to go. */
+export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, resuming: boolean, cleanup: boolean): Sight {
   const salt = body.metadata.uid ?? "";
   const sight: Sight = {
     cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: Date.now(),
     old: typeof book.base === "object" ? book.base : undefined,
   };
   if (body.metadata.deletionTimestamp) {
-    sight.cause = finalizer === "run-delete-handlers" ? "delete" : "free";
+    sight.cause = cleanup ? "delete" : "free";
     return sight;
   }
   sight.essence = essenceOf(body);

@@ -24,13 +24,11 @@
 // again (holding, rechecking, waiting, failing) keep an item queued behind them that equals
 // our own write: it may be the server's answer to it, the freshest state known.
 //
-// Daemons and timers (issue 13) fit as a second, independent part of the life, not as flags:
-// `activities: Map<id, Activity>` with `Activity = { kind: "starting"; at } | { kind: "running";
-// stop } | { kind: "backing-off"; until } | { kind: "stopping"; since }`, moved by their own
-// inputs (object admitted / filters stop matching / freeze / daemon exited / timer due) in the
-// same pure style, and the finalizer table (finalizer.ts) gains "needs one" from them and
-// releases only once no activity is left: a deletion moves the handler phase through the
-// delete handlers and the activities through `stopping`, and `gone` only follows both.
+// Daemons and timers (issue 13) are a second, independent part of the life, not flags here:
+// one BackgroundPhase per daemon or timer (background-phases.ts), moved by their own inputs
+// (object admitted / filters stop matching / freeze / daemon exited / timer due) in the same pure
+// style; the finalizer table (finalizer.ts) counts them in "needs one", and a deletion runs the
+// delete handlers only once every one of them has stopped.
 
 import type { KubeObject } from "../kube/types.ts";
 import { compareResourceVersions } from "../kube/versions.ts";

@@ -10,7 +10,6 @@ import type { CycleEnv } from "../handling/cycle.ts";
 import { sensitiveFields } from "../handling/diffbase.ts";
 import type { StorageMode } from "../handling/progress.ts";
 import type { HandlerSpec, Registry } from "../handling/registry.ts";
-import type { HandlingDefaults } from "../handling/runner.ts";
 import type { Indexes } from "../handling/indexes.ts";
 import type { QueueObserver } from "../queueing/observer.ts";
 
@@ -28,9 +27,9 @@ export interface ReconcilerOptions {
   resource: Resource;
   registry: Registry;
   /**
-   * Workers' timings, handling defaults and the freeze grace come from here (overridden by
-   * `workers`/`handling`/`diffBaseLimit`/`freezeGraceMs`): config/'s resolved settings, whose
-   * schema is the one place defaults are written (tests pass `resolveSettings()`'s).
+   * Every timing and limit (the workers', the handlers' defaults, the diff base's, the freeze
+   * grace): config/'s resolved settings, whose schema is the one place defaults are written; the
+   * one way to set them (tests resolve theirs too: `resolveSettings({ fileData })`).
    */
   settings: ReconcilerSettings;
   logger?: Logger;
@@ -41,17 +40,6 @@ export interface ReconcilerOptions {
   indexes?: Indexes;
   /** The operator's memo (on.startup's): each object's memo starts as a shallow copy of it. */
   memo?: Record<string, any>;
-  /** Hears of every cycle, handler run, failed write and abandoned run (runtime/metrics.ts makes them metrics); none by default. */
-  observer?: ReconcileObserver;
-  /** Hears of the object queue's adds, waits and work (the workqueue_* metrics); none by default. */
-  queueObserver?: QueueObserver;
-  /** Aborting it aborts the handlers at once (like close(0)). */
-  signal?: AbortSignal;
-  /** Overrides, in ms: `window` (batch window), `limit`, `idleMs`. */
-  workers?: { window?: number; limit?: number; idleMs?: number };
-  handling?: Partial<HandlingDefaults>;
-  /** Largest diff base stored on an object, in bytes (default: settings' handling.diffBaseLimit). */
-  diffBaseLimit?: number;
   /** Where to keep progress for resources with a status subresource. Default "status" (see progress.ts). */
   storage?: StorageMode;
   /**
@@ -60,6 +48,16 @@ export interface ReconcilerOptions {
    * down to metadata (the next cycle must not diff a full object against partial ones).
    */
   metadataOnly?: string;
+  /** What takes objects away from this replica; none: they are always ours. */
+  ownership?: Ownership;
+  /** Who hears of the work (runtime/metrics.ts makes them metrics); none by default. */
+  observers?: ReconcilerObservers;
+  /** Aborting it aborts the handlers at once (like close(0)). */
+  signal?: AbortSignal;
+}
+
+/** What takes objects away from this replica (ownership is exclusive: DESIGN behaviour 4). */
+export interface Ownership {
   /**
    * The running signal of the freeze gate of this namespace (undefined: cluster-scoped): it
    * aborts when the objects there are taken away, and is aborted while they are frozen. A frozen
@@ -74,8 +72,14 @@ export interface ReconcilerOptions {
    * `exit()` when the cycle ended or was abandoned, so the handover waits for it.
    */
   hold?(object: KubeObject): CycleHold;
-  /** How long handlers may go on after a freeze before they are abandoned, in ms (else settings' peering.freezeGracePeriod). */
-  freezeGraceMs?: number;
+}
+
+/** Who hears of a reconciler's work, without it knowing who listens. */
+export interface ReconcilerObservers {
+  /** Every cycle, handler run, failed write and abandoned run. */
+  cycles?: ReconcileObserver;
+  /** The object queue's adds, waits and work (the workqueue_* metrics). */
+  queue?: QueueObserver;
 }
 
 /** The part of config/'s Settings the reconciler reads (in seconds, as configured; diffBaseLimit in bytes). */
@@ -127,13 +131,13 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
     ids: [...new Set(changing.map((h) => h.id))],
     hasResume: changing.some((h) => h.kind === "resume"),
     defaults: {
-      retries: options.handling?.retries !== undefined ? options.handling.retries : settings.handling.retries,
-      backoff: options.handling?.backoff ?? settings.handling.backoff,
-      timeout: options.handling?.timeout !== undefined ? options.handling.timeout : settings.handling.timeout,
+      retries: settings.handling.retries,
+      backoff: settings.handling.backoff,
+      timeout: settings.handling.timeout,
     },
     diffBase: {
       sensitive: sensitiveFields(resource, all.flatMap((h) => h.sensitive ?? [])),
-      limit: options.diffBaseLimit ?? settings.handling.diffBaseLimit,
+      limit: settings.handling.diffBaseLimit,
     },
     logger,
     tools: {
@@ -144,17 +148,12 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
   return { env, events };
 }
 
-/** The workers' timing in ms: options override the settings (which are in seconds). */
-export function workerTimingOf(options: Pick<ReconcilerOptions, "settings" | "workers">): { window: number; limit: number; idleMs: number } {
-  const { settings } = options;
-  return {
-    window: options.workers?.window ?? settings.workers.batchWindow * 1000,
-    limit: options.workers?.limit ?? settings.workers.limit,
-    idleMs: options.workers?.idleMs ?? settings.workers.idleTimeout * 1000,
-  };
+/** The workers' timing in ms (the settings are in seconds). */
+export function workerTimingOf({ settings }: Pick<ReconcilerOptions, "settings">): { window: number; limit: number; idleMs: number } {
+  return { window: settings.workers.batchWindow * 1000, limit: settings.workers.limit, idleMs: settings.workers.idleTimeout * 1000 };
 }
 
 /** How long handlers may go on after a freeze before they are abandoned, in ms. */
-export function freezeGraceMsOf(options: ReconcilerOptions): number {
-  return options.freezeGraceMs ?? options.settings.peering.freezeGracePeriod * 1000;
+export function freezeGraceMsOf({ settings }: Pick<ReconcilerOptions, "settings">): number {
+  return settings.peering.freezeGracePeriod * 1000;
 }

@@ -10,8 +10,9 @@
 // pure transitions there; this file is the I/O around them. After its own PATCH, an object's older
 // versions may still arrive from the watch: they are skipped as not newer than our write
 // (kube/versions.ts), and so is an echo queued while the object was processing (Workers' `skip`),
-// unless the cycle asked to run again. The finalizer: finalizer.ts's table. A deletion seen aborts
-// the object's running cycle as a freeze does, and nothing of it is written (tracked.ts).
+// unless the cycle asked to run again. The finalizer: finalizer.ts, which runs the cycle. A
+// deletion seen aborts the object's running cycle as a freeze does, and nothing of it is written
+// (tracked.ts).
 // Must never run two cycles of one object at once, never act on a version older than its own
 // last write, never write for an object once its deletion was seen, and never let a handler's
 // failure escape into the watch stream.
@@ -24,15 +25,15 @@ import { tracing } from "../util/trace.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { TaskReport } from "../util/scope.ts";
 import type { WatchEvent } from "../watching/types.ts";
-import { hasFinalizer, needsFinalizer, runCycle, type CycleEnv, type CyclePlan, type ObjectState } from "../handling/cycle.ts";
+import type { CycleEnv, CyclePlan, ObjectState } from "../handling/cycle.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
-import { finalizerAction } from "./finalizer.ts";
+import { cycleWithFinalizer } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import { cycleEnvOf, freezeGraceMsOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import { reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
-import { Background } from "./spawning.ts";
+import { Background } from "./background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
@@ -52,7 +53,7 @@ export class Reconciler {
   private readonly detach: () => void;
   /** Objects whose current cycle failed (one cycle per object at a time): its result is "error". */
   private readonly erred = new Set<string>();
-  /** The daemons and timers of the resource's objects (background.ts: their phases). */
+  /** The daemons and timers of the resource's objects (background-phases.ts: their phases). */
   private readonly background: Background;
 
   constructor(private readonly options: ReconcilerOptions) {
@@ -61,7 +62,7 @@ export class Reconciler {
     this.logger = options.logger ?? silentLogger;
     const { env, events } = cycleEnvOf(options, this.logger);
     this.env = env;
-    this.audience = { resource, logger: this.logger, poster: options.poster, observer: options.observer, events, tools: this.env.tools };
+    this.audience = { resource, logger: this.logger, poster: options.poster, observer: options.observers?.cycles, events, tools: this.env.tools };
     this.target = {
       client: options.client,
       resource,
@@ -74,9 +75,8 @@ export class Reconciler {
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
     this.background = new Background({
       specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
-      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, abandoned: () => options.observer?.backgroundAbandoned(),
-      retryFloorMs: workerTimingOf(options).window, ...(options.freezeSignal ? { freezeSignal: options.freezeSignal } : {}),
-      ...(options.hold ? { hold: options.hold } : {}),
+      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, abandoned: () => options.observers?.cycles?.backgroundAbandoned(),
+      retryFloorMs: workerTimingOf(options).window, ...(options.ownership ? { ownership: options.ownership } : {}),
       ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
     });
     this.workers = new Workers<Item>({
@@ -86,7 +86,7 @@ export class Reconciler {
       signal: linked.signal,
       logger: this.logger,
       name: `handling ${resource.plural}`,
-      ...(options.queueObserver ? { observer: options.queueObserver } : {}),
+      ...(options.observers?.queue ? { observer: options.observers.queue } : {}),
     });
   }
 
@@ -153,7 +153,7 @@ export class Reconciler {
     return this.workers.settled();
   }
 
-  /** The phases of an object's daemons and timers by id (background.ts), for tests and diagnostics. */
+  /** The phases of an object's daemons and timers by id (background-phases.ts), for tests and diagnostics. */
   backgroundPhases(uid: string): Record<string, string> {
     return this.background.phases(uid);
   }
@@ -171,21 +171,21 @@ export class Reconciler {
   private async measured(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
     const primed = this.options.indexes?.primed(signal); // undefined: primed already (or no indexes), so no await
     if (primed && !(await primed)) return; // no handler before every index's first LIST (indexes.ts)
-    const observer = this.options.observer;
+    const observer = this.options.observers?.cycles;
     if (!observer) return this.owned(uid, item, signal);
     return measuredCycle(observer, () => this.erred.delete(uid), () => this.owned(uid, item, signal));
   }
 
   /** One cycle under its shard's hold when sharded: the handover waits until it ended. */
   private owned(uid: string, item: Item, signal: AbortSignal): Promise<WorkerOutcome<Item> | void> {
-    const hold = this.options.hold?.(item.object);
+    const hold = this.options.ownership?.hold?.(item.object);
     if (!hold) return this.whileOurs(uid, item, signal, undefined); // unsharded: no frame of its own per cycle
     return this.whileOurs(uid, item, signal, hold).finally(() => hold.exit());
   }
 
   /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
   private async whileOurs(uid: string, item: Item, signal: AbortSignal, hold: CycleHold | undefined): Promise<WorkerOutcome<Item> | void> {
-    const gate = this.options.freezeSignal?.(item.object.metadata.namespace);
+    const gate = this.options.ownership?.freezeSignal?.(item.object.metadata.namespace);
     const shard = hold?.signal;
     // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
     const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
@@ -231,11 +231,9 @@ export class Reconciler {
   /** Runs the engine on `body` and writes its plan: the outcome, as life.ts's transitions take it. */
   private async handle(body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<Outcome> {
     try {
-      const deleting = Boolean(body.metadata.deletionTimestamp);
       // The delete handlers run only once the object's daemons and timers have stopped.
-      if (deleting) await this.background.stop(body.metadata.uid ?? "");
-      const action = finalizerAction(deleting, hasFinalizer(body), () => needsFinalizer(this.env, object, body, signal) || this.background.holds(body));
-      const plan = await runCycle(this.env, object, body, signal, action);
+      if (body.metadata.deletionTimestamp) await this.background.stop(body.metadata.uid ?? "");
+      const plan = await cycleWithFinalizer(this.env, object, body, signal, this.background);
       hold?.current?.(); // a shard whose lease lapsed while this process stalled is given up now: its freeze aborts
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
@@ -268,7 +266,7 @@ export class Reconciler {
     }
     entry.live(next.life);
     if (outcome.kind === "failed") {
-      if (this.options.observer) this.erred.add(uid);
+      if (this.options.observers?.cycles) this.erred.add(uid);
       reportFailure(this.audience, event.object, outcome.error, next.again ?? 0);
     }
     if (next.again === undefined && !next.body) return;

@@ -3,7 +3,8 @@
 // so kobun's finalizer on it is released, as when a delete handler stops matching; held, it
 // would keep the object Terminating for ever once deleted.
 
-import { hasFinalizer, type CyclePlan } from "../handling/cycle.ts";
+import type { CyclePlan } from "../handling/cycle.ts";
+import { hasFinalizer } from "./finalizer.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 

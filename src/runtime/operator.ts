@@ -196,18 +196,19 @@ function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<Resourc
   const freezeSignal = (namespace: string | undefined) => ((namespace !== undefined && w.gates.get(namespace)) || w.toggle).runningSignal;
   const reconcilers = new Map<Resource, Reconciler>();
   for (const resource of resources) {
-    const logger = w.logger.child({ resource: resourceName(resource) });
+    const name = resourceName(resource);
+    const logger = w.logger.child({ resource: name });
     const config = w.configs.get(resource);
     const settings = settingsFor(w.settings, config);
-    const observer = reconcileMetrics(w.health.metrics, resourceName(resource), settings.workers.limit);
-    const queueObserver = workqueueMetrics(w.health.metrics, resourceName(resource));
+    const observers = { cycles: reconcileMetrics(w.health.metrics, name, settings.workers.limit), queue: workqueueMetrics(w.health.metrics, name) };
     const sharding = w.sharded?.sharding;
     // Sharded: each cycle holds its object's shard, so a handover waits for it.
-    const hold = sharding ? { hold: (object: KubeObject) => sharding.hold(object) } : {};
+    const ownership = sharding ? { freezeSignal, hold: (object: KubeObject) => sharding.hold(object) } : { freezeSignal };
     const partial = w.metadataOnly.get(resource);
     // A metadata-only watch never receives status: progress must live where it is received.
     const storage = partial ? { storage: "annotations" as const, metadataOnly: partial } : config && config.storage !== "auto" ? { storage: config.storage } : {};
-    reconcilers.set(resource, new Reconciler({ client: w.client, resource, registry: w.registry, settings, logger, poster: w.poster, api: w.api, indexes: w.indexes, memo: w.memo, freezeSignal, observer, queueObserver, ...hold, ...storage }));
+    const { client, registry, poster, api, indexes, memo } = w;
+    reconcilers.set(resource, new Reconciler({ client, resource, registry, settings, logger, poster, api, indexes, memo, ownership, observers, ...storage }));
   }
   w.sharded?.forgetIn([...reconcilers.values()]); // a shard given up or taken: its objects start afresh
   return reconcilers;

@@ -4,8 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Registry } from "../../src/handling/registry.ts";
 import { TemporaryError } from "../../src/handling/errors.ts";
 import { BASE_ANNOTATION, FINALIZER } from "../../src/handling/progress.ts";
-import type { ReconcilerOptions } from "../../src/reconciling/reconciler.ts";
-import { startHarness, type Harness } from "./harness.ts";
+import { startHarness, type Harness, type SettingsFile } from "./harness.ts";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -127,10 +126,10 @@ describe("delete", () => {
 });
 
 /** An operator without resume handlers that has handled `name`: an object that exists before the next start. */
-async function handledBeforeStart(name: string, meta: Record<string, any> = {}, processor: Partial<ReconcilerOptions> = {}): Promise<Harness> {
+async function handledBeforeStart(name: string, meta: Record<string, any> = {}, settings: SettingsFile = {}): Promise<Harness> {
   const registry = new Registry();
   registry.on.create(EX, () => ({ done: true }), { id: "create_fn" });
-  const started = await startHarness({ registry, processor });
+  const started = await startHarness({ registry, settings });
   await started.create(name, { size: 1 }, meta);
   await started.until(() => started.get(name)?.status?.kobun?.lastHandledConfiguration);
   return started;

@@ -26,7 +26,7 @@ describe("retries", () => {
       if (retry < 2) throw new TemporaryError("not yet", { delay: 0.05 });
       return { done: retry };
     }, { id: "c" });
-    h = await startHarness({ registry, processor: { handling: { retries: null } } }); // it retries: forever, not left to the default
+    h = await startHarness({ registry, settings: { handling: { retries: null } } }); // it retries: forever, not left to the default
     await h.create("t", {});
     const obj = await h.until(() => h!.get("t")?.status?.c && h!.get("t"));
     expect(obj.status.c).toEqual({ done: 2 });
@@ -107,7 +107,7 @@ describe("retries", () => {
       if (retry === 0) throw new TemporaryError("again later", { delay: 0.3 });
       return { retry };
     }, { id: "c" });
-    h = await startHarness({ registry, processor: { handling: { retries: null } } }); // it retries: forever, not left to the default
+    h = await startHarness({ registry, settings: { handling: { retries: null } } }); // it retries: forever, not left to the default
     await h.create("x", {});
     await h.until(() => progressOf(h!.get("x"), "c")?.retries === 1);
     await h.restart(); // a new operator: nothing in memory
@@ -124,7 +124,7 @@ describe("retries", () => {
       throw new TemporaryError("waiting for something", { delay: 60 });
     }, { id: "c" });
     registry.on.delete(EX, () => void deletes++, { id: "d" });
-    h = await startHarness({ registry, processor: { handling: { retries: null } } }); // it retries: forever, not left to the default
+    h = await startHarness({ registry, settings: { handling: { retries: null } } }); // it retries: forever, not left to the default
     await h.create("del", {});
     await h.until(() => progressOf(h!.get("del"), "c")?.retries === 1);
     expect(h.get("del").metadata.finalizers).toEqual([FINALIZER]);

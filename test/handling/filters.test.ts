@@ -91,7 +91,7 @@ describe("one object, one cycle at a time", () => {
     };
     registry.on.create(EX, track, { id: "c" });
     registry.on.update(EX, track, { id: "u" });
-    h = await startHarness({ registry, processor: { workers: { window: 20, idleMs: 1000 } } });
+    h = await startHarness({ registry, settings: { workers: { batchWindow: 0.02, idleTimeout: 1 } } });
     await h.create("burst", { size: 0 });
     for (let i = 1; i <= 30; i++) await h.client.patch(h.resource, "default", "burst", { spec: { size: i } });
     await h.until(() => h!.get("burst")?.status?.kobun && JSON.parse(h!.get("burst").status.kobun.lastHandledConfiguration).spec.size === 30, 3000).catch((e) => {

@@ -26,8 +26,17 @@ function plainCrd(): any {
   return crd;
 }
 
-/** What `kobun run` gets with no kobun.yaml and no flags: the settings schema's defaults. */
-const PRODUCTION_SETTINGS = resolveSettings();
+/** A kobun.yaml's content, as a test writes it: `{ handling: { retries: null } }`. */
+export type SettingsFile = Record<string, Record<string, unknown>>;
+
+/**
+ * What `kobun run` gets from a kobun.yaml of `file` (the production path: the schema's defaults
+ * under what the test sets), with the batch window shrunk to 0 unless the test sets it, so its
+ * events are handled at once rather than 100 ms apart.
+ */
+function settingsOf(file: SettingsFile = {}): ReturnType<typeof resolveSettings> {
+  return resolveSettings({ fileData: { ...file, workers: { batchWindow: 0, ...file.workers } } });
+}
 
 const CRDS: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
 
@@ -51,6 +60,8 @@ export interface Harness {
 export async function startHarness(
   options: {
     plain?: boolean; registry?: Registry; processor?: Partial<ReconcilerOptions>; sandbox?: Sandbox;
+    /** The reconciler's timings and limits, as a kobun.yaml would set them (see settingsOf). */
+    settings?: SettingsFile;
     /** Handle this (built-in) resource instead of the example CRD, e.g. "secrets/v1"; create() is then for the CRD only. */
     selector?: string;
   } = {},
@@ -68,6 +79,7 @@ export async function startHarness(
   }
   const resource = await client.resolve(options.selector ?? `${crd.spec.names.plural}.kobun.dev/v1`);
   let registry = options.registry ?? new Registry();
+  const settings = settingsOf(options.settings);
 
   const checks = new Set<() => void>();
   const poke = () => {
@@ -99,9 +111,8 @@ export async function startHarness(
     scope = new TaskScope("harness");
     poster = new EventPoster({ client: observed });
     poster.start(scope);
-    // The production settings (the schema's defaults: retries, backoff, timeouts); only the
-    // batch window is shrunk, so a test's events are handled at once rather than 100 ms apart.
-    processor = new Reconciler({ client: observed, resource, registry, poster, workers: { window: 0 }, ...options.processor, settings: options.processor?.settings ?? PRODUCTION_SETTINGS });
+    // The production settings (the schema's defaults: retries, backoff, timeouts) under the test's.
+    processor = new Reconciler({ client: observed, resource, registry, poster, settings, ...options.processor });
     const watcher = new Watcher(client, resource, { streamingList: "never" });
     const p = processor;
     scope.spawn("watch", async (signal) => {

@@ -84,7 +84,7 @@ describe("large objects", () => {
     registry.on.update("kobunplains.kobun.dev/v1", ({ diff, diffUnavailable, old }) => {
       seen.push({ diff, unavailable: diffUnavailable, old });
     }, { id: "update_fn" });
-    h = await startHarness({ registry, plain: true, processor: { diffBaseLimit: 4096 } });
+    h = await startHarness({ registry, plain: true, settings: { handling: { diffBaseLimit: 4096 } } });
     await h.create("wide", { blob: "x".repeat(8000) });
     const handled = await h.until(() => h!.get("wide")?.metadata.annotations?.[BASE_ANNOTATION] && h!.get("wide"));
     expect(JSON.parse(handled.metadata.annotations[BASE_ANNOTATION])).toStartWith(DIGEST_PREFIX);
@@ -131,7 +131,7 @@ describe("large objects", () => {
       runs++;
     }, { id: "create_fn" });
     const metrics = new MetricsRegistry();
-    h = await startHarness({ registry, plain: true, processor: { observer: reconcileMetrics(metrics, "kobunplains.kobun.dev", 1) } });
+    h = await startHarness({ registry, plain: true, processor: { observers: { cycles: reconcileMetrics(metrics, "kobunplains.kobun.dev", 1) } } });
     // The user's own annotations leave no room for kobun's: any bookkeeping is refused (422 Too long).
     await h.create("crowded", { size: 1 }, { annotations: { notes: "n".repeat(256 * 1024 - 100) } });
     const [event] = await h.until(() => eventsAbout(h!, "crowded", "TooLarge").length > 0 && eventsAbout(h!, "crowded", "TooLarge"));

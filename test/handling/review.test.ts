@@ -29,7 +29,7 @@ describe("retries and concurrent changes", () => {
       }
       return { done: retry };
     }, { id: "c" });
-    h = await startHarness({ registry, processor: { handling: { retries: null } } }); // it retries: forever, not left to the default
+    h = await startHarness({ registry, settings: { handling: { retries: null } } }); // it retries: forever, not left to the default
     const accept = h.processor.accept.bind(h.processor);
     h.processor.accept = (event) => {
       if (event.type === "modified" && event.object.status?.other === "x") otherSeen = true;

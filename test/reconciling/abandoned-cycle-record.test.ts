@@ -36,7 +36,7 @@ test("a cycle abandoned by a freeze that ends after the object's next cycle leav
     patch.status = { second: "yes" };
     h!.poke();
   }, { id: "deaf" });
-  h = await startHarness({ registry, processor: { freezeSignal: () => toggle.runningSignal, freezeGraceMs: 50 } });
+  h = await startHarness({ registry, processor: { ownership: { freezeSignal: () => toggle.runningSignal } }, settings: { peering: { freezeGracePeriod: 0.05 } } });
   const uid = (await h.create("reused", { size: 1 })).metadata.uid!;
   await h.until(() => calls === 1);
   const states = (h.processor as unknown as { states: ReadonlyMap<string, { phase: { kind: string }; wrote?: { rv: string } }> }).states;

@@ -104,7 +104,7 @@ test("a daemon that ignores its signal is abandoned after its cancellationTimeou
   }, { id: "deaf", cancellationTimeout: 0.2 });
   const sink = memorySink("debug");
   const metrics = new MetricsRegistry();
-  h = await startHarness({ registry, processor: { logger: new Logger(sink), observer: reconcileMetrics(metrics, "kobunexamples.kobun.dev", 1) } });
+  h = await startHarness({ registry, processor: { logger: new Logger(sink), observers: { cycles: reconcileMetrics(metrics, "kobunexamples.kobun.dev", 1) } } });
   await h.create("deaf", {});
   await started.promise;
   await h.until(() => h!.get("deaf")?.metadata.finalizers?.includes(FINALIZER));
@@ -191,7 +191,7 @@ test("a shard handed over aborts the daemons on it, and its hold is released onl
     let exited = false;
     return { signal: shard.signal, exit: () => { if (!exited && --held === 0) released.resolve(stopped); exited = true; } };
   };
-  h = await startHarness({ registry, processor: { hold } });
+  h = await startHarness({ registry, processor: { ownership: { hold } } });
   await h.create("s", {});
   const signal = await started.promise;
   await h.processor.settled();

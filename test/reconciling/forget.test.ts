@@ -19,7 +19,7 @@ test("forgetting the objects of a shard given up drops their lives and memos (th
   const registry = new Registry();
   registry.on.create("kobunexamples.kobun.dev/v1", ({ memo }) => void (memo.made = true), { id: "made" });
   registry.on.daemon("kobunexamples.kobun.dev/v1", () => {}, { id: "once" }); // returns: finished, kept until the object goes
-  h = await startHarness({ registry, processor: { hold: () => holds.enter(0) } });
+  h = await startHarness({ registry, processor: { ownership: { hold: () => holds.enter(0) } } });
   const uids: string[] = [];
   for (const name of ["one", "two", "kept"]) uids.push((await h.create(name, {})).metadata.uid!);
   await h.until(() => uids.every((uid) => h!.processor.backgroundPhases(uid).once === "finished"));

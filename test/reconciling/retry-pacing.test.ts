@@ -30,7 +30,7 @@ async function measured(kind: "timer" | "daemon"): Promise<{ calls: number; line
   if (kind === "timer") registry.on.timer("kobunexamples.kobun.dev/v1", busy, { id: "busy", interval: 60 });
   else registry.on.daemon("kobunexamples.kobun.dev/v1", busy, { id: "busy", finalizer: false });
   const sink = memorySink("info");
-  h = await startHarness({ registry, processor: { workers: { window: WINDOW_MS, idleMs: 1000 }, logger: new Logger(withoutRepeats(sink)) } });
+  h = await startHarness({ registry, settings: { workers: { batchWindow: WINDOW_MS / 1000, idleTimeout: 1 } }, processor: { logger: new Logger(withoutRepeats(sink)) } });
   await h.create("busy", {});
   await h.until(() => calls > 0, 10_000);
   const [before, linesBefore] = [calls, sink.lines.length];
