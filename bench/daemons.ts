@@ -17,7 +17,7 @@
 import { readFileSync } from "node:fs";
 import { getPriority, loadavg } from "node:os";
 import { resolveSettings } from "../src/config/index.ts";
-import { Registry } from "../src/handling/registry.ts";
+import { Registry } from "../src/declaring/registry.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import type { Resource } from "../src/kube/types.ts";
 import { run } from "../src/runtime/operator.ts";

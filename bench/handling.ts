@@ -13,7 +13,7 @@ import { resolveSettings } from "../src/config/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import { resourcePath, type Resource } from "../src/kube/types.ts";
 import { Reconciler } from "../src/reconciling/reconciler.ts";
-import { Registry } from "../src/handling/registry.ts";
+import { Registry } from "../src/declaring/registry.ts";
 import { Watcher } from "../src/watching/watcher.ts";
 import { lineReader } from "./common.ts";
 

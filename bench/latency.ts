@@ -17,7 +17,7 @@ const configmaps = { group: "", version: "v1", plural: "configmaps", kind: "Conf
 // the operator's modules, from the checkout measured (types: this checkout's)
 const from = <T>(path: string): Promise<T> => import(join(operatorRoot, path));
 const { KubeClient } = await from<typeof import("../src/kube/client.ts")>("src/kube/client.ts");
-const { Registry } = await from<typeof import("../src/handling/registry.ts")>("src/handling/registry.ts");
+const { Registry } = await from<typeof import("../src/declaring/registry.ts")>("src/declaring/registry.ts");
 const { resolveSettings } = await from<typeof import("../src/config/index.ts")>("src/config/index.ts");
 const { run } = await from<typeof import("../src/runtime/operator.ts")>("src/runtime/operator.ts");
 const { silentLogger } = await from<typeof import("../src/util/log.ts")>("src/util/log.ts");

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfigText, resolveSettings } from "../src/config/index.ts";
-import { Registry } from "../src/handling/index.ts";
+import { Registry } from "../src/declaring/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import type { Resource } from "../src/kube/types.ts";
 import { run } from "../src/runtime/operator.ts";

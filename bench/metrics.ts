@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { resolveSettings } from "../src/config/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
-import { Registry } from "../src/handling/registry.ts";
+import { Registry } from "../src/declaring/registry.ts";
 import { Health } from "../src/observability/health.ts";
 import { Reconciler } from "../src/reconciling/reconciler.ts";
 import { reconcileMetrics, requestMetrics, watchMetrics, workqueueMetrics } from "../src/runtime/metrics.ts";

@@ -32,7 +32,7 @@ export {
   type KubeObject, type Resource, type ObjectMeta,
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
-} from "./handling/index.ts";
+} from "./declaring/index.ts";
 // Children, conditions and the API client in every handler's context (`ctx.api`, `ctx.event`):
 //
 //   on.create("kobunexamples.kobun.dev/v1", async ({ api, body, patch, event }) => {
@@ -45,5 +45,5 @@ export {
   type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions, type Condition, type ConditionInput, type SetConditionOptions,
   type EventRecorder, type KindOf, type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
   type Service, type Deployment, type StatefulSet, type Job, type Lease,
-} from "./handling/index.ts";
+} from "./declaring/index.ts";
 export { run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle } from "./runtime/index.ts";

@@ -4,7 +4,7 @@
 // a Service clientConfig; the runtime registers them with a URL (`--webhooks-url`) and keeps
 // their caBundle in sync.
 
-import type { ConversionSpec, Registry, WebhookSpec } from "../handling/registry.ts";
+import type { ConversionSpec, Registry, WebhookSpec } from "../declaring/registry.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { DEFAULT_TIMEOUT_SECONDS } from "./review.ts";
 

@@ -2,7 +2,7 @@
 // object is converted to the desired version, or the whole review fails with a message (the
 // API server then fails the request that needed the conversion). Never throws.
 
-import type { ConversionSpec } from "../handling/registry.ts";
+import type { ConversionSpec } from "../declaring/registry.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import { BadReviewError } from "./review.ts";

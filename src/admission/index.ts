@@ -1,7 +1,8 @@
 // admission/: the webhook server. Validating and mutating webhooks (AdmissionReview v1) and
 // CRD conversion webhooks (ConversionReview v1), answered by the registry's on.validate,
 // on.mutate and on.convert handlers over HTTPS; certificates from files or self-signed; the
-// Validating/MutatingWebhookConfiguration and CRD conversion objects that point at it.
+// Validating/MutatingWebhookConfiguration and CRD conversion objects that point at it. Of the
+// handlers it knows only what declaring/ holds (the registry, the specs, the review shapes).
 // Must never watch or handle objects: it answers reviews, and peering never stops it (the API
 // server calls whichever replica its Service picks).
 

@@ -2,7 +2,7 @@
 // answers after its handler changed the object in place. Objects are diffed key by key;
 // arrays that differ are replaced whole (simple, and always correct to apply).
 
-import type { JsonPatchOperation } from "../handling/webhooks.ts";
+import type { JsonPatchOperation } from "../declaring/webhooks.ts";
 
 const pointer = (path: readonly string[]) => path.map((key) => `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 

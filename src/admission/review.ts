@@ -4,9 +4,9 @@
 // AdmissionError; refused with a generic message when it crashed (details only in the log);
 // cut at the timeout (then the failurePolicy decides, as the API server would).
 
-import { matchMeta } from "../handling/filters.ts";
-import { selectorMatches, type WebhookSpec } from "../handling/registry.ts";
-import { AdmissionError, type AdmissionContext, type AdmissionRequest, type JsonPatchOperation } from "../handling/webhooks.ts";
+import { matchMeta } from "../declaring/filters.ts";
+import { selectorMatches, type WebhookSpec } from "../declaring/registry.ts";
+import { AdmissionError, type AdmissionContext, type AdmissionRequest, type JsonPatchOperation } from "../declaring/webhooks.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import { jsonPatchBetween } from "./jsonpatch.ts";

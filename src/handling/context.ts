@@ -5,10 +5,11 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { EventPoster } from "../posting/poster.ts";
 import { linkedSignal } from "../util/abort.ts";
 import type { Logger } from "../util/log.ts";
-import type { Api, ApiClient } from "./api.ts";
-import type { Index } from "./indexes.ts";
+import type { Api } from "../declaring/api.ts";
+import type { Index } from "../declaring/indexes.ts";
+import type { EventRecorder, ObjectContext, Patch } from "../declaring/types.ts";
+import type { ApiClient } from "./api.ts";
 import { objectLogger } from "./posting-logger.ts";
-import type { EventRecorder, ObjectContext, Patch } from "./types.ts";
 
 const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
 

@@ -5,33 +5,21 @@
 // The cause and the handlers are selection.ts's; this file runs those that are due and plans.
 // Must never send anything (patching.ts does) nor wait for delays (the worker does).
 
-import type { KubeObject, Resource } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeObject } from "../kube/types.ts";
 import { inSpan, tracing } from "../util/trace.ts";
-import { compactPatch, newPatch, objectContext, type HandlerTools } from "./context.ts";
-import { redact, storedBase, type DiffBasePolicy } from "./diffbase.ts";
+import { deepEqual } from "../declaring/filters.ts";
+import type { HandlerSpec } from "../declaring/registry.ts";
+import type { Cause, HandlerContext, ObjectContext } from "../declaring/types.ts";
+import { compactPatch, newPatch, objectContext } from "./context.ts";
+import type { CycleEnv } from "./cycle-env.ts";
+import { redact, storedBase } from "./diffbase.ts";
 import { applyToEssence, type Essence } from "./essence.ts";
-import { deepEqual } from "./filters.ts";
 import { readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
-import type { HandlerSpec } from "./registry.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
 import { contextFor, isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected, type Sight } from "./selection.ts";
-import type { Cause, HandlerContext, ObjectContext } from "./types.ts";
 
-export interface CycleEnv {
-  resource: Resource;
-  /** The changing handlers of the resource (not on.event), in registration order. */
-  handlers: HandlerSpec[];
-  /** Their ids, to find their progress records. */
-  ids: string[];
-  hasResume: boolean;
-  defaults: HandlingDefaults;
-  /** What of the essence is stored as the diff base, and how much of it. */
-  diffBase: DiffBasePolicy;
-  logger: Logger;
-  /** The API client and Event poster handlers get in their context. */
-  tools?: HandlerTools;
-}
+// Declared in cycle-env.ts (selection.ts reads it too); named here, where callers look for it.
+export type { CycleEnv } from "./cycle-env.ts";
 
 /** What kobun remembers of an object in memory while it runs (never needed for correctness after a restart). */
 export interface ObjectState {

@@ -12,8 +12,8 @@
 // Pure functions: no I/O, no settings lookup.
 
 import type { Resource } from "../kube/types.ts";
+import type { Diff, DiffItem } from "../declaring/types.ts";
 import type { Essence } from "./essence.ts";
-import type { Diff, DiffItem } from "./types.ts";
 import { diffOf } from "./essence.ts";
 
 /** What a digest looks like where a value used to be (a string, so diffs treat it as one value). */

@@ -5,10 +5,10 @@
 // Pure functions; must never look at status or at kobun's bookkeeping keys.
 
 import type { KubeObject } from "../kube/types.ts";
-import { deepEqual } from "./filters.ts";
-import type { Diff, DiffItem } from "./types.ts";
+import { deepEqual } from "../declaring/filters.ts";
+import { KOBUN_PREFIX } from "../declaring/keys.ts";
+import type { Diff, DiffItem } from "../declaring/types.ts";
 
-export const KOBUN_PREFIX = "kobun.dev/";
 const NOISY_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"]);
 
 export type Essence = Record<string, any>;

@@ -14,20 +14,11 @@
 
 import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
+import type { Index } from "../declaring/indexes.ts";
+import type { HandlerSpec, IndexSpec } from "../declaring/registry.ts";
+import { selectorMatches } from "../declaring/registry.ts";
 import { objectContext } from "./context.ts";
 import { metaMatches } from "./selection.ts";
-import type { HandlerSpec, IndexSpec } from "./registry.ts";
-import { selectorMatches } from "./registry.ts";
-
-/** One index as handlers see it: every object's value under a key, in the order they came. */
-export interface Index<V = unknown> extends Iterable<[string, V[]]> {
-  /** The values of every object that put one under `key` (empty when none). */
-  get(key: string): V[];
-  has(key: string): boolean;
-  keys(): IterableIterator<string>;
-  /** The number of keys. */
-  readonly size: number;
-}
 
 const NEVER = new AbortController().signal;
 

@@ -17,12 +17,9 @@
 // Must never interpret the records (cycle.ts does) or send anything.
 
 import type { KubeObject } from "../kube/types.ts";
-import { KOBUN_PREFIX, type Essence } from "./essence.ts";
-import type { Cause } from "./types.ts";
-
-export const BASE_ANNOTATION = `${KOBUN_PREFIX}last-handled-configuration`;
-export const FINALIZER = `${KOBUN_PREFIX}finalizer`;
-export const STATUS_KEY = "kobun";
+import { BASE_ANNOTATION, KOBUN_PREFIX, STATUS_KEY } from "../declaring/keys.ts";
+import type { Cause } from "../declaring/types.ts";
+import type { Essence } from "./essence.ts";
 
 export interface ProgressRecord {
   purpose: Cause;

@@ -3,10 +3,10 @@
 // Must never write anything: it returns an outcome; cycle.ts records it.
 
 import { isAbortError, linkedSignal } from "../util/abort.ts";
+import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "../declaring/errors.ts";
+import type { HandlerSpec } from "../declaring/registry.ts";
+import type { HandlerContext, HandlerFn } from "../declaring/types.ts";
 import { lendSignal } from "./context.ts";
-import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "./errors.ts";
-import type { HandlerSpec } from "./registry.ts";
-import type { HandlerContext, HandlerFn } from "./types.ts";
 
 export interface HandlingDefaults {
   /** Most attempts; null = unlimited. */

@@ -6,14 +6,14 @@
 // whose filters match, each with its context and its progress record.
 
 import type { KubeObject } from "../kube/types.ts";
+import { getField, matchMeta, matchValue } from "../declaring/filters.ts";
+import type { HandlerSpec } from "../declaring/registry.ts";
+import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "../declaring/types.ts";
 import { lendSignal } from "./context.ts";
 import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
 import { diffOf, essenceOf, type Essence } from "./essence.ts";
-import { getField, matchMeta, matchValue } from "./filters.ts";
 import type { Bookkeeping, ProgressRecord } from "./progress.ts";
-import type { HandlerSpec } from "./registry.ts";
-import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "./types.ts";
-import type { CycleEnv } from "./cycle.ts";
+import type { CycleEnv } from "./cycle-env.ts";
 
 /** What the cycle sees of the object: its cause and what the handlers are told of the change. */
 export interface Sight {

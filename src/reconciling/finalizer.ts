@@ -15,7 +15,7 @@
 
 import type { KubeObject } from "../kube/types.ts";
 import { deleteHandlerApplies, runCycle, type CycleEnv, type CyclePlan, type FinalizerTerms, type ObjectState } from "../handling/cycle.ts";
-import { FINALIZER } from "../handling/progress.ts";
+import { FINALIZER } from "../declaring/keys.ts";
 import type { Background } from "./background.ts";
 
 /** What to do about kobun's finalizer this cycle (the table's last column). */

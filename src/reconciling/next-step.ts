@@ -3,7 +3,7 @@
 
 import type { CyclePlan } from "../handling/cycle.ts";
 import { essenceOf } from "../handling/essence.ts";
-import { deepEqual } from "../handling/filters.ts";
+import { deepEqual } from "../declaring/filters.ts";
 import type { KubeObject } from "../kube/types.ts";
 import type { Outcome } from "./life.ts";
 

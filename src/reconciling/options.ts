@@ -9,7 +9,7 @@ import type { ApiClient } from "../handling/api.ts";
 import type { CycleEnv } from "../handling/cycle.ts";
 import { sensitiveFields } from "../handling/diffbase.ts";
 import type { StorageMode } from "../handling/progress.ts";
-import type { HandlerSpec, Registry } from "../handling/registry.ts";
+import type { HandlerSpec, Registry } from "../declaring/registry.ts";
 import type { Indexes } from "../handling/indexes.ts";
 import type { QueueObserver } from "../queueing/observer.ts";
 

@@ -31,7 +31,8 @@ import type { Logger } from "../util/log.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { combinePatches } from "../handling/essence.ts";
 import { slim } from "../watching/inventory.ts";
-import { asAnnotations, asStatus, FINALIZER, hasChange, STATUS_KEY, type StorageMode } from "../handling/progress.ts";
+import { FINALIZER, STATUS_KEY } from "../declaring/keys.ts";
+import { asAnnotations, asStatus, hasChange, type StorageMode } from "../handling/progress.ts";
 
 export type PatchClient = Pick<KubeClient, "patch" | "get">;
 

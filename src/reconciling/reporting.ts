@@ -9,8 +9,8 @@ import type { WatchEvent } from "../watching/types.ts";
 import { lendSignal, objectContext, type HandlerTools } from "../handling/context.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { metaMatches } from "../handling/selection.ts";
-import type { HandlerSpec } from "../handling/registry.ts";
-import type { EventContext, EventHandlerFn } from "../handling/types.ts";
+import type { HandlerSpec } from "../declaring/registry.ts";
+import type { EventContext, EventHandlerFn } from "../declaring/types.ts";
 import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
 

@@ -9,9 +9,10 @@
 // failure there is logged, and the others still run. Both share `memo` with every handler
 // (each object's memo starts as a shallow copy of it).
 
-import type { Api, ApiClient } from "../handling/api.ts";
-import type { ActivitySpec, Registry } from "../handling/registry.ts";
-import type { ActivityContext, LoginContext } from "../handling/types.ts";
+import type { Api } from "../declaring/api.ts";
+import type { ApiClient } from "../handling/api.ts";
+import type { ActivitySpec, Registry } from "../declaring/registry.ts";
+import type { ActivityContext, LoginContext } from "../declaring/types.ts";
 import { LoginError, type Login, type LoginResult } from "../kube/login.ts";
 import type { Resource } from "../kube/types.ts";
 import { linkedSignal, onAbort } from "../util/abort.ts";

@@ -4,4 +4,4 @@
 
 export { ApiError, ConnectionError } from "../kube/errors.ts";
 export { KubeconfigError } from "../kube/kubeconfig.ts";
-export { RegistrationError } from "../handling/registration.ts";
+export { RegistrationError } from "../declaring/registration.ts";

@@ -5,7 +5,8 @@
 import type { Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Resource } from "../kube/types.ts";
-import { ApiClient, type ApiWatchEvent } from "../handling/api.ts";
+import type { ApiWatchEvent } from "../declaring/api.ts";
+import { ApiClient } from "../handling/api.ts";
 import type { Logger } from "../util/log.ts";
 import { Watcher } from "../watching/index.ts";
 

@@ -4,7 +4,7 @@
 // those from here. Kept apart from runtime/dev.ts, which loads the sandbox.
 
 import { parseAllDocuments, stringify } from "yaml";
-import { registry, selectorMatches, type Registry } from "../handling/registry.ts";
+import { registry, selectorMatches, type Registry } from "../declaring/registry.ts";
 import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import type { KubeObject } from "../kube/types.ts";
 import { fetchSlots, StreamBudget } from "../kube/budget.ts";
@@ -33,7 +33,7 @@ export function manifestObjects(manifests: Manifest[], which: "samples" | "defin
 }
 
 export { crdConversion, crdName, webhookConfigurations, PLURALS, ADMISSION_GROUP, type RuleTarget } from "../admission/index.ts";
-export type { Registry, WebhookSpec } from "../handling/registry.ts";
+export type { Registry, WebhookSpec } from "../declaring/registry.ts";
 
 /**
  * The manifests plus the CRDs of the resources defined in code (defineResource) that handlers

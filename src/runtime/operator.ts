@@ -14,7 +14,7 @@ import { TaskScope } from "../util/scope.ts";
 import { aborted } from "../util/abort.ts";
 import { Toggle } from "../util/toggle.ts";
 import { Health } from "../observability/health.ts";
-import { registry as defaultRegistry, type Registry } from "../handling/registry.ts";
+import { registry as defaultRegistry, type Registry } from "../declaring/registry.ts";
 import { Reconciler } from "../reconciling/reconciler.ts";
 import { Indexes } from "../handling/indexes.ts";
 import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";

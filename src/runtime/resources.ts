@@ -8,8 +8,8 @@ import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
 import { ConnectionError } from "../kube/errors.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
 import { FatalError } from "./exits.ts";
-import type { Registry } from "../handling/registry.ts";
-import { metadataDeclarations } from "../handling/metadata-only.ts";
+import type { Registry } from "../declaring/registry.ts";
+import { metadataDeclarations } from "../declaring/metadata-only.ts";
 
 /** The registered selectors' texts, as a resource key in kobun.yaml names them. */
 function selectorKey(selector: ResourceSelector): string {
@@ -126,7 +126,7 @@ export async function configuredResource(client: KubeClient, selector: ResourceS
   return served;
 }
 
-/** Who declared a resource metadata-only (handling/metadata-only.ts), merged over the selectors that name it. */
+/** Who declared a resource metadata-only (declaring/metadata-only.ts), merged over the selectors that name it. */
 export interface Declaration {
   declared: string[];
   undeclared: string[];

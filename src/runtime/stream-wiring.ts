@@ -5,7 +5,7 @@
 // streams/'s.
 
 import { fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
-import type { Registry } from "../handling/registry.ts";
+import type { Registry } from "../declaring/registry.ts";
 import type { Indexes } from "../handling/indexes.ts";
 import { streamBudget } from "../kube/budget.ts";
 import type { KubeClient } from "../kube/client.ts";

@@ -12,7 +12,7 @@ import {
   ADMISSION_GROUP, KINDS, PLURALS, crdConversion, crdName, serviceHosts, startWebhookServer, webhookConfigurations,
   type CertSource, type Endpoint, type RuleTarget,
 } from "../admission/index.ts";
-import type { Registry, WebhookSpec } from "../handling/registry.ts";
+import type { Registry, WebhookSpec } from "../declaring/registry.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { ApiError } from "../kube/errors.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";

@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { resolveSettings, type FlagValues } from "../config/index.ts";
-import type { Registry } from "../handling/registry.ts";
-import { registry as defaultRegistry } from "../handling/registry.ts";
-import type { ObjectOf, ResourceToken } from "../handling/resource.ts";
+import type { Registry } from "../declaring/registry.ts";
+import { registry as defaultRegistry } from "../declaring/registry.ts";
+import type { ObjectOf, ResourceToken } from "../declaring/resource.ts";
 import { isNotFound } from "../kube/errors.ts";
 import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 import { applyManifests, KubeClient, startSandbox } from "../runtime/dev.ts";

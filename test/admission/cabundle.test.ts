@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { issueCertificates } from "../../src/admission/index.ts";
 import { webhookObjects } from "../../src/cli/manifests/webhooks.ts";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";

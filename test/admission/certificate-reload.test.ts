@@ -8,7 +8,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { issueCertificates, startWebhookServer, type WebhookServer } from "../../src/admission/index.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
 let server: WebhookServer | undefined;

@@ -5,8 +5,8 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { AdmissionError } from "../../src/handling/webhooks.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";

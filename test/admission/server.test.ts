@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
 import { issueCertificates, startWebhookServer, type WebhookServer } from "../../src/admission/index.ts";
-import { AdmissionError } from "../../src/handling/webhooks.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { jsonPatch } from "../../src/sandbox/patch.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 

@@ -19,13 +19,21 @@ export const ROOMS: RoomTable = {
   posting: ["kube", "util"],
   // Side room: probes and metrics are fed by the rooms above it, never the other way round.
   observability: ["util"],
-  handling: ["kube", "posting", "util"],
+  // What an operator author declares (issue 31): the registry (`on.*`), specs, the public types,
+  // resource tokens, `defineResource`, filters, errors, and the interfaces a handler sees of
+  // ctx.api and ctx.indexes. Only kube/ (types, selectors, kinds) and util/: it never imports an
+  // engine, so the authoring API can be read, and type-checked, without one.
+  declaring: ["kube", "util"],
+  // The engine of one object's cycle: it runs what declaring/ registered, and implements
+  // declaring/'s Api and Index.
+  handling: ["declaring", "kube", "posting", "util"],
   // The per-object loop above queueing, watching, handling (issue 12).
-  reconciling: ["handling", "queueing", "watching", "kube", "posting", "util"],
+  reconciling: ["handling", "declaring", "queueing", "watching", "kube", "posting", "util"],
   // Which shards of the hash space this replica owns, over Leases (issue 16).
   sharding: ["kube", "watching", "util"],
-  // Side room: the webhook server runs the registry's validators, mutators and converters.
-  admission: ["handling", "kube", "util"],
+  // Side room: the webhook server runs the registry's validators, mutators and converters
+  // (declarations only: it needs no per-object engine).
+  admission: ["declaring", "kube", "util"],
   peering: ["kube", "watching", "util"],
   config: ["util"],
   // Which watch streams run (per resource, namespace, shard, selector) and keeping them running
@@ -39,17 +47,17 @@ export const ROOMS: RoomTable = {
   // "everything above" in DESIGN, and the sandbox too (not in DESIGN's row): `kobun dev`
   // wires the operator to an embedded sandbox, and cli/ may reach the sandbox only here.
   runtime: [
-    "kube", "watching", "queueing", "posting", "observability", "handling", "reconciling",
+    "kube", "watching", "queueing", "posting", "observability", "declaring", "handling", "reconciling",
     "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
   ],
   // Side room: the kit handler authors use in their own tests (`kobun/testing`); it runs a
   // whole operator against a sandbox, so it stands beside runtime/ (never imported by it).
-  testing: ["runtime", "sandbox", "handling", "config", "kube", "util"],
+  testing: ["runtime", "sandbox", "declaring", "config", "kube", "util"],
   // src/cli.ts and src/cli/: argument parsing and the subcommands; the work is runtime's.
   // Its sub-folders (operator/, manifests/, project/) keep apart by FORBIDDEN below.
   cli: ["runtime", "config"],
-  // src/index.ts: the public API (`import { on } from "kobun"`).
-  index: ["handling", "runtime"],
+  // src/index.ts: the public API (`import { on } from "kobun"`): declarations, and run().
+  index: ["declaring", "runtime"],
 };
 
 /**

@@ -17,7 +17,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";

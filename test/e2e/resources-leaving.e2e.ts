@@ -5,7 +5,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
-import { FINALIZER, Registry } from "../../src/handling/index.ts";
+import { FINALIZER, Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { run } from "../../src/runtime/operator.ts";

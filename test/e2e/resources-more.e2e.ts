@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import { METADATA_LIST, METADATA_OBJECT } from "../../src/kube/partial.ts";

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
-import type { Registry } from "../../src/handling/registry.ts";
+import type { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
@@ -23,8 +23,8 @@ async function loadUncommented(dir: string): Promise<Registry> {
   const code = text.slice(start + IMPORT.length).split("\n").filter((l) => l.startsWith("//")).map((l) => l.replace(/^\/\/ ?/, "")).join("\n");
   const file = join(dir, "admission-example.ts");
   writeFileSync(file, [
-    `import { AdmissionError } from ${JSON.stringify(join(repo, "src/handling/webhooks.ts"))};`,
-    `import { Registry } from ${JSON.stringify(join(repo, "src/handling/registry.ts"))};`,
+    `import { AdmissionError } from ${JSON.stringify(join(repo, "src/declaring/webhooks.ts"))};`,
+    `import { Registry } from ${JSON.stringify(join(repo, "src/declaring/registry.ts"))};`,
     "export const registry = new Registry();",
     "const on = registry.on;",
     code,

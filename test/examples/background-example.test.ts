@@ -4,7 +4,7 @@
 
 import { afterAll, expect, test } from "bun:test";
 import { Indexes } from "../../src/handling/indexes.ts";
-import { registry } from "../../src/handling/registry.ts";
+import { registry } from "../../src/declaring/registry.ts";
 import "../../handlers/background.ts";
 import { startHarness, type Harness } from "../handling/harness.ts";
 

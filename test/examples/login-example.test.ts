@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
-import type { Registry } from "../../src/handling/registry.ts";
+import type { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox } from "../../src/sandbox/index.ts";
 import { testLogger } from "../peering/helpers.ts";
@@ -25,7 +25,7 @@ async function loadUncommented(files: string): Promise<Registry> {
   const start = text.indexOf(FIRST);
   expect(start).toBeGreaterThan(0);
   const code = text.slice(start).split("\n").filter((l) => l.startsWith("//")).map((l) => l.replace(/^\/\/ ?/, "")).join("\n")
-    .replace('import { on } from "kobun";', `import { Registry } from ${JSON.stringify(join(repo, "src/handling/registry.ts"))};\nexport const registry = new Registry();\nconst on = registry.on;`)
+    .replace('import { on } from "kobun";', `import { Registry } from ${JSON.stringify(join(repo, "src/declaring/registry.ts"))};\nexport const registry = new Registry();\nconst on = registry.on;`)
     .replace('"/var/run/secrets/operator"', JSON.stringify(files));
   expect(code).toContain(JSON.stringify(files));
   const file = join(dir, "login-example.ts");

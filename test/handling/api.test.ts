@@ -3,8 +3,9 @@
 // back as updates. Against the sandbox over real loopback sockets.
 
 import { afterEach, expect, test } from "bun:test";
-import { ApiClient, type ApiWatchEvent } from "../../src/handling/api.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import type { ApiWatchEvent } from "../../src/declaring/api.ts";
+import { ApiClient } from "../../src/handling/api.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { ApiError } from "../../src/kube/errors.ts";
 import type { ConfigMap } from "../../src/kube/kinds.ts";
 import { Watcher } from "../../src/watching/watcher.ts";

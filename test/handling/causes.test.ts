@@ -1,9 +1,9 @@
 // Causes: create, update, delete, resume, no-op — and the PATCH count of a simple create.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/registry.ts";
-import { TemporaryError } from "../../src/handling/errors.ts";
-import { BASE_ANNOTATION, FINALIZER } from "../../src/handling/progress.ts";
+import { Registry } from "../../src/declaring/registry.ts";
+import { TemporaryError } from "../../src/declaring/errors.ts";
+import { BASE_ANNOTATION, FINALIZER } from "../../src/declaring/keys.ts";
 import { startHarness, type Harness, type SettingsFile } from "./harness.ts";
 
 let h: Harness | undefined;

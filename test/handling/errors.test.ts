@@ -2,9 +2,9 @@
 // deletion while a handler is retrying.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { PermanentError, TemporaryError } from "../../src/handling/errors.ts";
-import { Registry } from "../../src/handling/registry.ts";
-import { FINALIZER } from "../../src/handling/progress.ts";
+import { PermanentError, TemporaryError } from "../../src/declaring/errors.ts";
+import { Registry } from "../../src/declaring/registry.ts";
+import { FINALIZER } from "../../src/declaring/keys.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 const EX = "kobunexamples.kobun.dev/v1";

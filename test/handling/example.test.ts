@@ -2,7 +2,7 @@
 // update → status.update_fn.changed, delete → released (finalizer removed).
 
 import { afterAll, expect, test } from "bun:test";
-import { registry } from "../../src/handling/registry.ts";
+import { registry } from "../../src/declaring/registry.ts";
 import "../../handlers/example.ts";
 import { startHarness, type Harness } from "./harness.ts";
 

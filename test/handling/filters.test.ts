@@ -2,8 +2,8 @@
 // rules, and one-at-a-time processing of one object under a burst of events.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { ABSENT, PRESENT } from "../../src/handling/filters.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { ABSENT, PRESENT } from "../../src/declaring/filters.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 const EX = "kobunexamples.kobun.dev/v1";

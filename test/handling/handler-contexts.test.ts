@@ -2,8 +2,8 @@
 // filter's is the handler's), with ctx.runtime counted to the cycle's selection of handlers.
 
 import { afterEach, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/registry.ts";
-import type { HandlerContext } from "../../src/handling/types.ts";
+import { Registry } from "../../src/declaring/registry.ts";
+import type { HandlerContext } from "../../src/declaring/types.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 const EX = "kobunexamples.kobun.dev/v1";

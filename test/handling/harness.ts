@@ -11,7 +11,7 @@ import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { Watcher } from "../../src/watching/watcher.ts";
 import { Reconciler, type ReconcilerOptions } from "../../src/reconciling/reconciler.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { EventPoster } from "../../src/posting/poster.ts";
 import { TaskScope } from "../../src/util/scope.ts";
 

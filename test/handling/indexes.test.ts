@@ -3,7 +3,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { Indexes } from "../../src/handling/indexes.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "../runtime/helpers.ts";

@@ -5,11 +5,11 @@
 
 import { afterEach, describe, expect, test } from "bun:test";
 import { DIGEST_PREFIX } from "../../src/handling/diffbase.ts";
-import { BASE_ANNOTATION } from "../../src/handling/progress.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { BASE_ANNOTATION } from "../../src/declaring/keys.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { MetricsRegistry } from "../../src/observability/metrics.ts";
 import { reconcileMetrics } from "../../src/runtime/metrics.ts";
-import type { Diff } from "../../src/handling/types.ts";
+import type { Diff } from "../../src/declaring/types.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 let h: Harness | undefined;

@@ -4,7 +4,7 @@
 // re-run, and the Event about it, held them through a burst.
 
 import { afterEach, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 let h: Harness | undefined;

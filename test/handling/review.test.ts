@@ -1,8 +1,8 @@
 // Interleavings found in review: a change by someone else that arrives while a cycle runs.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { TemporaryError } from "../../src/handling/errors.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { TemporaryError } from "../../src/declaring/errors.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 const EX = "kobunexamples.kobun.dev/v1";

@@ -4,7 +4,7 @@
 
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { Peering } from "../../src/peering/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { Toggle } from "../../src/util/toggle.ts";

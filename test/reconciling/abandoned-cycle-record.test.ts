@@ -6,7 +6,7 @@
 // write was not known as our echo and ran a cycle of its own).
 
 import { afterEach, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 import { startHarness, type Harness } from "../handling/harness.ts";
 import { eventually } from "../runtime/helpers.ts";

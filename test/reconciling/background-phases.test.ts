@@ -3,8 +3,8 @@
 // run's end leads to.
 
 import { describe, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/registry.ts";
-import type { BackgroundSpec } from "../../src/handling/registry.ts";
+import { Registry } from "../../src/declaring/registry.ts";
+import type { BackgroundSpec } from "../../src/declaring/registry.ts";
 import { afterRun, dueAt, holdsDeletion, idleWait, nextTick, retryDelay, spreadOf, starting } from "../../src/reconciling/background-phases.ts";
 
 const T = 1_000_000;

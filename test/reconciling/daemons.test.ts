@@ -4,8 +4,8 @@
 // handlers run exactly once (Kopf #882 ran them twice).
 
 import { afterEach, expect, test } from "bun:test";
-import { FINALIZER } from "../../src/handling/progress.ts";
-import { PermanentError, Registry } from "../../src/handling/index.ts";
+import { FINALIZER } from "../../src/declaring/keys.ts";
+import { PermanentError, Registry } from "../../src/declaring/index.ts";
 import { MetricsRegistry } from "../../src/observability/metrics.ts";
 import { reconcileMetrics } from "../../src/runtime/metrics.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";

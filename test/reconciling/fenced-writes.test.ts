@@ -4,7 +4,7 @@
 
 import { afterEach, expect, test } from "bun:test";
 import type { CyclePlan } from "../../src/handling/cycle.ts";
-import { STATUS_KEY } from "../../src/handling/progress.ts";
+import { STATUS_KEY } from "../../src/declaring/keys.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { applyPlan, type PatchTarget } from "../../src/reconciling/patching.ts";

@@ -3,7 +3,7 @@
 // deletions included, so whatever it kept would only grow with churn and go stale.
 
 import { afterEach, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { ShardHolds } from "../../src/sharding/index.ts";
 import { startHarness, type Harness } from "../handling/harness.ts";
 

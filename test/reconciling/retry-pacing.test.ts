@@ -4,7 +4,7 @@
 // (util/log-repeats.ts) rather than written thousands of times.
 
 import { afterEach, expect, test } from "bun:test";
-import { Registry, TemporaryError } from "../../src/handling/index.ts";
+import { Registry, TemporaryError } from "../../src/declaring/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { withoutRepeats } from "../../src/util/log-repeats.ts";
 import { startHarness, type Harness } from "../handling/harness.ts";

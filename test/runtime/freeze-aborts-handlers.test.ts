@@ -5,7 +5,7 @@
 
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { freezeManually, resumeManually } from "../../src/peering/index.ts";
 import type { Health } from "../../src/observability/health.ts";
 import { run } from "../../src/runtime/operator.ts";

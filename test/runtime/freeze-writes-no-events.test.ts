@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { heapSize } from "bun:jsc";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { HEADROOM_MIN, HEADROOM_RATIO, HeapPacer, QUIET_BYTES, QUIET_TICKS, SETTLE_MIN, SETTLE_RATIO, heapActivity, paceHeap, pacerAwake, pacing } from "../../src/runtime/heap-pacing.ts";
 import type { Resource } from "../../src/kube/types.ts";

@@ -5,8 +5,8 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
-import type { Index } from "../../src/handling/indexes.ts";
+import { Registry } from "../../src/declaring/index.ts";
+import type { Index } from "../../src/declaring/indexes.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";

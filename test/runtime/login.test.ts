@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { loginConnection } from "../../src/kube/login.ts";
 import { loginOf } from "../../src/runtime/activities.ts";

@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Health } from "../../src/observability/health.ts";
 import { run } from "../../src/runtime/operator.ts";

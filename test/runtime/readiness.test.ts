@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { Health } from "../../src/observability/health.ts";
 import { startProbeServer } from "../../src/observability/probes.ts";
 import { run } from "../../src/runtime/operator.ts";

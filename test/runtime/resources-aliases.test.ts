@@ -4,7 +4,7 @@
 // and contradicting aliases are refused when the handler is registered.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Registry, resource } from "../../src/handling/index.ts";
+import { Registry, resource } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";

@@ -3,7 +3,7 @@
 // leaves a resource unwatched (and says so of an index kept from it, which then stays empty).
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";

@@ -5,7 +5,7 @@
 // are watched metadata-only and why.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Registry, resource } from "../../src/handling/index.ts";
+import { Registry, resource } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";

@@ -4,7 +4,7 @@
 // one peering for the cluster; a cluster-scoped resource has no namespaces to choose.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";

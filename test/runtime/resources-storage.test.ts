@@ -4,7 +4,7 @@
 // subresource stops start-up with the entry named.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";

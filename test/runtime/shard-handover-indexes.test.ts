@@ -5,8 +5,8 @@
 // for the indexed streams of the shard taken to have that state, as at start-up.
 
 import { afterAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
-import type { Index } from "../../src/handling/indexes.ts";
+import { Registry } from "../../src/declaring/index.ts";
+import type { Index } from "../../src/declaring/indexes.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";

@@ -3,7 +3,7 @@
 // sandbox with two namespaces in different shards, one to hand over.
 
 import { resolveSettings } from "../../src/config/index.ts";
-import type { Registry } from "../../src/handling/index.ts";
+import type { Registry } from "../../src/declaring/index.ts";
 import { KubeClient as Client } from "../../src/kube/client.ts";
 import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";

@@ -3,7 +3,7 @@
 // for the objects found, with a fresh memo, and nothing of the objects deleted meanwhile is kept.
 
 import { afterAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { eventually } from "./helpers.ts";
 import { releaseShardLease, runKeeper, takeShardLease, twoShardSandbox } from "./shard-leases.ts";

@@ -5,7 +5,7 @@
 
 import { afterAll, expect, spyOn, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { Indexes } from "../../src/handling/indexes.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { leaseResource, releasedLease } from "../../src/kube/lease-record.ts";

@@ -6,7 +6,7 @@
 // frozen at start-up held every handler from the replica's first take of its shards).
 
 import { afterAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { freezeManually, resumeManually } from "../../src/peering/index.ts";
 import { installCRDs } from "../peering/helpers.ts";

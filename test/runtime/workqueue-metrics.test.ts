@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry, TemporaryError } from "../../src/handling/index.ts";
+import { Registry, TemporaryError } from "../../src/declaring/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { FORBIDDEN_LIMIT } from "../../src/streams/forbidden.ts";

@@ -2,7 +2,7 @@
 // and go (Kopf's semantics); objects elsewhere are never handled.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, expect, spyOn, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/handling/index.ts";
+import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";

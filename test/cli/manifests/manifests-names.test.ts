@@ -10,7 +10,7 @@ import { parseAllDocuments } from "yaml";
 import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { webhookObjects } from "../../../src/cli/manifests/webhooks.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
-import { Registry } from "../../../src/handling/registry.ts";
+import { Registry } from "../../../src/declaring/registry.ts";
 
 const CRD_FILE = { name: "kobunexample.crd.yaml", text: readFileSync(new URL("../../../handlers/kobunexample.crd.yaml", import.meta.url), "utf8") };
 

@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
-import { Registry } from "../../../src/handling/registry.ts";
+import { Registry } from "../../../src/declaring/registry.ts";
 import { parseAllDocuments } from "yaml";
 
 const FULL = ["get", "list", "watch", "create", "update", "patch", "delete"];

@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
 import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
-import { Registry } from "../../../src/handling/registry.ts";
+import { Registry } from "../../../src/declaring/registry.ts";
 
 function rules(registry: Registry): any[] {
   const text = renderManifests({

@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
 import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { parseConfigText, resolveSettings } from "../../../src/config/index.ts";
-import { Registry } from "../../../src/handling/registry.ts";
+import { Registry } from "../../../src/declaring/registry.ts";
 
 function documents(resources: string): any[] {
   const registry = new Registry();

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { build, KOBUN_ROOT } from "../../../src/cli/project/build.ts";
-import { Registry } from "../../../src/handling/registry.ts";
-import { RegistrationError } from "../../../src/handling/registration.ts";
+import { Registry } from "../../../src/declaring/registry.ts";
+import { RegistrationError } from "../../../src/declaring/registration.ts";
 
 const work = mkdtempSync(join(tmpdir(), "kobun-registration-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

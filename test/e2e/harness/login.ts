@@ -11,7 +11,7 @@ import { expect } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSettings } from "../../../src/config/index.ts";
-import { Registry } from "../../../src/handling/index.ts";
+import { Registry } from "../../../src/declaring/index.ts";
 import type { Resource } from "../../../src/kube/types.ts";
 import { run } from "../../../src/runtime/operator.ts";
 import { Logger, memorySink } from "../../../src/util/log.ts";

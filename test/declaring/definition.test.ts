@@ -4,8 +4,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import Type from "typebox";
 import { parse } from "yaml";
-import { defineResource } from "../../src/handling/definition.ts";
-import { Registry } from "../../src/handling/registry.ts";
+import { defineResource } from "../../src/declaring/definition.ts";
+import { Registry } from "../../src/declaring/registry.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { withDefinitions } from "../../src/runtime/manifests.ts";

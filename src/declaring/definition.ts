@@ -9,7 +9,7 @@
 import type { Static, TSchema } from "typebox";
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 import { resource, type ResourceToken } from "./resource.ts";
-import { STATUS_KEY } from "./progress.ts";
+import { STATUS_KEY } from "./keys.ts";
 import { RegistrationError } from "./registration.ts";
 
 /** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
@@ -186,7 +186,7 @@ function versionOf(plan: VersionPlan): Record<string, unknown> {
 }
 
 /**
- * kobun keeps its progress at status.kobun (progress.ts) beside the handlers' results, one
+ * kobun keeps its progress at status.kobun (handling/progress.ts) beside the handlers' results, one
  * PATCH per cycle; a status schema that pruned it would push the progress to annotations, at
  * two PATCHes per cycle. The status type handlers see does not name it: it is kobun's own.
  */

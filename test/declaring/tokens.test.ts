@@ -2,10 +2,10 @@
 // `resource<T>("kobunexamples.kobun.dev/v1")` run for that resource like the string form's.
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { Registry } from "../../src/handling/registry.ts";
-import { resource } from "../../src/handling/resource.ts";
+import { Registry } from "../../src/declaring/registry.ts";
+import { resource } from "../../src/declaring/resource.ts";
 import type { ObjectMeta } from "../../src/kube/types.ts";
-import { startHarness, type Harness } from "./harness.ts";
+import { startHarness, type Harness } from "../handling/harness.ts";
 
 interface KobunExample {
   metadata: ObjectMeta;

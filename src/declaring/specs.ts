@@ -63,7 +63,7 @@ export interface BackgroundSpec {
   options: DaemonOptions & Partial<TimerOptions>;
 }
 
-/** An in-memory index kept from a resource's watch stream (indexes.ts). */
+/** An in-memory index kept from a resource's watch stream (handling/indexes.ts). */
 export interface IndexSpec {
   id: string;
   selector: ResourceSelector;

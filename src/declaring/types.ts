@@ -90,7 +90,7 @@ export interface ObjectContext<T extends object = KubeObject> {
   /** Aborted on shutdown, freeze-abort, the object's deletion (its results are then never written), or the handler's timeout. */
   signal: AbortSignal;
   /**
-   * The API server, with the operator's credentials and this handler's `signal` (see api.ts).
+   * The API server, with the operator's credentials and this handler's `signal` (see handling/api.ts).
    * Writes to this very object are taken as handled, so they do not come back as an update: the
    * fields a write names go into the stored last-handled state (the write is not sent again), so
    * a change another client made meanwhile is handled as an update like any. Writes to other

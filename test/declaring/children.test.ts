@@ -2,7 +2,7 @@
 // deleting its parent garbage-collects it. Pure.
 
 import { expect, test } from "bun:test";
-import { adopt } from "../../src/handling/children.ts";
+import { adopt } from "../../src/declaring/children.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 
 const owner: KubeObject = {

@@ -1,6 +1,6 @@
 // The errors a handler throws to tell kobun what a failure means (after Kopf's
 // TemporaryError / PermanentError). Anything else thrown follows the handler's `errors` option.
-// Must never carry behaviour: the engine (runner.ts) decides what they lead to.
+// Must never carry behaviour: the engine (handling/runner.ts) decides what they lead to.
 
 /** Retry this handler after `delay` seconds (default: the handler's backoff). */
 export class TemporaryError extends Error {

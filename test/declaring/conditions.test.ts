@@ -2,7 +2,7 @@
 // lastTransitionTime while the status stays, and recording the generation observed.
 
 import { expect, test } from "bun:test";
-import { conditions } from "../../src/handling/conditions.ts";
+import { conditions } from "../../src/declaring/conditions.ts";
 import { newPatch } from "../../src/handling/context.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 

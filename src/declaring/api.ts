@@ -1,0 +1,44 @@
+// What a handler sees of `ctx.api` (and activities of theirs): the interface only. handling/api.ts
+// implements it over kube/'s client; declaring it here keeps the public types free of that engine.
+
+import type { KindOf } from "../kube/kinds.ts";
+import type { KubeObject, PatchType, Resource } from "../kube/types.ts";
+
+/** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
+export type ResourceRef = string | Resource;
+
+/** What `api.watch()` yields: the watcher's vocabulary (a relist is framed by relist-start/relist-done). */
+export type ApiWatchEvent<T extends KubeObject = KubeObject> =
+  | { type: "relist-start" }
+  | { type: "listed" | "added" | "modified" | "deleted"; object: T }
+  | { type: "relist-done"; resourceVersion: string };
+
+export interface Call {
+  /** Combined with the handler's signal: either aborts the call. */
+  signal?: AbortSignal;
+}
+export interface Where extends Call {
+  /** Default: the handled object's namespace (for namespaced resources). */
+  namespace?: string | null;
+}
+
+/** `ctx.api`: the operator's own client for any resource, bound to the handler's signal and namespace (docs/children.md). */
+export interface Api {
+  /** The field manager of this operator's applies and writes (stable across replicas and restarts). */
+  readonly fieldManager: string;
+  get<S extends ResourceRef>(resource: S, name: string, o?: Where): Promise<KindOf<S>>;
+  /** Every object (all pages) matching the selectors. */
+  list<S extends ResourceRef>(resource: S, o?: Where & { labelSelector?: string; fieldSelector?: string }): Promise<KindOf<S>[]>;
+  /** Creates `object` (its apiVersion and kind name the resource; the namespace defaults as for get). */
+  create<T extends KubeObject>(object: T, o?: Call): Promise<T>;
+  /** A merge patch by default; `type` "json" or "strategic" for the others. */
+  patch<S extends ResourceRef>(resource: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" }): Promise<KindOf<S>>;
+  /**
+   * Server-side apply of `object` (apiVersion, kind, metadata.name required) as this operator's
+   * field manager; conflicts with other managers throw ApplyConflictError naming the fields.
+   */
+  apply<T extends KubeObject>(object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" }): Promise<T>;
+  delete(resource: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" }): Promise<void>;
+  /** LIST then WATCH, reconnecting as the operator's own watches do, until the signal aborts or the loop breaks. */
+  watch<S extends ResourceRef>(resource: S, o?: Where & { labelSelector?: string }): AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+}

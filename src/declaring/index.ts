@@ -1,0 +1,63 @@
+// declaring/: what an operator author declares, and nothing that runs it: the registry (`on.*`),
+// the specs it keeps, resource tokens and `defineResource`, filters, aliases, errors, the shapes
+// of handlers, contexts, webhooks and activities, and the interfaces a handler sees of `ctx.api`
+// and `ctx.indexes` (handling/ implements them). It imports only kube/ (types, selectors, kinds)
+// and util/. Must never import an engine (handling/, reconciling/, admission/, runtime/...), never
+// do I/O, and never run a handler: registering checks options and records, nothing more.
+
+export { on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
+export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
+export { defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn, type VersionSchema, type VersionedDefinition, type VersionedToken } from "./definition.ts";
+export {
+  AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
+  type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
+} from "./webhooks.ts";
+export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
+export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
+export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
+export type { Index } from "./indexes.ts";
+export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
+export { adopt, type AdoptOptions } from "./children.ts";
+export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
+export type {
+  Cause,
+  Diff,
+  DiffItem,
+  Patch,
+  MergePatch,
+  SpecOf,
+  StatusOf,
+  FieldPath,
+  ValueAt,
+  FieldContext,
+  FieldHandlerFn,
+  HandlerContext,
+  EventContext,
+  HandlerFn,
+  EventHandlerFn,
+  HandlerOptions,
+  DeleteOptions,
+  FieldOptions,
+  EventOptions,
+  EventRecorder,
+  ObjectContext,
+  DaemonContext,
+  TimerContext,
+  DaemonFn,
+  TimerFn,
+  DaemonOptions,
+  TimerOptions,
+  IndexFn,
+  IndexOptions,
+  ActivityContext,
+  ActivityFn,
+  ActivityOptions,
+  LoginContext,
+  LoginFn,
+} from "./types.ts";
+export type { LoginCredentials, LoginResult } from "../kube/login.ts";
+// The bodies handlers receive and the resources they are registered for.
+export type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
+// What ctx.api throws and returns: the server's Status, apply conflicts, the built-in kinds.
+export { ApiError, ApplyConflictError } from "../kube/errors.ts";
+export type { ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf } from "../kube/kinds.ts";
