@@ -6,7 +6,11 @@
 // news moves up: the low line keeps a stale entry, told apart by the key's ticket, and skipped.
 // With `prioritized` off there is one line (plain FIFO), for comparison and for who asks for it.
 
-import type { Priority } from "./options.ts";
+/**
+ * Which line a ready key stands in: "high" for news (a watch event), "low" for a re-check of
+ * what was handled already (a relist's objects, a re-run, a retry).
+ */
+export type Priority = "high" | "low";
 
 /** What a line holds of a key: the key's ticket says which of its entries is the live one. */
 export interface Lined {

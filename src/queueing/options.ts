@@ -1,13 +1,10 @@
 // What a Workers (workers.ts) is built from, and what one run may ask for next.
 
 import type { Logger } from "../util/log.ts";
+import type { Priority } from "./lines.ts";
 import type { QueueObserver } from "./observer.ts";
 
-/**
- * Which line a ready key stands in (lines.ts): "high" for news (a watch event), "low" for a
- * re-check of what was handled already (a relist's objects, a re-run, a retry).
- */
-export type Priority = "high" | "low";
+export type { Priority } from "./lines.ts";
 
 /** How one item is queued. */
 export interface PushOptions {

@@ -3,8 +3,7 @@
 // The transitions here change a slot and nothing else: no timer, no line, no observer; what
 // follows from them (arming a window, waking a waiter, counting a metric) is workers.ts's.
 
-import type { Lined } from "./lines.ts";
-import type { Priority } from "./options.ts";
+import type { Lined, Priority } from "./lines.ts";
 
 export type Stage = "idle" | "again" | "window" | "ready" | "busy";
 

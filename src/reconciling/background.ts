@@ -19,7 +19,7 @@ import { runHandler } from "../handling/runner.ts";
 import type { Ownership } from "./options.ts";
 import { metaMatches } from "../handling/selection.ts";
 import type { DaemonFn, HandlerContext, TimerContext } from "../declaring/types.ts";
-import type { PatchClient } from "./patching.ts";
+import type { PatchClient } from "./fence.ts";
 import { isOtherObject } from "./fence.ts";
 import { writeTimerResults } from "./timer-results.ts";
 import { afterRun, DEFAULT_BACKOFF_S, dueAt, holdsDeletion, idleWait, retryDelay, starting, type BackgroundPhase, type RunEnd } from "./background-phases.ts";

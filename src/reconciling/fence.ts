@@ -11,7 +11,10 @@
 
 import { ApiError, isConflict, isNotFound } from "../kube/errors.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
-import type { PatchClient } from "./patching.ts";
+import type { KubeClient } from "../kube/client.ts";
+
+/** What the writes of a cycle need of the client: patch, and get to re-read after a conflict. */
+export type PatchClient = Pick<KubeClient, "patch" | "get">;
 
 /** How often a /status write is sent again on a newer version before its conflict is an error. */
 const STATUS_ATTEMPTS = 5;

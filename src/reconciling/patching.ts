@@ -22,9 +22,8 @@
 // Must never decide what to run (cycle.ts) or swallow errors other than 404, 409 and a refused
 // uid (gone, or a stale version: re-read and sent again).
 
-import type { KubeClient } from "../kube/client.ts";
 import { isConflict, isNotFound } from "../kube/errors.ts";
-import { fence, isOtherObject, patchStatus, reread } from "./fence.ts";
+import { fence, isOtherObject, patchStatus, reread, type PatchClient } from "./fence.ts";
 import { metadataOf } from "../kube/partial.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
@@ -34,7 +33,6 @@ import { slim } from "../watching/inventory.ts";
 import { FINALIZER, STATUS_KEY } from "../declaring/keys.ts";
 import { asAnnotations, asStatus, hasChange, type StorageMode } from "../handling/progress.ts";
 
-export type PatchClient = Pick<KubeClient, "patch" | "get">;
 
 export interface PatchTarget {
   client: PatchClient;

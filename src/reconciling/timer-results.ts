@@ -4,7 +4,7 @@
 
 import type { KubeObject, Resource } from "../kube/types.ts";
 import { fence, patchStatus } from "./fence.ts";
-import type { PatchClient } from "./patching.ts";
+import type { PatchClient } from "./fence.ts";
 
 export interface TimerResults {
   client: PatchClient;
