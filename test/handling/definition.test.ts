@@ -9,7 +9,7 @@ import { Registry } from "../../src/handling/registry.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { withDefinitions } from "../../src/runtime/manifests.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 
 const Backups = defineResource({
   group: "kobun.dev",

@@ -6,7 +6,7 @@
 
 import { existsSync } from "node:fs";
 import { KubeClient } from "../../../src/kube/client.ts";
-import { startSandbox, type SandboxOptions } from "../../../src/sandbox/index.ts";
+import { startSandbox, type SandboxOptions } from "@kobun/sandbox";
 import { binDir, startCluster, type Cluster } from "../../cluster/cluster.ts";
 import { installCrds } from "./kube.ts";
 
