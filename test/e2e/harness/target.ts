@@ -1,5 +1,5 @@
 // The API servers the e2e suite runs against, behind one interface:
-//   sandbox  — our emulator (src/sandbox), started in this test process on 127.0.0.1;
+//   sandbox  — our emulator (packages/sandbox), started in this test process on 127.0.0.1;
 //   cluster  — a real etcd + kube-apiserver (test/cluster), or any cluster the user names
 //              with KOBUN_E2E_KUBECONFIG=/path (explicit file only; never the default one).
 // Scenarios see only `kubeconfigPath` and a KubeClient: the same code runs on both.
