@@ -12,6 +12,8 @@
 FROM node:24-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# npm ci needs every workspace's package.json; the sandbox's code is not built into the binary.
+COPY packages/sandbox/package.json ./packages/sandbox/package.json
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json build.ts ./
 COPY src ./src

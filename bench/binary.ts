@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { ensureBinary, installExampleCRD, median, report, round } from "./common.ts";
 import { binaryParts } from "./binary-parts.ts";
 

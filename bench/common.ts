@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Sandbox } from "../src/sandbox/index.ts";
+import type { Sandbox } from "@kobun/sandbox";
 
 export const root = join(import.meta.dir, "..");
 export const binary = join(root, "dist/kobun");

@@ -21,7 +21,7 @@ import { Registry } from "../src/declaring/registry.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import type { Resource } from "../src/kube/types.ts";
 import { run } from "../src/runtime/operator.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { Logger, stderrSink } from "../src/util/log.ts";
 import { saveResults } from "./common.ts";
 

@@ -18,7 +18,7 @@ else await main();
 
 /** The API server: answers commands on stdin with one JSON line each. */
 async function child(): Promise<void> {
-  const { startSandbox } = await import("../src/sandbox/index.ts");
+  const { startSandbox } = await import("@kobun/sandbox");
   const sandbox = await startSandbox({ historySize: N * 4 + 1000, bookmarkIntervalMs: 60_000 });
   console.log(JSON.stringify({ kubeconfigPath: sandbox.kubeconfigPath, url: sandbox.url }));
   for await (const line of console) {

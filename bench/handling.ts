@@ -26,7 +26,7 @@ else await main();
 
 /** The child: a sandbox that prints its kubeconfig path and answers "patches <plural>" on stdin. */
 async function sandboxChild(): Promise<void> {
-  const { startSandbox } = await import("../src/sandbox/index.ts");
+  const { startSandbox } = await import("@kobun/sandbox");
   const sandbox = await startSandbox({ historySize: 100_000 });
   console.log(JSON.stringify({ kubeconfigPath: sandbox.kubeconfigPath }));
   for await (const line of console) {

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { KubeClient } from "../src/kube/client.ts";
 import type { Resource } from "../src/kube/types.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { startCluster } from "../test/cluster/cluster.ts";
 import { ensureBinary, median, report, root } from "./common.ts";
 import { installCrds } from "../test/e2e/harness/kube.ts";

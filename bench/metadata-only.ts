@@ -20,7 +20,7 @@ import { Registry } from "../src/declaring/index.ts";
 import { KubeClient } from "../src/kube/client.ts";
 import type { Resource } from "../src/kube/types.ts";
 import { run } from "../src/runtime/operator.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { memorySink, Logger } from "../src/util/log.ts";
 import { startCluster } from "../test/cluster/cluster.ts";
 import { startTcpProxy } from "../test/runtime/tcp-proxy.ts";

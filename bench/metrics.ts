@@ -15,7 +15,7 @@ import { Registry } from "../src/declaring/registry.ts";
 import { Health } from "../src/observability/health.ts";
 import { Reconciler } from "../src/reconciling/reconciler.ts";
 import { reconcileMetrics, requestMetrics, watchMetrics, workqueueMetrics } from "../src/runtime/metrics.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { Watcher } from "../src/watching/watcher.ts";
 import type { Resource } from "../src/kube/types.ts";
 import { ensureBinary, installExampleCRD, lineReader, median, report, round } from "./common.ts";

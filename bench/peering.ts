@@ -17,7 +17,7 @@
 import { KubeClient } from "../src/kube/client.ts";
 import { resourcePath, type Resource } from "../src/kube/types.ts";
 import { crdResource, Peering, peeringCRDs, peeringResource, formatTime } from "../src/peering/index.ts";
-import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { linkedSignal } from "../src/util/abort.ts";
 import { silentLogger } from "../src/util/log.ts";
 import { Toggle } from "../src/util/toggle.ts";

@@ -4,7 +4,7 @@
 // each: `watches` (open watch streams), `requests` (counts by verb and resource), `cpu` (this process's CPU µs so far), `stop`.
 // `bun bench/sandbox-server.ts [historySize]`; started and stopped by common.ts spawnSandbox.
 
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 
 const historySize = Number(process.argv[2] ?? 1000);
 if (!Number.isInteger(historySize) || historySize < 1) {

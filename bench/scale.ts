@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { installExampleCRD, report, round, saveResults } from "./common.ts";
 import { kobunBenchBinary } from "./peers/index.ts";
 import { cpuMs, memoryKiB, settledRss } from "./peers/measure.ts";

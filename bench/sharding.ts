@@ -28,7 +28,7 @@ import { getPriority, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeClient } from "../src/kube/client.ts";
 import type { Resource } from "../src/kube/types.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { installCrds } from "../test/e2e/harness/kube.ts";
 import { KOBUN_E2E, Operator } from "../test/e2e/harness/operator.ts";
 import { proxiedKubeconfig } from "../test/runtime/lease-replicas.ts";

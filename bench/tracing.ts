@@ -8,7 +8,7 @@
 
 import { readFileSync } from "node:fs";
 import { startOtel } from "../src/observability/otel.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { useTracer } from "../src/util/trace.ts";
 import { ensureBinary, installExampleCRD, lineReader, median, report, round } from "./common.ts";
 import { alternating, operatorRound } from "./metrics.ts";

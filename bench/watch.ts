@@ -9,7 +9,7 @@
 
 import { KubeClient } from "../src/kube/client.ts";
 import { resourcePath, type Resource } from "../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Watcher } from "../src/watching/watcher.ts";
 import type { WatchEvent } from "../src/watching/types.ts";
 

@@ -11,7 +11,7 @@ import type { Logger } from "../util/log.ts";
 import { readBookkeeping } from "../handling/progress.ts";
 import { manifestObjects, type Manifest } from "./manifests.ts";
 
-export { startSandbox } from "../sandbox/index.ts";
+export { startSandbox } from "@kobun/sandbox";
 export { KubeClient } from "../kube/client.ts";
 
 const crdResource: Resource = {

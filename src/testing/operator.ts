@@ -14,7 +14,7 @@ import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
 import { applyManifests, KubeClient, startSandbox } from "../runtime/dev.ts";
 import { withDefinitions, type Manifest } from "../runtime/manifests.ts";
 import { run } from "../runtime/operator.ts";
-import type { Sandbox } from "../sandbox/index.ts";
+import type { Sandbox } from "@kobun/sandbox";
 import { Logger, stderrSink, silentLogger, type LogLevel } from "../util/log.ts";
 import { awaitObject } from "./until.ts";
 

@@ -9,7 +9,7 @@ import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { AdmissionError } from "../../src/declaring/webhooks.ts";
 import { Registry, registry as globalRegistry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox } from "../../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
 const KOBUN_YAML = "resources:\n  v1/configmaps: { enabled: false }\n";

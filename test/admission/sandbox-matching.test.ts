@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { issueCertificates } from "../../src/admission/x509.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 
 let sandbox: Sandbox;
 let webhook: ReturnType<typeof Bun.serve>;

@@ -8,7 +8,7 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { AdmissionError } from "../../src/declaring/webhooks.ts";
 import { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 

@@ -11,7 +11,7 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { issueCertificates, startWebhookServer, type WebhookServer } from "../../src/admission/index.ts";
 import { AdmissionError } from "../../src/declaring/webhooks.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import { jsonPatch } from "../../src/sandbox/patch.ts";
+import { jsonPatch } from "../../packages/sandbox/src/patch.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
 let server: WebhookServer | undefined;

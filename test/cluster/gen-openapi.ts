@@ -1,4 +1,4 @@
-// Regenerates src/sandbox/kube-openapi.json.gz: the OpenAPI v3 schemas of the built-in kinds the
+// Regenerates packages/sandbox/src/kube-openapi.json.gz: the OpenAPI v3 schemas of the built-in kinds the
 // sandbox serves (what `kubectl explain` reads) and their OpenAPI v2 definitions (what `kubectl
 // explain --output=plaintext-openapiv2` reads), as kube-apiserver v1.37.2 serves them: read from
 // /openapi/v3 and /openapi/v2 of a throwaway test cluster (test/cluster), not from the module's
@@ -9,10 +9,10 @@
 
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ResourceRegistry } from "../../src/sandbox/resources.ts";
+import { ResourceRegistry } from "../../packages/sandbox/src/resources.ts";
 import { startCluster } from "./cluster.ts";
 
-const out = resolve(import.meta.dir, "../../src/sandbox/kube-openapi.json.gz");
+const out = resolve(import.meta.dir, "../../packages/sandbox/src/kube-openapi.json.gz");
 const cluster = await startCluster({ controllerManager: false });
 const get = async (path: string) => {
   const res = await fetch(`${cluster.url}${path}`, { headers: { authorization: `Bearer ${cluster.token}`, accept: "application/json" }, tls: { ca: cluster.caPem } });

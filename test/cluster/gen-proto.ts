@@ -1,8 +1,8 @@
-// Regenerates src/sandbox/kube-protos.json: the protobuf descriptor (protobufjs JSON) of the
+// Regenerates packages/sandbox/src/kube-protos.json: the protobuf descriptor (protobufjs JSON) of the
 // Kubernetes kinds the sandbox accepts as `application/vnd.kubernetes.protobuf` request bodies,
 // parsed from the `generated.proto` files of k8s.io/api and k8s.io/apimachinery in the Go module
 // cache, at the versions test/cluster/go.mod pins (the same as kube-apiserver's), and pruned to
-// the messages reachable from those kinds. And src/sandbox/openapi-v2-protos.json: gnostic's
+// the messages reachable from those kinds. And packages/sandbox/src/openapi-v2-protos.json: gnostic's
 // openapi_v2 messages (github.com/google/gnostic-models/openapiv2/OpenAPIv2.proto, at the
 // version go.mod pins), the protobuf form of /openapi/v2 that client-go asks for.
 //
@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import protobuf from "protobufjs";
 
 const here = import.meta.dir;
-const out = resolve(here, "../../src/sandbox/kube-protos.json");
+const out = resolve(here, "../../packages/sandbox/src/kube-protos.json");
 const go = process.env.GO ?? (spawnSync("which", ["go"]).status === 0 ? "go" : "/usr/local/go/bin/go");
 
 /** groups (proto package under k8s.io.api) and the kinds of each that the sandbox serves or reviews */
@@ -82,6 +82,6 @@ console.log(`wrote ${out}: ${keep.size} messages from ${files.length} generated.
 // gnostic imports google/protobuf/any.proto, which protobufjs carries itself
 const gnostic = new protobuf.Root().loadSync(join(moduleDir("github.com/google/gnostic-models"), "openapiv2/OpenAPIv2.proto"), { keepCase: true });
 gnostic.resolveAll();
-const v2out = resolve(here, "../../src/sandbox/openapi-v2-protos.json");
+const v2out = resolve(here, "../../packages/sandbox/src/openapi-v2-protos.json");
 writeFileSync(v2out, JSON.stringify(gnostic.toJSON()) + "\n");
 console.log(`wrote ${v2out}: ${(gnostic.lookup("openapi.v2") as protobuf.Namespace).nestedArray.length} openapi.v2 messages`);

@@ -33,8 +33,8 @@ export interface Verdict {
   stale: string[];
 }
 
-/** Files directly under the root that are rooms of their own (cli.ts joins the cli/ folder). */
-const TOP_LEVEL_FILES: Record<string, string> = { "cli.ts": "cli", "index.ts": "index" };
+/** Files directly under the root that are rooms of their own (cli.ts joins the cli/ folder; sandbox.ts is the sandbox package's face). */
+const TOP_LEVEL_FILES: Record<string, string> = { "cli.ts": "cli", "index.ts": "index", "sandbox.ts": "sandbox" };
 
 /** The room of a root-relative path, or undefined for a top-level file that is in no room. */
 export function roomOf(file: string): string | undefined {
@@ -228,4 +228,31 @@ export function tableCycles(table: RoomTable): string[] {
   };
   for (const room of Object.keys(table)) visit(room, [room]);
   return cycles;
+}
+
+/**
+ * A tree sealed off from its neighbours, as a workspace package is from kobun's src/ and src/
+ * from the package's insides: no import by path out of `root` (but the `outside` files named),
+ * and no bare specifier that `forbidden` names (a name, or a prefix ending in `/` for its subpaths).
+ */
+export interface Seal {
+  forbidden: readonly string[];
+  /** Paths out of the root that stay allowed, as the files write them from the root (`../package.json`). */
+  outside?: readonly string[];
+  why: string;
+}
+
+/** Every import of a file under `root` (node_modules aside) that breaks `seal`. */
+export function checkSealed(root: string, seal: Seal): string[] {
+  const violations: string[] = [];
+  for (const file of sourceFiles(root).filter((f) => !f.split("/").includes("node_modules"))) {
+    for (const site of scanImports(file, readFileSync(join(root, file), "utf8"))) {
+      const spec = site.specifier;
+      const path = spec.startsWith(".") ? relative("/root", resolve("/root", dirname(file), spec)).split(sep).join("/") : undefined;
+      const out = path !== undefined && path.startsWith("..") && !(seal.outside ?? []).includes(path);
+      const named = path === undefined && seal.forbidden.some((f) => (f.endsWith("/") ? spec.startsWith(f) : spec === f));
+      if (out || named) violations.push(`${file}:${site.line}: ${JSON.stringify(spec)} ${out ? "leaves the tree" : "is forbidden"}: ${seal.why}`);
+    }
+  }
+  return violations;
 }

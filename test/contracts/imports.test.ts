@@ -1,14 +1,29 @@
 // The import contract of src/: each room imports only the rooms DESIGN's table allows
-// (test/contracts/rooms.ts holds the table), and the checker itself can fail.
+// (test/contracts/rooms.ts holds the table); the sandbox's package (packages/sandbox) imports
+// nothing of kobun, and src/ reaches it only through its entry; and the checkers themselves can fail.
 
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tree as tempTree } from "./fixtures.ts";
-import { checkForbidden, checkImports, scanImports, sourceFiles, tableCycles, type RoomTable } from "./import-graph.ts";
+import { checkForbidden, checkImports, checkSealed, scanImports, sourceFiles, tableCycles, type RoomTable, type Seal } from "./import-graph.ts";
 import { ALIASES, FORBIDDEN, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
 
 const SRC = join(import.meta.dir, "../../src");
+const SANDBOX_PACKAGE = join(import.meta.dir, "../../packages/sandbox");
+
+/** The sandbox's package, its code and its tests: nothing of kobun, by path or by name. */
+const SANDBOX_SEAL: Seal = {
+  forbidden: ["kobun", "kobun/"],
+  why: "the sandbox is the independent model kobun's client is tested against, and a package of its own: it imports nothing of kobun",
+};
+
+/** src/: into the sandbox's package by its entry only (which rooms may is the room table's, through ALIASES). */
+const SRC_SEAL: Seal = {
+  forbidden: ["@kobun/sandbox/"],
+  outside: ["../package.json"],
+  why: "src/ reaches the sandbox's package only through its entry, @kobun/sandbox (or kobun/sandbox), never into its files",
+};
 
 // The tests that read every file of src/ take under a second alone, and went past 5 s under load: bounded at 30.
 const WHOLE_TREE_MS = 30_000;
@@ -23,6 +38,14 @@ test("every known violation still exists, so the allowlist only shrinks", () => 
 
 test("the cli's audiences (operator, manifests, project) never import each other", () => {
   expect(checkForbidden(SRC, FORBIDDEN, ALIASES)).toEqual([]);
+}, WHOLE_TREE_MS);
+
+test("the sandbox's package imports nothing of kobun, by path or by name", () => {
+  expect(checkSealed(SANDBOX_PACKAGE, SANDBOX_SEAL)).toEqual([]);
+}, WHOLE_TREE_MS);
+
+test("src/ reaches the sandbox's package only through its entry", () => {
+  expect(checkSealed(SRC, SRC_SEAL)).toEqual([]);
 }, WHOLE_TREE_MS);
 
 test("the room table points one way: no room reaches itself, every named room is defined", () => {
@@ -130,5 +153,27 @@ test("a forbidden import is named with its file, line and why; shared files pass
   expect(checkForbidden(root, contracts)).toEqual([
     "cli/manifests/ names no file: fix the contract",
     `cli/operator/run.ts:2: cli/operator/ may not import cli/project/ ("../project/build.ts"): the binary's commands`,
+  ]);
+});
+
+test("a sealed tree names every import out of it by path, and every forbidden name or subpath", () => {
+  const pkg = tree({
+    "src/server.ts": `import { a } from "./a.ts";\nimport { on } from "kobun";\nimport { run } from "kobun/testing";\nimport { parse } from "yaml";\n`,
+    "src/a.ts": `import { sleep } from "../../../src/util/abort.ts";\nexport const a = 1;\n`,
+    "test/a.test.ts": `import { a } from "../src/a.ts";\n`,
+  });
+  expect(checkSealed(pkg, SANDBOX_SEAL)).toEqual([
+    `src/a.ts:1: "../../../src/util/abort.ts" leaves the tree: ${SANDBOX_SEAL.why}`,
+    `src/server.ts:2: "kobun" is forbidden: ${SANDBOX_SEAL.why}`,
+    `src/server.ts:3: "kobun/testing" is forbidden: ${SANDBOX_SEAL.why}`,
+  ]);
+  const src = tree({
+    "cli.ts": `import pkg from "../package.json";\n`,
+    "runtime/dev.ts": `export { startSandbox } from "@kobun/sandbox";\nimport { handle } from "@kobun/sandbox/src/server.ts";\n`,
+    "testing/kit.ts": `import type { Sandbox } from "../../packages/sandbox/src/index.ts";\n`,
+  });
+  expect(checkSealed(src, SRC_SEAL)).toEqual([
+    `runtime/dev.ts:2: "@kobun/sandbox/src/server.ts" is forbidden: ${SRC_SEAL.why}`,
+    `testing/kit.ts:1: "../../packages/sandbox/src/index.ts" leaves the tree: ${SRC_SEAL.why}`,
   ]);
 });

@@ -40,10 +40,13 @@ export const ROOMS: RoomTable = {
   // (issue 31). It reads no settings and starts no peering: runtime/ hands both in as options.
   // Of handling/ it takes only the indexes' holds (handlers wait for the first LIST of what they index).
   streams: ["kube", "watching", "handling", "sharding", "peering", "observability", "util"],
-  // Side room: the embedded API server emulator. It is the independent model that kube/ and
-  // watching/ are tested against (and itself checked against a real kube-apiserver), so it
-  // must not share their code: a bug on the client side would hide on the server side.
-  sandbox: ["util"],
+  // Side room: src/sandbox.ts, the face of the embedded API server emulator, which lives in its
+  // own package (packages/sandbox, @kobun/sandbox) so that production binaries leave it out. It is
+  // the independent model that kube/ and watching/ are tested against (and itself checked against
+  // a real kube-apiserver), so it shares none of their code: a bug on the client side would hide
+  // on the server side. imports.test.ts holds the package to importing nothing of src/, and src/
+  // to reaching it only through its entry (`@kobun/sandbox`, `kobun/sandbox`: this room).
+  sandbox: [],
   // "everything above" in DESIGN, and the sandbox too (not in DESIGN's row): `kobun dev`
   // wires the operator to an embedded sandbox, and cli/ may reach the sandbox only here.
   runtime: [
@@ -89,4 +92,6 @@ export const FORBIDDEN: readonly ForbiddenImports[] = [
 export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [];
 
 /** Bare specifiers that point back into src/ (tsconfig `paths`, package.json `exports`). */
-export const ALIASES: Record<string, string> = { kobun: "index.ts", "kobun/sandbox": "sandbox/index.ts", "kobun/testing": "testing/index.ts" };
+export const ALIASES: Record<string, string> = {
+  kobun: "index.ts", "kobun/sandbox": "sandbox.ts", "@kobun/sandbox": "sandbox.ts", "kobun/testing": "testing/index.ts",
+};

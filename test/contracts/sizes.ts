@@ -146,7 +146,9 @@ export function sizeViolations(sizes: Sizes): string[] {
 
 if (import.meta.main) {
   const root = join(import.meta.dir, "../..");
-  const sizes = await measureSizes(root, "src", (file) => file.startsWith("src/") && !file.startsWith("src/sandbox/"));
-  for (const f of sizes.files) console.log(`${f.lines}\t${f.file}`);
-  for (const f of sizes.functions) console.log(`${f.lines}\t${f.file}:${f.line} ${f.name}${f.reason ? `  (long: ${f.reason})` : ""}`);
+  for (const under of ["src", "packages/sandbox/src"]) {
+    const sizes = await measureSizes(root, under, () => true);
+    for (const f of sizes.files) console.log(`${f.lines}\t${f.file}`);
+    for (const f of sizes.functions) console.log(`${f.lines}\t${f.file}:${f.line} ${f.name}${f.reason ? `  (long: ${f.reason})` : ""}`);
+  }
 }

@@ -9,7 +9,7 @@ import { parseAllDocuments } from "yaml";
 import Type from "typebox";
 import { defineResource } from "../../src/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { startSandbox } from "../../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 
 const repo = join(import.meta.dir, "../..");
 const work = join(repo, ".tmp", `definition-versions-${process.pid}`);

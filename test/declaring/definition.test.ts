@@ -9,7 +9,7 @@ import { Registry } from "../../src/declaring/registry.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { withDefinitions } from "../../src/runtime/manifests.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 
 const Backups = defineResource({
   group: "kobun.dev",
@@ -79,7 +79,7 @@ describe("defineResource", () => {
     const resource = await client.resolve(Backups);
     const body = (spec: Record<string, unknown>) => ({ apiVersion: "kobun.dev/v1", kind: "KobunBackup", metadata: { name: "b" }, spec });
     await expect(client.create(resource, "default", body({ size: "big", mode: "full" }))).rejects.toMatchObject({ code: 422 });
-    // (The sandbox checks types, not enums or bounds: see src/sandbox/schema.ts.)
+    // (The sandbox checks types, not enums or bounds: see packages/sandbox/src/schema.ts.)
     const created = await client.create(resource, "default", body({ size: 2, mode: "delta", extra: { any: { thing: 1 } } }));
     expect(created.spec).toEqual({ size: 2, mode: "delta", extra: { any: { thing: 1 } } });
   });

@@ -9,7 +9,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { decodeOpenAPIV2 } from "../../src/sandbox/openapi-v2-pb.ts";
+import { decodeOpenAPIV2 } from "../../packages/sandbox/src/openapi-v2-pb.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { eventually, uniqueName } from "./harness/kube.ts";
 import { kubectlTarget } from "./harness/kubectl.ts";

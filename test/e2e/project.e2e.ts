@@ -40,14 +40,34 @@ async function sh(cwd: string, argv: string[], timeoutMs = 120_000): Promise<{ o
   return { out, ms: performance.now() - t0 };
 }
 
-/** What a project needs (bin, src, the scaffold, the example config), and no tests, benchmarks or example handlers. */
+/** The packages kobun's tarball bundles: the sandbox's (bundleDependencies) and, by the lock, what it depends on. */
+function bundledPackages(): Set<string> {
+  const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")).packages;
+  const names = new Set<string>(["@kobun/sandbox"]);
+  const visit = (dependencies: Record<string, string> = {}) => {
+    for (const name of Object.keys(dependencies)) {
+      if (names.has(name)) continue;
+      names.add(name);
+      visit(lock[`node_modules/${name}`]?.dependencies);
+    }
+  };
+  visit(lock["packages/sandbox"].dependencies);
+  return names;
+}
+
+/** What a project needs (bin, src, the sandbox's package, the scaffold, the example config), and no tests, benchmarks or example handlers. */
 function expectPackaged(files: string[]): void {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-  for (const needed of ["bin/kobun.js", "src/cli.ts", "src/sandbox/kube-openapi.json.gz", "scaffold/handlers/hello.ts", "scaffold/gitignore", "kobun.example.yaml"]) expect(files).toContain(needed);
+  const needed = ["bin/kobun.js", "src/cli.ts", "node_modules/@kobun/sandbox/src/index.ts", "node_modules/@kobun/sandbox/src/kube-openapi.json.gz"];
+  for (const file of [...needed, "scaffold/handlers/hello.ts", "scaffold/gitignore", "kobun.example.yaml"]) expect(files).toContain(file);
   for (const target of Object.values(pkg.exports as Record<string, string>)) expect(files).toContain(target.replace(/^\.\//, ""));
   // The one file under test/: the Dockerfile's rootfs script, a build step, not a test.
   expect(files.filter((f) => f.startsWith("test/"))).toEqual(["test/scratch/rootfs.sh"]);
-  expect(files.filter((f) => /^(bench|handlers|dist|node_modules|\.ci)\//.test(f) || (/\.test\.ts$/.test(f) && !f.startsWith("scaffold/")))).toEqual([]);
+  expect(files.filter((f) => /^(bench|handlers|dist|packages|\.ci)\//.test(f) || (/\.test\.ts$/.test(f) && !f.startsWith("scaffold/")))).toEqual([]);
+  // Under node_modules/: the bundled sandbox and its dependencies, nothing else.
+  const bundled = bundledPackages();
+  const packageOf = (file: string) => file.split("/").slice(1, file.split("/")[1]!.startsWith("@") ? 3 : 2).join("/");
+  expect(files.filter((f) => f.startsWith("node_modules/") && !bundled.has(packageOf(f)))).toEqual([]);
 }
 
 /** The user's edit: a `times` field in the spec, and a handler that uses it. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
 import type { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
 const repo = join(import.meta.dir, "../..");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
 import type { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox } from "../../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "../runtime/helpers.ts";
 

@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { resolveSettings } from "../../src/config/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Watcher } from "../../src/watching/watcher.ts";
 import { Reconciler, type ReconcilerOptions } from "../../src/reconciling/reconciler.ts";
 import { Registry } from "../../src/declaring/registry.ts";

@@ -94,7 +94,7 @@ describe("two PATCHes of one cycle", () => {
 
 describe("a status schema that prunes status.kobun", () => {
   test("the bookkeeping falls back to annotations after the handler's own metadata patch", async () => {
-    const sandbox = await (await import("../../src/sandbox/index.ts")).startSandbox();
+    const sandbox = await (await import("@kobun/sandbox")).startSandbox();
     const client = await (await import("../../src/kube/client.ts")).KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
     const { parse } = await import("yaml");
     const { readFileSync } = await import("node:fs");

@@ -6,7 +6,7 @@ import { fetchSlots, streamBudget, StreamBudget } from "../../src/kube/budget.ts
 import { KubeClient } from "../../src/kube/client.ts";
 import { Health } from "../../src/observability/health.ts";
 import { reportStarvedStreams } from "../../src/streams/starvation.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { eventually } from "../runtime/helpers.ts";
 

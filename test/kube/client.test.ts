@@ -3,7 +3,7 @@
 // abort, and the stream() used by watches.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { ApiError, ConnectionError, KubeClient, type KubeObject, type Resource, type Status } from "../../src/kube/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 

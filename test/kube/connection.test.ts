@@ -8,7 +8,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { ApiError, connect, ConnectionError, KubeClient, KubeconfigError, type Resource } from "../../src/kube/index.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 

@@ -2,7 +2,7 @@
 // refreshed on a miss (a CRD installed after the first lookup), ambiguity and unknowns.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { KubeClient, parseSelector, type Resource } from "../../src/kube/index.ts";
 
 let sb: Sandbox;

@@ -6,8 +6,8 @@
 import { createSecureServer, type Http2Session, type ServerHttp2Stream } from "node:http2";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandboxCerts } from "../../src/sandbox/tls.ts";
-import type { Sandbox } from "../../src/sandbox/index.ts";
+import { sandboxCerts } from "../../packages/sandbox/src/tls.ts";
+import type { Sandbox } from "@kobun/sandbox";
 
 export interface H2Front {
   url: string;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { KubeClient, type Resource } from "../../src/kube/index.ts";
 import { Watcher } from "../../src/watching/index.ts";
 import { proxiedKubeconfig } from "../runtime/lease-replicas.ts";

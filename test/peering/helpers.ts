@@ -5,7 +5,7 @@
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { crdResource, formatTime, Peering, peeringCRDs, type PeeringGroup, type PeeringOptions } from "../../src/peering/index.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { linkedSignal } from "../../src/util/abort.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { Toggle } from "../../src/util/toggle.ts";

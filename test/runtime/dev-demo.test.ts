@@ -8,7 +8,7 @@ import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { applyManifests, runDemo } from "../../src/runtime/dev.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
 const CRD = `apiVersion: apiextensions.k8s.io/v1

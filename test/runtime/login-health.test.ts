@@ -8,7 +8,7 @@ import { KubeClient } from "../../src/kube/client.ts";
 import { loginConnection } from "../../src/kube/login.ts";
 import { Health } from "../../src/observability/health.ts";
 import { reportLoginRenewals } from "../../src/runtime/login-health.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { testLogger } from "../peering/helpers.ts";
 import { asAdmin } from "./restricted.ts";
 

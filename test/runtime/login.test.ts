@@ -14,7 +14,7 @@ import { loginConnection } from "../../src/kube/login.ts";
 import { loginOf } from "../../src/runtime/activities.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";
 import { asAdmin } from "./restricted.ts";

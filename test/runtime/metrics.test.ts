@@ -7,7 +7,7 @@ import { KubeClient, type KubeObject, type Resource } from "../../src/kube/index
 import { Health } from "../../src/observability/health.ts";
 import { startMetricsServer, type ProbeServer } from "../../src/observability/probes.ts";
 import { budgetMetrics, reconcileMetrics, requestMetrics, watchMetrics } from "../../src/runtime/metrics.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Watcher } from "../../src/watching/watcher.ts";
 import { StreamBudget } from "../../src/kube/budget.ts";
 import type { WatchEvent } from "../../src/watching/types.ts";

@@ -10,7 +10,7 @@ import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Health } from "../../src/observability/health.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { installCRDs } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";

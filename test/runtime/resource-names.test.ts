@@ -12,7 +12,7 @@ import { Registry } from "../../src/declaring/registry.ts";
 import { AdmissionError } from "../../src/declaring/webhooks.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { eventually } from "./helpers.ts";
 

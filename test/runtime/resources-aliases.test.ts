@@ -8,7 +8,7 @@ import { Registry, resource } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { memorySink, Logger } from "../../src/util/log.ts";
 
 let sandbox: Sandbox;

@@ -9,7 +9,7 @@ import { KubeClient } from "../../src/kube/client.ts";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { memorySink, Logger } from "../../src/util/log.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 

@@ -4,7 +4,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Sandbox } from "../../src/sandbox/index.ts";
+import type { Sandbox } from "@kobun/sandbox";
 
 export interface Rule {
   apiGroups: string[];

@@ -10,7 +10,7 @@ import type { Index } from "../../src/declaring/indexes.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { objectHash, shardOf } from "../../src/sharding/index.ts";
 import { eventually } from "./helpers.ts";
 import { releaseShardLease, runKeeper, takeShardLease } from "./shard-leases.ts";

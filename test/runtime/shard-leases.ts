@@ -7,7 +7,7 @@ import type { Registry } from "../../src/declaring/index.ts";
 import { KubeClient as Client } from "../../src/kube/client.ts";
 import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../../src/kube/lease-record.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { run } from "../../src/runtime/operator.ts";
 import { GROUP_LABEL, objectHash, shardOf } from "../../src/sharding/index.ts";
 import { testLogger } from "../peering/helpers.ts";

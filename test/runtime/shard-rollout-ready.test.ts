@@ -9,7 +9,7 @@ import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { leaseResource } from "../../src/kube/lease-record.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox } from "../../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { memberLeaseName } from "../../src/sharding/index.ts";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";

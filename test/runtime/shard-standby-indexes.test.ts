@@ -11,7 +11,7 @@ import { KubeClient } from "../../src/kube/client.ts";
 import { leaseResource, releasedLease } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { memberLeaseName, objectHash, shardOf } from "../../src/sharding/index.ts";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "./helpers.ts";

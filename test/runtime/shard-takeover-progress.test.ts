@@ -8,7 +8,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { eventually } from "./helpers.ts";
 import { completed, shardReplica, type ShardReplica, type Span } from "./shard-replicas.ts";
 

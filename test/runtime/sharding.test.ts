@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { objectHash, shardOf } from "../../src/sharding/index.ts";
 import { eventually } from "./helpers.ts";
 import { overlaps, shardReplica, type Span, type Work } from "./shard-replicas.ts";

@@ -2,9 +2,9 @@
 // `metadata.shardInfo`, the real server's 500s for malformed selectors, and the switch that makes
 // the sandbox a server without the feature gate. test/e2e/sharding.e2e.ts holds it to kube-apiserver.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { fnv1a64 } from "../../src/sharding/hash.ts";
-import { api, cm, CM, WatchReader } from "./helpers.ts";
+import { api, cm, CM, WatchReader } from "../../packages/sandbox/test/helpers.ts";
 
 const Z = "0x0000000000000000";
 const HALF = "0x8000000000000000";

@@ -15,7 +15,7 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KubeClient } from "../../src/kube/client.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { EXAMPLES, eventually, installCrds } from "../e2e/harness/kube.ts";
 
 const root = resolve(import.meta.dir, "../..");

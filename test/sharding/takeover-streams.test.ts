@@ -8,7 +8,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { mergedRanges, parseShardSelector, type HashRange } from "../../src/sharding/index.ts";
 import { eventually } from "../runtime/helpers.ts";
 import { completed, shardReplica, type ShardReplica, type Span } from "../runtime/shard-replicas.ts";

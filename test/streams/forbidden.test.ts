@@ -11,7 +11,7 @@ import { KubeClient } from "../../src/kube/client.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { FORBIDDEN_LIMIT } from "../../src/streams/forbidden.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import { eventually, startOperator } from "../runtime/helpers.ts";
 import { asAdmin, restrictedKubeconfig } from "../runtime/restricted.ts";

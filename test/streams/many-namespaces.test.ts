@@ -8,7 +8,7 @@ import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { streamBudget } from "../../src/kube/budget.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { freezeManually, resumeManually } from "../../src/peering/index.ts";
 import { installCRDs, testLogger } from "../peering/helpers.ts";
 import { eventually } from "../runtime/helpers.ts";

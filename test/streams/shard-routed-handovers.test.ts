@@ -10,7 +10,7 @@ import { specOf } from "../../src/kube/lease-record.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { NamespaceCoverage } from "../../src/streams/coverage.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { testLogger } from "../peering/helpers.ts";
 import { eventually } from "../runtime/helpers.ts";
 import { releaseShardLease, takeShardLease } from "../runtime/shard-leases.ts";

@@ -11,7 +11,7 @@ import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { streamBudget } from "../../src/kube/budget.ts";
 import { run } from "../../src/runtime/operator.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { installCRDs, testLogger } from "../peering/helpers.ts";
 
 let sandbox: Sandbox;

@@ -13,7 +13,7 @@ import { Health } from "../../src/observability/health.ts";
 import { runResourceStream } from "../../src/streams/resource-stream.ts";
 import { streamTimings } from "../../src/runtime/stream-wiring.ts";
 import { serveShardStreams, type StreamPart } from "../../src/streams/shard-streams.ts";
-import { startSandbox } from "../../src/sandbox/index.ts";
+import { startSandbox } from "@kobun/sandbox";
 import { objectHash, shardOf, type Sharding } from "../../src/sharding/index.ts";
 import { silentLogger } from "../../src/util/log.ts";
 import { TaskScope } from "../../src/util/scope.ts";

@@ -7,7 +7,7 @@ import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 import type { WatchEvent } from "../../src/watching/types.ts";
 import type { Watcher } from "../../src/watching/watcher.ts";
-import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox, type SandboxOptions } from "@kobun/sandbox";
 
 export const configmaps: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 

@@ -110,14 +110,14 @@ export const BUNDLE_OPTIONS = {
 } as const satisfies Partial<Bun.BuildConfig>;
 
 /**
- * Leaves the sandbox (a quarter of src/, protobufjs and its vendored OpenAPI documents) out of a
- * production binary: its one importer there, runtime/dev.ts, gets a module of the same face that
- * refuses. The entry's `sandbox: false` makes `dev` say so before it is reached (issue 31).
+ * Leaves the sandbox (the @kobun/sandbox package, protobufjs and its vendored OpenAPI documents)
+ * out of a production binary: its one importer there, runtime/dev.ts, gets a module of the same
+ * face that refuses. The entry's `sandbox: false` makes `dev` say so before it is reached (issue 31).
  */
 export const WITHOUT_SANDBOX: Bun.BunPlugin = {
   name: "kobun-without-sandbox",
   setup(builder) {
-    builder.onResolve({ filter: /\/sandbox\/index\.ts$/ }, (args) =>
+    builder.onResolve({ filter: /^@kobun\/sandbox$/ }, (args) =>
       args.importer.startsWith(join(KOBUN_ROOT, "src")) ? { path: "sandbox", namespace: "kobun-without-sandbox" } : undefined);
     builder.onLoad({ filter: /.*/, namespace: "kobun-without-sandbox" }, () => ({
       loader: "js",

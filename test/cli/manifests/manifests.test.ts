@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import { parseRunFlags, resolveSettings } from "../../../src/config/index.ts";
-import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 
 const repo = join(import.meta.dir, "../../..");
 let sandbox: Sandbox;

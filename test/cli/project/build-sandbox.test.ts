@@ -1,4 +1,4 @@
-// A production binary carries no sandbox (issue 31): `kobun build` leaves src/sandbox/ and
+// A production binary carries no sandbox (issue 31): `kobun build` leaves the sandbox's package and
 // protobufjs out of the bundle, and the binary's `dev` says how to get it; `--with-sandbox`
 // puts it back. Read from the bundler's metafile, built as build.ts builds (without compiling:
 // the inputs are what the binary would carry).
@@ -23,7 +23,7 @@ async function bundledInputs(withSandbox: boolean): Promise<string[]> {
   return Object.keys(built.metafile!.inputs);
 }
 
-const sandboxed = (inputs: string[]) => inputs.filter((i) => i.includes("src/sandbox/") || i.includes("node_modules/protobufjs/"));
+const sandboxed = (inputs: string[]) => inputs.filter((i) => i.includes("packages/sandbox/src/") || i.includes("node_modules/protobufjs/"));
 
 test("kobun build leaves the sandbox and protobufjs out of the binary; --with-sandbox carries them", async () => {
   const [without, withIt] = await Promise.all([bundledInputs(false), bundledInputs(true)]);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateCommand, typesFromCRDs } from "../../../src/cli/project/typegen.ts";
 import { KubeClient } from "../../../src/kube/client.ts";
-import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
 
 const crdResource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
 const gadgets = {

@@ -1,12 +1,12 @@
 // The API servers the e2e suite runs against, behind one interface:
-//   sandbox  — our emulator (src/sandbox), started in this test process on 127.0.0.1;
+//   sandbox  — our emulator (packages/sandbox), started in this test process on 127.0.0.1;
 //   cluster  — a real etcd + kube-apiserver (test/cluster), or any cluster the user names
 //              with KOBUN_E2E_KUBECONFIG=/path (explicit file only; never the default one).
 // Scenarios see only `kubeconfigPath` and a KubeClient: the same code runs on both.
 
 import { existsSync } from "node:fs";
 import { KubeClient } from "../../../src/kube/client.ts";
-import { startSandbox, type SandboxOptions } from "../../../src/sandbox/index.ts";
+import { startSandbox, type SandboxOptions } from "@kobun/sandbox";
 import { binDir, startCluster, type Cluster } from "../../cluster/cluster.ts";
 import { installCrds } from "./kube.ts";
 

@@ -1,0 +1,203 @@
+// Server-side apply (`application/apply-patch+yaml`) with field ownership, as the
+// structured-merge-diff of kube-apiserver does it for what the sandbox serves: each manager's
+// fields in `metadata.managedFields` (FieldsV1: `f:` fields, `k:` items of keyed lists); an
+// apply that would change a field another manager owns is a 409 naming the managers and fields,
+// unless `force=true` takes them over; fields a manager applied before and leaves out now are
+// removed (when nobody else owns them). Lists and maps are shaped by the kind's schema, built-in
+// or CRD (apply-shape.ts: list maps by all their keys, sets, atomic maps). Writes by
+// PUT/PATCH/POST record their `Update` entries in ownership.ts; an apply conflicts with them too.
+
+import { clone, deepEqual } from "./patch.ts";
+import { ApiStatusError } from "./status.ts";
+import { itemKeyOf, type ApplyShape } from "./apply-shape.ts";
+import { fieldsV1Of, setOf, sortEntries } from "./fields-v1.ts";
+
+type Fields = Record<string, any>;
+export interface ManagedEntry {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  time?: string;
+  fieldsType: "FieldsV1";
+  fieldsV1: Fields;
+  subresource?: string;
+}
+
+const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
+const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** the FieldsV1 set of an applied object; without a shape every list is atomic */
+export function fieldsOf(value: Record<string, any>, shape: ApplyShape | undefined, path: string[] = []): Fields {
+  const out: Fields = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (path.length === 0 && (k === "apiVersion" || k === "kind")) continue;
+    if (path.length === 1 && path[0] === "metadata" && IDENTITY.has(k)) continue;
+    if (v === undefined) continue;
+    const at = [...path, k];
+    const map = Array.isArray(v) ? shape?.listMap(at) : undefined;
+    const keys = map ? v.map((item: unknown) => itemKeyOf(item, map)) : [];
+    if (isObj(v) && Object.keys(v).length && !shape?.isAtomicMap(at)) {
+      const inner = fieldsOf(v, shape, at);
+      // metadata with only identity fields (name, namespace) owns nothing
+      if (Object.keys(inner).length || !(path.length === 0 && k === "metadata")) out[`f:${k}`] = inner;
+    } else if (map && keys.length && keys.every(Boolean)) {
+      const items: Fields = {};
+      v.forEach((item: any, i: number) => { items[`k:${JSON.stringify(keys[i])}`] = { ".": {}, ...fieldsOf(item, shape, at) }; });
+      out[`f:${k}`] = items;
+    } else if (Array.isArray(v) && v.length && shape?.isSet(at)) {
+      out[`f:${k}`] = Object.fromEntries(v.map((x: unknown) => [`v:${JSON.stringify(x)}`, {}]));
+    } else out[`f:${k}`] = {};
+  }
+  return out;
+}
+
+/** every leaf of a field set, as its FieldsV1 key path */
+function leaves(set: Fields, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, v] of Object.entries(set)) {
+    if (k === ".") continue;
+    const children = Object.keys(v).filter((c) => c !== ".");
+    if (children.length) out.push(...leaves(v, [...prefix, k]));
+    else out.push([...prefix, k]);
+  }
+  return out;
+}
+
+function has(set: Fields, path: string[]): boolean {
+  let cur: any = set;
+  for (const k of path) { if (!isObj(cur) || !(k in cur)) return false; cur = cur[k]; }
+  return true;
+}
+
+function without(set: Fields, drop: string[][]): Fields {
+  const out = clone(set);
+  for (const path of drop) {
+    const stack: any[] = [out];
+    for (const k of path.slice(0, -1)) stack.push(stack[stack.length - 1]?.[k]);
+    delete stack[stack.length - 1]?.[path[path.length - 1]!];
+    // drop parents left empty; one owned itself (".") stays, as a set difference leaves it
+    for (let i = stack.length - 1; i > 0; i--) {
+      if (Object.keys(stack[i] ?? {}).length) break;
+      delete stack[i - 1][path[i - 1]!];
+    }
+  }
+  return out;
+}
+
+/** the value at a FieldsV1 path (undefined when absent) and a way to remove it; with a shape, items match by their defaulted keys */
+function locate(obj: any, path: string[], shape?: ApplyShape): { parent: any; at: string | number } | undefined {
+  let parent: any;
+  let at: string | number = "";
+  let cur = obj;
+  const names: string[] = [];
+  for (const k of path) {
+    parent = cur;
+    if (k.startsWith("f:") && isObj(cur)) names.push((at = k.slice(2)));
+    else if (k.startsWith("k:") && Array.isArray(cur)) {
+      const want = JSON.parse(k.slice(2)) as Record<string, unknown>;
+      const map = shape?.listMap(names);
+      at = cur.findIndex((x) => (map ? deepEqual(itemKeyOf(x, map), want) : isObj(x) && Object.entries(want).every(([wk, wv]) => deepEqual(x[wk], wv))));
+      if (at < 0) return undefined;
+    } else if (k.startsWith("v:") && Array.isArray(cur)) {
+      const want = JSON.parse(k.slice(2));
+      at = cur.findIndex((x) => deepEqual(x, want));
+      if (at < 0) return undefined;
+    } else return undefined;
+    cur = parent[at];
+    if (cur === undefined) return undefined;
+  }
+  return { parent, at };
+}
+
+const valueAt = (obj: any, path: string[], shape?: ApplyShape) => { const l = locate(obj, path, shape); return l ? l.parent[l.at] : undefined; };
+
+/** merge an applied configuration into the live object: maps deep (unless atomic), list maps by key, sets by value, the rest replaced */
+function mergeApplied(live: any, applied: any, shape: ApplyShape | undefined, path: string[] = []): any {
+  if (!isObj(applied) || !isObj(live)) return clone(applied);
+  const out: Record<string, any> = { ...live };
+  for (const [k, v] of Object.entries(applied)) {
+    const at = [...path, k];
+    const map = Array.isArray(v) ? shape?.listMap(at) : undefined;
+    if (map && Array.isArray(out[k]) && v.every((x: unknown) => itemKeyOf(x, map))) {
+      const merged = [...out[k]];
+      for (const item of v) {
+        const i = merged.findIndex((x) => deepEqual(itemKeyOf(x, map), itemKeyOf(item, map)));
+        if (i >= 0) merged[i] = mergeApplied(merged[i], item, shape, at); else merged.push(clone(item));
+      }
+      out[k] = merged;
+    } else if (Array.isArray(v) && Array.isArray(out[k]) && shape?.isSet(at)) {
+      out[k] = [...out[k], ...v.filter((x: unknown) => !out[k].some((y: unknown) => deepEqual(x, y)))];
+    } else out[k] = isObj(v) && !shape?.isAtomicMap(at) ? mergeApplied(out[k] ?? {}, v, shape, at) : clone(v);
+  }
+  return out;
+}
+
+/** what a manager owned and no longer applies, nobody else owning it: whole list items, else leaves; deepest first */
+function droppedNodes(owned: Fields, applied: Fields, others: ManagedEntry[], prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, v] of Object.entries(owned)) {
+    if (k === ".") continue;
+    const path = [...prefix, k];
+    const free = !has(applied, path) && !others.some((e) => has(e.fieldsV1, path));
+    const children = Object.keys(v).filter((c) => c !== ".");
+    if (k.startsWith("k:") && free) out.push(path);
+    else if (children.length) out.push(...droppedNodes(v, applied, others, path));
+    else if (free) out.push(path);
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.slice(2)}` : `[${Object.entries(JSON.parse(k.slice(2))).map(([a, b]) => `${a}=${JSON.stringify(b)}`).join(",")}]`)).join("");
+
+/** worded as kube-apiserver v1.37.2 words it (its details carry only the causes) */
+function conflictError(conflicts: { manager: string; path: string[] }[]): ApiStatusError {
+  // the message names `manager` already quoted, with " using <apiVersion>" for an Update entry
+  const byManager = new Map<string, string[]>();
+  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), display(c.path)]);
+  const parts = [...byManager].map(([who, fields]) => (fields.length === 1 ? `conflict with ${who}: ${fields[0]}` : `conflicts with ${who}:\n${fields.map((f) => `- ${f}`).join("\n")}`));
+  const n = conflicts.length;
+  return new ApiStatusError(409, "Conflict", `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`, {
+    causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${c.manager}`, field: display(c.path) })),
+  });
+}
+
+export interface ApplyRequest {
+  manager: string; force: boolean; apiVersion: string; subresource?: string; now: string;
+  /** the kind's lists and maps (apply-shape.ts); undefined: every list atomic */
+  shape?: ApplyShape;
+}
+
+/** the object after `applied` is applied by `req.manager` to `live` (undefined: a create) */
+export function applyConfiguration(live: any | undefined, applied: any, req: ApplyRequest): any {
+  const appliedSet = fieldsOf(applied, req.shape);
+  const appliedLeaves = leaves(appliedSet);
+  const entries: ManagedEntry[] = clone(live?.metadata?.managedFields ?? []);
+  const mine = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Apply" && (e.subresource ?? "") === (req.subresource ?? "");
+  const conflicts: { manager: string; path: string[] }[] = [];
+  const taken = new Map<ManagedEntry, string[][]>();
+  for (const e of entries) {
+    if (mine(e)) continue;
+    const clash = appliedLeaves.filter((p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p, req.shape), valueAt(applied, p, req.shape)));
+    if (!clash.length) continue;
+    const who = `"${e.manager}"${e.operation === "Update" ? ` using ${e.apiVersion}` : ""}`;
+    conflicts.push(...clash.map((path) => ({ manager: who, path })));
+    taken.set(e, clash);
+  }
+  if (conflicts.length && !req.force) throw conflictError(conflicts);
+  const others = entries.filter((e) => !mine(e)).map((e) => (taken.has(e) ? { ...e, fieldsV1: fieldsV1Of(setOf(without(e.fieldsV1, taken.get(e)!))) } : e))
+    .filter((e) => leaves(e.fieldsV1).length > 0);
+  // what this manager applied before and leaves out now goes, unless another manager owns it
+  let result = live ? mergeApplied(live, applied, req.shape) : clone(applied);
+  const before = entries.find(mine);
+  if (before) for (const p of droppedNodes(before.fieldsV1, appliedSet, others)) {
+    const l = locate(result, p, req.shape);
+    if (!l) continue;
+    if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
+  }
+  const entry: ManagedEntry = {
+    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: req.now, fieldsType: "FieldsV1", fieldsV1: appliedSet,
+    ...(req.subresource ? { subresource: req.subresource } : {}),
+  };
+  result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: sortEntries([...others, entry]) } };
+  return result;
+}

@@ -1,0 +1,292 @@
+// Write semantics of the API server for every resource: create, update (PUT), patch, delete,
+// with the metadata rules kube-apiserver enforces — uid/creationTimestamp/generation,
+// optimistic concurrency, status subresource isolation, no-op writes, finalizers and
+// deletionTimestamp, namespace cascade, and CRD registration side effects.
+
+import { FOREGROUND, ORPHAN, type Collectable } from "./gc.ts";
+import { clone, deepEqual } from "./patch.ts";
+import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { checkObjectSize } from "./limits.ts";
+import { validateWrite } from "./validation.ts";
+import { invalidError } from "./schema.ts";
+import { allocate } from "./defaults.ts";
+import { builtinSchemaName } from "./kube-schemas.ts";
+import { recordUpdate, type Writer } from "./ownership.ts";
+import { schemaRootOf } from "./apply-shape.ts";
+import { ApiStatusError, errors } from "./status.ts";
+import type { Store } from "./store.ts";
+import { apiVersionOf, checkNoNewFinalizers, createdBody, nowTimestamp, patchedBody, present, requestedName, updatedBody } from "./write-bodies.ts";
+
+/**
+ * How a write is made: `strict` is fieldValidation=Strict (unknown fields of a custom resource
+ * are a 400 instead of pruned); `writer` the field manager writing (ownership.ts; internal writes
+ * name none); `dryRun` is dryRun=All: every check and default as for a real write, the answer
+ * what would be stored, but nothing stored, no resourceVersion taken and no watch event sent
+ * (kube-apiserver's DryRunnableStorage: a created object has no resourceVersion, an updated or
+ * deleted one keeps the stored one).
+ */
+export interface WriteOptions {
+  strict?: boolean;
+  writer?: Writer;
+  dryRun?: boolean;
+}
+
+export class Objects implements Collectable {
+  /** called when a CRD resource is removed, so its watches can be closed */
+  onResourceRemoved: (def: ResourceDef) => void = () => {};
+
+  constructor(readonly store: Store, readonly registry: ResourceRegistry) {}
+
+  private key(def: ResourceDef): string {
+    return resourceKey(def.group, def.plural);
+  }
+
+  get(def: ResourceDef, ns: string, name: string): any {
+    const obj = this.store.get(this.key(def), ns, name);
+    if (!obj) throw errors.notFound(def.group, def.plural, name);
+    return obj;
+  }
+
+  private hasStatus(def: ResourceDef, version: string): boolean {
+    return def.statusVersions.has(version);
+  }
+
+  private checkNamespace(def: ResourceDef, ns: string, name: string): void {
+    if (!def.namespaced) return;
+    const nsObj = this.store.get(resourceKey("", "namespaces"), "", ns);
+    if (!nsObj) throw errors.namespaceNotFound(ns);
+    if (nsObj.metadata.deletionTimestamp) {
+      throw new ApiStatusError(403, "Forbidden", `${def.plural} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        { kind: def.plural, group: def.group });
+    }
+  }
+
+  create(def: ResourceDef, version: string, ns: string, input: any, { strict = false, writer, dryRun = false }: WriteOptions = {}): any {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
+    if (input.kind !== undefined && input.kind !== def.kind) {
+      throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
+    }
+    const meta = { ...(input.metadata ?? {}) };
+    if (def.namespaced) {
+      if (meta.namespace && meta.namespace !== ns) {
+        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+    }
+    const name = requestedName(def, meta);
+    if (meta.resourceVersion) throw new ApiStatusError(500, "InternalError", "resourceVersion should not be set on objects to be created", {});
+    this.checkNamespace(def, ns, name);
+    if (this.store.get(this.key(def), ns, name)) throw errors.alreadyExists(def.group, def.plural, name);
+
+    const body = createdBody(def, ns, name, input, meta, this.hasStatus(def, version));
+    validateWrite(def, version, body, undefined, strict);
+    this.recordOwnership(def, version, undefined, body, writer);
+    allocate(def.group, def.plural, body, () => this.nextClusterIP());
+    checkObjectSize(def.group, def.kind, body);
+    if (dryRun) {
+      if (def.plural === "customresourcedefinitions") body.status = crdStatus(body, body.metadata.creationTimestamp);
+      return body;
+    }
+    let served: ResourceDef | undefined;
+    if (def.plural === "customresourcedefinitions") {
+      served = this.registry.registerCRD(body);
+      body.status = crdStatus(body, body.metadata.creationTimestamp);
+    }
+    body.metadata.resourceVersion = String(this.store.nextRV());
+    if (served) served.startRV = this.store.rv;
+    this.store.put(this.key(def), ns, name, body, "ADDED");
+    return body;
+  }
+
+  /** PUT and the common tail of PATCH */
+  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", { strict = false, writer, dryRun = false }: WriteOptions = {}): any {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
+    const old = this.get(def, ns, name);
+    const inMeta = input.metadata ?? {};
+    if (inMeta.name !== undefined && inMeta.name !== name) {
+      throw errors.badRequest(`the name of the object (${inMeta.name}) does not match the name on the URL (${name})`);
+    }
+    if (input.kind !== undefined && input.kind !== def.kind) {
+      throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
+    }
+    if (inMeta.resourceVersion !== undefined && inMeta.resourceVersion !== "" && inMeta.resourceVersion !== old.metadata.resourceVersion) {
+      throw errors.conflict(def.group, def.plural, name);
+    }
+    if (inMeta.uid !== undefined && inMeta.uid !== "" && inMeta.uid !== old.metadata.uid) {
+      throw errors.conflict(def.group, def.plural, name, `Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${old.metadata.uid}`);
+    }
+    const statusful = this.hasStatus(def, version);
+    const next = updatedBody(def, ns, name, old, input, sub, statusful);
+
+    checkNoNewFinalizers(def, name, old, next);
+    validateWrite(def, version, next, old, strict);
+    this.recordOwnership(def, version, old, next, writer, sub);
+    const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
+    if (old.metadata.generation === undefined) delete next.metadata.generation;
+    else if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = old.metadata.generation + 1;
+    if (deepEqual(old, next)) return old;
+    checkObjectSize(def.group, def.kind, next);
+    if (dryRun) return next;
+
+    if (def.plural === "customresourcedefinitions" && sub !== "status") {
+      this.registry.registerCRD(next);
+    }
+    next.metadata.resourceVersion = String(this.store.nextRV());
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+      this.finalRemove(def, ns, name, next, false);
+      return next;
+    }
+    this.store.put(this.key(def), ns, name, next, "MODIFIED", old);
+    return next;
+  }
+
+  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", options: WriteOptions = {}): any {
+    const patched = this.patched(def, version, ns, name, contentType, patchBody);
+    return this.update(def, version, ns, name, this.uidOfPatched(def, ns, name, patched, sub), sub, options);
+  }
+
+  /**
+   * A PATCH's uid, as kube-apiserver takes it: a PATCH carries no UID precondition (only a PUT's
+   * object does, refused with 409 by update()). Another uid than the stored one is an invalid
+   * change of an immutable field (422) on the object, and is ignored on /status (the status
+   * strategy keeps the stored metadata). A stale resourceVersion is refused first (409), as there.
+   */
+  uidOfPatched(def: ResourceDef, ns: string, name: string, patched: any, sub: "status" | undefined): any {
+    const stored = this.get(def, ns, name).metadata;
+    const { uid, resourceVersion } = patched.metadata ?? {};
+    if (uid === undefined || uid === "" || uid === stored.uid) return patched;
+    if (resourceVersion !== undefined && resourceVersion !== "" && resourceVersion !== stored.resourceVersion) return patched;
+    if (sub === "status") return { ...patched, metadata: { ...patched.metadata, uid: stored.uid } };
+    const cause = { reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`, field: "metadata.uid" };
+    const error = invalidError(def.group, def.kind, name, [cause]);
+    if (!def.crdName) throw error;
+    // A custom resource's metadata is validated twice on update (the generic check and the CRD's): the
+    // message says it once, the causes list it twice.
+    throw new ApiStatusError(error.code, error.reason, error.message, { ...error.details, causes: [cause, { ...cause }] });
+  }
+
+  /** the writer's Update entry in managedFields (none when it changed nothing it did not own) */
+  private recordOwnership(def: ResourceDef, version: string, old: any, next: any, writer: Writer | undefined, sub?: "status"): void {
+    if (writer === undefined) return;
+    const subresource = writer.subresource ?? sub;
+    const managed = recordUpdate(old, next, {
+      manager: writer.manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(), statusful: this.hasStatus(def, version),
+      schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind),
+      ...(def.crdName ? { customSchema: schemaRootOf(def, version) } : {}), ...(subresource ? { subresource } : {}),
+    });
+    if (managed.length) next.metadata.managedFields = managed; else delete next.metadata.managedFields;
+  }
+
+  private clusterIPs = 0;
+  /** Service cluster IPs in 10.0.0.0/24, test/cluster's --service-cluster-ip-range */
+  private nextClusterIP(): string {
+    return `10.0.0.${(this.clusterIPs++ % 240) + 10}`;
+  }
+
+  /** the object as the patch would leave it, not stored (admission sees it first); `current` as served at `version` */
+  patched(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, current = present(def, version, this.get(def, ns, name))): any {
+    return patchedBody(def, contentType, patchBody, current);
+  }
+
+  /** `dryRun`: the object as the delete would leave it (marked for deletion, or as it was), nothing changed */
+  delete(def: ResourceDef, ns: string, name: string, options: any, dryRun = false): any {
+    const obj = this.get(def, ns, name);
+    const pre = options?.preconditions ?? {};
+    if (pre.uid && pre.uid !== obj.metadata.uid) {
+      throw errors.conflict(def.group, def.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw errors.conflict(def.group, def.plural, name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    }
+    const isNamespace = def.plural === "namespaces" && !def.group;
+    const policy = options?.propagationPolicy;
+    if (policy !== undefined && policy !== "Foreground" && policy !== "Background" && policy !== "Orphan") {
+      throw errors.invalid("meta.k8s.io", "DeleteOptions.meta.k8s.io", "", "propagationPolicy",
+        `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+    }
+    // The garbage collector's finalizers (gc.ts): it deletes dependents first, or orphans them.
+    const gcFinalizer = policy === "Foreground" ? FOREGROUND : policy === "Orphan" ? ORPHAN : undefined;
+    if (obj.metadata.deletionTimestamp) return obj;
+    if ((obj.metadata.finalizers ?? []).length || isNamespace || gcFinalizer) {
+      const next = clone(obj);
+      if (gcFinalizer && !(next.metadata.finalizers ?? []).includes(gcFinalizer)) next.metadata.finalizers = [...(next.metadata.finalizers ?? []), gcFinalizer];
+      next.metadata.deletionTimestamp = nowTimestamp();
+      next.metadata.deletionGracePeriodSeconds = 0;
+      next.metadata.generation = (obj.metadata.generation ?? 0) + 1;
+      if (isNamespace) next.status = { ...(next.status ?? {}), phase: "Terminating" };
+      if (dryRun) return next;
+      next.metadata.resourceVersion = String(this.store.nextRV());
+      this.store.put(this.key(def), ns, name, next, "MODIFIED", obj);
+      if (isNamespace) {
+        this.cascadeNamespace(name);
+        this.namespaceGC(name);
+      }
+      return next;
+    }
+    const final = clone(obj);
+    if (dryRun) return final;
+    final.metadata.resourceVersion = String(this.store.nextRV());
+    return this.finalRemove(def, ns, name, final, true);
+  }
+
+  /** The garbage collector's delete (gc.ts): by resource key. */
+  deleteWithPolicy(res: string, ns: string, name: string, policy: "Background" | "Foreground"): void {
+    const def = this.registry.byKey(res);
+    if (def) this.delete(def, ns, name, { propagationPolicy: policy });
+  }
+
+  /** The garbage collector's metadata writes (owner references, its finalizers), through the usual update rules. */
+  writeMetadata(res: string, ns: string, name: string, change: (meta: any) => void): void {
+    const def = this.registry.byKey(res);
+    if (!def) return;
+    const next = clone(this.get(def, ns, name));
+    change(next.metadata);
+    const version = def.versions[0]!;
+    this.update(def, version, ns, name, present(def, version, next));
+  }
+
+  /** remove for good; `final` already carries its new resourceVersion */
+  private finalRemove(def: ResourceDef, ns: string, name: string, final: any, _explicit: boolean): any {
+    if (def.plural === "customresourcedefinitions") this.removeCRDResource(name);
+    this.store.remove(this.key(def), ns, name, final);
+    if (def.namespaced) this.namespaceGC(ns);
+    else if (def.plural === "namespaces" && !def.group) this.cascadeNamespace(name);
+    return final;
+  }
+
+  private removeCRDResource(crdName: string): void {
+    const gone = this.registry.unregisterCRD(crdName);
+    if (!gone) return;
+    const key = this.key(gone);
+    for (const { body } of this.store.list(key)) {
+      const final = clone(body);
+      final.metadata.resourceVersion = String(this.store.nextRV());
+      this.store.remove(key, body.metadata.namespace ?? "", body.metadata.name, final);
+    }
+    this.store.dropResource(key);
+    this.onResourceRemoved(gone);
+  }
+
+  private namespaceEmpty(ns: string): boolean {
+    return this.registry.all().every((d) => !d.namespaced || this.store.count(this.key(d), ns) === 0);
+  }
+
+  private cascadeNamespace(ns: string): void {
+    for (const d of this.registry.all()) {
+      if (!d.namespaced) continue;
+      for (const { body } of this.store.list(this.key(d), ns)) {
+        try { this.delete(d, ns, body.metadata.name, undefined); } catch { /* already gone */ }
+      }
+    }
+  }
+
+  /** a terminating namespace disappears once it is empty */
+  private namespaceGC(ns: string): void {
+    const nsDef = this.registry.find("", "v1", "namespaces")!;
+    const nsObj = this.store.get(this.key(nsDef), "", ns);
+    if (!nsObj?.metadata.deletionTimestamp || (nsObj.metadata.finalizers ?? []).length || !this.namespaceEmpty(ns)) return;
+    const final = clone(nsObj);
+    final.metadata.resourceVersion = String(this.store.nextRV());
+    this.store.remove(this.key(nsDef), "", ns, final);
+  }
+}

@@ -1,0 +1,139 @@
+// The bodies a write would store, before it is checked, owned and stored (objects.ts does
+// that): a create's from the request (its name, identity and defaults), an update's from the
+// stored object and the request (what PUT and /status may and may not change), a patch's result;
+// and the metadata rules among them that need no store.
+
+import { clone, jsonPatch, mergePatch } from "./patch.ts";
+import { strategicMergePatch } from "./strategic.ts";
+import type { ResourceDef } from "./resources.ts";
+import { withReadDefaults } from "./schema.ts";
+import { applyDefaults, hasGeneration } from "./defaults.ts";
+import { errors } from "./status.ts";
+
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const GEN_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+export function nowTimestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function apiVersionOf(def: ResourceDef, version: string): string {
+  return def.group ? `${def.group}/${version}` : version;
+}
+
+/** a stored body as served at a given version */
+export function present(def: ResourceDef, version: string, body: any): any {
+  const { kind: _k, apiVersion: _a, ...rest } = withReadDefaults(body, def.schemas?.get(def.storageVersion ?? version));
+  return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
+}
+
+function checkName(def: ResourceDef, name: string): void {
+  const label = def.plural === "namespaces";
+  const ok = label ? LABEL.test(name) && name.length <= 63 : SUBDOMAIN.test(name) && name.length <= 253;
+  if (!ok) {
+    const what = label ? "a lowercase RFC 1123 label" : "a lowercase RFC 1123 subdomain";
+    throw errors.invalid(def.group, def.kind, name, "metadata.name",
+      `Invalid value: "${name}": ${what} must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+  }
+}
+
+/** a create's name: metadata.name, else generateName and a random suffix */
+export function requestedName(def: ResourceDef, meta: any): string {
+  let name: string = meta.name ?? "";
+  if (!name && meta.generateName) {
+    let suffix = "";
+    for (let i = 0; i < 5; i++) suffix += GEN_ALPHABET[Math.floor(Math.random() * GEN_ALPHABET.length)];
+    name = `${meta.generateName}${suffix}`;
+  }
+  if (!name) throw errors.invalid(def.group, def.kind, "", "metadata.name", "Required value: name or generateName is required");
+  checkName(def, name);
+  return name;
+}
+
+/** what a create stores, before validation, ownership and allocation: `meta` is the request's (no namespace left to check) */
+export function createdBody(def: ResourceDef, ns: string, name: string, input: any, meta: any, statusful: boolean): any {
+  const body: any = clone(input);
+  body.kind = def.kind;
+  body.apiVersion = apiVersionOf(def, def.versions[0]!);
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  body.metadata = {
+    ...meta, name, ...(def.namespaced ? { namespace: ns } : {}),
+    uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(), ...(hasGeneration(def.group, def.plural) ? { generation: 1 } : {}),
+  };
+  if (!def.namespaced) delete body.metadata.namespace;
+  if (statusful) delete body.status;
+  if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
+  // the real server's defaulting (SetDefaults_Secret); `kubectl get secrets` shows it
+  if (def.plural === "secrets" && !def.group && !body.type) body.type = "Opaque";
+  applyDefaults(def.group, def.plural, body);
+  return body;
+}
+
+/** what PUT (or /status) stores over `old`, before validation and ownership */
+export function updatedBody(def: ResourceDef, ns: string, name: string, old: any, input: any, sub: "status" | undefined, statusful: boolean): any {
+  let next: any;
+  if (sub === "status") {
+    next = clone(old);
+    if (input.status === undefined) delete next.status;
+    else next.status = clone(input.status);
+  } else {
+    next = clone(input);
+    const m = next.metadata ?? {};
+    // like the real server: a write that says nothing of managedFields keeps them
+    if (m.managedFields === undefined && old.metadata.managedFields !== undefined) m.managedFields = clone(old.metadata.managedFields);
+    next.metadata = {
+      ...m, name, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp,
+      resourceVersion: old.metadata.resourceVersion, generation: old.metadata.generation,
+    };
+    if (def.namespaced) next.metadata.namespace = ns; else delete next.metadata.namespace;
+    for (const k of ["deletionTimestamp", "deletionGracePeriodSeconds"]) {
+      if (old.metadata[k] !== undefined) next.metadata[k] = old.metadata[k]; else delete next.metadata[k];
+    }
+    if (statusful) {
+      if (old.status === undefined) delete next.status; else next.status = clone(old.status);
+    }
+    if (def.plural === "namespaces" && !def.group && next.status === undefined && old.status) next.status = clone(old.status);
+    applyDefaults(def.group, def.plural, next);
+  }
+  next.kind = def.kind;
+  next.apiVersion = old.apiVersion;
+  return next;
+}
+
+/** an object being deleted may lose finalizers, never gain one */
+export function checkNoNewFinalizers(def: ResourceDef, name: string, old: any, next: any): void {
+  if (old.metadata.deletionTimestamp) {
+    const had: unknown[] = old.metadata.finalizers ?? [];
+    const added = ((next.metadata.finalizers ?? []) as unknown[]).filter((f) => !had.includes(f));
+    if (added.length) {
+      throw errors.invalid(def.group, def.kind, name, "metadata.finalizers",
+        `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`);
+    }
+  }
+}
+
+/** the object as the patch would leave it; `current` as served at the request's version */
+export function patchedBody(def: ResourceDef, contentType: string, patchBody: unknown, current: any): any {
+  let patched: any;
+  switch (contentType) {
+    case "application/merge-patch+json":
+      patched = mergePatch(current, patchBody);
+      break;
+    case "application/json-patch+json":
+      patched = jsonPatch(current, patchBody);
+      break;
+    case "application/strategic-merge-patch+json":
+      if (def.crdName) throw errors.unsupportedMediaType(contentType);
+      patched = strategicMergePatch(current, patchBody);
+      break;
+    default:
+      throw errors.unsupportedMediaType(contentType);
+  }
+  if (typeof patched !== "object" || patched === null || Array.isArray(patched)) {
+    throw errors.badRequest("the patch did not produce a JSON object");
+  }
+  patched.metadata ??= {};
+  return patched;
+}
