@@ -10,18 +10,11 @@
 import { clone, deepEqual } from "./patch.ts";
 import { ApiStatusError } from "./status.ts";
 import { itemKeyOf, type ApplyShape } from "./apply-shape.ts";
-import { fieldsV1Of, setOf, sortEntries } from "./fields-v1.ts";
+import { fieldsV1Of, setOf, sortEntries, type ManagedEntry } from "./fields-v1.ts";
+
+export type { ManagedEntry } from "./fields-v1.ts";
 
 type Fields = Record<string, any>;
-export interface ManagedEntry {
-  manager: string;
-  operation: string;
-  apiVersion: string;
-  time?: string;
-  fieldsType: "FieldsV1";
-  fieldsV1: Fields;
-  subresource?: string;
-}
 
 const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -3,7 +3,16 @@
 // (the nodes' names joined by SEP); this file turns one into the other, and orders the entries as
 // kube-apiserver does. Used by both kinds of writes: updates (ownership.ts) and applies (apply.ts).
 
-import type { ManagedEntry } from "./apply.ts";
+/** One manager's record in `metadata.managedFields`: what it owns (its FieldsV1 tree), by which operation. */
+export interface ManagedEntry {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  time?: string;
+  fieldsType: "FieldsV1";
+  fieldsV1: Record<string, any>;
+  subresource?: string;
+}
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 export const SEP = "\u0000";

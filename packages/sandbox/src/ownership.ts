@@ -9,8 +9,7 @@
 
 import { clone, deepEqual } from "./patch.ts";
 import { resolveSchema, schemaRef } from "./kube-schemas.ts";
-import type { ManagedEntry } from "./apply.ts";
-import { collect, fieldsV1Of, isObj, SEP, sortEntries, under } from "./fields-v1.ts";
+import { collect, fieldsV1Of, isObj, SEP, sortEntries, under, type ManagedEntry } from "./fields-v1.ts";
 
 const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
 /** the "before" metadata of a custom resource's create: a non-leaf node with no fields */
