@@ -26,8 +26,9 @@ export function applyEnv(values: Tree, env: Readonly<Record<string, string | und
     const field = fields[key] as Field<unknown>;
     const value = type === "number" && raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
     const result = field.read(value);
-    if (result.ok) tracing[key] = result.value;
-    else {
+    if (result.ok) {
+      tracing[key] = result.value;
+    } else {
       const where = { flag: variable, path: `tracing.${key}`, expected: result.expected };
       issues.push(configIssue(where, `expected ${result.expected}, got ${describeValue(raw)}`));
     }

@@ -93,8 +93,8 @@ function readSection(
   const given: Tree = raw === null || raw === undefined ? {} : isMapping(raw) ? raw : {};
   if (raw !== null && raw !== undefined && !isMapping(raw)) {
     const where = path.length > 0 ? path.join(".") : "(top level)";
-    const expectation = `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`;
-    issues.push(configIssue({ file, path: where, expected: "a mapping" }, expectation));
+    const message = `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`;
+    issues.push(configIssue({ file, path: where, expected: "a mapping" }, message));
   }
   for (const key of Object.keys(given)) {
     if (keys.includes(key)) continue;

@@ -158,8 +158,9 @@ function readGiven(
       result[key] = readGiven(child, value, childPath, file, issues);
     } else {
       const read = child.read(value);
-      if (read.ok) result[key] = read.value;
-      else {
+      if (read.ok) {
+        result[key] = read.value;
+      } else {
         issues.push(configIssue(
           { file, path: childPath + (read.at?.suffix ?? ""), expected: read.expected },
           `expected ${read.expected}, got ${describeValue(read.at ? read.at.got : value)}`,
