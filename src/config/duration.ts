@@ -30,7 +30,8 @@ export function durationSeconds(value: unknown): number | undefined {
 export function parseDuration(value: unknown, path: string): number {
   const seconds = durationSeconds(value);
   if (seconds === undefined) {
-    throw new ConfigError([configIssue({ path, expected: DURATION_EXPECTED }, `expected ${DURATION_EXPECTED}, got ${describeValue(value)}`)]);
+    const detail = `expected ${DURATION_EXPECTED}, got ${describeValue(value)}`;
+    throw new ConfigError([configIssue({ path, expected: DURATION_EXPECTED }, detail)]);
   }
   return seconds;
 }

@@ -26,9 +26,14 @@ export function applyEnv(values: Tree, env: Readonly<Record<string, string | und
     const field = fields[key] as Field<unknown>;
     const value = type === "number" && raw.trim() !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
     const result = field.read(value);
-    if (result.ok) tracing[key] = result.value;
-    else issues.push(configIssue({ flag: variable, path: `tracing.${key}`, expected: result.expected }, `expected ${result.expected}, got ${describeValue(raw)}`));
+    if (result.ok) {
+      tracing[key] = result.value;
+    } else {
+      const where = { flag: variable, path: `tracing.${key}`, expected: result.expected };
+      issues.push(configIssue(where, `expected ${result.expected}, got ${describeValue(raw)}`));
+    }
   }
   // The SDK's switch: everything else may stay configured, nothing is traced.
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true" || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === "none") tracing.endpoint = null;
+  const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
+  if (disabled || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === "none") tracing.endpoint = null;
 }

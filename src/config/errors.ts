@@ -19,7 +19,9 @@ export interface ConfigIssue {
 }
 
 /** Builds an issue whose line reads `<file or flag>: <path>: <detail>`. */
-export function configIssue(where: { file?: string; flag?: string; path?: string; expected?: string }, detail: string): ConfigIssue {
+export function configIssue(
+  where: { file?: string; flag?: string; path?: string; expected?: string }, detail: string,
+): ConfigIssue {
   const parts: string[] = [];
   if (where.flag !== undefined) parts.push(where.flag);
   else if (where.file !== undefined) parts.push(where.file);

@@ -34,7 +34,8 @@ export interface Section<F extends Record<string, Node>> {
 export type Node = Field<any> | Section<any>;
 
 /** The typed value a schema node produces: a field's type, or an object of its fields' values. */
-export type ValueOf<N> = N extends Field<infer T> ? T : N extends Section<infer F> ? { [K in keyof F]: ValueOf<F[K]> } : never;
+export type ValueOf<N> = N extends Field<infer T> ? T
+  : N extends Section<infer F> ? { [K in keyof F]: ValueOf<F[K]> } : never;
 
 /**
  * A part of a key (orNull's field, a list's entry) whose default would never be read: refused
@@ -44,7 +45,10 @@ export type ValueOf<N> = N extends Field<infer T> ? T : N extends Section<infer 
 function unreadDefault(part: Pick<Field<unknown>, "default">, where: string): void {
   if (part.default === undefined) return;
   const written = JSON.stringify(part.default);
-  throw new Error(`settings schema: ${where} has a default of its own (${written}) that is never read; write the key's default on the key`);
+  throw new Error(
+    `settings schema: ${where} has a default of its own (${written}) that is never read; ` +
+      "write the key's default on the key",
+  );
 }
 
 /** A string as a YAML scalar, quoted only when YAML needs it. */
@@ -52,7 +56,9 @@ function unreadDefault(part: Pick<Field<unknown>, "default">, where: string): vo
 const yamlScalar = (value: string): string => (require("yaml") as typeof import("yaml")).stringify(value).trimEnd();
 
 const ok = <T>(value: T): ReadResult<T> => ({ ok: true, value });
-const no = (expected: string, at?: { suffix: string; got: unknown }): ReadResult<never> => ({ ok: false, expected, at });
+const no = (expected: string, at?: { suffix: string; got: unknown }): ReadResult<never> => ({
+  ok: false, expected, at,
+});
 
 export function section<F extends Record<string, Node>>(doc: string, fields: F): Section<F> {
   return { kind: "section", doc, fields };
@@ -86,7 +92,10 @@ export function integer(options: Common<number> & { min?: number; max?: number }
   const expected = `an integer${rangeText(options.min, options.max, String)}`;
   return {
     kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: String,
-    read: (raw) => (typeof raw === "number" && Number.isInteger(raw) && inRange(raw, options.min, options.max) ? ok(raw) : no(expected)),
+    read: (raw) => {
+      if (typeof raw !== "number" || !Number.isInteger(raw)) return no(expected);
+      return inRange(raw, options.min, options.max) ? ok(raw) : no(expected);
+    },
   };
 }
 
@@ -94,7 +103,10 @@ export function decimal(options: Common<number> & { min?: number; max?: number }
   const expected = `a number${rangeText(options.min, options.max, String)}`;
   return {
     kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: String,
-    read: (raw) => (typeof raw === "number" && Number.isFinite(raw) && inRange(raw, options.min, options.max) ? ok(raw) : no(expected)),
+    read: (raw) => {
+      if (typeof raw !== "number" || !Number.isFinite(raw)) return no(expected);
+      return inRange(raw, options.min, options.max) ? ok(raw) : no(expected);
+    },
   };
 }
 
@@ -125,7 +137,8 @@ export function oneOf<const V extends string>(values: readonly V[], options: Com
   const expected = `one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
   return {
     kind: "field", default: defaultOf(options), doc: options.doc, expected, toYaml: (value) => value,
-    read: (raw) => (typeof raw === "string" && (values as readonly string[]).includes(raw) ? ok(raw as V) : no(expected)),
+    read: (raw) =>
+      (typeof raw === "string" && (values as readonly string[]).includes(raw) ? ok(raw as V) : no(expected)),
   };
 }
 
@@ -137,13 +150,16 @@ export function countOrAuto(options: Common<number | "auto"> & { min: number; ma
     read: (raw) => {
       if (raw === "auto") return ok("auto");
       const n = typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw;
-      return typeof n === "number" && Number.isInteger(n) && inRange(n, options.min, options.max) ? ok(n) : no(expected);
+      if (typeof n !== "number" || !Number.isInteger(n)) return no(expected);
+      return inRange(n, options.min, options.max) ? ok(n) : no(expected);
     },
   };
 }
 
 /** A string; `valid` narrows it further (a name pattern, a URL) and `expected` says how. */
-export function text(options: Common<string> & { expected?: string; valid?: (value: string) => boolean }): Field<string> {
+export function text(
+  options: Common<string> & { expected?: string; valid?: (value: string) => boolean },
+): Field<string> {
   const expected = options.expected ?? "a non-empty string";
   const valid = options.valid ?? ((value: string) => value.length > 0);
   return {
@@ -169,7 +185,10 @@ export function textList(options: Common<string[]> & { entry: Field<string>; exp
   };
 }
 
-/** Allows null besides the field's own values; null is the default (`field` has none); `nullMeans` says what it means. */
+/**
+ * Allows null besides the field's own values; null is the default (`field` has none); `nullMeans` says what it
+ * means.
+ */
 export function orNull<T>(field: Field<T>, nullMeans: string): Field<T | null> {
   unreadDefault(field, `orNull (null: ${nullMeans})`);
   const expected = `${field.expected}, or null (${nullMeans})`;

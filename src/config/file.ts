@@ -28,7 +28,9 @@ export async function findConfigFile(cwd: string): Promise<string | null> {
 
 /** `cwd`'s kobun.yaml ("/" gives "/kobun.yaml": a FROM-scratch image's working directory). */
 function defaultCandidate(cwd: string): string {
-  return process.platform === "win32" ? process.getBuiltinModule("node:path").join(cwd, DEFAULT_CONFIG_FILE) : `${cwd.replace(/\/+$/, "")}/${DEFAULT_CONFIG_FILE}`;
+  return process.platform === "win32"
+    ? process.getBuiltinModule("node:path").join(cwd, DEFAULT_CONFIG_FILE)
+    : `${cwd.replace(/\/+$/, "")}/${DEFAULT_CONFIG_FILE}`;
 }
 
 /** Reads and parses a YAML config file; an empty file gives null. Throws ConfigError. */
@@ -55,7 +57,10 @@ export async function readConfigFile(path: string): Promise<unknown> {
 
 function unreadable(path: string, error: unknown): ConfigError {
   const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === "ENOENT" ? "config file not found" : code === "EISDIR" ? "is a directory, not a config file" : `cannot read the config file (${code ?? String(error)})`;
+  const reason =
+    code === "ENOENT" ? "config file not found"
+    : code === "EISDIR" ? "is a directory, not a config file"
+    : `cannot read the config file (${code ?? String(error)})`;
   return new ConfigError([configIssue({ file: path }, reason)], { cause: error });
 }
 
@@ -63,9 +68,12 @@ function unreadable(path: string, error: unknown): ConfigError {
 export function parseConfigText(source: string, file: string): unknown {
   // `yaml` (not Bun's native parser) for its line:col errors and duplicate-key checks; loaded
   // only when a config file is actually read, so a run without one does not pay for it.
-  const { parseDocument, LineCounter, isMap, isScalar } = require("yaml") as typeof import("yaml") & { parseDocument: typeof ParseDocument; LineCounter: typeof LineCounterClass };
+  const { parseDocument, LineCounter, isMap, isScalar } = require("yaml") as typeof import("yaml") & {
+    parseDocument: typeof ParseDocument; LineCounter: typeof LineCounterClass;
+  };
   const lineCounter = new LineCounter();
-  const document = parsedValue(() => parseDocument(source, { prettyErrors: true, uniqueKeys: true, lineCounter }), file);
+  const options = { prettyErrors: true, uniqueKeys: true, lineCounter };
+  const document = parsedValue(() => parseDocument(source, options), file);
   if (document.errors.length > 0) {
     const issues = document.errors.map((error) => {
       const position = error.linePos?.[0];
@@ -81,7 +89,8 @@ export function parseConfigText(source: string, file: string): unknown {
   if (isMap(resources) && typeof data === "object" && data !== null) {
     const lines = new Map<string, number>();
     for (const pair of resources.items) {
-      if (isScalar(pair.key) && pair.key.range) lines.set(String(pair.key.value), lineCounter.linePos(pair.key.range[0]).line);
+      if (!isScalar(pair.key) || !pair.key.range) continue;
+      lines.set(String(pair.key.value), lineCounter.linePos(pair.key.range[0]).line);
     }
     KEY_LINES.set(data, lines);
   }

@@ -1,7 +1,8 @@
 // Command-line flags of `kobun run` (argv after the subcommand): a table of known flags,
 // the parser (`--flag value`, `--flag=value`, `-n NS` repeated, `--` ends flags), and the
-// help text. The parser (`scanFlags`) also reads the other commands' flags (cli/args.ts). Flags only capture what the user typed; resolve.ts validates the values
-// against the settings schema and lets them override the config file.
+// help text. The parser (`scanFlags`) also reads the other commands' flags (cli/args.ts). Flags
+// only capture what the user typed; resolve.ts validates the values against the settings schema
+// and lets them override the config file.
 
 import { closestMatch, ConfigError, UsageError } from "./errors.ts";
 
@@ -52,20 +53,47 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "config", long: "config", value: "FILE", doc: "Config file (default: ./kobun.yaml when it exists)." },
   { key: "kubeconfig", long: "kubeconfig", value: "FILE", doc: "Kubeconfig file." },
   { key: "context", long: "context", value: "NAME", doc: "Kubeconfig context." },
-  { key: "http1", long: "http1", doc: "Speak only HTTP/1.1 to the API server (default: HTTP/2 when it is https and selects it)." },
-  { key: "namespaces", long: "namespace", short: "n", value: "NS", doc: 'Namespace, glob ("team-*") or exclusion ("!kube-*"); repeatable.' },
+  {
+    key: "http1", long: "http1",
+    doc: "Speak only HTTP/1.1 to the API server (default: HTTP/2 when it is https and selects it).",
+  },
+  {
+    key: "namespaces", long: "namespace", short: "n", value: "NS",
+    doc: 'Namespace, glob ("team-*") or exclusion ("!kube-*"); repeatable.',
+  },
   { key: "allNamespaces", long: "all-namespaces", short: "A", doc: "Watch all namespaces." },
   { key: "standalone", long: "standalone", doc: "No peering: never freeze." },
   { key: "priority", long: "priority", value: "N", doc: "Peering priority (integer)." },
   { key: "peering", long: "peering", value: "NAME", doc: "Name of the peering object." },
-  { key: "replicas", long: "replicas", value: "auto|N", doc: "Share the objects among N replicas (or as many as are live: auto) by shards; 1 = no sharding." },
+  {
+    key: "replicas", long: "replicas", value: "auto|N",
+    doc: "Share the objects among N replicas (or as many as are live: auto) by shards; 1 = no sharding.",
+  },
   { key: "shards", long: "shards", value: "N", doc: "How many shards the hash space is cut into (default 24)." },
-  { key: "shardKey", long: "shard-key", value: "uid|namespace", doc: "What places an object in a shard (default uid)." },
-  { key: "liveness", long: "liveness", value: "URL", doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".' },
-  { key: "webhooksUrl", long: "webhooks-url", value: "URL", doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations)." },
-  { key: "webhooksListen", long: "webhooks-listen", value: "HOST:PORT", doc: 'Serve the admission/conversion webhooks here, e.g. "0.0.0.0:9443".' },
-  { key: "webhooksName", long: "webhooks-name", value: "NAME", doc: "Names the webhook configurations and the Service (default kobun-operator)." },
-  { key: "metricsAddr", long: "metrics-addr", value: "ADDR", doc: 'Serve /metrics also at ADDR, e.g. ":8080" (off by default).' },
+  {
+    key: "shardKey", long: "shard-key", value: "uid|namespace",
+    doc: "What places an object in a shard (default uid).",
+  },
+  {
+    key: "liveness", long: "liveness", value: "URL",
+    doc: 'Serve /healthz and /metrics, e.g. "http://0.0.0.0:8080/healthz".',
+  },
+  {
+    key: "webhooksUrl", long: "webhooks-url", value: "URL",
+    doc: "Development: the API server calls the webhooks at this https:// URL (URL-based configurations).",
+  },
+  {
+    key: "webhooksListen", long: "webhooks-listen", value: "HOST:PORT",
+    doc: 'Serve the admission/conversion webhooks here, e.g. "0.0.0.0:9443".',
+  },
+  {
+    key: "webhooksName", long: "webhooks-name", value: "NAME",
+    doc: "Names the webhook configurations and the Service (default kobun-operator).",
+  },
+  {
+    key: "metricsAddr", long: "metrics-addr", value: "ADDR",
+    doc: 'Serve /metrics also at ADDR, e.g. ":8080" (off by default).',
+  },
   { key: "logFormat", long: "log-format", value: "plain|json", doc: "Log line format." },
   { key: "verbose", long: "verbose", short: "v", doc: "Log debug messages." },
   { key: "quiet", long: "quiet", short: "q", doc: "Log only warnings and errors." },
@@ -93,7 +121,9 @@ export function parseRunFlags(argv: readonly string[]): { flags: Partial<FlagVal
  * handing each to `store`; `--` ends the flags. Returns the positionals. Throws UsageError
  * for an unknown flag (suggesting the closest), a missing value or a value given to a switch.
  */
-export function scanFlags<S extends FlagSpec>(argv: readonly string[], specs: readonly S[], store: (spec: S, typed: string, value: string | true) => void): string[] {
+export function scanFlags<S extends FlagSpec>(
+  argv: readonly string[], specs: readonly S[], store: (spec: S, typed: string, value: string | true) => void,
+): string[] {
   const positionals: string[] = [];
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? "";
@@ -132,7 +162,9 @@ function findFlag<S extends FlagSpec>(typed: string, specs: readonly S[]): S {
     ? specs.find((candidate) => candidate.long === typed.slice(2))
     : specs.find((candidate) => candidate.short !== undefined && candidate.short === typed.slice(1));
   if (spec) return spec;
-  const known = specs.flatMap((candidate) => [`--${candidate.long}`, ...(candidate.short ? [`-${candidate.short}`] : [])]);
+  const known = specs.flatMap((candidate) => [
+    `--${candidate.long}`, ...(candidate.short ? [`-${candidate.short}`] : []),
+  ]);
   const suggestion = closestMatch(typed, known.filter((name) => name.startsWith("--") === typed.startsWith("--")));
   const hint = suggestion ? `; did you mean ${suggestion}?` : `; known flags: ${known.join(", ")}`;
   throw new UsageError(`unknown flag ${typed}${hint}`, typed);
@@ -161,15 +193,20 @@ function storeValue(flags: Partial<FlagValues>, spec: RunFlagSpec, typed: string
   }
 }
 
-/** A flag value that fails validation: a ConfigError (exit 3), as a bad value of kobun.yaml's or of any other flag's. */
+/**
+ * A flag value that fails validation: a ConfigError (exit 3), as a bad value of kobun.yaml's or of any other
+ * flag's.
+ */
 function badValue(typed: string, expected: string, value: string): ConfigError {
-  return new ConfigError([{ flag: typed, expected, line: `${typed} expects ${expected}, got ${JSON.stringify(value)}` }]);
+  const line = `${typed} expects ${expected}, got ${JSON.stringify(value)}`;
+  return new ConfigError([{ flag: typed, expected, line }]);
 }
 
 /** Help text for `kobun run` (or `usage`, without the flags in `omit`), one flag per line. */
 export function runFlagsHelp(usage = "kobun run [flags] [handler files...]", omit: readonly string[] = []): string {
   const rows = RUN_FLAGS.filter((spec) => !omit.includes(spec.long)).map((spec) => {
-    const names = [spec.short ? `-${spec.short}, ` : "    ", `--${spec.long}`, spec.value ? ` ${spec.value}` : ""].join("");
+    const short = spec.short ? `-${spec.short}, ` : "    ";
+    const names = [short, `--${spec.long}`, spec.value ? ` ${spec.value}` : ""].join("");
     return `  ${names.padEnd(30)} ${spec.doc}`;
   });
   return [`Usage: ${usage}`, "", "Flags:", ...rows].join("\n");

@@ -17,7 +17,9 @@ export function splitNamespaceEntries(entries: readonly string[]): { include: st
 }
 
 /** The namespace settings for what the user asked (from file or flags, already validated). */
-export function resolveNamespaces(given: { include: readonly string[]; exclude: readonly string[]; allNamespaces: boolean }): NamespaceSettings {
+export function resolveNamespaces(
+  given: { include: readonly string[]; exclude: readonly string[]; allNamespaces: boolean },
+): NamespaceSettings {
   const split = splitNamespaceEntries(given.include);
   const include = unique(split.include);
   const exclude = unique([...split.exclude, ...given.exclude]);
@@ -45,7 +47,9 @@ function globToRegExp(glob: string): RegExp {
  * A predicate for namespace names: included (no includes = all) and not excluded.
  * Entries of `include` starting with "!" are treated as exclusions too.
  */
-export function namespaceMatcher(include: readonly string[], exclude: readonly string[]): (namespace: string) => boolean {
+export function namespaceMatcher(
+  include: readonly string[], exclude: readonly string[],
+): (namespace: string) => boolean {
   const split = splitNamespaceEntries(include);
   const included = split.include.map(globToRegExp);
   const excluded = [...split.exclude, ...exclude].map(globToRegExp);
@@ -79,8 +83,12 @@ export function fixedNamespaces(settings: { readonly namespaces: NamespaceSettin
  * The namespaces one resource is watched in when its kobun.yaml entry gives `namespaces`
  * (either key replaces both global ones; neither: every namespace); undefined: the global ones.
  */
-export function resourceNamespaces(given: { readonly include?: readonly string[]; readonly exclude?: readonly string[] } | undefined): NamespaceSettings | undefined {
+export function resourceNamespaces(
+  given: { readonly include?: readonly string[]; readonly exclude?: readonly string[] } | undefined,
+): NamespaceSettings | undefined {
   if (given === undefined) return undefined;
+  const { include = [], exclude = [] } = given;
+  const resolved = resolveNamespaces({ include, exclude, allNamespaces: false });
   // Asked for explicitly: no "no namespaces given" warning.
-  return { ...resolveNamespaces({ include: given.include ?? [], exclude: given.exclude ?? [], allNamespaces: false }), defaulted: false };
+  return { ...resolved, defaulted: false };
 }

@@ -19,9 +19,15 @@ export interface ResolveInput {
   /** Already-parsed file contents (skips reading `file`). */
   fileData?: unknown;
   flags?: Partial<FlagValues>;
-  /** The environment: its OTEL_* variables override the file's `tracing:` (the CLI passes process.env; none by default). */
+  /**
+   * The environment: its OTEL_* variables override the file's `tracing:` (the CLI passes process.env; none by
+   * default).
+   */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Look for the default `kobun.yaml` here when no file is named (dev and manifests pass process.cwd(); run finds it itself, without node:fs). */
+  /**
+   * Look for the default `kobun.yaml` here when no file is named (dev and manifests pass process.cwd(); run finds
+   * it itself, without node:fs).
+   */
   cwd?: string;
 }
 
@@ -57,7 +63,8 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   const issues: ConfigIssue[] = [];
   // `resources:` is keyed by the handlers' selectors, not by the schema: read on its own.
   const { resources: rawResources, ...rest } = isMapping(data) ? data : { resources: undefined };
-  const values = readSection(SETTINGS_SCHEMA, isMapping(data) ? rest : (data ?? null), [], file, issues, ["resources"]) as Tree;
+  const fileValues = isMapping(data) ? rest : (data ?? null);
+  const values = readSection(SETTINGS_SCHEMA, fileValues, [], file, issues, ["resources"]) as Tree;
   const resources = readResources(rawResources, file, resourceKeyLines(data), issues);
   if (input.env) applyEnv(values, input.env, issues);
   applyFlags(values, flags, issues);
@@ -78,18 +85,23 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   return deepFreeze(settings);
 }
 
-function readSection(node: Section<Record<string, Node>>, raw: unknown, path: string[], file: string, issues: ConfigIssue[], extraKeys: string[] = []): Tree {
+function readSection(
+  node: Section<Record<string, Node>>, raw: unknown, path: string[], file: string, issues: ConfigIssue[],
+  extraKeys: string[] = [],
+): Tree {
   const keys = [...Object.keys(node.fields), ...extraKeys];
   const given: Tree = raw === null || raw === undefined ? {} : isMapping(raw) ? raw : {};
   if (raw !== null && raw !== undefined && !isMapping(raw)) {
     const where = path.length > 0 ? path.join(".") : "(top level)";
-    issues.push(configIssue({ file, path: where, expected: "a mapping" }, `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`));
+    const message = `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`;
+    issues.push(configIssue({ file, path: where, expected: "a mapping" }, message));
   }
   for (const key of Object.keys(given)) {
     if (keys.includes(key)) continue;
     const suggestion = closestMatch(key, keys);
     const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
-    issues.push(configIssue({ file, path: [...path, key].join(".") }, `unknown key${hint} (allowed here: ${keys.join(", ")})`));
+    const message = `unknown key${hint} (allowed here: ${keys.join(", ")})`;
+    issues.push(configIssue({ file, path: [...path, key].join(".") }, message));
   }
   const result: Tree = {};
   for (const [key, child] of Object.entries(node.fields)) {
@@ -106,12 +118,15 @@ function readSection(node: Section<Record<string, Node>>, raw: unknown, path: st
 }
 
 /** The field's typed value, or its default after recording what was wrong. */
-function readField<T>(field: Field<T>, raw: unknown, where: { file?: string; flag?: string; path: string }, issues: ConfigIssue[]): T {
+function readField<T>(
+  field: Field<T>, raw: unknown, where: { file?: string; flag?: string; path: string }, issues: ConfigIssue[],
+): T {
   const result = field.read(raw);
   if (result.ok) return result.value;
   const path = where.path + (result.at?.suffix ?? "");
   const got = result.at ? result.at.got : raw;
-  issues.push(configIssue({ ...where, path, expected: result.expected }, `expected ${result.expected}, got ${describeValue(got)}`));
+  const message = `expected ${result.expected}, got ${describeValue(got)}`;
+  issues.push(configIssue({ ...where, path, expected: result.expected }, message));
   return field.default;
 }
 
@@ -133,13 +148,16 @@ function applyFlags(values: Tree, flags: Partial<FlagValues>, issues: ConfigIssu
 
   if (flags.namespaces?.length || flags.allNamespaces) {
     // Any namespace flag replaces the file's whole namespace selection: -n and -A say where to watch, completely.
-    const include = readField(fields.namespaces.fields.include, flags.namespaces ?? [], { flag: flagName("namespaces"), path: "namespaces.include" }, issues);
+    const where = { flag: flagName("namespaces"), path: "namespaces.include" };
+    const include = readField(fields.namespaces.fields.include, flags.namespaces ?? [], where, issues);
     values.namespaces = { include, exclude: [], allNamespaces: flags.allNamespaces === true, fromFlags: true };
   }
 }
 
 /** Checks between fields, each only when both fields were themselves valid. */
-function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boolean } }, file: string, issues: ConfigIssue[]): void {
+function checkRelations(
+  values: SchemaValues & { namespaces: { fromFlags?: boolean } }, file: string, issues: ConfigIssue[],
+): void {
   const failed = new Set(issues.map((issue) => issue.path));
   const lessThan = (path: string, value: number, limitPath: string, limit: number, orEqual = false) => {
     if (failed.has(path) || failed.has(limitPath) || value < limit || (orEqual && value === limit)) return;
@@ -152,9 +170,13 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
   checkLeaseStop(values.peering, values.sharding.replicas !== 1, failed, file, issues);
   checkSharding(values, failed, file, issues);
   const { certFile, keyFile } = values.webhooks;
-  if ((certFile === null) !== (keyFile === null) && !failed.has("webhooks.certFile") && !failed.has("webhooks.keyFile")) {
+  const certsChecked = !failed.has("webhooks.certFile") && !failed.has("webhooks.keyFile");
+  if ((certFile === null) !== (keyFile === null) && certsChecked) {
     const path = certFile === null ? "webhooks.certFile" : "webhooks.keyFile";
-    issues.push(configIssue({ file, path, expected: "certFile and keyFile together" }, "expected both webhooks.certFile and webhooks.keyFile, or neither (self-signed)"));
+    issues.push(configIssue(
+      { file, path, expected: "certFile and keyFile together" },
+      "expected both webhooks.certFile and webhooks.keyFile, or neither (self-signed)",
+    ));
   }
   const { backoff } = values.watching;
   lessThan("watching.backoff.initial", backoff.initial, "watching.backoff.max", backoff.max, true);
@@ -163,7 +185,8 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
   const positive = splitNamespaceEntries(namespaces.include).include;
   if (namespaces.allNamespaces && positive.length > 0) {
     const where = namespaces.fromFlags ? { flag: "--all-namespaces" } : { file, path: "namespaces.allNamespaces" };
-    const detail = `cannot be combined with included namespaces (${positive.join(", ")}); to narrow a cluster-wide watch, exclude with "!glob"`;
+    const detail = `cannot be combined with included namespaces (${positive.join(", ")}); ` +
+      'to narrow a cluster-wide watch, exclude with "!glob"';
     issues.push(configIssue({ ...where, expected: "only exclusions alongside it" }, detail));
   }
 }
@@ -172,15 +195,22 @@ function checkRelations(values: SchemaValues & { namespaces: { fromFlags?: boole
  * Sharding needs at least one shard per replica, and it is the opposite of lease mode (one
  * active replica): both at once would leave all but one replica idle.
  */
-function checkSharding(values: SchemaValues, failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[]): void {
+function checkSharding(
+  values: SchemaValues, failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[],
+): void {
   const { replicas, shards } = values.sharding;
   if (replicas === 1 || failed.has("sharding.replicas")) return;
   if (typeof replicas === "number" && !failed.has("sharding.shards") && shards < replicas) {
     const expected = `at least sharding.replicas (${replicas})`;
-    issues.push(configIssue({ file, path: "sharding.shards", expected }, `expected ${expected}, so that every replica owns a shard; got ${shards}`));
+    const message = `expected ${expected}, so that every replica owns a shard; got ${shards}`;
+    issues.push(configIssue({ file, path: "sharding.shards", expected }, message));
   }
   if (values.peering.mode === "lease" && !failed.has("peering.mode")) {
-    issues.push(configIssue({ file, path: "sharding.replicas" }, 'sharding cannot be combined with peering.mode "lease" (one active replica); use peering.mode "peering" with sharding, or sharding.replicas: 1'));
+    issues.push(configIssue(
+      { file, path: "sharding.replicas" },
+      'sharding cannot be combined with peering.mode "lease" (one active replica); ' +
+        'use peering.mode "peering" with sharding, or sharding.replicas: 1',
+    ));
   }
 }
 
@@ -189,13 +219,21 @@ function checkSharding(values: SchemaValues, failed: ReadonlySet<string | undefi
  * freezeGracePeriod: that must end before the lease can expire, or a standby starts the same
  * handlers meanwhile (client-go validates its timings for the same reason).
  */
-function checkLeaseStop(peering: SchemaValues["peering"], sharding: boolean, failed: ReadonlySet<string | undefined>, file: string, issues: ConfigIssue[]): void {
+function checkLeaseStop(
+  peering: SchemaValues["peering"], sharding: boolean, failed: ReadonlySet<string | undefined>, file: string,
+  issues: ConfigIssue[],
+): void {
   const { lease, freezeGracePeriod: grace } = peering;
   const path = "peering.freezeGracePeriod";
-  if ((peering.mode !== "lease" && !sharding) || [path, "peering.lease.renewDeadline", "peering.lease.duration"].some((p) => failed.has(p))) return;
+  if (peering.mode !== "lease" && !sharding) return;
+  if ([path, "peering.lease.renewDeadline", "peering.lease.duration"].some((p) => failed.has(p))) return;
   if (lease.renewDeadline >= lease.duration || lease.renewDeadline + grace < lease.duration) return;
-  const expected = `less than peering.lease.duration - peering.lease.renewDeadline (${formatDuration(lease.duration - lease.renewDeadline)}) ${peering.mode === "lease" ? "in lease mode" : "with sharding (shard Leases use peering.lease's timings)"}`;
-  issues.push(configIssue({ file, path, expected }, `expected ${expected}, so that handlers stop before the lease can expire; got ${formatDuration(grace)}`));
+  const why = peering.mode === "lease" ? "in lease mode" : "with sharding (shard Leases use peering.lease's timings)";
+  const window = formatDuration(lease.duration - lease.renewDeadline);
+  const expected = `less than peering.lease.duration - peering.lease.renewDeadline (${window}) ${why}`;
+  const got = formatDuration(grace);
+  const message = `expected ${expected}, so that handlers stop before the lease can expire; got ${got}`;
+  issues.push(configIssue({ file, path, expected }, message));
 }
 
 function isMapping(value: unknown): value is Tree {

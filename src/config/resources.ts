@@ -1,6 +1,6 @@
 // The `resources:` section: per handled resource (keyed by the selector its handlers were
-// registered with, or its alias), where and how it is watched and handled. Only the keys given are kept:
-// an absent one inherits the global setting. Whether a key names a registered resource is
+// registered with, or its alias), where and how it is watched and handled. Only the keys given are
+// kept: an absent one inherits the global setting. Whether a key names a registered resource is
 // checked by the runtime (config does not know the handlers), with the line kept here.
 
 import { closestMatch, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
@@ -11,32 +11,59 @@ import { fieldSelectorProblem, labelSelectorProblem } from "./selectors.ts";
 const GLOBAL = SETTINGS_SCHEMA.fields;
 
 export const RESOURCE_ENTRY = section("One handled resource.", {
-  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces both; only exclude: the whole cluster minus those). Needs one peering for the cluster (peering.clusterwide, mode lease, or standalone); kobun manifests grants it there.", {
-    include: textList({ default: [], doc: 'Names or globs ("team-*"); entries starting with "!" exclude.', expected: "a list of namespace names or globs", entry: namespaceEntry }),
-    exclude: textList({ default: [], doc: "Names or globs never watched for this resource.", expected: "a list of namespace names or globs", entry: excludedEntry }),
+  namespaces: section("Where to watch this resource, instead of the global namespaces (either key given replaces " +
+    "both; only exclude: the whole cluster minus those). Needs one peering for the cluster (peering.clusterwide, " +
+    "mode lease, or standalone); kobun manifests grants it there.", {
+    include: textList({
+      default: [], doc: 'Names or globs ("team-*"); entries starting with "!" exclude.',
+      expected: "a list of namespace names or globs", entry: namespaceEntry,
+    }),
+    exclude: textList({
+      default: [], doc: "Names or globs never watched for this resource.",
+      expected: "a list of namespace names or globs", entry: excludedEntry,
+    }),
   }),
-  clusterScoped: flag({ default: false, doc: "Asserts the resource's scope: checked against discovery at start-up (absent: not checked)." }),
-  labelSelector: text({ default: "", doc: 'Sent with every LIST and WATCH, so the API server filters: "app=web,tier in (a,b)".' }),
-  fieldSelector: text({ default: "", doc: 'Sent with every LIST and WATCH: "metadata.name!=skip,status.phase=Running".' }),
+  clusterScoped: flag({
+    default: false, doc: "Asserts the resource's scope: checked against discovery at start-up (absent: not checked).",
+  }),
+  labelSelector: text({
+    default: "", doc: 'Sent with every LIST and WATCH, so the API server filters: "app=web,tier in (a,b)".',
+  }),
+  fieldSelector: text({
+    default: "", doc: 'Sent with every LIST and WATCH: "metadata.name!=skip,status.phase=Running".',
+  }),
   version: text({
-    default: "", doc: "Serve this version of the resource's group and kind instead of the preferred one (checked against discovery).",
-    expected: 'an API version like "v1" or "v1beta1"', valid: (value) => /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value),
+    default: "",
+    doc: "Serve this version of the resource's group and kind instead of the preferred one " +
+      "(checked against discovery).",
+    expected: 'an API version like "v1" or "v1beta1"',
+    valid: (value) => /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value),
   }),
-  enabled: flag({ default: true, doc: "false: none of this resource's handlers run in this deployment (it is not watched)." }),
+  enabled: flag({
+    default: true, doc: "false: none of this resource's handlers run in this deployment (it is not watched).",
+  }),
   workers: section("Workers for this resource (absent keys: the global workers).", {
     limit: GLOBAL.workers.fields.limit,
     batchWindow: GLOBAL.workers.fields.batchWindow,
   }),
-  handling: section("Handler defaults for this resource (absent keys: the global handling; each handler may still override).", {
+  handling: section("Handler defaults for this resource " +
+    "(absent keys: the global handling; each handler may still override).", {
     retries: GLOBAL.handling.fields.retries,
     backoff: GLOBAL.handling.fields.backoff,
     timeout: GLOBAL.handling.fields.timeout,
   }),
   metadataOnly: flag({
     default: false,
-    doc: "true: watch as PartialObjectMetadata (only metadata is received: less memory and bandwidth; handlers reading ctx.spec or ctx.status get an error; progress is kept in annotations). Absent: metadata-only when every handler of the resource declares it (resource(selector, { metadataOnly: true })); false: always in full.",
+    doc: "true: watch as PartialObjectMetadata (only metadata is received: less memory and bandwidth; handlers " +
+      "reading ctx.spec or ctx.status get an error; progress is kept in annotations). Absent: metadata-only when " +
+      "every handler of the resource declares it (resource(selector, { metadataOnly: true })); false: always in full.",
   }),
-  storage: oneOf(["auto", "status", "annotations"], { default: "auto", doc: 'Where progress and the diff base are kept: "status" (status.kobun; needs a status subresource), "annotations" (kobun.dev/ annotations), or "auto": status when the resource has a status subresource, else annotations.' }),
+  storage: oneOf(["auto", "status", "annotations"], {
+    default: "auto",
+    doc: 'Where progress and the diff base are kept: "status" (status.kobun; needs a status subresource), ' +
+      '"annotations" (kobun.dev/ annotations), or "auto": status when the resource has a status subresource, ' +
+      "else annotations.",
+  }),
 });
 
 /** One resource's settings: only what the file gave (absent = inherit the global setting). */
@@ -53,21 +80,30 @@ export interface ResourceSettings {
   readonly version?: string;
   readonly enabled: boolean;
   readonly workers?: { readonly limit?: number; readonly batchWindow?: number };
-  readonly handling?: { readonly retries?: number | null; readonly backoff?: number; readonly timeout?: number | null };
+  readonly handling?: {
+    readonly retries?: number | null; readonly backoff?: number; readonly timeout?: number | null;
+  };
   /** Absent: as the handlers declare (resource(selector, { metadataOnly: true })). */
   readonly metadataOnly?: boolean;
   readonly storage: "auto" | "status" | "annotations";
 }
 
 type Tree = Record<string, unknown>;
-const isMapping = (value: unknown): value is Tree => typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+const isMapping = (value: unknown): value is Tree =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
 
 /** Reads `resources:`; every problem goes to `issues`. Only keys given are kept (but enabled and storage always). */
-export function readResources(raw: unknown, file: string, lines: ReadonlyMap<string, number>, issues: ConfigIssue[]): Record<string, ResourceSettings> {
+export function readResources(
+  raw: unknown, file: string, lines: ReadonlyMap<string, number>, issues: ConfigIssue[],
+): Record<string, ResourceSettings> {
   const result: Record<string, ResourceSettings> = {};
   if (raw === undefined || raw === null) return result;
   if (!isMapping(raw)) {
-    issues.push(configIssue({ file, path: "resources", expected: "a mapping" }, `expected a mapping of resource selectors (like kobunexamples.kobun.dev) to their settings; got ${describeValue(raw)}`));
+    issues.push(configIssue(
+      { file, path: "resources", expected: "a mapping" },
+      "expected a mapping of resource selectors (like kobunexamples.kobun.dev) to their settings; " +
+        `got ${describeValue(raw)}`,
+    ));
     return result;
   }
   for (const [key, entry] of Object.entries(raw)) {
@@ -76,25 +112,38 @@ export function readResources(raw: unknown, file: string, lines: ReadonlyMap<str
     const read = readGiven(RESOURCE_ENTRY, entry ?? {}, path, fileAt(file, line), issues);
     checkSelector(read, "labelSelector", labelSelectorProblem, path, fileAt(file, line), issues);
     checkSelector(read, "fieldSelector", fieldSelectorProblem, path, fileAt(file, line), issues);
-    result[key] = { key, file, ...(line !== undefined ? { line } : {}), enabled: true, storage: "auto", ...read } as ResourceSettings;
+    const at = line !== undefined ? { line } : {};
+    result[key] = { key, file, ...at, enabled: true, storage: "auto", ...read } as ResourceSettings;
   }
   return result;
 }
 
 const fileAt = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`);
 
-function checkSelector(read: Tree, key: string, problem: (selector: string) => string | undefined, path: string, file: string, issues: ConfigIssue[]): void {
+function checkSelector(
+  read: Tree, key: string, problem: (selector: string) => string | undefined, path: string, file: string,
+  issues: ConfigIssue[],
+): void {
   const value = read[key];
   if (typeof value !== "string") return;
   const found = problem(value);
-  if (found) issues.push(configIssue({ file, path: `${path}.${key}`, expected: `a ${key === "labelSelector" ? "label" : "field"} selector` }, `cannot parse the selector ${describeValue(value)}: ${found}`));
+  if (!found) return;
+  const expected = `a ${key === "labelSelector" ? "label" : "field"} selector`;
+  issues.push(configIssue(
+    { file, path: `${path}.${key}`, expected }, `cannot parse the selector ${describeValue(value)}: ${found}`,
+  ));
 }
 
 /** The given keys of a section, read and checked; unknown keys and bad values go to `issues`. */
-function readGiven(node: Section<Record<string, Node>>, raw: unknown, path: string, file: string, issues: ConfigIssue[]): Tree {
+function readGiven(
+  node: Section<Record<string, Node>>, raw: unknown, path: string, file: string, issues: ConfigIssue[],
+): Tree {
   const keys = Object.keys(node.fields);
   if (!isMapping(raw)) {
-    issues.push(configIssue({ file, path, expected: "a mapping" }, `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`));
+    issues.push(configIssue(
+      { file, path, expected: "a mapping" },
+      `expected a mapping with keys ${keys.join(", ")}; got ${describeValue(raw)}`,
+    ));
     return {};
   }
   const result: Tree = {};
@@ -103,13 +152,20 @@ function readGiven(node: Section<Record<string, Node>>, raw: unknown, path: stri
     const childPath = `${path}.${key}`;
     if (child === undefined) {
       const suggestion = closestMatch(key, keys);
-      issues.push(configIssue({ file, path: childPath }, `unknown key${suggestion ? `; did you mean "${suggestion}"?` : ""} (allowed here: ${keys.join(", ")})`));
+      const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
+      issues.push(configIssue({ file, path: childPath }, `unknown key${hint} (allowed here: ${keys.join(", ")})`));
     } else if (child.kind === "section") {
       result[key] = readGiven(child, value, childPath, file, issues);
     } else {
       const read = child.read(value);
-      if (read.ok) result[key] = read.value;
-      else issues.push(configIssue({ file, path: childPath + (read.at?.suffix ?? ""), expected: read.expected }, `expected ${read.expected}, got ${describeValue(read.at ? read.at.got : value)}`));
+      if (read.ok) {
+        result[key] = read.value;
+      } else {
+        issues.push(configIssue(
+          { file, path: childPath + (read.at?.suffix ?? ""), expected: read.expected },
+          `expected ${read.expected}, got ${describeValue(read.at ? read.at.got : value)}`,
+        ));
+      }
     }
   }
   return result;
@@ -146,7 +202,9 @@ function renderEntry(node: Section<Record<string, Node>>, depth: number, lines: 
 }
 
 /** The entries as kobun.yaml says them (without where they were read), e.g. to carry them into a ConfigMap. */
-export function resourcesAsYaml(resources: Readonly<Record<string, ResourceSettings>>): Record<string, Record<string, unknown>> {
+export function resourcesAsYaml(
+  resources: Readonly<Record<string, ResourceSettings>>,
+): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [key, { key: _key, file: _file, line: _line, ...given }] of Object.entries(resources)) out[key] = given;
   return out;

@@ -26,13 +26,15 @@ function requirements(selector: string): string[] {
 
 function labelKeyProblem(key: string): string | undefined {
   const name = key.includes("/") ? key.slice(key.indexOf("/") + 1) : key;
-  if (!LABEL_KEY.test(key) || name.length > 63) return `"${key}" is not a label key (a name of at most 63 letters, digits, "-", "_", ".", optionally prefixed by a DNS subdomain and "/")`;
-  return undefined;
+  if (LABEL_KEY.test(key) && name.length <= 63) return undefined;
+  return `"${key}" is not a label key ` +
+    '(a name of at most 63 letters, digits, "-", "_", ".", optionally prefixed by a DNS subdomain and "/")';
 }
 
 function labelValueProblem(value: string): string | undefined {
-  if (!LABEL_VALUE.test(value) || value.length > 63) return `"${value}" is not a label value (at most 63 letters, digits, "-", "_", ".", starting and ending alphanumeric)`;
-  return undefined;
+  if (LABEL_VALUE.test(value) && value.length <= 63) return undefined;
+  return `"${value}" is not a label value ` +
+    '(at most 63 letters, digits, "-", "_", ".", starting and ending alphanumeric)';
 }
 
 /** What is wrong with a label selector ("app=web,tier in (a,b),!legacy"), or undefined when it parses. */
@@ -68,7 +70,8 @@ export function fieldSelectorProblem(selector: string): string | undefined {
     if (part === "") return "an empty requirement (a stray comma)";
     const match = part.match(/^([^=!]+)(==|=|!=)(.*)$/);
     if (!match) return `"${part}": expected field=value, field==value or field!=value`;
-    if (!FIELD_PATH.test(match[1]!.trim())) return `"${part}": "${match[1]!.trim()}" is not a field path like metadata.name`;
+    const path = match[1]!.trim();
+    if (!FIELD_PATH.test(path)) return `"${part}": "${path}" is not a field path like metadata.name`;
   }
   return undefined;
 }

@@ -14,14 +14,19 @@ export function queryString(query: Query): string {
 }
 
 /** A request's body as sent: strings and bytes as they are, anything else as JSON. */
-export function encodedBody(options: { body?: unknown; contentType?: string }): { body?: string | Uint8Array; contentType?: string } {
-  const { body, contentType } = options;
+export function encodedBody(
+  options: { body?: unknown; contentType?: string },
+): { body?: string | Uint8Array; contentType?: string } {
+  const { body, contentType = "application/json" } = options;
   if (body === undefined) return {};
-  if (typeof body === "string" || body instanceof Uint8Array) return { body, contentType: contentType ?? "application/json" };
-  return { body: JSON.stringify(body), contentType: contentType ?? "application/json" };
+  if (typeof body === "string" || body instanceof Uint8Array) return { body, contentType };
+  return { body: JSON.stringify(body), contentType };
 }
 
-/** An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the caller asked for it). */
+/**
+ * An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the
+ * caller asked for it).
+ */
 export function parsedBody<T>(text: string): T {
   if (!text) return undefined as T;
   try {

@@ -53,7 +53,10 @@ export interface PatchOptions {
   withoutManagedFields?: boolean;
 }
 
-/** A write whose answer the caller does not use: it is read but not parsed (kube/transport.ts), and the call resolves with undefined. */
+/**
+ * A write whose answer the caller does not use: it is read but not parsed (kube/transport.ts), and the call
+ * resolves with undefined.
+ */
 export interface DiscardedAnswer {
   discardAnswer: true;
 }
@@ -97,14 +100,22 @@ export class KubeClient {
   }
 
   /** A streaming GET (a watch): the open Response. */
-  stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }, accept?: string): Promise<Response> {
+  stream(
+    path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void },
+    accept?: string,
+  ): Promise<Response> {
     return this.transport.stream(path, query, signal, hooks, accept);
   }
 
   // ----- verbs -----
 
-  get<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, name: string, o?: { signal?: AbortSignal; withoutManagedFields?: boolean }): Promise<T> {
-    return this.request<T>("GET", resourcePath(resource, namespace, name), { signal: o?.signal, ...(o?.withoutManagedFields ? { withoutManagedFields: true } : {}) });
+  get<T extends KubeObject = KubeObject>(
+    resource: Resource, namespace: string | null, name: string,
+    o?: { signal?: AbortSignal; withoutManagedFields?: boolean },
+  ): Promise<T> {
+    return this.request<T>("GET", resourcePath(resource, namespace, name), {
+      signal: o?.signal, ...(o?.withoutManagedFields ? { withoutManagedFields: true } : {}),
+    });
   }
 
   /** One page of a LIST. */
@@ -135,9 +146,15 @@ export class KubeClient {
     return { ...page, metadata: { resourceVersion: page.metadata?.resourceVersion }, items };
   }
 
-  create(resource: Resource, namespace: string | null, body: KubeObject, o: WriteOptions & DiscardedAnswer): Promise<void>;
-  create<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions): Promise<T>;
-  create<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions & Partial<DiscardedAnswer>): Promise<T | void> {
+  create(
+    resource: Resource, namespace: string | null, body: KubeObject, o: WriteOptions & DiscardedAnswer,
+  ): Promise<void>;
+  create<T extends KubeObject = KubeObject>(
+    resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions,
+  ): Promise<T>;
+  create<T extends KubeObject = KubeObject>(
+    resource: Resource, namespace: string | null, body: KubeObject, o?: WriteOptions & Partial<DiscardedAnswer>,
+  ): Promise<T | void> {
     return this.request<T>("POST", resourcePath(resource, namespace ?? body.metadata?.namespace), {
       body,
       query: o?.fieldManager ? { fieldManager: o.fieldManager } : undefined,
@@ -160,8 +177,13 @@ export class KubeClient {
     });
   }
 
-  patch(resource: Resource, namespace: string | null, name: string, patch: unknown, o: WriteOptions & PatchOptions & DiscardedAnswer): Promise<void>;
-  patch<T extends KubeObject = KubeObject>(resource: Resource, namespace: string | null, name: string, patch: unknown, o?: WriteOptions & PatchOptions): Promise<T>;
+  patch(
+    resource: Resource, namespace: string | null, name: string, patch: unknown,
+    o: WriteOptions & PatchOptions & DiscardedAnswer,
+  ): Promise<void>;
+  patch<T extends KubeObject = KubeObject>(
+    resource: Resource, namespace: string | null, name: string, patch: unknown, o?: WriteOptions & PatchOptions,
+  ): Promise<T>;
   patch<T extends KubeObject = KubeObject>(
     resource: Resource,
     namespace: string | null,
@@ -202,7 +224,9 @@ export class KubeClient {
         retry: true,
       });
     } catch (error) {
-      if (error instanceof ApiError && error.code === 409 && error.status.details?.causes?.length) throw new ApplyConflictError(error);
+      if (error instanceof ApiError && error.code === 409 && error.status.details?.causes?.length) {
+        throw new ApplyConflictError(error);
+      }
       throw error;
     }
   }
@@ -215,7 +239,8 @@ export class KubeClient {
   ): Promise<KubeObject | Status> {
     let body: Record<string, unknown> | undefined;
     if (o?.propagationPolicy !== undefined || o?.gracePeriodSeconds !== undefined) {
-      body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: o.propagationPolicy, gracePeriodSeconds: o.gracePeriodSeconds };
+      const { propagationPolicy, gracePeriodSeconds } = o;
+      body = { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy, gracePeriodSeconds };
     }
     return this.request("DELETE", resourcePath(resource, namespace, name), { body, signal: o?.signal });
   }

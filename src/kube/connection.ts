@@ -6,6 +6,7 @@
 import { KubeconfigError, pemFrom, resolveKubeconfig, type ResolvedKubeconfig } from "./kubeconfig.ts";
 import { PluginAuth } from "./plugin-auth.ts";
 import type { RenewalFailure } from "./renewal.ts";
+import { CredentialConnection, readToken, TOKEN_FILE_RECHECK_MS, type Loaded } from "./credential-connection.ts";
 
 export { KubeconfigError } from "./kubeconfig.ts";
 
@@ -37,12 +38,17 @@ export interface ConnectionTLS {
   rejectUnauthorized: boolean;
 }
 
-export type AuthKind = "none" | "token" | "token-file" | "basic" | "client-certificate" | "exec" | "auth-provider" | "service-account" | "login";
+export type AuthKind =
+  | "none" | "token" | "token-file" | "basic" | "client-certificate" | "exec" | "auth-provider" | "service-account"
+  | "login";
 
 export interface Connection {
   /** The server URL without a trailing slash. */
   readonly server: string;
-  /** TLS options for fetch; undefined for plain http. May be replaced when an exec plugin hands out a client certificate. */
+  /**
+   * TLS options for fetch; undefined for plain http. May be replaced when an exec plugin hands out a client
+   * certificate.
+   */
   readonly tls: ConnectionTLS | undefined;
   /** The default namespace of the context or the service account, if any. */
   readonly namespace?: string;
@@ -60,90 +66,19 @@ export interface Connection {
   reauthenticate(used?: Record<string, string>): Promise<void>;
   /** A request succeeded with these headers (a login connection's renewed credentials are proven then). */
   accepted?(headers: Record<string, string>): void;
-  /** Login connections: `listener` hears of each failed renewal, and undefined once renewals work again; returns the unsubscribe. */
+  /**
+   * Login connections: `listener` hears of each failed renewal, and undefined once renewals work again; returns the
+   * unsubscribe.
+   */
   watchRenewal?(listener: (failure: RenewalFailure | undefined) => void): () => void;
   /** Server, context, user and auth kind: safe to log. */
   describe(): string;
 }
 
-/** Re-read token files at most this often (bound service-account tokens rotate). */
-const TOKEN_FILE_RECHECK_MS = 60_000;
-
-type Loaded = { headers: Record<string, string>; validUntil: number; cert?: string; key?: string };
-
-class CredentialConnection implements Connection {
-  tls: ConnectionTLS | undefined;
-  private headers: Record<string, string> = {};
-  private validUntil = -Infinity;
-  private loading?: Promise<void>;
-
-  constructor(
-    readonly server: string,
-    tls: ConnectionTLS | undefined,
-    readonly user: string,
-    readonly authKind: AuthKind,
-    private readonly contextName: string | undefined,
-    readonly namespace: string | undefined,
-    /** Fetches the credentials; `fresh` after a 401. */
-    private readonly load: (fresh: boolean) => Promise<Loaded>,
-  ) {
-    this.tls = tls;
-  }
-
-  currentHeaders(): Record<string, string> | undefined {
-    return Date.now() < this.validUntil ? this.headers : undefined;
-  }
-
-  authHeaders(): Promise<Record<string, string>> {
-    if (Date.now() < this.validUntil) return Promise.resolve(this.headers);
-    return this.refresh(false).then(() => this.headers);
-  }
-
-  async reauthenticate(): Promise<void> {
-    await this.refresh(true);
-  }
-
-  private refresh(fresh: boolean): Promise<void> {
-    // Concurrent callers share one refresh: one exec of a plugin, one read of a file.
-    if (this.loading) return this.loading;
-    this.loading = this.load(fresh)
-      .then((loaded) => {
-        if (!sameHeaders(this.headers, loaded.headers)) this.headers = loaded.headers;
-        this.validUntil = loaded.validUntil;
-        if (loaded.cert && loaded.key && this.tls && (loaded.cert !== this.tls.cert || loaded.key !== this.tls.key)) {
-          this.tls = { ...this.tls, cert: loaded.cert, key: loaded.key };
-        }
-      })
-      .finally(() => {
-        this.loading = undefined;
-      });
-    return this.loading;
-  }
-
-  describe(): string {
-    let text = `server=${this.server}`;
-    if (this.contextName) text += ` context=${this.contextName}`;
-    return `${text} user=${this.user || "(none)"} auth=${this.authKind}`;
-  }
-}
-
-function sameHeaders(a: Record<string, string>, b: Record<string, string>): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => a[k] === b[k]);
-}
-
-async function readToken(file: string, what: string): Promise<string> {
-  try {
-    return (await Bun.file(file).text()).trim();
-  } catch (error) {
-    throw new KubeconfigError(`cannot read ${what} ${file}: ${(error as Error).message}`);
-  }
-}
-
 export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.kubeconfigText !== undefined) {
-    return fromKubeconfig(await resolveKubeconfig(options.kubeconfigText, { context: options.context }), options.server);
+    const config = await resolveKubeconfig(options.kubeconfigText, { context: options.context });
+    return fromKubeconfig(config, options.server);
   }
   if (options.kubeconfig) return fromKubeconfigFile(options.kubeconfig, options);
   if (options.inCluster) return inCluster(options);
@@ -152,7 +87,8 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     if (file) return fromKubeconfigFile(file, options);
     if (process.env.KUBERNETES_SERVICE_HOST) return inCluster(options);
     throw new KubeconfigError(
-      "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)",
+      "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not " +
+        "exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)",
     );
   }
   throw new KubeconfigError("connect() needs one of: kubeconfig, kubeconfigText, inCluster, or useDefaults: true");
@@ -189,24 +125,45 @@ async function fromKubeconfigFile(path: string, options: ConnectOptions): Promis
 export async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?: string): Promise<Connection> {
   const { cluster, user, context } = config;
   const server = (serverOverride ?? cluster.server).replace(/\/+$/, "");
-  let tls: ConnectionTLS | undefined;
-  if (server.startsWith("https:")) {
-    tls = { rejectUnauthorized: !cluster.skipTLSVerify };
-    const ca = pemFrom(cluster.caData, cluster.caFile, "certificate-authority");
-    if (ca && !cluster.skipTLSVerify) tls.ca = ca;
-    if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
-    const cert = pemFrom(user.certData, user.certFile, "client-certificate");
-    const key = pemFrom(user.keyData, user.keyFile, "client-key");
-    if (cert && key) {
-      tls.cert = cert;
-      tls.key = key;
-    } else if (cert || key) {
-      throw new KubeconfigError(`user "${user.name}" in kubeconfig ${config.source} has a client certificate without its key, or a key without its certificate`);
-    }
-  } else if (!server.startsWith("http:")) {
-    throw new KubeconfigError(`cluster "${cluster.name}" in kubeconfig ${config.source} has a server URL that is neither http nor https`);
-  }
+  const tls = kubeconfigTls(config, server);
+  const { kind, load } = userCredentials(config, tls);
+  const connection = new CredentialConnection(server, tls, user.name, kind, context.name, context.namespace, load);
+  await connection.authHeaders(); // fail at connect time, not on the first request
+  return connection;
+}
 
+/** The TLS options of a kubeconfig's cluster and user for `server`; undefined for plain http. */
+function kubeconfigTls(config: ResolvedKubeconfig, server: string): ConnectionTLS | undefined {
+  const { cluster, user } = config;
+  if (!server.startsWith("https:")) {
+    if (server.startsWith("http:")) return undefined;
+    throw new KubeconfigError(
+      `cluster "${cluster.name}" in kubeconfig ${config.source} has a server URL that is neither http nor https`,
+    );
+  }
+  const tls: ConnectionTLS = { rejectUnauthorized: !cluster.skipTLSVerify };
+  const ca = pemFrom(cluster.caData, cluster.caFile, "certificate-authority");
+  if (ca && !cluster.skipTLSVerify) tls.ca = ca;
+  if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
+  const cert = pemFrom(user.certData, user.certFile, "client-certificate");
+  const key = pemFrom(user.keyData, user.keyFile, "client-key");
+  if (cert && key) {
+    tls.cert = cert;
+    tls.key = key;
+  } else if (cert || key) {
+    throw new KubeconfigError(
+      `user "${user.name}" in kubeconfig ${config.source} has a client certificate without its key, ` +
+        "or a key without its certificate",
+    );
+  }
+  return tls;
+}
+
+/** How a kubeconfig user's credentials are loaded (a plugin, a token, a token file, basic auth), and their kind. */
+function userCredentials(
+  config: ResolvedKubeconfig, tls: ConnectionTLS | undefined,
+): { kind: AuthKind; load: (fresh: boolean) => Promise<Loaded> } {
+  const { cluster, user, context } = config;
   const extra: Record<string, string> = {};
   if (user.impersonate) extra["Impersonate-User"] = user.impersonate;
   const forever = () => Promise.resolve({ headers: extra, validUntil: Infinity });
@@ -234,12 +191,11 @@ export async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?
     });
   } else if (user.username !== undefined && user.password !== undefined) {
     kind = "basic";
-    const headers = { ...extra, Authorization: `Basic ${Buffer.from(`${user.username}:${user.password}`).toString("base64")}` };
+    const basic = Buffer.from(`${user.username}:${user.password}`).toString("base64");
+    const headers = { ...extra, Authorization: `Basic ${basic}` };
     load = () => Promise.resolve({ headers, validUntil: Infinity });
   }
-  const connection = new CredentialConnection(server, tls, user.name, kind, context.name, context.namespace, load);
-  await connection.authHeaders(); // fail at connect time, not on the first request
-  return connection;
+  return { kind, load };
 }
 
 async function inCluster(options: ConnectOptions): Promise<Connection> {
@@ -255,7 +211,9 @@ async function inCluster(options: ConnectOptions): Promise<Connection> {
   server = server.replace(/\/+$/, "");
   // Not node:path and node:fs: loading them costs a compiled operator ≈ 2 MB of RSS for good.
   const tokenFile = `${dir}/token`;
-  if (!(await Bun.file(tokenFile).exists())) throw new KubeconfigError(`in-cluster config: no service-account token at ${tokenFile}`);
+  if (!(await Bun.file(tokenFile).exists())) {
+    throw new KubeconfigError(`in-cluster config: no service-account token at ${tokenFile}`);
+  }
   let tls: ConnectionTLS | undefined;
   if (server.startsWith("https:")) {
     tls = { rejectUnauthorized: true };
@@ -272,7 +230,9 @@ async function inCluster(options: ConnectOptions): Promise<Connection> {
     headers: { Authorization: `Bearer ${await readToken(tokenFile, "service-account token")}` },
     validUntil: Date.now() + TOKEN_FILE_RECHECK_MS,
   });
-  const connection = new CredentialConnection(server, tls, "serviceaccount", "service-account", undefined, namespace, load);
+  const connection = new CredentialConnection(
+    server, tls, "serviceaccount", "service-account", undefined, namespace, load,
+  );
   await connection.authHeaders();
   return connection;
 }

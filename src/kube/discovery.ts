@@ -49,7 +49,10 @@ export class Discovery {
       const found = pick(group, version, await this.resourceList(group, version, fresh, signal), wanted.name);
       if (found) return found;
     }
-    throw new Error(`unknown resource ${JSON.stringify(wanted.text)}: the API server serves no such resource (check the name, group and version, or that the CRD is installed)`);
+    throw new Error(
+      `unknown resource ${JSON.stringify(wanted.text)}: the API server serves no such resource ` +
+        "(check the name, group and version, or that the CRD is installed)",
+    );
   }
 
   /** Forgets everything: after CRDs change. */
@@ -76,15 +79,21 @@ export class Discovery {
       if (core.length === 1) return core[0]!;
       if (candidates.length > 1) {
         const names = candidates.map((r) => `${r.plural}.${r.group}/${r.version}`).sort().join(", ");
-        throw new Error(`resource ${JSON.stringify(wanted.text)} is ambiguous: it matches ${names}; name the group, e.g. "${candidates[0]!.plural}.${candidates[0]!.group}"`);
+        const example = `${candidates[0]!.plural}.${candidates[0]!.group}`;
+        const ambiguous = `resource ${JSON.stringify(wanted.text)} is ambiguous: it matches ${names}`;
+        throw new Error(`${ambiguous}; name the group, e.g. "${example}"`);
       }
     }
-    throw new Error(`unknown resource ${JSON.stringify(wanted.text)}: no API group serves it (check the name, or that the CRD is installed)`);
+    throw new Error(
+      `unknown resource ${JSON.stringify(wanted.text)}: no API group serves it ` +
+        "(check the name, or that the CRD is installed)",
+    );
   }
 
   private groupMap(fresh: boolean, signal?: AbortSignal): Promise<Map<string, string>> {
     if (fresh || !this.groups) {
-      const loading = Promise.all([this.fetchJson("/api", signal), this.fetchJson("/apis", signal)]).then(([core, apis]) => {
+      const fetched = Promise.all([this.fetchJson("/api", signal), this.fetchJson("/apis", signal)]);
+      const loading = fetched.then(([core, apis]) => {
         const map = new Map<string, string>();
         const coreVersions: string[] = core?.versions ?? [];
         map.set("", coreVersions.includes("v1") ? "v1" : (coreVersions[0] ?? "v1"));
@@ -129,7 +138,8 @@ function pick(group: string, version: string, list: ApiResource[], name: string)
   const main = list.filter((r) => !r.name.includes("/"));
   const entry =
     main.find((r) => r.name === name) ??
-    main.find((r) => r.singularName === lower || r.kind.toLowerCase() === lower || (r.shortNames ?? []).includes(lower));
+    main.find((r) =>
+      r.singularName === lower || r.kind.toLowerCase() === lower || (r.shortNames ?? []).includes(lower));
   if (!entry) return undefined;
   return {
     group,
@@ -146,13 +156,17 @@ function pick(group: string, version: string, list: ApiResource[], name: string)
 
 export function parseSelector(selector: ResourceSelector): ParsedSelector {
   if (typeof selector !== "string") {
-    const text = [selector.plural, selector.group].filter(Boolean).join(".") + (selector.version ? `/${selector.version}` : "");
+    const version = selector.version ? `/${selector.version}` : "";
+    const text = [selector.plural, selector.group].filter(Boolean).join(".") + version;
     if (!selector.plural) throw new Error(`resource selector ${JSON.stringify(selector)} names no plural`);
     return { group: selector.group, version: selector.version, name: selector.plural, text };
   }
   const text = selector.trim();
   const parts = text.split("/");
-  const bad = () => new Error(`cannot read resource selector ${JSON.stringify(selector)}: use "plural", "plural.group", "plural.group/version", "v1/plural" or "group/version/plural"`);
+  const bad = () => new Error(
+    `cannot read resource selector ${JSON.stringify(selector)}: ` +
+      'use "plural", "plural.group", "plural.group/version", "v1/plural" or "group/version/plural"',
+  );
   if (parts.some((p) => !p)) throw bad();
   if (parts.length === 1) {
     const dot = text.indexOf(".");
@@ -163,7 +177,8 @@ export function parseSelector(selector: ResourceSelector): ParsedSelector {
     if (VERSION.test(a) && !a.includes(".")) return { group: "", version: a, name: b, text }; // v1/configmaps
     if (VERSION.test(b)) {
       const dot = a.indexOf(".");
-      return dot < 0 ? { group: "", version: b, name: a, text } : { name: a.slice(0, dot), group: a.slice(dot + 1), version: b, text };
+      if (dot < 0) return { group: "", version: b, name: a, text };
+      return { name: a.slice(0, dot), group: a.slice(dot + 1), version: b, text };
     }
     throw bad();
   }

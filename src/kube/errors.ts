@@ -16,7 +16,8 @@ export class ApiError extends Error {
     /** Seconds from a Retry-After header or Status details, when given. */
     readonly retryAfter?: number,
   ) {
-    super(`${method} ${path}: ${code} ${status.reason ?? ""}: ${status.message ?? "(no message)"}`.replace(":  :", ":"));
+    const message = `${method} ${path}: ${code} ${status.reason ?? ""}: ${status.message ?? "(no message)"}`;
+    super(message.replace(":  :", ":"));
   }
 
   get reason(): string | undefined {
@@ -47,7 +48,8 @@ export class ApplyConflictError extends ApiError {
     }));
     const fields = this.conflicts.map((c) => (c.manager ? `${c.field} (owned by ${c.manager})` : c.field)).join(", ");
     this.message = `${error.method} ${error.path}: apply conflicts on ${fields || "fields the server did not name"}; ` +
-      "change the other manager, drop these fields from the applied object, or apply with { force: true } to take them over";
+      "change the other manager, drop these fields from the applied object, " +
+      "or apply with { force: true } to take them over";
   }
 }
 

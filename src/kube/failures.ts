@@ -54,7 +54,8 @@ export async function apiErrorFrom(response: Response, method: string, path: str
     message: withoutCredentials(text.trim()).slice(0, 500) || response.statusText || `HTTP ${code}`,
   };
   let retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-  if (retryAfter === undefined && typeof status.details?.retryAfterSeconds === "number") retryAfter = status.details.retryAfterSeconds;
+  const retryAfterSeconds = status.details?.retryAfterSeconds;
+  if (retryAfter === undefined && typeof retryAfterSeconds === "number") retryAfter = retryAfterSeconds;
   return new ApiError(code, status, method, path, retryAfter);
 }
 
@@ -74,7 +75,9 @@ export interface NetworkFailure {
   unsent: boolean;
 }
 
-const UNSENT = /refused|FailedToOpenSocket|ENOTFOUND|EAI_AGAIN|DNS|ConnectionRefused|EHOSTUNREACH|ENETUNREACH|UnableToConnect/i;
+const UNSENT = new RegExp(
+  "refused|FailedToOpenSocket|ENOTFOUND|EAI_AGAIN|DNS|ConnectionRefused|EHOSTUNREACH|ENETUNREACH|UnableToConnect", "i",
+);
 const CERTIFICATE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME|HANDSHAKE/i;
 
 export function networkFailure(cause: unknown, method: string, path: string, server: string): NetworkFailure {
@@ -84,7 +87,8 @@ export function networkFailure(cause: unknown, method: string, path: string, ser
   if (CERTIFICATE.test(both)) {
     return {
       error: new ConnectionError(
-        `TLS failure talking to ${server} (${code || message}): check the cluster's certificate-authority, tls-server-name and the client certificate`,
+        `TLS failure talking to ${server} (${code || message}): ` +
+          "check the cluster's certificate-authority, tls-server-name and the client certificate",
         method,
         path,
         { cause },

@@ -57,18 +57,32 @@ export interface Pod extends KubeObject {
 
 /** A core/v1 Service. */
 export interface Service extends KubeObject {
-  spec?: { selector?: Record<string, string>; ports?: { port: number; targetPort?: number | string; name?: string; protocol?: string }[]; type?: string; [key: string]: any };
+  spec?: {
+    selector?: Record<string, string>;
+    ports?: { port: number; targetPort?: number | string; name?: string; protocol?: string }[];
+    type?: string;
+    [key: string]: any;
+  };
 }
 
 /** An apps/v1 Deployment. */
 export interface Deployment extends KubeObject {
-  spec?: { replicas?: number; selector: { matchLabels?: Record<string, string>; [key: string]: any }; template: PodTemplate; [key: string]: any };
-  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number; observedGeneration?: number; conditions?: Condition[]; [key: string]: any };
+  spec?: {
+    replicas?: number; selector: { matchLabels?: Record<string, string>; [key: string]: any }; template: PodTemplate;
+    [key: string]: any;
+  };
+  status?: {
+    replicas?: number; readyReplicas?: number; availableReplicas?: number; observedGeneration?: number;
+    conditions?: Condition[]; [key: string]: any;
+  };
 }
 
 /** An apps/v1 StatefulSet. */
 export interface StatefulSet extends KubeObject {
-  spec?: { replicas?: number; serviceName?: string; selector: { matchLabels?: Record<string, string>; [key: string]: any }; template: PodTemplate; [key: string]: any };
+  spec?: {
+    replicas?: number; serviceName?: string; selector: { matchLabels?: Record<string, string>; [key: string]: any };
+    template: PodTemplate; [key: string]: any;
+  };
 }
 
 /** A batch/v1 Job. */
@@ -79,7 +93,10 @@ export interface Job extends KubeObject {
 
 /** A coordination.k8s.io/v1 Lease (what peering and sharding hold). */
 export interface Lease extends KubeObject {
-  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
+  spec?: {
+    holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string;
+    leaseTransitions?: number;
+  };
 }
 
 /** One entry of `status.conditions`, as metav1.Condition defines it. */

@@ -37,19 +37,11 @@ export class KubeconfigError extends Error {
 }
 
 /** Parses a kubeconfig and picks one context (`context`, else `current-context`). */
-export async function resolveKubeconfig(text: string, options: { path?: string; context?: string }): Promise<ResolvedKubeconfig> {
+export async function resolveKubeconfig(
+  text: string, options: { path?: string; context?: string },
+): Promise<ResolvedKubeconfig> {
   const source = options.path ?? "(inline kubeconfig)";
-  let doc: any;
-  const trimmed = text.trimStart();
-  const json = trimmed.startsWith("{");
-  try {
-    // Bun's native YAML parser: the `yaml` package would add ~20 ms and ~10 MB to every start.
-    doc = json ? JSON.parse(trimmed) : Bun.YAML.parse(text);
-  } catch (error) {
-    // The parser's own message quotes the text it choked on, which may be a token or a key.
-    const hint = options.path ? `; see where with \`kubectl config view --kubeconfig ${options.path}\`` : "";
-    throw new KubeconfigError(`kubeconfig ${source} (${text.length} characters) is not valid ${json ? "JSON" : "YAML"}: ${parserComplaint(error)}${hint}`);
-  }
+  const doc = parsedDocument(text, source, options.path);
   if (!doc || typeof doc !== "object") throw new KubeconfigError(`kubeconfig ${source} is empty or not a mapping`);
 
   let contexts: Context[];
@@ -63,12 +55,22 @@ export async function resolveKubeconfig(text: string, options: { path?: string; 
 
   const contextName: string | undefined = options.context ?? doc["current-context"] ?? undefined;
   if (!contextName) {
-    throw new KubeconfigError(`kubeconfig ${source} has no current-context; pass a context (one of: ${names(contexts)})`);
+    throw new KubeconfigError(
+      `kubeconfig ${source} has no current-context; pass a context (one of: ${names(contexts)})`,
+    );
   }
   const context = contexts.find((c) => c.name === contextName);
-  if (!context) throw new KubeconfigError(`context "${contextName}" not found in kubeconfig ${source}; available: ${names(contexts)}`);
+  if (!context) {
+    throw new KubeconfigError(
+      `context "${contextName}" not found in kubeconfig ${source}; available: ${names(contexts)}`,
+    );
+  }
   const cluster = clusters.find((c) => c.name === context.cluster);
-  if (!cluster) throw new KubeconfigError(`cluster "${context.cluster}" of context "${context.name}" not found in kubeconfig ${source}`);
+  if (!cluster) {
+    throw new KubeconfigError(
+      `cluster "${context.cluster}" of context "${context.name}" not found in kubeconfig ${source}`,
+    );
+  }
   const abs = (file: string) => {
     if (file.startsWith("/")) return file;
     const path = process.getBuiltinModule("node:path");
@@ -79,10 +81,29 @@ export async function resolveKubeconfig(text: string, options: { path?: string; 
   let user: KubeconfigUser = { name: context.user ?? "" };
   if (context.user) {
     const entry = Array.isArray(doc.users) ? doc.users.find((u: any) => u?.name === context.user) : undefined;
-    if (!entry) throw new KubeconfigError(`user "${context.user}" of context "${context.name}" not found in kubeconfig ${source}`);
+    if (!entry) {
+      throw new KubeconfigError(
+        `user "${context.user}" of context "${context.name}" not found in kubeconfig ${source}`,
+      );
+    }
     user = readUser(entry, abs);
   }
   return { source, context, cluster: resolvedCluster, user };
+}
+
+/** The kubeconfig's text as JSON or YAML, with a parse error that does not quote it. */
+function parsedDocument(text: string, source: string, path: string | undefined): any {
+  const trimmed = text.trimStart();
+  const json = trimmed.startsWith("{");
+  try {
+    // Bun's native YAML parser: the `yaml` package would add ~20 ms and ~10 MB to every start.
+    return json ? JSON.parse(trimmed) : Bun.YAML.parse(text);
+  } catch (error) {
+    // The parser's own message quotes the text it choked on, which may be a token or a key.
+    const hint = path ? `; see where with \`kubectl config view --kubeconfig ${path}\`` : "";
+    const what = `kubeconfig ${source} (${text.length} characters) is not valid ${json ? "JSON" : "YAML"}`;
+    throw new KubeconfigError(`${what}: ${parserComplaint(error)}${hint}`);
+  }
 }
 
 function readUser(entry: any, abs: (file: string) => string): KubeconfigUser {
@@ -131,9 +152,10 @@ export function pemFrom(data: string | undefined, file: string | undefined, what
 
 /** client-node's newContexts: each entry needs a name and a context naming its cluster. */
 function newContexts(list: unknown): Context[] {
-  return entries(list, "contexts", "context", "cluster", (elt): Context => (
-    { cluster: elt.context.cluster, name: elt.name, user: elt.context.user || undefined, namespace: elt.context.namespace || undefined }
-  ));
+  return entries(list, "contexts", "context", "cluster", (elt): Context => ({
+    cluster: elt.context.cluster, name: elt.name,
+    user: elt.context.user || undefined, namespace: elt.context.namespace || undefined,
+  }));
 }
 
 /** client-node's newClusters: each entry needs a name and a server (its trailing slash dropped). */
@@ -149,11 +171,16 @@ function newClusters(list: unknown): Cluster[] {
   }));
 }
 
-/** A kubeconfig list whose entries each need a name, an `inner` map and its `field`, checked in that order (client-node's messages). */
+/**
+ * A kubeconfig list whose entries each need a name, an `inner` map and its `field`, checked in that order
+ * (client-node's messages).
+ */
 function entries<T>(list: unknown, section: string, inner: string, field: string, build: (elt: any) => T): T[] {
   if (!Array.isArray(list)) return [];
   return list.map((elt: any, i) => {
-    const required: [unknown, string][] = [[elt.name, "name"], [elt[inner], inner], [elt[inner]?.[field], `${inner}.${field}`]];
+    const required: [unknown, string][] = [
+      [elt.name, "name"], [elt[inner], inner], [elt[inner]?.[field], `${inner}.${field}`],
+    ];
     for (const [value, path] of required) if (!value) throw new Error(`${section}[${i}].${path} is missing`);
     return build(elt);
   });

@@ -38,11 +38,17 @@ export function freshLease(name: string, namespace: string, id: string, duration
     apiVersion: "coordination.k8s.io/v1",
     kind: "Lease",
     metadata: { name, namespace },
-    spec: { holderIdentity: id, leaseDurationSeconds: Math.ceil(durationMs / 1000), acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+    spec: {
+      holderIdentity: id, leaseDurationSeconds: Math.ceil(durationMs / 1000),
+      acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0,
+    },
   };
 }
 
-/** Renewal by the holder, or takeover by `id` (a new acquireTime, one more transition). Keeps resourceVersion for the PUT. */
+/**
+ * Renewal by the holder, or takeover by `id` (a new acquireTime, one more transition). Keeps resourceVersion for
+ * the PUT.
+ */
 export function renewedLease(lease: KubeObject, id: string, durationMs: number, now: number): KubeObject {
   const spec = specOf(lease);
   const ours = spec.holderIdentity === id;
@@ -62,7 +68,9 @@ export function renewedLease(lease: KubeObject, id: string, durationMs: number, 
 /** client-go's release: no holder, a 1-second duration, so any standby may take it at once. */
 export function releasedLease(lease: KubeObject, now: number): KubeObject {
   const { holderIdentity: _, ...spec } = specOf(lease);
-  return { ...lease, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: microTime(now), renewTime: microTime(now) } };
+  return {
+    ...lease, spec: { ...spec, leaseDurationSeconds: 1, acquireTime: microTime(now), renewTime: microTime(now) },
+  };
 }
 
 /** Is resourceVersion `a` newer than `b`? Ordered as kube/versions.ts justifies; without an order, assume yes. */

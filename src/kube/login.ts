@@ -64,7 +64,9 @@ interface Logged {
 // real (the e2e's TokenRequest lives 1.5 s).
 
 /** A Connection whose credentials come from `login` (asked now, then whenever they must be renewed). */
-export async function loginConnection(login: Login, logger: Logger = silentLogger, backoff: RenewalBackoff = RENEWAL_BACKOFF): Promise<Connection> {
+export async function loginConnection(
+  login: Login, logger: Logger = silentLogger, backoff: RenewalBackoff = RENEWAL_BACKOFF,
+): Promise<Connection> {
   const expiry = new ExpiryCheck(logger);
   return new LoginConnection(expiry.checked(await loggedIn(await login(false))), login, expiry, logger, backoff);
 }
@@ -78,7 +80,10 @@ class ExpiryCheck {
     if (logged.expiresAt > Date.now()) return logged;
     if (!this.warned) {
       this.warned = true;
-      this.logger.warn("on.login returned an expiresAt already past: ignored, the credentials are renewed after a 401 instead", { expiresAt: new Date(logged.expiresAt).toISOString() });
+      this.logger.warn(
+        "on.login returned an expiresAt already past: ignored, the credentials are renewed after a 401 instead",
+        { expiresAt: new Date(logged.expiresAt).toISOString() },
+      );
     }
     return { ...logged, expiresAt: Infinity };
   }
@@ -91,7 +96,10 @@ class LoginConnection implements Connection {
   private renewal: RenewalState = IDLE;
   private readonly listeners = new Set<(failing: RenewalFailure | undefined) => void>();
 
-  constructor(private current: Logged, private readonly login: Login, private readonly expiry: ExpiryCheck, private readonly logger: Logger, private readonly backoff: RenewalBackoff) {
+  constructor(
+    private current: Logged, private readonly login: Login, private readonly expiry: ExpiryCheck,
+    private readonly logger: Logger, private readonly backoff: RenewalBackoff,
+  ) {
     this.server = current.connection.server;
   }
 
@@ -125,13 +133,15 @@ class LoginConnection implements Connection {
   async reauthenticate(used?: Record<string, string>): Promise<void> {
     // Refused with credentials renewed since (another request's 401 came first): nothing to do.
     if (used && !this.renewing && (await this.current.connection.authHeaders()) !== used) return;
-    if (this.renewal.kind === "unproven" && !this.renewing) this.failed(new LoginError("the API server refused the credentials on.login renewed, too (401)"));
-    else this.moved(refusedMeanwhile(this.renewal));
+    if (this.renewal.kind === "unproven" && !this.renewing) {
+      this.failed(new LoginError("the API server refused the credentials on.login renewed, too (401)"));
+    } else this.moved(refusedMeanwhile(this.renewal));
     await this.renew(true);
   }
 
   accepted(headers: Record<string, string>): void {
-    if (this.renewal.kind === "unproven" && headers === this.current.connection.currentHeaders?.()) this.moved(accepted(this.renewal));
+    if (this.renewal.kind !== "unproven" || headers !== this.current.connection.currentHeaders?.()) return;
+    this.moved(accepted(this.renewal));
   }
 
   watchRenewal(listener: (failing: RenewalFailure | undefined) => void): () => void {
@@ -152,7 +162,10 @@ class LoginConnection implements Connection {
     this.renewing = (async () => {
       const next = this.expiry.checked(await loggedIn(await this.login(true)));
       if (next.connection.server !== this.server) {
-        throw new LoginError(`on.login returned server ${next.connection.server}, but the operator is connected to ${this.server}: a login may renew credentials, not move to another server (restart the operator for that)`);
+        throw new LoginError(
+          `on.login returned server ${next.connection.server}, but the operator is connected to ${this.server}: ` +
+            "a login may renew credentials, not move to another server (restart the operator for that)",
+        );
       }
       this.current = next;
       this.moved(renewalReturned(this.renewal));
@@ -169,15 +182,20 @@ class LoginConnection implements Connection {
     const state = renewalFailed(this.renewal, error, Date.now(), this.backoff);
     this.moved(state);
     const { failures, until } = state as Extract<RenewalState, { kind: "failed" }>;
-    this.logger.error("on.login could not renew the credentials: requests refused until the next attempt fail at once", { failures, retryInMs: until - Date.now(), error });
+    this.logger.error(
+      "on.login could not renew the credentials: requests refused until the next attempt fail at once",
+      { failures, retryInMs: until - Date.now(), error },
+    );
     return new RenewalError(error.message, { cause: error });
   }
 
   /** The error of a request refused (or not sent) before the next attempt: the last one's, and when the next comes. */
   private backingOff(unsent: "unsent" | undefined): RenewalError {
     const state = this.renewal as Extract<RenewalState, { kind: "failed" }>;
-    const next = `on.login failed ${state.failures} time(s) in a row, next attempt after ${new Date(state.until).toISOString()}`;
-    return new RenewalError(`${state.error.message} (${next}${unsent ? "; not sent with the refused credentials" : ""})`, { cause: state.error });
+    const next = `on.login failed ${state.failures} time(s) in a row, ` +
+      `next attempt after ${new Date(state.until).toISOString()}`;
+    const notSent = unsent ? "; not sent with the refused credentials" : "";
+    return new RenewalError(`${state.error.message} (${next}${notSent})`, { cause: state.error });
   }
 
   /** The next state; the listeners hear of each failed attempt, and of the end of the failures. */
@@ -193,12 +211,27 @@ class LoginConnection implements Connection {
   }
 }
 
-/** A connection from one login's result; a result that is none of the accepted shapes is a LoginError saying what is wrong. */
+/**
+ * A connection from one login's result; a result that is none of the accepted shapes is a LoginError saying what
+ * is wrong.
+ */
 async function loggedIn(result: LoginResult): Promise<Logged> {
-  if (!result || typeof result !== "object") throw new LoginError(`on.login returned ${result === null ? "null" : typeof result}: return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig`);
-  if ("exportConfig" in result && typeof result.exportConfig === "function") return { connection: await connect({ kubeconfigText: result.exportConfig() }), expiresAt: Infinity };
-  if ("kubeconfigText" in result) return { connection: await connect({ kubeconfigText: result.kubeconfigText, ...contextOf(result) }), expiresAt: Infinity };
-  if ("kubeconfig" in result) return { connection: await connect({ kubeconfig: result.kubeconfig, ...contextOf(result) }), expiresAt: Infinity };
+  if (!result || typeof result !== "object") {
+    throw new LoginError(
+      `on.login returned ${result === null ? "null" : typeof result}: ` +
+        "return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig",
+    );
+  }
+  const unexpiring = async (connecting: Promise<Connection>): Promise<Logged> => ({
+    connection: await connecting, expiresAt: Infinity,
+  });
+  if ("exportConfig" in result && typeof result.exportConfig === "function") {
+    return unexpiring(connect({ kubeconfigText: result.exportConfig() }));
+  }
+  if ("kubeconfigText" in result) {
+    return unexpiring(connect({ kubeconfigText: result.kubeconfigText, ...contextOf(result) }));
+  }
+  if ("kubeconfig" in result) return unexpiring(connect({ kubeconfig: result.kubeconfig, ...contextOf(result) }));
   const credentials = result as LoginCredentials;
   return { connection: await fromKubeconfig(asKubeconfig(credentials)), expiresAt: expiryOf(credentials.expiresAt) };
 }
@@ -210,25 +243,42 @@ function contextOf(result: { context?: string }): { context?: string } {
 /** The credentials as a one-context kubeconfig, so they get exactly a kubeconfig's TLS and auth. */
 function asKubeconfig(c: LoginCredentials): ResolvedKubeconfig {
   if (typeof c.server !== "string" || !/^https?:\/\/[^/]/.test(c.server)) {
-    throw new LoginError(`on.login returned ${c.server === undefined ? "no server" : "a server that is not an http(s) URL"}: return { server: "https://host:port", ... }`);
+    const got = c.server === undefined ? "no server" : "a server that is not an http(s) URL";
+    throw new LoginError(`on.login returned ${got}: return { server: "https://host:port", ... }`);
   }
   for (const field of ["ca", "token", "clientCertificate", "clientKey", "namespace", "tlsServerName"] as const) {
-    if (c[field] !== undefined && typeof c[field] !== "string") throw new LoginError(`on.login returned a ${field} that is not a string`);
+    if (c[field] === undefined || typeof c[field] === "string") continue;
+    throw new LoginError(`on.login returned a ${field} that is not a string`);
   }
-  if (!c.clientCertificate !== !c.clientKey) throw new LoginError("on.login returned a clientCertificate without its clientKey, or a key without its certificate: return both");
+  if (!c.clientCertificate !== !c.clientKey) {
+    throw new LoginError(
+      "on.login returned a clientCertificate without its clientKey, or a key without its certificate: return both",
+    );
+  }
   const b64 = (pem: string | undefined) => (pem ? Buffer.from(pem).toString("base64") : undefined);
   const name = "on.login";
   return {
     source: "(on.login)",
     context: { name, cluster: name, user: name, ...(c.namespace ? { namespace: c.namespace } : {}) },
-    cluster: { name, server: c.server, skipTLSVerify: c.insecure === true, ...(c.ca ? { caData: b64(c.ca) } : {}), ...(c.tlsServerName ? { tlsServerName: c.tlsServerName } : {}) },
-    user: { name, ...(c.token ? { token: c.token } : {}), ...(c.clientCertificate ? { certData: b64(c.clientCertificate), keyData: b64(c.clientKey) } : {}) },
+    cluster: {
+      name, server: c.server, skipTLSVerify: c.insecure === true,
+      ...(c.ca ? { caData: b64(c.ca) } : {}), ...(c.tlsServerName ? { tlsServerName: c.tlsServerName } : {}),
+    },
+    user: {
+      name, ...(c.token ? { token: c.token } : {}),
+      ...(c.clientCertificate ? { certData: b64(c.clientCertificate), keyData: b64(c.clientKey) } : {}),
+    },
   };
 }
 
 function expiryOf(expiresAt: LoginCredentials["expiresAt"]): number {
   if (expiresAt === undefined) return Infinity;
-  const at = expiresAt instanceof Date ? expiresAt.getTime() : typeof expiresAt === "number" ? expiresAt : Date.parse(expiresAt);
-  if (!Number.isFinite(at)) throw new LoginError("on.login returned an expiresAt that is not a date (a Date, an ISO 8601 string, or ms since the epoch)");
-  return at;
+  const at =
+    expiresAt instanceof Date ? expiresAt.getTime()
+    : typeof expiresAt === "number" ? expiresAt
+    : Date.parse(expiresAt);
+  if (Number.isFinite(at)) return at;
+  throw new LoginError(
+    "on.login returned an expiresAt that is not a date (a Date, an ISO 8601 string, or ms since the epoch)",
+  );
 }

@@ -56,7 +56,9 @@ export class PluginAuth {
     const what = `exec plugin ${JSON.stringify(exec.command)} of user "${this.user.name}"`;
     if (typeof exec.command !== "string" || !exec.command) throw new Error(`${what}: no command given`);
     const env: Record<string, string | undefined> = { ...process.env };
-    for (const entry of Array.isArray(exec.env) ? exec.env : []) if (entry?.name) env[entry.name] = String(entry.value ?? "");
+    for (const entry of Array.isArray(exec.env) ? exec.env : []) {
+      if (entry?.name) env[entry.name] = String(entry.value ?? "");
+    }
     env.KUBERNETES_EXEC_INFO = JSON.stringify({
       apiVersion: exec.apiVersion ?? "client.authentication.k8s.io/v1",
       kind: "ExecCredential",
@@ -95,7 +97,9 @@ export class PluginAuth {
       credential.cert = status.clientCertificateData;
       credential.key = status.clientKeyData;
     }
-    if (!credential.authorization && !credential.cert) throw new Error(`${what} gave neither a token nor a client certificate`);
+    if (!credential.authorization && !credential.cert) {
+      throw new Error(`${what} gave neither a token nor a client certificate`);
+    }
     return { credential, expiry: Number.isNaN(expiry) ? undefined : expiry };
   }
 
@@ -107,7 +111,11 @@ export class PluginAuth {
       kc = await this.kubeConfig;
     } catch (error) {
       this.kubeConfig = undefined;
-      throw new Error(`${what} needs @kubernetes/client-node at run time, which this build does not carry (${firstLine(error)}); use an exec credential plugin instead`, { cause: error });
+      throw new Error(
+        `${what} needs @kubernetes/client-node at run time, which this build does not carry (${firstLine(error)}); ` +
+          "use an exec credential plugin instead",
+        { cause: error },
+      );
     }
     const opts: { headers: Record<string, string>; cert?: unknown; key?: unknown } = { headers: {} };
     try {

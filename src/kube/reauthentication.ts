@@ -8,14 +8,17 @@ import type { ApiError } from "./errors.ts";
 import { RenewalError } from "./login.ts";
 
 /** True when other credentials came; the failure when re-reading them failed (the request's error says it). */
-export async function rereadCredentials(connection: Connection, logger: Logger, before: Record<string, string>): Promise<boolean | Error> {
+export async function rereadCredentials(
+  connection: Connection, logger: Logger, before: Record<string, string>,
+): Promise<boolean | Error> {
   const tlsBefore = connection.tls;
-  logger.info("re-reading credentials after 401", { server: connection.server, user: connection.user, auth: connection.authKind });
+  const { server, user } = connection;
+  logger.info("re-reading credentials after 401", { server, user, auth: connection.authKind });
   try {
     await connection.reauthenticate(before);
   } catch (error) {
     // A login connection logs its failed renewals once each (not once per refused request).
-    if (!(error instanceof RenewalError)) logger.warn("re-reading credentials failed", { server: connection.server, user: connection.user, error });
+    if (!(error instanceof RenewalError)) logger.warn("re-reading credentials failed", { server, user, error });
     return error instanceof Error ? error : new Error(String(error));
   }
   return (await connection.authHeaders()) !== before || connection.tls !== tlsBefore;
@@ -24,6 +27,7 @@ export async function rereadCredentials(connection: Connection, logger: Logger, 
 /** The refused request's error, naming the server, the user and the auth kind. */
 export function authenticationFailed(connection: Connection, error: ApiError, renewal: boolean | Error): ApiError {
   const renewing = renewal instanceof Error ? `; re-reading the credentials failed: ${renewal.message}` : "";
-  error.message = `authentication failed against ${connection.server} as ${connection.user || "(no user)"} (${connection.authKind}): ${error.message}${renewing}`;
+  const who = `${connection.server} as ${connection.user || "(no user)"} (${connection.authKind})`;
+  error.message = `authentication failed against ${who}: ${error.message}${renewing}`;
   return error;
 }

@@ -32,7 +32,10 @@ export const RENEWAL_BACKOFF = { initialMs: 1000, maxMs: 30_000 } as const;
 
 export type RenewalBackoff = { readonly initialMs: number; readonly maxMs: number };
 
-/** `failures`: failed renewals in a row; `failingSince`: when the first of them failed (ms epoch); `refused`: see the header. */
+/**
+ * `failures`: failed renewals in a row; `failingSince`: when the first of them failed (ms epoch); `refused`: see
+ * the header.
+ */
 export type RenewalState =
   | { kind: "idle" }
   | { kind: "renewing"; failures: number; failingSince?: number; refused: boolean }
@@ -58,7 +61,8 @@ export function mayRenew(state: RenewalState, now: number): boolean {
 export function renewalStarted(state: RenewalState, refused: boolean): RenewalState {
   if (state.kind === "idle") return { kind: "renewing", failures: 0, refused };
   const failingSince = state.failingSince !== undefined ? { failingSince: state.failingSince } : {};
-  return { kind: "renewing", failures: state.failures, ...failingSince, refused: refused || (state.kind !== "unproven" && state.refused) };
+  const stillRefused = refused || (state.kind !== "unproven" && state.refused);
+  return { kind: "renewing", failures: state.failures, ...failingSince, refused: stillRefused };
 }
 
 /** The server refused the credentials we have (401) while a renewal is under way or backing off. */
@@ -79,11 +83,15 @@ export function accepted(state: RenewalState): RenewalState {
 }
 
 /** The renewal failed (the login threw or returned what is no use), or its credentials were refused (unproven). */
-export function renewalFailed(state: RenewalState, error: Error, now: number, backoff: RenewalBackoff = RENEWAL_BACKOFF): RenewalState {
+export function renewalFailed(
+  state: RenewalState, error: Error, now: number, backoff: RenewalBackoff = RENEWAL_BACKOFF,
+): RenewalState {
   const failures = state.kind === "idle" ? 0 : state.failures;
   const failingSince = state.kind === "idle" ? now : (state.failingSince ?? now);
-  const refused = state.kind === "unproven" || ((state.kind === "renewing" || state.kind === "failed") && state.refused);
-  return { kind: "failed", until: now + retryDelay(failures, backoff), failures: failures + 1, failingSince, error, refused };
+  const refused =
+    state.kind === "unproven" || ((state.kind === "renewing" || state.kind === "failed") && state.refused);
+  const until = now + retryDelay(failures, backoff);
+  return { kind: "failed", until, failures: failures + 1, failingSince, error, refused };
 }
 
 /** The wait after `failures` failed renewals in a row (0: the first failure's wait). */

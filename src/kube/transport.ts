@@ -18,6 +18,7 @@ import { attemptSpan, endSpan } from "./attempt-span.ts";
 import { RequestObservers, type RequestObserver } from "./observer.ts";
 import { encodedBody, parsedBody, queryString, type Query } from "./bodies.ts";
 import { cutManagedFields } from "./managed-fields.ts";
+import { Wire } from "./wire.ts";
 
 /**
  * kube.requestTimeout's default (60 s), for a client made without settings (kobun freeze,
@@ -67,15 +68,19 @@ export interface RequestOptions {
    * nor parsed: the call resolves with undefined. For writes whose answer is never used.
    */
   discardAnswer?: boolean;
-  /** The answer is an object whose managedFields the caller never reads: they are not parsed (kube/managed-fields.ts). */
+  /**
+   * The answer is an object whose managedFields the caller never reads: they are not parsed
+   * (kube/managed-fields.ts).
+   */
   withoutManagedFields?: boolean;
 }
 
 /** The longest Retry-After honoured as given. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
-type Protocol = "http2" | "http1.1";
-type FetchFn = (url: string, init: RequestInit & { tls?: ConnectionTLS; protocol?: Protocol }) => Promise<Response>;
+/** The Accept header the caller asked for, in a copy of `headers` (which are shared). */
+const withAccept = (headers: Record<string, string>, accept: string | undefined) =>
+  (accept ? { ...headers, Accept: accept } : headers);
 
 export class Transport {
   readonly server: string;
@@ -88,15 +93,8 @@ export class Transport {
   private authRef?: Record<string, string>;
   private plainHeaders: Record<string, string> = {};
   private readonly typedHeaders = new Map<string, Record<string, string>>();
-  // One Bun.FetchSession per TLS configuration: its own keep-alive pool, closed by close().
-  private sessionTls: ConnectionTLS | undefined;
-  private session?: { fetch: FetchFn; close(): void };
-  private send!: FetchFn;
+  private readonly wire: Wire;
   private readonly observers: RequestObservers;
-  // Bun speaks HTTP/2 only over https, and only when asked: "http2" offers just h2 in ALPN.
-  // A server that does not select it fails the request unsent (HTTP2Unsupported); this
-  // transport then speaks HTTP/1.1 (named, so a process-wide experimental flag cannot change it).
-  private protocol: Protocol | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -109,8 +107,7 @@ export class Transport {
     this.deadlines = new Deadlines(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     this.observers = new RequestObservers(connection.server, options.observer);
     this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
-    this.protocol = this.server.startsWith("https:") ? (options.http1 ? "http1.1" : "http2") : undefined;
-    this.useTls(connection.tls);
+    this.wire = new Wire(this.server, connection.tls, options.http1, this.logger);
   }
 
   /** Adds an observer of every attempt (an operator given this client); the returned call removes it. */
@@ -120,7 +117,7 @@ export class Transport {
 
   /** Closes idle keep-alive connections; requests in flight finish, and the client stays usable. */
   close(): void {
-    this.session?.close();
+    this.wire.close();
   }
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
@@ -134,7 +131,7 @@ export class Transport {
     for (;;) {
       // Current credentials need no wait, so no listener on the caller's (long-lived) signal.
       const auth = this.connection.currentHeaders?.() ?? (await untilAborted(this.connection.authHeaders(), signal));
-      if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
+      this.wire.follow(this.connection.tls);
       // One attempt, answer included, under the request deadline.
       const deadline = this.deadlines.start(signal);
       let text = "";
@@ -143,7 +140,8 @@ export class Transport {
       const span = attemptSpan(method, path, this.observers.host);
       try {
         const headers = this.headersFor(auth, contentType);
-        const response = await this.sent(url, { method, headers: options.accept ? { ...headers, Accept: options.accept } : headers, body, signal: deadline.signal });
+        const init = { method, headers: withAccept(headers, options.accept), body, signal: deadline.signal };
+        const response = await this.wire.sent(url, init);
         if (!response.ok) error = await apiErrorFrom(response, method, path);
         else if (options.discardAnswer) await response.arrayBuffer();
         else if (response.status !== 204) text = await response.text();
@@ -153,7 +151,8 @@ export class Transport {
         this.observers.ended(method, "<error>", started);
         if (span) endSpan(span, undefined);
         if (signal?.aborted) throw signal.reason ?? cause;
-        const failure = networkFailure(deadline.expired ? new Error(`no complete answer within ${this.deadlines.ms} ms`) : cause, method, path, this.server);
+        const why = deadline.expired ? new Error(`no complete answer within ${this.deadlines.ms} ms`) : cause;
+        const failure = networkFailure(why, method, path, this.server);
         const allowed = retry !== false && failure.transient && (read || retry === true || failure.unsent);
         if (!allowed || attempt >= this.retries) throw failure.error;
         backoff ??= this.newBackoff();
@@ -168,17 +167,14 @@ export class Transport {
         return parsedBody<T>(options.withoutManagedFields ? cutManagedFields(text, "object") : text);
       }
       if (error.code === 401) {
-        const renewed = !reauthenticated && (await untilAborted(rereadCredentials(this.connection, this.logger, auth), signal));
-        if (renewed === true) {
-          reauthenticated = true;
-          continue;
-        }
-        throw authenticationFailed(this.connection, error, renewed);
+        reauthenticated = await this.reauthenticated(error, auth, reauthenticated, signal);
+        continue;
       }
       const retriable = read || retry === true ? error.transient : error.code === 429 || error.code === 503;
       if (retry === false || !retriable || attempt >= this.retries) throw error;
       backoff ??= this.newBackoff();
-      const delay = error.retryAfter !== undefined ? Math.min(error.retryAfter * 1000, MAX_RETRY_AFTER_MS) : backoff.next();
+      const delay =
+        error.retryAfter !== undefined ? Math.min(error.retryAfter * 1000, MAX_RETRY_AFTER_MS) : backoff.next();
       await this.pause(delay, method, path, attempt, `${error.code} ${error.reason ?? ""}`.trim(), signal);
       attempt++;
     }
@@ -192,7 +188,10 @@ export class Transport {
    * and holds it until `signal` aborts (abort it once done with the body), so streams never
    * take the fetch slots that requests need.
    */
-  async stream(path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void }, accept?: string): Promise<Response> {
+  async stream(
+    path: string, query: Query, signal: AbortSignal, hooks?: { waitingForSlot?(): void; sending?(): void },
+    accept?: string,
+  ): Promise<Response> {
     const url = this.server + path + queryString(query);
     const shown = path + queryString(query);
     const release = await streamBudget.acquire(signal, hooks?.waitingForSlot);
@@ -205,17 +204,19 @@ export class Transport {
     }
   }
 
-  private async openStream(url: string, shown: string, signal: AbortSignal, accept: string | undefined): Promise<Response> {
+  private async openStream(
+    url: string, shown: string, signal: AbortSignal, accept: string | undefined,
+  ): Promise<Response> {
     let reauthenticated = false;
     for (;;) {
       // Current credentials need no wait, so no listener on the caller's (long-lived) signal.
       const auth = this.connection.currentHeaders?.() ?? (await untilAborted(this.connection.authHeaders(), signal));
-      if (this.connection.tls !== this.sessionTls) this.useTls(this.connection.tls);
+      this.wire.follow(this.connection.tls);
       let response: Response;
       const started = performance.now();
       try {
         const headers = this.headersFor(auth, undefined);
-        response = await this.sent(url, { method: "GET", headers: accept ? { ...headers, Accept: accept } : headers, signal });
+        response = await this.wire.sent(url, { method: "GET", headers: withAccept(headers, accept), signal });
         this.observers.ended("GET", String(response.status), started);
       } catch (cause) {
         this.observers.ended("GET", "<error>", started);
@@ -227,32 +228,21 @@ export class Transport {
         return response;
       }
       const error = await apiErrorFrom(response, "GET", shown);
-      if (error.code === 401) {
-        const renewed = !reauthenticated && (await untilAborted(rereadCredentials(this.connection, this.logger, auth), signal));
-        if (renewed === true) {
-          reauthenticated = true;
-          continue;
-        }
-        throw authenticationFailed(this.connection, error, renewed);
-      }
-      throw error;
+      if (error.code !== 401) throw error;
+      reauthenticated = await this.reauthenticated(error, auth, reauthenticated, signal);
     }
   }
 
-  /** One fetch in this transport's protocol; when the server did not select HTTP/2, HTTP/1.1 from now on, and the request (never sent) is made again. */
-  private async sent(url: string, init: RequestInit & { protocol?: Protocol }): Promise<Response> {
-    const protocol = (init.protocol = this.protocol); // the caller's fresh object: no copy on the hot path
-    try {
-      return await this.send(url, init);
-    } catch (cause) {
-      if (protocol !== "http2" || (cause as { code?: unknown })?.code !== "HTTP2Unsupported") throw cause;
-      if (this.protocol === "http2") {
-        this.protocol = "http1.1";
-        this.logger.info("the API server did not select HTTP/2: using HTTP/1.1", { server: this.server });
-      }
-      init.protocol = "http1.1";
-      return await this.send(url, init);
-    }
+  /**
+   * After a 401: re-reads the credentials once per request and resolves true when the request may go again
+   * with the new ones; otherwise throws the authentication failure.
+   */
+  private async reauthenticated(
+    error: ApiError, auth: Record<string, string>, already: boolean, signal: AbortSignal | undefined,
+  ): Promise<true> {
+    const renewed = !already && (await untilAborted(rereadCredentials(this.connection, this.logger, auth), signal));
+    if (renewed === true) return true;
+    throw authenticationFailed(this.connection, error, renewed);
   }
 
   private headersFor(auth: Record<string, string>, contentType: string | undefined): Record<string, string> {
@@ -270,25 +260,15 @@ export class Transport {
     return headers;
   }
 
-  private useTls(tls: ConnectionTLS | undefined): void {
-    this.session?.close();
-    this.sessionTls = tls;
-    const FetchSession = (Bun as { FetchSession?: new (init: { tls?: ConnectionTLS }) => { fetch: FetchFn; close(): void } }).FetchSession;
-    if (FetchSession) {
-      this.session = new FetchSession(tls ? { tls } : {});
-      this.send = this.session.fetch;
-    } else {
-      this.session = undefined;
-      this.send = tls ? (url, init) => fetch(url, { ...init, tls }) : (url, init) => fetch(url, init);
-    }
-  }
-
   private newBackoff(): Backoff {
     return new Backoff({ initial: this.backoff.initialMs, max: this.backoff.maxMs });
   }
 
-  private async pause(ms: number, method: string, path: string, attempt: number, why: string, signal?: AbortSignal): Promise<void> {
+  private async pause(
+    ms: number, method: string, path: string, attempt: number, why: string, signal?: AbortSignal,
+  ): Promise<void> {
     this.logger.debug("retrying request", { method, path, attempt: attempt + 1, delayMs: Math.round(ms), why });
-    if (!(await sleep(ms, signal))) throw signal?.reason ?? new DOMException("The operation was aborted.", "AbortError");
+    if (await sleep(ms, signal)) return;
+    throw signal?.reason ?? new DOMException("The operation was aborted.", "AbortError");
   }
 }

@@ -54,7 +54,9 @@ const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
  * are removed by `dispose()`, so long-lived parents do not collect garbage from many
  * short-lived children (one per watch connection, one per handler call).
  */
-export function linkedSignal(...parents: (AbortSignal | undefined)[]): { signal: AbortSignal; controller: AbortController; dispose(): void } {
+export function linkedSignal(
+  ...parents: (AbortSignal | undefined)[]
+): { signal: AbortSignal; controller: AbortController; dispose(): void } {
   const controller = new AbortController();
   // Plain loops, no intermediate arrays: one link is made per handler cycle and per write.
   for (const p of parents) {
@@ -110,9 +112,10 @@ export function isAbortError(error: unknown): boolean {
  */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+  const reason = () => signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
+  if (signal.aborted) return Promise.reject(reason());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+    const onAbort = () => reject(reason());
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(
       (value) => {

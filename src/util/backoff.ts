@@ -39,6 +39,9 @@ export class Backoff {
 }
 
 /** The capped exponential delay before retry number `attempt` (0-based), without jitter. */
-export function backoffDelay(attempt: number, { initial, max, factor = 2 }: { initial: number; max: number; factor?: number }): number {
+export function backoffDelay(
+  attempt: number,
+  { initial, max, factor = 2 }: { initial: number; max: number; factor?: number },
+): number {
   return Math.min(max, initial * factor ** attempt);
 }

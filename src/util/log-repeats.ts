@@ -35,7 +35,11 @@ export function withoutRepeats(sink: LogSink, { limit = 5, windowMs = 10_000 }: 
     const left = entry.count - limit;
     if (left <= 0) return;
     const time = new Date().toISOString();
-    sink.write(sink.format === "json" ? `{"time":"${time}",${key.slice(0, -1)},"repeated":${left}}` : `${time} ${key} repeated=${left}`, entry.level);
+    const line =
+      sink.format === "json"
+        ? `{"time":"${time}",${key.slice(0, -1)},"repeated":${left}}`
+        : `${time} ${key} repeated=${left}`;
+    sink.write(line, entry.level);
   };
   const sweep = (now: number) => {
     sweepAt = now + Math.min(windowMs, 1000);

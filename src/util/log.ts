@@ -41,7 +41,8 @@ export class Logger {
    * only when a line is written, so a level that is off costs no copy.
    */
   child(fields: LogFields): Logger {
-    return new Logger(this.sink, { ...fields }, this); // the caller's object may change after (a handler's ctx.logger.child(f))
+    // A copy: the caller's object may change after (a handler's ctx.logger.child(f)).
+    return new Logger(this.sink, { ...fields }, this);
   }
 
   enabled(level: LogLevel): boolean {

@@ -85,7 +85,9 @@ export class TaskScope {
     this.controller.abort(reason);
     this.detach();
     const deadline = Date.now() + graceMs;
-    const childReports = await Promise.all([...this.children].map((c) => c.close(Math.max(0, deadline - Date.now()), reason)));
+    const childReports = await Promise.all(
+      [...this.children].map((c) => c.close(Math.max(0, deadline - Date.now()), reason)),
+    );
     await this.settle(Math.max(0, deadline - Date.now()));
     const abandoned = [...this.tasks.values()].map((t) => `${this.name}/${t.name}`);
     for (const r of childReports) abandoned.push(...r.abandoned);
@@ -98,7 +100,9 @@ export class TaskScope {
   async settle(timeoutMs = Infinity): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout =
-      timeoutMs === Infinity ? null : new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      timeoutMs === Infinity
+        ? null
+        : new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     try {
       while (this.tasks.size > 0) {
         const all = Promise.all([...this.tasks.values()].map((t) => t.done)).then(() => true);

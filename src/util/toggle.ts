@@ -8,7 +8,10 @@
 // own peering says so OR when the parent is frozen, so a namespace's peering freezes only
 // that namespace's streams, as in Kopf.
 
-/** The operator's freeze switch: `freeze(holder, reason)` until every holder has called `unfreeze(holder)`; pass one to `run({ toggle })` to freeze it from outside. */
+/**
+ * The operator's freeze switch: `freeze(holder, reason)` until every holder has called `unfreeze(holder)`;
+ * pass one to `run({ toggle })` to freeze it from outside.
+ */
 export class Toggle {
   private readonly holders = new Map<string, string>();
   private running = new AbortController();

@@ -11,7 +11,10 @@
 import type { AsyncLocalStorage } from "node:async_hooks";
 
 /** OTEL_TRACES_SAMPLER's values (the OpenTelemetry SDK configuration's names). */
-export const SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+export const SAMPLERS = [
+  "always_on", "always_off", "traceidratio",
+  "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio",
+] as const;
 export type SamplerName = (typeof SAMPLERS)[number];
 
 export type SpanAttributes = Record<string, string | number | boolean | string[]>;
@@ -56,7 +59,9 @@ export function activeSpan(): Span | undefined {
  * when there is no active span (a handling cycle), else only a child is made (a request made
  * outside any cycle is not traced). The span ends when `fn` settles; a rejection fails it.
  */
-export async function inSpan<T>(name: string, attributes: SpanAttributes, root: boolean, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+export async function inSpan<T>(
+  name: string, attributes: SpanAttributes, root: boolean, fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
   const parent = activeSpan();
   if (tracer === undefined || (!parent && !root)) return fn(undefined);
   const span = tracer.startSpan(name, attributes, parent);
