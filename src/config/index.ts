@@ -13,4 +13,5 @@ export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob, resourceNames
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
 export { resourcesAsYaml, type ResourceSettings } from "./resources.ts";
-export { SETTINGS_SCHEMA, metricsUrl, type Settings, type PeeringSettings, type NamespaceSettings, type LogLevel } from "./schema.ts";
+export { SETTINGS_SCHEMA, metricsUrl, type LogLevel } from "./schema.ts";
+export type { Settings, PeeringSettings, NamespaceSettings } from "./settings.ts";

@@ -3,7 +3,7 @@
 // neither, watches the whole cluster and marks the settings `defaulted` so the runtime
 // can warn. Only exclusions given ("!kube-*") also means cluster-wide, filtered.
 
-import type { NamespaceSettings } from "./schema.ts";
+import type { NamespaceSettings } from "./settings.ts";
 
 /** Splits mixed entries ("team-*", "!kube-*") into positive includes and exclusions. */
 export function splitNamespaceEntries(entries: readonly string[]): { include: string[]; exclude: string[] } {

@@ -11,7 +11,8 @@ import { defaultConfigPath, loadConfigFile, resourceKeyLines } from "./file.ts";
 import { flagName, type FlagValues } from "./flags.ts";
 import { resolveNamespaces, splitNamespaceEntries } from "./namespaces.ts";
 import { readResources } from "./resources.ts";
-import { SETTINGS_SCHEMA, type SchemaValues, type Settings } from "./schema.ts";
+import { SETTINGS_SCHEMA, type SchemaValues } from "./schema.ts";
+import { type Settings } from "./settings.ts";
 
 export interface ResolveInput {
   /** Path of the config file; also names `fileData` in messages. Falls back to flags.config. */

@@ -5,7 +5,7 @@
 // Nothing here logs or prints a token, key or password; `describe()` is safe to log.
 
 import { KubeconfigError } from "./kubeconfig.ts";
-import type { AuthKind, Connection, ConnectionTLS } from "./connection.ts";
+import type { AuthKind, Connection, ConnectionTLS } from "./connection-shape.ts";
 
 /** Re-read token files at most this often (bound service-account tokens rotate). */
 export const TOKEN_FILE_RECHECK_MS = 60_000;
