@@ -30,7 +30,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { combinePatches } from "../handling/essence.ts";
-import { slim } from "../watching/inventory.ts";
+import { slim } from "../watching/decoded.ts";
 import { asAnnotations, asStatus, FINALIZER, hasChange, STATUS_KEY, type StorageMode } from "../handling/progress.ts";
 
 export type PatchClient = Pick<KubeClient, "patch" | "get">;
