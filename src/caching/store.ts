@@ -6,11 +6,13 @@
 // What it holds is what the watches see (their server-side selectors applied), as a reflector's
 // store does: the layout's own filters (shards owned, namespaces served) act on delivery, after it.
 // Memory: a known object costs one slot of its shelf's table and what is kept (a body, or an
-// identity when no reader needs bodies); the lookup by name costs a map entry per object, and
-// is built on the first read by name, so a store no one reads by name never pays for it.
+// identity when no reader needs bodies); the lookup by name costs a slot of a compact table and
+// the name's string per object, and is built on the first read by name, so a store no one reads
+// by name never pays for it.
 
 import { compareResourceVersions } from "../kube/versions.ts";
 import type { KubeObject, Resource } from "../kube/types.ts";
+import { CompactMap } from "../util/compact-map.ts";
 import { Identity } from "./identity.ts";
 import { nameKey, type Kept } from "./keys.ts";
 import { labelTest } from "./labels.ts";
@@ -73,7 +75,7 @@ export class Store implements KnownObjects, ShelfOwner {
   readonly keeps: "bodies" | "identity";
   private readonly shelves = new Set<Shelf>();
   /** namespace/name → what is kept: built on the first read by name (see the header). */
-  private byName: Map<string, Kept> | undefined;
+  private byName: CompactMap<Kept> | undefined;
   private readonly listeners = new Set<(change: StoreChange) => void>();
   private readonly waiters = new Set<Waiter>();
 
@@ -199,9 +201,9 @@ export class Store implements KnownObjects, ShelfOwner {
 
   // ---- inside ----
 
-  private lookup(): Map<string, Kept> {
+  private lookup(): CompactMap<Kept> {
     if (this.byName) return this.byName;
-    const byName = new Map<string, Kept>();
+    const byName = new CompactMap<Kept>();
     for (const shelf of this.shelves) for (const kept of shelf.objects.values()) byName.set(nameKeyOf(kept), kept);
     return (this.byName = byName);
   }
