@@ -27,7 +27,8 @@ export class Identity {
   static of(object: KubeObject, uid: string | undefined, finalizers: Finalizers): Identity {
     const m = object.metadata;
     return new Identity(
-      m.uid === undefined ? undefined : (uid ?? m.uid), object.apiVersion, object.kind, m.name, m.namespace, m.resourceVersion,
+      m.uid === undefined ? undefined : (uid ?? m.uid), object.apiVersion, object.kind,
+      m.name, m.namespace, m.resourceVersion,
       m.labels, finalizers.shared(m.finalizers), m.deletionTimestamp, m.ownerReferences,
     );
   }

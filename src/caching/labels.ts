@@ -39,7 +39,8 @@ function requirement(part: string, selector: string): (labels: Readonly<Record<s
     const exists = not === "";
     return (labels) => Object.hasOwn(labels, key) === exists;
   }
-  throw new Error(`label selector ${JSON.stringify(selector)}: cannot read ${JSON.stringify(part)} (key, !key, key=value, key!=value, key in (a,b), key notin (a,b))`);
+  const forms = "key, !key, key=value, key!=value, key in (a,b), key notin (a,b)";
+  throw new Error(`label selector ${JSON.stringify(selector)}: cannot read ${JSON.stringify(part)} (${forms})`);
 }
 
 /** The requirements: the selector cut at the commas outside parentheses. */

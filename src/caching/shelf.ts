@@ -32,7 +32,10 @@ export class Shelf {
   private readonly finalizers = new Finalizers();
   /** The relist's seen keys: a compact table too, since a relist of 20,000 objects holds 20,000 at its end. */
   private relist: { seen: CompactMap<true> } | null = null;
-  /** The resourceVersion the stream's state is complete at: its last relist's, event's or bookmark's; undefined before its first LIST completes. */
+  /**
+   * The resourceVersion the stream's state is complete at: its last relist's, event's or bookmark's;
+   * undefined before its first LIST completes.
+   */
   private version: string | undefined;
   private open = true;
 
@@ -54,7 +57,7 @@ export class Shelf {
     this.relist = null;
   }
 
-  /** A relist begins, or begins again (410 on a page, a streaming list given up); true: a new one (one relist-start per relist). */
+  /** A relist begins, or begins again (410 on a page, a streaming list given up); true: a new one. */
   begin(): boolean {
     if (this.relist) {
       this.relist.seen = new CompactMap();
@@ -109,7 +112,9 @@ export class Shelf {
     const before = this.objects.get(key);
     let kept: Kept = object;
     // The map keeps the key string it was first given: an identity holds that one, not this event's copy.
-    if (this.owner.keeps === "identity") kept = Identity.of(object, before instanceof Identity ? before.uid : key, this.finalizers);
+    if (this.owner.keeps === "identity") {
+      kept = Identity.of(object, before instanceof Identity ? before.uid : key, this.finalizers);
+    }
     this.objects.set(key, kept);
     this.owner.changed(this, key, object, kept, before);
   }

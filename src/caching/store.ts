@@ -60,7 +60,7 @@ export interface KnownObjects {
    * that version or a later one; otherwise (or when it does not hold it) every stream is past it.
    */
   caughtUp(resourceVersion: string, object?: CatchUpOptions["object"]): boolean;
-  /** Resolves true once caughtUp, false when `timeoutMs` passes or `signal` aborts first (then read through the API). */
+  /** Resolves true once caughtUp; false when `timeoutMs` passes or `signal` aborts first (then read through). */
   until(resourceVersion: string, options: CatchUpOptions): Promise<boolean>;
   /** Hears every change, synchronously, as the stream writes it; returns the unsubscribe. Keep it short. */
   subscribe(listener: (change: StoreChange) => void): () => void;
@@ -133,7 +133,8 @@ export class Store implements KnownObjects, ShelfOwner {
 
   versionOf(name: string, namespace?: string | null): string | undefined {
     const kept = this.lookup().get(nameKey(namespace, name));
-    return kept === undefined ? undefined : kept instanceof Identity ? kept.resourceVersion : kept.metadata.resourceVersion;
+    if (kept === undefined) return undefined;
+    return kept instanceof Identity ? kept.resourceVersion : kept.metadata.resourceVersion;
   }
 
   caughtUp(resourceVersion: string, object?: CatchUpOptions["object"]): boolean {
@@ -208,10 +209,10 @@ export class Store implements KnownObjects, ShelfOwner {
     return (this.byName = byName);
   }
 
-  /** `kept` left `shelf`: its name leaves the lookup, unless it meant another object, or another shelf still holds this one. */
+  /** `kept` left `shelf`: its name leaves the lookup, unless it names another object now, or another shelf holds it. */
   private unnamed(shelf: Shelf, key: string, kept: Kept): void {
     const name = nameKeyOf(kept);
-    if (this.byName!.get(name) !== kept) return; // the name was taken by a newer object meanwhile (deleted and made again)
+    if (this.byName!.get(name) !== kept) return; // a newer object has the name (deleted and made again)
     for (const other of this.shelves) {
       const held = other === shelf ? undefined : other.objects.get(key);
       if (held !== undefined) return void this.byName!.set(name, held);

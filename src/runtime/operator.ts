@@ -137,7 +137,7 @@ async function operate(
       client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, metrics: health.metrics, ...(registry.indexes.length ? { indexes } : {}), ...(options.peerId ? { id: options.peerId } : {}),
     }, signal)
     : undefined;
-  const stores = knownObjectStores(registry, resources); // known objects, one store per resource: its streams write it (caching/)
+  const stores = knownObjectStores(registry, resources); // one per resource: its streams write it (caching/)
   const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs, metadataOnly });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);

@@ -40,7 +40,10 @@ export interface StreamWiring {
    * (if any), and why it is watched metadata-only (if it is).
    */
   resources: {
-    reconcilers: Map<Resource, Reconciler>; stores: Map<Resource, Store>; configs: Map<Resource, ResourceSettings>; metadataOnly: Map<Resource, string>;
+    reconcilers: Map<Resource, Reconciler>;
+    stores: Map<Resource, Store>;
+    configs: Map<Resource, ResourceSettings>;
+    metadataOnly: Map<Resource, string>;
   };
   /** The gates of namespaces with a peering of their own, filled here; `frozen` registers each for the kobun_frozen metric. */
   gates: { byNamespace: Map<string, Toggle>; frozen(scope: string, toggle: Toggle, life: AbortSignal): void };
@@ -102,7 +105,8 @@ function layOutSettings(wiring: StreamWiring, layout: OneLayout): void {
  * reconciler's on.event handlers (a deletion's body); else identities.
  */
 export function knownObjectStores(registry: Registry, resources: readonly Resource[]): Map<Resource, Store> {
-  return new Map(resources.map((resource) => [resource, new Store(resource, { keeps: readsDeletedBodies(registry, resource) ? "bodies" : "identity" })]));
+  const keeps = (resource: Resource) => (readsDeletedBodies(registry, resource) ? "bodies" : "identity");
+  return new Map(resources.map((resource) => [resource, new Store(resource, { keeps: keeps(resource) })]));
 }
 
 /** Each resource's reconciler, its store, and what its streams select. */
@@ -111,8 +115,9 @@ function watchedResources(wiring: StreamWiring, reconcilers: Map<Resource, Recon
   const watched = new Map<Resource, WatchedResource>();
   for (const [resource, reconciler] of reconcilers) {
     const store = stores.get(resource);
-    if (!store) throw new Error(`no store of known objects for ${resourceName(resource)}: knownObjectStores makes one per watched resource`);
-    watched.set(resource, { consumer: reconciler, store, selection: { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) } });
+    if (!store) throw new Error(`no store of known objects for ${resourceName(resource)} (knownObjectStores)`);
+    const selection = { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) };
+    watched.set(resource, { consumer: reconciler, store, selection });
   }
   return watched;
 }

@@ -16,7 +16,7 @@ import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
 import type { WatchEvent, WatchObserver } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { IndexedStream } from "../handling/indexes.ts";
-import type { Store } from "../caching/index.ts";
+import type { Shelf, Store } from "../caching/index.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 
 /** How a stream watches and restarts (runtime/ reads them from kobun.yaml's `watching`, given in seconds there). */
@@ -73,7 +73,10 @@ export interface StreamOptions {
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
   selection?: StreamSelection;
-  /** The resource's store (caching/): the stream keeps what it knows on a shelf of its own there, for as long as it runs. Default: a store of its own. */
+  /**
+   * The resource's store (caching/): the stream keeps what it knows on a shelf of its own there,
+   * for as long as it runs. Default: a store of its own.
+   */
   store?: Store;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
@@ -99,7 +102,7 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   let attempts = 0;
   const metrics = options.observers?.metrics ?? unobserved;
   const shelf = options.store?.shelf(where);
-  const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options), namespace, logger, observer: metrics, ...(shelf ? { shelf } : {}) });
+  const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options, shelf), namespace, logger, observer: metrics });
   const { healthyAfterMs } = timings;
   const forbidden = new ForbiddenRule({ fatalAtOnce: !options.discovered, healthyAfterMs });
   const backoff = new Backoff({ initial: timings.backoff.initialMs, max: timings.backoff.maxMs, factor: timings.backoff.factor, resetAfter: healthyAfterMs });
@@ -148,10 +151,11 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   });
 }
 
-/** What the stream's LISTs and WATCHes select: kobun.yaml's selectors, the shards, metadata only. */
-function selection(options: StreamOptions): WatcherOptions {
+/** What the stream's LISTs and WATCHes select (kobun.yaml's selectors, the shards, metadata only), and its shelf. */
+function selection(options: StreamOptions, shelf: Shelf | undefined): WatcherOptions {
   const { metadataOnly, selectors } = options.selection ?? {};
   return {
+    ...(shelf ? { shelf } : {}),
     ...(metadataOnly ? { metadataOnly: true } : {}),
     ...(selectors?.labelSelector ? { labelSelector: selectors.labelSelector } : {}),
     ...(selectors?.fieldSelector ? { fieldSelector: selectors.fieldSelector } : {}),

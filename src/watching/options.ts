@@ -92,10 +92,16 @@ export function derivedInactivityTimeoutMs(serverTimeoutSeconds: number): number
   return (jitteredTimeout(serverTimeoutSeconds, 1) + SERVER_TIMEOUT_MARGIN_S) * 1000;
 }
 
+/** Which page of a LIST: the namespace, the shards, its size and where it starts. */
+interface ListPage {
+  namespace: string | null;
+  shardSelector: string | undefined;
+  limit: number;
+  continue: string | undefined;
+}
+
 /** One LIST page's options: the watch's selectors, `limit` objects from the `continue` token. */
-export function listQuery(
-  options: WatcherOptions, page: { namespace: string | null; shardSelector: string | undefined; limit: number; continue: string | undefined },
-): Parameters<WatchClient["list"]>[1] {
+export function listQuery(options: WatcherOptions, page: ListPage): Parameters<WatchClient["list"]>[1] {
   const { labelSelector, fieldSelector, metadataOnly } = options;
   return { ...page, labelSelector, fieldSelector, ...(metadataOnly ? { accept: METADATA_LIST } : {}) };
 }

@@ -7,7 +7,7 @@ import type { KubeObject } from "../kube/types.ts";
 import type { Shelf } from "../caching/index.ts";
 import type { WatchEvent } from "./types.ts";
 
-/** One relist-start per relist (a relist begun again after a 410 on a page, or a streaming list given up, is the same one). */
+/** One relist-start per relist (one begun again after a 410 on a page, or a streaming list given up, is the same). */
 export function relistBegins(shelf: Shelf): WatchEvent[] {
   return shelf.begin() ? [{ type: "relist-start" }] : [];
 }

@@ -30,7 +30,7 @@ export class Watcher {
   private lastResourceVersion: string | undefined;
   /** The shardSelector of the current events() call (options.shardSelector, asked once per call). */
   private shardSelector: string | undefined;
-  /** What this watcher knows: its part of the resource's store (caching/), kept across events() calls for the relist diff. */
+  /** What it knows: its shelf of the resource's store (caching/), kept across events() calls for the relist diff. */
   private readonly shelf: Shelf;
   /** undefined until a streaming list has been tried (in "auto"). */
   private streamingSupported: boolean | undefined;
@@ -47,7 +47,7 @@ export class Watcher {
   private readonly streamingMode: "auto" | "always" | "never";
   private readonly observer: WatchObserver | undefined;
   /** What every object handed on or kept goes through (decoded.ts). */
-  private readonly decoded = (object: KubeObject): KubeObject => decoded(object, this.resource, this.options.metadataOnly);
+  private readonly decoded = (object: KubeObject) => decoded(object, this.resource, this.options.metadataOnly);
 
   constructor(
     private readonly client: WatchClient,
@@ -130,8 +130,9 @@ export class Watcher {
     if (!token) yield* relistBegins(this.shelf);
     let list;
     try {
-      const page = { namespace: this.namespace, shardSelector: this.shardSelector, limit: this.pageSize, continue: token };
-      list = await this.client.list(this.resource, { ...listQuery(this.options, page), signal });
+      const { namespace, shardSelector, pageSize: limit } = this;
+      const query = listQuery(this.options, { namespace, shardSelector, limit, continue: token });
+      list = await this.client.list(this.resource, { ...query, signal });
     } catch (error) {
       await this.failed(error, "list", signal);
       return;
