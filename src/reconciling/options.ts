@@ -112,7 +112,7 @@ export interface ReconcileObserver {
 
 /**
  * Whether a reconciler of `resource` reads a deleted object's body beyond its identity
- * (watching/identity.ts): its on.event handlers do; the rest of a deletion needs
+ * (caching/identity.ts): its on.event handlers do; the rest of a deletion needs
  * only which object it was (and its finalizers).
  */
 export function readsDeletedBodies(registry: Registry, resource: Resource): boolean {

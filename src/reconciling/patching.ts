@@ -29,7 +29,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import type { Logger } from "../util/log.ts";
 import type { CyclePlan } from "../handling/cycle.ts";
 import { combinePatches } from "../handling/essence.ts";
-import { slim } from "../watching/inventory.ts";
+import { slim } from "../watching/decoded.ts";
 import { FINALIZER, STATUS_KEY } from "../declaring/keys.ts";
 import { asAnnotations, asStatus, hasChange, type StorageMode } from "../handling/progress.ts";
 

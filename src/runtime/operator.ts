@@ -22,7 +22,7 @@ import { connectClient } from "./connecting.ts";
 import { reportLoginRenewals } from "./login-health.ts";
 import { EventPoster } from "../posting/poster.ts";
 import { PermissionsLacking } from "../streams/index.ts";
-import { serveLayout } from "./stream-wiring.ts";
+import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
 import { FatalError } from "./exits.ts";
 import { startTracing } from "./tracing.ts";
 import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from "./metrics.ts";
@@ -137,6 +137,7 @@ async function operate(
       client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null, metrics: health.metrics, ...(registry.indexes.length ? { indexes } : {}), ...(options.peerId ? { id: options.peerId } : {}),
     }, signal)
     : undefined;
+  const stores = knownObjectStores(registry, resources); // one per resource: its streams write it (caching/)
   const reconcilers = reconcilersFor(resources, { client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: activities.memo, configs, metadataOnly });
 
   const probeUrl = await serveProbes(settings, health, scope, logger);
@@ -155,8 +156,8 @@ async function operate(
   // Peering leaves only once the handlers have finished: no other operator starts on objects still handled here.
   const { promise: handlersDone, resolve: handlersFinished } = Promise.withResolvers<void>();
   serveLayout({
-    client, settings, logger, health, toggle, scope, graceMs, registry, sharded, indexes,
-    resources: { reconcilers, configs, metadataOnly },
+    client, settings, logger, health, toggle, scope, graceMs, sharded, indexes,
+    resources: { reconcilers, stores, configs, metadataOnly },
     gates: { byNamespace: gates, frozen },
     peering: { mandatory: options.peeringMandatory ?? false, handlersDone, ...(options.peerId ? { id: options.peerId } : {}) },
   });

@@ -7,6 +7,7 @@
 import { fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
 import type { Registry } from "../declaring/registry.ts";
 import type { Indexes } from "../handling/indexes.ts";
+import { Store } from "../caching/index.ts";
 import { streamBudget } from "../kube/budget.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
@@ -34,10 +35,16 @@ export interface StreamWiring {
   toggle: Toggle;
   scope: TaskScope;
   graceMs: number;
-  /** The handled resources: each one's reconciler, kobun.yaml entry (if any), and why it is watched metadata-only (if it is). */
-  resources: { reconcilers: Map<Resource, Reconciler>; configs: Map<Resource, ResourceSettings>; metadataOnly: Map<Resource, string> };
-  /** The handlers (what the streams keep of known objects depends on them). */
-  registry: Registry;
+  /**
+   * The handled resources: each one's reconciler, its store (knownObjectStores), its kobun.yaml entry
+   * (if any), and why it is watched metadata-only (if it is).
+   */
+  resources: {
+    reconcilers: Map<Resource, Reconciler>;
+    stores: Map<Resource, Store>;
+    configs: Map<Resource, ResourceSettings>;
+    metadataOnly: Map<Resource, string>;
+  };
   /** The gates of namespaces with a peering of their own, filled here; `frozen` registers each for the kobun_frozen metric. */
   gates: { byNamespace: Map<string, Toggle>; frozen(scope: string, toggle: Toggle, life: AbortSignal): void };
   /** The user named the peering object (`mandatory`); this operator's id; peering leaves once the handlers are done. */
@@ -92,20 +99,25 @@ function layOutSettings(wiring: StreamWiring, layout: OneLayout): void {
   });
 }
 
-/** Each resource's reconciler, and what its streams select and keep. */
+/**
+ * One store of known objects per watched resource (caching/), shared by all of its streams and
+ * by whatever reads its objects. It keeps bodies only for a reader that needs them: the
+ * reconciler's on.event handlers (a deletion's body); else identities.
+ */
+export function knownObjectStores(registry: Registry, resources: readonly Resource[]): Map<Resource, Store> {
+  const keeps = (resource: Resource) => (readsDeletedBodies(registry, resource) ? "bodies" : "identity");
+  return new Map(resources.map((resource) => [resource, new Store(resource, { keeps: keeps(resource) })]));
+}
+
+/** Each resource's reconciler, its store, and what its streams select. */
 function watchedResources(wiring: StreamWiring, reconcilers: Map<Resource, Reconciler>): Map<Resource, WatchedResource> {
-  const { configs, metadataOnly } = wiring.resources;
+  const { configs, metadataOnly, stores } = wiring.resources;
   const watched = new Map<Resource, WatchedResource>();
   for (const [resource, reconciler] of reconcilers) {
-    watched.set(resource, {
-      consumer: reconciler,
-      selection: {
-        selectors: configs.get(resource),
-        metadataOnly: metadataOnly.has(resource),
-        // Bodies of known objects are kept for the reconciler's on.event handlers (a deletion's body); else identities.
-        keep: readsDeletedBodies(wiring.registry, resource) ? "bodies" : "identity",
-      },
-    });
+    const store = stores.get(resource);
+    if (!store) throw new Error(`no store of known objects for ${resourceName(resource)} (knownObjectStores)`);
+    const selection = { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) };
+    watched.set(resource, { consumer: reconciler, store, selection });
   }
   return watched;
 }

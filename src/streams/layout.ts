@@ -14,6 +14,7 @@ import { resourceName, type Resource } from "../kube/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { PeeringEvents } from "../peering/index.ts";
 import type { Indexes, IndexedStream } from "../handling/indexes.ts";
+import type { Store } from "../caching/index.ts";
 import type { TaskScope } from "../util/scope.ts";
 import type { Logger } from "../util/log.ts";
 import type { Toggle } from "../util/toggle.ts";
@@ -50,6 +51,8 @@ export interface EventConsumer {
 export interface WatchedResource {
   consumer: EventConsumer;
   selection: StreamSelection;
+  /** Its one store (caching/): each of its streams keeps what it knows on a shelf there. */
+  store: Store;
 }
 
 /** Where one peering runs: in `namespace` (null: the layout's one), under `gate`, for as long as `within` lasts. */
@@ -163,7 +166,7 @@ function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
   const { client, timings, health, logger, sharded } = wiring;
   const { matches } = wiring.namespaces;
   const { namespace, within, which, gate = wiring.toggle, discovered = false, routed } = place;
-  for (const [resource, { consumer, selection }] of wiring.resources) {
+  for (const [resource, { consumer, selection, store }] of wiring.resources) {
     if (which === "namespaced" && !resource.namespaced) continue;
     if (which === "cluster-scoped" && resource.namespaced) continue;
     const ns = resource.namespaced ? namespace : null;
@@ -185,7 +188,7 @@ function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
       };
       return runResourceStream(
         {
-          client, resource, namespace: ns, toggle: gate, timings, health, discovered, selection,
+          client, resource, namespace: ns, toggle: gate, timings, health, discovered, selection, store,
           observers: { metrics: wiring.observers.metrics(resource), ...(wiring.observers.activity ? { activity: wiring.observers.activity } : {}) },
           logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),

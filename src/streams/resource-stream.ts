@@ -3,7 +3,8 @@
 // toggle aborts (seed 000: the connection closes at once, nothing is read and dropped), and
 // starts again with a fresh LIST on resume. A watcher that fails is reported unhealthy and
 // restarted with backoff: never silently dead while the process looks alive. A 403 may end
-// the operator instead (exit 5; forbidden.ts says when).
+// the operator instead (exit 5; forbidden.ts says when). What the stream knows it keeps on a
+// shelf of its resource's store (caching/), from its first LIST until it ends for good.
 
 import type { KubeClient } from "../kube/client.ts";
 import { resourceName, type Resource } from "../kube/types.ts";
@@ -15,6 +16,7 @@ import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
 import type { WatchEvent, WatchObserver } from "../watching/types.ts";
 import type { Health } from "../observability/health.ts";
 import type { IndexedStream } from "../handling/indexes.ts";
+import type { Shelf, Store } from "../caching/index.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 
 /** How a stream watches and restarts (runtime/ reads them from kobun.yaml's `watching`, given in seconds there). */
@@ -33,14 +35,12 @@ export interface Selectors {
   readonly fieldSelector?: string | undefined;
 }
 
-/** What a resource's streams select, and what their watchers keep of known objects. */
+/** What a resource's streams select. */
 export interface StreamSelection {
   /** kobun.yaml's resources: entry for this resource: its selectors go with every LIST and WATCH. */
   selectors?: Selectors | undefined;
   /** Receive only the objects' metadata (PartialObjectMetadata). */
   metadataOnly?: boolean;
-  /** What the watcher keeps of known objects: "identity" when no consumer reads a deleted object's body. */
-  keep?: "bodies" | "identity";
 }
 
 /** A stream's metrics (runtime/ wires them to the registry): the watcher's, and the restarts a freeze makes. */
@@ -73,6 +73,11 @@ export interface StreamOptions {
   /** When the signal this returns aborts, the stream relists (taken afresh for every start). */
   restartSignal?: () => AbortSignal;
   selection?: StreamSelection;
+  /**
+   * The resource's store (caching/): the stream keeps what it knows on a shelf of its own there,
+   * for as long as it runs. Default: a store of its own.
+   */
+  store?: Store;
   /** Sharding: the `shardSelector` for each (re)start; undefined sends none. */
   shardSelector?: () => string | undefined;
   /** Names this stream apart from its siblings of the same resource and namespace (one per batch of shards). */
@@ -96,7 +101,8 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   let listed = false;
   let attempts = 0;
   const metrics = options.observers?.metrics ?? unobserved;
-  const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options), namespace, logger, observer: metrics });
+  const shelf = options.store?.shelf(where);
+  const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options, shelf), namespace, logger, observer: metrics });
   const { healthyAfterMs } = timings;
   const forbidden = new ForbiddenRule({ fatalAtOnce: !options.discovered, healthyAfterMs });
   const backoff = new Backoff({ initial: timings.backoff.initialMs, max: timings.backoff.maxMs, factor: timings.backoff.factor, resetAfter: healthyAfterMs });
@@ -139,15 +145,18 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
       },
     },
     signal,
-  ).finally(() => indexed?.end());
+  ).finally(() => {
+    indexed?.end();
+    shelf?.close(); // what only this stream knew is known no more
+  });
 }
 
-/** What the stream's LISTs and WATCHes select: kobun.yaml's selectors, the shards, metadata only. */
-function selection(options: StreamOptions): WatcherOptions {
-  const { metadataOnly, keep, selectors } = options.selection ?? {};
+/** What the stream's LISTs and WATCHes select (kobun.yaml's selectors, the shards, metadata only), and its shelf. */
+function selection(options: StreamOptions, shelf: Shelf | undefined): WatcherOptions {
+  const { metadataOnly, selectors } = options.selection ?? {};
   return {
+    ...(shelf ? { shelf } : {}),
     ...(metadataOnly ? { metadataOnly: true } : {}),
-    ...(keep ? { keep } : {}),
     ...(selectors?.labelSelector ? { labelSelector: selectors.labelSelector } : {}),
     ...(selectors?.fieldSelector ? { fieldSelector: selectors.fieldSelector } : {}),
     ...(options.shardSelector ? { shardSelector: options.shardSelector } : {}),

@@ -1,5 +1,5 @@
 // A Map of string keys in one array (open addressing, linear probing), for the tables that hold
-// an entry per known object (the reconciler's states, the watcher's inventory). JSC's Map storage,
+// an entry per known object (the reconciler's states, a store's shelves). JSC's Map storage,
 // read from heap snapshots: 0.16 MB at 2,000 entries, 0.66 MB at 6,000, 3.4 MB at 20,000 (170
 // bytes an entry, more than the small record it maps to; it grows in steps of four or more);
 // this one keeps 16 bytes a slot, at most 3/4 full: 512 KB at 20,000 (issue 15).

@@ -6,13 +6,17 @@
 // timeouts, 429/5xx → re-watch (with backoff where the server is in trouble); a line longer
 // than the limit → WatchError, holding nothing of it; aborting the signal closes the socket at once.
 //
+// What a watcher knows it keeps on its shelf of the resource's store (caching/): the store's only
+// writer, and the relist diff's memory.
+//
 // Files: state.ts (pure state machine), lines.ts (NDJSON), stream.ts (one socket,
-// inactivity), inventory.ts (known objects, relist diff) and identity.ts (what it keeps of one
-// without its body), errors.ts (failure policy), pacing.ts (when to try again), watcher.ts (the
+// inactivity), relisting.ts (a relist as events, over the shelf), decoded.ts (what every object
+// goes through), errors.ts (failure policy), pacing.ts (when to try again), watcher.ts (the
 // I/O loop), options.ts, types.ts (event vocabulary, WatchClient).
 //
-// Must never: import anything but kube/ and util/; hold more than one connection per
-// watcher; leave a socket or timer behind after events() ends; end the iteration on a 410.
+// Must never: import anything but caching/, kube/ and util/; hold more than one connection per
+// watcher; leave a socket or timer behind after events() ends; end the iteration on a 410;
+// write another watcher's shelf.
 
 export { Watcher } from "./watcher.ts";
 export { WatchError } from "./errors.ts";

@@ -2,8 +2,10 @@
 // Each default is chosen for a real cluster; tests shrink the timings.
 
 import { DEFAULT_PAGE_SIZE } from "../kube/client.ts";
+import { METADATA_LIST } from "../kube/partial.ts";
+import type { Shelf } from "../caching/index.ts";
 import type { Logger } from "../util/log.ts";
-import type { WatchObserver } from "./types.ts";
+import type { WatchClient, WatchObserver } from "./types.ts";
 import { jitteredTimeout } from "./state.ts";
 
 export interface WatcherOptions {
@@ -23,10 +25,15 @@ export interface WatcherOptions {
    */
   metadataOnly?: boolean;
   /**
-   * What is kept of each known object, for the synthetic deletions of a relist: its whole body
-   * ("bodies", the default), or its identity ("identity": apiVersion, kind and metadata's name,
-   * namespace, uid, resourceVersion, labels, finalizers, deletionTimestamp, ownerReferences)
-   * when no consumer reads the body of a deleted object. Live events carry whole bodies either way.
+   * The watcher's part of its resource's store (caching/): what it knows is kept there, for the
+   * synthetic deletions of a relist and for the store's readers. Default: a store of its own.
+   */
+  shelf?: Shelf;
+  /**
+   * With no `shelf`, what its own store keeps of each known object: its whole body ("bodies", the
+   * default), or its identity ("identity": apiVersion, kind and metadata's name, namespace, uid,
+   * resourceVersion, labels, finalizers, deletionTimestamp, ownerReferences) when no consumer reads
+   * the body of a deleted object. Live events carry whole bodies either way.
    */
   keep?: "bodies" | "identity";
   /** LIST page size (`limit`). Default 500. */
@@ -83,6 +90,20 @@ const SERVER_TIMEOUT_MARGIN_S = 5;
  */
 export function derivedInactivityTimeoutMs(serverTimeoutSeconds: number): number {
   return (jitteredTimeout(serverTimeoutSeconds, 1) + SERVER_TIMEOUT_MARGIN_S) * 1000;
+}
+
+/** Which page of a LIST: the namespace, the shards, its size and where it starts. */
+interface ListPage {
+  namespace: string | null;
+  shardSelector: string | undefined;
+  limit: number;
+  continue: string | undefined;
+}
+
+/** One LIST page's options: the watch's selectors, `limit` objects from the `continue` token. */
+export function listQuery(options: WatcherOptions, page: ListPage): Parameters<WatchClient["list"]>[1] {
+  const { labelSelector, fieldSelector, metadataOnly } = options;
+  return { ...page, labelSelector, fieldSelector, ...(metadataOnly ? { accept: METADATA_LIST } : {}) };
 }
 
 /** A WATCH request's query: from `resourceVersion`, or a streaming list when it is undefined. */

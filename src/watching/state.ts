@@ -152,19 +152,6 @@ export function describe(status: Status): string {
   return `${status.code ?? "?"} ${status.reason ?? "(no reason)"}: ${status.message ?? "(no message)"}`;
 }
 
-/** The identity of an object across relists: its uid (namespace/name if it has none). */
-export function objectKey(object: KubeObject): string {
-  const m = object.metadata ?? {};
-  return m.uid ?? `${m.namespace ?? ""}/${m.name ?? ""}`;
-}
-
-/** Objects known before a relist that the relist did not see: deleted in the meantime. */
-export function vanished<T>(known: ReadonlyMap<string, T>, seen: { has(key: string): boolean }): T[] {
-  const out: T[] = [];
-  for (const [key, object] of known) if (!seen.has(key)) out.push(object);
-  return out;
-}
-
 /** The server-side timeout for one WATCH request: `base` ± 10 % (spreads reconnects of many watchers). */
 export function jitteredTimeout(baseSeconds: number, random: number = Math.random()): number {
   return Math.max(1, Math.round(baseSeconds * (0.9 + 0.2 * random)));

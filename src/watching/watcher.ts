@@ -9,16 +9,18 @@
 import { Backoff } from "../util/backoff.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import { sleep } from "../util/abort.ts";
-import { METADATA_LIST, METADATA_OBJECT } from "../kube/partial.ts";
+import { METADATA_OBJECT } from "../kube/partial.ts";
 import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
 import { WatchStream } from "./stream.ts";
 import { classify, errorEvent, forbidden, lineFacts, lineTooLong, rejected, WatchError } from "./errors.ts";
 import { LineTooLongError } from "./lines.ts";
-import { Inventory, typed } from "./inventory.ts";
+import { decoded } from "./decoded.ts";
+import { listed, relistBegins, relistDone } from "./relisting.ts";
 import { ReconnectPacing } from "./pacing.ts";
-import { defaults, derivedInactivityTimeoutMs, watchQuery, type WatcherOptions } from "./options.ts";
+import { defaults, derivedInactivityTimeoutMs, listQuery, watchQuery, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
 import type { WatchClient, WatchEvent, WatchObserver } from "./types.ts";
+import { Store, type Shelf } from "../caching/index.ts";
 
 export type { WatcherOptions } from "./options.ts";
 export { WatchError } from "./errors.ts";
@@ -28,7 +30,8 @@ export class Watcher {
   private lastResourceVersion: string | undefined;
   /** The shardSelector of the current events() call (options.shardSelector, asked once per call). */
   private shardSelector: string | undefined;
-  private readonly inventory: Inventory;
+  /** What it knows: its shelf of the resource's store (caching/), kept across events() calls for the relist diff. */
+  private readonly shelf: Shelf;
   /** undefined until a streaming list has been tried (in "auto"). */
   private streamingSupported: boolean | undefined;
   private readonly warnedTypes = new Set<string>();
@@ -43,6 +46,8 @@ export class Watcher {
   private readonly maxLineBytes: number;
   private readonly streamingMode: "auto" | "always" | "never";
   private readonly observer: WatchObserver | undefined;
+  /** What every object handed on or kept goes through (decoded.ts). */
+  private readonly decoded = (object: KubeObject) => decoded(object, this.resource, this.options.metadataOnly);
 
   constructor(
     private readonly client: WatchClient,
@@ -57,7 +62,7 @@ export class Watcher {
     this.maxLineBytes = options.maxLineBytes ?? defaults.maxLineBytes;
     this.streamingMode = options.streamingList ?? defaults.streamingList;
     this.observer = options.observer;
-    this.inventory = new Inventory(options.keep);
+    this.shelf = options.shelf ?? new Store(resource, { keeps: options.keep ?? "bodies" }).shelf();
     const b = options.backoff ?? defaults.backoff;
     this.pacing = new ReconnectPacing(new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 }));
     this.log = (options.logger ?? silentLogger).child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
@@ -69,7 +74,7 @@ export class Watcher {
 
   /** Objects currently known, by uid (with `keep: "identity"`, a snapshot of their identities alone); kept across events() calls for the relist diff. */
   get known(): ReadonlyMap<string, KubeObject> {
-    return this.inventory.known;
+    return this.shelf.known;
   }
 
   /** The current state of the machine (for diagnostics and tests). */
@@ -91,7 +96,7 @@ export class Watcher {
     this.running = true;
     this.pacing.restart();
     this.state = S.empty;
-    this.inventory.reset();
+    this.shelf.reset();
     this.shardSelector = this.options.shardSelector?.();
     try {
       while (!signal.aborted) {
@@ -122,26 +127,19 @@ export class Watcher {
 
   private async *listPage(signal: AbortSignal): AsyncGenerator<WatchEvent> {
     const token = this.state.kind === "listing" ? this.state.continueToken : undefined;
-    if (!token) yield* this.inventory.begin();
-    let page;
+    if (!token) yield* relistBegins(this.shelf);
+    let list;
     try {
-      page = await this.client.list(this.resource, {
-        namespace: this.namespace,
-        labelSelector: this.options.labelSelector,
-        fieldSelector: this.options.fieldSelector,
-        shardSelector: this.shardSelector,
-        limit: this.pageSize,
-        continue: token,
-        ...(this.options.metadataOnly ? { accept: METADATA_LIST } : {}),
-        signal,
-      });
+      const { namespace, shardSelector, pageSize: limit } = this;
+      const query = listQuery(this.options, { namespace, shardSelector, limit, continue: token });
+      list = await this.client.list(this.resource, { ...query, signal });
     } catch (error) {
       await this.failed(error, "list", signal);
       return;
     }
-    for (const object of page.items) yield this.inventory.listed(typed(object, this.resource, this.options.metadataOnly));
-    this.state = S.pageReceived(page);
-    if (this.state.kind === "listed") yield* this.inventory.finish(this.state.resourceVersion);
+    for (const object of list.items) yield listed(this.shelf, this.decoded(object));
+    this.state = S.pageReceived(list);
+    if (this.state.kind === "listed") yield* relistDone(this.shelf, this.state.resourceVersion);
   }
 
   // ---- the watch stream (also carries a streaming list) ----
@@ -149,7 +147,7 @@ export class Watcher {
   private async *watch(signal: AbortSignal): AsyncGenerator<WatchEvent> {
     const streaming = this.state.kind === "empty";
     if (streaming) {
-      yield* this.inventory.begin();
+      yield* relistBegins(this.shelf);
       this.state = S.initialStarted();
     }
     const conn = new WatchStream(this.client, this.inactivityMs, signal, this.maxLineBytes);
@@ -206,15 +204,16 @@ export class Watcher {
     switch (outcome.kind) {
       case "apply":
         this.pacing.delivered();
-        this.inventory.apply(outcome.type, typed(outcome.object, this.resource, this.options.metadataOnly));
+        this.shelf.apply(outcome.type, this.decoded(outcome.object));
         return { type: outcome.type, object: outcome.object };
       case "initial":
-        return this.inventory.listed(typed(outcome.object, this.resource, this.options.metadataOnly));
+        return listed(this.shelf, this.decoded(outcome.object));
       case "initial-done":
         this.streamingSupported = true;
-        return this.inventory.finish(outcome.resourceVersion);
+        return relistDone(this.shelf, outcome.resourceVersion);
       case "bookmark":
         this.pacing.delivered();
+        if (this.state.kind === "watching") this.shelf.reached(this.state.resourceVersion);
         return;
       case "gone":
         this.log.info("resource version expired (410 Gone); relisting", { status: S.describe(outcome.status) });

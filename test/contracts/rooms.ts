@@ -12,7 +12,11 @@ export const ROOMS: RoomTable = {
   util: [],
   // The only module that speaks HTTP to the API server.
   kube: ["util"],
-  watching: ["kube", "util"],
+  // The known objects of each watched resource, one store per resource (issue 31): watching/ writes
+  // it (each stream through its shelf), the rooms above read it. Below watching/ because the watch
+  // is its writer, and it must not know how a watch works: kube/ for types and resourceVersion order.
+  caching: ["kube", "util"],
+  watching: ["caching", "kube", "util"],
   // Keys and bodies only: it must not know what a Kubernetes object is.
   queueing: ["util"],
   // Side room: posts Kubernetes Events, through kube's client.
@@ -28,7 +32,8 @@ export const ROOMS: RoomTable = {
   // declaring/'s Api and Index.
   handling: ["declaring", "kube", "posting", "util"],
   // The per-object loop above queueing, watching, handling (issue 12).
-  reconciling: ["handling", "declaring", "queueing", "watching", "kube", "posting", "util"],
+  // caching/: the reconcile model reads known objects from the stores (issue 32).
+  reconciling: ["handling", "declaring", "queueing", "watching", "caching", "kube", "posting", "util"],
   // Which shards of the hash space this replica owns, over Leases (issue 16).
   sharding: ["kube", "watching", "util"],
   // Side room: the webhook server runs the registry's validators, mutators and converters
@@ -39,7 +44,8 @@ export const ROOMS: RoomTable = {
   // Which watch streams run (per resource, namespace, shard, selector) and keeping them running
   // (issue 31). It reads no settings and starts no peering: runtime/ hands both in as options.
   // Of handling/ it takes only the indexes' holds (handlers wait for the first LIST of what they index).
-  streams: ["kube", "watching", "handling", "sharding", "peering", "observability", "util"],
+  // Of caching/ it takes the resources' stores, and opens each stream's shelf in them.
+  streams: ["kube", "watching", "caching", "handling", "sharding", "peering", "observability", "util"],
   // Side room: src/sandbox.ts, the face of the embedded API server emulator, which lives in its
   // own package (packages/sandbox, @kobun/sandbox) so that production binaries leave it out. It is
   // the independent model that kube/ and watching/ are tested against (and itself checked against
@@ -50,7 +56,7 @@ export const ROOMS: RoomTable = {
   // "everything above" in DESIGN, and the sandbox too (not in DESIGN's row): `kobun dev`
   // wires the operator to an embedded sandbox, and cli/ may reach the sandbox only here.
   runtime: [
-    "kube", "watching", "queueing", "posting", "observability", "declaring", "handling", "reconciling",
+    "kube", "caching", "watching", "queueing", "posting", "observability", "declaring", "handling", "reconciling",
     "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
   ],
   // Side room: the kit handler authors use in their own tests (`kobun/testing`); it runs a

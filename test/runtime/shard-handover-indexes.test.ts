@@ -1,7 +1,7 @@
 // A shard given up (the other one kept) takes its objects out of the replica's indexes: while another replica owns it,
 // this one hears none of its events (deletions included), so what it kept would go stale; and
 // when it takes the shard back, it starts from the current state (the fresh LIST, or the live
-// stream's inventory), not from that plus the objects deleted meanwhile; its handlers wait
+// stream's shelf of the store), not from that plus the objects deleted meanwhile; its handlers wait
 // for the indexed streams of the shard taken to have that state, as at start-up.
 
 import { afterAll, expect, test } from "bun:test";

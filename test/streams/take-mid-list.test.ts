@@ -6,6 +6,7 @@
 // runResourceStream against the sandbox, with a Sharding whose shards the test takes.
 
 import { afterAll, expect, test } from "bun:test";
+import { Store } from "../../src/caching/index.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
@@ -65,7 +66,7 @@ async function takeMidList(serverSide: boolean): Promise<{ expected: number; mis
       if ("object" in event && event.type !== "deleted") delivered.add(event.object.metadata.uid!);
     };
     return runResourceStream({
-      client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, selection: { keep: "bodies" }, deliver,
+      client, resource: CONFIGMAPS, namespace: "default", toggle: new Toggle(), health: new Health(), logger: silentLogger, store: new Store(CONFIGMAPS), deliver,
       timings: streamTimings(resolveSettings({ fileData: { watching: { pageSize: 50 } } }).watching),
       ...(part.shardSelector ? { shardSelector: part.shardSelector } : {}),
       ...(part.restartSignal ? { restartSignal: part.restartSignal } : {}),

@@ -1,6 +1,6 @@
 // Issue 15: the objects a watcher hands out and keeps carry no `metadata.managedFields`. A real
 // API server puts them on every object (often larger than the rest of a small one); nothing in
-// an operator reads them, and the inventory keeps every known object, so they were most of its
+// an operator reads them, and the store keeps every known object, so they were most of its
 // memory. Stripped at decode time, on the LIST path, the streaming list and live watch events.
 
 import { afterEach, beforeEach, expect, test } from "bun:test";

@@ -76,11 +76,6 @@ describe("watch state transitions", () => {
     expect(S.parseLine('{"type":"ADDED","object":{"metadata":{}}}')).toEqual({ type: "ADDED", object: { metadata: {} } });
   });
 
-  test("the relist diff finds exactly the known objects the relist did not see, by uid", () => {
-    const known = new Map([["u1", obj("a", "1", "u1")], ["u2", obj("b", "1", "u2")], ["u3", obj("c", "1", "u3")]]);
-    expect(S.vanished(known, new Set(["u1", "u3", "u9"])).map((o) => o.metadata.name)).toEqual(["b"]);
-  });
-
   test("the server timeout is jittered within ±10 %", () => {
     expect(S.jitteredTimeout(300, 0)).toBe(270);
     expect(S.jitteredTimeout(300, 1)).toBe(330);

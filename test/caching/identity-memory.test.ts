@@ -4,9 +4,11 @@
 
 import { heapStats } from "bun:jsc";
 import { expect, test } from "bun:test";
-import { Inventory } from "../../src/watching/inventory.ts";
+import { Store } from "../../src/caching/index.ts";
+import { relistDone } from "../../src/watching/relisting.ts";
 
 const N = 5000;
+const EXAMPLES = { group: "kobun.dev", version: "v1", plural: "kobunexamples", kind: "KobunExample", namespaced: true, statusSubresource: true };
 
 /** An object as the watch decodes it: fresh strings and arrays, like every watch line's. */
 function decoded(i: number): any {
@@ -23,7 +25,7 @@ function liveCells(): number {
 }
 
 test("a known object kept as its identity costs one record and its strings (under 6 live cells)", () => {
-  const inventory = new Inventory("identity");
+  const inventory = new Store(EXAMPLES, { keeps: "identity" }).shelf();
   const before = liveCells();
   for (let i = 0; i < N; i++) inventory.apply("added", decoded(i));
   for (let i = 0; i < N; i++) inventory.apply("modified", decoded(i)); // each change replaces the record
@@ -32,7 +34,7 @@ test("a known object kept as its identity costs one record and its strings (unde
   expect(perObject).toBeLessThan(6); // 4.5 now; 8.4 when it was a KubeObject (3 objects, an array, a second uid)
   inventory.begin();
   inventory.listed(decoded(0));
-  const vanished = [...inventory.finish("2")].filter((event) => event.type === "deleted");
+  const vanished = [...relistDone(inventory, "2")].filter((event) => event.type === "deleted");
   expect(vanished.length).toBe(N - 1);
   const one = vanished.find((event) => "object" in event && event.object.metadata.name === "ex-7");
   expect(one && "object" in one && one.object).toEqual({

@@ -1,15 +1,15 @@
-// What the inventory keeps of a known object when bodies are not kept (`keep: "identity"`): the
+// What a store keeps of a known object when no reader needs bodies (`keeps: "identity"`): the
 // few fields a synthetic deletion carries, as ONE record per object, turned into a KubeObject
 // only when that deletion is produced. Kept as objects ({ apiVersion, kind, metadata } and the
 // finalizers array) they were three cells and a second copy of the uid per object (issue 15).
-// The uid is the very string the inventory's map holds as the object's key; an unchanged list
+// The uid is the very string the shelf's table holds as the object's key; an unchanged list
 // of finalizers (most objects carry the same one) is one frozen array for all of them.
 
 import type { KubeObject, ObjectMeta } from "../kube/types.ts";
 
 export class Identity {
   private constructor(
-    /** The inventory's key string (undefined: the object has no uid, its key is namespace/name). */
+    /** The shelf's key string (undefined: the object has no uid, its key is namespace/name). */
     readonly uid: string | undefined,
     readonly apiVersion: string | undefined,
     readonly kind: string | undefined,
@@ -27,7 +27,8 @@ export class Identity {
   static of(object: KubeObject, uid: string | undefined, finalizers: Finalizers): Identity {
     const m = object.metadata;
     return new Identity(
-      m.uid === undefined ? undefined : (uid ?? m.uid), object.apiVersion, object.kind, m.name, m.namespace, m.resourceVersion,
+      m.uid === undefined ? undefined : (uid ?? m.uid), object.apiVersion, object.kind,
+      m.name, m.namespace, m.resourceVersion,
       m.labels, finalizers.shared(m.finalizers), m.deletionTimestamp, m.ownerReferences,
     );
   }
