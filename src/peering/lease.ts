@@ -23,6 +23,7 @@ import { peerId } from "./identity.ts";
 import type { LeaseElectionOptions } from "./options.ts";
 import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "../kube/lease-record.ts";
 import { leaseResource } from "./resources.ts";
+import { leaveLease } from "./lease-leave.ts";
 
 export type { LeaseElectionOptions } from "./options.ts";
 
@@ -262,38 +263,12 @@ export class LeaseElection {
     this.nudge.nudge();
   }
 
-  /**
-   * Hands the lease over: no holder, 1-second duration, so a standby takes it at once.
-   * A renewal aborted by the exit may still have reached the server, so our copy can be one
-   * version behind: a 409 re-reads, and releases only if the lease is still ours.
-   */
+  /** Hands the lease over (lease-leave.ts); still held if that failed. */
   private async release(): Promise<void> {
-    const controller = new AbortController();
-    const { client, namespace, name, exitTimeoutMs } = this.options;
-    const tooLong = () => controller.abort(new DOMException("releasing the lease took too long", "TimeoutError"));
-    const timer = setTimeout(tooLong, exitTimeoutMs ?? 2000);
-    const signal = controller.signal;
-    try {
-      let lease = this.current;
-      for (let round = 0; round < 3 && lease; round++) {
-        if (specOf(lease).holderIdentity !== this.id) break;
-        try {
-          await client.replace(leaseResource, namespace, name, releasedLease(lease, Date.now()), { signal });
-          this.log.info("released the lease");
-          break;
-        } catch (error) {
-          if (!isConflict(error)) throw error;
-          lease = await this.read(signal);
-        }
-      }
-      this.held = false;
-    } catch (error) {
-      this.log.warn("could not release the lease; a standby takes over when it expires", {
-        error: error instanceof Error ? error.message : String(error),
-        duration: this.duration / 1000,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
+    const read = (signal: AbortSignal) => this.read(signal);
+    const left = await leaveLease({
+      options: this.options, id: this.id, lease: this.current, read, log: this.log, durationMs: this.duration,
+    });
+    if (left) this.held = false;
   }
 }
