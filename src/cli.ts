@@ -31,16 +31,20 @@ Commands:
   init        init DIR: scaffold an operator project of your own (package.json, a typed handler, its test).
   build       Compile the runtime and ./handlers into one executable (--target for other platforms).
   test        Run the project's tests (bun test), e.g. with kobun/testing.
-  generate    generate types --crd FILE | --from-cluster --kubeconfig FILE: TypeScript interfaces from CRDs (all versions).
+  generate    generate types --crd FILE | --from-cluster --kubeconfig FILE: \
+TypeScript interfaces from CRDs (all versions).
   version     Print the version.
 
 Run "kobun <command> --help" for a command's flags.`;
 
-const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespace NS] [--image IMAGE] [run flags: -n NS | -A, --standalone, --config FILE, ...]
+const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespace NS] [--image IMAGE] \
+[run flags: -n NS | -A, --standalone, --config FILE, ...]
 Prints YAML to stdout: the handlers' CRDs, the peering CRDs, a least-privilege ServiceAccount,
 ClusterRole (or Role per namespace) with its binding, and a Deployment.`;
 
-export async function main(argv: string[], embedded: Embedded = { handlersLoaded: false, manifests: [] }): Promise<never> {
+export async function main(
+  argv: string[], embedded: Embedded = { handlersLoaded: false, manifests: [] },
+): Promise<never> {
   const code = await dispatch(argv, embedded);
   process.exit(code);
 }
@@ -54,10 +58,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
         if (wantsHelp) return help(runFlagsHelp());
         return await (await import("./cli/operator/run.ts")).runCommand(rest, embedded);
       case "dev":
-        // dev runs against its own sandbox: no --kubeconfig or --context (dev.ts refuses them).
-        if (wantsHelp) return help(runFlagsHelp("kobun dev [--demo] [--once] [--watch] [flags] [handler files...]", ["kubeconfig", "context"]));
-        if (embedded.sandbox === false) throw new UsageError("this operator was built without the sandbox: run kobun dev from the project (npx kobun dev), or build with kobun build --with-sandbox", command);
-        return await (await import("./cli/operator/dev.ts")).devCommand(rest, embedded);
+        return await devCommand(rest, embedded, wantsHelp);
       case "freeze":
       case "resume":
         if (wantsHelp) return help((await import("./cli/operator/peering.ts")).peeringHelp);
@@ -69,7 +70,10 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "build":
       case "test":
         // They need the package's sources and Bun itself: a compiled operator has neither.
-        if (embedded.handlersLoaded) throw new UsageError(`kobun ${command} runs from the kobun package (npx kobun ${command}), not from a compiled operator`, command);
+        if (embedded.handlersLoaded) {
+          const why = `runs from the kobun package (npx kobun ${command}), not from a compiled operator`;
+          throw new UsageError(`kobun ${command} ${why}`, command);
+        }
         return await projectCommand(command, rest, wantsHelp);
       case "generate":
         if (wantsHelp) return help((await import("./cli/project/typegen.ts")).GENERATE_HELP);
@@ -83,11 +87,29 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "-h":
         return help(HELP);
       default:
-        throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: run, dev, freeze, resume, manifests, init, build, test, generate, version`, command);
+        throw new UsageError(
+          `unknown command ${JSON.stringify(command)}; ` +
+            "commands: run, dev, freeze, resume, manifests, init, build, test, generate, version",
+          command,
+        );
     }
   } catch (error) {
     return reportFailure(error);
   }
+}
+
+async function devCommand(rest: string[], embedded: Embedded, wantsHelp: boolean): Promise<number> {
+  // dev runs against its own sandbox: no --kubeconfig or --context (dev.ts refuses them).
+  const usage = "kobun dev [--demo] [--once] [--watch] [flags] [handler files...]";
+  if (wantsHelp) return help(runFlagsHelp(usage, ["kubeconfig", "context"]));
+  if (embedded.sandbox === false) {
+    throw new UsageError(
+      "this operator was built without the sandbox: run kobun dev from the project (npx kobun dev), " +
+        "or build with kobun build --with-sandbox",
+      "dev",
+    );
+  }
+  return await (await import("./cli/operator/dev.ts")).devCommand(rest, embedded);
 }
 
 async function projectCommand(command: "init" | "build" | "test", rest: string[], wantsHelp: boolean): Promise<number> {
@@ -126,7 +148,8 @@ export function reportFailure(error: unknown): number {
     console.error(`kobun: ${error.message}`);
     return error.exitCode;
   }
-  if (error instanceof ConnectionError || error instanceof KubeconfigError || (error instanceof ApiError && error.code === 401)) {
+  const unreachable = error instanceof ConnectionError || error instanceof KubeconfigError;
+  if (unreachable || (error instanceof ApiError && error.code === 401)) {
     console.error(`kobun: cannot connect to the API server: ${error.message}`);
     return ExitCode.connect;
   }

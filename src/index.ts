@@ -22,12 +22,15 @@
 
 export {
   on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
-  resource, defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn, type VersionSchema, type VersionedDefinition, type VersionedToken, type ResourceToken, type TokenOptions, type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
+  resource, defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn,
+  type VersionSchema, type VersionedDefinition, type VersionedToken, type ResourceToken, type TokenOptions,
+  type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
   type FieldPath, type ValueAt, type FieldContext,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
   type DaemonContext, type TimerContext, type DaemonFn, type TimerFn, type DaemonOptions, type TimerOptions,
-  type Index, type IndexFn, type IndexOptions, type ObjectContext, type ActivityContext, type ActivityFn, type ActivityOptions,
+  type Index, type IndexFn, type IndexOptions, type ObjectContext,
+  type ActivityContext, type ActivityFn, type ActivityOptions,
   type LoginContext, type LoginFn, type LoginCredentials, type LoginResult,
   type KubeObject, type Resource, type ObjectMeta,
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
@@ -36,14 +39,18 @@ export {
 // Children, conditions and the API client in every handler's context (`ctx.api`, `ctx.event`):
 //
 //   on.create("kobunexamples.kobun.dev/v1", async ({ api, body, patch, event }) => {
-//     const child = await api.apply(adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${body.metadata.name}-data` }, data: {} }, { owner: body }));
+//     const child = await api.apply(adopt(
+//       { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${body.metadata.name}-data` }, data: {} },
+//       { owner: body },
+//     ));
 //     conditions.set(patch, { type: "Ready", status: "True", reason: "ChildCreated" }, { object: body });
 //     event.info(child, "Adopted", `owned by ${body.metadata.name}`);
 //   });
 export {
   adopt, conditions, ApiError, ApplyConflictError,
-  type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions, type Condition, type ConditionInput, type SetConditionOptions,
-  type EventRecorder, type KindOf, type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
+  type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions,
+  type Condition, type ConditionInput, type SetConditionOptions, type EventRecorder, type KindOf,
+  type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
   type Service, type Deployment, type StatefulSet, type Job, type Lease,
 } from "./declaring/index.ts";
 export { run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle } from "./runtime/index.ts";

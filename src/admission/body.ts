@@ -11,7 +11,9 @@ export const MAX_NESTING_DEPTH = 10_000;
 /** The parsed body; BadReviewError (a 400) when it is not JSON or nested too deeply. */
 export function parseReviewBody(text: string): unknown {
   const depth = nestingDepth(text, MAX_NESTING_DEPTH);
-  if (depth > MAX_NESTING_DEPTH) throw new BadReviewError(`the body is nested deeper than ${MAX_NESTING_DEPTH} levels, which no API server sends`);
+  if (depth > MAX_NESTING_DEPTH) {
+    throw new BadReviewError(`the body is nested deeper than ${MAX_NESTING_DEPTH} levels, which no API server sends`);
+  }
   try {
     return JSON.parse(text);
   } catch {

@@ -26,7 +26,9 @@ export function readCertificateFiles(source: Extract<CertSource, { kind: "files"
     } catch (error) {
       throw new Error(`cannot read the webhook ${what} ${path}: ${(error as Error).message}`);
     }
-    if (!text.includes(`-----BEGIN ${label}`) && !(label === "PRIVATE KEY" && /-----BEGIN [A-Z ]*PRIVATE KEY/.test(text))) {
+    // A key may be written as "PRIVATE KEY" (PKCS #8), "EC PRIVATE KEY" or "RSA PRIVATE KEY".
+    const anyPrivateKey = label === "PRIVATE KEY" && /-----BEGIN [A-Z ]*PRIVATE KEY/.test(text);
+    if (!text.includes(`-----BEGIN ${label}`) && !anyPrivateKey) {
       throw new Error(`the webhook ${what} ${path} holds no PEM ${label}`);
     }
     return text;

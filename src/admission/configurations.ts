@@ -10,7 +10,9 @@ import { DEFAULT_TIMEOUT_SECONDS } from "./review.ts";
 
 export const ADMISSION_GROUP = "admissionregistration.k8s.io";
 export const KINDS = { validate: "ValidatingWebhookConfiguration", mutate: "MutatingWebhookConfiguration" } as const;
-export const PLURALS = { validate: "validatingwebhookconfigurations", mutate: "mutatingwebhookconfigurations" } as const;
+export const PLURALS = {
+  validate: "validatingwebhookconfigurations", mutate: "mutatingwebhookconfigurations",
+} as const;
 
 /** Where the API server sends reviews: a URL (development) or the operator's Service. */
 export type Endpoint = { url: string } | { service: { name: string; namespace: string; port: number } };
@@ -28,9 +30,12 @@ export const webhookPath = (spec: WebhookSpec) => `/${spec.kind}/${spec.id}`;
 export const conversionPath = (spec: ConversionSpec) => `/convert/${spec.wanted.name}.${spec.wanted.group}`;
 export const webhookName = (spec: WebhookSpec, operator: string) => `${spec.id}.${operator}.kobun.dev`;
 
-function webhookEntry(spec: WebhookSpec, target: RuleTarget, operator: string, endpoint: Endpoint, caBundle: string | undefined): Record<string, unknown> {
+function webhookEntry(
+  spec: WebhookSpec, target: RuleTarget, operator: string, endpoint: Endpoint, caBundle: string | undefined,
+): Record<string, unknown> {
   const o = spec.options;
   const plainLabels = Object.entries(o.labels ?? {}).filter(([, v]) => typeof v === "string");
+  const matchConditions = o.matchConditions?.map((c) => ({ name: c.name, expression: c.expression })) ?? [];
   return {
     name: webhookName(spec, operator),
     admissionReviewVersions: ["v1"],
@@ -47,7 +52,7 @@ function webhookEntry(spec: WebhookSpec, target: RuleTarget, operator: string, e
     timeoutSeconds: o.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     matchPolicy: "Equivalent",
     ...(plainLabels.length > 0 ? { objectSelector: { matchLabels: Object.fromEntries(plainLabels) } } : {}),
-    ...(o.matchConditions?.length ? { matchConditions: o.matchConditions.map((c) => ({ name: c.name, expression: c.expression })) } : {}),
+    ...(matchConditions.length ? { matchConditions } : {}),
     ...(spec.kind === "mutate" ? { reinvocationPolicy: "Never" } : {}),
   };
 }
@@ -78,8 +83,11 @@ export function webhookConfigurations(input: ConfigurationInput): KubeObject[] {
 }
 
 /** The CRD's `spec.conversion` for a conversion webhook. */
-export function crdConversion(spec: ConversionSpec, endpoint: Endpoint, caBundle: string | undefined): Record<string, unknown> {
-  return { strategy: "Webhook", webhook: { conversionReviewVersions: ["v1"], clientConfig: clientConfig(endpoint, conversionPath(spec), caBundle) } };
+export function crdConversion(
+  spec: ConversionSpec, endpoint: Endpoint, caBundle: string | undefined,
+): Record<string, unknown> {
+  const config = clientConfig(endpoint, conversionPath(spec), caBundle);
+  return { strategy: "Webhook", webhook: { conversionReviewVersions: ["v1"], clientConfig: config } };
 }
 
 export const crdName = (spec: ConversionSpec) => `${spec.wanted.name}.${spec.wanted.group}`;

@@ -17,14 +17,25 @@ export interface ConversionReviewBody {
   };
 }
 
-export function readConversionRequest(body: unknown): { uid: string; desiredAPIVersion: string; objects: KubeObject[] } {
+export interface ConversionRequest {
+  uid: string;
+  desiredAPIVersion: string;
+  objects: KubeObject[];
+}
+
+export function readConversionRequest(body: unknown): ConversionRequest {
   const review = body as { apiVersion?: unknown; kind?: unknown; request?: any } | null;
-  if (typeof review !== "object" || review === null || review.kind !== "ConversionReview") throw new BadReviewError("expected a ConversionReview");
+  if (typeof review !== "object" || review === null || review.kind !== "ConversionReview") {
+    throw new BadReviewError("expected a ConversionReview");
+  }
   if (review.apiVersion !== "apiextensions.k8s.io/v1") {
-    throw new BadReviewError(`expected apiextensions.k8s.io/v1 (set conversionReviewVersions: ["v1"]), got ${JSON.stringify(review.apiVersion)}`);
+    const got = JSON.stringify(review.apiVersion);
+    throw new BadReviewError(`expected apiextensions.k8s.io/v1 (set conversionReviewVersions: ["v1"]), got ${got}`);
   }
   const request = review.request;
-  if (typeof request?.uid !== "string" || typeof request.desiredAPIVersion !== "string" || !Array.isArray(request.objects)) {
+  const complete = typeof request?.uid === "string" && typeof request.desiredAPIVersion === "string"
+    && Array.isArray(request.objects);
+  if (!complete) {
     throw new BadReviewError("the ConversionReview has no request with a uid, desiredAPIVersion and objects");
   }
   return request;
@@ -32,7 +43,9 @@ export function readConversionRequest(body: unknown): { uid: string; desiredAPIV
 
 const versionOf = (apiVersion: string) => apiVersion.slice(apiVersion.lastIndexOf("/") + 1);
 
-async function convertOne(spec: ConversionSpec, object: KubeObject, desired: string, logger: Logger): Promise<KubeObject> {
+async function convertOne(
+  spec: ConversionSpec, object: KubeObject, desired: string, logger: Logger,
+): Promise<KubeObject> {
   if (object.apiVersion === desired) return object;
   const copy = structuredClone(object);
   let converted: KubeObject;
@@ -40,24 +53,36 @@ async function convertOne(spec: ConversionSpec, object: KubeObject, desired: str
   else {
     const direction = `${versionOf(object.apiVersion ?? "")}->${versionOf(desired)}`;
     const fn = spec.convert[direction];
-    if (!fn) throw new Error(`no conversion ${direction} for ${spec.wanted.name}.${spec.wanted.group} (on.convert has ${Object.keys(spec.convert).join(", ")})`);
+    if (!fn) {
+      const known = Object.keys(spec.convert).join(", ");
+      const resource = `${spec.wanted.name}.${spec.wanted.group}`;
+      throw new Error(`no conversion ${direction} for ${resource} (on.convert has ${known})`);
+    }
     converted = await fn(copy, { logger });
   }
-  if (typeof converted !== "object" || converted === null) throw new Error(`the conversion to ${desired} returned ${String(converted)}, not an object`);
+  if (typeof converted !== "object" || converted === null) {
+    throw new Error(`the conversion to ${desired} returned ${String(converted)}, not an object`);
+  }
   // The API server requires apiVersion = desired and the same metadata; kobun sets the version.
   return { ...converted, apiVersion: desired };
 }
 
-export async function convertReview(spec: ConversionSpec, request: ReturnType<typeof readConversionRequest>, logger: Logger): Promise<ConversionReviewBody> {
+export async function convertReview(
+  spec: ConversionSpec, request: ConversionRequest, logger: Logger,
+): Promise<ConversionReviewBody> {
   const answer = (response: Omit<ConversionReviewBody["response"], "uid">): ConversionReviewBody =>
     ({ apiVersion: "apiextensions.k8s.io/v1", kind: "ConversionReview", response: { uid: request.uid, ...response } });
   try {
     const convertedObjects: KubeObject[] = [];
-    for (const object of request.objects) convertedObjects.push(await convertOne(spec, object, request.desiredAPIVersion, logger));
+    for (const object of request.objects) {
+      convertedObjects.push(await convertOne(spec, object, request.desiredAPIVersion, logger));
+    }
     return answer({ convertedObjects, result: { status: "Success" } });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    logger.error("conversion failed", { resource: `${spec.wanted.name}.${spec.wanted.group}`, to: request.desiredAPIVersion, error: message });
-    return answer({ convertedObjects: [], result: { status: "Failure", message: `conversion to ${request.desiredAPIVersion} failed; the operator's log has the details` } });
+    const to = request.desiredAPIVersion;
+    logger.error("conversion failed", { resource: `${spec.wanted.name}.${spec.wanted.group}`, to, error: message });
+    const failure = `conversion to ${to} failed; the operator's log has the details`;
+    return answer({ convertedObjects: [], result: { status: "Failure", message: failure } });
   }
 }

@@ -4,7 +4,9 @@
 
 import type { JsonPatchOperation } from "../declaring/webhooks.ts";
 
-const pointer = (path: readonly string[]) => path.map((key) => `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+/** An RFC 6901 JSON Pointer: `~` is written `~0` and `/` is written `~1` in each key. */
+const pointer = (path: readonly string[]) =>
+  path.map((key) => `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -12,7 +14,9 @@ export function jsonPatchBetween(before: unknown, after: unknown, path: string[]
   if (isObject(before) && isObject(after)) {
     const ops: JsonPatchOperation[] = [];
     for (const key of Object.keys(before)) {
-      if (after[key] === undefined && before[key] !== undefined) ops.push({ op: "remove", path: pointer([...path, key]) });
+      if (after[key] === undefined && before[key] !== undefined) {
+        ops.push({ op: "remove", path: pointer([...path, key]) });
+      }
     }
     for (const [key, value] of Object.entries(after)) {
       if (value === undefined) continue;

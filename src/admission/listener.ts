@@ -12,7 +12,9 @@
 import { connect, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 
-export interface TlsListenerOptions extends Pick<Bun.Serve.Options<undefined>, "fetch" | "error" | "maxRequestBodySize"> {
+type ServeOptions = Bun.Serve.Options<undefined>;
+
+export interface TlsListenerOptions extends Pick<ServeOptions, "fetch" | "error" | "maxRequestBodySize"> {
   hostname: string;
   port: number;
   cert: { cert: string; key: string };
@@ -28,7 +30,7 @@ export interface TlsListener {
 
 export async function listenTls(options: TlsListenerOptions): Promise<TlsListener> {
   const { fetch, error, maxRequestBodySize } = options;
-  const http = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch, error, maxRequestBodySize } as Bun.Serve.Options<undefined>);
+  const http = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch, error, maxRequestBodySize } as ServeOptions);
   const connections = new Set<Socket>();
   const tls = createTlsServer({ cert: options.cert.cert, key: options.cert.key }, (socket) => {
     const upstream = connect(http.port!, "127.0.0.1");

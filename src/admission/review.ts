@@ -33,14 +33,17 @@ export class BadReviewError extends Error {}
 
 export function readAdmissionRequest(body: unknown): AdmissionRequest {
   const review = body as { apiVersion?: unknown; kind?: unknown; request?: any } | null;
-  if (typeof review !== "object" || review === null || review.kind !== "AdmissionReview") throw new BadReviewError("expected an AdmissionReview");
+  if (typeof review !== "object" || review === null || review.kind !== "AdmissionReview") {
+    throw new BadReviewError("expected an AdmissionReview");
+  }
   if (review.apiVersion !== "admission.k8s.io/v1") {
-    throw new BadReviewError(`expected admission.k8s.io/v1 (set admissionReviewVersions: ["v1"]), got ${JSON.stringify(review.apiVersion)}`);
+    const got = JSON.stringify(review.apiVersion);
+    throw new BadReviewError(`expected admission.k8s.io/v1 (set admissionReviewVersions: ["v1"]), got ${got}`);
   }
   const request = review.request;
-  if (typeof request !== "object" || request === null || typeof request.uid !== "string" || typeof request.operation !== "string") {
-    throw new BadReviewError("the AdmissionReview has no request with a uid and an operation");
-  }
+  const complete = typeof request === "object" && request !== null
+    && typeof request.uid === "string" && typeof request.operation === "string";
+  if (!complete) throw new BadReviewError("the AdmissionReview has no request with a uid and an operation");
   return request as AdmissionRequest;
 }
 
@@ -51,55 +54,76 @@ export function handlerBudgetMs(timeoutSeconds: number): number {
 }
 
 /** Answers `request` with `webhook`'s handler; never throws. */
-export async function admit(webhook: WebhookSpec, request: AdmissionRequest, logger: Logger): Promise<AdmissionReviewBody> {
+export async function admit(
+  webhook: WebhookSpec, request: AdmissionRequest, logger: Logger,
+): Promise<AdmissionReviewBody> {
   const answer = (response: Omit<AdmissionResponse, "uid">): AdmissionReviewBody =>
     ({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, ...response } });
   const object = (request.operation === "DELETE" ? request.oldObject : request.object) ?? undefined;
   if (!applies(webhook, request, object)) return answer({ allowed: true });
   const timeoutSeconds = webhook.options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-  const log = logger.child({ webhook: webhook.id, operation: request.operation, ...(request.namespace ? { namespace: request.namespace } : {}), ...(request.name ? { name: request.name } : {}) });
+  const log = logger.child({
+    webhook: webhook.id, operation: request.operation,
+    ...(request.namespace ? { namespace: request.namespace } : {}), ...(request.name ? { name: request.name } : {}),
+  });
   const before = structuredClone(object ?? ({} as KubeObject));
   const cut = new AbortController();
   const ctx: AdmissionContext = {
     request, operation: request.operation, object: structuredClone(before), oldObject: request.oldObject ?? undefined,
-    userInfo: request.userInfo ?? {}, dryRun: request.dryRun === true, subresource: request.subResource, name: request.name,
-    namespace: request.namespace, logger: log, signal: cut.signal, warnings: [],
+    userInfo: request.userInfo ?? {}, dryRun: request.dryRun === true, subresource: request.subResource,
+    name: request.name, namespace: request.namespace, logger: log, signal: cut.signal, warnings: [],
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), handlerBudgetMs(timeoutSeconds))));
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), handlerBudgetMs(timeoutSeconds));
+  });
   try {
     const result = await Promise.race([Promise.resolve().then(() => webhook.fn(ctx as never)), timedOut]);
     const warnings = ctx.warnings.length > 0 ? { warnings: [...ctx.warnings] } : {};
     if (result === "timeout") {
       cut.abort(new DOMException(`timed out after ${timeoutSeconds}s`, "TimeoutError"));
       const message = `admission handler ${webhook.id} did not answer within its timeout (${timeoutSeconds}s)`;
-      log.error("admission handler timed out", { timeoutSeconds, failurePolicy: webhook.options.failurePolicy ?? "Fail" });
-      if (webhook.options.failurePolicy === "Ignore") return answer({ allowed: true, warnings: [...ctx.warnings, `${message}; ignored (failurePolicy: Ignore)`] });
+      const failurePolicy = webhook.options.failurePolicy ?? "Fail";
+      log.error("admission handler timed out", { timeoutSeconds, failurePolicy });
+      const ignored = `${message}; ignored (failurePolicy: Ignore)`;
+      if (failurePolicy === "Ignore") return answer({ allowed: true, warnings: [...ctx.warnings, ignored] });
       return answer({ allowed: false, status: { code: 504, reason: "Timeout", message } });
     }
     if (webhook.kind === "validate" || request.operation === "DELETE") return answer({ allowed: true, ...warnings });
     const patch = Array.isArray(result) ? (result as JsonPatchOperation[]) : jsonPatchBetween(before, ctx.object);
     if (patch.length === 0) return answer({ allowed: true, ...warnings });
     log.debug("mutated", { operations: patch.length });
-    return answer({ allowed: true, ...warnings, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify(patch)).toString("base64") });
+    const encoded = Buffer.from(JSON.stringify(patch)).toString("base64");
+    return answer({ allowed: true, ...warnings, patchType: "JSONPatch", patch: encoded });
   } catch (error) {
-    if (error instanceof AdmissionError) {
-      log.info("refused", { message: error.message });
-      const warnings = [...ctx.warnings, ...error.warnings];
-      return answer({ allowed: false, status: { code: error.code, message: error.message }, ...(warnings.length > 0 ? { warnings } : {}) });
-    }
-    // The handler's own message may hold what the user must not see: it goes only to the log.
-    log.error("admission handler failed", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    return answer({ allowed: false, status: { code: 403, reason: "Forbidden", message: `admission handler ${webhook.id} failed; the operator's log has the details` } });
+    return answer(refusal(webhook, error, ctx.warnings, log));
   } finally {
     clearTimeout(timer);
   }
 }
 
+/** A handler that threw: refused with its AdmissionError, or with a generic message when it crashed. */
+function refusal(
+  webhook: WebhookSpec, error: unknown, handlerWarnings: readonly string[], log: Logger,
+): Omit<AdmissionResponse, "uid"> {
+  if (error instanceof AdmissionError) {
+    log.info("refused", { message: error.message });
+    const warnings = [...handlerWarnings, ...error.warnings];
+    const status = { code: error.code, message: error.message };
+    return { allowed: false, status, ...(warnings.length > 0 ? { warnings } : {}) };
+  }
+  // The handler's own message may hold what the user must not see: it goes only to the log.
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  log.error("admission handler failed", { error: detail });
+  const message = `admission handler ${webhook.id} failed; the operator's log has the details`;
+  return { allowed: false, status: { code: 403, reason: "Forbidden", message } };
+}
+
 /** The webhook's own filters: its resource, operations and label/annotation matchers. */
 function applies(webhook: WebhookSpec, request: AdmissionRequest, object: KubeObject | undefined): boolean {
   const { group, version, resource } = request.resource ?? {};
-  if (!selectorMatches(webhook.wanted, { group: group ?? "", version: version ?? "", plural: resource ?? "", kind: request.kind?.kind ?? "" })) return false;
+  const asked = { group: group ?? "", version: version ?? "", plural: resource ?? "", kind: request.kind?.kind ?? "" };
+  if (!selectorMatches(webhook.wanted, asked)) return false;
   if (!(webhook.options.operations ?? ["CREATE", "UPDATE"]).includes(request.operation)) return false;
   const meta = object?.metadata;
   return matchMeta(webhook.options.labels, meta?.labels) && matchMeta(webhook.options.annotations, meta?.annotations);

@@ -22,7 +22,10 @@ export interface WebhookServerOptions {
   /** Its webhooks and conversions (those of enabled resources: runtime/resources.ts). */
   registry: Pick<Registry, "webhooks" | "conversions">;
   logger: Logger;
-  /** How often files are checked for a new certificate (ms): settings' webhooks.reloadInterval (its default is the schema's). */
+  /**
+   * How often files are checked for a new certificate (ms): settings' webhooks.reloadInterval (its
+   * default is the schema's).
+   */
   reloadIntervalMs: number;
   /** Called after a new certificate from files is served (with its caFile's CA, if any). */
   onReload?(caBundle: string | undefined): void;
@@ -67,7 +70,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
         logger.info("webhook certificate reloaded", { file: source.certFile });
         options.onReload?.(next.caBundle);
       } catch (error) {
-        logger.error("the new webhook certificate was refused; still serving the old one", { error: (error as Error).message });
+        const message = (error as Error).message;
+        logger.error("the new webhook certificate was refused; still serving the old one", { error: message });
       }
     }, options.reloadIntervalMs);
   }
@@ -84,7 +88,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   };
 }
 
-async function route(registry: Pick<Registry, "webhooks" | "conversions">, request: Request, logger: Logger): Promise<Response> {
+async function route(
+  registry: Pick<Registry, "webhooks" | "conversions">, request: Request, logger: Logger,
+): Promise<Response> {
   const [, kind, name] = new URL(request.url).pathname.split("/");
   if (request.method !== "POST") return new Response("only POST\n", { status: 405 });
   try {

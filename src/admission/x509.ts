@@ -58,26 +58,32 @@ interface Subject {
   extensions: Der[];
 }
 
-async function certificate(subject: Subject, issuer: { cn: string; key: CryptoKey }, notBefore: Date, notAfter: Date): Promise<Der> {
+async function certificate(
+  subject: Subject, issuer: { cn: string; key: CryptoKey }, notBefore: Date, notAfter: Date,
+): Promise<Der> {
   const serial = crypto.getRandomValues(new Uint8Array(16));
   serial[0]! &= 0x7f;
   const spki = new Uint8Array(await crypto.subtle.exportKey("spki", subject.keys.publicKey));
   const tbs = sequence(
     explicit(0, small(2)), unsigned(serial), ECDSA_WITH_SHA256, commonName(issuer.cn),
-    sequence(time(notBefore), time(notAfter)), commonName(subject.cn), spki, explicit(3, sequence(...subject.extensions)),
+    sequence(time(notBefore), time(notAfter)), commonName(subject.cn), spki,
+    explicit(3, sequence(...subject.extensions)),
   );
   const signature = await crypto.subtle.sign(SIGN, issuer.key, tbs);
   return sequence(tbs, ECDSA_WITH_SHA256, bits(derSignature(signature)));
 }
 
-const privateKeyPem = async (key: CryptoKey) => pem("PRIVATE KEY", new Uint8Array(await crypto.subtle.exportKey("pkcs8", key)));
+const privateKeyPem = async (key: CryptoKey) =>
+  pem("PRIVATE KEY", new Uint8Array(await crypto.subtle.exportKey("pkcs8", key)));
 const newKeys = () => crypto.subtle.generateKey(EC_KEY, true, ["sign", "verify"]) as Promise<CryptoKeyPair>;
 
 /**
  * A fresh CA and a serving certificate for `hosts` (DNS names or IP addresses; the first is
  * its common name), valid from a minute ago (clock skew) for `days`.
  */
-export async function issueCertificates(hosts: readonly string[], days = 365, name = "kobun-webhooks"): Promise<IssuedCertificates> {
+export async function issueCertificates(
+  hosts: readonly string[], days = 365, name = "kobun-webhooks",
+): Promise<IssuedCertificates> {
   if (hosts.length === 0) throw new Error("a serving certificate needs at least one host name or IP address");
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(notBefore.getTime() + days * 86_400_000);

@@ -7,7 +7,9 @@ export interface FlagTable {
   [long: string]: { short?: string; value: boolean };
 }
 
-export function readFlags(argv: string[], table: FlagTable): { values: Record<string, string | true>; positionals: string[] } {
+export function readFlags(
+  argv: string[], table: FlagTable,
+): { values: Record<string, string | true>; positionals: string[] } {
   const specs = Object.entries(table).map(([long, { short, value }]) => ({
     key: long, long, ...(short ? { short } : {}), ...(value ? { value: long.toUpperCase() } : {}),
   }));
@@ -20,7 +22,9 @@ export function numberFlag(values: Record<string, string | true>, name: string, 
   const raw = values[name];
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (raw === true || !Number.isFinite(n)) throw new UsageError(`--${name} expects a number, got ${JSON.stringify(raw)}`, `--${name}`);
+  if (raw === true || !Number.isFinite(n)) {
+    throw new UsageError(`--${name} expects a number, got ${JSON.stringify(raw)}`, `--${name}`);
+  }
   return n;
 }
 

@@ -58,7 +58,8 @@ export class Health {
   probes?: () => Promise<Record<string, unknown>>;
 
   report(): { healthy: boolean; problems: Record<string, string> } {
-    return { healthy: this.healthy, problems: Object.fromEntries([...this.problems].map(([name, p]) => [name, p.problem])) };
+    const problems = Object.fromEntries([...this.problems].map(([name, p]) => [name, p.problem]));
+    return { healthy: this.healthy, problems };
   }
 
   /** What /readyz reports. */
@@ -69,7 +70,9 @@ export class Health {
 
   constructor() {
     registerProcessMetrics(this.metrics);
-    this.metrics.collect("kobun_healthy", "1 when /healthz reports no problem.", "gauge", [], () => [[[], this.healthy ? 1 : 0]]);
+    this.metrics.collect("kobun_healthy", "1 when /healthz reports no problem.", "gauge", [], () => [
+      [[], this.healthy ? 1 : 0],
+    ]);
   }
 
   /** The Prometheus text exposition (OpenMetrics when `openMetrics`). */

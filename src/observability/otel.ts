@@ -58,11 +58,19 @@ export function startOtel(options: OtelOptions): OtelTracer {
   const { context, ROOT_CONTEXT, trace } = api;
   const url = `${options.endpoint.replace(/\/+$/, "")}/v1/traces`;
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({ "service.name": options.serviceName, ...(options.serviceVersion ? { "service.version": options.serviceVersion } : {}) }),
+    resource: resourceFromAttributes({
+      "service.name": options.serviceName,
+      ...(options.serviceVersion ? { "service.version": options.serviceVersion } : {}),
+    }),
     sampler: samplerOf(sdk, options.sampler, options.samplerArg),
     // A burst (a relist of thousands of objects: 3 spans each within a second) must not overflow
     // the SDK's default queue of 2,048 spans, which drops the rest; 8,192 bounds it at a few MB.
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }), scheduledDelayMillis: 1000, maxQueueSize: 8192, maxExportBatchSize: 1024 })],
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url }),
+        scheduledDelayMillis: 1000, maxQueueSize: 8192, maxExportBatchSize: 1024,
+      }),
+    ],
   });
   const otel = provider.getTracer("kobun");
   const tracer: Tracer = {

@@ -1,5 +1,6 @@
 // The probe server: GET /healthz (200 healthy, 503 with the problems otherwise), GET /readyz
-// (200 once every stream listed and processed, 503 with what it waits for) and GET /metrics (Prometheus text, or OpenMetrics when the scraper's Accept asks for it).
+// (200 once every stream listed and processed, 503 with what it waits for) and GET /metrics
+// (Prometheus text, or OpenMetrics when the scraper's Accept asks for it).
 // Started when `probes.liveness` is configured; `metrics:` may give /metrics a listener of
 // its own (a port that a Service or PodMonitor selects, apart from the kubelet's probes).
 
@@ -30,7 +31,9 @@ export function startProbeServer(address: string, health: Health, options: { eve
     const now = Date.now();
     if (late >= limit) {
       blockedUntil = now + BLOCKED_REPORTED_MS;
-      loop.fail(`blocked for ${late.toFixed(1)} s at once at ${new Date(now).toISOString()} (limit ${limit} s): a handler runs synchronous work`);
+      const at = new Date(now).toISOString();
+      const seconds = late.toFixed(1);
+      loop.fail(`blocked for ${seconds} s at once at ${at} (limit ${limit} s): a handler runs synchronous work`);
     } else if (blockedUntil && now > blockedUntil) {
       blockedUntil = 0;
       loop.clear();

@@ -37,7 +37,9 @@ export class Readiness {
    * ready even before it listed anything (a standby has nothing to list: its streams wait).
    * Frozen only by `standbyHolders` (reason keys), it is ready whatever `frozenIsReady` says.
    */
-  frozenBy(reasons: () => Record<string, string>, frozenIsReady: boolean, standbyHolders: ReadonlySet<string> = new Set()): void {
+  frozenBy(
+    reasons: () => Record<string, string>, frozenIsReady: boolean, standbyHolders: ReadonlySet<string> = new Set(),
+  ): void {
     this.frozenReasons = reasons;
     this.frozenIsReady = frozenIsReady;
     this.standbyHolders = standbyHolders;
@@ -47,8 +49,10 @@ export class Readiness {
     const waiting = [...this.pending.keys()].sort();
     const frozen = this.frozenReasons();
     const holders = Object.keys(frozen);
-    // A freeze by a standby holder alone (a replica waiting to take over in a rolling update) is ready: it is what a rollout waits for.
-    if (holders.length > 0 && holders.every((holder) => this.standbyHolders.has(holder))) return { ready: true, waiting, frozen };
+    // A freeze by a standby holder alone (a replica waiting to take over in a rolling update) is
+    // ready: it is what a rollout waits for.
+    const standbyOnly = holders.length > 0 && holders.every((holder) => this.standbyHolders.has(holder));
+    if (standbyOnly) return { ready: true, waiting, frozen };
     return { ready: holders.length > 0 ? this.frozenIsReady : waiting.length === 0, waiting, frozen };
   }
 }

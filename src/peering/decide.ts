@@ -50,7 +50,9 @@ export interface Decision {
  * - `equalsShare`: sharded replicas (sharding/) split the objects among themselves, so peers of
  *   the same priority do not freeze each other; a higher priority still freezes them all.
  */
-export function decide(now: number, selfId: string, selfPriority: number, peers: readonly Peer[], equalsShare = false): Decision {
+export function decide(
+  now: number, selfId: string, selfPriority: number, peers: readonly Peer[], equalsShare = false,
+): Decision {
   const dead: Peer[] = [];
   const higher: Peer[] = [];
   const same: Peer[] = [];
@@ -125,13 +127,17 @@ export function formatTime(ms: number): string {
  * naive timestamp (no zone) meaning UTC, which `Date.parse` would read as local time; and
  * Python writes microseconds, which are cut to milliseconds here.
  */
+/** Date, time (seconds optional), an optional fraction of any length, an optional zone (`Z`, `+01:00`, `+0100`). */
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})?$/i;
+
 export function parseTime(value: unknown): number | undefined {
   if (typeof value !== "string") return undefined;
-  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2})?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})?$/i.exec(value.trim());
+  const match = TIMESTAMP.exec(value.trim());
   if (!match) return undefined;
   const [, date, time, fraction = "", zone] = match;
   const millis = fraction ? `.${fraction.slice(0, 3).padEnd(3, "0")}` : "";
-  const offset = !zone || zone.toUpperCase() === "Z" ? "Z" : zone.includes(":") ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const offset =
+    !zone || zone.toUpperCase() === "Z" ? "Z" : zone.includes(":") ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
   const ms = Date.parse(`${date}T${time}${millis}${offset}`);
   return Number.isNaN(ms) ? undefined : ms;
 }
@@ -151,5 +157,7 @@ function toNumber(value: unknown, fallback: number): number | undefined {
 export function carriedPeers(goneStatus: unknown, peers: Peer[], ownId: string, now: number): Peer[] {
   const raw = (goneStatus ?? {}) as Record<string, { lastseen?: unknown } | null>;
   const present = new Set(peers.map((p) => p.id));
-  return parsePeers(goneStatus, now).filter((p) => p.id !== ownId && !present.has(p.id) && p.deadline > now && raw[p.id]?.lastseen != null);
+  return parsePeers(goneStatus, now).filter(
+    (p) => p.id !== ownId && !present.has(p.id) && p.deadline > now && raw[p.id]?.lastseen != null,
+  );
 }

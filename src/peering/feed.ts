@@ -37,7 +37,8 @@ export class PeeringFeed {
 
   /** Runs the shared watch until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const watcher = new Watcher(this.client, this.resource, { namespace: null, logger: this.logger, ...(this.maxLineBytes !== undefined ? { maxLineBytes: this.maxLineBytes } : {}) });
+    const limits = this.maxLineBytes !== undefined ? { maxLineBytes: this.maxLineBytes } : {};
+    const watcher = new Watcher(this.client, this.resource, { namespace: null, logger: this.logger, ...limits });
     await supervise(
       {
         open: (s) => watcher.events(s),
@@ -105,15 +106,19 @@ export class PeeringFeed {
       case "relist-start":
         this.listing = new Map();
         return;
-      case "listed":
-        if (event.object.metadata.name === this.name && event.object.metadata.namespace) this.listing?.set(event.object.metadata.namespace, event.object);
+      case "listed": {
+        const { name, namespace } = event.object.metadata;
+        if (name === this.name && namespace) this.listing?.set(namespace, event.object);
         return;
+      }
       case "relist-done":
         this.known.clear();
         for (const [namespace, object] of this.listing ?? []) this.known.set(namespace, object);
         this.listing = undefined;
         this.resourceVersion = event.resourceVersion;
-        for (const [namespace, group] of this.subscribers) for (const s of group) this.snapshot(namespace, s, event.resourceVersion);
+        for (const [namespace, group] of this.subscribers) {
+          for (const s of group) this.snapshot(namespace, s, event.resourceVersion);
+        }
         return;
       default: {
         const { name, namespace } = event.object.metadata;

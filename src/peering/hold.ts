@@ -65,7 +65,9 @@ export class PeeringHold {
   /** Releases our hold on the toggle (one log line if it was a real freeze). */
   release(): void {
     if (this.frozenBy === null) return;
-    if (this.frozenBy === "peers" || this.frozenBy === "missing") this.log.info("resuming: no peer with a higher or the same priority is alive");
+    if (this.frozenBy === "peers" || this.frozenBy === "missing") {
+      this.log.info("resuming: no peer with a higher or the same priority is alive");
+    }
     this.frozenBy = null;
     this.conflictWarned = false;
     this.toggle.unfreeze(this.holder);

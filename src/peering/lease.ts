@@ -23,6 +23,7 @@ import { peerId } from "./identity.ts";
 import type { LeaseElectionOptions } from "./options.ts";
 import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "../kube/lease-record.ts";
 import { leaseResource } from "./resources.ts";
+import { leaveLease } from "./lease-leave.ts";
 
 export type { LeaseElectionOptions } from "./options.ts";
 
@@ -109,8 +110,10 @@ export class LeaseElection {
       try {
         if (!this.current || round > 0) this.observe(await this.read(requestSignal));
         const now = Date.now();
+        const { client, namespace, name } = this.options;
         if (!this.current) {
-          this.acquired(await this.options.client.create(leaseResource, this.options.namespace, freshLease(this.options.name, this.options.namespace, this.id, this.duration, now), { signal: requestSignal }), now);
+          const fresh = freshLease(name, namespace, this.id, this.duration, now);
+          this.acquired(await client.create(leaseResource, namespace, fresh, { signal: requestSignal }), now);
           return;
         }
         const spec = specOf(this.current);
@@ -119,13 +122,14 @@ export class LeaseElection {
           return;
         }
         const body = renewedLease(this.current, this.id, this.duration, now);
-        this.acquired(await this.options.client.replace(leaseResource, this.options.namespace, this.options.name, body, { signal: requestSignal }), now);
+        this.acquired(await client.replace(leaseResource, namespace, name, body, { signal: requestSignal }), now);
         return;
       } catch (error) {
         if (signal.aborted) return;
         if (isConflict(error)) continue; // someone wrote first: re-read, decide again
         if (isNotFound(error)) this.current = undefined;
-        if (this.held && Date.now() - this.lastRenew >= this.renewDeadline) this.lose("could not renew the lease within renewDeadline");
+        const overdue = this.held && Date.now() - this.lastRenew >= this.renewDeadline;
+        if (overdue) this.lose("could not renew the lease within renewDeadline");
         else this.log.debug("lease attempt failed", { error: error instanceof Error ? error.message : String(error) });
         return;
       } finally {
@@ -228,14 +232,17 @@ export class LeaseElection {
 
   /** Follows the Lease so standbys act the moment it is released or changes hands. */
   private async watch(signal: AbortSignal): Promise<void> {
-    const watcher = new Watcher(this.options.client, leaseResource, { namespace: this.options.namespace, logger: this.options.logger, ...(this.options.maxLineBytes !== undefined ? { maxLineBytes: this.options.maxLineBytes } : {}) });
+    const { client, namespace, logger, maxLineBytes } = this.options;
+    const limits = maxLineBytes !== undefined ? { maxLineBytes } : {};
+    const watcher = new Watcher(client, leaseResource, { namespace, logger, ...limits });
     await supervise(
       {
         open: (s) => watcher.events(s),
         each: (event) => this.observeEvent(event),
         delays: { next: () => this.retryPeriod, reset() {} },
         failed: (error) => {
-          this.log.debug("watching the lease failed; polling every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+          const message = error instanceof Error ? error.message : String(error);
+          this.log.debug("watching the lease failed; polling every retryPeriod meanwhile", { error: message });
         },
       },
       signal,
@@ -250,41 +257,18 @@ export class LeaseElection {
     } else {
       this.observe(event.object);
       const holder = specOf(event.object).holderIdentity;
-      if (this.held && this.current === event.object && holder !== this.id) this.lose(`the lease is now held by ${holder || "nobody"}`);
+      const taken = this.held && this.current === event.object && holder !== this.id;
+      if (taken) this.lose(`the lease is now held by ${holder || "nobody"}`);
     }
     this.nudge.nudge();
   }
 
-  /**
-   * Hands the lease over: no holder, 1-second duration, so a standby takes it at once.
-   * A renewal aborted by the exit may still have reached the server, so our copy can be one
-   * version behind: a 409 re-reads, and releases only if the lease is still ours.
-   */
+  /** Hands the lease over (lease-leave.ts); still held if that failed. */
   private async release(): Promise<void> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException("releasing the lease took too long", "TimeoutError")), this.options.exitTimeoutMs ?? 2000);
-    const signal = controller.signal;
-    try {
-      let lease = this.current;
-      for (let round = 0; round < 3 && lease; round++) {
-        if (specOf(lease).holderIdentity !== this.id) break;
-        try {
-          await this.options.client.replace(leaseResource, this.options.namespace, this.options.name, releasedLease(lease, Date.now()), { signal });
-          this.log.info("released the lease");
-          break;
-        } catch (error) {
-          if (!isConflict(error)) throw error;
-          lease = await this.read(signal);
-        }
-      }
-      this.held = false;
-    } catch (error) {
-      this.log.warn("could not release the lease; a standby takes over when it expires", {
-        error: error instanceof Error ? error.message : String(error),
-        duration: this.duration / 1000,
-      });
-    } finally {
-      clearTimeout(timer);
-    }
+    const read = (signal: AbortSignal) => this.read(signal);
+    const left = await leaveLease({
+      options: this.options, id: this.id, lease: this.current, read, log: this.log, durationMs: this.duration,
+    });
+    if (left) this.held = false;
   }
 }

@@ -38,7 +38,8 @@ export async function freezeManually(options: ManualFreezeOptions): Promise<stri
     await writeRecord(options.client, target, id, record, options.signal);
   } catch (error) {
     if (!isObjectMissing(error)) throw error;
-    const created = await createPeering(options.client, target, id, record, options.signal ?? new AbortController().signal);
+    const signal = options.signal ?? new AbortController().signal;
+    const created = await createPeering(options.client, target, id, record, signal);
     if (created.kind === "missing") throw new Error(created.why);
     if (created.kind === "error") throw created.error;
     // Lost a race with an operator creating it: write into the object that now exists.
@@ -48,7 +49,9 @@ export async function freezeManually(options: ManualFreezeOptions): Promise<stri
 }
 
 /** `kobun resume`: removes the manual record written by `freezeManually` (same id). Returns the id removed. */
-export async function resumeManually(options: Omit<ManualFreezeOptions, "lifetime" | "priority" | "message">): Promise<string> {
+export async function resumeManually(
+  options: Omit<ManualFreezeOptions, "lifetime" | "priority" | "message">,
+): Promise<string> {
   const id = options.id ?? manualPeerId();
   const target = peeringTarget(options.group, options.name, options.namespace);
   await writeRecord(options.client, target, id, null, options.signal);

@@ -81,7 +81,8 @@ export class Peering {
       if (this.joined) {
         // Our record keeps the peers frozen until our handlers are done with the objects.
         await this.options.beforeLeave?.();
-        const left = await leavePeering(this.options.client, this.target, this.id, this.log, this.options.exitTimeoutMs ?? 2000, this.options.lifetime);
+        const { client, exitTimeoutMs, lifetime } = this.options;
+        const left = await leavePeering(client, this.target, this.id, this.log, exitTimeoutMs ?? 2000, lifetime);
         if (left) this.joined = false;
       }
     }
@@ -174,8 +175,9 @@ export class Peering {
   }
 
   private async watch(signal: AbortSignal, stop: () => void): Promise<void> {
-    const { client, logger } = this.options;
-    const own = this.options.events ? undefined : new Watcher(client, this.target.resource, { namespace: this.target.namespace, logger, ...(this.options.maxLineBytes !== undefined ? { maxLineBytes: this.options.maxLineBytes } : {}) });
+    const { client, logger, maxLineBytes } = this.options;
+    const where = { namespace: this.target.namespace, logger, ...(maxLineBytes !== undefined ? { maxLineBytes } : {}) };
+    const own = this.options.events ? undefined : new Watcher(client, this.target.resource, where);
     const events = this.options.events ?? ((s: AbortSignal) => own!.events(s));
     await supervise(
       {
@@ -241,7 +243,8 @@ export class Peering {
     const carried = this.gone ? carriedPeers(this.gone.status, peers, this.id, now) : [];
     // Forget the deleted object once none of its records is alive.
     if (carried.length === 0) this.gone = undefined;
-    const decision = decide(now, this.id, this.options.priority, [...peers, ...carried], this.options.equalsShare ?? false);
+    const { priority, equalsShare } = this.options;
+    const decision = decide(now, this.id, priority, [...peers, ...carried], equalsShare ?? false);
     this.options.observer?.peersSeen(countLive(peers, carried, this.id, now));
     for (const peer of decision.dead) this.clean(peer.id, status?.[peer.id]);
     this.hold.apply(decision);
@@ -274,7 +277,8 @@ export class Peering {
         if (removed) this.log.debug("removed the record of a dead peer", { peer: id });
       },
       (error) => {
-        if (!signal.aborted) this.log.debug("could not remove a dead peer's record", { peer: id, error: errorText(error) });
+        if (signal.aborted) return;
+        this.log.debug("could not remove a dead peer's record", { peer: id, error: errorText(error) });
       },
     );
     this.background.add(task);

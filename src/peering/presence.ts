@@ -16,7 +16,9 @@ export type Presence =
   /** Anything else (server trouble, network): worth retrying as it is. */
   | { kind: "error"; error: unknown };
 
-export async function findPeering(client: PeeringClient, target: PeeringTarget, id: string, record: PeerRecord, signal: AbortSignal): Promise<Presence> {
+export async function findPeering(
+  client: PeeringClient, target: PeeringTarget, id: string, record: PeerRecord, signal: AbortSignal,
+): Promise<Presence> {
   const { resource, namespace, name } = target;
   try {
     await client.get(resource, namespace, name, { signal });
@@ -24,7 +26,9 @@ export async function findPeering(client: PeeringClient, target: PeeringTarget, 
   } catch (error) {
     if (isResourceMissing(error)) return notServed(target);
     if (isForbidden(error)) {
-      const why = `forbidden to read ${resourceName(resource)} ${describeTarget(target)}: grant get, list, watch, create and patch on it`;
+      const why =
+        `forbidden to read ${resourceName(resource)} ${describeTarget(target)}: ` +
+        "grant get, list, watch, create and patch on it";
       return { kind: "missing", why, notServed: false };
     }
     if (!isObjectMissing(error)) return { kind: "error", error };
@@ -33,7 +37,9 @@ export async function findPeering(client: PeeringClient, target: PeeringTarget, 
 }
 
 /** Creates the peering object holding our record; "ready" too when someone else created it first. */
-export async function createPeering(client: PeeringClient, target: PeeringTarget, id: string, record: PeerRecord, signal: AbortSignal): Promise<Presence> {
+export async function createPeering(
+  client: PeeringClient, target: PeeringTarget, id: string, record: PeerRecord, signal: AbortSignal,
+): Promise<Presence> {
   const { resource, namespace, name } = target;
   const body: KubeObject = {
     apiVersion: `${resource.group}/${resource.version}`,
@@ -48,7 +54,8 @@ export async function createPeering(client: PeeringClient, target: PeeringTarget
     if (isConflict(error)) return { kind: "ready", created: false };
     if (isResourceMissing(error)) return notServed(target);
     if (isForbidden(error) || isNotFound(error)) {
-      const why = `the peering object ${describeTarget(target)} does not exist and cannot be created (${errorText(error)})`;
+      const why =
+        `the peering object ${describeTarget(target)} does not exist and cannot be created (${errorText(error)})`;
       return { kind: "missing", why, notServed: false };
     }
     return { kind: "error", error };
@@ -75,7 +82,8 @@ export function warnUnpeered(log: Logger, why: string, notices?: Set<string>): v
   notices?.add(fact);
   log.warn(
     "peering is not in use: if more than one replica of this operator runs, each handles every object. " +
-      "Install the peering CRD (`kobun manifests` prints it) for replicas to take turns, or pass --standalone if one replica is meant",
+      "Install the peering CRD (`kobun manifests` prints it) for replicas to take turns, " +
+      "or pass --standalone if one replica is meant",
     { why },
   );
 }
@@ -89,14 +97,16 @@ export async function leavePeering(
   client: PeeringClient, target: PeeringTarget, id: string, log: Logger, timeoutMs: number, lifetime: number,
 ): Promise<boolean> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException("removing the peering record took too long", "TimeoutError")), timeoutMs);
+  const tooLong = () => controller.abort(new DOMException("removing the peering record took too long", "TimeoutError"));
+  const timer = setTimeout(tooLong, timeoutMs);
   try {
     await writeRecord(client, target, id, null, controller.signal);
     log.debug("removed own peering record");
     return true;
   } catch (error) {
     if (isObjectMissing(error) || isResourceMissing(error)) return false;
-    log.warn("could not remove own peering record; peers will wait until it expires", { error: errorText(error), lifetime });
+    const fields = { error: errorText(error), lifetime };
+    log.warn("could not remove own peering record; peers will wait until it expires", fields);
     return false;
   } finally {
     clearTimeout(timer);

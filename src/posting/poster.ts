@@ -3,9 +3,10 @@
 // appends to a bounded queue and never blocks or throws; a task started in the operator's
 // scope sends them (a few at a time) to core v1 `events` in the object's namespace;
 // `flush(signal)` drains the queue at shutdown, for as long as `signal` allows: Events are
-// best-effort (as in Kubernetes), so what does not fit is dropped and counted in one debug line. Like client-go's recorder (correlator.ts):
-// an identical event still queued only raises its count, one already posted is PATCHed with
-// the new count, similar ones are combined, and each object has a token bucket.
+// best-effort (as in Kubernetes), so what does not fit is dropped and counted in one debug line.
+// Like client-go's recorder (correlator.ts): an identical event still queued only raises its
+// count, one already posted is PATCHed with the new count, similar ones are combined, and each
+// object has a token bucket. What an Event looks like on the wire is events.ts.
 // Must never post about Event objects (that would feed itself), never retry forever, never
 // hold a handler up, and never import handling/.
 
@@ -14,6 +15,7 @@ import type { KubeObject, Resource } from "../kube/types.ts";
 import { silentLogger, type Logger, type LogLevel } from "../util/log.ts";
 import type { TaskScope } from "../util/scope.ts";
 import { EventCorrelator, PostedEvents, type CorrelatorOptions } from "./correlator.ts";
+import { EVENTS, eventName, involvedOf, newEvent, repeatPatch, type Involved } from "./events.ts";
 
 export type EventType = "Normal" | "Warning";
 
@@ -36,20 +38,6 @@ export interface PosterOptions {
   correlation?: CorrelatorOptions;
 }
 
-/**
- * What an Event says about its object: its involvedObject. Queued events keep this, not the
- * object: during a burst up to `capacity` of them wait, and a handled body (the server's
- * answer, managedFields and all) held by each was megabytes of the burst's peak (issue 15).
- */
-interface Involved {
-  apiVersion: string | undefined;
-  kind: string | undefined;
-  name: string | undefined;
-  namespace: string | undefined;
-  uid: string;
-  resourceVersion: string | undefined;
-}
-
 interface Pending {
   key: string;
   object: Involved;
@@ -65,10 +53,6 @@ interface Pending {
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const EVENTS: Resource = { group: "", version: "v1", plural: "events", kind: "Event", namespaced: true, statusSubresource: false };
-const MAX_MESSAGE = 1024;
-/** A DNS subdomain name's limit, which an Event's name must keep. */
-const MAX_NAME = 253;
 
 export class EventPoster {
   private queue: Pending[] = [];
@@ -115,7 +99,10 @@ export class EventPoster {
   }
 
   /** Queues an event about `object`. Never blocks, never throws. */
-  post(object: KubeObject, type: EventType, reason: string, message: string, level: LogLevel = type === "Normal" ? "info" : "warn"): void {
+  post(
+    object: KubeObject, type: EventType, reason: string, message: string,
+    level: LogLevel = type === "Normal" ? "info" : "warn",
+  ): void {
     const uid = object?.metadata?.uid;
     if (!this.wants(level) || object.kind === "Event" || !uid) return;
     const at = new Date().toISOString();
@@ -136,9 +123,10 @@ export class EventPoster {
       this.pending.delete(this.queue.shift()!.key);
       this.stats.dropped++;
     }
-    const { name, namespace, resourceVersion } = object.metadata;
-    const involved: Involved = { apiVersion: object.apiVersion, kind: object.kind, name, namespace, uid, resourceVersion };
-    const event: Pending = { key, object: involved, type, reason, message: text, first: at, last: at, count: 1, sent: 0, state: "queued" };
+    const event: Pending = {
+      key, object: involvedOf(object, uid), type, reason, message: text,
+      first: at, last: at, count: 1, sent: 0, state: "queued",
+    };
     this.pending.set(key, event);
     this.queue.push(event);
     this.wake?.();
@@ -180,7 +168,8 @@ export class EventPoster {
     this.stats.dropped += this.queue.length;
     for (const event of this.queue) this.pending.delete(event.key);
     this.queue = [];
-    if (inFlight || queued) this.logger.debug("events not posted at shutdown (best-effort)", { dropped: queued, aborted: inFlight });
+    if (!inFlight && !queued) return;
+    this.logger.debug("events not posted at shutdown (best-effort)", { dropped: queued, aborted: inFlight });
   }
 
   private async run(signal: AbortSignal): Promise<void> {
@@ -238,7 +227,8 @@ export class EventPoster {
     if (before) {
       const total = before.count + count - event.sent;
       try {
-        await this.options.client.patch(EVENTS, before.namespace, before.name, { count: total, lastTimestamp: event.last, message: clip(event.message) }, { signal, discardAnswer: true });
+        const patch = repeatPatch(total, event.last, event.message);
+        await this.options.client.patch(EVENTS, before.namespace, before.name, patch, { signal, discardAnswer: true });
         this.posted.set(event.key, { ...before, count: total });
         return;
       } catch (error) {
@@ -248,40 +238,10 @@ export class EventPoster {
         event.sent = 0;
       }
     }
-    const involved = event.object;
-    const namespace = involved.namespace ?? "default";
-    const component = this.options.component ?? "kobun";
-    const body: KubeObject = {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: this.eventName(involved.name ?? "object"), namespace },
-      involvedObject: involved,
-      reason: event.reason,
-      message: clip(event.message),
-      type: event.type,
-      source: { component },
-      reportingComponent: component,
-      reportingInstance: component,
-      firstTimestamp: event.first,
-      lastTimestamp: event.last,
-      eventTime: null,
-      count: event.count,
-    };
+    const namespace = event.object.namespace ?? "default";
+    const name = eventName(event.object.name ?? "object", this.sequence++);
+    const body = newEvent(event, name, namespace, this.options.component ?? "kobun");
     await this.options.client.create(EVENTS, namespace, body, { signal, discardAnswer: true });
-    this.posted.set(event.key, { name: body.metadata.name!, namespace, count: event.count, first: event.first });
+    this.posted.set(event.key, { name, namespace, count: event.count, first: event.first });
   }
-
-  /**
-   * A name of our own (as client-go's recorder: the object's name, a dot, a hex suffix) instead
-   * of generateName: the answer then holds nothing we need, and is not parsed.
-   */
-  private eventName(object: string): string {
-    const suffix = Date.now().toString(16) + (this.sequence++ & 0xffffff).toString(16).padStart(6, "0");
-    // A cut may end in "-" or ".": the name would not be a DNS subdomain (422), so those go too.
-    return `${object.slice(0, MAX_NAME - suffix.length - 1).replace(/[-.]+$/, "")}.${suffix}`;
-  }
-}
-
-function clip(message: string): string {
-  return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE - 3) + "..." : message;
 }

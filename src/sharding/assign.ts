@@ -50,7 +50,10 @@ export interface AssignmentInput {
   members: readonly MemberView[];
   /** The shards this replica holds now. */
   held: ReadonlySet<number>;
-  /** Live replicas seen not taking shards (not-taking.ts): no release towards them, and the ceiling is shared without them. */
+  /**
+   * Live replicas seen not taking shards (not-taking.ts): no release towards them, and the ceiling is
+   * shared without them.
+   */
   notTaking?: ReadonlySet<string>;
   /** The group's shard Leases written with another shard count. */
   foreign?: readonly ForeignLeaseView[];
@@ -67,7 +70,10 @@ export interface Assignment {
   release: number[];
   /** When something may change without any Lease event (a lease or a member expiring): decide again then. */
   nextChangeAt?: number;
-  /** Replicas with another shard count hold shards: none is taken until they are gone (and ours are given up if theirs is larger). */
+  /**
+   * Replicas with another shard count hold shards: none is taken until they are gone (and ours are
+   * given up if theirs is larger).
+   */
   waitingFor?: { shards: number; holders: string[] };
 }
 
@@ -79,7 +85,10 @@ const expiresAt = (v: { observedAt: number; durationMs: number }) => v.observedA
  */
 export function liveMembers(now: number, self: string, members: readonly MemberView[], shards?: number): string[] {
   const live = new Set([self]);
-  for (const m of members) if (expiresAt(m) > now && (shards === undefined || m.shards === undefined || m.shards === shards)) live.add(m.id);
+  for (const m of members) {
+    const sameCount = shards === undefined || m.shards === undefined || m.shards === shards;
+    if (expiresAt(m) > now && sameCount) live.add(m.id);
+  }
   return [...live].sort();
 }
 
@@ -125,7 +134,9 @@ export function assign(input: AssignmentInput): Assignment {
   const counts = new Map<string, number>(live.map((id) => [id, 0]));
   const free: ShardLeaseView[] = [];
   let nextChangeAt: number | undefined;
-  const soonest = (at: number) => { if (at > now && (nextChangeAt === undefined || at < nextChangeAt)) nextChangeAt = at; };
+  const soonest = (at: number) => {
+    if (at > now && (nextChangeAt === undefined || at < nextChangeAt)) nextChangeAt = at;
+  };
   for (const m of input.members) if (m.id !== self) soonest(expiresAt(m));
   for (const lease of leases) {
     if (held.has(lease.index)) continue;
@@ -154,7 +165,9 @@ export function assign(input: AssignmentInput): Assignment {
     }
   }
   let deficit = 0;
-  for (const id of live) if (id !== self && !idle.has(id)) deficit += Math.max(0, quotaOf(id, live, shards) - (counts.get(id) ?? 0));
+  for (const id of live) {
+    if (id !== self && !idle.has(id)) deficit += Math.max(0, quotaOf(id, live, shards) - (counts.get(id) ?? 0));
+  }
   const excess = Math.min(held.size - quota, deficit);
   const release = excess > 0 ? [...held].sort(byPreference).slice(-excess).reverse() : [];
   return { live, quota, ceiling, acquire, release, nextChangeAt };

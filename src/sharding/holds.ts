@@ -17,7 +17,10 @@ interface Generation {
 /** A cycle's hold on its shard: the signal that stops it, and `exit()` when it ended. */
 export interface ShardHold {
   signal: AbortSignal;
-  /** Is the shard still this cycle's to write for? Asked before writing: a lapsed lease is given up at once (the signal aborts). */
+  /**
+   * Is the shard still this cycle's to write for? Asked before writing: a lapsed lease is given up at
+   * once (the signal aborts).
+   */
   current(): boolean;
   exit(): void;
 }

@@ -51,7 +51,10 @@ export class LeaseBook {
 
   constructor(private readonly options: LeaseBookOptions) {}
 
-  /** Resolves once the group's Leases were listed (or `signal` aborts): a decision before that cannot see a shard Lease written under another count. */
+  /**
+   * Resolves once the group's Leases were listed (or `signal` aborts): a decision before that cannot
+   * see a shard Lease written under another count.
+   */
   async primed(signal: AbortSignal): Promise<void> {
     const aborted = Promise.withResolvers<void>();
     const onAbort = () => aborted.resolve();
@@ -87,7 +90,8 @@ export class LeaseBook {
       const seen = this.seen.get(nameOf(index));
       if (!seen) return { index, observedAt: this.startedAt, durationMs: this.options.durationMs };
       const spec = specOf(seen.object);
-      return { index, ...(spec.holderIdentity ? { holder: spec.holderIdentity } : {}), observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 };
+      const holder = spec.holderIdentity ? { holder: spec.holderIdentity } : {};
+      return { index, ...holder, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000 };
     });
   }
 
@@ -97,21 +101,28 @@ export class LeaseBook {
       if (seen.object.metadata.labels?.[ROLE_LABEL] !== "member") continue;
       const spec = specOf(seen.object);
       const shards = announcedShards(seen.object);
-      if (spec.holderIdentity) out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, ...(shards ? { shards } : {}) });
+      if (!spec.holderIdentity) continue;
+      const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
+      out.push({ id: spec.holderIdentity, observedAt: seen.at, durationMs, ...(shards ? { shards } : {}) });
     }
     return out;
   }
 
-  /** The group's shard Leases held under another shard count than `shards` (any index: theirs may reach past ours). */
+  /**
+   * The group's shard Leases held under another shard count than `shards` (any index: theirs may
+   * reach past ours).
+   */
   foreignViews(shards: number): ForeignLeaseView[] {
     const out: ForeignLeaseView[] = [];
     for (const seen of this.seen.values()) {
       const announced = announcedShards(seen.object);
-      if (seen.object.metadata.labels?.[ROLE_LABEL] !== "shard" || announced === undefined || announced === shards) continue;
+      const { labels, name } = seen.object.metadata;
+      if (labels?.[ROLE_LABEL] !== "shard" || announced === undefined || announced === shards) continue;
       const spec = specOf(seen.object);
       if (!spec.holderIdentity) continue;
-      const index = Number(seen.object.metadata.name!.slice(seen.object.metadata.name!.lastIndexOf("-") + 1));
-      out.push({ index, holder: spec.holderIdentity, observedAt: seen.at, durationMs: (spec.leaseDurationSeconds ?? 0) * 1000, shards: announced });
+      const index = Number(name!.slice(name!.lastIndexOf("-") + 1));
+      const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
+      out.push({ index, holder: spec.holderIdentity, observedAt: seen.at, durationMs, shards: announced });
     }
     return out;
   }
@@ -120,7 +131,8 @@ export class LeaseBook {
   async watch(signal: AbortSignal): Promise<void> {
     const { client, namespace, group, logger } = this.options;
     while (!signal.aborted) {
-      const watcher = new Watcher(client, leaseResource, { namespace, labelSelector: `${GROUP_LABEL}=${group}`, logger });
+      const labelSelector = `${GROUP_LABEL}=${group}`;
+      const watcher = new Watcher(client, leaseResource, { namespace, labelSelector, logger });
       const period = AbortSignal.any([signal, AbortSignal.timeout(this.options.resyncMs)]);
       try {
         const listed = new Set<string>();
@@ -139,7 +151,8 @@ export class LeaseBook {
         }
       } catch (error) {
         if (period.aborted) continue;
-        logger.debug("watching the shard leases failed; deciding every retryPeriod meanwhile", { error: error instanceof Error ? error.message : String(error) });
+        const message = error instanceof Error ? error.message : String(error);
+        logger.debug("watching the shard leases failed; deciding every retryPeriod meanwhile", { error: message });
         await sleep(this.options.retryPeriodMs, signal);
       }
     }

@@ -20,7 +20,11 @@ export interface LeaseWriterOptions {
 }
 
 export class LeaseWriter {
-  constructor(private readonly options: LeaseWriterOptions, private readonly book: LeaseBook, private readonly log: Logger) {}
+  constructor(
+    private readonly options: LeaseWriterOptions,
+    private readonly book: LeaseBook,
+    private readonly log: Logger,
+  ) {}
 
   /** Creates a Lease held by us, or takes over (renews) the one we know; true when it is ours now. */
   async write(name: string, role: "member" | "shard", signal: AbortSignal): Promise<boolean> {
@@ -28,38 +32,49 @@ export class LeaseWriter {
     const known = this.book.get(name);
     const now = Date.now();
     try {
+      const lease = known ? renewedLease(known, id, durationMs, now) : freshLease(name, namespace, id, durationMs, now);
+      const body = this.labelled(lease, role);
       const written = known
-        ? await client.replace(leaseResource, namespace, name, this.labelled(renewedLease(known, id, durationMs, now), role), { signal })
-        : await client.create(leaseResource, namespace, this.labelled(freshLease(name, namespace, id, durationMs, now), role), { signal });
+        ? await client.replace(leaseResource, namespace, name, body, { signal })
+        : await client.create(leaseResource, namespace, body, { signal });
       this.book.observe(written);
       return true;
     } catch (error) {
       if (signal.aborted) return false;
       const code = (error as { code?: unknown }).code;
       if (code === 409 || code === 404) await this.reread(name, signal);
-      else this.log.debug("lease write failed", { lease: name, error: error instanceof Error ? error.message : String(error) });
+      else this.log.debug("lease write failed", { lease: name, error: errorMessage(error) });
       return false;
     }
   }
 
-  /** Writes a shard's Lease free, while it names us; once more after a 409 (a renewal still in flight when it was given up). */
+  /**
+   * Writes a shard's Lease free, while it names us; once more after a 409 (a renewal still in flight
+   * when it was given up).
+   */
   async release(index: number, name: string, signal: AbortSignal): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       const known = this.book.get(name);
       if (!known || specOf(known).holderIdentity !== this.options.id) {
         // Its lease lapsed meanwhile (a stall past renewDeadline) and another replica took it.
-        this.log.info("a shard given up was taken meanwhile: nothing to release", { shard: index, holder: known ? specOf(known).holderIdentity ?? "" : "" });
+        const holder = known ? specOf(known).holderIdentity ?? "" : "";
+        this.log.info("a shard given up was taken meanwhile: nothing to release", { shard: index, holder });
         return false;
       }
       try {
-        this.book.observe(await this.options.client.replace(leaseResource, this.options.namespace, name, releasedLease(known, Date.now()), { signal }));
+        const { client, namespace } = this.options;
+        const released = releasedLease(known, Date.now());
+        this.book.observe(await client.replace(leaseResource, namespace, name, released, { signal }));
         return true;
       } catch (error) {
         if ((error as { code?: unknown }).code === 409 && attempt === 0) {
           await this.reread(name, signal);
           continue;
         }
-        this.log.warn("could not release a shard; another replica takes it when its lease expires", { shard: index, error: error instanceof Error ? error.message : String(error) });
+        this.log.warn(
+          "could not release a shard; another replica takes it when its lease expires",
+          { shard: index, error: errorMessage(error) },
+        );
         return false;
       }
     }
@@ -68,7 +83,8 @@ export class LeaseWriter {
   /** Deletes our membership (leaving); left to expire by itself if that fails. */
   async leave(): Promise<void> {
     try {
-      await this.options.client.delete(leaseResource, this.options.namespace, memberLeaseName(this.options.group, this.options.id), { signal: AbortSignal.timeout(2000) });
+      const { client, namespace, group, id } = this.options;
+      await client.delete(leaseResource, namespace, memberLeaseName(group, id), { signal: AbortSignal.timeout(2000) });
     } catch {
       // it expires by itself after its duration
     }
@@ -87,4 +103,8 @@ export class LeaseWriter {
       if ((error as { code?: unknown }).code === 404) this.book.delete(name);
     }
   }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

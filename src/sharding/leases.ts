@@ -26,7 +26,8 @@ import { ShardHolds } from "./holds.ts";
 import { GROUP_LABEL, LeaseBook, memberLeaseName } from "./lease-book.ts";
 import { LeaseWriter } from "./lease-writer.ts";
 import { NotTaking } from "./not-taking.ts";
-import { coverageReport, type HandoverDirection, type ShardObserver } from "./observer.ts";
+import { RenewDeadlines } from "./renew-deadlines.ts";
+import { coverageReport, waitingReport, type HandoverDirection, type ShardObserver } from "./observer.ts";
 
 export type ShardClient = Pick<KubeClient, "get" | "create" | "replace" | "delete"> & WatchClient;
 
@@ -66,22 +67,21 @@ export class ShardLeases {
   private readonly log: Logger;
   private readonly book: LeaseBook;
   private readonly writer: LeaseWriter;
-  /** When each held shard's last successful write was sent (performance.now(): a clock step moves no deadline). */
-  private readonly renewedAt = new Map<number, number>();
-  /** Per held shard: loses it when renewDeadline passes without a renewal. */
-  private readonly deadlines = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly deadlines: RenewDeadlines;
   /** A Lease event cuts the pause short. */
   private readonly nudge = new Nudge();
-  /** What reportWaiting last said (undefined: not waiting). */
-  private waitingKey: string | undefined;
   private readonly reportCoverage: (found: Coverage) => void;
+  private readonly reportWaiting: ReturnType<typeof waitingReport>;
   private readonly notTaking: NotTaking;
 
   constructor(private readonly options: ShardLeasesOptions) {
-    this.holds = new ShardHolds(options.shards, (index) => this.lapsed(index));
+    this.deadlines = new RenewDeadlines(options.renewDeadlineMs, (index, why) => this.lose(index, why));
+    this.holds = new ShardHolds(options.shards, (index) => this.deadlines.lapsed(index));
     this.log = options.logger.child({ shards: `${options.namespace}/${options.group}` });
     this.reportCoverage = coverageReport(this.log, options.observer);
-    this.book = new LeaseBook({ ...options, resyncMs: options.resyncMs ?? Math.max(60_000, 4 * options.durationMs), changed: () => this.nudge.nudge() });
+    this.reportWaiting = waitingReport(this.log, options.shards, (waiting) => options.onWaiting?.(waiting));
+    const resyncMs = options.resyncMs ?? Math.max(60_000, 4 * options.durationMs);
+    this.book = new LeaseBook({ ...options, resyncMs, changed: () => this.nudge.nudge() });
     this.writer = new LeaseWriter(options, this.book, this.log);
     this.notTaking = new NotTaking(options.durationMs);
   }
@@ -142,15 +142,24 @@ export class ShardLeases {
   private assignmentInput(): AssignmentInput {
     const { id: self, shards } = this.options;
     return {
-      now: Date.now(), self, shards, leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(),
+      now: Date.now(), self, shards,
+      leases: this.book.leaseViews(shards, (i) => this.shardLeaseName(i)), members: this.book.memberViews(),
       held: new Set(this.holds.owned()), notTaking: this.notTaking.ids, foreign: this.book.foreignViews(shards),
     };
   }
 
-  /** Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when to decide again at the latest. */
+  /**
+   * Acts on what the Leases say now (no I/O unless a shard is to be taken or given up); returns when
+   * to decide again at the latest.
+   */
   private async decide(signal: AbortSignal): Promise<number | undefined> {
     const seen = this.assignmentInput();
-    for (const replica of this.notTaking.update(seen)) this.log.info("a replica stayed below its share with shards there for it: shares are made without it until it takes one", { replica });
+    for (const replica of this.notTaking.update(seen)) {
+      this.log.info(
+        "a replica stayed below its share with shards there for it: shares are made without it until it takes one",
+        { replica },
+      );
+    }
     const found = coverage(seen);
     this.reportCoverage(found);
     // A held shard whose Lease names another live holder (the watch says so before our next
@@ -166,7 +175,12 @@ export class ShardLeases {
     }
     const decision = assign(input);
     this.reportWaiting(decision.waitingFor);
-    if (decision.release.length > 0) await this.handOver(decision.release, decision.waitingFor ? "replicas with a larger shard count hold shards" : "rebalancing: a replica below its share");
+    if (decision.release.length > 0) {
+      const why = decision.waitingFor
+        ? "replicas with a larger shard count hold shards"
+        : "rebalancing: a replica below its share";
+      await this.handOver(decision.release, why);
+    }
     // All at once, and one change for all: the shards taken together start together (one
     // stream with a fresh LIST of their ranges, streams/shard-streams.ts), not one by one.
     const won = await Promise.all(decision.acquire.map((index) => this.acquire(index, signal)));
@@ -181,19 +195,6 @@ export class ShardLeases {
     return decision.nextChangeAt;
   }
 
-  /** Says once when replicas with another shard count hold shards, and once when they are gone. */
-  private reportWaiting(waiting: { shards: number; holders: string[] } | undefined): void {
-    const key = waiting ? `${waiting.shards}|${waiting.holders.join(",")}` : undefined;
-    if (key === this.waitingKey) return;
-    this.waitingKey = key;
-    this.options.onWaiting?.(waiting);
-    if (waiting) {
-      this.log.warn("replicas with another shard count hold shards (a rolling update changing sharding.shards?): this one takes none until they are gone", {
-        shards: this.options.shards, theirs: waiting.shards, holders: waiting.holders.join(", "),
-      });
-    } else this.log.info("no replica with another shard count holds shards any more: shares are made again");
-  }
-
   private async renewMembership(signal: AbortSignal): Promise<void> {
     await this.writer.write(memberLeaseName(this.options.group, this.options.id), "member", this.bounded(signal));
   }
@@ -203,40 +204,16 @@ export class ShardLeases {
     return AbortSignal.any([signal, AbortSignal.timeout(this.options.renewDeadlineMs)]);
   }
 
-  /**
-   * A held shard's Lease was written by us: its renew deadline starts again, from when the write
-   * was sent (an answer read late, by a stalled process, must not stretch what the others see).
-   */
-  private renewed(index: number, sentAt: number): void {
-    this.renewedAt.set(index, sentAt);
-    clearTimeout(this.deadlines.get(index));
-    this.deadlines.set(index, setTimeout(() => this.lose(index, "not renewed within renewDeadline"), Math.max(0, sentAt + this.options.renewDeadlineMs - performance.now())));
-  }
-
-  /** Past renewDeadline by the clock, its timer not run yet (holds.ts says why that matters): lost now. */
-  private lapsed(index: number): boolean {
-    const at = this.renewedAt.get(index);
-    if (at === undefined || performance.now() - at < this.options.renewDeadlineMs) return false;
-    this.lose(index, "not renewed within renewDeadline (seen late: this process was stalled)");
-    return true;
-  }
-
-  private forget(index: number): void {
-    this.renewedAt.delete(index);
-    clearTimeout(this.deadlines.get(index));
-    this.deadlines.delete(index);
-  }
-
   private async renew(index: number, signal: AbortSignal): Promise<void> {
     const name = this.shardLeaseName(index);
     const sentAt = performance.now();
     if (await this.writer.write(name, "shard", this.bounded(signal))) {
-      if (this.holds.has(index)) this.renewed(index, sentAt);
+      if (this.holds.has(index)) this.deadlines.renewed(index, sentAt);
       return;
     }
     const holder = specOf(this.book.get(name) ?? { metadata: {} }).holderIdentity;
     if (holder && holder !== this.options.id) this.lose(index, `the lease is now held by ${holder}`);
-    else if (performance.now() - (this.renewedAt.get(index) ?? -Infinity) >= this.options.renewDeadlineMs) this.lose(index, "not renewed within renewDeadline");
+    else if (this.deadlines.overdue(index)) this.lose(index, "not renewed within renewDeadline");
   }
 
   /** Takes a free shard's Lease; true when it is ours now (decide() starts its work). */
@@ -248,11 +225,14 @@ export class ShardLeases {
     // new holder since. The PUT carries the resourceVersion of what is checked here, so a
     // write that raced us fails with 409 instead of taking a shard from its live holder.
     const view = this.assignmentInput().leases[index]!;
-    if (signal.aborted || (holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined)) return false;
+    const heldByAnother =
+      holder !== undefined && holder !== this.options.id && liveHolder(view, Date.now()) !== undefined;
+    if (signal.aborted || heldByAnother) return false;
     const sentAt = performance.now();
     if (!(await this.writer.write(name, "shard", signal))) return false;
-    this.renewed(index, sentAt); // its deadline runs from this write; it is held once the round is announced
-    this.log.info("acquired a shard", { shard: index, ...(holder && holder !== this.options.id ? { from: holder } : {}) });
+    this.deadlines.renewed(index, sentAt); // its deadline runs from this write; it is held once the round is announced
+    const from = holder && holder !== this.options.id ? { from: holder } : {};
+    this.log.info("acquired a shard", { shard: index, ...from });
     return true;
   }
 
@@ -260,8 +240,9 @@ export class ShardLeases {
   private lose(index: number, why: string): void {
     if (!this.holds.has(index)) return;
     // Its state goes once its cycles ended; a shard taken back meanwhile was forgotten at that take.
-    void this.holds.stop(index, this.options.graceMs).then(() => this.holds.has(index) || this.options.onForget?.([index]));
-    this.forget(index);
+    const forgetUnlessRetaken = () => this.holds.has(index) || this.options.onForget?.([index]);
+    void this.holds.stop(index, this.options.graceMs).then(forgetUnlessRetaken);
+    this.deadlines.forget(index);
     this.log.warn("lost a shard: its work is stopped", { shard: index, why });
     this.changed("abandoned", [index]);
   }
@@ -275,8 +256,13 @@ export class ShardLeases {
     this.options.observer?.owned(this.holds.owned());
     const timeout = AbortSignal.timeout(Math.max(2000, this.options.retryPeriodMs));
     for (const [n, index] of indexes.entries()) {
-      if (abandoned[n]) this.log.warn("handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them", { shard: index, abandoned: abandoned[n] });
-      this.forget(index);
+      if (abandoned[n]) {
+        this.log.warn(
+          "handing over a shard whose cycles ignored their signal past the grace; nothing more is written for them",
+          { shard: index, abandoned: abandoned[n] },
+        );
+      }
+      this.deadlines.forget(index);
       const released = await this.writer.release(index, this.shardLeaseName(index), timeout);
       if (released) this.log.info("released a shard", { shard: index, why });
       this.options.observer?.handover(released && !abandoned[n] ? "released" : "abandoned", index);

@@ -44,7 +44,8 @@ export class NotTaking {
     const live = liveMembers(now, input.self, input.members, shards);
     const counts = heldBy(input);
     for (const [id, mark] of this.marked) {
-      if (!live.includes(id) || (counts.get(id) ?? 0) > mark.held || now - mark.at >= RETRY_DURATIONS * this.durationMs) this.unmark(id);
+      const took = (counts.get(id) ?? 0) > mark.held;
+      if (!live.includes(id) || took || now - mark.at >= RETRY_DURATIONS * this.durationMs) this.unmark(id);
     }
     const free = input.leases.length > [...counts.values()].reduce((a, b) => a + b, 0);
     const crowded = free || live.some((id) => (counts.get(id) ?? 0) > quotaOf(id, live, shards));

@@ -34,7 +34,35 @@ export function coverageReport(log: Logger, observer: ShardObserver | undefined)
     last = key;
     observer?.coverage(found);
     if (found.overlaps.length > 0 || (!first && (found.gaps.length > 0 || found.orphans.length > 0))) {
-      log.warn("shard coverage: not every shard has exactly one live owner", { gaps: found.gaps.join(","), orphans: found.orphans.join(","), overlaps: found.overlaps.join(",") });
+      const { gaps, orphans, overlaps } = found;
+      const fields = { gaps: gaps.join(","), orphans: orphans.join(","), overlaps: overlaps.join(",") };
+      log.warn("shard coverage: not every shard has exactly one live owner", fields);
     }
+  };
+}
+
+/** Replicas with another shard count (`shards`) that hold shards (assign.ts's `waitingFor`). */
+type Waiting = { shards: number; holders: string[] } | undefined;
+
+/**
+ * Tells `onWaiting` and the log once when replicas with another shard count than ours (`shards`)
+ * hold shards, and once when they are gone.
+ */
+export function waitingReport(
+  log: Logger, shards: number, onWaiting: (waiting: Waiting) => void,
+): (waiting: Waiting) => void {
+  let last: string | undefined;
+  return (waiting) => {
+    const key = waiting ? `${waiting.shards}|${waiting.holders.join(",")}` : undefined;
+    if (key === last) return;
+    last = key;
+    onWaiting(waiting);
+    if (waiting) {
+      log.warn(
+        "replicas with another shard count hold shards (a rolling update changing sharding.shards?): " +
+          "this one takes none until they are gone",
+        { shards, theirs: waiting.shards, holders: waiting.holders.join(", ") },
+      );
+    } else log.info("no replica with another shard count holds shards any more: shares are made again");
   };
 }

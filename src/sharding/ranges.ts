@@ -13,8 +13,12 @@ export interface HashRange {
 
 /** The range of shard `index` of `count`. */
 export function shardRange(index: number, count: number): HashRange {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`shard count must be a positive integer, got ${count}`);
-  if (!Number.isInteger(index) || index < 0 || index >= count) throw new RangeError(`shard index ${index} is outside 0..${count - 1}`);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new RangeError(`shard count must be a positive integer, got ${count}`);
+  }
+  if (!Number.isInteger(index) || index < 0 || index >= count) {
+    throw new RangeError(`shard index ${index} is outside 0..${count - 1}`);
+  }
   const n = BigInt(count);
   return { start: (BigInt(index) * HASH_SPACE) / n, end: (BigInt(index + 1) * HASH_SPACE) / n };
 }

@@ -24,7 +24,11 @@ export function buildShardSelector(key: ShardKey, ranges: readonly HashRange[]):
 
 export class ShardSelectorError extends Error {}
 
-const RANGE = /^shardRange\(\s*object\.metadata\.(uid|namespace)\s*,\s*'0x([0-9a-f]{16}|10000000000000000)'\s*,\s*'0x([0-9a-f]{16}|10000000000000000)'\s*\)$/;
+/** One bound in quotes: 16 hex digits, or the end of the whole space. */
+const BOUND = String.raw`'0x([0-9a-f]{16}|10000000000000000)'`;
+const RANGE = new RegExp(
+  String.raw`^shardRange\(\s*object\.metadata\.(uid|namespace)\s*,\s*${BOUND}\s*,\s*${BOUND}\s*\)$`,
+);
 
 /** Parses a selector in the normal form (what we build and what the server echoes). */
 export function parseShardSelector(selector: string): { key: ShardKey; ranges: HashRange[] } {
@@ -32,12 +36,21 @@ export function parseShardSelector(selector: string): { key: ShardKey; ranges: H
   const ranges: HashRange[] = [];
   for (const part of selector.split("||").map((p) => p.trim())) {
     const match = RANGE.exec(part);
-    if (!match) throw new ShardSelectorError(`not a shardRange() term: ${JSON.stringify(part)} (expected shardRange(object.metadata.uid, '0x<16 hex digits>', '0x<16 hex digits>'))`);
+    if (!match) {
+      throw new ShardSelectorError(
+        `not a shardRange() term: ${JSON.stringify(part)} ` +
+          "(expected shardRange(object.metadata.uid, '0x<16 hex digits>', '0x<16 hex digits>'))",
+      );
+    }
     const [, field, start, end] = match as unknown as [string, ShardKey, string, string];
-    if (key !== undefined && field !== key) throw new ShardSelectorError(`all ranges must use the same field, got ${key} and ${field}`);
+    if (key !== undefined && field !== key) {
+      throw new ShardSelectorError(`all ranges must use the same field, got ${key} and ${field}`);
+    }
     key = field;
     const range = { start: BigInt(`0x${start}`), end: BigInt(`0x${end}`) };
-    if (range.start >= range.end) throw new ShardSelectorError(`range start ${hexBound(range.start)} must be less than end ${hexBound(range.end)}`);
+    if (range.start >= range.end) {
+      throw new ShardSelectorError(`range start ${hexBound(range.start)} must be less than end ${hexBound(range.end)}`);
+    }
     ranges.push(range);
   }
   return { key: key!, ranges };
@@ -52,5 +65,7 @@ export function serverApplied(requested: string, listMetadata: unknown): boolean
   const echo = (listMetadata as { shardInfo?: { selector?: unknown } } | undefined)?.shardInfo?.selector;
   if (echo === undefined) return false;
   if (echo === requested) return true;
-  throw new ShardSelectorError(`the server applied shardSelector ${JSON.stringify(echo)}, not the requested ${JSON.stringify(requested)}`);
+  throw new ShardSelectorError(
+    `the server applied shardSelector ${JSON.stringify(echo)}, not the requested ${JSON.stringify(requested)}`,
+  );
 }

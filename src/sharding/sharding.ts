@@ -42,7 +42,10 @@ export class Sharding {
     return () => this.listeners.delete(listener);
   }
 
-  /** Hears when what is kept per object of some shards is to go (given up and ended, or taken: ShardLeasesOptions.onForget). */
+  /**
+   * Hears when what is kept per object of some shards is to go (given up and ended, or taken:
+   * ShardLeasesOptions.onForget).
+   */
   onForget(listener: (shards: readonly number[]) => void): () => void {
     this.forgetting.add(listener);
     return () => this.forgetting.delete(listener);
@@ -66,7 +69,9 @@ export class Sharding {
    * Does the API server apply `shardSelector` to this resource? One LIST of one object with a
    * selector of the whole hash space: the echo says yes, its absence no (no feature gate).
    */
-  async detect(client: Pick<KubeClient, "list">, resource: Resource, namespace: string | null, signal: AbortSignal): Promise<boolean> {
+  async detect(
+    client: Pick<KubeClient, "list">, resource: Resource, namespace: string | null, signal: AbortSignal,
+  ): Promise<boolean> {
     const selector = buildShardSelector(this.options.key, [shardRange(0, 1)]);
     const list = await client.list(resource, { namespace, shardSelector: selector, limit: 1, signal });
     return serverApplied(selector, list.metadata);

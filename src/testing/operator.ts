@@ -22,7 +22,8 @@ import { awaitObject } from "./until.ts";
 export type Named = ResourceToken<any> | string;
 
 /** What `apply` takes: the object without the parts kobun fills (apiVersion, kind), with a name. */
-export type Applied<T> = Omit<T, "apiVersion" | "kind" | "metadata"> & { apiVersion?: string; kind?: string; metadata: ObjectMeta & { name: string } };
+export type Applied<T> = Omit<T, "apiVersion" | "kind" | "metadata">
+  & { apiVersion?: string; kind?: string; metadata: ObjectMeta & { name: string } };
 
 export interface TestOperatorOptions {
   /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
@@ -68,14 +69,18 @@ export class TestOperator {
   }
 
   /** Creates the object, or updates it: server-side apply as field manager "kobun-testing". */
-  async apply<S extends Named>(token: S, object: Applied<ObjectOf<S>>, o: { namespace?: string } = {}): Promise<ObjectOf<S>> {
+  async apply<S extends Named>(
+    token: S, object: Applied<ObjectOf<S>>, o: { namespace?: string } = {},
+  ): Promise<ObjectOf<S>> {
     const resource = await this.resolve(token);
     const name = object.metadata?.name;
     if (!name) throw new Error(`apply ${resource.plural}: the object needs metadata.name`);
     const namespace = this.namespaceOf(resource, o.namespace ?? object.metadata.namespace);
     const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-    const body = { ...object, apiVersion, kind: resource.kind, metadata: { ...object.metadata, ...(namespace ? { namespace } : {}) } } as KubeObject;
-    return (await this.client.apply(resource, namespace, name, body, { fieldManager: "kobun-testing", force: true })) as ObjectOf<S>;
+    const metadata = { ...object.metadata, ...(namespace ? { namespace } : {}) };
+    const body = { ...object, apiVersion, kind: resource.kind, metadata } as KubeObject;
+    const manager = { fieldManager: "kobun-testing", force: true };
+    return (await this.client.apply(resource, namespace, name, body, manager)) as ObjectOf<S>;
   }
 
   /** The object now, or undefined when there is none. */
@@ -100,8 +105,11 @@ export class TestOperator {
    * state of the object. Fails after the timeout with a message naming the object, the
    * condition and the last state seen; at once if the operator ends meanwhile.
    */
-  async until<S extends Named>(token: S, name: string, condition: (object: ObjectOf<S>) => unknown, o: WaitOptions = {}): Promise<ObjectOf<S>> {
-    const found = await this.wait(token, name, (object) => object !== undefined && condition(object as ObjectOf<S>), String(condition), o);
+  async until<S extends Named>(
+    token: S, name: string, condition: (object: ObjectOf<S>) => unknown, o: WaitOptions = {},
+  ): Promise<ObjectOf<S>> {
+    const test = (object: KubeObject | undefined) => object !== undefined && condition(object as ObjectOf<S>);
+    const found = await this.wait(token, name, test, String(condition), o);
     return found as ObjectOf<S>;
   }
 
@@ -133,7 +141,9 @@ export class TestOperator {
     await this.stop();
   }
 
-  private async wait(token: Named, name: string, test: (o: KubeObject | undefined) => unknown, what: string, o: WaitOptions): Promise<KubeObject | undefined> {
+  private async wait(
+    token: Named, name: string, test: (o: KubeObject | undefined) => unknown, what: string, o: WaitOptions,
+  ): Promise<KubeObject | undefined> {
     const resource = await this.resolve(token);
     return awaitObject({
       client: this.client, resource, name, test, what,
@@ -163,8 +173,13 @@ function readCrd(path: string): string {
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code !== "ENOENT") throw error;
-    throw new Error(`startOperator({ crds }): no file ${JSON.stringify(path)} (looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
-      "give the path of a CRD file of your project, or define the resource with defineResource, whose CRD is installed without a file", { cause: error });
+    throw new Error(
+      `startOperator({ crds }): no file ${JSON.stringify(path)} ` +
+        `(looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
+        "give the path of a CRD file of your project, " +
+        "or define the resource with defineResource, whose CRD is installed without a file",
+      { cause: error },
+    );
   }
 }
 
@@ -184,7 +199,9 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     const registry = options.registry ?? defaultRegistry;
     await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
     await ensureNamespace(client, namespace);
-    const settings = resolveSettings({ flags: { ...options.flags, kubeconfig: sandbox.kubeconfigPath, namespaces: [namespace], standalone: true } });
+    const settings = resolveSettings({
+      flags: { ...options.flags, kubeconfig: sandbox.kubeconfigPath, namespaces: [namespace], standalone: true },
+    });
     const stop = new AbortController();
     const failure = new AbortController();
     let started!: () => void;
@@ -192,10 +209,13 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     const running = run({ signal: stop.signal, settings, registry, logger, onStarted: () => started() }).then(
       () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
       (error) => {
-        failure.abort(error instanceof Error ? new Error(`the test operator failed: ${error.message}`, { cause: error }) : error);
+        if (!(error instanceof Error)) return failure.abort(error);
+        failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
       },
     );
-    const endedFirst = running.then(() => { throw failure.signal.reason ?? new Error("the test operator ended before it started"); });
+    const endedFirst = running.then(() => {
+      throw failure.signal.reason ?? new Error("the test operator ended before it started");
+    });
     endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
     await Promise.race([ready, endedFirst]);
     return new TestOperator(sandbox, client, namespace, stop, failure.signal, running, logger, options.timeout ?? 5000);

@@ -48,7 +48,8 @@ export async function awaitObject(a: Awaited): Promise<KubeObject | undefined> {
       return false;
     }
   };
-  const events = watchResource(a.client, a.resource, { namespace: a.namespace, fieldSelector: `metadata.name=${a.name}` }, signal, a.logger);
+  const only = { namespace: a.namespace, fieldSelector: `metadata.name=${a.name}` };
+  const events = watchResource(a.client, a.resource, only, signal, a.logger);
   try {
     for await (const event of events) {
       if (event.type === "relist-start") present = false;
@@ -65,9 +66,13 @@ export async function awaitObject(a: Awaited): Promise<KubeObject | undefined> {
   } catch (error) {
     if (!signal.aborted) throw error;
   }
-  if (a.signal.aborted) throw a.signal.reason instanceof Error ? a.signal.reason : new Error(`until ${describe(a)}: stopped (${String(a.signal.reason)})`);
+  if (a.signal.aborted) {
+    const reason = a.signal.reason;
+    throw reason instanceof Error ? reason : new Error(`until ${describe(a)}: stopped (${String(reason)})`);
+  }
   const seen = last === undefined ? "the object was not there" : `last seen: ${show(last)}`;
-  const thrown = testError === undefined ? "" : `; the condition last threw: ${testError instanceof Error ? testError.message : String(testError)}`;
+  const why = testError instanceof Error ? testError.message : String(testError);
+  const thrown = testError === undefined ? "" : `; the condition last threw: ${why}`;
   throw new UntilTimeoutError(`until ${describe(a)}: not true after ${a.timeoutMs} ms; ${seen}${thrown}`, last);
 }
 

@@ -20,7 +20,9 @@ export function carriedSettings(settings: Settings): Record<string, unknown> | n
   const { include, exclude, allNamespaces } = settings.namespaces;
   const { standalone, name, priority } = settings.peering;
   const baseline = resolveSettings({
-    flags: { namespaces: [...include, ...exclude.map((ns) => `!${ns}`)], allNamespaces, standalone, peering: name, priority },
+    flags: {
+      namespaces: [...include, ...exclude.map((ns) => `!${ns}`)], allNamespaces, standalone, peering: name, priority,
+    },
   });
   // The resources: entries go as written (not where they were read from): all of them differ from none.
   const given = { ...settings, resources: resourcesAsYaml(settings.resources) };

@@ -18,7 +18,8 @@ export const MEASURED_PEAK_MIB = 188;
 export const MEMORY_LIMIT_MIB = Math.ceil((MEASURED_PEAK_MIB * 2) / 64) * 64;
 
 const MEMORY_NOTE =
-  ` limits.memory: ${MEMORY_LIMIT_MIB}Mi is twice the ${MEASURED_PEAK_MIB} MiB peak RSS measured with 10,000 tiny objects` +
+  ` limits.memory: ${MEMORY_LIMIT_MIB}Mi is twice the ${MEASURED_PEAK_MIB} MiB peak RSS` +
+  " measured with 10,000 tiny objects" +
   "\n (kobun's bench/memory.ts, README \"Deploying\"); raise it for larger or more objects, or heavier handlers.";
 
 /** The container's one HTTP port: probes and metrics. */
@@ -36,11 +37,15 @@ export interface DeploymentOptions {
 }
 
 /** The Deployment as an object, for tests and for rendering. */
-export function deploymentObject({ name, namespace, image, settings, config, webhooks = false }: DeploymentOptions): KubeObject {
+export function deploymentObject(options: DeploymentOptions): KubeObject {
+  const { name, namespace, image, settings, config, webhooks = false } = options;
   const args = runArgs(settings);
   if (config) args.splice(1, 0, `--config=${CONFIG_DIR}/${CONFIG_FILE}`);
   // The configurations and the Service are named after the operator; its Pods serve them all.
-  if (webhooks) args.push("--webhooks-listen=0.0.0.0:9443", ...(name !== settings.webhooks.name ? [`--webhooks-name=${name}`] : []));
+  if (webhooks) {
+    args.push("--webhooks-listen=0.0.0.0:9443");
+    if (name !== settings.webhooks.name) args.push(`--webhooks-name=${name}`);
+  }
   return {
     apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace },
     spec: {
@@ -51,12 +56,16 @@ export function deploymentObject({ name, namespace, image, settings, config, web
         // prometheus.io/* for annotation-based scraping; a PodMonitor selects `app` and the port named "metrics".
         metadata: {
           labels: { app: name },
-          annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": String(PROBE_PORT), "prometheus.io/path": "/metrics" },
+          annotations: {
+            "prometheus.io/scrape": "true", "prometheus.io/port": String(PROBE_PORT), "prometheus.io/path": "/metrics",
+          },
         },
         spec: {
           serviceAccountName: name,
           ...(config ? { volumes: [{ name: "config", configMap: { name } }] } : {}),
-          securityContext: { runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: "RuntimeDefault" } },
+          securityContext: {
+            runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: "RuntimeDefault" },
+          },
           containers: [{
             name, image, args,
             ...(config ? { volumeMounts: [{ name: "config", mountPath: CONFIG_DIR, readOnly: true }] } : {}),

@@ -42,11 +42,15 @@ export function renderManifests(options: ManifestOptions): string {
   const enabled = enabledSelectors(settings, options.selectors, options.aliases);
   const selectors = enabled.map(({ selector }) => selector);
   // Resources with namespaces of their own are granted there (rbac.ts).
-  const apart = new Map(enabled.flatMap(({ selector, config }) => (config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : [])));
-  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...(options.watched ? { watched: options.watched } : {}) });
+  const apart = new Map(enabled.flatMap(({ selector, config }) =>
+    config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : []));
+  const watched = options.watched ? { watched: options.watched } : {};
+  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...watched });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
-  const admissions = { webhooks: enabledWebhooks(settings, registry.webhooks, options.aliases), conversions: registry.conversions };
+  const admissions = {
+    webhooks: enabledWebhooks(settings, registry.webhooks, options.aliases), conversions: registry.conversions,
+  };
   const webhooks = webhookObjects(name, namespace, crds, admissions);
   rules.cluster.push(...webhookRules(name, admissions));
   const docs: KubeObject[] = [
@@ -57,20 +61,38 @@ export function renderManifests(options: ManifestOptions): string {
   ];
   // Sharded replicas hand shards over when a Pod goes: evict them one at a time.
   if (settings.sharding.enabled) {
-    docs.push({ apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: name } } } });
+    docs.push({
+      apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, namespace },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { app: name } } },
+    });
   }
   const carried = carriedSettings(settings);
-  if (carried) docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data: { [CONFIG_FILE]: stringify(carried) } });
-  return selectorNotes(settings) + [...docs.map((doc) => stringify(doc)), renderDeployment({ name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0 })].join("---\n");
+  if (carried) {
+    const data = { [CONFIG_FILE]: stringify(carried) };
+    docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data });
+  }
+  const deployment = renderDeployment({
+    name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0,
+  });
+  return selectorNotes(settings) + [...docs.map((doc) => stringify(doc)), deployment].join("---\n");
 }
 
 /** RBAC cannot grant by label or field: say which resources the operator narrows by selectors that the roles do not. */
 function selectorNotes(settings: Settings): string {
   const notes = Object.values(settings.resources)
     .filter((entry) => entry.enabled && (entry.labelSelector || entry.fieldSelector))
-    .map((entry) => `#   ${entry.key}: ${[entry.labelSelector && `labelSelector ${entry.labelSelector}`, entry.fieldSelector && `fieldSelector ${entry.fieldSelector}`].filter(Boolean).join(", ")}`);
+    .map((entry) => {
+      const { labelSelector, fieldSelector } = entry;
+      const by = [labelSelector && `labelSelector ${labelSelector}`, fieldSelector && `fieldSelector ${fieldSelector}`];
+      return `#   ${entry.key}: ${by.filter(Boolean).join(", ")}`;
+    });
   if (notes.length === 0) return "";
-  return ["# kobun.yaml's resources: the operator lists and watches these only through selectors, which RBAC cannot express:", "# the roles below grant every object of them.", ...notes, ""].join("\n");
+  return [
+    "# kobun.yaml's resources: the operator lists and watches these only through selectors, which RBAC cannot express:",
+    "# the roles below grant every object of them.",
+    ...notes,
+    "",
+  ].join("\n");
 }
 
 function handlerCRDs(manifests: Manifest[]): KubeObject[] {
@@ -78,10 +100,13 @@ function handlerCRDs(manifests: Manifest[]): KubeObject[] {
 }
 
 export async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
-  const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), { name: { value: true }, image: { value: true }, "operator-namespace": { value: true } });
+  const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), {
+    name: { value: true }, image: { value: true }, "operator-namespace": { value: true },
+  });
   const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
   const settings = resolveSettings({ flags, cwd: process.cwd() });
-  const manifests = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
+  const loaded = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
+  const manifests = withDefinitions(loaded);
   const name = stringFlag(own.values, "name") ?? "kobun-operator";
   process.stdout.write(
     renderManifests({

@@ -38,7 +38,10 @@ export interface RbacInput {
   selectors: ResourceSelector[];
   /** The CRDs shipped beside the handlers: they tell a resource's group and scope. */
   crds: KubeObject[];
-  /** The resources handlers declared as children (`{ children: [...] }`): full access, where the handled objects are. */
+  /**
+   * The resources handlers declared as children (`{ children: [...] }`): full access, where the
+   * handled objects are.
+   */
   children?: ResourceSelector[];
   /** Of `selectors`, those only indexes read (`on.index`): get/list/watch, never patch. */
   watched?: ResourceSelector[];
@@ -48,12 +51,15 @@ export interface RbacInput {
 
 const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
 const FOLLOW_NAMESPACES: Rule = { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] };
+const LEASES = { apiGroups: ["coordination.k8s.io"], resources: ["leases"] };
 
 /**
  * The group and plural RBAC and webhook rules name a selector's resource by (a CRD's other names
  * are turned into its plural), its scope, the version the selector names, and the shipped CRD.
  */
-export function grantedName(crds: KubeObject[], selector: ResourceSelector): { group: string; plural: string; clusterScoped: boolean; version?: string; crd?: KubeObject } {
+export function grantedName(
+  crds: KubeObject[], selector: ResourceSelector,
+): { group: string; plural: string; clusterScoped: boolean; version?: string; crd?: KubeObject } {
   const wanted = parseSelector(selector);
   const crd = crdNamed(crds, selector);
   const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
@@ -65,8 +71,11 @@ export function grantedName(crds: KubeObject[], selector: ResourceSelector): { g
 }
 
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
-export function rbacRules({ settings, selectors, crds, children = [], watched = [], apart = new Map() }: RbacInput): RbacRules {
-  const rules: RbacRules = { namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [] };
+export function rbacRules(input: RbacInput): RbacRules {
+  const { settings, selectors, crds, children = [], watched = [], apart = new Map() } = input;
+  const rules: RbacRules = {
+    namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [],
+  };
   const placed = (selector: ResourceSelector) => {
     const named = grantedName(crds, selector);
     return { ...named, where: named.clusterScoped ? rules.cluster : rules.namespaced };
@@ -79,7 +88,7 @@ export function rbacRules({ settings, selectors, crds, children = [], watched = 
       // Its own namespaces: its grants (and its Events) go there.
       where = [EVENTS];
       rules.apart.push({ namespaces: own, rules: where });
-      if (fixedNamespaces({ namespaces: own }) === null && !own.allNamespaces && !rules.cluster.includes(FOLLOW_NAMESPACES)) rules.cluster.push(FOLLOW_NAMESPACES);
+      followGlobs(rules, own);
     } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
     if (watched.includes(selector)) {
       // Only an index reads it: listed and watched, never written.
@@ -94,32 +103,42 @@ export function rbacRules({ settings, selectors, crds, children = [], watched = 
     // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api,
     // where the handled objects are: resources with namespaces of their own take them there too.
     const { plural, group, where } = placed(selector);
-    const rule = { apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] };
+    const verbs = ["get", "list", "watch", "create", "update", "patch", "delete"];
+    const rule = { apiGroups: [group], resources: [plural], verbs };
     where.push(rule);
     if (where === rules.namespaced) for (const own of rules.apart) own.rules.push(rule);
   }
   rules.namespaced.push(EVENTS);
+  grantCoordination(settings, rules);
+  followGlobs(rules, settings.namespaces);
+  return rules;
+}
+
+/** What replicas need to take turns or share the work: the shard Leases, the lease, or the peering object. */
+function grantCoordination(settings: Settings, rules: RbacRules): void {
   const peering = settings.peering;
   if (settings.sharding.enabled) {
     // Shard and membership Leases: created, renewed and released by update, followed by watch,
     // and a replica's membership deleted when it leaves.
-    rules.own.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update", "delete"] });
+    rules.own.push({ ...LEASES, verbs: ["get", "list", "watch", "create", "update", "delete"] });
   }
   if (!peering.standalone && peering.mode === "lease") {
     // Acquire by create, renew and release by update (optimistic concurrency); follow by watch.
-    rules.own.push({ apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get", "list", "watch", "create", "update"] });
+    rules.own.push({ ...LEASES, verbs: ["get", "list", "watch", "create", "update"] });
   } else if (!peering.standalone) {
     const resource = peeringResource(peering.group, !peering.clusterwide);
     const where = peering.clusterwide ? rules.cluster : rules.namespaced;
-    where.push({ apiGroups: [resource.group], resources: [resource.plural], verbs: ["get", "list", "watch", "create", "patch"] });
+    const verbs = ["get", "list", "watch", "create", "patch"];
+    where.push({ apiGroups: [resource.group], resources: [resource.plural], verbs });
     // Where a cluster's peering CRD has a status subresource, records go there.
     where.push({ apiGroups: [resource.group], resources: [`${resource.plural}/status`], verbs: ["patch"] });
   }
-  if (fixedNamespaces(settings) === null && !settings.namespaces.allNamespaces && !rules.cluster.includes(FOLLOW_NAMESPACES)) {
-    // Globs: the runtime watches Namespace objects to find the matching ones.
-    rules.cluster.push(FOLLOW_NAMESPACES);
-  }
-  return rules;
+}
+
+/** Globs: the runtime watches Namespace objects to find the matching ones. */
+function followGlobs(rules: RbacRules, namespaces: NamespaceSettings): void {
+  const globbed = fixedNamespaces({ namespaces }) === null && !namespaces.allNamespaces;
+  if (globbed && !rules.cluster.includes(FOLLOW_NAMESPACES)) rules.cluster.push(FOLLOW_NAMESPACES);
 }
 
 const RBAC = "rbac.authorization.k8s.io/v1";
@@ -136,16 +155,22 @@ function roleNamespaces(settings: Settings, rules: RbacRules): string[] | null {
   const peering = settings.peering;
   const ownPeering = !peering.standalone && !peering.clusterwide && peering.mode !== "lease";
   const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, {
-    perNamespace: rules.resources.namespaced + (ownPeering ? 1 : 0), besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit,
+    perNamespace: rules.resources.namespaced + (ownPeering ? 1 : 0), besides: rules.resources.clusterScoped + 2,
+    limit: deployedStreamLimit,
   });
   return fixed.length > apart ? null : fixed;
 }
 
-/** A resource's own namespaces that get a Role each, or null when it is watched cluster-wide (as roleNamespaces decides for the global ones). */
+/**
+ * A resource's own namespaces that get a Role each, or null when it is watched cluster-wide (as
+ * roleNamespaces decides for the global ones).
+ */
 function apartNamespaces(settings: Settings, namespaces: NamespaceSettings, rules: RbacRules): string[] | null {
   const fixed = fixedNamespaces({ namespaces });
   if (fixed === null) return null;
-  const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, { perNamespace: 1, besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit });
+  const apart = namespacesWatchedApart(settings.watching.clusterWideAbove, {
+    perNamespace: 1, besides: rules.resources.clusterScoped + 2, limit: deployedStreamLimit,
+  });
   return fixed.length > apart ? null : fixed;
 }
 
@@ -166,7 +191,12 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
   for (const group of rules.apart) {
     const own = apartNamespaces(settings, group.namespaces, rules);
     if (own === null) clusterRules.push(...group.rules.filter((rule) => !clusterRules.includes(rule)));
-    else for (const ns of own) roles.set(ns, [...(roles.get(ns) ?? []), ...group.rules.filter((rule) => !roles.get(ns)?.includes(rule))]);
+    else {
+      for (const ns of own) {
+        const held = roles.get(ns) ?? [];
+        roles.set(ns, [...held, ...group.rules.filter((rule) => !held.includes(rule))]);
+      }
+    }
   }
   if (clusterRules.length > 0) {
     docs.push({ apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules: clusterRules });

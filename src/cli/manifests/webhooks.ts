@@ -17,10 +17,13 @@ export type Admissions = Pick<Registry, "webhooks" | "conversions">;
 /** The port the Deployment's container serves the webhooks on. */
 export const WEBHOOK_PORT = 9443;
 
-export const hasWebhooks = (registry: Admissions = defaultRegistry) => registry.webhooks.length > 0 || registry.conversions.length > 0;
+export const hasWebhooks = (registry: Admissions = defaultRegistry) =>
+  registry.webhooks.length > 0 || registry.conversions.length > 0;
 
 /** The Service and the webhook configurations; `crds` (the shipped ones) get their conversion set in place. */
-export function webhookObjects(name: string, namespace: string, crds: KubeObject[], registry: Admissions = defaultRegistry): KubeObject[] {
+export function webhookObjects(
+  name: string, namespace: string, crds: KubeObject[], registry: Admissions = defaultRegistry,
+): KubeObject[] {
   if (!hasWebhooks(registry)) return [];
   const endpoint = { service: { name, namespace, port: 443 } };
   const target = (spec: WebhookSpec): RuleTarget => {
@@ -33,7 +36,9 @@ export function webhookObjects(name: string, namespace: string, crds: KubeObject
   }
   const service: KubeObject = {
     apiVersion: "v1", kind: "Service", metadata: { name, namespace },
-    spec: { selector: { app: name }, ports: [{ name: "webhooks", port: 443, targetPort: WEBHOOK_PORT, protocol: "TCP" }] },
+    spec: {
+      selector: { app: name }, ports: [{ name: "webhooks", port: 443, targetPort: WEBHOOK_PORT, protocol: "TCP" }],
+    },
   };
   return [service, ...webhookConfigurations({ registry, name, endpoint, caBundle: undefined, target })];
 }
@@ -41,9 +46,19 @@ export function webhookObjects(name: string, namespace: string, crds: KubeObject
 /** Cluster-wide grants for exactly the operator's own webhook objects (resourceNames). */
 export function webhookRules(name: string, registry: Admissions = defaultRegistry): Rule[] {
   const rules: Rule[] = [];
-  const configurations = (["validate", "mutate"] as const).filter((kind) => registry.webhooks.some((w) => w.kind === kind)).map((kind) => PLURALS[kind]);
-  if (configurations.length > 0) rules.push({ apiGroups: [ADMISSION_GROUP], resources: configurations, verbs: ["get", "update"], resourceNames: [name] });
+  const configurations = (["validate", "mutate"] as const)
+    .filter((kind) => registry.webhooks.some((w) => w.kind === kind))
+    .map((kind) => PLURALS[kind]);
+  if (configurations.length > 0) {
+    const verbs = ["get", "update"];
+    rules.push({ apiGroups: [ADMISSION_GROUP], resources: configurations, verbs, resourceNames: [name] });
+  }
   const crds = registry.conversions.map(crdName);
-  if (crds.length > 0) rules.push({ apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: ["get", "patch"], resourceNames: crds });
+  if (crds.length > 0) {
+    rules.push({
+      apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: ["get", "patch"],
+      resourceNames: crds,
+    });
+  }
   return rules;
 }

@@ -54,7 +54,8 @@ export async function watchHandlers(o: WatchOptions): Promise<void> {
     const next = spawnWorker(o);
     if (!(await next.ready)) {
       await next.child.exited;
-      console.error(`kobun dev: the edit does not load; ${running ? "the previous handlers keep running" : "no handlers run yet"}:\n${next.output().trim()}`);
+      const meanwhile = running ? "the previous handlers keep running" : "no handlers run yet";
+      console.error(`kobun dev: the edit does not load; ${meanwhile}:\n${next.output().trim()}`);
       return;
     }
     if (running) await stopWorker(running);
@@ -125,7 +126,8 @@ function reportTypecheck(cwd: string): Bun.Subprocess | undefined {
   const tsc = join(cwd, "node_modules", ".bin", "tsc");
   if (!existsSync(tsc) || !existsSync(join(cwd, "tsconfig.json"))) return undefined;
   const child = Bun.spawn([tsc, "--noEmit", "--pretty", "false", "-p", cwd], { cwd, stdout: "pipe", stderr: "pipe" });
-  void Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]).then(([out, err, code]) => {
+  const output = [new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited] as const;
+  void Promise.all(output).then(([out, err, code]) => {
     if (child.signalCode !== null) return;          // killed: a newer edit's check replaced it
     if (code === 0) console.log(TYPECHECK_CLEAN);
     else console.error(`${TYPECHECK_FAILED}\n${(out + err).trim()}`);

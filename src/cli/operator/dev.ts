@@ -13,10 +13,22 @@ import { stopSignal } from "./signals.ts";
 import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
 import type { Settings } from "../../config/index.ts";
 
+type Logger = ReturnType<typeof loggerFor>;
+
+interface DevFlags {
+  demo: boolean;
+  once: boolean;
+  watch: boolean;
+  worker?: string;
+  /** The other arguments: `kobun run`'s flags and the handler files. */
+  rest: string[];
+}
+
 /** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
-function takeDevFlags(argv: string[]): { demo: boolean; once: boolean; watch: boolean; worker?: string; rest: string[] } {
+function takeDevFlags(argv: string[]): DevFlags {
   const worker = argv.find((arg) => arg.startsWith("--worker="))?.slice("--worker=".length);
-  const rest = argv.filter((arg) => arg !== "--demo" && arg !== "--once" && arg !== "--watch" && !arg.startsWith("--worker="));
+  const own = (arg: string) => arg === "--demo" || arg === "--once" || arg === "--watch" || arg.startsWith("--worker=");
+  const rest = argv.filter((arg) => !own(arg));
   const once = argv.includes("--once");
   const demo = argv.includes("--demo") || once;
   return { demo, once, watch: argv.includes("--watch"), worker, rest };
@@ -25,21 +37,36 @@ function takeDevFlags(argv: string[]): { demo: boolean; once: boolean; watch: bo
 export async function devCommand(argv: string[], embedded: Embedded): Promise<number> {
   const dev = takeDevFlags(argv);
   const { flags, positionals } = parseRunFlags(dev.rest);
-  if (flags.kubeconfig || flags.context) throw new UsageError("kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context", "--kubeconfig");
+  if (flags.kubeconfig || flags.context) {
+    const why = "kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context";
+    throw new UsageError(why, "--kubeconfig");
+  }
   // The sandbox is one process's own API server: nobody else to peer with.
   // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
-  const fileSettings = resolveSettings({ flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd(), env: process.env });
+  const fileSettings = resolveSettings({
+    flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd(), env: process.env,
+  });
   const logger = loggerFor(fileSettings);
   if (dev.worker !== undefined) return await devWorker(dev.worker, positionals, fileSettings, logger);
   if (dev.watch) {
-    if (embedded.handlersLoaded) throw new UsageError("kobun dev --watch reloads handler sources; a compiled operator has its handlers built in (run npx kobun dev --watch in the project)", "--watch");
+    if (embedded.handlersLoaded) {
+      throw new UsageError(
+        "kobun dev --watch reloads handler sources; a compiled operator has its handlers built in " +
+          "(run npx kobun dev --watch in the project)",
+        "--watch",
+      );
+    }
     if (dev.demo) throw new UsageError("kobun dev --watch and --demo/--once exclude each other", "--watch");
     const runFlags = dev.rest.filter((arg) => !positionals.includes(arg));
     return await devWatch(defaultHandlerPaths(positionals), runFlags);
   }
-  const manifests: Manifest[] = withDefinitions(embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals)));
+  const loaded = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
+  return await devSession(withDefinitions(loaded), dev, fileSettings, logger);
+}
 
+/** One `kobun dev`: a sandbox with the handlers' CRDs, the operator against it, and the demo if asked. */
+async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settings, logger: Logger): Promise<number> {
   const stop = stopSignal();
   // Authenticated, since it runs as long as the developer likes on a machine others may share;
   // over HTTPS, since kubectl sends no token over plain http.
@@ -47,11 +74,12 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   try {
     const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, logger });
     const installed = await applyManifests(client, manifests, logger, stop.signal);
-    logger.info("sandbox API server ready", { url: sandbox.url, kubeconfig: sandbox.kubeconfigPath, installed: installed.join(",") });
-    console.log(`kobun dev: sandbox at ${sandbox.url}\n  kubectl --kubeconfig ${sandbox.kubeconfigPath} get all -A\n  Ctrl+C to stop.`);
+    const ready = { url: sandbox.url, kubeconfig: sandbox.kubeconfigPath, installed: installed.join(",") };
+    logger.info("sandbox API server ready", ready);
+    console.log(greeting(sandbox, "Ctrl+C to stop."));
     const operatorStop = new AbortController();
     stop.signal.addEventListener("abort", () => operatorStop.abort(stop.signal.reason), { once: true });
-    const running = run({ signal: operatorStop.signal, settings: fileSettings, client, logger });
+    const running = run({ signal: operatorStop.signal, settings, client, logger });
     if (dev.demo) {
       const demo = runDemo(client, manifests, logger, stop.signal).catch((error) => {
         logger.error("demo failed", { error: error instanceof Error ? error.message : String(error) });
@@ -74,12 +102,15 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
 
 /** The session of `kobun dev --watch`: the sandbox here, the operator in workers (dev-watch.ts). */
 async function devWatch(paths: string[], runFlags: string[]): Promise<number> {
-  if (paths.length === 0) throw new UsageError("kobun dev --watch: no handlers to watch (no ./handlers directory, none named)", "--watch");
+  if (paths.length === 0) {
+    throw new UsageError("kobun dev --watch: no handlers to watch (no ./handlers directory, none named)", "--watch");
+  }
   const stop = stopSignal();
   const sandbox = await startSandbox({ auth: "token", tls: true });
   try {
-    console.log(`kobun dev: sandbox at ${sandbox.url}\n  kubectl --kubeconfig ${sandbox.kubeconfigPath} get all -A\n  watching ${paths.join(", ")}; Ctrl+C to stop.`);
-    await watchHandlers({ paths, kubeconfig: sandbox.kubeconfigPath, flags: runFlags, cwd: process.cwd(), signal: stop.signal });
+    console.log(greeting(sandbox, `watching ${paths.join(", ")}; Ctrl+C to stop.`));
+    const kubeconfig = sandbox.kubeconfigPath;
+    await watchHandlers({ paths, kubeconfig, flags: runFlags, cwd: process.cwd(), signal: stop.signal });
     return ExitCode.ok;
   } finally {
     stop.dispose();
@@ -92,7 +123,9 @@ async function devWatch(paths: string[], runFlags: string[]): Promise<number> {
  * session's sandbox, says so, and starts the operator only when told (the previous generation
  * has stopped by then). A load error ends it with the error on stdout, for the session to show.
  */
-async function devWorker(kubeconfig: string, positionals: string[], settings: Settings, logger: ReturnType<typeof loggerFor>): Promise<number> {
+async function devWorker(
+  kubeconfig: string, positionals: string[], settings: Settings, logger: Logger,
+): Promise<number> {
   const stop = stopSignal();
   try {
     let manifests: Manifest[];
@@ -111,6 +144,11 @@ async function devWorker(kubeconfig: string, positionals: string[], settings: Se
   } finally {
     stop.dispose();
   }
+}
+
+/** What `kobun dev` prints once its sandbox serves: where it is, how to look into it, and `then`. */
+function greeting(sandbox: { url: string; kubeconfigPath: string }, then: string): string {
+  return `kobun dev: sandbox at ${sandbox.url}\n  kubectl --kubeconfig ${sandbox.kubeconfigPath} get all -A\n  ${then}`;
 }
 
 /** True once stdin carries `line`; false when stdin ends (the session is gone) or `signal` aborts. */

@@ -6,12 +6,14 @@ import { freezeManually, KubeClient, resumeManually } from "../../runtime/manual
 import { numberFlag, readFlags, stringFlag } from "../args.ts";
 
 const FLAGS = {
-  peering: { value: true }, namespace: { short: "n", value: true }, lifetime: { value: true }, priority: { value: true },
-  message: { value: true }, group: { value: true }, kubeconfig: { value: true }, context: { value: true }, clusterwide: { value: false },
+  peering: { value: true }, namespace: { short: "n", value: true }, lifetime: { value: true },
+  priority: { value: true }, message: { value: true }, group: { value: true },
+  kubeconfig: { value: true }, context: { value: true }, clusterwide: { value: false },
 };
 
 export const peeringHelp = `Usage:
-  kobun freeze --peering NAME --lifetime SECONDS [--priority P] [--message TEXT] [-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
+  kobun freeze --peering NAME --lifetime SECONDS [--priority P] [--message TEXT] \
+[-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
   kobun resume --peering NAME [-n NS | --clusterwide] [--group ...]
 Both also take --kubeconfig FILE and --context NAME.`;
 
@@ -19,10 +21,14 @@ export async function peeringCommand(command: "freeze" | "resume", argv: string[
   const { values, positionals } = readFlags(argv, FLAGS);
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`, positionals[0]!);
   const namespace = stringFlag(values, "namespace") ?? null;
-  if (namespace === null && !values.clusterwide) throw new UsageError(`kobun ${command} needs -n NAMESPACE or --clusterwide`, "--namespace");
+  if (namespace === null && !values.clusterwide) {
+    throw new UsageError(`kobun ${command} needs -n NAMESPACE or --clusterwide`, "--namespace");
+  }
   const kubeconfig = stringFlag(values, "kubeconfig");
   const context = stringFlag(values, "context");
-  const client = await KubeClient.connect({ ...(kubeconfig ? { kubeconfig } : { useDefaults: true }), ...(context ? { context } : {}) });
+  const client = await KubeClient.connect({
+    ...(kubeconfig ? { kubeconfig } : { useDefaults: true }), ...(context ? { context } : {}),
+  });
   const common = {
     client,
     name: stringFlag(values, "peering") ?? "default",
@@ -31,9 +37,12 @@ export async function peeringCommand(command: "freeze" | "resume", argv: string[
   };
   if (command === "freeze") {
     const lifetime = numberFlag(values, "lifetime", NaN);
-    if (!Number.isFinite(lifetime) || lifetime <= 0) throw new UsageError("kobun freeze needs --lifetime SECONDS (> 0)", "--lifetime");
+    if (!Number.isFinite(lifetime) || lifetime <= 0) {
+      throw new UsageError("kobun freeze needs --lifetime SECONDS (> 0)", "--lifetime");
+    }
     const message = stringFlag(values, "message");
-    await freezeManually({ ...common, lifetime, priority: numberFlag(values, "priority", 100), ...(message ? { message } : {}) });
+    const priority = numberFlag(values, "priority", 100);
+    await freezeManually({ ...common, lifetime, priority, ...(message ? { message } : {}) });
     console.log(`frozen: peering ${common.name} for ${lifetime}s`);
   } else {
     await resumeManually(common);

@@ -24,7 +24,8 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
   }
   const stop = stopSignal();
   try {
-    await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined }); // run()'s logger: loggerFor(settings)
+    // run()'s logger: loggerFor(settings)
+    await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined });
     return ExitCode.ok;
   } finally {
     stop.dispose();

@@ -4,7 +4,9 @@
 
 import { ExitCode } from "../../runtime/exits.ts";
 
-export function stopSignal(onSecond: () => void = () => process.exit(ExitCode.forced)): { signal: AbortSignal; dispose(): void } {
+export function stopSignal(
+  onSecond: () => void = () => process.exit(ExitCode.forced),
+): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const handler = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) onSecond();

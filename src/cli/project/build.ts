@@ -45,14 +45,27 @@ export interface BuildOptions {
 }
 
 export function parseBuildFlags(argv: string[], cwd: string): BuildOptions {
-  const { values, positionals } = readFlags(argv, { handlers: { value: true }, outfile: { short: "o", value: true }, target: { value: true }, "with-sandbox": { value: false } });
-  if (positionals.length > 0) throw new UsageError(`kobun build takes no arguments, got ${JSON.stringify(positionals[0])} (use --handlers DIR)`);
+  const { values, positionals } = readFlags(argv, {
+    handlers: { value: true }, outfile: { short: "o", value: true }, target: { value: true },
+    "with-sandbox": { value: false },
+  });
+  if (positionals.length > 0) {
+    const got = JSON.stringify(positionals[0]);
+    throw new UsageError(`kobun build takes no arguments, got ${got} (use --handlers DIR)`);
+  }
   const target = stringFlag(values, "target");
   if (target !== undefined && !TARGET.test(target)) {
-    throw new UsageError(`--target ${JSON.stringify(target)} is not a bun compile target; e.g. bun-linux-x64, bun-linux-arm64, bun-darwin-arm64, bun-windows-x64`, "--target");
+    throw new UsageError(
+      `--target ${JSON.stringify(target)} is not a bun compile target; ` +
+        "e.g. bun-linux-x64, bun-linux-arm64, bun-darwin-arm64, bun-windows-x64",
+      "--target",
+    );
   }
   const withSandbox = values["with-sandbox"] === true;
-  return { handlers: stringFlag(values, "handlers") ?? "handlers", outfile: stringFlag(values, "outfile") ?? "dist/kobun", cwd, ...(target ? { target } : {}), ...(withSandbox ? { withSandbox } : {}) };
+  return {
+    handlers: stringFlag(values, "handlers") ?? "handlers", outfile: stringFlag(values, "outfile") ?? "dist/kobun", cwd,
+    ...(target ? { target } : {}), ...(withSandbox ? { withSandbox } : {}),
+  };
 }
 
 /** Every handler module and manifest under `dir`, sorted so builds are reproducible. */
@@ -72,14 +85,21 @@ export function findHandlerFiles(dir: string): { modules: string[]; manifests: s
   return { modules, manifests };
 }
 
-/** The generated entry: handler imports (a failure while loading them reported as the CLI reports failures), embedded manifests, then the CLI. */
+/**
+ * The generated entry: handler imports (a failure while loading them reported as the CLI reports
+ * failures), embedded manifests, then the CLI.
+ */
 export function entrySource(root: string, modules: string[], manifests: string[], withSandbox = false): string {
-  const lines = [`import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`, `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/operator/loading.ts"))};`];
+  const lines = [
+    `import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`,
+    `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/operator/loading.ts"))};`,
+  ];
   modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
   lines.push("handlersLoaded();");
   manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));
   const list = manifests.map((m, i) => `{ name: ${JSON.stringify(basename(m))}, text: manifest${i} }`).join(", ");
-  lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}]${withSandbox ? "" : ", sandbox: false"} });`);
+  const sandbox = withSandbox ? "" : ", sandbox: false";
+  lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}]${sandbox} });`);
   return lines.join("\n") + "\n";
 }
 
@@ -118,26 +138,44 @@ export const WITHOUT_SANDBOX: Bun.BunPlugin = {
   name: "kobun-without-sandbox",
   setup(builder) {
     builder.onResolve({ filter: /^@kobun\/sandbox$/ }, (args) =>
-      args.importer.startsWith(join(KOBUN_ROOT, "src")) ? { path: "sandbox", namespace: "kobun-without-sandbox" } : undefined);
+      args.importer.startsWith(join(KOBUN_ROOT, "src"))
+        ? { path: "sandbox", namespace: "kobun-without-sandbox" }
+        : undefined);
     builder.onLoad({ filter: /.*/, namespace: "kobun-without-sandbox" }, () => ({
       loader: "js",
-      contents: 'export function startSandbox() { throw new Error("this binary was built without the sandbox (kobun build --with-sandbox carries it)"); }\n',
+      contents:
+        "export function startSandbox() { " +
+        'throw new Error("this binary was built without the sandbox (kobun build --with-sandbox carries it)"); }\n',
     }));
   },
 };
 
-/** The bundler's plugins for a binary with or without the sandbox (bench/binary-parts.ts builds the same). */
+/**
+ * The bundler's plugins for a binary with or without the sandbox (bench/binary-parts.ts builds the
+ * same).
+ */
 export function bundlePlugins(withSandbox: boolean): Bun.BunPlugin[] {
   return withSandbox ? [] : [WITHOUT_SANDBOX];
 }
 
-export async function build(options: BuildOptions): Promise<{ outfile: string; bytes: number; modules: number; manifests: number; ms: number }> {
+/** What a build made: the binary, its size, what it carries, and how long it took. */
+export interface Built {
+  outfile: string;
+  bytes: number;
+  modules: number;
+  manifests: number;
+  ms: number;
+}
+
+export async function build(options: BuildOptions): Promise<Built> {
   const handlersDir = resolve(options.cwd, options.handlers);
   if (!existsSync(handlersDir) || !statSync(handlersDir).isDirectory()) {
     throw new UsageError(`--handlers ${options.handlers}: no such directory in ${options.cwd}`, "--handlers");
   }
   const { modules, manifests } = findHandlerFiles(handlersDir);
-  if (modules.length === 0) console.warn(`kobun build: no handler modules in ${relative(options.cwd, handlersDir) || "."}`);
+  if (modules.length === 0) {
+    console.warn(`kobun build: no handler modules in ${relative(options.cwd, handlersDir) || "."}`);
+  }
   const outfile = resolve(options.cwd, options.outfile);
   const work = mkdtempSync(join(tmpdir(), "kobun-build-"));
   const entry = join(work, "entry.ts");
@@ -168,7 +206,8 @@ export async function build(options: BuildOptions): Promise<{ outfile: string; b
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  return { outfile, bytes: statSync(outfile).size, modules: modules.length, manifests: manifests.length, ms: Math.round(performance.now() - started) };
+  const ms = Math.round(performance.now() - started);
+  return { outfile, bytes: statSync(outfile).size, modules: modules.length, manifests: manifests.length, ms };
 }
 
 export async function buildCommand(argv: string[], cwd = process.cwd()): Promise<number> {

@@ -39,7 +39,11 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
   const target = resolve(cwd, positionals[0]!);
   const name = stringFlag(values, "name") ?? basename(target).toLowerCase();
   if (!PACKAGE_NAME.test(name) || name.length > 214) {
-    throw new UsageError(`${JSON.stringify(name)} is not a valid npm package name (lowercase letters, digits, "-", "." and "_"); pass --name my-operator`, "--name");
+    throw new UsageError(
+      `${JSON.stringify(name)} is not a valid npm package name ` +
+        '(lowercase letters, digits, "-", "." and "_"); pass --name my-operator',
+      "--name",
+    );
   }
   refuseNonEmpty(target);
   const named = stringFlag(values, "kobun");
@@ -47,7 +51,10 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
   const written = scaffold(target, name, relativeSpec(spec, target));
   const shown = relative(cwd, target) || ".";
   const next = [...(shown === "." ? [] : [`cd ${shown}`]), "npm install", "npx kobun test", "npx kobun dev"];
-  console.log(`kobun init: created ${shown} (${written.length} files: ${written.join(", ")})\nkobun: ${relativeSpec(spec, target)}\n\nNext:\n${next.map((l) => `  ${l}`).join("\n")}`);
+  console.log(
+    `kobun init: created ${shown} (${written.length} files: ${written.join(", ")})\n` +
+      `kobun: ${relativeSpec(spec, target)}\n\nNext:\n${next.map((l) => `  ${l}`).join("\n")}`,
+  );
   return ExitCode.ok;
 }
 
@@ -57,7 +64,10 @@ function refuseNonEmpty(target: string): void {
   const entries = readdirSync(target);
   if (entries.length > 0 && !onlyKobunInstalled(target, entries)) {
     const shown = entries.slice(0, 5).join(", ") + (entries.length > 5 ? `, … (${entries.length} entries)` : "");
-    throw new UsageError(`${target} is not empty (${shown}): kobun init writes only into a new or empty directory, so it never overwrites a file`);
+    throw new UsageError(
+      `${target} is not empty (${shown}): ` +
+        "kobun init writes only into a new or empty directory, so it never overwrites a file",
+    );
   }
 }
 
@@ -67,11 +77,13 @@ function refuseNonEmpty(target: string): void {
  * then keeps node_modules, so the next `npm install` adds only what the scaffold adds.
  */
 function onlyKobunInstalled(target: string, entries: string[]): boolean {
-  if (!entries.includes("package.json") || entries.some((e) => !["node_modules", "package.json", "package-lock.json"].includes(e))) return false;
+  const installed = ["node_modules", "package.json", "package-lock.json"];
+  if (!entries.includes("package.json") || entries.some((e) => !installed.includes(e))) return false;
   try {
     const pkg = JSON.parse(readFileSync(join(target, "package.json"), "utf8")) as Record<string, unknown>;
     const tables = Object.keys(pkg);
-    const names = tables.flatMap((t) => (typeof pkg[t] === "object" && pkg[t] !== null ? Object.keys(pkg[t] as object) : [t]));
+    const names = tables.flatMap((t) =>
+      typeof pkg[t] === "object" && pkg[t] !== null ? Object.keys(pkg[t] as object) : [t]);
     return tables.every((t) => t === "dependencies" || t === "devDependencies") && names.every((n) => n === "kobun");
   } catch {
     return false;
@@ -113,10 +125,17 @@ function projectPackage(name: string, kobunSpec: string, kobun: KobunPackage): R
     version: "0.1.0",
     private: true,
     type: "module",
-    scripts: { dev: "kobun dev", test: "kobun test", build: "kobun build", manifests: "kobun manifests", typecheck: "tsc --noEmit -p ." },
+    scripts: {
+      dev: "kobun dev", test: "kobun test", build: "kobun build", manifests: "kobun manifests",
+      typecheck: "tsc --noEmit -p .",
+    },
     dependencies: { kobun: kobunSpec, typebox: pinned(kobun.dependencies, "typebox") },
     // bun: the runtime `npx kobun` runs on, pinned exactly as kobun pins it.
-    devDependencies: { bun: pinned(kobun.dependencies, "bun"), "@types/bun": pinned(kobun.devDependencies, "@types/bun"), typescript: pinned(kobun.devDependencies, "typescript") },
+    devDependencies: {
+      bun: pinned(kobun.dependencies, "bun"),
+      "@types/bun": pinned(kobun.devDependencies, "@types/bun"),
+      typescript: pinned(kobun.devDependencies, "typescript"),
+    },
     // npm runs no install script it was not told to trust; bun's puts its binary in place.
     allowScripts: { bun: true },
   };
