@@ -12,7 +12,8 @@
 // start-up for the sandbox, the YAML printer or the peering tools.
 import { ConfigError, UsageError, runFlagsHelp } from "./config/index.ts";
 import { ExitCode, FatalError } from "./runtime/exits.ts";
-import { ApiError, ConnectionError, KubeconfigError, RegistrationError } from "./runtime/errors.ts";
+import { ApiError, ConnectionError, KubeconfigError } from "./kube/index.ts";
+import { RegistrationError } from "./declaring/index.ts";
 import type { Embedded } from "./cli/handlers.ts";
 import packageJson from "../package.json" with { type: "json" };
 

@@ -53,4 +53,6 @@ export {
   type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
   type Service, type Deployment, type StatefulSet, type Job, type Lease,
 } from "./declaring/index.ts";
-export { run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle } from "./runtime/index.ts";
+export {
+  run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle,
+} from "./runtime/index.ts";

@@ -4,8 +4,8 @@
 // a Service clientConfig; the runtime registers them with a URL (`--webhooks-url`) and keeps
 // their caBundle in sync.
 
-import type { ConversionSpec, Registry, WebhookSpec } from "../declaring/registry.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
+import type { ConversionSpec, Registry, WebhookSpec } from "../declaring/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 import { DEFAULT_TIMEOUT_SECONDS } from "./review.ts";
 
 export const ADMISSION_GROUP = "admissionregistration.k8s.io";

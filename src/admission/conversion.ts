@@ -2,9 +2,9 @@
 // object is converted to the desired version, or the whole review fails with a message (the
 // API server then fails the request that needed the conversion). Never throws.
 
-import type { ConversionSpec } from "../declaring/registry.ts";
-import type { KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { ConversionSpec } from "../declaring/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import { BadReviewError } from "./review.ts";
 
 export interface ConversionReviewBody {

@@ -2,7 +2,7 @@
 // answers after its handler changed the object in place. Objects are diffed key by key;
 // arrays that differ are replaced whole (simple, and always correct to apply).
 
-import type { JsonPatchOperation } from "../declaring/webhooks.ts";
+import type { JsonPatchOperation } from "../declaring/index.ts";
 
 /** An RFC 6901 JSON Pointer: `~` is written `~0` and `/` is written `~1` in each key. */
 const pointer = (path: readonly string[]) =>

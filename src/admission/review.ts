@@ -4,11 +4,13 @@
 // AdmissionError; refused with a generic message when it crashed (details only in the log);
 // cut at the timeout (then the failurePolicy decides, as the API server would).
 
-import { matchMeta } from "../declaring/filters.ts";
-import { selectorMatches, type WebhookSpec } from "../declaring/registry.ts";
-import { AdmissionError, type AdmissionContext, type AdmissionRequest, type JsonPatchOperation } from "../declaring/webhooks.ts";
-import type { KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import { matchMeta } from "../declaring/index.ts";
+import { selectorMatches, type WebhookSpec } from "../declaring/index.ts";
+import {
+  AdmissionError, type AdmissionContext, type AdmissionRequest, type JsonPatchOperation,
+} from "../declaring/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import { jsonPatchBetween } from "./jsonpatch.ts";
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;

@@ -3,8 +3,8 @@
 // is read again when they change and served to the next TLS handshakes by the same listener
 // (listener.ts): no connection is closed or refused by a reload.
 
-import type { Registry } from "../declaring/registry.ts";
-import type { Logger } from "../util/log.ts";
+import type { Registry } from "../declaring/index.ts";
+import type { Logger } from "../util/index.ts";
 import { parseReviewBody } from "./body.ts";
 import { listenTls } from "./listener.ts";
 import { readCertificateFiles, servingCertificate, type CertSource, type ServingCertificate } from "./certs.ts";

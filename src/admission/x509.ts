@@ -3,7 +3,9 @@
 // it for the given DNS names and IP addresses. The API server trusts the CA through the
 // `caBundle` of the webhook configurations; nothing else ever needs to.
 
-import { bits, boolean, explicit, octets, oid, pem, sequence, set, small, time, tlv, unsigned, utf8, type Der } from "./der.ts";
+import {
+  bits, boolean, explicit, octets, oid, pem, sequence, set, small, time, tlv, unsigned, utf8, type Der,
+} from "./der.ts";
 
 export interface CertificatePair {
   /** PEM of the certificate. */

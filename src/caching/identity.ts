@@ -5,7 +5,7 @@
 // The uid is the very string the shelf's table holds as the object's key; an unchanged list
 // of finalizers (most objects carry the same one) is one frozen array for all of them.
 
-import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import type { KubeObject, ObjectMeta } from "../kube/index.ts";
 
 export class Identity {
   private constructor(

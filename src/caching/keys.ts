@@ -1,6 +1,6 @@
 // How the store tells objects apart, and what it keeps of one.
 
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeObject } from "../kube/index.ts";
 import type { Identity } from "./identity.ts";
 
 /** What a shelf keeps of one object: its body, or its identity alone (identity.ts). */

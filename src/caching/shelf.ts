@@ -10,8 +10,8 @@
 // What is kept of an object is its whole body ("bodies"), or its identity (identity.ts) when no
 // reader needs bodies: the store decides, for all its shelves.
 
-import type { KubeObject } from "../kube/types.ts";
-import { CompactMap } from "../util/compact-map.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { CompactMap } from "../util/index.ts";
 import { Finalizers, Identity } from "./identity.ts";
 import { objectKey, vanished, type Kept } from "./keys.ts";
 

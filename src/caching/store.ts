@@ -10,9 +10,9 @@
 // the name's string per object, and is built on the first read by name, so a store no one reads
 // by name never pays for it.
 
-import { compareResourceVersions } from "../kube/versions.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { CompactMap } from "../util/compact-map.ts";
+import { compareResourceVersions } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { CompactMap } from "../util/index.ts";
 import { Identity } from "./identity.ts";
 import { nameKey, type Kept } from "./keys.ts";
 import { labelTest } from "./labels.ts";

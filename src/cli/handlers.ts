@@ -3,9 +3,9 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import type { Manifest } from "../runtime/manifests.ts";
+import type { Manifest } from "../runtime/index.ts";
 
-export type { Manifest } from "../runtime/manifests.ts";
+export type { Manifest } from "../runtime/index.ts";
 
 /** What a compiled binary carries: its handlers are already imported, its manifests embedded. */
 export interface Embedded {

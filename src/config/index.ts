@@ -7,7 +7,9 @@
 
 export { ConfigError, UsageError, closestMatch, configIssue, type ConfigIssue } from "./errors.ts";
 export { parseDuration, formatDuration } from "./duration.ts";
-export { defaultConfigPath, findConfigFile, loadConfigFile, parseConfigText, readConfigFile, DEFAULT_CONFIG_FILE } from "./file.ts";
+export {
+  defaultConfigPath, findConfigFile, loadConfigFile, parseConfigText, readConfigFile, DEFAULT_CONFIG_FILE,
+} from "./file.ts";
 export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type FlagValues } from "./flags.ts";
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob, resourceNamespaces } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
@@ -15,3 +17,4 @@ export { renderExampleConfig } from "./example.ts";
 export { resourcesAsYaml, type ResourceSettings } from "./resources.ts";
 export { SETTINGS_SCHEMA, metricsUrl, type LogLevel } from "./schema.ts";
 export type { Settings, PeeringSettings, NamespaceSettings } from "./settings.ts";
+export { parseListen } from "./webhooks.ts";

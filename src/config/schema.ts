@@ -2,9 +2,11 @@
 // and one line of documentation. Validation (resolve.ts) and the example file (example.ts)
 // are both driven by this one table, so they cannot drift apart. Times are in seconds.
 
-import { SAMPLERS, type SamplerName } from "../util/trace.ts";
+import { SAMPLERS, type SamplerName } from "../util/index.ts";
 import { WEBHOOKS_SECTION } from "./webhooks.ts";
-import { countOrAuto, decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf } from "./fields.ts";
+import {
+  countOrAuto, decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf,
+} from "./fields.ts";
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,8 +1,8 @@
 // The shapes of operator-wide handlers (on.startup, on.cleanup, on.probe, on.login): no
 // object, the operator's memo. No behaviour here; types.ts re-exports them.
 
-import type { LoginResult } from "../kube/login.ts";
-import type { Logger } from "../util/log.ts";
+import type { LoginResult } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */

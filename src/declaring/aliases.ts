@@ -3,7 +3,7 @@
 // file does not repeat the selector. One resource has at most one alias, and an alias names
 // one resource: a second, different one is an error when the handler is registered.
 
-import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
+import { parseSelector, type ResourceSelector } from "../kube/index.ts";
 import { RegistrationError } from "./registration.ts";
 
 /** An alias: what a kobun.yaml key can be (a YAML key that reads as a word, no "/"). */

@@ -1,8 +1,8 @@
 // What a handler sees of `ctx.api` (and activities of theirs): the interface only. handling/api.ts
 // implements it over kube/'s client; declaring it here keeps the public types free of that engine.
 
-import type { KindOf } from "../kube/kinds.ts";
-import type { KubeObject, PatchType, Resource } from "../kube/types.ts";
+import type { KindOf } from "../kube/index.ts";
+import type { KubeObject, PatchType, Resource } from "../kube/index.ts";
 
 /** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
 export type ResourceRef = string | Resource;

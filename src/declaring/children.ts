@@ -4,7 +4,7 @@
 // in the foreground, the owner's namespace and a name prefix when the child has none, and
 // the owner's labels when asked. Pure: it changes `child` in place and returns it.
 
-import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import type { KubeObject, ObjectMeta } from "../kube/index.ts";
 
 /** How `adopt` marks a child. */
 export interface AdoptOptions {

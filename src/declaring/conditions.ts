@@ -3,8 +3,8 @@
 // the object's current conditions with this one added or replaced.
 // Pure; never reads the clock except for a new transition.
 
-import type { Condition } from "../kube/kinds.ts";
-import type { KubeObject } from "../kube/types.ts";
+import type { Condition } from "../kube/index.ts";
+import type { KubeObject } from "../kube/index.ts";
 
 export type { Condition };
 

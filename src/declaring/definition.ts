@@ -7,7 +7,7 @@
 // by kobun itself.
 
 import type { Static, TSchema } from "typebox";
-import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import type { KubeObject, ObjectMeta } from "../kube/index.ts";
 import { resource, type ResourceToken } from "./resource.ts";
 import { STATUS_KEY } from "./keys.ts";
 import { RegistrationError } from "./registration.ts";

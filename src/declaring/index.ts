@@ -5,9 +5,15 @@
 // and util/. Must never import an engine (handling/, reconciling/, admission/, runtime/...), never
 // do I/O, and never run a handler: registering checks options and records, nothing more.
 
-export { on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec } from "./registry.ts";
+export {
+  on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec,
+  type BackgroundSpec,
+} from "./registry.ts";
 export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
-export { defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn, type VersionSchema, type VersionedDefinition, type VersionedToken } from "./definition.ts";
+export {
+  defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn,
+  type VersionSchema, type VersionedDefinition, type VersionedToken,
+} from "./definition.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
@@ -55,9 +61,17 @@ export type {
   LoginContext,
   LoginFn,
 } from "./types.ts";
-export type { LoginCredentials, LoginResult } from "../kube/login.ts";
+export type { LoginCredentials, LoginResult } from "../kube/index.ts";
 // The bodies handlers receive and the resources they are registered for.
-export type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
+export type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
 // What ctx.api throws and returns: the server's Status, apply conflicts, the built-in kinds.
-export { ApiError, ApplyConflictError } from "../kube/errors.ts";
-export type { ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf } from "../kube/kinds.ts";
+export { ApiError, ApplyConflictError } from "../kube/index.ts";
+export type {
+  ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf,
+} from "../kube/index.ts";
+export { type Call, type Where } from "./api.ts";
+export { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
+export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
+export { metadataDeclarations } from "./metadata-only.ts";
+export { RegistrationError } from "./registration.ts";
+export { selectorMatches, type ActivitySpec, type IndexSpec } from "./registry.ts";

@@ -3,7 +3,7 @@
 // it by using a token made with `resource(selector, { metadataOnly: true })`, and a resource
 // qualifies only when EVERY handler, daemon, timer and index registered for it does.
 
-import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
+import { parseSelector, type ResourceSelector } from "../kube/index.ts";
 
 /** What the registrations of one resource declare: the ids that read only metadata, and the others. */
 export interface MetadataDeclaration {

@@ -2,8 +2,8 @@
 // `registry` is the global one `import { on } from "kobun"` fills; `new Registry()`, one's own.
 // Must never do I/O: resources are matched by their selector text; the runtime resolves them.
 
-import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
+import { parseSelector, type ResourceSelector } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 import { fieldPath } from "./filters.ts";
 import type {
   DaemonFn,
@@ -30,7 +30,11 @@ import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
 import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
-import { checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, selectorMatches, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec, type ConversionSpec, type Wanted } from "./specs.ts";
+import {
+  checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, selectorMatches,
+  sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec,
+  type ConversionSpec, type Wanted,
+} from "./specs.ts";
 
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 

@@ -7,10 +7,10 @@
 // (nothing of that package is loaded at run time by this file).
 
 import type * as k8s from "@kubernetes/client-node";
-import { parseSelector } from "../kube/discovery.ts";
+import { parseSelector } from "../kube/index.ts";
 import { checkAlias } from "./aliases.ts";
 import { RegistrationError } from "./registration.ts";
-import type { KubeObject, ObjectMeta } from "../kube/types.ts";
+import type { KubeObject, ObjectMeta } from "../kube/index.ts";
 
 declare const objectType: unique symbol;
 

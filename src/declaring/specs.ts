@@ -2,8 +2,8 @@
 // of the options that only the registry's callers can get wrong. Split from registry.ts, which
 // holds the `on.*` functions that build them.
 
-import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
-import type { Resource } from "../kube/types.ts";
+import { parseSelector, type ResourceSelector } from "../kube/index.ts";
+import type { Resource } from "../kube/index.ts";
 import { fieldPath } from "./filters.ts";
 import type {
   ActivityFn,
@@ -22,7 +22,9 @@ import type {
   TimerFn,
   TimerOptions,
 } from "./types.ts";
-import type { AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
+import type {
+  AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn,
+} from "./webhooks.ts";
 
 export interface HandlerSpec {
   id: string;

@@ -1,8 +1,8 @@
 // The shapes of handlers as users write them: contexts, options, diffs. No behaviour here,
 // so that registry, engine and the public API can all depend on it.
 
-import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
 import type { MetaMatchers, ValueMatcher } from "./filters.ts";
 import type { Index } from "./indexes.ts";

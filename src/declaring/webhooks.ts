@@ -1,8 +1,8 @@
 // The shapes of admission and conversion handlers (`on.validate`, `on.mutate`, `on.convert`)
 // and the error a validator throws to refuse. No behaviour: the admission/ room serves them.
 
-import type { KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import type { MetaMatchers } from "./filters.ts";
 
 /** The operation an admission request is for (`on.validate`/`on.mutate` `operations`). */

@@ -15,11 +15,11 @@
 // Must never keep a request going after the handler's signal aborted, nor write anywhere
 // but through the KubeClient.
 
-import type { KubeClient } from "../kube/client.ts";
-import type { KindOf } from "../kube/kinds.ts";
-import type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "../declaring/api.ts";
-import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/types.ts";
-import { linkedSignal } from "../util/abort.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { KindOf } from "../kube/index.ts";
+import type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "../declaring/index.ts";
+import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/index.ts";
+import { linkedSignal } from "../util/index.ts";
 import { changedBy, namedBy, ownChange } from "./own-change.ts";
 import { combinePatches } from "./essence.ts";
 

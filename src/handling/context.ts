@@ -1,13 +1,13 @@
 // Builds what handlers receive: the object's parts, a shared `patch`, diffs, logger, memo.
 // Must never copy the body: handlers get the object as it came from the API server.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
-import type { EventPoster } from "../posting/poster.ts";
-import { linkedSignal } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import type { Api } from "../declaring/api.ts";
-import type { Index } from "../declaring/indexes.ts";
-import type { EventRecorder, ObjectContext, Patch } from "../declaring/types.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import type { EventPoster } from "../posting/index.ts";
+import { linkedSignal } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { Api } from "../declaring/index.ts";
+import type { Index } from "../declaring/index.ts";
+import type { EventRecorder, ObjectContext, Patch } from "../declaring/index.ts";
 import type { ApiClient } from "./api.ts";
 import { objectLogger } from "./posting-logger.ts";
 

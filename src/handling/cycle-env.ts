@@ -1,9 +1,9 @@
 // What a cycle is given: the resource's handlers and settings (CycleEnv). Apart from cycle.ts so
 // that selection.ts, which cycle.ts calls, can read it without importing cycle.ts back.
 
-import type { Resource } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
-import type { HandlerSpec } from "../declaring/registry.ts";
+import type { Resource } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { HandlerSpec } from "../declaring/index.ts";
 import type { HandlerTools } from "./context.ts";
 import type { DiffBasePolicy } from "./diffbase.ts";
 import type { HandlingDefaults } from "./runner.ts";

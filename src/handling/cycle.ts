@@ -5,18 +5,21 @@
 // The cause and the handlers are selection.ts's; this file runs those that are due and plans.
 // Must never send anything (patching.ts does) nor wait for delays (the worker does).
 
-import type { KubeObject } from "../kube/types.ts";
-import { inSpan, tracing } from "../util/trace.ts";
-import { deepEqual } from "../declaring/filters.ts";
-import type { HandlerSpec } from "../declaring/registry.ts";
-import type { Cause, HandlerContext, ObjectContext } from "../declaring/types.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { inSpan, tracing } from "../util/index.ts";
+import { deepEqual } from "../declaring/index.ts";
+import type { HandlerSpec } from "../declaring/index.ts";
+import type { Cause, HandlerContext, ObjectContext } from "../declaring/index.ts";
 import { compactPatch, newPatch, objectContext } from "./context.ts";
 import type { CycleEnv } from "./cycle-env.ts";
 import { redact, storedBase } from "./diffbase.ts";
 import { applyToEssence, type Essence } from "./essence.ts";
 import { readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
-import { contextFor, isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected, type Sight } from "./selection.ts";
+import {
+  contextFor, isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected,
+  type Sight,
+} from "./selection.ts";
 
 // Declared in cycle-env.ts (selection.ts reads it too); named here, where callers look for it.
 export type { CycleEnv } from "./cycle-env.ts";

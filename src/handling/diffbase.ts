@@ -11,8 +11,8 @@
 //   change is detected, but its diff is unavailable (one item `unknown: "too-large"`).
 // Pure functions: no I/O, no settings lookup.
 
-import type { Resource } from "../kube/types.ts";
-import type { Diff, DiffItem } from "../declaring/types.ts";
+import type { Resource } from "../kube/index.ts";
+import type { Diff, DiffItem } from "../declaring/index.ts";
 import type { Essence } from "./essence.ts";
 import { diffOf } from "./essence.ts";
 

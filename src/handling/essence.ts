@@ -4,10 +4,10 @@
 // kubectl's last-applied copy): it is what is stored as the last-handled configuration.
 // Pure functions; must never look at status or at kobun's bookkeeping keys.
 
-import type { KubeObject } from "../kube/types.ts";
-import { deepEqual } from "../declaring/filters.ts";
-import { KOBUN_PREFIX } from "../declaring/keys.ts";
-import type { Diff, DiffItem } from "../declaring/types.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { deepEqual } from "../declaring/index.ts";
+import { KOBUN_PREFIX } from "../declaring/index.ts";
+import type { Diff, DiffItem } from "../declaring/index.ts";
 
 const NOISY_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"]);
 

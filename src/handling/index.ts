@@ -14,3 +14,8 @@ export { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts"
 export { ApiClient, type ApiClientOptions, type WatchFn } from "./api.ts";
 export { Indexes, type IndexedStream } from "./indexes.ts";
 export { readBookkeeping, type StorageMode } from "./progress.ts";
+export { compactPatch, lendSignal, newPatch, objectContext, type HandlerTools } from "./context.ts";
+export { sensitiveFields } from "./diffbase.ts";
+export { combinePatches, essenceOf } from "./essence.ts";
+export { asAnnotations, asStatus, hasChange } from "./progress.ts";
+export { metaMatches } from "./selection.ts";

@@ -12,11 +12,11 @@
 // stream that does not list (a 403 retried for ever) is named in a warning every `warnEveryMs`.
 // Must never do I/O.
 
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
-import type { Index } from "../declaring/indexes.ts";
-import type { HandlerSpec, IndexSpec } from "../declaring/registry.ts";
-import { selectorMatches } from "../declaring/registry.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";
+import { silentLogger, type Logger } from "../util/index.ts";
+import type { Index } from "../declaring/index.ts";
+import type { HandlerSpec, IndexSpec } from "../declaring/index.ts";
+import { selectorMatches } from "../declaring/index.ts";
 import { objectContext } from "./context.ts";
 import { metaMatches } from "./selection.ts";
 

@@ -12,7 +12,7 @@
 // request does not say it, and another writer's removal looks the same): the next cycle sees it.
 // Pure functions.
 
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeObject } from "../kube/index.ts";
 import { diffOf, essenceOf, type Essence } from "./essence.ts";
 
 /** The essence-changing part of a merge patch of the object (status and system metadata are not part of the essence). */

@@ -4,9 +4,9 @@
 // at `posting.level` or above whatever the log's own level is; the poster's correlator counts
 // repeated lines into one Event and keeps each object within its budget.
 
-import type { KubeObject } from "../kube/types.ts";
-import type { EventPoster } from "../posting/poster.ts";
-import { Logger, type LogFields, type LogLevel } from "../util/log.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { EventPoster } from "../posting/index.ts";
+import { Logger, type LogFields, type LogLevel } from "../util/index.ts";
 
 /** The reason of Events posted from log lines (Kopf's). */
 export const LOGGING_REASON = "Logging";

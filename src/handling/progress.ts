@@ -16,9 +16,9 @@
 // Reading always looks at status.kobun first, then the annotations.
 // Must never interpret the records (cycle.ts does) or send anything.
 
-import type { KubeObject } from "../kube/types.ts";
-import { BASE_ANNOTATION, KOBUN_PREFIX, STATUS_KEY } from "../declaring/keys.ts";
-import type { Cause } from "../declaring/types.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { BASE_ANNOTATION, KOBUN_PREFIX, STATUS_KEY } from "../declaring/index.ts";
+import type { Cause } from "../declaring/index.ts";
 import type { Essence } from "./essence.ts";
 
 export interface ProgressRecord {

@@ -2,10 +2,10 @@
 // signal, and what its outcome means (Kopf's TemporaryError / PermanentError / `errors`).
 // Must never write anything: it returns an outcome; cycle.ts records it.
 
-import { isAbortError, linkedSignal } from "../util/abort.ts";
-import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "../declaring/errors.ts";
-import type { HandlerSpec } from "../declaring/registry.ts";
-import type { HandlerContext, HandlerFn } from "../declaring/types.ts";
+import { isAbortError, linkedSignal } from "../util/index.ts";
+import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "../declaring/index.ts";
+import type { HandlerSpec } from "../declaring/index.ts";
+import type { HandlerContext, HandlerFn } from "../declaring/index.ts";
 import { lendSignal } from "./context.ts";
 
 export interface HandlingDefaults {

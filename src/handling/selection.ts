@@ -5,10 +5,10 @@
 // create or delete); otherwise nothing. Then the handlers of the cause
 // whose filters match, each with its context and its progress record.
 
-import type { KubeObject } from "../kube/types.ts";
-import { getField, matchMeta, matchValue } from "../declaring/filters.ts";
-import type { HandlerSpec } from "../declaring/registry.ts";
-import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "../declaring/types.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { getField, matchMeta, matchValue } from "../declaring/index.ts";
+import type { HandlerSpec } from "../declaring/index.ts";
+import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "../declaring/index.ts";
 import { lendSignal } from "./context.ts";
 import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
 import { diffOf, essenceOf, type Essence } from "./essence.ts";

@@ -1,5 +1,5 @@
 // Tracing of one API request attempt: kept apart from the transport's retry loop.
-import { childSpan, tracing, type Span } from "../util/trace.ts";
+import { childSpan, tracing, type Span } from "../util/index.ts";
 
 /** Inside a traced cycle: one span per attempt. Method, path and status only (no headers, no body). */
 export function attemptSpan(method: string, path: string, host: string): Span | undefined {

@@ -7,7 +7,9 @@ import { Discovery, type ResourceSelector } from "./discovery.ts";
 import type { Connection } from "./connection.ts";
 import type { RequestObserver } from "./observer.ts";
 import { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
-import { patchContentTypes, resourcePath, type KubeObject, type ObjectList, type PatchType, type Resource, type Status } from "./types.ts";
+import {
+  patchContentTypes, resourcePath, type KubeObject, type ObjectList, type PatchType, type Resource, type Status,
+} from "./types.ts";
 
 export { type ClientOptions, type Query, type RequestOptions } from "./transport.ts";
 export { queryString } from "./bodies.ts";

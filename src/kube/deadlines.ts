@@ -5,7 +5,7 @@
 // hot path pays for a Map lookup and a count, not an AbortController, a listener on the
 // caller's (long-lived, much-listened) signal and a timer per request.
 
-import { onAbort } from "../util/abort.ts";
+import { onAbort } from "../util/index.ts";
 
 export interface Deadline {
   signal: AbortSignal;

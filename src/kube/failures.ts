@@ -4,7 +4,7 @@
 
 import { ApiError, ConnectionError, isStatus } from "./errors.ts";
 import type { Status } from "./types.ts";
-import { withoutCredentials } from "../util/redact.ts";
+import { withoutCredentials } from "../util/index.ts";
 
 const REASONS: Record<number, string> = {
   400: "BadRequest",

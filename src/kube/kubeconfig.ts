@@ -5,7 +5,7 @@
 // node:fs and node:path are loaded only when a kubeconfig names files relative to it or PEM files.
 
 import type { Cluster, Context } from "@kubernetes/client-node/dist/config_types.js";
-import { parserComplaint } from "../util/redact.ts";
+import { parserComplaint } from "../util/index.ts";
 
 /** The user entry of a kubeconfig as written (paths already made absolute). */
 export interface KubeconfigUser {

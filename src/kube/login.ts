@@ -8,7 +8,7 @@
 
 import { type AuthKind, type Connection, type ConnectionTLS, connect, fromKubeconfig } from "./connection.ts";
 import type { ResolvedKubeconfig } from "./kubeconfig.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
+import { silentLogger, type Logger } from "../util/index.ts";
 import {
   IDLE, RENEWAL_BACKOFF, accepted, failingSince, mayRenew, refusedMeanwhile, renewalFailed, renewalReturned, renewalStarted,
   type RenewalBackoff, type RenewalFailure, type RenewalState,

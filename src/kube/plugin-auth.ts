@@ -10,7 +10,7 @@
 
 import type { Cluster, Context } from "@kubernetes/client-node/dist/config_types.js";
 import type { KubeconfigUser } from "./kubeconfig.ts";
-import { withoutCredentials } from "../util/redact.ts";
+import { withoutCredentials } from "../util/index.ts";
 
 export interface PluginCredential {
   /** The Authorization header value, if the plugin gave a token. */

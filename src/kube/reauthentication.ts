@@ -2,7 +2,7 @@
 // again, a login renewed) and is sent again only when they changed; otherwise its error says who
 // was refused, and why re-reading failed.
 
-import type { Logger } from "../util/log.ts";
+import type { Logger } from "../util/index.ts";
 import type { Connection } from "./connection.ts";
 import type { ApiError } from "./errors.ts";
 import { RenewalError } from "./login.ts";

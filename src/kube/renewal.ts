@@ -25,7 +25,7 @@
 // backoff (handlers, watch reconnects) and a deadline (kube.requestTimeout) that a wait of up to
 // 30 s would break, and a request held waiting holds its worker or stream slot meanwhile.
 
-import { backoffDelay } from "../util/backoff.ts";
+import { backoffDelay } from "../util/index.ts";
 
 /** First delay after a failed renewal, and the largest (ms). */
 export const RENEWAL_BACKOFF = { initialMs: 1000, maxMs: 30_000 } as const;

@@ -5,9 +5,9 @@
 // (with the server's Status) or ConnectionError; transient ones are retried with capped,
 // jittered, abortable backoff (honouring Retry-After); a 401 re-reads the credentials once.
 
-import { sleep, untilAborted } from "../util/abort.ts";
-import { Backoff } from "../util/backoff.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
+import { sleep, untilAborted } from "../util/index.ts";
+import { Backoff } from "../util/index.ts";
+import { silentLogger, type Logger } from "../util/index.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
 import { authenticationFailed, rereadCredentials } from "./reauthentication.ts";
 import type { ApiError } from "./errors.ts";

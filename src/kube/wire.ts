@@ -3,7 +3,7 @@
 // https and selects it, HTTP/1.1 otherwise. Kept apart from transport.ts, which decides what
 // to send and when to retry; this only carries one request in the protocol that works.
 
-import type { Logger } from "../util/log.ts";
+import type { Logger } from "../util/index.ts";
 import type { ConnectionTLS } from "./connection.ts";
 
 type Protocol = "http2" | "http1.1";

@@ -6,7 +6,9 @@
 
 import { Collected, Counter, Family, Gauge, Histogram, type Samples } from "./families.ts";
 
-export { Counter, Gauge, Histogram, type HistogramSeries, type MetricType, type Samples, type Series } from "./families.ts";
+export {
+  Counter, Gauge, Histogram, type HistogramSeries, type MetricType, type Samples, type Series,
+} from "./families.ts";
 
 export const TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 export const OPENMETRICS_CONTENT_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8";

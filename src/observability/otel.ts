@@ -15,7 +15,7 @@ import type * as Api from "@opentelemetry/api";
 import type * as Exporter from "@opentelemetry/exporter-trace-otlp-http";
 import type * as Resources from "@opentelemetry/resources";
 import type * as Sdk from "@opentelemetry/sdk-trace";
-import type { SamplerName, Span, SpanAttributes, Tracer } from "../util/trace.ts";
+import type { SamplerName, Span, SpanAttributes, Tracer } from "../util/index.ts";
 
 export interface OtelOptions {
   /** The OTLP/HTTP base URL; spans go to `<endpoint>/v1/traces`. */

@@ -4,7 +4,7 @@
 // signal is live (no timer outlives the operator). node:fs is loaded at the first scrape, not
 // at start-up (it costs a compiled operator ≈ 2 MB of RSS).
 
-import { sleep } from "../util/abort.ts";
+import { sleep } from "../util/index.ts";
 import type { MetricsRegistry, Samples } from "./metrics.ts";
 
 /** Registers process_cpu_seconds_total, process_resident_memory_bytes, process_open_fds, ... */

@@ -5,12 +5,12 @@
 // relist of the shared watch, then that namespace's changes. A failure of the shared watch is
 // thrown to every subscriber (their own retry policy applies), and the feed re-watches.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { Backoff } from "../util/backoff.ts";
-import { supervise } from "../util/supervise.ts";
-import type { Logger } from "../util/log.ts";
-import type { WatchClient, WatchEvent } from "../watching/types.ts";
-import { Watcher } from "../watching/watcher.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { Backoff } from "../util/index.ts";
+import { supervise } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { WatchClient, WatchEvent } from "../watching/index.ts";
+import { Watcher } from "../watching/index.ts";
 
 /** Where a Peering reads its peering object's events from. */
 export type PeeringEvents = (signal: AbortSignal) => AsyncIterable<WatchEvent>;

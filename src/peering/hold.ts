@@ -2,8 +2,8 @@
 // for a missing peering resource), and the one log line each change of that deserves: one
 // when freezing (naming the peer), one when resuming, one warning per conflict episode.
 
-import type { Logger } from "../util/log.ts";
-import type { Toggle } from "../util/toggle.ts";
+import type { Logger } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
 import { formatTime, type Decision } from "./decide.ts";
 
 /** Why the toggle is held by us: not at all, before the first look, by peers, or by a missing resource. */

@@ -7,7 +7,9 @@
 // log per event while frozen, or leave a timer, request or record behind after run() returns.
 // It may import kube/, watching/ and util/ only.
 
-export { decide, formatTime, keepaliveInterval, parsePeers, parseTime, peerRecord, type Decision, type Peer, type PeerRecord } from "./decide.ts";
+export {
+  decide, formatTime, keepaliveInterval, parsePeers, parseTime, peerRecord, type Decision, type Peer, type PeerRecord,
+} from "./decide.ts";
 export { manualPeerId, peerId } from "./identity.ts";
 export { LeaseElection, type LeaseElectionOptions } from "./lease.ts";
 export type { PeeringObserver } from "./observer.ts";

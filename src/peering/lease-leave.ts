@@ -2,10 +2,10 @@
 // over at once, bounded by exitTimeoutMs. Apart from lease.ts, whose election runs as long as
 // the operator does: this runs once, as it stops (presence.ts's leavePeering is its peering twin).
 
-import { isConflict } from "../kube/errors.ts";
-import { releasedLease, specOf } from "../kube/lease-record.ts";
-import type { KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import { isConflict } from "../kube/index.ts";
+import { releasedLease, specOf } from "../kube/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import type { LeaseElectionOptions } from "./options.ts";
 import { leaseResource } from "./resources.ts";
 

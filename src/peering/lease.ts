@@ -11,17 +11,17 @@
 //     holder (which releases the lease) hands over within one round trip;
 //   - the holder releases the lease on exit, bounded by `exitTimeoutMs`.
 
-import type { KubeObject } from "../kube/types.ts";
-import { isConflict, isNotFound } from "../kube/errors.ts";
-import { linkedSignal, sleep } from "../util/abort.ts";
-import { Nudge } from "../util/nudge.ts";
-import type { Logger } from "../util/log.ts";
-import { supervise } from "../util/supervise.ts";
-import type { WatchEvent } from "../watching/types.ts";
-import { Watcher } from "../watching/watcher.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { isConflict, isNotFound } from "../kube/index.ts";
+import { linkedSignal, sleep } from "../util/index.ts";
+import { Nudge } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import { supervise } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import { Watcher } from "../watching/index.ts";
 import { peerId } from "./identity.ts";
 import type { LeaseElectionOptions } from "./options.ts";
-import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "../kube/lease-record.ts";
+import { freshLease, newer, releasedLease, renewedLease, specOf, type LeaseSpec } from "../kube/index.ts";
 import { leaseResource } from "./resources.ts";
 import { leaveLease } from "./lease-leave.ts";
 

@@ -1,7 +1,7 @@
 // What a Peering, and a LeaseElection (lease mode), are built from.
 
-import type { Logger } from "../util/log.ts";
-import type { Toggle } from "../util/toggle.ts";
+import type { Logger } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
 import type { PeeringEvents } from "./feed.ts";
 import type { PeeringObserver } from "./observer.ts";
 import type { PeeringClient } from "./records.ts";

@@ -7,18 +7,20 @@
 // to the Toggle under the holder `peering:<namespace|cluster>/<name>`. Nothing is logged per
 // event while frozen.
 
-import { resourceName, type KubeObject } from "../kube/types.ts";
-import { linkedSignal, sleep } from "../util/abort.ts";
-import { Backoff } from "../util/backoff.ts";
-import { supervise } from "../util/supervise.ts";
-import type { Logger } from "../util/log.ts";
-import type { WatchEvent } from "../watching/types.ts";
-import { Watcher } from "../watching/watcher.ts";
+import { resourceName, type KubeObject } from "../kube/index.ts";
+import { linkedSignal, sleep } from "../util/index.ts";
+import { Backoff } from "../util/index.ts";
+import { supervise } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import { Watcher } from "../watching/index.ts";
 import { carriedPeers, decide, keepaliveInterval, parsePeers, peerRecord, type Peer } from "./decide.ts";
 import { PeeringHold } from "./hold.ts";
 import { peerId } from "./identity.ts";
 import { createPeering, errorText, findPeering, leavePeering, warnUnpeered } from "./presence.ts";
-import { describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringTarget } from "./records.ts";
+import {
+  describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringTarget,
+} from "./records.ts";
 import type { PeeringOptions } from "./options.ts";
 
 export type { PeeringOptions } from "./options.ts";

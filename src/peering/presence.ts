@@ -3,11 +3,13 @@
 // meant to be used); or the resource itself is not served (no CRD) or not readable (RBAC).
 // The caller decides what a missing peering means (freeze if mandatory, else run unpeered).
 
-import { isConflict, isForbidden, isNotFound } from "../kube/errors.ts";
-import { resourceName, type KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import { isConflict, isForbidden, isNotFound } from "../kube/index.ts";
+import { resourceName, type KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import type { PeerRecord } from "./decide.ts";
-import { describeTarget, isObjectMissing, isResourceMissing, writeRecord, type PeeringClient, type PeeringTarget } from "./records.ts";
+import {
+  describeTarget, isObjectMissing, isResourceMissing, writeRecord, type PeeringClient, type PeeringTarget,
+} from "./records.ts";
 
 export type Presence =
   | { kind: "ready"; created: boolean }

@@ -3,10 +3,10 @@
 // (Kopf's CRDs have no status subresource); if a cluster's CRD does have one, the main-object
 // write comes back without our record, and we switch to `/status` for that target.
 
-import type { KubeClient } from "../kube/client.ts";
-import { ApiError } from "../kube/errors.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import type { WatchClient } from "../watching/types.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { ApiError } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import type { WatchClient } from "../watching/index.ts";
 import { peerRecord, type PeerRecord } from "./decide.ts";
 import { manualPeerId } from "./identity.ts";
 import { peeringResource, type PeeringGroup } from "./resources.ts";

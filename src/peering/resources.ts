@@ -8,7 +8,7 @@
 //
 // The same CRDs ship as YAML in `crds/peering-<group>.yaml`; a test keeps both identical.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 
 export type PeeringGroup = "kobun.dev" | "kopf.dev" | (string & {});
 
@@ -114,7 +114,7 @@ export function peeringCRDsYAML(group: PeeringGroup): string {
 }
 
 /** The coordination.k8s.io Lease resource (lease mode). */
-export { leaseResource } from "../kube/lease-record.ts";
+export { leaseResource } from "../kube/index.ts";
 
 /**
  * The CustomResourceDefinition resource, to install the peering CRDs (tests, `kobun dev`).

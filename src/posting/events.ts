@@ -2,7 +2,7 @@
 // object (the involvedObject), the body of a new Event, what the PATCH of a repeated one
 // changes, and the name it is created under. Pure; poster.ts queues, correlates and sends.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 
 export const EVENTS: Resource = {
   group: "", version: "v1", plural: "events", kind: "Event", namespaced: true, statusSubresource: false,

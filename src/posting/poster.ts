@@ -10,10 +10,10 @@
 // Must never post about Event objects (that would feed itself), never retry forever, never
 // hold a handler up, and never import handling/.
 
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { silentLogger, type Logger, type LogLevel } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { silentLogger, type Logger, type LogLevel } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
 import { EventCorrelator, PostedEvents, type CorrelatorOptions } from "./correlator.ts";
 import { EVENTS, eventName, involvedOf, newEvent, repeatPatch, type Involved } from "./events.ts";
 

@@ -1,6 +1,6 @@
 // What a Workers (workers.ts) is built from, and what one run may ask for next.
 
-import type { Logger } from "../util/log.ts";
+import type { Logger } from "../util/index.ts";
 import type { Priority } from "./lines.ts";
 import type { QueueObserver } from "./observer.ts";
 

@@ -28,8 +28,8 @@
 // What it must never do: run two items of one key concurrently, drop the newest item of a key,
 // import anything but util/, or know what a Kubernetes object is.
 
-import { TaskScope, type TaskReport } from "../util/scope.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
+import { TaskScope, type TaskReport } from "../util/index.ts";
+import { silentLogger, type Logger } from "../util/index.ts";
 import { figuresOf, type QueueObserver } from "./observer.ts";
 import type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
 import { Schedule } from "./schedule.ts";

@@ -6,23 +6,25 @@
 // A run that ignores its signal is abandoned after `cancellationTimeout` and named in a warning.
 // A timer's patch and result are written only if its call was not aborted.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { isNotFound } from "../kube/errors.ts";
-import { linkedSignal, sleep } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import { compactPatch, newPatch, objectContext, type HandlerTools } from "../handling/context.ts";
-import { essenceOf } from "../handling/essence.ts";
-import { deepEqual } from "../declaring/filters.ts";
-import { PermanentError, TemporaryError } from "../declaring/errors.ts";
-import type { BackgroundSpec, HandlerSpec } from "../declaring/registry.ts";
-import { runHandler } from "../handling/runner.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { isNotFound } from "../kube/index.ts";
+import { linkedSignal, sleep } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import { compactPatch, newPatch, objectContext, type HandlerTools } from "../handling/index.ts";
+import { essenceOf } from "../handling/index.ts";
+import { deepEqual } from "../declaring/index.ts";
+import { PermanentError, TemporaryError } from "../declaring/index.ts";
+import type { BackgroundSpec, HandlerSpec } from "../declaring/index.ts";
+import { runHandler } from "../handling/index.ts";
 import type { Ownership } from "./options.ts";
-import { metaMatches } from "../handling/selection.ts";
-import type { DaemonFn, HandlerContext, TimerContext } from "../declaring/types.ts";
+import { metaMatches } from "../handling/index.ts";
+import type { DaemonFn, HandlerContext, TimerContext } from "../declaring/index.ts";
 import type { PatchClient } from "./fence.ts";
 import { isOtherObject } from "./fence.ts";
 import { writeTimerResults } from "./timer-results.ts";
-import { afterRun, DEFAULT_BACKOFF_S, dueAt, holdsDeletion, idleWait, retryDelay, starting, type BackgroundPhase, type RunEnd } from "./background-phases.ts";
+import {
+  afterRun, DEFAULT_BACKOFF_S, dueAt, holdsDeletion, idleWait, retryDelay, starting, type BackgroundPhase, type RunEnd,
+} from "./background-phases.ts";
 
 const DEFAULT_CANCELLATION_S = 5;
 

@@ -9,9 +9,9 @@
 //   is gone if missing or of another uid, and else is sent again on the version read.
 // Such a write's "gone" is final: the caller drops it, no retry loop, no error.
 
-import { ApiError, isConflict, isNotFound } from "../kube/errors.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import type { KubeClient } from "../kube/client.ts";
+import { ApiError, isConflict, isNotFound } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import type { KubeClient } from "../kube/index.ts";
 
 /** What the writes of a cycle need of the client: patch, and get to re-read after a conflict. */
 export type PatchClient = Pick<KubeClient, "patch" | "get">;

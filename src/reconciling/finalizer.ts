@@ -13,9 +13,11 @@
 //   yes       │ yes       │ any        │ run the delete handlers, then release
 //   yes       │ no        │ any        │ nothing (not ours to hold: the object is free to go)
 
-import type { KubeObject } from "../kube/types.ts";
-import { deleteHandlerApplies, runCycle, type CycleEnv, type CyclePlan, type FinalizerTerms, type ObjectState } from "../handling/cycle.ts";
-import { FINALIZER } from "../declaring/keys.ts";
+import type { KubeObject } from "../kube/index.ts";
+import {
+  deleteHandlerApplies, runCycle, type CycleEnv, type CyclePlan, type FinalizerTerms, type ObjectState,
+} from "../handling/index.ts";
+import { FINALIZER } from "../declaring/index.ts";
 import type { Background } from "./background.ts";
 
 /** What to do about kobun's finalizer this cycle (the table's last column). */

@@ -30,9 +30,9 @@
 // style; the finalizer table (finalizer.ts) counts them in "needs one", and a deletion runs the
 // delete handlers only once every one of them has stopped.
 
-import type { KubeObject } from "../kube/types.ts";
-import { compareResourceVersions } from "../kube/versions.ts";
-import { backoffDelay } from "../util/backoff.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { compareResourceVersions } from "../kube/index.ts";
+import { backoffDelay } from "../util/index.ts";
 
 export type Phase =
   | { kind: "idle" } //                     handled: nothing due until the object changes

@@ -1,10 +1,10 @@
 // What a cycle asks for after its write, as life.ts's `written` outcome takes it: the finalizer
 // first, a re-check of what others changed meanwhile, a delay, or nothing.
 
-import type { CyclePlan } from "../handling/cycle.ts";
-import { essenceOf } from "../handling/essence.ts";
-import { deepEqual } from "../declaring/filters.ts";
-import type { KubeObject } from "../kube/types.ts";
+import type { CyclePlan } from "../handling/index.ts";
+import { essenceOf } from "../handling/index.ts";
+import { deepEqual } from "../declaring/index.ts";
+import type { KubeObject } from "../kube/index.ts";
 import type { Outcome } from "./life.ts";
 
 /** What the cycle asks for next: the finalizer first, a re-check of others' change, a delay, or nothing. */

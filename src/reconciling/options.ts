@@ -1,17 +1,17 @@
 // What a Reconciler is built from: its options, the part of the settings it reads, and the
 // handling engine's environment derived from them (the defaults, the diff base policy).
 
-import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
-import type { EventPoster } from "../posting/poster.ts";
-import type { Logger } from "../util/log.ts";
-import type { ApiClient } from "../handling/api.ts";
-import type { CycleEnv } from "../handling/cycle.ts";
-import { sensitiveFields } from "../handling/diffbase.ts";
-import type { StorageMode } from "../handling/progress.ts";
-import type { HandlerSpec, Registry } from "../declaring/registry.ts";
-import type { Indexes } from "../handling/indexes.ts";
-import type { QueueObserver } from "../queueing/observer.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";
+import type { EventPoster } from "../posting/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { ApiClient } from "../handling/index.ts";
+import type { CycleEnv } from "../handling/index.ts";
+import { sensitiveFields } from "../handling/index.ts";
+import type { StorageMode } from "../handling/index.ts";
+import type { HandlerSpec, Registry } from "../declaring/index.ts";
+import type { Indexes } from "../handling/index.ts";
+import type { QueueObserver } from "../queueing/index.ts";
 
 /** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
 export interface CycleHold {

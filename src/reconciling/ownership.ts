@@ -7,7 +7,7 @@
 // A handler that ignores its signal cannot be killed (a promise has no owner to stop it): past
 // the grace it is abandoned, named by the caller, and its results are never written.
 
-import { eitherSignal, onAbort } from "../util/abort.ts";
+import { eitherSignal, onAbort } from "../util/index.ts";
 
 /** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */
 export const LOST: unique symbol = Symbol("lost");

@@ -22,16 +22,16 @@
 // Must never decide what to run (cycle.ts) or swallow errors other than 404, 409 and a refused
 // uid (gone, or a stale version: re-read and sent again).
 
-import { isConflict, isNotFound } from "../kube/errors.ts";
+import { isConflict, isNotFound } from "../kube/index.ts";
 import { fence, isOtherObject, patchStatus, reread, type PatchClient } from "./fence.ts";
-import { metadataOf } from "../kube/partial.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
-import type { CyclePlan } from "../handling/cycle.ts";
-import { combinePatches } from "../handling/essence.ts";
-import { slim } from "../watching/decoded.ts";
-import { FINALIZER, STATUS_KEY } from "../declaring/keys.ts";
-import { asAnnotations, asStatus, hasChange, type StorageMode } from "../handling/progress.ts";
+import { metadataOf } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { CyclePlan } from "../handling/index.ts";
+import { combinePatches } from "../handling/index.ts";
+import { slim } from "../watching/index.ts";
+import { FINALIZER, STATUS_KEY } from "../declaring/index.ts";
+import { asAnnotations, asStatus, hasChange, type StorageMode } from "../handling/index.ts";
 
 
 export interface PatchTarget {

@@ -17,22 +17,24 @@
 // last write, never write for an object once its deletion was seen, and never let a handler's
 // failure escape into the watch stream.
 
-import { Workers, type Outcome as WorkerOutcome } from "../queueing/workers.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { eitherSignal, linkedSignal } from "../util/abort.ts";
-import { CompactMap } from "../util/compact-map.ts";
-import { tracing } from "../util/trace.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
-import type { TaskReport } from "../util/scope.ts";
-import type { WatchEvent } from "../watching/types.ts";
-import type { CycleEnv, CyclePlan, ObjectState } from "../handling/cycle.ts";
+import { Workers, type Outcome as WorkerOutcome } from "../queueing/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { eitherSignal, linkedSignal } from "../util/index.ts";
+import { CompactMap } from "../util/index.ts";
+import { tracing } from "../util/index.ts";
+import { silentLogger, type Logger } from "../util/index.ts";
+import type { TaskReport } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import type { CycleEnv, CyclePlan, ObjectState } from "../handling/index.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { cycleWithFinalizer } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import { cycleEnvOf, freezeGraceMsOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
-import { reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item } from "./reporting.ts";
+import {
+  reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item,
+} from "./reporting.ts";
 import { Background } from "./background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";

@@ -9,11 +9,11 @@
 // - "etcdserver: request is too large": the stored object is over etcd's limit (~1.5 MiB), or
 //   over gRPC's (~2 MiB): "rpc error: code = ResourceExhausted desc = trying to send message larger than max".
 
-import { ApiError } from "../kube/errors.ts";
-import type { KubeObject } from "../kube/types.ts";
-import type { EventPoster } from "../posting/poster.ts";
-import type { Logger } from "../util/log.ts";
-import { essenceOf } from "../handling/essence.ts";
+import { ApiError } from "../kube/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { EventPoster } from "../posting/index.ts";
+import type { Logger } from "../util/index.ts";
+import { essenceOf } from "../handling/index.ts";
 
 export function isRefusedForSize(error: unknown): error is ApiError {
   if (!(error instanceof ApiError)) return false;

@@ -2,15 +2,15 @@
 // one log line per handler run, its counter, and an Event on the object (kubectl describe);
 // and the cycles that went wrong: failed writes, results discarded by a freeze, handlers abandoned.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
-import type { EventPoster } from "../posting/poster.ts";
-import type { Logger } from "../util/log.ts";
-import type { WatchEvent } from "../watching/types.ts";
-import { lendSignal, objectContext, type HandlerTools } from "../handling/context.ts";
-import type { CyclePlan } from "../handling/cycle.ts";
-import { metaMatches } from "../handling/selection.ts";
-import type { HandlerSpec } from "../declaring/registry.ts";
-import type { EventContext, EventHandlerFn } from "../declaring/types.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import type { EventPoster } from "../posting/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import { lendSignal, objectContext, type HandlerTools } from "../handling/index.ts";
+import type { CyclePlan } from "../handling/index.ts";
+import { metaMatches } from "../handling/index.ts";
+import type { HandlerSpec } from "../declaring/index.ts";
+import type { EventContext, EventHandlerFn } from "../declaring/index.ts";
 import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
 

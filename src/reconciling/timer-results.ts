@@ -2,7 +2,7 @@
 // /status when the resource has that subresource; fenced (fence.ts): an object gone, or made
 // again under its name, drops the write.
 
-import type { KubeObject, Resource } from "../kube/types.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 import { fence, patchStatus } from "./fence.ts";
 import type { PatchClient } from "./fence.ts";
 

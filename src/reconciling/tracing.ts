@@ -4,9 +4,9 @@
 // it tells the metrics' observer (measuredCycle): that it began, how it ended, how long it took.
 // Names, ids and outcomes only: never the object's content.
 
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
-import { activeSpan, inSpan } from "../util/trace.ts";
-import type { CyclePlan } from "../handling/cycle.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";
+import { activeSpan, inSpan } from "../util/index.ts";
+import type { CyclePlan } from "../handling/index.ts";
 import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
 

@@ -6,8 +6,8 @@
 // here, read by life.ts as the `wrote` it takes (a short-lived copy per read).
 // The life's values stay those of the pure transitions (`live` takes one); only the record is reused.
 
-import type { ObjectState } from "../handling/cycle.ts";
-import { linkedSignal } from "../util/abort.ts";
+import type { ObjectState } from "../handling/index.ts";
+import { linkedSignal } from "../util/index.ts";
 import { IDLE, type Life, type Phase } from "./life.ts";
 
 /** Why a cycle was aborted by its object's deletion (an AbortError, as handlers expect of an abort). */

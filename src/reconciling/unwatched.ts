@@ -3,10 +3,10 @@
 // so kobun's finalizer on it is released, as when a delete handler stops matching; held, it
 // would keep the object Terminating for ever once deleted.
 
-import type { CyclePlan } from "../handling/cycle.ts";
+import type { CyclePlan } from "../handling/index.ts";
 import { hasFinalizer } from "./finalizer.ts";
-import type { KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 
 /** A plan that only removes kobun's finalizer. */
 function releaseOnly(): CyclePlan {

@@ -9,14 +9,14 @@
 // failure there is logged, and the others still run. Both share `memo` with every handler
 // (each object's memo starts as a shallow copy of it).
 
-import type { Api } from "../declaring/api.ts";
-import type { ApiClient } from "../handling/api.ts";
-import type { ActivitySpec, Registry } from "../declaring/registry.ts";
-import type { ActivityContext, LoginContext } from "../declaring/types.ts";
-import { LoginError, type Login, type LoginResult } from "../kube/login.ts";
-import type { Resource } from "../kube/types.ts";
-import { linkedSignal, onAbort } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
+import type { Api } from "../declaring/index.ts";
+import type { ApiClient } from "../handling/index.ts";
+import type { ActivitySpec, Registry } from "../declaring/index.ts";
+import type { ActivityContext, LoginContext } from "../declaring/index.ts";
+import { LoginError, type Login, type LoginResult } from "../kube/index.ts";
+import type { Resource } from "../kube/index.ts";
+import { linkedSignal, onAbort } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
 export interface ActivityWiring {

@@ -3,11 +3,11 @@
 // answers and accepts them. Every failure is a FatalError with the README's exit code.
 
 import type { Settings } from "../config/index.ts";
-import { KubeClient } from "../kube/client.ts";
-import { KubeconfigError, type Connection } from "../kube/connection.ts";
-import { ApiError } from "../kube/errors.ts";
-import { LoginError, loginConnection, type Login } from "../kube/login.ts";
-import type { Logger } from "../util/log.ts";
+import { KubeClient } from "../kube/index.ts";
+import { KubeconfigError, type Connection } from "../kube/index.ts";
+import { ApiError } from "../kube/index.ts";
+import { LoginError, loginConnection, type Login } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
 /** The operator's own client; `login`: the on.login handlers as one (activities.ts), replacing the kubeconfig. */

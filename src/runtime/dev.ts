@@ -3,16 +3,15 @@
 // newcomer sees the example operator react without a cluster or kubectl.
 // Loaded only by that command, so `kobun run` never loads the sandbox.
 
-import type { KubeClient } from "../kube/client.ts";
-import { isConflict, isNotFound } from "../kube/errors.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { sleep } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import { readBookkeeping } from "../handling/progress.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { isConflict, isNotFound } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { sleep } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import { readBookkeeping } from "../handling/index.ts";
 import { manifestObjects, type Manifest } from "./manifests.ts";
 
 export { startSandbox } from "@kobun/sandbox";
-export { KubeClient } from "../kube/client.ts";
 
 const crdResource: Resource = {
   group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions",

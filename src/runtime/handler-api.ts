@@ -3,11 +3,11 @@
 // it), and watches made by watching/'s Watcher, which handling/ cannot import itself.
 
 import type { Settings } from "../config/index.ts";
-import type { KubeClient } from "../kube/client.ts";
-import type { Resource } from "../kube/types.ts";
-import type { ApiWatchEvent } from "../declaring/api.ts";
-import { ApiClient } from "../handling/api.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { Resource } from "../kube/index.ts";
+import type { ApiWatchEvent } from "../declaring/index.ts";
+import { ApiClient } from "../handling/index.ts";
+import type { Logger } from "../util/index.ts";
 import { Watcher } from "../watching/index.ts";
 
 /** LIST then WATCH of one resource, with the operator's own watcher (reconnects, 410 relists); ends when `signal` aborts. */

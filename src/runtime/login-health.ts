@@ -2,9 +2,9 @@
 // make the "login" problem (503), and the first request that gets through with renewed
 // credentials clears it. Short failures (a vault restarting) stay in the log only.
 
-import type { Connection } from "../kube/connection.ts";
-import type { RenewalFailure } from "../kube/renewal.ts";
-import type { Health } from "../observability/health.ts";
+import type { Connection } from "../kube/index.ts";
+import type { RenewalFailure } from "../kube/index.ts";
+import type { Health } from "../observability/index.ts";
 
 /** How long renewals may fail without a break before /healthz reports it (the README says so). */
 export const LOGIN_UNHEALTHY_AFTER_MS = 60_000;

@@ -3,15 +3,15 @@
 // interfaces and observability/'s registry, so the wiring lives here. Names and labels are
 // client-go's where the meaning is the same (rest_client_*), so existing dashboards read them.
 
-import type { BudgetState } from "../kube/budget.ts";
-import type { RequestObserver } from "../kube/observer.ts";
-import type { HistogramSeries, MetricsRegistry, Series } from "../observability/metrics.ts";
-import type { PeeringObserver } from "../peering/observer.ts";
-import type { QueueFigures, QueueObserver } from "../queueing/observer.ts";
-import type { ReconcileObserver, ReconcileResult } from "../reconciling/reconciler.ts";
+import type { BudgetState } from "../kube/index.ts";
+import type { RequestObserver } from "../kube/index.ts";
+import type { HistogramSeries, MetricsRegistry, Series } from "../observability/index.ts";
+import type { PeeringObserver } from "../peering/index.ts";
+import type { QueueFigures, QueueObserver } from "../queueing/index.ts";
+import type { ReconcileObserver, ReconcileResult } from "../reconciling/index.ts";
 import type { ShardObserver } from "../sharding/index.ts";
-import type { Toggle } from "../util/toggle.ts";
-import type { WatchObserver, WatchRestartReason } from "../watching/types.ts";
+import type { Toggle } from "../util/index.ts";
+import type { WatchObserver, WatchRestartReason } from "../watching/index.ts";
 
 /** client-go's buckets for rest_client_request_duration_seconds. */
 const REQUEST_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];

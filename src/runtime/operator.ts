@@ -6,21 +6,21 @@
 // SIGINT/SIGTERM in as `signal`.
 
 import { fixedNamespaces, resolveSettings, type ResourceSettings, type Settings } from "../config/index.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import { loggerFor } from "./logging.ts";
-import { TaskScope } from "../util/scope.ts";
-import { aborted } from "../util/abort.ts";
-import { Toggle } from "../util/toggle.ts";
-import { Health } from "../observability/health.ts";
-import { registry as defaultRegistry, type Registry } from "../declaring/registry.ts";
-import { Reconciler } from "../reconciling/reconciler.ts";
-import { Indexes } from "../handling/indexes.ts";
+import { TaskScope } from "../util/index.ts";
+import { aborted } from "../util/index.ts";
+import { Toggle } from "../util/index.ts";
+import { Health } from "../observability/index.ts";
+import { registry as defaultRegistry, type Registry } from "../declaring/index.ts";
+import { Reconciler } from "../reconciling/index.ts";
+import { Indexes } from "../handling/index.ts";
 import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
 import { connectClient } from "./connecting.ts";
 import { reportLoginRenewals } from "./login-health.ts";
-import { EventPoster } from "../posting/poster.ts";
+import { EventPoster } from "../posting/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
 import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
 import { FatalError } from "./exits.ts";
@@ -29,7 +29,7 @@ import { frozenMetric, reconcileMetrics, requestMetrics, workqueueMetrics } from
 import { serveProbes } from "./serving.ts";
 import { heapActivity, paceHeap } from "./heap-pacing.ts";
 import { handlerApi } from "./handler-api.ts";
-import type { ApiClient } from "../handling/api.ts";
+import type { ApiClient } from "../handling/index.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { checkResourceKeys, disabledIndexes, enabledWebhooks, resolveResources, settingsFor } from "./resources.ts";
 

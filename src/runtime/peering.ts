@@ -3,10 +3,10 @@
 // given scope and drives the shared Toggle; each removes its own record on exit.
 
 import type { Settings } from "../config/index.ts";
-import type { KubeClient } from "../kube/client.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
-import type { Toggle } from "../util/toggle.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
 import { LeaseElection, Peering, type PeeringEvents, type PeeringObserver } from "../peering/index.ts";
 
 export interface PeeringStart {

@@ -3,13 +3,13 @@
 // before anything starts; `enabled: false` drops a resource; the rest go with its streams.
 
 import { closestMatch, ConfigError, configIssue, type ResourceSettings, type Settings } from "../config/index.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { parseSelector, type ResourceSelector } from "../kube/discovery.ts";
-import { ConnectionError } from "../kube/errors.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { parseSelector, type ResourceSelector } from "../kube/index.ts";
+import { ConnectionError } from "../kube/index.ts";
+import { resourceName, type Resource } from "../kube/index.ts";
 import { FatalError } from "./exits.ts";
-import type { Registry } from "../declaring/registry.ts";
-import { metadataDeclarations } from "../declaring/metadata-only.ts";
+import type { Registry } from "../declaring/index.ts";
+import { metadataDeclarations } from "../declaring/index.ts";
 
 /** The registered selectors' texts, as a resource key in kobun.yaml names them. */
 function selectorKey(selector: ResourceSelector): string {

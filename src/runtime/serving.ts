@@ -3,11 +3,11 @@
 // or taken address fails run() at once (exit 5) rather than leaving an operator nobody can probe.
 
 import { metricsUrl, type Settings } from "../config/index.ts";
-import type { Health } from "../observability/health.ts";
-import { startMetricsServer, startProbeServer, type ProbeServer } from "../observability/probes.ts";
-import { aborted } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
+import type { Health } from "../observability/index.ts";
+import { startMetricsServer, startProbeServer, type ProbeServer } from "../observability/index.ts";
+import { aborted } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
 /** Starts what `settings` asks for, each stopped when `scope` closes; returns the probe URL, if any. */

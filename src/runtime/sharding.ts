@@ -6,15 +6,15 @@
 // (streams/shard-streams.ts); a shard given up waits for its cycles (holds).
 
 import type { Settings } from "../config/index.ts";
-import type { Indexes } from "../handling/indexes.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type KubeObject, type Resource } from "../kube/types.ts";
+import type { Indexes } from "../handling/index.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";
 import { peerId } from "../peering/index.ts";
 import { Sharding } from "../sharding/index.ts";
-import type { MetricsRegistry } from "../observability/metrics.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
-import type { Toggle } from "../util/toggle.ts";
+import type { MetricsRegistry } from "../observability/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
 import { shardMetrics } from "./metrics.ts";
 import { serveShardStreams, type ShardedLayout } from "../streams/index.ts";
 

@@ -4,22 +4,26 @@
 // the streams' metrics and heap activity. What streams run, and how they are kept running, is
 // streams/'s.
 
-import { fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
-import type { Registry } from "../declaring/registry.ts";
-import type { Indexes } from "../handling/indexes.ts";
+import {
+  fixedNamespaces, namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings,
+} from "../config/index.ts";
+import type { Registry } from "../declaring/index.ts";
+import type { Indexes } from "../handling/index.ts";
 import { Store } from "../caching/index.ts";
-import { streamBudget } from "../kube/budget.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
-import type { Health } from "../observability/health.ts";
+import { streamBudget } from "../kube/index.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { resourceName, type Resource } from "../kube/index.ts";
+import type { Health } from "../observability/index.ts";
 import { peeringResource } from "../peering/index.ts";
-import type { Reconciler } from "../reconciling/reconciler.ts";
-import { readsDeletedBodies } from "../reconciling/options.ts";
-import { layOut, reportStarvedStreams, type LayoutNamespaces, type LayoutPeering, type StreamTimings, type WatchedResource } from "../streams/index.ts";
-import { aborted } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
-import { Toggle } from "../util/toggle.ts";
+import type { Reconciler } from "../reconciling/index.ts";
+import { readsDeletedBodies } from "../reconciling/index.ts";
+import {
+  layOut, reportStarvedStreams, type LayoutNamespaces, type LayoutPeering, type StreamTimings, type WatchedResource,
+} from "../streams/index.ts";
+import { aborted } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
+import { Toggle } from "../util/index.ts";
 import { heapActivity } from "./heap-pacing.ts";
 import { budgetMetrics, peeringMetrics, watchMetrics } from "./metrics.ts";
 import { startPeering } from "./peering.ts";

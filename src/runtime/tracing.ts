@@ -4,8 +4,8 @@
 // tracer is removed.
 
 import type { Settings } from "../config/index.ts";
-import type { Logger } from "../util/log.ts";
-import { useTracer } from "../util/trace.ts";
+import type { Logger } from "../util/index.ts";
+import { useTracer } from "../util/index.ts";
 
 /** How long the last spans may take to be sent at shutdown. */
 const FLUSH_MS = 2000;

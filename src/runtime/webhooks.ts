@@ -7,18 +7,18 @@
 // patches the caBundle of the configurations `kobun manifests` made, when it knows the CA.
 
 import type { Settings } from "../config/index.ts";
-import { parseListen } from "../config/webhooks.ts";
+import { parseListen } from "../config/index.ts";
 import {
   ADMISSION_GROUP, KINDS, PLURALS, crdConversion, crdName, serviceHosts, startWebhookServer, webhookConfigurations,
   type CertSource, type Endpoint, type RuleTarget,
 } from "../admission/index.ts";
-import type { Registry, WebhookSpec } from "../declaring/registry.ts";
-import type { KubeClient } from "../kube/client.ts";
-import { ApiError } from "../kube/errors.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { aborted } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
+import type { Registry, WebhookSpec } from "../declaring/index.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { ApiError } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { aborted } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
 export interface WebhookWiring {

@@ -3,7 +3,7 @@
 // of `metadata.uid` or `metadata.namespace` (an absent namespace hashes as ""). The client-side
 // filter must agree with the server bit for bit, or an object would belong to no replica.
 
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeObject } from "../kube/index.ts";
 
 export type ShardKey = "uid" | "namespace";
 

@@ -3,12 +3,12 @@
 // safety net for an event a stream might have missed. Each record remembers when we saw it
 // change, by our clock: that, not the Lease's renewTime, is how liveness is judged (assign.ts).
 
-import { leaseResource, newer, specOf } from "../kube/lease-record.ts";
-import type { KubeObject } from "../kube/types.ts";
-import { sleep } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import type { WatchClient } from "../watching/types.ts";
-import { Watcher } from "../watching/watcher.ts";
+import { leaseResource, newer, specOf } from "../kube/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { sleep } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { WatchClient } from "../watching/index.ts";
+import { Watcher } from "../watching/index.ts";
 import type { ForeignLeaseView, MemberView, ShardLeaseView } from "./assign.ts";
 import { fnv1a64 } from "./hash.ts";
 

@@ -3,10 +3,10 @@
 // both win a shard (a 409 means someone else did: the record is read again). leases.ts decides
 // when; this file only writes and keeps the book up to date with what it wrote.
 
-import type { KubeClient } from "../kube/client.ts";
-import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/lease-record.ts";
-import type { KubeObject } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { freshLease, leaseResource, releasedLease, renewedLease, specOf } from "../kube/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
 import { GROUP_LABEL, type LeaseBook, memberLeaseName, ROLE_LABEL, SHARDS_ANNOTATION } from "./lease-book.ts";
 
 export interface LeaseWriterOptions {

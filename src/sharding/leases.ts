@@ -15,12 +15,12 @@
 //     running cycles are waited for (bounded by the grace, then abandoned), and only then is
 //     its Lease released; on exit the same for every shard, then the membership is deleted.
 
-import type { KubeClient } from "../kube/client.ts";
-import { specOf } from "../kube/lease-record.ts";
-import { linkedSignal, sleep } from "../util/abort.ts";
-import { Nudge } from "../util/nudge.ts";
-import type { Logger } from "../util/log.ts";
-import type { WatchClient } from "../watching/types.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { specOf } from "../kube/index.ts";
+import { linkedSignal, sleep } from "../util/index.ts";
+import { Nudge } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { WatchClient } from "../watching/index.ts";
 import { assign, coverage, liveHolder, type AssignmentInput, type Coverage } from "./assign.ts";
 import { ShardHolds } from "./holds.ts";
 import { GROUP_LABEL, LeaseBook, memberLeaseName } from "./lease-book.ts";

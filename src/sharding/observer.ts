@@ -2,7 +2,7 @@
 // as it does for watching/'s WatchObserver). Called on decisions and handovers, not per object.
 
 import type { Coverage } from "./assign.ts";
-import type { Logger } from "../util/log.ts";
+import type { Logger } from "../util/index.ts";
 
 /**
  * How a shard changed hands here: `acquired` (its Lease written to us, its work started),

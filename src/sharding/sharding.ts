@@ -4,8 +4,8 @@
 // of every change of the owned shards (runtime/ lays the streams over them); `detect()`
 // asks the server once per resource whether it does (the echo of KEP-5866's list metadata).
 
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 import { objectHash, type ShardKey } from "./hash.ts";
 import type { ShardHold } from "./holds.ts";
 import { ShardLeases, type ShardLeasesOptions } from "./leases.ts";

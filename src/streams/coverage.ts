@@ -13,15 +13,15 @@
 // nothing that changed meanwhile goes unnoticed, and the objects whose handlers the freeze
 // aborted are handled again, as after a per-namespace resume.
 
-import type { KubeClient } from "../kube/client.ts";
-import type { Resource } from "../kube/types.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { Resource } from "../kube/index.ts";
 import { PeeringFeed, type PeeringEvents } from "../peering/index.ts";
-import { aborted, linkedSignal } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
-import type { Toggle } from "../util/toggle.ts";
-import type { WatchEvent } from "../watching/types.ts";
-import { Watcher } from "../watching/watcher.ts";
+import { aborted, linkedSignal } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import { Watcher } from "../watching/index.ts";
 
 /** What a cluster-wide stream of namespaced resources needs from the coverage. */
 export interface RoutedStream {

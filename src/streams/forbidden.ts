@@ -9,8 +9,8 @@
 // "Worked" means a change arrived through the watch, or the stream stayed up for the healthy
 // period (`watching.reconnectHealthyAfter`) after a complete LIST.
 
-import type { WatchEvent } from "../watching/types.ts";
-import { WatchError } from "../watching/errors.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import { WatchError } from "../watching/index.ts";
 
 /**
  * A 403 that ends the operator. The streams do not decide how a process ends: runtime/ turns

@@ -9,21 +9,23 @@
 // A resource with `namespaces` of its own in kobun.yaml gets a layout of its own, the same way
 // (runtime/stream-wiring.ts reads the settings into each layout's options, and starts the peerings).
 
-import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
-import type { Health } from "../observability/health.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { resourceName, type Resource } from "../kube/index.ts";
+import type { Health } from "../observability/index.ts";
 import type { PeeringEvents } from "../peering/index.ts";
-import type { Indexes, IndexedStream } from "../handling/indexes.ts";
+import type { Indexes, IndexedStream } from "../handling/index.ts";
 import type { Store } from "../caching/index.ts";
-import type { TaskScope } from "../util/scope.ts";
-import type { Logger } from "../util/log.ts";
-import type { Toggle } from "../util/toggle.ts";
-import { streamBudget } from "../kube/budget.ts";
-import type { WatchEvent } from "../watching/types.ts";
+import type { TaskScope } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
+import { streamBudget } from "../kube/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
 import { NamespaceCoverage, namespacesWatchedApart, type CoveredPlace } from "./coverage.ts";
 import { followNamespaces } from "./namespaces.ts";
 import type { ShardedLayout, StreamPart } from "./shard-streams.ts";
-import { runResourceStream, type Activity, type StreamObserver, type StreamSelection, type StreamTimings } from "./resource-stream.ts";
+import {
+  runResourceStream, type Activity, type StreamObserver, type StreamSelection, type StreamTimings,
+} from "./resource-stream.ts";
 
 /** The namespaces one layout serves (runtime/ reads them from the settings). */
 export interface LayoutNamespaces {

@@ -1,15 +1,15 @@
 // Namespace discovery for globs (`team-*`, `!kube-*`): watch the Namespace objects and keep
 // one child scope per matching namespace, started when it appears and closed when it goes.
 
-import type { KubeClient } from "../kube/client.ts";
-import type { Resource } from "../kube/types.ts";
-import type { Logger } from "../util/log.ts";
-import type { TaskScope } from "../util/scope.ts";
-import { defaults } from "../watching/options.ts";
-import { Watcher } from "../watching/watcher.ts";
-import type { Health } from "../observability/health.ts";
-import { supervise } from "../util/supervise.ts";
-import { Backoff } from "../util/backoff.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { Resource } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
+import { defaults } from "../watching/index.ts";
+import { Watcher } from "../watching/index.ts";
+import type { Health } from "../observability/index.ts";
+import { supervise } from "../util/index.ts";
+import { Backoff } from "../util/index.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 
 export const namespacesResource: Resource = {

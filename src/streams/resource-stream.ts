@@ -6,16 +6,16 @@
 // the operator instead (exit 5; forbidden.ts says when). What the stream knows it keeps on a
 // shelf of its resource's store (caching/), from its first LIST until it ends for good.
 
-import type { KubeClient } from "../kube/client.ts";
-import { resourceName, type Resource } from "../kube/types.ts";
-import { Backoff } from "../util/backoff.ts";
-import { supervise } from "../util/supervise.ts";
-import type { Logger } from "../util/log.ts";
-import type { Toggle } from "../util/toggle.ts";
-import { Watcher, type WatcherOptions } from "../watching/watcher.ts";
-import type { WatchEvent, WatchObserver } from "../watching/types.ts";
-import type { Health } from "../observability/health.ts";
-import type { IndexedStream } from "../handling/indexes.ts";
+import type { KubeClient } from "../kube/index.ts";
+import { resourceName, type Resource } from "../kube/index.ts";
+import { Backoff } from "../util/index.ts";
+import { supervise } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { Toggle } from "../util/index.ts";
+import { Watcher, type WatcherOptions } from "../watching/index.ts";
+import type { WatchEvent, WatchObserver } from "../watching/index.ts";
+import type { Health } from "../observability/index.ts";
+import type { IndexedStream } from "../handling/index.ts";
 import type { Shelf, Store } from "../caching/index.ts";
 import { ForbiddenRule } from "./forbidden.ts";
 

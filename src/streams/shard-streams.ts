@@ -15,12 +15,12 @@
 //   watch that heard of the handover, and their handlers would run again on stale bodies.
 //   Their events wait for that LIST; the shards kept go on meanwhile as a relist goes (no-ops).
 
-import type { IndexedStream } from "../handling/indexes.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
+import type { IndexedStream } from "../handling/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
 import { buildShardSelector, mergedRanges, type Sharding, type ShardKey } from "../sharding/index.ts";
-import { aborted } from "../util/abort.ts";
-import type { TaskScope } from "../util/scope.ts";
-import type { WatchEvent } from "../watching/types.ts";
+import { aborted } from "../util/index.ts";
+import type { TaskScope } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
 
 /** What one stream of the layout needs to know of its part of the shards. */
 export interface StreamPart {

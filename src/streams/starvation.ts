@@ -2,10 +2,10 @@
 // problem: their objects go unseen while the process looks alive. One log line when streams
 // start waiting and one when none waits any more; /healthz names the numbers meanwhile.
 
-import type { StreamBudget } from "../kube/budget.ts";
-import type { Health } from "../observability/health.ts";
-import { aborted } from "../util/abort.ts";
-import type { Logger } from "../util/log.ts";
+import type { StreamBudget } from "../kube/index.ts";
+import type { Health } from "../observability/index.ts";
+import { aborted } from "../util/index.ts";
+import type { Logger } from "../util/index.ts";
 
 export const STARVED_COMPONENT = "watch streams";
 

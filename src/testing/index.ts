@@ -11,5 +11,7 @@
 // Must never: poll (every wait is a watch); read the machine's kubeconfig (the sandbox writes
 // its own); be imported by the runtime (it stands beside it: test/contracts/rooms.ts).
 
-export { startOperator, TestOperator, type TestOperatorOptions, type WaitOptions, type Applied, type Named } from "./operator.ts";
+export {
+  startOperator, TestOperator, type TestOperatorOptions, type WaitOptions, type Applied, type Named,
+} from "./operator.ts";
 export { UntilTimeoutError } from "./until.ts";

@@ -6,16 +6,16 @@
 import { readFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { resolveSettings, type FlagValues } from "../config/index.ts";
-import type { Registry } from "../declaring/registry.ts";
-import { registry as defaultRegistry } from "../declaring/registry.ts";
-import type { ObjectOf, ResourceToken } from "../declaring/resource.ts";
-import { isNotFound } from "../kube/errors.ts";
-import type { KubeObject, ObjectMeta, Resource } from "../kube/types.ts";
-import { applyManifests, KubeClient, startSandbox } from "../runtime/dev.ts";
-import { withDefinitions, type Manifest } from "../runtime/manifests.ts";
-import { run } from "../runtime/operator.ts";
+import type { Registry } from "../declaring/index.ts";
+import { registry as defaultRegistry } from "../declaring/index.ts";
+import type { ObjectOf, ResourceToken } from "../declaring/index.ts";
+import { isNotFound } from "../kube/index.ts";
+import type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
+import { KubeClient } from "../kube/index.ts";
+import { applyManifests, startSandbox } from "../runtime/dev.ts";
+import { run, withDefinitions, type Manifest } from "../runtime/index.ts";
 import type { Sandbox } from "@kobun/sandbox";
-import { Logger, stderrSink, silentLogger, type LogLevel } from "../util/log.ts";
+import { Logger, stderrSink, silentLogger, type LogLevel } from "../util/index.ts";
 import { awaitObject } from "./until.ts";
 
 /** A resource as the kit names it: a typed token, or a selector string ("configmaps", "kobunexamples.kobun.dev/v1"). */

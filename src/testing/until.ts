@@ -2,10 +2,10 @@
 // WATCH from its resourceVersion, by the operator's own watcher), never by polling. A timeout
 // fails with a message that names what was awaited and the last state seen of the object.
 
-import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject, Resource } from "../kube/types.ts";
-import { watchResource } from "../runtime/handler-api.ts";
-import type { Logger } from "../util/log.ts";
+import type { KubeClient } from "../kube/index.ts";
+import type { KubeObject, Resource } from "../kube/index.ts";
+import { watchResource } from "../runtime/index.ts";
+import type { Logger } from "../util/index.ts";
 
 export class UntilTimeoutError extends Error {
   override readonly name = "UntilTimeoutError";

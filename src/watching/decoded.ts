@@ -5,7 +5,7 @@
 // object from the server. A watch line's are cut from its text before it is parsed
 // (kube/managed-fields.ts); `slim` drops what that left (LIST pages, text the cut does not apply to).
 
-import { apiVersionOf, type KubeObject, type Resource } from "../kube/types.ts";
+import { apiVersionOf, type KubeObject, type Resource } from "../kube/index.ts";
 
 /** Drops what no consumer reads from a freshly decoded object (ours alone: it is changed in place). */
 export function slim(object: KubeObject): KubeObject {

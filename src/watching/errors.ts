@@ -6,9 +6,9 @@
 //   other 4xx       → WatchError (or, for a streaming-list attempt, "not supported here")
 //   a line past the limit → WatchError (the stream's owner reports it and starts afresh)
 
-import { ApiError, ConnectionError } from "../kube/errors.ts";
-import { resourceName, type Resource, type Status } from "../kube/types.ts";
-import { isAbortError } from "../util/abort.ts";
+import { ApiError, ConnectionError } from "../kube/index.ts";
+import { resourceName, type Resource, type Status } from "../kube/index.ts";
+import { isAbortError } from "../util/index.ts";
 import type { LineTooLongError } from "./lines.ts";
 import { describe } from "./state.ts";
 

@@ -22,3 +22,6 @@ export { Watcher } from "./watcher.ts";
 export { WatchError } from "./errors.ts";
 export type { WatcherOptions } from "./options.ts";
 export type { WatchClient, WatchEvent } from "./types.ts";
+export { slim } from "./decoded.ts";
+export { defaults } from "./options.ts";
+export { type WatchObserver, type WatchRestartReason } from "./types.ts";

@@ -1,10 +1,10 @@
 // WatcherOptions: what a watcher can be told, with the defaults it uses when it is not.
 // Each default is chosen for a real cluster; tests shrink the timings.
 
-import { DEFAULT_PAGE_SIZE } from "../kube/client.ts";
-import { METADATA_LIST } from "../kube/partial.ts";
+import { DEFAULT_PAGE_SIZE } from "../kube/index.ts";
+import { METADATA_LIST } from "../kube/index.ts";
 import type { Shelf } from "../caching/index.ts";
-import type { Logger } from "../util/log.ts";
+import type { Logger } from "../util/index.ts";
 import type { WatchClient, WatchObserver } from "./types.ts";
 import { jitteredTimeout } from "./state.ts";
 

@@ -1,7 +1,7 @@
 // When a watcher tries again: the reconnect backoff, a delay a transition asked for, and the
 // count of 410s in a row. Kept apart from the Watcher's I/O so its loop reads as steps only.
 
-import type { Backoff } from "../util/backoff.ts";
+import type { Backoff } from "../util/index.ts";
 
 /** A watch that ended cleanly this soon without a single byte is a failure, not a timeout. */
 const SHORT_WATCH_MS = 1000;

@@ -3,7 +3,7 @@
 // a relist: relist-start, listed*, deleted(synthetic)*, relist-done; a consumer that replays the
 // events ends with exactly the server's set.
 
-import type { KubeObject } from "../kube/types.ts";
+import type { KubeObject } from "../kube/index.ts";
 import type { Shelf } from "../caching/index.ts";
 import type { WatchEvent } from "./types.ts";
 

@@ -8,9 +8,9 @@
 //     └──streaming list──► initial{rv?} ──end bookmark───────┘◄──stream ended────┘
 //   any ──410 Gone──► empty            (fresh LIST without resourceVersion)
 
-import type { KubeObject, ObjectList, RawWatchEvent, Status } from "../kube/types.ts";
-import { cutManagedFields } from "../kube/managed-fields.ts";
-import { parserComplaint } from "../util/redact.ts";
+import type { KubeObject, ObjectList, RawWatchEvent, Status } from "../kube/index.ts";
+import { cutManagedFields } from "../kube/index.ts";
+import { parserComplaint } from "../util/index.ts";
 
 export type WatchState =
   /** Nothing known: the next step is a fresh LIST (or a streaming list). */

@@ -9,7 +9,7 @@
 // (Named apart from kube/'s `Connection`, which is the credentials and TLS of a cluster.)
 // Exactly one timer per stream, re-armed lazily rather than reset on every chunk.
 
-import { linkedSignal } from "../util/abort.ts";
+import { linkedSignal } from "../util/index.ts";
 import { LineSplitter } from "./lines.ts";
 import type { WatchClient } from "./types.ts";
 

@@ -1,7 +1,7 @@
 // The watcher's output vocabulary (after kube-rs's watcher): consumers can tell a (re)list
 // from a change, and know when a relist is complete.
 
-import type { KubeObject, ObjectList, Resource } from "../kube/types.ts";
+import type { KubeObject, ObjectList, Resource } from "../kube/index.ts";
 
 export type WatchEvent =
   /** A (re)list begins: objects until `relist-done` describe the current state. */

@@ -6,11 +6,11 @@
 // Invariants: at most one connection per watcher at any moment; none after events() ends
 // (abort, `break`, throw); no timer outlives its wait; 410 never ends the iteration.
 
-import { Backoff } from "../util/backoff.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
-import { sleep } from "../util/abort.ts";
-import { METADATA_OBJECT } from "../kube/partial.ts";
-import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/types.ts";
+import { Backoff } from "../util/index.ts";
+import { silentLogger, type Logger } from "../util/index.ts";
+import { sleep } from "../util/index.ts";
+import { METADATA_OBJECT } from "../kube/index.ts";
+import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/index.ts";
 import { WatchStream } from "./stream.ts";
 import { classify, errorEvent, forbidden, lineFacts, lineTooLong, rejected, WatchError } from "./errors.ts";
 import { LineTooLongError } from "./lines.ts";

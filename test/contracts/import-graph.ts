@@ -13,6 +13,8 @@ export interface ImportSite {
   specifier: string;
   /** `import type`/`export type`: erased at run time, but still an arrow between rooms. */
   typeOnly: boolean;
+  /** `import("…")` or `require("…")`: loaded when called, not with the file. */
+  dynamic?: boolean;
 }
 
 export interface RoomTable {
@@ -66,7 +68,7 @@ export function scanImports(file: string, text: string): ImportSite[] {
     // counting it as a value import is the stricter reading, and the same arrow either way.
     sites.push({ file, line: lineAt(m.index + m[0].indexOf(m[2]!)), specifier: m[3]!, typeOnly: m[1] !== undefined });
   }
-  for (const m of code.matchAll(CALLED)) sites.push({ file, line: lineAt(m.index), specifier: m[2]!, typeOnly: false });
+  for (const m of code.matchAll(CALLED)) sites.push({ file, line: lineAt(m.index), specifier: m[2]!, typeOnly: false, dynamic: true });
   return sites.sort((a, b) => a.line - b.line);
 }
 

@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tree as tempTree } from "./fixtures.ts";
 import { checkForbidden, checkImports, checkSealed, scanImports, sourceFiles, tableCycles, type RoomTable, type Seal } from "./import-graph.ts";
-import { ALIASES, FORBIDDEN, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
+import { checkFaces } from "./faces.ts";
+import { ALIASES, FORBIDDEN, INNER_FACES, KNOWN_VIOLATIONS, ROOMS } from "./rooms.ts";
 
 const SRC = join(import.meta.dir, "../../src");
 const SANDBOX_PACKAGE = join(import.meta.dir, "../../packages/sandbox");
@@ -34,6 +35,12 @@ test("every import in src/ follows the room table", () => {
 
 test("every known violation still exists, so the allowlist only shrinks", () => {
   expect(checkImports(SRC, ROOMS, KNOWN_VIOLATIONS, ALIASES).stale).toEqual([]);
+}, WHOLE_TREE_MS);
+
+test("every room is imported through its face (index.ts), but by a dynamic import or a named inner face", () => {
+  const verdict = checkFaces(SRC, INNER_FACES, ALIASES);
+  expect(verdict.violations).toEqual([]);
+  expect(verdict.stale).toEqual([]);
 }, WHOLE_TREE_MS);
 
 test("the cli's audiences (operator, manifests, project) never import each other", () => {
@@ -176,4 +183,28 @@ test("a sealed tree names every import out of it by path, and every forbidden na
     `runtime/dev.ts:2: "@kobun/sandbox/src/server.ts" is forbidden: ${SRC_SEAL.why}`,
     `testing/kit.ts:1: "../../packages/sandbox/src/index.ts" leaves the tree: ${SRC_SEAL.why}`,
   ]);
+});
+
+test("an import of another room's inner file is named; the face, a dynamic import, an inner face and the own room pass", () => {
+  const root = tree({
+    "cli.ts": [
+      `import { k } from "./kube/index.ts";`, // the face
+      `import { c } from "./kube/client.ts";`, // an inner file: named
+      `export type { T } from "./kube/types.ts";`, // a re-export too
+      `import { e } from "./runtime/exits.ts";`, // an inner face
+      `const lazy = () => import("./kube/heavy.ts");`, // loaded late, by path
+    ].join("\n") + "\n",
+    "kube/index.ts": `export { c } from "./client.ts";\n`,
+    "kube/client.ts": `import { T } from "./types.ts";\nexport const c = 1;\n`, // its own room
+    "kube/types.ts": `export type T = 1;\n`,
+    "kube/heavy.ts": `export const h = 1;\n`,
+    "runtime/exits.ts": `export const e = 1;\n`,
+  });
+  const inner = [{ file: "runtime/exits.ts", why: "light" }, { file: "runtime/gone.ts", why: "no longer imported" }];
+  const verdict = checkFaces(root, inner);
+  expect(verdict.violations.map((v) => v.split(" (")[0])).toEqual([
+    `cli.ts:2: imports kube/client.ts, an inner file of kube/`,
+    `cli.ts:3: imports kube/types.ts, an inner file of kube/`,
+  ]);
+  expect(verdict.stale).toEqual([`runtime/gone.ts is imported by no other room: remove it from INNER_FACES`]);
 });

@@ -15,7 +15,9 @@ import { recordUpdate, type Writer } from "./ownership.ts";
 import { schemaRootOf } from "./apply-shape.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
-import { apiVersionOf, checkNoNewFinalizers, createdBody, nowTimestamp, patchedBody, present, requestedName, updatedBody } from "./write-bodies.ts";
+import {
+  apiVersionOf, checkNoNewFinalizers, createdBody, nowTimestamp, patchedBody, present, requestedName, updatedBody,
+} from "./write-bodies.ts";
 
 /**
  * How a write is made: `strict` is fieldValidation=Strict (unknown fields of a custom resource

@@ -4,7 +4,7 @@
 
 import { Document, isMap } from "yaml";
 import { fixedNamespaces, type Settings } from "../../config/index.ts";
-import type { KubeObject } from "../../runtime/manifests.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { CONFIG_DIR, CONFIG_FILE } from "./carried.ts";
 
 /**

@@ -9,14 +9,18 @@
 
 import { stringify } from "yaml";
 import type { Settings } from "../../config/index.ts";
-import { manifestObjects, peeringCRDs, registry, withDefinitions, type KubeObject, type Manifest, type ResourceSelector } from "../../runtime/manifests.ts";
+import { registry } from "../../declaring/index.ts";
+import type { KubeObject, ResourceSelector } from "../../kube/index.ts";
+import { peeringCRDs } from "../../peering/index.ts";
+import {
+  checkResourceKeys, enabledSelectors, enabledWebhooks, manifestObjects, withDefinitions, type Manifest,
+} from "../../runtime/index.ts";
 import { parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
 import { readFlags, stringFlag } from "../args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
-import { checkResourceKeys, enabledSelectors, enabledWebhooks } from "../../runtime/resources.ts";
 import { webhookObjects, webhookRules } from "./webhooks.ts";
 
 export interface ManifestOptions {

@@ -10,7 +10,10 @@
 // always go to a ClusterRole.
 
 import { fixedNamespaces, type NamespaceSettings, type Settings } from "../../config/index.ts";
-import { crdNamed, deployedStreamLimit, namespacesWatchedApart, parseSelector, peeringResource, type KubeObject, type ResourceSelector } from "../../runtime/manifests.ts";
+import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
+import { peeringResource } from "../../peering/index.ts";
+import { namespacesWatchedApart } from "../../streams/index.ts";
+import { crdNamed, deployedStreamLimit } from "./shipped.ts";
 
 export interface Rule {
   apiGroups: string[];

@@ -6,9 +6,10 @@
 // cainjector does (certificates from files).
 
 import {
-  ADMISSION_GROUP, PLURALS, crdConversion, crdName, registry as defaultRegistry, webhookConfigurations,
-  type KubeObject, type Registry, type RuleTarget, type WebhookSpec,
-} from "../../runtime/manifests.ts";
+  ADMISSION_GROUP, PLURALS, crdConversion, crdName, webhookConfigurations, type RuleTarget,
+} from "../../admission/index.ts";
+import { registry as defaultRegistry, type Registry, type WebhookSpec } from "../../declaring/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
 import { grantedName, type Rule } from "./rbac.ts";
 
 /** The webhooks and conversions to render (renderManifests leaves out those of disabled resources). */

@@ -3,12 +3,12 @@
 // Loaded only for this command, so `kobun run` never loads the sandbox.
 
 import { parseRunFlags, resolveSettings, UsageError } from "../../config/index.ts";
-import { run } from "../../runtime/operator.ts";
+import { run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
-import { applyManifests, KubeClient, runDemo, startSandbox } from "../../runtime/dev.ts";
-import { loggerFor } from "../../runtime/logging.ts";
+import { KubeClient } from "../../kube/index.ts";
+import { applyManifests, runDemo, startSandbox } from "../../runtime/dev.ts";
+import { loggerFor, withDefinitions } from "../../runtime/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
-import { withDefinitions } from "../../runtime/manifests.ts";
 import { stopSignal } from "./signals.ts";
 import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
 import type { Settings } from "../../config/index.ts";

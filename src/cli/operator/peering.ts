@@ -2,7 +2,8 @@
 // like `kopf freeze` / `kopf resume`: every operator of lower priority freezes while it lasts.
 
 import { UsageError } from "../../config/index.ts";
-import { freezeManually, KubeClient, resumeManually } from "../../runtime/manual-freeze.ts";
+import { KubeClient } from "../../kube/index.ts";
+import { freezeManually, resumeManually } from "../../peering/index.ts";
 import { numberFlag, readFlags, stringFlag } from "../args.ts";
 
 const FLAGS = {

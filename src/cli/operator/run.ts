@@ -6,7 +6,7 @@
 // `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
 
 import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../../config/index.ts";
-import { run } from "../../runtime/operator.ts";
+import { run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import type { Embedded } from "../handlers.ts";
 import { stopSignal } from "./signals.ts";

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
 import { UsageError } from "../../config/index.ts";
 import { readFlags, stringFlag } from "../args.ts";
-import { KubeClient } from "../../runtime/manual-freeze.ts";
+import { KubeClient } from "../../kube/index.ts";
 
 export const GENERATE_HELP =
   "Usage: kobun generate types (--crd FILE [--crd FILE …] | --from-cluster --kubeconfig FILE [--group GROUP])" +

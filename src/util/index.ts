@@ -1,0 +1,19 @@
+// util/: the floor every room stands on: the task scope (scope.ts) and the supervision loop
+// (supervise.ts), abortable waits (abort.ts), backoff, the freeze toggle, structured logging and
+// its repeat filter, redaction, the compact table for per-object state, and the tracing
+// interface (the tracer itself is observability/'s, installed by runtime/).
+// Must never import another room, nor know what a Kubernetes object, a request or a setting is.
+export { aborted, eitherSignal, isAbortError, linkedSignal, onAbort, sleep, untilAborted } from "./abort.ts";
+export { Backoff, backoffDelay } from "./backoff.ts";
+export { CompactMap } from "./compact-map.ts";
+export { withoutRepeats } from "./log-repeats.ts";
+export { Logger, silentLogger, stderrSink, type LogFields, type LogLevel } from "./log.ts";
+export { Nudge } from "./nudge.ts";
+export { parserComplaint, withoutCredentials } from "./redact.ts";
+export { TaskScope, type TaskReport } from "./scope.ts";
+export { supervise } from "./supervise.ts";
+export { Toggle } from "./toggle.ts";
+export {
+  SAMPLERS, activeSpan, childSpan, inSpan, tracing, useTracer,
+  type SamplerName, type Span, type SpanAttributes, type Tracer,
+} from "./trace.ts";
