@@ -193,8 +193,10 @@ function roomFigures(room: string, { sources, arrows, circles, aliases, table }:
   };
   const allowed = table?.[room];
   if (allowed !== undefined) {
-    figures.beyondTable = imports.filter((other) => !allowed.includes(other));
-    figures.allowedUnused = allowed.filter((other) => !imports.includes(other));
+    // rooms.ts names a workspace package by the room of its face (packages/sandbox → sandbox).
+    const asTable = (other: string) => other.replace(/^packages\//, "");
+    figures.beyondTable = imports.filter((other) => !allowed.includes(asTable(other)) && asTable(other) !== room);
+    figures.allowedUnused = allowed.filter((other) => !imports.some((mine) => asTable(mine) === other));
   }
   return figures;
 }
