@@ -122,5 +122,6 @@ function older(a: string, b: string): boolean {
 function selection(options: ListOptions): (object: KubeObject) => boolean {
   const labels = options.labelSelector ? labelTest(options.labelSelector) : undefined;
   const { namespace } = options;
-  return (object) => (namespace == null || object.metadata.namespace === namespace) && (!labels || labels(object.metadata.labels));
+  return (object) =>
+    (namespace == null || object.metadata.namespace === namespace) && (!labels || labels(object.metadata.labels));
 }
