@@ -75,3 +75,8 @@ export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError } from "./registration.ts";
 export { selectorMatches, type ActivitySpec, type IndexSpec } from "./registry.ts";
+export {
+  reconcileSpecOf, type Cache, type CacheListOptions, type ObjectKey, type ReconcileContext, type ReconcileFn,
+  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type ReconcileTarget, type TargetObject,
+  type WatchedResource,
+} from "./reconcile.ts";

@@ -1,0 +1,156 @@
+// `on.reconcile`: the level-triggered kind of handler (controller-runtime's Reconciler, kube-rs's
+// Controller), beside Kopf's edge-triggered ones. One function brings the world to what the object
+// asks for, from whatever state it finds; kobun calls it again when the object changes, when
+// anything it owns or watches changes, when it asked to be called back, and after a failure.
+// What it reads it reads from the operator's cache (`ctx.cache`), never staler than the
+// operator's own writes. This file is the declaration only: the engine is reconciling/'s.
+
+import type { KindOf, KubeObject, ResourceSelector } from "../kube/index.ts";
+import type { ResourceToken } from "./resource.ts";
+import type { ObjectContext, Patch } from "./types.ts";
+import { RegistrationError } from "./registration.ts";
+
+/** A selector string or a typed token, as every `on.*` takes them. */
+export type ReconcileTarget<T extends object = KubeObject> = ResourceSelector | ResourceToken<T>;
+
+/** The object type a target names: a token's type, a built-in kind's, or KubeObject. */
+export type TargetObject<S> = S extends ResourceToken<infer T> ? T : KindOf<S>;
+
+/** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
+export interface ObjectKey {
+  name: string;
+  namespace?: string;
+}
+
+/**
+ * Objects of another resource that matter to reconciled objects: `map` names the reconciled
+ * objects to run again when one of them changes (controller-runtime's EnqueueRequestsFromMapFunc,
+ * kube-rs's `watches`). E.g. a ConfigMap → the apps that mount it.
+ */
+export interface WatchedResource<S extends ReconcileTarget<any> = ReconcileTarget<any>> {
+  resource: S;
+  map: (object: TargetObject<S>) => ObjectKey | readonly ObjectKey[] | undefined | null;
+}
+
+/** `ctx.cache.list`'s selection; every field narrows it. */
+export interface CacheListOptions {
+  /** Only this namespace's objects. Default: every namespace watched. */
+  namespace?: string | null;
+  /** As a LIST's `labelSelector` ("app=web,tier!=db"). */
+  labelSelector?: string;
+  /** Only the objects an index (`on.index` of this resource) keeps under `key`. */
+  index?: { id: string; key: string };
+}
+
+/**
+ * What the operator watches, read from memory: no API request. The objects are the cache's own:
+ * read them, never change them (a write goes through `ctx.api`). Reading a resource the operator
+ * does not watch throws, naming the resource and how to declare it (`owns`, `watches`, an index).
+ */
+export interface Cache {
+  get<S extends ReconcileTarget<any>>(
+    resource: S, name: string, namespace?: string | null,
+  ): TargetObject<S> | undefined;
+  list<S extends ReconcileTarget<any>>(resource: S, options?: CacheListOptions): TargetObject<S>[];
+}
+
+/** What a reconcile function sees: the object as it is now, and the cache. */
+export interface ReconcileContext<T extends object = KubeObject> extends ObjectContext<T> {
+  /**
+   * The object is being deleted and kobun holds it (`finalizer: true`): clean up and return; the
+   * finalizer is released after a reconcile that returns without error while deleting.
+   */
+  deleting: boolean;
+  /**
+   * Changes written once the function returns, in one request each for the object and its status
+   * (`patch.status`); `status.observedGeneration` is set for you when the status is written.
+   */
+  patch: Patch<T>;
+  /** What the operator watches, from memory, never staler than this operator's own writes. */
+  cache: Cache;
+  /** Failed reconciles of this object in a row before this one (0 after a success). */
+  retry: number;
+}
+
+/** Done (nothing), or run again after `requeueAfter` seconds (unless a change comes first). */
+export type ReconcileResult = void | undefined | { requeueAfter: number };
+
+export type ReconcileFn<T extends object = KubeObject> = (
+  ctx: ReconcileContext<T>,
+) => ReconcileResult | Promise<ReconcileResult>;
+
+export interface ReconcileOptions<T extends object = KubeObject> {
+  /** Names it in logs, metrics (`controller`) and errors. Default: the function's name, else the resource. */
+  id?: string;
+  /**
+   * Children whose controller ownerReference points at a reconciled object run that object's
+   * reconcile when they change (controller-runtime's `Owns`). Watched once each, shared.
+   */
+  owns?: readonly ReconcileTarget<any>[];
+  /** Objects of other resources mapped to reconciled objects (controller-runtime's `Watches`). */
+  watches?: readonly WatchedResource<any>[];
+  /**
+   * Which changes of the object itself run it: "generation" (default: `metadata.generation`,
+   * labels, annotations, finalizers, the deletion mark; not status) or "any" (every version).
+   */
+  on?: "generation" | "any";
+  /**
+   * kobun holds the object with its finalizer and calls the function with `ctx.deleting` when it
+   * is deleted, releasing it after a reconcile that succeeds. Default false: a deletion is only
+   * another state (use owner references, and the garbage collector, for children).
+   */
+  finalizer?: boolean;
+  /** Seconds one call may run before its signal aborts it (a failure, retried). Default: none. */
+  timeout?: number;
+  /** Runs only for objects it accepts; others are left alone (as the other handlers' `when`). */
+  when?: (ctx: ObjectContext<T>) => boolean;
+}
+
+/** What the registry keeps of one `on.reconcile`. */
+export interface ReconcileSpec {
+  id: string;
+  selector: ResourceSelector;
+  fn: ReconcileFn<any>;
+  owns: readonly ResourceSelector[];
+  watches: readonly { selector: ResourceSelector; map: WatchedResource["map"] }[];
+  on: "generation" | "any";
+  finalizer: boolean;
+  timeout: number | undefined;
+  when: ((ctx: ObjectContext<any>) => boolean) | undefined;
+}
+
+/** Checks the options as registration reads them; a bad one is a RegistrationError naming it. */
+export function reconcileSpecOf(
+  selector: ResourceSelector, fn: ReconcileFn<any>, options: ReconcileOptions<any>,
+): ReconcileSpec {
+  if (typeof fn !== "function") {
+    throw new RegistrationError(`on.reconcile(${selectorText(selector)}): the reconcile is not a function`);
+  }
+  const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `reconcile ${selectorText(selector)}`);
+  if (options.on !== undefined && options.on !== "generation" && options.on !== "any") {
+    const given = JSON.stringify(options.on);
+    throw new RegistrationError(`on.reconcile "${id}": on must be "generation" or "any", not ${given}`);
+  }
+  if (options.timeout !== undefined && !(options.timeout > 0)) {
+    throw new RegistrationError(`on.reconcile "${id}": timeout must be a number of seconds above 0`);
+  }
+  for (const watched of options.watches ?? []) {
+    if (typeof watched?.map !== "function") {
+      throw new RegistrationError(`on.reconcile "${id}": each of watches needs a resource and a map function`);
+    }
+  }
+  return {
+    id, selector, fn,
+    owns: [...(options.owns ?? [])] as ResourceSelector[],
+    watches: (options.watches ?? []).map((w) => ({ selector: w.resource as ResourceSelector, map: w.map })),
+    on: options.on ?? "generation",
+    finalizer: options.finalizer ?? false,
+    timeout: options.timeout,
+    when: options.when,
+  };
+}
+
+function selectorText(selector: ResourceSelector): string {
+  if (typeof selector === "string") return selector;
+  return [selector.plural, selector.group, selector.version].filter(Boolean).join(".");
+}
