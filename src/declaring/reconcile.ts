@@ -34,7 +34,7 @@ export interface WatchedResource<S extends ReconcileTarget<any> = ReconcileTarge
 
 /** `ctx.cache.list`'s selection; every field narrows it. */
 export interface CacheListOptions {
-  /** Only this namespace's objects. Default: every namespace watched. */
+  /** Only this namespace's objects. Default: the handled object's (namespaced resources); null: every one watched. */
   namespace?: string | null;
   /** As a LIST's `labelSelector` ("app=web,tier!=db"). */
   labelSelector?: string;

@@ -30,8 +30,8 @@ export const ROOMS: RoomTable = {
   // engine, so the authoring API can be read, and type-checked, without one.
   declaring: ["kube", "util"],
   // The engine of one object's cycle: it runs what declaring/ registered, and implements
-  // declaring/'s Api and Index.
-  handling: ["declaring", "kube", "posting", "util"],
+  // declaring/'s Api, Index and Cache (ctx.cache reads caching/'s stores).
+  handling: ["declaring", "caching", "kube", "posting", "util"],
   // The per-object loop above queueing, watching, handling (issue 12).
   // caching/: the reconcile model reads known objects from the stores (issue 32).
   reconciling: ["handling", "declaring", "queueing", "watching", "caching", "kube", "posting", "util"],
