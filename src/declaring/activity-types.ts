@@ -22,14 +22,19 @@ export type ActivityFn = (ctx: ActivityContext) => unknown;
 export interface LoginContext {
   memo: Record<string, any>;
   logger: Logger;
-  /** Aborts at shutdown, or when the login takes longer than kube.requestTimeout (it then fails, naming the handler). */
+  /**
+   * Aborts at shutdown, or when the login takes longer than kube.requestTimeout (it then fails, naming the
+   * handler).
+   */
   signal: AbortSignal;
   /** False at start-up; true when the credentials it returned last expired or were refused (401). */
   renewal: boolean;
 }
 
 /** Returns credentials (or a kubeconfig) for the operator, or nothing to leave it to the next login handler. */
-export type LoginFn = (ctx: LoginContext) => LoginResult | undefined | null | void | Promise<LoginResult | undefined | null | void>;
+export type LoginFn = (
+  ctx: LoginContext,
+) => LoginResult | undefined | null | void | Promise<LoginResult | undefined | null | void>;
 
 /** Options of `on.startup`, `on.cleanup` and `on.probe`. */
 export interface ActivityOptions {

@@ -19,7 +19,10 @@ export function aliasOf(selector: ResourceSelector): string | undefined {
 /** Throws when `alias` cannot be a kobun.yaml key. */
 export function checkAlias(alias: string, selector: string): void {
   if (!ALIAS.test(alias)) {
-    throw new RegistrationError(`resource(${JSON.stringify(selector)}, { alias: ${JSON.stringify(alias)} }): an alias is letters, digits, "-", "_" and "." (like "examples")`);
+    throw new RegistrationError(
+      `resource(${JSON.stringify(selector)}, { alias: ${JSON.stringify(alias)} }): ` +
+        `an alias is letters, digits, "-", "_" and "." (like "examples")`,
+    );
   }
 }
 
@@ -34,9 +37,18 @@ export class Aliases {
     if (alias === undefined) return;
     const text = parseSelector(selector).text;
     const before = this.byText.get(text);
-    if (before !== undefined && before !== alias) throw new RegistrationError(`resource ${JSON.stringify(text)} has two aliases, "${before}" and "${alias}": give it one`);
+    if (before !== undefined && before !== alias) {
+      throw new RegistrationError(
+        `resource ${JSON.stringify(text)} has two aliases, "${before}" and "${alias}": give it one`,
+      );
+    }
     const owner = this.byAlias.get(alias);
-    if (owner !== undefined && owner !== text) throw new RegistrationError(`the alias "${alias}" names two resources, ${JSON.stringify(owner)} and ${JSON.stringify(text)}: give each its own`);
+    if (owner !== undefined && owner !== text) {
+      throw new RegistrationError(
+        `the alias "${alias}" names two resources, ${JSON.stringify(owner)} and ${JSON.stringify(text)}: ` +
+          "give each its own",
+      );
+    }
     this.byText.set(text, alias);
     this.byAlias.set(alias, text);
   }

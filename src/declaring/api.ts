@@ -22,23 +22,37 @@ export interface Where extends Call {
   namespace?: string | null;
 }
 
-/** `ctx.api`: the operator's own client for any resource, bound to the handler's signal and namespace (docs/children.md). */
+/**
+ * `ctx.api`: the operator's own client for any resource, bound to the handler's signal and namespace
+ * (docs/children.md).
+ */
 export interface Api {
   /** The field manager of this operator's applies and writes (stable across replicas and restarts). */
   readonly fieldManager: string;
   get<S extends ResourceRef>(resource: S, name: string, o?: Where): Promise<KindOf<S>>;
   /** Every object (all pages) matching the selectors. */
-  list<S extends ResourceRef>(resource: S, o?: Where & { labelSelector?: string; fieldSelector?: string }): Promise<KindOf<S>[]>;
+  list<S extends ResourceRef>(
+    resource: S, o?: Where & { labelSelector?: string; fieldSelector?: string },
+  ): Promise<KindOf<S>[]>;
   /** Creates `object` (its apiVersion and kind name the resource; the namespace defaults as for get). */
   create<T extends KubeObject>(object: T, o?: Call): Promise<T>;
   /** A merge patch by default; `type` "json" or "strategic" for the others. */
-  patch<S extends ResourceRef>(resource: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" }): Promise<KindOf<S>>;
+  patch<S extends ResourceRef>(
+    resource: S, name: string, patch: unknown,
+    o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" },
+  ): Promise<KindOf<S>>;
   /**
    * Server-side apply of `object` (apiVersion, kind, metadata.name required) as this operator's
    * field manager; conflicts with other managers throw ApplyConflictError naming the fields.
    */
-  apply<T extends KubeObject>(object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" }): Promise<T>;
-  delete(resource: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" }): Promise<void>;
+  apply<T extends KubeObject>(
+    object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" },
+  ): Promise<T>;
+  delete(
+    resource: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" },
+  ): Promise<void>;
   /** LIST then WATCH, reconnecting as the operator's own watches do, until the signal aborts or the loop breaks. */
-  watch<S extends ResourceRef>(resource: S, o?: Where & { labelSelector?: string }): AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+  watch<S extends ResourceRef>(
+    resource: S, o?: Where & { labelSelector?: string },
+  ): AsyncIterable<ApiWatchEvent<KindOf<S>>>;
 }

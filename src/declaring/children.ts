@@ -14,26 +14,40 @@ export interface AdoptOptions {
   labels?: boolean | readonly string[];
 }
 
-/** The child with an owner reference to `options.owner` (controller, blockOwnerDeletion) and the owner's namespace: deleting the owner garbage-collects it. */
+/**
+ * The child with an owner reference to `options.owner` (controller, blockOwnerDeletion) and the owner's namespace:
+ * deleting the owner garbage-collects it.
+ */
 export function adopt<T extends KubeObject>(child: T, options: AdoptOptions): T & { metadata: ObjectMeta } {
   const owner = options?.owner;
   const meta = owner?.metadata;
   if (!owner?.apiVersion || !owner.kind || !meta?.name || !meta.uid) {
-    throw new Error("adopt needs { owner } with apiVersion, kind, metadata.name and metadata.uid: pass the handler's body");
+    throw new Error(
+      "adopt needs { owner } with apiVersion, kind, metadata.name and metadata.uid: pass the handler's body",
+    );
   }
   child.metadata ??= {};
   const own = child.metadata;
   if (own.namespace === undefined && meta.namespace !== undefined) own.namespace = meta.namespace;
   if (meta.namespace !== undefined && own.namespace !== meta.namespace) {
-    throw new Error(`adopt: ${meta.namespace}/${meta.name} cannot own an object in namespace ${own.namespace}: owner references do not cross namespaces`);
+    throw new Error(
+      `adopt: ${meta.namespace}/${meta.name} cannot own an object in namespace ${own.namespace}: ` +
+        "owner references do not cross namespaces",
+    );
   }
   if (!own.name && !own.generateName) own.generateName = `${meta.name}-`;
   const refs = (own.ownerReferences ?? []) as Record<string, unknown>[];
   const other = refs.find((r) => r.controller === true && r.uid !== meta.uid);
   if (other) {
-    throw new Error(`adopt: ${own.name ?? own.generateName} is already controlled by ${other.kind} ${other.name} (uid ${other.uid}); an object has one controller`);
+    throw new Error(
+      `adopt: ${own.name ?? own.generateName} is already controlled by ${other.kind} ${other.name} ` +
+        `(uid ${other.uid}); an object has one controller`,
+    );
   }
-  const ref = { apiVersion: owner.apiVersion, kind: owner.kind, name: meta.name, uid: meta.uid, controller: true, blockOwnerDeletion: true };
+  const ref = {
+    apiVersion: owner.apiVersion, kind: owner.kind, name: meta.name, uid: meta.uid, controller: true,
+    blockOwnerDeletion: true,
+  };
   own.ownerReferences = [...refs.filter((r) => r.uid !== meta.uid), ref];
   if (options.labels && meta.labels) {
     const keys = options.labels === true ? Object.keys(meta.labels) : options.labels;

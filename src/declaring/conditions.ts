@@ -39,10 +39,15 @@ interface WithStatus {
  * it flips or the condition is new. Returns the condition as written.
  */
 function set(patch: WithStatus, input: ConditionInput, options: SetConditionOptions = {}): Condition {
-  if (!input?.type || typeof input.type !== "string") throw new Error("conditions.set needs a condition with a type, e.g. { type: \"Ready\", status: \"True\" }");
+  if (!input?.type || typeof input.type !== "string") {
+    throw new Error("conditions.set needs a condition with a type, e.g. { type: \"Ready\", status: \"True\" }");
+  }
   const status = input.status === true ? "True" : input.status === false ? "False" : input.status;
   if (status !== "True" && status !== "False" && status !== "Unknown") {
-    throw new Error(`condition ${input.type}: status must be "True", "False", "Unknown" or a boolean, not ${JSON.stringify(input.status)}`);
+    throw new Error(
+      `condition ${input.type}: status must be "True", "False", "Unknown" or a boolean, ` +
+        `not ${JSON.stringify(input.status)}`,
+    );
   }
   const list = current(patch, options.object);
   const index = list.findIndex((c) => c.type === input.type);
@@ -53,7 +58,9 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
     status,
     reason: input.reason ?? status,
     message: input.message ?? "",
-    lastTransitionTime: before && before.status === status && before.lastTransitionTime ? before.lastTransitionTime : (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z"),
+    lastTransitionTime: before && before.status === status && before.lastTransitionTime
+      ? before.lastTransitionTime
+      : (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z"),
   };
   if (generation !== undefined) condition.observedGeneration = generation;
   if (index >= 0) list[index] = condition;
@@ -81,5 +88,8 @@ function current(patch: WithStatus, object: KubeObject | undefined): Condition[]
   return Array.isArray(existing) ? (existing as Condition[]).map((c) => ({ ...c })) : [];
 }
 
-/** Status conditions: `set(patch, condition, { object })` into a handler's patch, `get(obj, type)`, `isTrue(obj, type)`. */
+/**
+ * Status conditions: `set(patch, condition, { object })` into a handler's patch, `get(obj, type)`,
+ * `isTrue(obj, type)`.
+ */
 export const conditions = { set, get, isTrue };

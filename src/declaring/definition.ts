@@ -4,26 +4,18 @@
 // CRD with its structural OpenAPI v3 schema, printer columns and status subresource, which
 // `kobun manifests` prints and `kobun dev` installs into the sandbox (which then validates
 // objects against it). Only TypeBox's types are imported: nothing of it is loaded at run time
-// by kobun itself.
+// by kobun itself. crd.ts writes the CRD out.
 
 import type { Static, TSchema } from "typebox";
 import type { KubeObject, ObjectMeta } from "../kube/index.ts";
 import { resource, type ResourceToken } from "./resource.ts";
-import { STATUS_KEY } from "./keys.ts";
 import { RegistrationError } from "./registration.ts";
+import { crdOf, type CrdObject, type PrinterColumn, type VersionPlan } from "./crd.ts";
 
-/** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
-export interface PrinterColumn {
-  name: string;
-  type: "string" | "integer" | "number" | "boolean" | "date";
-  /** A JSONPath into the object, like ".spec.size". */
-  jsonPath: string;
-  description?: string;
-  priority?: number;
-  format?: string;
-}
-
-/** A resource defined schema first, one TypeBox schema for every version (for a schema per version: VersionedDefinition). */
+/**
+ * A resource defined schema first, one TypeBox schema for every version (for a schema per version:
+ * VersionedDefinition).
+ */
 export interface ResourceDefinition<Spec extends TSchema, Status extends TSchema | undefined> {
   group: string;
   kind: string;
@@ -32,7 +24,10 @@ export interface ResourceDefinition<Spec extends TSchema, Status extends TSchema
   shortNames?: string[];
   /** Default "Namespaced". */
   scope?: "Namespaced" | "Cluster";
-  /** Served versions, the first one stored. Default ["v1"]. Every version has this schema (for a schema per version: VersionedDefinition). */
+  /**
+   * Served versions, the first one stored. Default ["v1"]. Every version has this schema (for a schema per version:
+   * VersionedDefinition).
+   */
   versions?: readonly string[];
   schema: { spec: Spec; status?: Status };
   printerColumns?: readonly PrinterColumn[];
@@ -52,9 +47,6 @@ export type DefinedToken<Spec extends TSchema, Status extends TSchema | undefine
   DefinedObject<Static<Spec>, Status extends TSchema ? Static<Status> : Record<string, any>>
 > & { readonly crd: CrdObject };
 
-/** A CustomResourceDefinition as defineResource writes it. */
-export type CrdObject = KubeObject & { spec: Record<string, any> };
-
 const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /** The CRDs of the resources defined with defineResource, keyed by token (read by the registry). */
@@ -65,7 +57,9 @@ export function definitionOf(selector: unknown): KubeObject | undefined {
 }
 
 /** One version of a resource with a schema of its own (`defineResource({ versions: { v1: {...} } })`). */
-export interface VersionSchema<Spec extends TSchema = TSchema, Status extends TSchema | undefined = TSchema | undefined> {
+export interface VersionSchema<
+  Spec extends TSchema = TSchema, Status extends TSchema | undefined = TSchema | undefined,
+> {
   schema: { spec: Spec; status?: Status };
   /** Served by the API server. Default true. */
   served?: boolean;
@@ -78,9 +72,14 @@ export interface VersionSchema<Spec extends TSchema = TSchema, Status extends TS
 }
 
 /** A resource whose versions each have their own schema; the token is the storage version's. */
-export interface VersionedDefinition<V extends Record<string, VersionSchema>> extends Omit<ResourceDefinition<TSchema, undefined>, "versions" | "schema"> {
+export interface VersionedDefinition<V extends Record<string, VersionSchema>>
+  extends Omit<ResourceDefinition<TSchema, undefined>, "versions" | "schema"> {
   versions: V;
 }
+
+/** Either form defineResource takes. */
+type AnyDefinition =
+  | ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>;
 
 type TokenOfVersion<S> = S extends VersionSchema
   ? DefinedToken<S["schema"]["spec"], S["schema"] extends { status?: infer St extends TSchema } ? St : undefined>
@@ -92,21 +91,30 @@ export type VersionedToken<V extends Record<string, VersionSchema>> = TokenOfVer
   readonly versions: { readonly [K in keyof V]: TokenOfVersion<V[K]> };
 };
 
-interface VersionPlan { name: string; served: boolean; storage: boolean; schema: VersionSchema["schema"]; columns?: readonly PrinterColumn[]; deprecated?: boolean | string }
-
 /**
  * Defines a custom resource from a TypeBox schema: a typed token for the handlers, and the CRD
  * (structural schema, printer columns, status subresource) that `kobun manifests` prints and
- * `kobun dev` installs. With `versions: { v1: { schema, storage: true }, ... }`, each version has its own schema.
+ * `kobun dev` installs. With `versions: { v1: { schema, storage: true }, ... }`, each version has its own
+ * schema.
  */
-export function defineResource<Spec extends TSchema, Status extends TSchema | undefined = undefined>(definition: ResourceDefinition<Spec, Status>): DefinedToken<Spec, Status>;
-export function defineResource<const V extends Record<string, VersionSchema>>(definition: VersionedDefinition<V>): VersionedToken<V>;
-export function defineResource(definition: ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>): unknown {
+export function defineResource<Spec extends TSchema, Status extends TSchema | undefined = undefined>(
+  definition: ResourceDefinition<Spec, Status>,
+): DefinedToken<Spec, Status>;
+export function defineResource<const V extends Record<string, VersionSchema>>(
+  definition: VersionedDefinition<V>,
+): VersionedToken<V>;
+export function defineResource(definition: AnyDefinition): unknown {
   const { group, kind, plural } = definition;
   const where = `defineResource(${JSON.stringify(kind)})`;
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group ?? "")) throw new RegistrationError(`${where}: group must be a DNS subdomain with a dot, like "example.com"`);
-  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind ?? "")) throw new RegistrationError(`${where}: kind must be CamelCase, like "KobunExample"`);
-  if (!DNS_LABEL.test(plural ?? "")) throw new RegistrationError(`${where}: plural must be lowercase, like "kobunexamples"`);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(group ?? "")) {
+    throw new RegistrationError(`${where}: group must be a DNS subdomain with a dot, like "example.com"`);
+  }
+  if (!/^[A-Z][A-Za-z0-9]*$/.test(kind ?? "")) {
+    throw new RegistrationError(`${where}: kind must be CamelCase, like "KobunExample"`);
+  }
+  if (!DNS_LABEL.test(plural ?? "")) {
+    throw new RegistrationError(`${where}: plural must be lowercase, like "kobunexamples"`);
+  }
   const plans = versionPlans(definition, where);
   const crd = crdOf(definition, plans);
   const tokenOf = (version: string) => {
@@ -121,7 +129,9 @@ export function defineResource(definition: ResourceDefinition<TSchema, TSchema |
   const storage = plans.find((p) => p.storage)!.name;
   const main = tokenOf(storage);
   if (Array.isArray(definition.versions) || definition.versions === undefined) return main;
-  const versions = Object.freeze(Object.fromEntries(plans.map((p) => [p.name, p.name === storage ? main : tokenOf(p.name)])));
+  const versions = Object.freeze(
+    Object.fromEntries(plans.map((p) => [p.name, p.name === storage ? main : tokenOf(p.name)])),
+  );
   const versioned = Object.freeze(Object.defineProperties({ ...main }, {
     crd: { value: crd, enumerable: false },
     versions: { value: versions, enumerable: false },
@@ -132,89 +142,46 @@ export function defineResource(definition: ResourceDefinition<TSchema, TSchema |
 }
 
 /** The versions to write: the list form (one schema, the first stored) or the map form (a schema each). */
-function versionPlans(definition: ResourceDefinition<TSchema, TSchema | undefined> | VersionedDefinition<Record<string, VersionSchema>>, where: string): VersionPlan[] {
+function versionPlans(definition: AnyDefinition, where: string): VersionPlan[] {
   const validName = (v: string) => /^v\d+((alpha|beta)\d+)?$/.test(v);
   if (Array.isArray(definition.versions) || definition.versions === undefined) {
     const d = definition as ResourceDefinition<TSchema, TSchema | undefined>;
     const names = d.versions ?? ["v1"];
-    if (names.length === 0 || !names.every(validName)) throw new RegistrationError(`${where}: versions must be like ["v1"] or ["v1", "v1beta1"]`);
-    if (d.schema?.spec === undefined) throw new RegistrationError(`${where}: schema.spec is required (a TypeBox schema, e.g. Type.Object({...}))`);
-    return names.map((name, i) => ({ name, served: true, storage: i === 0, schema: d.schema, columns: d.printerColumns }));
+    if (names.length === 0 || !names.every(validName)) {
+      throw new RegistrationError(`${where}: versions must be like ["v1"] or ["v1", "v1beta1"]`);
+    }
+    if (d.schema?.spec === undefined) {
+      throw new RegistrationError(`${where}: schema.spec is required (a TypeBox schema, e.g. Type.Object({...}))`);
+    }
+    return names.map((name, i) => ({
+      name, served: true, storage: i === 0, schema: d.schema, columns: d.printerColumns,
+    }));
   }
-  if ("schema" in definition) throw new RegistrationError(`${where}: give either schema (one for every version) or a schema in each of versions, not both`);
+  if ("schema" in definition) {
+    throw new RegistrationError(
+      `${where}: give either schema (one for every version) or a schema in each of versions, not both`,
+    );
+  }
   const entries = Object.entries(definition.versions);
-  if (entries.length === 0 || !entries.every(([name]) => validName(name))) throw new RegistrationError(`${where}: versions must be keyed like { v1: {...}, v1beta1: {...} }`);
-  for (const [name, v] of entries) if (v?.schema?.spec === undefined) throw new RegistrationError(`${where}: versions.${name}.schema.spec is required (a TypeBox schema)`);
-  const stored = entries.filter(([, v]) => v.storage === true).map(([name]) => name);
-  if (stored.length !== 1) throw new RegistrationError(`${where}: exactly one version must have storage: true (${stored.length === 0 ? "none has" : `${stored.join(", ")} have`})`);
-  const plans = entries.map(([name, v]) => ({ name, served: v.served ?? true, storage: v.storage === true, schema: v.schema, columns: v.printerColumns ?? definition.printerColumns, deprecated: v.deprecated }));
-  if (plans.some((p) => p.storage && !p.served)) throw new RegistrationError(`${where}: the storage version ${stored[0]} must be served`);
-  return plans;
-}
-
-function crdOf(definition: { group: string; kind: string; plural: string; singular?: string; shortNames?: string[]; scope?: "Namespaced" | "Cluster" }, plans: VersionPlan[]): CrdObject {
-  const { group, kind, plural } = definition;
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: definition.scope ?? "Namespaced",
-      names: {
-        kind, plural, singular: definition.singular ?? kind.toLowerCase(), listKind: `${kind}List`,
-        ...(definition.shortNames ? { shortNames: [...definition.shortNames] } : {}),
-      },
-      versions: plans.map(versionOf),
-    },
-  };
-}
-
-function versionOf(plan: VersionPlan): Record<string, unknown> {
-  const { schema } = plan;
-  // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
-  const properties: Record<string, unknown> = { spec: plain(schema.spec) };
-  if (schema.status) properties.status = withProgressRoom(plain(schema.status));
-  const columns = plan.columns?.map((c) => ({ ...c }));
-  return {
-    name: plan.name, served: plan.served, storage: plan.storage,
-    ...(plan.deprecated ? { deprecated: true, ...(typeof plan.deprecated === "string" ? { deprecationWarning: plan.deprecated } : {}) } : {}),
-    schema: { openAPIV3Schema: { type: "object", properties, required: ["spec"] } },
-    ...(schema.status ? { subresources: { status: {} } } : {}),
-    ...(columns?.length ? { additionalPrinterColumns: columns } : {}),
-  };
-}
-
-/**
- * kobun keeps its progress at status.kobun (handling/progress.ts) beside the handlers' results, one
- * PATCH per cycle; a status schema that pruned it would push the progress to annotations, at
- * two PATCHes per cycle. The status type handlers see does not name it: it is kobun's own.
- */
-function withProgressRoom(status: any): unknown {
-  if (typeof status !== "object" || status === null || status.type !== "object" || status.properties?.[STATUS_KEY]) return status;
-  return { ...status, properties: { ...status.properties, [STATUS_KEY]: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } };
-}
-
-function plain(schema: TSchema): unknown {
-  return structural(JSON.parse(JSON.stringify(schema)));
-}
-
-/**
- * What TypeBox writes that a CRD's structural schema cannot say: a union of literals
- * (anyOf of consts) or one literal (const) becomes an enum of that type.
- */
-function structural(node: any): any {
-  if (Array.isArray(node)) return node.map(structural);
-  if (typeof node !== "object" || node === null) return node;
-  const { anyOf, oneOf, const: only, ...rest } = node;
-  const choices = anyOf ?? oneOf;
-  const out: Record<string, any> = {};
-  for (const [key, value] of Object.entries(rest)) out[key] = structural(value);
-  if (Array.isArray(choices) && choices.length > 0 && choices.every((c: any) => "const" in c && c.type === choices[0].type)) {
-    return { ...out, type: choices[0].type, enum: choices.map((c: any) => c.const) };
+  if (entries.length === 0 || !entries.every(([name]) => validName(name))) {
+    throw new RegistrationError(`${where}: versions must be keyed like { v1: {...}, v1beta1: {...} }`);
   }
-  if (anyOf !== undefined) out.anyOf = structural(anyOf);
-  if (oneOf !== undefined) out.oneOf = structural(oneOf);
-  if ("const" in node) out.enum = [only];
-  return out;
+  for (const [name, v] of entries) {
+    if (v?.schema?.spec === undefined) {
+      throw new RegistrationError(`${where}: versions.${name}.schema.spec is required (a TypeBox schema)`);
+    }
+  }
+  const stored = entries.filter(([, v]) => v.storage === true).map(([name]) => name);
+  if (stored.length !== 1) {
+    const which = stored.length === 0 ? "none has" : `${stored.join(", ")} have`;
+    throw new RegistrationError(`${where}: exactly one version must have storage: true (${which})`);
+  }
+  const plans = entries.map(([name, v]) => ({
+    name, served: v.served ?? true, storage: v.storage === true, schema: v.schema,
+    columns: v.printerColumns ?? definition.printerColumns, deprecated: v.deprecated,
+  }));
+  if (plans.some((p) => p.storage && !p.served)) {
+    throw new RegistrationError(`${where}: the storage version ${stored[0]} must be served`);
+  }
+  return plans;
 }

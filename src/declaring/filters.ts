@@ -7,7 +7,8 @@ export const PRESENT: unique symbol = Symbol.for("kobun.PRESENT");
 export const ABSENT: unique symbol = Symbol.for("kobun.ABSENT");
 
 /** A value to equal, PRESENT, ABSENT, or a predicate of the value (undefined when absent). */
-export type ValueMatcher = string | number | boolean | null | typeof PRESENT | typeof ABSENT | ((value: any) => boolean);
+export type ValueMatcher =
+  | string | number | boolean | null | typeof PRESENT | typeof ABSENT | ((value: any) => boolean);
 
 export type MetaMatchers = Record<string, ValueMatcher>;
 

@@ -6,14 +6,15 @@
 // do I/O, and never run a handler: registering checks options and records, nothing more.
 
 export {
-  on, registry, Registry, type On, type Target, type HandlerSpec, type WebhookSpec, type ConversionSpec,
-  type BackgroundSpec,
+  on, registry, Registry, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec,
 } from "./registry.ts";
+export type { On, Target } from "./on.ts";
 export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
 export {
-  defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn,
+  defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken,
   type VersionSchema, type VersionedDefinition, type VersionedToken,
 } from "./definition.ts";
+export type { PrinterColumn } from "./crd.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,

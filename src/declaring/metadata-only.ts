@@ -11,10 +11,13 @@ export interface MetadataDeclaration {
   undeclared: string[];
 }
 
-const declares = (selector: ResourceSelector) => typeof selector !== "string" && (selector as { metadataOnly?: unknown }).metadataOnly === true;
+const declares = (selector: ResourceSelector) =>
+  typeof selector !== "string" && (selector as { metadataOnly?: unknown }).metadataOnly === true;
 
 /** Per registered selector text: who declares metadata-only reading and who does not. */
-export function metadataDeclarations(registrations: Iterable<{ id: string; selector: ResourceSelector }>): Map<string, MetadataDeclaration> {
+export function metadataDeclarations(
+  registrations: Iterable<{ id: string; selector: ResourceSelector }>,
+): Map<string, MetadataDeclaration> {
   const out = new Map<string, MetadataDeclaration>();
   for (const { id, selector } of registrations) {
     const text = parseSelector(selector).text;

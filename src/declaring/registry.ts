@@ -6,26 +6,10 @@ import { parseSelector, type ResourceSelector } from "../kube/index.ts";
 import type { KubeObject, Resource } from "../kube/index.ts";
 import { fieldPath } from "./filters.ts";
 import type {
-  DaemonFn,
-  DaemonOptions,
-  DeleteOptions,
-  EventHandlerFn,
-  EventOptions,
-  FieldHandlerFn,
-  FieldOptions,
-  FieldPath,
-  HandlerFn,
-  HandlerKind,
-  HandlerOptions,
-  ActivityFn,
-  ActivityOptions,
-  LoginFn,
-  IndexFn,
-  IndexOptions,
-  TimerFn,
-  TimerOptions,
+  DaemonFn, DaemonOptions, EventHandlerFn, EventOptions, FieldOptions, HandlerFn, HandlerKind, HandlerOptions,
+  ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn, TimerOptions,
 } from "./types.ts";
-import type { ResourceToken } from "./resource.ts";
+import type { On } from "./on.ts";
 import { definitionOf } from "./definition.ts";
 import { Aliases } from "./aliases.ts";
 import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
@@ -39,51 +23,9 @@ import {
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
 
 /**
- * What handlers are registered for: a selector string ("kobunexamples.kobun.dev/v1"; objects
- * untyped) or a typed token (`resource<T>(...)`, `resource.pods`; objects typed T).
+ * Handlers, webhooks, daemons, timers, indexes and activities registered with its `on.*`; `run({ registry })` runs
+ * them. The global one is `registry`.
  */
-export type Target<T extends object> = ResourceSelector | ResourceToken<T>;
-
-type Register<O extends "plain" | "delete"> = <T extends object = KubeObject>(
-  resource: Target<T>,
-  fn: HandlerFn<T>,
-  options?: O extends "delete" ? DeleteOptions<T> : HandlerOptions<T>,
-) => HandlerFn<T>;
-
-export interface On {
-  create: Register<"plain">;
-  update: Register<"plain">;
-  /** Adds the finalizer `kobun.dev/finalizer` unless `{ optional: true }`. */
-  delete: Register<"delete">;
-  /** Runs on the first sight of an already-handled object after the operator starts. */
-  resume: Register<"plain">;
-  /** Runs when `options.field` changes (on creation too, when the field is set). */
-  field<T extends object = KubeObject, P extends FieldPath<T> = FieldPath<T>>(resource: Target<T>, options: FieldOptions<T, P>, fn: FieldHandlerFn<T, P>): FieldHandlerFn<T, P>;
-  /** Every watch event of the object: no progress, no retries, errors are logged. */
-  event<T extends object = KubeObject>(resource: Target<T>, fn: EventHandlerFn<T>, options?: EventOptions<T>): EventHandlerFn<T>;
-  /** An admission webhook: throw AdmissionError to refuse the request. */
-  validate<T extends object = KubeObject>(resource: Target<T>, fn: ValidateFn<T>, options?: AdmissionOptions): ValidateFn<T>;
-  /** An admission webhook: change `ctx.object` in place; kobun answers with the JSON Patch. */
-  mutate<T extends object = KubeObject>(resource: Target<T>, fn: MutateFn<T>, options?: AdmissionOptions): MutateFn<T>;
-  /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
-  daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
-  /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */
-  timer<T extends object = KubeObject>(resource: Target<T>, fn: TimerFn<T>, options: TimerOptions<T>): TimerFn<T>;
-  /** An index kept from the resource's objects: `fn` returns { key: value } or nothing; handlers read `ctx.indexes.<id>`. */
-  index<T extends object = KubeObject>(resource: Target<T>, fn: IndexFn<T>, options?: IndexOptions<T>): IndexFn<T>;
-  /** Runs once before any watch; a failure stops the operator (exit code 6). */
-  startup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
-  /** Runs once at shutdown, after the watchers and handlers stopped, within the grace period. */
-  cleanup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
-  /** A named value in the /healthz report (`probes.<id>`), reused for `cacheFor` seconds. */
-  probe(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
-  /** Credentials instead of the kubeconfig's: asked before anything connects, and again after a 401. */
-  login(fn: LoginFn, options?: ActivityOptions): LoginFn;
-  /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
-  convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
-}
-
-/** Handlers, webhooks, daemons, timers, indexes and activities registered with its `on.*`; `run({ registry })` runs them. The global one is `registry`. */
 export class Registry {
   readonly handlers: HandlerSpec[] = [];
   readonly webhooks: WebhookSpec[] = [];
@@ -98,10 +40,11 @@ export class Registry {
   private readonly parsed = new Map<HandlerSpec, Wanted>();
 
   constructor() {
-    const changing = (kind: HandlerKind) => (selector: ResourceSelector, fn: HandlerFn, options: HandlerOptions = {}) => {
-      this.add(kind, selector, fn, options);
-      return fn;
-    };
+    const changing =
+      (kind: HandlerKind) => (selector: ResourceSelector, fn: HandlerFn, options: HandlerOptions = {}) => {
+        this.add(kind, selector, fn, options);
+        return fn;
+      };
     this.on = registering({
       create: changing("create"),
       update: changing("update"),
@@ -125,7 +68,8 @@ export class Registry {
         this.addWebhook("mutate", selector, fn, options);
         return fn;
       },
-      convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) => this.addConversion(selector, convert),
+      convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) =>
+        this.addConversion(selector, convert),
       startup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("startup", fn, options),
       cleanup: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("cleanup", fn, options),
       probe: (fn: ActivityFn, options: ActivityOptions = {}) => this.addActivity("probe", fn, options),
@@ -158,7 +102,9 @@ export class Registry {
 
   /** The resources watched only because an index needs them: read, never written (`kobun manifests`' RBAC). */
   watchedOnly(): ResourceSelector[] {
-    const acted = new Set([...this.handlers.map((s) => this.parsed.get(s)!.text), ...this.background.map((s) => s.wanted.text)]);
+    const acted = new Set([
+      ...this.handlers.map((s) => this.parsed.get(s)!.text), ...this.background.map((s) => s.wanted.text),
+    ]);
     const seen = new Map<string, ResourceSelector>();
     for (const spec of this.indexes) if (!acted.has(spec.wanted.text)) seen.set(spec.wanted.text, spec.selector);
     return [...seen.values()];
@@ -211,26 +157,44 @@ export class Registry {
     this.counters.clear();
   }
 
-  private addWebhook(kind: WebhookSpec["kind"], selector: ResourceSelector, fn: ValidateFn | MutateFn, options: AdmissionOptions): void {
-    if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+  private addWebhook(
+    kind: WebhookSpec["kind"], selector: ResourceSelector, fn: ValidateFn | MutateFn, options: AdmissionOptions,
+  ): void {
+    if (typeof fn !== "function") {
+      throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+    }
     const wanted = parseSelector(selector);
     const n = this.webhooks.filter((w) => w.kind === kind).length + 1;
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? webhookIdOf(fn.name) : undefined) ?? `${kind}-${n}`;
     // The id names the webhook (a label of its DNS name) and its URL path.
     if (!WEBHOOK_ID.test(id)) {
       const fix = JSON.stringify(webhookIdOf(id) ?? `${kind}-${n}`);
-      throw new Error(`on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-", at most 63 (it names the webhook): pass { id: ${fix} }`);
+      throw new Error(
+        `on.${kind} handler ${JSON.stringify(id)}: the id must be lowercase letters, digits and "-", at most 63 ` +
+          `(it names the webhook): pass { id: ${fix} }`,
+      );
     }
-    if (this.webhooks.some((w) => w.id === id)) throw new Error(`a webhook with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    if (this.webhooks.some((w) => w.id === id)) {
+      throw new Error(`a webhook with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    }
     checkAdmissionOptions(`on.${kind} handler ${id}`, options);
     this.webhooks.push({ id, kind, selector, wanted, fn, options });
   }
 
   private addConversion(selector: ResourceSelector, convert: ConvertFn | ConversionTable): void {
     const wanted = parseSelector(selector);
-    if (!wanted.group) throw new Error(`on.convert(${JSON.stringify(selector)}): name the CRD's resource with its group, like "kobunexamples.kobun.dev"`);
-    if (typeof convert !== "function" && (typeof convert !== "object" || convert === null || Object.keys(convert).some((k) => !/^[^->]+->[^->]+$/.test(k)))) {
-      throw new Error(`on.convert(${JSON.stringify(selector)}): pass a function, or a table like { "v1->v2": fn, "v2->v1": fn }`);
+    if (!wanted.group) {
+      throw new Error(
+        `on.convert(${JSON.stringify(selector)}): name the CRD's resource with its group, ` +
+          `like "kobunexamples.kobun.dev"`,
+      );
+    }
+    const isTable = typeof convert === "object" && convert !== null
+      && Object.keys(convert).every((k) => /^[^->]+->[^->]+$/.test(k));
+    if (typeof convert !== "function" && !isTable) {
+      throw new Error(
+        `on.convert(${JSON.stringify(selector)}): pass a function, or a table like { "v1->v2": fn, "v2->v1": fn }`,
+      );
     }
     if (this.conversions.some((c) => c.wanted.group === wanted.group && c.wanted.name === wanted.name)) {
       throw new Error(`on.convert: ${wanted.name}.${wanted.group} already has a conversion`);
@@ -251,34 +215,54 @@ export class Registry {
     if (typeof fn !== "function") throw new Error(`on.index(${JSON.stringify(selector)}, ...) needs a function`);
     const wanted = parseSelector(selector);
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : undefined);
-    if (!id) throw new Error(`on.index(${JSON.stringify(selector)}, ...): name the index (a named function, or { id }): handlers read it as ctx.indexes.<id>`);
-    if (this.indexes.some((i) => i.id === id)) throw new Error(`an index with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    if (!id) {
+      throw new Error(
+        `on.index(${JSON.stringify(selector)}, ...): name the index (a named function, or { id }): ` +
+          "handlers read it as ctx.indexes.<id>",
+      );
+    }
+    if (this.indexes.some((i) => i.id === id)) {
+      throw new Error(`an index with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+    }
     this.aliases.note(selector);
     this.indexes.push({ id, selector, wanted, fn, options });
   }
 
-  private addBackground(kind: BackgroundSpec["kind"], selector: ResourceSelector, fn: DaemonFn | TimerFn, options: BackgroundSpec["options"]): void {
+  private addBackground(
+    kind: BackgroundSpec["kind"], selector: ResourceSelector, fn: DaemonFn | TimerFn,
+    options: BackgroundSpec["options"],
+  ): void {
     if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a function`);
     const wanted = parseSelector(selector);
     const n = this.background.filter((b) => b.kind === kind && b.wanted.text === wanted.text).length + 1;
     const id = options?.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
     if (this.background.some((b) => b.id === id && b.wanted.text === wanted.text)) {
-      throw new Error(`a daemon or timer with id ${JSON.stringify(id)} is already registered for ${wanted.text}: pass a distinct { id }`);
+      throw new Error(
+        `a daemon or timer with id ${JSON.stringify(id)} is already registered for ${wanted.text}: ` +
+          "pass a distinct { id }",
+      );
     }
     checkBackgroundOptions(`${kind} ${id}`, kind, options);
     this.aliases.note(selector);
     this.background.push({ id, kind, selector, wanted, fn, options: options ?? {} });
   }
 
-  private add(kind: HandlerKind, selector: ResourceSelector, fn: HandlerFn | EventHandlerFn, options: HandlerSpec["options"]): void {
-    if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+  private add(
+    kind: HandlerKind, selector: ResourceSelector, fn: HandlerFn | EventHandlerFn, options: HandlerSpec["options"],
+  ): void {
+    if (typeof fn !== "function") {
+      throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+    }
     const wanted = parseSelector(selector);
     const n = (this.counters.get(`${kind}/${wanted.text}`) ?? 0) + 1;
     this.counters.set(`${kind}/${wanted.text}`, n);
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
     for (const other of this.handlers) {
       if (other.id === id && other.kind === kind && this.parsed.get(other)!.text === wanted.text) {
-        throw new Error(`a ${kind} handler with id ${JSON.stringify(id)} is already registered for ${wanted.text}: pass a distinct { id }`);
+        throw new Error(
+          `a ${kind} handler with id ${JSON.stringify(id)} is already registered for ${wanted.text}: ` +
+            "pass a distinct { id }",
+        );
       }
     }
     checkHandlerOptions(id, options);

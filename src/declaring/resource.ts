@@ -35,7 +35,10 @@ export type ObjectOf<S> = S extends ResourceToken<infer T> ? T : KubeObject;
  * The client-node models as they come over the wire: timestamps are strings, not Dates (kobun
  * never deserialises into the model classes), and metadata is always there.
  */
-export type Wire<T> = T extends Date ? string : T extends readonly (infer E)[] ? Wire<E>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+export type Wire<T> = T extends Date ? string
+  : T extends readonly (infer E)[] ? Wire<E>[]
+  : T extends object ? { [K in keyof T]: Wire<T[K]> }
+  : T;
 type Builtin<T extends { metadata?: unknown }> = Omit<Wire<T>, "metadata"> & { metadata: ObjectMeta };
 
 /** What a token may carry besides its selector. */
@@ -58,7 +61,8 @@ export interface MetadataObject {
 
 /**
  * Names a resource and the type of its objects: `resource<KobunExample>("kobunexamples.kobun.dev/v1")`;
- * `resource<KobunExample>("kobunexamples.kobun.dev/v1", { alias: "examples" })` lets kobun.yaml say `resources: { examples: … }`.
+ * `resource<KobunExample>("kobunexamples.kobun.dev/v1", { alias: "examples" })` lets kobun.yaml say
+ * `resources: { examples: … }`.
  */
 function typed(selector: string, options: TokenOptions & { metadataOnly: true }): ResourceToken<MetadataObject>;
 function typed<T extends object = KubeObject>(selector: string, options?: TokenOptions): ResourceToken<T>;

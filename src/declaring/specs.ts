@@ -6,21 +6,8 @@ import { parseSelector, type ResourceSelector } from "../kube/index.ts";
 import type { Resource } from "../kube/index.ts";
 import { fieldPath } from "./filters.ts";
 import type {
-  ActivityFn,
-  ActivityOptions,
-  LoginFn,
-  DaemonFn,
-  DaemonOptions,
-  DeleteOptions,
-  EventHandlerFn,
-  FieldOptions,
-  HandlerFn,
-  HandlerKind,
-  HandlerOptions,
-  IndexFn,
-  IndexOptions,
-  TimerFn,
-  TimerOptions,
+  ActivityFn, ActivityOptions, LoginFn, DaemonFn, DaemonOptions, DeleteOptions, EventHandlerFn, FieldOptions,
+  HandlerFn, HandlerKind, HandlerOptions, IndexFn, IndexOptions, TimerFn, TimerOptions,
 } from "./types.ts";
 import type {
   AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn,
@@ -44,7 +31,10 @@ export type Wanted = ReturnType<typeof parseSelector>;
 
 type Named = Pick<Resource, "group" | "version" | "plural" | "kind" | "singular" | "shortNames">;
 
-/** Whether a selector names this resource (group, version when given, and any name discovery resolves: plural, singular, kind, short name). */
+/**
+ * Whether a selector names this resource (group, version when given, and any name discovery resolves: plural,
+ * singular, kind, short name).
+ */
 export function selectorMatches(wanted: Wanted, resource: Named): boolean {
   if (wanted.group !== undefined && wanted.group !== resource.group) return false;
   if (wanted.version !== undefined && wanted.version !== resource.version) return false;
@@ -52,7 +42,8 @@ export function selectorMatches(wanted: Wanted, resource: Named): boolean {
   if (name === resource.plural || name === resource.kind) return true;
   // As discovery (and kubectl) resolve them: the other names in lower case.
   const lower = name.toLowerCase();
-  return lower === resource.kind.toLowerCase() || lower === resource.singular || (resource.shortNames?.includes(lower) ?? false);
+  return lower === resource.kind.toLowerCase() || lower === resource.singular
+    || (resource.shortNames?.includes(lower) ?? false);
 }
 
 /** A daemon or a timer: run by reconciling/ beside the handlers, one per matching object. */
@@ -74,7 +65,10 @@ export interface IndexSpec {
   options: IndexOptions;
 }
 
-/** An operator-wide activity: on.startup (before any watch), on.cleanup (after everything stopped), on.probe, on.login. */
+/**
+ * An operator-wide activity: on.startup (before any watch), on.cleanup (after everything stopped), on.probe,
+ * on.login.
+ */
 export type ActivitySpec =
   | { id: string; kind: "startup" | "cleanup" | "probe"; fn: ActivityFn; options: ActivityOptions }
   | { id: string; kind: "login"; fn: LoginFn; options: ActivityOptions };
@@ -96,42 +90,61 @@ export interface ConversionSpec {
   convert: ConvertFn | ConversionTable;
 }
 
-export function checkActivityOptions(kind: ActivitySpec["kind"], id: string, options: ActivityOptions, registered: readonly ActivitySpec[]): void {
-  if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
-  if (kind === "probe" && registered.some((a) => a.kind === "probe" && a.id === id)) throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+export function checkActivityOptions(
+  kind: ActivitySpec["kind"], id: string, options: ActivityOptions, registered: readonly ActivitySpec[],
+): void {
+  if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) {
+    throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
+  }
+  if (kind === "probe" && registered.some((a) => a.kind === "probe" && a.id === id)) {
+    throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
+  }
 }
 
 const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
 
 export function checkAdmissionOptions(where: string, options: AdmissionOptions): void {
   const { operations, failurePolicy, sideEffects, timeoutSeconds } = options;
-  if (operations !== undefined && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !OPERATIONS.includes(o)))) {
+  if (operations !== undefined
+    && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !OPERATIONS.includes(o)))) {
     throw new Error(`${where}: operations must be a non-empty list of ${OPERATIONS.join(", ")}`);
   }
-  if (failurePolicy !== undefined && failurePolicy !== "Fail" && failurePolicy !== "Ignore") throw new Error(`${where}: failurePolicy must be "Fail" or "Ignore"`);
-  if (sideEffects !== undefined && sideEffects !== "None" && sideEffects !== "NoneOnDryRun") throw new Error(`${where}: sideEffects must be "None" or "NoneOnDryRun"`);
-  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) {
+  if (failurePolicy !== undefined && failurePolicy !== "Fail" && failurePolicy !== "Ignore") {
+    throw new Error(`${where}: failurePolicy must be "Fail" or "Ignore"`);
+  }
+  if (sideEffects !== undefined && sideEffects !== "None" && sideEffects !== "NoneOnDryRun") {
+    throw new Error(`${where}: sideEffects must be "None" or "NoneOnDryRun"`);
+  }
+  if (timeoutSeconds !== undefined
+    && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) {
     throw new Error(`${where}: timeoutSeconds must be an integer from 1 to 30 (the API server's range)`);
   }
   for (const c of options.matchConditions ?? []) {
-    if (typeof c?.name !== "string" || typeof c?.expression !== "string") throw new Error(`${where}: each of matchConditions needs a name and a CEL expression`);
+    if (typeof c?.name !== "string" || typeof c?.expression !== "string") {
+      throw new Error(`${where}: each of matchConditions needs a name and a CEL expression`);
+    }
   }
 }
 
 export function sensitivePaths(id: string, fields: unknown): string[][] {
-  const ok = Array.isArray(fields) && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
+  const ok = Array.isArray(fields)
+    && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
   if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
   return (fields as string[]).map((f) => fieldPath(f));
 }
 
 export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {
-  if (options.retries !== undefined && !(options.retries >= 1)) throw new Error(`handler ${id}: retries must be ≥ 1 (attempts)`);
+  if (options.retries !== undefined && !(options.retries >= 1)) {
+    throw new Error(`handler ${id}: retries must be ≥ 1 (attempts)`);
+  }
   for (const key of ["backoff", "timeout"] as const) {
     const v = options[key];
     if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
   }
   if (options.children === undefined) return;
-  if (!Array.isArray(options.children)) throw new Error(`handler ${id}: children must be a list of resources like ["configmaps", "apps/v1/deployments"]`);
+  if (!Array.isArray(options.children)) {
+    throw new Error(`handler ${id}: children must be a list of resources like ["configmaps", "apps/v1/deployments"]`);
+  }
   for (const child of options.children) {
     try {
       parseSelector(child);
@@ -141,11 +154,19 @@ export function checkHandlerOptions(id: string, options: HandlerSpec["options"])
   }
 }
 
-export function checkBackgroundOptions(where: string, kind: BackgroundSpec["kind"], options: BackgroundSpec["options"] | undefined): void {
-  if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) throw new Error(`${where}: needs { interval } in seconds > 0`);
+export function checkBackgroundOptions(
+  where: string, kind: BackgroundSpec["kind"], options: BackgroundSpec["options"] | undefined,
+): void {
+  if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) {
+    throw new Error(`${where}: needs { interval } in seconds > 0`);
+  }
   for (const key of ["initialDelay", "backoff", "cancellationTimeout", "idle"] as const) {
     const v = options?.[key];
-    if (v !== undefined && !(typeof v === "number" && v >= 0)) throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
+    if (v !== undefined && !(typeof v === "number" && v >= 0)) {
+      throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
+    }
   }
-  if (options?.retries !== undefined && !(options.retries >= 1)) throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
+  if (options?.retries !== undefined && !(options.retries >= 1)) {
+    throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
+  }
 }

@@ -68,7 +68,8 @@ export type FieldPath<T, D extends number = 5> = [D] extends [never] ? never
 
 /** The type of the field at a dotted path of T (unknown where the path leaves the type). */
 export type ValueAt<T, P extends string> = 0 extends 1 & T ? any
-  : P extends `${infer Head}.${infer Rest}` ? (Head extends keyof NonNullable<T> ? ValueAt<NonNullable<T>[Head], Rest> : unknown)
+  : P extends `${infer Head}.${infer Rest}`
+    ? (Head extends keyof NonNullable<T> ? ValueAt<NonNullable<T>[Head], Rest> : unknown)
   : P extends keyof NonNullable<T> ? NonNullable<T>[P] : unknown;
 
 /** What every handler sees about the object. */
@@ -87,7 +88,10 @@ export interface ObjectContext<T extends object = KubeObject> {
   memo: Record<string, any>;
   resource: Resource;
   logger: Logger;
-  /** Aborted on shutdown, freeze-abort, the object's deletion (its results are then never written), or the handler's timeout. */
+  /**
+   * Aborted on shutdown, freeze-abort, the object's deletion (its results are then never written), or the handler's
+   * timeout.
+   */
   signal: AbortSignal;
   /**
    * The API server, with the operator's credentials and this handler's `signal` (see handling/api.ts).
@@ -143,7 +147,8 @@ export interface FieldContext<T extends object = KubeObject, P extends string = 
 
 export type HandlerFn<T extends object = KubeObject> = (ctx: HandlerContext<T>) => unknown;
 export type EventHandlerFn<T extends object = KubeObject> = (ctx: EventContext<T>) => unknown;
-export type FieldHandlerFn<T extends object = KubeObject, P extends string = string> = (ctx: FieldContext<T, P>) => unknown;
+export type FieldHandlerFn<T extends object = KubeObject, P extends string = string> =
+  (ctx: FieldContext<T, P>) => unknown;
 
 /** Options of on.create/update/delete/resume/field (docs/handlers.md, docs/filters.md). */
 export interface HandlerOptions<T extends object = KubeObject> {
@@ -226,7 +231,10 @@ export interface TimerContext<T extends object = KubeObject> extends ObjectConte
 
 /** A daemon: runs as long as its object exists and matches; it should return when `ctx.signal` aborts. */
 export type DaemonFn<T extends object = KubeObject> = (ctx: DaemonContext<T>) => unknown;
-/** A timer: called every `interval` seconds while its object exists and matches; its `ctx.patch` is written after each call. */
+/**
+ * A timer: called every `interval` seconds while its object exists and matches; its `ctx.patch` is written after
+ * each call.
+ */
 export type TimerFn<T extends object = KubeObject> = (ctx: TimerContext<T>) => unknown;
 
 /** Options shared by daemons and timers (seconds, as everywhere in the handler API). */
@@ -267,7 +275,8 @@ export interface TimerOptions<T extends object = KubeObject> extends BackgroundO
 }
 
 /** Returns the object's entries in the index, { key: value, ... }, or nothing to leave it out. */
-export type IndexFn<T extends object = KubeObject> = (ctx: ObjectContext<T>) => Record<string, unknown> | undefined | null | void;
+export type IndexFn<T extends object = KubeObject> =
+  (ctx: ObjectContext<T>) => Record<string, unknown> | undefined | null | void;
 
 /** Options of on.index (docs/indexes.md). */
 export interface IndexOptions<T extends object = KubeObject> {

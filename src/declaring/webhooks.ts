@@ -55,7 +55,8 @@ export interface JsonPatchOperation {
 /** A validator returns nothing (allowed) or throws AdmissionError (refused). */
 export type ValidateFn<T extends object = KubeObject> = (ctx: AdmissionContext<T>) => unknown;
 /** A mutator changes `ctx.object` in place, or returns a JSON Patch of its own. */
-export type MutateFn<T extends object = KubeObject> = (ctx: AdmissionContext<T>) => void | JsonPatchOperation[] | Promise<void | JsonPatchOperation[]>;
+export type MutateFn<T extends object = KubeObject> =
+  (ctx: AdmissionContext<T>) => void | JsonPatchOperation[] | Promise<void | JsonPatchOperation[]>;
 
 /**
  * A webhook's options, as in the Validating/MutatingWebhookConfiguration it becomes.
@@ -63,7 +64,10 @@ export type MutateFn<T extends object = KubeObject> = (ctx: AdmissionContext<T>)
  * values also become the webhook's `objectSelector`, so the API server does not even call.
  */
 export interface AdmissionOptions {
-  /** Names the webhook (`<id>.<operator name>.kobun.dev`) and its path: lowercase letters, digits, "-". Default: the function name made so (`validate_size` → `validate-size`). */
+  /**
+   * Names the webhook (`<id>.<operator name>.kobun.dev`) and its path: lowercase letters, digits, "-". Default: the
+   * function name made so (`validate_size` → `validate-size`).
+   */
   id?: string;
   /** Default ["CREATE", "UPDATE"]. */
   operations?: readonly AdmissionOperation[];
@@ -82,9 +86,11 @@ export interface AdmissionOptions {
 }
 
 /** Converts one object to `toVersion` (e.g. "kobun.dev/v2"); returns the converted body. */
-export type ConvertFn = (object: KubeObject, toVersion: string, ctx: { logger: Logger }) => KubeObject | Promise<KubeObject>;
+export type ConvertFn =
+  (object: KubeObject, toVersion: string, ctx: { logger: Logger }) => KubeObject | Promise<KubeObject>;
 /** Or one function per direction: { "v1->v2": fn, "v2->v1": fn } (versions without the group). */
-export type ConversionTable = Record<string, (object: KubeObject, ctx: { logger: Logger }) => KubeObject | Promise<KubeObject>>;
+export type ConversionTable =
+  Record<string, (object: KubeObject, ctx: { logger: Logger }) => KubeObject | Promise<KubeObject>>;
 
 /** Thrown by a validator (or mutator) to refuse the request with this message. */
 export class AdmissionError extends Error {

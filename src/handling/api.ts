@@ -24,7 +24,9 @@ import { changedBy, namedBy, ownChange } from "./own-change.ts";
 import { combinePatches } from "./essence.ts";
 
 /** How the runtime opens a watch (watching/ lives above handling/, so it is passed in). */
-export type WatchFn = (resource: Resource, o: { namespace: string | null; labelSelector?: string }, signal: AbortSignal) => AsyncIterable<ApiWatchEvent>;
+export type WatchFn = (
+  resource: Resource, o: { namespace: string | null; labelSelector?: string }, signal: AbortSignal,
+) => AsyncIterable<ApiWatchEvent>;
 
 export interface ApiClientOptions {
   client: KubeClient;
@@ -73,14 +75,21 @@ class BoundApi implements Api {
 
   async get<S extends ResourceRef>(ref: S, name: string, o?: Where): Promise<KindOf<S>> {
     const resource = await this.resolve(ref, o);
-    return this.call(o, (signal) => this.options.client.get(resource, this.namespaceOf(resource, o), name, { signal })) as Promise<KindOf<S>>;
+    const namespace = this.namespaceOf(resource, o);
+    return this.call(o, (signal) =>
+      this.options.client.get(resource, namespace, name, { signal }),
+    ) as Promise<KindOf<S>>;
   }
 
-  async list<S extends ResourceRef>(ref: S, o?: Where & { labelSelector?: string; fieldSelector?: string }): Promise<KindOf<S>[]> {
+  async list<S extends ResourceRef>(
+    ref: S, o?: Where & { labelSelector?: string; fieldSelector?: string },
+  ): Promise<KindOf<S>[]> {
     const resource = await this.resolve(ref, o);
     const namespace = resource.namespaced && o?.namespace === null ? null : this.namespaceOf(resource, o);
     const list = await this.call(o, (signal) =>
-      this.options.client.listAll(resource, { namespace, labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, signal }),
+      this.options.client.listAll(resource, {
+        namespace, labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, signal,
+      }),
     );
     return list.items as KindOf<S>[];
   }
@@ -88,30 +97,44 @@ class BoundApi implements Api {
   async create<T extends KubeObject>(object: T, o?: Call): Promise<T> {
     const resource = await this.resolveObject(object, o);
     const namespace = this.namespaceOf(resource, { namespace: object.metadata?.namespace });
-    return this.call(o, (signal) => this.options.client.create<T>(resource, namespace, object, { signal, fieldManager: this.fieldManager }));
+    return this.call(o, (signal) =>
+      this.options.client.create<T>(resource, namespace, object, { signal, fieldManager: this.fieldManager }),
+    );
   }
 
-  async patch<S extends ResourceRef>(ref: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" }): Promise<KindOf<S>> {
+  async patch<S extends ResourceRef>(
+    ref: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" },
+  ): Promise<KindOf<S>> {
     const resource = await this.resolve(ref, o);
     const namespace = this.namespaceOf(resource, o);
     const after = await this.call(o, (signal) =>
-      this.options.client.patch(resource, namespace, name, patch, { type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal }),
+      this.options.client.patch(resource, namespace, name, patch, {
+        type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal,
+      }),
     );
     if (!this.isSelf(resource, namespace, name)) return after as KindOf<S>;
     this.self.wrote?.(after);
     if (!o?.subresource) {
       const type = o?.type ?? "merge";
       const isObject = typeof patch === "object" && patch !== null && !Array.isArray(patch);
-      // A merge patch says exactly what we changed; for the other types, the answer shows it at the paths the patch names.
-      this.absorb(type === "merge" && isObject ? changedBy(patch as Record<string, any>) : ownChange(this.latest, after, namedBy(type === "json" ? "json" : "strategic", patch)), after);
+      // A merge patch says exactly what we changed; for the other types, the answer shows it at the paths the patch
+      // names.
+      const change = type === "merge" && isObject
+        ? changedBy(patch as Record<string, any>)
+        : ownChange(this.latest, after, namedBy(type === "json" ? "json" : "strategic", patch));
+      this.absorb(change, after);
     }
     return after as KindOf<S>;
   }
 
-  async apply<T extends KubeObject>(object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" }): Promise<T> {
+  async apply<T extends KubeObject>(
+    object: T, o?: Call & { force?: boolean; fieldManager?: string; subresource?: "status" },
+  ): Promise<T> {
     const name = object.metadata?.name;
     if (!object.apiVersion || !object.kind || !name) {
-      throw new Error("api.apply needs an object with apiVersion, kind and metadata.name (server-side apply cannot generate names)");
+      throw new Error(
+        "api.apply needs an object with apiVersion, kind and metadata.name (server-side apply cannot generate names)",
+      );
     }
     const resource = await this.resolveObject(object, o);
     const namespace = this.namespaceOf(resource, { namespace: object.metadata.namespace });
@@ -126,18 +149,26 @@ class BoundApi implements Api {
     return after;
   }
 
-  async delete(ref: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" }): Promise<void> {
+  async delete(
+    ref: ResourceRef, name: string, o?: Where & { propagationPolicy?: "Foreground" | "Background" | "Orphan" },
+  ): Promise<void> {
     const resource = await this.resolve(ref, o);
-    await this.call(o, (signal) => this.options.client.delete(resource, this.namespaceOf(resource, o), name, { propagationPolicy: o?.propagationPolicy, signal }));
+    const namespace = this.namespaceOf(resource, o);
+    await this.call(o, (signal) =>
+      this.options.client.delete(resource, namespace, name, { propagationPolicy: o?.propagationPolicy, signal }),
+    );
   }
 
-  async *watch<S extends ResourceRef>(ref: S, o?: Where & { labelSelector?: string }): AsyncIterable<ApiWatchEvent<KindOf<S>>> {
+  async *watch<S extends ResourceRef>(
+    ref: S, o?: Where & { labelSelector?: string },
+  ): AsyncIterable<ApiWatchEvent<KindOf<S>>> {
     if (!this.options.watch) throw new Error("api.watch is not available here: the operator's runtime provides it");
     const resource = await this.resolve(ref, o);
     const namespace = resource.namespaced && o?.namespace === null ? null : this.namespaceOf(resource, o);
     const link = linkedSignal(this.signal, o?.signal);
     try {
-      yield* this.options.watch(resource, { namespace, labelSelector: o?.labelSelector }, link.signal) as AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+      const events = this.options.watch(resource, { namespace, labelSelector: o?.labelSelector }, link.signal);
+      yield* events as AsyncIterable<ApiWatchEvent<KindOf<S>>>;
     } finally {
       // Breaking out of the loop ends the watch's connection too.
       link.controller.abort();
@@ -156,27 +187,35 @@ class BoundApi implements Api {
   }
 
   private resolve(ref: ResourceRef, o?: Call): Promise<Resource> {
-    return typeof ref === "string" ? this.call(o, (signal) => this.options.client.resolve(ref, { signal })) : Promise.resolve(ref);
+    if (typeof ref !== "string") return Promise.resolve(ref);
+    return this.call(o, (signal) => this.options.client.resolve(ref, { signal }));
   }
 
   private resolveObject(object: KubeObject, o?: Call): Promise<Resource> {
-    if (!object.apiVersion || !object.kind) throw new Error("api.create/apply need an object with apiVersion and kind (they name its resource)");
+    if (!object.apiVersion || !object.kind) {
+      throw new Error("api.create/apply need an object with apiVersion and kind (they name its resource)");
+    }
     const [group, version] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : ["", object.apiVersion];
-    if (this.self.resource.kind === object.kind && apiVersionOf(this.self.resource) === object.apiVersion) return Promise.resolve(this.self.resource);
+    if (this.self.resource.kind === object.kind && apiVersionOf(this.self.resource) === object.apiVersion) {
+      return Promise.resolve(this.self.resource);
+    }
     return this.call(o, (signal) => this.options.client.resolve({ group, version, plural: object.kind! }, { signal }));
   }
 
   private namespaceOf(resource: Resource, o?: { namespace?: string | null }): string | null {
     if (!resource.namespaced) return null;
     const namespace = o?.namespace ?? this.self.body.metadata.namespace;
-    if (!namespace) throw new Error(`${resource.plural} are namespaced: say which namespace (the handled object has none)`);
+    if (!namespace) {
+      throw new Error(`${resource.plural} are namespaced: say which namespace (the handled object has none)`);
+    }
     return namespace;
   }
 
   private isSelf(resource: Resource, namespace: string | null, name: string): boolean {
     const own = this.self.resource;
     const meta = this.self.body.metadata;
-    return resource.group === own.group && resource.plural === own.plural && name === meta.name && (namespace ?? undefined) === (meta.namespace ?? undefined);
+    return resource.group === own.group && resource.plural === own.plural && name === meta.name
+      && (namespace ?? undefined) === (meta.namespace ?? undefined);
   }
 
   private absorb(change: Record<string, any> | undefined, after: KubeObject): void {

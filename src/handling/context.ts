@@ -62,7 +62,10 @@ export function objectContext(
  */
 function notReceived(part: "spec" | "status", why: string): Record<string, any> {
   const fail = (key: string | symbol): never => {
-    throw new Error(`ctx.${part}${typeof key === "string" ? `.${key}` : ""}: not received, ${why}; read ctx.meta, or set metadataOnly: false in kobun.yaml`);
+    throw new Error(
+      `ctx.${part}${typeof key === "string" ? `.${key}` : ""}: not received, ${why}; ` +
+        "read ctx.meta, or set metadataOnly: false in kobun.yaml",
+    );
   };
   return new Proxy(EMPTY, {
     get: (_, key) => (key === "then" || key === Symbol.toPrimitive || key === "toJSON" ? undefined : fail(key)),
@@ -107,9 +110,13 @@ export function lendSignal(ctx: { signal: AbortSignal }, parent: AbortSignal): (
   let ended = false;
   Object.defineProperty(ctx, "signal", {
     configurable: true, enumerable: true,
-    get: () => (own ??= ended && !parent.aborted ? { signal: new AbortController().signal, dispose() {} } : linkedSignal(parent)).signal,
+    get: () => {
+      own ??= ended && !parent.aborted ? { signal: new AbortController().signal, dispose() {} } : linkedSignal(parent);
+      return own.signal;
+    },
     // A handler may put a signal of its own there; from then on it is a plain value.
-    set: (value: AbortSignal) => Object.defineProperty(ctx, "signal", { value, writable: true, configurable: true, enumerable: true }),
+    set: (value: AbortSignal) =>
+      Object.defineProperty(ctx, "signal", { value, writable: true, configurable: true, enumerable: true }),
   });
   return () => {
     ended = true;
@@ -127,7 +134,8 @@ export function compactPatch(patch: Patch): Record<string, any> | undefined {
   for (const key in patch) {
     const value = patch[key];
     if (value === undefined) continue;
-    if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) continue;
+    const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
+    if (isObject && Object.keys(value).length === 0) continue;
     out[key] = value;
   }
   return Object.keys(out).length ? out : undefined;

@@ -76,7 +76,9 @@ export interface FinalizerTerms {
 }
 
 /** Runs one cycle of `body` and plans its writes, on the `terms` of kobun's finalizer. */
-export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, terms: FinalizerTerms): Promise<CyclePlan> {
+export async function runCycle(
+  env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal, terms: FinalizerTerms,
+): Promise<CyclePlan> {
   if (state.resume === "unseen") state.resume = env.hasResume ? "due" : "done";
   const plan: CyclePlan = {
     cause: "noop", user: undefined, results: {}, bookkeeping: { progress: new Map() },
@@ -90,7 +92,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   }
   const book = readBookkeeping(body, env.ids);
   const sight = seeCause(env, body, book, state.resume === "due", terms.cleanup);
-  if (sight.cause !== "resume" && sight.cause !== "update") state.resume = "done"; // never mixed into a create or a deletion
+  // Resume is never mixed into a create or a deletion.
+  if (sight.cause !== "resume" && sight.cause !== "update") state.resume = "done";
   if (sight.cause === "free") {
     plan.cause = "free";
     return plan;
@@ -105,8 +108,13 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
   // The base and the handlers' contexts are made when first needed (none in a finalizer-first cycle).
   let base: ObjectContext | undefined;
   const at = Date.now();
-  const contextOf: ContextMaker = (spec, record) =>
-    contextFor(env, seen, body, (base ??= objectContext(body, env.resource, state.memo, env.logger, signal, env.tools, written, (after) => (plan.newest = after.metadata.resourceVersion))), patch, spec, record, at);
+  const contextOf: ContextMaker = (spec, record) => {
+    base ??= objectContext(
+      body, env.resource, state.memo, env.logger, signal, env.tools, written,
+      (after) => (plan.newest = after.metadata.resourceVersion),
+    );
+    return contextFor(env, seen, body, base, patch, spec, record, at);
+  };
   const selected = selectHandlers(env, seen, body, book, contextOf, state.resume === "due", signal);
 
   if (terms.holdFirst && anyDue(selected, sight.now)) {
@@ -115,7 +123,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
     plan.finalizerFirst = true;
     return plan;
   }
-  const { written: records, allDone, earliest } = await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
+  const { written: records, allDone, earliest } =
+    await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
   plan.user = compactPatch(patch);
   if (allDone) {
     completeCause(env, sight, book, selected, records, written, plan);
@@ -128,7 +137,8 @@ export async function runCycle(env: CycleEnv, state: ObjectState, body: KubeObje
 
 /** Runs the selected handlers that are due, in order; the progress each leaves, and when the next is due. */
 async function runDue(
-  env: CycleEnv, state: ObjectState, body: KubeObject, selected: Selected[], contextOf: ContextMaker, plan: CyclePlan, now: number, signal: AbortSignal,
+  env: CycleEnv, state: ObjectState, body: KubeObject, selected: Selected[], contextOf: ContextMaker, plan: CyclePlan,
+  now: number, signal: AbortSignal,
 ): Promise<{ written: Map<string, ProgressRecord>; allDone: boolean; earliest: number | undefined }> {
   const meta = body.metadata;
   const written = new Map<string, ProgressRecord>();
@@ -148,9 +158,14 @@ async function runDue(
     const ctx = filtered ?? contextOf(spec, record);
     state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
     const began = performance.now();
-    const outcome = await (tracing() ? tracedRun(spec, ctx, env.defaults, signal, plan.cause) : runHandler(spec, ctx, env.defaults, signal)).finally(() => (state.running = undefined));
+    const outcome = await (tracing()
+      ? tracedRun(spec, ctx, env.defaults, signal, plan.cause)
+      : runHandler(spec, ctx, env.defaults, signal)
+    ).finally(() => (state.running = undefined));
     plan.runs.push({ spec, outcome, retry: ctx.retry, seconds: (performance.now() - began) / 1000 });
-    const next: ProgressRecord = { purpose: purposeOf(spec, plan.cause as Cause), started: ctx.started.toISOString(), retries: ctx.retry };
+    const next: ProgressRecord = {
+      purpose: purposeOf(spec, plan.cause as Cause), started: ctx.started.toISOString(), retries: ctx.retry,
+    };
     if (outcome.kind === "success") {
       if (outcome.result !== undefined) plan.results[spec.id] = outcome.result;
       next.success = true;
@@ -174,8 +189,11 @@ async function runDue(
 }
 
 /** One handler run in a span of its own, the child of the cycle's (tracing on). */
-function tracedRun(spec: HandlerSpec, ctx: HandlerContext, defaults: HandlingDefaults, signal: AbortSignal, cause: CyclePlan["cause"]): Promise<RunOutcome> {
-  return inSpan(`handler ${spec.id}`, { "kobun.handler": spec.id, "kobun.cause": cause, "kobun.retry": ctx.retry }, false, async (span) => {
+function tracedRun(
+  spec: HandlerSpec, ctx: HandlerContext, defaults: HandlingDefaults, signal: AbortSignal, cause: CyclePlan["cause"],
+): Promise<RunOutcome> {
+  const attributes = { "kobun.handler": spec.id, "kobun.cause": cause, "kobun.retry": ctx.retry };
+  return inSpan(`handler ${spec.id}`, attributes, false, async (span) => {
     const outcome = await runHandler(spec, ctx, defaults, signal);
     span?.setAttributes({ "kobun.outcome": outcome.kind });
     if (outcome.kind === "failure" || outcome.kind === "retry") span?.fail();
@@ -189,7 +207,8 @@ function tracedRun(spec: HandlerSpec, ctx: HandlerContext, defaults: HandlingDef
  * ctx.api changed (`own`), then their `patch`, which is sent after those writes.
  */
 function completeCause(
-  env: CycleEnv, sight: Sight, book: Bookkeeping, selected: Selected[], records: Map<string, ProgressRecord>, own: Record<string, any>, plan: CyclePlan,
+  env: CycleEnv, sight: Sight, book: Bookkeeping, selected: Selected[], records: Map<string, ProgressRecord>,
+  own: Record<string, any>, plan: CyclePlan,
 ): void {
   for (const id of book.progress.keys()) plan.bookkeeping.progress.set(id, null);
   for (const { spec, record } of selected) {
@@ -216,13 +235,18 @@ function isDue(record: ProgressRecord | undefined, now: number): boolean {
 }
 
 /** Whether a delete handler that waits for the deletion (not optional) applies to the object. */
-export function deleteHandlerApplies(env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal): boolean {
+export function deleteHandlerApplies(
+  env: CycleEnv, state: ObjectState, body: KubeObject, signal: AbortSignal,
+): boolean {
   let base: ObjectContext | undefined;
   for (const spec of env.handlers) {
     if (spec.kind !== "delete" || spec.options.optional || !metaMatches(spec, body)) continue;
     if (spec.options.when) {
       base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
-      const ctx = { ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0, started: new Date(), runtime: 0, diffUnavailable: false } as HandlerContext;
+      const ctx = {
+        ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0,
+        started: new Date(), runtime: 0, diffUnavailable: false,
+      } as HandlerContext;
       if (!whenPasses(spec.options.when, ctx, signal)) continue;
     }
     return true;

@@ -73,10 +73,13 @@ export function storedBase(redacted: Essence, policy: DiffBasePolicy, salt: stri
  * The diff from the stored base to the current (redacted) essence. A whole-base digest only
  * tells whether anything changed: then the diff is one item with `unknown: "too-large"`.
  */
-export function diffFromBase(base: Essence | string, redacted: Essence, salt: string): { diff: Diff; unavailable: boolean } {
+export function diffFromBase(
+  base: Essence | string, redacted: Essence, salt: string,
+): { diff: Diff; unavailable: boolean } {
   if (typeof base === "string") {
     if (isDigest(base) && base === digest(salt, redacted)) return { diff: [], unavailable: true };
-    return { diff: [{ op: "change", path: [], old: undefined, new: undefined, unknown: "too-large" }], unavailable: true };
+    const changed: DiffItem = { op: "change", path: [], old: undefined, new: undefined, unknown: "too-large" };
+    return { diff: [changed], unavailable: true };
   }
   return { diff: withoutDigests(diffOf(base, redacted)), unavailable: false };
 }
@@ -84,7 +87,9 @@ export function diffFromBase(base: Essence | string, redacted: Essence, salt: st
 /** A diff where digests stand for values: the item names the field, its values stay unknown. */
 export function withoutDigests(diff: Diff): Diff {
   if (!diff.some((d) => isDigest(d.old) || isDigest(d.new))) return diff;
-  return diff.map((d): DiffItem => (isDigest(d.old) || isDigest(d.new) ? { op: d.op, path: d.path, old: undefined, new: undefined, unknown: "sensitive" } : d));
+  return diff.map((d): DiffItem => (isDigest(d.old) || isDigest(d.new)
+    ? { op: d.op, path: d.path, old: undefined, new: undefined, unknown: "sensitive" }
+    : d));
 }
 
 function digest(salt: string, value: unknown): string {
@@ -99,8 +104,9 @@ function digest(salt: string, value: unknown): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
+    const fields = value as Record<string, unknown>;
+    const keys = Object.keys(fields).filter((k) => fields[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(fields[k])}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
 }

@@ -9,7 +9,9 @@ import { deepEqual } from "../declaring/index.ts";
 import { KOBUN_PREFIX } from "../declaring/index.ts";
 import type { Diff, DiffItem } from "../declaring/index.ts";
 
-const NOISY_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"]);
+const NOISY_ANNOTATIONS = new Set([
+  "kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision",
+]);
 
 export type Essence = Record<string, any>;
 
@@ -68,7 +70,9 @@ export function combinePatches(a: Record<string, any>, b: Record<string, any>): 
 
 function merge(target: unknown, patch: unknown, keepNulls: boolean): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
+  const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target)
+    ? { ...(target as object) }
+    : {};
   // Keys, not entries: no [key, value] array per key of every patch merged.
   for (const key of Object.keys(patch)) {
     const value = (patch as Record<string, unknown>)[key];
@@ -88,7 +92,9 @@ export function diffOf(a: unknown, b: unknown, path: string[] = [], out: DiffIte
       else diffOf(a[key], b[key], [...path, key], out);
     }
     for (const key of Object.keys(b)) {
-      if (b[key] !== undefined && a[key] === undefined) out.push({ op: "add", path: [...path, key], old: undefined, new: b[key] });
+      if (b[key] !== undefined && a[key] === undefined) {
+        out.push({ op: "add", path: [...path, key], old: undefined, new: b[key] });
+      }
     }
     return out;
   }

@@ -100,7 +100,11 @@ export class Indexes {
   private wasPrimed = false;
   private warning: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly specs: readonly IndexSpec[], private readonly logger: Logger = silentLogger, private readonly warnEveryMs = 10_000) {
+  constructor(
+    private readonly specs: readonly IndexSpec[],
+    private readonly logger: Logger = silentLogger,
+    private readonly warnEveryMs = 10_000,
+  ) {
     const view: Record<string, Index> = {};
     for (const spec of specs) {
       const index = new ObjectIndex();
@@ -110,7 +114,10 @@ export class Indexes {
     this.view = Object.freeze(view);
   }
 
-  /** Resources watched metadata-only, with the reason: their index fns reading ctx.spec or ctx.status get an error saying it. */
+  /**
+   * Resources watched metadata-only, with the reason: their index fns reading ctx.spec or ctx.status get an error
+   * saying it.
+   */
   readonly metadataOnly = new Map<Resource, string>();
 
   /** Whether any index is kept from this resource's objects. */
@@ -128,7 +135,10 @@ export class Indexes {
     let done = this.wasPrimed && !late;
     const what = {
       stream: resource ? `${resourceName(resource)}@${where}` : where,
-      indexes: this.specs.filter((spec) => !resource || selectorMatches(spec.wanted, resource)).map((spec) => spec.id).join(", "),
+      indexes: this.specs
+        .filter((spec) => !resource || selectorMatches(spec.wanted, resource))
+        .map((spec) => spec.id)
+        .join(", "),
     };
     const hold = (held: boolean) => {
       if (done) return;
@@ -168,7 +178,10 @@ export class Indexes {
     const now = performance.now();
     for (const { stream, indexes, since } of this.unlisted.values()) {
       if (now - since < this.warnEveryMs) continue;
-      this.logger.warn("handlers wait for the indexes to be primed: a stream has not completed its first LIST", { indexes, stream, waitingSeconds: Math.round((now - since) / 1000) });
+      this.logger.warn(
+        "handlers wait for the indexes to be primed: a stream has not completed its first LIST",
+        { indexes, stream, waitingSeconds: Math.round((now - since) / 1000) },
+      );
     }
   }
 
@@ -210,11 +223,15 @@ export class Indexes {
       if (spec.options.when && !spec.options.when(ctx)) return undefined;
       const entries = spec.fn(ctx);
       if (entries === undefined || entries === null) return undefined;
-      if (typeof entries !== "object" || Array.isArray(entries)) throw new Error("an index fn returns { key: value, ... } or nothing");
+      if (typeof entries !== "object" || Array.isArray(entries)) {
+        throw new Error("an index fn returns { key: value, ... } or nothing");
+      }
       return entries as Record<string, unknown>;
     } catch (error) {
       // The object is left out of the index until its next event (not kept with stale entries).
-      this.logger.error("index fn failed; the object is left out of the index", { index: spec.id, namespace: body.metadata.namespace, name: body.metadata.name, error });
+      this.logger.error("index fn failed; the object is left out of the index", {
+        index: spec.id, namespace: body.metadata.namespace, name: body.metadata.name, error,
+      });
       return undefined;
     }
   }

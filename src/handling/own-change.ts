@@ -15,7 +15,10 @@
 import type { KubeObject } from "../kube/index.ts";
 import { diffOf, essenceOf, type Essence } from "./essence.ts";
 
-/** The essence-changing part of a merge patch of the object (status and system metadata are not part of the essence). */
+/**
+ * The essence-changing part of a merge patch of the object (status and system metadata are not part of the
+ * essence).
+ */
 export function changedBy(patch: Record<string, any>): Record<string, any> | undefined {
   const { status: _s, apiVersion: _a, kind: _k, metadata, ...rest } = patch;
   const out: Record<string, any> = { ...rest };
@@ -40,8 +43,13 @@ export function namedBy(type: "apply" | "json" | "strategic", body: unknown): st
   return out;
 }
 
-/** The merge patch of what `after` changed at the `named` paths since `before`, in the essence only; undefined if nothing. */
-export function ownChange(before: KubeObject, after: KubeObject, named: readonly string[][]): Record<string, any> | undefined {
+/**
+ * The merge patch of what `after` changed at the `named` paths since `before`, in the essence only; undefined if
+ * nothing.
+ */
+export function ownChange(
+  before: KubeObject, after: KubeObject, named: readonly string[][],
+): Record<string, any> | undefined {
   const was = comparable(essenceOf(before));
   const now = comparable(essenceOf(after));
   const out: Record<string, any> = {};
@@ -69,7 +77,9 @@ function foldAt(out: Record<string, any>, path: string[], was: unknown, now: unk
 
 /** A named path as paths of the essence: none for status or system metadata; the whole essence for the root. */
 function essencePaths(path: string[], was: Essence, now: Essence): string[][] {
-  if (path.length === 0) return [...new Set([...Object.keys(was), ...Object.keys(now)])].flatMap((key) => essencePaths([key], was, now));
+  if (path.length === 0) {
+    return [...new Set([...Object.keys(was), ...Object.keys(now)])].flatMap((key) => essencePaths([key], was, now));
+  }
   const [top, second] = path;
   if (top === "status" || top === "apiVersion" || top === "kind") return [];
   if (top !== "metadata") return [path];
@@ -83,7 +93,10 @@ function comparable(essence: Essence): Essence {
   return { ...essence, metadata: { labels: meta.labels ?? {}, annotations: meta.annotations ?? {} } };
 }
 
-/** The leaf paths of an applied object or a strategic merge patch (lists and scalars are leaves; empty objects name nothing). */
+/**
+ * The leaf paths of an applied object or a strategic merge patch (lists and scalars are leaves; empty objects name
+ * nothing).
+ */
 function leavesOf(value: Record<string, any>, path: string[], strategic: boolean, out: string[][]): void {
   for (const key of Object.keys(value)) {
     if (strategic && key.startsWith("$")) {

@@ -67,24 +67,38 @@ export async function runHandler(
     if (timedOut) throw new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`);
     return { kind: "success", result };
   } catch (error) {
-    if (timedOut) return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
-    if (parent.aborted && (isAbortError(error) || error === parent.reason)) return { kind: "aborted" };
-    const err = error instanceof Error ? error : new Error(String(error));
-    if (err instanceof PermanentError) return { kind: "failure", error: err };
-    let delay: number;
-    if (err instanceof TemporaryError) delay = err.delay ?? backoff;
-    else {
-      const mode = spec.options.errors ?? "temporary";
-      if (mode === "ignored") return { kind: "success", result: undefined, ignored: err };
-      if (mode === "permanent") return { kind: "failure", error: err };
-      delay = backoff;
+    if (timedOut) {
+      return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
     }
-    if (maxAttempts !== null && maxAttempts !== undefined && ctx.retry + 1 >= maxAttempts) {
-      return { kind: "failure", error: new HandlerRetriesError(`handler ${spec.id} failed ${ctx.retry + 1} time(s): ${err.message}`) };
-    }
-    return { kind: "retry", delay, error: err };
+    return outcomeOfError(error, spec, ctx.retry, parent, backoff, maxAttempts);
   } finally {
     if (timer) clearTimeout(timer);
     release();
   }
+}
+
+/**
+ * What a handler's error means (not its timeout's): stopped by shutdown, or by the error's kind and the handler's
+ * `errors` mode a failure, an ignored error, or a retry after a delay while attempts are left.
+ */
+function outcomeOfError(
+  error: unknown, spec: HandlerSpec, retry: number, parent: AbortSignal, backoff: number,
+  maxAttempts: number | null | undefined,
+): RunOutcome {
+  if (parent.aborted && (isAbortError(error) || error === parent.reason)) return { kind: "aborted" };
+  const err = error instanceof Error ? error : new Error(String(error));
+  if (err instanceof PermanentError) return { kind: "failure", error: err };
+  let delay: number;
+  if (err instanceof TemporaryError) delay = err.delay ?? backoff;
+  else {
+    const mode = spec.options.errors ?? "temporary";
+    if (mode === "ignored") return { kind: "success", result: undefined, ignored: err };
+    if (mode === "permanent") return { kind: "failure", error: err };
+    delay = backoff;
+  }
+  if (maxAttempts !== null && maxAttempts !== undefined && retry + 1 >= maxAttempts) {
+    const message = `handler ${spec.id} failed ${retry + 1} time(s): ${err.message}`;
+    return { kind: "failure", error: new HandlerRetriesError(message) };
+  }
+  return { kind: "retry", delay, error: err };
 }

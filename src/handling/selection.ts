@@ -37,7 +37,9 @@ export interface Selected {
 }
 
 /** `cleanup`: a deletion is ours to handle (we hold the object); else a deleting object is free to go. */
-export function seeCause(env: CycleEnv, body: KubeObject, book: Bookkeeping, resuming: boolean, cleanup: boolean): Sight {
+export function seeCause(
+  env: CycleEnv, body: KubeObject, book: Bookkeeping, resuming: boolean, cleanup: boolean,
+): Sight {
   const salt = body.metadata.uid ?? "";
   const sight: Sight = {
     cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: Date.now(),
@@ -69,7 +71,10 @@ export type ContextMaker = (spec: HandlerSpec, record: ProgressRecord | undefine
  * A context is made here only for a handler whose filters read it: a cycle that only adds the
  * finalizer (the first of every new object) runs no handler, and then needs none.
  */
-export function selectHandlers(env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, contextOf: ContextMaker, resuming: boolean, signal: AbortSignal): Selected[] {
+export function selectHandlers(
+  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, contextOf: ContextMaker,
+  resuming: boolean, signal: AbortSignal,
+): Selected[] {
   const { cause } = sight;
   const selected: Selected[] = [];
   for (const spec of env.handlers) {
@@ -91,7 +96,10 @@ export function selectHandlers(env: CycleEnv, sight: Sight & { cause: Cause }, b
   return selected;
 }
 
-/** Whether a handler of this id is selected already (a loop: Array.prototype.some made hot per cycle is compiled by the JIT's last tier). */
+/**
+ * Whether a handler of this id is selected already (a loop: Array.prototype.some made hot per cycle is compiled
+ * by the JIT's last tier).
+ */
 function selectedAlready(selected: readonly Selected[], id: string): boolean {
   for (const s of selected) if (s.spec.id === id) return true;
   return false;
@@ -101,7 +109,9 @@ function selectedAlready(selected: readonly Selected[], id: string): boolean {
  * Asks a `when` filter, lending it a signal of its own as a handler gets one: the cycle's is
  * shared by many cycles, and a listener a filter put on it would outlive the call.
  */
-export function whenPasses<C extends { signal: AbortSignal }>(when: (ctx: C) => boolean, ctx: C, parent: AbortSignal): boolean {
+export function whenPasses<C extends { signal: AbortSignal }>(
+  when: (ctx: C) => boolean, ctx: C, parent: AbortSignal,
+): boolean {
   const endLending = lendSignal(ctx, parent);
   try {
     return when(ctx);
@@ -126,11 +136,13 @@ function recordOf(book: Bookkeeping, spec: HandlerSpec, cause: Cause): ProgressR
  * logger naming it. `at`: when the cycle selected its handlers (ctx.runtime counts to it).
  */
 export function contextFor(
-  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, base: ObjectContext, patch: Patch, spec: HandlerSpec, record: ProgressRecord | undefined, at: number,
+  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, base: ObjectContext, patch: Patch,
+  spec: HandlerSpec, record: ProgressRecord | undefined, at: number,
 ): HandlerContext {
   const started = record ? new Date(record.started) : new Date(sight.now);
   const ctx: HandlerContext = {
-    ...base, patch, diff: sight.diff, old: sight.old, new: sight.essence, reason: sight.cause, diffUnavailable: sight.diffUnavailable,
+    ...base, patch, diff: sight.diff, old: sight.old, new: sight.essence, reason: sight.cause,
+    diffUnavailable: sight.diffUnavailable,
     retry: record?.retries ?? 0, started, runtime: at - started.getTime(),
     logger: base.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
   };
@@ -152,7 +164,8 @@ export function metaMatches(spec: HandlerSpec, body: KubeObject): boolean {
   // Most handlers filter on neither: then matchMeta is not called at all. Called per handler
   // and cycle, it grew hot enough for the optimising JIT's last tier (~20 ms of its compile).
   const { labels, annotations } = spec.options;
-  return (!labels || matchMeta(labels, body.metadata.labels)) && (!annotations || matchMeta(annotations, body.metadata.annotations));
+  return (!labels || matchMeta(labels, body.metadata.labels))
+    && (!annotations || matchMeta(annotations, body.metadata.annotations));
 }
 
 function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {

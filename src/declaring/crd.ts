@@ -1,0 +1,109 @@
+// The CustomResourceDefinition a defined resource becomes: names, one entry per version with its
+// structural OpenAPI v3 schema, printer columns and status subresource. Apart from definition.ts
+// because it is a translation (TypeBox's JSON Schema into what the API server accepts), not a
+// declaration: definition.ts checks what the author wrote, this writes it out.
+
+import type { TSchema } from "typebox";
+import type { KubeObject } from "../kube/index.ts";
+import { STATUS_KEY } from "./keys.ts";
+
+/** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
+export interface PrinterColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  /** A JSONPath into the object, like ".spec.size". */
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+/** A CustomResourceDefinition as defineResource writes it. */
+export type CrdObject = KubeObject & { spec: Record<string, any> };
+
+/** One version as the CRD will carry it (definition.ts plans them from either form of `versions`). */
+export interface VersionPlan {
+  name: string; served: boolean; storage: boolean; schema: { spec: TSchema; status?: TSchema };
+  columns?: readonly PrinterColumn[]; deprecated?: boolean | string;
+}
+
+/** The names of a defined resource, as the CRD needs them. */
+interface CrdNames {
+  group: string; kind: string; plural: string; singular?: string; shortNames?: string[];
+  scope?: "Namespaced" | "Cluster";
+}
+
+/** The CRD of a defined resource, one entry per planned version. */
+export function crdOf(definition: CrdNames, plans: VersionPlan[]): CrdObject {
+  const { group, kind, plural } = definition;
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: definition.scope ?? "Namespaced",
+      names: {
+        kind, plural, singular: definition.singular ?? kind.toLowerCase(), listKind: `${kind}List`,
+        ...(definition.shortNames ? { shortNames: [...definition.shortNames] } : {}),
+      },
+      versions: plans.map(versionOf),
+    },
+  };
+}
+
+function versionOf(plan: VersionPlan): Record<string, unknown> {
+  const { schema } = plan;
+  // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
+  const properties: Record<string, unknown> = { spec: plain(schema.spec) };
+  if (schema.status) properties.status = withProgressRoom(plain(schema.status));
+  const columns = plan.columns?.map((c) => ({ ...c }));
+  return {
+    name: plan.name, served: plan.served, storage: plan.storage,
+    ...(plan.deprecated
+      ? { deprecated: true, ...(typeof plan.deprecated === "string" ? { deprecationWarning: plan.deprecated } : {}) }
+      : {}),
+    schema: { openAPIV3Schema: { type: "object", properties, required: ["spec"] } },
+    ...(schema.status ? { subresources: { status: {} } } : {}),
+    ...(columns?.length ? { additionalPrinterColumns: columns } : {}),
+  };
+}
+
+/**
+ * kobun keeps its progress at status.kobun (handling/progress.ts) beside the handlers' results, one
+ * PATCH per cycle; a status schema that pruned it would push the progress to annotations, at
+ * two PATCHes per cycle. The status type handlers see does not name it: it is kobun's own.
+ */
+function withProgressRoom(status: any): unknown {
+  if (typeof status !== "object" || status === null || status.type !== "object" || status.properties?.[STATUS_KEY]) {
+    return status;
+  }
+  const room = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  return { ...status, properties: { ...status.properties, [STATUS_KEY]: room } };
+}
+
+function plain(schema: TSchema): unknown {
+  return structural(JSON.parse(JSON.stringify(schema)));
+}
+
+/**
+ * What TypeBox writes that a CRD's structural schema cannot say: a union of literals
+ * (anyOf of consts) or one literal (const) becomes an enum of that type.
+ */
+function structural(node: any): any {
+  if (Array.isArray(node)) return node.map(structural);
+  if (typeof node !== "object" || node === null) return node;
+  const { anyOf, oneOf, const: only, ...rest } = node;
+  const choices = anyOf ?? oneOf;
+  const out: Record<string, any> = {};
+  for (const [key, value] of Object.entries(rest)) out[key] = structural(value);
+  const literals = Array.isArray(choices) && choices.length > 0
+    && choices.every((c: any) => "const" in c && c.type === choices[0].type);
+  if (literals) {
+    return { ...out, type: choices[0].type, enum: choices.map((c: any) => c.const) };
+  }
+  if (anyOf !== undefined) out.anyOf = structural(anyOf);
+  if (oneOf !== undefined) out.oneOf = structural(oneOf);
+  if ("const" in node) out.enum = [only];
+  return out;
+}

@@ -1,0 +1,65 @@
+// The face of `on.*`: what each registration function takes and returns, and what it is for.
+// Its own file because it is the part an operator author reads (docs/api.md shows it); the
+// Registry that implements it, untyped, is in registry.ts.
+
+import type { KubeObject, ResourceSelector } from "../kube/index.ts";
+import type {
+  DaemonFn, DaemonOptions, DeleteOptions, EventHandlerFn, EventOptions, FieldHandlerFn, FieldOptions, FieldPath,
+  HandlerFn, HandlerOptions, ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn, TimerOptions,
+} from "./types.ts";
+import type { ResourceToken } from "./resource.ts";
+import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
+
+/**
+ * What handlers are registered for: a selector string ("kobunexamples.kobun.dev/v1"; objects
+ * untyped) or a typed token (`resource<T>(...)`, `resource.pods`; objects typed T).
+ */
+export type Target<T extends object> = ResourceSelector | ResourceToken<T>;
+
+type Register<O extends "plain" | "delete"> = <T extends object = KubeObject>(
+  resource: Target<T>,
+  fn: HandlerFn<T>,
+  options?: O extends "delete" ? DeleteOptions<T> : HandlerOptions<T>,
+) => HandlerFn<T>;
+
+export interface On {
+  create: Register<"plain">;
+  update: Register<"plain">;
+  /** Adds the finalizer `kobun.dev/finalizer` unless `{ optional: true }`. */
+  delete: Register<"delete">;
+  /** Runs on the first sight of an already-handled object after the operator starts. */
+  resume: Register<"plain">;
+  /** Runs when `options.field` changes (on creation too, when the field is set). */
+  field<T extends object = KubeObject, P extends FieldPath<T> = FieldPath<T>>(
+    resource: Target<T>, options: FieldOptions<T, P>, fn: FieldHandlerFn<T, P>,
+  ): FieldHandlerFn<T, P>;
+  /** Every watch event of the object: no progress, no retries, errors are logged. */
+  event<T extends object = KubeObject>(
+    resource: Target<T>, fn: EventHandlerFn<T>, options?: EventOptions<T>,
+  ): EventHandlerFn<T>;
+  /** An admission webhook: throw AdmissionError to refuse the request. */
+  validate<T extends object = KubeObject>(
+    resource: Target<T>, fn: ValidateFn<T>, options?: AdmissionOptions,
+  ): ValidateFn<T>;
+  /** An admission webhook: change `ctx.object` in place; kobun answers with the JSON Patch. */
+  mutate<T extends object = KubeObject>(resource: Target<T>, fn: MutateFn<T>, options?: AdmissionOptions): MutateFn<T>;
+  /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
+  daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
+  /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */
+  timer<T extends object = KubeObject>(resource: Target<T>, fn: TimerFn<T>, options: TimerOptions<T>): TimerFn<T>;
+  /**
+   * An index kept from the resource's objects: `fn` returns { key: value } or nothing; handlers read
+   * `ctx.indexes.<id>`.
+   */
+  index<T extends object = KubeObject>(resource: Target<T>, fn: IndexFn<T>, options?: IndexOptions<T>): IndexFn<T>;
+  /** Runs once before any watch; a failure stops the operator (exit code 6). */
+  startup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
+  /** Runs once at shutdown, after the watchers and handlers stopped, within the grace period. */
+  cleanup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
+  /** A named value in the /healthz report (`probes.<id>`), reused for `cacheFor` seconds. */
+  probe(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
+  /** Credentials instead of the kubeconfig's: asked before anything connects, and again after a 401. */
+  login(fn: LoginFn, options?: ActivityOptions): LoginFn;
+  /** The conversion webhook of a CRD ("plural.group"): a function, or { "v1->v2": fn, ... }. */
+  convert(resource: Target<object>, convert: ConvertFn | ConversionTable): void;
+}
