@@ -194,6 +194,13 @@ export function invalidError(group: string, kind: string, name: string, causes: 
   return new ApiStatusError(422, "Invalid", message, details);
 }
 
+/** 400 for fields the schema does not declare, under fieldValidation=Strict, as the real server's strict decoding */
+export function strictDecodingError(kind: string, version: string | undefined, fields: string[]): ApiStatusError {
+  const unknown = fields.map((f) => `unknown field "${f}"`).join(", ");
+  const message = `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${unknown}`;
+  return new ApiStatusError(400, "BadRequest", message);
+}
+
 /**
  * Prune `body` (in place) by the version's schema, fill its defaults and check its types; throws 422 Invalid.
  * `old` is the stored object on update (for ratcheting). No schema: nothing to do.
@@ -206,10 +213,7 @@ export function applySchema(
   prune(body, schema, true, pruned);
   if (strict && pruned.length) {
     // fieldValidation=Strict: what would be pruned is refused, as the real server's strict decoding
-    const version = String(body?.apiVersion ?? "").split("/").pop();
-    const unknown = pruned.map((p) => `unknown field "${p}"`).join(", ");
-    const message = `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${unknown}`;
-    throw new ApiStatusError(400, "BadRequest", message);
+    throw strictDecodingError(kind, String(body?.apiVersion ?? "").split("/").pop(), pruned);
   }
   fillDefaults(body, schema);
   const causes: Cause[] = [];
