@@ -16,12 +16,17 @@ import { addWarning } from "./warnings.ts";
 const PREFIX = "pod-security.kubernetes.io/";
 const LEVELS: Level[] = ["privileged", "baseline", "restricted"];
 const NAMESPACES = resourceKey("", "namespaces");
-const IGNORED_POD_SUBRESOURCES = new Set(["exec", "attach", "binding", "eviction", "log", "portforward", "proxy", "status"]);
+const IGNORED_POD_SUBRESOURCES = new Set([
+  "exec", "attach", "binding", "eviction", "log", "portforward", "proxy", "status",
+]);
 
 interface LevelVersion { level: Level; version: string }
 interface Policy { enforce: LevelVersion; warn: LevelVersion; errors: { label: string; value: string; why: string }[] }
 
-/** The policy a namespace's labels ask for (upstream's PolicyToEvaluate): invalid levels enforce restricted but warn privileged. */
+/**
+ * The policy a namespace's labels ask for (upstream's PolicyToEvaluate): invalid levels enforce restricted but warn
+ * privileged.
+ */
 function policyOf(labels: Record<string, string> = {}): Policy {
   const errors: Policy["errors"] = [];
   const level = (mode: string, invalid: Level): Level | undefined => {
@@ -58,7 +63,10 @@ function templateOf(group: string, plural: string, object: any): any | undefined
   const key = `${group}/${plural}`;
   if (key === "batch/cronjobs") return object?.spec?.jobTemplate?.spec?.template ?? null;
   if (key === "/podtemplates") return object?.template ?? null;
-  const templated = ["/replicationcontrollers", "apps/replicasets", "apps/deployments", "apps/daemonsets", "apps/statefulsets", "batch/jobs"];
+  const templated = [
+    "/replicationcontrollers", "apps/replicasets", "apps/deployments",
+    "apps/daemonsets", "apps/statefulsets", "batch/jobs",
+  ];
   return templated.includes(key) ? (object?.spec?.template ?? null) : undefined;
 }
 
@@ -99,7 +107,8 @@ export function admitPodSecurity(call: PodSecurityCall, store: Store): void {
     if (found.length > 0) {
       const name = call.object?.metadata?.name ?? "";
       const why = `violates PodSecurity "${named(policy.enforce)}": ${describe(found)}`;
-      throw new ApiStatusError(403, "Forbidden", name ? `pods "${name}" is forbidden: ${why}` : `pods is forbidden: ${why}`, { name, kind: "pods" });
+      const message = name ? `pods "${name}" is forbidden: ${why}` : `pods is forbidden: ${why}`;
+      throw new ApiStatusError(403, "Forbidden", message, { name, kind: "pods" });
     }
   }
   if (!template) return;
@@ -111,14 +120,19 @@ function admitNamespace(call: PodSecurityCall, store: Store): void {
   const policy = policyOf(call.object?.metadata?.labels);
   const before = call.operation === "UPDATE" ? policyOf(call.oldObject?.metadata?.labels) : undefined;
   const sameErrors = before !== undefined && JSON.stringify(before.errors) === JSON.stringify(policy.errors);
-  if (policy.errors.length > 0 && !(before && before.errors.length > 0 && sameErrors)) throw invalidLabels(call.object?.metadata?.name ?? "", policy.errors);
+  if (policy.errors.length > 0 && !(before && before.errors.length > 0 && sameErrors)) {
+    throw invalidLabels(call.object?.metadata?.name ?? "", policy.errors);
+  }
   if (!before || named(before.enforce) === named(policy.enforce) || policy.enforce.level === "privileged") return;
-  if (before.enforce.version === policy.enforce.version && LEVELS.indexOf(policy.enforce.level) <= LEVELS.indexOf(before.enforce.level)) return;
+  const notStricter = LEVELS.indexOf(policy.enforce.level) <= LEVELS.indexOf(before.enforce.level);
+  if (before.enforce.version === policy.enforce.version && notStricter) return;
   for (const warning of existingPodWarnings(store, call.object.metadata.name, policy.enforce)) addWarning(warning);
 }
 
 function invalidLabels(name: string, errors: Policy["errors"]): ApiStatusError {
-  const causes = errors.map((e) => ({ reason: "FieldValueInvalid", message: `Invalid value: "${e.value}": ${e.why}`, field: `metadata.labels[${e.label}]` }));
+  const causes = errors.map((e) => ({
+    reason: "FieldValueInvalid", message: `Invalid value: "${e.value}": ${e.why}`, field: `metadata.labels[${e.label}]`,
+  }));
   const each = causes.map((c) => `${c.field}: ${c.message}`);
   const message = `Namespace "${name}" is invalid: ${each.length === 1 ? each[0] : `[${each.join(", ")}]`}`;
   return new ApiStatusError(422, "Invalid", message, { name, kind: "Namespace", causes });

@@ -17,7 +17,8 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 function timeOf(v: unknown): { seconds: number; nanos: number } | undefined {
   const m = typeof v === "string" ? /^(.*?T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(v) : null;
   if (!m) return undefined;
-  return { seconds: Math.floor(Date.parse(`${m[1]}${m[3]}`) / 1000), nanos: Number((m[2] ?? "").padEnd(9, "0").slice(0, 9)) };
+  const nanos = Number((m[2] ?? "").padEnd(9, "0").slice(0, 9));
+  return { seconds: Math.floor(Date.parse(`${m[1]}${m[3]}`) / 1000), nanos };
 }
 
 const DURATION_UNITS: Record<string, number> = { h: 3600e9, m: 60e9, s: 1e9, ms: 1e6, us: 1e3, "µs": 1e3, ns: 1 };
@@ -25,7 +26,9 @@ const DURATION_UNITS: Record<string, number> = { h: 3600e9, m: 60e9, s: 1e9, ms:
 /** Go's duration text ("1h2m3.5s") → nanoseconds */
 function durationOf(v: unknown): number {
   let total = 0;
-  for (const [, n, unit] of String(v).matchAll(/([0-9.]+)(h|ms|us|µs|ns|m|s)/g)) total += Number(n) * DURATION_UNITS[unit!]!;
+  for (const [, n, unit] of String(v).matchAll(/([0-9.]+)(h|ms|us|µs|ns|m|s)/g)) {
+    total += Number(n) * DURATION_UNITS[unit!]!;
+  }
   return Math.round(total);
 }
 
@@ -73,7 +76,9 @@ function fromJson(type: protobuf.Type, json: unknown): unknown {
     const v = json[field.name];
     if (v === undefined || v === null) continue;
     let value: unknown;
-    if (field.map) value = isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fieldValue(field, x)])) : undefined;
+    if (field.map) {
+      value = isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fieldValue(field, x)])) : undefined;
+    }
     else if (field.repeated) value = Array.isArray(v) ? v.map((x) => fieldValue(field, x)) : undefined;
     else value = fieldValue(field, v);
     if (value !== undefined) out[field.name] = value;

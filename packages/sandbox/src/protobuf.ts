@@ -24,7 +24,10 @@ export function types(): protobuf.Root {
   return (root ??= protobuf.Root.fromJSON(descriptor as protobuf.INamespace));
 }
 
-/** the proto message of an apiVersion/kind: `apps/v1` → k8s.io.api.apps.v1, `rbac.authorization.k8s.io/v1` → k8s.io.api.rbac.v1 */
+/**
+ * the proto message of an apiVersion/kind: `apps/v1` → k8s.io.api.apps.v1, `rbac.authorization.k8s.io/v1` →
+ * k8s.io.api.rbac.v1
+ */
 export function messageName(apiVersion: string, kind: string): string {
   const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") as [string, string] : ["", apiVersion];
   if (kind === "DeleteOptions" || group === "meta.k8s.io") return `${META}.${kind}`;
@@ -49,17 +52,20 @@ export function decodeProtobufBody(bytes: Uint8Array): any {
     return { apiVersion, kind, ...(body as object) };
   } catch (e) {
     if ((e as { code?: number }).code === 415) throw e;
-    throw errors.badRequest(`the body of the request could not be decoded as protobuf (${apiVersion}/${kind}): ${(e as Error).message}`);
+    throw errors.badRequest(
+      `the body of the request could not be decoded as protobuf (${apiVersion}/${kind}): ${(e as Error).message}`,
+    );
   }
 }
 
 /** *int32 / *int64 / *bool fields of the served kinds whose zero (or false) is a meaningful value */
 const POINTER_ZEROES = new Set([
-  "replicas", "minReplicas", "parallelism", "completions", "backoffLimit", "suspend", "immutable", "defaultMode", "mode",
-  "terminationGracePeriodSeconds", "activeDeadlineSeconds", "runAsUser", "runAsGroup", "fsGroup", "runAsNonRoot",
-  "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "automountServiceAccountToken", "hostUsers",
-  "ttlSecondsAfterFinished", "startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit",
-  "revisionHistoryLimit", "progressDeadlineSeconds", "expirationSeconds", "gracePeriodSeconds", "optional", "priority",
+  "replicas", "minReplicas", "parallelism", "completions", "backoffLimit", "suspend", "immutable", "defaultMode",
+  "mode", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "runAsUser", "runAsGroup", "fsGroup",
+  "runAsNonRoot", "privileged", "allowPrivilegeEscalation", "readOnlyRootFilesystem", "automountServiceAccountToken",
+  "hostUsers", "ttlSecondsAfterFinished", "startingDeadlineSeconds", "successfulJobsHistoryLimit",
+  "failedJobsHistoryLimit", "revisionHistoryLimit", "progressDeadlineSeconds", "expirationSeconds",
+  "gracePeriodSeconds", "optional", "priority",
 ]);
 
 /** what Go's JSON would leave out (empty objects stay: Go keeps struct fields that are not pointers) */
@@ -74,7 +80,8 @@ function rfc3339(seconds: number, nanos: number, digits: number): string {
   return `${iso}${frac}Z`;
 }
 
-const num = (v: unknown) => (typeof v === "object" && v !== null && "toNumber" in v ? (v as { toNumber(): number }).toNumber() : Number(v ?? 0));
+const num = (v: unknown) =>
+  typeof v === "object" && v !== null && "toNumber" in v ? (v as { toNumber(): number }).toNumber() : Number(v ?? 0);
 
 /** the JSON form of well-known apimachinery messages, or undefined for ordinary ones */
 function special(type: protobuf.Type, m: any): { value: unknown } | undefined {
@@ -82,12 +89,14 @@ function special(type: protobuf.Type, m: any): { value: unknown } | undefined {
     case `${META}.Time`:
       return num(m.seconds) === 0 && !m.nanos ? { value: undefined } : { value: rfc3339(num(m.seconds), 0, 0) };
     case `${META}.MicroTime`:
-      return num(m.seconds) === 0 && !m.nanos ? { value: undefined } : { value: rfc3339(num(m.seconds), m.nanos ?? 0, 6) };
+      if (num(m.seconds) === 0 && !m.nanos) return { value: undefined };
+      return { value: rfc3339(num(m.seconds), m.nanos ?? 0, 6) };
     case `${META}.Duration`:
       return { value: `${num(m.duration) / 1e9}s` };
     case `${META}.FieldsV1`:
     case "k8s.io.apimachinery.pkg.runtime.RawExtension":
-      return { value: m.Raw?.length || m.raw?.length ? JSON.parse(new TextDecoder().decode(m.Raw ?? m.raw)) : undefined };
+      if (!m.Raw?.length && !m.raw?.length) return { value: undefined };
+      return { value: JSON.parse(new TextDecoder().decode(m.Raw ?? m.raw)) };
     case "k8s.io.apimachinery.pkg.api.resource.Quantity":
       return { value: m.string };
     case "k8s.io.apimachinery.pkg.util.intstr.IntOrString":
@@ -109,8 +118,11 @@ function fieldValue(field: protobuf.Field, v: unknown): unknown {
  * Embedded Go structs (`json:""` in k8s.io/api's types.go) are one message field on the wire and
  * their fields inlined in JSON: a Volume's source, a Probe's handler, a LocalObjectReference's name.
  */
-const INLINE = new Set(["Volume.volumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon", "*.localObjectReference"]);
-export const inlined = (type: protobuf.Type, field: string) => INLINE.has(`${type.name}.${field}`) || INLINE.has(`*.${field}`);
+const INLINE = new Set([
+  "Volume.volumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon", "*.localObjectReference",
+]);
+export const inlined = (type: protobuf.Type, field: string) =>
+  INLINE.has(`${type.name}.${field}`) || INLINE.has(`*.${field}`);
 
 function toJson(type: protobuf.Type, m: any): unknown {
   const s = special(type, m);

@@ -6,8 +6,12 @@
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
 const BINARY_SUFFIX = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
-const DECIMAL_SUFFIX: Record<number, string> = { [-9]: "n", [-6]: "u", [-3]: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E" };
+const DECIMAL_SUFFIX: Record<number, string> = {
+  [-9]: "n", [-6]: "u", [-3]: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E",
+};
 const NANO = 10n ** 9n;
+/** a quantity: a sign, digits, then an exponent or a suffix */
+const QUANTITY = /^([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE]([+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/;
 
 const pow10 = (e: number) => 10n ** BigInt(e);
 
@@ -15,7 +19,7 @@ const pow10 = (e: number) => 10n ** BigInt(e);
 export function canonicalQuantity(input: unknown): unknown {
   if (typeof input === "number") return canonicalQuantity(String(input));
   if (typeof input !== "string") return input;
-  const m = /^([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE]([+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?)$/.exec(input.trim());
+  const m = QUANTITY.exec(input.trim());
   if (!m) return input;
   const [, sign, digits, exponent, suffix = ""] = m;
   const [whole = "", frac = ""] = digits!.split(".");

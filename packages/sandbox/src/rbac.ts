@@ -30,7 +30,9 @@ const SA_KEY = resourceKey("", "serviceaccounts");
 
 interface IssuedToken { ns: string; name: string; uid: string; expires: number }
 
-/** Tokens issued by the TokenRequest API, valid while unexpired and while their ServiceAccount (same uid) exists. */
+/**
+ * Tokens issued by the TokenRequest API, valid while unexpired and while their ServiceAccount (same uid) exists.
+ */
 export class ServiceAccountTokens {
   private readonly tokens = new Map<string, IssuedToken>();
 
@@ -39,21 +41,34 @@ export class ServiceAccountTokens {
   /** `POST /api/v1/namespaces/{ns}/serviceaccounts/{name}/token` with a TokenRequest body */
   request(ns: string, name: string, body: any): any {
     if (body === undefined || typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw errors.badRequest("the object provided is unrecognized (must be of type TokenRequest): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)");
+      throw errors.badRequest(
+        "the object provided is unrecognized (must be of type TokenRequest): couldn't get version/kind; " +
+          "json parse error: unexpected end of JSON input (<empty>)",
+      );
     }
     if (body.kind !== undefined && body.kind !== "TokenRequest") {
       throw errors.badRequest(`the object provided is unrecognized (must be of type TokenRequest): ${body.kind}`);
     }
     const sa = this.store.get(SA_KEY, ns, name);
-    if (!sa) throw new ApiStatusError(404, "NotFound", `serviceaccounts "${name}" not found`, { name, kind: "serviceaccounts" });
+    const details = { name, kind: "serviceaccounts" };
+    if (!sa) throw new ApiStatusError(404, "NotFound", `serviceaccounts "${name}" not found`, details);
     const spec = body.spec ?? {};
     const expirationSeconds = spec.expirationSeconds ?? 3600;
     const invalid = (detail: string) => new ApiStatusError(422, "Invalid",
       `TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: ${detail}`,
-      { group: "authentication.k8s.io", kind: "TokenRequest", causes: [{ reason: "FieldValueInvalid", message: detail, field: "spec.expirationSeconds" }] });
-    if (typeof expirationSeconds !== "number" || !Number.isInteger(expirationSeconds)) throw invalid(`Invalid value: ${JSON.stringify(expirationSeconds)}: must be an integer`);
-    if (expirationSeconds < 600) throw invalid(`Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes`);
-    if (expirationSeconds > 2 ** 32) throw invalid(`Invalid value: ${expirationSeconds}: may not specify a duration larger than 2^32 seconds`);
+      {
+        group: "authentication.k8s.io", kind: "TokenRequest",
+        causes: [{ reason: "FieldValueInvalid", message: detail, field: "spec.expirationSeconds" }],
+      });
+    if (typeof expirationSeconds !== "number" || !Number.isInteger(expirationSeconds)) {
+      throw invalid(`Invalid value: ${JSON.stringify(expirationSeconds)}: must be an integer`);
+    }
+    if (expirationSeconds < 600) {
+      throw invalid(`Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes`);
+    }
+    if (expirationSeconds > 2 ** 32) {
+      throw invalid(`Invalid value: ${expirationSeconds}: may not specify a duration larger than 2^32 seconds`);
+    }
     const token = generatedToken();
     const expires = Date.now() + expirationSeconds * 1000;
     this.tokens.set(token, { ns, name, uid: sa.metadata.uid, expires });
@@ -81,7 +96,8 @@ export class ServiceAccountTokens {
 }
 
 export function serviceAccountUser(ns: string, name: string): UserInfo {
-  return { name: `system:serviceaccount:${ns}:${name}`, groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"] };
+  const groups = ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"];
+  return { name: `system:serviceaccount:${ns}:${name}`, groups };
 }
 
 /** what a request asks to do, as the apiserver's RequestInfo sees it */
@@ -89,8 +105,11 @@ export type Attributes =
   | { resource: true; verb: string; group: string; resource_: string; sub: string; ns: string; name: string }
   | { resource: false; verb: string; path: string };
 
-export function requestAttributes(target: Target, method: string, path: string, q: URLSearchParams): Attributes | "open" {
-  if (target.type === "discovery" || target.type === "group" || target.type === "groupVersion" || target.type === "openapi") return "open";
+export function requestAttributes(
+  target: Target, method: string, path: string, q: URLSearchParams,
+): Attributes | "open" {
+  const { type } = target;
+  if (type === "discovery" || type === "group" || type === "groupVersion" || type === "openapi") return "open";
   if (target.type === "unknown") return { resource: false, verb: method.toLowerCase(), path };
   const watch = target.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1";
   let name = target.name ?? "";
@@ -121,23 +140,31 @@ export function requestAttributes(target: Target, method: string, path: string, 
 /** Everything is allowed for system:masters; otherwise RBAC, or 403 Forbidden. */
 export function authorize(store: Store, user: UserInfo, attrs: Attributes | "open"): void {
   if (attrs === "open" || user.groups.includes("system:masters")) return;
-  if (attrs.resource && attrs.verb === "create" && attrs.sub === "" && !attrs.ns
-    && ((attrs.group === "authorization.k8s.io" && (attrs.resource_ === "selfsubjectaccessreviews" || attrs.resource_ === "selfsubjectrulesreviews"))
-      || (attrs.group === "authentication.k8s.io" && attrs.resource_ === "selfsubjectreviews"))) return;
+  if (attrs.resource && attrs.verb === "create" && attrs.sub === "" && !attrs.ns && isSelfReview(attrs)) return;
   const problems: string[] = [];
   if (allowedByRBAC(store, user, attrs, problems)) return;
-  const reason = problems.length === 0 ? "" : `: rbac: RBAC: ${problems.length === 1 ? problems[0] : `[${problems.join(", ")}]`}`;
+  const reason = problems.length === 0 ? ""
+    : `: rbac: RBAC: ${problems.length === 1 ? problems[0] : `[${problems.join(", ")}]`}`;
   if (!attrs.resource) {
-    throw new ApiStatusError(403, "Forbidden", `forbidden: User "${user.name}" cannot ${attrs.verb} path "${attrs.path}"${reason}`, {});
+    const message = `forbidden: User "${user.name}" cannot ${attrs.verb} path "${attrs.path}"${reason}`;
+    throw new ApiStatusError(403, "Forbidden", message, {});
   }
   const { verb, group, resource_: resource, sub, ns, name } = attrs;
   const where = ns ? `in the namespace "${ns}"` : "at the cluster scope";
-  const message = `${qualified(group, resource)}${name ? ` "${name}"` : ""} is forbidden: User "${user.name}" cannot ${verb} resource "${sub ? `${resource}/${sub}` : resource}" in API group "${group}" ${where}${reason}`;
+  const message = `${qualified(group, resource)}${name ? ` "${name}"` : ""} is forbidden: User "${user.name}" ` +
+    `cannot ${verb} resource "${sub ? `${resource}/${sub}` : resource}" in API group "${group}" ${where}${reason}`;
   const details: Record<string, string> = {};
   if (name) details.name = name;
   if (group) details.group = group;
   details.kind = resource;
   throw new ApiStatusError(403, "Forbidden", message, details);
+}
+
+/** The self-reviews every authenticated user may create (system:basic-user). */
+function isSelfReview(attrs: { group: string; resource_: string }): boolean {
+  if (attrs.group === "authentication.k8s.io") return attrs.resource_ === "selfsubjectreviews";
+  return attrs.group === "authorization.k8s.io"
+    && (attrs.resource_ === "selfsubjectaccessreviews" || attrs.resource_ === "selfsubjectrulesreviews");
 }
 
 function appliesTo(subjects: any, user: UserInfo, bindingNs: string): boolean {
@@ -205,7 +232,8 @@ function allowedByRBAC(store: Store, user: UserInfo, attrs: Attributes, problems
 export function rulesFor(store: Store, user: UserInfo, ns: string): any[] {
   const out: any[] = [];
   for (const { body } of store.list(resourceKey(RBAC, "clusterrolebindings"))) {
-    if (appliesTo(body.subjects, user, "")) out.push(...(rulesOf(store, { ...body.roleRef, kind: "ClusterRole" }, "", []) ?? []));
+    if (!appliesTo(body.subjects, user, "")) continue;
+    out.push(...(rulesOf(store, { ...body.roleRef, kind: "ClusterRole" }, "", []) ?? []));
   }
   if (ns) {
     for (const { body } of store.list(resourceKey(RBAC, "rolebindings"), ns)) {

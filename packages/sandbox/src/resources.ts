@@ -82,7 +82,8 @@ export class ResourceRegistry {
       builtin("", "v1", "secrets", "Secret", true, false),
       builtin("events.k8s.io", "v1", "events", "Event", true, false, ["ev"]),
       builtin("coordination.k8s.io", "v1", "leases", "Lease", true, false),
-      builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true, ["crd", "crds"]),
+      builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true,
+        ["crd", "crds"]),
       // What `kobun manifests` emits, so its output can be applied to the sandbox as to a cluster.
       builtin("", "v1", "serviceaccounts", "ServiceAccount", true, false, ["sa"]),
       builtin("apps", "v1", "deployments", "Deployment", true, true, ["deploy"], ["all"]),
@@ -102,8 +103,10 @@ export class ResourceRegistry {
       builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, false),
       builtin("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, false),
       // Admission webhooks the sandbox calls (admission.ts).
-      builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false, false),
-      builtin("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false, false),
+      builtin("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
+        false, false),
+      builtin("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration",
+        false, false),
       review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview"),
       review("authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview"),
       review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview"),
@@ -140,19 +143,14 @@ export class ResourceRegistry {
     const spec = crd?.spec ?? {};
     const names = spec.names ?? {};
     const name: string = crd?.metadata?.name ?? "";
-    const invalid = (field: string, msg: string) =>
-      new ApiStatusError(422, "Invalid", `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: ${field}: ${msg}`,
-        { name, group: "apiextensions.k8s.io", kind: "CustomResourceDefinition", causes: [{ reason: "FieldValueInvalid", message: msg, field }] });
-    if (typeof spec.group !== "string" || !spec.group.includes(".")) throw invalid("spec.group", "Invalid value: should be a domain with at least one dot");
-    if (typeof names.plural !== "string" || !names.plural) throw invalid("spec.names.plural", "Required value");
-    if (typeof names.kind !== "string" || !names.kind) throw invalid("spec.names.kind", "Required value");
-    if (name !== `${names.plural}.${spec.group}`) throw invalid("metadata.name", `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`);
-    if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") throw invalid("spec.scope", `Unsupported value: "${spec.scope}": supported values: "Cluster", "Namespaced"`);
-    const versions: any[] = Array.isArray(spec.versions) ? spec.versions : [];
-    if (!versions.length) throw invalid("spec.versions", "Invalid value: must have exactly one version marked as storage version");
+    const invalid = crdInvalid(name);
+    validateCRD(name, spec, invalid);
+    const versions: any[] = spec.versions;
     const served = versions.filter((v) => v?.served !== false).map((v) => String(v.name));
     const existing = this.defs.get(resourceKey(spec.group, names.plural));
-    if (existing && !existing.crdName) throw invalid("spec.names.plural", "Invalid value: conflicts with a built-in resource");
+    if (existing && !existing.crdName) {
+      throw invalid("spec.names.plural", "Invalid value: conflicts with a built-in resource");
+    }
     const def: ResourceDef = {
       group: spec.group,
       versions: served,
@@ -161,12 +159,15 @@ export class ResourceRegistry {
       kind: names.kind,
       listKind: names.listKind || `${names.kind}List`,
       namespaced: spec.scope === "Namespaced",
-      statusVersions: new Set(versions.filter((v) => v?.served !== false && v?.subresources?.status !== undefined).map((v) => String(v.name))),
+      statusVersions: new Set(
+        versions.filter((v) => v?.served !== false && v?.subresources?.status !== undefined).map((v) => String(v.name)),
+      ),
       shortNames: Array.isArray(names.shortNames) ? names.shortNames : [],
       categories: Array.isArray(names.categories) ? names.categories : [],
       verbs: STORED_VERBS,
       printerColumns: crdPrinterColumns(versions),
-      scales: new Map(versions.filter((v) => v?.served !== false && typeof v?.subresources?.scale?.specReplicasPath === "string")
+      scales: new Map(versions
+        .filter((v) => v?.served !== false && typeof v?.subresources?.scale?.specReplicasPath === "string")
         .map((v) => [String(v.name), v.subresources.scale as ScalePaths])),
       crdName: name,
       // a re-registration (CRD update) keeps serving from the same start
@@ -189,6 +190,35 @@ export class ResourceRegistry {
   }
 }
 
+/** the 422 a malformed CRD named `name` is refused with, naming the field at fault */
+function crdInvalid(name: string): (field: string, msg: string) => ApiStatusError {
+  return (field, msg) => new ApiStatusError(422, "Invalid",
+    `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: ${field}: ${msg}`,
+    {
+      name, group: "apiextensions.k8s.io", kind: "CustomResourceDefinition",
+      causes: [{ reason: "FieldValueInvalid", message: msg, field }],
+    });
+}
+
+/** throws the first problem of a CRD's spec: its group, names, name, scope and versions */
+function validateCRD(name: string, spec: any, invalid: ReturnType<typeof crdInvalid>): void {
+  const names = spec.names ?? {};
+  if (typeof spec.group !== "string" || !spec.group.includes(".")) {
+    throw invalid("spec.group", "Invalid value: should be a domain with at least one dot");
+  }
+  if (typeof names.plural !== "string" || !names.plural) throw invalid("spec.names.plural", "Required value");
+  if (typeof names.kind !== "string" || !names.kind) throw invalid("spec.names.kind", "Required value");
+  if (name !== `${names.plural}.${spec.group}`) {
+    throw invalid("metadata.name", `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`);
+  }
+  if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") {
+    throw invalid("spec.scope", `Unsupported value: "${spec.scope}": supported values: "Cluster", "Namespaced"`);
+  }
+  if (!Array.isArray(spec.versions) || !spec.versions.length) {
+    throw invalid("spec.versions", "Invalid value: must have exactly one version marked as storage version");
+  }
+}
+
 /** each served version's structural schema; none at all with the legacy `spec.preserveUnknownFields: true` */
 function crdSchemas(spec: any): Map<string, Record<string, any>> | undefined {
   if (spec.preserveUnknownFields === true) return undefined;
@@ -205,7 +235,9 @@ function crdSchemas(spec: any): Map<string, Record<string, any>> | undefined {
 function crdPrinterColumns(versions: any[]): Map<string, PrinterColumn[]> {
   const out = new Map<string, PrinterColumn[]>();
   for (const v of versions) {
-    if (v?.served !== false && Array.isArray(v?.additionalPrinterColumns)) out.set(String(v.name), v.additionalPrinterColumns);
+    if (v?.served !== false && Array.isArray(v?.additionalPrinterColumns)) {
+      out.set(String(v.name), v.additionalPrinterColumns);
+    }
   }
   return out;
 }
@@ -213,13 +245,19 @@ function crdPrinterColumns(versions: any[]): Map<string, PrinterColumn[]> {
 /** fill the status a CRD gets from the apiextensions controllers (set synchronously here) */
 export function crdStatus(crd: any, now: string): Record<string, unknown> {
   const spec = crd.spec ?? {};
-  const cond = (type: string, reason: string, message: string) => ({ type, status: "True", lastTransitionTime: now, reason, message });
+  const cond = (type: string, reason: string, message: string) =>
+    ({ type, status: "True", lastTransitionTime: now, reason, message });
+  const names = spec.names ?? {};
   return {
     conditions: [
       cond("NamesAccepted", "NoConflicts", "no conflicts found"),
       cond("Established", "InitialNamesAccepted", "the initial names have been accepted"),
     ],
-    acceptedNames: { ...(spec.names ?? {}), singular: spec.names?.singular || String(spec.names?.kind ?? "").toLowerCase(), listKind: spec.names?.listKind || `${spec.names?.kind}List` },
+    acceptedNames: {
+      ...names,
+      singular: names.singular || String(names.kind ?? "").toLowerCase(),
+      listKind: names.listKind || `${names.kind}List`,
+    },
     storedVersions: (spec.versions ?? []).filter((v: any) => v?.storage).map((v: any) => v.name),
   };
 }

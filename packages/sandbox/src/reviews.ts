@@ -12,10 +12,19 @@ import type { Store } from "./store.ts";
 
 const BASIC_USER_RULES = [
   { verbs: ["create"], apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"] },
-  { verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] },
+  {
+    verbs: ["create"], apiGroups: ["authorization.k8s.io"],
+    resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+  },
 ];
 const DISCOVERY_RULES = [
-  { verbs: ["get"], nonResourceURLs: ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"] },
+  {
+    verbs: ["get"],
+    nonResourceURLs: [
+      "/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz",
+      "/version", "/version/",
+    ],
+  },
   { verbs: ["get"], nonResourceURLs: ["/healthz", "/livez", "/readyz", "/version", "/version/"] },
 ];
 const ADMIN_RULES = [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }];
@@ -24,7 +33,9 @@ function reviewBody(body: any, kind: string): any {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind})`);
   }
-  if (body.kind !== undefined && body.kind !== kind) throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): ${body.kind}`);
+  if (body.kind !== undefined && body.kind !== kind) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): ${body.kind}`);
+  }
   return body;
 }
 
@@ -41,7 +52,9 @@ function allowed(store: Store, user: UserInfo, spec: any): boolean {
     const open = requestAttributes(route(String(path)), "GET", String(path), new URLSearchParams());
     attrs = open === "open" && verb === "get" ? "open" : { resource: false, verb: String(verb), path: String(path) };
   } else {
-    throw new ApiStatusError(422, "Invalid", 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    throw new ApiStatusError(422, "Invalid",
+      'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": ' +
+        "exactly one of nonResourceAttributes or resourceAttributes must be specified",
       { group: "authorization.k8s.io", kind: "SelfSubjectAccessReview" });
   }
   try {
@@ -61,17 +74,26 @@ export function answerReview(store: Store, def: ResourceDef, user: UserInfo, inp
   switch (def.plural) {
     case "selfsubjectaccessreviews": {
       const ok = allowed(store, user, body.spec);
-      return { kind: def.kind, apiVersion, metadata: meta, spec: body.spec, status: ok ? { allowed: true } : { allowed: false } };
+      const status = ok ? { allowed: true } : { allowed: false };
+      return { kind: def.kind, apiVersion, metadata: meta, spec: body.spec, status };
     }
     case "selfsubjectrulesreviews": {
       const ns = String(body.spec?.namespace ?? "");
-      const rules = [...(user.groups.includes("system:masters") ? ADMIN_RULES : []), ...rulesFor(store, user, ns), ...BASIC_USER_RULES, ...DISCOVERY_RULES];
-      const resourceRules = rules.filter((r) => !r.nonResourceURLs).map(({ verbs, apiGroups, resources, resourceNames }) =>
-        ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) }));
-      const nonResourceRules = rules.filter((r) => r.nonResourceURLs).map(({ verbs, nonResourceURLs }) => ({ verbs, nonResourceURLs }));
-      return { kind: def.kind, apiVersion, metadata: meta, spec: body.spec ?? {}, status: { resourceRules, nonResourceRules, incomplete: false } };
+      const rules = [
+        ...(user.groups.includes("system:masters") ? ADMIN_RULES : []), ...rulesFor(store, user, ns),
+        ...BASIC_USER_RULES, ...DISCOVERY_RULES,
+      ];
+      const resourceRules = rules.filter((r) => !r.nonResourceURLs)
+        .map(({ verbs, apiGroups, resources, resourceNames }) =>
+          ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) }));
+      const nonResourceRules = rules.filter((r) => r.nonResourceURLs)
+        .map(({ verbs, nonResourceURLs }) => ({ verbs, nonResourceURLs }));
+      const status = { resourceRules, nonResourceRules, incomplete: false };
+      return { kind: def.kind, apiVersion, metadata: meta, spec: body.spec ?? {}, status };
     }
-    default:
-      return { kind: def.kind, apiVersion, metadata: meta, status: { userInfo: { username: user.name, groups: user.groups } } };
+    default: {
+      const status = { userInfo: { username: user.name, groups: user.groups } };
+      return { kind: def.kind, apiVersion, metadata: meta, status };
+    }
   }
 }

@@ -5,7 +5,10 @@ export type Target =
   | { type: "discovery"; what: "api" | "apis" | "version" | "health" }
   | { type: "groupVersion"; group: string; version: string }
   | { type: "group"; group: string }
-  | { type: "resource"; group: string; version: string; ns: string; plural: string; name?: string; sub?: string; legacyWatch: boolean }
+  | {
+    type: "resource"; group: string; version: string; ns: string; plural: string; name?: string; sub?: string;
+    legacyWatch: boolean;
+  }
   | { type: "openapi"; version: "v2" | "v3"; rest: string[] }
   | { type: "unknown" };
 
@@ -13,8 +16,12 @@ export function route(pathname: string): Target {
   const segs = pathname.split("/").filter((s) => s.length > 0).map(decodeURIComponent);
   const [head, ...rest] = segs;
   if (head === "version" && rest.length === 0) return { type: "discovery", what: "version" };
-  if (head === "openapi" && (rest[0] === "v2" || rest[0] === "v3")) return { type: "openapi", version: rest[0], rest: rest.slice(1) };
-  if ((head === "healthz" || head === "readyz" || head === "livez") && rest.length <= 1) return { type: "discovery", what: "health" };
+  if (head === "openapi" && (rest[0] === "v2" || rest[0] === "v3")) {
+    return { type: "openapi", version: rest[0], rest: rest.slice(1) };
+  }
+  if ((head === "healthz" || head === "readyz" || head === "livez") && rest.length <= 1) {
+    return { type: "discovery", what: "health" };
+  }
   let group = "";
   let version: string;
   let tail: string[];

@@ -30,7 +30,9 @@ function selectorText(sel: any, plural: string): string {
   // a ReplicationController's selector is a plain map
   const labels = plural === "replicationcontrollers" ? sel ?? {} : sel?.matchLabels ?? {};
   const parts = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
-  for (const e of sel?.matchExpressions ?? []) parts.push(`${e.key} ${String(e.operator).toLowerCase()} (${(e.values ?? []).join(",")})`);
+  for (const e of sel?.matchExpressions ?? []) {
+    parts.push(`${e.key} ${String(e.operator).toLowerCase()} (${(e.values ?? []).join(",")})`);
+  }
   return parts.join(",");
 }
 
@@ -47,7 +49,10 @@ export function scaleOf(def: ResourceDef, paths: ScalePaths, obj: any): any {
 }
 
 /** GET, PUT or PATCH `.../{name}/scale` */
-export function scaleRequest(objects: Objects, def: ResourceDef, paths: ScalePaths, version: string, ns: string, name: string, method: string, contentType: string, body: unknown, options: WriteOptions = {}): any {
+export function scaleRequest(
+  objects: Objects, def: ResourceDef, paths: ScalePaths, version: string, ns: string, name: string,
+  method: string, contentType: string, body: unknown, options: WriteOptions = {},
+): any {
   const current = objects.get(def, ns, name);
   if (method === "GET") return scaleOf(def, paths, current);
   let wanted: any;
@@ -61,10 +66,12 @@ export function scaleRequest(objects: Objects, def: ResourceDef, paths: ScalePat
   } else throw errors.methodNotAllowed();
   const replicas = wanted?.spec?.replicas;
   if (!Number.isInteger(replicas) || replicas < 0) {
-    throw errors.invalid("autoscaling", "Scale", name, "spec.replicas", `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
+    const message = `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`;
+    throw errors.invalid("autoscaling", "Scale", name, "spec.replicas", message);
   }
   const rv = wanted?.metadata?.resourceVersion;
   if (rv && rv !== current.metadata.resourceVersion) throw errors.conflict(def.group, def.plural, name);
-  const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", setAt(paths.specReplicasPath, replicas), undefined, options);
+  const patch = setAt(paths.specReplicasPath, replicas);
+  const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", patch, undefined, options);
   return scaleOf(def, paths, updated);
 }

@@ -14,19 +14,28 @@ import { deepEqual } from "./patch.ts";
 type Schema = Record<string, any>;
 export interface Cause { reason: string; message: string; field: string }
 
-/** A bad value as the field error renders it: strings quoted, numbers and booleans bare, the rest as JSON. */
+/**
+ * A bad value as the field error renders it: strings quoted, numbers and booleans bare, the rest as JSON.
+ */
 function shown(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
+
+/** `noun`, or its plural for any count but one */
+const plural = (n: number, noun: string) => (n === 1 ? noun : `${noun}s`);
 
 const invalid = (field: string, value: unknown, detail: string): Cause =>
   ({ reason: "FieldValueInvalid", message: `Invalid value: ${shown(value)}: ${field} in body ${detail}`, field });
 
 const tooMany = (field: string, actual: number, max: number): Cause =>
-  ({ reason: "FieldValueTooMany", message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? "item" : "items"}`, field });
+  ({ reason: "FieldValueTooMany", message: `Too many: ${actual}: must have at most ${max} ${plural(max, "item")}`,
+    field });
 
 const patterns = new Map<string, RegExp | null>();
-/** The schema's pattern as a RegExp (RE2 and JavaScript agree on what CRDs use); null when JavaScript cannot compile it. */
+/**
+ * The schema's pattern as a RegExp (RE2 and JavaScript agree on what CRDs use);
+ * null when JavaScript cannot compile it.
+ */
 function patternOf(source: string): RegExp | null {
   let compiled = patterns.get(source);
   if (compiled === undefined) {
@@ -43,9 +52,12 @@ function patternOf(source: string): RegExp | null {
 function stringCause(value: string, s: Schema, field: string): Cause | undefined {
   const length = [...value].length; // in characters, as kube-openapi counts (the message says bytes)
   if (typeof s.maxLength === "number" && length > s.maxLength) {
-    return { reason: "FieldValueTooLong", message: `Too long: may not be more than ${s.maxLength} ${s.maxLength === 1 ? "byte" : "bytes"}`, field };
+    const message = `Too long: may not be more than ${s.maxLength} ${plural(s.maxLength, "byte")}`;
+    return { reason: "FieldValueTooLong", message, field };
   }
-  if (typeof s.minLength === "number" && length < s.minLength) return invalid(field, value, `should be at least ${s.minLength} chars long`);
+  if (typeof s.minLength === "number" && length < s.minLength) {
+    return invalid(field, value, `should be at least ${s.minLength} chars long`);
+  }
   const pattern = typeof s.pattern === "string" ? patternOf(s.pattern) : null;
   if (pattern && !pattern.test(value)) return invalid(field, value, `should match '${s.pattern}'`);
   return undefined;
@@ -54,15 +66,21 @@ function stringCause(value: string, s: Schema, field: string): Cause | undefined
 function numberCauses(value: number, s: Schema, field: string, out: Cause[]): void {
   if (typeof s.multipleOf === "number" && s.multipleOf > 0) {
     const quotient = value / s.multipleOf;
-    if (Math.abs(quotient - Math.round(quotient)) > 1e-9 * Math.max(1, Math.abs(quotient))) out.push(invalid(field, value, `should be a multiple of ${s.multipleOf}`));
+    if (Math.abs(quotient - Math.round(quotient)) > 1e-9 * Math.max(1, Math.abs(quotient))) {
+      out.push(invalid(field, value, `should be a multiple of ${s.multipleOf}`));
+    }
   }
   if (typeof s.minimum === "number") {
     const exclusive = s.exclusiveMinimum === true;
-    if (exclusive ? value <= s.minimum : value < s.minimum) out.push(invalid(field, value, `should be greater than ${exclusive ? "" : "or equal to "}${s.minimum}`));
+    if (exclusive ? value <= s.minimum : value < s.minimum) {
+      out.push(invalid(field, value, `should be greater than ${exclusive ? "" : "or equal to "}${s.minimum}`));
+    }
   }
   if (typeof s.maximum === "number") {
     const exclusive = s.exclusiveMaximum === true;
-    if (exclusive ? value >= s.maximum : value > s.maximum) out.push(invalid(field, value, `should be less than ${exclusive ? "" : "or equal to "}${s.maximum}`));
+    if (exclusive ? value >= s.maximum : value > s.maximum) {
+      out.push(invalid(field, value, `should be less than ${exclusive ? "" : "or equal to "}${s.maximum}`));
+    }
   }
 }
 
@@ -70,10 +88,13 @@ function numberCauses(value: number, s: Schema, field: string, out: Cause[]): vo
 function enumCause(value: unknown, s: Schema, field: string): Cause | undefined {
   if (!Array.isArray(s.enum) || s.enum.some((allowed) => deepEqual(allowed, value))) return undefined;
   const allowed = s.enum.map((v) => JSON.stringify(typeof v === "string" ? v : JSON.stringify(v))).join(", ");
-  return { reason: "FieldValueNotSupported", message: `Unsupported value: ${shown(value)}: supported values: ${allowed}`, field };
+  const message = `Unsupported value: ${shown(value)}: supported values: ${allowed}`;
+  return { reason: "FieldValueNotSupported", message, field };
 }
 
-/** The checks of a value that is not an object, at its own level (an array's items are the caller's, before this). */
+/**
+ * The checks of a value that is not an object, at its own level (an array's items are the caller's, before this).
+ */
 export function valueCauses(value: unknown, s: Schema, path: string, out: Cause[]): void {
   if (value === null || value === undefined) return;
   const field = path || "<root>";
@@ -82,7 +103,9 @@ export function valueCauses(value: unknown, s: Schema, path: string, out: Cause[
     if (cause) out.push(cause);
   } else if (typeof value === "number") numberCauses(value, s, field, out);
   else if (Array.isArray(value)) {
-    if (typeof s.minItems === "number" && value.length < s.minItems) out.push(invalid(field, value.length, `should have at least ${s.minItems} items`));
+    if (typeof s.minItems === "number" && value.length < s.minItems) {
+      out.push(invalid(field, value.length, `should have at least ${s.minItems} items`));
+    }
     if (typeof s.maxItems === "number" && value.length > s.maxItems) out.push(tooMany(field, value.length, s.maxItems));
   }
   const cause = enumCause(value, s, field);
@@ -95,7 +118,9 @@ export function objectCauses(value: Record<string, unknown>, s: Schema, path: st
   const cause = enumCause(value, s, field);
   if (cause) out.push(cause);
   const count = Object.keys(value).length;
-  if (typeof s.minProperties === "number" && count < s.minProperties) out.push(invalid(field, count, `should have at least ${s.minProperties} properties`));
+  if (typeof s.minProperties === "number" && count < s.minProperties) {
+    out.push(invalid(field, count, `should have at least ${s.minProperties} properties`));
+  }
   if (typeof s.maxProperties === "number" && count > s.maxProperties) out.push(tooMany(field, count, s.maxProperties));
 }
 
@@ -103,6 +128,7 @@ export function objectCauses(value: Record<string, unknown>, s: Schema, path: st
 export function requiredCauses(value: Record<string, unknown>, s: Schema, path: string, out: Cause[]): void {
   if (!Array.isArray(s.required)) return;
   for (const key of s.required) {
-    if (typeof key === "string" && !(key in value)) out.push({ reason: "FieldValueRequired", message: "Required value", field: path ? `${path}.${key}` : key });
+    if (typeof key !== "string" || key in value) continue;
+    out.push({ reason: "FieldValueRequired", message: "Required value", field: path ? `${path}.${key}` : key });
   }
 }

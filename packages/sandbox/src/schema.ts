@@ -4,9 +4,10 @@
 // declare are pruned (unless `x-kubernetes-preserve-unknown-fields` applies at that level;
 // `apiVersion`, `kind` and `metadata` at the root and in embedded resources are never pruned),
 // schema `default`s fill absent fields (and non-nullable nulls) at every level — in array items
-// and map values too, and inside a default just filled in — then every value is checked against its schema `type` (`nullable`,
-// `x-kubernetes-int-or-string`) → 422 Invalid with `FieldValueTypeInvalid` causes, and against
-// its value constraints (schema-values.ts: required, enum, bounds, lengths, patterns, counts).
+// and map values too, and inside a default just filled in — then every value is checked against
+// its schema `type` (`nullable`, `x-kubernetes-int-or-string`) → 422 Invalid with
+// `FieldValueTypeInvalid` causes, and against its value constraints (schema-values.ts: required,
+// enum, bounds, lengths, patterns, counts).
 // Unchanged values of an update are not re-validated (validation ratcheting, GA since 1.33).
 // Not validated: formats and CEL rules.
 
@@ -83,10 +84,20 @@ export function fillDefaults(value: unknown, s: Schema | undefined): void {
     for (const key in props) {
       const prop = props[key]!;
       if (!isObj(prop) || prop.default === undefined) continue;
-      if (!(key in value) || (value[key] === null && prop.nullable !== true)) value[key] = structuredClone(prop.default);
+      if (wantsDefault(value, key, prop)) value[key] = structuredClone(prop.default);
     }
   }
-  for (const key in value) fillDefaults(value[key], props?.[key] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined));
+  for (const key in value) fillDefaults(value[key], memberSchema(s, props, key));
+}
+
+/** A property is defaulted when absent, or null while its schema is not nullable. */
+function wantsDefault(value: Record<string, unknown>, key: string, prop: Schema): boolean {
+  return !(key in value) || (value[key] === null && prop.nullable !== true);
+}
+
+/** The schema of an object's member: its declared property's, or the map values' (additionalProperties). */
+function memberSchema(s: Schema, props: Record<string, Schema> | undefined, key: string): Schema | undefined {
+  return props?.[key] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined);
 }
 
 /** Would fillDefaults add anything to `value`? */
@@ -97,9 +108,9 @@ function lacksDefaults(value: unknown, s: Schema | undefined): boolean {
   const props = isObj(s.properties) ? (s.properties as Record<string, Schema>) : undefined;
   for (const key in props ?? {}) {
     const prop = props![key]!;
-    if (isObj(prop) && prop.default !== undefined && (!(key in value) || (value[key] === null && prop.nullable !== true))) return true;
+    if (isObj(prop) && prop.default !== undefined && wantsDefault(value, key, prop)) return true;
   }
-  for (const key in value) if (lacksDefaults(value[key], props?.[key] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as Schema) : undefined))) return true;
+  for (const key in value) if (lacksDefaults(value[key], memberSchema(s, props, key))) return true;
   return false;
 }
 
@@ -139,7 +150,9 @@ function typeMatches(v: unknown, s: Schema): boolean | undefined {
 }
 
 /** type and value errors of `value` against `s` at `path`; `old` is the previous value at that path (ratcheting) */
-export function validateSchema(value: unknown, s: Schema | undefined, path: string, old: unknown, out: Cause[], root = false): void {
+export function validateSchema(
+  value: unknown, s: Schema | undefined, path: string, old: unknown, out: Cause[], root = false,
+): void {
   if (!s) return;
   if (old !== undefined && deepEqual(value, old)) return;
   const ok = typeMatches(value, s);
@@ -152,7 +165,9 @@ export function validateSchema(value: unknown, s: Schema | undefined, path: stri
     return;
   }
   if (Array.isArray(value)) {
-    if (isObj(s.items)) value.forEach((item, i) => validateSchema(item, s.items as Schema, `${path}[${i}]`, undefined, out));
+    if (isObj(s.items)) {
+      value.forEach((item, i) => validateSchema(item, s.items as Schema, `${path}[${i}]`, undefined, out));
+    }
     valueCauses(value, s, path, out);
     return;
   }
@@ -179,17 +194,26 @@ export function invalidError(group: string, kind: string, name: string, causes: 
   return new ApiStatusError(422, "Invalid", message, details);
 }
 
+/** 400 for fields the schema does not declare, under fieldValidation=Strict, as the real server's strict decoding */
+export function strictDecodingError(kind: string, version: string | undefined, fields: string[]): ApiStatusError {
+  const unknown = fields.map((f) => `unknown field "${f}"`).join(", ");
+  const message = `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${unknown}`;
+  return new ApiStatusError(400, "BadRequest", message);
+}
+
 /**
  * Prune `body` (in place) by the version's schema, fill its defaults and check its types; throws 422 Invalid.
  * `old` is the stored object on update (for ratcheting). No schema: nothing to do.
  */
-export function applySchema(schema: Schema | undefined, group: string, kind: string, body: any, old?: any, strict = false): void {
+export function applySchema(
+  schema: Schema | undefined, group: string, kind: string, body: any, old?: any, strict = false,
+): void {
   if (!isObj(schema)) return;
   const pruned: string[] = [];
   prune(body, schema, true, pruned);
   if (strict && pruned.length) {
     // fieldValidation=Strict: what would be pruned is refused, as the real server's strict decoding
-    throw new ApiStatusError(400, "BadRequest", `${kind} in version "${String(body?.apiVersion ?? "").split("/").pop()}" cannot be handled as a ${kind}: strict decoding error: ${pruned.map((p) => `unknown field "${p}"`).join(", ")}`);
+    throw strictDecodingError(kind, String(body?.apiVersion ?? "").split("/").pop(), pruned);
   }
   fillDefaults(body, schema);
   const causes: Cause[] = [];

@@ -42,7 +42,9 @@ function checkKey(k: string, raw: string): string {
 }
 
 function checkValue(v: string, raw: string): string {
-  if (!VALUE.test(v) || v.length > 63) throw bad(`unable to parse requirement: invalid label value: "${v}" in '${raw}'`);
+  if (!VALUE.test(v) || v.length > 63) {
+    throw bad(`unable to parse requirement: invalid label value: "${v}" in '${raw}'`);
+  }
   return v;
 }
 
@@ -111,7 +113,9 @@ export function parseFieldSelector(s: string, kind: string): { path: string; op:
 }
 
 /** one predicate combining both selectors (either may be absent/empty) */
-export function makeSelector(labelSelector: string | null, fieldSelector: string | null, kind: string): Selector | undefined {
+export function makeSelector(
+  labelSelector: string | null, fieldSelector: string | null, kind: string,
+): Selector | undefined {
   const labels = labelSelector ? parseLabelSelector(labelSelector) : [];
   const fields = fieldSelector ? parseFieldSelector(fieldSelector, kind) : [];
   if (!labels.length && !fields.length) return undefined;

@@ -1,22 +1,18 @@
 // The HTTP front: authentication (admin token, or service-account tokens authorized by RBAC:
 // see rbac.ts), fault injection, routing to discovery / LIST / WATCH /
-// GET / POST / PUT / PATCH / DELETE, and turning every failure into a Status response.
+// GET / POST / PUT / PATCH / DELETE, and turning every failure into a Status response. A WATCH
+// is opened by watch-request.ts, a server-side apply answered by server-apply.ts.
 
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import type { Faults } from "./faults.ts";
 import { dryRunOf } from "./dry-run.ts";
-import { checkRequestSize } from "./limits.ts";
 import { mediaType, objectResponse, readJson } from "./bodies.ts";
 import { listObjects } from "./list.ts";
 import type { Objects } from "./objects.ts";
-import { nowTimestamp, present } from "./write-bodies.ts";
-import { parse as parseYaml } from "yaml";
-import { resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import type { ResourceDef, ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
 import { openapiV2Response } from "./openapi-v2.ts";
 import { AGGREGATED, aggregatedDiscovery, wantsAggregated } from "./aggregated.ts";
-import { applyConfiguration } from "./apply.ts";
-import { applyShape } from "./apply-shape.ts";
 import { managerFromUserAgent } from "./ownership.ts";
 import { answerReview } from "./reviews.ts";
 import { scalePaths, scaleRequest } from "./scale.ts";
@@ -24,17 +20,19 @@ import { toTable, wantsTable } from "./table.ts";
 import { partialList, partialObject, partialView } from "./partial.ts";
 import { route, verbOf, type Target } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
-import { shardFilter, withShards } from "./shards.ts";
+import { serverSideApply } from "./server-apply.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
 import type { RequestLog } from "./stats.ts";
 import { bearerMatches } from "./auth.ts";
 import { authorize, MASTERS, requestAttributes, type ServiceAccountTokens, type UserInfo } from "./rbac.ts";
 import type { Store } from "./store.ts";
-import { WatchStream } from "./watch.ts";
+import type { WatchStream } from "./watch.ts";
+import { startWatch } from "./watch-request.ts";
 import { withWarnings } from "./warnings.ts";
 import type { SandboxAdmission } from "./admission.ts";
 
 type ResourceTarget = Extract<Target, { type: "resource" }>;
+type ListBody = { metadata: Record<string, unknown>; items: any[] };
 
 export interface ServerContext {
   store: Store;
@@ -71,10 +69,12 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   const url = new URL(req.url);
   const target = route(url.pathname);
   const q = url.searchParams;
-  const isWatch = target.type === "resource" && (target.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1");
-  const verb = target.type === "resource" ? verbOf(req.method, !!target.name, isWatch) ?? req.method.toLowerCase() : "get";
-  const plural = target.type === "resource" ? target.plural : undefined;
-  ctx.requests.record({ verb, method: req.method, path: url.pathname, query: url.search.replace(/^\?/, ""), at: Date.now(), plural });
+  const resource = target.type === "resource" ? target : undefined;
+  const isWatch = !!resource && (resource.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1");
+  const verb = resource ? verbOf(req.method, !!resource.name, isWatch) ?? req.method.toLowerCase() : "get";
+  const plural = resource?.plural;
+  const query = url.search.replace(/^\?/, "");
+  ctx.requests.record({ verb, method: req.method, path: url.pathname, query, at: Date.now(), plural });
   const res = await withWarnings(async () => {
     const user = checkAuth(ctx, req);
     // system:masters may do anything: its requests skip building the RBAC attributes
@@ -84,33 +84,44 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
     if (stall > 0) await Bun.sleep(stall);
     return dispatch(ctx, req, target, verb, isWatch, q, user);
   }, (e) => {
-    const err = e instanceof ApiStatusError ? e : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
+    const err = e instanceof ApiStatusError ? e
+      : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
     return errorResponse(err);
   });
-  ctx.log?.(`sandbox verb=${verb} method=${req.method} path=${url.pathname}${url.search} code=${res.status} ms=${(performance.now() - started).toFixed(2)}`);
+  const ms = (performance.now() - started).toFixed(2);
+  ctx.log?.(`sandbox verb=${verb} method=${req.method} path=${url.pathname}${url.search} code=${res.status} ms=${ms}`);
   return res;
 }
 
-async function dispatch(ctx: ServerContext, req: Request, target: Target, verb: string, isWatch: boolean, q: URLSearchParams, user: UserInfo): Promise<Response> {
+async function dispatch(
+  ctx: ServerContext, req: Request, target: Target, verb: string, isWatch: boolean, q: URLSearchParams, user: UserInfo,
+): Promise<Response> {
   if (target.type !== "resource") return nonResourceRequest(ctx, req, target, q);
   const def = ctx.registry.find(target.group, target.version, target.plural);
   if (!def) throw errors.pageNotFound();
   if (target.ns && !def.namespaced) throw errors.pageNotFound();
   const answered = await subresourceRequest(ctx, req, def, target, q, user);
   if (answered) return answered;
-  if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) throw errors.pageNotFound();
+  if (target.sub !== undefined && (target.sub !== "status" || !def.statusVersions.has(target.version))) {
+    throw errors.pageNotFound();
+  }
   return resourceRequest(ctx, req, def, target, verb, isWatch, q, user);
 }
 
 /** discovery, health, version, OpenAPI: the paths that name no resource */
-async function nonResourceRequest(ctx: ServerContext, req: Request, target: Exclude<Target, { type: "resource" }>, q: URLSearchParams): Promise<Response> {
+async function nonResourceRequest(
+  ctx: ServerContext, req: Request, target: Exclude<Target, { type: "resource" }>, q: URLSearchParams,
+): Promise<Response> {
   switch (target.type) {
     case "discovery":
       if (req.method !== "GET" && req.method !== "HEAD") throw errors.methodNotAllowed();
-      if (target.what === "health") return new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } });
+      if (target.what === "health") {
+        return new Response("ok", { headers: { "content-type": "text/plain; charset=utf-8" } });
+      }
       if (target.what === "version") return jsonResponse(versionInfo());
       if (wantsAggregated(req.headers.get("accept"))) {
-        return jsonResponse(aggregatedDiscovery(ctx.registry, target.what === "api"), 200, { "content-type": AGGREGATED, vary: "Accept" });
+        const headers = { "content-type": AGGREGATED, vary: "Accept" };
+        return jsonResponse(aggregatedDiscovery(ctx.registry, target.what === "api"), 200, headers);
       }
       if (target.what === "api") return jsonResponse(apiVersions());
       return jsonResponse(apiGroupList(ctx.registry));
@@ -136,8 +147,13 @@ async function nonResourceRequest(ctx: ServerContext, req: Request, target: Excl
   }
 }
 
-/** the requests a kind answers apart from its verbs: a service account's token, a review, /scale; undefined for the rest */
-async function subresourceRequest(ctx: ServerContext, req: Request, def: ResourceDef, target: ResourceTarget, q: URLSearchParams, user: UserInfo): Promise<Response | undefined> {
+/**
+ * the requests a kind answers apart from its verbs: a service account's token, a review, /scale;
+ * undefined for the rest
+ */
+async function subresourceRequest(
+  ctx: ServerContext, req: Request, def: ResourceDef, target: ResourceTarget, q: URLSearchParams, user: UserInfo,
+): Promise<Response | undefined> {
   if (def.group === "" && def.plural === "serviceaccounts" && target.sub === "token" && target.name && target.ns) {
     if (req.method !== "POST") throw errors.methodNotAllowed();
     return jsonResponse(ctx.saTokens.request(target.ns, target.name, await readJson(req)), 201);
@@ -150,34 +166,41 @@ async function subresourceRequest(ctx: ServerContext, req: Request, def: Resourc
   if (scale) {
     const dryRun = req.method === "GET" ? false : dryRunOf(q, req.method === "PUT" ? "UpdateOptions" : "PatchOptions");
     const body = req.method === "GET" ? undefined : await readJson(req);
-    const writer = { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")), subresource: "scale" };
-    return jsonResponse(scaleRequest(ctx.objects, def, scale, target.version, def.namespaced ? target.ns : "", target.name!, req.method, mediaType(req), body, { writer, dryRun }));
+    const writer = { ...writerOf(req, q), subresource: "scale" };
+    const ns = def.namespaced ? target.ns : "";
+    return jsonResponse(scaleRequest(
+      ctx.objects, def, scale, target.version, ns, target.name!, req.method, mediaType(req), body, { writer, dryRun },
+    ));
   }
   return undefined;
 }
 
+/** the field manager of a write: `?fieldManager=`, else one named after the client's user agent */
+function writerOf(req: Request, q: URLSearchParams): { manager: string } {
+  return { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")) };
+}
+
 /** WATCH, and the verbs on a resource or its /status */
-async function resourceRequest(ctx: ServerContext, req: Request, def: ResourceDef, target: ResourceTarget, verb: string, isWatch: boolean, q: URLSearchParams, user: UserInfo): Promise<Response> {
+async function resourceRequest(
+  ctx: ServerContext, req: Request, def: ResourceDef, target: ResourceTarget, verb: string, isWatch: boolean,
+  q: URLSearchParams, user: UserInfo,
+): Promise<Response> {
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
-  const out = async (body: any, code = 200) => objectResponse(req, def, await ctx.admission.present(def, version, body), code);
+  const out = async (body: any, code = 200) =>
+    objectResponse(req, def, await ctx.admission.present(def, version, body), code);
   const strict = q.get("fieldValidation") === "Strict";
-  const writer = { manager: q.get("fieldManager") || managerFromUserAgent(req.headers.get("user-agent")) };
+  const writer = writerOf(req, q);
 
   if (isWatch) {
     if (req.method !== "GET") throw errors.methodNotAllowed();
     return startWatch(ctx, req, def, version, ns, name, q);
   }
   switch (verb) {
-    case "list": {
+    case "list":
       if (sub) throw errors.methodNotAllowed();
-      const list = listObjects(ctx.store, def, version, ns, q, ctx.shardSelectors) as { metadata: Record<string, unknown>; items: any[] };
-      list.items = await ctx.admission.listItems(def, version, list.items);
-      const view = partialView(req.headers.get("accept"));
-      if (view) return jsonResponse(partialList(def, list, view));
-      return jsonResponse(wantsTable(req.headers.get("accept")) ? toTable(def, version, list.items, list.metadata) : list);
-    }
+      return listRequest(ctx, req, def, version, ns, q);
     case "get": {
       const obj = ctx.objects.get(def, ns, name!);
       const view = partialView(req.headers.get("accept"));
@@ -187,17 +210,22 @@ async function resourceRequest(ctx: ServerContext, req: Request, def: ResourceDe
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
       const dryRun = dryRunOf(q, "CreateOptions");
-      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, { strict, writer, dryRun }), 201);
+      const body = await readJson(req);
+      return out(await ctx.admission.create(def, version, ns, body, user, { strict, writer, dryRun }), 201);
     }
     case "update": {
       const dryRun = dryRunOf(q, "UpdateOptions");
-      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, { strict, writer, dryRun }));
+      const body = await readJson(req);
+      return out(await ctx.admission.update(def, version, ns, name!, body, user, sub, { strict, writer, dryRun }));
     }
     case "patch": {
       const type = mediaType(req);
-      if (type === "application/apply-patch+yaml") return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
+      if (type === "application/apply-patch+yaml") {
+        return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
+      }
       const dryRun = dryRunOf(q, "PatchOptions");
-      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, { strict, writer, dryRun }));
+      const body = await readJson(req);
+      return out(await ctx.admission.patch(def, version, ns, name!, type, body, user, sub, { strict, writer, dryRun }));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();
@@ -212,81 +240,30 @@ async function resourceRequest(ctx: ServerContext, req: Request, def: ResourceDe
   }
 }
 
+/** LIST: the items at the version asked for, as the list, its metadata only (PartialObjectMetadataList) or a Table */
+async function listRequest(
+  ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, q: URLSearchParams,
+): Promise<Response> {
+  const list = listObjects(ctx.store, def, version, ns, q, ctx.shardSelectors) as ListBody;
+  list.items = await ctx.admission.listItems(def, version, list.items);
+  const view = partialView(req.headers.get("accept"));
+  if (view) return jsonResponse(partialList(def, list, view));
+  if (wantsTable(req.headers.get("accept"))) return jsonResponse(toTable(def, version, list.items, list.metadata));
+  return jsonResponse(list);
+}
+
 /** DELETE on a collection: each selected object deleted as by its own DELETE */
-async function deleteCollection(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, q: URLSearchParams): Promise<Response> {
+async function deleteCollection(
+  ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, q: URLSearchParams,
+): Promise<Response> {
   const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind);
   const dryRun = dryRunOf(q, "DeleteOptions", await readJson(req));
   const list = listObjects(ctx.store, def, version, ns, new URLSearchParams()) as { items: any[] };
   for (const item of list.items) {
     if (selector && !selector(item)) continue;
-    try { ctx.objects.delete(def, item.metadata.namespace ?? "", item.metadata.name, undefined, dryRun); } catch { /* raced */ }
+    try {
+      ctx.objects.delete(def, item.metadata.namespace ?? "", item.metadata.name, undefined, dryRun);
+    } catch { /* raced */ }
   }
   return jsonResponse({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200 });
-}
-
-/** server-side apply (apply.ts): create if absent, else merge with field ownership; 409 on conflicts */
-async function serverSideApply(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string, sub: "status" | undefined, q: URLSearchParams, user: UserInfo): Promise<Response> {
-  const manager = q.get("fieldManager");
-  if (!manager) {
-    throw new ApiStatusError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-      { group: "meta.k8s.io", kind: "PatchOptions", causes: [{ reason: "FieldValueRequired", message: "Required value: is required for apply patch", field: "fieldManager" }] });
-  }
-  const dryRun = dryRunOf(q, "PatchOptions");
-  const text = await req.text();
-  checkRequestSize(text);
-  let body: any;
-  try {
-    body = parseYaml(text);
-  } catch (e) {
-    throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("the apply patch must be an object");
-  const apiVersion = def.group ? `${def.group}/${version}` : version;
-  if (body.apiVersion !== apiVersion || body.kind !== def.kind) {
-    throw errors.badRequest(`the apply configuration must be of apiVersion ${apiVersion}, kind ${def.kind} (got ${body.apiVersion ?? "none"}, ${body.kind ?? "none"})`);
-  }
-  const options = { strict: q.get("fieldValidation") === "Strict", dryRun };
-  const applying = {
-    manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
-    ...(sub ? { subresource: sub } : {}),
-  };
-  const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);
-  if (existing) {
-    const next = applyConfiguration(present(def, version, existing), body, applying);
-    next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    return objectResponse(req, def, await ctx.admission.present(def, version, await ctx.admission.update(def, version, ns, name, next, user, sub, options)));
-  }
-  if (sub) throw errors.notFound(def.group, def.plural, name);
-  const created = await ctx.admission.create(def, version, ns, applyConfiguration(undefined, { ...body, metadata: { ...(body.metadata ?? {}), name } }, applying), user, options);
-  return objectResponse(req, def, await ctx.admission.present(def, version, created), 201);
-}
-
-function startWatch(ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string | undefined, q: URLSearchParams): Response {
-  let fieldSelector = q.get("fieldSelector");
-  if (name) fieldSelector = [fieldSelector, `metadata.name=${name}`].filter(Boolean).join(",");
-  const selector = withShards(makeSelector(q.get("labelSelector"), fieldSelector, def.kind), shardFilter(q, ctx.shardSelectors));
-  const timeoutRaw = q.get("timeoutSeconds");
-  const timeoutSeconds = timeoutRaw ? Number(timeoutRaw) : undefined;
-  if (timeoutRaw && !Number.isFinite(timeoutSeconds)) throw errors.badRequest(`invalid timeoutSeconds: ${timeoutRaw}`);
-  const rvParam = q.get("resourceVersion");
-  if (rvParam && !/^\d+$/.test(rvParam)) throw errors.badRequest(`invalid resource version: "${rvParam}"`);
-  const sendInitialEvents = q.get("sendInitialEvents") === "true";
-  const bookmarks = q.get("allowWatchBookmarks") === "true" || q.get("allowWatchBookmarks") === "1";
-  if (sendInitialEvents && (q.get("resourceVersionMatch") !== "NotOlderThan" || !bookmarks)) {
-    throw errors.invalid("", "ListOptions", "", "resourceVersionMatch",
-      "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and allowWatchBookmarks");
-  }
-  const watch = new WatchStream(ctx.store, {
-    def, version, ns, selector, resourceVersion: q.get("resourceVersion") ?? undefined,
-    sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
-    convert: ctx.admission.watchConverter(def, version),
-    partial: partialView(req.headers.get("accept")),
-    ...(wantsTable(req.headers.get("accept")) ? { asTable: (o: any, withColumns: boolean) => toTable(def, version, [o], { resourceVersion: o.metadata.resourceVersion }, withColumns) } : {}),
-  }, (w) => ctx.watches.delete(w), req.signal);
-  ctx.watches.add(watch);
-  watch.begin();
-  return new Response(watch.body, {
-    status: 200,
-    headers: { "content-type": "application/json", "cache-control": "no-cache, private", "transfer-encoding": "chunked" },
-  });
 }

@@ -31,7 +31,9 @@ function invalid(message: string): ApiStatusError {
 /** FNV-1a, 64-bit, over the UTF-8 bytes of `value`. */
 function fnv1a64(value: string): bigint {
   let hash = 0xcbf29ce484222325n;
-  for (const byte of new TextEncoder().encode(value)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & (TWO_TO_64 - 1n);
+  for (const byte of new TextEncoder().encode(value)) {
+    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & (TWO_TO_64 - 1n);
+  }
   return hash;
 }
 
@@ -60,12 +62,15 @@ function bound(arg: CelExpr, name: "hexStart" | "hexEnd"): string {
   if (digits === "") throw invalid(`${name}: hex value is required after '0x'`);
   const wrong = /[^0-9a-f]/.exec(digits);
   if (wrong) throw invalid(`${name}: invalid hex character ${JSON.stringify(wrong[0])} in ${JSON.stringify(text)}`);
-  if (digits.length > 17) throw invalid(`${name}: hex value too long (${digits.length} chars, max 17): ${JSON.stringify(digits)}`);
+  if (digits.length > 17) {
+    throw invalid(`${name}: hex value too long (${digits.length} chars, max 17): ${JSON.stringify(digits)}`);
+  }
   if (digits.length === 17 && digits !== "10000000000000000") {
     throw invalid(`${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ${JSON.stringify(text)}`);
   }
   if (digits.length < 16) {
-    throw invalid(`${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(text)} (did you mean "0x${digits.padStart(16, "0")}"?)`);
+    const meant = `did you mean "0x${digits.padStart(16, "0")}"?`;
+    throw invalid(`${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(text)} (${meant})`);
   }
   return text;
 }
@@ -74,21 +79,31 @@ function fieldPath(arg: CelExpr): string {
   const parts: string[] = [];
   let at: CelExpr = arg;
   while (at.kind === 7) { parts.unshift(at.field); at = at.operand; }
-  if (at.kind !== 3) throw invalid(`shardRange() first argument: expected field path (e.g. object.metadata.uid), got expression kind ${arg.kind}`);
+  if (at.kind !== 3) {
+    throw invalid(
+      `shardRange() first argument: expected field path (e.g. object.metadata.uid), got expression kind ${arg.kind}`,
+    );
+  }
   parts.unshift(at.name);
   const path = parts.join(".");
-  if (!FIELDS.includes(path)) throw invalid(`unsupported field path ${JSON.stringify(path)}; supported: ${FIELDS.join(", ")}`);
+  if (!FIELDS.includes(path)) {
+    throw invalid(`unsupported field path ${JSON.stringify(path)}; supported: ${FIELDS.join(", ")}`);
+  }
   return path;
 }
 
 /** The ranges of an expression, left to right, each validated before the next is looked at. */
 function ranges(expr: CelExpr, out: ShardRange[]): ShardRange[] {
-  if (expr.kind !== 1) throw invalid(`unexpected expression kind ${expr.kind}; expected shardRange() call or || operator`);
+  if (expr.kind !== 1) {
+    throw invalid(`unexpected expression kind ${expr.kind}; expected shardRange() call or || operator`);
+  }
   if (expr.fn === "_||_") {
     ranges(expr.args[0]!, out);
     return ranges(expr.args[1]!, out);
   }
-  if (expr.fn !== "shardRange") throw invalid(`unsupported function ${JSON.stringify(expr.fn)}; only shardRange() and || are allowed`);
+  if (expr.fn !== "shardRange") {
+    throw invalid(`unsupported function ${JSON.stringify(expr.fn)}; only shardRange() and || are allowed`);
+  }
   if (expr.args.length !== 3) throw invalid(`shardRange() requires exactly 3 arguments, got ${expr.args.length}`);
   const field = fieldPath(expr.args[0]!);
   const start = bound(expr.args[1]!, "hexStart");
@@ -115,7 +130,10 @@ export function shardFilter(q: URLSearchParams, enabled: boolean): ShardFilter |
   }
   const found = ranges(expr, []);
   const other = found.find((r) => r.field !== found[0]!.field);
-  if (other) throw invalid(`all shard ranges must use the same field, got ${JSON.stringify(found[0]!.field)} and ${JSON.stringify(other.field)}`);
+  if (other) {
+    const fields = `${JSON.stringify(found[0]!.field)} and ${JSON.stringify(other.field)}`;
+    throw invalid(`all shard ranges must use the same field, got ${fields}`);
+  }
   const bounds = found.map((r) => [BigInt(r.start), BigInt(r.end)] as const);
   const key = found[0]!.field === "object.metadata.uid" ? "uid" : "namespace";
   return {
@@ -128,7 +146,9 @@ export function shardFilter(q: URLSearchParams, enabled: boolean): ShardFilter |
 }
 
 /** Both predicates at once (either may be absent). */
-export function withShards<T extends (object: any) => boolean>(selector: T | undefined, shards: ShardFilter | undefined): ((object: any) => boolean) | undefined {
+export function withShards<T extends (object: any) => boolean>(
+  selector: T | undefined, shards: ShardFilter | undefined,
+): ((object: any) => boolean) | undefined {
   if (!shards) return selector;
   if (!selector) return (object) => shards.matches(object);
   return (object) => selector(object) && shards.matches(object);

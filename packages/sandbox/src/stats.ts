@@ -2,7 +2,9 @@
 // query, time), counts by verb and resource, and `waitFor`, which resolves on the next
 // matching request without polling.
 
-export interface RequestRecord { verb: string; method: string; path: string; query: string; at: number; plural?: string }
+export interface RequestRecord {
+  verb: string; method: string; path: string; query: string; at: number; plural?: string;
+}
 
 export interface SandboxStats {
   openWatches(): number;

@@ -87,7 +87,8 @@ export function qualified(group: string, plural: string): string {
 
 export const errors = {
   notFound(group: string, plural: string, name: string): ApiStatusError {
-    return new ApiStatusError(404, "NotFound", `${qualified(group, plural)} "${name}" not found`, { name, group, kind: plural });
+    const details = { name, group, kind: plural };
+    return new ApiStatusError(404, "NotFound", `${qualified(group, plural)} "${name}" not found`, details);
   },
   namespaceNotFound(ns: string): ApiStatusError {
     return new ApiStatusError(404, "NotFound", `namespaces "${ns}" not found`, { name: ns, kind: "namespaces" });
@@ -96,10 +97,15 @@ export const errors = {
     return new ApiStatusError(404, "NotFound", "the server could not find the requested resource", {});
   },
   alreadyExists(group: string, plural: string, name: string): ApiStatusError {
-    return new ApiStatusError(409, "AlreadyExists", `${qualified(group, plural)} "${name}" already exists`, { name, group, kind: plural });
+    const details = { name, group, kind: plural };
+    return new ApiStatusError(409, "AlreadyExists", `${qualified(group, plural)} "${name}" already exists`, details);
   },
-  conflict(group: string, plural: string, name: string, why = "the object has been modified; please apply your changes to the latest version and try again"): ApiStatusError {
-    return new ApiStatusError(409, "Conflict", `Operation cannot be fulfilled on ${qualified(group, plural)} "${name}": ${why}`, { name, group, kind: plural });
+  conflict(
+    group: string, plural: string, name: string,
+    why = "the object has been modified; please apply your changes to the latest version and try again",
+  ): ApiStatusError {
+    const message = `Operation cannot be fulfilled on ${qualified(group, plural)} "${name}": ${why}`;
+    return new ApiStatusError(409, "Conflict", message, { name, group, kind: plural });
   },
   invalid(group: string, kind: string, name: string, field: string, detail: string): ApiStatusError {
     return new ApiStatusError(422, "Invalid", `${kind} "${name}" is invalid: ${field}: ${detail}`, {
@@ -110,17 +116,22 @@ export const errors = {
     return new ApiStatusError(400, "BadRequest", message);
   },
   methodNotAllowed(): ApiStatusError {
-    return new ApiStatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+    const message = "the server does not allow this method on the requested resource";
+    return new ApiStatusError(405, "MethodNotAllowed", message, {});
   },
   unsupportedMediaType(type: string): ApiStatusError {
     return new ApiStatusError(415, "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (${type})`, {});
+      "the body of the request was in an unknown format - accepted media types include: " +
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, " +
+        `application/strategic-merge-patch+json (${type})`,
+      {});
   },
   unauthorized(): ApiStatusError {
     return new ApiStatusError(401, "Unauthorized", "Unauthorized", undefined);
   },
   expiredContinue(): ApiStatusError {
     return new ApiStatusError(410, "Expired",
-      "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.");
+      "The provided continue parameter is too old to display a consistent list result. " +
+        "You can start a new list without the continue parameter.");
   },
 };

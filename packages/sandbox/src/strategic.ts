@@ -38,7 +38,9 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
   return mergeMap(isObj(target) ? clone(target) : {}, patch, []);
 }
 
-function mergeMap(original: Record<string, any>, patch: Record<string, any>, path: string[]): Record<string, any> | undefined {
+function mergeMap(
+  original: Record<string, any>, patch: Record<string, any>, path: string[],
+): Record<string, any> | undefined {
   if (patch.$patch === "delete") return undefined;
   if (patch.$patch === "replace") return stripDirectives(patch) as Record<string, any>;
   const out: Record<string, any> = { ...original };
@@ -61,7 +63,9 @@ function mergeMap(original: Record<string, any>, patch: Record<string, any>, pat
     } else out[k] = v;
   }
   for (const [field, order] of orders) {
-    if (!(field in patch) && Array.isArray(out[field])) out[field] = sortByOrder(out[field], order, mergeKeyOf(field, path));
+    if (!(field in patch) && Array.isArray(out[field])) {
+      out[field] = sortByOrder(out[field], order, mergeKeyOf(field, path));
+    }
   }
   if (Array.isArray(patch.$retainKeys)) {
     for (const k of Object.keys(out)) if (!patch.$retainKeys.includes(k)) delete out[k];
@@ -77,7 +81,9 @@ function mergeList(field: string, original: any[], patch: any[], path: string[],
   }
   const key = mergeKeyOf(field, path);
   if (!key || !patch.every(isObj)) return stripDirectives(patch) as any[];
-  if (patch.some((p) => p.$patch === "replace")) return patch.filter((p) => p.$patch !== "replace").map(stripDirectives);
+  if (patch.some((p) => p.$patch === "replace")) {
+    return patch.filter((p) => p.$patch !== "replace").map(stripDirectives);
+  }
   const deleted = new Set(patch.filter((p) => p.$patch === "delete").map((p) => p[key]));
   // each patch element merges into the first element of its key so far, as apimachinery's
   // mergeSlice does: two with one key (Service ports 53/TCP and 53/UDP by `port`) become one

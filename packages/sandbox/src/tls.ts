@@ -42,7 +42,8 @@ export function sandboxCerts(): SandboxCerts {
       "-keyout", "ca.key", "-out", "ca.crt", "-days", "1", "-subj", "/CN=kobun-sandbox-ca",
       "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
     leaf(dir, "server", "/CN=127.0.0.1",
-      "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n");
+      "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n" +
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
     leaf(dir, "client", "/O=system:masters/CN=kobun-sandbox",
       "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
     const read = (f: string) => readFileSync(join(dir, f), "utf8");

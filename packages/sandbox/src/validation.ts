@@ -4,8 +4,7 @@
 
 import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
-import { applySchema, invalidError, type Cause } from "./schema.ts";
-import { ApiStatusError } from "./status.ts";
+import { applySchema, invalidError, strictDecodingError, type Cause } from "./schema.ts";
 
 /**
  * What the real server does to a body before storing it beyond the metadata rules: custom
@@ -21,7 +20,7 @@ export function validateWrite(def: ResourceDef, version: string, body: any, old?
   const unknown = schema ? unknownFields(schema, body) : [];
   if (unknown.length) {
     // fieldValidation=Strict, as the real server's strict decoding words it
-    throw new ApiStatusError(400, "BadRequest", `${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`);
+    throw strictDecodingError(def.kind, version, unknown);
   }
   if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
     const causes = eventCauses(def.group, body, old === undefined);
@@ -46,7 +45,8 @@ function eventCauses(group: string, ev: any, creating: boolean): Cause[] {
   const ns: string = ev.metadata?.namespace ?? "";
   const involvedNs: string = (core ? ev.involvedObject?.namespace : ev.regarding?.namespace) ?? "";
   const out: Cause[] = [];
-  const mismatch = () => out.push(invalidValue("involvedObject.namespace", involvedNs, "does not match event.namespace"));
+  const mismatch = () =>
+    out.push(invalidValue("involvedObject.namespace", involvedNs, "does not match event.namespace"));
   const eventTime = ev.eventTime;
   if (eventTime === undefined || eventTime === null || eventTime === "") {
     if (!involvedNs) { if (ns !== "" && ns !== "default") mismatch(); }

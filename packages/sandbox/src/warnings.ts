@@ -17,7 +17,9 @@ export function addWarning(text: string): void {
 }
 
 /** Runs `serve` with a warning recorder; the response it gives (or `onError`'s) carries the headers. */
-export async function withWarnings(serve: () => Promise<Response>, onError: (error: unknown) => Response): Promise<Response> {
+export async function withWarnings(
+  serve: () => Promise<Response>, onError: (error: unknown) => Response,
+): Promise<Response> {
   const warnings: string[] = [];
   const res = await current.run(warnings, serve).catch(onError);
   for (const text of warnings) res.headers.append("Warning", warningHeader(text));

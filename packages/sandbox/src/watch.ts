@@ -29,7 +29,10 @@ export interface WatchSpec {
   asTable?: (object: any, withColumns: boolean) => unknown;
   /** a CRD's conversion webhook (admission.ts): events are sent in order, each once converted */
   convert?: (object: any) => Promise<any>;
-  /** metadata only (partial.ts): each object as PartialObjectMetadata; asked as a List, the stream ends at the first event */
+  /**
+   * metadata only (partial.ts): each object as PartialObjectMetadata;
+   * asked as a List, the stream ends at the first event
+   */
   partial?: PartialView | undefined;
 }
 
@@ -48,7 +51,10 @@ export class WatchStream {
   get resourceKey(): string { return this.res; }
   get plural(): string { return this.spec.def.plural; }
 
-  constructor(private readonly store: Store, private readonly spec: WatchSpec, private readonly onEnd: (w: WatchStream) => void, signal: AbortSignal) {
+  constructor(
+    private readonly store: Store, private readonly spec: WatchSpec, private readonly onEnd: (w: WatchStream) => void,
+    signal: AbortSignal,
+  ) {
     this.apiVersion = spec.def.group ? `${spec.def.group}/${spec.version}` : spec.version;
     this.res = resourceKey(spec.def.group, spec.def.plural);
     this.body = new ReadableStream<Uint8Array>({
@@ -58,7 +64,10 @@ export class WatchStream {
     signal.addEventListener("abort", () => this.end(false), { once: true });
   }
 
-  /** begin: replay or synthesize, subscribe, arm timers. Returns false if the RV was too old (stream already holds the ERROR). */
+  /**
+   * begin: replay or synthesize, subscribe, arm timers.
+   * Returns false if the RV was too old (stream already holds the ERROR).
+   */
   begin(): void {
     const { spec, store } = this;
     const rvParam = spec.resourceVersion;
@@ -75,7 +84,9 @@ export class WatchStream {
       const floor = Math.max(store.oldestAvailable(), spec.def.startRV);
       const events = Number.isFinite(rv) && rv >= floor ? store.since(rv) : undefined;
       if (!events) {
-        const msg = Number.isFinite(rv) ? `too old resource version: ${rvParam} (${floor})` : `invalid resource version: ${rvParam}`;
+        const msg = Number.isFinite(rv)
+          ? `too old resource version: ${rvParam} (${floor})`
+          : `invalid resource version: ${rvParam}`;
         this.sendRaw(JSON.stringify({ type: "ERROR", object: statusBody(410, "Expired", msg) }));
         this.end(true);
         return;
@@ -92,7 +103,8 @@ export class WatchStream {
       else this.sendRaw("");
     }
     if (spec.bookmarks && spec.bookmarkIntervalMs > 0) {
-      this.timers.push(setInterval(() => { if (!this.isStalled()) this.sendBookmark(false); }, spec.bookmarkIntervalMs));
+      const bookmark = () => { if (!this.isStalled()) this.sendBookmark(false); };
+      this.timers.push(setInterval(bookmark, spec.bookmarkIntervalMs));
     }
     if (spec.timeoutSeconds !== undefined && spec.timeoutSeconds > 0) {
       this.timers.push(setTimeout(() => this.end(true), spec.timeoutSeconds * 1000));
@@ -123,12 +135,18 @@ export class WatchStream {
   private converting: Promise<void> = Promise.resolve();
 
   private sendEvent(type: string, object: any): void {
-    const { kind, apiVersion: _a, ...rest } = withReadDefaults(object, this.spec.def.schemas?.get(this.spec.def.storageVersion ?? this.spec.version));
+    const { def, version } = this.spec;
+    const { kind, apiVersion: _a, ...rest } = withReadDefaults(object, def.schemas?.get(def.storageVersion ?? version));
     const full = { kind, apiVersion: this.apiVersion, ...rest };
     const { convert, partial } = this.spec;
     // kube-apiserver cannot transform an object into a list: it ends the stream, sending nothing.
     if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
-    if (convert) return this.inOrder(async () => JSON.stringify({ type, object: partial ? asPartial(await convert(full), partial) : await convert(full) }));
+    if (convert) {
+      return this.inOrder(async () => {
+        const converted = await convert(full);
+        return JSON.stringify({ type, object: partial ? asPartial(converted, partial) : converted });
+      });
+    }
     if (partial) return this.sendRaw(JSON.stringify({ type, object: asPartial(full, partial) }));
     if (this.spec.asTable) {
       this.sendRaw(JSON.stringify({ type, object: this.spec.asTable(full, !this.tableSent) }));
@@ -143,7 +161,10 @@ export class WatchStream {
     if (initialEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
     const partial = this.spec.partial;
     if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
-    const line = JSON.stringify({ type: "BOOKMARK", object: partial ? { kind: partial.kind, apiVersion: partial.apiVersion, metadata } : { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata } });
+    const object = partial
+      ? { kind: partial.kind, apiVersion: partial.apiVersion, metadata }
+      : { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata };
+    const line = JSON.stringify({ type: "BOOKMARK", object });
     if (this.spec.convert) this.inOrder(async () => line);
     else this.sendRaw(line);
   }
@@ -154,7 +175,8 @@ export class WatchStream {
       try {
         this.sendRaw(await line());
       } catch (e) {
-        const status = (e as { toStatus?: () => unknown }).toStatus?.() ?? statusBody(500, "InternalError", (e as Error).message);
+        const status = (e as { toStatus?: () => unknown }).toStatus?.()
+          ?? statusBody(500, "InternalError", (e as Error).message);
         this.sendRaw(JSON.stringify({ type: "ERROR", object: status }));
         this.end(false);
       }

@@ -19,7 +19,9 @@ export interface LabelSelector {
 }
 
 export interface WebhookMatch {
-  rules?: { operations?: string[]; apiGroups?: string[]; apiVersions?: string[]; resources?: string[]; scope?: string }[];
+  rules?: {
+    operations?: string[]; apiGroups?: string[]; apiVersions?: string[]; resources?: string[]; scope?: string;
+  }[];
   objectSelector?: LabelSelector;
   namespaceSelector?: LabelSelector;
   matchConditions?: { name: string; expression: string }[];
@@ -35,25 +37,32 @@ export interface MatchedCall {
   sub: string | undefined;
 }
 
-const OPERATORS: Record<string, "in" | "notin" | "exists" | "!exists"> = { In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!exists" };
+const OPERATORS: Record<string, "in" | "notin" | "exists" | "!exists"> = {
+  In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!exists",
+};
 
 /** A metav1.LabelSelector as label requirements; an unknown operator is the configuration's error. */
 function requirements(selector: LabelSelector | undefined): LabelReq[] {
   const reqs: LabelReq[] = Object.entries(selector?.matchLabels ?? {}).map(([key, value]) => ({ op: "=", key, value }));
   for (const e of selector?.matchExpressions ?? []) {
     const op = OPERATORS[e.operator];
-    if (!op) throw new ApiStatusError(500, "InternalError", `Internal error occurred: "${e.operator}" is not a valid label selector operator`);
+    if (!op) {
+      const message = `Internal error occurred: "${e.operator}" is not a valid label selector operator`;
+      throw new ApiStatusError(500, "InternalError", message);
+    }
     reqs.push(op === "in" || op === "notin" ? { op, key: e.key, values: e.values ?? [] } : { op, key: e.key });
   }
   return reqs;
 }
 
-const listed = (list: string[] | undefined, value: string) => (list ?? []).includes("*") || (list ?? []).includes(value);
+const listed = (list: string[] | undefined, value: string) =>
+  (list ?? []).includes("*") || (list ?? []).includes(value);
 
 function ruled(hook: WebhookMatch, call: MatchedCall): boolean {
   const resource = call.sub ? `${call.def.plural}/${call.sub}` : call.def.plural;
   return (hook.rules ?? []).some((r) =>
-    listed(r.operations, call.operation) && listed(r.apiGroups, call.def.group) && listed(r.apiVersions, call.version) && listed(r.resources, resource) &&
+    listed(r.operations, call.operation) && listed(r.apiGroups, call.def.group) &&
+    listed(r.apiVersions, call.version) && listed(r.resources, resource) &&
     (r.scope === undefined || r.scope === "*" || r.scope === (call.def.namespaced ? "Namespaced" : "Cluster")));
 }
 
@@ -70,7 +79,10 @@ function namespaceSelected(hook: WebhookMatch, call: MatchedCall, store: Store):
   if (reqs.length === 0) return true;
   if (isNamespace) return labelMatches(reqs, (call.object ?? call.oldObject)?.metadata?.labels);
   const namespace = store.get(resourceKey("", "namespaces"), "", call.ns);
-  if (!namespace) throw new ApiStatusError(404, "NotFound", `namespaces "${call.ns}" not found`, { name: call.ns, kind: "namespaces" });
+  if (!namespace) {
+    const details = { name: call.ns, kind: "namespaces" };
+    throw new ApiStatusError(404, "NotFound", `namespaces "${call.ns}" not found`, details);
+  }
   return labelMatches(reqs, namespace.metadata?.labels);
 }
 
@@ -89,7 +101,8 @@ export function conditionsMatch(hook: WebhookMatch, request: { object: unknown; 
   const errors: string[] = [];
   for (const condition of hook.matchConditions ?? []) {
     try {
-      const value = evaluate(parseCel(condition.expression), { object: request.object, oldObject: request.oldObject, request });
+      const variables = { object: request.object, oldObject: request.oldObject, request };
+      const value = evaluate(parseCel(condition.expression), variables);
       if (typeof value !== "boolean") throw new Error(`expected a bool, got ${value === null ? "null" : typeof value}`);
       if (!value) return false;
     } catch (error) {

@@ -34,7 +34,8 @@ function checkName(def: ResourceDef, name: string): void {
   if (!ok) {
     const what = label ? "a lowercase RFC 1123 label" : "a lowercase RFC 1123 subdomain";
     throw errors.invalid(def.group, def.kind, name, "metadata.name",
-      `Invalid value: "${name}": ${what} must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+      `Invalid value: "${name}": ${what} must consist of lower case alphanumeric characters, '-' or '.', ` +
+        "and must start and end with an alphanumeric character");
   }
 }
 
@@ -46,13 +47,20 @@ export function requestedName(def: ResourceDef, meta: any): string {
     for (let i = 0; i < 5; i++) suffix += GEN_ALPHABET[Math.floor(Math.random() * GEN_ALPHABET.length)];
     name = `${meta.generateName}${suffix}`;
   }
-  if (!name) throw errors.invalid(def.group, def.kind, "", "metadata.name", "Required value: name or generateName is required");
+  if (!name) {
+    throw errors.invalid(def.group, def.kind, "", "metadata.name", "Required value: name or generateName is required");
+  }
   checkName(def, name);
   return name;
 }
 
-/** what a create stores, before validation, ownership and allocation: `meta` is the request's (no namespace left to check) */
-export function createdBody(def: ResourceDef, ns: string, name: string, input: any, meta: any, statusful: boolean): any {
+/**
+ * what a create stores, before validation, ownership and allocation:
+ * `meta` is the request's (no namespace left to check)
+ */
+export function createdBody(
+  def: ResourceDef, ns: string, name: string, input: any, meta: any, statusful: boolean,
+): any {
   const body: any = clone(input);
   body.kind = def.kind;
   body.apiVersion = apiVersionOf(def, def.versions[0]!);
@@ -60,7 +68,8 @@ export function createdBody(def: ResourceDef, ns: string, name: string, input: a
   delete meta.deletionGracePeriodSeconds;
   body.metadata = {
     ...meta, name, ...(def.namespaced ? { namespace: ns } : {}),
-    uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(), ...(hasGeneration(def.group, def.plural) ? { generation: 1 } : {}),
+    uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(),
+    ...(hasGeneration(def.group, def.plural) ? { generation: 1 } : {}),
   };
   if (!def.namespaced) delete body.metadata.namespace;
   if (statusful) delete body.status;
@@ -72,7 +81,9 @@ export function createdBody(def: ResourceDef, ns: string, name: string, input: a
 }
 
 /** what PUT (or /status) stores over `old`, before validation and ownership */
-export function updatedBody(def: ResourceDef, ns: string, name: string, old: any, input: any, sub: "status" | undefined, statusful: boolean): any {
+export function updatedBody(
+  def: ResourceDef, ns: string, name: string, old: any, input: any, sub: "status" | undefined, statusful: boolean,
+): any {
   let next: any;
   if (sub === "status") {
     next = clone(old);
@@ -82,7 +93,9 @@ export function updatedBody(def: ResourceDef, ns: string, name: string, old: any
     next = clone(input);
     const m = next.metadata ?? {};
     // like the real server: a write that says nothing of managedFields keeps them
-    if (m.managedFields === undefined && old.metadata.managedFields !== undefined) m.managedFields = clone(old.metadata.managedFields);
+    if (m.managedFields === undefined && old.metadata.managedFields !== undefined) {
+      m.managedFields = clone(old.metadata.managedFields);
+    }
     next.metadata = {
       ...m, name, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp,
       resourceVersion: old.metadata.resourceVersion, generation: old.metadata.generation,
@@ -94,7 +107,9 @@ export function updatedBody(def: ResourceDef, ns: string, name: string, old: any
     if (statusful) {
       if (old.status === undefined) delete next.status; else next.status = clone(old.status);
     }
-    if (def.plural === "namespaces" && !def.group && next.status === undefined && old.status) next.status = clone(old.status);
+    if (def.plural === "namespaces" && !def.group && next.status === undefined && old.status) {
+      next.status = clone(old.status);
+    }
     applyDefaults(def.group, def.plural, next);
   }
   next.kind = def.kind;
@@ -108,8 +123,9 @@ export function checkNoNewFinalizers(def: ResourceDef, name: string, old: any, n
     const had: unknown[] = old.metadata.finalizers ?? [];
     const added = ((next.metadata.finalizers ?? []) as unknown[]).filter((f) => !had.includes(f));
     if (added.length) {
+      const found = `[]string{${added.map((f) => JSON.stringify(f)).join(", ")}}`;
       throw errors.invalid(def.group, def.kind, name, "metadata.finalizers",
-        `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`);
+        `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${found}`);
     }
   }
 }
