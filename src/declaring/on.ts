@@ -9,6 +9,7 @@ import type {
 } from "./types.ts";
 import type { ResourceToken } from "./resource.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
+import type { ReconcileFn, ReconcileOptions } from "./reconcile.ts";
 
 /**
  * What handlers are registered for: a selector string ("kobunexamples.kobun.dev/v1"; objects
@@ -43,6 +44,15 @@ export interface On {
   ): ValidateFn<T>;
   /** An admission webhook: change `ctx.object` in place; kobun answers with the JSON Patch. */
   mutate<T extends object = KubeObject>(resource: Target<T>, fn: MutateFn<T>, options?: AdmissionOptions): MutateFn<T>;
+  /**
+   * A level-triggered reconcile (docs/reconcile.md): called with the object as it is now whenever
+   * it, anything it `owns` or `watches`, or a requeue it asked for says it may need work; reads
+   * its world from `ctx.cache`. At most one per resource, and not beside create/update/delete/
+   * resume/field handlers of the same resource.
+   */
+  reconcile<T extends object = KubeObject>(
+    resource: Target<T>, fn: ReconcileFn<T>, options?: ReconcileOptions<T>,
+  ): ReconcileFn<T>;
   /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
   daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
   /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */

@@ -5,10 +5,11 @@
 // What it reads it reads from the operator's cache (`ctx.cache`), never staler than the
 // operator's own writes. This file is the declaration only: the engine is reconciling/'s.
 
-import type { KindOf, KubeObject, ResourceSelector } from "../kube/index.ts";
+import { parseSelector, type KindOf, type KubeObject, type ResourceSelector } from "../kube/index.ts";
 import type { ResourceToken } from "./resource.ts";
 import type { ObjectContext, Patch } from "./types.ts";
 import { RegistrationError } from "./registration.ts";
+import type { Wanted } from "./specs.ts";
 
 /** A selector string or a typed token, as every `on.*` takes them. */
 export type ReconcileTarget<T extends object = KubeObject> = ResourceSelector | ResourceToken<T>;
@@ -110,6 +111,7 @@ export interface ReconcileOptions<T extends object = KubeObject> {
 export interface ReconcileSpec {
   id: string;
   selector: ResourceSelector;
+  wanted: Wanted;
   fn: ReconcileFn<any>;
   owns: readonly ResourceSelector[];
   watches: readonly { selector: ResourceSelector; map: WatchedResource["map"] }[];
@@ -140,7 +142,7 @@ export function reconcileSpecOf(
     }
   }
   return {
-    id, selector, fn,
+    id, selector, wanted: parseSelector(selector), fn,
     owns: [...(options.owns ?? [])] as ResourceSelector[],
     watches: (options.watches ?? []).map((w) => ({ selector: w.resource as ResourceSelector, map: w.map })),
     on: options.on ?? "generation",

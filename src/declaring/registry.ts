@@ -10,7 +10,9 @@ import type {
   ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn, TimerOptions,
 } from "./types.ts";
 import type { On } from "./on.ts";
-import { definitionOf } from "./definition.ts";
+import type { ReconcileFn, ReconcileOptions } from "./reconcile.ts";
+import { Reconciles } from "./reconciles.ts";
+import { childSelectors, definedCRDs, readOnlySelectors, watchedSelectors, type Registrations } from "./derived.ts";
 import { Aliases } from "./aliases.ts";
 import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
@@ -33,6 +35,8 @@ export class Registry {
   readonly background: BackgroundSpec[] = [];
   readonly indexes: IndexSpec[] = [];
   readonly activities: ActivitySpec[] = [];
+  /** The `on.reconcile` registrations (at most one per resource). */
+  readonly reconciles = new Reconciles();
   readonly on: On;
   /** The aliases kobun.yaml's resources: keys may use (`resource(selector, { alias })`). */
   readonly aliases = new Aliases();
@@ -78,6 +82,11 @@ export class Registry {
         this.addIndex(selector, fn, options);
         return fn;
       },
+      reconcile: (selector: ResourceSelector, fn: ReconcileFn, options: ReconcileOptions = {}) => {
+        this.reconciles.add(selector, fn, options);
+        this.aliases.note(selector);
+        return fn;
+      },
       daemon: (selector: ResourceSelector, fn: DaemonFn, options: DaemonOptions = {}) => {
         this.addBackground("daemon", selector, fn, options);
         return fn;
@@ -92,46 +101,22 @@ export class Registry {
 
   /** The distinct resource selectors handlers were registered for (the runtime resolves and watches them). */
   selectors(): ResourceSelector[] {
-    const seen = new Map<string, ResourceSelector>();
-    for (const spec of this.handlers) seen.set(this.parsed.get(spec)!.text, spec.selector);
-    for (const spec of this.background) seen.set(spec.wanted.text, spec.selector);
-    // The runtime watches what the indexes need, handled or not.
-    for (const spec of this.indexes) seen.set(spec.wanted.text, spec.selector);
-    return [...seen.values()];
+    return watchedSelectors(this.parts());
   }
 
-  /** The resources watched only because an index needs them: read, never written (`kobun manifests`' RBAC). */
+  /** The resources watched only to be read: for an index, or a reconcile's `watches` (`kobun manifests`' RBAC). */
   watchedOnly(): ResourceSelector[] {
-    const acted = new Set([
-      ...this.handlers.map((s) => this.parsed.get(s)!.text), ...this.background.map((s) => s.wanted.text),
-    ]);
-    const seen = new Map<string, ResourceSelector>();
-    for (const spec of this.indexes) if (!acted.has(spec.wanted.text)) seen.set(spec.wanted.text, spec.selector);
-    return [...seen.values()];
+    return readOnlySelectors(this.parts());
   }
 
   /** The CRDs of the resources defined with defineResource that anything was registered for. */
   definitions(): KubeObject[] {
-    const seen = new Map<string, KubeObject>();
-    for (const spec of [...this.handlers, ...this.background, ...this.webhooks]) {
-      const crd = definitionOf(spec.selector);
-      if (crd) seen.set(crd.metadata.name!, crd);
-    }
-    return [...seen.values()];
+    return definedCRDs(this.parts());
   }
 
-  /** The distinct resources handlers declared as their `children` (for `kobun manifests`' RBAC). */
+  /** The distinct resources handlers declared as their `children`, and reconciles own (`kobun manifests`' RBAC). */
   children(): ResourceSelector[] {
-    const seen = new Map<string, ResourceSelector>();
-    // Keyed by group and name: RBAC grants a resource in every version at once.
-    for (const spec of [...this.handlers, ...this.background]) {
-      for (const child of spec.options.children ?? []) {
-        const { group, name } = parseSelector(child);
-        const key = `${group ?? ""}|${name}`;
-        if (!seen.has(key)) seen.set(key, child);
-      }
-    }
-    return [...seen.values()];
+    return childSelectors(this.parts());
   }
 
   /** The handlers that apply to a resolved resource, in registration order. */
@@ -152,9 +137,15 @@ export class Registry {
     this.activities.length = 0;
     this.webhooks.length = 0;
     this.conversions.length = 0;
+    this.reconciles.clear();
     this.parsed.clear();
     this.aliases.clear();
     this.counters.clear();
+  }
+
+  private parts(): Registrations {
+    const { handlers, background, indexes, webhooks, reconciles } = this;
+    return { handlers, background, indexes, webhooks, reconciles };
   }
 
   private addWebhook(
