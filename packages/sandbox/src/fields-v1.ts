@@ -82,7 +82,11 @@ export function fieldsV1Of(set: Set<string>): Record<string, any> {
   return root;
 }
 
-const onlyDot = (node: Record<string, any>) => { let n = 0; for (const _ in node) if (++n > 1) return false; return n === 1; };
+const onlyDot = (node: Record<string, any>) => {
+  let n = 0;
+  for (const _ in node) if (++n > 1) return false;
+  return n === 1;
+};
 
 /** kube-apiserver's order: operation (Apply first), time to the second, manager, apiVersion, subresource */
 export function sortEntries(entries: ManagedEntry[]): ManagedEntry[] {
