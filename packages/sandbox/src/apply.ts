@@ -10,16 +10,12 @@
 import { clone, deepEqual } from "./patch.ts";
 import { ApiStatusError } from "./status.ts";
 import { itemKeyOf, type ApplyShape } from "./apply-shape.ts";
-import { fieldsV1Of, setOf, sortEntries, type ManagedEntry } from "./fields-v1.ts";
+import { fieldsV1Of, IDENTITY, setOf, sortEntries, type ManagedEntry } from "./fields-v1.ts";
 
 export type { ManagedEntry } from "./fields-v1.ts";
 
 type Fields = Record<string, any>;
 
-const IDENTITY = new Set([
-  "name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
-  "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
-]);
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** the FieldsV1 set of an applied object; without a shape every list is atomic */
