@@ -5,10 +5,11 @@
 // Each call is an AdmissionReview / ConversionReview v1 POSTed over HTTPS to the webhook's
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
-// (rules, objectSelector, namespaceSelector, matchConditions); a dry run's review says `dryRun: true`; their `warnings` become the response's Warning
-// headers (warnings.ts); Pod Security admission runs between the two (pod-security.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
-// failure), the reinvocation of mutators, a conversion webhook set after a watch began
-// (its events stay unconverted), and the field
+// (rules, objectSelector, namespaceSelector, matchConditions); a dry run's review says
+// `dryRun: true`; their `warnings` become the response's Warning headers (warnings.ts); Pod
+// Security admission runs between the two (pod-security.ts). Not modelled: `service`
+// clientConfigs (nothing to route to: a call failure), the reinvocation of mutators, a
+// conversion webhook set after a watch began (its events stay unconverted), and the field
 // ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
 
 import { jsonPatch } from "./patch.ts";
@@ -46,11 +47,15 @@ interface Call {
 }
 
 /** POSTs a review to a webhook; throws a plain Error saying why the call failed. */
-async function post(url: string | undefined, caBundle: string | undefined, timeoutSeconds: number, review: unknown): Promise<any> {
+async function post(
+  url: string | undefined, caBundle: string | undefined, timeoutSeconds: number, review: unknown,
+): Promise<any> {
   if (!url) throw new Error("the sandbox calls only url clientConfigs (a service has nothing to route to here)");
   const ca = caBundle ? Buffer.from(caBundle, "base64").toString() : undefined;
   const response = await fetch(url, {
-    method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(review),
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(review),
     signal: AbortSignal.timeout(timeoutSeconds * 1000), ...(ca ? { tls: { ca } } : {}),
   } as RequestInit).catch((error: Error) => {
     throw new Error(error.name === "TimeoutError" ? "context deadline exceeded" : error.message);
@@ -63,7 +68,9 @@ export class SandboxAdmission {
   constructor(private readonly store: Store, private readonly objects: Objects) {}
 
   private hooks(kind: "validating" | "mutating"): Webhook[] {
-    return this.store.list(resourceKey(ADMISSION, `${kind}webhookconfigurations`)).flatMap(({ body }) => (body.webhooks ?? []) as Webhook[]);
+    return this.store
+      .list(resourceKey(ADMISSION, `${kind}webhookconfigurations`))
+      .flatMap(({ body }) => (body.webhooks ?? []) as Webhook[]);
   }
 
   /** Runs the mutating then the validating webhooks on `call`; returns the object to store. */
@@ -73,7 +80,9 @@ export class SandboxAdmission {
     let object = call.object;
     for (const kind of ["mutating", "validating"] as const) {
       // kube-apiserver's built-in PodSecurity plugin judges what the mutators made, before the validators.
-      if (kind === "validating") admitPodSecurity({ ...call, group: call.def.group, plural: call.def.plural, object }, this.store);
+      if (kind === "validating") {
+        admitPodSecurity({ ...call, group: call.def.group, plural: call.def.plural, object }, this.store);
+      }
       for (const hook of this.hooks(kind)) {
         if (kind === "mutating" && call.operation === "DELETE") continue;
         if (!webhookMatches(hook, { ...call, object }, this.store)) continue;
@@ -82,7 +91,9 @@ export class SandboxAdmission {
         for (const warning of response.warnings ?? []) if (typeof warning === "string") addWarning(warning);
         if (!response.allowed) throw denied(hook.name, response.status);
         if (kind === "mutating" && response.patch) {
-          if (response.patchType !== "JSONPatch") throw internal(hook.name, `unsupported patch type ${JSON.stringify(response.patchType)}`);
+          if (response.patchType !== "JSONPatch") {
+            throw internal(hook.name, `unsupported patch type ${JSON.stringify(response.patchType)}`);
+          }
           object = jsonPatch(object, JSON.parse(Buffer.from(response.patch, "base64").toString()));
         }
       }
@@ -100,15 +111,21 @@ export class SandboxAdmission {
       // kube-apiserver refuses the write as Forbidden, naming the expression
       const resource = call.def.group ? `${call.def.plural}.${call.def.group}` : call.def.plural;
       const name = request.name ?? "";
-      throw new ApiStatusError(403, "Forbidden", `${resource} "${name}" is forbidden: ${(error as Error).message}`, { name, group: call.def.group, kind: call.def.plural });
+      const message = `${resource} "${name}" is forbidden: ${(error as Error).message}`;
+      throw new ApiStatusError(403, "Forbidden", message, { name, group: call.def.group, kind: call.def.plural });
     }
     try {
-      const body = await post(hook.clientConfig?.url, hook.clientConfig?.caBundle, hook.timeoutSeconds ?? 10, { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request });
-      if (body?.response?.uid !== request.uid) throw new Error(`expected response.uid=${JSON.stringify(request.uid)}, got ${JSON.stringify(body?.response?.uid)}`);
+      const review = { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request };
+      const body = await post(hook.clientConfig?.url, hook.clientConfig?.caBundle, hook.timeoutSeconds ?? 10, review);
+      if (body?.response?.uid !== request.uid) {
+        const got = JSON.stringify(body?.response?.uid);
+        throw new Error(`expected response.uid=${JSON.stringify(request.uid)}, got ${got}`);
+      }
       return body.response;
     } catch (error) {
       if (hook.failurePolicy === "Ignore") return undefined;
-      throw internal(hook.name, `failed to call webhook: Post "${hook.clientConfig?.url}": ${(error as Error).message}`);
+      const detail = `Post "${hook.clientConfig?.url}": ${(error as Error).message}`;
+      throw internal(hook.name, `failed to call webhook: ${detail}`);
     }
   }
 
@@ -125,7 +142,9 @@ export class SandboxAdmission {
   async presentAll(def: ResourceDef, version: string, bodies: any[]): Promise<any[]> {
     const conversion = this.conversion(def);
     const served = bodies.map((body) => present(def, conversion?.storage ?? version, body));
-    if (!conversion || conversion.storage === version || served.length === 0) return bodies.map((body) => present(def, version, body));
+    if (!conversion || conversion.storage === version || served.length === 0) {
+      return bodies.map((body) => present(def, version, body));
+    }
     return this.convert(def, conversion.webhook, served, version);
   }
 
@@ -148,11 +167,14 @@ export class SandboxAdmission {
   private async convert(def: ResourceDef, webhook: any, objects: any[], version: string): Promise<any[]> {
     const desiredAPIVersion = `${def.group}/${version}`;
     const uid = crypto.randomUUID();
-    const fail = (message: string) =>
-      new ApiStatusError(500, "InternalError", `conversion webhook for ${objects[0].apiVersion}, Kind=${def.kind} failed: ${message}`);
+    const fail = (message: string) => new ApiStatusError(
+      500, "InternalError", `conversion webhook for ${objects[0].apiVersion}, Kind=${def.kind} failed: ${message}`,
+    );
     let body: any;
     try {
-      body = await post(webhook.clientConfig?.url, webhook.clientConfig?.caBundle, 30, { apiVersion: "apiextensions.k8s.io/v1", kind: "ConversionReview", request: { uid, desiredAPIVersion, objects } });
+      const request = { uid, desiredAPIVersion, objects };
+      const review = { apiVersion: "apiextensions.k8s.io/v1", kind: "ConversionReview", request };
+      body = await post(webhook.clientConfig?.url, webhook.clientConfig?.caBundle, 30, review);
     } catch (error) {
       throw fail(`Post "${webhook.clientConfig?.url}": ${(error as Error).message}`);
     }
@@ -160,7 +182,9 @@ export class SandboxAdmission {
     if (response?.uid !== uid) throw fail("the response uid does not match the request");
     if (response.result?.status !== "Success") throw fail(response.result?.message ?? "no message");
     const converted = response.convertedObjects ?? [];
-    if (converted.length !== objects.length || converted.some((o: any) => o?.apiVersion !== desiredAPIVersion)) throw fail(`expected ${objects.length} objects of ${desiredAPIVersion}`);
+    if (converted.length !== objects.length || converted.some((o: any) => o?.apiVersion !== desiredAPIVersion)) {
+      throw fail(`expected ${objects.length} objects of ${desiredAPIVersion}`);
+    }
     return converted;
   }
 
@@ -172,15 +196,26 @@ export class SandboxAdmission {
     return { version: conversion.storage, body: converted };
   }
 
-  async create(def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, options: WriteOptions = {}): Promise<any> {
-    const object = await this.admit({ def, version, ns, operation: "CREATE", object: input, oldObject: undefined, user, sub: undefined, dryRun: options.dryRun ?? false });
+  async create(
+    def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, options: WriteOptions = {},
+  ): Promise<any> {
+    const dryRun = options.dryRun ?? false;
+    const object = await this.admit({
+      def, version, ns, operation: "CREATE", object: input, oldObject: undefined, user, sub: undefined, dryRun,
+    });
     const stored = await this.toStorage(def, version, object);
     return this.objects.create(def, stored.version, ns, stored.body, options);
   }
 
-  async update(def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo, sub?: "status", options: WriteOptions = {}): Promise<any> {
+  async update(
+    def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo,
+    sub?: "status", options: WriteOptions = {},
+  ): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-    const object = await this.admit({ def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub, dryRun: options.dryRun ?? false });
+    const dryRun = options.dryRun ?? false;
+    const object = await this.admit({
+      def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub, dryRun,
+    });
     const stored = await this.toStorage(def, version, object);
     return this.objects.update(def, stored.version, ns, name, stored.body, sub, options);
   }
@@ -190,11 +225,18 @@ export class SandboxAdmission {
    * landed while the webhooks were asked, it is applied and admitted again on the new object
    * (kube-apiserver's GuaranteedUpdate), not refused with a conflict.
    */
-  async patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, user: UserInfo, sub?: "status", options: WriteOptions = {}): Promise<any> {
+  async patch(
+    def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
+    user: UserInfo, sub?: "status", options: WriteOptions = {},
+  ): Promise<any> {
+    const dryRun = options.dryRun ?? false;
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-      const patched = this.objects.uidOfPatched(def, ns, name, this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject), sub);
-      const object = await this.admit({ def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun: options.dryRun ?? false });
+      const merged = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
+      const patched = this.objects.uidOfPatched(def, ns, name, merged, sub);
+      const object = await this.admit({
+        def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun,
+      });
       const stored = await this.toStorage(def, version, object);
       const raced = this.objects.get(def, ns, name).metadata.resourceVersion !== oldObject.metadata.resourceVersion;
       const precondition = patched.metadata?.resourceVersion !== oldObject.metadata.resourceVersion;
@@ -203,9 +245,13 @@ export class SandboxAdmission {
     }
   }
 
-  async delete(def: ResourceDef, version: string, ns: string, name: string, options: unknown, user: UserInfo, dryRun = false): Promise<any> {
+  async delete(
+    def: ResourceDef, version: string, ns: string, name: string, options: unknown, user: UserInfo, dryRun = false,
+  ): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-    await this.admit({ def, version, ns, operation: "DELETE", object: undefined, oldObject, user, sub: undefined, dryRun });
+    await this.admit({
+      def, version, ns, operation: "DELETE", object: undefined, oldObject, user, sub: undefined, dryRun,
+    });
     return this.objects.delete(def, ns, name, options, dryRun);
   }
 }
@@ -217,9 +263,11 @@ function reviewRequest(call: Call) {
   const gvk = { group: call.def.group, version: call.version, kind: call.def.kind };
   const name = (call.object ?? call.oldObject)?.metadata?.name;
   return {
-    uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr, ...(call.sub ? { subResource: call.sub } : {}),
+    uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr,
+    ...(call.sub ? { subResource: call.sub } : {}),
     ...(name ? { name } : {}), ...(call.ns ? { namespace: call.ns } : {}), operation: call.operation,
-    userInfo: { username: call.user.name, groups: call.user.groups }, object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: call.dryRun,
+    userInfo: { username: call.user.name, groups: call.user.groups },
+    object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: call.dryRun,
   };
 }
 
@@ -232,5 +280,6 @@ function denied(name: string, status: any): ApiStatusError {
 }
 
 function internal(name: string, detail: string): ApiStatusError {
-  return new ApiStatusError(500, "InternalError", `Internal error occurred: failed calling webhook "${name}": ${detail}`);
+  const message = `Internal error occurred: failed calling webhook "${name}": ${detail}`;
+  return new ApiStatusError(500, "InternalError", message);
 }

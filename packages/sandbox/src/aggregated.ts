@@ -12,7 +12,8 @@ export function wantsAggregated(accept: string | null): boolean {
   for (const part of (accept ?? "").split(",")) {
     const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
     const p = new Map(params.map((kv) => kv.split("=") as [string, string]));
-    if (p.get("g") === "apidiscovery.k8s.io" && p.get("as") === "apigroupdiscoverylist" && p.get("v") === "v2") return true;
+    const v2 = p.get("g") === "apidiscovery.k8s.io" && p.get("as") === "apigroupdiscoverylist" && p.get("v") === "v2";
+    if (v2) return true;
     if ((type === "application/json" && !p.has("g")) || type === "*/*") return false;
   }
   return false;
@@ -21,10 +22,15 @@ export function wantsAggregated(accept: string | null): boolean {
 function resourceEntry(d: ResourceDef, version: string): unknown {
   const kind = { group: d.group, version, kind: d.kind };
   const subresources: unknown[] = [];
-  if (scalePaths(d, version)) subresources.push({ subresource: "scale", responseKind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] });
-  if (d.statusVersions.has(version)) subresources.push({ subresource: "status", responseKind: kind, verbs: ["get", "patch", "update"] });
+  const verbs = ["get", "patch", "update"];
+  if (scalePaths(d, version)) {
+    const responseKind = { group: "autoscaling", version: "v1", kind: "Scale" };
+    subresources.push({ subresource: "scale", responseKind, verbs });
+  }
+  if (d.statusVersions.has(version)) subresources.push({ subresource: "status", responseKind: kind, verbs });
   return {
-    resource: d.plural, responseKind: kind, scope: d.namespaced ? "Namespaced" : "Cluster", singularResource: d.singular, verbs: d.verbs,
+    resource: d.plural, responseKind: kind, scope: d.namespaced ? "Namespaced" : "Cluster",
+    singularResource: d.singular, verbs: d.verbs,
     ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
     ...(d.categories.length ? { categories: d.categories } : {}),
     ...(subresources.length ? { subresources } : {}),
@@ -38,7 +44,10 @@ export function aggregatedDiscovery(reg: ResourceRegistry, legacy: boolean): unk
     metadata: { name: group, creationTimestamp: null },
     versions: versions.map((version) => ({
       version,
-      resources: reg.all().filter((d) => d.group === group && d.versions.includes(version)).map((d) => resourceEntry(d, version)),
+      resources: reg
+        .all()
+        .filter((d) => d.group === group && d.versions.includes(version))
+        .map((d) => resourceEntry(d, version)),
       freshness: "Current",
     })),
   }));

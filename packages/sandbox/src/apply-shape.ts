@@ -1,9 +1,10 @@
 // How server-side apply sees a kind's lists and maps: by the built-in kind's published schema, or
 // a CRD version's openAPIV3Schema (its metadata typed as ObjectMeta, as kube-apiserver builds a
-// custom resource's type), as structured-merge-diff does. A list is a map (`x-kubernetes-list-type: map`) keyed by all its
-// `x-kubernetes-list-map-keys`, a key the item leaves out taking its schema default (a Service
-// port `{port: 80}` is `k:{"port":80,"protocol":"TCP"}`, so 53/TCP and 53/UDP are two items), a
-// set (`metadata.finalizers`: `v:` items), or atomic; a map may be atomic (a Service's selector).
+// custom resource's type), as structured-merge-diff does. A list is a map
+// (`x-kubernetes-list-type: map`) keyed by all its `x-kubernetes-list-map-keys`, a key the item
+// leaves out taking its schema default (a Service port `{port: 80}` is
+// `k:{"port":80,"protocol":"TCP"}`, so 53/TCP and 53/UDP are two items), a set
+// (`metadata.finalizers`: `v:` items), or atomic; a map may be atomic (a Service's selector).
 // Strategic merge patch keys lists differently (by its patchMergeKey, `port` alone: strategic.ts).
 
 import { builtinSchemaName, resolveSchema, schemaRef } from "./kube-schemas.ts";
@@ -27,7 +28,10 @@ const OBJECT_META = schemaRef("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
 const UNTYPED_CUSTOM = { type: "object", properties: { metadata: OBJECT_META } };
 const customRoots = new WeakMap<object, unknown>();
 
-/** the schema a kind's objects are walked by at `version`: the built-in's, the CRD version's (metadata as ObjectMeta), or undefined */
+/**
+ * the schema a kind's objects are walked by at `version`: the built-in's, the CRD version's (metadata as ObjectMeta),
+ * or undefined
+ */
 export function schemaRootOf(def: ResourceDef, version: string): unknown {
   if (!def.crdName) {
     const name = builtinSchemaName(def.group, version, def.kind);
@@ -36,7 +40,10 @@ export function schemaRootOf(def: ResourceDef, version: string): unknown {
   const schema = def.schemas?.get(version);
   if (!schema) return UNTYPED_CUSTOM;
   let root = customRoots.get(schema);
-  if (!root) customRoots.set(schema, (root = { ...schema, properties: { ...(isObj(schema.properties) ? schema.properties : {}), metadata: OBJECT_META } }));
+  if (!root) {
+    const properties = { ...(isObj(schema.properties) ? schema.properties : {}), metadata: OBJECT_META };
+    customRoots.set(schema, (root = { ...schema, properties }));
+  }
   return root;
 }
 
@@ -72,7 +79,9 @@ function schemaAt(root: unknown, path: string[]): any {
   let s = resolveSchema(root);
   for (const name of path) {
     if (s?.type === "array") s = resolveSchema(s.items);
-    s = isObj(s?.properties) ? resolveSchema(s.properties[name]) : isObj(s?.additionalProperties) ? resolveSchema(s.additionalProperties) : undefined;
+    s = isObj(s?.properties)
+      ? resolveSchema(s.properties[name])
+      : isObj(s?.additionalProperties) ? resolveSchema(s.additionalProperties) : undefined;
     if (!isObj(s)) return undefined;
   }
   return s;

@@ -10,13 +10,12 @@
 import { clone, deepEqual } from "./patch.ts";
 import { ApiStatusError } from "./status.ts";
 import { itemKeyOf, type ApplyShape } from "./apply-shape.ts";
-import { fieldsV1Of, setOf, sortEntries, type ManagedEntry } from "./fields-v1.ts";
+import { fieldsV1Of, IDENTITY, setOf, sortEntries, type ManagedEntry } from "./fields-v1.ts";
 
 export type { ManagedEntry } from "./fields-v1.ts";
 
 type Fields = Record<string, any>;
 
-const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** the FieldsV1 set of an applied object; without a shape every list is atomic */
@@ -35,7 +34,9 @@ export function fieldsOf(value: Record<string, any>, shape: ApplyShape | undefin
       if (Object.keys(inner).length || !(path.length === 0 && k === "metadata")) out[`f:${k}`] = inner;
     } else if (map && keys.length && keys.every(Boolean)) {
       const items: Fields = {};
-      v.forEach((item: any, i: number) => { items[`k:${JSON.stringify(keys[i])}`] = { ".": {}, ...fieldsOf(item, shape, at) }; });
+      v.forEach((item: any, i: number) => {
+        items[`k:${JSON.stringify(keys[i])}`] = { ".": {}, ...fieldsOf(item, shape, at) };
+      });
       out[`f:${k}`] = items;
     } else if (Array.isArray(v) && v.length && shape?.isSet(at)) {
       out[`f:${k}`] = Object.fromEntries(v.map((x: unknown) => [`v:${JSON.stringify(x)}`, {}]));
@@ -77,7 +78,10 @@ function without(set: Fields, drop: string[][]): Fields {
   return out;
 }
 
-/** the value at a FieldsV1 path (undefined when absent) and a way to remove it; with a shape, items match by their defaulted keys */
+/**
+ * the value at a FieldsV1 path (undefined when absent) and a way to remove it; with a shape, items match by their
+ * defaulted keys
+ */
 function locate(obj: any, path: string[], shape?: ApplyShape): { parent: any; at: string | number } | undefined {
   let parent: any;
   let at: string | number = "";
@@ -89,7 +93,10 @@ function locate(obj: any, path: string[], shape?: ApplyShape): { parent: any; at
     else if (k.startsWith("k:") && Array.isArray(cur)) {
       const want = JSON.parse(k.slice(2)) as Record<string, unknown>;
       const map = shape?.listMap(names);
-      at = cur.findIndex((x) => (map ? deepEqual(itemKeyOf(x, map), want) : isObj(x) && Object.entries(want).every(([wk, wv]) => deepEqual(x[wk], wv))));
+      const keyed = (x: any) => map
+        ? deepEqual(itemKeyOf(x, map), want)
+        : isObj(x) && Object.entries(want).every(([wk, wv]) => deepEqual(x[wk], wv));
+      at = cur.findIndex(keyed);
       if (at < 0) return undefined;
     } else if (k.startsWith("v:") && Array.isArray(cur)) {
       const want = JSON.parse(k.slice(2));
@@ -102,9 +109,15 @@ function locate(obj: any, path: string[], shape?: ApplyShape): { parent: any; at
   return { parent, at };
 }
 
-const valueAt = (obj: any, path: string[], shape?: ApplyShape) => { const l = locate(obj, path, shape); return l ? l.parent[l.at] : undefined; };
+const valueAt = (obj: any, path: string[], shape?: ApplyShape) => {
+  const l = locate(obj, path, shape);
+  return l ? l.parent[l.at] : undefined;
+};
 
-/** merge an applied configuration into the live object: maps deep (unless atomic), list maps by key, sets by value, the rest replaced */
+/**
+ * merge an applied configuration into the live object: maps deep (unless atomic), list maps by key, sets by value,
+ * the rest replaced
+ */
 function mergeApplied(live: any, applied: any, shape: ApplyShape | undefined, path: string[] = []): any {
   if (!isObj(applied) || !isObj(live)) return clone(applied);
   const out: Record<string, any> = { ...live };
@@ -140,17 +153,24 @@ function droppedNodes(owned: Fields, applied: Fields, others: ManagedEntry[], pr
   return out.sort((a, b) => b.length - a.length);
 }
 
-const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.slice(2)}` : `[${Object.entries(JSON.parse(k.slice(2))).map(([a, b]) => `${a}=${JSON.stringify(b)}`).join(",")}]`)).join("");
+const displayKey = (k: string) =>
+  `[${Object.entries(JSON.parse(k.slice(2))).map(([a, b]) => `${a}=${JSON.stringify(b)}`).join(",")}]`;
+const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.slice(2)}` : displayKey(k))).join("");
 
 /** worded as kube-apiserver v1.37.2 words it (its details carry only the causes) */
 function conflictError(conflicts: { manager: string; path: string[] }[]): ApiStatusError {
   // the message names `manager` already quoted, with " using <apiVersion>" for an Update entry
   const byManager = new Map<string, string[]>();
   for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), display(c.path)]);
-  const parts = [...byManager].map(([who, fields]) => (fields.length === 1 ? `conflict with ${who}: ${fields[0]}` : `conflicts with ${who}:\n${fields.map((f) => `- ${f}`).join("\n")}`));
+  const parts = [...byManager].map(([who, fields]) => (fields.length === 1
+    ? `conflict with ${who}: ${fields[0]}`
+    : `conflicts with ${who}:\n${fields.map((f) => `- ${f}`).join("\n")}`));
   const n = conflicts.length;
-  return new ApiStatusError(409, "Conflict", `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`, {
-    causes: conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${c.manager}`, field: display(c.path) })),
+  const message = `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`;
+  return new ApiStatusError(409, "Conflict", message, {
+    causes: conflicts.map((c) => ({
+      reason: "FieldManagerConflict", message: `conflict with ${c.manager}`, field: display(c.path),
+    })),
   });
 }
 
@@ -165,19 +185,24 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
   const appliedSet = fieldsOf(applied, req.shape);
   const appliedLeaves = leaves(appliedSet);
   const entries: ManagedEntry[] = clone(live?.metadata?.managedFields ?? []);
-  const mine = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Apply" && (e.subresource ?? "") === (req.subresource ?? "");
+  const mine = (e: ManagedEntry) =>
+    e.manager === req.manager && e.operation === "Apply" && (e.subresource ?? "") === (req.subresource ?? "");
   const conflicts: { manager: string; path: string[] }[] = [];
   const taken = new Map<ManagedEntry, string[][]>();
   for (const e of entries) {
     if (mine(e)) continue;
-    const clash = appliedLeaves.filter((p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p, req.shape), valueAt(applied, p, req.shape)));
+    const clash = appliedLeaves.filter(
+      (p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p, req.shape), valueAt(applied, p, req.shape)),
+    );
     if (!clash.length) continue;
     const who = `"${e.manager}"${e.operation === "Update" ? ` using ${e.apiVersion}` : ""}`;
     conflicts.push(...clash.map((path) => ({ manager: who, path })));
     taken.set(e, clash);
   }
   if (conflicts.length && !req.force) throw conflictError(conflicts);
-  const others = entries.filter((e) => !mine(e)).map((e) => (taken.has(e) ? { ...e, fieldsV1: fieldsV1Of(setOf(without(e.fieldsV1, taken.get(e)!))) } : e))
+  const others = entries
+    .filter((e) => !mine(e))
+    .map((e) => (taken.has(e) ? { ...e, fieldsV1: fieldsV1Of(setOf(without(e.fieldsV1, taken.get(e)!))) } : e))
     .filter((e) => leaves(e.fieldsV1).length > 0);
   // what this manager applied before and leaves out now goes, unless another manager owns it
   let result = live ? mergeApplied(live, applied, req.shape) : clone(applied);
@@ -188,7 +213,8 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
   }
   const entry: ManagedEntry = {
-    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: req.now, fieldsType: "FieldsV1", fieldsV1: appliedSet,
+    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: req.now,
+    fieldsType: "FieldsV1", fieldsV1: appliedSet,
     ...(req.subresource ? { subresource: req.subresource } : {}),
   };
   result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: sortEntries([...others, entry]) } };

@@ -5,7 +5,10 @@ import { checkRequestSize } from "./limits.ts";
 import type { ResourceDef } from "./resources.ts";
 import { errors, jsonResponse } from "./status.ts";
 
-/** an object's response: protobuf for a built-in kind when the client's Accept puts it first (client-go's typed clients), else JSON */
+/**
+ * an object's response: protobuf for a built-in kind when the client's Accept puts it first (client-go's typed
+ * clients), else JSON
+ */
 export async function objectResponse(req: Request, def: ResourceDef, body: any, code = 200): Promise<Response> {
   const first = req.headers.get("accept")?.split(",")[0]?.split(";")[0]?.trim().toLowerCase();
   if (first === "application/vnd.kubernetes.protobuf" && !def.crdName) {

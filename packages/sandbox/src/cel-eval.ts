@@ -11,7 +11,8 @@ export class CelEvalError extends Error {}
 
 type Value = unknown;
 
-const typeOf = (v: Value) => (v === null ? "null" : Array.isArray(v) ? "list" : typeof v === "object" ? "map" : typeof v);
+const typeOf = (v: Value) =>
+  v === null ? "null" : Array.isArray(v) ? "list" : typeof v === "object" ? "map" : typeof v;
 
 function select(operand: Value, field: string): Value {
   if (typeOf(operand) !== "map") throw new CelEvalError(`no such key: ${field}`);
@@ -37,7 +38,13 @@ function bool(v: Value, fn: string): boolean {
 /** `a && b` / `a || b`: evaluates both sides; a deciding side wins over an error on the other. */
 function logical(expr: Extract<CelExpr, { kind: 1 }>, vars: Record<string, Value>): boolean {
   const decides = expr.fn === "_||_";
-  const sides = expr.args.map((arg) => { try { return { value: bool(evaluate(arg, vars), expr.fn) }; } catch (error) { return { error }; } });
+  const sides = expr.args.map((arg) => {
+    try {
+      return { value: bool(evaluate(arg, vars), expr.fn) };
+    } catch (error) {
+      return { error };
+    }
+  });
   if (sides.some((s) => "value" in s && s.value === decides)) return decides;
   const failed = sides.find((s) => "error" in s);
   if (failed && "error" in failed) throw failed.error;
@@ -45,7 +52,8 @@ function logical(expr: Extract<CelExpr, { kind: 1 }>, vars: Record<string, Value
 }
 
 function compare(fn: string, a: Value, b: Value): boolean {
-  const comparable = (typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string");
+  const comparable =
+    (typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string");
   if (!comparable) throw new CelEvalError(`no such overload: ${fn} applied to (${typeOf(a)}, ${typeOf(b)})`);
   const [x, y] = [a as number | string, b as number | string];
   return fn === "_<_" ? x < y : fn === "_<=_" ? x <= y : fn === "_>_" ? x > y : x >= y;
@@ -60,7 +68,9 @@ function call(expr: Extract<CelExpr, { kind: 1 }>, vars: Record<string, Value>):
     const operand = evaluate(field.operand, vars);
     return typeOf(operand) === "map" && Object.prototype.hasOwnProperty.call(operand, field.field);
   }
-  if (expr.target) throw new CelEvalError(`unsupported function ${JSON.stringify(fn)} (the sandbox evaluates a subset of CEL)`);
+  if (expr.target) {
+    throw new CelEvalError(`unsupported function ${JSON.stringify(fn)} (the sandbox evaluates a subset of CEL)`);
+  }
   const values = args.map((arg) => evaluate(arg, vars));
   const [a, b] = values;
   switch (fn) {
@@ -98,7 +108,9 @@ export function evaluate(expr: CelExpr, vars: Record<string, Value>): Value {
   switch (expr.kind) {
     case 1: return call(expr, vars);
     case 3:
-      if (!Object.prototype.hasOwnProperty.call(vars, expr.name)) throw new CelEvalError(`undeclared reference to '${expr.name}'`);
+      if (!Object.prototype.hasOwnProperty.call(vars, expr.name)) {
+        throw new CelEvalError(`undeclared reference to '${expr.name}'`);
+      }
       return vars[expr.name];
     case 4: return expr.items.map((item) => evaluate(item, vars));
     case 5: return literal(expr);

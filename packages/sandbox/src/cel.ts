@@ -9,19 +9,26 @@ export type CelExpr =
   | { kind: 1; fn: string; args: CelExpr[]; target?: CelExpr }
   | { kind: 3; name: string }
   | { kind: 4; items: CelExpr[] }
-  | { kind: 5; type: "string" | "int64" | "uint64" | "float64" | "bool" | "structpb.NullValue" | "[]uint8"; value: string }
+  | { kind: 5; type: LiteralType; value: string }
   | { kind: 6 }
   | { kind: 7; operand: CelExpr; field: string };
+
+type LiteralType = "string" | "int64" | "uint64" | "float64" | "bool" | "structpb.NullValue" | "[]uint8";
 
 export class CelSyntaxError extends Error {}
 
 type Token = { t: "id" | "str" | "bytes" | "int" | "uint" | "float" | "op" | "eof"; text: string; value?: string };
 
-const PRIMARY_START = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
-const OPS = ["||", "&&", "==", "!=", "<=", ">=", "<", ">", "!", "-", "+", "*", "/", "%", "(", ")", "[", "]", "{", "}", ".", ",", "?", ":"];
+const PRIMARY_START =
+  "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+const OPS = [
+  "||", "&&", "==", "!=", "<=", ">=", "<", ">", "!", "-", "+", "*", "/", "%", "(", ")", "[", "]", "{", "}", ".", ",",
+  "?", ":",
+];
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"' };
 
 function unescape(body: string): string {
-  return body.replace(/\\(.)/g, (_, c: string) => ({ n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"' })[c] ?? c);
+  return body.replace(/\\(.)/g, (_, c: string) => ESCAPES[c] ?? c);
 }
 
 function tokenize(input: string): Token[] {
@@ -36,17 +43,23 @@ function tokenize(input: string): Token[] {
       const start = i + prefix.length + quote.length;
       const raw = /r/i.test(prefix);
       let j = start;
-      while (j < input.length && !input.startsWith(quote, j) && !(quote.length === 1 && input[j] === "\n")) j += !raw && input[j] === "\\" ? 2 : 1;
-      if (j >= input.length || !input.startsWith(quote, j)) throw new CelSyntaxError(`token recognition error at: '${input.slice(i + prefix.length)}'`);
+      while (j < input.length && !input.startsWith(quote, j) && !(quote.length === 1 && input[j] === "\n")) {
+        j += !raw && input[j] === "\\" ? 2 : 1;
+      }
+      if (j >= input.length || !input.startsWith(quote, j)) {
+        throw new CelSyntaxError(`token recognition error at: '${input.slice(i + prefix.length)}'`);
+      }
       const body = input.slice(start, j);
-      tokens.push({ t: /b/i.test(prefix) ? "bytes" : "str", text: input.slice(i, j + quote.length), value: raw ? body : unescape(body) });
+      const text = input.slice(i, j + quote.length);
+      tokens.push({ t: /b/i.test(prefix) ? "bytes" : "str", text, value: raw ? body : unescape(body) });
       i = j + quote.length;
       continue;
     }
     const number = /^(0x[0-9a-fA-F]+u?|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\.\d+|\d+u?)/.exec(input.slice(i));
     if (number && !(c === "." && tokens.length && tokens[tokens.length - 1]!.t === "id")) {
       const text = number[1]!;
-      tokens.push({ t: text.endsWith("u") ? "uint" : /[.eE]/.test(text) && !text.startsWith("0x") ? "float" : "int", text, value: text });
+      const t = text.endsWith("u") ? "uint" : /[.eE]/.test(text) && !text.startsWith("0x") ? "float" : "int";
+      tokens.push({ t, text, value: text });
       i += text.length;
       continue;
     }
@@ -61,7 +74,9 @@ function tokenize(input: string): Token[] {
   return tokens;
 }
 
-const BINARY: Record<string, number> = { "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5 };
+const BINARY: Record<string, number> = {
+  "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4, "*": 5, "/": 5, "%": 5,
+};
 
 class Parser {
   private pos = 0;
@@ -102,7 +117,9 @@ class Parser {
     for (;;) {
       if (this.is(".")) {
         this.pos++;
-        if (this.next.t !== "id") throw new CelSyntaxError(`mismatched input '${this.shown(this.next)}' expecting IDENTIFIER`);
+        if (this.next.t !== "id") {
+          throw new CelSyntaxError(`mismatched input '${this.shown(this.next)}' expecting IDENTIFIER`);
+        }
         const field = this.tokens[this.pos++]!.text;
         if (this.is("(")) expr = { kind: 1, fn: field, args: this.args(), target: expr };
         else expr = { kind: 7, operand: expr, field };
@@ -141,7 +158,10 @@ class Parser {
 
   private primary(): CelExpr {
     const token = this.next;
-    const literal = (type: Extract<CelExpr, { kind: 5 }>["type"], value: string): CelExpr => { this.pos++; return { kind: 5, type, value }; };
+    const literal = (type: LiteralType, value: string): CelExpr => {
+      this.pos++;
+      return { kind: 5, type, value };
+    };
     switch (token.t) {
       case "str": return literal("string", token.value ?? "");
       case "bytes": return literal("[]uint8", token.value ?? "");
@@ -156,7 +176,12 @@ class Parser {
         return { kind: 3, name: token.text };
       case "op":
         if (token.text === "(") { this.pos++; const inner = this.binary(1); this.expect(")"); return inner; }
-        if (token.text === "[") { this.pos++; const items = this.is("]") ? [] : this.items(); this.expect("]"); return { kind: 4, items }; }
+        if (token.text === "[") {
+          this.pos++;
+          const items = this.is("]") ? [] : this.items();
+          this.expect("]");
+          return { kind: 4, items };
+        }
     }
     throw new CelSyntaxError(`mismatched input '${this.shown(token)}' expecting ${PRIMARY_START}`);
   }

@@ -12,7 +12,9 @@ const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" &&
 const dflt = (o: Record<string, any>, k: string, v: unknown) => { if (o[k] === undefined || o[k] === null) o[k] = v; };
 /** Go's `if x == 0 { x = v }`: a zero counts as unset */
 const dfltZero = (o: Record<string, any>, k: string, v: unknown) => { if (!o[k]) o[k] = v; };
-const each = (v: unknown, fn: (x: Record<string, any>) => void) => { for (const x of Array.isArray(v) ? v : []) if (isObj(x)) fn(x); };
+const each = (v: unknown, fn: (x: Record<string, any>) => void) => {
+  for (const x of Array.isArray(v) ? v : []) if (isObj(x)) fn(x);
+};
 
 /** `:latest` or no tag (and no digest) is pulled always (SetDefaults_Container, parsers.ParseImageName) */
 function pullPolicy(image: unknown): string {
@@ -54,7 +56,9 @@ function defaultVolume(v: Record<string, any>): void {
   if (!Object.keys(v).some((k) => k !== "name")) v.emptyDir = {};
   for (const k of ["secret", "configMap", "downwardAPI", "projected"]) if (isObj(v[k])) dflt(v[k], "defaultMode", 420);
   if (isObj(v.hostPath)) dflt(v.hostPath, "type", "");
-  const fieldRefs = (items: unknown) => each(items, (i) => { if (isObj(i.fieldRef)) dflt(i.fieldRef, "apiVersion", "v1"); });
+  const fieldRefs = (items: unknown) => each(items, (i) => {
+    if (isObj(i.fieldRef)) dflt(i.fieldRef, "apiVersion", "v1");
+  });
   fieldRefs(v.downwardAPI?.items);
   each(v.projected?.sources, (s) => {
     if (isObj(s.serviceAccountToken)) dflt(s.serviceAccountToken, "expirationSeconds", 3600);
@@ -79,14 +83,17 @@ function defaultPodSpec(spec: any): void {
 function defaultPod(pod: any): void {
   if (!isObj(pod.spec)) return;
   defaultPodSpec(pod.spec);
-  if (typeof pod.spec.terminationGracePeriodSeconds === "number" && pod.spec.terminationGracePeriodSeconds < 0) pod.spec.terminationGracePeriodSeconds = 1;
+  const grace = pod.spec.terminationGracePeriodSeconds;
+  if (typeof grace === "number" && grace < 0) pod.spec.terminationGracePeriodSeconds = 1;
   dflt(pod.spec, "enableServiceLinks", true);
   // requests default to limits, per container
   for (const list of ["containers", "initContainers"]) each(pod.spec[list], (c) => {
     if (!isObj(c.resources?.limits)) return;
     c.resources.requests = { ...c.resources.limits, ...(c.resources.requests ?? {}) };
   });
-  for (const list of [pod.spec.overhead, pod.spec.resources?.requests, pod.spec.resources?.limits]) canonicalResources(list);
+  for (const list of [pod.spec.overhead, pod.spec.resources?.requests, pod.spec.resources?.limits]) {
+    canonicalResources(list);
+  }
 }
 
 function defaultDeployment(d: any): void {
@@ -130,7 +137,10 @@ export function applyDefaults(group: string, plural: string, body: any): void {
   else if (group === "" && plural === "pods") defaultPod(body);
 }
 
-/** what a created object gets after the field manager: a Service's cluster IP, a Pod's admission and status, empty statuses */
+/**
+ * what a created object gets after the field manager: a Service's cluster IP, a Pod's admission and status, empty
+ * statuses
+ */
 export function allocate(group: string, plural: string, body: any, nextIP: () => string): void {
   if (group === "apps" && plural === "deployments") dflt(body, "status", {});
   if (group === "" && plural === "pods") admitPod(body);
@@ -159,7 +169,9 @@ function admitPod(pod: any): void {
   dflt(spec, "preemptionPolicy", "PreemptLowerPriority");
   const tolerations: any[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
   for (const key of NO_EXECUTE) {
-    const tolerated = tolerations.some((t) => isObj(t) && (t.key === key || !t.key) && (!t.effect || t.effect === "NoExecute"));
+    const tolerated = tolerations.some(
+      (t) => isObj(t) && (t.key === key || !t.key) && (!t.effect || t.effect === "NoExecute"),
+    );
     if (!tolerated) tolerations.push({ effect: "NoExecute", key, operator: "Exists", tolerationSeconds: 300 });
   }
   spec.tolerations = tolerations;
@@ -170,11 +182,16 @@ function admitPod(pod: any): void {
 function quantity(q: unknown): number {
   const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(String(q ?? ""));
   if (!m) return Number.NaN;
-  const scale: Record<string, number> = { "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+  const scale: Record<string, number> = {
+    "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4,
+  };
   return Number(m[1]) * (scale[m[2]!] ?? Number.NaN);
 }
 
-/** pkg/apis/core/helper/qos: BestEffort without CPU or memory requests and limits, Guaranteed when every container's limits equal its requests for both */
+/**
+ * pkg/apis/core/helper/qos: BestEffort without CPU or memory requests and limits, Guaranteed when every container's
+ * limits equal its requests for both
+ */
 function qosClass(spec: Record<string, any>): string {
   const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].filter(isObj);
   let any = false;

@@ -45,13 +45,20 @@ export function apiResourceList(reg: ResourceRegistry, group: string, version: s
       ...(d.categories.length ? { categories: d.categories } : {}),
     });
     if (scalePaths(d, version)) {
-      resources.push({ name: `${d.plural}/scale`, singularName: "", namespaced: d.namespaced, group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] });
+      resources.push({
+        name: `${d.plural}/scale`, singularName: "", namespaced: d.namespaced,
+        group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"],
+      });
     }
     if (d.statusVersions.has(version)) {
-      resources.push({ name: `${d.plural}/status`, singularName: "", namespaced: d.namespaced, kind: d.kind, verbs: ["get", "patch", "update"] });
+      resources.push({
+        name: `${d.plural}/status`, singularName: "", namespaced: d.namespaced,
+        kind: d.kind, verbs: ["get", "patch", "update"],
+      });
     }
   }
-  return { kind: "APIResourceList", apiVersion: "v1", groupVersion: group ? `${group}/${version}` : version, resources };
+  const groupVersion = group ? `${group}/${version}` : version;
+  return { kind: "APIResourceList", apiVersion: "v1", groupVersion, resources };
 }
 
 export function versionInfo(): unknown {

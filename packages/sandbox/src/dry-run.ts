@@ -19,6 +19,7 @@ export function dryRunOf(q: URLSearchParams, kind: OptionsKind, deleteOptions?: 
   // apimachinery's field.NotSupported of a []string, which prints it as JSON
   const detail = `Unsupported value: ${JSON.stringify(values.map(String))}: supported values: "All"`;
   throw new ApiStatusError(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: dryRun: ${detail}`, {
-    name: "", group: "meta.k8s.io", kind, causes: [{ reason: "FieldValueNotSupported", message: detail, field: "dryRun" }],
+    name: "", group: "meta.k8s.io", kind,
+    causes: [{ reason: "FieldValueNotSupported", message: detail, field: "dryRun" }],
   });
 }

@@ -20,7 +20,10 @@ export interface SandboxFaults {
   sendMalformedLine(text?: string): void;
   /** abruptly close all watch connections (no final chunk) */
   dropWatches(): void;
-  /** send nothing (incl. bookmarks) on open watches (of `plural` only, if given) for ms; events queue and are sent after (0: now) */
+  /**
+   * send nothing (incl. bookmarks) on open watches (of `plural` only, if given) for ms; events queue and are sent
+   * after (0: now)
+   */
   stallWatches(ms: number, match?: { plural?: string }): void;
   /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
   failNext(n: number, status: number, match?: { verb?: string; plural?: string; retryAfterSeconds?: number }): void;
@@ -51,7 +54,10 @@ export class Faults implements SandboxFaults {
   sendError(code: number, reason?: string, message?: string): void {
     const line = JSON.stringify({
       type: "ERROR",
-      object: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: message ?? `sandbox fault: ${code}`, reason: reason ?? reasonFor(code), code },
+      object: {
+        kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+        message: message ?? `sandbox fault: ${code}`, reason: reason ?? reasonFor(code), code,
+      },
     });
     for (const w of this.watches) w.sendRaw(line);
   }
@@ -73,7 +79,9 @@ export class Faults implements SandboxFaults {
     for (const w of this.watches) if (match.plural === undefined || w.plural === match.plural) w.stall(ms);
   }
 
-  failNext(n: number, status: number, match: { verb?: string; plural?: string; retryAfterSeconds?: number } = {}): void {
+  failNext(
+    n: number, status: number, match: { verb?: string; plural?: string; retryAfterSeconds?: number } = {},
+  ): void {
     this.rules.push({ left: n, status, ...match });
   }
 
@@ -91,7 +99,9 @@ export class Faults implements SandboxFaults {
     const r = take(this.rules, verb, plural);
     if (!r) return;
     const retry = r.retryAfterSeconds ?? (r.status === 429 || r.status === 503 ? 1 : undefined);
-    const message = r.status === 429 ? "Too many requests, please try again later." : `sandbox: injected failure (${r.status})`;
+    const message = r.status === 429
+      ? "Too many requests, please try again later."
+      : `sandbox: injected failure (${r.status})`;
     throw new ApiStatusError(r.status, reasonFor(r.status), message,
       retry !== undefined ? { retryAfterSeconds: retry } : {}, retry);
   }
@@ -103,8 +113,12 @@ export class Faults implements SandboxFaults {
 }
 
 /** Uses up one count of the first rule matching this request (rules are spent in place). */
-function take<R extends { left: number; verb?: string; plural?: string }>(rules: R[], verb: string, plural: string | undefined): R | undefined {
-  const index = rules.findIndex((r) => r.left > 0 && (!r.verb || r.verb === verb) && (!r.plural || r.plural === plural));
+function take<R extends { left: number; verb?: string; plural?: string }>(
+  rules: R[], verb: string, plural: string | undefined,
+): R | undefined {
+  const index = rules.findIndex(
+    (r) => r.left > 0 && (!r.verb || r.verb === verb) && (!r.plural || r.plural === plural),
+  );
   if (index < 0) return undefined;
   const rule = rules[index]!;
   if (--rule.left <= 0) rules.splice(index, 1);

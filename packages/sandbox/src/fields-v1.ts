@@ -16,6 +16,11 @@ export interface ManagedEntry {
 
 export const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 export const SEP = "\u0000";
+/** the metadata fields no manager owns: they are the server's, or name the object */
+export const IDENTITY = new Set([
+  "name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields",
+  "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink",
+]);
 // paths are built as joined strings ("" is the root) so a write allocates no array per node
 export const under = (path: string, k: string) => (path ? path + SEP + k : k);
 
@@ -82,7 +87,11 @@ export function fieldsV1Of(set: Set<string>): Record<string, any> {
   return root;
 }
 
-const onlyDot = (node: Record<string, any>) => { let n = 0; for (const _ in node) if (++n > 1) return false; return n === 1; };
+const onlyDot = (node: Record<string, any>) => {
+  let n = 0;
+  for (const _ in node) if (++n > 1) return false;
+  return n === 1;
+};
 
 /** kube-apiserver's order: operation (Apply first), time to the second, manager, apiVersion, subresource */
 export function sortEntries(entries: ManagedEntry[]): ManagedEntry[] {

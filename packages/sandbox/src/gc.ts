@@ -65,7 +65,9 @@ export class GarbageCollector {
     const finalizers: string[] = meta.finalizers ?? [];
     if (meta.deletionTimestamp && (finalizers.includes(FOREGROUND) || finalizers.includes(ORPHAN))) this.schedule(uid);
     // A reference dropped (orphaned) may unblock its owner too.
-    if (before.length && before.length !== (meta.ownerReferences ?? []).length) for (const ref of before) if (ref.uid) this.schedule(ref.uid);
+    if (before.length && before.length !== (meta.ownerReferences ?? []).length) {
+      for (const ref of before) if (ref.uid) this.schedule(ref.uid);
+    }
   }
 
   private schedule(uid: string): void {
@@ -91,7 +93,7 @@ export class GarbageCollector {
         m.ownerReferences = (m.ownerReferences ?? []).filter((r: any) => r.uid !== ownerUid);
       }));
       this.dependents.delete(ownerUid);
-      this.safely(() => this.objects.writeMetadata(owner!.res, owner!.ns, owner!.name, (m) => (m.finalizers = m.finalizers.filter((f: string) => f !== ORPHAN))));
+      this.dropFinalizer(owner!, ORPHAN);
       return;
     }
     if (finalizers.includes(FOREGROUND)) {
@@ -99,23 +101,35 @@ export class GarbageCollector {
       for (const d of deps) {
         const body = this.store.get(d.res, d.ns, d.name);
         if (!body) continue;
-        if ((body.metadata.ownerReferences ?? []).some((r: any) => r.uid === ownerUid && r.blockOwnerDeletion)) blocking++;
-        if (!body.metadata.deletionTimestamp) this.safely(() => this.objects.deleteWithPolicy(d.res, d.ns, d.name, "Foreground"));
+        const refs: any[] = body.metadata.ownerReferences ?? [];
+        if (refs.some((r) => r.uid === ownerUid && r.blockOwnerDeletion)) blocking++;
+        if (!body.metadata.deletionTimestamp) {
+          this.safely(() => this.objects.deleteWithPolicy(d.res, d.ns, d.name, "Foreground"));
+        }
       }
-      if (blocking === 0) {
-        this.safely(() => this.objects.writeMetadata(owner!.res, owner!.ns, owner!.name, (m) => (m.finalizers = m.finalizers.filter((f: string) => f !== FOREGROUND))));
-      }
+      if (blocking === 0) this.dropFinalizer(owner!, FOREGROUND);
       return;
     }
     for (const d of deps) {
       const body = this.store.get(d.res, d.ns, d.name);
       if (!body || body.metadata.deletionTimestamp) continue;
       const refs: any[] = body.metadata.ownerReferences ?? [];
-      if (refs.every((r) => !this.alive.has(r.uid))) this.safely(() => this.objects.deleteWithPolicy(d.res, d.ns, d.name, "Background"));
-      // Other owners remain: only the dangling reference goes, as the real collector does.
-      else this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => (m.ownerReferences = refs.filter((r) => this.alive.has(r.uid)))));
+      if (refs.every((r) => !this.alive.has(r.uid))) {
+        this.safely(() => this.objects.deleteWithPolicy(d.res, d.ns, d.name, "Background"));
+      } else {
+        // Other owners remain: only the dangling reference goes, as the real collector does.
+        const kept = refs.filter((r) => this.alive.has(r.uid));
+        this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => (m.ownerReferences = kept)));
+      }
     }
     this.dependents.delete(ownerUid);
+  }
+
+  /** The owner's deletion finalizer goes once its dependents are dealt with. */
+  private dropFinalizer(owner: Where, finalizer: string): void {
+    this.safely(() => this.objects.writeMetadata(owner.res, owner.ns, owner.name, (m) => {
+      m.finalizers = m.finalizers.filter((f: string) => f !== finalizer);
+    }));
   }
 
   /** The collector must never break a write: a raced object (already gone, changed) is skipped. */

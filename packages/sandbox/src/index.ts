@@ -165,17 +165,20 @@ function serve(ctx: ServerContext, opts: SandboxOptions, certs: SandboxCerts | u
 }
 
 /** The kubeconfig of a sandbox at `url`: its CA, and the token or client certificate it asks for. */
-function kubeconfigFor(url: string, token: string | undefined, certs: SandboxCerts | undefined, clientCert: boolean): string {
+function kubeconfigFor(
+  url: string, token: string | undefined, certs: SandboxCerts | undefined, clientCert: boolean,
+): string {
   const user: Record<string, string> = {};
   if (token !== undefined) user.token = token;
   if (certs && clientCert) {
     user["client-certificate-data"] = Buffer.from(certs.clientCert).toString("base64");
     user["client-key-data"] = Buffer.from(certs.clientKey).toString("base64");
   }
+  const authority = certs ? { "certificate-authority-data": Buffer.from(certs.ca).toString("base64") } : {};
   return stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "sandbox", cluster: { server: url, ...(certs ? { "certificate-authority-data": Buffer.from(certs.ca).toString("base64") } : {}) } }],
+    clusters: [{ name: "sandbox", cluster: { server: url, ...authority } }],
     users: [{ name: "sandbox", user }],
     contexts: [{ name: "sandbox", context: { cluster: "sandbox", user: "sandbox", namespace: "default" } }],
     "current-context": "sandbox",
@@ -188,7 +191,9 @@ function storeReads(store: Store, registry: ResourceRegistry): SandboxStore {
   return {
     objects(group, plural, namespace) {
       const def = registry.byKey(resourceKey(group, plural));
-      return store.list(resourceKey(group, plural), namespace).map(({ body }) => structuredClone(def ? present(def, def.versions[0]!, body) : body));
+      return store
+        .list(resourceKey(group, plural), namespace)
+        .map(({ body }) => structuredClone(def ? present(def, def.versions[0]!, body) : body));
     },
     get(group, plural, namespace, name) {
       const body = store.get(resourceKey(group, plural), namespace ?? "", name);

@@ -28,7 +28,9 @@ export function jsonPathValues(obj: unknown, path: string): unknown[] {
     const next: unknown[] = [];
     for (const v of current) {
       if ("key" in step) {
-        if (v && typeof v === "object" && !Array.isArray(v) && step.key in v) next.push((v as Record<string, unknown>)[step.key]);
+        if (v && typeof v === "object" && !Array.isArray(v) && step.key in v) {
+          next.push((v as Record<string, unknown>)[step.key]);
+        }
       } else if ("index" in step) {
         if (Array.isArray(v) && step.index < v.length) next.push(v[step.index]);
       } else if (Array.isArray(v)) next.push(...v);

@@ -37,7 +37,9 @@ export function builtinSchemaName(group: string, version: string, kind: string):
 }
 
 /** schema `name` of `all` and every schema it refers to (`$ref`s are `prefix` + name), into `into` */
-export function addClosure(all: Record<string, unknown>, prefix: string, name: string, into: Record<string, unknown>): void {
+export function addClosure(
+  all: Record<string, unknown>, prefix: string, name: string, into: Record<string, unknown>,
+): void {
   if (into[name] || !all[name]) return;
   into[name] = all[name];
   JSON.stringify(all[name], (k, v) => {

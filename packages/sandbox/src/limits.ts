@@ -18,7 +18,8 @@ export const MAX_DATA_BYTES = 1024 * 1024;
 
 export function checkRequestSize(text: string): void {
   if (Buffer.byteLength(text) > MAX_REQUEST_BODY_BYTES) {
-    throw new ApiStatusError(413, "RequestEntityTooLarge", `Request entity too large: limit is ${MAX_REQUEST_BODY_BYTES}`);
+    const message = `Request entity too large: limit is ${MAX_REQUEST_BODY_BYTES}`;
+    throw new ApiStatusError(413, "RequestEntityTooLarge", message);
   }
 }
 
@@ -28,14 +29,16 @@ export function checkObjectSize(group: string, kind: string, body: any): void {
   let total = 0;
   for (const key in annotations) total += Buffer.byteLength(key) + Buffer.byteLength(String(annotations[key] ?? ""));
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT) {
+    const message = `Too long: may not be more than ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`;
     throw invalidError(group, kind, body.metadata?.name ?? "", [
-      { reason: "FieldValueTooLong", message: `Too long: may not be more than ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`, field: "metadata.annotations" },
+      { reason: "FieldValueTooLong", message, field: "metadata.annotations" },
     ]);
   }
   const data = dataSize(group, kind, body);
   if (data && data.bytes > MAX_DATA_BYTES) {
+    const message = `Too long: may not be more than ${MAX_DATA_BYTES} bytes`;
     throw invalidError(group, kind, body.metadata?.name ?? "", [
-      { reason: "FieldValueTooLong", message: `Too long: may not be more than ${MAX_DATA_BYTES} bytes`, field: data.field },
+      { reason: "FieldValueTooLong", message, field: data.field },
     ]);
   }
   if (Buffer.byteLength(JSON.stringify(body)) > MAX_STORED_OBJECT_BYTES) {
@@ -48,7 +51,9 @@ function dataSize(group: string, kind: string, body: any): { bytes: number; fiel
   if (group !== "") return undefined;
   const sum = (values: unknown, decode: boolean) => {
     let n = 0;
-    for (const v of Object.values((values as Record<string, unknown>) ?? {})) n += decode ? Buffer.from(String(v), "base64").length : Buffer.byteLength(String(v));
+    for (const v of Object.values((values as Record<string, unknown>) ?? {})) {
+      n += decode ? Buffer.from(String(v), "base64").length : Buffer.byteLength(String(v));
+    }
     return n;
   };
   if (kind === "Secret") return { bytes: sum(body.data, true), field: "data" };

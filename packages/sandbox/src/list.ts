@@ -18,14 +18,19 @@ function encodeToken(t: ContinueToken): string {
 function decodeToken(s: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(s, "base64url").toString("utf8"));
-    if (t?.v !== "meta.k8s.io/v1" || typeof t.rv !== "number" || typeof t.start !== "string") throw new Error("bad token");
+    const valid = t?.v === "meta.k8s.io/v1" && typeof t.rv === "number" && typeof t.start === "string";
+    if (!valid) throw new Error("bad token");
     return t;
   } catch {
-    throw errors.badRequest(`continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
+    throw errors.badRequest(
+      `continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`,
+    );
   }
 }
 
-export function listObjects(store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true): unknown {
+export function listObjects(
+  store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true,
+): unknown {
   const shards = shardFilter(q, shardSelectors);
   const selector = withShards(makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind), shards);
   const limitRaw = q.get("limit");
@@ -34,7 +39,8 @@ export function listObjects(store: Store, def: ResourceDef, version: string, ns:
   const rvParam = q.get("resourceVersion");
   if (rvParam && !/^\d+$/.test(rvParam)) {
     // the storage layer's ParseResourceVersion failure, answered as a Bad Request
-    throw errors.badRequest(`resourceVersion: Invalid value: "${rvParam}": strconv.ParseUint: parsing "${rvParam}": invalid syntax`);
+    const detail = `strconv.ParseUint: parsing "${rvParam}": invalid syntax`;
+    throw errors.badRequest(`resourceVersion: Invalid value: "${rvParam}": ${detail}`);
   }
   let rv = store.rv;
   let after: string | undefined;

@@ -3,7 +3,7 @@
 // optimistic concurrency, status subresource isolation, no-op writes, finalizers and
 // deletionTimestamp, namespace cascade, and CRD registration side effects.
 
-import { FOREGROUND, ORPHAN, type Collectable } from "./gc.ts";
+import type { Collectable } from "./gc.ts";
 import { clone, deepEqual } from "./patch.ts";
 import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { checkObjectSize } from "./limits.ts";
@@ -12,6 +12,9 @@ import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
 import { recordUpdate, type Writer } from "./ownership.ts";
+import {
+  checkCreateBody, checkDeleteOptions, checkNoResourceVersion, checkObjectBody, checkUpdateBody,
+} from "./preconditions.ts";
 import { schemaRootOf } from "./apply-shape.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
@@ -58,24 +61,20 @@ export class Objects implements Collectable {
     const nsObj = this.store.get(resourceKey("", "namespaces"), "", ns);
     if (!nsObj) throw errors.namespaceNotFound(ns);
     if (nsObj.metadata.deletionTimestamp) {
-      throw new ApiStatusError(403, "Forbidden", `${def.plural} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+      const why = `unable to create new content in namespace ${ns} because it is being terminated`;
+      throw new ApiStatusError(403, "Forbidden", `${def.plural} "${name}" is forbidden: ${why}`,
         { kind: def.plural, group: def.group });
     }
   }
 
-  create(def: ResourceDef, version: string, ns: string, input: any, { strict = false, writer, dryRun = false }: WriteOptions = {}): any {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
-    if (input.kind !== undefined && input.kind !== def.kind) {
-      throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
-    }
+  create(
+    def: ResourceDef, version: string, ns: string, input: any,
+    { strict = false, writer, dryRun = false }: WriteOptions = {},
+  ): any {
+    checkCreateBody(def, ns, input);
     const meta = { ...(input.metadata ?? {}) };
-    if (def.namespaced) {
-      if (meta.namespace && meta.namespace !== ns) {
-        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-    }
     const name = requestedName(def, meta);
-    if (meta.resourceVersion) throw new ApiStatusError(500, "InternalError", "resourceVersion should not be set on objects to be created", {});
+    checkNoResourceVersion(meta);
     this.checkNamespace(def, ns, name);
     if (this.store.get(this.key(def), ns, name)) throw errors.alreadyExists(def.group, def.plural, name);
 
@@ -100,29 +99,23 @@ export class Objects implements Collectable {
   }
 
   /** PUT and the common tail of PATCH */
-  update(def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status", { strict = false, writer, dryRun = false }: WriteOptions = {}): any {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) throw errors.badRequest("the body of the request must be a JSON object");
+  update(
+    def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status",
+    { strict = false, writer, dryRun = false }: WriteOptions = {},
+  ): any {
+    checkObjectBody(input);
     const old = this.get(def, ns, name);
-    const inMeta = input.metadata ?? {};
-    if (inMeta.name !== undefined && inMeta.name !== name) {
-      throw errors.badRequest(`the name of the object (${inMeta.name}) does not match the name on the URL (${name})`);
-    }
-    if (input.kind !== undefined && input.kind !== def.kind) {
-      throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
-    }
-    if (inMeta.resourceVersion !== undefined && inMeta.resourceVersion !== "" && inMeta.resourceVersion !== old.metadata.resourceVersion) {
-      throw errors.conflict(def.group, def.plural, name);
-    }
-    if (inMeta.uid !== undefined && inMeta.uid !== "" && inMeta.uid !== old.metadata.uid) {
-      throw errors.conflict(def.group, def.plural, name, `Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${old.metadata.uid}`);
-    }
+    checkUpdateBody(def, name, input, old);
     const statusful = this.hasStatus(def, version);
     const next = updatedBody(def, ns, name, old, input, sub, statusful);
 
     checkNoNewFinalizers(def, name, old, next);
     validateWrite(def, version, next, old, strict);
     this.recordOwnership(def, version, old, next, writer, sub);
-    const specOf = (o: any) => { const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o; return statusful ? rest : { ...rest, status }; };
+    const specOf = (o: any) => {
+      const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o;
+      return statusful ? rest : { ...rest, status };
+    };
     if (old.metadata.generation === undefined) delete next.metadata.generation;
     else if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = old.metadata.generation + 1;
     if (deepEqual(old, next)) return old;
@@ -141,7 +134,10 @@ export class Objects implements Collectable {
     return next;
   }
 
-  patch(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, sub?: "status", options: WriteOptions = {}): any {
+  patch(
+    def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
+    sub?: "status", options: WriteOptions = {},
+  ): any {
     const patched = this.patched(def, version, ns, name, contentType, patchBody);
     return this.update(def, version, ns, name, this.uidOfPatched(def, ns, name, patched, sub), sub, options);
   }
@@ -156,22 +152,28 @@ export class Objects implements Collectable {
     const stored = this.get(def, ns, name).metadata;
     const { uid, resourceVersion } = patched.metadata ?? {};
     if (uid === undefined || uid === "" || uid === stored.uid) return patched;
-    if (resourceVersion !== undefined && resourceVersion !== "" && resourceVersion !== stored.resourceVersion) return patched;
+    const stale = resourceVersion !== undefined && resourceVersion !== "" && resourceVersion !== stored.resourceVersion;
+    if (stale) return patched;
     if (sub === "status") return { ...patched, metadata: { ...patched.metadata, uid: stored.uid } };
-    const cause = { reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`, field: "metadata.uid" };
+    const message = `Invalid value: ${JSON.stringify(uid)}: field is immutable`;
+    const cause = { reason: "FieldValueInvalid", message, field: "metadata.uid" };
     const error = invalidError(def.group, def.kind, name, [cause]);
     if (!def.crdName) throw error;
     // A custom resource's metadata is validated twice on update (the generic check and the CRD's): the
     // message says it once, the causes list it twice.
-    throw new ApiStatusError(error.code, error.reason, error.message, { ...error.details, causes: [cause, { ...cause }] });
+    const details = { ...error.details, causes: [cause, { ...cause }] };
+    throw new ApiStatusError(error.code, error.reason, error.message, details);
   }
 
   /** the writer's Update entry in managedFields (none when it changed nothing it did not own) */
-  private recordOwnership(def: ResourceDef, version: string, old: any, next: any, writer: Writer | undefined, sub?: "status"): void {
+  private recordOwnership(
+    def: ResourceDef, version: string, old: any, next: any, writer: Writer | undefined, sub?: "status",
+  ): void {
     if (writer === undefined) return;
     const subresource = writer.subresource ?? sub;
     const managed = recordUpdate(old, next, {
-      manager: writer.manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(), statusful: this.hasStatus(def, version),
+      manager: writer.manager, apiVersion: apiVersionOf(def, version), now: nowTimestamp(),
+      statusful: this.hasStatus(def, version),
       schema: def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind),
       ...(def.crdName ? { customSchema: schemaRootOf(def, version) } : {}), ...(subresource ? { subresource } : {}),
     });
@@ -185,33 +187,24 @@ export class Objects implements Collectable {
   }
 
   /** the object as the patch would leave it, not stored (admission sees it first); `current` as served at `version` */
-  patched(def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown, current = present(def, version, this.get(def, ns, name))): any {
+  patched(
+    def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
+    current = present(def, version, this.get(def, ns, name)),
+  ): any {
     return patchedBody(def, contentType, patchBody, current);
   }
 
   /** `dryRun`: the object as the delete would leave it (marked for deletion, or as it was), nothing changed */
   delete(def: ResourceDef, ns: string, name: string, options: any, dryRun = false): any {
     const obj = this.get(def, ns, name);
-    const pre = options?.preconditions ?? {};
-    if (pre.uid && pre.uid !== obj.metadata.uid) {
-      throw errors.conflict(def.group, def.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
-    }
-    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-      throw errors.conflict(def.group, def.plural, name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
-    }
     const isNamespace = def.plural === "namespaces" && !def.group;
-    const policy = options?.propagationPolicy;
-    if (policy !== undefined && policy !== "Foreground" && policy !== "Background" && policy !== "Orphan") {
-      throw errors.invalid("meta.k8s.io", "DeleteOptions.meta.k8s.io", "", "propagationPolicy",
-        `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
-    }
     // The garbage collector's finalizers (gc.ts): it deletes dependents first, or orphans them.
-    const gcFinalizer = policy === "Foreground" ? FOREGROUND : policy === "Orphan" ? ORPHAN : undefined;
+    const gcFinalizer = checkDeleteOptions(def, name, obj, options);
     if (obj.metadata.deletionTimestamp) return obj;
     if ((obj.metadata.finalizers ?? []).length || isNamespace || gcFinalizer) {
       const next = clone(obj);
-      if (gcFinalizer && !(next.metadata.finalizers ?? []).includes(gcFinalizer)) next.metadata.finalizers = [...(next.metadata.finalizers ?? []), gcFinalizer];
+      const finalizers: string[] = next.metadata.finalizers ?? [];
+      if (gcFinalizer && !finalizers.includes(gcFinalizer)) next.metadata.finalizers = [...finalizers, gcFinalizer];
       next.metadata.deletionTimestamp = nowTimestamp();
       next.metadata.deletionGracePeriodSeconds = 0;
       next.metadata.generation = (obj.metadata.generation ?? 0) + 1;
@@ -286,7 +279,8 @@ export class Objects implements Collectable {
   private namespaceGC(ns: string): void {
     const nsDef = this.registry.find("", "v1", "namespaces")!;
     const nsObj = this.store.get(this.key(nsDef), "", ns);
-    if (!nsObj?.metadata.deletionTimestamp || (nsObj.metadata.finalizers ?? []).length || !this.namespaceEmpty(ns)) return;
+    if (!nsObj?.metadata.deletionTimestamp || (nsObj.metadata.finalizers ?? []).length) return;
+    if (!this.namespaceEmpty(ns)) return;
     const final = clone(nsObj);
     final.metadata.resourceVersion = String(this.store.nextRV());
     this.store.remove(this.key(nsDef), "", ns, final);

@@ -29,8 +29,14 @@ const SECURITY_TYPE: Record<string, string> = {
 /** `name → value` entries of a JSON map as gnostic's list of Named* messages */
 function named(type: protobuf.Type, json: Record<string, unknown>): object[] {
   const valueType = type.fields.value!.resolvedType;
-  return Object.entries(json).map(([name, v]) => ({ name, value: valueType instanceof protobuf.Type ? message(valueType, v) : v }));
+  return Object.entries(json).map(([name, v]) => ({
+    name, value: valueType instanceof protobuf.Type ? message(valueType, v) : v,
+  }));
 }
+
+/** a `$ref` as gnostic's JsonReference, or undefined for anything else */
+const referenceOr = (v: any) =>
+  isObj(v) && typeof v.$ref === "string" ? { json_reference: { _ref: v.$ref } } : undefined;
 
 /** gnostic's wrappers whose content depends on the JSON value's shape, or undefined for plain messages */
 function wrapper(name: string, v: any): object | undefined {
@@ -40,20 +46,22 @@ function wrapper(name: string, v: any): object | undefined {
     case "TypeItem": return { value: Array.isArray(v) ? v : [v] };
     case "StringArray": return { value: v };
     case "ItemsItem": return { schema: (Array.isArray(v) ? v : [v]).map((s) => message(t("Schema"), s)) };
-    case "AdditionalPropertiesItem": return typeof v === "boolean" ? { boolean: v } : { schema: message(t("Schema"), v) };
-    case "SchemaItem": return v?.type === "file" ? { file_schema: message(t("FileSchema"), v) } : { schema: message(t("Schema"), v) };
-    case "ParametersItem":
-      return isObj(v) && typeof v.$ref === "string" ? { json_reference: { _ref: v.$ref } } : { parameter: message(t("Parameter"), v) };
+    case "AdditionalPropertiesItem":
+      return typeof v === "boolean" ? { boolean: v } : { schema: message(t("Schema"), v) };
+    case "SchemaItem":
+      return v?.type === "file" ? { file_schema: message(t("FileSchema"), v) } : { schema: message(t("Schema"), v) };
+    case "ParametersItem": return referenceOr(v) ?? { parameter: message(t("Parameter"), v) };
     case "Parameter": {
       if (v?.in === "body") return { body_parameter: message(t("BodyParameter"), v) };
       const sub = PARAMETER_IN[v?.in] ?? "query_parameter_sub_schema";
-      return { non_body_parameter: { [sub]: message(t(sub.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase())), v) } };
+      const typeName = sub.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
+      return { non_body_parameter: { [sub]: message(t(typeName), v) } };
     }
-    case "ResponseValue":
-      return isObj(v) && typeof v.$ref === "string" ? { json_reference: { _ref: v.$ref } } : { response: message(t("Response"), v) };
+    case "ResponseValue": return referenceOr(v) ?? { response: message(t("Response"), v) };
     case "SecurityDefinitionsItem": {
       const field = SECURITY_TYPE[v?.type] ?? "api_key_security";
-      return { [field]: message(types().lookupType(`openapi.v2.${field === "api_key_security" ? "ApiKeySecurity" : "BasicAuthenticationSecurity"}`), v) };
+      const typeName = field === "api_key_security" ? "ApiKeySecurity" : "BasicAuthenticationSecurity";
+      return { [field]: message(t(typeName), v) };
     }
     default: return undefined;
   }

@@ -10,14 +10,13 @@
 
 import { addClosure, builtinDefinitions, builtinSchemaName } from "./kube-schemas.ts";
 import { SERVED_VERSION } from "./discovery.ts";
-import { gvPath, PATCH, PATCH_SCHEMA, patchTypes, schemaName } from "./openapi.ts";
+import {
+  gvPath, LIST_QUERY, METADATA_DESCRIPTION, PATCH, PATCH_SCHEMA, patchTypes, schemaName, type PathItems,
+} from "./openapi.ts";
 import { STORED_VERBS, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
-const METADATA = {
-  description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-  $ref: `#/definitions/${META}.ObjectMeta`,
-};
+const METADATA = { description: METADATA_DESCRIPTION, $ref: `#/definitions/${META}.ObjectMeta` };
 const JSON_TYPE = "application/json";
 const PROTOBUF_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 /** what clients may ask for; client-go still sends the older `@v1.0` spelling */
@@ -60,7 +59,9 @@ export function toV2Schema(s: unknown): unknown {
 /** a CRD version's definition: its schema with TypeMeta's fields and a ref to ObjectMeta */
 function crdDefinition(def: ResourceDef, version: string, schema: Record<string, any>): Record<string, any> {
   const gvk = [{ group: def.group, kind: def.kind, version }];
-  if (schema["x-kubernetes-preserve-unknown-fields"] === true) return { type: "object", "x-kubernetes-group-version-kind": gvk };
+  if (schema["x-kubernetes-preserve-unknown-fields"] === true) {
+    return { type: "object", "x-kubernetes-group-version-kind": gvk };
+  }
   const v2 = toV2Schema(schema) as Record<string, any>;
   const typeMeta = builtinDefinitions()["io.k8s.api.core.v1.ConfigMap"].properties;
   return {
@@ -70,23 +71,27 @@ function crdDefinition(def: ResourceDef, version: string, schema: Record<string,
   };
 }
 
-const addDefinitions = (name: string, into: Record<string, unknown>) => addClosure(builtinDefinitions(), "#/definitions/", name, into);
+const addDefinitions = (name: string, into: Record<string, unknown>) =>
+  addClosure(builtinDefinitions(), "#/definitions/", name, into);
 
 const queryParam = (name: string) => ({ uniqueItems: true, type: "string", name, in: "query" });
 
-function pathItems(def: ResourceDef, version: string, ref: unknown): { collection: Record<string, unknown>; item: Record<string, unknown> } {
+function pathItems(def: ResourceDef, version: string, ref: unknown): PathItems {
   const gvk = { group: def.group, kind: def.kind, version };
+  const body = ref ? [{ name: "body", in: "body", required: true, schema: ref }] : [];
   const op = (action: string, params: string[], withBody: boolean) => ({
     consumes: ["*/*"], produces: [JSON_TYPE, "application/yaml"], schemes: ["https"],
-    parameters: [...(withBody && ref ? [{ name: "body", in: "body", required: true, schema: ref }] : []), ...params.map(queryParam)],
-    responses: { "200": { description: "OK", ...(ref ? { schema: ref } : {}) }, "401": { description: "Unauthorized" } },
+    parameters: [...(withBody ? body : []), ...params.map(queryParam)],
+    responses: {
+      "200": { description: "OK", ...(ref ? { schema: ref } : {}) }, "401": { description: "Unauthorized" },
+    },
     "x-kubernetes-action": action, "x-kubernetes-group-version-kind": gvk,
   });
   const writes = ["dryRun", "fieldManager", "fieldValidation"];
   const collection: Record<string, unknown> = {};
   const item: Record<string, unknown> = {};
   if (def.verbs.includes("create")) collection.post = op("post", writes, true);
-  if (def.verbs.includes("list")) collection.get = op("list", ["labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "watch"], false);
+  if (def.verbs.includes("list")) collection.get = op("list", LIST_QUERY, false);
   if (def.verbs === STORED_VERBS) {
     item.get = op("get", [], false);
     item.put = op("put", writes, true);
@@ -96,10 +101,12 @@ function pathItems(def: ResourceDef, version: string, ref: unknown): { collectio
     const [apply, ...rest] = patchTypes(def);
     item.patch = { ...patch, consumes: [...rest, apply], parameters: [patchBody, ...patch.parameters] };
     item.delete = op("delete", ["dryRun", "gracePeriodSeconds", "propagationPolicy"], false);
-    item.parameters = [{ uniqueItems: true, type: "string", description: `name of the ${def.kind}`, name: "name", in: "path", required: true }];
+    const description = `name of the ${def.kind}`;
+    item.parameters = [{ uniqueItems: true, type: "string", description, name: "name", in: "path", required: true }];
   }
   if (def.namespaced) {
-    const ns = { uniqueItems: true, type: "string", description: "object name and auth scope, such as for teams and projects", name: "namespace", in: "path", required: true };
+    const description = "object name and auth scope, such as for teams and projects";
+    const ns = { uniqueItems: true, type: "string", description, name: "namespace", in: "path", required: true };
     collection.parameters = [ns];
     item.parameters = [...((item.parameters as unknown[]) ?? []), ns];
   }
@@ -134,7 +141,9 @@ export function openapiV2Document(reg: ResourceRegistry): Record<string, unknown
     swagger: "2.0",
     info: { title: "Kubernetes", version: `${SERVED_VERSION.major}.${SERVED_VERSION.minor}` },
     paths, definitions,
-    securityDefinitions: { BearerToken: { description: "Bearer Token authentication", type: "apiKey", name: "authorization", in: "header" } },
+    securityDefinitions: {
+      BearerToken: { description: "Bearer Token authentication", type: "apiKey", name: "authorization", in: "header" },
+    },
     security: [{ BearerToken: [] }],
   };
 }
@@ -168,7 +177,9 @@ export function negotiateV2(accept: string | null): string | undefined {
   }).filter((c) => c.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
   for (const { type } of clauses) {
     const [main, sub] = type.split("/");
-    const hit = ACCEPTED.find(([t]) => (main === "*" || t.startsWith(`${main}/`)) && (sub === "*" || t === `${main}/${sub}`));
+    const hit = ACCEPTED.find(
+      ([t]) => (main === "*" || t.startsWith(`${main}/`)) && (sub === "*" || t === `${main}/${sub}`),
+    );
     if (hit) return hit[1];
   }
   return undefined;

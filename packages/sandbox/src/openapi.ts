@@ -4,18 +4,23 @@
 // `fieldValidation` query parameter (kubectl then leaves validation to the server, which the
 // sandbox does for custom resources: objects.ts, schema.ts), and the schemas in
 // `components.schemas`: each CRD version's, and the built-in kinds' as kube-apiserver v1.37.2
-// publishes them (kube-schemas.ts). Documents carry an ETag (their hash), are immutable under `?hash=`, and answer
-// If-None-Match with 304.
+// publishes them (kube-schemas.ts). Documents carry an ETag (their hash), are immutable under
+// `?hash=`, and answer If-None-Match with 304.
 
 import { addClosure, builtinSchemaName, builtinSchemas } from "./kube-schemas.ts";
 import { SERVED_VERSION } from "./discovery.ts";
 import { STORED_VERBS, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
-const OBJECT_META = {
-  description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-  type: "object",
-};
+/** what kube-openapi says of a kind's metadata field (v2 as v3) */
+export const METADATA_DESCRIPTION = "Standard object's metadata. More info: " +
+  "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const OBJECT_META = { description: METADATA_DESCRIPTION, type: "object" };
+/** a list's query parameters (v2 as v3) */
+export const LIST_QUERY = ["labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "watch"];
+
+/** a resource's operations: on its collection, and on one object */
+export interface PathItems { collection: Record<string, unknown>; item: Record<string, unknown> }
 
 /** `api/v1`, `apis/apps/v1`: the key of a group-version in /openapi/v3 */
 export function gvPath(group: string, version: string): string {
@@ -27,11 +32,15 @@ export function schemaName(def: ResourceDef, version: string): string {
   return `${def.group.split(".").reverse().join(".")}.${version}.${def.kind}`;
 }
 
-const addSchemas = (name: string, into: Record<string, unknown>) => addClosure(builtinSchemas(), "#/components/schemas/", name, into);
+const addSchemas = (name: string, into: Record<string, unknown>) =>
+  addClosure(builtinSchemas(), "#/components/schemas/", name, into);
 
 export const PATCH = `${META}.Patch`;
 /** what kube-openapi says of the Patch body, which no kind refers to */
-export const PATCH_SCHEMA = { description: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.", type: "object" };
+export const PATCH_SCHEMA = {
+  description: "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.",
+  type: "object",
+};
 
 /** the patch media types a resource accepts: custom resources have no strategic merge patch */
 export function patchTypes(def: ResourceDef): string[] {
@@ -41,7 +50,7 @@ export function patchTypes(def: ResourceDef): string[] {
 
 const query = (name: string) => ({ name, in: "query", schema: { type: "string", uniqueItems: true } });
 
-function operations(def: ResourceDef, version: string, ref: unknown): { collection: Record<string, unknown>; item: Record<string, unknown> } {
+function operations(def: ResourceDef, version: string, ref: unknown): PathItems {
   const gvk = { group: def.group, version, kind: def.kind };
   const body = ref ? { content: { "application/json": { schema: ref } } } : undefined;
   const op = (action: string, params: string[]) => ({
@@ -54,13 +63,14 @@ function operations(def: ResourceDef, version: string, ref: unknown): { collecti
   const collection: Record<string, unknown> = {};
   const item: Record<string, unknown> = {};
   if (def.verbs.includes("create")) collection.post = op("post", writes);
-  if (def.verbs.includes("list")) collection.get = op("list", ["labelSelector", "fieldSelector", "limit", "continue", "resourceVersion", "watch"]);
+  if (def.verbs.includes("list")) collection.get = op("list", LIST_QUERY);
   if (def.verbs === STORED_VERBS) {
     item.get = op("get", []);
     item.put = op("put", writes);
     // the patch types by media type: kubectl computes a strategic merge patch only where it is listed
     const patch = { $ref: `#/components/schemas/${PATCH}` };
-    item.patch = { ...op("patch", [...writes, "force"]), requestBody: { content: Object.fromEntries(patchTypes(def).map((t) => [t, { schema: patch }])) } };
+    const content = Object.fromEntries(patchTypes(def).map((t) => [t, { schema: patch }]));
+    item.patch = { ...op("patch", [...writes, "force"]), requestBody: { content } };
     item.delete = op("delete", ["dryRun", "gracePeriodSeconds", "propagationPolicy"]);
   }
   return { collection, item };
@@ -84,7 +94,8 @@ export function groupVersionDocument(reg: ResourceRegistry, group: string, versi
         ...(schema.properties ?? {}), apiVersion: typeMeta.apiVersion, kind: typeMeta.kind,
         metadata: { allOf: [{ $ref: `#/components/schemas/${META}.ObjectMeta` }], ...OBJECT_META },
       };
-      schemas[name] = { ...schema, properties, "x-kubernetes-group-version-kind": [{ group: def.group, kind: def.kind, version }] };
+      const gvk = [{ group: def.group, kind: def.kind, version }];
+      schemas[name] = { ...schema, properties, "x-kubernetes-group-version-kind": gvk };
       addSchemas(`${META}.ObjectMeta`, schemas);
       ref = { $ref: `#/components/schemas/${name}` };
     } else if (builtin) {
@@ -116,16 +127,20 @@ export function openapiIndex(reg: ResourceRegistry): unknown {
   const gvs = [["", "v1"], ...[...reg.groups()].flatMap(([g, vs]) => vs.map((v) => [g, v]))] as [string, string][];
   for (const [group, version] of gvs) {
     const doc = groupVersionDocument(reg, group, version);
-    if (doc) paths[gvPath(group, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group, version)}?hash=${hashOf(doc)}` };
+    const path = gvPath(group, version);
+    if (doc) paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hashOf(doc)}` };
   }
   return { paths };
 }
 
 /** the response for `/openapi/v3[/...]`, or undefined for a group-version not served */
-export function openapiResponse(reg: ResourceRegistry, rest: string[], req: Request, hash: string | null): Response | undefined {
+export function openapiResponse(
+  reg: ResourceRegistry, rest: string[], req: Request, hash: string | null,
+): Response | undefined {
   if (rest.length === 0) return Response.json(openapiIndex(reg), { headers: { "cache-control": "no-cache, private" } });
   const [head, a, b] = rest;
-  const [group, version] = head === "api" && a && !b ? ["", a] : head === "apis" && a && b ? [a, b] : [undefined, undefined];
+  const [group, version] =
+    head === "api" && a && !b ? ["", a] : head === "apis" && a && b ? [a, b] : [undefined, undefined];
   if (group === undefined || version === undefined || rest.length > (group ? 3 : 2)) return undefined;
   const doc = groupVersionDocument(reg, group, version);
   if (!doc) return undefined;

@@ -5,76 +5,32 @@
 // such as a Deployment's spec.template, are not "added", so they carry no "." of their own);
 // other managers lose what it changed, everyone loses what it removed. A later apply then
 // conflicts with these managers as on the real server (apply.ts). Objects are walked by their
-// kind's schema (keyed lists, sets, atomic maps): a built-in's published one, a CRD's own.
+// kind's schema (keyed lists, sets, atomic maps): a built-in's published one, a CRD's own
+// (the walk, and what it finds a write changed, are field-changes.ts).
 
-import { clone, deepEqual } from "./patch.ts";
+import { clone } from "./patch.ts";
 import { resolveSchema, schemaRef } from "./kube-schemas.ts";
-import { collect, fieldsV1Of, isObj, SEP, sortEntries, under, type ManagedEntry } from "./fields-v1.ts";
+import { collect, fieldsV1Of, isObj, sortEntries, type ManagedEntry } from "./fields-v1.ts";
+import { changesOf, type WriteScope } from "./field-changes.ts";
 
-const IDENTITY = new Set(["name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"]);
 /** the "before" metadata of a custom resource's create: a non-leaf node with no fields */
 const CREATED_METADATA = Object.freeze({ name: "" });
 
-/** every node of an object, by its FieldsV1 path (joined by SEP): whether it is a leaf, its value */
-type Nodes = Map<string, { leaf: boolean; value: unknown }>;
-
-/** who writes: the manager, and the subresource its entry names when not the one written (/scale writes the main object) */
+/**
+ * who writes: the manager, and the subresource its entry names when not the one written (/scale writes the main
+ * object)
+ */
 export interface Writer { manager: string; subresource?: string }
 
-export interface UpdateRequest {
-  manager: string; apiVersion: string; now: string; subresource?: string;
-  /** the built-in kind's schema name (its Go zero value is the "before" of a create), or undefined for a custom resource */
-  schema?: string;
-  /** a custom resource's schema to walk (apply-shape.ts schemaRootOf): its list maps, sets and atomic maps */
-  customSchema?: unknown;
-  /** the resource has a status subresource: the main resource's writes own no status, and /status only status */
-  statusful: boolean;
+/** a write's manager and when, and what field-changes.ts walks (its `schema`'s Go zero value is a create's "before") */
+export interface UpdateRequest extends WriteScope {
+  manager: string; apiVersion: string; now: string;
 }
 
 /** the User-Agent's product, as kube-apiserver names a manager that gave no fieldManager */
 export function managerFromUserAgent(userAgent: string | null): string {
   const product = (userAgent ?? "").split("/")[0] ?? "";
   return [...product].filter((c) => c >= " " && c !== "\u007f").join("").slice(0, 128);
-}
-
-function itemKey(item: unknown, s: any): string | undefined {
-  if (s?.["x-kubernetes-list-type"] === "set") return `v:${JSON.stringify(item)}`;
-  const keys: string[] | undefined = s?.["x-kubernetes-list-map-keys"];
-  if (s?.["x-kubernetes-list-type"] !== "map" || !keys || !isObj(item)) return undefined;
-  const key: Record<string, unknown> = {};
-  for (const k of [...keys].sort()) if (item[k] !== undefined) key[k] = item[k];
-  return `k:${JSON.stringify(key)}`;
-}
-
-function walk(value: unknown, schema: unknown, typed: boolean, path: string, out: Nodes): void {
-  const s = typed ? resolveSchema(schema) : undefined;
-  if (Array.isArray(value)) {
-    const items = typed ? resolveSchema(s?.items) : undefined;
-    const keys = value.map((item) => itemKey(item, s));
-    const leaf = !keys.length || keys.some((k) => k === undefined);
-    if (path) out.set(path, { leaf, value });
-    if (leaf) return;
-    value.forEach((item, i) => {
-      const p = under(path, keys[i]!);
-      if (keys[i]!.startsWith("v:")) out.set(p, { leaf: true, value: item });
-      else walk(item, items, typed, p, out);
-    });
-    return;
-  }
-  let leaf = !isObj(value) || s?.["x-kubernetes-map-type"] === "atomic";
-  if (!leaf) { leaf = true; for (const _ in value as object) { leaf = false; break; } }
-  if (path) out.set(path, { leaf, value });
-  if (leaf) return;
-  const props = isObj(s?.properties) ? s.properties : undefined;
-  const map = value as Record<string, unknown>;
-  for (const k in map) {
-    const v = map[k];
-    if (v === undefined) continue;
-    if (path === "" && (k === "apiVersion" || k === "kind")) continue;
-    if (path === "f:metadata" && IDENTITY.has(k)) continue;
-    const child = props ? props[k] : s?.additionalProperties;
-    walk(v, child, typed && child !== undefined, under(path, `f:${k}`), out);
-  }
 }
 
 /** a kind's Go zero value as the field manager sees it: struct fields without omitempty are there */
@@ -91,169 +47,14 @@ function zeroOf(schema: unknown, depth = 0): any {
 }
 
 const zeros = new Map<string, any>();
-/** zeroOf a built-in kind by its schema name, computed once (read only: nodesOf copies before it changes anything) */
+/**
+ * zeroOf a built-in kind by its schema name, computed once (read only: field-changes.ts copies before it changes
+ * anything)
+ */
 function zeroOfKind(schema: string | undefined): any {
   if (schema === undefined) return {};
   if (!zeros.has(schema)) zeros.set(schema, zeroOf(schemaRef(schema)));
   return zeros.get(schema);
-}
-
-/** the part of an object a write by `req` owns fields in: all but status, or only status */
-function ownedPart(obj: any, req: UpdateRequest): Record<string, any> {
-  const body: Record<string, any> = { ...obj };
-  if (req.statusful && req.subresource === "status") for (const k of Object.keys(body)) { if (k !== "status") delete body[k]; }
-  else if (req.statusful) delete body.status;
-  return body;
-}
-
-function nodesOf(obj: any, req: UpdateRequest): Nodes {
-  const out: Nodes = new Map();
-  const root = req.schema ? schemaRef(req.schema) : req.customSchema;
-  walk(ownedPart(obj, req), root, root !== undefined, "", out);
-  return out;
-}
-
-/** what a write changed, by FieldsV1 path: nodes it added or whose leaf value changed, and nodes it removed */
-interface Changes { touched: Set<string>; removed: Set<string> }
-
-/** a keyed list with two items of one key: its nodes merge (diff falls back to the two node maps) */
-const DUPLICATE_KEY = Symbol("duplicate list key");
-
-/** every node of a subtree into `into` (walk's nodes, paths only) */
-function addAll(value: unknown, schema: unknown, typed: boolean, path: string, into: Set<string>): void {
-  const nodes: Nodes = new Map();
-  walk(value, schema, typed, path, nodes);
-  for (const p of nodes.keys()) into.add(p);
-}
-
-/** a list's item keys, or undefined when it is a leaf (empty, or an item without a key) */
-function itemKeys(list: unknown[], s: any): string[] | undefined {
-  if (!list.length) return undefined;
-  const keys = new Array<string>(list.length);
-  for (let i = 0; i < list.length; i++) {
-    const k = itemKey(list[i], s);
-    if (k === undefined) return undefined;
-    keys[i] = k;
-  }
-  return keys;
-}
-
-/** a non-leaf list's items by key */
-function byKey(list: unknown[], keys: string[]): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  for (let i = 0; i < list.length; i++) {
-    if (out.has(keys[i]!)) throw DUPLICATE_KEY;
-    out.set(keys[i]!, list[i]);
-  }
-  return out;
-}
-
-/** an object node's children (walk's rules: undefined values, and the identity fields, are not fields) */
-function fieldsOf(value: unknown, s: any, path: string): Record<string, unknown> | undefined {
-  if (!isObj(value) || s?.["x-kubernetes-map-type"] === "atomic") return undefined;
-  for (const _ in value) return value;
-  return undefined;
-}
-const skipped = (path: string, k: string) => (path === "" && (k === "apiVersion" || k === "kind")) || (path === "f:metadata" && IDENTITY.has(k));
-
-/**
- * One walk over both versions, by the same rules as walk: a node is touched when new or a leaf
- * whose value changed, removed when gone. Both `a` and `b` are present at `path`.
- */
-function diff(a: unknown, b: unknown, schema: unknown, typed: boolean, path: string, ch: Changes): void {
-  const s = typed ? resolveSchema(schema) : undefined;
-  if (Array.isArray(b)) {
-    const kb = itemKeys(b, s);
-    const ka = Array.isArray(a) ? itemKeys(a, s) : undefined;
-    if (kb === undefined) {
-      if (path && !deepEqual(a, b)) ch.touched.add(path);
-      removeChildren(a, ka, s, typed, path, ch);
-      return;
-    }
-    const items = typed ? resolveSchema(s?.items) : undefined;
-    const old = ka === undefined ? undefined : byKey(a as unknown[], ka);
-    const mine = byKey(b, kb);
-    for (const [k, item] of mine) {
-      const p = under(path, k);
-      const was = old?.get(k);
-      const had = old?.has(k) ?? false;
-      if (k.startsWith("v:")) { if (!had || !deepEqual(was, item)) ch.touched.add(p); }
-      else if (had) diff(was, item, items, typed, p, ch);
-      else addAll(item, items, typed, p, ch.touched);
-    }
-    if (old) for (const [k, item] of old) if (!mine.has(k)) removeSubtree(k, item, items, typed, under(path, k), ch);
-    if (!Array.isArray(a)) removeChildren(a, undefined, s, typed, path, ch);
-    return;
-  }
-  const fields = fieldsOf(b, s, path);
-  if (fields === undefined) {
-    if (path && !deepEqual(a, b)) ch.touched.add(path);
-    removeChildren(a, Array.isArray(a) ? itemKeys(a, s) : undefined, s, typed, path, ch);
-    return;
-  }
-  const props = isObj(s?.properties) ? s.properties : undefined;
-  const oldFields = Array.isArray(a) ? undefined : fieldsOf(a, s, path);
-  for (const k in fields) {
-    const v = fields[k];
-    if (v === undefined || skipped(path, k)) continue;
-    const child = props ? props[k] : s?.additionalProperties;
-    const was = oldFields?.[k];
-    if (was !== undefined) diff(was, v, child, typed && child !== undefined, under(path, `f:${k}`), ch);
-    else addAll(v, child, typed && child !== undefined, under(path, `f:${k}`), ch.touched);
-  }
-  if (oldFields) {
-    for (const k in oldFields) {
-      if (oldFields[k] === undefined || fields[k] !== undefined || skipped(path, k)) continue;
-      const child = props ? props[k] : s?.additionalProperties;
-      addAll(oldFields[k], child, typed && child !== undefined, under(path, `f:${k}`), ch.removed);
-    }
-  } else if (Array.isArray(a)) removeChildren(a, itemKeys(a, s), s, typed, path, ch);
-}
-
-function removeSubtree(k: string, item: unknown, items: unknown, typed: boolean, path: string, ch: Changes): void {
-  if (k.startsWith("v:")) ch.removed.add(path);
-  else addAll(item, items, typed, path, ch.removed);
-}
-
-/** `a`'s children at `path` are all gone (`b` there is a leaf, or of another shape) */
-function removeChildren(a: unknown, keys: string[] | undefined, s: any, typed: boolean, path: string, ch: Changes): void {
-  if (Array.isArray(a)) {
-    if (keys === undefined) return;
-    const items = typed ? resolveSchema(s?.items) : undefined;
-    for (let i = 0; i < a.length; i++) removeSubtree(keys[i]!, a[i], items, typed, under(path, keys[i]!), ch);
-    return;
-  }
-  const fields = fieldsOf(a, s, path);
-  if (!fields) return;
-  const props = isObj(s?.properties) ? s.properties : undefined;
-  for (const k in fields) {
-    if (fields[k] === undefined || skipped(path, k)) continue;
-    const child = props ? props[k] : s?.additionalProperties;
-    addAll(fields[k], child, typed && child !== undefined, under(path, `f:${k}`), ch.removed);
-  }
-}
-
-/** the paths a write of `next` over `before` touched and removed */
-function changesOf(before: any, next: any, req: UpdateRequest, createOfCustom: boolean): Changes {
-  const root = req.schema ? schemaRef(req.schema) : req.customSchema;
-  const ch: Changes = { touched: new Set(), removed: new Set() };
-  try {
-    diff(ownedPart(before, req), ownedPart(next, req), root, root !== undefined, "", ch);
-    return ch;
-  } catch (error) {
-    if (error !== DUPLICATE_KEY) throw error;
-  }
-  // a list with a key twice: its items' nodes merge, which the one-walk diff does not model
-  const was = nodesOf(before, req);
-  if (createOfCustom) was.set("f:metadata", { leaf: false, value: {} });
-  const now = nodesOf(next, req);
-  const fallback: Changes = { touched: new Set(), removed: new Set() };
-  for (const [p, n] of now) {
-    const w = was.get(p);
-    if (!w || (n.leaf && !deepEqual(w.value, n.value))) fallback.touched.add(p);
-  }
-  for (const p of was.keys()) if (!now.has(p)) fallback.removed.add(p);
-  return fallback;
 }
 
 /** the managedFields after a write of `next` over `old` (undefined: a create) by `req.manager` */
@@ -262,8 +63,10 @@ export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest
   const entries: ManagedEntry[] = next.metadata?.managedFields ?? old?.metadata?.managedFields ?? [];
   // a custom resource's create starts from an object with metadata (no Go zero value to take it from)
   const createOfCustom = !old && !req.schema;
-  const { touched, removed } = changesOf(old ?? (createOfCustom ? { metadata: CREATED_METADATA } : zeroOfKind(req.schema)), next, req, createOfCustom);
-  const same = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Update" && e.apiVersion === req.apiVersion && (e.subresource ?? "") === (req.subresource ?? "");
+  const before = old ?? (createOfCustom ? { metadata: CREATED_METADATA } : zeroOfKind(req.schema));
+  const { touched, removed } = changesOf(before, next, req, createOfCustom);
+  const same = (e: ManagedEntry) => e.manager === req.manager && e.operation === "Update"
+    && e.apiVersion === req.apiVersion && (e.subresource ?? "") === (req.subresource ?? "");
   const out: ManagedEntry[] = [];
   let mine = new Set<string>();
   let mineBefore = 0;
@@ -284,7 +87,8 @@ export function recordUpdate(old: any | undefined, next: any, req: UpdateRequest
     // the time moves only when the manager's fields change, so a no-op write stays a no-op
     const time = previous && !grown && mineBefore === mine.size ? previous.time : req.now;
     out.push({
-      manager: req.manager, operation: "Update", apiVersion: req.apiVersion, fieldsType: "FieldsV1", fieldsV1: fieldsV1Of(mine),
+      manager: req.manager, operation: "Update", apiVersion: req.apiVersion,
+      fieldsType: "FieldsV1", fieldsV1: fieldsV1Of(mine),
       // kube-apiserver v1.37.2 records a /scale write's entry without a time
       ...(req.subresource === "scale" ? {} : { time }),
       ...(req.subresource ? { subresource: req.subresource } : {}),

@@ -32,13 +32,18 @@ export function partialView(accept: string | null): PartialView | undefined {
     const as = p.get("as");
     const json = type === "application/json" || type === "*/*" || type === "application/*";
     if (as === "PartialObjectMetadata" || as === "PartialObjectMetadataList") {
-      if (json && p.get("g") === "meta.k8s.io" && VERSIONS.has(p.get("v") ?? "")) return { kind: as, apiVersion: `meta.k8s.io/${p.get("v")}` };
+      if (json && p.get("g") === "meta.k8s.io" && VERSIONS.has(p.get("v") ?? "")) {
+        return { kind: as, apiVersion: `meta.k8s.io/${p.get("v")}` };
+      }
       refused = true;
       continue;
     }
     if (json || type === "application/yaml" || type === "application/vnd.kubernetes.protobuf") return undefined;
   }
-  if (refused) throw new ApiStatusError(406, "NotAcceptable", "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf");
+  if (refused) {
+    throw new ApiStatusError(406, "NotAcceptable", "only the following media types are accepted: " +
+      "application/json, application/yaml, application/vnd.kubernetes.protobuf");
+  }
   return undefined;
 }
 
@@ -54,17 +59,23 @@ function goType(def: ResourceDef, list: boolean): string {
 }
 
 /** The answer to a LIST in `view`, or its 406. */
-export function partialList(def: ResourceDef, list: { metadata: Record<string, unknown>; items: any[] }, view: PartialView): unknown {
+export function partialList(
+  def: ResourceDef, list: { metadata: Record<string, unknown>; items: any[] }, view: PartialView,
+): unknown {
   if (view.kind !== "PartialObjectMetadataList") {
-    throw new ApiStatusError(406, "NotAcceptable", `you requested PartialObjectMetadata, but the requested object is a list (${goType(def, true)})`);
+    const message = `you requested PartialObjectMetadata, but the requested object is a list (${goType(def, true)})`;
+    throw new ApiStatusError(406, "NotAcceptable", message);
   }
-  return { kind: view.kind, apiVersion: view.apiVersion, metadata: list.metadata, items: list.items.map((item) => asPartial(item, view)) };
+  const items = list.items.map((item) => asPartial(item, view));
+  return { kind: view.kind, apiVersion: view.apiVersion, metadata: list.metadata, items };
 }
 
 /** The answer to a GET in `view`, or its 406. */
 export function partialObject(def: ResourceDef, object: { metadata?: unknown }, view: PartialView): unknown {
   if (view.kind !== "PartialObjectMetadata") {
-    throw new ApiStatusError(406, "NotAcceptable", `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(def, false)})`);
+    const message =
+      `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(def, false)})`;
+    throw new ApiStatusError(406, "NotAcceptable", message);
   }
   return asPartial(object, view);
 }

@@ -21,7 +21,9 @@ export function clone<T>(v: T): T {
   for (const k in v) {
     const value = clone((v as Record<string, unknown>)[k]);
     // a body's own "__proto__" key (JSON.parse makes one) stays a key, as structuredClone keeps it
-    if (k === "__proto__") Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    if (k === "__proto__") {
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    }
     else out[k] = value;
   }
   return out as T;
@@ -83,12 +85,13 @@ function getAt(doc: unknown, path: string[]): { found: boolean; value?: unknown 
   return { found: true, value: cur };
 }
 
+const missingPath = (op: string, raw: string) =>
+  invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+
 function parentOf(doc: unknown, path: string[], op: string, raw: string): { parent: any; key: string } {
-  if (!path.length) throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+  if (!path.length) throw missingPath(op, raw);
   const p = getAt(doc, path.slice(0, -1));
-  if (!p.found || (typeof p.value !== "object" || p.value === null)) {
-    throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
-  }
+  if (!p.found || (typeof p.value !== "object" || p.value === null)) throw missingPath(op, raw);
   return { parent: p.value, key: path[path.length - 1]! };
 }
 
@@ -96,10 +99,10 @@ function removeAt(doc: unknown, path: string[], op: string, raw: string): unknow
   const { parent, key } = parentOf(doc, path, op, raw);
   if (Array.isArray(parent)) {
     const i = Number(key);
-    if (!/^\d+$/.test(key) || i >= parent.length) throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+    if (!/^\d+$/.test(key) || i >= parent.length) throw missingPath(op, raw);
     return parent.splice(i, 1)[0];
   }
-  if (!Object.prototype.hasOwnProperty.call(parent, key)) throw invalid(`${op} operation does not apply: doc is missing path: "${raw}"`);
+  if (!Object.prototype.hasOwnProperty.call(parent, key)) throw missingPath(op, raw);
   const v = parent[key];
   delete parent[key];
   return v;
@@ -110,7 +113,9 @@ function addAt(doc: unknown, path: string[], value: unknown, raw: string): unkno
   const { parent, key } = parentOf(doc, path, "add", raw);
   if (Array.isArray(parent)) {
     const i = key === "-" ? parent.length : Number(key);
-    if ((key !== "-" && !/^\d+$/.test(key)) || i > parent.length) throw invalid(`add operation does not apply: index out of bounds: "${raw}"`);
+    if ((key !== "-" && !/^\d+$/.test(key)) || i > parent.length) {
+      throw invalid(`add operation does not apply: index out of bounds: "${raw}"`);
+    }
     parent.splice(i, 0, value);
   } else parent[key] = value;
   return doc;
@@ -118,7 +123,9 @@ function addAt(doc: unknown, path: string[], value: unknown, raw: string): unkno
 
 /** RFC 6902; returns a new document */
 export function jsonPatch(target: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw new ApiStatusError(400, "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  if (!Array.isArray(ops)) {
+    throw new ApiStatusError(400, "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  }
   let doc = clone(target);
   for (const raw of ops) {
     const op = raw as { op?: string; path?: string; from?: string; value?: unknown };
