@@ -20,7 +20,8 @@ import { loggerFor } from "./logging.ts";
 import { reportLoginRenewals } from "./login-health.ts";
 import { requestMetrics } from "./metrics.ts";
 import { serve, startParts, type Operating } from "./parts.ts";
-import { checkResourceKeys, disabledIndexes, resolveResources } from "./resources.ts";
+import { checkResourceKeys, disabledIndexes } from "./resources.ts";
+import { resolveResources } from "./served-resources.ts";
 import { shutDown } from "./shutdown.ts";
 import { startTracing } from "./tracing.ts";
 

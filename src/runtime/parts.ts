@@ -14,7 +14,8 @@ import type { Reconciler } from "../reconciling/index.ts";
 import type { Logger, TaskScope, Toggle } from "../util/index.ts";
 import { frozenMetric } from "./metrics.ts";
 import { reconcilersFor } from "./reconcilers.ts";
-import { enabledWebhooks, type resolveResources } from "./resources.ts";
+import { enabledWebhooks } from "./resources.ts";
+import type { ServedResources } from "./served-resources.ts";
 import { serveProbes } from "./serving.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
@@ -34,14 +35,12 @@ export interface Operating {
   peering: { mandatory: boolean; id?: string };
 }
 
-/** The handled resources as the API server serves them (resolveResources). */
-type Resolved = Awaited<ReturnType<typeof resolveResources>>;
-
 /** What operate() has made by the time the parts start. */
 export interface Beginning {
   /** What handlers get as ctx.api. */
   api: ApiClient;
-  resolved: Resolved;
+  /** The handled resources as the API server serves them (resolveResources). */
+  resolved: ServedResources;
   toggle: Toggle;
   scope: TaskScope;
 }
