@@ -28,10 +28,13 @@ export interface ActivityWiring {
 
 // ctx.api for code that handles no object: bound to a resource that matches nothing, so no
 // write is ever folded into a handler's patch.
-const NO_OBJECT: Resource = { group: "", version: "", plural: "", kind: "", namespaced: false, statusSubresource: false };
+const NO_OBJECT: Resource = {
+  group: "", version: "", plural: "", kind: "", namespaced: false, statusSubresource: false,
+};
 
 type Kind = ActivitySpec["kind"];
-type SpecOf<K extends Kind> = K extends "login" ? Extract<ActivitySpec, { kind: "login" }> : Exclude<ActivitySpec, { kind: "login" }>;
+type SpecOf<K extends Kind> =
+  K extends "login" ? Extract<ActivitySpec, { kind: "login" }> : Exclude<ActivitySpec, { kind: "login" }>;
 
 function specsOf<K extends Kind>(registry: Registry, kind: K): SpecOf<K>[] {
   return registry.activities.filter((a): a is SpecOf<K> => a.kind === kind);
@@ -51,19 +54,27 @@ export function loginOf(w: Omit<ActivityWiring, "api">, signal: AbortSignal, tim
     const bound = linkedSignal(signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined);
     try {
       for (const spec of specs) {
-        const result = await askLogin(spec, { memo: w.memo, logger: w.logger.child({ login: spec.id }), signal: bound.signal, renewal }, signal, timeoutMs);
+        const ctx = { memo: w.memo, logger: w.logger.child({ login: spec.id }), signal: bound.signal, renewal };
+        const result = await askLogin(spec, ctx, signal, timeoutMs);
         if (result !== undefined && result !== null) return result;
       }
     } finally {
       bound.dispose();
     }
-    throw new LoginError(`no login handler returned credentials (${specs.map((s) => s.id).join(", ")}): return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig`);
+    throw new LoginError(`no login handler returned credentials (${specs.map((s) => s.id).join(", ")}): ` +
+      "return { server, token } or { server, clientCertificate, clientKey }, or a kubeconfig");
   };
 }
 
-/** One login handler's answer; it fails once ctx.signal aborts (shutdown or the bound), even if the handler ignores it. */
-async function askLogin(spec: SpecOf<"login">, ctx: LoginContext, shutdown: AbortSignal, timeoutMs: number): Promise<LoginResult | undefined | null | void> {
-  const abandon = () => (shutdown.aborted ? shutdown.reason : new LoginError(`login handler ${spec.id} did not return credentials within ${timeoutMs} ms (kube.requestTimeout)`));
+/**
+ * One login handler's answer; it fails once ctx.signal aborts (shutdown or the bound), even if
+ * the handler ignores it.
+ */
+async function askLogin(
+  spec: SpecOf<"login">, ctx: LoginContext, shutdown: AbortSignal, timeoutMs: number,
+): Promise<LoginResult | undefined | null | void> {
+  const late = `login handler ${spec.id} did not return credentials within ${timeoutMs} ms (kube.requestTimeout)`;
+  const abandon = () => (shutdown.aborted ? shutdown.reason : new LoginError(late));
   if (ctx.signal.aborted) throw abandon();
   let forget = () => {};
   const abandoned = new Promise<never>((_, reject) => {
@@ -116,9 +127,12 @@ export async function runCleanup(w: ActivityWiring, graceMs: number): Promise<vo
         continue;
       }
       const running = Promise.resolve().then(() => spec.fn(contextOf(spec, w, deadline.signal)));
-      const expired = new Promise<"expired">((resolve) => deadline.signal.addEventListener("abort", () => resolve("expired"), { once: true }));
+      const expired = new Promise<"expired">((resolve) =>
+        deadline.signal.addEventListener("abort", () => resolve("expired"), { once: true }));
       try {
-        if ((await Promise.race([running, expired])) === "expired") w.logger.warn("abandoned a cleanup handler past the shutdown grace period", { cleanup: spec.id });
+        if ((await Promise.race([running, expired])) === "expired") {
+          w.logger.warn("abandoned a cleanup handler past the shutdown grace period", { cleanup: spec.id });
+        }
       } catch (error) {
         w.logger.error("cleanup handler failed", { cleanup: spec.id, error });
       }
@@ -143,11 +157,13 @@ export function probeValues(w: ActivityWiring): (() => Promise<Record<string, un
     const cached = cache.get(spec);
     if (cached && Date.now() - cached.at < (spec.options.cacheFor ?? DEFAULT_CACHE_S) * 1000) return cached.value;
     const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-    const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error(`no value within ${PROBE_TIMEOUT_MS} ms`)), { once: true }));
+    const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () =>
+      reject(new Error(`no value within ${PROBE_TIMEOUT_MS} ms`)), { once: true }));
     const value = Promise.race([Promise.resolve().then(() => spec.fn(contextOf(spec, w, signal))), expired])
       .catch((error) => ({ error: error instanceof Error ? error.message : String(error) }));
     cache.set(spec, { at: Date.now(), value });
     return value;
   };
-  return async () => Object.fromEntries(await Promise.all(specs.map(async (spec) => [spec.id, await valueOf(spec)] as const)));
+  return async () =>
+    Object.fromEntries(await Promise.all(specs.map(async (spec) => [spec.id, await valueOf(spec)] as const)));
 }

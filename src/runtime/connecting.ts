@@ -11,7 +11,9 @@ import type { Logger } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
 /** The operator's own client; `login`: the on.login handlers as one (activities.ts), replacing the kubeconfig. */
-export async function connectClient(settings: Settings, logger: Logger, signal: AbortSignal, login: Login | undefined): Promise<KubeClient> {
+export async function connectClient(
+  settings: Settings, logger: Logger, signal: AbortSignal, login: Login | undefined,
+): Promise<KubeClient> {
   let client: KubeClient | undefined;
   const options = { requestTimeoutMs: settings.kube.requestTimeout * 1000, http1: settings.kube.http1, logger };
   try {
@@ -30,7 +32,8 @@ export async function connectClient(settings: Settings, logger: Logger, signal: 
     if (signal.aborted || error instanceof FatalError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     if (error instanceof ApiError && (error.code === 401 || error.code === 403)) {
-      throw new FatalError("connect", `cannot authenticate to the API server${login ? " with the credentials from on.login" : ""}: ${reason}`, { cause: error });
+      const how = login ? " with the credentials from on.login" : "";
+      throw new FatalError("connect", `cannot authenticate to the API server${how}: ${reason}`, { cause: error });
     }
     throw new FatalError("connect", `cannot connect to the API server: ${reason}`, { cause: error });
   }
@@ -42,6 +45,9 @@ async function loggedIn(login: Login, signal: AbortSignal, logger: Logger): Prom
     return await loginConnection(login, logger);
   } catch (error) {
     if (signal.aborted || !(error instanceof LoginError || error instanceof KubeconfigError)) throw error;
-    throw new FatalError("startup", error instanceof LoginError ? error.message : `on.login returned unusable credentials: ${error.message}`, { cause: error });
+    const message = error instanceof LoginError
+      ? error.message
+      : `on.login returned unusable credentials: ${error.message}`;
+    throw new FatalError("startup", message, { cause: error });
   }
 }

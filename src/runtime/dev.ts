@@ -19,11 +19,14 @@ const crdResource: Resource = {
 };
 
 /** Creates the CRDs among the manifests (existing ones are left as they are); returns their names. */
-export async function applyManifests(client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal): Promise<string[]> {
+export async function applyManifests(
+  client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal,
+): Promise<string[]> {
   const names: string[] = [];
   for (const object of manifestObjects(manifests, "definitions")) {
     if (object.kind !== "CustomResourceDefinition") {
-      logger.warn("kobun dev installs only CustomResourceDefinitions from the handlers directory; skipped", { kind: object.kind, name: object.metadata?.name });
+      const skipped = { kind: object.kind, name: object.metadata?.name };
+      logger.warn("kobun dev installs only CustomResourceDefinitions from the handlers directory; skipped", skipped);
       continue;
     }
     try {
@@ -37,7 +40,9 @@ export async function applyManifests(client: KubeClient, manifests: Manifest[], 
 }
 
 /** Creates, updates and deletes each sample, printing what the operator did. True if all went as expected. */
-export async function runDemo(client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal): Promise<boolean> {
+export async function runDemo(
+  client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal,
+): Promise<boolean> {
   const samples = manifestObjects(manifests, "samples");
   if (samples.length === 0) {
     logger.warn("no *.sample.yaml objects in the handlers directory: nothing to demonstrate");
@@ -45,26 +50,39 @@ export async function runDemo(client: KubeClient, manifests: Manifest[], logger:
   }
   const crds = manifestObjects(manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition");
   for (const sample of samples) {
-    const [group = "", version = "v1"] = (sample.apiVersion ?? "v1").includes("/") ? sample.apiVersion!.split("/") : ["", sample.apiVersion];
+    const [group = "", version = "v1"] = (sample.apiVersion ?? "v1").includes("/")
+      ? sample.apiVersion!.split("/")
+      : ["", sample.apiVersion];
     // The plural its CRD declares; the English rule only for kinds without a CRD here.
-    const declared = crds.find((c) => c.spec?.group === group && c.spec?.names?.kind === sample.kind)?.spec?.names?.plural as string | undefined;
-    const resource = await client.resolve({ group, version, plural: declared ?? pluralOf(sample.kind ?? "") }, { signal });
+    const definition = crds.find((c) => c.spec?.group === group && c.spec?.names?.kind === sample.kind);
+    const declared = definition?.spec?.names?.plural as string | undefined;
+    const plural = declared ?? pluralOf(sample.kind ?? "");
+    const resource = await client.resolve({ group, version, plural }, { signal });
     const ns = resource.namespaced ? (sample.metadata.namespace ?? "default") : null;
     const name = sample.metadata.name!;
+    const at: SampleAt = { client, resource, ns, name };
     const show = (step: string, object: KubeObject) =>
       console.log(`demo: ${step} ${sample.kind}/${name}: status=${JSON.stringify(object.status ?? {})}`);
 
     await client.create(resource, ns, sample, { signal });
-    show("created", await waitFor(client, resource, ns, name, signal, (o) => handled(o, "spec") !== undefined));
+    show("created", await waitFor(at, signal, (o) => handled(o, "spec") !== undefined));
 
-    const updated = await demoUpdate(client, resource, ns, name, signal);
-    show("updated", await waitFor(client, resource, ns, name, signal, updated));
+    const updated = await demoUpdate(at, signal);
+    show("updated", await waitFor(at, signal, updated));
 
     await client.delete(resource, ns, name, { signal });
-    await waitFor(client, resource, ns, name, signal, () => false);
+    await waitFor(at, signal, () => false);
     console.log(`demo: deleted ${sample.kind}/${name}: gone (finalizer released)`);
   }
   return true;
+}
+
+/** Where a sample object lives: the client that reaches it, its resource, namespace and name. */
+interface SampleAt {
+  client: KubeClient;
+  resource: Resource;
+  ns: string | null;
+  name: string;
 }
 
 /**
@@ -72,11 +90,15 @@ export async function runDemo(client: KubeClient, manifests: Manifest[], logger:
  * schema keeps only the fields it declares), a `demo` label, which every schema keeps. Returns
  * the test for "the operator has handled this change".
  */
-async function demoUpdate(client: KubeClient, resource: Resource, ns: string | null, name: string, signal: AbortSignal): Promise<(o: KubeObject) => boolean> {
+async function demoUpdate(
+  { client, resource, ns, name }: SampleAt, signal: AbortSignal,
+): Promise<(o: KubeObject) => boolean> {
   const when = new Date();
   const demo = `updated at ${when.toISOString()}`;
   const answer = await client.patch(resource, ns, name, { spec: { demo } }, { signal });
-  if ((answer.spec as Record<string, unknown> | undefined)?.demo === demo) return (o) => handled(o, "spec")?.demo === demo;
+  if ((answer.spec as Record<string, unknown> | undefined)?.demo === demo) {
+    return (o) => handled(o, "spec")?.demo === demo;
+  }
   const label = `updated-${when.getTime()}`;
   await client.patch(resource, ns, name, { metadata: { labels: { demo: label } } }, { signal });
   return (o) => (handled(o, "metadata")?.labels as Record<string, string> | undefined)?.demo === label;
@@ -90,7 +112,7 @@ function handled(object: KubeObject, part: "spec" | "metadata"): Record<string, 
 
 /** Polls until `done(object)` holds, or the object is gone (resolves with the last seen body). */
 async function waitFor(
-  client: KubeClient, resource: Resource, ns: string | null, name: string, signal: AbortSignal, done: (o: KubeObject) => boolean,
+  { client, resource, ns, name }: SampleAt, signal: AbortSignal, done: (o: KubeObject) => boolean,
 ): Promise<KubeObject> {
   let last: KubeObject = { metadata: { name } };
   const deadline = Date.now() + 30_000;

@@ -10,11 +10,17 @@ import { ApiClient } from "../handling/index.ts";
 import type { Logger } from "../util/index.ts";
 import { Watcher } from "../watching/index.ts";
 
-/** LIST then WATCH of one resource, with the operator's own watcher (reconnects, 410 relists); ends when `signal` aborts. */
+/**
+ * LIST then WATCH of one resource, with the operator's own watcher (reconnects, 410 relists);
+ * ends when `signal` aborts.
+ */
 export function watchResource(
-  client: KubeClient, resource: Resource, o: { namespace: string | null; labelSelector?: string; fieldSelector?: string }, signal: AbortSignal, logger: Logger,
+  client: KubeClient, resource: Resource,
+  o: { namespace: string | null; labelSelector?: string; fieldSelector?: string }, signal: AbortSignal, logger: Logger,
 ): AsyncIterable<ApiWatchEvent> {
-  return new Watcher(client, resource, { namespace: o.namespace, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, logger }).events(signal) as AsyncIterable<ApiWatchEvent>;
+  const { namespace, labelSelector, fieldSelector } = o;
+  const watcher = new Watcher(client, resource, { namespace, labelSelector, fieldSelector, logger });
+  return watcher.events(signal) as AsyncIterable<ApiWatchEvent>;
 }
 
 export function handlerApi(client: KubeClient, settings: Settings, logger: Logger): ApiClient {

@@ -9,8 +9,13 @@ import type { Health } from "../observability/index.ts";
 /** How long renewals may fail without a break before /healthz reports it (the README says so). */
 export const LOGIN_UNHEALTHY_AFTER_MS = 60_000;
 
-/** Reports `connection`'s failing renewals (a login connection's; others have none) on `health` until `signal` aborts. */
-export function reportLoginRenewals(connection: Connection, health: Health, signal: AbortSignal, boundMs = LOGIN_UNHEALTHY_AFTER_MS): void {
+/**
+ * Reports `connection`'s failing renewals (a login connection's; others have none) on `health`
+ * until `signal` aborts.
+ */
+export function reportLoginRenewals(
+  connection: Connection, health: Health, signal: AbortSignal, boundMs = LOGIN_UNHEALTHY_AFTER_MS,
+): void {
   if (!connection.watchRenewal || signal.aborted) return;
   const component = health.component("login", signal);
   let failing: RenewalFailure | undefined;
@@ -18,7 +23,9 @@ export function reportLoginRenewals(connection: Connection, health: Health, sign
   const report = () => {
     if (!failing) return;
     const { since, failures, error } = failing;
-    component.fail(`on.login has failed to renew the credentials since ${new Date(since).toISOString()} (${failures} attempts): ${error.message}`);
+    const started = new Date(since).toISOString();
+    const attempts = `${failures} attempts`;
+    component.fail(`on.login has failed to renew the credentials since ${started} (${attempts}): ${error.message}`);
   };
   const unwatch = connection.watchRenewal((failure) => {
     failing = failure;

@@ -11,12 +11,20 @@ import type { TaskScope } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
 /** Starts what `settings` asks for, each stopped when `scope` closes; returns the probe URL, if any. */
-export async function serveProbes(settings: Settings, health: Health, scope: TaskScope, logger: Logger): Promise<string | undefined> {
+export async function serveProbes(
+  settings: Settings, health: Health, scope: TaskScope, logger: Logger,
+): Promise<string | undefined> {
   const wanted: Array<{ what: string; address: string; start(): ProbeServer }> = [];
   const liveness = settings.probes.liveness;
-  if (liveness) wanted.push({ what: "probes", address: liveness, start: () => startProbeServer(liveness, health, { eventLoopLimitS: settings.probes.eventLoopLimit }) });
+  const eventLoopLimitS = settings.probes.eventLoopLimit;
+  if (liveness) {
+    const start = () => startProbeServer(liveness, health, { eventLoopLimitS });
+    wanted.push({ what: "probes", address: liveness, start });
+  }
   const metrics = settings.metrics.address;
-  if (metrics) wanted.push({ what: "metrics", address: metrics, start: () => startMetricsServer(metricsUrl(metrics), health) });
+  if (metrics) {
+    wanted.push({ what: "metrics", address: metrics, start: () => startMetricsServer(metricsUrl(metrics), health) });
+  }
   let probeUrl: string | undefined;
   for (const { what, address, start } of wanted) {
     let server: ProbeServer;
@@ -24,7 +32,8 @@ export async function serveProbes(settings: Settings, health: Health, scope: Tas
       server = start();
     } catch (error) {
       await scope.close(0);
-      throw new FatalError("fatal", `cannot serve ${what} at ${address}: ${(error as Error).message}`, { cause: error });
+      const why = (error as Error).message;
+      throw new FatalError("fatal", `cannot serve ${what} at ${address}: ${why}`, { cause: error });
     }
     if (what === "probes") probeUrl = server.url;
     logger.info(`serving ${what}`, { url: server.url });

@@ -26,14 +26,32 @@ export interface ShardedStreams extends ShardedLayout {
   sharding: Sharding;
   /** The freezes /readyz counts as ready: waiting for replicas with another shard count to go. */
   standbyHolders: ReadonlySet<string>;
-  /** Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken, so that taking it starts them as at start-up. */
+  /**
+   * Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken,
+   * so that taking it starts them as at start-up.
+   */
   forgetIn(reconcilers: Iterable<{ forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void }>): void;
 }
 
-export async function startSharding(
-  options: { client: KubeClient; settings: Settings; logger: Logger; scope: TaskScope; toggle: Toggle; resources: Resource[]; namespace: string | null; metrics: MetricsRegistry; indexes?: Indexes; id?: string },
-  signal: AbortSignal,
-): Promise<ShardedStreams> {
+/** What sharding is wired with; made by operate() (parts.ts). */
+export interface ShardingWiring {
+  client: KubeClient;
+  settings: Settings;
+  logger: Logger;
+  scope: TaskScope;
+  /** The operator's toggle: frozen while this replica owns no shard. */
+  toggle: Toggle;
+  resources: Resource[];
+  /** The one namespace served, if one is fixed: the Leases' namespace outside a pod. */
+  namespace: string | null;
+  metrics: MetricsRegistry;
+  indexes?: Indexes;
+  /** This replica's id; peerId() when omitted. */
+  id?: string;
+}
+
+/** Starts the shard Leases in `options.scope`; the streams are laid over the owned shards. */
+export async function startSharding(options: ShardingWiring, signal: AbortSignal): Promise<ShardedStreams> {
   const { client, settings, logger, scope, toggle } = options;
   const { lease } = settings.peering;
   const log = logger.child({ component: "sharding" });
@@ -52,15 +70,7 @@ export async function startSharding(
     observer: shardMetrics(options.metrics),
     onWaiting: (waiting) => freezes.waiting(waiting, sharding.owned),
   });
-  const serverSide = new Set<Resource>();
-  for (const resource of options.resources) {
-    try {
-      if (await sharding.detect(client, resource, resource.namespaced ? options.namespace : null, signal)) serverSide.add(resource);
-    } catch (error) {
-      log.debug("could not ask whether the server applies shardSelector; filtering here", { resource: resourceName(resource), error: (error as Error).message });
-    }
-    log.info(serverSide.has(resource) ? "the API server applies shardSelector: watching only the owned ranges" : "the API server ignores shardSelector: filtering by the same hash here", { resource: resourceName(resource) });
-  }
+  const serverSide = await serverSideSelectors(sharding, { ...options, logger: log }, signal);
   freezes.owned([]);
   sharding.onChange(freezes.owned);
   if (options.indexes) followInIndexes(sharding, options.indexes);
@@ -69,13 +79,36 @@ export async function startSharding(
     sharding,
     standbyHolders: new Set([ROLLOUT_HOLDER]),
     // Lays the streams of a resource in one namespace over the owned shards (streams/shard-streams.ts).
-    serve: ({ resource, ...stream }) => serveShardStreams({ ...stream, sharding, key: settings.sharding.key, shards: settings.sharding.shards, serverSide: serverSide.has(resource) }),
+    serve: ({ resource, ...stream }) => serveShardStreams({
+      ...stream, sharding, key: settings.sharding.key, shards: settings.sharding.shards,
+      serverSide: serverSide.has(resource),
+    }),
     forgetIn: (reconcilers) =>
       void sharding.onForget((shards) => {
         const which = new Set(shards);
         for (const reconciler of reconcilers) reconciler.forget((object) => which.has(sharding.shardOf(object)));
       }),
   };
+}
+
+/** The resources whose API server applies `shardSelector` (asked once each; a failure: filtering here). */
+async function serverSideSelectors(
+  sharding: Sharding, { client, resources, namespace, logger }: ShardingWiring, signal: AbortSignal,
+): Promise<Set<Resource>> {
+  const serverSide = new Set<Resource>();
+  for (const resource of resources) {
+    try {
+      const applies = await sharding.detect(client, resource, resource.namespaced ? namespace : null, signal);
+      if (applies) serverSide.add(resource);
+    } catch (error) {
+      const failure = { resource: resourceName(resource), error: (error as Error).message };
+      logger.debug("could not ask whether the server applies shardSelector; filtering here", failure);
+    }
+    logger.info(serverSide.has(resource)
+      ? "the API server applies shardSelector: watching only the owned ranges"
+      : "the API server ignores shardSelector: filtering by the same hash here", { resource: resourceName(resource) });
+  }
+  return serverSide;
 }
 
 /**
@@ -87,7 +120,9 @@ function shardFreezes(toggle: Toggle, shards: number) {
   let waitingFor: { shards: number; holders: string[] } | undefined;
   const owned = (held: readonly number[]): void => {
     if (held.length === 0 && waitingFor) {
-      toggle.freeze(ROLLOUT_HOLDER, `sharding: replicas with ${waitingFor.shards} shards (${waitingFor.holders.join(", ")}) hold the hash space; this one (${shards}) takes over once they are gone`);
+      const holders = waitingFor.holders.join(", ");
+      toggle.freeze(ROLLOUT_HOLDER, `sharding: replicas with ${waitingFor.shards} shards (${holders}) ` +
+        `hold the hash space; this one (${shards}) takes over once they are gone`);
       toggle.unfreeze(HOLDER);
     } else {
       if (held.length === 0) toggle.freeze(HOLDER, "sharding: this replica owns no shard");
@@ -104,7 +139,10 @@ function shardFreezes(toggle: Toggle, shards: number) {
   };
 }
 
-/** Keeps the indexes to the owned shards (a shard taken holds the handlers until it is listed: streams/layout.ts, streams/shard-streams.ts). */
+/**
+ * Keeps the indexes to the owned shards (a shard taken holds the handlers until it is listed:
+ * streams/layout.ts, streams/shard-streams.ts).
+ */
 function followInIndexes(sharding: Sharding, indexes: Indexes): void {
   // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
   sharding.onChange(() => indexes.forget((object) => !sharding.owns(object)));

@@ -49,7 +49,10 @@ export interface StreamWiring {
     configs: Map<Resource, ResourceSettings>;
     metadataOnly: Map<Resource, string>;
   };
-  /** The gates of namespaces with a peering of their own, filled here; `frozen` registers each for the kobun_frozen metric. */
+  /**
+   * The gates of namespaces with a peering of their own, filled here; `frozen` registers each for
+   * the kobun_frozen metric.
+   */
   gates: { byNamespace: Map<string, Toggle>; frozen(scope: string, toggle: Toggle, life: AbortSignal): void };
   /** The user named the peering object (`mandatory`); this operator's id; peering leaves once the handlers are done. */
   peering: { mandatory: boolean; id?: string; handlersDone: Promise<void> };
@@ -72,16 +75,22 @@ export function serveLayout(wiring: StreamWiring): void {
   wiring.scope.spawn("watch budget", (s) => reportStarvedStreams({ budget: streamBudget, health, logger }, s));
   const apart = new Map<Resource, Reconciler>();
   const together = new Map<Resource, Reconciler>();
-  for (const [resource, reconciler] of reconcilers) (configs.get(resource)?.namespaces ? apart : together).set(resource, reconciler);
+  for (const [resource, reconciler] of reconcilers) {
+    (configs.get(resource)?.namespaces ? apart : together).set(resource, reconciler);
+  }
   layOutSettings(wiring, { settings: wiring.settings, scope: wiring.scope, reconcilers: together, peers: true });
   for (const [resource, reconciler] of apart) {
     const namespaces = resourceNamespaces(configs.get(resource)!.namespaces)!;
     const scope = wiring.scope.child(`resource ${resourceName(resource)}`);
-    layOutSettings(wiring, { settings: { ...wiring.settings, namespaces }, scope, reconcilers: new Map([[resource, reconciler]]), peers: false });
+    const settings = { ...wiring.settings, namespaces };
+    layOutSettings(wiring, { settings, scope, reconcilers: new Map([[resource, reconciler]]), peers: false });
   }
 }
 
-/** One layout: `reconcilers`' resources over `settings.namespaces`, in `scope`; `peers`: it runs the operator's peering. */
+/**
+ * One layout: `reconcilers`' resources over `settings.namespaces`, in `scope`; `peers`: it runs
+ * the operator's peering.
+ */
 interface OneLayout {
   settings: Settings;
   scope: TaskScope;
@@ -114,7 +123,9 @@ export function knownObjectStores(registry: Registry, resources: readonly Resour
 }
 
 /** Each resource's reconciler, its store, and what its streams select. */
-function watchedResources(wiring: StreamWiring, reconcilers: Map<Resource, Reconciler>): Map<Resource, WatchedResource> {
+function watchedResources(
+  wiring: StreamWiring, reconcilers: Map<Resource, Reconciler>,
+): Map<Resource, WatchedResource> {
   const { configs, metadataOnly, stores } = wiring.resources;
   const watched = new Map<Resource, WatchedResource>();
   for (const [resource, reconciler] of reconcilers) {
@@ -134,7 +145,9 @@ export function streamTimings(w: Settings["watching"]): StreamTimings {
       maxLineBytes: w.lineLimit,
       serverTimeoutSeconds: w.serverTimeout,
       ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
-      backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000 },
+      backoff: {
+        initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000,
+      },
     },
     backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, factor: w.backoff.factor },
     healthyAfterMs: w.reconnectHealthyAfter * 1000,
@@ -165,14 +178,20 @@ function peeringOf(wiring: StreamWiring, { settings, peers }: OneLayout): Layout
   const notices = new Set<string>();
   return {
     perNamespace,
-    ...(perNamespace && !settings.peering.standalone ? { objects: { resource: peeringResource(settings.peering.group, true), name: settings.peering.name } } : {}),
+    ...(perNamespace && !settings.peering.standalone
+      ? { objects: { resource: peeringResource(settings.peering.group, true), name: settings.peering.name } }
+      : {}),
     ...(peers ? {
       start: ({ namespace, within, gate, events }) => startPeering({
-        client, toggle: gate, settings, logger, namespace, scope: within, handlersDone: () => wiring.peering.handlersDone, notices,
+        client, toggle: gate, settings, logger, namespace, scope: within, notices,
+        handlersDone: () => wiring.peering.handlersDone,
         mandatory: wiring.peering.mandatory,
         ...(wiring.peering.id ? { id: wiring.peering.id } : {}),
         ...(events ? { events } : {}),
-        observer: { ...peeringMetrics(health.metrics, namespace ?? "operator"), peeringFailing: peeringProblem(health, namespace, within.signal) },
+        observer: {
+          ...peeringMetrics(health.metrics, namespace ?? "operator"),
+          peeringFailing: peeringProblem(health, namespace, within.signal),
+        },
       }),
     } satisfies Pick<LayoutPeering, "start"> : {}),
     gate: (namespace, within) => namespaceGate(wiring, within, namespace),
