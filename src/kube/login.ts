@@ -10,8 +10,8 @@ import { type AuthKind, type Connection, type ConnectionTLS, connect, fromKubeco
 import type { ResolvedKubeconfig } from "./kubeconfig.ts";
 import { silentLogger, type Logger } from "../util/index.ts";
 import {
-  IDLE, RENEWAL_BACKOFF, accepted, failingSince, mayRenew, refusedMeanwhile, renewalFailed, renewalReturned, renewalStarted,
-  type RenewalBackoff, type RenewalFailure, type RenewalState,
+  IDLE, RENEWAL_BACKOFF, accepted, failingSince, mayRenew, refusedMeanwhile, renewalFailed, renewalReturned,
+  renewalStarted, type RenewalBackoff, type RenewalFailure, type RenewalState,
 } from "./renewal.ts";
 
 /** What an `on.login` handler returns instead of a kubeconfig; nothing of it is ever logged. */

@@ -19,7 +19,10 @@ export type PatchClient = Pick<KubeClient, "patch" | "get">;
 /** How often a /status write is sent again on a newer version before its conflict is an error. */
 const STATUS_ATTEMPTS = 5;
 
-/** The fence of a PATCH of the object: its uid in the request's metadata (none if it has none, as a test's bare object). */
+/**
+ * The fence of a PATCH of the object: its uid in the request's metadata (none if it has none, as a test's bare
+ * object).
+ */
 export function fence(body: KubeObject): { uid?: string } {
   const uid = body.metadata.uid;
   return uid ? { uid } : {};
@@ -32,9 +35,13 @@ export function isOtherObject(error: unknown): boolean {
 }
 
 /** The object `body` is as the server has it now, or "gone" if missing or made again under its name. */
-export async function reread(client: PatchClient, resource: Resource, body: KubeObject, signal: AbortSignal): Promise<KubeObject | "gone"> {
+export async function reread(
+  client: PatchClient, resource: Resource, body: KubeObject, signal: AbortSignal,
+): Promise<KubeObject | "gone"> {
   const { name, namespace } = body.metadata;
-  const current = await client.get(resource, namespace ?? null, name!, { signal, withoutManagedFields: true }).catch((e) => (isNotFound(e) ? null : Promise.reject(e)));
+  const current = await client
+    .get(resource, namespace ?? null, name!, { signal, withoutManagedFields: true })
+    .catch((e) => (isNotFound(e) ? null : Promise.reject(e)));
   return current && current.metadata.uid === body.metadata.uid ? current : "gone";
 }
 
@@ -43,14 +50,16 @@ export async function reread(client: PatchClient, resource: Resource, body: Kube
  * version of it; default the body's): the server's answer, or "gone".
  */
 export async function patchStatus(
-  client: PatchClient, resource: Resource, body: KubeObject, status: Record<string, any>, resourceVersion: string | undefined, signal: AbortSignal,
+  client: PatchClient, resource: Resource, body: KubeObject, status: Record<string, any>,
+  resourceVersion: string | undefined, signal: AbortSignal,
 ): Promise<KubeObject | "gone"> {
   const { name, namespace } = body.metadata;
   let version = resourceVersion ?? body.metadata.resourceVersion;
   for (let attempt = 1; ; attempt++) {
     try {
       const request = { metadata: { resourceVersion: version }, status };
-      return await client.patch(resource, namespace ?? null, name!, request, { subresource: "status", signal, withoutManagedFields: true });
+      const options = { subresource: "status", signal, withoutManagedFields: true } as const;
+      return await client.patch(resource, namespace ?? null, name!, request, options);
     } catch (error) {
       if (isNotFound(error)) return "gone";
       if (!isConflict(error) || attempt >= STATUS_ATTEMPTS) throw error;

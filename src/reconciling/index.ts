@@ -2,9 +2,9 @@
 // events) and handling/ (the engine of one cycle: cause → handlers → planned patch). It holds the
 // per-object loop: which events are worth a cycle, when to run again (life.ts), the whole
 // finalizer flow, decided and acted on (finalizer.ts), what a freeze does to an object in flight
-// (ownership.ts), the daemons and timers (background-phases.ts, background.ts), and the writing
-// of the planned patches, fenced against a new object of the same name (patching.ts, fence.ts,
-// refusal.ts).
+// (ownership.ts), the daemons and timers (background-phases.ts, background.ts, and one call of one
+// in background-calls.ts), and the writing of the planned patches, fenced against a new object of
+// the same name (patching.ts, fence.ts, refusal.ts).
 // Files come in pairs, one rule for the room: the pure part (transitions, `now` passed in) is
 // named after what it models (life.ts: an object's life; background-phases.ts: the phases of a
 // daemon or timer), the I/O part after its class (reconciler.ts: Reconciler; background.ts:

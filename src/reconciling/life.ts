@@ -99,7 +99,8 @@ export function isStale(life: Life | undefined, rv: string | undefined, now: num
 
 /** Whether a phase asked to run again (so an item equal to our write is wanted, not an echo). */
 export function runsAgain(phase: Phase): boolean {
-  return phase.kind === "holding" || phase.kind === "rechecking" || phase.kind === "waiting" || phase.kind === "failing";
+  const { kind } = phase;
+  return kind === "holding" || kind === "rechecking" || kind === "waiting" || kind === "failing";
 }
 
 /** On arrival from the watch: whether an event is worth queueing. A deletion always is. */
@@ -119,7 +120,9 @@ export type Begin =
   | { kind: "cycle"; body: KubeObject; life: Life };
 
 /** What a cycle of `body` starts from; `content` names the body's content (only asked when refused). */
-export function begin(life: Life | undefined, body: KubeObject, now: number, content: (body: KubeObject) => string): Begin {
+export function begin(
+  life: Life | undefined, body: KubeObject, now: number, content: (body: KubeObject) => string,
+): Begin {
   const current = life ?? fresh();
   const phase = current.phase;
   if (isStale(current, body.metadata.resourceVersion, now, false)) {

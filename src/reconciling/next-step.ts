@@ -8,7 +8,9 @@ import type { KubeObject } from "../kube/index.ts";
 import type { Outcome } from "./life.ts";
 
 /** What the cycle asks for next: the finalizer first, a re-check of others' change, a delay, or nothing. */
-export function nextOf(plan: CyclePlan, body: KubeObject, newest: KubeObject): "done" | "finalizer-first" | "changed" | "delayed" {
+export function nextOf(
+  plan: CyclePlan, body: KubeObject, newest: KubeObject,
+): "done" | "finalizer-first" | "changed" | "delayed" {
   if (plan.finalizerFirst) return "finalizer-first";
   // Someone changed the object between our read and our write. The watch events of that
   // change are older than our write and will be skipped as stale, so look again now.
@@ -17,7 +19,9 @@ export function nextOf(plan: CyclePlan, body: KubeObject, newest: KubeObject): "
 }
 
 /** The `written` outcome of a cycle, with `answer` and `delay` only when they have a value. */
-export function writtenOutcome(body: KubeObject, answer: KubeObject | undefined, wrote: boolean, next: Written["next"], delay: number | undefined): Written {
+export function writtenOutcome(
+  body: KubeObject, answer: KubeObject | undefined, wrote: boolean, next: Written["next"], delay: number | undefined,
+): Written {
   const outcome: Written = { kind: "written", body, wrote, next };
   if (answer) outcome.answer = answer;
   if (delay !== undefined) outcome.delay = delay;

@@ -12,6 +12,7 @@ import type { StorageMode } from "../handling/index.ts";
 import type { HandlerSpec, Registry } from "../declaring/index.ts";
 import type { Indexes } from "../handling/index.ts";
 import type { QueueObserver } from "../queueing/index.ts";
+import type { PatchTarget } from "./patching.ts";
 
 /** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
 export interface CycleHold {
@@ -86,7 +87,10 @@ export interface ReconcilerObservers {
 export interface ReconcilerSettings {
   readonly peering: { readonly freezeGracePeriod: number };
   readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
-  readonly handling: { readonly retries: number | null; readonly backoff: number; readonly timeout: number | null; readonly diffBaseLimit: number };
+  readonly handling: {
+    readonly retries: number | null; readonly backoff: number; readonly timeout: number | null;
+    readonly diffBaseLimit: number;
+  };
 }
 
 /** controller-runtime's reconcile results: an error, asked to run again now or after a delay, or done. */
@@ -142,15 +146,32 @@ export function cycleEnvOf(options: ReconcilerOptions, logger: Logger): { env: C
     logger,
     tools: {
       api: options.api, poster: options.poster, ...(options.indexes ? { indexes: options.indexes.view } : {}),
-      ...(options.metadataOnly ? { metadataOnly: `${resourceName(resource)} is watched metadata-only (${options.metadataOnly})` } : {}),
+      ...(options.metadataOnly
+        ? { metadataOnly: `${resourceName(resource)} is watched metadata-only (${options.metadataOnly})` }
+        : {}),
     },
   };
   return { env, events };
 }
 
+/** Where the resource's cycles write: kobun's bookkeeping in status.kobun when it has a status subresource. */
+export function patchTargetOf(options: ReconcilerOptions, logger: Logger): PatchTarget {
+  const { resource } = options;
+  return {
+    client: options.client,
+    resource,
+    storage: { mode: resource.statusSubresource ? (options.storage ?? "status") : "annotations" },
+    logger,
+    ...(options.metadataOnly ? { metadataOnly: true } : {}),
+  };
+}
+
 /** The workers' timing in ms (the settings are in seconds). */
-export function workerTimingOf({ settings }: Pick<ReconcilerOptions, "settings">): { window: number; limit: number; idleMs: number } {
-  return { window: settings.workers.batchWindow * 1000, limit: settings.workers.limit, idleMs: settings.workers.idleTimeout * 1000 };
+export function workerTimingOf(
+  { settings }: Pick<ReconcilerOptions, "settings">,
+): { window: number; limit: number; idleMs: number } {
+  const { batchWindow, limit, idleTimeout } = settings.workers;
+  return { window: batchWindow * 1000, limit, idleMs: idleTimeout * 1000 };
 }
 
 /** How long handlers may go on after a freeze before they are abandoned, in ms. */

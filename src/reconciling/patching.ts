@@ -40,17 +40,23 @@ export interface PatchTarget {
   /** Shared by all objects of the resource; patching may switch it from "status" to "annotations". */
   storage: { mode: StorageMode };
   logger: Logger;
-  /** The resource is watched as metadata only: the answer is cut to what its watch gives, so the next cycle sees the same. */
+  /**
+   * The resource is watched as metadata only: the answer is cut to what its watch gives, so the next cycle sees the
+   * same.
+   */
   metadataOnly?: boolean;
 }
 
 /** True when the plan has anything to send. */
 export function planWrites(plan: CyclePlan): boolean {
-  return plan.user !== undefined || Object.keys(plan.results).length > 0 || hasChange(plan.bookkeeping) || plan.finalizer !== undefined;
+  if (plan.user !== undefined || Object.keys(plan.results).length > 0) return true;
+  return hasChange(plan.bookkeeping) || plan.finalizer !== undefined;
 }
 
 /** Sends the plan; returns the object as the server last returned it, or "gone" on 404. */
-export async function applyPlan(target: PatchTarget, body: KubeObject, plan: CyclePlan, signal: AbortSignal): Promise<KubeObject | "gone"> {
+export async function applyPlan(
+  target: PatchTarget, body: KubeObject, plan: CyclePlan, signal: AbortSignal,
+): Promise<KubeObject | "gone"> {
   const { main, status } = composeRequests(target, body, plan);
   const send: Sending = { target, body, plan, signal, main, status, newest: undefined };
   // The request that carries the diff base goes last: a crash (or a failure) between the two
@@ -87,7 +93,9 @@ interface Sending {
 }
 
 /** The main-object and /status bodies of the plan (the finalizer is added per attempt, by sendMain). */
-function composeRequests(target: PatchTarget, body: KubeObject, plan: CyclePlan): { main: Record<string, any>; status: Record<string, any> } {
+function composeRequests(
+  target: PatchTarget, body: KubeObject, plan: CyclePlan,
+): { main: Record<string, any>; status: Record<string, any> } {
   const sub = target.resource.statusSubresource;
   let main: Record<string, any> = {};
   let status: Record<string, any> = {};
@@ -118,9 +126,8 @@ async function sendStatus(send: Sending): Promise<"gone" | undefined> {
   if (answer === "gone") return "gone";
   send.newest = answer;
   if (status[STATUS_KEY] && send.newest?.status?.[STATUS_KEY] === undefined && storage.mode === "status") {
-    target.logger.warn("status.kobun was pruned by the resource's schema: keeping kobun's progress in annotations instead", {
-      resource: resource.plural,
-    });
+    const message = "status.kobun was pruned by the resource's schema: keeping kobun's progress in annotations instead";
+    target.logger.warn(message, { resource: resource.plural });
     storage.mode = "annotations";
     const kept = asAnnotations(plan.bookkeeping);
     if (kept) send.main = combinePatches(send.main, kept);
@@ -135,12 +142,14 @@ async function sendMain(send: Sending, finalizer: boolean): Promise<"gone" | und
   let current = send.body;
   for (let attempt = 0; ; attempt++) {
     const request = { ...send.main };
-    const list = finalizer && plan.finalizer ? finalizersAfter(plan.finalizer, current.metadata.finalizers ?? []) : null;
-    if (list) request.metadata = { ...request.metadata, finalizers: list, resourceVersion: current.metadata.resourceVersion };
+    const { finalizers, resourceVersion } = current.metadata;
+    const list = finalizer && plan.finalizer ? finalizersAfter(plan.finalizer, finalizers ?? []) : null;
+    if (list) request.metadata = { ...request.metadata, finalizers: list, resourceVersion };
     if (!Object.keys(request).length) return undefined;
     request.metadata = { ...request.metadata, ...fence(send.body) };
     try {
-      send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, { signal, withoutManagedFields: true });
+      const options = { signal, withoutManagedFields: true };
+      send.newest = await target.client.patch(target.resource, namespace ?? null, name!, request, options);
       return undefined;
     } catch (error) {
       if (isNotFound(error) || isOtherObject(error)) return "gone";

@@ -19,18 +19,16 @@
 
 import { Workers, type Outcome as WorkerOutcome } from "../queueing/index.ts";
 import type { KubeObject, Resource } from "../kube/index.ts";
-import { eitherSignal, linkedSignal } from "../util/index.ts";
-import { CompactMap } from "../util/index.ts";
-import { tracing } from "../util/index.ts";
-import { silentLogger, type Logger } from "../util/index.ts";
-import type { TaskReport } from "../util/index.ts";
+import { eitherSignal, linkedSignal, silentLogger, tracing, type Logger, type TaskReport } from "../util/index.ts";
 import type { WatchEvent } from "../watching/index.ts";
 import type { CycleEnv, CyclePlan, ObjectState } from "../handling/index.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { cycleWithFinalizer } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
-import { cycleEnvOf, freezeGraceMsOf, workerTimingOf, type CycleHold, type ReconcilerOptions } from "./options.ts";
+import {
+  cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold, type ReconcilerOptions,
+} from "./options.ts";
 import { LOST, whileOwned } from "./ownership.ts";
 import {
   reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item,
@@ -39,14 +37,14 @@ import { Background } from "./background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
-import { DELETED, Tracked, WAS_DELETED } from "./tracked.ts";
+import { DELETED, TrackedObjects, WAS_DELETED, type Tracked } from "./tracked.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, ReconcileObserver, ReconcileResult } from "./options.ts";
 
 export class Reconciler {
   readonly resource: Resource;
   private readonly workers: Workers<Item>;
-  private readonly states = new CompactMap<Tracked>(); // by uid: an entry per known object
+  private readonly states: TrackedObjects; // by uid: an entry per known object
   private readonly env: CycleEnv;
   private readonly audience: Audience;
   private readonly target: PatchTarget;
@@ -61,29 +59,34 @@ export class Reconciler {
   constructor(private readonly options: ReconcilerOptions) {
     const { resource } = options;
     this.resource = resource;
+    this.states = new TrackedObjects(options.memo);
     this.logger = options.logger ?? silentLogger;
     const { env, events } = cycleEnvOf(options, this.logger);
     this.env = env;
-    this.audience = { resource, logger: this.logger, poster: options.poster, observer: options.observers?.cycles, events, tools: this.env.tools };
-    this.target = {
-      client: options.client,
-      resource,
-      storage: { mode: resource.statusSubresource ? (options.storage ?? "status") : "annotations" },
-      logger: this.logger,
-      ...(options.metadataOnly ? { metadataOnly: true } : {}),
+    this.audience = {
+      resource, logger: this.logger, poster: options.poster, observer: options.observers?.cycles, events,
+      tools: this.env.tools,
     };
+    this.target = patchTargetOf(options, this.logger);
     const linked = linkedSignal(options.signal);
     this.detach = linked.dispose;
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
     this.background = new Background({
-      specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger, tools: this.env.tools ?? {},
-      memo: (uid, namespace) => this.memoOf(uid, namespace), signal: this.hard.signal, abandoned: () => options.observers?.cycles?.backgroundAbandoned(),
+      specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger,
+      tools: this.env.tools ?? {}, memo: (uid, namespace) => this.states.memoOf(uid, namespace),
+      signal: this.hard.signal, abandoned: () => options.observers?.cycles?.backgroundAbandoned(),
       retryFloorMs: workerTimingOf(options).window, ...(options.ownership ? { ownership: options.ownership } : {}),
       ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
     });
     this.workers = new Workers<Item>({
-      process: (uid, item, signal) => (tracing() ? tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal)) : this.measured(uid, item, signal)),
-      skip: (uid, item) => superseded(this.states.get(uid), item.type === "deleted", item.object.metadata.resourceVersion, Date.now()),
+      process: (uid, item, signal) => {
+        if (!tracing()) return this.measured(uid, item, signal);
+        return tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal));
+      },
+      skip: (uid, item) => {
+        const deleted = item.type === "deleted";
+        return superseded(this.states.get(uid), deleted, item.object.metadata.resourceVersion, Date.now());
+      },
       ...workerTimingOf(options),
       signal: linked.signal,
       logger: this.logger,
@@ -140,9 +143,7 @@ export class Reconciler {
    * next event starts them as at start-up (on.resume, a fresh memo); a cycle still running on one writes nothing back.
    */
   forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void {
-    const uids: string[] = [];
-    for (const [uid, { namespace }] of this.states) if (which({ metadata: { uid, namespace } })) uids.push(uid);
-    for (const uid of uids) this.states.delete(uid); // not while iterating: the table moves entries on delete
+    this.states.forget(which);
   }
 
   /** Objects whose life or memo is kept (for tests and diagnostics). */
@@ -186,14 +187,17 @@ export class Reconciler {
   }
 
   /** One cycle while the object is ours: a freeze (or its shard's handover) aborts it and discards its writes. */
-  private async whileOurs(uid: string, item: Item, signal: AbortSignal, hold: CycleHold | undefined): Promise<WorkerOutcome<Item> | void> {
+  private async whileOurs(
+    uid: string, item: Item, signal: AbortSignal, hold: CycleHold | undefined,
+  ): Promise<WorkerOutcome<Item> | void> {
     const gate = this.options.ownership?.freezeSignal?.(item.object.metadata.namespace);
     const shard = hold?.signal;
     // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
     const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = freezeGraceMsOf(this.options);
-    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned: () => reportAbandoned(this.audience, this.states.get(uid)?.running, item.object, graceMs) }, (owned) =>
+    const onAbandoned = () => reportAbandoned(this.audience, this.states.get(uid)?.running, item.object, graceMs);
+    const outcome = await whileOwned({ freeze, signal, graceMs, onAbandoned }, (owned) =>
       this.cycle(uid, item, owned, freeze, hold),
     );
     if (outcome !== LOST) return outcome;
@@ -203,13 +207,16 @@ export class Reconciler {
   }
 
   /** One cycle of one object; `freeze`: nothing is written once it aborts (whileOwned discards the cycle). */
-  private async cycle(uid: string, item: Item, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<WorkerOutcome<Item> | void> {
+  private async cycle(
+    uid: string, item: Item, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold,
+  ): Promise<WorkerOutcome<Item> | void> {
     const tracked = this.states.get(uid);
     if (item.type === "deleted") {
       await runEventHandlers(this.audience, item, tracked?.memo ?? {}, signal);
       this.states.delete(uid);
       // Deleted from the watch while it lives on (it left the selectors): not ours to hold any more.
-      await releaseIfUnwatched(item.object, (plan) => this.write(item.object, plan, freeze), this.logger, () => Boolean(freeze?.aborted || this.hard.signal.aborted));
+      const stopped = () => Boolean(freeze?.aborted || this.hard.signal.aborted);
+      await releaseIfUnwatched(item.object, (plan) => this.write(item.object, plan, freeze), this.logger, stopped);
       return;
     }
     const start = begin(tracked, item.object, Date.now(), contentKey);
@@ -217,21 +224,25 @@ export class Reconciler {
     const body = start.body;
     const event: Item = body === item.object ? item : { type: "modified", object: body };
     if (start.kind === "events-only") {
-      if (this.audience.events.length) await runEventHandlers(this.audience, event, tracked?.memo ?? { ...this.options.memo }, signal);
+      const memo = tracked?.memo ?? { ...this.options.memo };
+      if (this.audience.events.length) await runEventHandlers(this.audience, event, memo, signal);
       return; // the same write would be refused again
     }
-    const entry = tracked ?? this.track(uid, body.metadata.namespace);
+    const entry = tracked ?? this.states.track(uid, body.metadata.namespace);
     entry.live(start.life);
     const outcome = await entry.untilDeleted(signal, async (live) => {
       if (this.audience.events.length) await runEventHandlers(this.audience, event, entry.memo, live);
       return this.handle(body, entry, live, freeze, hold);
     });
-    if (outcome === WAS_DELETED || this.states.get(uid) !== entry || freeze?.aborted) return; // deleted, forgotten, or frozen: whileOurs settles what a freeze took
+    // Deleted, forgotten, or frozen: whileOurs settles what a freeze took.
+    if (outcome === WAS_DELETED || this.states.get(uid) !== entry || freeze?.aborted) return;
     return this.settle(uid, entry, event, outcome);
   }
 
   /** Runs the engine on `body` and writes its plan: the outcome, as life.ts's transitions take it. */
-  private async handle(body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold): Promise<Outcome> {
+  private async handle(
+    body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold,
+  ): Promise<Outcome> {
     try {
       // The delete handlers run only once the object's daemons and timers have stopped.
       if (body.metadata.deletionTimestamp) await this.background.stop(body.metadata.uid ?? "");
@@ -279,17 +290,5 @@ export class Reconciler {
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
   private write(body: KubeObject, plan: CyclePlan, freeze: AbortSignal | undefined): Promise<KubeObject | "gone"> {
     return applyPlan(this.target, body, plan, freeze ? eitherSignal(this.hard.signal, freeze) : this.hard.signal);
-  }
-
-  /** The memo an object's handlers, daemons and timers share. */
-  private memoOf(uid: string, namespace: string | undefined): Record<string, any> {
-    return (this.states.get(uid) ?? this.track(uid, namespace)).memo;
-  }
-
-  /** A newly known object: idle, unseen, with a memo that starts from the settings' memo. */
-  private track(uid: string, namespace: string | undefined): Tracked {
-    const tracked = new Tracked({ ...this.options.memo }, namespace);
-    this.states.set(uid, tracked);
-    return tracked;
   }
 }

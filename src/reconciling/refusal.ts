@@ -7,7 +7,8 @@
 // - 422 with a FieldValueTooLong cause: e.g. `metadata.annotations: Too long: may not be more
 //   than 262144 bytes` (all annotations together).
 // - "etcdserver: request is too large": the stored object is over etcd's limit (~1.5 MiB), or
-//   over gRPC's (~2 MiB): "rpc error: code = ResourceExhausted desc = trying to send message larger than max".
+//   over gRPC's (~2 MiB): "rpc error: code = ResourceExhausted desc = trying to send message larger than
+//   max".
 
 import { ApiError } from "../kube/index.ts";
 import type { KubeObject } from "../kube/index.ts";
@@ -19,7 +20,8 @@ export function isRefusedForSize(error: unknown): error is ApiError {
   if (!(error instanceof ApiError)) return false;
   if (error.code === 413) return true;
   const causes = error.status.details?.causes ?? [];
-  if (error.code === 422 && causes.some((c) => (c as { reason?: unknown })?.reason === "FieldValueTooLong")) return true;
+  const tooLong = causes.some((c) => (c as { reason?: unknown })?.reason === "FieldValueTooLong");
+  if (error.code === 422 && tooLong) return true;
   return /request is too large|trying to send message larger than max/i.test(error.status.message ?? "");
 }
 
@@ -28,12 +30,18 @@ export function contentKey(body: KubeObject): string {
   return Bun.hash(JSON.stringify(essenceOf(body))).toString(36);
 }
 
-export function reportRefusal(body: KubeObject, error: ApiError, sinks: { logger: Logger; poster?: EventPoster }): void {
+export function reportRefusal(
+  body: KubeObject, error: ApiError, sinks: { logger: Logger; poster?: EventPoster },
+): void {
   const { namespace, name } = body.metadata;
   const { code, reason, message } = error.status;
-  sinks.logger.error("the API server refused the handlers' results and kobun's bookkeeping as too large; not retrying until the object changes", {
-    namespace, name, code: code ?? error.code, reason, message,
-  });
-  sinks.poster?.post(body, "Warning", "TooLarge",
-    `The API server refused to store the handlers' results: ${message ?? `HTTP ${error.code}`}. Handlers will run again only when the object changes.`, "error");
+  sinks.logger.error(
+    "the API server refused the handlers' results and kobun's bookkeeping as too large; " +
+      "not retrying until the object changes",
+    { namespace, name, code: code ?? error.code, reason, message },
+  );
+  const note =
+    `The API server refused to store the handlers' results: ${message ?? `HTTP ${error.code}`}. ` +
+    "Handlers will run again only when the object changes.";
+  sinks.poster?.post(body, "Warning", "TooLarge", note, "error");
 }

@@ -29,12 +29,15 @@ export interface Audience {
 }
 
 /** Runs the on.event handlers of one event, in order; their failures are logged, never retried. */
-export async function runEventHandlers(to: Audience, item: Item, memo: Record<string, any>, signal: AbortSignal): Promise<void> {
+export async function runEventHandlers(
+  to: Audience, item: Item, memo: Record<string, any>, signal: AbortSignal,
+): Promise<void> {
   const body = item.object;
   const base = objectContext(body, to.resource, memo, to.logger, signal, to.tools);
   for (const spec of to.events) {
     if (!metaMatches(spec, body)) continue;
-    const ctx: EventContext = { ...base, type: item.type, logger: base.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }) };
+    const logger = base.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id });
+    const ctx: EventContext = { ...base, type: item.type, logger };
     // The cycle's signal is shared by many cycles: the handler's listeners go on one of its own.
     const endLending = lendSignal(ctx, signal);
     try {
@@ -54,8 +57,12 @@ export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): voi
     to.observer?.handlerRan(spec.id, plan.cause, outcome.kind, seconds);
     if (outcome.kind === "success") {
       const message = `Handler '${spec.id}' succeeded.`;
-      if (outcome.ignored) to.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, { ...runFields(body, spec, plan), error: outcome.ignored });
-      else if (to.logger.enabled("info")) to.logger.info(message, runFields(body, spec, plan)); // a success's fields only when its line is written
+      if (outcome.ignored) {
+        const fields = { ...runFields(body, spec, plan), error: outcome.ignored };
+        to.logger.warn(`Handler '${spec.id}' failed; the error is ignored.`, fields);
+      } else if (to.logger.enabled("info")) {
+        to.logger.info(message, runFields(body, spec, plan)); // a success's fields only when its line is written
+      }
       to.poster?.post(body, "Normal", "Logging", message, "info");
     } else if (outcome.kind === "retry") {
       const message = `Handler '${spec.id}' failed temporarily: ${outcome.error.message}`;
@@ -67,8 +74,10 @@ export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): voi
       to.poster?.post(body, "Warning", "Logging", message, "error");
     }
   }
-  if (plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay && plan.runs.length && to.logger.enabled("debug")) {
-    to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace: body.metadata.namespace, name: body.metadata.name });
+  const handled = plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay;
+  if (handled && plan.runs.length && to.logger.enabled("debug")) {
+    const { namespace, name } = body.metadata;
+    to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace, name });
   }
 }
 
@@ -86,26 +95,33 @@ export function reportFailure(to: Audience, body: KubeObject, error: unknown, ag
   // Visible where people look (kubectl describe), not only in the operator's log; the
   // backoff (up to a minute) bounds how often.
   const reason = error instanceof Error ? error.message : String(error);
-  to.poster?.post(body, "Warning", "Error", `Could not write the handlers' results: ${reason}; retrying in ${Math.round(again / 1000)}s.`, "error");
+  const note = `Could not write the handlers' results: ${reason}; retrying in ${Math.round(again / 1000)}s.`;
+  to.poster?.post(body, "Warning", "Error", note, "error");
 }
 
 /** A cycle whose object was taken from us (a freeze, a handover): its results are not written. */
 export function reportDiscarded(to: Audience, body: KubeObject, plan?: CyclePlan): Outcome {
   const ran = plan?.runs.map((r) => r.spec.id).join(",");
-  to.logger.debug("frozen: the cycle's results are not written", { namespace: body.metadata.namespace, name: body.metadata.name, ...(ran ? { ran } : {}) });
+  const { namespace, name } = body.metadata;
+  to.logger.debug("frozen: the cycle's results are not written", { namespace, name, ...(ran ? { ran } : {}) });
   return { kind: "lost" };
 }
 
-/** The object was deleted (seen, or a fenced write's 404/409): nothing of it is written, and its memory goes with its deletion. */
+/**
+ * The object was deleted (seen, or a fenced write's 404/409): nothing of it is written, and its memory goes with its
+ * deletion.
+ */
 export function reportGone(to: Audience, body: KubeObject): Outcome {
-  to.logger.debug("the object is gone: nothing written for it", { namespace: body.metadata.namespace, name: body.metadata.name, uid: body.metadata.uid });
+  const { namespace, name, uid } = body.metadata;
+  to.logger.debug("the object is gone: nothing written for it", { namespace, name, uid });
   return { kind: "gone" };
 }
 
 /** A handler that ignored the freeze past its grace period: left behind, nothing written for it. */
 export function reportAbandoned(to: Audience, running: string | undefined, body: KubeObject, graceMs: number): void {
   to.logger.warn("abandoned a handler that ignored the freeze past the grace period; nothing is written for it", {
-    handler: running ?? "(none: the cycle was writing)", namespace: body.metadata.namespace, name: body.metadata.name, gracePeriodMs: graceMs,
+    handler: running ?? "(none: the cycle was writing)", namespace: body.metadata.namespace, name: body.metadata.name,
+    gracePeriodMs: graceMs,
   });
   to.observer?.handlerAbandoned();
 }

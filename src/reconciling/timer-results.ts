@@ -31,6 +31,7 @@ export async function writeTimerResults(w: TimerResults): Promise<void> {
     if ((await patchStatus(w.client, w.resource, w.body, status, w.newest, w.signal)) === "gone") return;
   } else if (status !== undefined) main.status = status;
   if (Object.keys(main).length) {
-    await w.client.patch(w.resource, namespace ?? null, name!, { ...main, metadata: { ...main.metadata, ...fence(w.body) } }, { signal: w.signal });
+    const request = { ...main, metadata: { ...main.metadata, ...fence(w.body) } };
+    await w.client.patch(w.resource, namespace ?? null, name!, request, { signal: w.signal });
   }
 }

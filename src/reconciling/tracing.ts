@@ -11,10 +11,15 @@ import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
 
 /** Runs one object's cycle as the root span `cycle <plural.group>`. */
-export function tracedCycle<T>(resource: Resource, uid: string, event: { type: string; object: KubeObject }, cycle: () => Promise<T>): Promise<T> {
+export function tracedCycle<T>(
+  resource: Resource, uid: string, event: { type: string; object: KubeObject }, cycle: () => Promise<T>,
+): Promise<T> {
   const { namespace, name } = event.object.metadata;
   const controller = resourceName(resource);
-  const attributes = { "kobun.resource": controller, "k8s.namespace.name": namespace ?? "", "kobun.object.name": name ?? "", "kobun.object.uid": uid, "kobun.event": event.type };
+  const attributes = {
+    "kobun.resource": controller, "k8s.namespace.name": namespace ?? "", "kobun.object.name": name ?? "",
+    "kobun.object.uid": uid, "kobun.event": event.type,
+  };
   return inSpan(`cycle ${controller}`, attributes, true, cycle);
 }
 
@@ -32,7 +37,9 @@ export function noteOutcome(outcome: Outcome): void {
 }
 
 /** Runs one object's cycle for the observer: began, then its result (`failed()`: it erred) and how long it took. */
-export async function measuredCycle<T extends { again?: number } | void>(observer: ReconcileObserver, failed: () => boolean, cycle: () => Promise<T>): Promise<T> {
+export async function measuredCycle<T extends { again?: number } | void>(
+  observer: ReconcileObserver, failed: () => boolean, cycle: () => Promise<T>,
+): Promise<T> {
   const began = performance.now();
   observer.began();
   let result: T | undefined = undefined;

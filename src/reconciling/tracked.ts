@@ -7,7 +7,8 @@
 // The life's values stay those of the pure transitions (`live` takes one); only the record is reused.
 
 import type { ObjectState } from "../handling/index.ts";
-import { linkedSignal } from "../util/index.ts";
+import type { KubeObject } from "../kube/index.ts";
+import { CompactMap, linkedSignal } from "../util/index.ts";
 import { IDLE, type Life, type Phase } from "./life.ts";
 
 /** Why a cycle was aborted by its object's deletion (an AbortError, as handlers expect of an abort). */
@@ -45,7 +46,9 @@ export class Tracked implements Life, ObjectState {
    * Runs a cycle with a signal that follows `signal` and that a deletion seen aborts (`cycle`,
    * with DELETED as its reason): then WAS_DELETED is what the cycle comes to, whatever it returned.
    */
-  async untilDeleted<T>(signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>): Promise<T | typeof WAS_DELETED> {
+  async untilDeleted<T>(
+    signal: AbortSignal, work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T | typeof WAS_DELETED> {
     const deletion = linkedSignal(signal);
     this.cycle = deletion.controller;
     try {
@@ -63,5 +66,35 @@ export class Tracked implements Life, ObjectState {
    */
   echoed(rv: string | undefined): void {
     if (rv !== undefined && this.rv === rv) this.rv = rv;
+  }
+}
+
+/**
+ * The objects a reconciler keeps, by uid: a record each, made at the object's first need (an event, a daemon's or
+ * timer's memo), in a table of an entry per known object (util/compact-map.ts).
+ */
+export class TrackedObjects extends CompactMap<Tracked> {
+  /** `memo`: the operator's memo (on.startup's), each object's memo starts as a shallow copy of it. */
+  constructor(private readonly memo: Record<string, any> | undefined) {
+    super();
+  }
+
+  /** A newly known object: idle, unseen, with a memo that starts from the settings' memo. */
+  track(uid: string, namespace: string | undefined): Tracked {
+    const tracked = new Tracked({ ...this.memo }, namespace);
+    this.set(uid, tracked);
+    return tracked;
+  }
+
+  /** The memo an object's handlers, daemons and timers share. */
+  memoOf(uid: string, namespace: string | undefined): Record<string, any> {
+    return (this.get(uid) ?? this.track(uid, namespace)).memo;
+  }
+
+  /** Forgets what is kept of the objects `which` picks. */
+  forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void {
+    const uids: string[] = [];
+    for (const [uid, { namespace }] of this) if (which({ metadata: { uid, namespace } })) uids.push(uid);
+    for (const uid of uids) this.delete(uid); // not while iterating: the table moves entries on delete
   }
 }

@@ -26,9 +26,14 @@ export async function releaseIfUnwatched(
   if (!hasFinalizer(body) || body.metadata.deletionTimestamp) return;
   const object = `${body.metadata.namespace ?? ""}/${body.metadata.name}`;
   try {
-    if ((await write(releaseOnly())) !== "gone") logger.info("released the finalizer of an object that left the watch (its labelSelector or fieldSelector)", { object });
+    if ((await write(releaseOnly())) !== "gone") {
+      const message = "released the finalizer of an object that left the watch (its labelSelector or fieldSelector)";
+      logger.info(message, { object });
+    }
   } catch (error) {
     if (stopped()) return;
-    logger.warn("could not release the finalizer of an object that left the watch: remove it by hand before deleting the object", { object, error });
+    const message =
+      "could not release the finalizer of an object that left the watch: remove it by hand before deleting the object";
+    logger.warn(message, { object, error });
   }
 }

@@ -145,9 +145,6 @@ export function streamTimings(w: Settings["watching"]): StreamTimings {
       maxLineBytes: w.lineLimit,
       serverTimeoutSeconds: w.serverTimeout,
       ...(w.clientTimeout > 0 ? { inactivityTimeoutMs: w.clientTimeout * 1000 } : {}),
-      backoff: {
-        initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, resetAfterMs: w.reconnectHealthyAfter * 1000,
-      },
     },
     backoff: { initialMs: w.backoff.initial * 1000, maxMs: w.backoff.max * 1000, factor: w.backoff.factor },
     healthyAfterMs: w.reconnectHealthyAfter * 1000,

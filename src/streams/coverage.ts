@@ -37,7 +37,10 @@ export interface RoutedStream {
 export interface StreamCounts {
   /** Streams one namespace served apart costs: one per namespaced resource, one more for its own peering. */
   perNamespace: number;
-  /** Streams open whatever the namespaces: cluster-scoped resources, the namespace watch, a cluster peering or Lease. */
+  /**
+   * Streams open whatever the namespaces: cluster-scoped resources, the namespace watch, a cluster peering or
+   * Lease.
+   */
   besides: number;
   /** The most streams open at once (kube/budget.ts). */
   limit: number;
@@ -62,7 +65,10 @@ export interface CoveredPlace {
   within: TaskScope;
   /** The toggle the streams wait on; the operator's when not given. */
   gate?: Toggle;
-  /** A cluster-wide stream serving chosen namespaces: each stream is routed by a `routed(life)` of its own, for as long as `life` lasts. */
+  /**
+   * A cluster-wide stream serving chosen namespaces: each stream is routed by a `routed(life)` of its own, for as
+   * long as `life` lasts.
+   */
   routed?: (life: AbortSignal) => RoutedStream;
 }
 
@@ -96,7 +102,10 @@ interface Served {
 export class NamespaceCoverage {
   private wide = false;
   private readonly served = new Map<string, Served>();
-  /** Namespaces whose events a cluster-wide stream dropped, or whose handlers a freeze aborted: relist once they run. */
+  /**
+   * Namespaces whose events a cluster-wide stream dropped, or whose handlers a freeze aborted: relist once they
+   * run.
+   */
   private readonly dropped = new Set<string>();
   private readonly relists = new Set<Relist>();
   private feed: PeeringFeed | undefined;
@@ -137,7 +146,9 @@ export class NamespaceCoverage {
   peeringEvents(namespace: string): PeeringEvents | undefined {
     const peering = this.options.peering;
     if (!peering) return undefined;
-    const own = new Watcher(peering.client, peering.resource, { namespace, logger: this.options.logger, maxLineBytes: peering.maxLineBytes });
+    const { logger } = this.options;
+    const { client, resource, maxLineBytes } = peering;
+    const own = new Watcher(client, resource, { namespace, logger, maxLineBytes });
     const self = this;
     return async function* (signal) {
       const entry = self.served.get(namespace);
@@ -160,14 +171,19 @@ export class NamespaceCoverage {
     const { threshold, configured } = this.options;
     logger.info("serving many namespaces: one cluster-wide watch per resource, routed by namespace", {
       namespaces, clusterWideAbove: configured,
-      ...(threshold < configured ? { wideAbove: threshold, why: "a watch per namespace and resource would not fit the connection budget" } : {}),
+      ...(threshold < configured
+        ? { wideAbove: threshold, why: "a watch per namespace and resource would not fit the connection budget" }
+        : {}),
     });
     // One per stream, and gone with it: a sharded replica starts a stream per batch of shards taken.
     const routed = (life: AbortSignal): RoutedStream => {
       const relist = new Relist();
       this.relists.add(relist);
       void aborted(life).then(() => this.relists.delete(relist));
-      return { accepts: (namespace) => this.accepts(namespace), restartSignal: () => relist.signal(), observe: (event) => relist.observe(event) };
+      return {
+        accepts: (namespace) => this.accepts(namespace), restartSignal: () => relist.signal(),
+        observe: (event) => relist.observe(event),
+      };
     };
     serve({ namespace: null, within: scope, routed });
     for (const entry of this.served.values()) {

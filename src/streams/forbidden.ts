@@ -46,7 +46,9 @@ export class ForbiddenRule {
   /** Every event the stream delivers. */
   saw(event: WatchEvent): void {
     if (event.type === "relist-done") this.listedAt = Date.now();
-    else if (event.type === "added" || event.type === "modified" || (event.type === "deleted" && !event.synthetic)) this.working();
+    else if (event.type === "added" || event.type === "modified" || (event.type === "deleted" && !event.synthetic)) {
+      this.working();
+    }
   }
 
   /** An attempt ended with `error`. Throws the PermissionsLacking that ends the operator, if it does. */
@@ -58,7 +60,8 @@ export class ForbiddenRule {
       throw new PermissionsLacking(`permissions lacking at start-up: ${error.message}`, { cause: error });
     }
     if (++this.streak >= FORBIDDEN_LIMIT) {
-      throw new PermissionsLacking(`permissions lacking: forbidden ${this.streak} times in a row: ${error.message}`, { cause: error });
+      const message = `permissions lacking: forbidden ${this.streak} times in a row: ${error.message}`;
+      throw new PermissionsLacking(message, { cause: error });
     }
   }
 

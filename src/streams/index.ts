@@ -11,7 +11,8 @@
 // starts. It never imports runtime/ or config/ (test/contracts/rooms.ts).
 
 export {
-  layOut, type EventConsumer, type LayoutOptions, type LayoutNamespaces, type LayoutPeering, type PeeringPlace, type WatchedResource,
+  layOut, type EventConsumer, type LayoutOptions, type LayoutNamespaces, type LayoutPeering, type PeeringPlace,
+  type WatchedResource,
 } from "./layout.ts";
 export { type Selectors, type StreamObserver, type StreamSelection, type StreamTimings } from "./resource-stream.ts";
 export { serveShardStreams, type ShardedLayout, type ShardedStream } from "./shard-streams.ts";

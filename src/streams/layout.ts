@@ -29,7 +29,10 @@ import {
 
 /** The namespaces one layout serves (runtime/ reads them from the settings). */
 export interface LayoutNamespaces {
-  /** Whether a namespace is served: its includes, minus exclusions like `!kube-*` (cluster-wide watches honour them too). */
+  /**
+   * Whether a namespace is served: its includes, minus exclusions like `!kube-*` (cluster-wide watches honour them
+   * too).
+   */
   matches(namespace: string): boolean;
   /** Every namespace: one stream per resource. */
   clusterWide: boolean;
@@ -107,7 +110,8 @@ export interface LayoutOptions {
 type Which = "all" | "namespaced" | "cluster-scoped";
 
 /** Starts the streams (and says where the peerings run) of one layout, in `options.scope`. */
-export function layOut(options: LayoutOptions): void {
+export function layOut(given: LayoutOptions): void {
+  const options = { ...given, observers: { ...given.observers, metrics: madeOnce(given.observers.metrics) } };
   const { client, logger, health, toggle, scope, graceMs, peering } = options;
   const { maxLineBytes } = options.timings.watcher;
   const { matches, fixed, clusterWideAbove } = options.namespaces;
@@ -117,14 +121,17 @@ export function layOut(options: LayoutOptions): void {
   const gated = peering.objects !== undefined;
   const resources = [...options.resources.keys()];
   const namespaced = resources.filter((r) => r.namespaced).length;
+  const peeringObjects = peering.objects && { resource: peering.objects.resource, name: peering.objects.name };
   const threshold = namespacesWatchedApart(clusterWideAbove, {
     perNamespace: namespaced + (gated ? 1 : 0), besides: resources.length - namespaced + 2, limit: streamBudget.limit,
   });
   const coverage = new NamespaceCoverage({
     threshold, configured: clusterWideAbove, expected: fixed?.length ?? 0, scope, matches, gated, logger,
-    // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide streams are not.
-    serve: (place) => serveStreams(options, { ...place, which: "namespaced", discovered: place.namespace !== null && fixed === null }),
-    ...(peering.objects ? { peering: { client, resource: peering.objects.resource, name: peering.objects.name, maxLineBytes } } : {}),
+    // A glob's namespaces are discovered (their RoleBindings may lag them); a fixed list's and the cluster-wide
+    // streams are not.
+    serve: (place) =>
+      serveStreams(options, { ...place, which: "namespaced", discovered: place.namespace !== null && fixed === null }),
+    ...(peeringObjects ? { peering: { client, ...peeringObjects, maxLineBytes } } : {}),
   });
   const peer = (namespace: string | null, within: TaskScope, gate: Toggle = toggle) => {
     if (!peering.start) return;
@@ -139,7 +146,9 @@ export function layOut(options: LayoutOptions): void {
 
   if (onePeering) peer(null, scope);
   if (options.namespaces.clusterWide) {
-    if (options.namespaces.defaulted) logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
+    if (options.namespaces.defaulted) {
+      logger.warn("no namespaces given: watching the whole cluster (pass -n NS or -A to be explicit)");
+    }
     if (!onePeering) peer(null, scope);
     serveStreams(options, { namespace: null, within: scope, which: "all" });
     return;
@@ -150,7 +159,8 @@ export function layOut(options: LayoutOptions): void {
     return;
   }
   // Globs: follow namespaces as they come and go.
-  scope.spawn("namespaces", () => followNamespaces({ client, matches, logger, health, graceMs, maxLineBytes, start: startNamespace }, scope));
+  const following = { client, matches, logger, health, graceMs, maxLineBytes, start: startNamespace };
+  scope.spawn("namespaces", () => followNamespaces(following, scope));
 }
 
 /** Where serveStreams lays streams out, and of which resources. */
@@ -167,6 +177,7 @@ interface StreamsPlace extends CoveredPlace {
 function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
   const { client, timings, health, logger, sharded } = wiring;
   const { matches } = wiring.namespaces;
+  const { activity } = wiring.observers;
   const { namespace, within, which, gate = wiring.toggle, discovered = false, routed } = place;
   for (const [resource, { consumer, selection, store }] of wiring.resources) {
     if (which === "namespaced" && !resource.namespaced) continue;
@@ -177,10 +188,14 @@ function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
     const open = (part: StreamPart | undefined, s: AbortSignal) => {
       const route = routed?.(s);
       // A later batch of shards holds the handlers until its first LIST, as the first one did at start-up.
-      const hold = part && !part.first ? (indexed ? wiring.indexes!.stream(resource, `${ns ?? "cluster"} (${part.label})`, true) : undefined) : indexed;
+      const later = part && !part.first;
+      const hold = later
+        ? indexed && wiring.indexes!.stream(resource, `${ns ?? "cluster"} (${part.label})`, true)
+        : indexed;
       const deliver = (event: WatchEvent) => {
         part?.saw?.(event);
-        // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a handover): not ours.
+        // Another replica's shard (the client-side filter, a batch's shard given up, or a synthetic delete after a
+        // handover): not ours.
         if (part && "object" in event && !part.accepts(event.object)) return;
         route?.observe(event);
         // Cluster-wide watches still honour exclusions like `!kube-*`.
@@ -188,32 +203,42 @@ function serveStreams(wiring: LayoutOptions, place: StreamsPlace): void {
         if (route && "object" in event ? !route.accepts(objectNs) : objectNs && !matches(objectNs)) return;
         consumer.accept(event);
       };
+      const restarts =
+        route || part?.restartSignal ? restartOn(route?.restartSignal, part?.restartSignal) : undefined;
+      const streamLogger = logger.child({
+        resource: resourceName(resource), ...(ns ? { namespace: ns } : {}),
+        ...(part?.label ? { part: part.label } : {}),
+      });
       return runResourceStream(
         {
           client, resource, namespace: ns, toggle: gate, timings, health, discovered, selection, store,
-          observers: { metrics: wiring.observers.metrics(resource), ...(wiring.observers.activity ? { activity: wiring.observers.activity } : {}) },
-          logger: logger.child({ resource: resourceName(resource), ...(ns ? { namespace: ns } : {}), ...(part?.label ? { part: part.label } : {}) }),
+          observers: { metrics: wiring.observers.metrics(resource), ...(activity ? { activity } : {}) },
+          logger: streamLogger,
           ...(part?.shardSelector ? { shardSelector: part.shardSelector } : {}),
           ...(part?.label ? { label: part.label } : {}),
-          ...(part && !part.first ? { gatesReadiness: false } : {}),
+          ...(later ? { gatesReadiness: false } : {}),
           ...(hold ? { indexed: part?.paused ? pausingAlso(hold, part.paused) : hold } : {}),
           deliver,
           processed: () => consumer.settled(),
-          ...(route || part?.restartSignal ? { restartSignal: restartOn(route?.restartSignal, part?.restartSignal) } : {}),
+          ...(restarts ? { restartSignal: restarts } : {}),
         },
         s,
       );
     };
     const name = `watch ${resourceName(resource)}@${ns ?? "cluster"}`;
     // A standby (no shard, so no stream) holds no handler up for the indexes until it takes one.
-    // Shards taken client-side hold the handlers until the stream's LIST of them is through, as a batch's first LIST does.
-    const takeHold = () => (indexed ? wiring.indexes!.stream(resource, `${ns ?? "cluster"} (shards taken)`, true) : undefined);
+    // Shards taken client-side hold the handlers until the stream's LIST of them is through, as a batch's first
+    // LIST does.
+    const takeHold = () => indexed && wiring.indexes!.stream(resource, `${ns ?? "cluster"} (shards taken)`, true);
     if (sharded) sharded.serve({ resource, within, name, open, quiet: (quiet) => indexed?.paused(quiet), takeHold });
     else within.spawn(name, (s) => open(undefined, s));
   }
 }
 
-/** The stream's hold, telling `paused` too when the stream waits out a freeze (the client-side take holds pause with it). */
+/**
+ * The stream's hold, telling `paused` too when the stream waits out a freeze (the client-side take holds pause with
+ * it).
+ */
 function pausingAlso(hold: IndexedStream, paused: (paused: boolean) => void): IndexedStream {
   return { listed: () => hold.listed(), end: () => hold.end(), paused: (now) => (hold.paused(now), paused(now)) };
 }
@@ -222,4 +247,17 @@ function pausingAlso(hold: IndexedStream, paused: (paused: boolean) => void): In
 function restartOn(...sources: (undefined | (() => AbortSignal))[]): () => AbortSignal {
   const given = sources.filter((s): s is () => AbortSignal => s !== undefined);
   return given.length === 1 ? given[0]! : () => AbortSignal.any(given.map((s) => s()));
+}
+
+/**
+ * A resource's stream metrics, made when its first stream opens and shared by the others (a shard batch, a
+ * namespace, one opened again): they count per resource, and their series are bound once.
+ */
+function madeOnce(metrics: (resource: Resource) => StreamObserver): (resource: Resource) => StreamObserver {
+  const made = new Map<Resource, StreamObserver>();
+  return (resource) => {
+    let observer = made.get(resource);
+    if (!observer) made.set(resource, (observer = metrics(resource)));
+    return observer;
+  };
 }

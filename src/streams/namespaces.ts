@@ -47,7 +47,8 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
   };
   const component = health.component("watch namespaces", scope.signal);
   // Started with the operator: without permission to follow namespaces, it cannot work at all.
-  const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: defaults.backoff.resetAfterMs });
+  const { backoff } = defaults;
+  const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: backoff.resetAfterMs });
   // Like every resource stream: a failing watch is reported and restarted, never left dead
   // (new namespaces would silently go unserved).
   await supervise(
@@ -69,7 +70,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
           start(name, child);
         }
       },
-      delays: new Backoff({ initial: defaults.backoff.initialMs, max: defaults.backoff.maxMs, resetAfter: defaults.backoff.resetAfterMs }),
+      delays: new Backoff({ initial: backoff.initialMs, max: backoff.maxMs, resetAfter: backoff.resetAfterMs }),
       failed: (error, { delayMs }) => {
         forbidden.failed(error); // throws when a 403 ends the operator (exit 5)
         const message = error instanceof Error ? error.message : String(error);

@@ -21,11 +21,14 @@ import { ForbiddenRule } from "./forbidden.ts";
 
 /** How a stream watches and restarts (runtime/ reads them from kobun.yaml's `watching`, given in seconds there). */
 export interface StreamTimings {
-  /** The watcher's own: page size, timeouts, its reconnect backoff, and the longest watch line accepted (bytes). */
-  watcher: Pick<WatcherOptions, "pageSize" | "serverTimeoutSeconds" | "inactivityTimeoutMs" | "backoff"> & { maxLineBytes: number };
-  /** Between failed attempts of the stream. */
+  /** The watcher's own: page size, timeouts, and the longest watch line accepted (bytes). */
+  watcher: Pick<WatcherOptions, "pageSize" | "serverTimeoutSeconds" | "inactivityTimeoutMs"> & { maxLineBytes: number };
+  /** Between failed attempts of the stream, and the watcher's reconnects (which add jitter, not the factor). */
   backoff: { initialMs: number; maxMs: number; factor: number };
-  /** Up this long after a complete LIST, the stream worked: its backoff and its count of 403s start over. */
+  /**
+   * Up this long after a complete LIST, the stream worked: its backoff and its count of 403s start over (and the
+   * watcher's reconnect backoff, after as long without a failure).
+   */
   healthyAfterMs: number;
 }
 
@@ -44,7 +47,10 @@ export interface StreamSelection {
 }
 
 /** A stream's metrics (runtime/ wires them to the registry): the watcher's, and the restarts a freeze makes. */
-/** What a stream tells the metrics: the watcher's events and restarts, a freeze, a failure (kobun_watch_failures_total). */
+/**
+ * What a stream tells the metrics: the watcher's events and restarts, a freeze, a failure
+ * (kobun_watch_failures_total).
+ */
 export type StreamObserver = WatchObserver & { frozen(): void; failed(): void };
 
 /** What the streams tell the process: a watch event parsed (a sleeping heap pacer looks again). */
@@ -95,17 +101,17 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
   const { client, resource, namespace, toggle, timings, health, logger, deliver } = options;
   const where = `${namespace ?? "(cluster)"}${options.label ? ` (${options.label})` : ""}`;
   // Its problem ends with the stream (a namespace that goes away takes its 403 along).
-  const component = health.component(`watch ${resourceName(resource)} in ${where}`, signal);
+  const watchName = `watch ${resourceName(resource)} in ${where}`;
+  const component = health.component(watchName, signal);
   // Ready once the first list was handled once; a relist later (410, resume) keeps it ready.
-  const readiness = options.gatesReadiness === false ? { ready() {} } : health.readiness.gate(`watch ${resourceName(resource)} in ${where}`, signal);
+  const readiness = options.gatesReadiness === false ? { ready() {} } : health.readiness.gate(watchName, signal);
   let listed = false;
   let attempts = 0;
   const metrics = options.observers?.metrics ?? unobserved;
   const shelf = options.store?.shelf(where);
-  const watcher = new Watcher(client, resource, { ...timings.watcher, ...selection(options, shelf), namespace, logger, observer: metrics });
-  const { healthyAfterMs } = timings;
-  const forbidden = new ForbiddenRule({ fatalAtOnce: !options.discovered, healthyAfterMs });
-  const backoff = new Backoff({ initial: timings.backoff.initialMs, max: timings.backoff.maxMs, factor: timings.backoff.factor, resetAfter: healthyAfterMs });
+  const watcher = new Watcher(client, resource, watcherOptions(options, shelf, metrics));
+  const forbidden = new ForbiddenRule({ fatalAtOnce: !options.discovered, healthyAfterMs: timings.healthyAfterMs });
+  const backoff = restartBackoff(timings);
 
   const { indexed } = options;
   await supervise(
@@ -141,7 +147,8 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
         const message = error instanceof Error ? error.message : String(error);
         component.fail(message);
         metrics.failed();
-        logger.error("watching failed; restarting", { resource: resourceName(resource), namespace: where, error: message, retryInMs: delayMs });
+        const facts = { resource: resourceName(resource), namespace: where, error: message, retryInMs: delayMs };
+        logger.error("watching failed; restarting", facts);
       },
     },
     signal,
@@ -149,6 +156,23 @@ export async function runResourceStream(options: StreamOptions, signal: AbortSig
     indexed?.end();
     shelf?.close(); // what only this stream knew is known no more
   });
+}
+
+/** Between the stream's failed attempts; it starts over once the stream worked for `healthyAfterMs`. */
+function restartBackoff({ backoff, healthyAfterMs }: StreamTimings): Backoff {
+  const { initialMs: initial, maxMs: max, factor } = backoff;
+  return new Backoff({ initial, max, factor, resetAfter: healthyAfterMs });
+}
+
+/**
+ * The stream's watcher's options: the timings' own, its reconnects paced by the stream's backoff (jittered, reset
+ * once healthy), what it selects, its shelf, and who hears of its events.
+ */
+function watcherOptions(options: StreamOptions, shelf: Shelf | undefined, observer: StreamObserver): WatcherOptions {
+  const { namespace, logger, timings } = options;
+  const { initialMs, maxMs } = timings.backoff;
+  const backoff = { initialMs, maxMs, resetAfterMs: timings.healthyAfterMs };
+  return { ...timings.watcher, backoff, ...selection(options, shelf), namespace, logger, observer };
 }
 
 /** What the stream's LISTs and WATCHes select (kobun.yaml's selectors, the shards, metadata only), and its shelf. */

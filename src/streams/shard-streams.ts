@@ -28,13 +28,19 @@ export interface StreamPart {
   label?: string;
   /** The selector its every (re)start sends; undefined: none (filtered here). */
   shardSelector?: () => string | undefined;
-  /** Aborts when the stream must relist with a narrower selector (its batch gave shards up); taken afresh at each start. */
+  /**
+   * Aborts when the stream must relist with a narrower selector (its batch gave shards up); taken afresh at each
+   * start.
+   */
   restartSignal?: () => AbortSignal;
   /** Is this object's event for this stream to deliver (its shard in this part, and owned now)? */
   accepts(object: Pick<KubeObject, "metadata">): boolean;
   /** Sees every event of the stream before it is filtered (the client-side path follows its LISTs). */
   saw?(event: WatchEvent): void;
-  /** The stream waits out a freeze (true) or is about to list again (false): the take holds pause with it, as its first LIST's does. */
+  /**
+   * The stream waits out a freeze (true) or is about to list again (false): the take holds pause with it, as its
+   * first LIST's does.
+   */
   paused?(paused: boolean): void;
   /** Later batches do not hold readiness up: the replica was ready before it took them. */
   first: boolean;
@@ -49,10 +55,16 @@ export type OpenStream = (part: StreamPart, signal: AbortSignal) => Promise<void
  */
 export type Quiet = (quiet: boolean) => void;
 
-/** A take's hold on the handlers (an index's stream): ended when its LIST is through; paused while the stream waits out a freeze. */
+/**
+ * A take's hold on the handlers (an index's stream): ended when its LIST is through; paused while the stream waits
+ * out a freeze.
+ */
 type TakenHold = Pick<IndexedStream, "end" | "paused">;
 
-/** Holds the handlers (for the indexes) from a take until the LIST of the shards taken is through; undefined: nothing indexed. */
+/**
+ * Holds the handlers (for the indexes) from a take until the LIST of the shards taken is through; undefined: nothing
+ * indexed.
+ */
 export type TakeHold = () => TakenHold | undefined;
 
 interface Batch { shards: Set<number>; controller: AbortController; narrowed: AbortController }
@@ -91,20 +103,27 @@ export function serveShardStreams(options: ShardStreamsOptions): void {
   else filteredStream(options, open, takeHold);
 }
 
-function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: number; within: TaskScope; name: string }, open: OpenStream, quiet: Quiet): void {
+function rangeStreams(
+  options: { sharding: Sharding; key: ShardKey; shards: number; within: TaskScope; name: string },
+  open: OpenStream, quiet: Quiet,
+): void {
   const { sharding, within } = options;
   const batches = new Set<Batch>();
   let opened = 0;
   const start = (shards: number[]) => {
-    const batch: Batch = { shards: new Set(shards), controller: new AbortController(), narrowed: new AbortController() };
+    const batch: Batch = {
+      shards: new Set(shards), controller: new AbortController(), narrowed: new AbortController(),
+    };
     batches.add(batch);
     // Read at each (re)start: after the batch gave shards up, only the ranges it has left.
     const selector = () => buildShardSelector(options.key, mergedRanges(batch.shards, options.shards));
     const label = `shards ${shards.join(",")}`;
     const first = opened++ === 0;
-    within.spawn(`${options.name} ${label}`, (s) =>
-      open({ label, first, shardSelector: selector, restartSignal: () => batch.narrowed.signal, accepts: (object) => inBatch(sharding, batch, object) }, AbortSignal.any([s, batch.controller.signal])),
-    );
+    const part: StreamPart = {
+      label, first, shardSelector: selector, restartSignal: () => batch.narrowed.signal,
+      accepts: (object) => inBatch(sharding, batch, object),
+    };
+    within.spawn(`${options.name} ${label}`, (s) => open(part, AbortSignal.any([s, batch.controller.signal])));
   };
   const apply = (owned: readonly number[]) => {
     const held = new Set(owned);
@@ -131,7 +150,9 @@ function rangeStreams(options: { sharding: Sharding; key: ShardKey; shards: numb
   follow(sharding, within, apply);
 }
 
-function filteredStream(options: { sharding: Sharding; within: TaskScope; name: string }, open: OpenStream, takeHold: TakeHold): void {
+function filteredStream(
+  options: { sharding: Sharding; within: TaskScope; name: string }, open: OpenStream, takeHold: TakeHold,
+): void {
   const { sharding, within } = options;
   let held = new Set(sharding.owned);
   let restart = new AbortController();
@@ -140,7 +161,10 @@ function filteredStream(options: { sharding: Sharding; within: TaskScope; name: 
   /** The handlers held for takes: those waiting for their LIST to begin, and those in it. */
   let waiting: TakenHold[] = [];
   let listing: TakenHold[] = [];
-  /** The stream waits out a freeze: a take's hold starts paused, as the stream's own does (it lists only when the freeze ends). */
+  /**
+   * The stream waits out a freeze: a take's hold starts paused, as the stream's own does (it lists only when the
+   * freeze ends).
+   */
   let frozen = false;
   const paused = (now: boolean) => {
     frozen = now;

@@ -30,13 +30,15 @@ export async function reportStarvedStreams(options: StarvationReport, signal: Ab
       return;
     }
     component.fail(
-      `${waiting} watch streams cannot open: ${open} of at most ${limit} are open (Bun allows ${budget.slots} requests per process; ` +
+      `${waiting} watch streams cannot open: ${open} of at most ${limit} are open ` +
+        `(Bun allows ${budget.slots} requests per process; ` +
         "lower watching.clusterWideAbove, or raise BUN_CONFIG_MAX_HTTP_REQUESTS in the environment)",
     );
     if (starved) return;
     starved = true;
     logger.warn("watch streams are waiting for a connection: their objects are not seen", {
-      waiting, open, limit, hint: "lower watching.clusterWideAbove, or raise BUN_CONFIG_MAX_HTTP_REQUESTS in the process environment",
+      waiting, open, limit,
+      hint: "lower watching.clusterWideAbove, or raise BUN_CONFIG_MAX_HTTP_REQUESTS in the process environment",
     });
   });
   try {

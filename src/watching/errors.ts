@@ -54,16 +54,21 @@ function where(namespace: string | null | undefined): string {
   return namespace ? `in namespace "${namespace}"` : "cluster-wide";
 }
 
-export function forbidden(resource: Resource, namespace: string | null | undefined, verb: "list" | "watch", error: ApiError): WatchError {
+export function forbidden(
+  resource: Resource, namespace: string | null | undefined, verb: "list" | "watch", error: ApiError,
+): WatchError {
   const name = resourceName(resource);
   return new WatchError(
     `forbidden: cannot ${verb} ${name} ${where(namespace)}; grant the "${verb}" verb on "${name}" ` +
-      `${namespace ? `in a Role in "${namespace}"` : "in a ClusterRole"} to this operator's service account (${error.status.message ?? "no message"})`,
+      `${namespace ? `in a Role in "${namespace}"` : "in a ClusterRole"} to this operator's service account ` +
+      `(${error.status.message ?? "no message"})`,
     { status: error.status, code: 403, cause: error },
   );
 }
 
-export function rejected(resource: Resource, namespace: string | null | undefined, verb: "list" | "watch", error: ApiError): WatchError {
+export function rejected(
+  resource: Resource, namespace: string | null | undefined, verb: "list" | "watch", error: ApiError,
+): WatchError {
   return new WatchError(`cannot ${verb} ${resourceName(resource)} ${where(namespace)}: ${describe(error.status)}`, {
     status: error.status,
     code: error.code,
@@ -72,11 +77,14 @@ export function rejected(resource: Resource, namespace: string | null | undefine
 }
 
 export function errorEvent(resource: Resource, namespace: string | null | undefined, status: Status): WatchError {
-  return new WatchError(`watch of ${resourceName(resource)} ${where(namespace)} failed with ERROR ${describe(status)}`, { status });
+  const message = `watch of ${resourceName(resource)} ${where(namespace)} failed with ERROR ${describe(status)}`;
+  return new WatchError(message, { status });
 }
 
 /** A line outgrew the limit: the stream is broken, not the resource; its owner restarts it. */
-export function lineTooLong(resource: Resource, namespace: string | null | undefined, error: LineTooLongError): WatchError {
+export function lineTooLong(
+  resource: Resource, namespace: string | null | undefined, error: LineTooLongError,
+): WatchError {
   return new WatchError(
     `watch of ${resourceName(resource)} ${where(namespace)}: ${error.message}; dropped the stream ` +
       `(raise watching.lineLimit if objects really are this large)`,

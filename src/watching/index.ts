@@ -11,8 +11,9 @@
 //
 // Files: state.ts (pure state machine), lines.ts (NDJSON), stream.ts (one socket,
 // inactivity), relisting.ts (a relist as events, over the shelf), decoded.ts (what every object
-// goes through), errors.ts (failure policy), pacing.ts (when to try again), watcher.ts (the
-// I/O loop), options.ts, types.ts (event vocabulary, WatchClient).
+// goes through), errors.ts (failure policy), pacing.ts (when to try again), streaming-list.ts
+// (whether a relist is a streaming list), watcher.ts (the I/O loop), options.ts, types.ts (event
+// vocabulary, WatchClient).
 //
 // Must never: import anything but caching/, kube/ and util/; hold more than one connection per
 // watcher; leave a socket or timer behind after events() ends; end the iteration on a 410;

@@ -58,7 +58,11 @@ export class LineSplitter {
     // Lines between the first and the last newline are shorter than the chunk: only a chunk
     // longer than the limit (rare: the limit is megabytes) needs each of them measured.
     if (chunk.byteLength > this.maxLineBytes) {
-      for (let start = first + 1, newline = chunk.indexOf(10, start); newline !== -1 && newline <= last; start = newline + 1, newline = chunk.indexOf(10, start)) {
+      for (
+        let start = first + 1, newline = chunk.indexOf(10, start);
+        newline !== -1 && newline <= last;
+        start = newline + 1, newline = chunk.indexOf(10, start)
+      ) {
         this.check(newline - start);
       }
     }
@@ -90,7 +94,8 @@ export class LineSplitter {
     let start = 0;
     let newline = text.indexOf("\n");
     while (newline !== -1) {
-      const line = this.buffered > 0 ? this.takePending(text.slice(start, newline)) : trimCR(text.slice(start, newline));
+      const piece = text.slice(start, newline);
+      const line = this.buffered > 0 ? this.takePending(piece) : trimCR(piece);
       if (line) lines.push(line);
       start = newline + 1;
       newline = text.indexOf("\n", start);

@@ -109,7 +109,9 @@ export function listQuery(options: WatcherOptions, page: ListPage): Parameters<W
 /** A WATCH request's query: from `resourceVersion`, or a streaming list when it is undefined. */
 export function watchQuery(
   resourceVersion: string | undefined, serverTimeoutSeconds: number,
-  selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined; shardSelector?: string | undefined },
+  selectors: {
+    labelSelector?: string | undefined; fieldSelector?: string | undefined; shardSelector?: string | undefined;
+  },
 ): Record<string, string> {
   const { labelSelector, fieldSelector, shardSelector } = selectors;
   const q: Record<string, string> = { watch: "true", allowWatchBookmarks: "true" };

@@ -1,7 +1,7 @@
 // When a watcher tries again: the reconnect backoff, a delay a transition asked for, and the
 // count of 410s in a row. Kept apart from the Watcher's I/O so its loop reads as steps only.
 
-import type { Backoff } from "../util/index.ts";
+import { Backoff } from "../util/index.ts";
 
 /** A watch that ended cleanly this soon without a single byte is a failure, not a timeout. */
 const SHORT_WATCH_MS = 1000;
@@ -13,6 +13,13 @@ export class ReconnectPacing {
   private goneStreak = 0;
 
   constructor(private readonly backoff: Backoff) {}
+
+  /** Pacing with the watcher's reconnect backoff (WatcherOptions.backoff), jittered by half. */
+  static of(backoff: { initialMs: number; maxMs: number; resetAfterMs: number }): ReconnectPacing {
+    return new ReconnectPacing(new Backoff({
+      initial: backoff.initialMs, max: backoff.maxMs, resetAfter: backoff.resetAfterMs, jitter: 0.5,
+    }));
+  }
 
   /** A new events() call: 410s are counted afresh. */
   restart(): void {

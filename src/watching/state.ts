@@ -50,7 +50,8 @@ export interface Step {
 }
 
 export function resourceVersionOf(state: WatchState): string | undefined {
-  return state.kind === "listed" || state.kind === "watching" ? state.resourceVersion : state.kind === "initial" ? state.resourceVersion : undefined;
+  if (state.kind === "listed" || state.kind === "watching" || state.kind === "initial") return state.resourceVersion;
+  return undefined;
 }
 
 /** A LIST page arrived (in `empty` or `listing`). */
@@ -103,14 +104,18 @@ export function parseLine(line: string): RawWatchEvent | { malformed: string } {
   return value as RawWatchEvent;
 }
 
-const applyTypes: Record<string, "added" | "modified" | "deleted"> = { ADDED: "added", MODIFIED: "modified", DELETED: "deleted" };
+const applyTypes: Record<string, "added" | "modified" | "deleted"> = {
+  ADDED: "added", MODIFIED: "modified", DELETED: "deleted",
+};
 
 /** One event of an open stream (`watching` or `initial`): the next state and what it means. */
 export function eventReceived(state: WatchState, event: RawWatchEvent): Step {
   const type = event.type;
   if (type === "ERROR") {
     const status = asStatus(event.object);
-    if (state.kind === "initial" && state.received === 0) return { state: empty, outcome: { kind: "no-streaming-list", why: describe(status), status } };
+    if (state.kind === "initial" && state.received === 0) {
+      return { state: empty, outcome: { kind: "no-streaming-list", why: describe(status), status } };
+    }
     if (status.code === 410) return { state: gone(), outcome: { kind: "gone", status } };
     return { state, outcome: { kind: "error", status } };
   }
@@ -119,8 +124,13 @@ export function eventReceived(state: WatchState, event: RawWatchEvent): Step {
   const apply = applyTypes[type];
   if (apply) {
     if (state.kind === "initial") {
-      if (apply !== "added") return { state: empty, outcome: { kind: "no-streaming-list", why: `${type} before the initial events ended` } };
-      return { state: { kind: "initial", received: state.received + 1, resourceVersion: rv ?? state.resourceVersion }, outcome: { kind: "initial", object } };
+      if (apply !== "added") {
+        return { state: empty, outcome: { kind: "no-streaming-list", why: `${type} before the initial events ended` } };
+      }
+      return {
+        state: { kind: "initial", received: state.received + 1, resourceVersion: rv ?? state.resourceVersion },
+        outcome: { kind: "initial", object },
+      };
     }
     return { state: advance(state, rv), outcome: { kind: "apply", type: apply, object } };
   }
@@ -129,9 +139,12 @@ export function eventReceived(state: WatchState, event: RawWatchEvent): Step {
       // A server that supports streaming lists sends no other bookmark before this one;
       // a plain bookmark means it ignored sendInitialEvents and is watching "from now".
       if (object.metadata?.annotations?.[INITIAL_EVENTS_END] !== "true" || !rv) {
-        return { state: empty, outcome: { kind: "no-streaming-list", why: "bookmark without the initial-events-end annotation" } };
+        const why = "bookmark without the initial-events-end annotation";
+        return { state: empty, outcome: { kind: "no-streaming-list", why } };
       }
-      return { state: { kind: "watching", resourceVersion: rv }, outcome: { kind: "initial-done", resourceVersion: rv } };
+      return {
+        state: { kind: "watching", resourceVersion: rv }, outcome: { kind: "initial-done", resourceVersion: rv },
+      };
     }
     return { state: advance(state, rv), outcome: { kind: "bookmark" } };
   }

@@ -90,7 +90,9 @@ export class WatchStream {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.link.signal.aborted) this.link.controller.abort(reason ?? new DOMException("watch connection closed", "AbortError"));
+    if (!this.link.signal.aborted) {
+      this.link.controller.abort(reason ?? new DOMException("watch connection closed", "AbortError"));
+    }
     this.link.dispose();
     this.cancelReader();
   }

@@ -25,7 +25,10 @@ export type WatchRestartReason = "410" | "timeout" | "stall" | "error";
 export interface WatchObserver {
   /** A watch event arrived, by its wire type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR, or an unknown one). */
   event(type: string): void;
-  /** The stream ends and will be opened again: 410 Gone, the server's timeout, silence past the inactivity timeout, a failure. */
+  /**
+   * The stream ends and will be opened again: 410 Gone, the server's timeout, silence past the inactivity
+   * timeout, a failure.
+   */
   restarted(reason: WatchRestartReason): void;
 }
 
@@ -63,5 +66,7 @@ export interface WatchClient {
    * A streaming GET: resolves on headers; non-2xx → ApiError; aborting `signal` closes the socket.
    * `hooks` hear when the stream waits for a connection slot and when the request goes out.
    */
-  stream(path: string, query: Record<string, string>, signal: AbortSignal, hooks?: StreamHooks, accept?: string): Promise<Response>;
+  stream(
+    path: string, query: Record<string, string>, signal: AbortSignal, hooks?: StreamHooks, accept?: string,
+  ): Promise<Response>;
 }

@@ -6,9 +6,7 @@
 // Invariants: at most one connection per watcher at any moment; none after events() ends
 // (abort, `break`, throw); no timer outlives its wait; 410 never ends the iteration.
 
-import { Backoff } from "../util/index.ts";
-import { silentLogger, type Logger } from "../util/index.ts";
-import { sleep } from "../util/index.ts";
+import { silentLogger, sleep, type Logger } from "../util/index.ts";
 import { METADATA_OBJECT } from "../kube/index.ts";
 import { resourceName, resourcePath, type KubeObject, type Resource, type Status } from "../kube/index.ts";
 import { WatchStream } from "./stream.ts";
@@ -17,13 +15,11 @@ import { LineTooLongError } from "./lines.ts";
 import { decoded } from "./decoded.ts";
 import { listed, relistBegins, relistDone } from "./relisting.ts";
 import { ReconnectPacing } from "./pacing.ts";
+import { StreamingListSupport } from "./streaming-list.ts";
 import { defaults, derivedInactivityTimeoutMs, listQuery, watchQuery, type WatcherOptions } from "./options.ts";
 import * as S from "./state.ts";
 import type { WatchClient, WatchEvent, WatchObserver } from "./types.ts";
 import { Store, type Shelf } from "../caching/index.ts";
-
-export type { WatcherOptions } from "./options.ts";
-export { WatchError } from "./errors.ts";
 
 export class Watcher {
   private state: S.WatchState = S.empty;
@@ -32,8 +28,6 @@ export class Watcher {
   private shardSelector: string | undefined;
   /** What it knows: its shelf of the resource's store (caching/), kept across events() calls for the relist diff. */
   private readonly shelf: Shelf;
-  /** undefined until a streaming list has been tried (in "auto"). */
-  private streamingSupported: boolean | undefined;
   private readonly warnedTypes = new Set<string>();
   private running = false;
   private readonly pacing: ReconnectPacing;
@@ -44,7 +38,7 @@ export class Watcher {
   private readonly serverTimeout: number;
   private readonly inactivityMs: number;
   private readonly maxLineBytes: number;
-  private readonly streamingMode: "auto" | "always" | "never";
+  private readonly streamingList: StreamingListSupport;
   private readonly observer: WatchObserver | undefined;
   /** What every object handed on or kept goes through (decoded.ts). */
   private readonly decoded = (object: KubeObject) => decoded(object, this.resource, this.options.metadataOnly);
@@ -60,19 +54,23 @@ export class Watcher {
     this.serverTimeout = options.serverTimeoutSeconds ?? defaults.serverTimeoutSeconds;
     this.inactivityMs = options.inactivityTimeoutMs ?? derivedInactivityTimeoutMs(this.serverTimeout);
     this.maxLineBytes = options.maxLineBytes ?? defaults.maxLineBytes;
-    this.streamingMode = options.streamingList ?? defaults.streamingList;
+    const streamingList = options.streamingList ?? defaults.streamingList;
+    this.streamingList = new StreamingListSupport(streamingList, resourceName(resource));
     this.observer = options.observer;
     this.shelf = options.shelf ?? new Store(resource, { keeps: options.keep ?? "bodies" }).shelf();
-    const b = options.backoff ?? defaults.backoff;
-    this.pacing = new ReconnectPacing(new Backoff({ initial: b.initialMs, max: b.maxMs, resetAfter: b.resetAfterMs, jitter: 0.5 }));
-    this.log = (options.logger ?? silentLogger).child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
+    this.pacing = ReconnectPacing.of(options.backoff ?? defaults.backoff);
+    const logger = options.logger ?? silentLogger;
+    this.log = logger.child({ resource: resourceName(resource), namespace: this.namespace ?? "*" });
   }
 
   get resourceVersion(): string | undefined {
     return S.resourceVersionOf(this.state) ?? this.lastResourceVersion;
   }
 
-  /** Objects currently known, by uid (with `keep: "identity"`, a snapshot of their identities alone); kept across events() calls for the relist diff. */
+  /**
+   * Objects currently known, by uid (with `keep: "identity"`, a snapshot of their identities alone); kept across
+   * events() calls for the relist diff.
+   */
   get known(): ReadonlyMap<string, KubeObject> {
     return this.shelf.known;
   }
@@ -105,7 +103,8 @@ export class Watcher {
           await sleep(delay, signal);
           continue;
         }
-        const step = this.state.kind === "listing" || (this.state.kind === "empty" && !this.useStreaming()) ? this.listPage(signal) : this.watch(signal);
+        const paged = this.state.kind === "listing" || (this.state.kind === "empty" && !this.streamingList.wanted);
+        const step = paged ? this.listPage(signal) : this.watch(signal);
         // Checked after every yield, when the consumer resumes us: an abort decided while it
         // handled an event (a freeze) ends the iteration there, not after the rest of a LIST
         // page or of a network chunk. Leaving closes the step's connection (its finally).
@@ -119,10 +118,6 @@ export class Watcher {
       this.state = S.empty;
       this.running = false;
     }
-  }
-
-  private useStreaming(): boolean {
-    return this.streamingMode === "always" || (this.streamingMode === "auto" && this.streamingSupported !== false);
   }
 
   private async *listPage(signal: AbortSignal): AsyncGenerator<WatchEvent> {
@@ -155,9 +150,11 @@ export class Watcher {
     // How the stream was left: "server" (it ended), "left" (an outcome made us leave), or failed.
     let exit: StreamExit = { kind: "left" };
     try {
-      await conn.open(this.path, watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, {
-        labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector, shardSelector: this.shardSelector,
-      }), this.options.metadataOnly ? METADATA_OBJECT : undefined);
+      const query = watchQuery(streaming ? undefined : (S.resourceVersionOf(this.state) ?? ""), this.serverTimeout, {
+        labelSelector: this.options.labelSelector, fieldSelector: this.options.fieldSelector,
+        shardSelector: this.shardSelector,
+      });
+      await conn.open(this.path, query, this.options.metadataOnly ? METADATA_OBJECT : undefined);
       this.state = S.watchOpened(this.state);
       exit = { kind: "server" };
       // Line by line, in this one generator: a nested one per stream costs each event a hop.
@@ -182,15 +179,20 @@ export class Watcher {
     if (conn.inactive) return this.inactive();
     if (exit.kind === "server") return this.ended(conn, events);
     if (exit.kind === "failed") {
-      if (this.state.kind === "initial" && this.streamingSupported === undefined) {
+      if (this.state.kind === "initial" && this.streamingList.untried) {
         const f = classify(exit.error);
-        if (f.kind === "rejected") return this.noStreamingList(`${f.error.code} ${f.error.reason ?? ""}`.trim(), f.error.status);
+        if (f.kind === "rejected") {
+          return this.noStreamingList(`${f.error.code} ${f.error.reason ?? ""}`.trim(), f.error.status);
+        }
       }
       await this.failed(exit.error, "watch", signal);
     }
   }
 
-  /** One line of the stream, through the transitions of state.ts: the event(s) to hand on, nothing, or how it leaves the stream. */
+  /**
+   * One line of the stream, through the transitions of state.ts: the event(s) to hand on, nothing, or how it
+   * leaves the stream.
+   */
   private line(line: string): WatchEvent | Iterable<WatchEvent> | StreamExit | undefined {
     const raw = S.parseLine(line);
     if ("malformed" in raw) {
@@ -209,7 +211,7 @@ export class Watcher {
       case "initial":
         return listed(this.shelf, this.decoded(outcome.object));
       case "initial-done":
-        this.streamingSupported = true;
+        this.streamingList.worked();
         return relistDone(this.shelf, outcome.resourceVersion);
       case "bookmark":
         this.pacing.delivered();
@@ -238,7 +240,7 @@ export class Watcher {
 
   /** The server ended the stream: normally its timeoutSeconds, so re-watch at once. */
   private ended(conn: WatchStream, events: number): void {
-    if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
+    if (this.state.kind === "initial" && this.streamingList.probing) {
       return this.noStreamingList("stream ended before the initial-events-end bookmark");
     }
     this.observer?.restarted("timeout");
@@ -249,19 +251,18 @@ export class Watcher {
 
   /** No bytes for inactivityMs: the connection is presumed dead; re-watch at once. */
   private inactive(): void {
-    if (this.state.kind === "initial" && this.streamingSupported === undefined && this.streamingMode === "auto") {
+    if (this.state.kind === "initial" && this.streamingList.probing) {
       return this.noStreamingList("no initial-events-end bookmark before the inactivity timeout");
     }
     this.observer?.restarted("stall");
-    this.log.info("no bytes from the watch stream; re-watching", { inactivityMs: this.inactivityMs, resourceVersion: this.resourceVersion });
+    const { inactivityMs, resourceVersion } = this;
+    this.log.info("no bytes from the watch stream; re-watching", { inactivityMs, resourceVersion });
     this.state = S.streamEnded(this.state);
   }
 
+  /** The server has no streaming list: a WatchError in "always", else a paged LIST at once (and from now on). */
   private noStreamingList(why: string, status?: Status): void {
-    if (this.streamingMode === "always") {
-      throw new WatchError(`streaming list of ${resourceName(this.resource)} not possible: ${why}`, { status });
-    }
-    this.streamingSupported = false;
+    this.streamingList.refused(why, status);
     this.state = S.empty;
     this.log.info("server does not support streaming lists; using paged LIST", { why });
   }

@@ -5,7 +5,10 @@
 import { selectorMatches } from "../../declaring/index.ts";
 import { fetchSlots, parseSelector, StreamBudget, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 
-/** The watch streams a Deployment's process may open: Bun's default slots, as the Deployment sets no BUN_CONFIG_MAX_HTTP_REQUESTS. */
+/**
+ * The watch streams a Deployment's process may open: Bun's default slots, as the Deployment sets no
+ * BUN_CONFIG_MAX_HTTP_REQUESTS.
+ */
 export const deployedStreamLimit = new StreamBudget(fetchSlots({})).limit;
 
 /**
