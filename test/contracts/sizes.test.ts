@@ -1,6 +1,7 @@
 // The size contract of src/ and of the sandbox's package (packages/sandbox/src, the same limits):
 // no file over 300 lines, no function over 60 unless a `// long: <why>` comment stands right
-// above it; and the measurer itself can fail.
+// above it, no line over 120 characters (so that a file cannot meet the first by squeezing);
+// and the measurer itself can fail.
 
 import { expect, test } from "bun:test";
 import { join } from "node:path";
@@ -10,12 +11,12 @@ import { lineCount, measureSizes, sizeViolations } from "./sizes.ts";
 const ROOT = join(import.meta.dir, "../..");
 const inSrc = (file: string) => file.startsWith("src/");
 
-test("no file in src/ is over 300 lines and no function over 60 without a reason beside it", async () => {
+test("no file in src/ is over 300 lines, no function over 60 without a reason beside it, no line over 120", async () => {
   const sizes = await measureSizes(ROOT, "src", inSrc);
   expect(sizeViolations(sizes)).toEqual([]);
 }, 30_000);
 
-test("no file of the sandbox's package is over 300 lines and no function over 60 without a reason beside it", async () => {
+test("the sandbox's package holds to the same: 300 lines a file, 60 a function, 120 characters a line", async () => {
   const sizes = await measureSizes(ROOT, "packages/sandbox/src", () => true);
   expect(sizeViolations(sizes)).toEqual([]);
 }, 30_000);
@@ -66,6 +67,29 @@ test("a `// long:` reason right above a function (or in its doc block) exempts i
     ["noReason", undefined],
   ]);
   expect(sizeViolations(sizes).map((v) => v.split(":")[1])).toEqual(["130", "192"]);
+}, 30_000);
+
+test("a line over 120 characters fails, wherever it is; a link may make a line long, nothing else may", async () => {
+  /** `start` padded with `fill` to exactly `chars` code points. */
+  const line = (start: string, chars: number, fill = "x") => start + fill.repeat(chars - [...start].length);
+  const link = "https://github.com/kubernetes/kubernetes/blob/master/staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go";
+  const root = project({
+    "src/squeezed.ts": [
+      line(`export const fits = "`, 120 - 2) + `";`, // 120: allowed
+      line(`export const squeezed = { a: 1, b: 2, c: 3 }; // `, 121), // code
+      line(`// `, 123), // a comment
+      `// see ${link}`, // long for its link alone
+      line(`// see ${link} `, [...`// see ${link} `].length + 121), // the rest is over 120 without the link
+      line(`export const accents = "`, 125 - 2, "é") + `";`, // 125 code points, more UTF-16 units
+    ].join("\n") + "\n",
+  });
+  const sizes = await measureSizes(root, "src", inSrc);
+  expect(sizeViolations(sizes)).toEqual([
+    `src/squeezed.ts:2: 121 characters, over 120: break it where it reads`,
+    `src/squeezed.ts:3: 123 characters, over 120: break it where it reads`,
+    `src/squeezed.ts:5: ${[...`// see ${link} `].length + 121} characters, over 120: break it where it reads`,
+    `src/squeezed.ts:6: 125 characters, over 120: break it where it reads`,
+  ]);
 }, 30_000);
 
 test("lines are counted as wc -l counts them", () => {

@@ -11,6 +11,11 @@ import { SyntaxKind, type Node, type SourceFile } from "typescript/unstable/ast"
 
 export const MAX_FILE_LINES = 300;
 export const MAX_FUNCTION_LINES = 60;
+/** Characters (code points) in a line: with it, a file cannot meet MAX_FILE_LINES by squeezing. */
+export const MAX_LINE_CHARS = 120;
+
+/** The one thing a line may be long for: a link, which cannot be broken and still be followed. */
+const UNBREAKABLE = /https?:\/\/\S+/;
 
 /** A function may run long with a reason written right above it: `// long: <why>`. */
 const EXEMPTION = /\/\/\s*long:\s*\S/;
@@ -41,9 +46,17 @@ export interface LongFile {
   lines: number;
 }
 
+export interface LongLine {
+  file: string;
+  /** 1-based. */
+  line: number;
+  chars: number;
+}
+
 export interface Sizes {
   files: LongFile[];
   functions: LongFunction[];
+  lines: LongLine[];
 }
 
 /**
@@ -65,10 +78,12 @@ export async function measureSizes(root: string, under: string, include: (file: 
   try {
     const project = (await api.updateSnapshot({ openProjects: [tsconfig] })).getProjects()[0];
     if (project === undefined) throw new Error(`${tsconfig}: TypeScript opened no project from it`);
-    const sizes: Sizes = { files: [], functions: [] };
+    const sizes: Sizes = { files: [], functions: [], lines: [] };
     for (const file of files) {
-      const lines = lineCount(readFileSync(join(root, file), "utf8"));
+      const text = readFileSync(join(root, file), "utf8");
+      const lines = lineCount(text);
       if (lines > MAX_FILE_LINES) sizes.files.push({ file, lines });
+      sizes.lines.push(...longLines(file, text));
       const source = await project.program.getSourceFile(join(root, file));
       if (source === undefined) throw new Error(`${file}: TypeScript did not parse it`);
       sizes.functions.push(...longFunctions(file, source));
@@ -85,6 +100,18 @@ export function lineCount(text: string): number {
   if (text === "") return 0;
   const newlines = text.split("\n").length - 1;
   return text.endsWith("\n") ? newlines : newlines + 1;
+}
+
+/** Lines over MAX_LINE_CHARS, but for those a link makes long (the rest of such a line must fit). */
+export function longLines(file: string, text: string): LongLine[] {
+  const found: LongLine[] = [];
+  text.split("\n").forEach((line, i) => {
+    const chars = [...line].length;
+    if (chars <= MAX_LINE_CHARS) return;
+    if (UNBREAKABLE.test(line) && [...line.replace(UNBREAKABLE, "")].length <= MAX_LINE_CHARS) return;
+    found.push({ file, line: i + 1, chars });
+  });
+  return found;
 }
 
 function longFunctions(file: string, source: SourceFile): LongFunction[] {
@@ -141,6 +168,7 @@ export function sizeViolations(sizes: Sizes): string[] {
     ...sizes.functions
       .filter((f) => f.reason === undefined)
       .map((f) => `${f.file}:${f.line}: ${f.name} is ${f.lines} lines, over ${MAX_FUNCTION_LINES}: split it, or write \`// long: <why>\` right above it`),
+    ...sizes.lines.map((l) => `${l.file}:${l.line}: ${l.chars} characters, over ${MAX_LINE_CHARS}: break it where it reads`),
   ];
 }
 
