@@ -1,10 +1,12 @@
 // Fault injection for tests: misbehaving watch streams (410, arbitrary ERRORs, unknown
 // event types, malformed lines, dropped or stalled connections), history compaction, and
 // `failNext` — the next N matching requests answered with a real Status of a given code;
-// `stallNext` — the next N matching requests left unanswered for a while (a half-dead peer).
+// `stallNext` — the next N matching requests left unanswered for a while (a half-dead peer);
+// `delayWatches` — watch events arrive late while writes answer at once (a stale cache).
 
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
+import { WatchDelays } from "./watch-delay.ts";
 import type { WatchStream } from "./watch.ts";
 
 export interface SandboxFaults {
@@ -25,6 +27,15 @@ export interface SandboxFaults {
    * after (0: now)
    */
   stallWatches(ms: number, match?: { plural?: string }): void;
+  /**
+   * every watch event (and bookmark) of `plural` / in `namespace`, if given, reaches each open watch ms later than it
+   * would have, in order; writes and LISTs are not delayed. Replaces the previous delay; 0 (or reset()) turns it off
+   */
+  delayWatches(ms: number, match?: { plural?: string; namespace?: string }): void;
+  /** lines held back by delayWatches, and timers armed for them, over all open watches (0 and 0 after stop) */
+  pendingDelayed(): { lines: number; timers: number };
+  /** forget every rule: failNext, stallNext, delayWatches (also done by stats.reset()) */
+  reset(): void;
   /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
   failNext(n: number, status: number, match?: { verb?: string; plural?: string; retryAfterSeconds?: number }): void;
   /** leave the next n matching requests unanswered for ms (nothing is sent, not even headers) */
@@ -37,6 +48,8 @@ interface StallRule { left: number; ms: number; verb?: string; plural?: string }
 export class Faults implements SandboxFaults {
   private rules: FailRule[] = [];
   private stalls: StallRule[] = [];
+  /** read by every watch stream (watch-request.ts) */
+  readonly watchDelays = new WatchDelays();
 
   constructor(private readonly store: Store, private readonly watches: Set<WatchStream>) {}
 
@@ -79,6 +92,14 @@ export class Faults implements SandboxFaults {
     for (const w of this.watches) if (match.plural === undefined || w.plural === match.plural) w.stall(ms);
   }
 
+  delayWatches(ms: number, match: { plural?: string; namespace?: string } = {}): void {
+    this.watchDelays.set(ms, match);
+  }
+
+  pendingDelayed(): { lines: number; timers: number } {
+    return { ...this.watchDelays.pending };
+  }
+
   failNext(
     n: number, status: number, match: { verb?: string; plural?: string; retryAfterSeconds?: number } = {},
   ): void {
@@ -109,6 +130,7 @@ export class Faults implements SandboxFaults {
   reset(): void {
     this.rules = [];
     this.stalls = [];
+    this.watchDelays.set(0);
   }
 }
 

@@ -1,8 +1,9 @@
 // One open watch stream: NDJSON over a chunked `application/json` response, one event per
 // line, flushed per event. Handles history replay, synthetic ADDED, initial-events-end
 // bookmarks, periodic BOOKMARKs, timeoutSeconds, selector transitions, and the fault hooks
-// (stall, drop, raw lines). The set of open streams is exact: a stream leaves it the moment
-// it ends for any reason, including the client going away.
+// (stall, drop, raw lines, and delayWatches, which holds events back: watch-delay.ts). The set
+// of open streams is exact: a stream leaves it the moment it ends for any reason, including the
+// client going away.
 
 import type { ChangeEvent, Store } from "./store.ts";
 import type { Selector } from "./selectors.ts";
@@ -11,6 +12,7 @@ import { resourceKey } from "./resources.ts";
 import { statusBody } from "./status.ts";
 import { asPartial, type PartialView } from "./partial.ts";
 import { withReadDefaults } from "./schema.ts";
+import type { DelayLine, WatchDelays } from "./watch-delay.ts";
 
 const encoder = new TextEncoder();
 
@@ -34,6 +36,8 @@ export interface WatchSpec {
    * asked as a List, the stream ends at the first event
    */
   partial?: PartialView | undefined;
+  /** faults.delayWatches: events and bookmarks held back for a while */
+  delays?: WatchDelays;
 }
 
 export class WatchStream {
@@ -43,6 +47,8 @@ export class WatchStream {
   private stalledUntil = 0;
   private stallTimer: ReturnType<typeof setTimeout> | undefined;
   private queue: string[] = [];
+  /** lines held back by delayWatches; made at the first one */
+  private delayed: DelayLine | undefined;
   private sentAny = false;
   private timers: ReturnType<typeof setInterval | typeof setTimeout>[] = [];
   private unsubscribe: () => void = () => {};
@@ -98,8 +104,9 @@ export class WatchStream {
     // (oven-sh/bun#33660), so a quiet watch would leave the client's fetch() pending.
     // Commit the head now: with bookmarks allowed, an immediate (valid) BOOKMARK; otherwise
     // one newline, which is JSON whitespace that NDJSON/JSON-stream decoders skip.
+    // A held-back bookmark would hold the head back too: then the newline commits it.
     if (!this.sentAny) {
-      if (spec.bookmarks) this.sendBookmark(false);
+      if (spec.bookmarks && !this.holdsBack()) this.sendBookmark(false);
       else this.sendRaw("");
     }
     if (spec.bookmarks && spec.bookmarkIntervalMs > 0) {
@@ -138,22 +145,23 @@ export class WatchStream {
     const { def, version } = this.spec;
     const { kind, apiVersion: _a, ...rest } = withReadDefaults(object, def.schemas?.get(def.storageVersion ?? version));
     const full = { kind, apiVersion: this.apiVersion, ...rest };
-    const { convert, partial } = this.spec;
+    const { convert, partial, delays } = this.spec;
     // kube-apiserver cannot transform an object into a list: it ends the stream, sending nothing.
     if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
+    const ms = delays ? delays.forEvent(def.plural, object.metadata?.namespace ?? "") : 0;
     if (convert) {
       return this.inOrder(async () => {
         const converted = await convert(full);
         return JSON.stringify({ type, object: partial ? asPartial(converted, partial) : converted });
-      });
+      }, ms);
     }
-    if (partial) return this.sendRaw(JSON.stringify({ type, object: asPartial(full, partial) }));
+    if (partial) return this.emit(JSON.stringify({ type, object: asPartial(full, partial) }), ms);
     if (this.spec.asTable) {
-      this.sendRaw(JSON.stringify({ type, object: this.spec.asTable(full, !this.tableSent) }));
+      this.emit(JSON.stringify({ type, object: this.spec.asTable(full, !this.tableSent) }), ms);
       this.tableSent = true;
       return;
     }
-    this.sendRaw(JSON.stringify({ type, object: full }));
+    this.emit(JSON.stringify({ type, object: full }), ms);
   }
 
   private sendBookmark(initialEnd: boolean): void {
@@ -165,15 +173,29 @@ export class WatchStream {
       ? { kind: partial.kind, apiVersion: partial.apiVersion, metadata }
       : { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata };
     const line = JSON.stringify({ type: "BOOKMARK", object });
-    if (this.spec.convert) this.inOrder(async () => line);
-    else this.sendRaw(line);
+    const ms = this.spec.delays ? this.spec.delays.forStream(this.plural, this.spec.ns) : 0;
+    if (this.spec.convert) this.inOrder(async () => line, ms);
+    else this.emit(line, ms);
+  }
+
+  /** an event or bookmark, held back `ms` (delayWatches) and never ahead of one held back before it */
+  private emit(line: string, ms: number): void {
+    if (this.closed) return;
+    if (ms <= 0 && (this.delayed === undefined || this.delayed.size === 0)) return this.sendRaw(line);
+    this.delayed ??= this.spec.delays!.line((held) => this.sendRaw(held));
+    this.delayed.push(line, ms);
+  }
+
+  private holdsBack(): boolean {
+    const delays = this.spec.delays;
+    return (this.delayed?.size ?? 0) > 0 || (delays !== undefined && delays.forStream(this.plural, this.spec.ns) > 0);
   }
 
   /** after every line before it; a failed conversion ends the stream with an ERROR event, as the real server does */
-  private inOrder(line: () => Promise<string>): void {
+  private inOrder(line: () => Promise<string>, delayMs: number): void {
     this.converting = this.converting.then(async () => {
       try {
-        this.sendRaw(await line());
+        this.emit(await line(), delayMs);
       } catch (e) {
         const status = (e as { toStatus?: () => unknown }).toStatus?.()
           ?? statusBody(500, "InternalError", (e as Error).message);
@@ -251,6 +273,7 @@ export class WatchStream {
     this.timers = [];
     if (this.stallTimer) clearTimeout(this.stallTimer);
     this.queue = [];
+    this.delayed?.clear();
     this.onEnd(this);
   }
 }
