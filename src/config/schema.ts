@@ -4,6 +4,7 @@
 
 import { SAMPLERS, type SamplerName } from "../util/index.ts";
 import { WEBHOOKS_SECTION } from "./webhooks.ts";
+import { RECONCILE_SECTION } from "./reconcile.ts";
 import {
   countOrAuto, decimal, duration, flag, integer, oneOf, orNull, section, text, textList, type ValueOf,
 } from "./fields.ts";
@@ -163,6 +164,11 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
         "events meanwhile merge, the latest wins.",
     }),
     idleTimeout: duration({ default: 5, min: 0, max: 3600, doc: "A worker with no events for this long exits." }),
+    priority: flag({
+      default: true,
+      doc: "Objects whose change is new are handled before the bulk of a start-up's or relist's objects " +
+        "and before retries (false: first come, first served).",
+    }),
   }),
   handling: section("Handling: retries and timeouts of handlers (each handler may override them).", {
     // Attempts, as a handler's own `retries` option counts them: 0 would be no attempt at all.
@@ -248,6 +254,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     }),
   }),
   webhooks: WEBHOOKS_SECTION,
+  reconcile: RECONCILE_SECTION,
   kube: section("Kube: how to reach the cluster.", {
     kubeconfig: orNull(text({ doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
     context: orNull(text({ doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),

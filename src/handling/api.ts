@@ -33,6 +33,14 @@ export interface ApiClientOptions {
   /** Default "kobun". */
   fieldManager?: string;
   watch?: WatchFn;
+  /** Hears every write's answer: the caches lay our writes over their stores (caching/own-writes.ts). */
+  written?: WriteListener;
+}
+
+/** Told of each write handlers make through ctx.api, with the server's answer. */
+export interface WriteListener {
+  wrote(resource: Resource, answer: KubeObject): void;
+  deleted(resource: Resource, name: string, namespace: string | null, answer: KubeObject | undefined): void;
 }
 
 /** The handled object a bound Api knows about: what its writes to it changed is absorbed into `written`. */
@@ -97,9 +105,11 @@ class BoundApi implements Api {
   async create<T extends KubeObject>(object: T, o?: Call): Promise<T> {
     const resource = await this.resolveObject(object, o);
     const namespace = this.namespaceOf(resource, { namespace: object.metadata?.namespace });
-    return this.call(o, (signal) =>
+    const created = await this.call(o, (signal) =>
       this.options.client.create<T>(resource, namespace, object, { signal, fieldManager: this.fieldManager }),
     );
+    this.options.written?.wrote(resource, created);
+    return created;
   }
 
   async patch<S extends ResourceRef>(
@@ -112,6 +122,7 @@ class BoundApi implements Api {
         type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal,
       }),
     );
+    this.options.written?.wrote(resource, after);
     if (!this.isSelf(resource, namespace, name)) return after as KindOf<S>;
     this.self.wrote?.(after);
     if (!o?.subresource) {
@@ -143,6 +154,7 @@ class BoundApi implements Api {
         fieldManager: o?.fieldManager ?? this.fieldManager, force: o?.force, subresource: o?.subresource, signal,
       }),
     );
+    this.options.written?.wrote(resource, after);
     if (!this.isSelf(resource, namespace, name)) return after;
     this.self.wrote?.(after);
     if (!o?.subresource) this.absorb(ownChange(this.latest, after, namedBy("apply", object)), after);
@@ -154,9 +166,11 @@ class BoundApi implements Api {
   ): Promise<void> {
     const resource = await this.resolve(ref, o);
     const namespace = this.namespaceOf(resource, o);
-    await this.call(o, (signal) =>
+    const answer = await this.call(o, (signal) =>
       this.options.client.delete(resource, namespace, name, { propagationPolicy: o?.propagationPolicy, signal }),
     );
+    const gone = answer.kind === "Status" ? undefined : (answer as KubeObject);
+    this.options.written?.deleted(resource, name, namespace, gone);
   }
 
   async *watch<S extends ResourceRef>(

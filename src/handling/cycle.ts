@@ -46,7 +46,8 @@ export interface HandlerRun {
 }
 
 export interface CyclePlan {
-  cause: Cause | "noop" | "free";
+  /** The Kopf-style cause; "reconcile" for an `on.reconcile` (reconciling/reconcile-cycle.ts). */
+  cause: Cause | "noop" | "free" | "reconcile";
   /** The merge-patch the handlers wrote into `patch` (may hold status). */
   user: Record<string, any> | undefined;
   /** Handler results by id, for `status.<id>`. */
@@ -56,6 +57,8 @@ export interface CyclePlan {
   finalizer: "add" | "remove" | undefined;
   /** Add the finalizer alone and run the cycle again before any handler has side effects. */
   finalizerFirst: boolean;
+  /** A reconcile failed (it runs again after a backoff, or at the next change): its result is "error". */
+  error?: Error;
   /** The cause completed in this cycle (every handler of it finished, or there were none). */
   done?: boolean;
   /** ms until the earliest delayed handler is due. */

@@ -11,7 +11,8 @@ export {
   runCycle, deleteHandlerApplies, type CycleEnv, type CyclePlan, type FinalizerTerms, type HandlerRun, type ObjectState,
 } from "./cycle.ts";
 export { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
-export { ApiClient, type ApiClientOptions, type WatchFn } from "./api.ts";
+export { ApiClient, type ApiClientOptions, type WatchFn, type WriteListener } from "./api.ts";
+export { CacheView, lookupAmong, type CacheLookup, type CachedResource } from "./cache.ts";
 export { Indexes, type IndexedStream } from "./indexes.ts";
 export { readBookkeeping, type StorageMode } from "./progress.ts";
 export { compactPatch, lendSignal, newPatch, objectContext, type HandlerTools } from "./context.ts";

@@ -11,7 +11,9 @@ import { linkedSignal, sleep } from "../util/index.ts";
 import { essenceOf, metaMatches, objectContext } from "../handling/index.ts";
 import { deepEqual } from "../declaring/index.ts";
 import type { BackgroundSpec, HandlerSpec } from "../declaring/index.ts";
-import type { Ownership } from "./options.ts";
+import { workerTimingOf, type Ownership, type ReconcilerOptions } from "./options.ts";
+import type { HandlerTools } from "../handling/index.ts";
+import type { Logger } from "../util/index.ts";
 import { afterRun, dueAt, holdsDeletion, idleWait, starting, type BackgroundPhase } from "./background-phases.ts";
 import { callDaemon, callTimer, type CallOptions, type Run } from "./background-calls.ts";
 
@@ -201,4 +203,18 @@ function cancellationOf(spec: BackgroundSpec): number {
 
 function where(body: KubeObject): string {
   return `${body.metadata.namespace ? `${body.metadata.namespace}/` : ""}${body.metadata.name}`;
+}
+
+/** What the resource's daemons and timers run with (background.ts), from the reconciler's options. */
+export function backgroundOptionsOf(
+  options: ReconcilerOptions, logger: Logger, tools: HandlerTools | undefined,
+  memo: BackgroundOptions["memo"], signal: AbortSignal,
+): BackgroundOptions {
+  const { resource, client, ownership, indexes } = options;
+  return {
+    specs: options.registry.backgroundFor(resource), resource, client, logger, tools: tools ?? {}, memo, signal,
+    abandoned: () => options.observers?.cycles?.backgroundAbandoned(), retryFloorMs: workerTimingOf(options).window,
+    ...(ownership ? { ownership } : {}),
+    ...(indexes ? { primed: (signal: AbortSignal) => indexes.primed(signal) } : {}),
+  };
 }

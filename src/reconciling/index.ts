@@ -14,5 +14,5 @@
 // over) or whose deletion it saw.
 
 export { Reconciler, type ReconcilerOptions, type ReconcilerSettings } from "./reconciler.ts";
-export { readsDeletedBodies } from "./options.ts";
+export { readsDeletedBodies, type ReconcileWiring } from "./options.ts";
 export { type ReconcileObserver, type ReconcileResult } from "./reconciler.ts";

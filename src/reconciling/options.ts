@@ -13,6 +13,9 @@ import type { HandlerSpec, Registry } from "../declaring/index.ts";
 import type { Indexes } from "../handling/index.ts";
 import type { QueueObserver } from "../queueing/index.ts";
 import type { PatchTarget } from "./patching.ts";
+import type { KnownObjects, OwnWrites } from "../caching/index.ts";
+import type { CacheLookup } from "../handling/index.ts";
+import type { ReconcileBackoff } from "./reconcile-run.ts";
 
 /** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
 export interface CycleHold {
@@ -51,10 +54,26 @@ export interface ReconcilerOptions {
   metadataOnly?: string;
   /** What takes objects away from this replica; none: they are always ours. */
   ownership?: Ownership;
+  /** The resource's `on.reconcile` world (reconcile-mode.ts): needed when it has one. */
+  reconcile?: ReconcileWiring;
   /** Who hears of the work (runtime/metrics.ts makes them metrics); none by default. */
   observers?: ReconcilerObservers;
   /** Aborting it aborts the handlers at once (like close(0)). */
   signal?: AbortSignal;
+}
+
+/** How the runtime hands a reconciled resource its world. */
+export interface ReconcileWiring {
+  /** The resource's own store (it must keep bodies) and our writes laid over it. */
+  store: KnownObjects;
+  writes: OwnWrites;
+  /** Every store `ctx.cache` may read: the resource's, what it owns and watches, the indexes' resources. */
+  cache: CacheLookup;
+  /** Wait for the store to catch up with our own last write before a woken reconcile (else read through). */
+  readOwnWrites: boolean;
+  /** That wait's bound, ms. */
+  catchUpMs: number;
+  backoff: ReconcileBackoff;
 }
 
 /** What takes objects away from this replica (ownership is exclusive: DESIGN behaviour 4). */
@@ -86,7 +105,9 @@ export interface ReconcilerObservers {
 /** The part of config/'s Settings the reconciler reads (in seconds, as configured; diffBaseLimit in bytes). */
 export interface ReconcilerSettings {
   readonly peering: { readonly freezeGracePeriod: number };
-  readonly workers: { readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number };
+  readonly workers: {
+    readonly limit: number; readonly batchWindow: number; readonly idleTimeout: number; readonly priority: boolean;
+  };
   readonly handling: {
     readonly retries: number | null; readonly backoff: number; readonly timeout: number | null;
     readonly diffBaseLimit: number;
@@ -169,9 +190,9 @@ export function patchTargetOf(options: ReconcilerOptions, logger: Logger): Patch
 /** The workers' timing in ms (the settings are in seconds). */
 export function workerTimingOf(
   { settings }: Pick<ReconcilerOptions, "settings">,
-): { window: number; limit: number; idleMs: number } {
-  const { batchWindow, limit, idleTimeout } = settings.workers;
-  return { window: batchWindow * 1000, limit, idleMs: idleTimeout * 1000 };
+): { window: number; limit: number; idleMs: number; prioritized: boolean } {
+  const { batchWindow, limit, idleTimeout, priority } = settings.workers;
+  return { window: batchWindow * 1000, limit, idleMs: idleTimeout * 1000, prioritized: priority };
 }
 
 /** How long handlers may go on after a freeze before they are abandoned, in ms. */

@@ -9,6 +9,12 @@
 
 import { eitherSignal, onAbort } from "../util/index.ts";
 
+/** What takes a cycle's object away: its namespace's freeze gate, its shard's handover, either, or none. */
+export function freezeOf(gate: AbortSignal | undefined, shard: AbortSignal | undefined): AbortSignal | undefined {
+  // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
+  return gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
+}
+
 /** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */
 export const LOST: unique symbol = Symbol("lost");
 

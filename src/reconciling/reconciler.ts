@@ -1,18 +1,15 @@
-// Reconciler: one resource's WatchEvents → its objects' handlers.
-// accept(event) → per-object worker (queueing/, keyed by uid, latest wins, batch window,
-// bounded concurrency) → on.event handlers → one cycle (handling/cycle.ts) → one merged patch
-// (patching.ts, fenced: fence.ts) → Events (posting/) → a timer for delayed handlers, kept in the worker.
-//
-// Layering: reconciling/ is the room above queueing/, watching/ and handling/: the runtime
-// only has to create a reconciler per resource and feed it events; handling/ never sees a queue.
-//
+// Reconciler: one resource's WatchEvents → its objects' handlers. accept(event) → per-object
+// worker (queueing/, keyed by uid, latest wins, batch window, bounded concurrency) → on.event
+// handlers → one cycle (handling/cycle.ts, or the resource's on.reconcile: reconcile-mode.ts) →
+// one merged patch (patching.ts, fenced: fence.ts) → Events (posting/) → a re-run kept in the worker.
+// The runtime only creates a reconciler per resource and feeds it events (and wakes, for a
+// reconcile whose owned or watched objects changed); handling/ never sees a queue.
 // Each object's life is explicit state (life.ts: its phase and our last write), moved only by the
 // pure transitions there; this file is the I/O around them. After its own PATCH, an object's older
 // versions may still arrive from the watch: they are skipped as not newer than our write
 // (kube/versions.ts), and so is an echo queued while the object was processing (Workers' `skip`),
-// unless the cycle asked to run again. The finalizer: finalizer.ts, which runs the cycle. A
-// deletion seen aborts the object's running cycle as a freeze does, and nothing of it is written
-// (tracked.ts).
+// unless the cycle asked to run again. The finalizer: finalizer.ts. A deletion seen aborts the
+// object's running cycle as a freeze does, and nothing of it is written (tracked.ts).
 // Must never run two cycles of one object at once, never act on a version older than its own
 // last write, never write for an object once its deletion was seen, and never let a handler's
 // failure escape into the watch stream.
@@ -27,17 +24,19 @@ import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { cycleWithFinalizer } from "./finalizer.ts";
 import { admits, begin, step, superseded, type Outcome } from "./life.ts";
 import {
-  cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold, type ReconcilerOptions,
+  cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold,
+  type ReconcilerOptions,
 } from "./options.ts";
-import { LOST, whileOwned } from "./ownership.ts";
+import { freezeOf, LOST, whileOwned } from "./ownership.ts";
 import {
   reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item,
 } from "./reporting.ts";
-import { Background } from "./background.ts";
+import { Background, backgroundOptionsOf } from "./background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
 import { DELETED, TrackedObjects, WAS_DELETED, type Tracked } from "./tracked.ts";
+import { reconcileModeOf, type ReconcileMode, type WakeTarget } from "./reconcile-mode.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, ReconcileObserver, ReconcileResult } from "./options.ts";
 
@@ -55,6 +54,8 @@ export class Reconciler {
   private readonly erred = new Set<string>();
   /** The daemons and timers of the resource's objects (background-phases.ts: their phases). */
   private readonly background: Background;
+  /** Set when the resource has an on.reconcile: it runs instead of handling/'s cycle. */
+  private readonly reconciling: ReconcileMode | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {
     const { resource } = options;
@@ -68,25 +69,19 @@ export class Reconciler {
       tools: this.env.tools,
     };
     this.target = patchTargetOf(options, this.logger);
+    this.reconciling = reconcileModeOf(options, this.logger, this.env.tools);
     const linked = linkedSignal(options.signal);
     this.detach = linked.dispose;
     linked.signal.addEventListener("abort", () => this.hard.abort(), { once: true });
-    this.background = new Background({
-      specs: options.registry.backgroundFor(resource), resource, client: options.client, logger: this.logger,
-      tools: this.env.tools ?? {}, memo: (uid, namespace) => this.states.memoOf(uid, namespace),
-      signal: this.hard.signal, abandoned: () => options.observers?.cycles?.backgroundAbandoned(),
-      retryFloorMs: workerTimingOf(options).window, ...(options.ownership ? { ownership: options.ownership } : {}),
-      ...(options.indexes ? { primed: (signal: AbortSignal) => options.indexes!.primed(signal) } : {}),
-    });
+    const memo = (uid: string, namespace: string | undefined) => this.states.memoOf(uid, namespace);
+    this.background = new Background(backgroundOptionsOf(options, this.logger, this.env.tools, memo, this.hard.signal));
     this.workers = new Workers<Item>({
       process: (uid, item, signal) => {
         if (!tracing()) return this.measured(uid, item, signal);
         return tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal));
       },
-      skip: (uid, item) => {
-        const deleted = item.type === "deleted";
-        return superseded(this.states.get(uid), deleted, item.object.metadata.resourceVersion, Date.now());
-      },
+      skip: (uid, { wake, type, object }) =>
+        !wake && superseded(this.states.get(uid), type === "deleted", object.metadata.resourceVersion, Date.now()),
       ...workerTimingOf(options),
       signal: linked.signal,
       logger: this.logger,
@@ -120,17 +115,21 @@ export class Reconciler {
     this.workers.push(uid, event, { immediate: listed, priority: listed ? "low" : "high" });
   }
 
+  /** Runs an object's on.reconcile again (what it owns or watches changed); one not known here is left. */
+  wake(target: WakeTarget): void {
+    const woken = this.reconciling?.wakeOf(target);
+    if (!woken) return;
+    const tracked = this.states.get(woken.uid);
+    if (tracked) tracked.reconciled = undefined;
+    this.workers.push(woken.uid, woken.item);
+  }
+
   /** Stops: handlers' signals abort now; writes in flight get `graceMs` to finish; nothing is left running. */
   async close(graceMs: number): Promise<TaskReport> {
     const timer = setTimeout(() => this.hard.abort(), graceMs);
     try {
       const [report, background] = await Promise.all([this.workers.close(graceMs), this.background.close(graceMs)]);
-      // Workers are named by uid; say which handler on which object was left running.
-      const abandoned = report.abandoned.map((task) => {
-        const running = this.states.get(task.slice(task.lastIndexOf("/") + 1))?.running;
-        return running ? `handler ${running} (${task})` : task;
-      });
-      return { abandoned: [...abandoned, ...background] };
+      return { abandoned: [...this.states.named(report.abandoned), ...background] };
     } finally {
       clearTimeout(timer);
       this.hard.abort();
@@ -190,10 +189,7 @@ export class Reconciler {
   private async whileOurs(
     uid: string, item: Item, signal: AbortSignal, hold: CycleHold | undefined,
   ): Promise<WorkerOutcome<Item> | void> {
-    const gate = this.options.ownership?.freezeSignal?.(item.object.metadata.namespace);
-    const shard = hold?.signal;
-    // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
-    const freeze = gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
+    const freeze = freezeOf(this.options.ownership?.freezeSignal?.(item.object.metadata.namespace), hold?.signal);
     if (!freeze) return this.cycle(uid, item, signal, undefined);
     const graceMs = freezeGraceMsOf(this.options);
     const onAbandoned = () => reportAbandoned(this.audience, this.states.get(uid)?.running, item.object, graceMs);
@@ -218,6 +214,11 @@ export class Reconciler {
       const stopped = () => Boolean(freeze?.aborted || this.hard.signal.aborted);
       await releaseIfUnwatched(item.object, (plan) => this.write(item.object, plan, freeze), this.logger, stopped);
       return;
+    }
+    if (item.wake && this.reconciling) {
+      const fresh = await this.reconciling.fresh(item.object, tracked?.wrote?.rv, this.options.client, signal);
+      if (!fresh) return;
+      item = { type: "modified", object: fresh };
     }
     const start = begin(tracked, item.object, Date.now(), contentKey);
     if (start.kind === "skip") return;
@@ -246,7 +247,10 @@ export class Reconciler {
     try {
       // The delete handlers run only once the object's daemons and timers have stopped.
       if (body.metadata.deletionTimestamp) await this.background.stop(body.metadata.uid ?? "");
-      const plan = await cycleWithFinalizer(this.env, object, body, signal, this.background);
+      const plan = this.reconciling
+        ? await this.reconciling.plan(object, body, signal, this.background)
+        : await cycleWithFinalizer(this.env, object, body, signal, this.background);
+      if (plan.error && this.options.observers?.cycles) this.erred.add(body.metadata.uid ?? "");
       hold?.current?.(); // a shard whose lease lapsed while this process stalled is given up now: its freeze aborts
       // Lost meanwhile: not even an Event about these runs, whose results are never written.
       if (freeze?.aborted) return reportDiscarded(this.audience, body, plan);
@@ -256,6 +260,7 @@ export class Reconciler {
       if (!planWrites(plan)) return writtenOutcome(body, undefined, false, nextOf(plan, body, body), plan.delay);
       const newest = await this.write(body, plan, freeze);
       if (newest === "gone") return reportGone(this.audience, body);
+      if (newest !== body) this.reconciling?.wrote(newest);
       return writtenOutcome(body, newest !== body ? newest : undefined, true, nextOf(plan, body, newest), plan.delay);
     } catch (error) {
       if (signal.aborted && this.hard.signal.aborted) return { kind: "stopped" };

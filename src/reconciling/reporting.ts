@@ -15,7 +15,8 @@ import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
 
 /** An object event: what reaches an object's worker (relist markers do not). */
-export type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }>;
+/** One object's event for its worker; `wake`: an on.reconcile woken by what it owns or watches. */
+export type Item = Exclude<WatchEvent, { type: "relist-start" } | { type: "relist-done" }> & { wake?: true };
 
 /** Where a resource's handler runs are told, and its on.event handlers. */
 export interface Audience {

@@ -6,7 +6,7 @@
 // here, read by life.ts as the `wrote` it takes (a short-lived copy per read).
 // The life's values stay those of the pure transitions (`live` takes one); only the record is reused.
 
-import type { ObjectState } from "../handling/index.ts";
+import type { ReconcileState } from "./reconcile-cycle.ts";
 import type { KubeObject } from "../kube/index.ts";
 import { CompactMap, linkedSignal } from "../util/index.ts";
 import { IDLE, type Life, type Phase } from "./life.ts";
@@ -16,13 +16,16 @@ export const DELETED = new DOMException("the object was deleted", "AbortError");
 /** What a cycle aborted by its object's deletion comes to. */
 export const WAS_DELETED: unique symbol = Symbol("deleted");
 
-export class Tracked implements Life, ObjectState {
+export class Tracked implements Life, ReconcileState {
   phase: Phase = IDLE;
   /** Our last write's resourceVersion and when it was made (ms): life.ts's `wrote`. */
   private rv: string | undefined = undefined;
   private at = 0;
-  resume: ObjectState["resume"] = "unseen";
+  resume: ReconcileState["resume"] = "unseen";
   running: string | undefined = undefined;
+  /** An on.reconcile's: its triggers at the last reconcile that needs no repeat, and its failures in a row. */
+  reconciled: string | undefined = undefined;
+  failures = 0;
   /** Aborts the cycle running now (a deletion seen: nothing of it may be written); set only while one runs. */
   cycle: AbortController | undefined = undefined;
 
@@ -89,6 +92,14 @@ export class TrackedObjects extends CompactMap<Tracked> {
   /** The memo an object's handlers, daemons and timers share. */
   memoOf(uid: string, namespace: string | undefined): Record<string, any> {
     return (this.get(uid) ?? this.track(uid, namespace)).memo;
+  }
+
+  /** Workers' tasks (`<name>/<uid>`) as shutdown reports them: which handler on which object was left running. */
+  named(tasks: readonly string[]): string[] {
+    return tasks.map((task) => {
+      const running = this.get(task.slice(task.lastIndexOf("/") + 1))?.running;
+      return running ? `handler ${running} (${task})` : task;
+    });
   }
 
   /** Forgets what is kept of the objects `which` picks. */

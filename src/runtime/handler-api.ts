@@ -6,7 +6,7 @@ import type { Settings } from "../config/index.ts";
 import type { KubeClient } from "../kube/index.ts";
 import type { Resource } from "../kube/index.ts";
 import type { ApiWatchEvent } from "../declaring/index.ts";
-import { ApiClient } from "../handling/index.ts";
+import { ApiClient, type WriteListener } from "../handling/index.ts";
 import type { Logger } from "../util/index.ts";
 import { Watcher } from "../watching/index.ts";
 
@@ -23,10 +23,10 @@ export function watchResource(
   return watcher.events(signal) as AsyncIterable<ApiWatchEvent>;
 }
 
-export function handlerApi(client: KubeClient, settings: Settings, logger: Logger): ApiClient {
+export function handlerApi(client: KubeClient, settings: Settings, logger: Logger, written?: WriteListener): ApiClient {
   const peering = settings.peering.name;
   return new ApiClient({
-    client,
+    client, ...(written ? { written } : {}),
     fieldManager: peering === "default" ? "kobun" : `kobun-${peering}`,
     watch: (resource, o, signal) => watchResource(client, resource, o, signal, logger.child({ watch: "ctx.api" })),
   });

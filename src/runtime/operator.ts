@@ -14,6 +14,7 @@ import { aborted, TaskScope, Toggle, type Logger } from "../util/index.ts";
 import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
 import { connectClient } from "./connecting.ts";
 import { FatalError } from "./exits.ts";
+import { CachedResources } from "./reconcile-wiring.ts";
 import { handlerApi } from "./handler-api.ts";
 import { heapActivity, paceHeap } from "./heap-pacing.ts";
 import { loggerFor } from "./logging.ts";
@@ -111,7 +112,8 @@ interface Running extends Operating {
 /** Starts the operator's parts, serves until `signal` aborts or a task ends it, then takes them down. */
 async function operate(o: Running): Promise<RunReport> {
   const { settings, logger, registry, signal, graceMs, client, health } = o;
-  const activities = { registry, logger, api: handlerApi(client, settings, logger), memo: o.memo };
+  const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
+  const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo };
   // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
   await runStartup(activities, signal);
   const probes = probeValues(activities);
@@ -127,7 +129,7 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const parts = await startParts(o, { api: activities.api, resolved, toggle, scope });
+  const parts = await startParts(o, { api: activities.api, cached, resolved, toggle, scope });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   o.options.onStarted?.({ resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) });
   const names = resolved.resources.map(resourceName).join(",");

@@ -19,6 +19,7 @@ import type { ServedResources } from "./served-resources.ts";
 import { serveProbes } from "./serving.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
+import { named, readByReconciles, type CachedResources } from "./reconcile-wiring.ts";
 
 /** What run() made for the parts; run() closes the client and the tracing after them. */
 export interface Operating {
@@ -39,6 +40,8 @@ export interface Operating {
 export interface Beginning {
   /** What handlers get as ctx.api. */
   api: ApiClient;
+  /** What on.reconcile's ctx.cache reads: filled here, as the stores are made. */
+  cached: CachedResources;
   /** The handled resources as the API server serves them (resolveResources). */
   resolved: ServedResources;
   toggle: Toggle;
@@ -76,10 +79,12 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
       ...(o.peering.id ? { id: o.peering.id } : {}),
     }, o.signal)
     : undefined;
-  const stores = knownObjectStores(registry, resources); // one per resource: its streams write it (caching/)
+  const read = readByReconciles(registry);
+  const stores = knownObjectStores(registry, resources, read); // one per resource: its streams write it (caching/)
+  for (const [resource, store] of stores) if (named(read, resource)) begun.cached.add(resource, store);
   const reconcilers = reconcilersFor(resources, {
     client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: o.memo,
-    configs, metadataOnly,
+    configs, metadataOnly, cached: begun.cached,
   });
   return { ...begun, poster, gates, indexes, sharded, stores, reconcilers };
 }
@@ -112,7 +117,7 @@ export async function serve(o: Operating, parts: Parts): Promise<{ probeUrl?: st
   // Peering leaves only once the handlers have finished: no other operator starts on objects still handled here.
   const { promise: handlersDone, resolve: handlersFinished } = Promise.withResolvers<void>();
   serveLayout({
-    client, settings, logger, health, toggle, scope, graceMs, sharded, indexes,
+    client, settings, logger, health, toggle, scope, graceMs, sharded, indexes, registry,
     resources: { reconcilers: parts.reconcilers, stores, configs, metadataOnly },
     gates: { byNamespace: gates, frozen },
     peering: { ...o.peering, handlersDone },

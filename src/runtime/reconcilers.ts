@@ -12,6 +12,7 @@ import { Reconciler } from "../reconciling/index.ts";
 import type { Logger, Toggle } from "../util/index.ts";
 import { reconcileMetrics, workqueueMetrics } from "./metrics.ts";
 import { settingsFor } from "./resources.ts";
+import { reconcileWiringOf, type CachedResources } from "./reconcile-wiring.ts";
 import type { ShardedStreams } from "./sharding.ts";
 
 /** What the reconcilers are wired with; made by operate(). */
@@ -33,6 +34,8 @@ export interface ReconcilerWiring {
   configs: Map<Resource, ResourceSettings>;
   /** The resources watched metadata-only, and why: their progress lives in annotations. */
   metadataOnly: Map<Resource, string>;
+  /** What on.reconcile reads (reconcile-wiring.ts). */
+  cached: CachedResources;
 }
 
 /**
@@ -60,8 +63,11 @@ export function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<
       : { freezeSignal };
     const { client, registry, poster, api, indexes, memo } = w;
     const storage = storageOf(config, w.metadataOnly.get(resource));
+    const reconciled = registry.reconciles.forResource(resource);
+    const reconcile = reconciled ? { reconcile: reconcileWiringOf(resource, w.cached, settings) } : {};
     reconcilers.set(resource, new Reconciler({
       client, resource, registry, settings, logger, poster, api, indexes, memo, ownership, observers, ...storage,
+      ...reconcile,
     }));
   }
   w.sharded?.forgetIn([...reconcilers.values()]); // a shard given up or taken: its objects start afresh

@@ -12,7 +12,7 @@ import type { Indexes } from "../handling/index.ts";
 import { Store } from "../caching/index.ts";
 import { streamBudget } from "../kube/index.ts";
 import type { KubeClient } from "../kube/index.ts";
-import { resourceName, type Resource } from "../kube/index.ts";
+import { resourceName, type Resource, type ResourceSelector } from "../kube/index.ts";
 import type { Health } from "../observability/index.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/index.ts";
@@ -27,6 +27,7 @@ import { Toggle } from "../util/index.ts";
 import { heapActivity } from "./heap-pacing.ts";
 import { budgetMetrics, peeringMetrics, watchMetrics } from "./metrics.ts";
 import { startPeering } from "./peering.ts";
+import { named, withWakes } from "./reconcile-wiring.ts";
 import type { ShardedStreams } from "./sharding.ts";
 
 /** What the streams are wired with; made by operate(). */
@@ -34,6 +35,8 @@ export interface StreamWiring {
   client: KubeClient;
   settings: Settings;
   logger: Logger;
+  /** Whose on.reconcile an event wakes (reconcile-wiring.ts's withWakes). */
+  registry: Registry;
   health: Health;
   /** The operator's freeze toggle. */
   toggle: Toggle;
@@ -117,8 +120,11 @@ function layOutSettings(wiring: StreamWiring, layout: OneLayout): void {
  * by whatever reads its objects. It keeps bodies only for a reader that needs them: the
  * reconciler's on.event handlers (a deletion's body); else identities.
  */
-export function knownObjectStores(registry: Registry, resources: readonly Resource[]): Map<Resource, Store> {
-  const keeps = (resource: Resource) => (readsDeletedBodies(registry, resource) ? "bodies" : "identity");
+export function knownObjectStores(
+  registry: Registry, resources: readonly Resource[], read: readonly ResourceSelector[] = [],
+): Map<Resource, Store> {
+  const bodies = (resource: Resource) => readsDeletedBodies(registry, resource) || named(read, resource);
+  const keeps = (resource: Resource) => (bodies(resource) ? "bodies" : "identity");
   return new Map(resources.map((resource) => [resource, new Store(resource, { keeps: keeps(resource) })]));
 }
 
@@ -132,7 +138,8 @@ function watchedResources(
     const store = stores.get(resource);
     if (!store) throw new Error(`no store of known objects for ${resourceName(resource)} (knownObjectStores)`);
     const selection = { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) };
-    watched.set(resource, { consumer: reconciler, store, selection });
+    const consumer = withWakes(resource, reconciler, wiring.resources.reconcilers, wiring.registry, wiring.logger);
+    watched.set(resource, { consumer, store, selection });
   }
   return watched;
 }

@@ -11,7 +11,7 @@ import { dryRunOf } from "./dry-run.ts";
 import { checkRequestSize } from "./limits.ts";
 import type { UserInfo } from "./rbac.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
-import type { ServerContext } from "./server.ts";
+import type { ServerContext } from "./server-context.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import { nowTimestamp, present } from "./write-bodies.ts";
 

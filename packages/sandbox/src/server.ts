@@ -4,7 +4,6 @@
 // is opened by watch-request.ts, a server-side apply answered by server-apply.ts.
 
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
-import type { Faults } from "./faults.ts";
 import { dryRunOf } from "./dry-run.ts";
 import { mediaType, objectResponse, readJson } from "./bodies.ts";
 import { listObjects } from "./list.ts";
@@ -22,35 +21,18 @@ import { route, verbOf, type Target } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
 import { serverSideApply } from "./server-apply.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
-import type { RequestLog } from "./stats.ts";
 import { bearerMatches } from "./auth.ts";
-import { authorize, MASTERS, requestAttributes, type ServiceAccountTokens, type UserInfo } from "./rbac.ts";
-import type { Store } from "./store.ts";
+import { authorize, MASTERS, requestAttributes, type UserInfo } from "./rbac.ts";
 import type { WatchStream } from "./watch.ts";
 import { startWatch } from "./watch-request.ts";
 import { withWarnings } from "./warnings.ts";
-import type { SandboxAdmission } from "./admission.ts";
+import type { ServerContext } from "./server-context.ts";
 
 type ResourceTarget = Extract<Target, { type: "resource" }>;
 type ListBody = { metadata: Record<string, unknown>; items: any[] };
 
-export interface ServerContext {
-  store: Store;
-  registry: ResourceRegistry;
-  objects: Objects;
-  faults: Faults;
-  requests: RequestLog;
-  watches: Set<WatchStream>;
-  token?: string;
-  /** tokens from the TokenRequest API (their requests are authorized by RBAC) */
-  saTokens: ServiceAccountTokens;
-  /** calls the admission and conversion webhooks registered in the store (admission.ts) */
-  admission: SandboxAdmission;
-  bookmarkIntervalMs: number;
-  /** `shardSelector` on LIST and WATCH (the ShardedListAndWatch gate), see shards.ts. */
-  shardSelectors: boolean;
-  log?: (line: string) => void;
-}
+export type { ServerContext } from "./server-context.ts";
+
 
 /** who is asking: a service account (by its token), else the admin (system:masters), else 401 */
 function checkAuth(ctx: ServerContext, req: Request): UserInfo {

@@ -6,7 +6,7 @@
 import { partialView } from "./partial.ts";
 import type { ResourceDef } from "./resources.ts";
 import { makeSelector } from "./selectors.ts";
-import type { ServerContext } from "./server.ts";
+import type { ServerContext } from "./server-context.ts";
 import { shardFilter, withShards } from "./shards.ts";
 import { errors } from "./status.ts";
 import { toTable, wantsTable } from "./table.ts";

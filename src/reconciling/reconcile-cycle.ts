@@ -1,0 +1,141 @@
+// One cycle of an object whose resource has an `on.reconcile`: the engine beside handling/'s
+// Kopf-style cycle, planning the same way (a CyclePlan: what to write, the finalizer's change,
+// when to run again) so that everything around it is shared: the worker per object, ownership
+// and freezes, fenced writes, Events, metrics. kobun's finalizer is held when the reconcile says
+// `finalizer: true` (or a daemon or timer holds it): added alone first, released after a
+// reconcile that succeeds while deleting. An object whose triggers (reconcile-run.ts) are as
+// they were at its last success is not reconciled again, unless something woke it (what it owns
+// or watches, a requeue, a retry: the reconciler clears `reconciled` then).
+
+import type { KubeObject, Resource } from "../kube/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { EventPoster } from "../posting/index.ts";
+import type { Cache, ReconcileSpec } from "../declaring/index.ts";
+import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
+import type { Background } from "./background.ts";
+import { finalizerAction, hasFinalizer } from "./finalizer.ts";
+import { callReconcile, triggers, type ReconcileBackoff, type ReconcileVerdict } from "./reconcile-run.ts";
+import type { ReconcileObserver } from "./options.ts";
+
+/** What a resource's reconcile runs with. */
+export interface ReconcileEnv {
+  spec: ReconcileSpec;
+  resource: Resource;
+  logger: Logger;
+  tools: HandlerTools;
+  /** `ctx.cache` for an object of this namespace. */
+  cache(namespace: string | undefined): Cache;
+  backoff: ReconcileBackoff;
+  observer?: ReconcileObserver | undefined;
+  poster?: EventPoster | undefined;
+}
+
+/** What is kept of an object between its reconciles (in tracked.ts's one record). */
+export interface ReconcileState extends ObjectState {
+  /** Its triggers at the last reconcile that needs no repeat; undefined: reconcile it at the next cycle. */
+  reconciled: string | undefined;
+  /** Failed reconciles in a row. */
+  failures: number;
+}
+
+export async function reconcileWithFinalizer(
+  env: ReconcileEnv, state: ReconcileState, body: KubeObject, signal: AbortSignal,
+  background: Pick<Background, "holds">,
+): Promise<CyclePlan> {
+  const plan = emptyPlan();
+  const deleting = Boolean(body.metadata.deletionTimestamp);
+  const action = finalizerAction(deleting, hasFinalizer(body), () => env.spec.finalizer || background.holds(body));
+  if (action === "add") return { ...plan, finalizer: "add", finalizerFirst: true };
+  if (action === "release") plan.finalizer = "remove"; // no longer asked for
+  const key = triggers(body, env.spec.on);
+  if (state.reconciled === key) return plan;
+  if (!accepts(env, state, body, signal)) {
+    state.reconciled = key;
+    return plan;
+  }
+  state.running = `${env.spec.id} on ${body.metadata.namespace ?? ""}/${body.metadata.name}`;
+  try {
+    const verdict = await callReconcile({
+      spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools: env.tools,
+      cache: env.cache(body.metadata.namespace), deleting: action === "run-delete-handlers", retry: state.failures,
+      backoff: env.backoff, signal,
+    });
+    report(env, body, verdict, state.failures);
+    return planned(plan, verdict, state, key, body, action === "run-delete-handlers");
+  } finally {
+    state.running = undefined;
+  }
+}
+
+/** The reconcile's `when`, if it has one, on the object's context. */
+function accepts(env: ReconcileEnv, state: ReconcileState, body: KubeObject, signal: AbortSignal): boolean {
+  const when = env.spec.when;
+  return !when || when(objectContext(body, env.resource, state.memo, env.logger, signal, env.tools));
+}
+
+/** The plan a verdict comes to, and what the object's state keeps of it. */
+function planned(
+  plan: CyclePlan, verdict: ReconcileVerdict, state: ReconcileState, key: string, body: KubeObject, releasing: boolean,
+): CyclePlan {
+  switch (verdict.kind) {
+    case "aborted":
+      return plan;
+    case "done": {
+      state.failures = 0;
+      // A requeue is due whatever changes meanwhile; until then the object is not "reconciled".
+      state.reconciled = verdict.requeueMs === undefined ? key : undefined;
+      if (releasing) return { ...plan, finalizer: "remove" }; // its status no longer matters
+      const user = withObservedGeneration(verdict.patch, body);
+      const requeue = verdict.requeueMs !== undefined ? { delay: verdict.requeueMs } : {};
+      return { ...plan, ...(user ? { user } : {}), ...requeue };
+    }
+    case "retry":
+      state.failures++;
+      state.reconciled = undefined;
+      return { ...plan, error: verdict.error, delay: verdict.delayMs };
+    case "failed":
+      state.failures = 0;
+      state.reconciled = key; // not retried until the object changes
+      return { ...plan, error: verdict.error };
+  }
+}
+
+/** `status.observedGeneration` beside any status the reconcile writes. */
+function withObservedGeneration(
+  patch: Record<string, any> | undefined, body: KubeObject,
+): Record<string, any> | undefined {
+  const generation = body.metadata.generation;
+  if (!patch?.status || generation === undefined) return patch;
+  return { ...patch, status: { ...patch.status, observedGeneration: generation } };
+}
+
+/** Logs the ending (failures as warnings and errors, with an Event on the object), counts the run. */
+function report(env: ReconcileEnv, body: KubeObject, verdict: ReconcileVerdict, retry: number): void {
+  if (verdict.kind === "aborted") return;
+  const outcome = verdict.kind === "done" ? "success" : verdict.kind === "retry" ? "retry" : "failure";
+  env.observer?.handlerRan(env.spec.id, "reconcile", outcome, verdict.seconds);
+  const at = { namespace: body.metadata.namespace, name: body.metadata.name, reconcile: env.spec.id };
+  if (verdict.kind === "done") {
+    if (env.logger.enabled("debug")) env.logger.debug("Reconciled.", at);
+  } else if (verdict.kind === "retry") {
+    const message =
+      `Reconcile '${env.spec.id}' failed; retrying in ${seconds(verdict.delayMs)}: ${verdict.error.message}`;
+    env.logger.warn(message, { ...at, retry, error: verdict.error });
+    env.poster?.post(body, "Warning", "Reconcile", message, "warn");
+  } else {
+    const message = `Reconcile '${env.spec.id}' failed permanently: ${verdict.error.message}`;
+    env.logger.error(message, { ...at, error: verdict.error });
+    env.poster?.post(body, "Warning", "Reconcile", message, "error");
+  }
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${Math.round(ms / 100) / 10}s`;
+}
+
+function emptyPlan(): CyclePlan {
+  return {
+    cause: "reconcile", user: undefined, results: {}, bookkeeping: { progress: new Map() },
+    finalizer: undefined, finalizerFirst: false, delay: undefined, runs: [], essence: undefined,
+  };
+}
