@@ -53,6 +53,18 @@ export {
   type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
   type Service, type Deployment, type StatefulSet, type Job, type Lease,
 } from "./declaring/index.ts";
+// Level-triggered reconciles over the operator's cache (docs/reconcile.md):
+//
+//   on.reconcile(resource<Widget>("widgets.example.com/v1"), async (ctx) => {
+//     const name = `${ctx.name}-config`;
+//     if (!ctx.cache.get(resource.configmaps, name)) await ctx.api.create(adopt(configMap(name), { owner: ctx.body }));
+//     ctx.patch.status.ready = true;
+//     return { requeueAfter: 60 };
+//   }, { owns: [resource.configmaps] });
+export {
+  type ReconcileContext, type ReconcileFn, type ReconcileOptions, type ReconcileResult, type ReconcileTarget,
+  type Cache, type CacheListOptions, type ObjectKey, type WatchedResource, type TargetObject,
+} from "./declaring/index.ts";
 export {
   run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle,
 } from "./runtime/index.ts";
