@@ -22,6 +22,8 @@ export const LAPSE_MS = 30_000;
 interface Written {
   /** The object as the write's answer gave it; undefined: deleted. */
   object: KubeObject | undefined;
+  /** A delete's object's uid, when its answer named it (an object of that name with another uid is a new one). */
+  uid?: string | undefined;
   name: string;
   namespace: string | undefined;
   /** The answer's resourceVersion (a delete answered with a Status has none). */
@@ -30,14 +32,31 @@ interface Written {
   at: number;
 }
 
+/** Pruned on every this many writes too, so that entries of objects never read again do not pile up. */
+const PRUNE_EVERY = 64;
+
 export class OwnWrites {
   private readonly written = new Map<string, Written>();
+  private writes = 0;
+  private readonly now: () => number;
+  private readonly enabled: boolean;
 
-  constructor(private readonly store: KnownObjects, private readonly now: () => number = Date.now) {}
+  /** `enabled: false` keeps nothing (kobun.yaml reconcile.readOwnWrites: false): reads are the store's alone. */
+  constructor(private readonly store: KnownObjects, options: { now?: () => number; enabled?: boolean } = {}) {
+    this.now = options.now ?? Date.now;
+    this.enabled = options.enabled ?? true;
+    // The watch bringing an object settles our write of it at once: no entry outlives its use.
+    if (this.enabled) store.subscribe((change) => this.noticed(change.object));
+  }
 
   /** How many writes the store has not caught up with (for tests and diagnostics). */
   get pending(): number {
     this.prune();
+    return this.written.size;
+  }
+
+  /** How many entries are held now, settled or not (for tests: what the watch settles without any read). */
+  get kept(): number {
     return this.written.size;
   }
 
@@ -52,8 +71,13 @@ export class OwnWrites {
   deleted(name: string, namespace: string | undefined | null, answer?: KubeObject): void {
     // Held by finalizers: it is still there, marked; the answer is its state.
     if (answer?.metadata?.deletionTimestamp && answer.metadata.finalizers?.length) return this.wrote(answer);
-    const resourceVersion = answer?.kind === "Status" ? undefined : answer?.metadata?.resourceVersion;
-    this.keep({ object: undefined, name, namespace: namespace ?? undefined, resourceVersion, at: this.now() });
+    const status = answer?.kind === "Status";
+    // What the answer does not say of the object, our own earlier write of it may (a create not yet watched).
+    const earlier = this.written.get(nameKey(namespace, name))?.object?.metadata;
+    const named = status ? (answer as { details?: { uid?: string } }).details?.uid : answer?.metadata?.uid;
+    const uid = named ?? earlier?.uid;
+    const resourceVersion = (status ? undefined : answer?.metadata?.resourceVersion) ?? earlier?.resourceVersion;
+    this.keep({ object: undefined, uid, name, namespace: namespace ?? undefined, resourceVersion, at: this.now() });
   }
 
   /** The object as the store holds it, or as our newer write left it. */
@@ -86,12 +110,21 @@ export class OwnWrites {
   }
 
   private keep(entry: Written): void {
+    if (!this.enabled) return;
+    if (++this.writes % PRUNE_EVERY === 0) this.prune();
     const key = nameKey(entry.namespace, entry.name);
     const previous = this.written.get(key);
     // Two writes answered out of order: the older answer never hides the newer one.
     const newer = previous?.resourceVersion;
     if (newer && entry.resourceVersion && older(entry.resourceVersion, newer)) return;
     this.written.set(key, entry);
+  }
+
+  /** The store changed an object: our write of it may be settled now. */
+  private noticed(object: KubeObject): void {
+    const key = nameKey(object.metadata?.namespace, object.metadata?.name ?? "");
+    const entry = this.written.get(key);
+    if (entry && this.settled(entry)) this.written.delete(key);
   }
 
   private prune(): void {
@@ -102,16 +135,27 @@ export class OwnWrites {
   private settled(entry: Written): boolean {
     const { name, namespace, resourceVersion } = entry;
     if (this.now() - entry.at >= LAPSE_MS) return true;
-    if (entry.object === undefined) {
-      const held = this.store.versionOf(name, namespace);
-      if (held === undefined) return true; // the store let it go
-      // A newer object of the same name (made again since): the delete is behind it. (The answer's
-      // version is the object's last; its deletion has a later one, so "streams past it" is not enough.)
-      return resourceVersion !== undefined && compareResourceVersions(held, resourceVersion) === 1;
-    }
+    if (entry.object === undefined) return goneFrom(this.store, entry);
     if (resourceVersion === undefined) return false;
     return this.store.caughtUp(resourceVersion, { name, namespace });
   }
+}
+
+/**
+ * A delete is settled when the store no longer holds the object and would have seen it if the watch
+ * brought it late (every stream is past the object's last version: a create not yet delivered must
+ * not show it again), or when the object of that name is another one (made again since).
+ */
+function goneFrom(store: KnownObjects, entry: Written): boolean {
+  const { name, namespace, resourceVersion, uid } = entry;
+  const held = store.get(name, namespace);
+  if (held) {
+    if (uid !== undefined) return held.metadata.uid !== uid;
+    const rv = held.metadata.resourceVersion;
+    // The answer's version is the object's last; its deletion has a later one: only a newer object settles it.
+    return rv !== undefined && resourceVersion !== undefined && compareResourceVersions(rv, resourceVersion) === 1;
+  }
+  return resourceVersion === undefined || store.caughtUp(resourceVersion);
 }
 
 function older(a: string, b: string): boolean {

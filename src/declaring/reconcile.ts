@@ -81,7 +81,10 @@ export type ReconcileFn<T extends object = KubeObject> = (
 ) => ReconcileResult | Promise<ReconcileResult>;
 
 export interface ReconcileOptions<T extends object = KubeObject> {
-  /** Names it in logs, metrics (`controller`) and errors. Default: the function's name, else the resource. */
+  /**
+   * Names it in logs, Events, errors and kobun_handler_runs_total's `handler` (controller_runtime_* metrics
+   * name the resource). Default: the function's name, else "reconcile <resource>".
+   */
   id?: string;
   /**
    * Children whose controller ownerReference points at a reconciled object run that object's

@@ -169,8 +169,7 @@ class BoundApi implements Api {
     const answer = await this.call(o, (signal) =>
       this.options.client.delete(resource, namespace, name, { propagationPolicy: o?.propagationPolicy, signal }),
     );
-    const gone = answer.kind === "Status" ? undefined : (answer as KubeObject);
-    this.options.written?.deleted(resource, name, namespace, gone);
+    this.options.written?.deleted(resource, name, namespace, answer as KubeObject); // a Status names the uid
   }
 
   async *watch<S extends ResourceRef>(

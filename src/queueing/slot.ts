@@ -26,6 +26,8 @@ export interface Slot<T> extends Lined {
   immediate: boolean;
   /** The pending item's line when ready: "high" once any item collapsed into it was news. */
   priority: Priority;
+  /** The line of a requested re-run: the taken item's if due at once (it continues that work), else "low". */
+  rerunAs: Priority;
   /** Its place in the ready lines (lines.ts): the live entry's ticket (0: not in line) and line. */
   ticket: number;
   lane: Priority;
@@ -40,7 +42,7 @@ export interface Slot<T> extends Lined {
 export function newSlot<T>(key: string, item: T, immediate: boolean, priority: Priority): Slot<T> {
   return {
     key, pending: item, hasPending: true, current: undefined, againAt: undefined, stage: "idle", timer: undefined,
-    idleSince: 0, immediate, priority, ticket: 0, lane: priority,
+    idleSince: 0, immediate, priority, rerunAs: priority, ticket: 0, lane: priority,
     lastStart: -Infinity, queued: true, queuedAt: performance.now(),
   };
 }
@@ -74,6 +76,7 @@ export function take<T>(slot: Slot<T>): T {
   slot.hasPending = false;
   slot.againAt = undefined;
   slot.stage = "busy";
+  slot.rerunAs = slot.priority;
   slot.lastStart = performance.now();
   slot.queued = false;
   return item;

@@ -17,7 +17,8 @@
 // - a worker limit bounds how many keys are *processing* at once (counted here);
 //   keys that only wait (for an item, a permit, a retry timer, their window) hold no worker;
 //   ready keys start in the order they became ready, news before re-checks (lines.ts): a
-//   push is news unless it says `priority: "low"` (a relist's objects); a re-run is low.
+//   push is news unless it says `priority: "low"` (a relist's objects); a delayed re-run is low, one due
+//   at once (a finalizer added first, a re-check) continues in the line of the item it follows.
 // - `process()` may ask to run again after a delay (`again`, ms) with the same or a fresher item:
 //   the timer lives in the slot and is cancelled by a new push or by close().
 // - an optional `skip(key, item)` drops an item that waited for its busy key but is already known
@@ -203,7 +204,7 @@ export class Workers<T> {
   private rerun(slot: Slot<T>): void {
     slot.againAt = undefined;
     if (slot.current === undefined) return this.rest(slot);
-    queue(slot, "low");
+    queue(slot, slot.rerunAs);
     this.observer?.added();
     slot.pending = slot.current;
     slot.hasPending = true;
@@ -270,6 +271,7 @@ export class Workers<T> {
     // drops it, the re-run must still happen (else a retry waits for an unrelated event).
     if (outcome?.again !== undefined) {
       slot.againAt = Date.now() + Math.max(0, outcome.again);
+      if (outcome.again > 0) slot.rerunAs = "low"; // a retry or a requeue: behind news
       this.observer?.retried();
     }
     if (slot.hasPending) this.arm(slot);

@@ -1,6 +1,6 @@
-// The body a woken reconcile runs on (something it owns or watches changed, or it asked to run
-// again): the freshest this operator knows, and never older than its own last write to the
-// object. The store may lag the write by the watch's delay: the reconcile then waits for the
+// The body a woken reconcile runs on (something it owns or watches changed; a requeue or a retry
+// is a wake too): the freshest this operator knows, and never older than its own last write to
+// the object. The store may lag the write by the watch's delay: the reconcile then waits for the
 // store to catch up (bounded), and past the bound reads the object from the API server. With
 // the protection off (`reconcile.readOwnWrites: false`), the store's copy as it is: what an
 // informer-style cache gives, stale reads included (for comparison, and for who asks).

@@ -36,6 +36,8 @@ export interface ReconcileState extends ObjectState {
   reconciled: string | undefined;
   /** Failed reconciles in a row. */
   failures: number;
+  /** Woken (what it owns or watches changed) since its reconcile began: run it again whatever its triggers. */
+  woken: boolean;
 }
 
 export async function reconcileWithFinalizer(
@@ -44,21 +46,26 @@ export async function reconcileWithFinalizer(
 ): Promise<CyclePlan> {
   const plan = emptyPlan();
   const deleting = Boolean(body.metadata.deletionTimestamp);
-  const action = finalizerAction(deleting, hasFinalizer(body), () => env.spec.finalizer || background.holds(body));
+  // An object `when` refuses is left alone: no finalizer (ours is released if it has one).
+  const accepted = accepts(env, state, body, signal);
+  const needs = () => (env.spec.finalizer && accepted) || background.holds(body);
+  const action = finalizerAction(deleting, hasFinalizer(body), needs);
   if (action === "add") return { ...plan, finalizer: "add", finalizerFirst: true };
-  if (action === "release") plan.finalizer = "remove"; // no longer asked for
+  if (action === "release" || (action === "run-delete-handlers" && !accepted)) plan.finalizer = "remove";
   const key = triggers(body, env.spec.on);
-  if (state.reconciled === key) return plan;
-  if (!accepts(env, state, body, signal)) {
+  // Deleting without our finalizer, under finalizer: true: its cleanup ran (or it was never ours to hold).
+  const cleanedUp = deleting && env.spec.finalizer && action === "nothing";
+  if ((state.reconciled === key && !state.woken) || !accepted || cleanedUp) {
     state.reconciled = key;
     return plan;
   }
+  state.woken = false; // a wake from now on runs it again
   state.running = `${env.spec.id} on ${body.metadata.namespace ?? ""}/${body.metadata.name}`;
   try {
     const verdict = await callReconcile({
       spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools: env.tools,
-      cache: env.cache(body.metadata.namespace), deleting: action === "run-delete-handlers", retry: state.failures,
-      backoff: env.backoff, signal,
+      cache: env.cache(body.metadata.namespace), deleting, retry: state.failures, backoff: env.backoff, signal,
+      wrote: (answer) => (plan.newest = answer.metadata.resourceVersion ?? plan.newest),
     });
     report(env, body, verdict, state.failures);
     return planned(plan, verdict, state, key, body, action === "run-delete-handlers");
@@ -82,9 +89,11 @@ function planned(
       return plan;
     case "done": {
       state.failures = 0;
-      // A requeue is due whatever changes meanwhile; until then the object is not "reconciled".
+      // A requeue is due whatever changes meanwhile; until then the object is not "reconciled"
+      // (nor while the plan is unwritten: reconciler.ts forgets the key if the write fails).
       state.reconciled = verdict.requeueMs === undefined ? key : undefined;
-      if (releasing) return { ...plan, finalizer: "remove" }; // its status no longer matters
+      // Released once the cleanup is done; a requeue while deleting says it is not yet.
+      if (releasing && verdict.requeueMs === undefined) return { ...plan, finalizer: "remove" };
       const user = withObservedGeneration(verdict.patch, body);
       const requeue = verdict.requeueMs !== undefined ? { delay: verdict.requeueMs } : {};
       return { ...plan, ...(user ? { user } : {}), ...requeue };

@@ -44,6 +44,8 @@ export interface ReconcileCall {
   retry: number;
   backoff: ReconcileBackoff;
   signal: AbortSignal;
+  /** Told the answer to each write the function makes to its own object through ctx.api. */
+  wrote?: (answer: KubeObject) => void;
 }
 
 /** Calls the function once under its timeout and tells what its ending means. */
@@ -97,19 +99,21 @@ export function backoffMs(retry: number, backoff: ReconcileBackoff): number {
  */
 export function triggers(body: KubeObject, on: ReconcileSpec["on"]): string {
   const m = body.metadata;
-  if (on === "any") return m.resourceVersion ?? "";
+  // Objects without a generation (ConfigMaps, Secrets) change by their version alone.
+  if (on === "any" || m.generation === undefined) return m.resourceVersion ?? "";
   return JSON.stringify([m.generation, m.labels, m.annotations, m.finalizers, m.deletionTimestamp ?? null]);
 }
 
 function done(patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
   const requeue = (result as { requeueAfter?: unknown } | undefined)?.requeueAfter;
-  if (typeof requeue === "number" && requeue >= 0) return { kind: "done", patch, requeueMs: requeue * 1000, seconds };
+  // As controller-runtime's RequeueAfter: 0 (or less) is no requeue.
+  if (typeof requeue === "number" && requeue > 0) return { kind: "done", patch, requeueMs: requeue * 1000, seconds };
   return { kind: "done", patch, seconds };
 }
 
 function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;
-  const base = objectContext(body, resource, memo, logger, signal, tools);
+  const base = objectContext(body, resource, memo, logger, signal, tools, undefined, call.wrote);
   const patch: Patch = newPatch();
   return { ...base, deleting: call.deleting, patch, cache: call.cache, retry: call.retry };
 }

@@ -2,8 +2,7 @@
 // worker (queueing/, keyed by uid, latest wins, batch window, bounded concurrency) → on.event
 // handlers → one cycle (handling/cycle.ts, or the resource's on.reconcile: reconcile-mode.ts) →
 // one merged patch (patching.ts, fenced: fence.ts) → Events (posting/) → a re-run kept in the worker.
-// The runtime only creates a reconciler per resource and feeds it events (and wakes, for a
-// reconcile whose owned or watched objects changed); handling/ never sees a queue.
+// The runtime feeds it events (and wakes: what a reconcile owns or watches changed); handling/ sees no queue.
 // Each object's life is explicit state (life.ts: its phase and our last write), moved only by the
 // pure transitions there; this file is the I/O around them. After its own PATCH, an object's older
 // versions may still arrive from the watch: they are skipped as not newer than our write
@@ -80,8 +79,8 @@ export class Reconciler {
         if (!tracing()) return this.measured(uid, item, signal);
         return tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal));
       },
-      skip: (uid, { wake, type, object }) =>
-        !wake && superseded(this.states.get(uid), type === "deleted", object.metadata.resourceVersion, Date.now()),
+      skip: (uid, { wake, type, object }) => !wake && !this.states.get(uid)?.woken
+        && superseded(this.states.get(uid), type === "deleted", object.metadata.resourceVersion, Date.now()),
       ...workerTimingOf(options),
       signal: linked.signal,
       logger: this.logger,
@@ -116,12 +115,12 @@ export class Reconciler {
   }
 
   /** Runs an object's on.reconcile again (what it owns or watches changed); one not known here is left. */
-  wake(target: WakeTarget): void {
+  wake(target: WakeTarget, low = false): void {
     const woken = this.reconciling?.wakeOf(target);
-    if (!woken) return;
-    const tracked = this.states.get(woken.uid);
-    if (tracked) tracked.reconciled = undefined;
-    this.workers.push(woken.uid, woken.item);
+    const tracked = woken && this.states.get(woken.uid); // only objects seen here (ours: served, this shard)
+    if (!tracked) return;
+    tracked.woken = true;
+    this.workers.push(woken.uid, woken.item, low ? { immediate: true, priority: "low" } : {});
   }
 
   /** Stops: handlers' signals abort now; writes in flight get `graceMs` to finish; nothing is left running. */
@@ -137,10 +136,7 @@ export class Reconciler {
     }
   }
 
-  /**
-   * Forgets what is kept of the objects `which` picks (a shard given up once its work ended, or taken): their
-   * next event starts them as at start-up (on.resume, a fresh memo); a cycle still running on one writes nothing back.
-   */
+  /** Forgets the objects `which` picks (a shard given up or taken): they start afresh (on.resume, a new memo). */
   forget(which: (object: Pick<KubeObject, "metadata">) => boolean): void {
     this.states.forget(which);
   }
@@ -218,7 +214,7 @@ export class Reconciler {
     if (item.wake && this.reconciling) {
       const fresh = await this.reconciling.fresh(item.object, tracked?.wrote?.rv, this.options.client, signal);
       if (!fresh) return;
-      item = { type: "modified", object: fresh };
+      item = { type: "modified", object: fresh, wake: true }; // no on.event for it: nothing happened to the object
     }
     const start = begin(tracked, item.object, Date.now(), contentKey);
     if (start.kind === "skip") return;
@@ -232,7 +228,7 @@ export class Reconciler {
     const entry = tracked ?? this.states.track(uid, body.metadata.namespace);
     entry.live(start.life);
     const outcome = await entry.untilDeleted(signal, async (live) => {
-      if (this.audience.events.length) await runEventHandlers(this.audience, event, entry.memo, live);
+      if (this.audience.events.length && !item.wake) await runEventHandlers(this.audience, event, entry.memo, live);
       return this.handle(body, entry, live, freeze, hold);
     });
     // Deleted, forgotten, or frozen: whileOurs settles what a freeze took.
@@ -261,8 +257,10 @@ export class Reconciler {
       const newest = await this.write(body, plan, freeze);
       if (newest === "gone") return reportGone(this.audience, body);
       if (newest !== body) this.reconciling?.wrote(newest);
-      return writtenOutcome(body, newest !== body ? newest : undefined, true, nextOf(plan, body, newest), plan.delay);
+      const next = this.reconciling ? this.reconciling.nextOf(plan, body, newest, object) : nextOf(plan, body, newest);
+      return writtenOutcome(body, newest !== body ? newest : undefined, true, next, plan.delay);
     } catch (error) {
+      this.reconciling?.unwritten(object); // its result is not written: the retry reconciles again
       if (signal.aborted && this.hard.signal.aborted) return { kind: "stopped" };
       if (freeze?.aborted) return reportDiscarded(this.audience, body);
       if (isRefusedForSize(error)) {
@@ -288,7 +286,9 @@ export class Reconciler {
       reportFailure(this.audience, event.object, outcome.error, next.again ?? 0);
     }
     if (next.again === undefined && !next.body) return;
-    const item: Item = next.body ? { type: "modified", object: next.body } : event;
+    // A reconcile's re-run is woken: it reads its object afresh, never older than our last write.
+    const rerun: Item = next.body ? { type: "modified", object: next.body } : event;
+    const item: Item = this.reconciling && next.again !== undefined ? { ...rerun, wake: true } : rerun;
     return next.again === undefined ? { item } : { again: next.again, item };
   }
 

@@ -26,6 +26,7 @@ export class Tracked implements Life, ReconcileState {
   /** An on.reconcile's: its triggers at the last reconcile that needs no repeat, and its failures in a row. */
   reconciled: string | undefined = undefined;
   failures = 0;
+  woken = false;
   /** Aborts the cycle running now (a deletion seen: nothing of it may be written); set only while one runs. */
   cycle: AbortController | undefined = undefined;
 

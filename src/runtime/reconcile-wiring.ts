@@ -21,8 +21,11 @@ import type { WatchEvent } from "../watching/index.ts";
 export class CachedResources implements WriteListener {
   private readonly entries: CachedResource[] = [];
 
+  /** `readOwnWrites`: kobun.yaml's reconcile.readOwnWrites (false: the stores' reads alone, as an informer's). */
+  constructor(private readonly readOwnWrites = true) {}
+
   add(resource: Resource, store: Store): void {
-    this.entries.push({ resource, store, writes: new OwnWrites(store) });
+    this.entries.push({ resource, store, writes: new OwnWrites(store, { enabled: this.readOwnWrites }) });
   }
 
   get(resource: Resource): CachedResource | undefined {
@@ -44,8 +47,7 @@ export class CachedResources implements WriteListener {
 
 /** The selectors whose stores must keep bodies: what the reconciles read (none without a reconcile). */
 export function readByReconciles(registry: Registry): ResourceSelector[] {
-  if (registry.reconciles.specs.length === 0) return [];
-  return [...registry.reconciles.selectors(), ...registry.indexes.map((index) => index.selector)];
+  return registry.reconciles.selectors();
 }
 
 /** Whether `resource` is one of `selectors`. */
@@ -60,7 +62,7 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
   const { readOwnWrites, catchUp, backoff } = settings.reconcile;
   return {
     store: own.store, writes: own.writes, cache: lookupAmong(cached.all), readOwnWrites, catchUpMs: catchUp * 1000,
-    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 },
+    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 }, sharded: settings.sharding.enabled,
   };
 }
 
@@ -81,7 +83,9 @@ export function withWakes(
     accept(event: WatchEvent): void {
       consumer.accept(event);
       if (event.type === "relist-start" || event.type === "relist-done") return;
-      for (const route of routes) for (const target of route.targets(event.object)) route.to.wake(target);
+      // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
+      const low = event.type === "listed";
+      for (const route of routes) for (const target of route.targets(event.object)) route.to.wake(target, low);
     },
     settled: () => consumer.settled(),
   };

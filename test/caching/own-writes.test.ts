@@ -67,7 +67,7 @@ test("a delete hides the object until the store lets it go; one made again since
   shelf.apply("modified", job("b", "15")); // not the delete yet: b stays hidden
   expect(writes.get("b", "ns")).toBeUndefined();
   shelf.apply("deleted", job("b", "16"));
-  shelf.apply("added", job("a", "17")); // made again by someone
+  shelf.apply("added", { ...job("a", "17"), metadata: { ...job("a", "17").metadata, uid: "uid-a-2" } }); // made again
   expect(names(writes.list())).toEqual(["a"]);
   expect(writes.pending).toBe(0);
 });
@@ -83,7 +83,7 @@ test("a delete held by finalizers is the object, marked", () => {
 test("a write the watch never brings (outside its selectors) lapses once every stream is past it, or after LAPSE_MS", () => {
   const { store, shelf } = listedStore();
   let now = 1_000;
-  const writes = new OwnWrites(store, () => now);
+  const writes = new OwnWrites(store, { now: () => now });
   writes.wrote(job("unwatched", "21"));
   writes.wrote({ ...job("unordered", "x"), metadata: { ...job("unordered", "x").metadata, resourceVersion: "not-a-number" } });
   expect(writes.pending).toBe(2);
@@ -92,4 +92,38 @@ test("a write the watch never brings (outside its selectors) lapses once every s
   expect(writes.pending).toBe(1);
   now += LAPSE_MS;
   expect(writes.pending).toBe(0);
+});
+
+test("created and deleted before the watch brought the create: the late ADDED does not show it again", () => {
+  const { store, shelf } = listedStore();
+  const writes = new OwnWrites(store);
+  writes.wrote(job("brief", "30"));
+  writes.deleted("brief", "ns", job("brief", "30"));
+  shelf.apply("added", job("brief", "30")); // the create, delivered late
+  expect(writes.get("brief", "ns")).toBeUndefined();
+  expect(writes.list()).toEqual([]);
+  shelf.apply("deleted", job("brief", "31"));
+  expect(writes.kept).toBe(0);
+});
+
+test("a delete answered with a Status names the uid: an object made again under the name shows at once", () => {
+  const { store, shelf } = listedStore(job("a", "5"));
+  const writes = new OwnWrites(store);
+  writes.deleted("a", "ns", { apiVersion: "v1", kind: "Status", metadata: {}, details: { uid: "uid-a" } } as never);
+  expect(writes.get("a", "ns")).toBeUndefined();
+  shelf.apply("deleted", job("a", "6"));
+  shelf.apply("added", { ...job("a", "7"), metadata: { ...job("a", "7").metadata, uid: "another" } });
+  expect(writes.get("a", "ns")?.metadata.uid).toBe("another");
+});
+
+test("entries the watch settles go without any read; with enabled: false nothing is kept", () => {
+  const { store, shelf } = listedStore();
+  const writes = new OwnWrites(store);
+  for (let i = 0; i < 100; i++) writes.wrote(job(`j${i}`, String(40 + i)));
+  for (let i = 0; i < 100; i++) shelf.apply("added", job(`j${i}`, String(40 + i)));
+  expect(writes.kept).toBe(0);
+  const off = new OwnWrites(store, { enabled: false });
+  off.wrote(job("x", "200"));
+  expect(off.get("x", "ns")).toBeUndefined();
+  expect(off.kept).toBe(0);
 });

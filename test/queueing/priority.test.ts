@@ -75,7 +75,7 @@ describe("priority lines", () => {
     await q.workers.close(100);
   });
 
-  test("a requested re-run waits behind news", async () => {
+  test("a re-run due at once of a re-check waits behind news, as the re-check did", async () => {
     const started: string[] = [];
     let runs = 0;
     const workers: Workers<string> = new Workers<string>({
@@ -93,7 +93,7 @@ describe("priority lines", () => {
         }
       },
     });
-    workers.push("again", "x");
+    workers.push("again", "x", { priority: "low" });
     await waitFor(() => started.length === 4);
     expect(started).toEqual(["again", "blocker", "news", "again"]);
     await workers.close(100);
@@ -109,4 +109,33 @@ describe("priority lines", () => {
     expect(q.started).toEqual(["blocker", "listed", "new"]);
     await q.workers.close(100);
   });
+});
+
+test("a re-run due at once continues in its item's line; news of a backlog key cannot be overtaken by it", async () => {
+  const started: string[] = [];
+  let first = true;
+  const gate = deferred();
+  const workers: Workers<string> = new Workers<string>({
+    ...PRODUCTION_TIMING, window: 0, limit: 1,
+    async process(key) {
+      started.push(key);
+      if (key === "blocker") await gate.promise;
+      if (key.startsWith("listed")) await new Promise((resolve) => setImmediate(resolve)); // its I/O: a turn passes
+      if (key === "new" && first) {
+        first = false;
+        return { again: 0 }; // e.g. the finalizer added first: the handlers run next
+      }
+    },
+  });
+  workers.push("blocker", "x");
+  for (let i = 0; i < 3; i++) workers.push(`listed-${i}`, "x", { immediate: true, priority: "low" });
+  workers.push("new", "x");
+  gate.resolve();
+  await workers.settled();
+  await new Promise((resolve) => setImmediate(resolve));
+  await workers.settled();
+  // One backlog key may take the permit the re-run waits a turn for; the rest of the backlog waits behind it.
+  expect(started.lastIndexOf("new")).toBeLessThan(started.indexOf("listed-1"));
+  expect(started.filter((key) => key === "new").length).toBe(2);
+  await workers.close(100);
 });
