@@ -72,14 +72,15 @@ function versionOf(plan: VersionPlan): Record<string, unknown> {
 /**
  * kobun keeps its progress at status.kobun (handling/progress.ts) beside the handlers' results, one
  * PATCH per cycle; a status schema that pruned it would push the progress to annotations, at
- * two PATCHes per cycle. The status type handlers see does not name it: it is kobun's own.
+ * two PATCHes per cycle. The status type handlers see does not name it: it is kobun's own. And
+ * status.observedGeneration, which on.reconcile writes beside any status (reconcile-cycle.ts):
+ * the API server would prune it from a schema that does not declare it.
  */
 function withProgressRoom(status: any): unknown {
-  if (typeof status !== "object" || status === null || status.type !== "object" || status.properties?.[STATUS_KEY]) {
-    return status;
-  }
-  const room = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
-  return { ...status, properties: { ...status.properties, [STATUS_KEY]: room } };
+  if (typeof status !== "object" || status === null || status.type !== "object") return status;
+  const room = status.properties?.[STATUS_KEY] ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  const observed = status.properties?.observedGeneration ?? { type: "integer", format: "int64" };
+  return { ...status, properties: { ...status.properties, [STATUS_KEY]: room, observedGeneration: observed } };
 }
 
 function plain(schema: TSchema): unknown {
