@@ -17,4 +17,4 @@
 export { Store, type CatchUpOptions, type KnownObjects, type ListOptions, type StoreChange } from "./store.ts";
 export { Shelf } from "./shelf.ts";
 export { labelTest, type LabelTest } from "./labels.ts";
-export { OwnWrites, LAPSE_MS } from "./own-writes.ts";
+export { OwnWrites, StoreAsIs, LAPSE_MS } from "./own-writes.ts";

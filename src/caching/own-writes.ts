@@ -114,6 +114,15 @@ export class OwnWrites {
   }
 }
 
+/**
+ * The store as it is, our writes never laid over it: what an informer-style cache reads
+ * (`reconcile.readOwnWrites: false`, kept for comparison: the stale-read test shows the difference).
+ */
+export class StoreAsIs extends OwnWrites {
+  override wrote(): void {}
+  override deleted(): void {}
+}
+
 function older(a: string, b: string): boolean {
   return compareResourceVersions(a, b) === -1;
 }

@@ -6,7 +6,7 @@
 // is watched like any other: its stream's consumer is its (handler-less) reconciler, and the
 // wakes ride along (`withWakes`).
 
-import { OwnWrites, type Store } from "../caching/index.ts";
+import { OwnWrites, StoreAsIs, type Store } from "../caching/index.ts";
 import type { ResourceSelector } from "../kube/index.ts";
 import { parseSelector, type KubeObject, type Resource } from "../kube/index.ts";
 import { selectorMatches, type ReconcileSpec, type Registry } from "../declaring/index.ts";
@@ -58,8 +58,12 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
   const own = cached.get(resource);
   if (!own) throw new Error(`${resource.plural} is reconciled, but its store was not kept (readByReconciles)`);
   const { readOwnWrites, catchUp, backoff } = settings.reconcile;
+  // Off, ctx.cache reads the stores as they are: an informer's cache. The reconciled object keeps our
+  // writes over it: the cycle drops a body older than its own write (life.ts), and with it the wake or requeue.
+  const asIs = (entry: CachedResource): CachedResource => ({ ...entry, writes: new StoreAsIs(entry.store) });
+  const reads = readOwnWrites ? cached.all : cached.all.map(asIs);
   return {
-    store: own.store, writes: own.writes, cache: lookupAmong(cached.all), readOwnWrites, catchUpMs: catchUp * 1000,
+    store: own.store, writes: own.writes, cache: lookupAmong(reads), readOwnWrites, catchUpMs: catchUp * 1000,
     backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 },
   };
 }
