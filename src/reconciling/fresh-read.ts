@@ -2,8 +2,9 @@
 // is a wake too): the freshest this operator knows, and never older than its own last write to
 // the object. The store may lag the write by the watch's delay: the reconcile then waits for the
 // store to catch up (bounded), and past the bound reads the object from the API server. With
-// the protection off (`reconcile.readOwnWrites: false`), the store's copy as it is: what an
-// informer-style cache gives, stale reads included (for comparison, and for who asks).
+// the protection off (`reconcile.readOwnWrites: false`), no wait: the store's copy with our writes
+// over it (a body older than our write would be dropped as our echo, its wake lost), while ctx.cache
+// reads the stores as they are: what an informer-style cache gives (for comparison, and for who asks).
 
 import { compareResourceVersions, isNotFound, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
 import type { KnownObjects, OwnWrites } from "../caching/index.ts";

@@ -112,7 +112,7 @@ interface Running extends Operating {
 /** Starts the operator's parts, serves until `signal` aborts or a task ends it, then takes them down. */
 async function operate(o: Running): Promise<RunReport> {
   const { settings, logger, registry, signal, graceMs, client, health } = o;
-  const cached = new CachedResources(settings.reconcile.readOwnWrites); // what on.reconcile reads
+  const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
   const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo };
   // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
   await runStartup(activities, signal);

@@ -21,11 +21,8 @@ import type { WatchEvent } from "../watching/index.ts";
 export class CachedResources implements WriteListener {
   private readonly entries: CachedResource[] = [];
 
-  /** `readOwnWrites`: kobun.yaml's reconcile.readOwnWrites (false: the stores' reads alone, as an informer's). */
-  constructor(private readonly readOwnWrites = true) {}
-
   add(resource: Resource, store: Store): void {
-    this.entries.push({ resource, store, writes: new OwnWrites(store, { enabled: this.readOwnWrites }) });
+    this.entries.push({ resource, store, writes: new OwnWrites(store) });
   }
 
   get(resource: Resource): CachedResource | undefined {
@@ -60,8 +57,14 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
   const own = cached.get(resource);
   if (!own) throw new Error(`${resource.plural} is reconciled, but its store was not kept (readByReconciles)`);
   const { readOwnWrites, catchUp, backoff } = settings.reconcile;
+  // Off, ctx.cache reads the stores as they are: an informer's cache. The reconciled object keeps our
+  // writes over it: the cycle drops a body older than its own write (life.ts), and with it the wake or requeue.
+  const asIs = (entry: CachedResource): CachedResource => ({
+    ...entry, writes: new OwnWrites(entry.store, { enabled: false }),
+  });
+  const reads = readOwnWrites ? cached.all : cached.all.map(asIs);
   return {
-    store: own.store, writes: own.writes, cache: lookupAmong(cached.all), readOwnWrites, catchUpMs: catchUp * 1000,
+    store: own.store, writes: own.writes, cache: lookupAmong(reads), readOwnWrites, catchUpMs: catchUp * 1000,
     backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 }, sharded: settings.sharding.enabled,
   };
 }
