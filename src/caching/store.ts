@@ -53,6 +53,8 @@ export interface KnownObjects {
   readonly resourceVersion: string | undefined;
   get(name: string, namespace?: string | null): KubeObject | undefined;
   list(options?: ListOptions): KubeObject[];
+  /** An object by its uid (the key its shelf keeps it under). */
+  byUid(uid: string): KubeObject | undefined;
   /** The resourceVersion held for an object; undefined when it is not known. */
   versionOf(name: string, namespace?: string | null): string | undefined;
   /**
@@ -129,6 +131,14 @@ export class Store implements KnownObjects, ShelfOwner {
       }
     }
     return found;
+  }
+
+  byUid(uid: string): KubeObject | undefined {
+    for (const shelf of this.shelves) {
+      const kept = shelf.objects.get(uid);
+      if (kept !== undefined) return objectOf(kept);
+    }
+    return undefined;
   }
 
   versionOf(name: string, namespace?: string | null): string | undefined {

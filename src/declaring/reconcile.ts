@@ -39,7 +39,10 @@ export interface CacheListOptions {
   namespace?: string | null;
   /** As a LIST's `labelSelector` ("app=web,tier!=db"). */
   labelSelector?: string;
-  /** Only the objects an index (`on.index` of this resource) keeps under `key`. */
+  /**
+   * Only the objects an index (`on.index` of this resource) keeps under `key`. An index follows the watch:
+   * an object created a moment ago is in it once the watch brings it.
+   */
   index?: { id: string; key: string };
 }
 

@@ -6,8 +6,8 @@
 // namespaced resource; `null` asks for every namespace watched.
 
 import { selectorMatches, type Cache, type CacheListOptions, type ReconcileTarget } from "../declaring/index.ts";
-import { parseSelector, resourceName, type Resource, type ResourceSelector } from "../kube/index.ts";
-import type { KnownObjects, OwnWrites } from "../caching/index.ts";
+import { parseSelector, resourceName, type KubeObject, type Resource, type ResourceSelector } from "../kube/index.ts";
+import { labelTest, type KnownObjects, type ListOptions, type OwnWrites } from "../caching/index.ts";
 
 /** One watched resource as the cache reads it. */
 export interface CachedResource {
@@ -31,6 +31,11 @@ export function lookupAmong(cached: readonly CachedResource[]): CacheLookup {
   };
 }
 
+/** The indexes as `list({ index })` reads them: the uids an index of the resource keeps under a key. */
+export interface IndexedUids {
+  uidsUnder(id: string, key: string, resource: Resource): string[] | undefined;
+}
+
 export class CacheView implements Cache {
   constructor(
     private readonly lookup: CacheLookup,
@@ -38,6 +43,7 @@ export class CacheView implements Cache {
     private readonly namespace: string | undefined,
     /** Says how to make a resource readable, for the error (e.g. "add it to owns or watches"). */
     private readonly howToDeclare: string,
+    private readonly indexes?: IndexedUids,
   ) {}
 
   get(target: ReconcileTarget<any>, name: string, namespace?: string | null): any {
@@ -47,14 +53,37 @@ export class CacheView implements Cache {
 
   list(target: ReconcileTarget<any>, options: CacheListOptions = {}): any[] {
     const cached = this.need(target);
-    if (options.index !== undefined) {
-      throw new Error(`ctx.cache.list(${resourceName(cached.resource)}): the index option is not supported yet`);
-    }
     const namespace = this.namespaceOf(cached.resource, options.namespace);
-    return cached.writes.list({
+    const selection = {
       ...(namespace !== undefined ? { namespace } : {}),
       ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
-    });
+    };
+    if (options.index === undefined) return cached.writes.list(selection);
+    return this.indexed(cached, options.index, selection);
+  }
+
+  /**
+   * The objects an index keeps under a key, as the cache holds them (our newer writes over them), then
+   * narrowed by namespace and labels. An index follows the watch: an object we created a moment ago is
+   * in it once the watch brings it.
+   */
+  private indexed(cached: CachedResource, index: { id: string; key: string }, selection: ListOptions): KubeObject[] {
+    const uids = this.indexes?.uidsUnder(index.id, index.key, cached.resource);
+    if (uids === undefined) {
+      throw new Error(`ctx.cache.list(${resourceName(cached.resource)}): no index "${index.id}" of that resource`);
+    }
+    const labels = selection.labelSelector ? labelTest(selection.labelSelector) : undefined;
+    const found: KubeObject[] = [];
+    for (const uid of uids) {
+      const held = cached.store.byUid(uid);
+      const { name = "", namespace } = held?.metadata ?? {};
+      const current = held && cached.writes.get(name, namespace); // our newer write of it, or none if we deleted it
+      if (!current || current.metadata.uid !== uid) continue;
+      if (selection.namespace != null && namespace !== selection.namespace) continue;
+      if (labels && !labels(current.metadata.labels)) continue;
+      found.push(current);
+    }
+    return found;
   }
 
   private need(target: ReconcileTarget<any>): CachedResource {

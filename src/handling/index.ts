@@ -12,7 +12,7 @@ export {
 } from "./cycle.ts";
 export { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
 export { ApiClient, type ApiClientOptions, type WatchFn, type WriteListener } from "./api.ts";
-export { CacheView, lookupAmong, type CacheLookup, type CachedResource } from "./cache.ts";
+export { CacheView, lookupAmong, type CacheLookup, type CachedResource, type IndexedUids } from "./cache.ts";
 export { Indexes, type IndexedStream } from "./indexes.ts";
 export { readBookkeeping, type StorageMode } from "./progress.ts";
 export { compactPatch, lendSignal, newPatch, objectContext, type HandlerTools } from "./context.ts";

@@ -45,6 +45,11 @@ class ObjectIndex implements Index {
     return this.byKey.keys();
   }
 
+  /** The uids of the objects that put a value under `key`. */
+  uidsUnder(key: string): IterableIterator<string> {
+    return (this.byKey.get(key) ?? new Map<string, unknown>()).keys();
+  }
+
   *[Symbol.iterator](): IterableIterator<[string, unknown[]]> {
     for (const [key, values] of this.byKey) yield [key, [...values.values()]];
   }
@@ -119,6 +124,17 @@ export class Indexes {
    * saying it.
    */
   readonly metadataOnly = new Map<Resource, string>();
+
+  /**
+   * The uids of the objects of `resource` that index `id` keeps under `key` (ctx.cache.list's `index`);
+   * undefined when there is no such index of that resource.
+   */
+  uidsUnder(id: string, key: string, resource: Resource): string[] | undefined {
+    for (const [spec, index] of this.kept) {
+      if (spec.id === id && selectorMatches(spec.wanted, resource)) return [...index.uidsUnder(key)];
+    }
+    return undefined;
+  }
 
   /** Whether any index is kept from this resource's objects. */
   covers(resource: Resource): boolean {

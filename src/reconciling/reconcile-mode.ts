@@ -8,7 +8,7 @@
 
 import type { KubeObject, Resource } from "../kube/index.ts";
 import { RegistrationError, type Registry } from "../declaring/index.ts";
-import { CacheView, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
+import { CacheView, type IndexedUids, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { EventPoster } from "../posting/index.ts";
 import type { Background } from "./background.ts";
@@ -19,15 +19,27 @@ import { triggers } from "./reconcile-run.ts";
 import type { ReconcileObserver, ReconcilerOptions, ReconcileWiring } from "./options.ts";
 import { reconcileWithFinalizer, type ReconcileEnv, type ReconcileState } from "./reconcile-cycle.ts";
 
+/** What a ReconcileMode reports to and lends: the logger, the handlers' tools, the metrics, Events, the indexes. */
+interface ReconcileHooks {
+  logger: Logger;
+  tools: HandlerTools;
+  observer?: ReconcileObserver | undefined;
+  poster?: EventPoster | undefined;
+  indexes?: IndexedUids | undefined;
+}
+
 /** The resource's ReconcileMode when it has an on.reconcile (then its wiring is required). */
 export function reconcileModeOf(
-  options: Pick<ReconcilerOptions, "resource" | "registry" | "reconcile" | "poster" | "observers">, logger: Logger,
+  options: Pick<ReconcilerOptions, "resource" | "registry" | "reconcile" | "poster" | "observers" | "indexes">,
+  logger: Logger,
   tools: HandlerTools | undefined,
 ): ReconcileMode | undefined {
   const { resource, registry } = options;
   if (!registry.reconciles.forResource(resource)) return undefined;
   if (!options.reconcile) throw new Error(`${resource.plural} has an on.reconcile, but no store was wired for it`);
-  const hooks = { logger, tools: tools ?? {}, observer: options.observers?.cycles, poster: options.poster };
+  const hooks = {
+    logger, tools: tools ?? {}, observer: options.observers?.cycles, poster: options.poster, indexes: options.indexes,
+  };
   return new ReconcileMode(resource, registry, options.reconcile, hooks);
 }
 
@@ -38,7 +50,7 @@ export class ReconcileMode {
 
   constructor(
     resource: Resource, registry: Registry, private readonly wiring: ReconcileWiring,
-    hooks: { logger: Logger; tools: HandlerTools; observer?: ReconcileObserver; poster?: EventPoster },
+    hooks: ReconcileHooks,
   ) {
     const spec = registry.reconciles.forResource(resource)!;
     if (wiring.sharded) {
@@ -57,7 +69,7 @@ export class ReconcileMode {
     this.env = {
       spec, resource, logger: hooks.logger, tools: hooks.tools, backoff: wiring.backoff,
       observer: hooks.observer, poster: hooks.poster,
-      cache: (namespace) => new CacheView(wiring.cache, namespace, HOW_TO_DECLARE),
+      cache: (namespace) => new CacheView(wiring.cache, namespace, HOW_TO_DECLARE, hooks.indexes),
     };
   }
 

@@ -42,9 +42,13 @@ export class CachedResources implements WriteListener {
   }
 }
 
-/** The selectors whose stores must keep bodies: what the reconciles read (none without a reconcile). */
+/**
+ * The selectors whose stores must keep bodies: what the reconciles may read (their resources, what they own
+ * and watch, and the indexes' resources, for `ctx.cache.list({ index })`); none without a reconcile.
+ */
 export function readByReconciles(registry: Registry): ResourceSelector[] {
-  return registry.reconciles.selectors();
+  if (registry.reconciles.specs.length === 0) return [];
+  return [...registry.reconciles.selectors(), ...registry.indexes.map((index) => index.selector)];
 }
 
 /** Whether `resource` is one of `selectors`. */

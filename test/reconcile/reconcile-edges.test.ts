@@ -119,3 +119,24 @@ test("a reconcile whose write failed is reconciled again, and its status written
   await until(async () => (await w!.client.get(WIDGETS, "default", "w")).status, (s) => s?.ok === true, "the status written");
   expect(runs).toBe(2);
 }, 30_000);
+
+test("ctx.cache.list({ index }) gives the objects an index keeps under a key; an unknown index is an error", async () => {
+  w = await world();
+  const lists: string[][] = [];
+  const registry = new Registry();
+  registry.on.index("configmaps", function byWidget(ctx) {
+    return ctx.labels.widget ? { [ctx.labels.widget]: true } : undefined;
+  });
+  registry.on.reconcile("widgets", (ctx) => {
+    lists.push(ctx.cache.list("configmaps", { index: { id: "byWidget", key: ctx.name } }).map((o: KubeObject) => o.metadata.name!).sort());
+    if (ctx.name === "unknown") ctx.cache.list("configmaps", { index: { id: "nope", key: "x" } });
+  }, { watches: [{ resource: "configmaps", map: byLabel }] });
+  await w.operate(registry);
+  await w.client.create(CONFIGMAPS, "default", { metadata: { name: "one", labels: { widget: "i" } } });
+  await w.client.create(CONFIGMAPS, "default", { metadata: { name: "two", labels: { widget: "i" } } });
+  await w.client.create(CONFIGMAPS, "default", { metadata: { name: "other", labels: { widget: "j" } } });
+  await w.client.create(WIDGETS, "default", widget("i"));
+  await until(() => lists, (l) => l.some((names) => names.join() === "one,two"), "the indexed ConfigMaps");
+  await w.client.create(WIDGETS, "default", widget("unknown"));
+  await until(() => w!.lines.find((l) => l.includes('no index \\"nope\\" of that resource') || l.includes('no index "nope" of that resource')), Boolean, "the error");
+}, 30_000);
