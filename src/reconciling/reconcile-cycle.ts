@@ -8,7 +8,7 @@
 // or watches, a requeue, a retry: the reconciler clears `reconciled` then).
 
 import type { KubeObject, Resource } from "../kube/index.ts";
-import type { Logger } from "../util/index.ts";
+import { inSpan, type Logger } from "../util/index.ts";
 import type { EventPoster } from "../posting/index.ts";
 import type { Cache, ReconcileSpec } from "../declaring/index.ts";
 import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
@@ -62,11 +62,11 @@ export async function reconcileWithFinalizer(
   state.woken = false; // a wake from now on runs it again
   state.running = `${env.spec.id} on ${body.metadata.namespace ?? ""}/${body.metadata.name}`;
   try {
-    const verdict = await callReconcile({
+    const verdict = await tracedCall(env.spec.id, state.failures, () => callReconcile({
       spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools: env.tools,
       cache: env.cache(body.metadata.namespace), deleting, retry: state.failures, backoff: env.backoff, signal,
       wrote: (answer) => (plan.newest = answer.metadata.resourceVersion ?? plan.newest),
-    });
+    }));
     report(env, body, verdict, state.failures);
     return planned(plan, verdict, state, key, body, action === "run-delete-handlers");
   } finally {
@@ -136,6 +136,16 @@ function report(env: ReconcileEnv, body: KubeObject, verdict: ReconcileVerdict, 
     env.logger.error(message, { ...at, error: verdict.error });
     env.poster?.post(body, "Warning", "Reconcile", message, "error");
   }
+}
+
+/** The call as a span of its own under the cycle's (`reconcile <id>`), when tracing is on. */
+function tracedCall(id: string, retry: number, call: () => Promise<ReconcileVerdict>): Promise<ReconcileVerdict> {
+  return inSpan(`reconcile ${id}`, { "kobun.reconcile": id, "kobun.retry": retry }, false, async (span) => {
+    const verdict = await call();
+    span?.setAttributes({ "kobun.outcome": verdict.kind });
+    if (verdict.kind === "retry" || verdict.kind === "failed") span?.fail();
+    return verdict;
+  });
 }
 
 function seconds(ms: number): string {

@@ -104,3 +104,31 @@ test("a handled object yields a cycle span with its handler and PATCH children, 
   expect(everything).not.toContain(secretValue);
   expect(everything).not.toContain(Buffer.from(secretValue).toString("base64"));
 }, 20_000);
+
+test("a reconcile's cycle span has a child span of the call, named after the reconcile, with its outcome", async () => {
+  const registry = new Registry();
+  registry.on.reconcile("v1/configmaps", function mirror(ctx) {
+    ctx.logger.info("reconciling");
+  });
+  const stop = new AbortController();
+  let started = false;
+  const running = run({
+    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
+    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_SERVICE_NAME: "tracing-test" } }),
+    onStarted: () => (started = true),
+  });
+  try {
+    await eventually(() => started, "the operator to start");
+    await e.client.create({ group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false }, "default", { metadata: { name: "traced-reconcile" } });
+    await eventually(() => spans.some((s) => s.name === "reconcile mirror"), "the reconcile span to arrive", 10_000);
+  } finally {
+    stop.abort();
+    await running;
+  }
+  const call = spans.find((s) => s.name === "reconcile mirror")!;
+  const cycle = spans.find((s) => s.spanId === call.parentSpanId)!;
+  expect(cycle.name).toBe("cycle configmaps");
+  expect(attr(cycle, "kobun.cause")).toBe("reconcile");
+  expect(attr(call, "kobun.outcome")).toBe("done");
+  expect(call.traceId).toBe(cycle.traceId);
+}, 20_000);
