@@ -52,6 +52,12 @@ export const RESOURCE_ENTRY = section("One handled resource.", {
     backoff: GLOBAL.handling.fields.backoff,
     timeout: GLOBAL.handling.fields.timeout,
   }),
+  reconcile: section("on.reconcile's backoff for this resource (absent keys: the global reconcile.backoff).", {
+    backoff: section("The backoff of a failing reconcile, per object.", {
+      initial: GLOBAL.reconcile.fields.backoff.fields.initial,
+      max: GLOBAL.reconcile.fields.backoff.fields.max,
+    }),
+  }),
   metadataOnly: flag({
     default: false,
     doc: "true: watch as PartialObjectMetadata (only metadata is received: less memory and bandwidth; handlers " +
@@ -83,6 +89,7 @@ export interface ResourceSettings {
   readonly handling?: {
     readonly retries?: number | null; readonly backoff?: number; readonly timeout?: number | null;
   };
+  readonly reconcile?: { readonly backoff?: { readonly initial?: number; readonly max?: number } };
   /** Absent: as the handlers declare (resource(selector, { metadataOnly: true })). */
   readonly metadataOnly?: boolean;
   readonly storage: "auto" | "status" | "annotations";

@@ -118,10 +118,14 @@ function enabledOf(
 
 /** The settings a resource's reconciler works with: its entry's workers and handling over the global ones. */
 export function settingsFor(settings: Settings, config: ResourceSettings | undefined): Settings {
-  if (config === undefined || (config.workers === undefined && config.handling === undefined)) return settings;
+  if (config === undefined || (!config.workers && !config.handling && !config.reconcile)) return settings;
+  const reconcile = config.reconcile?.backoff
+    ? { ...settings.reconcile, backoff: { ...settings.reconcile.backoff, ...config.reconcile.backoff } }
+    : settings.reconcile;
   return {
     ...settings,
     workers: { ...settings.workers, ...config.workers },
     handling: { ...settings.handling, ...config.handling },
+    reconcile,
   };
 }

@@ -64,7 +64,7 @@ describe("resources: errors", () => {
   });
 
   test("an entry that is not a mapping names the file and the key's line", () => {
-    expect(problems("resources:\n  pods: yes")).toEqual(["kobun.yaml:2: resources.pods: expected a mapping with keys namespaces, clusterScoped, labelSelector, fieldSelector, version, enabled, workers, handling, metadataOnly, storage; got \"yes\""]);
+    expect(problems("resources:\n  pods: yes")).toEqual(["kobun.yaml:2: resources.pods: expected a mapping with keys namespaces, clusterScoped, labelSelector, fieldSelector, version, enabled, workers, handling, reconcile, metadataOnly, storage; got \"yes\""]);
   });
 
   test("an unknown key inside an entry, with did-you-mean", () => {
