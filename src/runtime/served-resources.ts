@@ -108,7 +108,14 @@ export async function resolveResources(
   const found = new Map<string, Resource>();
   const configs = new Map<Resource, ResourceSettings>();
   const declarations = new Map<string, Declaration>();
-  const registered = metadataDeclarations([...registry.handlers, ...registry.background, ...registry.indexes]);
+  // What a reconcile reads (its resource, what it owns and watches) counts as a reader that needs bodies,
+  // unless a token says metadataOnly: ctx.cache must not hold a Job without its status.
+  const reads = registry.reconciles.specs.flatMap((spec) => {
+    const selectors = [spec.selector, ...spec.owns, ...spec.watches.map((w) => w.selector)];
+    return selectors.map((selector) => ({ id: spec.id, selector }));
+  });
+  const { handlers, background, indexes } = registry;
+  const registered = metadataDeclarations([...handlers, ...background, ...indexes, ...reads]);
   for (const { selector, config } of enabledSelectors(settings, registry.selectors(), registry.aliases.all())) {
     let resource: Resource;
     try {
