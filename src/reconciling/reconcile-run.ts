@@ -8,7 +8,7 @@
 // reconciler.ts runs it inside the object's cycle (its worker, ownership, finalizer and writes).
 
 import type { KubeObject, Resource } from "../kube/index.ts";
-import { isAbortError, linkedSignal, type Logger } from "../util/index.ts";
+import { linkedSignal, type Logger } from "../util/index.ts";
 import { PermanentError, TemporaryError, HandlerTimeoutError } from "../declaring/index.ts";
 import type { Cache, ReconcileContext, ReconcileSpec, Patch } from "../declaring/index.ts";
 import { compactPatch, newPatch, objectContext, type HandlerTools } from "../handling/index.ts";
@@ -69,9 +69,12 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
       });
       result = await Promise.race([result, expiry]);
     } else result = await result;
+    // Ended after a freeze, a deletion or shutdown took the object: its plan is never written, so
+    // nothing of it counts (not reconciled, not a failure, no Event): it runs again when ours again.
+    if (signal.aborted) return { kind: "aborted" };
     return done(compactPatch(ctx.patch), result, seconds());
   } catch (thrown) {
-    if (signal.aborted && (isAbortError(thrown) || thrown === signal.reason)) return { kind: "aborted" };
+    if (signal.aborted) return { kind: "aborted" };
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
     // A timeout is a failure like any (a HandlerTimeoutError is permanent for Kopf-style handlers only).
     if (error instanceof PermanentError && !(error instanceof HandlerTimeoutError)) {

@@ -40,15 +40,24 @@ export interface Replica {
   stop(): Promise<void>;
 }
 
+/** How a replica registers its handler (recorded: `call`) for configmaps labelled `scenario`; by default an on.create. */
+export type Registration = (registry: Registry, scenario: string, call: (signal: AbortSignal) => Promise<void>) => void;
+
+const onCreate: Registration = (registry, scenario, call) =>
+  registry.on.create("v1/configmaps", ({ signal }) => call(signal), { id: "nine-seconds", labels: { scenario } });
+
 /** One operator in lease mode, behind a proxy of its own, running `handler` on configmaps labelled `scenario`. */
-export async function leaseReplica(api: ApiServer, id: string, scenario: string, grace: string, handler: (signal: AbortSignal) => Promise<void>, spans: Span[]): Promise<Replica> {
+export async function leaseReplica(
+  api: ApiServer, id: string, scenario: string, grace: string, handler: (signal: AbortSignal) => Promise<void>, spans: Span[],
+  register: Registration = onCreate,
+): Promise<Replica> {
   const proxy = startTcpProxy(new URL(api.url));
   const dir = mkdtempSync(join(tmpdir(), "kobun-lease-replica-"));
   const kubeconfig = join(dir, "kubeconfig.yaml");
   writeFileSync(kubeconfig, proxiedKubeconfig(api.kubeconfig, proxy.url), { mode: 0o600 });
   const client = await KubeClient.connect({ kubeconfig });
   const registry = new Registry();
-  registry.on.create("v1/configmaps", async ({ signal }) => {
+  register(registry, scenario, async (signal) => {
     const span: Span = { replica: id, start: performance.now(), startedAt: Date.now() };
     spans.push(span);
     try {
@@ -56,7 +65,7 @@ export async function leaseReplica(api: ApiServer, id: string, scenario: string,
     } finally {
       span.end = performance.now();
     }
-  }, { id: "nine-seconds", labels: { scenario } });
+  });
   const sink = memorySink("debug");
   const controller = new AbortController();
   const settings = resolveSettings({
@@ -91,14 +100,17 @@ export function proxiedKubeconfig(text: string, proxyUrl: string): string {
  * Starts the holder, then the standby, then the object whose handler the holder runs; then cuts
  * the holder off: "blackhole" (requests hang) or "close" (connections end, new ones are refused).
  */
-export async function cutOffMidHandler(api: ApiServer, scenario: string, grace: string, handler: (signal: AbortSignal) => Promise<void>, cut: "blackhole" | "close" = "blackhole") {
+export async function cutOffMidHandler(
+  api: ApiServer, scenario: string, grace: string, handler: (signal: AbortSignal) => Promise<void>,
+  cut: "blackhole" | "close" = "blackhole", register: Registration = onCreate,
+) {
   const spans: Span[] = [];
-  const holder = await leaseReplica(api, "holder", scenario, grace, handler, spans);
+  const holder = await leaseReplica(api, "holder", scenario, grace, handler, spans, register);
   const replicas = [holder];
   try {
     // Not the toggle: it runs until the election starts (after the resources are resolved).
     await eventually(() => holder.lines.some((l) => l.includes("acquired the lease")), "the first replica to hold the lease", 10_000);
-    const standby = await leaseReplica(api, "standby", scenario, grace, handler, spans);
+    const standby = await leaseReplica(api, "standby", scenario, grace, handler, spans, register);
     replicas.push(standby);
     await eventually(() => standby.lines.some((l) => l.includes("standing by")), "the second replica to stand by", 10_000);
     await api.client.create(CONFIGMAPS, api.namespace, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: scenario, labels: { scenario } } });
