@@ -10,7 +10,7 @@
 // the name's string per object, and is built on the first read by name, so a store no one reads
 // by name never pays for it.
 
-import { compareResourceVersions } from "../kube/index.ts";
+import { compareResourceVersions, notOlder } from "../kube/index.ts";
 import type { KubeObject, Resource } from "../kube/index.ts";
 import { CompactMap } from "../util/index.ts";
 import { Identity } from "./identity.ts";
@@ -150,12 +150,12 @@ export class Store implements KnownObjects, ShelfOwner {
   caughtUp(resourceVersion: string, object?: CatchUpOptions["object"]): boolean {
     if (object) {
       const held = this.versionOf(object.name, object.namespace);
-      if (held !== undefined && atLeast(held, resourceVersion)) return true;
+      if (held !== undefined && notOlder(held, resourceVersion)) return true;
     }
     if (this.shelves.size === 0) return false;
     for (const shelf of this.shelves) {
       const version = shelf.resourceVersion;
-      if (version === undefined || !atLeast(version, resourceVersion)) return false;
+      if (version === undefined || !notOlder(version, resourceVersion)) return false;
     }
     return true;
   }
@@ -242,10 +242,4 @@ function namesOf(kept: Kept): { readonly name?: string | undefined; readonly nam
 function nameKeyOf(kept: Kept): string {
   const { name, namespace } = namesOf(kept);
   return nameKey(namespace, name ?? "");
-}
-
-/** `held` is `wanted` or later (equal, when the versions have no order: kube/versions.ts). */
-function atLeast(held: string, wanted: string): boolean {
-  const order = compareResourceVersions(held, wanted);
-  return order === undefined ? held === wanted : order >= 0;
 }

@@ -5,7 +5,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../kube/index.ts";
 import { definitionOf } from "./definition.ts";
 import type { Reconciles } from "./reconciles.ts";
-import type { BackgroundSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
+import { distinctSelectors, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec } from "./specs.ts";
 
 /** A Registry's lists, as these functions read them. */
 export interface Registrations {
@@ -18,7 +18,7 @@ export interface Registrations {
 
 /** Every resource something is registered for, an index reads, or a reconcile needs, once each. */
 export function watchedSelectors(r: Registrations): ResourceSelector[] {
-  return distinct([
+  return distinctSelectors([
     ...r.handlers.map((spec) => spec.selector), ...r.background.map((spec) => spec.selector),
     // The runtime watches what the indexes need, handled or not, and what the reconciles read.
     ...r.indexes.map((spec) => spec.selector), ...r.reconciles.selectors(),
@@ -32,7 +32,7 @@ export function readOnlySelectors(r: Registrations): ResourceSelector[] {
     ...r.reconciles.specs.map((spec) => spec.selector), ...r.reconciles.owned(),
   ].map(textOf));
   const read = [...r.indexes.map((spec) => spec.selector), ...r.reconciles.watched()];
-  return distinct(read.filter((selector) => !acted.has(textOf(selector))), textOf, "last");
+  return distinctSelectors(read.filter((selector) => !acted.has(textOf(selector))), textOf, "last");
 }
 
 /** The CRDs of the resources defined with defineResource that anything was registered for. */
@@ -52,23 +52,9 @@ export function childSelectors(r: Registrations): ResourceSelector[] {
     const { group, name } = parseSelector(selector);
     return `${group ?? ""}|${name}`;
   };
-  return distinct([...declared, ...r.reconciles.owned()], groupAndName, "first");
+  return distinctSelectors([...declared, ...r.reconciles.owned()], groupAndName, "first");
 }
 
 function textOf(selector: ResourceSelector): string {
   return parseSelector(selector).text;
-}
-
-/**
- * Distinct by `key`, in the order each key first came; `spelling`: which selector of a key is kept
- * (a token registered later carries what a string does not: its alias, metadataOnly).
- */
-function distinct(
-  selectors: readonly ResourceSelector[], key: (selector: ResourceSelector) => string, spelling: "first" | "last",
-): ResourceSelector[] {
-  const seen = new Map<string, ResourceSelector>();
-  for (const selector of selectors) {
-    if (spelling === "last" || !seen.has(key(selector))) seen.set(key(selector), selector);
-  }
-  return [...seen.values()];
 }

@@ -6,7 +6,7 @@
 import type { Resource, ResourceSelector } from "../kube/index.ts";
 import { RegistrationError } from "./registration.ts";
 import { reconcileSpecOf, type ReconcileFn, type ReconcileOptions, type ReconcileSpec } from "./reconcile.ts";
-import { selectorMatches } from "./specs.ts";
+import { distinctSelectors, selectorMatches } from "./specs.ts";
 import { parseSelector } from "../kube/index.ts";
 
 export class Reconciles {
@@ -53,10 +53,5 @@ export class Reconciles {
 
 /** Distinct by selector text, the first spelling kept. */
 function distinct(selectors: readonly ResourceSelector[]): ResourceSelector[] {
-  const seen = new Map<string, ResourceSelector>();
-  for (const selector of selectors) {
-    const { text } = parseSelector(selector);
-    if (!seen.has(text)) seen.set(text, selector);
-  }
-  return [...seen.values()];
+  return distinctSelectors(selectors, (selector) => parseSelector(selector).text, "first");
 }

@@ -170,3 +170,17 @@ export function checkBackgroundOptions(
     throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
   }
 }
+
+/**
+ * Distinct by `key`, in the order each key first came; `spelling`: which selector of a key is kept
+ * (a token registered later carries what a string does not: its alias, metadataOnly).
+ */
+export function distinctSelectors(
+  selectors: readonly ResourceSelector[], key: (selector: ResourceSelector) => string, spelling: "first" | "last",
+): ResourceSelector[] {
+  const seen = new Map<string, ResourceSelector>();
+  for (const selector of selectors) {
+    if (spelling === "last" || !seen.has(key(selector))) seen.set(key(selector), selector);
+  }
+  return [...seen.values()];
+}

@@ -18,7 +18,7 @@
 import type { KubeClient } from "../kube/index.ts";
 import type { KindOf } from "../kube/index.ts";
 import type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "../declaring/index.ts";
-import { apiVersionOf, type KubeObject, type PatchType, type Resource } from "../kube/index.ts";
+import { apiVersionOf, parseApiVersion, type KubeObject, type PatchType, type Resource } from "../kube/index.ts";
 import { linkedSignal } from "../util/index.ts";
 import { changedBy, namedBy, ownChange } from "./own-change.ts";
 import { combinePatches } from "./essence.ts";
@@ -208,7 +208,7 @@ class BoundApi implements Api {
     if (!object.apiVersion || !object.kind) {
       throw new Error("api.create/apply need an object with apiVersion and kind (they name its resource)");
     }
-    const [group, version] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : ["", object.apiVersion];
+    const { group, version } = parseApiVersion(object.apiVersion);
     if (this.self.resource.kind === object.kind && apiVersionOf(this.self.resource) === object.apiVersion) {
       return Promise.resolve(this.self.resource);
     }

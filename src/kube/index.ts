@@ -36,4 +36,4 @@ export {
   apiVersionOf, resourceName, resourcePath, type KubeObject, type ObjectList, type ObjectMeta, type PatchType,
   type RawWatchEvent, type Resource, type Status,
 } from "./types.ts";
-export { compareResourceVersions } from "./versions.ts";
+export { compareResourceVersions, notOlder } from "./versions.ts";

@@ -65,6 +65,13 @@ export interface Resource {
 }
 
 /** `apps/v1` or `v1` for the core group. */
+/** An apiVersion's group ("" for the core group) and version: "apps/v1" → apps, v1; "v1" → "", v1. */
+export function parseApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf("/");
+  if (slash < 0) return { group: "", version: apiVersion };
+  return { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
 export function apiVersionOf(resource: Pick<Resource, "group" | "version">): string {
   return resource.group ? `${resource.group}/${resource.version}` : resource.version;
 }

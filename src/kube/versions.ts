@@ -13,6 +13,12 @@ export function compareResourceVersions(a: string, b: string): -1 | 0 | 1 | unde
   return a === b ? 0 : a < b ? -1 : 1;
 }
 
+/** `held` is `wanted` or later; equal only, when either has no order. */
+export function notOlder(held: string, wanted: string): boolean {
+  const order = compareResourceVersions(held, wanted);
+  return order === undefined ? held === wanted : order >= 0;
+}
+
 function isDecimal(s: string): boolean {
   if (s.length === 0 || (s.length > 1 && s.charCodeAt(0) === 48)) return false;
   for (let i = 0; i < s.length; i++) {

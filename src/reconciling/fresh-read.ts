@@ -6,7 +6,7 @@
 // over it (a body older than our write would be dropped as our echo, its wake lost), while ctx.cache
 // reads the stores as they are: what an informer-style cache gives (for comparison, and for who asks).
 
-import { compareResourceVersions, isNotFound, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
+import { isNotFound, notOlder, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
 import type { KnownObjects, OwnWrites } from "../caching/index.ts";
 
 export interface FreshReads {
@@ -44,9 +44,7 @@ export async function freshBody(
 
 function atLeast(object: KubeObject, rv: string): boolean {
   const held = object.metadata.resourceVersion;
-  if (held === undefined) return false;
-  const order = compareResourceVersions(held, rv);
-  return order === undefined ? held === rv : order >= 0;
+  return held !== undefined && notOlder(held, rv);
 }
 
 function sameObject(object: KubeObject | undefined, uid: string | undefined): KubeObject | undefined {

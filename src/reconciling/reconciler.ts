@@ -21,7 +21,7 @@ import type { CycleEnv, CyclePlan, ObjectState } from "../handling/index.ts";
 import { applyPlan, planWrites, type PatchTarget } from "./patching.ts";
 import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { cycleWithFinalizer } from "./finalizer.ts";
-import { admits, begin, step, superseded, type Outcome } from "./life.ts";
+import { admits, begin, step, type Outcome } from "./life.ts";
 import {
   cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold,
   type ReconcilerOptions,
@@ -34,7 +34,7 @@ import { Background, backgroundOptionsOf } from "./background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
-import { DELETED, TrackedObjects, WAS_DELETED, type Tracked } from "./tracked.ts";
+import { DELETED, skips, TrackedObjects, WAS_DELETED, type Tracked } from "./tracked.ts";
 import { reconcileModeOf, type ReconcileMode, type WakeTarget } from "./reconcile-mode.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, ReconcileObserver, ReconcileResult } from "./options.ts";
@@ -79,8 +79,7 @@ export class Reconciler {
         if (!tracing()) return this.measured(uid, item, signal);
         return tracedCycle(this.resource, uid, item, () => this.measured(uid, item, signal));
       },
-      skip: (uid, { wake, type, object }) => !wake && !this.states.get(uid)?.woken
-        && superseded(this.states.get(uid), type === "deleted", object.metadata.resourceVersion, Date.now()),
+      skip: (uid, item) => skips(this.states.get(uid), item, Date.now()),
       ...workerTimingOf(options),
       signal: linked.signal,
       logger: this.logger,

@@ -9,7 +9,7 @@
 import type { ReconcileState } from "./reconcile-cycle.ts";
 import type { KubeObject } from "../kube/index.ts";
 import { CompactMap, linkedSignal } from "../util/index.ts";
-import { IDLE, type Life, type Phase } from "./life.ts";
+import { IDLE, superseded, type Life, type Phase } from "./life.ts";
 
 /** Why a cycle was aborted by its object's deletion (an AbortError, as handlers expect of an abort). */
 export const DELETED = new DOMException("the object was deleted", "AbortError");
@@ -109,4 +109,15 @@ export class TrackedObjects extends CompactMap<Tracked> {
     for (const [uid, { namespace }] of this) if (which({ metadata: { uid, namespace } })) uids.push(uid);
     for (const uid of uids) this.delete(uid); // not while iterating: the table moves entries on delete
   }
+}
+
+/**
+ * For an item that waited behind its busy object: whether it needs no cycle now (life.ts's `superseded`), unless
+ * it is a wake or its object was woken meanwhile (an on.reconcile runs again whatever the versions say).
+ */
+export function skips(
+  tracked: Tracked | undefined, item: { type: string; object: KubeObject; wake?: true }, now: number,
+): boolean {
+  if (item.wake || tracked?.woken) return false;
+  return superseded(tracked, item.type === "deleted", item.object.metadata.resourceVersion, now);
 }

@@ -8,7 +8,7 @@
 
 import { OwnWrites, type Store } from "../caching/index.ts";
 import type { ResourceSelector } from "../kube/index.ts";
-import { parseSelector, type KubeObject, type Resource } from "../kube/index.ts";
+import { parseApiVersion, parseSelector, type KubeObject, type Resource } from "../kube/index.ts";
 import { selectorMatches, type ReconcileSpec, type Registry } from "../declaring/index.ts";
 import { lookupAmong, type CachedResource, type WriteListener } from "../handling/index.ts";
 import type { Reconciler, ReconcileWiring } from "../reconciling/index.ts";
@@ -117,7 +117,7 @@ function wakeRoutes(
 function ownersOf(object: KubeObject, parent: Resource): { name: string; namespace?: string; uid?: string }[] {
   const refs = (object.metadata.ownerReferences ?? []) as unknown as OwnerReference[];
   const owner = refs.find((ref) => ref.controller === true);
-  if (!owner || owner.kind !== parent.kind || groupOf(owner.apiVersion) !== parent.group) return [];
+  if (!owner || owner.kind !== parent.kind || parseApiVersion(owner.apiVersion).group !== parent.group) return [];
   const namespace = parent.namespaced ? object.metadata.namespace : undefined;
   return [{ name: owner.name, uid: owner.uid, ...(namespace ? { namespace } : {}) }];
 }
@@ -147,10 +147,6 @@ interface OwnerReference {
   name: string;
   uid: string;
   controller?: boolean;
-}
-
-function groupOf(apiVersion: string): string {
-  return apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
 }
 
 function sameResource(a: Resource, b: Resource): boolean {
