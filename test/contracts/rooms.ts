@@ -37,6 +37,10 @@ export const ROOMS: RoomTable = {
   reconciling: ["handling", "declaring", "queueing", "watching", "caching", "kube", "posting", "util"],
   // Which shards of the hash space this replica owns, over Leases (issue 16).
   sharding: ["kube", "watching", "util"],
+  // The engine of the operator-wide handlers (on.login, on.startup, on.cleanup, on.probe), out of
+  // runtime/ (issue 31): runtime/ says when they run, this room runs them. Of handling/ only the
+  // ApiClient their ctx.api is bound from; no settings (config/), no exit codes (runtime/'s).
+  activities: ["handling", "declaring", "kube", "util"],
   // Side room: the webhook server runs the registry's validators, mutators and converters
   // (declarations only: it needs no per-object engine).
   admission: ["declaring", "kube", "util"],
@@ -58,7 +62,7 @@ export const ROOMS: RoomTable = {
   // wires the operator to an embedded sandbox, and cli/ may reach the sandbox only here.
   runtime: [
     "kube", "caching", "watching", "queueing", "posting", "observability", "declaring", "handling", "reconciling",
-    "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
+    "activities", "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
   ],
   // Side room: the kit handler authors use in their own tests (`kobun/testing`); it runs a
   // whole operator against a sandbox, so it stands beside runtime/ (never imported by it).
