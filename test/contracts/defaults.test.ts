@@ -45,7 +45,7 @@ const NOT_SETTINGS: readonly (Listed & { why: string })[] = [
   { file: "kube/transport.ts", name: "retries", value: "5", why: "attempts of one HTTP request, not of a handler" },
   ...["kube/login.ts", "kube/renewal.ts"].map((file) => ({ file, name: "backoff", value: "RENEWAL_BACKOFF", why: "the credential renewal's backoff" })),
   { file: "peering/manual.ts", name: "priority", value: "100", why: "kobun freeze's priority (Kopf's 100), not this replica's peering.priority" },
-  ...["background-phases.ts", "background-calls.ts"].map((file) => ({ file: `reconciling/${file}`, name: "backoff", value: "DEFAULT_BACKOFF_S", why: "a daemon's or timer's own backoff option (docs/daemons.md); handling.backoff is per-object handlers'" })),
+  ...["background-phases.ts", "background-calls.ts"].map((file) => ({ file: `reconciling/daemons/${file}`, name: "backoff", value: "DEFAULT_BACKOFF_S", why: "a daemon's or timer's own backoff option (docs/daemons.md); handling.backoff is per-object handlers'" })),
   { file: "activities/activities.ts", name: "timeoutMs", value: "0", why: "a login activity's probe timeout" },
   { file: "testing/operator.ts", name: "timeout", value: "5000", why: "the test kit's wait for a condition" },
   { file: "util/log-repeats.ts", name: "limit", value: "5", why: "how many repeated log lines pass before they are counted" },

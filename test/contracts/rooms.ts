@@ -80,8 +80,19 @@ export const ROOMS: RoomTable = {
 /**
  * Inside the cli room, its three audiences never import each other; what they share sits
  * directly in cli/ (args.ts: one flag grammar; handlers.ts: the handlers, loaded or carried).
+ * Inside reconciling/, the engine of daemons and timers (daemons/) stands apart from the loop
+ * that drives it and from on.reconcile.
  */
 export const FORBIDDEN: readonly ForbiddenImports[] = [
+  {
+    from: "reconciling/daemons/",
+    forbidden: [
+      "reconciling/reconcile", "reconciling/life.ts", "reconciling/next-step.ts", "reconciling/tracked.ts",
+      "reconciling/finalizer.ts", "reconciling/fresh-read.ts", "reconciling/wakes.ts",
+    ],
+    why: "daemons and timers run beside an object's cycles, in phases of their own (background-phases.ts): the " +
+      "Reconciler starts and stops them; of reconciling/ they take only its options and the fenced writes",
+  },
   {
     from: "cli/operator/",
     forbidden: ["cli/project/", "cli/manifests/"],
