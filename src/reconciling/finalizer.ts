@@ -18,7 +18,7 @@ import {
   deleteHandlerApplies, runCycle, type CycleEnv, type CyclePlan, type FinalizerTerms, type ObjectState,
 } from "../handling/index.ts";
 import { FINALIZER } from "../declaring/index.ts";
-import type { Background } from "./background.ts";
+import type { Background } from "./daemons/background.ts";
 
 /** What to do about kobun's finalizer this cycle (the table's last column). */
 export type FinalizerAction = "add" | "run-delete-handlers" | "release" | "nothing";

@@ -2,9 +2,13 @@
 // events) and handling/ (the engine of one cycle: cause → handlers → planned patch). It holds the
 // per-object loop: which events are worth a cycle, when to run again (life.ts), the whole
 // finalizer flow, decided and acted on (finalizer.ts), what a freeze does to an object in flight
-// (ownership.ts), the daemons and timers (background-phases.ts, background.ts, and one call of one
-// in background-calls.ts), and the writing of the planned patches, fenced against a new object of
-// the same name (patching.ts, fence.ts, refusal.ts).
+// (ownership.ts), the daemons and timers (daemons/: background-phases.ts, background.ts, one call
+// of one in background-calls.ts; apart from the loop, FORBIDDEN in rooms.ts), on.reconcile
+// (reconcile-*.ts: one call, its plan, its mode; fresh-read.ts; the wakes an owned or watched
+// object's event causes, wakes.ts), and the writing of the planned patches, fenced against a new
+// object of the same name (patching.ts, fence.ts, refusal.ts).
+// It is the home of the per-object engines: a new per-object handler kind runs here (or, for one
+// cycle's handlers, in handling/).
 // Files come in pairs, one rule for the room: the pure part (transitions, `now` passed in) is
 // named after what it models (life.ts: an object's life; background-phases.ts: the phases of a
 // daemon or timer), the I/O part after its class (reconciler.ts: Reconciler; background.ts:
@@ -16,3 +20,4 @@
 export { Reconciler, type ReconcilerOptions, type ReconcilerSettings } from "./reconciler.ts";
 export { readsDeletedBodies, type ReconcileWiring } from "./options.ts";
 export { type ReconcileObserver, type ReconcileResult } from "./reconciler.ts";
+export { named, withWakes, type WakingConsumer } from "./wakes.ts";

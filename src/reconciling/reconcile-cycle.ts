@@ -12,7 +12,7 @@ import { inSpan, type Logger } from "../util/index.ts";
 import type { EventPoster } from "../posting/index.ts";
 import type { Cache, ReconcileSpec } from "../declaring/index.ts";
 import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
-import type { Background } from "./background.ts";
+import type { Background } from "./daemons/background.ts";
 import { finalizerAction, hasFinalizer } from "./finalizer.ts";
 import { callReconcile, triggers, type ReconcileBackoff, type ReconcileVerdict } from "./reconcile-run.ts";
 import type { ReconcileObserver } from "./options.ts";

@@ -11,7 +11,7 @@ import { RegistrationError, type Registry } from "../declaring/index.ts";
 import { CacheView, type IndexedUids, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { EventPoster } from "../posting/index.ts";
-import type { Background } from "./background.ts";
+import type { Background } from "./daemons/background.ts";
 import type { Item } from "./reporting.ts";
 import { freshBody } from "./fresh-read.ts";
 import { nextOf } from "./next-step.ts";

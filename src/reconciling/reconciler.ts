@@ -30,7 +30,7 @@ import { freezeOf, LOST, whileOwned } from "./ownership.ts";
 import {
   reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item,
 } from "./reporting.ts";
-import { Background, backgroundOptionsOf } from "./background.ts";
+import { Background, backgroundOptionsOf } from "./daemons/background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";

@@ -10,7 +10,7 @@ import { LoginError, loginConnection, type Login } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
 
-/** The operator's own client; `login`: the on.login handlers as one (activities.ts), replacing the kubeconfig. */
+/** The operator's own client; `login`: the on.login handlers as one (activities/), replacing the kubeconfig. */
 export async function connectClient(
   settings: Settings, logger: Logger, signal: AbortSignal, login: Login | undefined,
 ): Promise<KubeClient> {

@@ -1,6 +1,8 @@
 // runtime/: the wiring. It owns the root task scope, the freeze toggle and graceful shutdown,
 // and is the embedding API: `run({ signal, settings })`. It may import every room below it
-// (test/contracts/rooms.ts). Which watch streams run, and keeping them running, is streams/'s.
+// (test/contracts/rooms.ts). Which watch streams run, and keeping them running, is streams/'s;
+// running the handlers is the engines' (handling/, reconciling/, activities/, admission/): runtime/
+// reads the settings into their options and says when each starts and stops.
 // Must never install signal handlers (the CLI does), nor return from run() with anything it
 // started still running: no socket, no timer, no promise.
 // This file is runtime's face: run() and what a caller hands it (settings, a toggle) or gets

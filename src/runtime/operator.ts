@@ -5,13 +5,13 @@
 // Signal handlers are NOT installed here: a library must not steal signals; the CLI passes
 // SIGINT/SIGTERM in as `signal`.
 
+import { loginOf, probeValues, runCleanup, runStartup, StartupError } from "../activities/index.ts";
 import { resolveSettings, type Settings } from "../config/index.ts";
 import { registry as defaultRegistry, type Registry } from "../declaring/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
 import { aborted, TaskScope, Toggle, type Logger } from "../util/index.ts";
-import { loginOf, probeValues, runCleanup, runStartup } from "./activities.ts";
 import { connectClient } from "./connecting.ts";
 import { FatalError } from "./exits.ts";
 import { CachedResources } from "./reconcile-wiring.ts";
@@ -115,7 +115,9 @@ async function operate(o: Running): Promise<RunReport> {
   const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
   const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo };
   // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
-  await runStartup(activities, signal);
+  await runStartup(activities, signal).catch((error) => {
+    throw error instanceof StartupError ? new FatalError("startup", error.message, { cause: error.cause }) : error;
+  });
   const probes = probeValues(activities);
   if (probes) health.probes = probes;
   const resolved = await resolveResources(client, settings, registry, signal);

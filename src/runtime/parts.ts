@@ -10,7 +10,7 @@ import { Indexes, type ApiClient } from "../handling/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import type { Health } from "../observability/index.ts";
 import { EventPoster } from "../posting/index.ts";
-import type { Reconciler } from "../reconciling/index.ts";
+import { named, type Reconciler } from "../reconciling/index.ts";
 import type { Logger, TaskScope, Toggle } from "../util/index.ts";
 import { frozenMetric } from "./metrics.ts";
 import { reconcilersFor } from "./reconcilers.ts";
@@ -19,7 +19,7 @@ import type { ServedResources } from "./served-resources.ts";
 import { serveProbes } from "./serving.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
-import { named, readByReconciles, type CachedResources } from "./reconcile-wiring.ts";
+import { readByReconciles, type CachedResources } from "./reconcile-wiring.ts";
 
 /** What run() made for the parts; run() closes the client and the tracing after them. */
 export interface Operating {

@@ -16,7 +16,7 @@ import { resourceName, type Resource, type ResourceSelector } from "../kube/inde
 import type { Health } from "../observability/index.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/index.ts";
-import { readsDeletedBodies } from "../reconciling/index.ts";
+import { named, readsDeletedBodies, withWakes } from "../reconciling/index.ts";
 import {
   layOut, reportStarvedStreams, type LayoutNamespaces, type LayoutPeering, type StreamTimings, type WatchedResource,
 } from "../streams/index.ts";
@@ -27,7 +27,6 @@ import { Toggle } from "../util/index.ts";
 import { heapActivity } from "./heap-pacing.ts";
 import { budgetMetrics, peeringMetrics, watchMetrics } from "./metrics.ts";
 import { startPeering } from "./peering.ts";
-import { named, withWakes } from "./reconcile-wiring.ts";
 import type { ShardedStreams } from "./sharding.ts";
 
 /** What the streams are wired with; made by operate(). */
@@ -35,7 +34,7 @@ export interface StreamWiring {
   client: KubeClient;
   settings: Settings;
   logger: Logger;
-  /** Whose on.reconcile an event wakes (reconcile-wiring.ts's withWakes). */
+  /** Whose on.reconcile an event wakes (reconciling/'s withWakes). */
   registry: Registry;
   health: Health;
   /** The operator's freeze toggle. */

@@ -2,11 +2,11 @@
 // handlers register on.validate, on.mutate or on.convert and webhooks.listen or webhooks.url
 // says where, stopped with its scope. Not gated by the freeze toggle: a frozen replica still
 // answers the API server (peering decides who handles objects, not who admits them). At
-// start-up it tells the API server where to call (webhook-registration.ts).
+// start-up it tells the API server where to call (admission/'s register).
 
 import type { Settings } from "../config/index.ts";
 import { parseListen } from "../config/index.ts";
-import { serviceHosts, startWebhookServer, type CertSource, type Endpoint } from "../admission/index.ts";
+import { register, serviceHosts, startWebhookServer, type CertSource, type Endpoint } from "../admission/index.ts";
 import type { Registry, WebhookSpec } from "../declaring/index.ts";
 import type { KubeClient } from "../kube/index.ts";
 import { ApiError } from "../kube/index.ts";
@@ -14,7 +14,6 @@ import { aborted } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { TaskScope } from "../util/index.ts";
 import { FatalError } from "./exits.ts";
-import { register } from "./webhook-registration.ts";
 
 /** An address to listen on, as parseListen reads it. */
 type Listen = NonNullable<ReturnType<typeof parseListen>>;

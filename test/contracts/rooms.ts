@@ -37,8 +37,13 @@ export const ROOMS: RoomTable = {
   reconciling: ["handling", "declaring", "queueing", "watching", "caching", "kube", "posting", "util"],
   // Which shards of the hash space this replica owns, over Leases (issue 16).
   sharding: ["kube", "watching", "util"],
-  // Side room: the webhook server runs the registry's validators, mutators and converters
-  // (declarations only: it needs no per-object engine).
+  // The engine of the operator-wide handlers (on.login, on.startup, on.cleanup, on.probe), out of
+  // runtime/ (issue 31): runtime/ says when they run, this room runs them. Of handling/ only the
+  // ApiClient their ctx.api is bound from; no settings (config/), no exit codes (runtime/'s).
+  activities: ["handling", "declaring", "kube", "util"],
+  // Side room: the webhook engine. Its server runs the registry's validators, mutators and
+  // converters, and it registers them with the API server (declarations only: it needs no
+  // per-object engine, and no settings: runtime/webhooks.ts reads them into its options).
   admission: ["declaring", "kube", "util"],
   peering: ["kube", "watching", "util"],
   config: ["util"],
@@ -58,7 +63,7 @@ export const ROOMS: RoomTable = {
   // wires the operator to an embedded sandbox, and cli/ may reach the sandbox only here.
   runtime: [
     "kube", "caching", "watching", "queueing", "posting", "observability", "declaring", "handling", "reconciling",
-    "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
+    "activities", "sharding", "admission", "peering", "streams", "config", "sandbox", "util",
   ],
   // Side room: the kit handler authors use in their own tests (`kobun/testing`); it runs a
   // whole operator against a sandbox, so it stands beside runtime/ (never imported by it).
@@ -74,10 +79,36 @@ export const ROOMS: RoomTable = {
 };
 
 /**
+ * The engines that run declarations, one room per kind of driver (docs/architecture.md): an object's
+ * life (reconciling/), the process's (activities/), the API server's calls (admission/). Each may
+ * build on handling/ (one cycle's handlers, ctx.api), never on another: a new handler kind touches
+ * one engine. None reads the settings: runtime/ hands each its options.
+ */
+const ENGINES = ["reconciling/", "activities/", "admission/"];
+const INDEPENDENT_ENGINES: ForbiddenImports[] = ENGINES.map((from) => ({
+  from,
+  forbidden: [...ENGINES.filter((other) => other !== from), "config/"],
+  why: "the engines are independent of each other and of the settings: what they share is below them " +
+    "(handling/, declaring/), what they are told comes from runtime/ as options",
+}));
+
+/**
  * Inside the cli room, its three audiences never import each other; what they share sits
  * directly in cli/ (args.ts: one flag grammar; handlers.ts: the handlers, loaded or carried).
+ * Inside reconciling/, the engine of daemons and timers (daemons/) stands apart from the loop
+ * that drives it and from on.reconcile.
  */
 export const FORBIDDEN: readonly ForbiddenImports[] = [
+  ...INDEPENDENT_ENGINES,
+  {
+    from: "reconciling/daemons/",
+    forbidden: [
+      "reconciling/reconcile", "reconciling/life.ts", "reconciling/next-step.ts", "reconciling/tracked.ts",
+      "reconciling/finalizer.ts", "reconciling/fresh-read.ts", "reconciling/wakes.ts",
+    ],
+    why: "daemons and timers run beside an object's cycles, in phases of their own (background-phases.ts): the " +
+      "Reconciler starts and stops them; of reconciling/ they take only its options and the fenced writes",
+  },
   {
     from: "cli/operator/",
     forbidden: ["cli/project/", "cli/manifests/"],

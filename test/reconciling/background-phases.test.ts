@@ -1,11 +1,11 @@
-// The phases of daemons and timers (reconciling/background-phases.ts) without a network, with a fake
+// The phases of daemons and timers (reconciling/daemons/background-phases.ts) without a network, with a fake
 // clock (`now` is a number here): initial delay, a timer's schedule (plain, sharp, idle), what a
 // run's end leads to.
 
 import { describe, expect, test } from "bun:test";
 import { Registry } from "../../src/declaring/registry.ts";
 import type { BackgroundSpec } from "../../src/declaring/registry.ts";
-import { afterRun, dueAt, holdsDeletion, idleWait, nextTick, retryDelay, spreadOf, starting } from "../../src/reconciling/background-phases.ts";
+import { afterRun, dueAt, holdsDeletion, idleWait, nextTick, retryDelay, spreadOf, starting } from "../../src/reconciling/daemons/background-phases.ts";
 
 const T = 1_000_000;
 

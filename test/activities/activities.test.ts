@@ -8,7 +8,7 @@ import { Registry } from "../../src/declaring/index.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
-import { eventually } from "./helpers.ts";
+import { eventually } from "../runtime/helpers.ts";
 
 let e: Env;
 beforeAll(async () => (e = await env()));

@@ -1,11 +1,10 @@
 // How the API server learns where to call the webhooks: with `webhooks.url` kobun creates or
 // replaces URL-based configurations (development, `own`); else it patches the caBundle of the
 // configurations `kobun manifests` made, when it knows the CA, keeping the other replicas' CAs.
-// Apart from webhooks.ts, which serves them: this only writes configurations and CRDs.
+// Apart from server.ts, which serves them: this only writes configurations and CRDs.
 
-import {
-  ADMISSION_GROUP, KINDS, PLURALS, crdConversion, crdName, webhookConfigurations, type Endpoint, type RuleTarget,
-} from "../admission/index.ts";
+import { ADMISSION_GROUP, KINDS, PLURALS, crdConversion, crdName, webhookConfigurations } from "./configurations.ts";
+import type { Endpoint, RuleTarget } from "./configurations.ts";
 import type { Registry, WebhookSpec } from "../declaring/index.ts";
 import { ApiError, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";

@@ -6,14 +6,14 @@
 // A run that ignores its signal is abandoned after `cancellationTimeout` and named in a warning.
 // A timer's patch and result are written only if its call was not aborted.
 
-import type { KubeObject } from "../kube/index.ts";
-import { linkedSignal, sleep } from "../util/index.ts";
-import { essenceOf, metaMatches, objectContext } from "../handling/index.ts";
-import { deepEqual } from "../declaring/index.ts";
-import type { BackgroundSpec, HandlerSpec } from "../declaring/index.ts";
-import { workerTimingOf, type Ownership, type ReconcilerOptions } from "./options.ts";
-import type { HandlerTools } from "../handling/index.ts";
-import type { Logger } from "../util/index.ts";
+import type { KubeObject } from "../../kube/index.ts";
+import { linkedSignal, sleep } from "../../util/index.ts";
+import { essenceOf, metaMatches, objectContext } from "../../handling/index.ts";
+import { deepEqual } from "../../declaring/index.ts";
+import type { BackgroundSpec, HandlerSpec } from "../../declaring/index.ts";
+import { workerTimingOf, type Ownership, type ReconcilerOptions } from "../options.ts";
+import type { HandlerTools } from "../../handling/index.ts";
+import type { Logger } from "../../util/index.ts";
 import { afterRun, dueAt, holdsDeletion, idleWait, starting, type BackgroundPhase } from "./background-phases.ts";
 import { callDaemon, callTimer, type CallOptions, type Run } from "./background-calls.ts";
 

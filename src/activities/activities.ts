@@ -3,11 +3,11 @@
 // and cleanup run once, around the rest; probes are asked when /healthz is (cached).
 // Login handlers are asked in registration order; the first to return credentials wins. One
 // that throws, or none returning any, stops the operator at start-up with exit code 6.
-// Startup handlers run before any watch is opened, in registration order; the first failure
-// stops the operator with exit code 6 (`startup`), naming the handler. Cleanup handlers run
-// after the watchers and the handlers have stopped, bounded by the shutdown grace period; a
-// failure there is logged, and the others still run. Both share `memo` with every handler
-// (each object's memo starts as a shallow copy of it).
+// Startup handlers run before any watch is opened, in registration order; the first failure is
+// a StartupError naming the handler (runtime/ stops the operator with exit code 6, `startup`).
+// Cleanup handlers run after the watchers and the handlers have stopped, bounded by the
+// shutdown grace period; a failure there is logged, and the others still run. Both share `memo`
+// with every handler (each object's memo starts as a shallow copy of it).
 
 import type { Api } from "../declaring/index.ts";
 import type { ApiClient } from "../handling/index.ts";
@@ -17,7 +17,6 @@ import { LoginError, type Login, type LoginResult } from "../kube/index.ts";
 import type { Resource } from "../kube/index.ts";
 import { linkedSignal, onAbort } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
-import { FatalError } from "./exits.ts";
 
 export interface ActivityWiring {
   registry: Registry;
@@ -101,7 +100,15 @@ function contextOf(spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal): 
   return { memo: w.memo, logger: w.logger.child({ [spec.kind]: spec.id }), signal, api };
 }
 
-/** Runs the startup handlers in order; throws a FatalError (exit 6) at the first that fails. */
+/**
+ * A startup handler failed: the operator must not start. runtime/ turns it into its FatalError
+ * (exit 6), as it does kube/'s LoginError: exit codes are the runtime's, not the engine's.
+ */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+}
+
+/** Runs the startup handlers in order; throws a StartupError at the first that fails. */
 export async function runStartup(w: ActivityWiring, signal: AbortSignal): Promise<void> {
   for (const spec of specsOf(w.registry, "startup")) {
     if (signal.aborted) return;
@@ -110,7 +117,7 @@ export async function runStartup(w: ActivityWiring, signal: AbortSignal): Promis
     } catch (error) {
       if (signal.aborted) return;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new FatalError("startup", `startup handler ${spec.id} failed: ${reason}`, { cause: error });
+      throw new StartupError(`startup handler ${spec.id} failed: ${reason}`, { cause: error });
     }
   }
 }

@@ -2,9 +2,9 @@
 // /status when the resource has that subresource; fenced (fence.ts): an object gone, or made
 // again under its name, drops the write.
 
-import type { KubeObject, Resource } from "../kube/index.ts";
-import { fence, patchStatus } from "./fence.ts";
-import type { PatchClient } from "./fence.ts";
+import type { KubeObject, Resource } from "../../kube/index.ts";
+import { fence, patchStatus } from "../fence.ts";
+import type { PatchClient } from "../fence.ts";
 
 export interface TimerResults {
   client: PatchClient;

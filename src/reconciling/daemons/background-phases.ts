@@ -19,7 +19,7 @@
 // While any is not (none) or finished, a deletion waits: the delete handlers run only after
 // every daemon and timer of the object has stopped (so a timer call is never beside them).
 
-import type { BackgroundSpec } from "../declaring/index.ts";
+import type { BackgroundSpec } from "../../declaring/index.ts";
 
 export type BackgroundPhase =
   | { kind: "starting"; at: number }

@@ -3,13 +3,13 @@
 // after a delay, failed for good, aborted), and a timer's patch and result, written after it.
 // Apart from the loop, which decides when to call and when to stop.
 
-import type { KubeObject, Resource } from "../kube/index.ts";
-import { isNotFound } from "../kube/index.ts";
-import type { Logger } from "../util/index.ts";
-import { compactPatch, newPatch, objectContext, runHandler, type HandlerTools } from "../handling/index.ts";
-import { PermanentError, TemporaryError } from "../declaring/index.ts";
-import type { BackgroundSpec, DaemonFn, HandlerContext, HandlerSpec, TimerContext } from "../declaring/index.ts";
-import { isOtherObject, type PatchClient } from "./fence.ts";
+import type { KubeObject, Resource } from "../../kube/index.ts";
+import { isNotFound } from "../../kube/index.ts";
+import type { Logger } from "../../util/index.ts";
+import { compactPatch, newPatch, objectContext, runHandler, type HandlerTools } from "../../handling/index.ts";
+import { PermanentError, TemporaryError } from "../../declaring/index.ts";
+import type { BackgroundSpec, DaemonFn, HandlerContext, HandlerSpec, TimerContext } from "../../declaring/index.ts";
+import { isOtherObject, type PatchClient } from "../fence.ts";
 import { writeTimerResults } from "./timer-results.ts";
 import { DEFAULT_BACKOFF_S, retryDelay, type BackgroundPhase, type RunEnd } from "./background-phases.ts";
 

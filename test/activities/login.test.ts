@@ -11,13 +11,13 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { loginConnection } from "../../src/kube/login.ts";
-import { loginOf } from "../../src/runtime/activities.ts";
+import { loginOf } from "../../src/activities/activities.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { testLogger } from "../peering/helpers.ts";
-import { eventually } from "./helpers.ts";
-import { asAdmin } from "./restricted.ts";
+import { eventually } from "../runtime/helpers.ts";
+import { asAdmin } from "../runtime/restricted.ts";
 
 let sandbox: Sandbox;
 let adminToken: string;

@@ -1,0 +1,95 @@
+// The wakes of on.reconcile: an event of a resource that a reconcile owns or watches runs the
+// reconcile of the objects it maps to (the controller ownerReference's owner; a `watches` entry's
+// map). They ride along the resource's own consumer (its reconciler, handler-less when only
+// reconciles read it): `withWakes` is what streams/ is handed for the resource. runtime/ wires it.
+
+import { parseApiVersion, parseSelector, type KubeObject, type Resource } from "../kube/index.ts";
+import type { ResourceSelector } from "../kube/index.ts";
+import { selectorMatches, type ReconcileSpec, type Registry } from "../declaring/index.ts";
+import type { Logger } from "../util/index.ts";
+import type { WatchEvent } from "../watching/index.ts";
+import type { Reconciler } from "./reconciler.ts";
+
+/** What a stream hands its events to (streams/'s EventConsumer): a reconciler, with its wakes. */
+export type WakingConsumer = Pick<Reconciler, "accept" | "settled">;
+
+/** Whether `resource` is one of `selectors`. */
+export function named(selectors: readonly ResourceSelector[], resource: Resource): boolean {
+  return selectors.some((selector) => selectorMatches(parseSelector(selector), resource));
+}
+
+/** One wake route: events of `from` run the reconcile of `to`'s objects that `targets` names. */
+interface WakeRoute {
+  to: Reconciler;
+  targets(object: KubeObject): { name: string; namespace?: string | undefined; uid?: string | undefined }[];
+}
+
+/** The consumer of `resource`'s events, with the wakes its events cause for the reconciles that own or watch it. */
+export function withWakes(
+  resource: Resource, consumer: Reconciler, reconcilers: Map<Resource, Reconciler>, registry: Registry,
+  logger: Logger,
+): WakingConsumer {
+  const routes = wakeRoutes(resource, reconcilers, registry, logger);
+  if (routes.length === 0) return consumer;
+  return {
+    accept(event: WatchEvent): void {
+      consumer.accept(event);
+      if (event.type === "relist-start" || event.type === "relist-done") return;
+      // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
+      const low = event.type === "listed";
+      for (const route of routes) for (const target of route.targets(event.object)) route.to.wake(target, low);
+    },
+    settled: () => consumer.settled(),
+  };
+}
+
+function wakeRoutes(
+  resource: Resource, reconcilers: Map<Resource, Reconciler>, registry: Registry, logger: Logger,
+): WakeRoute[] {
+  const routes: WakeRoute[] = [];
+  for (const [parent, to] of reconcilers) {
+    const spec = registry.reconciles.forResource(parent);
+    if (!spec) continue;
+    if (named(spec.owns, resource)) routes.push({ to, targets: (object) => ownersOf(object, parent) });
+    for (const watched of spec.watches) {
+      if (named([watched.selector], resource)) routes.push({ to, targets: mapped(watched, parent, spec, logger) });
+    }
+  }
+  return routes;
+}
+
+/** The controller owner of `object` when it is of `parent`'s kind and group. */
+function ownersOf(object: KubeObject, parent: Resource): { name: string; namespace?: string; uid?: string }[] {
+  const refs = (object.metadata.ownerReferences ?? []) as unknown as OwnerReference[];
+  const owner = refs.find((ref) => ref.controller === true);
+  if (!owner || owner.kind !== parent.kind || parseApiVersion(owner.apiVersion).group !== parent.group) return [];
+  const namespace = parent.namespaced ? object.metadata.namespace : undefined;
+  return [{ name: owner.name, uid: owner.uid, ...(namespace ? { namespace } : {}) }];
+}
+
+/** A `watches` entry's map, its keys defaulting to the object's namespace; a throwing map is logged, not fatal. */
+function mapped(
+  watched: ReconcileSpec["watches"][number], parent: Resource, spec: ReconcileSpec, logger: Logger,
+): WakeRoute["targets"] {
+  return (object) => {
+    let keys: ReturnType<typeof watched.map>;
+    try {
+      keys = watched.map(object as never);
+    } catch (error) {
+      logger.error(`on.reconcile "${spec.id}": a watches map failed`, { name: object.metadata.name, error });
+      return [];
+    }
+    const list = keys == null ? [] : Array.isArray(keys) ? keys : [keys];
+    const home = parent.namespaced ? object.metadata.namespace : undefined;
+    return list.map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
+  };
+}
+
+/** The fields of an ownerReference a wake reads. */
+interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+}
