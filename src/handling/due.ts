@@ -91,6 +91,10 @@ async function runOne(
       // Waiting: called again when the earliest sub-handler is due; not a retry of its own.
       if (children.earliest !== undefined) next.delayed = new Date(children.earliest).toISOString();
       scope.written.set(spec.id, next);
+      if (env.logger.enabled("debug")) {
+        const fields = { namespace: meta.namespace, name: meta.name, handler: spec.id, until: next.delayed };
+        env.logger.debug(`Handler '${spec.id}' has unfinished sub-handlers; it runs again when one is due.`, fields);
+      }
       return next;
     }
     if (children.failed.length) {

@@ -178,4 +178,41 @@ describe("sub-handlers", () => {
     expect(h.get("late").status["p/fast"]).toBe("ok");
     expect(progressOf(h.get("late"), "p").message).toBe("sub-handler(s) failed: p/slow");
   });
+
+  test("in a delete handler: the finalizer is released only once every sub-handler succeeded", async () => {
+    const registry = new Registry();
+    const ran: string[] = [];
+    registry.on.delete(EX, (ctx) => {
+      for (const item of ["x", "y"]) {
+        ctx.subhandler(item, ({ retry }) => {
+          ran.push(`${item}#${retry}`);
+          h?.poke();
+          if (item === "y" && retry === 0) throw new TemporaryError("y later", { delay: 0.05 });
+        });
+      }
+    }, { id: "d" });
+    h = await startHarness({ registry, settings: { handling: { retries: null } } });
+    await h.create("going", {});
+    await h.until(() => h!.get("going")?.metadata.finalizers?.length);
+    await h.client.delete(h.resource, "default", "going");
+    await h.until(() => progressOf(h!.get("going"), "d/y")?.retries === 1);
+    expect(h.get("going").metadata.finalizers?.length).toBe(1); // held while y retries
+    await h.until(() => h!.get("going") === undefined);
+    expect(ran).toEqual(["x#0", "y#0", "y#1"]);
+  });
+
+  test("in a field handler: sub-handlers see the field's old and new values", async () => {
+    const registry = new Registry();
+    const seen: unknown[] = [];
+    registry.on.update(EX, () => {}, { id: "u" });
+    registry.on.field(EX, { field: "spec.size", id: "f" }, (ctx) => {
+      ctx.subhandler("each", ({ old, new: now }) => void seen.push([old, now]));
+    });
+    h = await startHarness({ registry });
+    await h.create("sized", { size: 1 });
+    await h.until(() => h!.get("sized")?.status?.kobun?.lastHandledConfiguration);
+    await h.client.patch(h.resource, "default", "sized", { spec: { size: 2 } });
+    await h.until(() => seen.length === 2 || undefined);
+    expect(seen).toEqual([[undefined, 1], [1, 2]]);
+  });
 });
