@@ -85,6 +85,8 @@ async function runOne(
   const next: ProgressRecord = {
     purpose: purposeOf(spec, scope.cause), started: ctx.started.toISOString(), retries: ctx.retry,
   };
+  // Kept whatever this call did: the sub-handlers' records stay findable (and are cleaned up with the cause).
+  if (record?.subhandlers) next.subhandlers = record.subhandlers;
   if (outcome.kind === "success" && registrations.specs.length) {
     const children = await runChildren(scope, registrations.specs, record, next);
     if (!children.allDone) {

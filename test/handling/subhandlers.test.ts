@@ -215,4 +215,43 @@ describe("sub-handlers", () => {
     await h.until(() => seen.length === 2 || undefined);
     expect(seen).toEqual([[undefined, 1], [1, 2]]);
   });
+
+  test("a parent that throws on a re-run keeps its sub-handlers' records: finished ones still do not run again", async () => {
+    const registry = new Registry();
+    const ran: string[] = [];
+    let calls = 0;
+    registry.on.create(PLAIN, (ctx) => {
+      calls++;
+      if (calls === 2) throw new TemporaryError("the parent stumbles once", { delay: 0.05 });
+      for (const item of ["a", "b"]) {
+        ctx.subhandler(item, ({ retry }) => {
+          ran.push(`${item}#${retry}`);
+          if (item === "b" && retry === 0) throw new TemporaryError("b later", { delay: 0.05 });
+        });
+      }
+    }, { id: "p" });
+    h = await startHarness({ registry, plain: true, settings: { handling: { retries: null } } });
+    await h.client.create(h.resource, "default", { apiVersion: "kobun.dev/v1", kind: "KobunPlain", metadata: { name: "stumble", namespace: "default" }, spec: {} });
+    const obj = await h.until(() => progressOf(h!.get("stumble"), "p") === undefined && calls >= 3 && h!.get("stumble"));
+    expect(calls).toBe(3);
+    expect(ran).toEqual(["a#0", "b#0", "b#1"]);
+    expect(Object.keys(obj.metadata.annotations).filter((k) => k.startsWith("kobun.dev/p"))).toEqual([]);
+  });
+
+  test("the parent's timeout bounds the family: past it, its next call fails it and the rest are abandoned", async () => {
+    const registry = new Registry();
+    const ran: number[] = [];
+    registry.on.create(EX, (ctx) => {
+      ctx.subhandler("never", ({ retry }) => {
+        ran.push(retry);
+        throw new TemporaryError("never ready", { delay: 0.15 });
+      });
+    }, { id: "p", timeout: 0.1 });
+    h = await startHarness({ registry, settings: { handling: { retries: null } } });
+    await h.create("bounded", {});
+    const record = await h.until(() => progressOf(h!.get("bounded"), "p")?.final && progressOf(h!.get("bounded"), "p"));
+    expect(record.message).toContain("handler p timed out after 0.1s");
+    expect(ran).toEqual([0]);
+    expect(progressOf(h.get("bounded"), "p/never")).toBeUndefined(); // cleaned up with the cause
+  });
 });
