@@ -88,7 +88,7 @@ async function runOne(
   // Kept whatever this call did: the sub-handlers' records stay findable (and are cleaned up with the cause).
   if (record?.subhandlers) next.subhandlers = record.subhandlers;
   if (outcome.kind === "success" && registrations.specs.length) {
-    const children = await runChildren(scope, registrations.specs, record, next);
+    const children = await runChildren(scope, registrations.specs, next);
     if (!children.allDone) {
       // Waiting: called again when the earliest sub-handler is due; not a retry of its own.
       if (children.earliest !== undefined) next.delayed = new Date(children.earliest).toISOString();
@@ -123,10 +123,8 @@ async function runOne(
  * Runs the sub-handlers a call registered that are due; `next` (the parent's record) names every
  * one registered in this cause so far, so that their records are found again (progress.ts).
  */
-function runChildren(
-  scope: DueScope, specs: HandlerSpec[], record: ProgressRecord | undefined, next: ProgressRecord,
-): Promise<DueResult> {
-  const ids = new Set(record?.subhandlers);
+function runChildren(scope: DueScope, specs: HandlerSpec[], next: ProgressRecord): Promise<DueResult> {
+  const ids = new Set(next.subhandlers);
   for (const s of specs) ids.add(s.id);
   next.subhandlers = [...ids];
   const list = specs.map((spec): Selected => ({
