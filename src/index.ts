@@ -27,7 +27,7 @@ export {
   type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
   type FieldPath, type ValueAt, type FieldContext,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
-  type HandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
+  type HandlerOptions, type SubhandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
   type DaemonContext, type TimerContext, type DaemonFn, type TimerFn, type DaemonOptions, type TimerOptions,
   type Index, type IndexFn, type IndexOptions, type ObjectContext,
   type ActivityContext, type ActivityFn, type ActivityOptions,

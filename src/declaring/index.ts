@@ -43,6 +43,7 @@ export type {
   HandlerFn,
   EventHandlerFn,
   HandlerOptions,
+  SubhandlerOptions,
   DeleteOptions,
   FieldOptions,
   EventOptions,

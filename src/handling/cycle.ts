@@ -6,7 +6,6 @@
 // Must never send anything (patching.ts does) nor wait for delays (the worker does).
 
 import type { KubeObject } from "../kube/index.ts";
-import { inSpan, tracing } from "../util/index.ts";
 import { deepEqual } from "../declaring/index.ts";
 import type { HandlerSpec } from "../declaring/index.ts";
 import type { Cause, HandlerContext, ObjectContext } from "../declaring/index.ts";
@@ -15,9 +14,11 @@ import type { CycleEnv } from "./cycle-env.ts";
 import { redact, storedBase } from "./diffbase.ts";
 import { applyToEssence, type Essence } from "./essence.ts";
 import { readBookkeeping, type Bookkeeping, type BookkeepingChange, type ProgressRecord } from "./progress.ts";
-import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
+import { anyDue, runDue } from "./due.ts";
+import { subhandlerOutsideCall } from "./subhandlers.ts";
+import type { RunOutcome } from "./runner.ts";
 import {
-  contextFor, isPending, metaMatches, purposeOf, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected,
+  contextFor, metaMatches, recordFor, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected,
   type Sight,
 } from "./selection.ts";
 
@@ -126,8 +127,9 @@ export async function runCycle(
     plan.finalizerFirst = true;
     return plan;
   }
-  const { written: records, allDone, earliest } =
-    await runDue(env, state, body, selected, contextOf, plan, sight.now, signal);
+  const records = new Map<string, ProgressRecord>();
+  const due = { env, state, body, plan, book, contextOf, cause: seen.cause, now: sight.now, signal, written: records };
+  const { allDone, earliest } = await runDue(due, selected);
   plan.user = compactPatch(patch);
   if (allDone) {
     completeCause(env, sight, book, selected, records, written, plan);
@@ -136,72 +138,6 @@ export async function runCycle(
   } else for (const [id, record] of records) plan.bookkeeping.progress.set(id, record);
   plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
   return plan;
-}
-
-/** Runs the selected handlers that are due, in order; the progress each leaves, and when the next is due. */
-async function runDue(
-  env: CycleEnv, state: ObjectState, body: KubeObject, selected: Selected[], contextOf: ContextMaker, plan: CyclePlan,
-  now: number, signal: AbortSignal,
-): Promise<{ written: Map<string, ProgressRecord>; allDone: boolean; earliest: number | undefined }> {
-  const meta = body.metadata;
-  const written = new Map<string, ProgressRecord>();
-  let allDone = true;
-  let earliest: number | undefined;
-  for (const { spec, ctx: filtered, record } of selected) {
-    if (!isPending(record)) continue;
-    if (!isDue(record, now)) {
-      allDone = false;
-      earliest = Math.min(earliest ?? Infinity, Date.parse(record!.delayed!));
-      continue;
-    }
-    if (signal.aborted) {
-      allDone = false;
-      break;
-    }
-    const ctx = filtered ?? contextOf(spec, record);
-    state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
-    const began = performance.now();
-    const outcome = await (tracing()
-      ? tracedRun(spec, ctx, env.defaults, signal, plan.cause)
-      : runHandler(spec, ctx, env.defaults, signal)
-    ).finally(() => (state.running = undefined));
-    plan.runs.push({ spec, outcome, retry: ctx.retry, seconds: (performance.now() - began) / 1000 });
-    const next: ProgressRecord = {
-      purpose: purposeOf(spec, plan.cause as Cause), started: ctx.started.toISOString(), retries: ctx.retry,
-    };
-    if (outcome.kind === "success") {
-      if (outcome.result !== undefined) plan.results[spec.id] = outcome.result;
-      next.success = true;
-    } else if (outcome.kind === "retry") {
-      const at = Date.now() + outcome.delay * 1000;
-      next.retries = ctx.retry + 1;
-      next.delayed = new Date(at).toISOString();
-      next.message = outcome.error.message;
-      earliest = Math.min(earliest ?? Infinity, at);
-      allDone = false;
-    } else if (outcome.kind === "failure") {
-      next.failure = true;
-      next.message = outcome.error.message;
-    } else {
-      allDone = false;
-      continue;
-    }
-    written.set(spec.id, next);
-  }
-  return { written, allDone, earliest };
-}
-
-/** One handler run in a span of its own, the child of the cycle's (tracing on). */
-function tracedRun(
-  spec: HandlerSpec, ctx: HandlerContext, defaults: HandlingDefaults, signal: AbortSignal, cause: CyclePlan["cause"],
-): Promise<RunOutcome> {
-  const attributes = { "kobun.handler": spec.id, "kobun.cause": cause, "kobun.retry": ctx.retry };
-  return inSpan(`handler ${spec.id}`, attributes, false, async (span) => {
-    const outcome = await runHandler(spec, ctx, defaults, signal);
-    span?.setAttributes({ "kobun.outcome": outcome.kind });
-    if (outcome.kind === "failure" || outcome.kind === "retry") span?.fail();
-    return outcome;
-  });
 }
 
 /**
@@ -214,27 +150,19 @@ function completeCause(
   own: Record<string, any>, plan: CyclePlan,
 ): void {
   for (const id of book.progress.keys()) plan.bookkeeping.progress.set(id, null);
-  for (const { spec, record } of selected) {
-    const last = records.get(spec.id) ?? record;
-    if (last?.failure) plan.bookkeeping.progress.set(spec.id, { ...last, final: true });
-  }
+  // A failure stays visible: the handler's, and those of the sub-handlers that made it fail.
+  const keep = (id: string, last: ProgressRecord | undefined): void => {
+    if (!last?.failure) return;
+    plan.bookkeeping.progress.set(id, { ...last, final: true });
+    for (const child of last.subhandlers ?? []) keep(child, records.get(child) ?? recordFor(book, child, last.purpose));
+  };
+  for (const { spec, record } of selected) keep(spec.id, records.get(spec.id) ?? record);
   if (sight.cause === "delete") return; // the finalizer's release is reconciling/finalizer.ts's
   const seen = Object.keys(own).length ? applyToEssence(sight.essence!, own) : sight.essence!;
   const newBase = plan.user ? applyToEssence(seen, plan.user) : seen;
   plan.essence = newBase;
   const stored = storedBase(redact(newBase, env.diffBase.sensitive, sight.salt), env.diffBase, sight.salt);
   if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;
-}
-
-/** Whether any selected handler is due now (a loop, not Array.prototype.some: see selection.ts). */
-function anyDue(selected: readonly Selected[], now: number): boolean {
-  for (const { record } of selected) if (isDue(record, now)) return true;
-  return false;
-}
-
-/** Pending and not delayed into the future. */
-function isDue(record: ProgressRecord | undefined, now: number): boolean {
-  return isPending(record) && !(record?.delayed && Date.parse(record.delayed) > now);
 }
 
 /** Whether a delete handler that waits for the deletion (not optional) applies to the object. */
@@ -248,7 +176,7 @@ export function deleteHandlerApplies(
       base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
       const ctx = {
         ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0,
-        started: new Date(), runtime: 0, diffUnavailable: false,
+        started: new Date(), runtime: 0, diffUnavailable: false, subhandler: subhandlerOutsideCall,
       } as HandlerContext;
       if (!whenPasses(spec.options.when, ctx, signal)) continue;
     }

@@ -1,5 +1,6 @@
 // handling/: the engine of one cycle of one object, running what declaring/ registered: which
-// cause (selection.ts), which handlers, run them with retries/timeouts/progress (runner.ts), and
+// cause (selection.ts), which handlers, run them and the sub-handlers they register with
+// retries/timeouts/progress (due.ts, subhandlers.ts, runner.ts), and
 // plan ONE merged patch per cycle (cycle.ts); the bookkeeping on the object (progress.ts,
 // diffbase.ts, essence.ts); ctx.api (api.ts) and the indexes (indexes.ts) behind the interfaces
 // declaring/ gives handlers. Imports declaring/, kube/, posting/, util/. The per-object loop that

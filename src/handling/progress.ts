@@ -34,6 +34,11 @@ export interface ProgressRecord {
   message?: string;
   /** Kept after its cause completed only to show a failure; ignored when deciding what to run. */
   final?: boolean;
+  /**
+   * The full ids of the sub-handlers it registered so far in this cause (subhandlers.ts): their
+   * records are found through it when kept in annotations, whose keys do not say which ids they hold.
+   */
+  subhandlers?: string[];
 }
 
 export type StorageMode = "annotations" | "status";
@@ -76,10 +81,16 @@ export function readBookkeeping(body: KubeObject, ids: Iterable<string>): Bookke
   }
   const annotations = body.metadata.annotations;
   if (!annotations) return { base: undefined, progress, from: undefined };
-  for (const id of ids) {
-    const text = annotations[progressKey(id)];
+  // The handlers' records, and those of the sub-handlers each record names (at any depth).
+  const wanted = [...ids];
+  for (let i = 0; i < wanted.length; i++) {
+    const id = wanted[i]!;
+    const text = progress.has(id) ? undefined : annotations[progressKey(id)];
     const record = text === undefined ? undefined : parse(text);
-    if (record && typeof record === "object") progress.set(id, record as ProgressRecord);
+    if (!record || typeof record !== "object") continue;
+    progress.set(id, record as ProgressRecord);
+    const children: unknown = record.subhandlers;
+    if (Array.isArray(children)) for (const child of children) if (typeof child === "string") wanted.push(child);
   }
   const base = parse(annotations[BASE_ANNOTATION]);
   return { base, progress, from: base !== undefined || progress.size ? "annotations" : undefined };
@@ -132,6 +143,7 @@ function wholeRecord(r: ProgressRecord): Record<string, unknown> {
     failure: r.failure ?? null,
     message: r.message ?? null,
     final: r.final ?? null,
+    subhandlers: r.subhandlers ?? null,
   };
 }
 

@@ -14,6 +14,7 @@ import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
 import { diffOf, essenceOf, type Essence } from "./essence.ts";
 import type { Bookkeeping, ProgressRecord } from "./progress.ts";
 import type { CycleEnv } from "./cycle-env.ts";
+import { subhandlerOutsideCall } from "./subhandlers.ts";
 
 /** What the cycle sees of the object: its cause and what the handlers are told of the change. */
 export interface Sight {
@@ -126,9 +127,14 @@ export function purposeOf(spec: HandlerSpec, cause: Cause): Cause {
   return spec.kind === "resume" ? "resume" : cause;
 }
 
-function recordOf(book: Bookkeeping, spec: HandlerSpec, cause: Cause): ProgressRecord | undefined {
-  const record = book.progress.get(spec.id);
-  return record && record.purpose === purposeOf(spec, cause) && !record.final ? record : undefined;
+/** A handler's (or sub-handler's) record for this cause, if it is one: of its purpose and not a kept final one. */
+export function recordOf(book: Bookkeeping, spec: HandlerSpec, cause: Cause): ProgressRecord | undefined {
+  return recordFor(book, spec.id, purposeOf(spec, cause));
+}
+
+export function recordFor(book: Bookkeeping, id: string, purpose: Cause): ProgressRecord | undefined {
+  const record = book.progress.get(id);
+  return record && record.purpose === purpose && !record.final ? record : undefined;
 }
 
 /**
@@ -142,7 +148,7 @@ export function contextFor(
   const started = record ? new Date(record.started) : new Date(sight.now);
   const ctx: HandlerContext = {
     ...base, patch, diff: sight.diff, old: sight.old, new: sight.essence, reason: sight.cause,
-    diffUnavailable: sight.diffUnavailable,
+    diffUnavailable: sight.diffUnavailable, subhandler: subhandlerOutsideCall, // due.ts lends it for the call
     retry: record?.retries ?? 0, started, runtime: at - started.getTime(),
     logger: base.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
   };

@@ -77,6 +77,7 @@ const CLUSTER_PEERINGS: Resource = {
   group: "kobun.dev", version: "v1", plural: "clusterkobunpeerings", kind: "ClusterKobunPeering", namespaced: false, statusSubresource: false,
 };
 const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
+const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true, statusSubresource: false };
 
 /** The rules of the one ClusterRole among `docs`, as "group/resource:verbs" strings. */
@@ -198,6 +199,49 @@ describe.each(selectedTargets())("e2e against %s", (targetName: TargetName) => {
     expect(attemptsInOp2.length).toBeLessThanOrEqual(failTimes + 1 - retriesAtStop);
     const after = progress(done, "flaky_fn");
     if (after !== undefined) expect(after.record.success).toBe(true); // kept as a success marker, or purged
+    expect((await op2.stop()).code).toBe(0);
+  }, 60_000);
+
+  test("3b. sub-handlers across a SIGKILL: the restarted operator runs only the unfinished one, from its recorded retry", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client);
+    const name = uniqueName("items");
+    const failTimes = 6;
+    const env = { KOBUN_E2E_ITEMS: "1" }; // registers items_fn (test/e2e/handlers/items.ts)
+    // A ConfigMap has no status: the progress records are the `kobun.dev/items_fn.<item>` annotations.
+    const record = (o: KubeObject | undefined, id: string) => {
+      const raw = o?.metadata.annotations?.[`kobun.dev/${id.replace("/", ".")}`];
+      return raw === undefined ? undefined : JSON.parse(raw);
+    };
+    const attempts = (op: Operator) => op.lines.map((l) => /items_fn\/(\w+) attempt retry=(\d+)/.exec(l)).filter((m) => m !== null).map((m) => `${m![1]}#${m![2]}`);
+    const op1 = startOperator("e2e-items-1", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN_E2E, env);
+    await t.client.create(CONFIGMAPS, ns, {
+      apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: ns, labels: { "e2e.kobun.dev/items": "yes" } },
+      data: { items: "a,b,c", failing: "b", failTimes: String(failTimes), delay: "0.5" },
+    });
+    await eventually(`a and c done, b retrying (retries >= 2) on ${ns}/${name}`, async () => {
+      const o = await t.client.get(CONFIGMAPS, ns, name);
+      return record(o, "items_fn/a")?.success && record(o, "items_fn/c")?.success && record(o, "items_fn/b")?.retries >= 2;
+    }, { timeoutMs: 15_000 }).catch((e) => { throw new Error(`${e.message}\n${op1.tail()}`); });
+    await op1.stop("SIGKILL", 5000); // no grace, no last write: only what the object already holds survives
+
+    const killed = await t.client.get(CONFIGMAPS, ns, name);
+    const retriesAtKill = Number(record(killed, "items_fn/b").retries);
+    expect(record(killed, "items_fn")).toMatchObject({ subhandlers: ["items_fn/a", "items_fn/b", "items_fn/c"] });
+    expect(record(killed, "items_fn").success).toBeUndefined();
+    expect(killed.metadata.annotations?.["e2e.kobun.dev/item-a"]).toBe("retry=0");
+    expect(attempts(op1).filter((a) => !a.startsWith("b#"))).toEqual(["a#0", "c#0"]);
+
+    const op2 = startOperator("e2e-items-2", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN_E2E, env);
+    const done = await eventually(`items_fn done on ${ns}/${name} after the restart`, async () => {
+      const o = await t.client.get(CONFIGMAPS, ns, name);
+      return record(o, "items_fn") === undefined && o.metadata.annotations?.["e2e.kobun.dev/item-b"] ? o : undefined;
+    }, { timeoutMs: 20_000 }).catch((e) => { throw new Error(`${e.message}\n${op2.tail()}`); });
+    expect(done.metadata.annotations?.["e2e.kobun.dev/item-b"]).toBe(`retry=${failTimes}`);
+    const inOp2 = attempts(op2);
+    expect(inOp2.every((a) => a.startsWith("b#"))).toBe(true); // a and c never run again
+    expect(Math.min(...inOp2.map((a) => Number(a.slice(2))))).toBeGreaterThanOrEqual(retriesAtKill);
+    expect(Object.keys(done.metadata.annotations ?? {}).filter((k) => k.startsWith("kobun.dev/items_fn"))).toEqual([]);
     expect((await op2.stop()).code).toBe(0);
   }, 60_000);
 
