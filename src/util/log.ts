@@ -11,6 +11,7 @@ export type LogFields = Record<string, unknown>;
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** Where a Logger's lines go: its level (lines below it are not even formatted), format, and writer. */
 export interface LogSink {
   level: LogLevel;
   format: LogFormat;
@@ -19,6 +20,10 @@ export interface LogSink {
   flush?(): void;
 }
 
+/**
+ * The operator's structured logger: `new Logger(sink)` is what `run({ logger })` takes; handlers get
+ * children of it (`ctx.logger`) whose lines carry the object's fields.
+ */
 export class Logger {
   /** A child's context, merged with its parent's when first needed (a line, a grandchild). */
   private merged: LogFields | undefined;
