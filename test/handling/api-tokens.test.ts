@@ -11,6 +11,7 @@ import type { Api } from "../../src/declaring/index.ts";
 import { ApiClient } from "../../src/handling/api.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { Watcher } from "../../src/watching/watcher.ts";
 
 let sandbox: Sandbox;
 let client: KubeClient;
@@ -39,7 +40,11 @@ async function apiOfHandlerIn(namespace: string): Promise<Api> {
   const parent = await client.create(configmaps, namespace, {
     apiVersion: "v1", kind: "ConfigMap", metadata: { name: `parent-${crypto.randomUUID().slice(0, 8)}`, namespace },
   });
-  return new ApiClient({ client, fieldManager: "kobun-test" }).bind({ resource: configmaps, body: parent }, handlerStop.signal);
+  const api = new ApiClient({
+    client, fieldManager: "kobun-test",
+    watch: (resource, o, signal) => new Watcher(client, resource, { ...o, streamingList: "never" }).events(signal),
+  });
+  return api.bind({ resource: configmaps, body: parent }, handlerStop.signal);
 }
 
 function pathsSince(at: number, method: string): string[] {
@@ -95,4 +100,20 @@ test("a token written with a kind or short name resolves like the selector it is
   const answer = await api.list(byShortName);
   expect(answer.every((c) => c.metadata.namespace === "team-b")).toBe(true);
   expect(answer.length).toBeGreaterThan(0);
+});
+
+test("watch(token) lists and watches the handled object's namespace only", async () => {
+  const api = await apiOfHandlerIn("team-b");
+  const seen: string[] = [];
+  for await (const event of api.watch(resource.configmaps)) {
+    if (event.type === "relist-done") {
+      await client.create(configmaps, "team-a", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "elsewhere" } });
+      await client.create(configmaps, "team-b", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "here" } });
+    } else if (event.type !== "relist-start") {
+      seen.push(`${event.object.metadata.namespace}/${event.object.metadata.name}`);
+      if (event.object.metadata.name === "here") break; // created after "elsewhere": that one had its chance
+    }
+  }
+  expect(seen.every((key) => key.startsWith("team-b/"))).toBe(true);
+  expect(seen).toContain("team-b/here");
 });

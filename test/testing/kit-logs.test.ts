@@ -24,8 +24,8 @@ function greeter() {
 test("kit.logs holds the operator's lines so far, and until resolves with the first line that matches", async () => {
   const { registry, Greetings } = greeter();
   await using kit = await startOperator({ registry, logLevel: "silent" });
-  expect(kit.logs.lines.some((line) => line.includes("operator started"))).toBe(true);
   expect(await kit.logs.until("operator started")).toContain("INFO  operator started");
+  expect(kit.logs.lines.some((line) => line.includes("operator started"))).toBe(true);
   const heard = kit.logs.until(/greeting world/); // before the line exists: heard as it is written
   await kit.apply(Greetings, { metadata: { name: "hi" }, spec: { name: "world" } });
   expect(await heard).toMatch(/INFO  greeting world .*greet/);
