@@ -50,8 +50,9 @@ export {
   adopt, conditions, ApiError, ApplyConflictError,
   type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions,
   type Condition, type ConditionInput, type SetConditionOptions, type EventRecorder, type KindOf,
-  type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod,
-  type Service, type Deployment, type StatefulSet, type Job, type Lease,
+  type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod, type Service,
+  type PersistentVolumeClaim, type Deployment, type StatefulSet, type DaemonSet, type Job, type CronJob, type Ingress,
+  type Lease, type CustomResourceDefinition,
 } from "./declaring/index.ts";
 // Level-triggered reconciles over the operator's cache (docs/reconcile.md):
 //
@@ -67,4 +68,13 @@ export {
 } from "./declaring/index.ts";
 export {
   run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle,
+} from "./runtime/index.ts";
+// Routing the operator's log (an embedder's own sink, or lines kept in memory) and sharing a memo:
+//
+//   import { Logger, memorySink, run } from "kobun";
+//   const logs = memorySink("info");                      // or any { level, format, write(line, level) }
+//   await run({ signal, logger: new Logger(logs), memo: { cache: new Map() } });
+//   await logs.until(/operator started/);                 // logs.lines: every line so far
+export {
+  Logger, memorySink, stderrSink, type LogSink, type LogLevel, type LogFormat, type MemorySink,
 } from "./runtime/index.ts";

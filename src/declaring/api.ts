@@ -1,14 +1,18 @@
 // What a handler sees of `ctx.api` (and activities of theirs): the interface only. handling/api.ts
 // implements it over kube/'s client; declaring it here keeps the public types free of that engine.
 
-import type { KindOf } from "../kube/index.ts";
 import type { KubeObject, PatchType, Resource } from "../kube/index.ts";
+import type { TargetObject } from "./reconcile.ts";
+import type { ResourceToken } from "./resource.ts";
 
-/** A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments") or a resolved Resource. */
-export type ResourceRef = string | Resource;
+/**
+ * A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments"), a typed token
+ * (`resource.configmaps`, `resource<Widget>("widgets.example.com/v1")`), or a resolved Resource.
+ */
+export type ResourceRef = string | ResourceToken<any> | Resource;
 
 /** What `api.watch()` yields: the watcher's vocabulary (a relist is framed by relist-start/relist-done). */
-export type ApiWatchEvent<T extends KubeObject = KubeObject> =
+export type ApiWatchEvent<T extends object = KubeObject> =
   | { type: "relist-start" }
   | { type: "listed" | "added" | "modified" | "deleted"; object: T }
   | { type: "relist-done"; resourceVersion: string };
@@ -29,18 +33,18 @@ export interface Where extends Call {
 export interface Api {
   /** The field manager of this operator's applies and writes (stable across replicas and restarts). */
   readonly fieldManager: string;
-  get<S extends ResourceRef>(resource: S, name: string, o?: Where): Promise<KindOf<S>>;
+  get<S extends ResourceRef>(resource: S, name: string, o?: Where): Promise<TargetObject<S>>;
   /** Every object (all pages) matching the selectors. */
   list<S extends ResourceRef>(
     resource: S, o?: Where & { labelSelector?: string; fieldSelector?: string },
-  ): Promise<KindOf<S>[]>;
+  ): Promise<TargetObject<S>[]>;
   /** Creates `object` (its apiVersion and kind name the resource; the namespace defaults as for get). */
   create<T extends KubeObject>(object: T, o?: Call): Promise<T>;
   /** A merge patch by default; `type` "json" or "strategic" for the others. */
   patch<S extends ResourceRef>(
     resource: S, name: string, patch: unknown,
     o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" },
-  ): Promise<KindOf<S>>;
+  ): Promise<TargetObject<S>>;
   /**
    * Server-side apply of `object` (apiVersion, kind, metadata.name required) as this operator's
    * field manager; conflicts with other managers throw ApplyConflictError naming the fields.
@@ -54,5 +58,5 @@ export interface Api {
   /** LIST then WATCH, reconnecting as the operator's own watches do, until the signal aborts or the loop breaks. */
   watch<S extends ResourceRef>(
     resource: S, o?: Where & { labelSelector?: string },
-  ): AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+  ): AsyncIterable<ApiWatchEvent<TargetObject<S>>>;
 }

@@ -9,7 +9,7 @@ export {
   on, registry, Registry, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec,
 } from "./registry.ts";
 export type { On, Target } from "./on.ts";
-export { resource, type ResourceToken, type TokenOptions, type ObjectOf, type Wire } from "./resource.ts";
+export { resource, type ResourceToken, type TokenOptions, type ObjectOf } from "./resource.ts";
 export {
   defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken,
   type VersionSchema, type VersionedDefinition, type VersionedToken,
@@ -69,7 +69,8 @@ export type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
 // What ctx.api throws and returns: the server's Status, apply conflicts, the built-in kinds.
 export { ApiError, ApplyConflictError } from "../kube/index.ts";
 export type {
-  ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf,
+  ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, PersistentVolumeClaim, Deployment, StatefulSet,
+  DaemonSet, Job, CronJob, Ingress, Lease, CustomResourceDefinition, KindOf, Wire,
 } from "../kube/index.ts";
 export { type Call, type Where } from "./api.ts";
 export { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";

@@ -14,8 +14,12 @@ import type { Wanted } from "./specs.ts";
 /** A selector string or a typed token, as every `on.*` takes them. */
 export type ReconcileTarget<T extends object = KubeObject> = ResourceSelector | ResourceToken<T>;
 
-/** The object type a target names: a token's type, a built-in kind's, or KubeObject. */
-export type TargetObject<S> = S extends ResourceToken<infer T> ? T : KindOf<S>;
+/**
+ * The object type a target names: a token's type, a built-in kind's, or KubeObject (a resolved
+ * Resource, which has the shape of a token but no type: `namespaced` tells them apart).
+ */
+export type TargetObject<S> = S extends { namespaced: boolean } ? KubeObject
+  : S extends ResourceToken<infer T> ? T : KindOf<S>;
 
 /** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
 export interface ObjectKey {

@@ -3,14 +3,16 @@
 // `on.create(Examples, (ctx) => …)` types ctx.body, ctx.spec, ctx.status and ctx.patch.
 // A token IS an ordinary object selector ({ group, version, plural }): every room that accepts
 // selectors accepts tokens unchanged; the type exists only for the compiler.
-// Built-in kinds come typed from @kubernetes/client-node's models, imported as types only
-// (nothing of that package is loaded at run time by this file).
+// Built-in kinds come typed with kube/kinds.ts's types (client-node's wire models): the same
+// types `ctx.api` answers with and kobun exports (`Job`, `ConfigMap`, ...).
 
-import type * as k8s from "@kubernetes/client-node";
 import { parseSelector } from "../kube/index.ts";
 import { checkAlias } from "./aliases.ts";
 import { RegistrationError } from "./registration.ts";
-import type { KubeObject, ObjectMeta } from "../kube/index.ts";
+import type {
+  ConfigMap, CronJob, CustomResourceDefinition, DaemonSet, Deployment, Event, Ingress, Job, KubeObject, Lease,
+  Namespace, ObjectMeta, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount, StatefulSet,
+} from "../kube/index.ts";
 
 declare const objectType: unique symbol;
 
@@ -30,16 +32,6 @@ export interface ResourceToken<T extends object = KubeObject> {
 
 /** The object type a token or selector stands for (untyped selectors: KubeObject). */
 export type ObjectOf<S> = S extends ResourceToken<infer T> ? T : KubeObject;
-
-/**
- * The client-node models as they come over the wire: timestamps are strings, not Dates (kobun
- * never deserialises into the model classes), and metadata is always there.
- */
-export type Wire<T> = T extends Date ? string
-  : T extends readonly (infer E)[] ? Wire<E>[]
-  : T extends object ? { [K in keyof T]: Wire<T[K]> }
-  : T;
-type Builtin<T extends { metadata?: unknown }> = Omit<Wire<T>, "metadata"> & { metadata: ObjectMeta };
 
 /** What a token may carry besides its selector. */
 export interface TokenOptions {
@@ -88,40 +80,23 @@ function readSelector(selector: string): ReturnType<typeof parseSelector> {
   }
 }
 
-export type Pod = Builtin<k8s.V1Pod>;
-export type ConfigMapObject = Builtin<k8s.V1ConfigMap>;
-export type SecretObject = Builtin<k8s.V1Secret>;
-export type ServiceObject = Builtin<k8s.V1Service>;
-export type NamespaceObject = Builtin<k8s.V1Namespace>;
-export type ServiceAccountObject = Builtin<k8s.V1ServiceAccount>;
-export type PersistentVolumeClaimObject = Builtin<k8s.V1PersistentVolumeClaim>;
-export type EventObject = Builtin<k8s.CoreV1Event>;
-export type DeploymentObject = Builtin<k8s.V1Deployment>;
-export type StatefulSetObject = Builtin<k8s.V1StatefulSet>;
-export type DaemonSetObject = Builtin<k8s.V1DaemonSet>;
-export type JobObject = Builtin<k8s.V1Job>;
-export type CronJobObject = Builtin<k8s.V1CronJob>;
-export type IngressObject = Builtin<k8s.V1Ingress>;
-export type LeaseObject = Builtin<k8s.V1Lease>;
-export type CustomResourceDefinitionObject = Builtin<k8s.V1CustomResourceDefinition>;
-
 const builtins = {
   pods: typed<Pod>("v1/pods"),
-  configmaps: typed<ConfigMapObject>("v1/configmaps"),
-  secrets: typed<SecretObject>("v1/secrets"),
-  services: typed<ServiceObject>("v1/services"),
-  namespaces: typed<NamespaceObject>("v1/namespaces"),
-  serviceaccounts: typed<ServiceAccountObject>("v1/serviceaccounts"),
-  persistentvolumeclaims: typed<PersistentVolumeClaimObject>("v1/persistentvolumeclaims"),
-  events: typed<EventObject>("v1/events"),
-  deployments: typed<DeploymentObject>("apps/v1/deployments"),
-  statefulsets: typed<StatefulSetObject>("apps/v1/statefulsets"),
-  daemonsets: typed<DaemonSetObject>("apps/v1/daemonsets"),
-  jobs: typed<JobObject>("batch/v1/jobs"),
-  cronjobs: typed<CronJobObject>("batch/v1/cronjobs"),
-  ingresses: typed<IngressObject>("networking.k8s.io/v1/ingresses"),
-  leases: typed<LeaseObject>("coordination.k8s.io/v1/leases"),
-  customresourcedefinitions: typed<CustomResourceDefinitionObject>("apiextensions.k8s.io/v1/customresourcedefinitions"),
+  configmaps: typed<ConfigMap>("v1/configmaps"),
+  secrets: typed<Secret>("v1/secrets"),
+  services: typed<Service>("v1/services"),
+  namespaces: typed<Namespace>("v1/namespaces"),
+  serviceaccounts: typed<ServiceAccount>("v1/serviceaccounts"),
+  persistentvolumeclaims: typed<PersistentVolumeClaim>("v1/persistentvolumeclaims"),
+  events: typed<Event>("v1/events"),
+  deployments: typed<Deployment>("apps/v1/deployments"),
+  statefulsets: typed<StatefulSet>("apps/v1/statefulsets"),
+  daemonsets: typed<DaemonSet>("apps/v1/daemonsets"),
+  jobs: typed<Job>("batch/v1/jobs"),
+  cronjobs: typed<CronJob>("batch/v1/cronjobs"),
+  ingresses: typed<Ingress>("networking.k8s.io/v1/ingresses"),
+  leases: typed<Lease>("coordination.k8s.io/v1/leases"),
+  customresourcedefinitions: typed<CustomResourceDefinition>("apiextensions.k8s.io/v1/customresourcedefinitions"),
 } as const;
 
 /** `resource<T>("plural.group/version")`, and the built-in kinds typed: `resource.pods`, `resource.configmaps`, … */

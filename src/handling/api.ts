@@ -16,8 +16,7 @@
 // but through the KubeClient.
 
 import type { KubeClient } from "../kube/index.ts";
-import type { KindOf } from "../kube/index.ts";
-import type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "../declaring/index.ts";
+import type { Api, ApiWatchEvent, Call, ResourceRef, TargetObject, Where } from "../declaring/index.ts";
 import { apiVersionOf, parseApiVersion, type KubeObject, type PatchType, type Resource } from "../kube/index.ts";
 import { linkedSignal } from "../util/index.ts";
 import { changedBy, namedBy, ownChange } from "./own-change.ts";
@@ -81,17 +80,17 @@ class BoundApi implements Api {
     this.latest = self.body;
   }
 
-  async get<S extends ResourceRef>(ref: S, name: string, o?: Where): Promise<KindOf<S>> {
+  async get<S extends ResourceRef>(ref: S, name: string, o?: Where): Promise<TargetObject<S>> {
     const resource = await this.resolve(ref, o);
     const namespace = this.namespaceOf(resource, o);
     return this.call(o, (signal) =>
       this.options.client.get(resource, namespace, name, { signal }),
-    ) as Promise<KindOf<S>>;
+    ) as Promise<TargetObject<S>>;
   }
 
   async list<S extends ResourceRef>(
     ref: S, o?: Where & { labelSelector?: string; fieldSelector?: string },
-  ): Promise<KindOf<S>[]> {
+  ): Promise<TargetObject<S>[]> {
     const resource = await this.resolve(ref, o);
     const namespace = resource.namespaced && o?.namespace === null ? null : this.namespaceOf(resource, o);
     const list = await this.call(o, (signal) =>
@@ -99,7 +98,7 @@ class BoundApi implements Api {
         namespace, labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, signal,
       }),
     );
-    return list.items as KindOf<S>[];
+    return list.items as TargetObject<S>[];
   }
 
   async create<T extends KubeObject>(object: T, o?: Call): Promise<T> {
@@ -114,7 +113,7 @@ class BoundApi implements Api {
 
   async patch<S extends ResourceRef>(
     ref: S, name: string, patch: unknown, o?: Where & { type?: Exclude<PatchType, "apply">; subresource?: "status" },
-  ): Promise<KindOf<S>> {
+  ): Promise<TargetObject<S>> {
     const resource = await this.resolve(ref, o);
     const namespace = this.namespaceOf(resource, o);
     const after = await this.call(o, (signal) =>
@@ -123,7 +122,7 @@ class BoundApi implements Api {
       }),
     );
     this.options.written?.wrote(resource, after);
-    if (!this.isSelf(resource, namespace, name)) return after as KindOf<S>;
+    if (!this.isSelf(resource, namespace, name)) return after as TargetObject<S>;
     this.self.wrote?.(after);
     if (!o?.subresource) {
       const type = o?.type ?? "merge";
@@ -135,7 +134,7 @@ class BoundApi implements Api {
         : ownChange(this.latest, after, namedBy(type === "json" ? "json" : "strategic", patch));
       this.absorb(change, after);
     }
-    return after as KindOf<S>;
+    return after as TargetObject<S>;
   }
 
   async apply<T extends KubeObject>(
@@ -174,14 +173,14 @@ class BoundApi implements Api {
 
   async *watch<S extends ResourceRef>(
     ref: S, o?: Where & { labelSelector?: string },
-  ): AsyncIterable<ApiWatchEvent<KindOf<S>>> {
+  ): AsyncIterable<ApiWatchEvent<TargetObject<S>>> {
     if (!this.options.watch) throw new Error("api.watch is not available here: the operator's runtime provides it");
     const resource = await this.resolve(ref, o);
     const namespace = resource.namespaced && o?.namespace === null ? null : this.namespaceOf(resource, o);
     const link = linkedSignal(this.signal, o?.signal);
     try {
       const events = this.options.watch(resource, { namespace, labelSelector: o?.labelSelector }, link.signal);
-      yield* events as AsyncIterable<ApiWatchEvent<KindOf<S>>>;
+      yield* events as AsyncIterable<ApiWatchEvent<TargetObject<S>>>;
     } finally {
       // Breaking out of the loop ends the watch's connection too.
       link.controller.abort();
@@ -199,8 +198,13 @@ class BoundApi implements Api {
     }
   }
 
+  /**
+   * A resolved Resource is used as it is; a selector or a typed token (`resource.configmaps`: a
+   * selector object, which knows neither its kind nor its scope) is resolved by discovery, so that a
+   * namespaced kind's path carries the namespace and a cluster-scoped kind's does not.
+   */
   private resolve(ref: ResourceRef, o?: Call): Promise<Resource> {
-    if (typeof ref !== "string") return Promise.resolve(ref);
+    if (isResolved(ref)) return Promise.resolve(ref);
     return this.call(o, (signal) => this.options.client.resolve(ref, { signal }));
   }
 
@@ -239,3 +243,7 @@ class BoundApi implements Api {
   }
 }
 
+function isResolved(ref: ResourceRef): ref is Resource {
+  return typeof ref === "object" && typeof (ref as Partial<Resource>).namespaced === "boolean"
+    && typeof (ref as Partial<Resource>).kind === "string";
+}

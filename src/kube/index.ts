@@ -21,8 +21,9 @@ export { StreamBudget, fetchSlots, streamBudget, type BudgetState } from "./budg
 export { DEFAULT_PAGE_SIZE } from "./client.ts";
 export { isForbidden } from "./errors.ts";
 export {
-  type Condition, type ConfigMap, type Deployment, type Event, type Job, type KindOf, type Lease, type Namespace,
-  type Pod, type Secret, type Service, type ServiceAccount, type StatefulSet,
+  type Builtin, type Condition, type ConfigMap, type CronJob, type CustomResourceDefinition, type DaemonSet,
+  type Deployment, type Event, type Ingress, type Job, type KindOf, type Lease, type Namespace,
+  type PersistentVolumeClaim, type Pod, type Secret, type Service, type ServiceAccount, type StatefulSet, type Wire,
 } from "./kinds.ts";
 export {
   freshLease, leaseResource, newer, releasedLease, renewedLease, specOf, type LeaseSpec,

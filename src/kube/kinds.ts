@@ -1,103 +1,43 @@
 // Typed shapes of the built-in kinds that operators most often read and write as children,
 // and the map from the selectors people write ("configmaps", "apps/v1/deployments") to them.
-// Only the fields an operator commonly touches are spelled out; the rest stays open, as in
-// KubeObject. No behaviour here.
+// ONE type per kind: `resource.jobs`'s objects, `ctx.api.get("batch/v1/jobs", …)`'s answer and
+// kobun's exported `Job` are the same type (issue 35: they were two, and did not assign). They
+// are @kubernetes/client-node's models as they come over the wire, imported as types only
+// (nothing of that package is loaded at run time by this file). No behaviour here.
 
+import type * as k8s from "@kubernetes/client-node";
 import type { KubeObject, ObjectMeta } from "./types.ts";
 
-/** A core/v1 ConfigMap: `data` holds strings, `binaryData` base64. */
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-  immutable?: boolean;
-}
+/**
+ * The client-node models as they come over the wire: timestamps are strings, not Dates (kobun
+ * never deserialises into the model classes), and metadata is always there.
+ */
+export type Wire<T> = T extends Date ? string
+  : T extends readonly (infer E)[] ? Wire<E>[]
+  : T extends object ? { [K in keyof T]: Wire<T[K]> }
+  : T;
+/** A built-in kind's object: its wire model, with kobun's ObjectMeta (what handlers and `adopt` read and write). */
+export type Builtin<T extends { metadata?: unknown }> = Omit<Wire<T>, "metadata"> & { metadata: ObjectMeta };
 
+export type ConfigMap = Builtin<k8s.V1ConfigMap>;
 /** A core/v1 Secret. Its values are never logged or copied into annotations or status by kobun. */
-export interface Secret extends KubeObject {
-  type?: string;
-  /** Base64-encoded values. */
-  data?: Record<string, string>;
-  /** Plain values, written only (the server folds them into `data`). */
-  stringData?: Record<string, string>;
-  immutable?: boolean;
-}
-
-/** A core/v1 Namespace. */
-export interface Namespace extends KubeObject {
-  status?: { phase?: "Active" | "Terminating"; [key: string]: any };
-}
-
-/** A core/v1 ServiceAccount. */
-export interface ServiceAccount extends KubeObject {
-  secrets?: { name?: string }[];
-  automountServiceAccountToken?: boolean;
-}
-
+export type Secret = Builtin<k8s.V1Secret>;
+export type Namespace = Builtin<k8s.V1Namespace>;
+export type ServiceAccount = Builtin<k8s.V1ServiceAccount>;
 /** A core/v1 Event, about its `involvedObject`. */
-export interface Event extends KubeObject {
-  involvedObject: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
-  reason?: string;
-  message?: string;
-  type?: "Normal" | "Warning";
-  count?: number;
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-}
-
-export interface PodTemplate {
-  metadata?: ObjectMeta;
-  spec: { containers: { name: string; image?: string; [key: string]: any }[]; [key: string]: any };
-}
-
-/** A core/v1 Pod: the fields operators commonly read; the rest stays open. */
-export interface Pod extends KubeObject {
-  spec?: PodTemplate["spec"];
-  status?: { phase?: string; conditions?: Condition[]; [key: string]: any };
-}
-
-/** A core/v1 Service. */
-export interface Service extends KubeObject {
-  spec?: {
-    selector?: Record<string, string>;
-    ports?: { port: number; targetPort?: number | string; name?: string; protocol?: string }[];
-    type?: string;
-    [key: string]: any;
-  };
-}
-
-/** An apps/v1 Deployment. */
-export interface Deployment extends KubeObject {
-  spec?: {
-    replicas?: number; selector: { matchLabels?: Record<string, string>; [key: string]: any }; template: PodTemplate;
-    [key: string]: any;
-  };
-  status?: {
-    replicas?: number; readyReplicas?: number; availableReplicas?: number; observedGeneration?: number;
-    conditions?: Condition[]; [key: string]: any;
-  };
-}
-
-/** An apps/v1 StatefulSet. */
-export interface StatefulSet extends KubeObject {
-  spec?: {
-    replicas?: number; serviceName?: string; selector: { matchLabels?: Record<string, string>; [key: string]: any };
-    template: PodTemplate; [key: string]: any;
-  };
-}
-
-/** A batch/v1 Job. */
-export interface Job extends KubeObject {
-  spec?: { template: PodTemplate; backoffLimit?: number; [key: string]: any };
-  status?: { succeeded?: number; failed?: number; active?: number; conditions?: Condition[]; [key: string]: any };
-}
-
+export type Event = Builtin<k8s.CoreV1Event>;
+export type Pod = Builtin<k8s.V1Pod>;
+export type Service = Builtin<k8s.V1Service>;
+export type PersistentVolumeClaim = Builtin<k8s.V1PersistentVolumeClaim>;
+export type Deployment = Builtin<k8s.V1Deployment>;
+export type StatefulSet = Builtin<k8s.V1StatefulSet>;
+export type DaemonSet = Builtin<k8s.V1DaemonSet>;
+export type Job = Builtin<k8s.V1Job>;
+export type CronJob = Builtin<k8s.V1CronJob>;
+export type Ingress = Builtin<k8s.V1Ingress>;
 /** A coordination.k8s.io/v1 Lease (what peering and sharding hold). */
-export interface Lease extends KubeObject {
-  spec?: {
-    holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
+export type Lease = Builtin<k8s.V1Lease>;
+export type CustomResourceDefinition = Builtin<k8s.V1CustomResourceDefinition>;
 
 /** One entry of `status.conditions`, as metav1.Condition defines it. */
 export interface Condition {
@@ -117,13 +57,18 @@ interface ByPlural {
   events: Event;
   pods: Pod;
   services: Service;
+  persistentvolumeclaims: PersistentVolumeClaim;
 }
 
 interface ByGroupPlural {
   "apps/v1/deployments": Deployment;
   "apps/v1/statefulsets": StatefulSet;
+  "apps/v1/daemonsets": DaemonSet;
   "batch/v1/jobs": Job;
+  "batch/v1/cronjobs": CronJob;
+  "networking.k8s.io/v1/ingresses": Ingress;
   "coordination.k8s.io/v1/leases": Lease;
+  "apiextensions.k8s.io/v1/customresourcedefinitions": CustomResourceDefinition;
 }
 
 /** The selectors with a known type: `configmaps`, `v1/configmaps`, `apps/v1/deployments`, `deployments.apps`... */

@@ -36,7 +36,13 @@ export interface RunOptions {
   client?: KubeClient;
   /** The handlers to run; the global registry that `on.*` fills when omitted. */
   registry?: Registry;
+  /** Where the operator's lines go (e.g. `new Logger(memorySink("info"))`); default from `settings.logging`. */
   logger?: Logger;
+  /**
+   * Shared with every handler and activity as `ctx.memo` (Kopf's `memo`): each object's memo starts
+   * as a shallow copy of it, activities get this object itself. Default: a fresh `{}`.
+   */
+  memo?: Record<string, any>;
   /** The freeze toggle; pass one to freeze/resume the operator from outside (tests, embedders). */
   toggle?: Toggle;
   /** The user named the peering object (`--peering`): if its resource is missing, stay frozen. */
@@ -85,7 +91,7 @@ async function withClient(o: Omit<Running, "client" | "health" | "memo">): Promi
   const { options, settings, logger, registry, signal } = o;
   const ownClient = options.client === undefined;
   /** Shared by every handler and activity (login included). */
-  const memo: Record<string, any> = {};
+  const memo = options.memo ?? {};
   // on.login replaces the kubeconfig's credentials of a client run() makes (a given one is used as it is).
   const requestTimeoutMs = settings.kube.requestTimeout * 1000;
   const login = ownClient ? loginOf({ registry, logger, memo }, signal, requestTimeoutMs) : undefined;

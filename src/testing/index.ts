@@ -1,17 +1,23 @@
 // testing/: the kit handler authors use in their own tests (`import { startOperator } from
 // "kobun/testing"`), the equivalent of Kopf's KopfRunner with no cluster: a sandbox API server
-// and the operator in-process, objects applied, conditions awaited on a watch.
+// and the operator in-process, objects applied (status too), conditions awaited on a watch,
+// held for a window (`consistently`), the Events about an object, and the operator's log lines.
 //
 //   import { startOperator } from "kobun/testing";
 //   import { Examples } from "../handlers/example.ts";      // registers its handlers
 //   await using kit = await startOperator();
 //   await kit.apply(Examples, { metadata: { name: "hello" }, spec: { size: 1 } });
 //   const done = await kit.until(Examples, "hello", (o) => o.status?.create_fn);
+//   await kit.logs.until(/succeeded/);
 //
-// Must never: poll (every wait is a watch); read the machine's kubeconfig (the sandbox writes
-// its own); be imported by the runtime (it stands beside it: test/contracts/rooms.ts).
+// Must never: poll (every wait is a watch, or a log line heard as it is written); read the
+// machine's kubeconfig (the sandbox writes its own); be imported by the runtime (it stands
+// beside it: test/contracts/rooms.ts).
 
 export {
-  startOperator, TestOperator, type TestOperatorOptions, type WaitOptions, type Applied, type Named,
+  TestOperator, type Applied, type ApplyOptions, type ConsistentlyOptions, type Named, type WaitOptions,
 } from "./operator.ts";
+export { startOperator, type TestOperatorOptions } from "./start.ts";
+export { ConsistentlyError } from "./consistently.ts";
+export { type EventsOptions } from "./events.ts";
 export { UntilTimeoutError } from "./until.ts";

@@ -2,43 +2,26 @@
 // resources installed into it, and the operator running in this process with the handlers the
 // test imported (the registry `on.*` fills). Objects are applied, read and awaited through it;
 // `stop()` (or `await using`) ends the operator, then the sandbox, leaving nothing behind.
+// start.ts starts it.
 
-import { readFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
-import { resolveSettings, type FlagValues } from "../config/index.ts";
-import type { Registry } from "../declaring/index.ts";
-import { registry as defaultRegistry } from "../declaring/index.ts";
-import type { ObjectOf, ResourceToken } from "../declaring/index.ts";
+import type { MergePatch, ResourceToken, StatusOf, TargetObject } from "../declaring/index.ts";
 import { isNotFound } from "../kube/index.ts";
-import type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
-import { KubeClient } from "../kube/index.ts";
-import { applyManifests, startSandbox } from "../runtime/dev.ts";
-import { run, withDefinitions, type Manifest } from "../runtime/index.ts";
+import type { Event, KubeClient, KubeObject, Resource } from "../kube/index.ts";
 import type { Sandbox } from "@kobun/sandbox";
-import { Logger, stderrSink, silentLogger, type LogLevel } from "../util/index.ts";
-import { awaitObject } from "./until.ts";
+import type { Logger, MemorySink } from "../util/index.ts";
+import { holdObject } from "./consistently.ts";
+import { eventsAbout, type EventsOptions } from "./events.ts";
+import { awaitObject, type Watched } from "./until.ts";
 
 /** A resource as the kit names it: a typed token, or a selector string ("configmaps", "kobunexamples.kobun.dev/v1"). */
 export type Named = ResourceToken<any> | string;
 
-/** What `apply` takes: the object without the parts kobun fills (apiVersion, kind), with a name. */
-export type Applied<T> = Omit<T, "apiVersion" | "kind" | "metadata">
-  & { apiVersion?: string; kind?: string; metadata: ObjectMeta & { name: string } };
-
-export interface TestOperatorOptions {
-  /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
-  namespace?: string;
-  /** CRD files (YAML) to install besides those of defineResource's resources, e.g. handlers/my.crd.yaml. */
-  crds?: string[];
-  /** More `kobun run` flags, as parsed (e.g. { config: "kobun.yaml" }); namespaces and standalone are the kit's. */
-  flags?: Partial<FlagValues>;
-  /** The handlers to run (default: the registry that `on.*` fills). */
-  registry?: Registry;
-  /** The default bound of `until` and `gone`, in ms (default 5000). */
-  timeout?: number;
-  /** The operator's log on stderr from this level (default "warn"); "silent" for none. */
-  logLevel?: LogLevel | "silent";
-}
+/**
+ * What `apply` takes: the object, where apiVersion and kind may be left out (the token names them).
+ * Its metadata is the object type's own, so an object typed with kobun's `Job` (or a token's type)
+ * is accepted as it is; a missing `metadata.name` is refused when applying.
+ */
+export type Applied<T> = Omit<T, "apiVersion" | "kind"> & { apiVersion?: string; kind?: string };
 
 export interface WaitOptions {
   namespace?: string;
@@ -46,48 +29,100 @@ export interface WaitOptions {
   timeout?: number;
 }
 
+export interface ApplyOptions {
+  namespace?: string;
+  /** "status": apply to the status subresource (as a controller writes status), the object's status only. */
+  subresource?: "status";
+}
+
+export interface ConsistentlyOptions {
+  /** The window, in ms of real time, from the call. */
+  for: number;
+  namespace?: string;
+}
+
+/** What a TestOperator runs on, made by startOperator(). */
+export interface TestOperatorParts {
+  sandbox: Sandbox;
+  /** A client of the sandbox, as admin (not the operator's own). */
+  client: KubeClient;
+  namespace: string;
+  operatorStop: AbortController;
+  /** Aborted when the operator ends by itself (its error is the reason): every wait ends with it. */
+  failed: AbortSignal;
+  running: Promise<unknown>;
+  logger: Logger;
+  logs: MemorySink;
+  timeoutMs: number;
+}
+
 export class TestOperator {
+  readonly sandbox: Sandbox;
+  /** A client of the sandbox, as admin (not the operator's own). */
+  readonly client: KubeClient;
+  readonly namespace: string;
+  /**
+   * The operator's log lines so far (`logs.lines`), and awaitable: `await kit.logs.until(/handler succeeded/)`.
+   * Kept from `startOperator({ logCapture })`'s level (default "info"), whatever reaches stderr.
+   */
+  readonly logs: MemorySink;
   private readonly resources = new Map<string, Resource>();
   private stopping: Promise<void> | undefined;
 
-  constructor(
-    readonly sandbox: Sandbox,
-    /** A client of the sandbox, as admin (not the operator's own). */
-    readonly client: KubeClient,
-    readonly namespace: string,
-    private readonly operatorStop: AbortController,
-    /** Aborted when the operator ends by itself (its error is the reason): every wait ends with it. */
-    private readonly failed: AbortSignal,
-    private readonly running: Promise<unknown>,
-    private readonly logger: Logger,
-    private readonly timeoutMs: number,
-  ) {}
+  constructor(private readonly parts: TestOperatorParts) {
+    ({ sandbox: this.sandbox, client: this.client, namespace: this.namespace } = parts);
+    // The sink itself (its lines, its write), its waits bounded as the kit's others are.
+    const bound = { timeout: parts.timeoutMs, signal: parts.failed };
+    this.logs = { ...parts.logs, until: (pattern, o = {}) => parts.logs.until(pattern, { ...bound, ...o }) };
+  }
 
   /** The sandbox's kubeconfig (for kubectl, or a second client): an explicit file, never yours. */
   get kubeconfigPath(): string {
     return this.sandbox.kubeconfigPath;
   }
 
-  /** Creates the object, or updates it: server-side apply as field manager "kobun-testing". */
+  /**
+   * Creates the object, or updates it: server-side apply as field manager "kobun-testing".
+   * `{ subresource: "status" }` applies its status through the status subresource, as a controller
+   * (or kubebuilder's `Status().Update()`) writes it.
+   */
   async apply<S extends Named>(
-    token: S, object: Applied<ObjectOf<S>>, o: { namespace?: string } = {},
-  ): Promise<ObjectOf<S>> {
+    token: S, object: Applied<TargetObject<S>>, o: ApplyOptions = {},
+  ): Promise<TargetObject<S>> {
     const resource = await this.resolve(token);
-    const name = object.metadata?.name;
+    const given = object as unknown as KubeObject;
+    const name = given.metadata?.name;
     if (!name) throw new Error(`apply ${resource.plural}: the object needs metadata.name`);
-    const namespace = this.namespaceOf(resource, o.namespace ?? object.metadata.namespace);
+    if (o.subresource === "status") this.needStatus(resource, "apply(..., { subresource: \"status\" })");
+    const namespace = this.namespaceOf(resource, o.namespace ?? given.metadata.namespace);
     const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-    const metadata = { ...object.metadata, ...(namespace ? { namespace } : {}) };
-    const body = { ...object, apiVersion, kind: resource.kind, metadata } as KubeObject;
-    const manager = { fieldManager: "kobun-testing", force: true };
-    return (await this.client.apply(resource, namespace, name, body, manager)) as ObjectOf<S>;
+    const metadata = { ...given.metadata, ...(namespace ? { namespace } : {}) };
+    const body = { ...given, apiVersion, kind: resource.kind, metadata } as KubeObject;
+    const manager = { fieldManager: "kobun-testing", force: true, subresource: o.subresource };
+    return (await this.client.apply(resource, namespace, name, body, manager)) as TargetObject<S>;
+  }
+
+  /**
+   * Merges `patch` into the object's status through the status subresource (a merge patch: null
+   * removes a field). Resolves with the object as the server answered.
+   */
+  async patchStatus<S extends Named>(
+    token: S, name: string, patch: MergePatch<StatusOf<TargetObject<S>>>, o: { namespace?: string } = {},
+  ): Promise<TargetObject<S>> {
+    const resource = await this.resolve(token);
+    this.needStatus(resource, "patchStatus");
+    const namespace = this.namespaceOf(resource, o.namespace);
+    const options = { subresource: "status" as const, fieldManager: "kobun-testing" };
+    return (await this.client.patch(resource, namespace, name, { status: patch }, options)) as TargetObject<S>;
   }
 
   /** The object now, or undefined when there is none. */
-  async get<S extends Named>(token: S, name: string, o: { namespace?: string } = {}): Promise<ObjectOf<S> | undefined> {
+  async get<S extends Named>(
+    token: S, name: string, o: { namespace?: string } = {},
+  ): Promise<TargetObject<S> | undefined> {
     const resource = await this.resolve(token);
     try {
-      return (await this.client.get(resource, this.namespaceOf(resource, o.namespace), name)) as ObjectOf<S>;
+      return (await this.client.get(resource, this.namespaceOf(resource, o.namespace), name)) as TargetObject<S>;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -106,16 +141,46 @@ export class TestOperator {
    * condition and the last state seen; at once if the operator ends meanwhile.
    */
   async until<S extends Named>(
-    token: S, name: string, condition: (object: ObjectOf<S>) => unknown, o: WaitOptions = {},
-  ): Promise<ObjectOf<S>> {
-    const test = (object: KubeObject | undefined) => object !== undefined && condition(object as ObjectOf<S>);
-    const found = await this.wait(token, name, test, String(condition), o);
-    return found as ObjectOf<S>;
+    token: S, name: string, condition: (object: TargetObject<S>) => unknown, o: WaitOptions = {},
+  ): Promise<TargetObject<S>> {
+    const test = (object: KubeObject | undefined) => object !== undefined && condition(object as TargetObject<S>);
+    const watched = await this.watched(token, name, String(condition), o.namespace);
+    const found = await awaitObject({ ...watched, test, timeoutMs: o.timeout ?? this.parts.timeoutMs });
+    return found as TargetObject<S>;
   }
 
   /** Waits until the object is gone (deleted and its finalizers released). */
   async gone(token: Named, name: string, o: WaitOptions = {}): Promise<void> {
-    await this.wait(token, name, (object) => object === undefined, "to be gone", o);
+    const watched = await this.watched(token, name, "to be gone", o.namespace);
+    const timeoutMs = o.timeout ?? this.parts.timeoutMs;
+    await awaitObject({ ...watched, test: (object) => object === undefined, timeoutMs });
+  }
+
+  /**
+   * Proves that `condition` holds for `o.for` ms of real time: every state of the object a watch
+   * delivers in that window (the first included; undefined while the object is absent) is tested,
+   * and the first false fails at once with a ConsistentlyError naming the state. Resolves with the
+   * last state seen.
+   */
+  async consistently<S extends Named>(
+    token: S, name: string, condition: (object: TargetObject<S> | undefined) => unknown, o: ConsistentlyOptions,
+  ): Promise<TargetObject<S> | undefined> {
+    if (!(o?.for > 0)) throw new Error(`consistently: { for } must be a positive number of ms, not ${o?.for}`);
+    const watched = await this.watched(token, name, String(condition), o.namespace);
+    const test = (object: KubeObject | undefined) => condition(object as TargetObject<S> | undefined);
+    return (await holdObject({ ...watched, test, forMs: o.for, timeoutMs: this.parts.timeoutMs })) as
+      TargetObject<S> | undefined;
+  }
+
+  /**
+   * The Events posted about `object` (by its uid, or its name and kind), oldest first. The operator
+   * posts them in the background: `{ until: (events) => … }` waits on a watch until they pass.
+   */
+  async events(object: Pick<KubeObject, "kind" | "metadata">, o: EventsOptions = {}): Promise<Event[]> {
+    return eventsAbout({
+      client: this.client, events: await this.resolve("v1/events"), object, until: o.until,
+      timeoutMs: o.timeout ?? this.parts.timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
+    });
   }
 
   /**
@@ -124,11 +189,11 @@ export class TestOperator {
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      this.operatorStop.abort(new DOMException("the test operator stops", "AbortError"));
+      this.parts.operatorStop.abort(new DOMException("the test operator stops", "AbortError"));
       try {
-        await this.running;
+        await this.parts.running;
         // An operator that failed on its own fails the test here too, even if no wait saw it.
-        if (this.failed.aborted) throw this.failed.reason;
+        if (this.parts.failed.aborted) throw this.parts.failed.reason;
       } finally {
         this.client.close();
         await this.sandbox.stop();
@@ -141,17 +206,20 @@ export class TestOperator {
     await this.stop();
   }
 
-  private async wait(
-    token: Named, name: string, test: (o: KubeObject | undefined) => unknown, what: string, o: WaitOptions,
-  ): Promise<KubeObject | undefined> {
+  private async watched(token: Named, name: string, what: string, namespace: string | undefined): Promise<Watched> {
     const resource = await this.resolve(token);
-    return awaitObject({
-      client: this.client, resource, name, test, what,
-      namespace: this.namespaceOf(resource, o.namespace),
-      timeoutMs: o.timeout ?? this.timeoutMs,
-      signal: this.failed,
-      logger: this.logger,
-    });
+    return {
+      client: this.client, resource, name, what, namespace: this.namespaceOf(resource, namespace),
+      signal: this.parts.failed, logger: this.parts.logger,
+    };
+  }
+
+  private needStatus(resource: Resource, what: string): void {
+    if (resource.statusSubresource) return;
+    throw new Error(
+      `${what}: ${resource.plural} has no status subresource; apply the object with its status instead ` +
+        "(its CRD can declare `subresources: { status: {} }`)",
+    );
   }
 
   private namespaceOf(resource: Resource, named: string | undefined): string | null {
@@ -163,75 +231,5 @@ export class TestOperator {
     let resource = this.resources.get(key);
     if (!resource) this.resources.set(key, (resource = await this.client.resolve(token)));
     return resource;
-  }
-}
-
-/** A file of `crds`, or an error naming the option and where a relative path was looked for. */
-function readCrd(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code !== "ENOENT") throw error;
-    throw new Error(
-      `startOperator({ crds }): no file ${JSON.stringify(path)} ` +
-        `(looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
-        "give the path of a CRD file of your project, " +
-        "or define the resource with defineResource, whose CRD is installed without a file",
-      { cause: error },
-    );
-  }
-}
-
-/**
- * Starts a sandbox and the operator in this process, with the handlers the test file imported
- * and the CRDs of their defined resources (and of `crds`) installed. Resolves once the
- * operator's watches have started; stop it with `stop()`, or `await using`.
- */
-export async function startOperator(options: TestOperatorOptions = {}): Promise<TestOperator> {
-  const namespace = options.namespace ?? "default";
-  const logger = options.logLevel === "silent" ? silentLogger : new Logger(stderrSink(options.logLevel ?? "warn"));
-  const sandbox = await startSandbox();
-  let client: KubeClient | undefined;
-  try {
-    client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-    const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readCrd(path) }));
-    const registry = options.registry ?? defaultRegistry;
-    await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
-    await ensureNamespace(client, namespace);
-    const settings = resolveSettings({
-      flags: { ...options.flags, kubeconfig: sandbox.kubeconfigPath, namespaces: [namespace], standalone: true },
-    });
-    const stop = new AbortController();
-    const failure = new AbortController();
-    let started!: () => void;
-    const ready = new Promise<void>((resolve) => (started = resolve));
-    const running = run({ signal: stop.signal, settings, registry, logger, onStarted: () => started() }).then(
-      () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
-      (error) => {
-        if (!(error instanceof Error)) return failure.abort(error);
-        failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
-      },
-    );
-    const endedFirst = running.then(() => {
-      throw failure.signal.reason ?? new Error("the test operator ended before it started");
-    });
-    endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
-    await Promise.race([ready, endedFirst]);
-    return new TestOperator(sandbox, client, namespace, stop, failure.signal, running, logger, options.timeout ?? 5000);
-  } catch (error) {
-    client?.close();
-    await sandbox.stop();
-    throw error;
-  }
-}
-
-async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
-  const namespaces = await client.resolve("v1/namespaces");
-  try {
-    await client.get(namespaces, null, name);
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await client.create(namespaces, null, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
   }
 }

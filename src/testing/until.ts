@@ -18,19 +18,41 @@ export class UntilTimeoutError extends Error {
   }
 }
 
-export interface Awaited {
+/** One object, watched: where it is, and what the kit's waits are bounded by. */
+export interface Watched {
   client: KubeClient;
   resource: Resource;
   namespace: string | null;
   name: string;
-  /** Called on every state of the object seen; true-ish ends the wait. undefined: the object is absent. */
-  test(object: KubeObject | undefined): unknown;
-  /** For the timeout message: what was awaited, e.g. the predicate's source. */
+  /** For messages: what was awaited, e.g. the predicate's source. */
   what: string;
-  timeoutMs: number;
   /** Aborted when the kit stops or the operator fails: ends the wait at once with its reason. */
   signal: AbortSignal;
   logger: Logger;
+}
+
+export interface Awaited extends Watched {
+  /** Called on every state of the object seen; true-ish ends the wait. undefined: the object is absent. */
+  test(object: KubeObject | undefined): unknown;
+  timeoutMs: number;
+}
+
+/**
+ * Every state of the object the watch sees, from the first LIST on: the object, or undefined
+ * while it is absent (after a LIST that did not hold it, or a deletion). Ends when `signal` aborts.
+ */
+export async function* statesOf(w: Watched, signal: AbortSignal): AsyncGenerator<KubeObject | undefined> {
+  let present = false;
+  const only = { namespace: w.namespace, fieldSelector: `metadata.name=${w.name}` };
+  for await (const event of watchResource(w.client, w.resource, only, signal, w.logger)) {
+    if (event.type === "relist-start") present = false;
+    else if (event.type === "relist-done") {
+      if (!present) yield undefined;
+    } else if (event.object.metadata?.name === w.name) {
+      present = event.type !== "deleted";
+      yield present ? event.object : undefined;
+    }
+  }
 }
 
 /** Resolves with the object state that passed `test` (undefined when absence passed it). */
@@ -38,7 +60,6 @@ export async function awaitObject(a: Awaited): Promise<KubeObject | undefined> {
   const timeout = AbortSignal.timeout(a.timeoutMs);
   const signal = AbortSignal.any([a.signal, timeout]);
   let last: KubeObject | undefined;
-  let present = false;
   let testError: unknown;
   const passes = (object: KubeObject | undefined): boolean => {
     try {
@@ -48,41 +69,36 @@ export async function awaitObject(a: Awaited): Promise<KubeObject | undefined> {
       return false;
     }
   };
-  const only = { namespace: a.namespace, fieldSelector: `metadata.name=${a.name}` };
-  const events = watchResource(a.client, a.resource, only, signal, a.logger);
   try {
-    for await (const event of events) {
-      if (event.type === "relist-start") present = false;
-      else if (event.type === "relist-done") {
-        if (present) continue;
-        last = undefined;
-        if (passes(undefined)) return undefined;
-      } else if (event.object.metadata?.name === a.name) {
-        present = event.type !== "deleted";
-        last = present ? event.object : undefined;
-        if (passes(last)) return last;
-      }
+    for await (const state of statesOf(a, signal)) {
+      last = state;
+      if (passes(state)) return state;
     }
   } catch (error) {
     if (!signal.aborted) throw error;
   }
-  if (a.signal.aborted) {
-    const reason = a.signal.reason;
-    throw reason instanceof Error ? reason : new Error(`until ${describe(a)}: stopped (${String(reason)})`);
-  }
+  throwIfStopped(a, "until");
   const seen = last === undefined ? "the object was not there" : `last seen: ${show(last)}`;
   const why = testError instanceof Error ? testError.message : String(testError);
   const thrown = testError === undefined ? "" : `; the condition last threw: ${why}`;
   throw new UntilTimeoutError(`until ${describe(a)}: not true after ${a.timeoutMs} ms; ${seen}${thrown}`, last);
 }
 
-function describe(a: Awaited): string {
-  const where = a.namespace ? `${a.namespace}/${a.name}` : a.name;
-  return `${a.resource.plural}${a.resource.group ? `.${a.resource.group}` : ""} ${where} ${a.what}`;
+/** When the kit stopped or the operator failed: that reason, as the wait's error. */
+export function throwIfStopped(w: Watched, verb: string): void {
+  if (!w.signal.aborted) return;
+  const reason = w.signal.reason;
+  throw reason instanceof Error ? reason : new Error(`${verb} ${describe(w)}: stopped (${String(reason)})`);
+}
+
+export function describe(w: Watched): string {
+  const where = w.namespace ? `${w.namespace}/${w.name}` : w.name;
+  return `${w.resource.plural}${w.resource.group ? `.${w.resource.group}` : ""} ${where} ${w.what}`;
 }
 
 /** The object for a message: no managedFields, a Secret's values hidden, at most 2 KB. */
-function show(object: KubeObject): string {
+export function show(object: KubeObject | undefined): string {
+  if (object === undefined) return "(absent)";
   const { managedFields: _managed, ...metadata } = object.metadata ?? {};
   const shown: Record<string, unknown> = { ...object, metadata };
   if (object.kind === "Secret") {

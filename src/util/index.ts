@@ -7,7 +7,10 @@ export { aborted, eitherSignal, isAbortError, linkedSignal, onAbort, sleep, unti
 export { Backoff, backoffDelay } from "./backoff.ts";
 export { CompactMap } from "./compact-map.ts";
 export { withoutRepeats } from "./log-repeats.ts";
-export { Logger, silentLogger, stderrSink, type LogFields, type LogLevel } from "./log.ts";
+export {
+  Logger, memorySink, silentLogger, stderrSink, teeSink, type LogFields, type LogFormat, type LogLevel, type LogSink,
+  type MemorySink,
+} from "./log.ts";
 export { Nudge } from "./nudge.ts";
 export { parserComplaint, withoutCredentials } from "./redact.ts";
 export { TaskScope, type TaskReport } from "./scope.ts";

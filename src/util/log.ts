@@ -11,6 +11,7 @@ export type LogFields = Record<string, unknown>;
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
+/** Where a Logger's lines go: its level (lines below it are not even formatted), format, and writer. */
 export interface LogSink {
   level: LogLevel;
   format: LogFormat;
@@ -19,6 +20,10 @@ export interface LogSink {
   flush?(): void;
 }
 
+/**
+ * The operator's structured logger: `new Logger(sink)` is what `run({ logger })` takes; handlers get
+ * children of it (`ctx.logger`) whose lines carry the object's fields.
+ */
 export class Logger {
   /** A child's context, merged with its parent's when first needed (a line, a grandchild). */
   private merged: LogFields | undefined;
@@ -129,10 +134,82 @@ export function stderrSink(level: LogLevel = "info", format: LogFormat = "plain"
   };
 }
 
-/** A sink that keeps lines in memory: for tests and for `run()` embedders that route logs elsewhere. */
-export function memorySink(level: LogLevel = "debug", format: LogFormat = "plain"): LogSink & { lines: string[] } {
+/** A sink that keeps every line in memory, and can be awaited for a line to come. */
+export interface MemorySink extends LogSink {
+  /** The lines so far, oldest first (formatted as the sink's `format` says). */
+  readonly lines: string[];
+  /**
+   * Resolves with the first line, written already or to come, that matches `pattern` (a RegExp, or
+   * a string the line contains). Rejects after `timeout` ms (default 5000) with the pattern and the
+   * last lines, or at once with `signal`'s reason when it aborts.
+   */
+  until(pattern: RegExp | string, o?: { timeout?: number; signal?: AbortSignal }): Promise<string>;
+}
+
+/**
+ * A sink that keeps lines in memory: for tests (`kit.logs`) and for `run()` embedders that route
+ * logs elsewhere: `run({ logger: new Logger(memorySink("info")) })`.
+ */
+export function memorySink(level: LogLevel = "debug", format: LogFormat = "plain"): MemorySink {
   const lines: string[] = [];
-  return { level, format, lines, write: (line) => void lines.push(line) };
+  /** The pending `until`s: each is told every new line (and removes itself once it matched). */
+  const waiting = new Set<(line: string) => void>();
+  return {
+    level, format, lines,
+    write(line) {
+      lines.push(line);
+      for (const heard of [...waiting]) heard(line);
+    },
+    until(pattern, o = {}) {
+      const matches = typeof pattern === "string" ? (line: string) => line.includes(pattern) : (line: string) => {
+        pattern.lastIndex = 0; // a /g or /y pattern keeps state between tests
+        return pattern.test(line);
+      };
+      const found = lines.find(matches);
+      if (found !== undefined) return Promise.resolve(found);
+      const timeoutMs = o.timeout ?? 5000;
+      return new Promise<string>((resolve, reject) => {
+        const end = () => {
+          clearTimeout(timer);
+          o.signal?.removeEventListener("abort", stopped);
+          waiting.delete(heard);
+        };
+        const heard = (line: string): void => {
+          if (!matches(line)) return;
+          end();
+          resolve(line);
+        };
+        const stopped = () => (end(), reject(o.signal!.reason));
+        const timer = setTimeout(() => {
+          end();
+          const recent = lines.slice(-5).map((line) => `\n  ${line}`).join("");
+          reject(new Error(`logs.until(${String(pattern)}): no such line within ${timeoutMs} ms; ` +
+            `${lines.length} lines, the last: ${recent || "(none)"}`));
+        }, timeoutMs);
+        if (o.signal?.aborted) return stopped();
+        o.signal?.addEventListener("abort", stopped, { once: true });
+        waiting.add(heard);
+      });
+    },
+  };
+}
+
+/**
+ * One sink writing to several, each from its own level (all in the first one's format): the test
+ * kit keeps every line in memory while only warnings reach stderr.
+ */
+export function teeSink(...sinks: [LogSink, ...LogSink[]]): LogSink {
+  const level = sinks.map((sink) => sink.level).reduce((a, b) => (rank[a] <= rank[b] ? a : b));
+  return {
+    level,
+    format: sinks[0].format,
+    write(line, at) {
+      for (const sink of sinks) if (rank[at] >= rank[sink.level]) sink.write(line, at);
+    },
+    flush() {
+      for (const sink of sinks) sink.flush?.();
+    },
+  };
 }
 
 export const silentLogger = new Logger({ level: "error", format: "plain", write() {} });

@@ -47,7 +47,8 @@ const NOT_SETTINGS: readonly (Listed & { why: string })[] = [
   { file: "peering/manual.ts", name: "priority", value: "100", why: "kobun freeze's priority (Kopf's 100), not this replica's peering.priority" },
   ...["background-phases.ts", "background-calls.ts"].map((file) => ({ file: `reconciling/daemons/${file}`, name: "backoff", value: "DEFAULT_BACKOFF_S", why: "a daemon's or timer's own backoff option (docs/daemons.md); handling.backoff is per-object handlers'" })),
   { file: "activities/activities.ts", name: "timeoutMs", value: "0", why: "a login activity's probe timeout" },
-  { file: "testing/operator.ts", name: "timeout", value: "5000", why: "the test kit's wait for a condition" },
+  { file: "testing/start.ts", name: "timeout", value: "5000", why: "the test kit's wait for a condition" },
+  { file: "util/log.ts", name: "timeout", value: "5000", why: "a memory sink's wait for a log line (logs.until)" },
   { file: "util/log-repeats.ts", name: "limit", value: "5", why: "how many repeated log lines pass before they are counted" },
   { file: "util/log-repeats.ts", name: "windowMs", value: "10_000", why: "the log repeats' window" },
 ];

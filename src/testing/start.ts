@@ -1,0 +1,116 @@
+// startOperator(): a sandbox, the handlers' CRDs installed into it, and the operator running in
+// this process, its log kept in memory (`kit.logs`) and, from `logLevel`, on stderr too.
+
+import { readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { resolveSettings, type FlagValues } from "../config/index.ts";
+import type { Registry } from "../declaring/index.ts";
+import { registry as defaultRegistry } from "../declaring/index.ts";
+import { isNotFound } from "../kube/index.ts";
+import { KubeClient } from "../kube/index.ts";
+import { applyManifests, startSandbox } from "../runtime/dev.ts";
+import { run, withDefinitions, type Manifest } from "../runtime/index.ts";
+import { Logger, memorySink, stderrSink, teeSink } from "../util/index.ts";
+import type { LogLevel, LogSink, MemorySink } from "../util/index.ts";
+import { TestOperator } from "./operator.ts";
+
+export interface TestOperatorOptions {
+  /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
+  namespace?: string;
+  /** CRD files (YAML) to install besides those of defineResource's resources, e.g. handlers/my.crd.yaml. */
+  crds?: string[];
+  /** More `kobun run` flags, as parsed (e.g. { config: "kobun.yaml" }); namespaces and standalone are the kit's. */
+  flags?: Partial<FlagValues>;
+  /** The handlers to run (default: the registry that `on.*` fills). */
+  registry?: Registry;
+  /** The default bound of `until`, `gone`, `events` and `logs.until`, in ms (default 5000). */
+  timeout?: number;
+  /** The operator's log on stderr from this level (default "warn"); "silent" for none. */
+  logLevel?: LogLevel | "silent";
+  /** The lines `kit.logs` keeps, from this level (default "info"). */
+  logCapture?: LogLevel;
+  /** Shared with every handler and activity as `ctx.memo` (`run({ memo })`); default a fresh object. */
+  memo?: Record<string, any>;
+}
+
+/** A file of `crds`, or an error naming the option and where a relative path was looked for. */
+function readCrd(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "ENOENT") throw error;
+    throw new Error(
+      `startOperator({ crds }): no file ${JSON.stringify(path)} ` +
+        `(looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
+        "give the path of a CRD file of your project, " +
+        "or define the resource with defineResource, whose CRD is installed without a file",
+      { cause: error },
+    );
+  }
+}
+
+/** The kit's log: every line from `logCapture` in memory (kit.logs), and from `logLevel` on stderr. */
+function kitLogger(options: TestOperatorOptions): { logger: Logger; logs: MemorySink } {
+  const logs = memorySink(options.logCapture ?? "info");
+  const sinks: [LogSink, ...LogSink[]] = [logs];
+  if (options.logLevel !== "silent") sinks.push(stderrSink(options.logLevel ?? "warn"));
+  return { logger: new Logger(teeSink(...sinks)), logs };
+}
+
+/**
+ * Starts a sandbox and the operator in this process, with the handlers the test file imported
+ * and the CRDs of their defined resources (and of `crds`) installed. Resolves once the
+ * operator's watches have started; stop it with `stop()`, or `await using`.
+ */
+export async function startOperator(options: TestOperatorOptions = {}): Promise<TestOperator> {
+  const namespace = options.namespace ?? "default";
+  const { logger, logs } = kitLogger(options);
+  const sandbox = await startSandbox();
+  let client: KubeClient | undefined;
+  try {
+    client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+    const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readCrd(path) }));
+    const registry = options.registry ?? defaultRegistry;
+    await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
+    await ensureNamespace(client, namespace);
+    const settings = resolveSettings({
+      flags: { ...options.flags, kubeconfig: sandbox.kubeconfigPath, namespaces: [namespace], standalone: true },
+    });
+    const stop = new AbortController();
+    const failure = new AbortController();
+    let started!: () => void;
+    const ready = new Promise<void>((resolve) => (started = resolve));
+    const memo = options.memo ?? {};
+    const running = run({ signal: stop.signal, settings, registry, logger, memo, onStarted: () => started() }).then(
+      () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
+      (error) => {
+        if (!(error instanceof Error)) return failure.abort(error);
+        failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
+      },
+    );
+    const endedFirst = running.then(() => {
+      throw failure.signal.reason ?? new Error("the test operator ended before it started");
+    });
+    endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
+    await Promise.race([ready, endedFirst]);
+    return new TestOperator({
+      sandbox, client, namespace, operatorStop: stop, failed: failure.signal, running, logger, logs,
+      timeoutMs: options.timeout ?? 5000,
+    });
+  } catch (error) {
+    client?.close();
+    await sandbox.stop();
+    throw error;
+  }
+}
+
+async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
+  const namespaces = await client.resolve("v1/namespaces");
+  try {
+    await client.get(namespaces, null, name);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await client.create(namespaces, null, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  }
+}
