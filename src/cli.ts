@@ -32,6 +32,7 @@ Commands:
   init        init DIR: scaffold an operator project of your own (package.json, a typed handler, its test).
   build       Compile the runtime and ./handlers into one executable (--target for other platforms).
   test        Run the project's tests (bun test), e.g. with kobun/testing.
+  docs        Print where kobun's guides are (docs/ in the installed package) and list them.
   generate    generate types --crd FILE | --from-cluster --kubeconfig FILE: \
 TypeScript interfaces from CRDs (all versions).
   version     Print the version.
@@ -76,6 +77,9 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
           throw new UsageError(`kobun ${command} ${why}`, command);
         }
         return await projectCommand(command, rest, wantsHelp);
+      case "docs":
+        if (wantsHelp) return help((await import("./cli/project/docs.ts")).DOCS_HELP);
+        return (await import("./cli/project/docs.ts")).docsCommand();
       case "generate":
         if (wantsHelp) return help((await import("./cli/project/typegen.ts")).GENERATE_HELP);
         return await (await import("./cli/project/typegen.ts")).generateCommand(rest);
@@ -90,7 +94,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       default:
         throw new UsageError(
           `unknown command ${JSON.stringify(command)}; ` +
-            "commands: run, dev, freeze, resume, manifests, init, build, test, generate, version",
+            "commands: run, dev, freeze, resume, manifests, init, build, test, docs, generate, version",
           command,
         );
     }

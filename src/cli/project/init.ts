@@ -132,7 +132,7 @@ function projectPackage(name: string, kobunSpec: string, kobun: KobunPackage): R
     dependencies: { kobun: kobunSpec, typebox: pinned(kobun.dependencies, "typebox") },
     // bun: the runtime `npx kobun` runs on, pinned exactly as kobun pins it.
     devDependencies: {
-      bun: pinned(kobun.dependencies, "bun"),
+      bun: pinned(kobun.devDependencies, "bun"),
       "@types/bun": pinned(kobun.devDependencies, "@types/bun"),
       typescript: pinned(kobun.devDependencies, "typescript"),
     },
