@@ -39,10 +39,11 @@ export interface ManifestOptions {
 }
 
 export function renderManifests(options: ManifestOptions): string {
-  const { name, namespace, image, settings } = options;
+  const { name, namespace, image } = options;
   const crds = handlerCRDs(options.manifests);
-  // kobun.yaml's resources: a key no handler registers is an error here too; disabled resources get no grants.
-  checkResourceKeys(settings, options.selectors, options.aliases);
+  // kobun.yaml's resources: a key naming no registered resource is an error here too (the others are
+  // re-keyed by the selector they name); disabled resources get no grants.
+  const settings = checkResourceKeys(options.settings, options.selectors, options.aliases, crds);
   const enabled = enabledSelectors(settings, options.selectors, options.aliases);
   const selectors = enabled.map(({ selector }) => selector);
   // Resources with namespaces of their own are granted there (rbac.ts).
