@@ -42,7 +42,9 @@ Run "kobun <command> --help" for a command's flags.`;
 const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespace NS] [--image IMAGE] \
 [run flags: -n NS | -A, --standalone, --config FILE, ...]
 Prints YAML to stdout: the handlers' CRDs, the peering CRDs, a least-privilege ServiceAccount,
-ClusterRole (or Role per namespace) with its binding, and a Deployment.`;
+ClusterRole (or Role per namespace) with its binding, and a Deployment.
+  --name NAME    the objects' name (default: the name in ./package.json, else kobun-operator)
+  --image IMAGE  the Deployment's image (default: NAME:latest)`;
 
 export async function main(
   argv: string[], embedded: Embedded = { handlersLoaded: false, manifests: [] },

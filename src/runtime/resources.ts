@@ -6,7 +6,8 @@
 // How the API server serves them is served-resources.ts's.
 
 import {
-  closestMatch, ConfigError, configIssue, resourcesNamed, type KeyCandidate, type ResourceSettings, type Settings,
+  closestMatch, ConfigError, configIssue, keyNames, resourcesNamed,
+  type KeyCandidate, type ResourceSettings, type Settings,
 } from "../config/index.ts";
 import { parseSelector, type KubeObject, type ResourceSelector } from "../kube/index.ts";
 
@@ -56,7 +57,8 @@ export function checkResourceKeys(
       const earlier = byResource.get(found[0]!);
       if (earlier) {
         const under = earlier.key === found[0] ? "its selector" : `resources.${earlier.key}`;
-        issues.push(configIssue(where, `${found[0]} has an entry under ${under} already; give it one entry, under either name`));
+        issues.push(configIssue(where,
+          `${found[0]} has an entry under ${under} already; give it one entry, under either name`));
       } else byResource.set(found[0]!, entry);
     }
   }
@@ -71,12 +73,13 @@ function candidateOf(
 ): KeyCandidate {
   const { group, version, name, text } = parseSelector(selector);
   const alias = aliases.get(text);
+  type Names = { plural: string; kind?: string; singular?: string; shortNames?: string[] };
+  const specOf = (crd: KubeObject) => crd.spec as { group?: string; names?: Names } | undefined;
   const crd = definitions.find((d) => {
-    const spec = d.spec as { group?: string; names?: { plural?: string; kind?: string } } | undefined;
-    return spec?.group === group && (spec?.names?.plural === name || spec?.names?.kind === name);
+    const names = specOf(d)?.names;
+    return specOf(d)?.group === group && names !== undefined && keyNames(name, { text: "", ...names });
   });
-  const crdNames = (crd?.spec as { names?: { plural: string; kind?: string; singular?: string; shortNames?: string[] } })
-    ?.names;
+  const crdNames = crd ? specOf(crd)?.names : undefined;
   return {
     text, plural: crdNames?.plural ?? name,
     ...(alias !== undefined ? { alias } : {}), ...(group !== undefined ? { group } : {}),

@@ -53,7 +53,9 @@ export function mergedPackage(existing: PackageJson, fresh: PackageJson, target:
 } {
   const merged: PackageJson = { ...existing, name: fresh.name };
   const changes: string[] = [];
-  if (existing.name !== undefined && existing.name !== fresh.name) changes.push(`name ${existing.name} → ${fresh.name}`);
+  if (existing.name !== undefined && existing.name !== fresh.name) {
+    changes.push(`name ${existing.name} → ${fresh.name}`);
+  }
   merged.version ??= fresh.version;
   merged.private ??= fresh.private;
   // Handlers are ES modules (tsconfig's verbatimModuleSyntax refuses them in a CommonJS package).
