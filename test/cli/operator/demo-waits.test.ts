@@ -12,20 +12,17 @@ import { applyManifests, demoWaits, runDemo } from "../../../src/runtime/dev.ts"
 import { run } from "../../../src/runtime/operator.ts";
 import { Logger, memorySink } from "../../../src/util/log.ts";
 
-const CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: { name: crontabs.demo.test }
-spec:
-  group: demo.test
-  scope: Namespaced
-  names: { kind: CronTab, plural: crontabs, singular: crontab }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      subresources: { status: {} }
-      schema: { openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true } }
-`;
+// Schemaless (x-kubernetes-preserve-unknown-fields): the demo's spec.demo change is kept.
+const CRD = JSON.stringify({
+  apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "crontabs.demo.test" },
+  spec: {
+    group: "demo.test", scope: "Namespaced", names: { kind: "CronTab", plural: "crontabs", singular: "crontab" },
+    versions: [{
+      name: "v1", served: true, storage: true, subresources: { status: {} },
+      schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+    }],
+  },
+});
 const SAMPLE = "apiVersion: demo.test/v1\nkind: CronTab\nmetadata: { name: every-minute, namespace: default }\nspec: { schedule: '* * * * *' }\n";
 const manifests = [{ name: "crontab.crd.yaml", text: CRD }, { name: "crontab.sample.yaml", text: SAMPLE }];
 const CRONTABS = "crontabs.demo.test/v1";
