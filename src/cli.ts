@@ -1,10 +1,10 @@
 // The `kobun` command line: argument dispatch for run, dev, freeze, resume, manifests, init, build, test,
-// version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
+// docs, generate, version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
 // It installs the signal handlers; the runtime below it never does.
 //
 // The commands live in cli/ by audience: cli/operator/ (run, dev, freeze, resume: what a
 // compiled operator is for), cli/manifests/ (what deploys it), cli/project/ (init, build, test,
-// generate: tools for the author's project). Files directly in cli/ are shared by them: args.ts
+// docs, generate: tools for the author's project). Files directly in cli/ are shared by them: args.ts
 // (one flag grammar for every command) and handlers.ts (loading the handlers, or taking those
 // a binary carries). The audiences never import each other (test/contracts/rooms.ts, FORBIDDEN).
 
