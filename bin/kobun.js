@@ -2,7 +2,9 @@
 // The `kobun` command of the npm package. kobun runs on Bun, but `npx kobun` starts whatever the
 // bin's shebang names, on a machine that may have only Node and npm: so this launcher is plain
 // Node, and runs src/cli.ts with the Bun that npm installed beside kobun (the exact version kobun
-// pins, from the `bun` package), passing the arguments, the signals and the exit status through.
+// pins), passing the arguments, the signals and the exit status through. kobun depends on Bun's
+// platform packages (@oven/bun-<os>-<arch>, optional: npm installs the one that fits), which carry
+// the binary and need no install script, so `npm install kobun` runs none and warns of none.
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import os from "node:os";
@@ -13,28 +15,31 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = join(root, "src", "cli.ts");
 
-/** The package-local Bun: the `bun` package's binary, else its platform package's. */
+/**
+ * The package-local Bun: a platform package's binary, else the `bun` package's (a project that also
+ * depends on `bun`, whose install script moves the platform binary to its own bin/bun.exe).
+ */
 function findBun() {
   if (process.env.KOBUN_BUN) return process.env.KOBUN_BUN;
   const require = createRequire(join(root, "package.json"));
   const candidates = [];
-  try {
-    // The package's bin (bun.exe on every platform), which its install script links to the real binary.
-    candidates.push(join(dirname(require.resolve("bun/package.json")), "bin", "bun.exe"));
-  } catch {}
   const arch = process.arch === "arm64" ? "aarch64" : process.arch;
   for (const flavour of ["", "-baseline", "-musl"]) {
     try {
       candidates.push(join(dirname(require.resolve(`@oven/bun-${process.platform}-${arch}${flavour}/package.json`)), "bin", "bun"));
     } catch {}
   }
+  try {
+    // The package's bin (bun.exe on every platform), which its install script links to the real binary.
+    candidates.push(join(dirname(require.resolve("bun/package.json")), "bin", "bun.exe"));
+  } catch {}
   for (const path of candidates) {
     try {
       accessSync(path, constants.X_OK);
       return path;
     } catch {}
   }
-  console.error("kobun: no Bun found beside kobun (the `bun` package is one of its dependencies): run `npm install` again, or set KOBUN_BUN=/path/to/bun");
+  console.error("kobun: no Bun found beside kobun (Bun's platform packages are among its optional dependencies): run `npm install` again, or set KOBUN_BUN=/path/to/bun");
   process.exit(1);
 }
 

@@ -1,10 +1,10 @@
 // The `kobun` command line: argument dispatch for run, dev, freeze, resume, manifests, init, build, test,
-// version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
+// docs, generate, version, and the mapping of every way of ending to a distinct exit code (README: "Exit codes").
 // It installs the signal handlers; the runtime below it never does.
 //
 // The commands live in cli/ by audience: cli/operator/ (run, dev, freeze, resume: what a
 // compiled operator is for), cli/manifests/ (what deploys it), cli/project/ (init, build, test,
-// generate: tools for the author's project). Files directly in cli/ are shared by them: args.ts
+// docs, generate: tools for the author's project). Files directly in cli/ are shared by them: args.ts
 // (one flag grammar for every command) and handlers.ts (loading the handlers, or taking those
 // a binary carries). The audiences never import each other (test/contracts/rooms.ts, FORBIDDEN).
 
@@ -32,6 +32,7 @@ Commands:
   init        init DIR: scaffold an operator project of your own (package.json, a typed handler, its test).
   build       Compile the runtime and ./handlers into one executable (--target for other platforms).
   test        Run the project's tests (bun test), e.g. with kobun/testing.
+  docs        Print where kobun's guides are (docs/ in the installed package) and list them.
   generate    generate types --crd FILE | --from-cluster --kubeconfig FILE: \
 TypeScript interfaces from CRDs (all versions).
   version     Print the version.
@@ -41,7 +42,9 @@ Run "kobun <command> --help" for a command's flags.`;
 const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespace NS] [--image IMAGE] \
 [run flags: -n NS | -A, --standalone, --config FILE, ...]
 Prints YAML to stdout: the handlers' CRDs, the peering CRDs, a least-privilege ServiceAccount,
-ClusterRole (or Role per namespace) with its binding, and a Deployment.`;
+ClusterRole (or Role per namespace) with its binding, and a Deployment.
+  --name NAME    the objects' name (default: the name in ./package.json, else kobun-operator)
+  --image IMAGE  the Deployment's image (default: NAME:latest)`;
 
 export async function main(
   argv: string[], embedded: Embedded = { handlersLoaded: false, manifests: [] },
@@ -76,6 +79,9 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
           throw new UsageError(`kobun ${command} ${why}`, command);
         }
         return await projectCommand(command, rest, wantsHelp);
+      case "docs":
+        if (wantsHelp) return help((await import("./cli/project/docs.ts")).DOCS_HELP);
+        return (await import("./cli/project/docs.ts")).docsCommand();
       case "generate":
         if (wantsHelp) return help((await import("./cli/project/typegen.ts")).GENERATE_HELP);
         return await (await import("./cli/project/typegen.ts")).generateCommand(rest);
@@ -90,7 +96,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       default:
         throw new UsageError(
           `unknown command ${JSON.stringify(command)}; ` +
-            "commands: run, dev, freeze, resume, manifests, init, build, test, generate, version",
+            "commands: run, dev, freeze, resume, manifests, init, build, test, docs, generate, version",
           command,
         );
     }

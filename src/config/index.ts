@@ -15,6 +15,7 @@ export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob, resourceNames
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";
 export { resourcesAsYaml, type ResourceSettings } from "./resources.ts";
+export { keyNames, resourcesNamed, type KeyCandidate } from "./resource-keys.ts";
 export { SETTINGS_SCHEMA, metricsUrl, type LogLevel } from "./schema.ts";
 export type { Settings, PeeringSettings, NamespaceSettings } from "./settings.ts";
 export { parseListen } from "./webhooks.ts";

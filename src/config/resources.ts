@@ -1,5 +1,6 @@
 // The `resources:` section: per handled resource (keyed by the selector its handlers were
-// registered with, or its alias), where and how it is watched and handled. Only the keys given are
+// registered with, its alias, or a kubectl form of its name: resource-keys.ts), where and how it
+// is watched and handled. Only the keys given are
 // kept: an absent one inherits the global setting. Whether a key names a registered resource is
 // checked by the runtime (config does not know the handlers), with the line kept here.
 
@@ -181,9 +182,10 @@ function readGiven(
 /** The example entry in kobun.example.yaml: every key, commented out, with its documentation. */
 export function renderResourcesExample(lines: string[]): void {
   lines.push(
-    "# Resources: per handled resource, keyed by the selector its handlers are registered with, or by the",
-    '# alias a handler module gives it (resource("kobunexamples.kobun.dev", { alias: "examples" })); an unknown',
-    "# key is an error at start-up. Absent keys inherit the global settings. For example:",
+    "# Resources: per handled resource, keyed by the selector its handlers are registered with, by the alias",
+    '# a handler module gives it (resource("kobunexamples.kobun.dev", { alias: "examples" })), or by any form',
+    "# kubectl reads (kobunexamples.kobun.dev, KobunExample, jobs.v1.batch) naming exactly one of them; any",
+    "# other key is an error at start-up. Absent keys inherit the global settings. For example:",
   );
   lines.push("resources: {}");
   lines.push("#  kobunexamples.kobun.dev:");

@@ -1,6 +1,10 @@
 // `kobun dev`: the embedded sandbox, the handlers' CRDs installed into it, and the `--demo`
 // walk-through that creates, updates and deletes each sample object (`*.sample.yaml`) so a
 // newcomer sees the example operator react without a cluster or kubectl.
+// Each step waits for what the operator writes to that object, by what its handlers declare
+// (demoWaits): the diff base a create/update/delete/field handler's cycle stores, or else the
+// finalizer a daemon or timer holds; for handlers that write nothing of kobun's own (on.event,
+// on.index, on.reconcile) it waits for nothing, and says so.
 // Loaded only by that command, so `kobun run` never loads the sandbox.
 
 import type { KubeClient } from "../kube/index.ts";
@@ -9,6 +13,8 @@ import type { KubeObject, Resource } from "../kube/index.ts";
 import { sleep } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import { readBookkeeping } from "../handling/index.ts";
+import { FINALIZER, registry as defaultRegistry, selectorMatches, type Registry } from "../declaring/index.ts";
+import { parseSelector } from "../kube/index.ts";
 import { manifestObjects, type Manifest } from "./manifests.ts";
 
 export { startSandbox } from "@kobun/sandbox";
@@ -41,7 +47,7 @@ export async function applyManifests(
 
 /** Creates, updates and deletes each sample, printing what the operator did. True if all went as expected. */
 export async function runDemo(
-  client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal,
+  client: KubeClient, manifests: Manifest[], logger: Logger, signal: AbortSignal, registry: Registry = defaultRegistry,
 ): Promise<boolean> {
   const samples = manifestObjects(manifests, "samples");
   if (samples.length === 0) {
@@ -61,20 +67,52 @@ export async function runDemo(
     const ns = resource.namespaced ? (sample.metadata.namespace ?? "default") : null;
     const name = sample.metadata.name!;
     const at: SampleAt = { client, resource, ns, name };
-    const show = (step: string, object: KubeObject) =>
-      console.log(`demo: ${step} ${sample.kind}/${name}: status=${JSON.stringify(object.status ?? {})}`);
+    const waits = demoWaits(registry, resource);
+    const show = (step: string, object: KubeObject, note = "") =>
+      console.log(`demo: ${step} ${sample.kind}/${name}: status=${JSON.stringify(object.status ?? {})}${note}`);
 
-    await client.create(resource, ns, sample, { signal });
-    show("created", await waitFor(at, signal, (o) => handled(o, "spec") !== undefined));
+    const created = await client.create(resource, ns, sample, { signal });
+    if (waits.created) show("created", await waitFor(at, signal, waits.created, waits.what));
+    else show("created", created, ` (not waited for: ${waits.what})`);
 
     const updated = await demoUpdate(at, signal);
-    show("updated", await waitFor(at, signal, updated));
+    if (waits.changes) show("updated", await waitFor(at, signal, updated, "the diff base of the update"));
+    else show("updated", await client.get(resource, ns, name, { signal }), " (not waited for: no change handler)");
 
     await client.delete(resource, ns, name, { signal });
-    await waitFor(at, signal, () => false);
+    await waitFor(at, signal, () => false, "the object to be gone (the operator releases its finalizer)");
     console.log(`demo: deleted ${sample.kind}/${name}: gone (finalizer released)`);
   }
   return true;
+}
+
+/**
+ * What the demo waits for after creating an object of `resource`, by what the operator declares
+ * for it: `created` undefined when its handlers write nothing kobun can await (said in `what`);
+ * `changes`: change handlers run, so the update step is shown with its diff base.
+ */
+export function demoWaits(
+  registry: Registry, resource: Resource,
+): { created?: (o: KubeObject) => boolean; what: string; changes: boolean } {
+  const matches = (selector: Parameters<typeof parseSelector>[0]) => selectorMatches(parseSelector(selector), resource);
+  const handlers = registry.forResource(resource);
+  if (handlers.some((h) => h.kind !== "event")) {
+    const what = "the diff base its create/update/delete/field handlers' cycle stores";
+    return { created: (o) => handled(o, "spec") !== undefined, what, changes: true };
+  }
+  if (registry.background.some((spec) => matches(spec.selector))) {
+    const holds = (o: KubeObject) => o.metadata.finalizers?.includes(FINALIZER) ?? false;
+    return { created: holds, what: "the finalizer its daemons and timers hold", changes: false };
+  }
+  const kinds = [
+    handlers.length > 0 ? "on.event" : "",
+    registry.indexes.some((spec) => matches(spec.selector)) ? "on.index" : "",
+    registry.reconciles.specs.some((spec) => matches(spec.selector)) ? "on.reconcile" : "",
+  ].filter(Boolean);
+  const what = kinds.length > 0
+    ? `its handlers (${kinds.join(", ")}) write nothing of kobun's to ${resource.plural} to wait for`
+    : `no handler is registered for ${resource.plural}: nothing to wait for`;
+  return { what, changes: false };
 }
 
 /** Where a sample object lives: the client that reaches it, its resource, namespace and name. */
@@ -112,7 +150,7 @@ function handled(object: KubeObject, part: "spec" | "metadata"): Record<string, 
 
 /** Polls until `done(object)` holds, or the object is gone (resolves with the last seen body). */
 async function waitFor(
-  { client, resource, ns, name }: SampleAt, signal: AbortSignal, done: (o: KubeObject) => boolean,
+  { client, resource, ns, name }: SampleAt, signal: AbortSignal, done: (o: KubeObject) => boolean, what: string,
 ): Promise<KubeObject> {
   let last: KubeObject = { metadata: { name } };
   const deadline = Date.now() + 30_000;
@@ -126,7 +164,7 @@ async function waitFor(
     }
     await sleep(50, signal);
   }
-  throw new Error(`timed out waiting for ${resource.plural}/${name}`);
+  throw new Error(`timed out after 30 s waiting for ${resource.plural}/${name}: for ${what}`);
 }
 
 /** Kind → plural the way CRDs conventionally name them (the demo's samples follow it). */

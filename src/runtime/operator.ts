@@ -64,14 +64,15 @@ export interface RunReport {
  * README's) when it cannot start, or when a task ends it: then only after a clean shutdown.
  */
 export async function run(options: RunOptions = {}): Promise<RunReport> {
-  const settings = options.settings ?? resolveSettings({});
-  const logger = options.logger ?? loggerFor(settings);
+  const given = options.settings ?? resolveSettings({});
   const registry = options.registry ?? defaultRegistry;
+  // Before connecting: a resource key naming no handler's resource (or several) is a config error;
+  // the others are re-keyed by the selector they name.
+  const settings = checkResourceKeys(given, registry.selectors(), registry.aliases.all(), registry.definitions());
+  const logger = options.logger ?? loggerFor(settings);
   const signal = options.signal ?? new AbortController().signal;
   const graceMs = settings.shutdown.gracePeriod * 1000;
   if (signal.aborted) return { abandoned: [] };
-  // Before connecting: a resource key naming no handler's resource is a config error.
-  checkResourceKeys(settings, registry.selectors(), registry.aliases.all());
 
   const stopTracing = await startTracing(settings, logger);
   try {

@@ -1,10 +1,15 @@
 // Which resources this deployment handles, and how, from kobun.yaml's `resources:` (keyed by
-// the selectors the handlers registered): keys naming no registered resource are rejected
-// before anything starts; `enabled: false` drops a resource; the rest go with its streams.
+// the selectors the handlers registered, their aliases, or any kubectl form naming one of them:
+// config/resource-keys.ts): keys naming no registered resource, or several, are rejected before
+// anything starts, the others re-keyed by the selector they name; `enabled: false` drops a
+// resource; the rest go with its streams.
 // How the API server serves them is served-resources.ts's.
 
-import { closestMatch, ConfigError, configIssue, type ResourceSettings, type Settings } from "../config/index.ts";
-import { parseSelector, type ResourceSelector } from "../kube/index.ts";
+import {
+  closestMatch, ConfigError, configIssue, keyNames, resourcesNamed,
+  type KeyCandidate, type ResourceSettings, type Settings,
+} from "../config/index.ts";
+import { parseSelector, type KubeObject, type ResourceSelector } from "../kube/index.ts";
 
 /** The registered selectors' texts, as a resource key in kobun.yaml names them. */
 export function selectorKey(selector: ResourceSelector): string {
@@ -19,37 +24,69 @@ const named = (text: string, aliases: AliasTable) =>
   (aliases.has(text) ? `${text} (alias ${aliases.get(text)})` : text);
 
 /**
- * Throws a ConfigError naming each key no handler registers (file, line, did-you-mean, the
- * known ones with their aliases), and each resource given two entries (selector and alias).
+ * The settings with each `resources:` key replaced by the selector it names (the entry keeps its
+ * `key` as written, for messages). Throws a ConfigError naming each key that names no registered
+ * resource (file, line, did-you-mean, the known ones with their aliases) or several, and each
+ * resource given two entries. `definitions`: the CRDs of defineResource (their kinds, singular and short names).
  */
 export function checkResourceKeys(
   settings: Settings, selectors: readonly ResourceSelector[], aliases: AliasTable = new Map(),
-): void {
-  const texts = selectors.map(selectorKey);
+  definitions: readonly KubeObject[] = [],
+): Settings {
+  const candidates = selectors.map((selector) => candidateOf(selector, aliases, definitions));
+  const texts = candidates.map((c) => c.text);
   const known = [...texts, ...texts.flatMap((text) => (aliases.has(text) ? [aliases.get(text)!] : []))];
   const names = [...selectors.map((selector) => parseSelector(selector).name), ...known.slice(texts.length)];
-  const issues = Object.values(settings.resources)
-    .filter((entry) => !known.includes(entry.key))
-    .map((entry) => {
+  const registered = texts.length > 0 ? texts.map((text) => named(text, aliases)).join(", ") : "none";
+  const issues: ReturnType<typeof configIssue>[] = [];
+  const byResource = new Map<string, ResourceSettings>();
+  for (const entry of Object.values(settings.resources)) {
+    const where = { file: entryFile(entry), path: `resources.${entry.key}` };
+    const found = resourcesNamed(entry.key, candidates);
+    if (found.length > 1) {
+      issues.push(configIssue(where, `names ${found.length} registered resources (${found.join(", ")}): ` +
+        "write the one meant, e.g. with its group"));
+    } else if (found.length === 0) {
       // A typo of the whole selector, of an alias, or of its resource name ("configmap" for "v1/configmaps").
       const byName = closestMatch(entry.key, names);
       const suggestion = closestMatch(entry.key, known)
         ?? (byName === undefined ? undefined : known[names.indexOf(byName)]);
       const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
-      const registered = texts.length > 0 ? texts.map((text) => named(text, aliases)).join(", ") : "none";
-      const where = { file: entryFile(entry), path: `resources.${entry.key}` };
-      return configIssue(where, `no handler registers this resource${hint} (registered: ${registered})`);
-    });
-  for (const text of texts) {
-    const alias = aliases.get(text);
-    const twice = alias !== undefined && settings.resources[text] && settings.resources[alias];
-    if (!twice) continue;
-    const where = { file: entryFile(twice), path: `resources.${alias}` };
-    issues.push(configIssue(where,
-      `${text} has an entry under its selector already; give it one entry, under either name`));
+      issues.push(configIssue(where, `no handler registers this resource${hint} (registered: ${registered})`));
+    } else {
+      const earlier = byResource.get(found[0]!);
+      if (earlier) {
+        const under = earlier.key === found[0] ? "its selector" : `resources.${earlier.key}`;
+        issues.push(configIssue(where,
+          `${found[0]} has an entry under ${under} already; give it one entry, under either name`));
+      } else byResource.set(found[0]!, entry);
+    }
   }
   issues.push(...apartPeering(settings));
   if (issues.length > 0) throw new ConfigError(issues);
+  return { ...settings, resources: Object.fromEntries(byResource) };
+}
+
+/** What registration knows of a selector's resource: its CRD's names when a handler module defines it. */
+function candidateOf(
+  selector: ResourceSelector, aliases: AliasTable, definitions: readonly KubeObject[],
+): KeyCandidate {
+  const { group, version, name, text } = parseSelector(selector);
+  const alias = aliases.get(text);
+  type Names = { plural: string; kind?: string; singular?: string; shortNames?: string[] };
+  const specOf = (crd: KubeObject) => crd.spec as { group?: string; names?: Names } | undefined;
+  const crd = definitions.find((d) => {
+    const names = specOf(d)?.names;
+    return specOf(d)?.group === group && names !== undefined && keyNames(name, { text: "", ...names });
+  });
+  const crdNames = crd ? specOf(crd)?.names : undefined;
+  return {
+    text, plural: crdNames?.plural ?? name,
+    ...(alias !== undefined ? { alias } : {}), ...(group !== undefined ? { group } : {}),
+    ...(version !== undefined ? { version } : {}), ...(crdNames?.kind ? { kind: crdNames.kind } : {}),
+    ...(crdNames?.singular ? { singular: crdNames.singular } : {}),
+    ...(crdNames?.shortNames ? { shortNames: crdNames.shortNames } : {}),
+  };
 }
 
 /**

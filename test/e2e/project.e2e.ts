@@ -1,7 +1,10 @@
-// What a new user does: `npm pack` kobun, `npm install` the tarball into an empty directory,
-// `npx kobun init`, add a field to the schema and a handler using it, `tsc`, `npx kobun dev`, `npx kobun test` (the
+// What a new user does: `npm pack` kobun, `npm init -y` and `npm install` the tarball (no warning
+// printed, on Node 20 too: kobun's dependencies allow it, and Bun comes as a platform package with
+// no install script), `npx kobun init .` (merged into npm init's package.json), add a field to the schema and a handler using it, `tsc`, `npx kobun dev`, `npx kobun test` (the
 // project's own test, with kobun/testing against an in-process sandbox), `npx kobun build`, and
 // the binary against the real API server, where the new handler's result appears on the object.
+// Also: the package carries docs/ (the README's links resolve in node_modules/kobun), and
+// `npx kobun test` fails on a type error, with tsc's message, before running any test.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./project.e2e.ts
 //
@@ -12,9 +15,9 @@
 // It creates the CRD hellos.example.com (kept, as the suite's other CRDs) and a namespace e2e-project-*.
 
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Resource } from "../../src/kube/types.ts";
 import { awaitObject } from "../../src/testing/until.ts";
 import { silentLogger } from "../../src/util/log.ts";
@@ -26,8 +29,10 @@ import { selectedTargets, type TargetName } from "./harness/target.ts";
 const VERSION: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
 const HELLOS: Resource = { group: "example.com", version: "v1", plural: "hellos", kind: "Hello", namespaced: true, statusSubresource: true };
 
-/** A command to completion in `cwd`, bounded; its output is in the error when it fails. */
-async function sh(cwd: string, argv: string[], timeoutMs = 120_000): Promise<{ out: string; ms: number }> {
+/** A command to completion in `cwd`, bounded; its output is in the error when it fails (unless `mayFail`). */
+async function sh(
+  cwd: string, argv: string[], timeoutMs = 120_000, mayFail = false,
+): Promise<{ out: string; ms: number; code: number }> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", NO_COLOR: "1" };
   delete env.KUBECONFIG; // nothing here may find a cluster by itself
   const t0 = performance.now();
@@ -36,8 +41,8 @@ async function sh(cwd: string, argv: string[], timeoutMs = 120_000): Promise<{ o
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(killer);
   const out = stdout + stderr;
-  if (code !== 0) throw new Error(`${argv.join(" ")} (in ${cwd}) exited ${code}:\n${out.slice(-4000)}`);
-  return { out, ms: performance.now() - t0 };
+  if (code !== 0 && !mayFail) throw new Error(`${argv.join(" ")} (in ${cwd}) exited ${code}:\n${out.slice(-4000)}`);
+  return { out, ms: performance.now() - t0, code };
 }
 
 /** The packages kobun's tarball bundles: the sandbox's (bundleDependencies) and, by the lock, what it depends on. */
@@ -60,6 +65,8 @@ function expectPackaged(files: string[]): void {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
   const needed = ["bin/kobun.js", "src/cli.ts", "node_modules/@kobun/sandbox/src/index.ts", "node_modules/@kobun/sandbox/src/kube-openapi.json.gz"];
   for (const file of [...needed, "scaffold/handlers/hello.ts", "scaffold/gitignore", "kobun.example.yaml"]) expect(files).toContain(file);
+  // The guides, so that the README's links resolve in node_modules/kobun (project.e2e follows them there).
+  for (const file of ["docs/README.md", "docs/testing.md", "docs/project.md"]) expect(files).toContain(file);
   for (const target of Object.values(pkg.exports as Record<string, string>)) expect(files).toContain(target.replace(/^\.\//, ""));
   // The one file under test/: the Dockerfile's rootfs script, a build step, not a test.
   expect(files.filter((f) => f.startsWith("test/"))).toEqual(["test/scratch/rootfs.sh"]);
@@ -69,6 +76,20 @@ function expectPackaged(files: string[]): void {
   const packageOf = (file: string) => file.split("/").slice(1, file.split("/")[1]!.startsWith("@") ? 3 : 2).join("/");
   expect(files.filter((f) => f.startsWith("node_modules/") && !bundled.has(packageOf(f)))).toEqual([]);
 }
+
+/** Every relative link of the installed README and guides names a file the installed package holds. */
+function expectLinksResolve(kobun: string): void {
+  const pages = ["README.md", ...readdirSync(join(kobun, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+  const dead = pages.flatMap((page) =>
+    [...readFileSync(join(kobun, page), "utf8").matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1]!).filter((target) => !/^[a-z]+:/.test(target))
+      .map((target) => join(dirname(join(kobun, page)), target)).filter((path) => !existsSync(path)));
+  expect(pages.length).toBeGreaterThan(10);
+  expect(dead).toEqual([]);
+}
+
+/** npm's warnings (EBADENGINE, install scripts not in allowScripts, ...): a clean install prints none. */
+const npmWarnings = (out: string) => out.split("\n").filter((line) => /^npm warn/i.test(line));
 
 /** The user's edit: a `times` field in the spec, and a handler that uses it. */
 function addEchoes(project: string): void {
@@ -116,11 +137,18 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
       expectPackaged((await sh(work, ["tar", "tzf", tarball])).out.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, "")));
       const project = join(work, "my-operator");
       mkdirSync(project);
-      await step("npm install kobun", project, ["npm", "install", "--prefer-offline", tarball]);
+      await step("npm init -y", project, ["npm", "init", "-y"]);
+      const installed = await step("npm install kobun", project, ["npm", "install", "--prefer-offline", tarball]);
+      expect(npmWarnings(installed)).toEqual([]);
+      expectLinksResolve(join(project, "node_modules/kobun"));
+      expect(await step("kobun docs", project, ["npx", "kobun", "docs"])).toContain(join(project, "node_modules/kobun/docs"));
       const init = await step("kobun init", project, ["npx", "kobun", "init", "."]);
       expect(init).toContain(`kobun: file:../kobun-${VERSION}.tgz`);
+      expect(init).toContain("package.json: merged into the existing one (name my-operator");
+      const merged = JSON.parse(readFileSync(join(project, "package.json"), "utf8"));
+      expect([merged.name, merged.type, merged.scripts.test]).toEqual(["my-operator", "module", "kobun test"]);
       addEchoes(project);
-      await step("npm install", project, ["npm", "install", "--prefer-offline"]);
+      expect(npmWarnings(await step("npm install", project, ["npm", "install", "--prefer-offline"]))).toEqual([]);
       // Independent checks at once (their wall time is the longest one's): the project
       // typechecks (kobun's own sources from node_modules under the project's tsconfig, and the
       // handler that uses the new field), its tests pass, it builds, and `kobun dev` runs it
@@ -138,6 +166,15 @@ describe.each(selectedTargets().filter((t) => t === "cluster"))("an operator pro
       expect(tested).toMatch(/\b2 pass\b/);
       expect(tested).toMatch(/\b0 fail\b/);
       expect(built).toContain("built dist/kobun");
+      // A type error (Bun would run it: the tests alone pass) fails kobun test with tsc's message, and no test runs.
+      const wrong = join(project, "handlers/wrong.ts");
+      writeFileSync(wrong, 'import { Hellos } from "./hello.ts";\nexport const times: string = ({} as { spec: { times: number } }).spec.times;\nvoid Hellos;\n');
+      const mistyped = await sh(project, ["npx", "kobun", "test"], 120_000, true);
+      expect(mistyped.code).toBe(1);
+      expect(mistyped.out).toMatch(/handlers\/wrong\.ts.*error TS2322/);
+      expect(mistyped.out).toContain("kobun test: tsc found type errors (above), so no test ran");
+      expect(mistyped.out).not.toMatch(/\b2 pass\b/);
+      rmSync(wrong);
       const binary = join(project, "dist/kobun");
 
       // The CRD as the binary itself prints it (from the TypeBox schema, with the new field).

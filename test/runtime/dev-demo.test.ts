@@ -53,7 +53,7 @@ test("the demo's update step on a strict schema changes a label, and the update 
   try {
     await applyManifests(client, manifests, logger, stop.signal);
     running = run({ signal: stop.signal, client, registry, logger, settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true } }) });
-    expect(await runDemo(client, manifests, logger, stop.signal)).toBe(true);
+    expect(await runDemo(client, manifests, logger, stop.signal, registry)).toBe(true);
   } finally {
     console.log = log;
     stop.abort();

@@ -7,10 +7,12 @@
 // its roles and bindings (rbac.ts), the settings its flags cannot say in a ConfigMap (carried.ts),
 // and a Deployment running the binary (deployment.ts).
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { stringify } from "yaml";
 import type { Settings } from "../../config/index.ts";
-import { registry } from "../../declaring/index.ts";
-import type { KubeObject, ResourceSelector } from "../../kube/index.ts";
+import { registry, type Registry } from "../../declaring/index.ts";
+import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import { peeringCRDs } from "../../peering/index.ts";
 import {
   checkResourceKeys, enabledSelectors, enabledWebhooks, manifestObjects, withDefinitions, type Manifest,
@@ -39,10 +41,11 @@ export interface ManifestOptions {
 }
 
 export function renderManifests(options: ManifestOptions): string {
-  const { name, namespace, image, settings } = options;
+  const { name, namespace, image } = options;
   const crds = handlerCRDs(options.manifests);
-  // kobun.yaml's resources: a key no handler registers is an error here too; disabled resources get no grants.
-  checkResourceKeys(settings, options.selectors, options.aliases);
+  // kobun.yaml's resources: a key naming no registered resource is an error here too (the others are
+  // re-keyed by the selector they name); disabled resources get no grants.
+  const settings = checkResourceKeys(options.settings, options.selectors, options.aliases, crds);
   const enabled = enabledSelectors(settings, options.selectors, options.aliases);
   const selectors = enabled.map(({ selector }) => selector);
   // Resources with namespaces of their own are granted there (rbac.ts).
@@ -111,7 +114,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   const settings = resolveSettings({ flags, cwd: process.cwd() });
   const loaded = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
   const manifests = withDefinitions(loaded);
-  const name = stringFlag(own.values, "name") ?? "kobun-operator";
+  const name = stringFlag(own.values, "name") ?? projectName(process.cwd()) ?? "kobun-operator";
   process.stdout.write(
     renderManifests({
       name,
@@ -120,12 +123,38 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       settings,
       selectors: registry.selectors(),
       aliases: registry.aliases.all(),
-      watched: registry.watchedOnly(),
+      watched: [...registry.watchedOnly(), ...eventOnly()],
       children: registry.children(),
       manifests,
     }),
   );
   return 0;
+}
+
+/** The resources only on.event handlers handle: they write nothing to them (no progress, results or finalizers). */
+export function eventOnly(from: Registry = registry): ResourceSelector[] {
+  const text = (selector: ResourceSelector) => parseSelector(selector).text;
+  const writing = new Set([
+    ...from.handlers.filter((spec) => spec.kind !== "event").map((spec) => spec.selector),
+    ...from.background.map((spec) => spec.selector), ...from.reconciles.specs.map((spec) => spec.selector),
+  ].map(text));
+  const handled = new Set(from.handlers.map((spec) => text(spec.selector)));
+  return from.selectors().filter((selector) => handled.has(text(selector)) && !writing.has(text(selector)));
+}
+
+/**
+ * The default name of everything manifests prints: the project's package.json name (cwd's), as a
+ * Kubernetes name (a scope dropped, lowercase, other characters as "-"); undefined without one.
+ */
+export function projectName(cwd: string): string | undefined {
+  try {
+    const { name } = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as { name?: unknown };
+    if (typeof name !== "string") return undefined;
+    const dns = name.replace(/^@[^/]*\//, "").toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "");
+    return dns.length > 0 ? dns.slice(0, 63).replace(/-+$/, "") : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `--name`, `--image`, `--operator-namespace` (and their values) belong to manifests, not to run flags. */

@@ -46,7 +46,10 @@ export interface RbacInput {
    * handled objects are.
    */
   children?: ResourceSelector[];
-  /** Of `selectors`, those only indexes read (`on.index`): get/list/watch, never patch. */
+  /**
+   * Of `selectors`, those nothing writes: read by indexes (`on.index`) or a reconcile's `watches`, or
+   * handled by on.event handlers alone (they patch nothing): get/list/watch, never patch.
+   */
   watched?: ResourceSelector[];
   /** Of `selectors`, those kobun.yaml gives namespaces of their own (config's resourceNamespaces). */
   apart?: Map<ResourceSelector, NamespaceSettings>;
@@ -94,7 +97,7 @@ export function rbacRules(input: RbacInput): RbacRules {
       followGlobs(rules, own);
     } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
     if (watched.includes(selector)) {
-      // Only an index reads it: listed and watched, never written.
+      // Only read (an index, on.event handlers): listed and watched, never written.
       where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch"] });
       continue;
     }
@@ -182,7 +185,8 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
   const subjects = [{ kind: "ServiceAccount", name, namespace }];
   const docs: KubeObject[] = [{ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } }];
   const role = (roleName: string, ns: string, granted: Rule[]) => {
-    docs.push({ apiVersion: RBAC, kind: "Role", metadata: { name: roleName, namespace: ns }, rules: granted });
+    const rules = mergedRules(granted);
+    docs.push({ apiVersion: RBAC, kind: "Role", metadata: { name: roleName, namespace: ns }, rules });
     docs.push({
       apiVersion: RBAC, kind: "RoleBinding", metadata: { name: roleName, namespace: ns },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: roleName }, subjects,
@@ -202,7 +206,7 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
     }
   }
   if (clusterRules.length > 0) {
-    docs.push({ apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules: clusterRules });
+    docs.push({ apiVersion: RBAC, kind: "ClusterRole", metadata: { name }, rules: mergedRules(clusterRules) });
     docs.push({
       apiVersion: RBAC, kind: "ClusterRoleBinding", metadata: { name },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects,
@@ -212,4 +216,26 @@ export function rbacObjects(name: string, namespace: string, settings: Settings,
   // Its own name: the operator's namespace may also be a served one, with a Role `name` there.
   if (rules.own.length > 0) role(`${name}-lease`, namespace, rules.own);
   return docs;
+}
+
+/**
+ * One rule per API group and resource: a resource granted for two reasons (handled, and a child
+ * of another's handlers) is listed once, with the verbs of both, in the order first granted.
+ */
+export function mergedRules(rules: readonly Rule[]): Rule[] {
+  const merged: Rule[] = [];
+  const byResource = new Map<string, Rule>();
+  for (const rule of rules) {
+    const single = rule.apiGroups.length === 1 && rule.resources.length === 1 && !rule.resourceNames;
+    const key = single ? `${rule.apiGroups[0]}/${rule.resources[0]}` : undefined;
+    const earlier = key === undefined ? undefined : byResource.get(key);
+    if (earlier) {
+      earlier.verbs.push(...rule.verbs.filter((verb) => !earlier.verbs.includes(verb)));
+      continue;
+    }
+    const copy = { ...rule, verbs: [...rule.verbs] };
+    merged.push(copy);
+    if (key !== undefined) byResource.set(key, copy);
+  }
+  return merged;
 }

@@ -72,7 +72,8 @@ async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settin
   // over HTTPS, since kubectl sends no token over plain http.
   const sandbox = await startSandbox({ auth: "token", tls: true });
   try {
-    const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, logger });
+    // The sandbox speaks HTTP/1.1 only: asked so at once, not found out with a failed request and a log line.
+    const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath, logger, http1: true });
     const installed = await applyManifests(client, manifests, logger, stop.signal);
     const ready = { url: sandbox.url, kubeconfig: sandbox.kubeconfigPath, installed: installed.join(",") };
     logger.info("sandbox API server ready", ready);
@@ -135,7 +136,7 @@ async function devWorker(
       console.log(Bun.inspect(error));   // a BuildMessage too: the file, line and column of a syntax error
       return ExitCode.crash;
     }
-    const client = await KubeClient.connect({ kubeconfig, logger });
+    const client = await KubeClient.connect({ kubeconfig, logger, http1: true }); // the sandbox: HTTP/1.1 only
     await applyManifests(client, manifests, logger, stop.signal);
     console.log(WORKER_READY);
     if (!(await told(WORKER_GO, stop.signal))) return ExitCode.ok;

@@ -3,6 +3,8 @@
 // tsconfig, kobun.yaml, a FROM scratch Dockerfile, .gitignore, README) and a package.json
 // that depends on kobun by the spec it was itself installed from (a path, a git URL, a
 // tarball, a version), and on the Bun kobun pins. Nothing else of kobun's tree is copied.
+// A directory holding what `npm init` and `npm install kobun` leave (package.json, its lock,
+// node_modules, and a .git) is filled too: its package.json is merged into (init-package.ts).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -10,13 +12,15 @@ import { UsageError } from "../../config/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import { readFlags, stringFlag } from "../args.ts";
 import { KOBUN_ROOT } from "./build.ts";
+import { mergedPackage, projectPackage, type KobunPackage, type PackageJson } from "./init-package.ts";
 
 export const INIT_HELP = `Usage: kobun init DIR [--name NAME] [--kobun SPEC]
-Creates DIR (or fills it if it is empty, or holds only what "npm install kobun" left there)
-with an operator project that depends on kobun:
+Creates DIR (or fills it if it is empty, or holds only what "npm init" and "npm install kobun"
+leave there: its package.json is then merged into, keeping its name) with an operator project
+that depends on kobun:
 package.json, tsconfig.json, handlers/hello.ts (a typed resource and its handler),
 test/hello.test.ts (with kobun/testing), kobun.yaml, Dockerfile, .gitignore, README.md.
-  --name NAME    the package name (default: DIR's name)
+  --name NAME    the package name (default: the existing package.json's, else DIR's name)
   --kobun SPEC   the dependency on kobun (default: the spec this kobun was installed from)
 Then: cd DIR && npm install && npx kobun test`;
 
@@ -26,18 +30,16 @@ const RENAMED: Record<string, string> = { gitignore: ".gitignore" };
 /** Text files in which {{name}} stands for the project's name. */
 const NAMED = /(^|\/)(README\.md|kobun\.yaml|Dockerfile)$/;
 const PACKAGE_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
-
-interface KobunPackage {
-  version: string;
-  dependencies?: Record<string, string>;
-  devDependencies?: Record<string, string>;
-}
+/** What may be in the directory already: what `npm init` and `npm install` leave, and a git repository. */
+const LEFT_BY_NPM = ["node_modules", "package.json", "package-lock.json", ".git"];
 
 export async function initCommand(argv: string[], cwd = process.cwd()): Promise<number> {
   const { values, positionals } = readFlags(argv, { name: { value: true }, kobun: { value: true } });
   if (positionals.length !== 1) throw new UsageError("kobun init needs one directory: kobun init my-operator");
   const target = resolve(cwd, positionals[0]!);
-  const name = stringFlag(values, "name") ?? basename(target).toLowerCase();
+  const existing = existingPackage(target);
+  const existingName = typeof existing?.name === "string" ? existing.name : undefined;
+  const name = stringFlag(values, "name") ?? existingName ?? basename(target).toLowerCase();
   if (!PACKAGE_NAME.test(name) || name.length > 214) {
     throw new UsageError(
       `${JSON.stringify(name)} is not a valid npm package name ` +
@@ -45,53 +47,59 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
       "--name",
     );
   }
-  refuseNonEmpty(target);
   const named = stringFlag(values, "kobun");
   const spec = named !== undefined ? absoluteSpec(named, cwd) : installedSpec();
-  const written = scaffold(target, name, relativeSpec(spec, target));
+  const { written, changes } = scaffold(target, name, relativeSpec(spec, target), existing);
   const shown = relative(cwd, target) || ".";
   const next = [...(shown === "." ? [] : [`cd ${shown}`]), "npm install", "npx kobun test", "npx kobun dev"];
+  const merged = existing
+    ? `package.json: merged into the existing one (name ${name}${changes.map((c) => `; ${c}`).join("")})\n`
+    : "";
   console.log(
-    `kobun init: created ${shown} (${written.length} files: ${written.join(", ")})\n` +
+    `kobun init: created ${shown} (${written.length} files: ${written.join(", ")})\n${merged}` +
       `kobun: ${relativeSpec(spec, target)}\n\nNext:\n${next.map((l) => `  ${l}`).join("\n")}`,
   );
   return ExitCode.ok;
 }
 
-function refuseNonEmpty(target: string): void {
-  if (!existsSync(target)) return;
+/**
+ * The package.json already in `target` (undefined if none, or no directory yet). Anything there but
+ * what `npm init` and `npm install kobun` leave is refused: init never overwrites a file.
+ */
+function existingPackage(target: string): PackageJson | undefined {
+  if (!existsSync(target)) return undefined;
   if (!statSync(target).isDirectory()) throw new UsageError(`${target} exists and is not a directory`);
   const entries = readdirSync(target);
-  if (entries.length > 0 && !onlyKobunInstalled(target, entries)) {
-    const shown = entries.slice(0, 5).join(", ") + (entries.length > 5 ? `, … (${entries.length} entries)` : "");
+  const others = entries.filter((entry) => !LEFT_BY_NPM.includes(entry));
+  if (others.length > 0) {
+    const shown = others.slice(0, 5).join(", ") + (others.length > 5 ? `, … (${others.length} entries)` : "");
     throw new UsageError(
-      `${target} is not empty (${shown}): ` +
-        "kobun init writes only into a new or empty directory, so it never overwrites a file",
+      `${target} is not empty (${shown}): kobun init writes only into a new directory or one holding ` +
+        "no more than what npm init and npm install leave (package.json, package-lock.json, node_modules, .git), " +
+        "so it never overwrites a file",
     );
   }
+  if (!entries.includes("package.json")) return undefined;
+  const path = join(target, "package.json");
+  let pkg: unknown;
+  try {
+    pkg = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON (${(error as Error).message}): kobun init merges into it`);
+  }
+  if (typeof pkg !== "object" || pkg === null || Array.isArray(pkg)) {
+    throw new UsageError(`${path} is not a JSON object: kobun init merges into it`);
+  }
+  return pkg as PackageJson;
 }
 
 /**
- * What `npm install kobun` leaves in an empty directory (node_modules, a lock, a package.json
- * naming only kobun) counts as empty: `mkdir op && cd op && npm install kobun && npx kobun init .`
- * then keeps node_modules, so the next `npm install` adds only what the scaffold adds.
+ * Writes the scaffold and the package.json (merged into `existing` if given); returns the files
+ * written, relative to `target`, and what the merge changed of `existing`.
  */
-function onlyKobunInstalled(target: string, entries: string[]): boolean {
-  const installed = ["node_modules", "package.json", "package-lock.json"];
-  if (!entries.includes("package.json") || entries.some((e) => !installed.includes(e))) return false;
-  try {
-    const pkg = JSON.parse(readFileSync(join(target, "package.json"), "utf8")) as Record<string, unknown>;
-    const tables = Object.keys(pkg);
-    const names = tables.flatMap((t) =>
-      typeof pkg[t] === "object" && pkg[t] !== null ? Object.keys(pkg[t] as object) : [t]);
-    return tables.every((t) => t === "dependencies" || t === "devDependencies") && names.every((n) => n === "kobun");
-  } catch {
-    return false;
-  }
-}
-
-/** Writes the scaffold and the package.json; returns the files written, relative to `target`. */
-export function scaffold(target: string, name: string, kobunSpec: string): string[] {
+export function scaffold(
+  target: string, name: string, kobunSpec: string, existing?: PackageJson,
+): { written: string[]; changes: string[] } {
   const kobun = JSON.parse(readFileSync(join(KOBUN_ROOT, "package.json"), "utf8")) as KobunPackage;
   const written: string[] = [];
   const copy = (from: string, to: string) => {
@@ -110,35 +118,10 @@ export function scaffold(target: string, name: string, kobunSpec: string): strin
     }
   };
   copy(SCAFFOLD, target);
-  writeFileSync(join(target, "package.json"), JSON.stringify(projectPackage(name, kobunSpec, kobun), null, 2) + "\n");
-  return ["package.json", ...written];
-}
-
-function projectPackage(name: string, kobunSpec: string, kobun: KobunPackage): Record<string, unknown> {
-  const pinned = (table: Record<string, string> | undefined, dep: string) => {
-    const version = table?.[dep];
-    if (!version) throw new Error(`kobun's package.json names no version of ${dep}: is this kobun package complete?`);
-    return version;
-  };
-  return {
-    name,
-    version: "0.1.0",
-    private: true,
-    type: "module",
-    scripts: {
-      dev: "kobun dev", test: "kobun test", build: "kobun build", manifests: "kobun manifests",
-      typecheck: "tsc --noEmit -p .",
-    },
-    dependencies: { kobun: kobunSpec, typebox: pinned(kobun.dependencies, "typebox") },
-    // bun: the runtime `npx kobun` runs on, pinned exactly as kobun pins it.
-    devDependencies: {
-      bun: pinned(kobun.dependencies, "bun"),
-      "@types/bun": pinned(kobun.devDependencies, "@types/bun"),
-      typescript: pinned(kobun.devDependencies, "typescript"),
-    },
-    // npm runs no install script it was not told to trust; bun's puts its binary in place.
-    allowScripts: { bun: true },
-  };
+  const fresh = projectPackage(name, kobunSpec, kobun);
+  const { merged, changes } = existing ? mergedPackage(existing, fresh, target) : { merged: fresh, changes: [] };
+  writeFileSync(join(target, "package.json"), JSON.stringify(merged, null, 2) + "\n");
+  return { written: ["package.json", ...written], changes };
 }
 
 /**

@@ -1,3 +1,4 @@
+// `kobun manifests` names its objects after the project's package name (issue 35).
 // Issue 30: `kobun manifests` names a resource by its plural wherever the handlers named it by
 // another name the API server accepts (short name, singular, kind): RBAC and webhook rules
 // match the plural only, so a grant on "kex" would leave the operator forbidden to watch
@@ -5,9 +6,12 @@
 // handlers say the names (there is no API server to ask).
 
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { projectName, renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { KOBUN_ROOT } from "../../../src/cli/project/build.ts";
 import { webhookObjects } from "../../../src/cli/manifests/webhooks.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
 import { Registry } from "../../../src/declaring/registry.ts";
@@ -25,8 +29,11 @@ test("a handler on a CRD's short name, singular or kind is granted on the CRD's 
   });
   const role = parseAllDocuments(text).map((d) => d.toJS()).find((d) => d.kind === "Role");
   const granted = role.rules.filter((r: any) => r.apiGroups.includes("kobun.dev"));
-  // Three selectors, one resource: each granted on the plural (the index-only one without patch and /status).
-  expect(granted.flatMap((r: any) => r.resources).sort()).toEqual(["kobunexamples", "kobunexamples", "kobunexamples", "kobunexamples/status", "kobunexamples/status"]);
+  // Three selectors, one resource: granted on the plural, in one rule with the verbs of all three.
+  expect(granted).toEqual([
+    { apiGroups: ["kobun.dev"], resources: ["kobunexamples"], verbs: ["get", "list", "watch", "patch"] },
+    { apiGroups: ["kobun.dev"], resources: ["kobunexamples/status"], verbs: ["patch"] },
+  ]);
   expect(role.rules.some((r: any) => r.resources.some((name: string) => /^(kex|kobunexample|KobunExample)\b/.test(name)))).toBe(false);
 });
 
@@ -37,3 +44,26 @@ test("a webhook on a CRD's short name gets a rule on the CRD's group and plural"
   const [, configuration] = webhookObjects("op", "ops", [crd], registry);
   expect((configuration as any).webhooks[0].rules).toEqual([{ operations: ["CREATE", "UPDATE"], apiGroups: ["kobun.dev"], apiVersions: ["*"], resources: ["kobunexamples"], scope: "Namespaced" }]);
 });
+
+test("without --name, everything is named after the project's package.json name, as a Kubernetes name", async () => {
+  expect(projectName(join(KOBUN_ROOT, "scaffold"))).toBeUndefined(); // no package.json there
+  const project = mkdtempSync(join(tmpdir(), "kobun-manifests-name-"));
+  try {
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "@acme/Cron_Op" }));
+    expect(projectName(project)).toBe("cron-op");
+    const proc = Bun.spawn([process.execPath, join(KOBUN_ROOT, "src/cli.ts"), "manifests", "--standalone", join(KOBUN_ROOT, "handlers/example.ts")], {
+      cwd: project, stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "" },
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    const docs = parseAllDocuments(out).map((d) => d.toJS());
+    const named = docs.filter((d) => ["ServiceAccount", "ClusterRole", "Role", "Deployment"].includes(d.kind));
+    expect(named.length).toBeGreaterThan(1);
+    for (const doc of named) expect([doc.kind, doc.metadata.name]).toEqual([doc.kind, "cron-op"]);
+    const deployment = docs.find((d) => d.kind === "Deployment");
+    expect(deployment.spec.template.spec.containers[0].image).toBe("cron-op:latest");
+    expect(out).not.toContain("kobun-operator");
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+}, 20_000);

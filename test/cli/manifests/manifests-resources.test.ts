@@ -3,7 +3,7 @@
 // the carried ConfigMap, and a key no handler registers is the same error as at run time.
 
 import { expect, test } from "bun:test";
-import { parse, parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments, stringify } from "yaml";
 import { ConfigError, parseConfigText, resolveSettings } from "../../../src/config/index.ts";
 import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
 
@@ -46,4 +46,26 @@ test("the entries reach kobun run through the carried ConfigMap, and read back t
 test("a key no handler registers is an error naming the file and line", () => {
   expect(() => render("resources:\n  v1/configmap: {}")).toThrow(ConfigError);
   expect(() => render("resources:\n  v1/configmap: {}")).toThrow('kobun.yaml:3: resources.v1/configmap: no handler registers this resource; did you mean "v1/configmaps"? (registered: v1/configmaps, v1/secrets)');
+});
+
+test("a key in any kubectl form naming one registered resource is its entry; one naming two, or a second entry, is an error", () => {
+  const crd = {
+    apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "kobunexamples.kobun.dev" },
+    spec: { group: "kobun.dev", names: { plural: "kobunexamples", singular: "kobunexample", kind: "KobunExample", shortNames: ["kex"] } },
+  };
+  const withCrd = (yaml: string) => {
+    const settings = resolveSettings({ file: "kobun.yaml", fileData: parseConfigText(`namespaces: { include: [apps] }\n${yaml}`, "kobun.yaml") });
+    return renderManifests({
+      name: "op", namespace: "ops", image: "example/op:1", settings, selectors: [...selectors, "kobunexamples.kobun.dev/v1"],
+      manifests: [{ name: "crds/kobunexamples.yaml", text: stringify(crd) }],
+    });
+  };
+  for (const key of ["kobunexamples.kobun.dev", "KobunExample", "kex", "kobunexamples.v1.kobun.dev"]) {
+    expect(granted(withCrd(`resources:\n  ${key}: { enabled: false }`))).not.toContain("kobunexamples");
+  }
+  expect(granted(withCrd(""))).toContain("kobunexamples");
+  expect(granted(withCrd("resources:\n  secrets: { enabled: false }"))).not.toContain("secrets");
+  expect(() => withCrd("resources:\n  kex: {}\n  KobunExample: {}")).toThrow(
+    "kobun.yaml:4: resources.KobunExample: kobunexamples.kobun.dev/v1 has an entry under resources.kex already",
+  );
 });

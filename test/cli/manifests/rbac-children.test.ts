@@ -2,7 +2,7 @@
 // `kobun manifests` grants exactly those, where the handled objects are.
 
 import { expect, test } from "bun:test";
-import { renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { eventOnly, renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
 import { Registry } from "../../../src/declaring/registry.ts";
 import { parseAllDocuments } from "yaml";
@@ -47,4 +47,25 @@ test("a child that is not a resource selector is refused when the handler is reg
   const registry = new Registry();
   expect(() => registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a", children: ["apps//deployments"] })).toThrow(/handler a: children: cannot read resource selector/);
   expect(() => registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "b", children: "configmaps" as never })).toThrow(/children must be a list/);
+});
+
+test("a resource handled only by on.event and read by an index, and a child besides, is one rule: no /status nothing writes", () => {
+  // The kubebuilder book's CronJob operator: Jobs are created as children, watched by an index and events.
+  const registry = new Registry();
+  registry.on.create("batch/v1/cronjobs", () => {}, { id: "schedule", children: ["batch/v1/jobs"] });
+  registry.on.event("batch/v1/jobs", () => {}, { id: "seen" });
+  registry.on.index("batch/v1/jobs", ({ name }) => ({ [name]: true }), { id: "jobs" });
+  expect(eventOnly(registry)).toEqual(["batch/v1/jobs"]);
+  const text = renderManifests({
+    name: "op", namespace: "ops", image: "op:1", settings: resolveSettings({ flags: { standalone: true, namespaces: ["team-a"] } }),
+    selectors: registry.selectors(), children: registry.children(), manifests: [],
+    watched: [...registry.watchedOnly(), ...eventOnly(registry)],
+  });
+  const [role] = parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d.kind === "Role");
+  const batch = role.rules.filter((r: any) => r.apiGroups.includes("batch"));
+  expect(batch).toEqual([
+    { apiGroups: ["batch"], resources: ["cronjobs"], verbs: ["get", "list", "watch", "patch"] },
+    { apiGroups: ["batch"], resources: ["cronjobs/status"], verbs: ["patch"] },
+    { apiGroups: ["batch"], resources: ["jobs"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+  ]);
 });

@@ -44,7 +44,7 @@ test("init writes the scaffold and a package.json, and nothing else of kobun's t
   const kobunPkg = JSON.parse(readFileSync(join(KOBUN_ROOT, "package.json"), "utf8"));
   expect(pkg.name).toBe("my-operator");
   expect(pkg.dependencies.kobun).toBe("git+https://example.com/kobun.git#v0.1.0");
-  expect(pkg.devDependencies.bun).toBe(kobunPkg.dependencies.bun); // the Bun kobun pins, exactly
+  expect(pkg.devDependencies.bun).toBe(kobunPkg.devDependencies.bun); // the Bun kobun pins, exactly
   expect(pkg.scripts.test).toBe("kobun test");
   expect(readFileSync(join(target, "README.md"), "utf8")).toStartWith("# my-operator\n");
   expect(readFileSync(join(target, "handlers/hello.ts"), "utf8")).toContain("defineResource(");
@@ -69,10 +69,55 @@ test("init accepts a directory holding only what `npm install kobun` left, keepi
   expect(code).toBe(0);
   expect(statSync(join(target, "node_modules/kobun")).isDirectory()).toBe(true);
   expect(JSON.parse(readFileSync(join(target, "package.json"), "utf8")).dependencies.kobun).toBe("^0.1.0");
-  // ... but not one whose package.json is a project already.
-  const other = tempDir();
-  writeFileSync(join(other, "package.json"), JSON.stringify({ name: "theirs", dependencies: { kobun: "^0.1.0" } }));
-  expect((await kobun("init", other)).code).toBe(2);
+});
+
+test("init after `npm init -y` merges into its package.json: the name, version and license kept, what kobun needs added", async () => {
+  const target = join(tempDir(), "my-op");
+  mkdirSync(target);
+  const npmInit = Bun.spawnSync(["npm", "init", "-y"], { cwd: target, env: { PATH: process.env.PATH ?? "", HOME: tempDir() } });
+  expect(npmInit.exitCode).toBe(0);
+  const before = JSON.parse(readFileSync(join(target, "package.json"), "utf8"));
+  expect(before.scripts.test).toContain("no test specified");
+  mkdirSync(join(target, "node_modules/kobun"), { recursive: true }); // as `npm install kobun` leaves it
+  const withKobun = { ...before, dependencies: { kobun: "file:../kobun-0.1.0.tgz", left: "1.0.0" } };
+  writeFileSync(join(target, "package.json"), JSON.stringify(withKobun));
+  const { code, out } = await kobun("init", target, "--kobun", "^0.1.0"); // the spec init is given wins
+  expect(code).toBe(0);
+  const pkg = JSON.parse(readFileSync(join(target, "package.json"), "utf8"));
+  expect(pkg.name).toBe("my-op");
+  expect([pkg.version, pkg.license, pkg.description]).toEqual([before.version, before.license, before.description]);
+  expect(pkg.type).toBe("module");
+  expect(pkg.main).toBeUndefined(); // npm init's index.js, which does not exist
+  expect(pkg.scripts.test).toBe("kobun test");
+  expect(pkg.scripts.dev).toBe("kobun dev");
+  expect(pkg.dependencies).toMatchObject({ kobun: "^0.1.0", left: "1.0.0", typebox: expect.any(String) });
+  expect(pkg.devDependencies.typescript).toBeDefined();
+  expect(pkg.allowScripts).toEqual({ bun: true });
+  expect(out).toContain("package.json: merged into the existing one (name my-op");
+  if (before.type === "commonjs") expect(out).toContain("type commonjs → module");
+  expect(out).toContain("main index.js removed (no such file)");
+  expect(readFileSync(join(target, "README.md"), "utf8")).toStartWith("# my-op\n");
+  expect(statSync(join(target, "node_modules/kobun")).isDirectory()).toBe(true);
+});
+
+test("a merge keeps the author's own scripts and dependency versions, and --name still names the package", async () => {
+  const target = tempDir();
+  const theirs = { name: "theirs", scripts: { test: "bun test --bail", lint: "eslint ." }, devDependencies: { typescript: "6.0.0" } };
+  writeFileSync(join(target, "package.json"), JSON.stringify(theirs));
+  const { code, out } = await kobun("init", target, "--name", "ours", "--kobun", "^0.1.0");
+  expect(code).toBe(0);
+  const pkg = JSON.parse(readFileSync(join(target, "package.json"), "utf8"));
+  expect(pkg.name).toBe("ours");
+  expect(out).toContain("name theirs → ours");
+  expect(pkg.scripts).toMatchObject({ test: "bun test --bail", lint: "eslint .", build: "kobun build" });
+  expect(pkg.devDependencies.typescript).toBe("6.0.0");
+  // A package.json that is not JSON is named, not overwritten.
+  const broken = tempDir();
+  writeFileSync(join(broken, "package.json"), "{ name: oops");
+  const refused = await kobun("init", broken);
+  expect(refused.code).toBe(2);
+  expect(refused.err).toContain(`${join(broken, "package.json")} is not valid JSON`);
+  expect(readFileSync(join(broken, "package.json"), "utf8")).toBe("{ name: oops");
 });
 
 test("init refuses a directory name that is no npm package name, and suggests --name", async () => {

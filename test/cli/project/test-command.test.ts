@@ -1,0 +1,53 @@
+// `kobun test` typechecks the project before its tests (Bun runs TypeScript unchecked): a type
+// error stops it with tsc's own message and no test run; --no-typecheck runs the tests anyway.
+// Each case is the real command in a child process, in a project whose node_modules is kobun's.
+
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KOBUN_ROOT } from "../../../src/cli/project/build.ts";
+
+const project = mkdtempSync(join(tmpdir(), "kobun-test-command-"));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+symlinkSync(join(KOBUN_ROOT, "node_modules"), join(project, "node_modules"));
+writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+  compilerOptions: {
+    strict: true, noEmit: true, types: ["bun"], module: "Preserve", moduleResolution: "bundler",
+    target: "ESNext", lib: ["ESNext"], skipLibCheck: true, allowImportingTsExtensions: true,
+  },
+  include: ["*.ts"],
+}));
+writeFileSync(join(project, "sum.test.ts"), `import { expect, test } from "bun:test";
+import { sum } from "./sum.ts";
+test("sum adds", () => expect(sum(1, 2)).toBe(3));
+`);
+
+async function kobunTest(...args: string[]): Promise<{ code: number; out: string }> {
+  const proc = Bun.spawn([process.execPath, join(KOBUN_ROOT, "src/cli.ts"), "test", ...args], {
+    cwd: project, stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", NO_COLOR: "1" },
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, out: out + err };
+}
+
+test("a type error fails kobun test with tsc's message, before any test runs; --no-typecheck runs them", async () => {
+  // Runs as JavaScript (the tests pass), but `sum("1", 2)` in the caller would not typecheck.
+  writeFileSync(join(project, "sum.ts"), "export function sum(a: number, b: number): number { return a + b; }\n" +
+    'export const wrong: number = sum(1, 2) + "";\n');
+  const failed = await kobunTest();
+  expect(failed.code).toBe(1);
+  expect(failed.out).toContain("sum.ts");
+  expect(failed.out).toMatch(/error TS2322: Type 'string' is not assignable to type 'number'/);
+  expect(failed.out).toContain("kobun test: tsc found type errors (above), so no test ran");
+  expect(failed.out).not.toContain("sum adds");
+
+  const unchecked = await kobunTest("--no-typecheck");
+  expect(unchecked.code).toBe(0);
+  expect(unchecked.out).toMatch(/\b1 pass\b/);
+
+  writeFileSync(join(project, "sum.ts"), "export function sum(a: number, b: number): number { return a + b; }\n");
+  const fixed = await kobunTest("-t", "sum");
+  expect(fixed.code).toBe(0);
+  expect(fixed.out).toMatch(/\b1 pass\b/);
+}, 60_000);
