@@ -2,9 +2,9 @@
 // The `kobun` command of the npm package. kobun runs on Bun, but `npx kobun` starts whatever the
 // bin's shebang names, on a machine that may have only Node and npm: so this launcher is plain
 // Node, and runs src/cli.ts with the Bun that npm installed beside kobun (the exact version kobun
-// pins), passing the arguments, the signals and the exit status through. kobun depends on Bun's
-// platform packages (@oven/bun-<os>-<arch>, optional: npm installs the one that fits), which carry
-// the binary and need no install script, so `npm install kobun` runs none and warns of none.
+// pins), passing the arguments, the signals and the exit status through. npm installs Bun's platform
+// package (@oven/bun-<os>-<arch>, an optional dependency of `bun`) beside kobun; its binary is run
+// directly, so `bun`'s install script, which only links it into bun/bin/, is not needed.
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import os from "node:os";

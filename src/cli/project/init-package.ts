@@ -35,11 +35,11 @@ export function projectPackage(name: string, kobunSpec: string, kobun: KobunPack
     dependencies: { kobun: kobunSpec, typebox: pinned(kobun.dependencies, "typebox") },
     // bun: the runtime `npx kobun` runs on, pinned exactly as kobun pins it.
     devDependencies: {
-      bun: pinned(kobun.devDependencies, "bun"),
+      bun: pinned(kobun.dependencies, "bun"),
       "@types/bun": pinned(kobun.devDependencies, "@types/bun"),
       typescript: pinned(kobun.devDependencies, "typescript"),
     },
-    // npm runs no install script it was not told to trust; bun's puts its binary in place.
+    // npm 11 asks about install scripts it was not told of; bun's links its binary into bun/bin/.
     allowScripts: { bun: true },
   };
 }

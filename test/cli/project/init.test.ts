@@ -44,7 +44,7 @@ test("init writes the scaffold and a package.json, and nothing else of kobun's t
   const kobunPkg = JSON.parse(readFileSync(join(KOBUN_ROOT, "package.json"), "utf8"));
   expect(pkg.name).toBe("my-operator");
   expect(pkg.dependencies.kobun).toBe("git+https://example.com/kobun.git#v0.1.0");
-  expect(pkg.devDependencies.bun).toBe(kobunPkg.devDependencies.bun); // the Bun kobun pins, exactly
+  expect(pkg.devDependencies.bun).toBe(kobunPkg.dependencies.bun); // the Bun kobun pins, exactly
   expect(pkg.scripts.test).toBe("kobun test");
   expect(readFileSync(join(target, "README.md"), "utf8")).toStartWith("# my-operator\n");
   expect(readFileSync(join(target, "handlers/hello.ts"), "utf8")).toContain("defineResource(");
