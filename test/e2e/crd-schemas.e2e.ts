@@ -1,0 +1,103 @@
+// The CRD schemas of item 4 of issue 35, on each target: every TypeBox construct defineResource
+// takes becomes a CRD the real server accepts (a Record a map that keeps its entries, T | Null a
+// nullable field), and the constructs a structural schema cannot say are refused by the sandbox
+// with the real server's words: the expected texts below are kube-apiserver's, so one run on
+// each target proves both.
+//
+//   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./crd-schemas.e2e.ts
+
+import { describe, expect, test } from "bun:test";
+import { Type } from "typebox";
+import { defineResource } from "../../src/index.ts";
+import type { KubeObject, Resource } from "../../src/kube/types.ts";
+import { CRDS, eventually, rawRequest, uniqueName } from "./harness/kube.ts";
+import { targetSuite } from "./harness/suite.ts";
+import { selectedTargets, type TargetName } from "./harness/target.ts";
+
+/** Every construct with a CRD form, as an author writes it. */
+function everything(group: string) {
+  const spec = Type.Object({
+    labels: Type.Record(Type.String(), Type.String()),
+    limits: Type.Optional(Type.Record(Type.String(), Type.Object({ cpu: Type.Integer({ format: "int32" }) }))),
+    owner: Type.Union([Type.String({ $id: "Owner" }), Type.Null()]),
+    mode: Type.Union([Type.Literal("full"), Type.Literal("delta"), Type.Null()]),
+    level: Type.Optional(Type.Enum([1, 2, 3])),
+    kind: Type.Optional(Type.Literal("gadget")),
+    port: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    tags: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
+    target: Type.Optional(Type.Union([Type.Object({ url: Type.String() }), Type.Object({ service: Type.String() })])),
+    both: Type.Optional(Type.Intersect([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Optional(Type.Number()) })])),
+    anything: Type.Optional(Type.Unknown()),
+    strict: Type.Optional(Type.Object({ x: Type.String() }, { additionalProperties: false })),
+  });
+  return defineResource({ group, kind: "Gadget", plural: "gadgets", schema: { spec, status: Type.Object({ seen: Type.Optional(Type.Record(Type.String(), Type.Boolean())) }) } });
+}
+
+/** A one-version CRD of its own group whose spec.x is `x`. */
+function crdWith(x: unknown): KubeObject {
+  const group = `${uniqueName("s")}.e2e.kobun.dev`;
+  return {
+    apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: `things.${group}` },
+    spec: { group, scope: "Namespaced", names: { plural: "things", kind: "Thing" }, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { x } } } } } }] },
+  };
+}
+
+const AT = "spec.validation.openAPIV3Schema.properties[spec].properties[x]";
+const TYPES = `supported values: "array", "boolean", "integer", "number", "object", "string"`;
+/** What TypeBox writes (or an author could) that the real server refuses, and its words (after `is invalid: `). */
+const REFUSED: [string, unknown, string][] = [
+  ["Type.Record as written", { type: "object", patternProperties: { "^.*$": { type: "integer" } } }, `${AT}.patternProperties: Forbidden: patternProperties is not supported`],
+  ["Type.Ref", { $ref: "Foo" }, `${AT}.$ref: Forbidden: $ref is not supported`],
+  ["id", { type: "string", id: "Foo" }, `${AT}.id: Forbidden: id is not supported`],
+  ["Type.Tuple", { type: "array", additionalItems: false, items: [{ type: "string" }, { type: "number" }], minItems: 2 }, `[${AT}.additionalItems: Forbidden: additionalItems is not supported, ${AT}.items: Forbidden: items must be a schema object and not an array]`],
+  ["uniqueItems", { type: "array", items: { type: "string" }, uniqueItems: true }, `${AT}.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`],
+  ["definitions", { type: "object", definitions: { a: { type: "string" } } }, `${AT}.definitions: Forbidden: definitions is not supported`],
+  ["additionalProperties false beside properties", { type: "object", properties: { a: { type: "string" } }, additionalProperties: false }, `${AT}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`],
+  ["Type.Null", { type: "null" }, `[${AT}.type: Unsupported value: "null": ${TYPES}, ${AT}.type: Forbidden: type cannot be set to null, use nullable as an alternative]`],
+  ["T | Null as written", { anyOf: [{ type: "string" }, { type: "null" }] }, `[${AT}.anyOf[0].type: Forbidden: must be empty to be structural, ${AT}.anyOf[1].type: Forbidden: must be empty to be structural, ${AT}.type: Required value: must not be empty for specified object fields, ${AT}.anyOf[1].type: Unsupported value: "null": ${TYPES}, ${AT}.anyOf[1].type: Forbidden: type cannot be set to null, use nullable as an alternative]`],
+  ["Type.Enum as written", { enum: ["a", "b"] }, `${AT}.type: Required value: must not be empty for specified object fields`],
+  ["Type.Intersect as written", { allOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { b: { type: "string" } } }] }, `[${AT}.allOf[0].properties[a].type: Forbidden: must be empty to be structural, ${AT}.allOf[0].type: Forbidden: must be empty to be structural, ${AT}.allOf[1].properties[b].type: Forbidden: must be empty to be structural, ${AT}.allOf[1].type: Forbidden: must be empty to be structural, ${AT}.type: Required value: must not be empty for specified object fields]`],
+  ["an array without items", { type: "array" }, `${AT}.items: Required value: must be specified`],
+  ["preserve-unknown-fields false", { type: "object", "x-kubernetes-preserve-unknown-fields": false }, `${AT}.x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined`],
+  ["type bigint", { type: "bigint" }, `${AT}.type: Unsupported value: "bigint": ${TYPES}`],
+];
+
+describe.each(selectedTargets())("CRD schemas from TypeBox against %s", (targetName: TargetName) => {
+  const need = targetSuite(targetName, { crds: [], cleanup: [] });
+
+  test("what the real server refuses in a CRD schema is refused, word for word", async () => {
+    const { client } = need();
+    const answers: string[] = [];
+    const expected: string[] = [];
+    for (const [what, x, words] of REFUSED) {
+      const crd = crdWith(x);
+      const response = await rawRequest(client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+      const body = (await response.json()) as { message?: string; details?: { causes?: { field: string }[] } };
+      answers.push(`${what}: ${response.status} ${body.message}`);
+      expected.push(`${what}: 422 CustomResourceDefinition.apiextensions.k8s.io "${crd.metadata.name}" is invalid: ${words}`);
+      if (response.status === 201) await client.delete(CRDS, null, crd.metadata.name!);
+    }
+    expect(answers).toEqual(expected);
+  }, 30_000);
+
+  test("every construct defineResource takes makes a CRD the server accepts, and a map keeps its entries", async () => {
+    const { client } = need();
+    const group = `${uniqueName("all")}.e2e.kobun.dev`;
+    const token = everything(group);
+    const created = await rawRequest(client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", token.crd);
+    expect(`${created.status} ${created.status === 201 ? "" : ((await created.json()) as { message?: string }).message}`).toBe("201 ");
+    expect(created.headers.get("warning")).toBeNull();
+    try {
+      const gadgets: Resource = { group, version: "v1", plural: "gadgets", kind: "Gadget", namespaced: true, statusSubresource: true };
+      const spec = { labels: { team: "a", tier: "web" }, limits: { main: { cpu: 2 } }, owner: null, mode: "delta", level: 2, kind: "gadget", port: "http", tags: ["x", "y"], target: { url: "https://a" }, both: { a: "1", b: 2 }, anything: [1, "two"], strict: { x: "y", extra: 1 } };
+      const stored = await eventually("the CRD served", () =>
+        client.create(gadgets, "default", { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: uniqueName("g") }, spec }).catch(() => undefined), { timeoutMs: 30_000 });
+      expect(stored.spec).toEqual({ ...spec, strict: { x: "y" } });
+      const refused = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "bad" }, spec: { labels: { a: 1 }, owner: null, mode: null } });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { message: string }).message).toContain(`spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"`);
+    } finally {
+      await client.delete(CRDS, null, token.crd.metadata.name!);
+    }
+  }, 60_000);
+});
