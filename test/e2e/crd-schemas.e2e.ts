@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { Type } from "typebox";
 import { defineResource } from "../../src/index.ts";
 import type { KubeObject, Resource } from "../../src/kube/types.ts";
-import { CRDS, eventually, rawRequest, uniqueName } from "./harness/kube.ts";
+import { CRDS, eventually, rawRequest, uniqueName, warningsOf } from "./harness/kube.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
@@ -78,6 +78,23 @@ describe.each(selectedTargets())("CRD schemas from TypeBox against %s", (targetN
       if (response.status === 201) await client.delete(CRDS, null, crd.metadata.name!);
     }
     expect(answers).toEqual(expected);
+  }, 30_000);
+
+  test("what a schema node has no field for ($id, const, examples) is dropped, warned of in document order", async () => {
+    const { client } = need();
+    const crd = crdWith({ type: "object", $id: "Thing", properties: { mode: { type: "string", const: "on", examples: ["on"] } }, anyOf: [{ required: ["mode"], $comment: "c" }] });
+    const strict = await rawRequest(client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldValidation=Strict", crd);
+    const at = "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.x";
+    expect(`${strict.status} ${((await strict.json()) as { message?: string }).message}`).toBe(`400 CustomResourceDefinition in version "v1" cannot be handled as a CustomResourceDefinition: strict decoding error: unknown field "${at}.$id", unknown field "${at}.properties.mode.const", unknown field "${at}.properties.mode.examples", unknown field "${at}.anyOf[0].$comment"`);
+    const created = await rawRequest(client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    try {
+      expect(created.status).toBe(201);
+      expect(warningsOf(created)).toEqual([`unknown field "${at}.$id"`, `unknown field "${at}.properties.mode.const"`, `unknown field "${at}.properties.mode.examples"`, `unknown field "${at}.anyOf[0].$comment"`]);
+      const stored = (await created.json()) as any;
+      expect(stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.x).toEqual({ type: "object", properties: { mode: { type: "string" } }, anyOf: [{ required: ["mode"] }] });
+    } finally {
+      if (created.status === 201) await client.delete(CRDS, null, crd.metadata.name!);
+    }
   }, 30_000);
 
   test("every construct defineResource takes makes a CRD the server accepts, and a map keeps its entries", async () => {

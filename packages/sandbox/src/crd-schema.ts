@@ -185,3 +185,47 @@ function nestedErrors(node: unknown, path: string): SchemaError[] {
   }
   return out;
 }
+
+/** The fields of apiextensions/v1's JSONSchemaProps: what a CRD's schema node is decoded into. */
+const SCHEMA_FIELDS = new Set([
+  "id", "$schema", "$ref", "description", "type", "format", "title", "default", "maximum", "exclusiveMaximum",
+  "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
+  "multipleOf", "enum", "maxProperties", "minProperties", "required", "items", "allOf", "oneOf", "anyOf", "not",
+  "properties", "additionalProperties", "patternProperties", "dependencies", "additionalItems", "definitions",
+  "externalDocs", "example", "nullable", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource",
+  "x-kubernetes-int-or-string", "x-kubernetes-list-map-keys", "x-kubernetes-list-type", "x-kubernetes-map-type",
+  "x-kubernetes-validations",
+]);
+const SCHEMA_MAPS = ["properties", "patternProperties", "definitions", "dependencies"];
+const SCHEMA_LISTS = ["allOf", "oneOf", "anyOf"];
+
+/**
+ * Drops (in place) the keys of a CRD's schemas that JSONSchemaProps has no field for ($id,
+ * const, examples...), as decoding does on the real server; returns their paths, in document
+ * order, as its `unknown field` warnings name them.
+ */
+export function dropUnknownSchemaFields(spec: Node): string[] {
+  const dropped: string[] = [];
+  const versions: unknown[] = Array.isArray(spec.versions) ? spec.versions : [];
+  versions.forEach((v, i) => {
+    const schema = isObj(v) && isObj(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    dropUnknown(schema, `spec.versions[${i}].schema.openAPIV3Schema`, dropped);
+  });
+  return dropped;
+}
+
+function dropUnknown(node: unknown, path: string, dropped: string[]): void {
+  if (!isObj(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (!SCHEMA_FIELDS.has(key)) {
+      dropped.push(`${path}.${key}`);
+      delete node[key];
+    } else if (SCHEMA_MAPS.includes(key) && isObj(value)) {
+      for (const [name, child] of Object.entries(value)) dropUnknown(child, `${path}.${key}.${name}`, dropped);
+    } else if (SCHEMA_LISTS.includes(key) || (key === "items" && Array.isArray(value))) {
+      listed(value).forEach((child, i) => dropUnknown(child, `${path}.${key}[${i}]`, dropped));
+    } else if (key === "items" || key === "not" || key === "additionalProperties" || key === "additionalItems") {
+      dropUnknown(value, `${path}.${key}`, dropped);
+    }
+  }
+}

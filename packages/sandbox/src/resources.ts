@@ -3,7 +3,8 @@
 // registers (and on deletion unregisters) its resource, as kube-apiserver does.
 
 import { ApiStatusError } from "./status.ts";
-import { crdSchemaErrors, type SchemaError } from "./crd-schema.ts";
+import { addWarning } from "./warnings.ts";
+import { crdSchemaErrors, dropUnknownSchemaFields, type SchemaError } from "./crd-schema.ts";
 
 export interface ResourceDef {
   group: string;
@@ -146,6 +147,7 @@ export class ResourceRegistry {
     const name: string = crd?.metadata?.name ?? "";
     const invalid = crdInvalid(name);
     validateCRD(name, spec, invalid);
+    for (const field of dropUnknownSchemaFields(spec)) addWarning(`unknown field "${field}"`);
     const schemaErrors = crdSchemaErrors(spec);
     if (schemaErrors.length) throw crdSchemaInvalid(name, schemaErrors);
     const versions: any[] = spec.versions;
