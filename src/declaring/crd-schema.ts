@@ -8,8 +8,24 @@ import { RegistrationError } from "./registration.ts";
 
 type Node = Record<string, any>;
 
-/** JSON Schema keys with no meaning in a CRD that TypeBox (or an author) may write: dropped, as the server does. */
-const DROPPED = ["$id", "$schema", "$defs", "$comment", "examples", "readOnly", "writeOnly"];
+/**
+ * What a CRD's schema node may say (apiextensions/v1 JSONSchemaProps, less what the server
+ * refuses). Any other key TypeBox or an author writes ($id, $comment, examples, readOnly,
+ * contentEncoding...) is an annotation the server would drop with a warning: dropped here.
+ */
+const CRD_FIELDS = new Set([
+  "description", "type", "format", "title", "default", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+  "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "multipleOf", "enum", "maxProperties",
+  "minProperties", "required", "items", "allOf", "oneOf", "anyOf", "properties", "additionalProperties",
+  "patternProperties", "externalDocs", "example", "nullable", "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-embedded-resource", "x-kubernetes-int-or-string", "x-kubernetes-list-map-keys",
+  "x-kubernetes-list-type", "x-kubernetes-map-type", "x-kubernetes-validations",
+]);
+/** JSON Schema keywords that constrain values in ways a CRD cannot say. */
+const REFUSED = [
+  "dependencies", "dependentSchemas", "dependentRequired", "definitions", "if", "then", "else", "propertyNames",
+  "contains", "minContains", "maxContains", "prefixItems", "unevaluatedProperties", "unevaluatedItems",
+];
 /** The types a CRD's schema knows (openapiV3Types upstream). */
 const TYPES = new Set(["array", "boolean", "integer", "number", "object", "string"]);
 const SCALARS = new Set(["boolean", "integer", "number", "string"]);
@@ -29,7 +45,6 @@ function translate(schema: unknown, path: string, refuse: Refuse): Node {
     throw refuse(path, "a schema must be a TypeBox schema object");
   }
   const node: Node = { ...schema };
-  for (const key of DROPPED) delete node[key];
   if ("$ref" in node) {
     throw refuse(path, "Type.Ref / Type.Cyclic has no CRD form (a CRD schema cannot refer to another); " +
       "write it in place");
@@ -38,15 +53,14 @@ function translate(schema: unknown, path: string, refuse: Refuse): Node {
   if ("additionalItems" in node || Array.isArray(node.items)) {
     throw refuse(path, "Type.Tuple has no CRD form (an array has one item schema); use Type.Array");
   }
-  for (const key of ["dependencies", "definitions", "if", "then", "else", "propertyNames", "contains"]) {
+  for (const key of REFUSED) {
     if (key in node) throw refuse(path, `JSON Schema "${key}" has no CRD form`);
   }
+  if ("const" in node) node.enum = [node.const];
+  for (const key of Object.keys(node)) if (!CRD_FIELDS.has(key)) delete node[key];
+  exclusiveBounds(node);
   if (node.anyOf !== undefined || node.oneOf !== undefined) return union(node, path, refuse);
   if (node.allOf !== undefined) return intersection(node, path, refuse);
-  if ("const" in node) {
-    node.enum = [node.const];
-    delete node.const;
-  }
   if (Array.isArray(node.enum)) Object.assign(node, enumForm(node.enum, node.type, path, refuse));
   if (node.type === undefined) {
     // Type.Unknown / Type.Any: any value, kept as written (a structural schema must otherwise name a type).
@@ -102,7 +116,7 @@ function arrayForm(node: Node, path: string, refuse: Refuse): void {
   delete node.uniqueItems;
 }
 
-/** An enum's type, from its values when the schema names none (Type.Enum); null among them makes it nullable. */
+/** An enum's type, from its values when the schema names none (Type.Enum); a null among them makes it nullable. */
 function enumForm(values: unknown[], type: unknown, path: string, refuse: Refuse): Node {
   const present = values.filter((v) => v !== null);
   const kinds = new Set(present.map((v) => (Number.isInteger(v) ? "integer" : typeof v)));
@@ -113,7 +127,12 @@ function enumForm(values: unknown[], type: unknown, path: string, refuse: Refuse
     && !(chosen === "number" && inferred === "integer"))) {
     throw refuse(path, "an enum's values must all be of one scalar type (string, integer, number or boolean)");
   }
-  return { type: chosen, enum: present, ...(present.length < values.length ? { nullable: true } : {}) };
+  if (present.length === values.length) return { type: chosen, enum: values };
+  // The server checks a null against an enum too, and no enum lets it through (not even one listing
+  // null): a nullable enum of strings is a pattern instead, which a null skips.
+  if (chosen !== "string") throw refuse(path, "a nullable enum has a CRD form only for strings");
+  const escaped = present.map((v) => String(v).replace(/[\\^$.*+?()[\]{}|]/g, "\\$&"));
+  return { type: chosen, nullable: true, pattern: `^(${escaped.join("|")})$` };
 }
 
 /**
@@ -132,7 +151,8 @@ function union(node: Node, path: string, refuse: Refuse): Node {
   if (present.length === 1) {
     merged = translate(present[0]!, path, refuse);
   } else if (present.every((b) => "const" in b)) {
-    merged = { ...enumForm(present.map((b) => b.const), present[0]!.type, path, refuse) };
+    const values = [...present.map((b) => b.const), ...(present.length < branches.length ? [null] : [])];
+    merged = { ...enumForm(values, present[0]!.type, path, refuse) };
   } else if (isIntOrString(present)) {
     merged = { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] };
   } else if (present.every((b) => b?.type === "object" && b.patternProperties === undefined)) {
@@ -142,7 +162,7 @@ function union(node: Node, path: string, refuse: Refuse): Node {
     throw refuse(path, `a union of ${types} has no CRD form (a CRD field has one type: a union may be T | Null, ` +
       "literals of one type, Integer | String, or objects)");
   }
-  return { ...annotations(outer), ...merged, ...nullable };
+  return { ...outer, ...merged, ...nullable };
 }
 
 /** Integer | String, bare (what a CRD calls x-kubernetes-int-or-string) */
@@ -158,14 +178,26 @@ function intersection(node: Node, path: string, refuse: Refuse): Node {
   if (!members.every((m) => m.type === "object" && m.additionalProperties === undefined)) {
     throw refuse(path, "Type.Intersect has a CRD form only for objects with properties");
   }
-  return { ...annotations(outer), ...objects(members, "all", path, refuse) };
+  return { ...outer, ...objects(members, "all", path, refuse) };
 }
 
-/** What a union or intersection says beside its members (description, default): kept, less the dropped keys. */
-function annotations(outer: Node): Node {
-  const kept = { ...outer };
-  for (const key of DROPPED) delete kept[key];
-  return kept;
+/**
+ * JSON Schema's numeric exclusiveMinimum/Maximum (what TypeBox writes) as OpenAPI v3.0's, which a
+ * CRD decodes: a boolean beside minimum/maximum, the stricter bound kept.
+ */
+function exclusiveBounds(node: Node): void {
+  const pairs = [["exclusiveMinimum", "minimum", 1], ["exclusiveMaximum", "maximum", -1]] as const;
+  for (const [exclusive, bound, stricter] of pairs) {
+    const limit = node[exclusive];
+    if (typeof limit !== "number") continue;
+    const inclusive = node[bound];
+    if (typeof inclusive !== "number" || (limit - inclusive) * stricter >= 0) {
+      node[bound] = limit;
+      node[exclusive] = true;
+    } else {
+      delete node[exclusive];
+    }
+  }
 }
 
 /** Objects as one: their properties (the same name must have the same schema), required by `all` or `some` of them. */

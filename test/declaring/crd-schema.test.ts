@@ -34,11 +34,12 @@ describe("defineResource writes what a CRD can say", () => {
       .toEqual({ type: "object", additionalProperties: { type: "string", enum: ["a", "b"] } });
   });
 
-  test("T | Null is nullable; literals (with Null) an enum; Enum gets its type; Literal is a one-value enum", () => {
+  test("T | Null is nullable; literals an enum (with Null, a pattern, since no enum admits a null); Enum gets its type; Literal is a one-value enum", () => {
     expect(specOf(Type.Union([Type.String(), Type.Null()]))).toEqual({ type: "string", nullable: true });
     expect(specOf(Type.Union([Type.Object({ a: Type.String() }), Type.Null()])))
       .toEqual({ type: "object", required: ["a"], properties: { a: { type: "string" } }, nullable: true });
-    expect(specOf(Type.Union([Type.Literal("a"), Type.Literal("b"), Type.Null()]))).toEqual({ type: "string", enum: ["a", "b"], nullable: true });
+    expect(specOf(Type.Union([Type.Literal("a"), Type.Literal("b"), Type.Null()]))).toEqual({ type: "string", nullable: true, pattern: "^(a|b)$" });
+    expect(specOf(Type.Union([Type.Literal("a.b"), Type.Literal("(c)"), Type.Null()]))).toEqual({ type: "string", nullable: true, pattern: "^(a\\.b|\\(c\\))$" });
     expect(specOf(Type.Enum(["x", "y"]))).toEqual({ type: "string", enum: ["x", "y"] });
     expect(specOf(Type.Enum([1, 2]))).toEqual({ type: "integer", enum: [1, 2] });
     expect(specOf(Type.Literal(3))).toEqual({ type: "number", enum: [3] });
@@ -58,6 +59,13 @@ describe("defineResource writes what a CRD can say", () => {
     expect(specOf(Type.Array(Type.String(), { uniqueItems: true }))).toEqual({ type: "array", items: { type: "string" }, "x-kubernetes-list-type": "set" });
     expect(specOf(Type.Object({ a: Type.String() }, { additionalProperties: false }))).toEqual({ type: "object", required: ["a"], properties: { a: { type: "string" } } });
     expect(specOf(Type.Integer({ format: "int32" }))).toEqual({ type: "integer", format: "int32" });
+    expect(specOf(Type.String({ contentEncoding: "base64", examples: ["AA=="], description: "raw" }))).toEqual({ type: "string", description: "raw" });
+  });
+
+  test("JSON Schema's numeric exclusive bounds become OpenAPI's boolean ones, the stricter bound kept", () => {
+    expect(specOf(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 }))).toEqual({ type: "number", minimum: 0, exclusiveMinimum: true, maximum: 1, exclusiveMaximum: true });
+    expect(specOf(Type.Number({ minimum: 5, exclusiveMinimum: 0 }))).toEqual({ type: "number", minimum: 5 });
+    expect(specOf(Type.Number({ maximum: 5, exclusiveMaximum: 5 }))).toEqual({ type: "number", maximum: 5, exclusiveMaximum: true });
   });
 
   test("what has no CRD form is a RegistrationError naming the field", () => {

@@ -29,6 +29,8 @@ function everything(group: string) {
     both: Type.Optional(Type.Intersect([Type.Object({ a: Type.String() }), Type.Object({ b: Type.Optional(Type.Number()) })])),
     anything: Type.Optional(Type.Unknown()),
     strict: Type.Optional(Type.Object({ x: Type.String() }, { additionalProperties: false })),
+    ratio: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
+    raw: Type.Optional(Type.String({ contentEncoding: "base64", examples: ["AA=="], $comment: "bytes" })),
   });
   return defineResource({ group, kind: "Gadget", plural: "gadgets", schema: { spec, status: Type.Object({ seen: Type.Optional(Type.Record(Type.String(), Type.Boolean())) }) } });
 }
@@ -106,13 +108,19 @@ describe.each(selectedTargets())("CRD schemas from TypeBox against %s", (targetN
     expect(created.headers.get("warning")).toBeNull();
     try {
       const gadgets: Resource = { group, version: "v1", plural: "gadgets", kind: "Gadget", namespaced: true, statusSubresource: true };
-      const spec = { labels: { team: "a", tier: "web" }, limits: { main: { cpu: 2 } }, owner: null, mode: "delta", level: 2, kind: "gadget", port: "http", tags: ["x", "y"], target: { url: "https://a" }, both: { a: "1", b: 2 }, anything: [1, "two"], strict: { x: "y", extra: 1 } };
+      const spec = { labels: { team: "a", tier: "web" }, limits: { main: { cpu: 2 } }, owner: null, mode: "delta", level: 2, kind: "gadget", port: "http", tags: ["x", "y"], target: { url: "https://a" }, both: { a: "1", b: 2 }, anything: [1, "two"], strict: { x: "y", extra: 1 }, ratio: 0.5, raw: "AA==" };
       const stored = await eventually("the CRD served", () =>
         client.create(gadgets, "default", { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: uniqueName("g") }, spec }).catch(() => undefined), { timeoutMs: 30_000 });
       expect(stored.spec).toEqual({ ...spec, strict: { x: "y" } });
       const refused = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "bad" }, spec: { labels: { a: 1 }, owner: null, mode: null } });
       expect(refused.status).toBe(422);
       expect(((await refused.json()) as { message: string }).message).toContain(`spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"`);
+      const bounded = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "edge" }, spec: { labels: {}, owner: null, mode: null, ratio: 1 } });
+      expect(`${bounded.status} ${((await bounded.json()) as { message: string }).message}`)
+        .toBe(`422 Gadget.${group} "edge" is invalid: spec.ratio: Invalid value: 1: spec.ratio in body should be less than 1`);
+      const notListed = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "other" }, spec: { labels: {}, owner: null, mode: "bogus" } });
+      expect(`${notListed.status} ${((await notListed.json()) as { message: string }).message}`)
+        .toBe(`422 Gadget.${group} "other" is invalid: spec.mode: Invalid value: "bogus": spec.mode in body should match '^(full|delta)$'`);
     } finally {
       await client.delete(CRDS, null, token.crd.metadata.name!);
     }
