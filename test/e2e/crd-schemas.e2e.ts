@@ -99,6 +99,22 @@ describe.each(selectedTargets())("CRD schemas from TypeBox against %s", (targetN
     }
   }, 30_000);
 
+  test("a null of a nullable enum field is refused by the enum (why defineResource writes a pattern there)", async () => {
+    const { client } = need();
+    const crd = crdWith({ type: "string", nullable: true, enum: ["a", "b"] });
+    const group = (crd.spec as { group: string }).group;
+    await client.create(CRDS, null, crd);
+    try {
+      const things: Resource = { group, version: "v1", plural: "things", kind: "Thing", namespaced: true, statusSubresource: false };
+      await eventually("the CRD served", () => client.list(things, { namespace: "default" }).catch(() => undefined), { timeoutMs: 30_000 });
+      const refused = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/things`, { apiVersion: `${group}/v1`, kind: "Thing", metadata: { name: "n" }, spec: { x: null } });
+      expect(`${refused.status} ${((await refused.json()) as { message: string }).message}`)
+        .toBe(`422 Thing.${group} "n" is invalid: spec.x: Unsupported value: null: supported values: "a", "b"`);
+    } finally {
+      await client.delete(CRDS, null, crd.metadata.name!);
+    }
+  }, 60_000);
+
   test("every construct defineResource takes makes a CRD the server accepts, and a map keeps its entries", async () => {
     const { client } = need();
     const group = `${uniqueName("all")}.e2e.kobun.dev`;
