@@ -37,7 +37,7 @@ function form(column: Column, cell: unknown, names: [string, string][]): unknown
   if (TIMED.has(column.name) && /^\d+[smhdy](\d+[smh])?$/.test(cell)) return "<duration>";
   if (column.type === "date" && !Number.isNaN(Date.parse(cell))) return "<timestamp>";
   if (column.name === "Cluster-IP" && /^\d+\.\d+\.\d+\.\d+$/.test(cell)) return "<ip>";
-  let out = cell.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uid>");
+  let out = cell.replace(/\b(\d+[smhdy])+ ago\b/g, "<duration> ago").replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uid>");
   for (const [actual, placeholder] of names) out = out.split(actual).join(placeholder);
   return out;
 }
