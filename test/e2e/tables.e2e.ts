@@ -84,7 +84,7 @@ describe.each(selectedTargets())("the built-in kinds' tables against %s", (targe
           await eventually("the CRD established", async () =>
             ((await get(client, path)).status?.conditions ?? []).some((c: any) => c.type === "Established" && c.status === "True") || undefined, { timeoutMs: 30_000 });
         }
-        shown[`${sample.api}/${sample.plural}`] = await shownTable(client, path, names);
+        shown[`${sample.api}/${sample.plural}${sample.variant ? `#${sample.variant}` : ""}`] = await shownTable(client, path, names);
       }
     } finally {
       for (const path of clusterScoped) await rawRequest(client, "DELETE", path, {}).catch(() => undefined);

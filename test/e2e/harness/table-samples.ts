@@ -6,6 +6,8 @@ import type { KubeObject } from "../../../src/kube/types.ts";
 export interface TableSample {
   /** the collection's path under the namespace (or the root, cluster-scoped), like "/apis/batch/v1/jobs" */
   api: string; plural: string; namespaced: boolean; body: KubeObject; status?: Record<string, unknown>;
+  /** a second sample of a kind, in another state */
+  variant?: string;
 }
 
 const labels = { app: "web" };
@@ -17,10 +19,10 @@ const NOW = "2026-01-02T03:04:05Z";
 /** The samples, named `t-<plural>-<suffix>` (cluster-scoped ones must not meet another run's); `ns` for the namespaced. */
 export function tableSamples(ns: string, suffix: string): TableSample[] {
   const sample = (api: string, plural: string, kind: string, namespaced: boolean, rest: Record<string, unknown>,
-    status?: Record<string, unknown>): TableSample => {
+    status?: Record<string, unknown>, variant?: string): TableSample => {
     const apiVersion = api === "/api/v1" ? "v1" : api.replace(/^\/apis\//, "");
-    const name = `t-${api.includes("events.k8s.io") ? "new" : ""}${plural}-${suffix}`;
-    return { api, plural, namespaced, body: { apiVersion, kind, metadata: { name, labels }, ...rest } as KubeObject, ...(status ? { status } : {}) };
+    const name = `t-${api.includes("events.k8s.io") ? "new" : ""}${plural}-${variant ? `${variant}-` : ""}${suffix}`;
+    return { api, plural, namespaced, body: { apiVersion, kind, metadata: { name, labels }, ...rest } as KubeObject, ...(status ? { status } : {}), ...(variant ? { variant } : {}) };
   };
 
   const subject = [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "alice" }, { kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "devs" }, { kind: "ServiceAccount", name: "robot", namespace: ns }];
@@ -33,6 +35,11 @@ export function tableSamples(ns: string, suffix: string): TableSample[] {
     sample("/apis/events.k8s.io/v1", "events", "Event", true, { regarding: { kind: "Pod", name: "p", namespace: ns }, reason: "Pulled", note: "pulled", type: "Normal", action: "Pull", reportingController: "kubelet", reportingInstance: "node-1", eventTime: "2026-01-02T03:04:05.000000Z" }),
     sample("/api/v1", "pods", "Pod", true, { spec: { containers: [container, { name: "side", image: "busybox" }], nodeName: "node-1" } },
       { phase: "Running", podIP: "10.0.0.7", containerStatuses: [{ name: "main", ready: true, restartCount: 2, image: "nginx:1.27", imageID: "", started: true, state: { running: { startedAt: NOW } }, lastState: { terminated: { exitCode: 1, reason: "Error", startedAt: NOW, finishedAt: NOW } } }, { name: "side", ready: false, restartCount: 0, image: "busybox", imageID: "", state: { waiting: { reason: "CrashLoopBackOff" } } }] }),
+    sample("/api/v1", "pods", "Pod", true, { spec: { initContainers: [{ name: "setup", image: "busybox" }], containers: [container], readinessGates: [{ conditionType: "example.com/ready" }] } },
+      { phase: "Pending", initContainerStatuses: [{ name: "setup", ready: false, restartCount: 0, image: "busybox", imageID: "", state: { waiting: { reason: "PodInitializing" } } }], conditions: [{ type: "example.com/ready", status: "True" }] }, "init"),
+    sample("/api/v1", "pods", "Pod", true, { spec: { containers: [container] } },
+      { phase: "Running", containerStatuses: [{ name: "main", ready: false, restartCount: 0, image: "nginx:1.27", imageID: "", state: { terminated: { exitCode: 0, reason: "Completed", startedAt: NOW, finishedAt: NOW } } }] }, "done"),
+    sample("/apis/batch/v1", "jobs", "Job", true, { spec: { parallelism: 3, template: { spec: { containers: [container], restartPolicy: "Never" } } } }, undefined, "parallel"),
     sample("/api/v1", "services", "Service", true, { spec: { selector: labels, ports: [{ name: "http", port: 80, targetPort: 8080, protocol: "TCP" }, { name: "dns", port: 53, protocol: "UDP" }] } }),
     sample("/api/v1", "replicationcontrollers", "ReplicationController", true, { spec: { replicas: 2, selector: labels, template } }, { replicas: 2, readyReplicas: 1 }),
     sample("/apis/apps/v1", "deployments", "Deployment", true, { spec: { replicas: 3, selector: { matchLabels: labels }, template } }, { replicas: 3, updatedReplicas: 2, readyReplicas: 1, availableReplicas: 1 }),
