@@ -5,6 +5,7 @@
 
 import type { TSchema } from "typebox";
 import type { KubeObject } from "../kube/index.ts";
+import { structuralSchema } from "./crd-schema.ts";
 import { STATUS_KEY } from "./keys.ts";
 
 /** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
@@ -47,16 +48,16 @@ export function crdOf(definition: CrdNames, plans: VersionPlan[]): CrdObject {
         kind, plural, singular: definition.singular ?? kind.toLowerCase(), listKind: `${kind}List`,
         ...(definition.shortNames ? { shortNames: [...definition.shortNames] } : {}),
       },
-      versions: plans.map(versionOf),
+      versions: plans.map((plan) => versionOf(plan, plans.length > 1
+        ? `defineResource(${JSON.stringify(kind)}) version ${plan.name}` : `defineResource(${JSON.stringify(kind)})`)),
     },
   };
 }
 
-function versionOf(plan: VersionPlan): Record<string, unknown> {
+function versionOf(plan: VersionPlan, where: string): Record<string, unknown> {
   const { schema } = plan;
-  // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
-  const properties: Record<string, unknown> = { spec: plain(schema.spec) };
-  if (schema.status) properties.status = withProgressRoom(plain(schema.status));
+  const properties: Record<string, unknown> = { spec: plain(schema.spec, "spec", where) };
+  if (schema.status) properties.status = withProgressRoom(plain(schema.status, "status", where));
   const columns = plan.columns?.map((c) => ({ ...c }));
   return {
     name: plan.name, served: plan.served, storage: plan.storage,
@@ -83,28 +84,7 @@ function withProgressRoom(status: any): unknown {
   return { ...status, properties: { ...status.properties, [STATUS_KEY]: room, observedGeneration: observed } };
 }
 
-function plain(schema: TSchema): unknown {
-  return structural(JSON.parse(JSON.stringify(schema)));
-}
-
-/**
- * What TypeBox writes that a CRD's structural schema cannot say: a union of literals
- * (anyOf of consts) or one literal (const) becomes an enum of that type.
- */
-function structural(node: any): any {
-  if (Array.isArray(node)) return node.map(structural);
-  if (typeof node !== "object" || node === null) return node;
-  const { anyOf, oneOf, const: only, ...rest } = node;
-  const choices = anyOf ?? oneOf;
-  const out: Record<string, any> = {};
-  for (const [key, value] of Object.entries(rest)) out[key] = structural(value);
-  const literals = Array.isArray(choices) && choices.length > 0
-    && choices.every((c: any) => "const" in c && c.type === choices[0].type);
-  if (literals) {
-    return { ...out, type: choices[0].type, enum: choices.map((c: any) => c.const) };
-  }
-  if (anyOf !== undefined) out.anyOf = structural(anyOf);
-  if (oneOf !== undefined) out.oneOf = structural(oneOf);
-  if ("const" in node) out.enum = [only];
-  return out;
+function plain(schema: TSchema, path: string, where: string): unknown {
+  // JSON round trip: TypeBox keeps its bookkeeping under symbol keys, which a CRD must not carry.
+  return structuralSchema(JSON.parse(JSON.stringify(schema)), path, where);
 }

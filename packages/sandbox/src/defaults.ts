@@ -1,10 +1,11 @@
 // kube-apiserver's defaulting (SetDefaults_* of k8s.io/kubernetes/pkg/apis/.../v1) for the
-// built-in kinds the kubectl suite creates: Pods, Deployments (and the pod template they carry)
-// and Services. It runs before the field manager, so defaulted fields belong to the writer
-// (`kubectl-create` owns spec.template.spec.dnsPolicy, as on the real server). What the real
-// server adds afterwards is owned by nobody: a Service's cluster IP, and for a Pod the
-// default admission plugins' priority and not-ready/unreachable tolerations (Priority,
-// DefaultTolerationSeconds: on in every kube-apiserver, the test cluster's too) and its status.
+// built-in kinds the kubectl suite creates: Pods, Deployments (and the pod template they carry),
+// Services and CronJobs. It runs before the field manager, so defaulted fields belong to the
+// writer (`kubectl-create` owns spec.template.spec.dnsPolicy, as on the real server). What the
+// real server adds afterwards is owned by nobody: a Service's cluster IP, a Job's generated
+// selector, and for a Pod the default admission plugins' priority and not-ready/unreachable
+// tolerations (Priority, DefaultTolerationSeconds: on in every kube-apiserver, the test cluster's
+// too) and its status.
 
 import { canonicalResources } from "./quantity.ts";
 
@@ -125,6 +126,30 @@ function defaultService(svc: any): void {
   }
 }
 
+/** SetDefaults_CronJob */
+function defaultCronJob(cj: any): void {
+  if (!isObj(cj.spec)) return;
+  dflt(cj.spec, "concurrencyPolicy", "Allow");
+  dflt(cj.spec, "suspend", false);
+  dflt(cj.spec, "successfulJobsHistoryLimit", 3);
+  dflt(cj.spec, "failedJobsHistoryLimit", 1);
+}
+
+/** the Job strategy's generateSelector: pods of this Job, and only of it, by its uid */
+function jobSelector(job: any): void {
+  const uid = job.metadata?.uid;
+  if (!isObj(job.spec) || job.spec.manualSelector === true || !uid) return;
+  const name = job.metadata.name;
+  const own = { "batch.kubernetes.io/controller-uid": uid };
+  dflt(job.spec, "selector", { matchLabels: own });
+  dflt(job.spec, "template", {});
+  dflt(job.spec.template, "metadata", {});
+  job.spec.template.metadata.labels = {
+    ...job.spec.template.metadata.labels, ...own, "batch.kubernetes.io/job-name": name, "controller-uid": uid,
+    "job-name": name,
+  };
+}
+
 /** whether the kind's registry strategy keeps metadata.generation (a Service's does not) */
 export function hasGeneration(group: string, plural: string): boolean {
   return !(group === "" && plural === "services");
@@ -135,6 +160,7 @@ export function applyDefaults(group: string, plural: string, body: any): void {
   if (group === "apps" && plural === "deployments") defaultDeployment(body);
   else if (group === "" && plural === "services") defaultService(body);
   else if (group === "" && plural === "pods") defaultPod(body);
+  else if (group === "batch" && plural === "cronjobs") defaultCronJob(body);
 }
 
 /**
@@ -144,6 +170,7 @@ export function applyDefaults(group: string, plural: string, body: any): void {
 export function allocate(group: string, plural: string, body: any, nextIP: () => string): void {
   if (group === "apps" && plural === "deployments") dflt(body, "status", {});
   if (group === "" && plural === "pods") admitPod(body);
+  if (group === "batch" && plural === "jobs") jobSelector(body);
   if (group !== "" || plural !== "services" || !isObj(body.spec)) return;
   const spec = body.spec;
   if (spec.type !== "ExternalName" && spec.clusterIP === undefined) {

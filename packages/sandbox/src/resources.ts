@@ -3,6 +3,8 @@
 // registers (and on deletion unregisters) its resource, as kube-apiserver does.
 
 import { ApiStatusError } from "./status.ts";
+import { addWarning } from "./warnings.ts";
+import { crdSchemaErrors, dropUnknownSchemaFields, type SchemaError } from "./crd-schema.ts";
 
 export interface ResourceDef {
   group: string;
@@ -145,6 +147,9 @@ export class ResourceRegistry {
     const name: string = crd?.metadata?.name ?? "";
     const invalid = crdInvalid(name);
     validateCRD(name, spec, invalid);
+    for (const field of dropUnknownSchemaFields(spec)) addWarning(`unknown field "${field}"`);
+    const schemaErrors = crdSchemaErrors(spec);
+    if (schemaErrors.length) throw crdSchemaInvalid(name, schemaErrors);
     const versions: any[] = spec.versions;
     const served = versions.filter((v) => v?.served !== false).map((v) => String(v.name));
     const existing = this.defs.get(resourceKey(spec.group, names.plural));
@@ -198,6 +203,16 @@ function crdInvalid(name: string): (field: string, msg: string) => ApiStatusErro
       name, group: "apiextensions.k8s.io", kind: "CustomResourceDefinition",
       causes: [{ reason: "FieldValueInvalid", message: msg, field }],
     });
+}
+
+/** the 422 of a CRD whose schemas the real server refuses: every error, in a list when more than one */
+function crdSchemaInvalid(name: string, errors: SchemaError[]): ApiStatusError {
+  const lines = errors.map((e) => `${e.field}: ${e.body}`);
+  return new ApiStatusError(422, "Invalid", `CustomResourceDefinition.apiextensions.k8s.io "${name}" is invalid: ${
+    lines.length === 1 ? lines[0] : `[${lines.join(", ")}]`}`, {
+    name, group: "apiextensions.k8s.io", kind: "CustomResourceDefinition",
+    causes: errors.map((e) => ({ reason: e.reason, message: e.body, field: e.field })),
+  });
 }
 
 /** throws the first problem of a CRD's spec: its group, names, name, scope and versions */

@@ -96,8 +96,14 @@ function enumCause(value: unknown, s: Schema, field: string): Cause | undefined 
  * The checks of a value that is not an object, at its own level (an array's items are the caller's, before this).
  */
 export function valueCauses(value: unknown, s: Schema, path: string, out: Cause[]): void {
-  if (value === null || value === undefined) return;
+  if (value === undefined) return;
   const field = path || "<root>";
+  if (value === null) {
+    // a null (of a nullable field) meets the enum alone, as in kube-openapi's validator
+    const cause = enumCause(value, s, field);
+    if (cause) out.push(cause);
+    return;
+  }
   if (typeof value === "string") {
     const cause = stringCause(value, s, field);
     if (cause) out.push(cause);
