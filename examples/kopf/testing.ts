@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveSettings, run, type Registry } from "kobun";
+import { resolveSettings, run, type Registry, type Toggle } from "kobun";
 import { startSandbox, type Sandbox } from "kobun/sandbox";
 import { startOperator, type TestOperator, type TestOperatorOptions } from "kobun/testing";
 import YAML from "yaml";
@@ -56,17 +56,17 @@ export function hasEvent(events: KubeEvent[], message: string, type?: string): b
 }
 
 /**
- * A sandbox with crd.yaml installed, for the examples that run the operator more than once
+ * A sandbox with crd.yaml (and the CRD files `more`) installed, for the examples that run the operator more than once
  * against the same API server (a restart, two peers, an embedding), where `startOperator`
  * (one sandbox per operator) does not fit.
  */
-export async function sandboxWithCrd(): Promise<Sandbox> {
+export async function sandboxWithCrd(more: string[] = []): Promise<Sandbox> {
   const sandbox = await startSandbox();
-  const response = await fetch(`${sandbox.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, {
-    method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify(YAML.parse(readFileSync(CRD, "utf8"))),
-  });
-  if (!response.ok) throw new Error(`installing ${CRD}: HTTP ${response.status} ${await response.text()}`);
+  for (const file of [CRD, ...more]) {
+    for (const crd of YAML.parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS())) {
+      if (crd) await request(sandbox, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    }
+  }
   return sandbox;
 }
 
@@ -75,16 +75,48 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** What `runOperator` passes to `run()` besides the sandbox and the handlers. */
+export interface RunExtras {
+  flags?: Partial<Flags>;
+  /** What a kobun.yaml would say (the flags win over it). */
+  config?: Record<string, unknown>;
+  toggle?: Toggle;
+  /** Two operators in one process need ids of their own: the default id is per process. */
+  peerId?: string;
+}
+
 /** `run()` against the sandbox, watching "default"; resolves once its watches started. */
-export async function runOperator(sandbox: Sandbox, registry: Registry, flags: Partial<Flags> = {}): Promise<Running> {
+export async function runOperator(sandbox: Sandbox, registry: Registry, extras: RunExtras = {}): Promise<Running> {
+  const { flags = {}, toggle, peerId, config } = extras;
   const settings = resolveSettings({
-    flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, quiet: true, ...flags },
+    ...(config ? { fileData: config } : {}),
+    flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, quiet: !flags.verbose, ...flags },
   });
   const stop = new AbortController();
   const started = Promise.withResolvers<void>();
-  const running = run({ signal: stop.signal, settings, registry, onStarted: () => started.resolve() });
+  const running = run({
+    signal: stop.signal, settings, registry, ...(toggle ? { toggle } : {}), ...(peerId ? { peerId } : {}),
+    onStarted: () => started.resolve(),
+  });
   await Promise.race([started.promise, running.then(() => { throw new Error("the operator ended before it started"); })]);
   return { stop: async () => { stop.abort(); await running; } };
+}
+
+/** Resolves once `toggle` is frozen (`frozen: true`) or running, at once if it is already; bounded. */
+export function untilToggle(toggle: Toggle, frozen: boolean, timeout = 10_000): Promise<void> {
+  if (toggle.frozen === frozen) return Promise.resolve();
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  const timer = setTimeout(() => {
+    off();
+    reject(new Error(`the operator did not become ${frozen ? "frozen" : "active"} within ${timeout} ms`));
+  }, timeout);
+  const off = toggle.onChange((now) => {
+    if (now !== frozen) return;
+    clearTimeout(timer);
+    off();
+    resolve();
+  });
+  return promise;
 }
 
 /** A request to the sandbox as an admin (its loopback API needs no credentials); returns the JSON body. */
