@@ -73,6 +73,8 @@ export async function sandboxWithCrd(more: string[] = []): Promise<Sandbox> {
 /** A running operator of `run()`; `stop()` resolves once it ended (and rejects if it failed). */
 export interface Running {
   stop(): Promise<void>;
+  /** The /healthz URL, when the flags asked for a probe listener (`liveness`). */
+  probeUrl?: string;
 }
 
 /** What `runOperator` passes to `run()` besides the sandbox and the handlers. */
@@ -93,13 +95,14 @@ export async function runOperator(sandbox: Sandbox, registry: Registry, extras: 
     flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, quiet: !flags.verbose, ...flags },
   });
   const stop = new AbortController();
-  const started = Promise.withResolvers<void>();
+  const started = Promise.withResolvers<string | undefined>();
   const running = run({
     signal: stop.signal, settings, registry, ...(toggle ? { toggle } : {}), ...(peerId ? { peerId } : {}),
-    onStarted: () => started.resolve(),
+    onStarted: ({ probeUrl }) => started.resolve(probeUrl),
   });
-  await Promise.race([started.promise, running.then(() => { throw new Error("the operator ended before it started"); })]);
-  return { stop: async () => { stop.abort(); await running; } };
+  const ended = running.then(() => { throw new Error("the operator ended before it started"); });
+  const probeUrl = await Promise.race([started.promise, ended]);
+  return { stop: async () => { stop.abort(); await running; }, ...(probeUrl ? { probeUrl } : {}) };
 }
 
 /** Resolves once `toggle` is frozen (`frozen: true`) or running, at once if it is already; bounded. */
