@@ -7,6 +7,7 @@
 // - `field`/`value` exist on `on.field` only: on create and daemon they become a `when`;
 // - an update handler with `field`, `old` and `new` is an `on.field` handler with `old` and `new`.
 import { ABSENT, PRESENT, Registry } from "kobun";
+import { sleep } from "../../workarounds.ts";
 import { Journal, KopfExamples } from "../../kopf.ts";
 
 export const registry = new Registry();
@@ -61,10 +62,7 @@ on.field(KopfExamples, { id: "update_with_field_change_satisfied", field: "spec.
 on.daemon(KopfExamples, async ({ signal }) => {
   while (!signal.aborted) {
     journal.write("Field daemon is satisfied.");
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      signal.addEventListener("abort", () => { clearTimeout(timer); resolve(undefined); }, { once: true });
-    });
+    await sleep(1, signal);
   }
   journal.write("Field daemon has stopped.");
 }, { id: "daemon_with_field", when: ({ spec }) => spec.field === "value" });

@@ -4,9 +4,10 @@
 // handler asks them all to stop at shutdown.
 //
 // Workaround (issue 33 retries `on.startup`): a TemporaryError from a startup handler stops
-// kobun's operator (exit 6), so the retried one loops on its own (`retried` below).
-import { Registry, TemporaryError, resource, type ActivityContext } from "kobun";
+// kobun's operator (exit 6), so the retried one loops on its own (`retriedStartup`).
+import { Registry, TemporaryError, resource } from "kobun";
 import { Journal } from "../../kopf.ts";
+import { retriedStartup, sleep } from "../../workarounds.ts";
 
 export const registry = new Registry();
 const { on } = registry;
@@ -20,33 +21,18 @@ export const cluster = { kubeconfig: "" };
 const stoppers = new Map<string, Map<string, AbortController>>();
 let lock: Promise<void> | undefined; // Kopf's asyncio.Lock: a chain of promises here
 
-const sleep = (seconds: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, seconds * 1000);
-  signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-});
-
-/** issue 33: `on.startup(fn, { retries })` with `ctx.retry`; until then the handler retries itself. */
-async function retried(fn: (ctx: ActivityContext & { retry: number }) => unknown, ctx: ActivityContext) {
-  for (let retry = 0; ; retry++) {
-    try {
-      return await fn({ ...ctx, retry });
-    } catch (error) {
-      if (!(error instanceof TemporaryError) || ctx.signal.aborted) throw error;
-      journal.write(`Handler 'startup_fn_retried' failed temporarily: ${error.message}`);
-      await sleep(error.delay ?? timing.retryDelay, ctx.signal);
-    }
-  }
-}
-
 on.startup(() => {
   journal.write("Initialising the task-lock...");
   lock = Promise.resolve();
 }, { id: "startup_fn_simple" });
 
-on.startup((ctx) => retried(({ retry }) => {
+on.startup((ctx) => retriedStartup(ctx, ({ retry }) => { // issue 33: on.startup retried, with ctx.retry
   if (retry < 3) throw new TemporaryError(`Going to succeed in ${3 - retry}s`, { delay: timing.retryDelay });
   journal.write("Starting retried...");
-}, ctx), { id: "startup_fn_retried" });
+}, {
+  delay: timing.retryDelay,
+  onRetry: (error) => journal.write(`Handler 'startup_fn_retried' failed temporarily: ${error.message}`),
+}), { id: "startup_fn_retried" });
 
 on.cleanup(() => {
   journal.write("Cleaning up...");

@@ -8,6 +8,7 @@
 //   itself, taken as handled: it does not come back as an update);
 // - no `cancellationBackoff`: dropped (Kopf waits that long before it cancels an async daemon).
 import { Registry, TemporaryError, type DaemonContext } from "kobun";
+import { sleep } from "../../workarounds.ts";
 import { Journal, KopfExamples, type KopfExample } from "../../kopf.ts";
 
 export const registry = new Registry();
@@ -15,11 +16,6 @@ const { on } = registry;
 export const journal = new Journal();
 /** Seconds: the retries' delay (Kopf's 1), between pings (5), the first daemon's run (30); a test shortens them. */
 export const timing = { retryDelay: 1, ping: 5, accompany: 30 };
-
-const sleep = (seconds: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, seconds * 1000);
-  signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
-});
 
 /** issue 33: `ctx.patch.status.message = message`, written after the daemon's call as a timer's is. */
 async function patchStatus({ api, name, namespace }: DaemonContext<KopfExample>, message: string): Promise<void> {
