@@ -1,0 +1,51 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { Toggle } from "kobun";
+import { sampleObject } from "../../kopf.ts";
+import { examplesPath, request, runOperator, sandboxWithCrd, untilToggle } from "../../testing.ts";
+import { DEV_PRIORITY, journal, registry } from "../handlers/example.ts";
+
+/** The peering resource's CRD, as `kobun manifests` prints it. */
+const PEERING_CRD = join(import.meta.dir, "../../../../crds/peering-kobun.dev.yaml");
+
+/**
+ * One peering object for the cluster (Kopf's with -A): the toggle given to `run()` then shows the
+ * freeze (a namespace's own peering freezes a gate of that namespace, which the toggle does not show).
+ */
+const PEERING = { peering: { clusterwide: true } };
+
+test("06-peering: a developer's operator (priority 666) freezes the deployed one until it exits", async () => {
+  await using sandbox = { ...(await sandboxWithCrd([PEERING_CRD])), async [Symbol.asyncDispose]() { await this.stop(); } };
+  journal.clear();
+  const create = (name: string) =>
+    request(sandbox, "POST", examplesPath(), { apiVersion: "kopf.dev/v1", kind: "KopfExample", ...sampleObject(name) });
+
+  const deployedToggle = new Toggle();
+  const deployed = await runOperator(sandbox, registry, {
+    config: PEERING, flags: { standalone: false, priority: 0 }, toggle: deployedToggle, peerId: "deployed",
+  });
+  try {
+    await create("before");
+    await journal.has("created before");
+    expect(deployedToggle.frozen).toBe(false);
+
+    const devToggle = new Toggle();
+    const dev = await runOperator(sandbox, registry, {
+      config: PEERING, flags: { standalone: false, priority: DEV_PRIORITY }, toggle: devToggle, peerId: "developer",
+    });
+    try {
+      await untilToggle(deployedToggle, true);
+      await untilToggle(devToggle, false); // an operator is frozen until its peering has looked at the peers
+      await create("during"); // handled once, by the developer's operator: the deployed one is frozen
+      await journal.has("created during");
+    } finally {
+      await dev.stop();
+    }
+    await untilToggle(deployedToggle, false); // the developer's exit removed its record: the deployed one resumes
+    await create("after");
+    await journal.has("created after");
+    expect(journal.lines).toEqual(["created before", "created during", "created after"]);
+  } finally {
+    await deployed.stop();
+  }
+}, 20_000);

@@ -1,0 +1,27 @@
+import { expect, test } from "bun:test";
+import { KopfExamples, sampleObject } from "../../kopf.ts";
+import { startExample } from "../../testing.ts";
+import { journal, registry } from "../handlers/example.ts";
+
+test("11-filtering-handlers: only the handlers whose filters match run", async () => {
+  journal.clear();
+  await using kit = await startExample(registry);
+  await kit.apply(KopfExamples, sampleObject());
+  // The creation handlers run one after the other in one cycle: once the last one that matches
+  // has run, every filter of the cycle has been decided.
+  await journal.has("Field presence is satisfied.");
+  await journal.has("Field daemon is satisfied.");
+  expect(new Set(journal.lines)).toEqual(new Set([
+    "Label is matching.", "Label is present.", "Label is absent.", "Label callback matching.",
+    "Annotation is matching.", "Annotation is present.", "Annotation is absent.",
+    "Filter satisfied.", "Field value is satisfied.", "Field presence is satisfied.",
+    "Field daemon is satisfied.",
+  ]));
+
+  // The field's change from "value" to "changed" runs the change handler and stops the daemon.
+  await kit.apply(KopfExamples, { ...sampleObject(), spec: { ...sampleObject().spec, field: "changed" } });
+  await journal.has("Field change is satisfied.");
+  await journal.has("Field daemon has stopped.");
+  await kit.delete(KopfExamples, "kopf-example-1");
+  await kit.gone(KopfExamples, "kopf-example-1");
+});

@@ -1,0 +1,76 @@
+// Kopf's 99-all-at-once: most kinds of handler in one operator. Startup handlers (one slow, one
+// retried), a slow cleanup; creation handlers that post Events, fail once and succeed on the
+// retry, and make a labelled child Pod; update, field and deletion handlers; an event handler
+// for the Pods with that label.
+//
+// Workarounds (marked "issue 33" where issue 33 brings the native form):
+// - startup handlers are not retried: the retried one loops on its own (`retriedStartup`);
+// - `ctx.event` needs a message (Kopf's may be empty) and posts Normal or Warning only;
+// - `adopt` needs the owner and `labels: true`; there is no `label()` helper (not in issue 33):
+//   the Pod's labels are set on its metadata.
+import { adopt, Registry, TemporaryError, resource, type KubeObject, type Pod } from "kobun";
+import { Journal, KopfExamples } from "../../kopf.ts";
+import { retriedStartup, sleep } from "../../workarounds.ts";
+
+export const journal = new Journal();
+
+/** Registers the handlers with Kopf's seconds (its waits, the retry's backoff) times `scale`. */
+export function allAtOnce(registry: Registry, scale = 1): Registry {
+  const { on } = registry;
+  const seconds = (n: number) => Number((n * scale).toFixed(3));
+  on.startup(async ({ signal }) => {
+    journal.write(`Starting in ${seconds(1)}s...`);
+    await sleep(seconds(1), signal);
+  }, { id: "startup_fn_simple" });
+
+  on.startup((ctx) => retriedStartup(ctx, ({ retry }) => { // issue 33: on.startup retried, with ctx.retry
+    if (retry < 3) throw new TemporaryError(`Going to succeed in ${3 - retry}s`, { delay: seconds(1) });
+    journal.write("Starting retried...");
+  }, { delay: seconds(1) }), { id: "startup_fn_retried" });
+
+  on.cleanup(async ({ signal }) => {
+    journal.write(`Cleaning up in ${seconds(3)}s...`);
+    await sleep(seconds(3), signal);
+    journal.write("Cleaned up.");
+  }, { id: "cleanup_fn" });
+
+  on.create(KopfExamples, ({ body, event }) => {
+    const children: KubeObject[] = []; // Kopf's example makes none here either
+    event.info(body, "AnyReason", "AnyReason"); // issue 33: the message may be left out
+    event.warn(body, "SomeReason", "Cannot do something");
+    for (const child of children) event.info(child, "SomeReason", "Created as part of the job1step");
+    return { "job1-status": 100 };
+  }, { id: "create_1" });
+
+  on.create(KopfExamples, async ({ retry, signal }) => {
+    await sleep(seconds(1), signal); // Kopf's waits blocking on purpose; a blocked event loop would stop kobun's
+    if (!retry) throw new Error("Whoops!"); // retried after the backoff, even across a restart
+    return { "job2-status": 100 };
+  }, { id: "create_2", backoff: seconds(60) });
+
+  on.update(KopfExamples, ({ diff }) => {
+    journal.write(`Handling the diff: ${JSON.stringify(diff.map(({ op, path, old, new: now }) => [op, path, old, now]))}`);
+  }, { id: "update" });
+
+  on.field(KopfExamples, { field: "spec.lst", id: "update_lst" }, ({ old, new: now }) => {
+    journal.write(`Handling the FIELD = ${JSON.stringify(old)} -> ${JSON.stringify(now)}`);
+  });
+
+  on.delete(KopfExamples, () => {}, { id: "delete" });
+
+  on.create(KopfExamples, async ({ body, api }) => {
+    const pod: Pod = {
+      apiVersion: "v1", kind: "Pod",
+      metadata: { labels: { application: "kopf-example-10" } }, // Kopf: kopf.label(pod, {...})
+      spec: { containers: [{ name: "the-only-one", image: "busybox", command: ["sh", "-x", "-c", "sleep 1"] }] },
+    };
+    await api.create(adopt(pod, { owner: body, labels: true })); // issue 33: adopt(pod)
+  }, { id: "create_pod", children: ["pods"] });
+
+  on.event(resource.pods, ({ name }) => {
+    journal.write(`This pod is special for us: ${name}`);
+  }, { id: "example_pod_change", labels: { application: "kopf-example-10" } });
+  return registry;
+}
+
+export const registry = allAtOnce(new Registry());
