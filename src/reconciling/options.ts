@@ -15,7 +15,7 @@ import type { QueueObserver } from "../queueing/index.ts";
 import type { PatchTarget } from "./patching.ts";
 import type { KnownObjects, OwnWrites } from "../caching/index.ts";
 import type { CacheLookup } from "../handling/index.ts";
-import type { ReconcileBackoff } from "./reconcile-run.ts";
+import type { ReconcileBackoff } from "./reconcile/reconcile-run.ts";
 
 /** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
 export interface CycleHold {

@@ -1,6 +1,6 @@
 // What `on.reconcile` needs of the runtime: the stores its reconciles may read (kept with bodies),
 // this operator's writes laid over them (fed by ctx.api and by the reconciler's own writes), and
-// each reconciled resource's wiring from the settings (reconciling/reconcile-mode.ts). The wakes
+// each reconciled resource's wiring from the settings (reconciling/reconcile/reconcile-mode.ts). The wakes
 // (an owned or watched object's event runs its reconcile) are reconciling/'s (wakes.ts).
 
 import { OwnWrites, type Store } from "../caching/index.ts";

@@ -6,17 +6,18 @@
 // engines deciding one object's finalizer and writes would race each other. on.event, on.index,
 // daemons and timers may stand beside it.
 
-import type { KubeObject, Resource } from "../kube/index.ts";
-import { RegistrationError, type Registry } from "../declaring/index.ts";
-import { CacheView, type IndexedUids, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
-import type { Logger } from "../util/index.ts";
-import type { EventPoster } from "../posting/index.ts";
-import type { Background } from "./daemons/background.ts";
-import type { Item } from "./reporting.ts";
+import type { KubeObject, Resource } from "../../kube/index.ts";
+import { RegistrationError, type Registry } from "../../declaring/index.ts";
+import { CacheView, type IndexedUids, type CyclePlan } from "../../handling/index.ts";
+import type { HandlerTools, ObjectState } from "../../handling/index.ts";
+import type { Logger } from "../../util/index.ts";
+import type { EventPoster } from "../../posting/index.ts";
+import type { Background } from "../daemons/background.ts";
+import type { Item } from "../reporting.ts";
 import { freshBody } from "./fresh-read.ts";
-import { nextOf } from "./next-step.ts";
+import { nextOf } from "../next-step.ts";
 import { triggers } from "./reconcile-run.ts";
-import type { ReconcileObserver, ReconcilerOptions, ReconcileWiring } from "./options.ts";
+import type { ReconcileObserver, ReconcilerOptions, ReconcileWiring } from "../options.ts";
 import { reconcileWithFinalizer, type ReconcileEnv, type ReconcileState } from "./reconcile-cycle.ts";
 
 /** What a ReconcileMode reports to and lends: the logger, the handlers' tools, the metrics, Events, the indexes. */
