@@ -74,8 +74,6 @@ export interface ReconcileWiring {
   /** That wait's bound, ms. */
   catchUpMs: number;
   backoff: ReconcileBackoff;
-  /** Sharding is on (reconcile-mode.ts refuses it for now). */
-  sharded: boolean;
 }
 
 /** What takes objects away from this replica (ownership is exclusive: DESIGN behaviour 4). */

@@ -54,12 +54,6 @@ export class ReconcileMode {
     hooks: ReconcileHooks,
   ) {
     const spec = registry.reconciles.forResource(resource)!;
-    if (wiring.sharded) {
-      throw new RegistrationError(
-        `on.reconcile "${spec.id}": sharding (sharding.replicas other than 1) does not run reconciles yet: a child ` +
-          "and its owner may land in different shards; run one active replica (peering) instead",
-      );
-    }
     const rival = registry.forResource(resource).find((handler) => handler.kind !== "event");
     if (rival) {
       throw new RegistrationError(
