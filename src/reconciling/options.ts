@@ -15,7 +15,7 @@ import type { QueueObserver } from "../queueing/index.ts";
 import type { PatchTarget } from "./patching.ts";
 import type { KnownObjects, OwnWrites } from "../caching/index.ts";
 import type { CacheLookup } from "../handling/index.ts";
-import type { ReconcileBackoff } from "./reconcile-run.ts";
+import type { ReconcileBackoff } from "./reconcile/reconcile-run.ts";
 
 /** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
 export interface CycleHold {
@@ -74,8 +74,6 @@ export interface ReconcileWiring {
   /** That wait's bound, ms. */
   catchUpMs: number;
   backoff: ReconcileBackoff;
-  /** Sharding is on (reconcile-mode.ts refuses it for now). */
-  sharded: boolean;
 }
 
 /** What takes objects away from this replica (ownership is exclusive: DESIGN behaviour 4). */

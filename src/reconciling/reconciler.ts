@@ -35,7 +35,7 @@ import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
 import { DELETED, skips, TrackedObjects, WAS_DELETED, type Tracked } from "./tracked.ts";
-import { reconcileModeOf, type ReconcileMode, type WakeTarget } from "./reconcile-mode.ts";
+import { reconcileModeOf, type ReconcileMode, type WakeTarget } from "./reconcile/reconcile-mode.ts";
 
 export type { ReconcilerOptions, ReconcilerSettings, ReconcileObserver, ReconcileResult } from "./options.ts";
 

@@ -6,7 +6,7 @@
 // here, read by life.ts as the `wrote` it takes (a short-lived copy per read).
 // The life's values stay those of the pure transitions (`live` takes one); only the record is reused.
 
-import type { ReconcileState } from "./reconcile-cycle.ts";
+import type { ReconcileState } from "./reconcile/reconcile-cycle.ts";
 import type { KubeObject } from "../kube/index.ts";
 import { CompactMap, linkedSignal } from "../util/index.ts";
 import { IDLE, superseded, type Life, type Phase } from "./life.ts";

@@ -19,7 +19,7 @@ import type { ServedResources } from "./served-resources.ts";
 import { serveProbes } from "./serving.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
-import { readByReconciles, type CachedResources } from "./reconcile-wiring.ts";
+import { readByReconciles, wholeUnderSharding, type CachedResources } from "./reconcile-wiring.ts";
 
 /** What run() made for the parts; run() closes the client and the tracing after them. */
 export interface Operating {
@@ -76,6 +76,7 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
       client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null,
       metrics: health.metrics,
       ...(registry.indexes.length ? { indexes } : {}),
+      whole: { resources: wholeUnderSharding(registry, resources), holds: indexes },
       ...(o.peering.id ? { id: o.peering.id } : {}),
     }, o.signal)
     : undefined;

@@ -1,13 +1,14 @@
 // What `on.reconcile` needs of the runtime: the stores its reconciles may read (kept with bodies),
 // this operator's writes laid over them (fed by ctx.api and by the reconciler's own writes), and
-// each reconciled resource's wiring from the settings (reconciling/reconcile-mode.ts). The wakes
-// (an owned or watched object's event runs its reconcile) are reconciling/'s (wakes.ts).
+// each reconciled resource's wiring from the settings (reconciling/reconcile/reconcile-mode.ts), and
+// under sharding which resources every replica watches whole (the children: wholeUnderSharding). The
+// wakes (an owned or watched object's event runs its reconcile) are reconciling/'s (wakes.ts).
 
 import { OwnWrites, type Store } from "../caching/index.ts";
 import type { KubeObject, Resource, ResourceSelector } from "../kube/index.ts";
-import type { Registry } from "../declaring/index.ts";
+import { RegistrationError, selectorMatches, type Registry } from "../declaring/index.ts";
 import { lookupAmong, type CachedResource, type WriteListener } from "../handling/index.ts";
-import type { ReconcileWiring } from "../reconciling/index.ts";
+import { named, type ReconcileWiring } from "../reconciling/index.ts";
 import type { Settings } from "../config/index.ts";
 
 /** The resources ctx.cache may read, with our writes to them; ctx.api tells it of every write. */
@@ -44,6 +45,36 @@ export function readByReconciles(registry: Registry): ResourceSelector[] {
   return [...registry.reconciles.selectors(), ...registry.indexes.map((index) => index.selector)];
 }
 
+/**
+ * Under sharding, the resources every replica watches whole: what the reconciles own or watch. A child's uid
+ * (or namespace) hashes to a shard of its own, but its event must wake its parent on the replica that owns the
+ * PARENT's shard, and ctx.cache must hold every child there; the wake itself runs only parents of shards owned
+ * here (Reconciler.wake: only objects this replica's streams delivered). Such a resource must have no worker of its
+ * own (handlers, daemons, timers, an index, a reconcile): those run on their own object's shard, and one whole
+ * stream cannot feed both. Refused with a RegistrationError that names it and what to do.
+ */
+export function wholeUnderSharding(registry: Registry, resources: readonly Resource[]): Set<Resource> {
+  const children = [...registry.reconciles.owned(), ...registry.reconciles.watched()];
+  const whole = new Set(resources.filter((resource) => named(children, resource)));
+  for (const resource of whole) {
+    const reconciled = registry.reconciles.forResource(resource);
+    const own = [
+      ...registry.forResource(resource).map((h) => `on.${h.kind} "${h.id}"`),
+      ...registry.backgroundFor(resource).map((b) => `on.${b.kind} "${b.id}"`),
+      ...registry.indexes.filter((i) => selectorMatches(i.wanted, resource)).map((i) => `on.index "${i.id}"`),
+      ...(reconciled ? [`on.reconcile "${reconciled.id}"`] : []),
+    ];
+    if (own.length === 0) continue;
+    throw new RegistrationError(
+      `${resource.plural} is owned or watched by an on.reconcile, and has ${own.join(", ")} of its own: under ` +
+        "sharding every replica watches an on.reconcile's children whole (their parents may be in any shard), so " +
+        "they cannot have handlers of their own; move that work into the parent's reconcile, or run one active " +
+        "replica (peering) instead",
+    );
+  }
+  return whole;
+}
+
 /** A reconciled resource's wiring, from the cached resources and the settings. */
 export function reconcileWiringOf(resource: Resource, cached: CachedResources, settings: Settings): ReconcileWiring {
   const own = cached.get(resource);
@@ -57,7 +88,7 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
   const reads = readOwnWrites ? cached.all : cached.all.map(asIs);
   return {
     store: own.store, writes: own.writes, cache: lookupAmong(reads), readOwnWrites, catchUpMs: catchUp * 1000,
-    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 }, sharded: settings.sharding.enabled,
+    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 },
   };
 }
 

@@ -56,8 +56,9 @@ export function reconcilersFor(resources: Resource[], w: ReconcilerWiring): Map<
       cycles: reconcileMetrics(w.health.metrics, name, settings.workers.limit),
       queue: workqueueMetrics(w.health.metrics, name),
     };
-    const sharding = w.sharded?.sharding;
-    // Sharded: each cycle holds its object's shard, so a handover waits for it.
+    // Sharded: each cycle holds its object's shard, so a handover waits for it. A resource watched whole (a
+    // reconcile's children) has no worker of its own: its events only wake parents, whose cycles hold theirs.
+    const sharding = w.sharded?.whole.has(resource) ? undefined : w.sharded?.sharding;
     const ownership = sharding
       ? { freezeSignal, hold: (object: KubeObject) => sharding.hold(object) }
       : { freezeSignal };

@@ -3,7 +3,9 @@
 // whether its server applies `shardSelector` (then streams watch only the owned ranges), and
 // every event is filtered by the same hash either way, so the behaviour is identical with and
 // without the server's help. A change of the owned shards touches only the shards that changed
-// (streams/shard-streams.ts); a shard given up waits for its cycles (holds).
+// (streams/shard-streams.ts); a shard given up waits for its cycles (holds). The children of the
+// reconciles (what they own or watch) are watched whole by every replica: their events wake parents
+// of any shard, and only the parents of shards owned here run (runtime/reconcile-wiring.ts).
 
 import type { Settings } from "../config/index.ts";
 import type { Indexes } from "../handling/index.ts";
@@ -26,6 +28,8 @@ export interface ShardedStreams extends ShardedLayout {
   sharding: Sharding;
   /** The freezes /readyz counts as ready: waiting for replicas with another shard count to go. */
   standbyHolders: ReadonlySet<string>;
+  /** The resources watched whole, every shard's objects (the reconciles' children): their cycles hold no shard. */
+  whole: ReadonlySet<Resource>;
   /**
    * Makes the reconcilers forget the objects of a shard given up (once its work ended) or taken,
    * so that taking it starts them as at start-up.
@@ -46,6 +50,8 @@ export interface ShardingWiring {
   namespace: string | null;
   metrics: MetricsRegistry;
   indexes?: Indexes;
+  /** The resources to watch whole (wholeUnderSharding), with what holds the handlers until their LISTs are in. */
+  whole?: { resources: ReadonlySet<Resource>; holds: Pick<Indexes, "stream"> };
   /** This replica's id; peerId() when omitted. */
   id?: string;
 }
@@ -75,13 +81,20 @@ export async function startSharding(options: ShardingWiring, signal: AbortSignal
   sharding.onChange(freezes.owned);
   if (options.indexes) followInIndexes(sharding, options.indexes);
   scope.spawn("sharding", (s) => sharding.run(s));
+  const whole = options.whole;
+  /** A whole resource's stream holds every handler until it has listed, at start and at each take. */
+  const wholeHold = (resource: Resource, name: string) => {
+    if (!whole?.resources.has(resource)) return {};
+    return { whole: true, takeHold: () => whole.holds.stream(resource, `${name} (whole)`, true) };
+  };
   return {
     sharding,
     standbyHolders: new Set([ROLLOUT_HOLDER]),
+    whole: whole?.resources ?? new Set(),
     // Lays the streams of a resource in one namespace over the owned shards (streams/shard-streams.ts).
     serve: ({ resource, ...stream }) => serveShardStreams({
       ...stream, sharding, key: settings.sharding.key, shards: settings.sharding.shards,
-      serverSide: serverSide.has(resource),
+      serverSide: serverSide.has(resource), ...wholeHold(resource, stream.name),
     }),
     forgetIn: (reconcilers) =>
       void sharding.onForget((shards) => {
@@ -93,10 +106,11 @@ export async function startSharding(options: ShardingWiring, signal: AbortSignal
 
 /** The resources whose API server applies `shardSelector` (asked once each; a failure: filtering here). */
 async function serverSideSelectors(
-  sharding: Sharding, { client, resources, namespace, logger }: ShardingWiring, signal: AbortSignal,
+  sharding: Sharding, { client, resources, namespace, logger, whole }: ShardingWiring, signal: AbortSignal,
 ): Promise<Set<Resource>> {
   const serverSide = new Set<Resource>();
   for (const resource of resources) {
+    if (whole?.resources.has(resource)) continue; // watched whole: no selector to ask about
     try {
       const applies = await sharding.detect(client, resource, resource.namespaced ? namespace : null, signal);
       if (applies) serverSide.add(resource);

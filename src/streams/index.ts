@@ -1,7 +1,8 @@
 // streams/: which watch streams run, and keeping them running. Per resource, namespace, shard
 // and selector it lays the streams out (layout.ts: cluster-wide, a fixed list, or globs followed
 // as namespaces come and go; coverage.ts: one routed cluster-wide stream once the namespaces'
-// streams would not fit the connection budget; shard-streams.ts: the owned shards), each stream
+// streams would not fit the connection budget; shard-streams.ts: the owned shards, or every shard
+// for a resource runtime/ says is watched whole, a reconcile's children), each stream
 // writing its own shelf of its resource's one store (caching/), and it supervises each one
 // (resource-stream.ts): waits out a freeze, relists on resume, restarts a failing watch with
 // backoff and reports it on /healthz, ends the operator on a 403 that retrying cannot cure

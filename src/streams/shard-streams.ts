@@ -14,6 +14,11 @@
 //   may predate the old owner's last writes, since its events may lag far behind the Lease
 //   watch that heard of the handover, and their handlers would run again on stale bodies.
 //   Their events wait for that LIST; the shards kept go on meanwhile as a relist goes (no-ops).
+// - A resource watched whole (on.reconcile's children, owned or watched: runtime/reconcile-wiring.ts):
+//   every replica runs one stream of all of it, unfiltered, for its events wake parents of any shard.
+//   Each take relists it, and holds the handlers until that LIST is through (as an index's take does),
+//   so that a parent taken over is reconciled only against children at least as new as the old owner's
+//   last writes: its watch may lag them, and its overlay of own writes is the old owner's, not ours.
 
 import type { IndexedStream } from "../handling/index.ts";
 import type { KubeObject, Resource } from "../kube/index.ts";
@@ -93,14 +98,17 @@ export interface ShardStreamsOptions extends Omit<ShardedStream, "resource"> {
   shards: number;
   /** The server applies `shardSelector`: a stream per batch of shards taken; else one stream, filtered here. */
   serverSide: boolean;
+  /** Every shard's objects, on every replica (see the header): one stream, relisted at each take. */
+  whole?: boolean;
 }
 
 /** Lays the streams of one (resource, namespace) over the owned shards until `within` ends. */
 export function serveShardStreams(options: ShardStreamsOptions): void {
   const { open, quiet = () => {}, takeHold = () => undefined } = options;
   // The client-side stream always runs: while no shard is owned it waits out the freeze, which quiets it.
-  if (options.serverSide) rangeStreams(options, open, quiet);
-  else filteredStream(options, open, takeHold);
+  if (options.whole) filteredStream(options, open, takeHold, true);
+  else if (options.serverSide) rangeStreams(options, open, quiet);
+  else filteredStream(options, open, takeHold, false);
 }
 
 function rangeStreams(
@@ -150,8 +158,10 @@ function rangeStreams(
   follow(sharding, within, apply);
 }
 
+/** One stream of everything, filtered by the owned shards here; `whole`: not filtered (every shard's objects). */
 function filteredStream(
   options: { sharding: Sharding; within: TaskScope; name: string }, open: OpenStream, takeHold: TakeHold,
+  whole: boolean,
 ): void {
   const { sharding, within } = options;
   let held = new Set(sharding.owned);
@@ -180,10 +190,14 @@ function filteredStream(
     }
   };
   const accepts = (object: Pick<KubeObject, "metadata">) => {
+    if (whole) return true;
     const shard = sharding.shardOf(object);
     return sharding.leases.holds.has(shard) && (unlisted.size === 0 || !unlisted.has(shard));
   };
   const part: StreamPart = { first: true, saw, accepts, paused, restartSignal: () => restart.signal };
+  // Whole: the handlers wait for its first LIST too (a reconcile must not find its children missing at start-up).
+  const first = whole ? takeHold() : undefined;
+  if (first) waiting.push(first);
   within.spawn(options.name, (s) => open(part, s));
   const release = () => {
     for (const hold of [...waiting.splice(0), ...listing.splice(0)]) hold.end();
@@ -193,7 +207,7 @@ function filteredStream(
     held = new Set(owned);
     if (owned.length === 0) release(); // a standby: nothing to wait for (its next take lists anyway)
     if (taken.length === 0) return;
-    for (const shard of taken) unlisted.add(shard);
+    if (!whole) for (const shard of taken) unlisted.add(shard);
     const hold = takeHold();
     if (hold) {
       if (frozen) hold.paused(true);

@@ -43,7 +43,7 @@ test("every room is imported through its face (index.ts), but by a dynamic impor
   expect(verdict.stale).toEqual([]);
 }, WHOLE_TREE_MS);
 
-test("forbidden imports: engines never import each other; cli audiences neither; daemons/ never the loop", () => {
+test("forbidden imports: engines never import each other; cli audiences neither; daemons/ and reconcile/ never the loop", () => {
   expect(checkForbidden(SRC, FORBIDDEN, ALIASES)).toEqual([]);
 }, WHOLE_TREE_MS);
 

@@ -96,18 +96,28 @@ const INDEPENDENT_ENGINES: ForbiddenImports[] = ENGINES.map((from) => ({
  * Inside the cli room, its three audiences never import each other; what they share sits
  * directly in cli/ (args.ts: one flag grammar; handlers.ts: the handlers, loaded or carried).
  * Inside reconciling/, the engine of daemons and timers (daemons/) stands apart from the loop
- * that drives it and from on.reconcile.
+ * that drives it and from on.reconcile; on.reconcile's engine (reconcile/) plans, and leaves the
+ * tracking, the life and the writing to the loop.
  */
 export const FORBIDDEN: readonly ForbiddenImports[] = [
   ...INDEPENDENT_ENGINES,
   {
     from: "reconciling/daemons/",
     forbidden: [
-      "reconciling/reconcile", "reconciling/life.ts", "reconciling/next-step.ts", "reconciling/tracked.ts",
-      "reconciling/finalizer.ts", "reconciling/fresh-read.ts", "reconciling/wakes.ts",
+      "reconciling/reconcile/", "reconciling/reconciler.ts", "reconciling/life.ts", "reconciling/next-step.ts",
+      "reconciling/tracked.ts", "reconciling/finalizer.ts",
     ],
     why: "daemons and timers run beside an object's cycles, in phases of their own (background-phases.ts): the " +
       "Reconciler starts and stops them; of reconciling/ they take only its options and the fenced writes",
+  },
+  {
+    from: "reconciling/reconcile/",
+    forbidden: [
+      "reconciling/life.ts", "reconciling/tracked.ts", "reconciling/ownership.ts", "reconciling/patching.ts",
+      "reconciling/fence.ts", "reconciling/refusal.ts", "reconciling/unwatched.ts", "reconciling/tracing.ts",
+    ],
+    why: "on.reconcile's engine plans one call and its writes (a CyclePlan, as handling/ does for Kopf-style handlers): " +
+      "the per-object loop tracks the objects, decides their life and writes the plans, fenced; the engine does none of it",
   },
   {
     from: "cli/operator/",

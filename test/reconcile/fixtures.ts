@@ -39,9 +39,11 @@ export interface World {
   stop(): Promise<void>;
 }
 
-/** A sandbox with the Widget CRD; `operate(registry, settings)` runs an operator until stop(). */
-export async function world(): Promise<World & { operate(registry: Registry, file?: object): Promise<void> }> {
-  const sandbox = await startSandbox();
+/** A sandbox (its options given) with the Widget CRD; `operate(registry, settings)` runs an operator until stop(). */
+export async function world(
+  sandboxOptions: Parameters<typeof startSandbox>[0] = {},
+): Promise<World & { operate(registry: Registry, file?: object): Promise<void> }> {
+  const sandbox = await startSandbox(sandboxOptions);
   const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
   await client.create(CRDS, null, WIDGET_CRD as KubeObject);
   const sink = memorySink("debug");

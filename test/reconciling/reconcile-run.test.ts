@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { PermanentError, TemporaryError, reconcileSpecOf, type Cache, type ReconcileFn } from "../../src/declaring/index.ts";
 import type { KubeObject } from "../../src/kube/index.ts";
-import { backoffMs, callReconcile, DEFAULT_RECONCILE_BACKOFF, triggers } from "../../src/reconciling/reconcile-run.ts";
+import { backoffMs, callReconcile, DEFAULT_RECONCILE_BACKOFF, triggers } from "../../src/reconciling/reconcile/reconcile-run.ts";
 import { silentLogger } from "../../src/util/index.ts";
 
 const RESOURCE = { group: "kobun.dev", version: "v1", plural: "things", kind: "Thing", namespaced: true, statusSubresource: true };

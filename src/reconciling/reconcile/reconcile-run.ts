@@ -7,11 +7,11 @@
 // annotations, finalizers and deletion mark (`on: "generation"`), or every version (`on: "any"`).
 // reconciler.ts runs it inside the object's cycle (its worker, ownership, finalizer and writes).
 
-import type { KubeObject, Resource } from "../kube/index.ts";
-import { linkedSignal, type Logger } from "../util/index.ts";
-import { PermanentError, TemporaryError, HandlerTimeoutError } from "../declaring/index.ts";
-import type { Cache, ReconcileContext, ReconcileSpec, Patch } from "../declaring/index.ts";
-import { compactPatch, newPatch, objectContext, type HandlerTools } from "../handling/index.ts";
+import type { KubeObject, Resource } from "../../kube/index.ts";
+import { linkedSignal, type Logger } from "../../util/index.ts";
+import { PermanentError, TemporaryError, HandlerTimeoutError } from "../../declaring/index.ts";
+import type { Cache, ReconcileContext, ReconcileSpec, Patch } from "../../declaring/index.ts";
+import { compactPatch, newPatch, objectContext, type HandlerTools } from "../../handling/index.ts";
 
 /** The failure backoff, in ms: controller-runtime's default per-item exponential limiter. */
 export interface ReconcileBackoff {

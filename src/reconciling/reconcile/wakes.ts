@@ -3,12 +3,12 @@
 // map). They ride along the resource's own consumer (its reconciler, handler-less when only
 // reconciles read it): `withWakes` is what streams/ is handed for the resource. runtime/ wires it.
 
-import { parseApiVersion, parseSelector, type KubeObject, type Resource } from "../kube/index.ts";
-import type { ResourceSelector } from "../kube/index.ts";
-import { selectorMatches, type ReconcileSpec, type Registry } from "../declaring/index.ts";
-import type { Logger } from "../util/index.ts";
-import type { WatchEvent } from "../watching/index.ts";
-import type { Reconciler } from "./reconciler.ts";
+import { parseApiVersion, parseSelector, type KubeObject, type Resource } from "../../kube/index.ts";
+import type { ResourceSelector } from "../../kube/index.ts";
+import { selectorMatches, type ReconcileSpec, type Registry } from "../../declaring/index.ts";
+import type { Logger } from "../../util/index.ts";
+import type { WatchEvent } from "../../watching/index.ts";
+import type { Reconciler } from "../reconciler.ts";
 
 /** What a stream hands its events to (streams/'s EventConsumer): a reconciler, with its wakes. */
 export type WakingConsumer = Pick<Reconciler, "accept" | "settled">;

@@ -6,8 +6,8 @@
 // over it (a body older than our write would be dropped as our echo, its wake lost), while ctx.cache
 // reads the stores as they are: what an informer-style cache gives (for comparison, and for who asks).
 
-import { isNotFound, notOlder, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
-import type { KnownObjects, OwnWrites } from "../caching/index.ts";
+import { isNotFound, notOlder, type KubeClient, type KubeObject, type Resource } from "../../kube/index.ts";
+import type { KnownObjects, OwnWrites } from "../../caching/index.ts";
 
 export interface FreshReads {
   resource: Resource;

@@ -6,17 +6,18 @@
 // engines deciding one object's finalizer and writes would race each other. on.event, on.index,
 // daemons and timers may stand beside it.
 
-import type { KubeObject, Resource } from "../kube/index.ts";
-import { RegistrationError, type Registry } from "../declaring/index.ts";
-import { CacheView, type IndexedUids, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
-import type { Logger } from "../util/index.ts";
-import type { EventPoster } from "../posting/index.ts";
-import type { Background } from "./daemons/background.ts";
-import type { Item } from "./reporting.ts";
+import type { KubeObject, Resource } from "../../kube/index.ts";
+import { RegistrationError, type Registry } from "../../declaring/index.ts";
+import { CacheView, type IndexedUids, type CyclePlan } from "../../handling/index.ts";
+import type { HandlerTools, ObjectState } from "../../handling/index.ts";
+import type { Logger } from "../../util/index.ts";
+import type { EventPoster } from "../../posting/index.ts";
+import type { Background } from "../daemons/background.ts";
+import type { Item } from "../reporting.ts";
 import { freshBody } from "./fresh-read.ts";
-import { nextOf } from "./next-step.ts";
+import { nextOf } from "../next-step.ts";
 import { triggers } from "./reconcile-run.ts";
-import type { ReconcileObserver, ReconcilerOptions, ReconcileWiring } from "./options.ts";
+import type { ReconcileObserver, ReconcilerOptions, ReconcileWiring } from "../options.ts";
 import { reconcileWithFinalizer, type ReconcileEnv, type ReconcileState } from "./reconcile-cycle.ts";
 
 /** What a ReconcileMode reports to and lends: the logger, the handlers' tools, the metrics, Events, the indexes. */
@@ -53,12 +54,6 @@ export class ReconcileMode {
     hooks: ReconcileHooks,
   ) {
     const spec = registry.reconciles.forResource(resource)!;
-    if (wiring.sharded) {
-      throw new RegistrationError(
-        `on.reconcile "${spec.id}": sharding (sharding.replicas other than 1) does not run reconciles yet: a child ` +
-          "and its owner may land in different shards; run one active replica (peering) instead",
-      );
-    }
     const rival = registry.forResource(resource).find((handler) => handler.kind !== "event");
     if (rival) {
       throw new RegistrationError(

@@ -7,15 +7,15 @@
 // they were at its last success is not reconciled again, unless something woke it (what it owns
 // or watches, a requeue, a retry: the reconciler clears `reconciled` then).
 
-import type { KubeObject, Resource } from "../kube/index.ts";
-import { inSpan, type Logger } from "../util/index.ts";
-import type { EventPoster } from "../posting/index.ts";
-import type { Cache, ReconcileSpec } from "../declaring/index.ts";
-import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../handling/index.ts";
-import type { Background } from "./daemons/background.ts";
-import { finalizerAction, hasFinalizer } from "./finalizer.ts";
+import type { KubeObject, Resource } from "../../kube/index.ts";
+import { inSpan, type Logger } from "../../util/index.ts";
+import type { EventPoster } from "../../posting/index.ts";
+import type { Cache, ReconcileSpec } from "../../declaring/index.ts";
+import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../../handling/index.ts";
+import type { Background } from "../daemons/background.ts";
+import { finalizerAction, hasFinalizer } from "../finalizer.ts";
 import { callReconcile, triggers, type ReconcileBackoff, type ReconcileVerdict } from "./reconcile-run.ts";
-import type { ReconcileObserver } from "./options.ts";
+import type { ReconcileObserver } from "../options.ts";
 
 /** What a resource's reconcile runs with. */
 export interface ReconcileEnv {
