@@ -47,7 +47,7 @@ export interface HandlerRun {
 }
 
 export interface CyclePlan {
-  /** The Kopf-style cause; "reconcile" for an `on.reconcile` (reconciling/reconcile-cycle.ts). */
+  /** The Kopf-style cause; "reconcile" for an `on.reconcile` (reconciling/reconcile/reconcile-cycle.ts). */
   cause: Cause | "noop" | "free" | "reconcile";
   /** The merge-patch the handlers wrote into `patch` (may hold status). */
   user: Record<string, any> | undefined;
