@@ -160,7 +160,7 @@ export function checkBackgroundOptions(
   if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) {
     throw new Error(`${where}: needs { interval } in seconds > 0`);
   }
-  for (const key of ["initialDelay", "backoff", "cancellationTimeout", "idle"] as const) {
+  for (const key of ["initialDelay", "backoff", "cancellationTimeout", "cancellationBackoff", "idle"] as const) {
     const v = options?.[key];
     if (v !== undefined && !(typeof v === "number" && v >= 0)) {
       throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
