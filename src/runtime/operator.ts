@@ -8,6 +8,7 @@
 import { loginOf, probeValues, runCleanup, runStartup, StartupError } from "../activities/index.ts";
 import { resolveSettings, type Settings } from "../config/index.ts";
 import { registry as defaultRegistry, type Registry } from "../declaring/index.ts";
+import { Indexes } from "../handling/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
@@ -113,9 +114,13 @@ interface Running extends Operating {
 async function operate(o: Running): Promise<RunReport> {
   const { settings, logger, registry, signal, graceMs, client, health } = o;
   const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
-  const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo };
-  // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
-  await runStartup(activities, signal).catch((error) => {
+  // Made before startup: on.startup gets them (empty until the watches list), on.probe reads them.
+  const indexes = new Indexes(registry.indexes, logger);
+  const api = handlerApi(client, settings, logger, cached);
+  const activities = { registry, logger, api, memo: o.memo, indexes: indexes.view };
+  const { retries, backoff, timeout } = settings.handling;
+  // Before any watch: a failure for good ends run() with a FatalError (exit 6), nothing was started.
+  await runStartup(activities, signal, { retries, backoff, timeout }).catch((error) => {
     throw error instanceof StartupError ? new FatalError("startup", error.message, { cause: error.cause }) : error;
   });
   const probes = probeValues(activities);
@@ -131,7 +136,7 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const parts = await startParts(o, { api: activities.api, cached, resolved, toggle, scope });
+  const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   o.options.onStarted?.({ resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) });
   const names = resolved.resources.map(resourceName).join(",");
