@@ -66,5 +66,6 @@ export {
   type Cache, type CacheListOptions, type ObjectKey, type WatchedResource, type TargetObject,
 } from "./declaring/index.ts";
 export {
-  run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle,
+  run, type RunOptions, type RunReport, type StartedInfo, FatalError, ExitCode, resolveSettings, ConfigError,
+  type Settings, Toggle,
 } from "./runtime/index.ts";

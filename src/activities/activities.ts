@@ -60,7 +60,10 @@ export function loginOf(w: Omit<ActivityWiring, "api">, signal: AbortSignal, tim
       for (const spec of specs) {
         const ctx = { memo: w.memo, logger: w.logger.child({ login: spec.id }), signal: bound.signal, renewal };
         const result = await askLogin(spec, ctx, signal, timeoutMs);
-        if (result !== undefined && result !== null) return result;
+        if (result !== undefined && result !== null) {
+          ctx.logger.info(`Activity '${spec.id}' succeeded.`);
+          return result;
+        }
       }
     } finally {
       bound.dispose();
@@ -140,7 +143,7 @@ async function startUp(
     if (signal.aborted || outcome.kind === "aborted") return false;
     if (outcome.kind === "success") {
       if (outcome.ignored) ctx.logger.warn("startup handler failed; the error is ignored", { error: outcome.ignored });
-      ctx.logger.info(`Handler '${spec.id}' succeeded.`);
+      ctx.logger.info(`Activity '${spec.id}' succeeded.`);
       return true;
     }
     if (outcome.kind === "failure") {
@@ -169,7 +172,7 @@ export async function runCleanup(w: ActivityWiring, graceMs: number): Promise<vo
       try {
         if ((await Promise.race([running, expired])) === "expired") {
           w.logger.warn("abandoned a cleanup handler past the shutdown grace period", { cleanup: spec.id });
-        }
+        } else w.logger.info(`Activity '${spec.id}' succeeded.`, { cleanup: spec.id });
       } catch (error) {
         w.logger.error("cleanup handler failed", { cleanup: spec.id, error });
       }
@@ -196,7 +199,10 @@ export function probeValues(w: ActivityWiring): (() => Promise<Record<string, un
     const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
     const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () =>
       reject(new Error(`no value within ${PROBE_TIMEOUT_MS} ms`)), { once: true }));
-    const value = Promise.race([Promise.resolve().then(() => spec.fn(contextOf(spec, w, signal))), expired])
+    const ctx = contextOf(spec, w, signal);
+    const value = Promise.race([Promise.resolve().then(() => spec.fn(ctx)), expired])
+      // Asked at every /healthz (past its cache): its success is a debug line, not Kopf's info.
+      .then((v) => (ctx.logger.debug(`Activity '${spec.id}' succeeded.`), v))
       .catch((error) => ({ error: error instanceof Error ? error.message : String(error) }));
     cache.set(spec, { at: Date.now(), value });
     return value;

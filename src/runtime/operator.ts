@@ -45,7 +45,19 @@ export interface RunOptions {
   /** This operator's peer id; default POD_ID or user@host/start-time/random. */
   peerId?: string;
   /** Called once every watcher has been started (not necessarily listed). */
-  onStarted?(info: { resources: Resource[]; health: Health; probeUrl?: string }): void;
+  onStarted?(info: StartedInfo): void;
+  /**
+   * Called once every watcher's initial LIST has been processed (what /readyz waits for): an object
+   * created after it arrives as created, not listed. Never called for a replica that stays frozen.
+   */
+  onReady?(info: StartedInfo): void;
+}
+
+/** What onStarted and onReady are told. */
+export interface StartedInfo {
+  resources: Resource[];
+  health: Health;
+  probeUrl?: string;
 }
 
 /** What `run()` resolves with after a clean shutdown. */
@@ -67,6 +79,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   if (signal.aborted) return { abandoned: [] };
   // Before connecting: a resource key naming no handler's resource is a config error.
   checkResourceKeys(settings, registry.selectors(), registry.aliases.all());
+  warnIfIdle(registry, logger);
 
   const stopTracing = await startTracing(settings, logger);
   try {
@@ -138,9 +151,15 @@ async function operate(o: Running): Promise<RunReport> {
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
   const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes });
   const { probeUrl, handlersFinished } = await serve(o, parts);
-  o.options.onStarted?.({ resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) });
+  const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
+  o.options.onStarted?.(info);
   const names = resolved.resources.map(resourceName).join(",");
   logger.info("operator started", { resources: names, namespaces: describeNamespaces(settings) });
+  void health.readiness.listed(scope.signal).then((listed) => {
+    if (!listed) return;
+    logger.info("operator ready: every watch has listed", { resources: names });
+    o.options.onReady?.(info);
+  });
 
   await Promise.race([aborted(signal), fatalReported]);
   const { reconcilers, poster } = parts;
@@ -176,6 +195,17 @@ function operatorScope(
   });
   paceHeap(scope.signal); // while the operator lives: a burst's garbage would stay the process's RSS
   return { scope, fatal, fatalReported };
+}
+
+/**
+ * An operator that watches nothing and serves no webhook has nothing to do: most often its handlers
+ * were never imported (a test file, an entry point). It still runs (its activities may be the point).
+ */
+function warnIfIdle(registry: Registry, logger: Logger): void {
+  if (registry.selectors().length || registry.webhooks.length || registry.conversions.length) return;
+  const activities = registry.activities.map((a) => `on.${a.kind} ${a.id}`).join(", ") || "none";
+  logger.warn("no handlers registered: the operator watches nothing. Was the module that registers them " +
+    "(on.create, on.reconcile, …) imported before run()?", { activities });
 }
 
 function describeNamespaces(settings: Settings): string {

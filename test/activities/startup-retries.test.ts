@@ -29,6 +29,7 @@ test("a startup handler that raises TemporaryError is retried after its delay, c
     if (retry < 3) throw new TemporaryError(`going to succeed in ${3 - retry} attempts`, { delay: 0.02 });
   });
   registry.on.create("v1/configmaps", () => {}, { id: "noop", labels: { scenario: "startup-retries" } });
+  registry.on.cleanup(() => {}, { id: "farewell" });
   const { logger, lines } = testLogger();
   const before = watches();
   const stop = new AbortController();
@@ -38,11 +39,12 @@ test("a startup handler that raises TemporaryError is retried after its delay, c
     await eventually(() => started, "the operator to start");
     expect(seen).toEqual([0, 1, 2, 3].map((retry) => ({ retry, watches: 0 })));
     expect(lines.filter((l) => l.includes("startup handler failed; retrying"))).toHaveLength(3);
-    expect(lines.find((l) => l.includes("Handler 'startupRetried' succeeded."))).toContain("startup=startupRetried");
+    expect(lines.find((l) => l.includes("Activity 'startupRetried' succeeded."))).toContain("startup=startupRetried");
   } finally {
     stop.abort();
     await operator;
   }
+  expect(lines.filter((l) => l.includes("Activity 'farewell' succeeded."))).toHaveLength(1);
 });
 
 test("out of retries, a startup handler stops run() with exit code 6 before any watch; a plain error is retried as a handler's", async () => {

@@ -63,6 +63,7 @@ export async function callDaemon(options: CallOptions, uid: string, run: Run, re
   let result: unknown;
   try {
     result = await (spec.fn as DaemonFn)(ctx);
+    loggerOf(options, run).info(`Daemon '${spec.id}' succeeded.`); // it returned: Kopf's line
   } catch (error) {
     if (run.signal.aborted) return { kind: "aborted" };
     end = daemonError(options, run, retry, error);
@@ -116,6 +117,8 @@ export async function callTimer(options: CallOptions, uid: string, run: Run, ret
     return { kind: "retry", delayMs };
   }
   if (outcome.kind === "failure") log.error("timer failed; next call at its interval", { error: outcome.error });
+  // Kopf logs it at info; here at debug: a timer succeeds every interval on every object.
+  else log.debug(`Timer '${spec.id}' succeeded.`);
   const result = outcome.kind === "success" ? outcome.result : undefined;
   // A lease that lapsed while this process stalled is given up now (its signal aborts), as a
   // cycle's is before it writes: another replica may run this timer by now (holds.ts).
