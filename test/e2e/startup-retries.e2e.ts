@@ -10,7 +10,6 @@ import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/declaring/registry.ts";
 import { TemporaryError } from "../../src/declaring/errors.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import type { Resource } from "../../src/kube/types.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
@@ -29,14 +28,13 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
-
 describe.each(selectedTargets())("on.startup retries against %s", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [], cleanup: [] });
 
   test("a startup handler retried three times (TemporaryError) lets the operator start; it is ready after the LIST; out of retries it exits 6", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-startup");
+    const CONFIGMAPS = await t.client.resolve("v1/configmaps");
     await t.client.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "before", labels: { e2e: "startup" } } });
     const registry = new Registry();
     const attempts: number[] = [];
