@@ -67,7 +67,8 @@ export {
   type Cache, type CacheListOptions, type ObjectKey, type WatchedResource, type TargetObject,
 } from "./declaring/index.ts";
 export {
-  run, type RunOptions, type RunReport, FatalError, ExitCode, resolveSettings, ConfigError, type Settings, Toggle,
+  run, type RunOptions, type RunReport, type StartedInfo, FatalError, ExitCode, resolveSettings, ConfigError,
+  type Settings, Toggle,
 } from "./runtime/index.ts";
 // Routing the operator's log (an embedder's own sink, or lines kept in memory) and sharing a memo:
 //

@@ -3,19 +3,22 @@
 // and cleanup run once, around the rest; probes are asked when /healthz is (cached).
 // Login handlers are asked in registration order; the first to return credentials wins. One
 // that throws, or none returning any, stops the operator at start-up with exit code 6.
-// Startup handlers run before any watch is opened, in registration order; the first failure is
-// a StartupError naming the handler (runtime/ stops the operator with exit code 6, `startup`).
+// Startup handlers run before any watch is opened, in registration order, each retried by the
+// handler rules (TemporaryError, PermanentError, `errors`, `retries`, `backoff`, `timeout`: Kopf's
+// 13-hooks) before the next starts; one that fails for good is a StartupError naming it (runtime/
+// stops the operator with exit code 6, `startup`).
 // Cleanup handlers run after the watchers and the handlers have stopped, bounded by the
 // shutdown grace period; a failure there is logged, and the others still run. Both share `memo`
 // with every handler (each object's memo starts as a shallow copy of it).
 
 import type { Api } from "../declaring/index.ts";
-import type { ApiClient } from "../handling/index.ts";
+import { runHandler, type ApiClient, type HandlingDefaults } from "../handling/index.ts";
+import type { HandlerContext, HandlerSpec, Index } from "../declaring/index.ts";
 import type { ActivitySpec, Registry } from "../declaring/index.ts";
 import type { ActivityContext, LoginContext } from "../declaring/index.ts";
 import { LoginError, type Login, type LoginResult } from "../kube/index.ts";
 import type { Resource } from "../kube/index.ts";
-import { linkedSignal, onAbort } from "../util/index.ts";
+import { linkedSignal, onAbort, sleep } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 
 export interface ActivityWiring {
@@ -23,6 +26,8 @@ export interface ActivityWiring {
   logger: Logger;
   api: ApiClient;
   memo: Record<string, any>;
+  /** The operator's indexes (ctx.indexes); none when there are no on.index handlers. */
+  indexes?: Readonly<Record<string, Index>>;
 }
 
 // ctx.api for code that handles no object: bound to a resource that matches nothing, so no
@@ -55,7 +60,10 @@ export function loginOf(w: Omit<ActivityWiring, "api">, signal: AbortSignal, tim
       for (const spec of specs) {
         const ctx = { memo: w.memo, logger: w.logger.child({ login: spec.id }), signal: bound.signal, renewal };
         const result = await askLogin(spec, ctx, signal, timeoutMs);
-        if (result !== undefined && result !== null) return result;
+        if (result !== undefined && result !== null) {
+          ctx.logger.info(`Activity '${spec.id}' succeeded.`);
+          return result;
+        }
       }
     } finally {
       bound.dispose();
@@ -95,10 +103,15 @@ class Abandoned {
   constructor(readonly reason: unknown) {}
 }
 
-function contextOf(spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal): ActivityContext {
+function contextOf(
+  spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal, retry = 0, started = new Date(),
+): ActivityContext {
   const api: Api = w.api.bind({ resource: NO_OBJECT, body: { metadata: {} } as never }, signal);
-  return { memo: w.memo, logger: w.logger.child({ [spec.kind]: spec.id }), signal, api };
+  const logger = w.logger.child({ [spec.kind]: spec.id });
+  return { memo: w.memo, logger, signal, api, indexes: w.indexes ?? NO_INDEXES, retry, started };
 }
+
+const NO_INDEXES: Readonly<Record<string, Index>> = Object.freeze({});
 
 /**
  * A startup handler failed: the operator must not start. runtime/ turns it into its FatalError
@@ -108,18 +121,38 @@ export class StartupError extends Error {
   override readonly name = "StartupError";
 }
 
-/** Runs the startup handlers in order; throws a StartupError at the first that fails. */
-export async function runStartup(w: ActivityWiring, signal: AbortSignal): Promise<void> {
+/**
+ * Runs the startup handlers in order, each until it succeeds; throws a StartupError at the first that fails for
+ * good. `defaults` are the handlers' (handling.retries, backoff, timeout), for the options a handler leaves out.
+ */
+export async function runStartup(w: ActivityWiring, signal: AbortSignal, defaults: HandlingDefaults): Promise<void> {
   for (const spec of specsOf(w.registry, "startup")) {
-    if (signal.aborted) return;
-    try {
-      await spec.fn(contextOf(spec, w, signal));
-    } catch (error) {
-      if (signal.aborted) return;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StartupError(`startup handler ${spec.id} failed: ${reason}`, { cause: error });
-    }
+    if (!(await startUp(spec, w, signal, defaults))) return;
   }
+}
+
+/** One startup handler, retried as a handler is; false when the operator stopped meanwhile. */
+async function startUp(
+  spec: SpecOf<"startup">, w: ActivityWiring, signal: AbortSignal, defaults: HandlingDefaults,
+): Promise<boolean> {
+  const started = new Date();
+  for (let retry = 0; !signal.aborted; retry++) {
+    const ctx = contextOf(spec, w, signal, retry, started);
+    const asHandler = spec as unknown as HandlerSpec; // the handler rules read only id, fn and options
+    const outcome = await runHandler(asHandler, ctx as unknown as HandlerContext, defaults, signal);
+    if (signal.aborted || outcome.kind === "aborted") return false;
+    if (outcome.kind === "success") {
+      if (outcome.ignored) ctx.logger.warn("startup handler failed; the error is ignored", { error: outcome.ignored });
+      ctx.logger.info(`Activity '${spec.id}' succeeded.`);
+      return true;
+    }
+    if (outcome.kind === "failure") {
+      throw new StartupError(`startup handler ${spec.id} failed: ${outcome.error.message}`, { cause: outcome.error });
+    }
+    ctx.logger.error("startup handler failed; retrying", { error: outcome.error, retryInS: outcome.delay, retry });
+    if (!(await sleep(outcome.delay * 1000, signal))) return false;
+  }
+  return false;
 }
 
 /** Runs the cleanup handlers in order within `graceMs`; failures are logged, never thrown. */
@@ -139,7 +172,7 @@ export async function runCleanup(w: ActivityWiring, graceMs: number): Promise<vo
       try {
         if ((await Promise.race([running, expired])) === "expired") {
           w.logger.warn("abandoned a cleanup handler past the shutdown grace period", { cleanup: spec.id });
-        }
+        } else w.logger.info(`Activity '${spec.id}' succeeded.`, { cleanup: spec.id });
       } catch (error) {
         w.logger.error("cleanup handler failed", { cleanup: spec.id, error });
       }
@@ -166,7 +199,10 @@ export function probeValues(w: ActivityWiring): (() => Promise<Record<string, un
     const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
     const expired = new Promise<never>((_, reject) => signal.addEventListener("abort", () =>
       reject(new Error(`no value within ${PROBE_TIMEOUT_MS} ms`)), { once: true }));
-    const value = Promise.race([Promise.resolve().then(() => spec.fn(contextOf(spec, w, signal))), expired])
+    const ctx = contextOf(spec, w, signal);
+    const value = Promise.race([Promise.resolve().then(() => spec.fn(ctx)), expired])
+      // Asked at every /healthz (past its cache): its success is a debug line, not Kopf's info.
+      .then((v) => (ctx.logger.debug(`Activity '${spec.id}' succeeded.`), v))
       .catch((error) => ({ error: error instanceof Error ? error.message : String(error) }));
     cache.set(spec, { at: Date.now(), value });
     return value;

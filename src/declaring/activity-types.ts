@@ -4,6 +4,7 @@
 import type { LoginResult } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
+import type { Index } from "./indexes.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
 export interface ActivityContext {
@@ -13,6 +14,16 @@ export interface ActivityContext {
   /** Aborts at shutdown (startup), or at the end of the shutdown grace period (cleanup). */
   signal: AbortSignal;
   api: Api;
+  /**
+   * The operator's indexes by id (`on.index`). Empty in on.startup (it runs before any watch
+   * opens; a reference kept there fills as the watches list), complete in on.probe once the
+   * operator is ready, and as last seen in on.cleanup (the watches have stopped).
+   */
+  indexes: Readonly<Record<string, Index>>;
+  /** on.startup: attempts after an error so far, 0 on the first (Kopf's `retry`); 0 elsewhere. */
+  retry: number;
+  /** on.startup: when its first attempt started; elsewhere when this call did. */
+  started: Date;
 }
 
 /** `on.startup`, `on.cleanup` and `on.probe` functions: operator-wide, not per object. */
@@ -42,4 +53,12 @@ export interface ActivityOptions {
   id?: string;
   /** on.probe: seconds a value is reused before fn is asked again. Default 10. */
   cacheFor?: number;
+  /** on.startup: most attempts before the operator fails (exit 6). Default: handling.retries (unlimited). */
+  retries?: number;
+  /** on.startup: seconds between attempts after an error that names no delay. Default: handling.backoff (60). */
+  backoff?: number;
+  /** on.startup: seconds from the first attempt after which it fails. Default: handling.timeout (none). */
+  timeout?: number;
+  /** on.startup: what an error other than TemporaryError/PermanentError means. Default "temporary" (retried). */
+  errors?: "temporary" | "permanent" | "ignored";
 }

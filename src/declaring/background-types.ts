@@ -1,14 +1,21 @@
-// The shapes of daemons and timers as users write them: their contexts and options. No behaviour
-// here; types.ts re-exports them.
+// The shapes of daemons and timers as users write them (on.daemon, on.timer): their contexts
+// and options. No behaviour here; types.ts re-exports them.
 
 import type { KubeObject } from "../kube/index.ts";
 import type { MetaMatchers } from "./filters.ts";
 import type { ObjectContext, Patch } from "./types.ts";
 
-/** What a daemon sees: the object as it was when the daemon started; `signal` is its stop flag. */
+/**
+ * What a daemon sees: `body`, `spec`, `meta`, `status`, `labels`, `annotations` are live (the newest
+ * state the watch saw, read anew at each access: do not destructure them); `signal` is its stop flag.
+ */
 export interface DaemonContext<T extends object = KubeObject> extends ObjectContext<T> {
   /** Restarts after a throw, 0 on the first run. */
   retry: number;
+  /** Merged into the object after the daemon returns or throws (a restart's too), as a timer's. */
+  patch: Patch<T>;
+  /** Aborts as soon as the daemon is asked to stop; `signal` aborts `cancellationBackoff` seconds later. */
+  stopped: AbortSignal;
 }
 
 /** What a timer sees: a `patch` merged into the object after the call, like a handler's. */
@@ -49,6 +56,12 @@ export interface BackgroundOptions<T extends object = KubeObject> {
 export interface DaemonOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
   /** Seconds a daemon may go on after its signal aborted before it is abandoned and named in a warning. Default 5. */
   cancellationTimeout?: number;
+  /** Seconds from `ctx.stopped` (asked to stop) to `ctx.signal` (made to stop: its I/O aborts). Default 0. */
+  cancellationBackoff?: number;
+  /** What a throw other than TemporaryError/PermanentError means. Default "temporary" (restarted after `backoff`). */
+  errors?: "temporary" | "permanent" | "ignored";
+  /** Most runs (the first and its restarts after a throw) before it is not restarted again. Default unlimited. */
+  retries?: number;
 }
 
 /** Options of on.timer (docs/daemons.md). */

@@ -96,6 +96,17 @@ export function checkActivityOptions(
   if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) {
     throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
   }
+  const retrying = (["retries", "backoff", "timeout", "errors"] as const).filter((key) => options[key] !== undefined);
+  if (kind !== "startup" && retrying.length) {
+    throw new Error(`${kind} ${id}: ${retrying.join(", ")}: only on.startup is retried (and takes them)`);
+  }
+  if (options.retries !== undefined && !(options.retries >= 1)) {
+    throw new Error(`startup ${id}: retries must be ≥ 1 (attempts)`);
+  }
+  for (const key of ["backoff", "timeout"] as const) {
+    const v = options[key];
+    if (v !== undefined && !(v >= 0)) throw new Error(`startup ${id}: ${key} must be a number of seconds ≥ 0`);
+  }
   if (kind === "probe" && registered.some((a) => a.kind === "probe" && a.id === id)) {
     throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
   }
@@ -160,7 +171,7 @@ export function checkBackgroundOptions(
   if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) {
     throw new Error(`${where}: needs { interval } in seconds > 0`);
   }
-  for (const key of ["initialDelay", "backoff", "cancellationTimeout", "idle"] as const) {
+  for (const key of ["initialDelay", "backoff", "cancellationTimeout", "cancellationBackoff", "idle"] as const) {
     const v = options?.[key];
     if (v !== undefined && !(typeof v === "number" && v >= 0)) {
       throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);

@@ -18,6 +18,7 @@ export interface ReadinessReport {
 
 export class Readiness {
   private readonly pending = new Map<string, object>();
+  private readonly drained = new Set<() => void>();
   private frozenReasons: () => Record<string, string> = () => ({});
   private frozenIsReady = false;
   private standbyHolders: ReadonlySet<string> = new Set();
@@ -27,9 +28,36 @@ export class Readiness {
     const token = {};
     if (life.aborted) return { ready() {} };
     this.pending.set(name, token);
-    const release = () => this.pending.get(name) === token && this.pending.delete(name);
+    const release = () => {
+      if (this.pending.get(name) !== token) return;
+      this.pending.delete(name);
+      for (const check of this.drained) check();
+    };
     life.addEventListener("abort", release, { once: true });
     return { ready: release };
+  }
+
+  /**
+   * Resolves true once no stream waits for its first list to be processed (the operator's `ready`
+   * signal); false if `signal` aborts first. First looked at on the next turn of the event loop,
+   * so the streams started just before are counted. A replica that starts frozen resolves only
+   * once it runs and has listed.
+   */
+  listed(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (listed: boolean) => {
+        this.drained.delete(check);
+        signal.removeEventListener("abort", stop);
+        clearTimeout(first);
+        resolve(listed);
+      };
+      const check = () => this.pending.size === 0 && done(true);
+      const stop = () => done(false);
+      signal.addEventListener("abort", stop, { once: true });
+      this.drained.add(check);
+      const first = setTimeout(check, 0);
+    });
   }
 
   /**

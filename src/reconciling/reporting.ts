@@ -44,6 +44,9 @@ export async function runEventHandlers(
     try {
       if (spec.options.when && !(spec.options.when as unknown as (c: EventContext) => boolean)(ctx)) continue;
       await (spec.fn as EventHandlerFn)(ctx);
+      // Kopf's line (its e2e counts them); logged only, never posted as an Event: it comes with every event.
+      const { namespace, name } = base;
+      to.logger.info(`Handler '${spec.id}' succeeded.`, { namespace, name, handler: spec.id });
     } catch (error) {
       ctx.logger.error("event handler failed (event handlers are not retried)", { error });
     } finally {

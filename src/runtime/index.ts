@@ -12,7 +12,7 @@
 // before it loads anything heavy, and dev.ts, which carries the sandbox and is loaded only by
 // `kobun dev` and the test kit.
 
-export { run, type RunOptions, type RunReport } from "./operator.ts";
+export { run, type RunOptions, type RunReport, type StartedInfo } from "./operator.ts";
 export { FatalError, ExitCode } from "./exits.ts";
 export { loggerFor } from "./logging.ts";
 export { manifestObjects, withDefinitions, type Manifest } from "./manifests.ts";

@@ -8,6 +8,7 @@
 import { loginOf, probeValues, runCleanup, runStartup, StartupError } from "../activities/index.ts";
 import { resolveSettings, type Settings } from "../config/index.ts";
 import { registry as defaultRegistry, type Registry } from "../declaring/index.ts";
+import { Indexes } from "../handling/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
@@ -50,7 +51,19 @@ export interface RunOptions {
   /** This operator's peer id; default POD_ID or user@host/start-time/random. */
   peerId?: string;
   /** Called once every watcher has been started (not necessarily listed). */
-  onStarted?(info: { resources: Resource[]; health: Health; probeUrl?: string }): void;
+  onStarted?(info: StartedInfo): void;
+  /**
+   * Called once every watcher's initial LIST has been processed (what /readyz waits for): an object
+   * created after it arrives as created, not listed. Never called for a replica that stays frozen.
+   */
+  onReady?(info: StartedInfo): void;
+}
+
+/** What onStarted and onReady are told. */
+export interface StartedInfo {
+  resources: Resource[];
+  health: Health;
+  probeUrl?: string;
 }
 
 /** What `run()` resolves with after a clean shutdown. */
@@ -73,6 +86,7 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const signal = options.signal ?? new AbortController().signal;
   const graceMs = settings.shutdown.gracePeriod * 1000;
   if (signal.aborted) return { abandoned: [] };
+  warnIfIdle(registry, logger);
 
   const stopTracing = await startTracing(settings, logger);
   try {
@@ -120,9 +134,13 @@ interface Running extends Operating {
 async function operate(o: Running): Promise<RunReport> {
   const { settings, logger, registry, signal, graceMs, client, health } = o;
   const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
-  const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo };
-  // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
-  await runStartup(activities, signal).catch((error) => {
+  // Made before startup: on.startup gets them (empty until the watches list), on.probe reads them.
+  const indexes = new Indexes(registry.indexes, logger);
+  const api = handlerApi(client, settings, logger, cached);
+  const activities = { registry, logger, api, memo: o.memo, indexes: indexes.view };
+  const { retries, backoff, timeout } = settings.handling;
+  // Before any watch: a failure for good ends run() with a FatalError (exit 6), nothing was started.
+  await runStartup(activities, signal, { retries, backoff, timeout }).catch((error) => {
     throw error instanceof StartupError ? new FatalError("startup", error.message, { cause: error.cause }) : error;
   });
   const probes = probeValues(activities);
@@ -138,11 +156,17 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const parts = await startParts(o, { api: activities.api, cached, resolved, toggle, scope });
+  const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes });
   const { probeUrl, handlersFinished } = await serve(o, parts);
-  o.options.onStarted?.({ resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) });
+  const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
+  o.options.onStarted?.(info);
   const names = resolved.resources.map(resourceName).join(",");
   logger.info("operator started", { resources: names, namespaces: describeNamespaces(settings) });
+  void health.readiness.listed(scope.signal).then((listed) => {
+    if (!listed) return;
+    logger.info("operator ready: every watch has listed", { resources: names });
+    o.options.onReady?.(info);
+  });
 
   await Promise.race([aborted(signal), fatalReported]);
   const { reconcilers, poster } = parts;
@@ -178,6 +202,17 @@ function operatorScope(
   });
   paceHeap(scope.signal); // while the operator lives: a burst's garbage would stay the process's RSS
   return { scope, fatal, fatalReported };
+}
+
+/**
+ * An operator that watches nothing and serves no webhook has nothing to do: most often its handlers
+ * were never imported (a test file, an entry point). It still runs (its activities may be the point).
+ */
+function warnIfIdle(registry: Registry, logger: Logger): void {
+  if (registry.selectors().length || registry.webhooks.length || registry.conversions.length) return;
+  const activities = registry.activities.map((a) => `on.${a.kind} ${a.id}`).join(", ") || "none";
+  logger.warn("no handlers registered: the operator watches nothing. Was the module that registers them " +
+    "(on.create, on.reconcile, …) imported before run()?", { activities });
 }
 
 function describeNamespaces(settings: Settings): string {

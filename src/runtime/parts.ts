@@ -6,7 +6,7 @@
 import type { Store } from "../caching/index.ts";
 import { fixedNamespaces, type Settings } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
-import { Indexes, type ApiClient } from "../handling/index.ts";
+import type { ApiClient, Indexes } from "../handling/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import type { Health } from "../observability/index.ts";
 import { EventPoster } from "../posting/index.ts";
@@ -46,6 +46,8 @@ export interface Beginning {
   resolved: ServedResources;
   toggle: Toggle;
   scope: TaskScope;
+  /** Made before the startup handlers, which get them (activities/). */
+  indexes: Indexes;
 }
 
 /** The operator's parts: made by startParts(), served by serve(), closed by shutDown(). */
@@ -53,7 +55,6 @@ export interface Parts extends Beginning {
   poster: EventPoster;
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   gates: Map<string, Toggle>;
-  indexes: Indexes;
   sharded: ShardedStreams | undefined;
   /** One store of known objects per resource (caching/). */
   stores: Map<Resource, Store>;
@@ -63,11 +64,10 @@ export interface Parts extends Beginning {
 /** The poster, the indexes, the sharding (when on), a store and a reconciler per resource; none serves yet. */
 export async function startParts(o: Operating, begun: Beginning): Promise<Parts> {
   const { client, settings, logger, registry, health } = o;
-  const { api, toggle, scope, resolved: { resources, configs, metadataOnly } } = begun;
+  const { api, toggle, scope, indexes, resolved: { resources, configs, metadataOnly } } = begun;
   const { enabled, level, logs } = settings.posting;
   const poster = new EventPoster({ client, logger, enabled, level, logs });
   const gates = new Map<string, Toggle>();
-  const indexes = new Indexes(registry.indexes, logger);
   for (const [resource, why] of metadataOnly) {
     indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);
   }
@@ -87,7 +87,7 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
     client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: o.memo,
     configs, metadataOnly, cached: begun.cached,
   });
-  return { ...begun, poster, gates, indexes, sharded, stores, reconcilers };
+  return { ...begun, poster, gates, sharded, stores, reconcilers };
 }
 
 /**

@@ -61,7 +61,8 @@ function kitLogger(options: TestOperatorOptions): { logger: Logger; logs: Memory
 /**
  * Starts a sandbox and the operator in this process, with the handlers the test file imported
  * and the CRDs of their defined resources (and of `crds`) installed. Resolves once the
- * operator's watches have started; stop it with `stop()`, or `await using`.
+ * operator is ready: every watch has listed and the listed objects were handled once, so an object
+ * the test creates next arrives as created (not listed). Stop it with `stop()`, or `await using`.
  */
 export async function startOperator(options: TestOperatorOptions = {}): Promise<TestOperator> {
   const namespace = options.namespace ?? "default";
@@ -82,7 +83,7 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve));
     const memo = options.memo ?? {};
-    const running = run({ signal: stop.signal, settings, registry, logger, memo, onStarted: () => started() }).then(
+    const running = run({ signal: stop.signal, settings, registry, logger, memo, onReady: () => started() }).then(
       () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
       (error) => {
         if (!(error instanceof Error)) return failure.abort(error);

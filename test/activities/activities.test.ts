@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { Registry } from "../../src/declaring/index.ts";
+import { PermanentError, Registry } from "../../src/declaring/index.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { env, testLogger, type Env } from "../peering/helpers.ts";
@@ -48,11 +48,13 @@ test("on.startup runs before any watch and its memo reaches the handlers; on.cle
   expect(order).toEqual(["startup watches=0", "create act hi", "handler stopped", "cleanup hi handler-aborted=true"]);
 });
 
-test("a failing on.startup stops run() with exit code 6, naming the handler, before any watch", async () => {
+test("an on.startup that fails for good (PermanentError) stops run() with exit code 6, naming the handler, before any watch", async () => {
   const registry = new Registry();
+  let attempts = 0;
   registry.on.startup(function connectToVault() {
-    throw new Error("vault is sealed");
-  });
+    attempts++;
+    throw new PermanentError("vault is sealed");
+  }, { backoff: 0 });
   registry.on.create("v1/configmaps", () => {}, { id: "never" });
   const before = watches();
   const failure = await run({ client: e.client, registry, logger: testLogger().logger, settings: settings() }).catch((error) => error);
@@ -60,6 +62,7 @@ test("a failing on.startup stops run() with exit code 6, naming the handler, bef
   expect(failure.exitCode).toBe(6);
   expect(failure.message).toBe("startup handler connectToVault failed: vault is sealed");
   expect(watches()).toBe(before);
+  expect(attempts).toBe(1);
 });
 
 test("on.probe values appear in /healthz under probes.<id>, cached for cacheFor; a failing one reports its error and the operator stays healthy", async () => {

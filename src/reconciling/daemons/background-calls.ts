@@ -8,9 +8,12 @@ import { isNotFound } from "../../kube/index.ts";
 import type { Logger } from "../../util/index.ts";
 import { compactPatch, newPatch, objectContext, runHandler, type HandlerTools } from "../../handling/index.ts";
 import { PermanentError, TemporaryError } from "../../declaring/index.ts";
-import type { BackgroundSpec, DaemonFn, HandlerContext, HandlerSpec, TimerContext } from "../../declaring/index.ts";
+import type {
+  BackgroundSpec, DaemonContext, DaemonFn, HandlerContext, HandlerSpec, TimerContext,
+} from "../../declaring/index.ts";
 import { isOtherObject, type PatchClient } from "../fence.ts";
 import { writeTimerResults } from "./timer-results.ts";
+import { makeLive } from "./live-context.ts";
 import { DEFAULT_BACKOFF_S, retryDelay, type BackgroundPhase, type RunEnd } from "./background-phases.ts";
 
 /** What a call needs of the Background's options. */
@@ -34,8 +37,11 @@ export interface Run {
   spec: BackgroundSpec;
   phase: BackgroundPhase;
   stop: AbortController;
+  /** Aborts when the run is asked to stop (a daemon's ctx.stopped). */
+  stopping: AbortSignal;
+  /** Aborts when it is made to stop: a daemon's cancellationBackoff after `stopping`, or at once (ctx.signal). */
   signal: AbortSignal;
-  /** The newest body known (a timer call sees it; a daemon sees the body it started with). */
+  /** The newest body the watch delivered (what a timer call starts with, and a daemon's live ctx reads). */
   body: KubeObject;
   /** When the object's essence last changed (for `idle`), and that essence. */
   changedAt: number;
@@ -48,21 +54,49 @@ export interface Run {
 
 export async function callDaemon(options: CallOptions, uid: string, run: Run, retry: number): Promise<RunEnd> {
   const { spec } = run;
-  const ctx = { ...contextOf(options, uid, run), retry };
+  const patch = newPatch();
+  let newest: string | undefined; // as a timer's: the version its own writes returned
+  const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
+  makeLive(context, () => run.body, (body) => contextOf(options, uid, run, undefined, body));
+  const ctx = Object.assign(context, { patch, retry, stopped: run.stopping }) as DaemonContext;
+  let end: RunEnd = { kind: "returned" };
+  let result: unknown;
   try {
-    await (spec.fn as DaemonFn)(ctx);
-    return { kind: "returned" };
+    result = await (spec.fn as DaemonFn)(ctx);
+    loggerOf(options, run).info(`Daemon '${spec.id}' succeeded.`); // it returned: Kopf's line
   } catch (error) {
     if (run.signal.aborted) return { kind: "aborted" };
-    const log = loggerOf(options, run);
-    if (error instanceof PermanentError) {
-      log.error("daemon failed permanently; not restarted", { error });
-      return { kind: "permanent" };
-    }
-    const delayMs = paced(options, retryDelay(spec, error instanceof TemporaryError ? error.delay : undefined));
-    log.error("daemon failed; restarting after its backoff", { error, retryInMs: delayMs });
-    return { kind: "retry", delayMs };
+    end = daemonError(options, run, retry, error);
   }
+  // Kopf's rule: the patch (and result, to status.<id>) is written after every exit, a retry's too;
+  // not once the daemon was made to stop (its signal), as a timer's aborted call writes nothing.
+  run.current?.();
+  if (run.signal.aborted) return { kind: "aborted" };
+  await write(options, run, compactPatch(patch), result, newest);
+  return end;
+}
+
+/** What a daemon's throw means: as a handler's (PermanentError, TemporaryError, `errors`, `retries`). */
+function daemonError(options: CallOptions, run: Run, retry: number, error: unknown): RunEnd {
+  const { spec } = run;
+  const log = loggerOf(options, run);
+  const mode = error instanceof TemporaryError ? "temporary" : spec.options.errors ?? "temporary";
+  if (error instanceof PermanentError || mode === "permanent") {
+    log.error("daemon failed permanently; not restarted", { error });
+    return { kind: "permanent" };
+  }
+  if (mode === "ignored") {
+    log.warn("daemon failed; the error is ignored (errors: ignored), not restarted", { error });
+    return { kind: "returned" };
+  }
+  const { retries } = spec.options;
+  if (retries !== undefined && retry + 1 >= retries) {
+    log.error(`daemon failed ${retry + 1} time(s), its retries; not restarted`, { error });
+    return { kind: "permanent" };
+  }
+  const delayMs = paced(options, retryDelay(spec, error instanceof TemporaryError ? error.delay : undefined));
+  log.error("daemon failed; restarting after its backoff", { error, retryInMs: delayMs });
+  return { kind: "retry", delayMs };
 }
 
 export async function callTimer(options: CallOptions, uid: string, run: Run, retry: number): Promise<RunEnd> {
@@ -83,6 +117,8 @@ export async function callTimer(options: CallOptions, uid: string, run: Run, ret
     return { kind: "retry", delayMs };
   }
   if (outcome.kind === "failure") log.error("timer failed; next call at its interval", { error: outcome.error });
+  // Kopf logs it at info; here at debug: a timer succeeds every interval on every object.
+  else log.debug(`Timer '${spec.id}' succeeded.`);
   const result = outcome.kind === "success" ? outcome.result : undefined;
   // A lease that lapsed while this process stalled is given up now (its signal aborts), as a
   // cycle's is before it writes: another replica may run this timer by now (holds.ts).
@@ -109,10 +145,12 @@ async function write(
  * A daemon's or timer's context. Its own writes to the object are not taken in: no last-handled state is stored
  * for them.
  */
-function contextOf(options: CallOptions, uid: string, run: Run, wrote?: (after: KubeObject) => void) {
+function contextOf(
+  options: CallOptions, uid: string, run: Run, wrote?: (after: KubeObject) => void, body = run.body,
+) {
   const { resource, tools } = options;
-  const memo = options.memo(uid, run.body.metadata.namespace);
-  return objectContext(run.body, resource, memo, loggerOf(options, run), run.signal, tools, undefined, wrote);
+  const memo = options.memo(uid, body.metadata.namespace);
+  return objectContext(body, resource, memo, loggerOf(options, run), run.signal, tools, undefined, wrote);
 }
 
 function paced(options: CallOptions, delayMs: number): number {

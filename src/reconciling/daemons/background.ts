@@ -3,7 +3,9 @@
 // it no longer is. Every run's signal follows the freeze gate of the object's namespace and the
 // shutdown: a freeze aborts daemons and timer calls at once (ownership is exclusive, DESIGN
 // behaviour 4), and nothing starts while frozen (Kopf ran daemons on a paused replica, #1266).
-// A run that ignores its signal is abandoned after `cancellationTimeout` and named in a warning.
+// A run is asked to stop (ctx.stopped) at once, and made to (ctx.signal) a daemon's
+// `cancellationBackoff` later (Kopf's stages); one still going `cancellationTimeout` after
+// that is abandoned and named in a warning.
 // A timer's patch and result are written only if its call was not aborted.
 
 import type { KubeObject } from "../../kube/index.ts";
@@ -123,50 +125,61 @@ export class Background {
       return undefined;
     }
     const stop = new AbortController();
-    const link = linkedSignal(this.options.signal, freeze, hold?.signal, stop.signal);
+    // Asked to stop (ctx.stopped): at once, whatever the cause. Made to stop (ctx.signal, what its
+    // I/O is bound to): a daemon's cancellationBackoff later, but at once on a freeze or a shard
+    // handed over, since ownership is exclusive (another replica may run it by now).
+    const asked = linkedSignal(this.options.signal, freeze, hold?.signal, stop.signal);
+    const forced = linkedSignal(freeze, hold?.signal);
     const now = Date.now();
     const run: Run = {
-      spec, phase: starting(spec, now, uid), stop, signal: link.signal, body, changedAt: now,
+      spec, phase: starting(spec, now, uid), stop, stopping: asked.signal, signal: forced.signal, body, changedAt: now,
       essence: spec.options.idle !== undefined ? essenceOf(body) : undefined, ended: Promise.resolve(),
       ...(hold?.current ? { current: () => hold.current!() } : {}),
     };
     const { promise: ended, resolve } = Promise.withResolvers<void>();
     run.ended = ended;
-    let grace: ReturnType<typeof setTimeout> | undefined;
+    const timers: ReturnType<typeof setTimeout>[] = [];
     let looping = true;
     const forget = () => {
-      if (grace) clearTimeout(grace);
-      link.dispose();
+      for (const timer of timers) clearTimeout(timer);
+      asked.dispose();
+      forced.dispose();
       hold?.exit();
       const runs = this.objects.get(uid);
       if (runs?.get(spec.id) === run) runs.delete(spec.id);
       if (runs?.size === 0) this.objects.delete(uid);
       resolve();
     };
-    // Whatever aborted it (freeze, shutdown, halt), it is waited for only this long.
-    link.signal.addEventListener("abort", () => {
+    // Whatever asked it to stop (freeze, shutdown, halt), it is waited for only this long.
+    asked.signal.addEventListener("abort", () => {
+      const { backoffMs, timeoutMs } = stoppingOf(spec);
+      const force = () => forced.controller.abort(asked.signal.reason);
+      if (backoffMs > 0 && looping) timers.push(setTimeout(force, backoffMs));
+      else force();
       if (!looping) return forget(); // a finished daemon: nothing runs
       run.phase = { kind: "stopping", since: Date.now() };
-      grace = setTimeout(() => {
-        this.options.logger.warn(`abandoned a ${spec.kind} that ignored its stop signal past its cancellationTimeout`, {
-          [spec.kind]: spec.id, namespace: run.body.metadata.namespace, name: run.body.metadata.name,
-          cancellationTimeout: cancellationOf(spec),
-        });
-        this.options.abandoned?.();
-        forget();
-      }, cancellationOf(spec) * 1000);
+      timers.push(setTimeout(() => this.abandon(run, timeoutMs, forget), backoffMs + timeoutMs));
     }, { once: true });
-    const failed = (error: unknown) => {
+    const failed = (error: unknown) =>
       this.options.logger.error(`${spec.kind} loop failed`, { [spec.kind]: spec.id, error });
-    };
     void this.loop(uid, run).catch(failed).finally(() => {
       looping = false;
       // A finished daemon stays known (not restarted) until the object goes or stops matching;
       // nothing of it runs, so its shard may be handed over.
       hold?.exit();
-      if (run.phase.kind !== "finished" || run.signal.aborted) forget();
+      if (run.phase.kind !== "finished" || run.stopping.aborted) forget();
     });
     return run;
+  }
+
+  private abandon(run: Run, timeoutMs: number, forget: () => void): void {
+    const { spec, body } = run;
+    this.options.logger.warn(`abandoned a ${spec.kind} that ignored its stop signal past its cancellationTimeout`, {
+      [spec.kind]: spec.id, namespace: body.metadata.namespace, name: body.metadata.name,
+      cancellationTimeout: timeoutMs / 1000,
+    });
+    this.options.abandoned?.();
+    forget();
   }
 
   private halt(run: Run): void {
@@ -175,11 +188,11 @@ export class Background {
 
   private async loop(uid: string, run: Run): Promise<void> {
     let retry = 0;
-    while (!run.signal.aborted) {
+    while (!run.stopping.aborted) {
       const due = dueAt(run.phase);
       if (due === undefined) return; // finished or stopping
-      if (!(await sleep(due - Date.now(), run.signal))) return;
-      const primed = this.options.primed?.(run.signal);
+      if (!(await sleep(due - Date.now(), run.stopping))) return;
+      const primed = this.options.primed?.(run.stopping);
       if (primed && !(await primed)) return;
       const wait = idleWait(run.spec, run.changedAt, Date.now());
       if (wait > 0) {
@@ -190,15 +203,20 @@ export class Background {
       run.phase = { kind: "running", since: began };
       const call = run.spec.kind === "daemon" ? callDaemon : callTimer;
       const end = await call(this.options, uid, run, retry);
-      if (run.signal.aborted) return;
+      if (run.stopping.aborted) return;
       retry = end.kind === "retry" ? retry + 1 : 0;
       run.phase = afterRun(run.spec, end, began, Date.now());
     }
   }
 }
 
-function cancellationOf(spec: BackgroundSpec): number {
-  return spec.options.cancellationTimeout ?? DEFAULT_CANCELLATION_S;
+/**
+ * How a run is stopped, ms: `backoffMs` from the ask (ctx.stopped) to the force (ctx.signal; a
+ * daemon's cancellationBackoff, 0 for a timer, as Kopf's), then `timeoutMs` until it is abandoned.
+ */
+function stoppingOf(spec: BackgroundSpec): { backoffMs: number; timeoutMs: number } {
+  const backoff = spec.kind === "daemon" ? (spec.options.cancellationBackoff ?? 0) : 0;
+  return { backoffMs: backoff * 1000, timeoutMs: (spec.options.cancellationTimeout ?? DEFAULT_CANCELLATION_S) * 1000 };
 }
 
 function where(body: KubeObject): string {
