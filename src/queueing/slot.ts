@@ -3,6 +3,7 @@
 // The transitions here change a slot and nothing else: no timer, no line, no observer; what
 // follows from them (arming a window, waking a waiter, counting a metric) is workers.ts's.
 
+import type { CancelTimer } from "../util/index.ts";
 import type { Lined, Priority } from "./lines.ts";
 
 export type Stage = "idle" | "again" | "window" | "ready" | "busy";
@@ -19,8 +20,8 @@ export interface Slot<T> extends Lined {
   /** Epoch ms of a requested re-run. */
   againAt: number | undefined;
   stage: Stage;
-  /** The window's or the re-run's timer. */
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The window's timer (the machine's clock), or the re-run's (handler time: a cancelling call). */
+  timer: ReturnType<typeof setTimeout> | CancelTimer | undefined;
   idleSince: number;
   /** The pending item skips the batch window. */
   immediate: boolean;

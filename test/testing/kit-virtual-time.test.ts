@@ -1,0 +1,109 @@
+// The kit's virtual clock (issue 35): under startOperator({ clock: "virtual" }) handler time —
+// requeueAfter, timers' intervals, daemons' sleeps, handler retry delays, `now()` — stands still
+// until kit.advance(seconds) moves it, and an advance fires what falls due in its window, in order,
+// each once the work of the one before is over. Hours of schedule run in milliseconds.
+
+import { expect, test } from "bun:test";
+import Type from "typebox";
+import { defineResource, now, Registry, sleep, TemporaryError } from "kobun";
+import { startOperator } from "kobun/testing";
+
+const HOUR = 3600;
+
+function schedules() {
+  return defineResource({
+    group: "clock.kobun.dev", kind: "Schedule", plural: "schedules",
+    schema: { spec: Type.Object({ note: Type.String() }), status: Type.Object({}, { additionalProperties: true }) },
+  });
+}
+
+test("requeueAfter 3600: a reconcile runs again every virtual hour, none before, a chain inside one advance", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  const runs: number[] = [];
+  const firstRun = Promise.withResolvers<void>();
+  registry.on.reconcile(Schedules, () => {
+    runs.push(now().getTime());
+    firstRun.resolve();
+    return { requeueAfter: HOUR };
+  });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  const started = kit.now().getTime();
+  await kit.apply(Schedules, { metadata: { name: "hourly" }, spec: { note: "x" } });
+  await firstRun.promise;
+  expect(runs).toEqual([started]); // the first run, at the time the kit started: nothing moved it
+  const wall = performance.now();
+  await kit.advance(HOUR - 1);
+  expect(runs.map((at) => at - started)).toEqual([0]);
+  await kit.advance(1);
+  expect(runs).toEqual([started, started + HOUR * 1000]);
+  await kit.advance(3 * HOUR); // a chain: each run asks for the next, inside one window
+  const elapsed = performance.now() - wall;
+  expect(runs.map((at) => (at - started) / (HOUR * 1000))).toEqual([0, 1, 2, 3, 4]);
+  expect(kit.now().getTime()).toBe(started + 4 * HOUR * 1000);
+  expect(elapsed).toBeLessThan(2_000); // four virtual hours (measured: tens of ms)
+});
+
+test("an on.timer with interval 3600 runs 3 times in advance(3 * 3600), its status written each time", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  let calls = 0;
+  registry.on.timer(Schedules, () => ({ calls: ++calls, at: now().toISOString() }), { id: "tick", interval: HOUR });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  await kit.apply(Schedules, { metadata: { name: "ticking" }, spec: { note: "x" } });
+  await kit.until(Schedules, "ticking", (o) => o.metadata.finalizers?.length);
+  expect(calls).toBe(0); // a timer's first call is due within its spread (under a second): not yet advanced to
+  await kit.advance(3 * HOUR);
+  expect(calls).toBe(3);
+  const ticked = await kit.until(Schedules, "ticking", (o) => (o.status as any)?.tick?.calls === 3);
+  expect(Date.parse((ticked.status as any).tick.at)).toBeGreaterThan(kit.now().getTime() - HOUR * 1000);
+});
+
+test("a handler's retry delay of 60 s passes only when advanced: not at 59, at 60", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  let attempts = 0;
+  registry.on.create(Schedules, () => {
+    if (++attempts === 1) throw new TemporaryError("not yet", { delay: 60 });
+    return { attempts };
+  }, { id: "create_fn" });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  await kit.apply(Schedules, { metadata: { name: "retried" }, spec: { note: "x" } });
+  await kit.logs.until(/not yet/);
+  await kit.advance(59);
+  expect(attempts).toBe(1);
+  await kit.advance(1);
+  const done = await kit.until(Schedules, "retried", (o) => (o.status as any)?.create_fn);
+  expect((done.status as any).create_fn).toEqual({ attempts: 2 });
+});
+
+test("a daemon's sleep(600, signal) wakes once per advanced 600 s, and ends when the object goes", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  const beats: number[] = [];
+  let ended = false;
+  registry.on.daemon(Schedules, async ({ signal }) => {
+    while (await sleep(600, signal)) beats.push(now().getTime());
+    ended = true;
+  });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  const started = kit.now().getTime();
+  await kit.apply(Schedules, { metadata: { name: "beating" }, spec: { note: "x" } });
+  await kit.until(Schedules, "beating", (o) => o.metadata.finalizers?.length);
+  await kit.advance(1800);
+  expect(beats.map((at) => Math.round((at - started) / 1000))).toEqual([600, 1200, 1800]);
+  await kit.client.delete(await kit.client.resolve("schedules.clock.kobun.dev"), "default", "beating");
+  await kit.gone(Schedules, "beating");
+  expect(ended).toBe(true);
+});
+
+test("advance refuses the machine's clock and a bad number, with the fix in the message", async () => {
+  await using kit = await startOperator({ registry: new Registry(), logLevel: "silent" });
+  expect(kit.advance(1)).rejects.toThrow("start it with startOperator({ clock: \"virtual\" })");
+  expect(startOperator({ registry: new Registry(), clock: "fake" as "virtual" }))
+    .rejects.toThrow('startOperator({ clock }): "real" or "virtual", got "fake"');
+  await using virtual = await startOperator({ registry: new Registry(), clock: "virtual", logLevel: "silent" });
+  expect(virtual.advance(-1)).rejects.toThrow("advance(seconds): seconds must be a finite number of 0 or more, got -1");
+  expect(startOperator({ registry: new Registry(), clock: "virtual" }))
+    .rejects.toThrow("a virtual clock is already installed in this process");
+});
