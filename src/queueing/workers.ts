@@ -213,6 +213,7 @@ export class Workers<T> {
     slot.againAt = undefined;
     if (slot.current === undefined) return this.rest(slot);
     queue(slot, slot.rerunAs);
+    slot.immediate = slot.paced; // a wait of a window or longer kept the pace (slot.ts)
     this.observer?.added();
     slot.pending = slot.current;
     slot.hasPending = true;
@@ -273,14 +274,14 @@ export class Workers<T> {
       if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
       return this.checkSettled();
     }
-    // Kept only for a re-run: an idle slot outlives its run by `idleMs`, and after a burst
-    // every object has one; a body held for nothing would be a second copy per object.
+    // Kept only for a re-run: idle slots outlive their run by `idleMs`; a body held for nothing is a second copy.
     slot.current = outcome?.again !== undefined ? (outcome.item ?? item) : undefined;
     // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
     // drops it, the re-run must still happen (else a retry waits for an unrelated event).
     if (outcome?.again !== undefined) {
       slot.againAt = clock().now() + Math.max(0, outcome.again);
       if (outcome.again > 0) slot.rerunAs = "low"; // a retry or a requeue: behind news
+      slot.paced = outcome.again >= this.window;
       this.observer?.retried();
     }
     if (slot.hasPending) this.arm(slot);

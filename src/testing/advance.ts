@@ -48,7 +48,8 @@ async function quiet(time: VirtualClock, bounds: AdvanceBounds, when: string): P
     if (!(await within(time.idle(), deadline - performance.now(), bounds.failed))) {
       throw new Error(
         `advance: the operator was still busy ${when} after ${bounds.timeoutMs} ms of real time ` +
-          `(${time.counts().inProgress} piece(s) of work in progress: a handler waiting for something that never comes?)`,
+          `(${time.counts().inProgress} piece(s) of work in progress: ` +
+          "a handler waiting for something that never comes?)",
       );
     }
     await within(new Promise(() => {}), QUIET_MS, bounds.failed);

@@ -77,6 +77,24 @@ test("a handler's retry delay of 60 s passes only when advanced: not at 59, at 6
   expect((done.status as any).create_fn).toEqual({ attempts: 2 });
 });
 
+test("a failing reconcile's backoff runs on the virtual clock: 5, 10, 20 ms, none before it is advanced", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  const runs: number[] = [];
+  registry.on.reconcile(Schedules, () => {
+    runs.push(now().getTime());
+    if (runs.length < 4) throw new Error(`attempt ${runs.length} fails`);
+  });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  const started = kit.now().getTime();
+  await kit.apply(Schedules, { metadata: { name: "failing" }, spec: { note: "x" } });
+  await kit.logs.until(/attempt 1 fails/);
+  await kit.advance(0); // what was due now ran; the retry waits for its 5 ms
+  expect(runs.length).toBe(1);
+  await kit.advance(1);
+  expect(runs.map((at) => at - started)).toEqual([0, 5, 15, 35]); // controller-runtime's backoff, doubling
+});
+
 test("a daemon's sleep(600, signal) wakes once per advanced 600 s, and ends when the object goes", async () => {
   const registry = new Registry();
   const Schedules = schedules();
@@ -97,13 +115,30 @@ test("a daemon's sleep(600, signal) wakes once per advanced 600 s, and ends when
   expect(ended).toBe(true);
 });
 
+test("advance fails, bounded by the kit's timeout, while a handler never ends, saying so", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  let called!: () => void;
+  const handling = new Promise<void>((resolve) => (called = resolve));
+  registry.on.create(Schedules, ({ signal }) => new Promise((resolve) => {
+    called();
+    signal.addEventListener("abort", resolve); // it ends only when the operator stops
+  }), { id: "create_fn" });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent", timeout: 300 });
+  await kit.apply(Schedules, { metadata: { name: "stuck" }, spec: { note: "x" } });
+  await handling;
+  await expect(kit.advance(60)).rejects.toThrow(
+    "advance: the operator was still busy before advancing after 300 ms of real time (1 piece(s) of work in progress",
+  );
+});
+
 test("advance refuses the machine's clock and a bad number, with the fix in the message", async () => {
   await using kit = await startOperator({ registry: new Registry(), logLevel: "silent" });
-  expect(kit.advance(1)).rejects.toThrow("start it with startOperator({ clock: \"virtual\" })");
-  expect(startOperator({ registry: new Registry(), clock: "fake" as "virtual" }))
+  await expect(kit.advance(1)).rejects.toThrow("start it with startOperator({ clock: \"virtual\" })");
+  await expect(startOperator({ registry: new Registry(), clock: "fake" as "virtual" }))
     .rejects.toThrow('startOperator({ clock }): "real" or "virtual", got "fake"');
   await using virtual = await startOperator({ registry: new Registry(), clock: "virtual", logLevel: "silent" });
-  expect(virtual.advance(-1)).rejects.toThrow("advance(seconds): seconds must be a finite number of 0 or more, got -1");
-  expect(startOperator({ registry: new Registry(), clock: "virtual" }))
+  await expect(virtual.advance(-1)).rejects.toThrow("advance(seconds): seconds must be a finite number of 0 or more, got -1");
+  await expect(startOperator({ registry: new Registry(), clock: "virtual" }))
     .rejects.toThrow("a virtual clock is already installed in this process");
 });
