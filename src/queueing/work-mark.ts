@@ -1,21 +1,29 @@
-// On a virtual clock (util/clock.ts), the queue marks work in progress while a key is busy or has
-// an item waiting (its batch window, a permit), so that advancing time waits for the runs a firing
-// caused before it fires the next timer. On the machine's clock nothing is marked or scanned.
+// On a virtual clock (util/clock.ts), the queue marks work in progress while an item waits to
+// start (in its batch window, or in line for a permit), so that advancing time waits for the runs
+// a firing caused before it fires the next timer. The runs themselves are tracked by the clock
+// (`track`: busy, except while they sleep on it); an item behind a busy run waits for that run,
+// which may be waiting for time, so it is not counted. On the machine's clock nothing is scanned.
 
 import { clock } from "../util/index.ts";
+import type { Slot } from "./slot.ts";
 
 export class WorkMark {
   private end: (() => void) | undefined;
 
-  /** Looks again; `working` (a scan of the keys: the tests' cost only) is asked on a virtual clock alone. */
-  note(working: () => boolean): void {
+  /** Looks again at the slots (a scan: the tests' cost only, asked on a virtual clock alone). */
+  note(slots: ReadonlyMap<string, Slot<unknown>>): void {
     const time = clock();
     if (!time.virtual && !this.end) return;
-    if (time.virtual && working()) {
+    if (time.virtual && waiting(slots)) {
       this.end ??= time.working();
     } else if (this.end) {
       this.end();
       this.end = undefined;
     }
   }
+}
+
+function waiting(slots: ReadonlyMap<string, Slot<unknown>>): boolean {
+  for (const slot of slots.values()) if (slot.hasPending && slot.stage !== "busy") return true;
+  return false;
 }

@@ -150,7 +150,7 @@ export class Workers<T> {
   }
 
   private noteWork(): void {
-    this.work.note(() => this.busy > 0 || !this.isSettled());
+    this.work.note(this.slots);
   }
 
   /**
@@ -245,7 +245,7 @@ export class Workers<T> {
     const item = take(slot);
     this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
     if (++this.busy > this.mostBusy) this.mostBusy = this.busy;
-    void this.process(slot, item, this.scope.signal);
+    void clock().track(() => this.process(slot, item, this.scope.signal)); // a virtual clock's work (util/clock.ts)
   }
 
   /** Processes the item taken from `slot` and keeps what it asked for next. */

@@ -1,8 +1,9 @@
 // kit.advance(seconds): moves the virtual clock of handler time (util/virtual-clock.ts) forward,
 // firing the timers due inside the window one at a time, in order. After each firing it waits
 // until the work that timer started is over — the operator quiet: no key of its queues busy or
-// waiting, no timer's call running, no API request in flight, for QUIET_MS of real time so that
-// the watch events of its own writes arrive and are handled too — before it fires the next. So a
+// waiting, no timer's call running (a run asleep on the virtual clock waits for time: it is not
+// busy), no API request in flight, for QUIET_MS of real time so that the watch events of its own
+// writes arrive and are handled too — before it fires the next. So a
 // chain (requeueAfter 60 → a run → requeueAfter 60) inside the window all happens, in order.
 // Every wait is bounded by the kit's timeout in real time: a stuck handler fails the test, it
 // does not hang it.

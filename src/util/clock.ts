@@ -11,9 +11,11 @@
 // The clock is process-wide, like the tracer (trace.ts): rooms read `clock()` at the moment they
 // schedule, so no constructor carries it. One virtual clock at a time (useClock refuses a second).
 //
-// `working()` is the narrow hook a virtual clock needs to know when the work a firing started is
-// over: the queue's runs, daemons' and timers' calls, and API requests mark themselves while they
-// last. On the real clock it does nothing.
+// `working()` and `track()` are the narrow hook a virtual clock needs to know when the work a
+// firing started is over: API requests and the queue's waiting items mark themselves while they
+// last (`working`); the queue's runs and timers' calls run under `track`, which counts them except
+// while they sleep on the clock (a handler awaiting `sleep(60)` waits for time: it is not busy).
+// On the real clock both do nothing.
 
 import { sleep } from "./abort.ts";
 
@@ -29,6 +31,8 @@ export interface Clock {
   timer(ms: number, fire: () => void): CancelTimer;
   /** Marks work in progress until the returned call (a virtual clock waits for it before the next firing). */
   working(): () => void;
+  /** Runs `work` as work in progress until it settles, except while it sleeps on this clock. */
+  track<T>(work: () => Promise<T>): Promise<T>;
   /** Whether it is a virtual clock (work is counted only then). */
   readonly virtual: boolean;
 }
@@ -43,6 +47,7 @@ export const realClock: Clock = {
     return () => clearTimeout(timer);
   },
   working: () => noop,
+  track: (work) => work(),
   virtual: false,
 };
 

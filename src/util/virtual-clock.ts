@@ -4,9 +4,17 @@
 // issue 34) decides what runs between two firings: let the work a firing started finish
 // (`idle()`), inject a fault, fire the next. A timer of 0 ms (or less) is due now: it fires on the
 // next turn of the event loop without being advanced to, as on the real clock, and counts as work
-// until it has.
+// until it has. Work run under `track` is counted while it runs and not while it sleeps on this
+// clock: an AsyncLocalStorage carries the run into its awaits, so a sleep knows whose it is.
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { CancelTimer, Clock } from "./clock.ts";
+
+/** One tracked run: it counts as work while it has not ended and sleeps in none of its awaits. */
+interface Run {
+  sleeping: number;
+  ended: boolean;
+}
 
 interface Pending {
   at: number;
@@ -23,6 +31,7 @@ export class VirtualClock implements Clock {
   private busy = 0;
   private begun = 0;
   private idleWaiters: (() => void)[] = [];
+  private readonly runs = new AsyncLocalStorage<Run>();
 
   /** `start`: ms since the epoch (default the machine's now, so that the server's timestamps are near). */
   constructor(start: number = Date.now()) {
@@ -48,28 +57,52 @@ export class VirtualClock implements Clock {
 
   sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
+    const run = this.runs.getStore();
+    if (run && run.sleeping++ === 0 && !run.ended) this.release();
+    return new Promise<boolean>((resolve) => {
+      // Busy again from the moment it wakes, before its awaiter goes on.
+      const wake = (slept: boolean) => {
+        if (run && --run.sleeping === 0 && !run.ended) this.begin();
+        resolve(slept);
+      };
       const onAbort = () => {
         cancel();
-        resolve(false);
+        wake(false);
       };
       const cancel = this.timer(ms, () => {
         signal?.removeEventListener("abort", onAbort);
-        resolve(true);
+        wake(true);
       });
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
   working(): () => void {
-    this.busy++;
-    this.begun++;
+    this.begin();
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
-      if (--this.busy === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      this.release();
     };
+  }
+
+  track<T>(work: () => Promise<T>): Promise<T> {
+    const run: Run = { sleeping: 0, ended: false };
+    this.begin();
+    return this.runs.run(run, work).finally(() => {
+      run.ended = true;
+      if (run.sleeping === 0) this.release();
+    });
+  }
+
+  private begin(): void {
+    this.busy++;
+    this.begun++;
+  }
+
+  private release(): void {
+    if (--this.busy === 0) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   /**

@@ -95,7 +95,7 @@ test("a failing reconcile's backoff runs on the virtual clock: 5, 10, 20 ms, non
   expect(runs.map((at) => at - started)).toEqual([0, 5, 15, 35]); // controller-runtime's backoff, doubling
 });
 
-test("a daemon's sleep(600, signal) wakes once per advanced 600 s, and ends when the object goes", async () => {
+test("a daemon starts after its initialDelay, its sleep(600, signal) wakes once per 600 s, it ends when the object goes", async () => {
   const registry = new Registry();
   const Schedules = schedules();
   const beats: number[] = [];
@@ -103,16 +103,35 @@ test("a daemon's sleep(600, signal) wakes once per advanced 600 s, and ends when
   registry.on.daemon(Schedules, async ({ signal }) => {
     while (await sleep(600, signal)) beats.push(now().getTime());
     ended = true;
-  });
+  }, { initialDelay: 60 });
   await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
   const started = kit.now().getTime();
   await kit.apply(Schedules, { metadata: { name: "beating" }, spec: { note: "x" } });
   await kit.until(Schedules, "beating", (o) => o.metadata.finalizers?.length);
-  await kit.advance(1800);
-  expect(beats.map((at) => Math.round((at - started) / 1000))).toEqual([600, 1200, 1800]);
+  await kit.advance(60 + 1800);
+  expect(beats.map((at) => Math.round((at - started) / 1000))).toEqual([660, 1260, 1860]);
   await kit.client.delete(await kit.client.resolve("schedules.clock.kobun.dev"), "default", "beating");
   await kit.gone(Schedules, "beating");
   expect(ended).toBe(true);
+});
+
+test("a handler's timeout is handler time: a 30 s timeout ends a 60 s sleep at 30 s of the advance", async () => {
+  const registry = new Registry();
+  const Schedules = schedules();
+  let woke: boolean | undefined;
+  const called = Promise.withResolvers<void>();
+  registry.on.create(Schedules, async ({ signal }) => {
+    called.resolve();
+    woke = await sleep(60, signal);
+  }, { id: "create_fn", timeout: 30 });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  await kit.apply(Schedules, { metadata: { name: "slow" }, spec: { note: "x" } });
+  await called.promise;
+  await kit.advance(29);
+  expect(woke).toBeUndefined();
+  await kit.advance(31);
+  expect(woke).toBe(false); // aborted by the timeout, not woken by its own 60 s
+  await kit.logs.until(/timed out after 30s/);
 });
 
 test("advance fails, bounded by the kit's timeout, while a handler never ends, saying so", async () => {

@@ -1,6 +1,7 @@
 // The virtual clock of handler time: timers fire in order of when they are due (then of when
 // they were set), one per fireNext, only when advanced to; time only moves forward; sleeps end
-// on abort; work marks tell a driver when the firing's work is over; one virtual clock at a time.
+// on abort; work marks and tracked runs (not while they sleep) tell a driver when the firing's
+// work is over; one virtual clock at a time.
 
 import { expect, test } from "bun:test";
 import { clock, realClock, sleep, useClock, VirtualClock } from "../../src/util/index.ts";
@@ -46,7 +47,7 @@ test("a sleep ends when advanced to, or false at once on abort; a timer of 0 ms 
   expect(time.now()).toBe(60_000);
 });
 
-test("work marks: idle() resolves when the last one ends, begunSoFar counts every start", async () => {
+test("work marks: idle() resolves when the last one ends, `begun` counts every start", async () => {
   const time = new VirtualClock(0);
   await time.idle();
   const first = time.working();
@@ -61,6 +62,37 @@ test("work marks: idle() resolves when the last one ends, begunSoFar counts ever
   await waiting;
   expect(idle).toBe(true);
   expect(time.counts()).toEqual({ inProgress: 0, begun: 2, waiting: 0 });
+});
+
+test("tracked work counts while it runs, not while it sleeps on the clock, again once it wakes", async () => {
+  const time = new VirtualClock(0);
+  let step!: () => void;
+  const stepped = new Promise<void>((resolve) => (step = resolve));
+  const seen: number[] = [];
+  const run = time.track(async () => {
+    seen.push(time.counts().inProgress); // running: 1
+    const sleeping = time.sleep(1_000);
+    step();
+    await sleeping;
+    seen.push(time.counts().inProgress); // awake: 1 again
+    await new Promise((resolve) => setTimeout(resolve, 1)); // waiting on anything else is still work
+  });
+  await stepped;
+  await time.idle(); // asleep: not busy, so a driver may fire its timer
+  expect(time.counts().inProgress).toBe(0);
+  time.fireNext();
+  expect(time.counts().inProgress).toBe(1); // busy from the moment it woke
+  await run;
+  expect(seen).toEqual([1, 1]);
+  expect(time.counts().inProgress).toBe(0);
+  // A sleep begun inside a run that has ended (a loop it started) counts nothing.
+  let loop!: Promise<boolean>;
+  await time.track(async () => void (loop = time.sleep(0).then(() => time.sleep(5_000))));
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(time.counts()).toMatchObject({ inProgress: 0, waiting: 1 });
+  time.fireNext();
+  expect(await loop).toBe(true);
+  expect(time.counts().inProgress).toBe(0);
 });
 
 test("one virtual clock installed at a time; restoring puts the machine's back", () => {

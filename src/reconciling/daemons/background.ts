@@ -189,7 +189,7 @@ export class Background {
       const began = clock().now();
       run.phase = { kind: "running", since: began };
       const call = run.spec.kind === "daemon" ? callDaemon : callTimer;
-      const end = await call(this.options, uid, run, retry).finally(workingOn(run));
+      const end = await tracked(run, () => call(this.options, uid, run, retry));
       if (run.signal.aborted) return;
       retry = end.kind === "retry" ? retry + 1 : 0;
       run.phase = afterRun(run.spec, end, began, clock().now());
@@ -198,8 +198,8 @@ export class Background {
 }
 
 /** A timer's call is work a virtual clock waits for before its next firing; a daemon's is not (it never ends). */
-function workingOn(run: Run): () => void {
-  return run.spec.kind === "timer" ? clock().working() : () => {};
+function tracked<T>(run: Run, call: () => Promise<T>): Promise<T> {
+  return run.spec.kind === "timer" ? clock().track(call) : call();
 }
 
 function cancellationOf(spec: BackgroundSpec): number {
