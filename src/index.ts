@@ -66,6 +66,15 @@ export {
   type ReconcileContext, type ReconcileFn, type ReconcileOptions, type ReconcileResult, type ReconcileTarget,
   type Cache, type CacheListOptions, type ObjectKey, type WatchedResource, type TargetObject,
 } from "./declaring/index.ts";
+// Handler time: the clock that runs timers, requeueAfter and retries, which a test can move
+// (`startOperator({ clock: "virtual" })`, `kit.advance(seconds)`; docs/testing.md, "Virtual time"):
+//
+//   on.reconcile(Reports, ({ spec }) => {
+//     const due = nextRun(spec.schedule, now());                    // not `new Date()`
+//     return { requeueAfter: (due.getTime() - now().getTime()) / 1000 };
+//   });
+//   on.daemon(Pollers, async ({ signal }) => { while (await sleep(60, signal)) await poll(); });
+export { now, sleep } from "./declaring/index.ts";
 export {
   run, type RunOptions, type RunReport, type StartedInfo, FatalError, ExitCode, resolveSettings, ConfigError,
   type Settings, Toggle,

@@ -1,9 +1,10 @@
 // declaring/: what an operator author declares, and nothing that runs it: the registry (`on.*`),
 // the specs it keeps, resource tokens and `defineResource`, filters, aliases, errors, the shapes
-// of handlers, contexts, webhooks and activities, and the interfaces a handler sees of `ctx.api`
-// and `ctx.indexes` (handling/ implements them). It imports only kube/ (types, selectors, kinds)
-// and util/. Must never import an engine (handling/, reconciling/, admission/, runtime/...), never
-// do I/O, and never run a handler: registering checks options and records, nothing more.
+// of handlers, contexts, webhooks and activities, handler time (`now`, `sleep`: util/'s clock), and
+// the interfaces a handler sees of `ctx.api` and `ctx.indexes` (handling/ implements them). It
+// imports only kube/ (types, selectors, kinds) and util/. Must never import an engine (handling/,
+// reconciling/, admission/, runtime/...), never do I/O, and never run a handler: registering
+// checks options and records, nothing more.
 
 export {
   on, registry, Registry, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec,
@@ -22,6 +23,7 @@ export {
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
 export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
+export { now, sleep } from "./time.ts";
 export type { Index } from "./indexes.ts";
 export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
 export { adopt, type AdoptOptions } from "./children.ts";

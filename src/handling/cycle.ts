@@ -6,6 +6,7 @@
 // Must never send anything (patching.ts does) nor wait for delays (the worker does).
 
 import type { KubeObject } from "../kube/index.ts";
+import { clock } from "../util/index.ts";
 import { deepEqual } from "../declaring/index.ts";
 import type { HandlerSpec } from "../declaring/index.ts";
 import type { Cause, HandlerContext, ObjectContext } from "../declaring/index.ts";
@@ -111,7 +112,7 @@ export async function runCycle(
   const seen = sight as Sight & { cause: Cause };
   // The base and the handlers' contexts are made when first needed (none in a finalizer-first cycle).
   let base: ObjectContext | undefined;
-  const at = Date.now();
+  const at = clock().now();
   const contextOf: ContextMaker = (spec, record) => {
     base ??= objectContext(
       body, env.resource, state.memo, env.logger, signal, env.tools, written,
@@ -136,7 +137,7 @@ export async function runCycle(
     plan.done = true;
     state.resume = "done";
   } else for (const [id, record] of records) plan.bookkeeping.progress.set(id, record);
-  plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - Date.now());
+  plan.delay = earliest === undefined ? undefined : Math.max(0, earliest - clock().now());
   return plan;
 }
 
@@ -176,7 +177,7 @@ export function deleteHandlerApplies(
       base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
       const ctx = {
         ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0,
-        started: new Date(), runtime: 0, diffUnavailable: false, subhandler: subhandlerOutsideCall,
+        started: new Date(clock().now()), runtime: 0, diffUnavailable: false, subhandler: subhandlerOutsideCall,
       } as HandlerContext;
       if (!whenPasses(spec.options.when, ctx, signal)) continue;
     }

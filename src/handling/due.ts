@@ -7,7 +7,7 @@
 // Must never write anything nor wait for a delay: it fills the cycle's plan and progress map.
 
 import type { KubeObject } from "../kube/index.ts";
-import { inSpan, tracing } from "../util/index.ts";
+import { clock, inSpan, tracing } from "../util/index.ts";
 import { PermanentError } from "../declaring/index.ts";
 import type { Cause, HandlerContext, HandlerSpec } from "../declaring/index.ts";
 import type { CycleEnv } from "./cycle-env.ts";
@@ -109,7 +109,7 @@ async function runOne(
     next.success = true;
   } else if (outcome.kind === "retry") {
     next.retries = ctx.retry + 1;
-    next.delayed = new Date(Date.now() + outcome.delay * 1000).toISOString();
+    next.delayed = new Date(clock().now() + outcome.delay * 1000).toISOString();
     next.message = outcome.error.message;
   } else {
     next.failure = true;

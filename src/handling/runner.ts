@@ -2,7 +2,7 @@
 // signal, and what its outcome means (Kopf's TemporaryError / PermanentError / `errors`).
 // Must never write anything: it returns an outcome; cycle.ts records it.
 
-import { isAbortError, linkedSignal } from "../util/index.ts";
+import { clock, isAbortError, linkedSignal } from "../util/index.ts";
 import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "../declaring/index.ts";
 import type { HandlerSpec } from "../declaring/index.ts";
 import type { HandlerContext, HandlerFn } from "../declaring/index.ts";
@@ -38,28 +38,28 @@ export async function runHandler(
   const maxAttempts = spec.options.retries ?? defaults.retries;
   const backoff = spec.options.backoff ?? defaults.backoff;
   const startedAt = ctx.started.getTime();
-  if (timeout !== null && timeout !== undefined && Date.now() - startedAt >= timeout * 1000) {
+  if (timeout !== null && timeout !== undefined && clock().now() - startedAt >= timeout * 1000) {
     return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
   }
   // A timeout needs a signal of the handler's own now; otherwise one is made only if the handler reads it.
   const linked = timeout !== null && timeout !== undefined ? linkedSignal(parent) : undefined;
   if (linked) ctx.signal = linked.signal;
   const release = linked ? linked.dispose : lendSignal(ctx, parent);
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: (() => void) | undefined;
   let timedOut = false;
   try {
     let result: unknown = (spec.fn as HandlerFn)(ctx);
     if (result instanceof Promise) {
       if (timeout !== null && timeout !== undefined) {
-        const left = timeout * 1000 - (Date.now() - startedAt);
+        const left = timeout * 1000 - (clock().now() - startedAt);
         // A handler that ignores its signal is not waited for past its timeout; it is told to stop.
         const expiry = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
+          cancelTimer = clock().timer(left, () => {
             timedOut = true;
             const error = new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`);
             linked!.controller.abort(error);
             reject(error);
-          }, left);
+          });
         });
         result = await Promise.race([result, expiry]);
       } else result = await result;
@@ -72,7 +72,7 @@ export async function runHandler(
     }
     return outcomeOfError(error, spec, ctx.retry, parent, backoff, maxAttempts);
   } finally {
-    if (timer) clearTimeout(timer);
+    cancelTimer?.();
     release();
   }
 }

@@ -6,6 +6,7 @@
 // whose filters match, each with its context and its progress record.
 
 import type { KubeObject } from "../kube/index.ts";
+import { clock } from "../util/index.ts";
 import { getField, matchMeta, matchValue } from "../declaring/index.ts";
 import type { HandlerSpec } from "../declaring/index.ts";
 import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "../declaring/index.ts";
@@ -43,7 +44,7 @@ export function seeCause(
 ): Sight {
   const salt = body.metadata.uid ?? "";
   const sight: Sight = {
-    cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: Date.now(),
+    cause: "noop", essence: undefined, redacted: undefined, diff: [], diffUnavailable: false, salt, now: clock().now(),
     old: typeof book.base === "object" ? book.base : undefined,
   };
   if (body.metadata.deletionTimestamp) {

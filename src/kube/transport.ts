@@ -5,7 +5,7 @@
 // (with the server's Status) or ConnectionError; transient ones are retried with capped,
 // jittered, abortable backoff (honouring Retry-After); a 401 re-reads the credentials once.
 
-import { sleep, untilAborted } from "../util/index.ts";
+import { clock, sleep, untilAborted } from "../util/index.ts";
 import { Backoff } from "../util/index.ts";
 import { silentLogger, type Logger } from "../util/index.ts";
 import type { Connection, ConnectionTLS } from "./connection.ts";
@@ -120,7 +120,15 @@ export class Transport {
     this.wire.close();
   }
 
-  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    // A virtual clock (util/clock.ts) fires its next timer only once no request is in flight.
+    const time = clock();
+    if (!time.virtual) return this.attempts<T>(method, path, options);
+    const endWork = time.working();
+    return this.attempts<T>(method, path, options).finally(endWork);
+  }
+
+  private async attempts<T>(method: string, path: string, options: RequestOptions): Promise<T> {
     const url = this.server + path + (options.query ? queryString(options.query) : "");
     const { signal, retry } = options;
     const { body, contentType } = encodedBody(options);

@@ -1,11 +1,13 @@
 // queueing/'s scheduler: when a key runs. Each key has a slot (slot.ts) with a stage: idle,
 // waiting for a requested re-run (`again`), inside the batch window's leading-edge throttle
 // (`window`), in the lines of keys ready to run (`ready`), or processing (`busy`). What it waits for is
-// a timer (its window or re-run), one shared next-turn callback, or one shared reaper interval
-// that drops slots idle for `idleMs`. No slot holds a promise. workers.ts runs the keys.
+// a timer (its window on the machine's clock, its re-run in handler time: util/clock.ts), one shared
+// next-turn callback, or one shared reaper interval that drops slots idle for `idleMs`. No slot
+// holds a promise. workers.ts runs the keys.
 // The ready keys stand in two lines (lines.ts): a key whose item is news (a watch event) runs
 // before the keys that only re-check (a relist's objects, re-runs), FIFO within each line.
 
+import { clock } from "../util/index.ts";
 import { ReadyLines } from "./lines.ts";
 import type { Slot } from "./slot.ts";
 
@@ -74,23 +76,24 @@ export class Schedule<T> {
    */
   rerunAt(slot: Slot<T>, againAt: number): void {
     slot.stage = "again";
-    const ms = againAt - Date.now();
+    const ms = againAt - clock().now();
     if (ms <= 0) {
       slot.timer = NEXT_TURN;
       this.reruns.push(slot);
       this.turn ??= setImmediate(() => this.nextTurnCame());
       return;
     }
-    slot.timer = setTimeout(() => {
+    slot.timer = clock().timer(ms, () => {
       slot.timer = undefined;
       this.on.rerun(slot);
-    }, ms);
+    });
   }
 
   /** Cancels the slot's timer (a push comes before its re-run). */
   cancel(slot: Slot<T>): void {
     if (slot.timer === undefined) return;
-    if (slot.timer !== NEXT_TURN) clearTimeout(slot.timer);
+    if (typeof slot.timer === "function") slot.timer();
+    else if (slot.timer !== NEXT_TURN) clearTimeout(slot.timer);
     slot.timer = undefined;
   }
 

@@ -3,6 +3,7 @@
 // The transitions here change a slot and nothing else: no timer, no line, no observer; what
 // follows from them (arming a window, waking a waiter, counting a metric) is workers.ts's.
 
+import type { CancelTimer } from "../util/index.ts";
 import type { Lined, Priority } from "./lines.ts";
 
 export type Stage = "idle" | "again" | "window" | "ready" | "busy";
@@ -19,8 +20,8 @@ export interface Slot<T> extends Lined {
   /** Epoch ms of a requested re-run. */
   againAt: number | undefined;
   stage: Stage;
-  /** The window's or the re-run's timer. */
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The window's timer (the machine's clock), or the re-run's (handler time: a cancelling call). */
+  timer: ReturnType<typeof setTimeout> | CancelTimer | undefined;
   idleSince: number;
   /** The pending item skips the batch window. */
   immediate: boolean;
@@ -28,6 +29,11 @@ export interface Slot<T> extends Lined {
   priority: Priority;
   /** The line of a requested re-run: the taken item's if due at once (it continues that work), else "low". */
   rerunAs: Priority;
+  /**
+   * The requested re-run waits a batch window or longer: that wait kept the pace, no window follows
+   * (on a virtual clock, whose hours pass in real ms, a window would only slow the test down).
+   */
+  paced: boolean;
   /** Its place in the ready lines (lines.ts): the live entry's ticket (0: not in line) and line. */
   ticket: number;
   lane: Priority;
@@ -42,7 +48,7 @@ export interface Slot<T> extends Lined {
 export function newSlot<T>(key: string, item: T, immediate: boolean, priority: Priority): Slot<T> {
   return {
     key, pending: item, hasPending: true, current: undefined, againAt: undefined, stage: "idle", timer: undefined,
-    idleSince: 0, immediate, priority, rerunAs: priority, ticket: 0, lane: priority,
+    idleSince: 0, immediate, priority, rerunAs: priority, paced: false, ticket: 0, lane: priority,
     lastStart: -Infinity, queued: true, queuedAt: performance.now(),
   };
 }

@@ -29,11 +29,12 @@
 // What it must never do: run two items of one key concurrently, drop the newest item of a key,
 // import anything but util/, or know what a Kubernetes object is.
 
-import { TaskScope, type TaskReport } from "../util/index.ts";
+import { clock, TaskScope, type TaskReport } from "../util/index.ts";
 import { silentLogger, type Logger } from "../util/index.ts";
 import { figuresOf, type QueueObserver } from "./observer.ts";
 import type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
 import { Schedule } from "./schedule.ts";
+import { WorkMark } from "./work-mark.ts";
 import { clear, newSlot, offer, queue, take, type Slot } from "./slot.ts";
 
 export type { Outcome, Priority, PushOptions, WorkersOptions } from "./options.ts";
@@ -54,6 +55,7 @@ export class Workers<T> {
   /** close() waiting for the busy keys to end. */
   private readonly drainWaiters: (() => void)[] = [];
   private readonly observer: QueueObserver | undefined;
+  private readonly work = new WorkMark();
 
   constructor(private readonly options: WorkersOptions<T>) {
     this.observer = options.observer;
@@ -62,8 +64,8 @@ export class Workers<T> {
     this.limit = Math.max(1, options.limit);
     this.idleMs = options.idleMs;
     this.schedule = new Schedule<T>(this.idleMs, this.slots, {
-      due: (slot) => (slot.hasPending ? this.enqueue(slot) : this.rest(slot)),
-      rerun: (slot) => this.rerun(slot),
+      due: (slot) => void (slot.hasPending ? this.enqueue(slot) : this.rest(slot), this.noteWork()),
+      rerun: (slot) => void (this.rerun(slot), this.noteWork()),
       expired: (slot) => this.slots.delete(slot.key),
     }, options.prioritized ?? true);
     this.logger = options.logger ?? silentLogger;
@@ -108,9 +110,10 @@ export class Workers<T> {
       // Ready in the low line and now news: it moves up (lines.ts).
       if (slot.stage === "ready" && priority === "high") this.schedule.ready(slot);
       // Busy, in its window or ready: the key takes the newest item when its turn comes.
-      if (slot.stage !== "idle" && slot.stage !== "again") return;
+      if (slot.stage !== "idle" && slot.stage !== "again") return this.noteWork();
     }
     this.arm(slot);
+    this.noteWork();
   }
 
   /**
@@ -143,6 +146,11 @@ export class Workers<T> {
       this.rest(slot);
     }
     this.checkSettled();
+    this.noteWork();
+  }
+
+  private noteWork(): void {
+    this.work.note(this.slots);
   }
 
   /**
@@ -205,6 +213,7 @@ export class Workers<T> {
     slot.againAt = undefined;
     if (slot.current === undefined) return this.rest(slot);
     queue(slot, slot.rerunAs);
+    slot.immediate = slot.paced; // a wait of a window or longer kept the pace (slot.ts)
     this.observer?.added();
     slot.pending = slot.current;
     slot.hasPending = true;
@@ -236,7 +245,7 @@ export class Workers<T> {
     const item = take(slot);
     this.observer?.started((slot.lastStart - slot.queuedAt) / 1000);
     if (++this.busy > this.mostBusy) this.mostBusy = this.busy;
-    void this.process(slot, item, this.scope.signal);
+    void clock().track(() => this.process(slot, item, this.scope.signal)); // a virtual clock's work (util/clock.ts)
   }
 
   /** Processes the item taken from `slot` and keeps what it asked for next. */
@@ -256,6 +265,7 @@ export class Workers<T> {
     } catch (error) {
       this.logger.error("worker failed", { task: slot.key, error });
     }
+    this.noteWork();
   }
 
   /** After a run: keeps what it asked for next, and starts what may start now. */
@@ -264,14 +274,14 @@ export class Workers<T> {
       if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
       return this.checkSettled();
     }
-    // Kept only for a re-run: an idle slot outlives its run by `idleMs`, and after a burst
-    // every object has one; a body held for nothing would be a second copy per object.
+    // Kept only for a re-run: idle slots outlive their run by `idleMs`; a body held for nothing is a second copy.
     slot.current = outcome?.again !== undefined ? (outcome.item ?? item) : undefined;
     // Kept even when an item is pending: taking that item cancels the re-run, but if `skip`
     // drops it, the re-run must still happen (else a retry waits for an unrelated event).
     if (outcome?.again !== undefined) {
-      slot.againAt = Date.now() + Math.max(0, outcome.again);
+      slot.againAt = clock().now() + Math.max(0, outcome.again);
       if (outcome.again > 0) slot.rerunAs = "low"; // a retry or a requeue: behind news
+      slot.paced = outcome.again >= this.window;
       this.observer?.retried();
     }
     if (slot.hasPending) this.arm(slot);
@@ -285,5 +295,6 @@ export class Workers<T> {
     this.schedule.stop();
     for (const [key, slot] of this.slots) if (slot.stage !== "busy") this.slots.delete(key);
     this.checkSettled();
+    this.noteWork();
   }
 }

@@ -8,7 +8,8 @@ import type { MergePatch, ResourceToken, StatusOf, TargetObject } from "../decla
 import { isNotFound } from "../kube/index.ts";
 import type { Event, KubeClient, KubeObject, Resource } from "../kube/index.ts";
 import type { Sandbox } from "@kobun/sandbox";
-import type { Logger, MemorySink } from "../util/index.ts";
+import type { Logger, MemorySink, VirtualClock } from "../util/index.ts";
+import { advanceClock } from "./advance.ts";
 import { holdObject } from "./consistently.ts";
 import { eventsAbout, type EventsOptions } from "./events.ts";
 import { awaitObject, type Watched } from "./until.ts";
@@ -54,6 +55,10 @@ export interface TestOperatorParts {
   logger: Logger;
   logs: MemorySink;
   timeoutMs: number;
+  /** Under `clock: "virtual"`: the clock of handler time, installed for this operator. */
+  clock?: VirtualClock;
+  /** Puts back the clock that was installed before (called once the operator has ended). */
+  restoreClock: () => void;
 }
 
 export class TestOperator {
@@ -195,11 +200,31 @@ export class TestOperator {
         // An operator that failed on its own fails the test here too, even if no wait saw it.
         if (this.parts.failed.aborted) throw this.parts.failed.reason;
       } finally {
+        this.parts.restoreClock();
         this.client.close();
         await this.sandbox.stop();
       }
     })();
     return this.stopping;
+  }
+
+  /** Handler time now: the virtual clock's under `startOperator({ clock: "virtual" })`, else the machine's. */
+  now(): Date {
+    return new Date(this.parts.clock?.now() ?? Date.now());
+  }
+
+  /**
+   * Moves the virtual clock `seconds` forward, firing every timer, requeue, retry and daemon sleep
+   * due in that window in order, each once the work of the one before is over. Resolves when time
+   * has reached the end of the window and the operator is quiet.
+   */
+  async advance(seconds: number): Promise<void> {
+    if (!this.parts.clock) {
+      throw new Error(
+        "advance(): this operator runs on the machine's clock; start it with startOperator({ clock: \"virtual\" })",
+      );
+    }
+    await advanceClock(this.parts.clock, seconds, { timeoutMs: this.parts.timeoutMs, failed: this.parts.failed });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -10,7 +10,7 @@ import { isNotFound } from "../kube/index.ts";
 import { KubeClient } from "../kube/index.ts";
 import { applyManifests, startSandbox } from "../runtime/dev.ts";
 import { run, withDefinitions, type Manifest } from "../runtime/index.ts";
-import { Logger, memorySink, stderrSink, teeSink } from "../util/index.ts";
+import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from "../util/index.ts";
 import type { LogLevel, LogSink, MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
 
@@ -31,6 +31,12 @@ export interface TestOperatorOptions {
   logCapture?: LogLevel;
   /** Shared with every handler and activity as `ctx.memo` (`run({ memo })`); default a fresh object. */
   memo?: Record<string, any>;
+  /**
+   * "virtual": handler time (timers, daemons' sleeps, requeueAfter, backoff, retries, handler timeouts,
+   * `now()`) stands still until `kit.advance(seconds)` moves it; one such operator at a time per process.
+   * Default "real".
+   */
+  clock?: "real" | "virtual";
 }
 
 /** A file of `crds`, or an error naming the option and where a relative path was looked for. */
@@ -66,9 +72,11 @@ function kitLogger(options: TestOperatorOptions): { logger: Logger; logs: Memory
  */
 export async function startOperator(options: TestOperatorOptions = {}): Promise<TestOperator> {
   const namespace = options.namespace ?? "default";
+  const clock = clockOf(options);
   const { logger, logs } = kitLogger(options);
   const sandbox = await startSandbox();
   let client: KubeClient | undefined;
+  let restoreClock = noop;
   try {
     client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
     const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readCrd(path) }));
@@ -83,6 +91,7 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve));
     const memo = options.memo ?? {};
+    restoreClock = clock ? useClock(clock) : noop;
     const running = run({ signal: stop.signal, settings, registry, logger, memo, onReady: () => started() }).then(
       () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
       (error) => {
@@ -97,13 +106,24 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     await Promise.race([ready, endedFirst]);
     return new TestOperator({
       sandbox, client, namespace, operatorStop: stop, failed: failure.signal, running, logger, logs,
-      timeoutMs: options.timeout ?? 5000,
+      timeoutMs: options.timeout ?? 5000, clock, restoreClock,
     });
   } catch (error) {
+    restoreClock();
     client?.close();
     await sandbox.stop();
     throw error;
   }
+}
+
+const noop = () => {};
+
+/** The virtual clock asked for, starting at the machine's now (so the server's timestamps are near it). */
+function clockOf(options: TestOperatorOptions): VirtualClock | undefined {
+  const asked = options.clock ?? "real";
+  if (asked === "real") return undefined;
+  if (asked === "virtual") return new VirtualClock();
+  throw new Error(`startOperator({ clock }): "real" or "virtual", got ${JSON.stringify(asked)}`);
 }
 
 async function ensureNamespace(client: KubeClient, name: string): Promise<void> {

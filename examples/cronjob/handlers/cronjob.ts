@@ -14,7 +14,7 @@
 
 import Type from "typebox";
 import {
-  adopt, ApiError, defineResource, on, PermanentError, resource,
+  adopt, ApiError, defineResource, now as handlerTime, on, PermanentError, resource,
   type Job, type ObjectOf, type ReconcileContext, type ReconcileOptions, type ReconcileResult, type TargetObject,
 } from "kobun";
 import { parseSchedule, type Schedule } from "./schedule.ts";
@@ -58,9 +58,6 @@ export const CronJobs = defineResource({
 export type CronJob = ObjectOf<typeof CronJobs>;
 type JobObject = TargetObject<typeof resource.jobs>;
 
-/** Where the reconcile reads the time: a test sets `clock.now` to move it. */
-export const clock = { now: (): Date => new Date() };
-
 /** The annotation on each Job saying which scheduled run it is. */
 export const SCHEDULED_AT = "batch.tutorial.kubebuilder.io/scheduled-at";
 /** More missed runs than this means a wrong clock or a schedule far too tight for the deadline. */
@@ -68,7 +65,7 @@ const MAX_MISSED = 100;
 
 export async function reconcileCronJob(ctx: ReconcileContext<CronJob>): Promise<ReconcileResult> {
   const { spec } = ctx;
-  const now = clock.now();
+  const now = handlerTime(); // kobun's clock, not `new Date()`: the test kit's virtual clock moves it
   const jobs = ctx.cache.list(resource.jobs).filter((job) => controllerOf(job) === ctx.uid);
   const active = jobs.filter((job) => !finishedAs(job));
   const scheduled = jobs.map(scheduledTimeOf).filter((t): t is Date => t !== undefined);

@@ -3,40 +3,35 @@
 // its Job, suspend, the Forbid and Replace policies, the history limits.
 //
 // The sandbox runs no Job controller: a test says what a Job's status is, as the Job controller
-// would, through the kit's admin client (a /status patch). The reconcile reads the time from
-// `clock` (kobun/testing has no clock of its own), set here before each step; after moving it,
-// a test changes the CronJob's spec (`poke`) so that a reconcile runs at once, instead of
-// waiting for the requeueAfter the reconcile asked for, and waits on its observedGeneration.
+// would, through the kit's admin client (a /status patch). Time is the kit's virtual clock
+// (`clock: "virtual"`): it stands still at the machine's time of the start until a test moves it
+// to the next scheduled run (`kit.advance`), where the requeueAfter the reconcile asked for fires.
 
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { adopt, Registry, resource } from "kobun";
 import { startOperator, type TestOperator } from "kobun/testing";
 import {
-  clock, CronJobs, cronJobOptions, reconcileCronJob, SCHEDULED_AT, type CronJob, type JobTemplate,
+  CronJobs, cronJobOptions, reconcileCronJob, SCHEDULED_AT, type CronJob, type JobTemplate,
 } from "../handlers/cronjob.ts";
 
-const MINUTE = 60_000;
-const FIVE_MINUTES = 5 * MINUTE;
+const FIVE_MINUTES = 5 * 60_000;
 
 /** The handler alone, in a registry of its own (other test files' handlers stay out of it). */
 async function operator(): Promise<TestOperator> {
   const registry = new Registry();
   registry.on.reconcile(CronJobs, reconcileCronJob, cronJobOptions);
-  return startOperator({ registry, logLevel: "silent", timeout: 10_000 });
+  return startOperator({ registry, clock: "virtual", logLevel: "silent", timeout: 10_000 });
 }
 
-/** Stops the reconcile's clock at `at` (ms since the epoch). */
-function clockAt(at: number): void {
-  const now = new Date(at);
-  clock.now = () => now;
+/** The first run of a "*\/5" schedule after the kit's time now (ms since the epoch). */
+function nextRun(kit: TestOperator): number {
+  return Math.floor(kit.now().getTime() / FIVE_MINUTES) * FIVE_MINUTES + FIVE_MINUTES;
 }
-/** A running clock, `offset` ms ahead of the machine's. */
-function clockAhead(offset: number): void {
-  clock.now = () => new Date(Date.now() + offset);
+
+/** Moves the virtual clock to `at`, firing what falls due on the way. */
+async function advanceTo(kit: TestOperator, at: number): Promise<void> {
+  await kit.advance((at - kit.now().getTime()) / 1000);
 }
-afterEach(() => {
-  clock.now = () => new Date();
-});
 
 const template: JobTemplate = {
   metadata: { labels: { app: "hello" } },
@@ -56,15 +51,6 @@ function cronJob(name: string, spec: Partial<CronJob["spec"]> = {}): Applied {
 /** The name and scheduled-at annotation of the Job of the run at `at` (a multiple of 5 minutes). */
 function runAt(cronJobName: string, at: number): { name: string; scheduledAt: string } {
   return { name: `${cronJobName}-${at / 1000}`, scheduledAt: new Date(at).toISOString().replace(".000Z", "Z") };
-}
-
-/** Changes the CronJob's spec so that it is reconciled now; resolves once it was. */
-async function poke(kit: TestOperator, object: Applied, times: number): Promise<void> {
-  const { jobTemplate } = object.spec;
-  const annotations = { ...jobTemplate.metadata?.annotations, poked: String(times) };
-  const spec = { ...object.spec, jobTemplate: { ...jobTemplate, metadata: { ...jobTemplate.metadata, annotations } } };
-  const applied = await kit.apply(CronJobs, { ...object, spec });
-  await kit.until(CronJobs, object.metadata.name, (o) => o.status?.observedGeneration === applied.metadata.generation);
 }
 
 /** What the Job controller would write into a Job's status. */
@@ -89,12 +75,13 @@ async function ownedJob(kit: TestOperator, owner: CronJob, name: string): Promis
 }
 
 test("a CronJob that is due creates its Job, owned by it, and lists it as active", async () => {
-  const now = Date.now() + 10 * MINUTE; // runs were due since the CronJob was made: only the latest starts
-  clockAt(now);
   await using kit = await operator();
   kit.sandbox.stats.reset();
   const made = await kit.apply(CronJobs, cronJob("hello"));
-  const run = runAt("hello", Math.floor(now / FIVE_MINUTES) * FIVE_MINUTES);
+  await kit.until(CronJobs, "hello", (o) => o.status?.observedGeneration === 1);
+  const due = nextRun(kit);
+  await advanceTo(kit, due);
+  const run = runAt("hello", due);
   const seen = await kit.until(CronJobs, "hello", (o) => o.status?.active?.length);
   // Everything it read came from its cache: no GET of the CronJob, no LIST of Jobs.
   const reads = kit.sandbox.stats.log.filter((r) => ["get", "list"].includes(r.verb) && r.plural?.endsWith("jobs"));
@@ -111,20 +98,22 @@ test("a CronJob that is due creates its Job, owned by it, and lists it as active
   expect(await jobNames(kit)).toEqual([run.name]);
 }, 30_000);
 
-test("with nothing due, it runs again at the next scheduled time (requeueAfter) and starts that run", async () => {
-  const next = Math.ceil((Date.now() + 1) / FIVE_MINUTES) * FIVE_MINUTES;
-  clockAhead(next - 500 - Date.now()); // half a second before a run: none due since the CronJob was made
+test("requeueAfter: no run before the scheduled time, one at it, and the next five minutes later", async () => {
   await using kit = await operator();
   await kit.apply(CronJobs, cronJob("soon"));
   const first = await kit.until(CronJobs, "soon", (o) => o.status?.observedGeneration === 1);
   expect(first.status?.active).toEqual([]);
-  const started = await kit.until(CronJobs, "soon", (o) => o.status?.active?.length);
-  expect(started.status?.active?.map((ref) => ref.name)).toEqual([runAt("soon", next).name]);
+  const due = nextRun(kit);
+  await advanceTo(kit, due - 1000);
+  expect(await jobNames(kit)).toEqual([]);
+  await advanceTo(kit, due);
+  expect(await jobNames(kit)).toEqual([runAt("soon", due).name]);
+  await advanceTo(kit, due + FIVE_MINUTES); // concurrencyPolicy Allow: the first still runs beside it
+  expect(await jobNames(kit)).toEqual([runAt("soon", due).name, runAt("soon", due + FIVE_MINUTES).name].sort());
 }, 30_000);
 
 test("a Job it owns shows in status.active while it runs, and leaves it once it succeeded or failed", async () => {
-  clockAt(Date.now() - MINUTE); // before the CronJob was made: no run is due
-  await using kit = await operator();
+  await using kit = await operator(); // time stands still: no run comes due
   const made = await kit.apply(CronJobs, cronJob("test-cronjob", { schedule: "1 * * * *" }));
   const first = await kit.until(CronJobs, "test-cronjob", (o) => o.status?.observedGeneration === 1);
   expect(first.status?.active).toEqual([]);
@@ -141,33 +130,31 @@ test("a Job it owns shows in status.active while it runs, and leaves it once it 
   expect(await jobNames(kit)).toEqual(["other-job", "test-job"]); // no history limit: both stay
 }, 30_000);
 
-test("a suspended CronJob starts no run; once resumed, it starts the one due", async () => {
-  const now = Date.now() + 10 * MINUTE;
-  clockAt(now);
+test("a suspended CronJob starts no run; once resumed, it starts only the latest run it missed", async () => {
   await using kit = await operator();
   await kit.apply(CronJobs, cronJob("paused", { suspend: true }));
   await kit.until(CronJobs, "paused", (o) => o.status?.observedGeneration === 1);
+  const latest = nextRun(kit) + FIVE_MINUTES;
+  await advanceTo(kit, latest + 60_000); // two runs missed
   expect(await jobNames(kit)).toEqual([]);
   await kit.apply(CronJobs, cronJob("paused", { suspend: false }));
   const resumed = await kit.until(CronJobs, "paused", (o) => o.status?.active?.length);
-  const due = runAt("paused", Math.floor(now / FIVE_MINUTES) * FIVE_MINUTES);
-  expect(resumed.status?.active?.map((ref) => ref.name)).toEqual([due.name]);
+  expect(resumed.status?.active?.map((ref) => ref.name)).toEqual([runAt("paused", latest).name]);
+  expect(await jobNames(kit)).toEqual([runAt("paused", latest).name]);
 }, 30_000);
 
 /**
- * A CronJob of `policy` whose first run is active, then the clock moved to its second run and a
- * reconcile done: the names of both runs' Jobs.
+ * A CronJob of `policy` whose first run is active, then the clock moved to its second run (where
+ * the reconcile's requeueAfter fires): the names of both runs' Jobs.
  */
 async function secondRunDue(kit: TestOperator, name: string, policy: "Forbid" | "Replace") {
-  const now = Date.now() + 10 * MINUTE;
-  const due = Math.floor(now / FIVE_MINUTES) * FIVE_MINUTES;
+  await kit.apply(CronJobs, cronJob(name, { concurrencyPolicy: policy }));
+  await kit.until(CronJobs, name, (o) => o.status?.observedGeneration === 1);
+  const due = nextRun(kit);
   const [first, second] = [runAt(name, due), runAt(name, due + FIVE_MINUTES)];
-  clockAt(now);
-  const object = cronJob(name, { concurrencyPolicy: policy });
-  await kit.apply(CronJobs, object);
+  await advanceTo(kit, due);
   await kit.until(CronJobs, name, (o) => o.status?.active?.[0]?.name === first.name);
-  clockAt(now + FIVE_MINUTES);
-  await poke(kit, object, 1);
+  await advanceTo(kit, due + FIVE_MINUTES);
   return { first, second };
 }
 
@@ -190,8 +177,7 @@ test("Replace: the next run deletes the active one and takes its place", async (
 }, 30_000);
 
 test("history limits: the oldest finished Jobs beyond them are deleted, running ones never", async () => {
-  clockAt(Date.now() - MINUTE); // no run is due: the Jobs are made here
-  await using kit = await operator();
+  await using kit = await operator(); // time stands still: no run comes due, the Jobs are made here
   const made = await kit.apply(CronJobs, cronJob("tidy", { successfulJobsHistoryLimit: 1, failedJobsHistoryLimit: 1 }));
   await ownedJob(kit, made, "tidy-running");
   const startedAt = (minute: number) => new Date(Date.UTC(2030, 0, 1, 0, minute)).toISOString().replace(".000Z", "Z");

@@ -5,7 +5,7 @@
 
 import type { KubeObject, Resource } from "../../kube/index.ts";
 import { isNotFound } from "../../kube/index.ts";
-import type { Logger } from "../../util/index.ts";
+import { clock, type Logger } from "../../util/index.ts";
 import { compactPatch, newPatch, objectContext, runHandler, type HandlerTools } from "../../handling/index.ts";
 import { PermanentError, TemporaryError } from "../../declaring/index.ts";
 import type {
@@ -104,7 +104,7 @@ export async function callTimer(options: CallOptions, uid: string, run: Run, ret
   const patch = newPatch();
   let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
   const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
-  const ctx: TimerContext = { ...context, patch, retry, started: new Date() };
+  const ctx: TimerContext = { ...context, patch, retry, started: new Date(clock().now()) };
   const backoff = spec.options.backoff ?? DEFAULT_BACKOFF_S;
   // The handler rules (TemporaryError, PermanentError, `errors`, `retries`) are runner.ts's.
   const rules = { retries: null, backoff, timeout: null };

@@ -9,7 +9,7 @@
 // A timer's patch and result are written only if its call was not aborted.
 
 import type { KubeObject } from "../../kube/index.ts";
-import { linkedSignal, sleep } from "../../util/index.ts";
+import { clock, linkedSignal, sleep } from "../../util/index.ts";
 import { essenceOf, metaMatches, objectContext } from "../../handling/index.ts";
 import { deepEqual } from "../../declaring/index.ts";
 import type { BackgroundSpec, HandlerSpec } from "../../declaring/index.ts";
@@ -114,7 +114,7 @@ export class Background {
     const essence = essenceOf(body);
     if (!deepEqual(essence, run.essence)) {
       run.essence = essence;
-      run.changedAt = Date.now();
+      run.changedAt = clock().now();
     }
   }
 
@@ -130,7 +130,7 @@ export class Background {
     // handed over, since ownership is exclusive (another replica may run it by now).
     const asked = linkedSignal(this.options.signal, freeze, hold?.signal, stop.signal);
     const forced = linkedSignal(freeze, hold?.signal);
-    const now = Date.now();
+    const now = clock().now();
     const run: Run = {
       spec, phase: starting(spec, now, uid), stop, stopping: asked.signal, signal: forced.signal, body, changedAt: now,
       essence: spec.options.idle !== undefined ? essenceOf(body) : undefined, ended: Promise.resolve(),
@@ -191,23 +191,28 @@ export class Background {
     while (!run.stopping.aborted) {
       const due = dueAt(run.phase);
       if (due === undefined) return; // finished or stopping
-      if (!(await sleep(due - Date.now(), run.stopping))) return;
+      if (!(await clock().sleep(due - clock().now(), run.stopping))) return;
       const primed = this.options.primed?.(run.stopping);
       if (primed && !(await primed)) return;
-      const wait = idleWait(run.spec, run.changedAt, Date.now());
+      const wait = idleWait(run.spec, run.changedAt, clock().now());
       if (wait > 0) {
-        run.phase = { kind: "starting", at: Date.now() + wait };
+        run.phase = { kind: "starting", at: clock().now() + wait };
         continue;
       }
-      const began = Date.now();
+      const began = clock().now();
       run.phase = { kind: "running", since: began };
       const call = run.spec.kind === "daemon" ? callDaemon : callTimer;
-      const end = await call(this.options, uid, run, retry);
+      const end = await tracked(run, () => call(this.options, uid, run, retry));
       if (run.stopping.aborted) return;
       retry = end.kind === "retry" ? retry + 1 : 0;
-      run.phase = afterRun(run.spec, end, began, Date.now());
+      run.phase = afterRun(run.spec, end, began, clock().now());
     }
   }
+}
+
+/** A timer's call is work a virtual clock waits for before its next firing; a daemon's is not (it never ends). */
+function tracked<T>(run: Run, call: () => Promise<T>): Promise<T> {
+  return run.spec.kind === "timer" ? clock().track(call) : call();
 }
 
 /**

@@ -8,7 +8,7 @@
 // reconciler.ts runs it inside the object's cycle (its worker, ownership, finalizer and writes).
 
 import type { KubeObject, Resource } from "../../kube/index.ts";
-import { linkedSignal, type Logger } from "../../util/index.ts";
+import { clock, linkedSignal, type Logger } from "../../util/index.ts";
 import { PermanentError, TemporaryError, HandlerTimeoutError } from "../../declaring/index.ts";
 import type { Cache, ReconcileContext, ReconcileSpec, Patch } from "../../declaring/index.ts";
 import { compactPatch, newPatch, objectContext, type HandlerTools } from "../../handling/index.ts";
@@ -55,17 +55,17 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
   const ctx = contextOf(call, linked.signal);
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: (() => void) | undefined;
   try {
     let result = spec.fn(ctx);
     if (result instanceof Promise && spec.timeout !== undefined) {
       const limit = spec.timeout;
       const expiry = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
+        cancelTimer = clock().timer(limit * 1000, () => {
           const error = new HandlerTimeoutError(`reconcile ${spec.id} timed out after ${limit}s`);
           linked.controller.abort(error);
           reject(error);
-        }, limit * 1000);
+        });
       });
       result = await Promise.race([result, expiry]);
     } else result = await result;
@@ -85,7 +85,7 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
       : backoffMs(call.retry, call.backoff);
     return { kind: "retry", error, delayMs, seconds: seconds() };
   } finally {
-    if (timer) clearTimeout(timer);
+    cancelTimer?.();
     linked.dispose();
   }
 }
