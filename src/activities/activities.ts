@@ -10,7 +10,7 @@
 // with every handler (each object's memo starts as a shallow copy of it).
 
 import type { Api } from "../declaring/index.ts";
-import type { ApiClient } from "../handling/index.ts";
+import { eventRecorder, NO_EVENTS, type ApiClient, type HandlerTools } from "../handling/index.ts";
 import type { ActivitySpec, Registry } from "../declaring/index.ts";
 import type { ActivityContext, LoginContext } from "../declaring/index.ts";
 import { LoginError, type Login, type LoginResult } from "../kube/index.ts";
@@ -23,6 +23,8 @@ export interface ActivityWiring {
   logger: Logger;
   api: ApiClient;
   memo: Record<string, any>;
+  /** ctx.event's (each call names its object: an activity handles none). */
+  poster?: HandlerTools["poster"];
 }
 
 // ctx.api for code that handles no object: bound to a resource that matches nothing, so no
@@ -97,7 +99,8 @@ class Abandoned {
 
 function contextOf(spec: ActivitySpec, w: ActivityWiring, signal: AbortSignal): ActivityContext {
   const api: Api = w.api.bind({ resource: NO_OBJECT, body: { metadata: {} } as never }, signal);
-  return { memo: w.memo, logger: w.logger.child({ [spec.kind]: spec.id }), signal, api };
+  const event = w.poster ? eventRecorder(w.poster) : NO_EVENTS;
+  return { memo: w.memo, logger: w.logger.child({ [spec.kind]: spec.id }), signal, api, event };
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { LoginResult } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
+import type { EventRecorder } from "./types.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
 export interface ActivityContext {
@@ -13,6 +14,8 @@ export interface ActivityContext {
   /** Aborts at shutdown (startup), or at the end of the shutdown grace period (cleanup). */
   signal: AbortSignal;
   api: Api;
+  /** Kubernetes Events about objects the activity names (`event.info(object, reason, message?)`): none is handled. */
+  event: EventRecorder;
 }
 
 /** `on.startup`, `on.cleanup` and `on.probe` functions: operator-wide, not per object. */

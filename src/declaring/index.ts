@@ -24,7 +24,10 @@ export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
 export type { Index } from "./indexes.ts";
 export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
-export { adopt, type AdoptOptions } from "./children.ts";
+export {
+  adopt, appendOwnerReference, label, removeOwnerReference, type AdoptOptions, type LabelOptions,
+  type OwnerReferenceOptions,
+} from "./children.ts";
 export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
 export type {
   Cause,
@@ -48,6 +51,7 @@ export type {
   FieldOptions,
   EventOptions,
   EventRecorder,
+  ExceptionEventOptions,
   ObjectContext,
   DaemonContext,
   TimerContext,

@@ -10,6 +10,7 @@ import { resolveSettings, type Settings } from "../config/index.ts";
 import { registry as defaultRegistry, type Registry } from "../declaring/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
+import { EventPoster } from "../posting/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
 import { aborted, TaskScope, Toggle, type Logger } from "../util/index.ts";
 import { connectClient } from "./connecting.ts";
@@ -23,7 +24,7 @@ import { requestMetrics } from "./metrics.ts";
 import { serve, startParts, type Operating } from "./parts.ts";
 import { checkResourceKeys, disabledIndexes } from "./resources.ts";
 import { resolveResources } from "./served-resources.ts";
-import { shutDown } from "./shutdown.ts";
+import { flushWhile, shutDown } from "./shutdown.ts";
 import { startTracing } from "./tracing.ts";
 
 /** What `run()` takes; every field may be omitted. */
@@ -120,7 +121,10 @@ interface Running extends Operating {
 async function operate(o: Running): Promise<RunReport> {
   const { settings, logger, registry, signal, graceMs, client, health } = o;
   const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
-  const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo };
+  // Made before the startup handlers, whose ctx.event it serves: their Events wait for the scope to send them.
+  const { enabled, level, logs } = settings.posting;
+  const poster = new EventPoster({ client, logger, enabled, level, logs });
+  const activities = { registry, logger, api: handlerApi(client, settings, logger, cached), memo: o.memo, poster };
   // Before any watch: a failure ends run() with a FatalError (exit 6), nothing was started.
   await runStartup(activities, signal).catch((error) => {
     throw error instanceof StartupError ? new FatalError("startup", error.message, { cause: error.cause }) : error;
@@ -138,16 +142,16 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const parts = await startParts(o, { api: activities.api, cached, resolved, toggle, scope });
+  const parts = await startParts(o, { api: activities.api, cached, resolved, toggle, scope, poster });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   o.options.onStarted?.({ resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) });
   const names = resolved.resources.map(resourceName).join(",");
   logger.info("operator started", { resources: names, namespaces: describeNamespaces(settings) });
 
   await Promise.race([aborted(signal), fatalReported]);
-  const { reconcilers, poster } = parts;
+  const { reconcilers } = parts;
   const report = await shutDown({ settings, logger, graceMs, scope, reconcilers, poster, handlersFinished });
-  await runCleanup(activities, graceMs);
+  await flushWhile(poster, runCleanup(activities, graceMs)); // the cleanup handlers' Events
   if (fatal.error) throw fatal.error;
   return report;
 }

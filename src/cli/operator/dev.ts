@@ -41,7 +41,8 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
     const why = "kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context";
     throw new UsageError(why, "--kubeconfig");
   }
-  // The sandbox is one process's own API server: nobody else to peer with.
+  // The sandbox is one process's own API server: nobody else to peer with, unless --dev asks to (it peers:
+  // an operator run against the sandbox with `kobun run --kubeconfig` then freezes while this one runs).
   // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
   const fileSettings = resolveSettings({
