@@ -5,8 +5,10 @@
 
 import { expect, test } from "bun:test";
 import Type from "typebox";
-import { defineResource, Registry, resource } from "kobun";
+import { startSandbox } from "@kobun/sandbox";
+import { defineResource, Registry, resolveSettings, resource, run, type KubeObject } from "kobun";
 import { startOperator } from "kobun/testing";
+import { KubeClient } from "../../src/kube/client.ts";
 import { eventRecorder } from "../../src/handling/recorder.ts";
 import { EventPoster } from "../../src/posting/poster.ts";
 
@@ -84,6 +86,29 @@ test("startup handlers post with ctx.event about the object they name", async ()
   const marker = await kit.get(resource.configmaps, "marker");
   const events = await kit.events(marker!, { until: (list) => list.length > 0 });
   expect(events.map((e) => [e.type, e.reason, e.message])).toEqual([["Normal", "Started", "the operator is up"]]);
+});
+
+test("a cleanup handler's Events are sent before run() returns", async () => {
+  await using sandbox = { ...(await startSandbox()), async [Symbol.asyncDispose]() { await this.stop(); } };
+  const registry = new Registry();
+  let marker: KubeObject | undefined;
+  registry.on.startup(async ({ api }) => {
+    marker = await api.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "marker", namespace: "default" } });
+  });
+  registry.on.cleanup(({ event }) => event.warn(marker!, "Stopping", "the operator is going"));
+  registry.on.event(resource.configmaps, () => {});
+  const settings = resolveSettings({
+    flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, quiet: true },
+  });
+  const stop = new AbortController();
+  const started = Promise.withResolvers<void>();
+  const running = run({ signal: stop.signal, settings, registry, onStarted: () => started.resolve() });
+  await Promise.race([started.promise, running]);
+  stop.abort();
+  await running;
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const events = await client.list(await client.resolve(resource.events), { namespace: "default", fieldSelector: `involvedObject.uid=${marker!.metadata.uid}` });
+  expect(events.items.map((e: any) => [e.type, e.reason, e.message])).toEqual([["Warning", "Stopping", "the operator is going"]]);
 });
 
 test("bad arguments are a TypeError naming the call and what was wrong", () => {
