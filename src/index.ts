@@ -47,9 +47,10 @@ export {
 //     event.info(child, "Adopted", `owned by ${body.metadata.name}`);
 //   });
 export {
-  adopt, conditions, ApiError, ApplyConflictError,
-  type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions,
-  type Condition, type ConditionInput, type SetConditionOptions, type EventRecorder, type KindOf,
+  adopt, appendOwnerReference, removeOwnerReference, label, conditions, ApiError, ApplyConflictError,
+  type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions, type OwnerReferenceOptions, type LabelOptions,
+  type Condition, type ConditionInput, type SetConditionOptions, type EventRecorder, type ExceptionEventOptions,
+  type KindOf,
   type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod, type Service,
   type PersistentVolumeClaim, type Deployment, type StatefulSet, type DaemonSet, type Job, type CronJob, type Ingress,
   type Lease, type CustomResourceDefinition,

@@ -12,7 +12,8 @@
 // with every handler (each object's memo starts as a shallow copy of it).
 
 import type { Api } from "../declaring/index.ts";
-import { runHandler, type ApiClient, type HandlingDefaults } from "../handling/index.ts";
+import { eventRecorder, NO_EVENTS, runHandler } from "../handling/index.ts";
+import type { ApiClient, HandlerTools, HandlingDefaults } from "../handling/index.ts";
 import type { HandlerContext, HandlerSpec, Index } from "../declaring/index.ts";
 import type { ActivitySpec, Registry } from "../declaring/index.ts";
 import type { ActivityContext, LoginContext } from "../declaring/index.ts";
@@ -28,6 +29,8 @@ export interface ActivityWiring {
   memo: Record<string, any>;
   /** The operator's indexes (ctx.indexes); none when there are no on.index handlers. */
   indexes?: Readonly<Record<string, Index>>;
+  /** ctx.event's (each call names its object: an activity handles none). */
+  poster?: HandlerTools["poster"];
 }
 
 // ctx.api for code that handles no object: bound to a resource that matches nothing, so no
@@ -108,7 +111,8 @@ function contextOf(
 ): ActivityContext {
   const api: Api = w.api.bind({ resource: NO_OBJECT, body: { metadata: {} } as never }, signal);
   const logger = w.logger.child({ [spec.kind]: spec.id });
-  return { memo: w.memo, logger, signal, api, indexes: w.indexes ?? NO_INDEXES, retry, started };
+  const event = w.poster ? eventRecorder(w.poster) : NO_EVENTS;
+  return { memo: w.memo, logger, signal, api, indexes: w.indexes ?? NO_INDEXES, retry, started, event };
 }
 
 const NO_INDEXES: Readonly<Record<string, Index>> = Object.freeze({});

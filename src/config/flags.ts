@@ -18,6 +18,8 @@ export interface FlagValues {
   allNamespaces: boolean;
   standalone: boolean;
   priority: number;
+  /** A developer's operator (Kopf's `--dev`): peering on, at priority DEV_PRIORITY, whatever else says. */
+  dev: boolean;
   /** Name of the peering object. */
   peering: string;
   liveness: string;
@@ -49,6 +51,12 @@ interface RunFlagSpec extends FlagSpec<keyof FlagValues> {
   readonly doc: string;
 }
 
+/**
+ * The peering priority of `--dev` (Kopf's number, so a kobun and a Kopf operator agree on who outranks whom):
+ * above any deployed operator's usual priority, so they freeze while the developer's one runs.
+ */
+export const DEV_PRIORITY = 666;
+
 export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "config", long: "config", value: "FILE", doc: "Config file (default: ./kobun.yaml when it exists)." },
   { key: "kubeconfig", long: "kubeconfig", value: "FILE", doc: "Kubeconfig file." },
@@ -64,6 +72,10 @@ export const RUN_FLAGS: readonly RunFlagSpec[] = [
   { key: "allNamespaces", long: "all-namespaces", short: "A", doc: "Watch all namespaces." },
   { key: "standalone", long: "standalone", doc: "No peering: never freeze." },
   { key: "priority", long: "priority", value: "N", doc: "Peering priority (integer)." },
+  {
+    key: "dev", long: "dev",
+    doc: `A developer's operator: peering priority ${DEV_PRIORITY}, so deployed ones freeze while it runs (Kopf's).`,
+  },
   { key: "peering", long: "peering", value: "NAME", doc: "Name of the peering object." },
   {
     key: "replicas", long: "replicas", value: "auto|N",
@@ -113,7 +125,19 @@ export function parseRunFlags(argv: readonly string[]): { flags: Partial<FlagVal
     else storeValue(flags, spec, typed, value);
   });
   if (flags.verbose && flags.quiet) throw new UsageError("--verbose and --quiet cannot be used together", "--quiet");
+  if (flags.dev) checkDev(flags);
   return { flags, positionals };
+}
+
+/** `--dev` with --priority or --standalone would mean two things (resolve.ts makes it the priority and peering). */
+function checkDev(flags: Partial<FlagValues>): void {
+  if (flags.priority !== undefined) {
+    throw new UsageError(`--dev sets the peering priority to ${DEV_PRIORITY}: give --dev or --priority, not both`,
+      "--priority");
+  }
+  if (flags.standalone) {
+    throw new UsageError("--dev outranks the other operators through peering; --standalone does not peer", "--dev");
+  }
 }
 
 /**

@@ -10,7 +10,9 @@ export { parseDuration, formatDuration } from "./duration.ts";
 export {
   defaultConfigPath, findConfigFile, loadConfigFile, parseConfigText, readConfigFile, DEFAULT_CONFIG_FILE,
 } from "./file.ts";
-export { parseRunFlags, runFlagsHelp, scanFlags, RUN_FLAGS, type FlagSpec, type FlagValues } from "./flags.ts";
+export {
+  parseRunFlags, runFlagsHelp, scanFlags, DEV_PRIORITY, RUN_FLAGS, type FlagSpec, type FlagValues,
+} from "./flags.ts";
 export { namespaceMatcher, isClusterWide, fixedNamespaces, isGlob, resourceNamespaces } from "./namespaces.ts";
 export { resolveSettings, type ResolveInput } from "./resolve.ts";
 export { renderExampleConfig } from "./example.ts";

@@ -8,7 +8,7 @@ import { applyEnv } from "./env.ts";
 import { closestMatch, ConfigError, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
 import type { Field, Node, Section } from "./fields.ts";
 import { defaultConfigPath, loadConfigFile, resourceKeyLines } from "./file.ts";
-import { flagName, type FlagValues } from "./flags.ts";
+import { DEV_PRIORITY, flagName, type FlagValues } from "./flags.ts";
 import { resolveNamespaces, splitNamespaceEntries } from "./namespaces.ts";
 import { readResources } from "./resources.ts";
 import { SETTINGS_SCHEMA, type SchemaValues } from "./schema.ts";
@@ -141,6 +141,7 @@ function applyFlags(values: Tree, flags: Partial<FlagValues>, issues: ConfigIssu
     const target = values[sectionName] as Tree;
     target[fieldName] = readField(field, raw, { flag: flagName(key), path: `${sectionName}.${fieldName}` }, issues);
   }
+  if (flags.dev) Object.assign(values.peering as Tree, { standalone: false, priority: DEV_PRIORITY });
   const logging = values.logging as Tree;
   if (flags.verbose && flags.quiet) {
     issues.push(configIssue({ flag: "--quiet", path: "logging.level" }, "cannot be combined with --verbose"));

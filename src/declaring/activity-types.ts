@@ -5,6 +5,7 @@ import type { LoginResult } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
 import type { Index } from "./indexes.ts";
+import type { EventRecorder } from "./types.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
 export interface ActivityContext {
@@ -24,6 +25,8 @@ export interface ActivityContext {
   retry: number;
   /** on.startup: when its first attempt started; elsewhere when this call did. */
   started: Date;
+  /** Kubernetes Events about objects the activity names (`event.info(object, reason, message?)`): none is handled. */
+  event: EventRecorder;
 }
 
 /** `on.startup`, `on.cleanup` and `on.probe` functions: operator-wide, not per object. */

@@ -26,7 +26,10 @@ export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
 export { now, sleep } from "./time.ts";
 export type { Index } from "./indexes.ts";
 export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
-export { adopt, type AdoptOptions } from "./children.ts";
+export {
+  adopt, appendOwnerReference, label, removeOwnerReference, type AdoptOptions, type LabelOptions,
+  type OwnerReferenceOptions,
+} from "./children.ts";
 export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
 export type {
   Cause,
@@ -50,6 +53,7 @@ export type {
   FieldOptions,
   EventOptions,
   EventRecorder,
+  ExceptionEventOptions,
   ObjectContext,
   DaemonContext,
   TimerContext,

@@ -7,9 +7,10 @@ import { linkedSignal } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { Api } from "../declaring/index.ts";
 import type { Index } from "../declaring/index.ts";
-import type { EventRecorder, ObjectContext, Patch } from "../declaring/index.ts";
+import { adopt, type ObjectContext, type Patch } from "../declaring/index.ts";
 import type { ApiClient } from "./api.ts";
 import { objectLogger } from "./posting-logger.ts";
+import { eventRecorder, NO_EVENTS } from "./recorder.ts";
 
 const EMPTY: Record<string, any> = Object.freeze({}) as Record<string, any>;
 
@@ -51,7 +52,8 @@ export function objectContext(
     logger: objectLogger(logger, tools.poster, body),
     signal,
     api: tools.api ? tools.api.bind({ resource, body, written, ...(wrote ? { wrote } : {}) }, signal) : NO_API,
-    event: tools.poster ? recorderOf(tools.poster) : NO_EVENTS,
+    event: tools.poster ? eventRecorder(tools.poster, body) : NO_EVENTS,
+    adopt: (child, options) => adopt(child, { ...options, owner: options?.owner ?? body }),
     indexes: tools.indexes ?? NO_INDEXES,
   };
 }
@@ -74,20 +76,6 @@ function notReceived(part: "spec" | "status", why: string): Record<string, any> 
   });
 }
 
-const recorders = new WeakMap<EventPoster, EventRecorder>();
-
-function recorderOf(poster: EventPoster): EventRecorder {
-  let recorder = recorders.get(poster);
-  if (!recorder) {
-    recorder = {
-      info: (object, reason, message) => poster.post(object, "Normal", reason, message, "info"),
-      warn: (object, reason, message) => poster.post(object, "Warning", reason, message, "warn"),
-    };
-    recorders.set(poster, recorder);
-  }
-  return recorder;
-}
-
 // For handlers run without an operator around them (a processor built without a client, in tests).
 const unavailable = (): never => {
   throw new Error("ctx.api is not available: this processor was built without the operator's ApiClient (options.api)");
@@ -96,7 +84,6 @@ const NO_API: Api = {
   fieldManager: "kobun", get: unavailable, list: unavailable, create: unavailable, patch: unavailable,
   apply: unavailable, delete: unavailable, watch: unavailable,
 };
-const NO_EVENTS: EventRecorder = { info() {}, warn() {} };
 const NO_INDEXES: Readonly<Record<string, Index>> = Object.freeze({});
 
 /**

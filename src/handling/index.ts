@@ -18,6 +18,7 @@ export { Indexes, type IndexedStream } from "./indexes.ts";
 export { readBookkeeping, type StorageMode } from "./progress.ts";
 export { compactPatch, lendSignal, newPatch, objectContext, type HandlerTools } from "./context.ts";
 export { sensitiveFields } from "./diffbase.ts";
+export { eventRecorder, NO_EVENTS } from "./recorder.ts";
 export { combinePatches, essenceOf } from "./essence.ts";
 export { asAnnotations, asStatus, hasChange } from "./progress.ts";
 export { metaMatches } from "./selection.ts";

@@ -17,7 +17,8 @@ import type { TaskScope } from "../util/index.ts";
 import { EventCorrelator, PostedEvents, type CorrelatorOptions } from "./correlator.ts";
 import { EVENTS, eventName, involvedOf, newEvent, repeatPatch, type Involved } from "./events.ts";
 
-export type EventType = "Normal" | "Warning";
+/** Kubernetes' two types, or any other word the API server takes (core v1 does not check it). */
+export type EventType = "Normal" | "Warning" | (string & {});
 
 export interface PosterOptions {
   client: Pick<KubeClient, "create" | "patch">;

@@ -11,6 +11,7 @@ import { registry as defaultRegistry, type Registry } from "../declaring/index.t
 import { Indexes } from "../handling/index.ts";
 import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
+import { EventPoster } from "../posting/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
 import { aborted, TaskScope, Toggle, type Logger } from "../util/index.ts";
 import { connectClient } from "./connecting.ts";
@@ -24,7 +25,7 @@ import { requestMetrics } from "./metrics.ts";
 import { serve, startParts, type Operating } from "./parts.ts";
 import { checkResourceKeys, disabledIndexes } from "./resources.ts";
 import { resolveResources } from "./served-resources.ts";
-import { shutDown } from "./shutdown.ts";
+import { flushWhile, shutDown } from "./shutdown.ts";
 import { startTracing } from "./tracing.ts";
 
 /** What `run()` takes; every field may be omitted. */
@@ -137,7 +138,10 @@ async function operate(o: Running): Promise<RunReport> {
   // Made before startup: on.startup gets them (empty until the watches list), on.probe reads them.
   const indexes = new Indexes(registry.indexes, logger);
   const api = handlerApi(client, settings, logger, cached);
-  const activities = { registry, logger, api, memo: o.memo, indexes: indexes.view };
+  // Made before the startup handlers, whose ctx.event it serves: their Events wait for the scope to send them.
+  const { enabled, level, logs } = settings.posting;
+  const poster = new EventPoster({ client, logger, enabled, level, logs });
+  const activities = { registry, logger, api, memo: o.memo, indexes: indexes.view, poster };
   const { retries, backoff, timeout } = settings.handling;
   // Before any watch: a failure for good ends run() with a FatalError (exit 6), nothing was started.
   await runStartup(activities, signal, { retries, backoff, timeout }).catch((error) => {
@@ -156,7 +160,7 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes });
+  const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes, poster });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
   o.options.onStarted?.(info);
@@ -169,9 +173,9 @@ async function operate(o: Running): Promise<RunReport> {
   });
 
   await Promise.race([aborted(signal), fatalReported]);
-  const { reconcilers, poster } = parts;
+  const { reconcilers } = parts;
   const report = await shutDown({ settings, logger, graceMs, scope, reconcilers, poster, handlersFinished });
-  await runCleanup(activities, graceMs);
+  await flushWhile(poster, runCleanup(activities, graceMs)); // the cleanup handlers' Events
   if (fatal.error) throw fatal.error;
   return report;
 }

@@ -48,11 +48,12 @@ export interface Beginning {
   scope: TaskScope;
   /** Made before the startup handlers, which get them (activities/). */
   indexes: Indexes;
+  /** Made before the startup handlers (they post through it too); started here. */
+  poster: EventPoster;
 }
 
 /** The operator's parts: made by startParts(), served by serve(), closed by shutDown(). */
 export interface Parts extends Beginning {
-  poster: EventPoster;
   /** The gates of namespaces with a peering of their own; others follow the operator's toggle. */
   gates: Map<string, Toggle>;
   sharded: ShardedStreams | undefined;
@@ -61,12 +62,10 @@ export interface Parts extends Beginning {
   reconcilers: Map<Resource, Reconciler>;
 }
 
-/** The poster, the indexes, the sharding (when on), a store and a reconciler per resource; none serves yet. */
+/** The indexes, the sharding (when on), a store and a reconciler per resource; none serves yet. */
 export async function startParts(o: Operating, begun: Beginning): Promise<Parts> {
   const { client, settings, logger, registry, health } = o;
-  const { api, toggle, scope, indexes, resolved: { resources, configs, metadataOnly } } = begun;
-  const { enabled, level, logs } = settings.posting;
-  const poster = new EventPoster({ client, logger, enabled, level, logs });
+  const { api, toggle, scope, indexes, poster, resolved: { resources, configs, metadataOnly } } = begun;
   const gates = new Map<string, Toggle>();
   for (const [resource, why] of metadataOnly) {
     indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);
@@ -87,7 +86,7 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
     client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: o.memo,
     configs, metadataOnly, cached: begun.cached,
   });
-  return { ...begun, poster, gates, sharded, stores, reconcilers };
+  return { ...begun, gates, sharded, stores, reconcilers };
 }
 
 /**

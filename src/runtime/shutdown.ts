@@ -54,6 +54,11 @@ export async function shutDown(
   return report;
 }
 
+/** Sends what `work` (the cleanup handlers) posts while it runs, and for EVENT_FLUSH_MS at least. */
+export function flushWhile(poster: EventPoster, work: Promise<unknown>): Promise<void> {
+  return flushAlongside(poster, work, EVENT_FLUSH_MS);
+}
+
 /**
  * Sends the poster's queue while `handling` runs — again and again, so what the closing handlers
  * post is sent as they post it (the poster's own loop has stopped with the scope) — until `ms`

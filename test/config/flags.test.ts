@@ -2,7 +2,7 @@
 // error naming any unknown flag with the closest known one.
 
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseRunFlags, runFlagsHelp, UsageError } from "../../src/config/index.ts";
+import { ConfigError, parseRunFlags, resolveSettings, runFlagsHelp, UsageError } from "../../src/config/index.ts";
 
 function usageError(argv: string[]): UsageError {
   try {
@@ -66,7 +66,21 @@ describe("parseRunFlags", () => {
     }
   });
 
+  test("--dev is Kopf's: peering on at priority 666, over a config file's and a caller's standalone", () => {
+    const { flags } = parseRunFlags(["--dev", "--peering", "team"]);
+    expect(flags).toEqual({ dev: true, peering: "team" });
+    const settings = resolveSettings({ flags: { standalone: true, ...flags }, fileData: { peering: { priority: 5 } } });
+    expect(settings.peering).toMatchObject({ standalone: false, priority: 666, name: "team" });
+    expect(resolveSettings({ flags: parseRunFlags([]).flags }).peering).toMatchObject({ standalone: false, priority: 0 });
+    expect(usageError(["--dev", "--priority", "7"]).message)
+      .toBe("--dev sets the peering priority to 666: give --dev or --priority, not both");
+    expect(usageError(["--standalone", "--dev"]).message)
+      .toBe("--dev outranks the other operators through peering; --standalone does not peer");
+    expect(usageError(["--dev=yes"]).message).toBe('--dev takes no value, got "yes"');
+  });
+
   test("help lists every flag", () => {
+    expect(runFlagsHelp()).toContain("--dev                      A developer's operator: peering priority 666");
     expect(runFlagsHelp()).toContain("-n, --namespace NS");
     expect(runFlagsHelp()).toContain("-A, --all-namespaces");
   });

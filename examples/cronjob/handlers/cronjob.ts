@@ -134,7 +134,7 @@ function jobFor(cronJob: CronJob, template: JobTemplate, at: Date): JobObject {
     },
     spec: structuredClone(template.spec),
   };
-  return adopt(job, { owner: cronJob }) as JobObject;
+  return adopt(job, { owner: cronJob, labels: false }) as JobObject; // the template's labels only (kube's CronJob)
 }
 
 /** Deletes the oldest of `finished` (by start time, unstarted first) beyond `limit`; no limit, no pruning. */

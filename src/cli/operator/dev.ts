@@ -6,6 +6,7 @@ import { parseRunFlags, resolveSettings, UsageError } from "../../config/index.t
 import { run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import { KubeClient } from "../../kube/index.ts";
+import { peeringCRDsYAML } from "../../peering/index.ts";
 import { applyManifests, runDemo, startSandbox } from "../../runtime/dev.ts";
 import { loggerFor, withDefinitions } from "../../runtime/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
@@ -41,7 +42,8 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
     const why = "kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context";
     throw new UsageError(why, "--kubeconfig");
   }
-  // The sandbox is one process's own API server: nobody else to peer with.
+  // The sandbox is one process's own API server: nobody else to peer with, unless --dev asks to (it peers:
+  // an operator run against the sandbox with `kobun run --kubeconfig` then freezes while this one runs).
   // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
   const fileSettings = resolveSettings({
@@ -62,7 +64,14 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
     return await devWatch(defaultHandlerPaths(positionals), runFlags);
   }
   const loaded = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
-  return await devSession(withDefinitions(loaded), dev, fileSettings, logger);
+  return await devSession(withPeering(withDefinitions(loaded), fileSettings), dev, fileSettings, logger);
+}
+
+/** With --dev the operator peers: the sandbox then serves the peering CRDs too, as `kobun manifests` installs them. */
+function withPeering(manifests: Manifest[], settings: Settings): Manifest[] {
+  if (settings.peering.standalone) return manifests;
+  const group = settings.peering.group;
+  return [...manifests, { name: `peering-${group}.yaml`, text: peeringCRDsYAML(group) }];
 }
 
 /** One `kobun dev`: a sandbox with the handlers' CRDs, the operator against it, and the demo if asked. */
@@ -131,7 +140,7 @@ async function devWorker(
   try {
     let manifests: Manifest[];
     try {
-      manifests = withDefinitions(await loadHandlers(defaultHandlerPaths(positionals)));
+      manifests = withPeering(withDefinitions(await loadHandlers(defaultHandlerPaths(positionals))), settings);
     } catch (error) {
       console.log(Bun.inspect(error));   // a BuildMessage too: the file, line and column of a syntax error
       return ExitCode.crash;

@@ -1,22 +1,22 @@
 // `kobun freeze` and `kobun resume`: a manual peering record for maintenance windows,
 // like `kopf freeze` / `kopf resume`: every operator of lower priority freezes while it lasts.
 
-import { UsageError } from "../../config/index.ts";
+import { DEV_PRIORITY, UsageError } from "../../config/index.ts";
 import { KubeClient } from "../../kube/index.ts";
 import { freezeManually, resumeManually } from "../../peering/index.ts";
 import { numberFlag, readFlags, stringFlag } from "../args.ts";
 
 const FLAGS = {
   peering: { value: true }, namespace: { short: "n", value: true }, lifetime: { value: true },
-  priority: { value: true }, message: { value: true }, group: { value: true },
+  priority: { value: true }, dev: { value: false }, message: { value: true }, group: { value: true },
   kubeconfig: { value: true }, context: { value: true }, clusterwide: { value: false },
 };
 
 export const peeringHelp = `Usage:
-  kobun freeze --peering NAME --lifetime SECONDS [--priority P] [--message TEXT] \
+  kobun freeze --peering NAME --lifetime SECONDS [--priority P | --dev] [--message TEXT] \
 [-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
   kobun resume --peering NAME [-n NS | --clusterwide] [--group ...]
-Both also take --kubeconfig FILE and --context NAME.`;
+Both also take --kubeconfig FILE and --context NAME. --dev is --priority ${DEV_PRIORITY}, as kobun run --dev's.`;
 
 export async function peeringCommand(command: "freeze" | "resume", argv: string[]): Promise<number> {
   const { values, positionals } = readFlags(argv, FLAGS);
@@ -42,7 +42,11 @@ export async function peeringCommand(command: "freeze" | "resume", argv: string[
       throw new UsageError("kobun freeze needs --lifetime SECONDS (> 0)", "--lifetime");
     }
     const message = stringFlag(values, "message");
-    const priority = numberFlag(values, "priority", 100);
+    if (values.dev && values.priority !== undefined) {
+      const why = `--dev freezes with priority ${DEV_PRIORITY}: give --dev or --priority, not both`;
+      throw new UsageError(why, "--priority");
+    }
+    const priority = values.dev ? DEV_PRIORITY : numberFlag(values, "priority", 100);
     await freezeManually({ ...common, lifetime, priority, ...(message ? { message } : {}) });
     console.log(`frozen: peering ${common.name} for ${lifetime}s`);
   } else {

@@ -20,3 +20,21 @@ test("kobun dev --demo --once: the sample is created, updated and deleted, each 
   // Its own sandbox speaks HTTP/1.1 only: dev asks for that at once, rather than finding out and saying so.
   expect(out + err).not.toContain("did not select HTTP/2");
 }, 30_000);
+
+test("kobun dev --dev peers at priority 666 (Kopf's --dev): the sandbox serves the peering CRDs, the operator joins", async () => {
+  const child = Bun.spawn([process.execPath, join(repo, "src/cli.ts"), "dev", "--dev", "--once", "-v"], {
+    cwd: repo, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent" }, stdout: "pipe", stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  expect({ code, err: code === 0 ? "" : err }).toEqual({ code: 0, err: "" });
+  const logs = out + err;
+  expect(logs).toMatch(/installed="[^"]*clusterkobunpeerings\.kobun\.dev,kobunpeerings\.kobun\.dev"/);
+  expect(logs).toContain("created the peering object");
+  expect(logs).not.toContain("peering is not in use");
+  // Without --dev, kobun dev stays standalone: nothing to peer with.
+  const plain = Bun.spawn([process.execPath, join(repo, "src/cli.ts"), "dev", "--once", "-v"], {
+    cwd: repo, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent" }, stdout: "pipe", stderr: "pipe",
+  });
+  const [plainOut, plainErr] = await Promise.all([new Response(plain.stdout).text(), new Response(plain.stderr).text(), plain.exited]);
+  expect(plainOut + plainErr).not.toContain("peering");
+}, 60_000);

@@ -33,6 +33,19 @@ test("freeze writes a high-priority record with its message; resume removes it",
   expect(Object.keys((await e.client.get(peerings, "default", "default")).status ?? {})).toEqual([]);
 }, 15_000);
 
+test("freeze --dev freezes with the priority of kobun run --dev (666); with --priority too it is a usage error", async () => {
+  const args = ["--kubeconfig", e.sandbox.kubeconfigPath, "--peering", "dev", "-n", "default"];
+  const frozen = await kobun(["freeze", ...args, "--lifetime", "60", "--dev"]);
+  expect(frozen.err).toBe("");
+  expect(frozen.code).toBe(0);
+  const record = Object.values((await e.client.get(peerings, "default", "dev")).status ?? {}) as { priority: number }[];
+  expect(record).toEqual([expect.objectContaining({ priority: 666, lifetime: 60 })]);
+  expect((await kobun(["resume", ...args])).code).toBe(0);
+  const both = await kobun(["freeze", ...args, "--lifetime", "60", "--dev", "--priority", "5"]);
+  expect(both.code).toBe(2);
+  expect(both.err).toContain("--dev freezes with priority 666: give --dev or --priority, not both");
+}, 15_000);
+
 test("freeze without --lifetime is a usage error (exit 2) naming the flag", async () => {
   const r = await kobun(["freeze", "--kubeconfig", e.sandbox.kubeconfigPath, "-n", "default"]);
   expect(r.code).toBe(2);

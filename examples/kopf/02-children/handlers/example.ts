@@ -1,15 +1,13 @@
 // Kopf's 02-children: a creation handler makes a Pod from the spec, adopted by the object (owner
 // reference, namespace, a name from the parent's, its labels), and lists it in its status.
-//
-// Workaround (issue 33 makes it unnecessary): `adopt` needs `owner: body` and `labels: true`;
-// Kopf's adopt() finds the owner in the handler's context and copies the labels by default.
-import { adopt, Registry, type Pod } from "kobun";
+// Kopf's `kopf.adopt(doc)` is `ctx.adopt(pod)`: the owner is the handled object.
+import { Registry, type Pod } from "kobun";
 import { KopfExamples } from "../../kopf.ts";
 
 export const registry = new Registry();
 const { on } = registry;
 
-on.create(KopfExamples, async ({ spec, body, api }) => {
+on.create(KopfExamples, async ({ spec, adopt, api }) => {
   const pod: Pod = {
     apiVersion: "v1",
     kind: "Pod",
@@ -24,7 +22,7 @@ on.create(KopfExamples, async ({ spec, body, api }) => {
       }],
     },
   };
-  adopt(pod, { owner: body, labels: true }); // generateName "<parent>-", the parent's namespace and labels
+  adopt(pod); // generateName "<parent>-", the parent's namespace and labels
   const made = await api.create(pod);
   return { children: [made.metadata.uid] }; // → status.create_fn
 }, { id: "create_fn", children: ["pods"] });

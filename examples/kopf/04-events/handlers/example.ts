@@ -1,9 +1,6 @@
 // Kopf's 04-events: a handler posts Kubernetes Events about its object: one of any type, the
-// Normal and Warning shortcuts, and one for a caught exception.
-//
-// Workarounds (issue 33 adds the native forms, marked "issue 33" below):
-// - an Event of a custom type ("SomeType"): `ctx.event` posts Normal or Warning only; posted as Normal;
-// - `kopf.exception(...)`: no exception helper; posted as a Warning with the error's message.
+// Normal and Warning shortcuts, and one for a caught exception (Kopf's `kopf.event(type=...)`,
+// `kopf.info`, `kopf.warn`, `kopf.exception` are `event.post`, `event.info`, `event.warn`, `event.exception`).
 import { Registry } from "kobun";
 import { KopfExamples } from "../../kopf.ts";
 
@@ -11,7 +8,8 @@ export const registry = new Registry();
 const { on } = registry;
 
 on.create(KopfExamples, ({ body, event }) => {
-  event.info(body, "SomeReason", "Some message"); // issue 33: a custom type, e.g. "SomeType"
+  // The all-purpose one, of any type.
+  event.post("SomeType", body, "SomeReason", "Some message");
 
   event.info(body, "SomeReason", "Some message");
   event.warn(body, "SomeReason", "Some message");
@@ -19,7 +17,7 @@ on.create(KopfExamples, ({ body, event }) => {
   try {
     throw new Error("Exception text.");
   } catch (error) {
-    // issue 33: event.exception(error), which posts the error's class and message
-    event.warn(body, "SomeReason", `Some exception: ${(error as Error).message}`);
+    // Kopf posts it as type "Error"; kobun's default is "Warning" (Kubernetes' two types), so it is asked here.
+    event.exception(error, body, { reason: "SomeReason", message: "Some exception:", type: "Error" });
   }
 }, { id: "create_fn" });

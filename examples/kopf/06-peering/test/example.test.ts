@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Toggle } from "kobun";
 import { sampleObject } from "../../kopf.ts";
 import { examplesPath, request, runOperator, sandboxWithCrd, untilToggle } from "../../testing.ts";
-import { DEV_PRIORITY, journal, registry } from "../handlers/example.ts";
+import { journal, registry } from "../handlers/example.ts";
 
 /** The peering resource's CRD, as `kobun manifests` prints it. */
 const PEERING_CRD = join(import.meta.dir, "../../../../crds/peering-kobun.dev.yaml");
@@ -14,7 +14,7 @@ const PEERING_CRD = join(import.meta.dir, "../../../../crds/peering-kobun.dev.ya
  */
 const PEERING = { peering: { clusterwide: true } };
 
-test("06-peering: a developer's operator (priority 666) freezes the deployed one until it exits", async () => {
+test("06-peering: a developer's operator (--dev: priority 666) freezes the deployed one until it exits", async () => {
   await using sandbox = { ...(await sandboxWithCrd([PEERING_CRD])), async [Symbol.asyncDispose]() { await this.stop(); } };
   journal.clear();
   const create = (name: string) =>
@@ -31,7 +31,7 @@ test("06-peering: a developer's operator (priority 666) freezes the deployed one
 
     const devToggle = new Toggle();
     const dev = await runOperator(sandbox, registry, {
-      config: PEERING, flags: { standalone: false, priority: DEV_PRIORITY }, toggle: devToggle, peerId: "developer",
+      config: PEERING, flags: { dev: true }, toggle: devToggle, peerId: "developer", // `kobun run --dev`
     });
     try {
       await untilToggle(deployedToggle, true);

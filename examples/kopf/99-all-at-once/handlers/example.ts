@@ -4,11 +4,8 @@
 // for the Pods with that label.
 //
 // Workarounds (marked "issue 33" where issue 33 brings the native form):
-// - startup handlers are not retried: the retried one loops on its own (`retriedStartup`);
-// - `ctx.event` needs a message (Kopf's may be empty) and posts Normal or Warning only;
-// - `adopt` needs the owner and `labels: true`; there is no `label()` helper (not in issue 33):
-//   the Pod's labels are set on its metadata.
-import { adopt, Registry, TemporaryError, resource, type KubeObject, type Pod } from "kobun";
+// - startup handlers are not retried: the retried one loops on its own (`retriedStartup`).
+import { label, Registry, TemporaryError, resource, type KubeObject, type Pod } from "kobun";
 import { Journal, KopfExamples } from "../../kopf.ts";
 import { retriedStartup, sleep } from "../../workarounds.ts";
 
@@ -34,11 +31,11 @@ export function allAtOnce(registry: Registry, scale = 1): Registry {
     journal.write("Cleaned up.");
   }, { id: "cleanup_fn" });
 
-  on.create(KopfExamples, ({ body, event }) => {
+  on.create(KopfExamples, ({ event }) => {
     const children: KubeObject[] = []; // Kopf's example makes none here either
-    event.info(body, "AnyReason", "AnyReason"); // issue 33: the message may be left out
-    event.warn(body, "SomeReason", "Cannot do something");
-    for (const child of children) event.info(child, "SomeReason", "Created as part of the job1step");
+    event.info("AnyReason");
+    event.post("Warning", "SomeReason", "Cannot do something");
+    for (const child of children) event.post("Normal", child, "SomeReason", "Created as part of the job1step");
     return { "job1-status": 100 };
   }, { id: "create_1" });
 
@@ -58,13 +55,14 @@ export function allAtOnce(registry: Registry, scale = 1): Registry {
 
   on.delete(KopfExamples, () => {}, { id: "delete" });
 
-  on.create(KopfExamples, async ({ body, api }) => {
+  on.create(KopfExamples, async ({ adopt, api }) => {
     const pod: Pod = {
-      apiVersion: "v1", kind: "Pod",
-      metadata: { labels: { application: "kopf-example-10" } }, // Kopf: kopf.label(pod, {...})
+      apiVersion: "v1", kind: "Pod", metadata: {},
       spec: { containers: [{ name: "the-only-one", image: "busybox", command: ["sh", "-x", "-c", "sleep 1"] }] },
     };
-    await api.create(adopt(pod, { owner: body, labels: true })); // issue 33: adopt(pod)
+    adopt(pod);
+    label(pod, { application: "kopf-example-10" });
+    await api.create(pod);
   }, { id: "create_pod", children: ["pods"] });
 
   on.event(resource.pods, ({ name }) => {

@@ -2,7 +2,7 @@
 // makes a PersistentVolumeClaim of the same name and size, owned by it (so it goes when the claim
 // goes), resizes it when the claim's size changes, and keeps its labels equal to the claim's.
 // docs/from-kopf.md walks through the migration, handler by handler.
-import { adopt, defineResource, PermanentError, Registry, type KubeObject } from "kobun";
+import { defineResource, PermanentError, Registry, type KubeObject } from "kobun";
 import Type from "typebox";
 
 export const registry = new Registry();
@@ -28,13 +28,13 @@ function sizeOf(spec: { size?: string }): string {
   return spec.size;
 }
 
-on.create(Claims, async ({ spec, name, body, api, logger }) => {
+on.create(Claims, async ({ spec, name, adopt, api, logger }) => {
   const claim: KubeObject = {
     apiVersion: child.apiVersion, kind: child.kind,
     metadata: { name, annotations: { "volume.beta.kubernetes.io/storage-class": "standard" } },
     spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: sizeOf(spec) } } },
   };
-  const made = await api.create(adopt(claim, { owner: body, labels: true }));
+  const made = await api.create(adopt(claim)); // owned by the claim (ctx.adopt), its labels copied
   logger.info("PVC child is created", { pvc: made.metadata.name });
   return { "pvc-name": made.metadata.name! };
 }, { id: "create_fn", children: ["persistentvolumeclaims"] });
