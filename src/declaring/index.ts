@@ -17,6 +17,7 @@ export {
 export type { PrinterColumn } from "./crd.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
+  type AdmissionPeer,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./webhooks.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
@@ -72,7 +73,7 @@ export type {
   ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, Deployment, StatefulSet, Job, Lease, KindOf,
 } from "../kube/index.ts";
 export { type Call, type Where } from "./api.ts";
-export { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
+export { deepEqual, fieldPath, getField, matchMeta, matchValue } from "./filters.ts";
 export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError } from "./registration.ts";
