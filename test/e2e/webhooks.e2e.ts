@@ -2,7 +2,10 @@
 // with the self-signed caBundle kobun registered (`kobun run --webhooks-url`), on the real
 // kube-apiserver as on the sandbox: an invalid object refused with the handler's message, a
 // valid one defaulted, a two-version CRD converted v1 ↔ v2, and a new certificate (a new CA,
-// the API server not restarted) keeping admission working.
+// the API server not restarted) keeping admission working. And what a handler learns of its call
+// (in-process operator): the review's HTTP headers, ctx.dryRun and the write's `options` for
+// creates, patches and deletes, a generateName already made into the review's name, and a
+// status write reaching a handler registered with subresources ["*"].
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./webhooks.e2e.ts
 //
@@ -11,9 +14,14 @@
 import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import type { KubeClient } from "../../src/kube/client.ts";
+import { resolveSettings } from "../../src/config/index.ts";
+import { Registry } from "../../src/declaring/registry.ts";
+import type { AdmissionContext } from "../../src/declaring/webhooks.ts";
+import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { createNamespace, eventually, uniqueName } from "./harness/kube.ts";
+import { run } from "../../src/runtime/operator.ts";
+import { Logger, memorySink } from "../../src/util/log.ts";
+import { createNamespace, eventually, FLAKY_STATUSES, rawRequest, uniqueName } from "./harness/kube.ts";
 import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
@@ -94,6 +102,66 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
       expect((await t.client.get(widgets("v2"), ns, "stored-as-v1")).spec).toEqual({ replicas: 3, color: "blue" });
     } finally {
       await op.stop();
+      for (const plural of ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]) {
+        await t.client.delete(configurations(plural), null, name).catch(() => {});
+      }
+    }
+  }, 120_000);
+
+  test("handlers see the review's headers, dryRun and options, the generated name, and status writes with subresources [\"*\"]", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-webhook-calls");
+    const name = uniqueName("wh-calls");
+    const labels = { "e2e.kobun.dev/admission": "recorded" };
+    const calls: AdmissionContext[] = [];
+    const registry = new Registry();
+    const operations = ["CREATE", "UPDATE", "DELETE"] as const;
+    registry.on.validate("configmaps", (ctx) => void calls.push(ctx), { id: "calls", operations, labels });
+    // v1 named: the group's preferred version is KobunWidget's v2, and resolve() looks only there.
+    registry.on.validate(`${FLAKY_STATUSES.plural}.${FLAKY_STATUSES.group}/v1`, (ctx) => void calls.push(ctx), { id: "every", subresources: ["*"], labels });
+    const settings = resolveSettings({ flags: { namespaces: [ns], standalone: true, webhooksUrl: "https://127.0.0.1:0", webhooksName: name } });
+    const client = await KubeClient.connect({ kubeconfig: t.kubeconfigPath });
+    const stop = new AbortController();
+    const started = Promise.withResolvers<void>();
+    const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(memorySink("error")), onStarted: () => started.resolve() });
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const configMap = (metadata: Record<string, unknown>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { ...metadata, labels } });
+    try {
+      await Promise.race([started.promise, running.then(() => { throw new Error("the operator ended before it started"); })]);
+      // The API server loads a new webhook configuration a moment after it is written.
+      await eventually("the validator called", async () => {
+        await rawRequest(t.client, "POST", `${path}?dryRun=All`, configMap({ name: uniqueName("probe") }));
+        return calls.length > 0;
+      }, { timeoutMs: 30_000, intervalMs: 200 });
+      calls.length = 0;
+      const meta = { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" };
+      const dry = await rawRequest(t.client, "POST", `${path}?dryRun=All&fieldManager=me&fieldValidation=Strict`, configMap({ generateName: "gen-" }));
+      expect(dry.status).toBe(201);
+      const generated = ((await dry.json()) as { metadata: { name: string } }).metadata.name;
+      expect((await rawRequest(t.client, "POST", path, configMap({ name: "x" }))).status).toBe(201);
+      await rawRequest(t.client, "PATCH", `${path}/x?dryRun=All`, { data: { b: "2" } }, "application/merge-patch+json");
+      await rawRequest(t.client, "DELETE", `${path}/x`, { dryRun: ["All"], propagationPolicy: "Background" });
+      expect((await rawRequest(t.client, "DELETE", `${path}/x?gracePeriodSeconds=3`, undefined)).status).toBe(200);
+      expect(calls.map((c) => [c.operation, c.name, c.object.metadata.name, c.dryRun, c.request.options])).toEqual([
+        ["CREATE", generated, generated, true, { ...meta, dryRun: ["All"], fieldManager: "me", fieldValidation: "Strict" }],
+        ["CREATE", "x", "x", false, meta],
+        ["UPDATE", "x", "x", true, { kind: "UpdateOptions", apiVersion: "meta.k8s.io/v1", dryRun: ["All"] }],
+        ["DELETE", "x", "x", true, { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1", dryRun: ["All"], propagationPolicy: "Background" }],
+        ["DELETE", "x", "x", false, { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1", gracePeriodSeconds: 3 }],
+      ]);
+      for (const call of calls) {
+        expect(call.headers).toMatchObject({ "content-type": "application/json", accept: "application/json, */*", "user-agent": "kube-apiserver-admission" });
+        expect(call.peer).toBeNull();
+      }
+
+      calls.length = 0;
+      await t.client.create(FLAKY_STATUSES, ns, { apiVersion: "e2e.kobun.dev/v1", kind: "KobunFlakyStatus", metadata: { name: "s", labels }, spec: {} });
+      await t.client.patch(FLAKY_STATUSES, ns, "s", { status: { seen: true } }, { subresource: "status" });
+      expect(calls.map((c) => [c.operation, c.subresource, c.request.requestSubResource])).toEqual([["CREATE", undefined, undefined], ["UPDATE", "status", "status"]]);
+    } finally {
+      stop.abort();
+      await running.catch(() => undefined);
+      client.close();
       for (const plural of ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]) {
         await t.client.delete(configurations(plural), null, name).catch(() => {});
       }
