@@ -21,7 +21,8 @@ const CRD = {
   spec: {
     group: "kobun.dev", scope: "Namespaced", names: { plural: "gadgets", singular: "gadget", kind: "Gadget" },
     versions: [{
-      name: "v1", served: true, storage: true, subresources: { status: {} },
+      name: "v1", served: true, storage: true,
+      subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } },
       schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
     }],
   },
@@ -44,6 +45,9 @@ function handlers(): Registry {
   }, { id: "strict", field: ["spec", "mode"], value: "strict" });
   registry.on.validate("gadgets.kobun.dev", record("no-mode"), { id: "no-mode", field: "spec.mode", value: ABSENT });
   registry.on.validate("gadgets.kobun.dev", record("big"), { id: "big", field: "spec.size", value: (v) => v > 10 });
+  registry.on.mutate("gadgets.kobun.dev", ({ object, subresource }) => {
+    if (subresource === "scale") object.spec = { ...object.spec, replicas: Math.min(object.spec?.replicas, 5) };
+  }, { id: "cap", subresources: ["scale"], operations: ["UPDATE"] });
   return registry;
 }
 
@@ -119,7 +123,7 @@ test("ctx.dryRun and the review's options are the write's, as kube-apiserver pas
   ]);
 });
 
-test('subresources: ["*"] gets every subresource, ["status"] that one, none only the object itself', async () => {
+test('subresources: ["*"] gets every subresource (status, scale), ["status"] that one, none only the object itself', async () => {
   await send("POST", "", gadget("sub", { size: 1 }));
   const status = await send("PATCH", "/sub/status", { status: { ready: true } }, "application/merge-patch+json");
   expect(status.status).toBe(200);
@@ -128,6 +132,15 @@ test('subresources: ["*"] gets every subresource, ["status"] that one, none only
   expect(subresources("status")).toEqual(["-", "status"]);
   expect(subresources("main")).toEqual(["-"]);
   expect(seen("every", "sub")[1]!.request.requestSubResource).toBe("status");
+
+  // A Scale write is reviewed as an UPDATE of "scale" whose objects are autoscaling/v1 Scales; a mutator may change it.
+  const scaled = await send("PATCH", "/sub/scale", { spec: { replicas: 9 } }, "application/merge-patch+json");
+  expect(((await scaled.json()) as any).spec.replicas).toBe(5);
+  const scale = seen("every", "sub")[2]!;
+  expect([scale.subresource, scale.request.kind, scale.object.kind, scale.object.spec?.replicas, scale.oldObject?.spec?.replicas])
+    .toEqual(["scale", { group: "autoscaling", version: "v1", kind: "Scale" }, "Scale", 5, 0]);
+  expect(subresources("status")).toEqual(["-", "status"]);
+  expect(((await fetch(`${gadgets()}/sub`).then((r) => r.json())) as any).spec.replicas).toBe(5);
 });
 
 test("field/value: a handler runs only for objects whose field exists, equals the value or satisfies the predicate", async () => {
@@ -141,4 +154,13 @@ test("field/value: a handler runs only for objects whose field exists, equals th
   expect(names("has-mode")).toEqual(["loose", "tight", "small"]);
   expect(names("no-mode")).toEqual(["plain"]);
   expect(names("big")).toEqual(["plain"]);
+});
+
+test("a clientCaFile that cannot be read stops the operator with a message naming the setting", async () => {
+  const settings = resolveSettings({
+    fileData: { webhooks: { clientCaFile: join(dir, "missing.pem") } },
+    flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, webhooksUrl: "https://127.0.0.1:0" },
+  });
+  const outcome = await run({ settings, registry: handlers(), logger: new Logger(memorySink("warn")) }).then(() => "ended", (error: Error) => error.message);
+  expect(outcome).toMatch(/^cannot serve webhooks at 127\.0\.0\.1:0: cannot read webhooks\.clientCaFile: /);
 });

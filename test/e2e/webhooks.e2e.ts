@@ -5,7 +5,8 @@
 // the API server not restarted) keeping admission working. And what a handler learns of its call
 // (in-process operator): the review's HTTP headers, ctx.dryRun and the write's `options` for
 // creates, patches and deletes, a generateName already made into the review's name, and a
-// status write reaching a handler registered with subresources ["*"].
+// status write reaching a handler registered with subresources ["*"], a Deployment's /scale write
+// reviewed as an autoscaling/v1 Scale.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./webhooks.e2e.ts
 //
@@ -28,6 +29,7 @@ import { selectedTargets, type TargetName } from "./harness/target.ts";
 
 const widgets = (version: string): Resource =>
   ({ group: "e2e.kobun.dev", version, plural: "kobunwidgets", kind: "KobunWidget", namespaced: true, statusSubresource: false });
+const DEPLOYMENTS: Resource = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true };
 const configurations = (plural: string): Resource =>
   ({ group: "admissionregistration.k8s.io", version: "v1", plural, kind: "", namespaced: false, statusSubresource: false });
 
@@ -108,7 +110,7 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
     }
   }, 120_000);
 
-  test("handlers see the review's headers, dryRun and options, the generated name, and status writes with subresources [\"*\"]", async () => {
+  test("handlers see the review's headers, dryRun and options, the generated name, status writes with subresources [\"*\"] and Scale writes", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-webhook-calls");
     const name = uniqueName("wh-calls");
@@ -119,6 +121,9 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
     registry.on.validate("configmaps", (ctx) => void calls.push(ctx), { id: "calls", operations, labels });
     // v1 named: the group's preferred version is KobunWidget's v2, and resolve() looks only there.
     registry.on.validate(`${FLAKY_STATUSES.plural}.${FLAKY_STATUSES.group}/v1`, (ctx) => void calls.push(ctx), { id: "every", subresources: ["*"], labels });
+    // No labels on a Scale: this namespace's Deployments are chosen by a CEL matchCondition instead.
+    const ours = [{ name: "this-namespace", expression: `request.namespace == "${ns}"` }];
+    registry.on.validate("deployments.apps", (ctx) => void calls.push(ctx), { id: "scales", subresources: ["scale"], operations: ["UPDATE"], matchConditions: ours });
     const settings = resolveSettings({ flags: { namespaces: [ns], standalone: true, webhooksUrl: "https://127.0.0.1:0", webhooksName: name } });
     const client = await KubeClient.connect({ kubeconfig: t.kubeconfigPath });
     const stop = new AbortController();
@@ -158,6 +163,14 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
       await t.client.create(FLAKY_STATUSES, ns, { apiVersion: "e2e.kobun.dev/v1", kind: "KobunFlakyStatus", metadata: { name: "s", labels }, spec: {} });
       await t.client.patch(FLAKY_STATUSES, ns, "s", { status: { seen: true } }, { subresource: "status" });
       expect(calls.map((c) => [c.operation, c.subresource, c.request.requestSubResource])).toEqual([["CREATE", undefined, undefined], ["UPDATE", "status", "status"]]);
+
+      calls.length = 0;
+      const template = { metadata: { labels: { app: "d" } }, spec: { containers: [{ name: "c", image: "registry.k8s.io/pause:3.9" }] } };
+      await t.client.create(DEPLOYMENTS, ns, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 1, selector: { matchLabels: { app: "d" } }, template } });
+      const scaled = await rawRequest(t.client, "PATCH", `/apis/apps/v1/namespaces/${ns}/deployments/d/scale`, { spec: { replicas: 3 } }, "application/merge-patch+json");
+      expect(scaled.status).toBe(200);
+      expect(calls.map((c) => [c.subresource, c.request.kind, c.request.resource.resource, c.object.kind, c.object.spec?.replicas, c.oldObject?.spec?.replicas]))
+        .toEqual([["scale", { group: "autoscaling", version: "v1", kind: "Scale" }, "deployments", "Scale", 3, 1]]);
     } finally {
       stop.abort();
       await running.catch(() => undefined);

@@ -32,13 +32,15 @@ export interface Call {
   dryRun: boolean;
   /** The review's `options` (reviewOptions), when the write came from a client request. */
   options?: Record<string, unknown>;
+  /** The kind of the objects when not the resource's own: autoscaling/v1 Scale for /scale. */
+  kind?: { group: string; version: string; kind: string };
 }
 
 /** The AdmissionReview's request for `call`. */
 export function reviewRequest(call: Call) {
   const uid = crypto.randomUUID();
   const gvr = { group: call.def.group, version: call.version, resource: call.def.plural };
-  const gvk = { group: call.def.group, version: call.version, kind: call.def.kind };
+  const gvk = call.kind ?? { group: call.def.group, version: call.version, kind: call.def.kind };
   const name = (call.object ?? call.oldObject)?.metadata?.name;
   return {
     uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr,

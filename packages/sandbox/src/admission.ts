@@ -11,8 +11,8 @@
 // response's Warning headers (warnings.ts); Pod Security admission runs between the two
 // (pod-security.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
 // failure), the reinvocation of mutators, a conversion webhook set after a watch began (its
-// events stay unconverted), the field ownership of server-side apply for what a mutator changed
-// (its managedFields stay the applier's), and reviews of writes to /scale (not sent to webhooks).
+// events stay unconverted), and the field ownership of server-side apply for what a mutator
+// changed (its managedFields stay the applier's). Writes to /scale are reviewed too (scale()).
 
 import { jsonPatch } from "./patch.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
@@ -33,6 +33,7 @@ type ClientCert = { cert: string; key: string };
 export type AdmittedWrite = WriteOptions & { review?: Record<string, unknown> };
 
 const ADMISSION = "admissionregistration.k8s.io";
+const SCALE_KIND = { group: "autoscaling", version: "v1", kind: "Scale" };
 
 interface Webhook extends WebhookMatch {
   name: string;
@@ -126,6 +127,16 @@ export class SandboxAdmission {
       const detail = `Post "${hook.clientConfig?.url}": ${(error as Error).message}`;
       throw internal(hook.name, `failed to call webhook: ${detail}`);
     }
+  }
+
+  /** A write to /scale, reviewed as kube-apiserver does: an UPDATE of "scale" whose objects are the Scales. */
+  async scale(
+    def: ResourceDef, version: string, ns: string, oldScale: any, newScale: any,
+    review: { dryRun: boolean; user: UserInfo; options: Record<string, unknown> },
+  ): Promise<any> {
+    const { dryRun, user, options } = review;
+    const call = { def, version, ns, operation: "UPDATE" as const, object: newScale, oldObject: oldScale, user };
+    return this.admit({ ...call, sub: "scale", dryRun, options, kind: SCALE_KIND });
   }
 
   /** The CRD's webhook conversion and storage version, when it has one. */

@@ -151,8 +151,11 @@ async function subresourceRequest(
     const body = req.method === "GET" ? undefined : await readJson(req);
     const writer = { ...writerOf(req, q), subresource: "scale" };
     const ns = def.namespaced ? target.ns : "";
-    return jsonResponse(scaleRequest(
-      ctx.objects, def, scale, target.version, ns, target.name!, req.method, mediaType(req), body, { writer, dryRun },
+    const { version, name } = target;
+    const review = { dryRun, user, options: reviewOptions("UpdateOptions", q) };
+    const admit = (oldScale: any, newScale: any) => ctx.admission.scale(def, version, ns, oldScale, newScale, review);
+    return jsonResponse(await scaleRequest(
+      ctx.objects, def, scale, version, ns, name!, req.method, mediaType(req), body, { writer, dryRun }, admit,
     ));
   }
   return undefined;
