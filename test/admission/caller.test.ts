@@ -63,7 +63,7 @@ const gadget = (name: string, spec: Record<string, unknown>) =>
 beforeAll(async () => {
   const certs = sandboxCerts();
   // The sandbox presents its client certificate (CN=kobun-sandbox, O=system:masters) to webhooks.
-  sandbox = await startSandbox({ webhookClientCert: { cert: certs.clientCert, key: certs.clientKey } });
+  sandbox = await startSandbox({ webhookClient: { cert: certs.clientCert, key: certs.clientKey } });
   await fetch(`${sandbox.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`,
     { method: "POST", body: JSON.stringify(CRD), headers: { "content-type": "application/json" } });
   dir = mkdtempSync(join(tmpdir(), "kobun-caller-"));

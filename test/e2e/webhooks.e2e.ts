@@ -15,14 +15,12 @@
 import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/declaring/registry.ts";
 import type { AdmissionContext } from "../../src/declaring/webhooks.ts";
-import { KubeClient } from "../../src/kube/client.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { run } from "../../src/runtime/operator.ts";
-import { Logger, memorySink } from "../../src/util/log.ts";
 import { createNamespace, eventually, FLAKY_STATUSES, rawRequest, uniqueName } from "./harness/kube.ts";
+import { startWebhookOperator, untilCalled } from "./harness/webhook-operator.ts";
 import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
@@ -113,7 +111,6 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
   test("handlers see the review's headers, dryRun and options, the generated name, status writes with subresources [\"*\"] and Scale writes", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-webhook-calls");
-    const name = uniqueName("wh-calls");
     const labels = { "e2e.kobun.dev/admission": "recorded" };
     const calls: AdmissionContext[] = [];
     const registry = new Registry();
@@ -124,20 +121,11 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
     // No labels on a Scale: this namespace's Deployments are chosen by a CEL matchCondition instead.
     const ours = [{ name: "this-namespace", expression: `request.namespace == "${ns}"` }];
     registry.on.validate("deployments.apps", (ctx) => void calls.push(ctx), { id: "scales", subresources: ["scale"], operations: ["UPDATE"], matchConditions: ours });
-    const settings = resolveSettings({ flags: { namespaces: [ns], standalone: true, webhooksUrl: "https://127.0.0.1:0", webhooksName: name } });
-    const client = await KubeClient.connect({ kubeconfig: t.kubeconfigPath });
-    const stop = new AbortController();
-    const started = Promise.withResolvers<void>();
-    const running = run({ signal: stop.signal, settings, client, registry, logger: new Logger(memorySink("error")), onStarted: () => started.resolve() });
+    const operator = await startWebhookOperator(t, ns, registry);
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     const configMap = (metadata: Record<string, unknown>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { ...metadata, labels } });
     try {
-      await Promise.race([started.promise, running.then(() => { throw new Error("the operator ended before it started"); })]);
-      // The API server loads a new webhook configuration a moment after it is written.
-      await eventually("the validator called", async () => {
-        await rawRequest(t.client, "POST", `${path}?dryRun=All`, configMap({ name: uniqueName("probe") }));
-        return calls.length > 0;
-      }, { timeoutMs: 30_000, intervalMs: 200 });
+      await untilCalled(t, ns, labels, () => calls.length > 0);
       calls.length = 0;
       const meta = { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" };
       const dry = await rawRequest(t.client, "POST", `${path}?dryRun=All&fieldManager=me&fieldValidation=Strict`, configMap({ generateName: "gen-" }));
@@ -172,12 +160,7 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
       expect(calls.map((c) => [c.subresource, c.request.kind, c.request.resource.resource, c.object.kind, c.object.spec?.replicas, c.oldObject?.spec?.replicas]))
         .toEqual([["scale", { group: "autoscaling", version: "v1", kind: "Scale" }, "deployments", "Scale", 3, 1]]);
     } finally {
-      stop.abort();
-      await running.catch(() => undefined);
-      client.close();
-      for (const plural of ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]) {
-        await t.client.delete(configurations(plural), null, name).catch(() => {});
-      }
+      await operator.stop();
     }
   }, 120_000);
 });

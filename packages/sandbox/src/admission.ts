@@ -7,7 +7,7 @@
 // `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
 // (rules, objectSelector, namespaceSelector, matchConditions); a dry run's review says
 // `dryRun: true` and every review the write's `options` (admission-review.ts); with
-// `webhookClientCert`, each call presents that client certificate; their `warnings` become the
+// `webhookClient`, each call presents that client certificate and token; their `warnings` become the
 // response's Warning headers (warnings.ts); Pod Security admission runs between the two
 // (pod-security.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
 // failure), the reinvocation of mutators, a conversion webhook set after a watch began (its
@@ -27,8 +27,8 @@ import { conditionsMatch, webhookMatches, type WebhookMatch } from "./webhook-ma
 import { REVIEW_HEADERS, reviewRequest, type Call } from "./admission-review.ts";
 
 /** A write's options, and the `options` its review carries (reviewOptions), when a client asked for it. */
-/** The certificate the sandbox presents to webhooks (SandboxOptions.webhookClientCert). */
-type ClientCert = { cert: string; key: string };
+/** What the sandbox presents to webhooks (SandboxOptions.webhookClient). */
+type ClientCert = { cert?: string; key?: string; token?: string };
 
 export type AdmittedWrite = WriteOptions & { review?: Record<string, unknown> };
 
@@ -42,7 +42,6 @@ interface Webhook extends WebhookMatch {
   timeoutSeconds?: number;
 }
 
-
 /** POSTs a review to a webhook; throws a plain Error saying why the call failed. */
 async function post(
   url: string | undefined, caBundle: string | undefined, timeoutSeconds: number, review: unknown, client?: ClientCert,
@@ -51,9 +50,10 @@ async function post(
   const ca = caBundle ? Buffer.from(caBundle, "base64").toString() : undefined;
   const response = await fetch(url, {
     method: "POST",
-    headers: REVIEW_HEADERS,
+    headers: { ...REVIEW_HEADERS, ...(client?.token ? { authorization: `Bearer ${client.token}` } : {}) },
     body: JSON.stringify(review),
-    signal: AbortSignal.timeout(timeoutSeconds * 1000), tls: { ...(ca ? { ca } : {}), ...client },
+    signal: AbortSignal.timeout(timeoutSeconds * 1000),
+    tls: { ...(ca ? { ca } : {}), ...(client?.cert && client.key ? { cert: client.cert, key: client.key } : {}) },
   } as RequestInit).catch((error: Error) => {
     throw new Error(error.name === "TimeoutError" ? "context deadline exceeded" : error.message);
   });

@@ -43,10 +43,10 @@ export interface SandboxOptions {
   /** with tls: require a client certificate signed by the sandbox CA (verified by the TLS layer) */
   clientCA?: boolean;
   /**
-   * The client certificate (PEM) presented to every webhook, as kube-apiserver presents the one
-   * its admission kubeConfigFile names; default none.
+   * What the sandbox presents to every webhook, as kube-apiserver presents what its admission
+   * kubeConfigFile gives: a client certificate (PEM cert and key), a bearer token; default none.
    */
-  webhookClientCert?: { cert: string; key: string };
+  webhookClient?: { cert?: string; key?: string; token?: string };
   /** retained watch events (default 1000) */
   historySize?: number;
   /** default 0 = ephemeral */
@@ -103,7 +103,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
   const ctx: ServerContext = {
     store, registry, objects, faults, requests, watches, token,
-    admission: new SandboxAdmission(store, objects, opts.webhookClientCert),
+    admission: new SandboxAdmission(store, objects, opts.webhookClient),
     saTokens: new ServiceAccountTokens(store, "https://kubernetes.default.svc.cluster.local"),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log, shardSelectors: opts.shardSelectors ?? true,
   };
