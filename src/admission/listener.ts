@@ -7,9 +7,9 @@
 // connection is piped to a plain Bun.serve on loopback, which is never restarted (uWebSockets'
 // HTTP: half to a third of node:http's time per request on a kept-alive connection here). That
 // loopback port takes plain requests from any process of the pod, as the TLS port takes any
-// client's: webhook requests are not authenticated either way (the API server's are not signed).
-// With `clientCerts`, the TLS layer asks for a client certificate and verifies it; a request
-// learns its connection's certificate through the loopback connection's port (peerOf).
+// client's unless `clientCerts` is set: then the TLS layer asks for a client certificate and
+// verifies it, and each request learns its connection's certificate (`peer`, null for the
+// loopback's own clients) by the local port of the loopback connection it came through.
 
 import { connect, type Socket } from "node:net";
 import { createServer as createTlsServer, type PeerCertificate, type TLSSocket } from "node:tls";
