@@ -34,6 +34,7 @@ export {
   type LoginContext, type LoginFn, type LoginCredentials, type LoginResult,
   type KubeObject, type Resource, type ObjectMeta,
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
+  type AdmissionPeer,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./declaring/index.ts";
 // Children, conditions and the API client in every handler's context (`ctx.api`, `ctx.event`):

@@ -4,10 +4,13 @@
 // Validating/MutatingWebhookConfiguration and CRD conversion objects that point at it, and
 // writing them to the API server at start-up (registration.ts). Of the handlers it knows only
 // what declaring/ holds (the registry, the specs, the review shapes); runtime/ reads the settings.
+// Handlers see who called: the request's headers and, when client certificates are asked for,
+// the caller's verified certificate.
 // Must never watch or handle objects: it answers reviews, and peering never stops it (the API
 // server calls whichever replica its Service picks).
 
 export { startWebhookServer, type WebhookServer, type WebhookServerOptions } from "./server.ts";
+export type { ClientCertPolicy } from "./listener.ts";
 export { serviceHosts, type CertSource } from "./certs.ts";
 export { issueCertificates, type IssuedCertificates } from "./x509.ts";
 export { jsonPatchBetween } from "./jsonpatch.ts";

@@ -7,17 +7,29 @@
 // connection is piped to a plain Bun.serve on loopback, which is never restarted (uWebSockets'
 // HTTP: half to a third of node:http's time per request on a kept-alive connection here). That
 // loopback port takes plain requests from any process of the pod, as the TLS port takes any
-// client's: webhook requests are not authenticated either way (the API server's are not signed).
+// client's unless `clientCerts` is set: then the TLS layer asks for a client certificate and
+// verifies it, and each request learns its connection's certificate (`peer`, null for the
+// loopback's own clients) by the local port of the loopback connection it came through.
 
 import { connect, type Socket } from "node:net";
-import { createServer as createTlsServer } from "node:tls";
+import { createServer as createTlsServer, type PeerCertificate, type TLSSocket } from "node:tls";
+import type { AdmissionPeer } from "../declaring/index.ts";
 
 type ServeOptions = Bun.Serve.Options<undefined>;
 
-export interface TlsListenerOptions extends Pick<ServeOptions, "fetch" | "error" | "maxRequestBodySize"> {
+/** Client certificates: asked for and verified against `ca`; without one, refused when `required`. */
+export interface ClientCertPolicy {
+  ca: string;
+  required: boolean;
+}
+
+export interface TlsListenerOptions extends Pick<ServeOptions, "error" | "maxRequestBodySize"> {
   hostname: string;
   port: number;
   cert: { cert: string; key: string };
+  clientCerts?: ClientCertPolicy;
+  /** Answers one request; `peer` is the verified client certificate of its connection, if any. */
+  fetch(request: Request, peer: AdmissionPeer | null): Response | Promise<Response>;
 }
 
 export interface TlsListener {
@@ -29,22 +41,27 @@ export interface TlsListener {
 }
 
 export async function listenTls(options: TlsListenerOptions): Promise<TlsListener> {
-  const { fetch, error, maxRequestBodySize } = options;
-  const http = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch, error, maxRequestBodySize } as ServeOptions);
+  const { error, maxRequestBodySize, clientCerts } = options;
+  // The client certificate of each TLS connection, by the local port of its loopback connection.
+  const peers = new Map<number, AdmissionPeer | null>();
+  const http = Bun.serve({
+    hostname: "127.0.0.1", port: 0, error, maxRequestBodySize,
+    fetch: (request, server) => options.fetch(request, peers.get(server.requestIP(request)?.port ?? -1) ?? null),
+  } as ServeOptions);
   const connections = new Set<Socket>();
-  const tls = createTlsServer({ cert: options.cert.cert, key: options.cert.key }, (socket) => {
+  const tls = createTlsServer({ ...secureOptions(options.cert, clientCerts) }, (socket) => {
+    const peer = verifiedPeer(socket, clientCerts);
+    if (peer === "refused") return void socket.destroy();
     const upstream = connect(http.port!, "127.0.0.1");
     connections.add(socket).add(upstream);
-    socket.pipe(upstream).pipe(socket);
-    // One side closed: the other is ended (after what it still has to write), or cut when the
-    // first failed (an error is the client's or the loopback's, not ours to log).
-    for (const [one, other] of [[socket, upstream], [upstream, socket]] as const) {
-      one.on("error", () => other.destroy());
-      one.once("close", () => {
-        connections.delete(one);
-        other.end();
-      });
-    }
+    // Piped once connected, so that the port is known before the first request arrives.
+    upstream.once("connect", () => {
+      const port = upstream.localPort!;
+      peers.set(port, peer);
+      upstream.once("close", () => peers.delete(port));
+      socket.pipe(upstream).pipe(socket);
+    });
+    joinClosing(socket, upstream, connections);
   });
   // A client that goes away mid-handshake is its own business, not the server's.
   tls.on("tlsClientError", () => {});
@@ -69,11 +86,51 @@ export async function listenTls(options: TlsListenerOptions): Promise<TlsListene
   }
   return {
     port: (tls.address() as { port: number }).port,
-    setCertificate: (cert) => tls.setSecureContext({ cert: cert.cert, key: cert.key }),
+    setCertificate: (cert) => tls.setSecureContext(secureOptions(cert, clientCerts)),
     async stop() {
       const closed = new Promise<void>((resolve) => tls.close(() => resolve()));
       for (const socket of [...connections, ...accepted]) socket.destroy();
       await Promise.all([closed, http.stop(true)]);
     },
   };
+}
+
+/**
+ * One side closed: the other is ended (after what it still has to write), or cut when the first
+ * failed (an error is the client's or the loopback's, not ours to log).
+ */
+function joinClosing(socket: Socket, upstream: Socket, connections: Set<Socket>): void {
+  for (const [one, other] of [[socket, upstream], [upstream, socket]] as const) {
+    one.on("error", () => other.destroy());
+    one.once("close", () => {
+      connections.delete(one);
+      other.end();
+    });
+  }
+}
+
+function secureOptions(cert: { cert: string; key: string }, clientCerts: ClientCertPolicy | undefined) {
+  const verify = clientCerts ? { ca: clientCerts.ca, requestCert: true, rejectUnauthorized: clientCerts.required } : {};
+  return { cert: cert.cert, key: cert.key, ...verify };
+}
+
+/**
+ * The connection's client certificate once verified; null when none was asked for or (optional)
+ * none was presented; "refused" for one that does not verify against the CA.
+ */
+function verifiedPeer(socket: TLSSocket, clientCerts: ClientCertPolicy | undefined): AdmissionPeer | null | "refused" {
+  if (!clientCerts) return null;
+  const certificate: PeerCertificate | undefined = socket.getPeerCertificate();
+  if (!certificate || Object.keys(certificate).length === 0) return clientCerts.required ? "refused" : null;
+  if (!socket.authorized) return "refused";
+  return {
+    subject: names(certificate.subject), issuer: names(certificate.issuer), serialNumber: certificate.serialNumber,
+    validFrom: certificate.valid_from, validTo: certificate.valid_to, fingerprint256: certificate.fingerprint256,
+  };
+}
+
+/** A certificate name's attributes as a plain object (node gives a null-prototype one with optional keys). */
+function names(name: Record<string, string | string[] | undefined> | undefined): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(name ?? {}).filter((entry): entry is [string, string | string[]] =>
+    entry[1] !== undefined));
 }

@@ -4,10 +4,10 @@
 // AdmissionError; refused with a generic message when it crashed (details only in the log);
 // cut at the timeout (then the failurePolicy decides, as the API server would).
 
-import { matchMeta } from "../declaring/index.ts";
+import { fieldPath, getField, matchMeta, matchValue, PRESENT } from "../declaring/index.ts";
 import { selectorMatches, type WebhookSpec } from "../declaring/index.ts";
 import {
-  AdmissionError, type AdmissionContext, type AdmissionRequest, type JsonPatchOperation,
+  AdmissionError, type AdmissionContext, type AdmissionPeer, type AdmissionRequest, type JsonPatchOperation,
 } from "../declaring/index.ts";
 import type { KubeObject } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
@@ -55,9 +55,15 @@ export function handlerBudgetMs(timeoutSeconds: number): number {
   return ms - Math.min(500, ms / 4);
 }
 
+/** Who called, as the HTTP layer saw it: the request's headers and the verified client certificate. */
+export interface Caller {
+  headers: Readonly<Record<string, string>>;
+  peer: AdmissionPeer | null;
+}
+
 /** Answers `request` with `webhook`'s handler; never throws. */
 export async function admit(
-  webhook: WebhookSpec, request: AdmissionRequest, logger: Logger,
+  webhook: WebhookSpec, request: AdmissionRequest, caller: Caller, logger: Logger,
 ): Promise<AdmissionReviewBody> {
   const answer = (response: Omit<AdmissionResponse, "uid">): AdmissionReviewBody =>
     ({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, ...response } });
@@ -74,6 +80,7 @@ export async function admit(
     request, operation: request.operation, object: structuredClone(before), oldObject: request.oldObject ?? undefined,
     userInfo: request.userInfo ?? {}, dryRun: request.dryRun === true, subresource: request.subResource,
     name: request.name, namespace: request.namespace, logger: log, signal: cut.signal, warnings: [],
+    headers: caller.headers, peer: caller.peer,
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -121,12 +128,20 @@ function refusal(
   return { allowed: false, status: { code: 403, reason: "Forbidden", message } };
 }
 
-/** The webhook's own filters: its resource, operations and label/annotation matchers. */
+/**
+ * The webhook's own filters: its resource, subresources, operations, label/annotation matchers and
+ * field value (Kopf's `field=`/`value=`: the field must exist, or match `value`).
+ */
 function applies(webhook: WebhookSpec, request: AdmissionRequest, object: KubeObject | undefined): boolean {
+  const { options } = webhook;
   const { group, version, resource } = request.resource ?? {};
   const asked = { group: group ?? "", version: version ?? "", plural: resource ?? "", kind: request.kind?.kind ?? "" };
   if (!selectorMatches(webhook.wanted, asked)) return false;
-  if (!(webhook.options.operations ?? ["CREATE", "UPDATE"]).includes(request.operation)) return false;
+  const sub = request.subResource;
+  if (sub && !(options.subresources ?? []).some((s) => s === "*" || s === sub)) return false;
+  if (!(options.operations ?? ["CREATE", "UPDATE"]).includes(request.operation)) return false;
   const meta = object?.metadata;
-  return matchMeta(webhook.options.labels, meta?.labels) && matchMeta(webhook.options.annotations, meta?.annotations);
+  if (!matchMeta(options.labels, meta?.labels) || !matchMeta(options.annotations, meta?.annotations)) return false;
+  if (options.field === undefined) return true;
+  return matchValue(options.value ?? PRESENT, getField(object, fieldPath(options.field)));
 }

@@ -3,10 +3,10 @@
 // is read again when they change and served to the next TLS handshakes by the same listener
 // (listener.ts): no connection is closed or refused by a reload.
 
-import type { Registry } from "../declaring/index.ts";
+import type { AdmissionPeer, Registry } from "../declaring/index.ts";
 import type { Logger } from "../util/index.ts";
 import { parseReviewBody } from "./body.ts";
-import { listenTls } from "./listener.ts";
+import { listenTls, type ClientCertPolicy } from "./listener.ts";
 import { readCertificateFiles, servingCertificate, type CertSource, type ServingCertificate } from "./certs.ts";
 import { convertReview, readConversionRequest } from "./conversion.ts";
 import { admit, BadReviewError, readAdmissionRequest } from "./review.ts";
@@ -19,6 +19,8 @@ export interface WebhookServerOptions {
   /** 0 = a free port. */
   port: number;
   certs: CertSource;
+  /** Ask callers for a client certificate, verified against this CA (handlers see it as `ctx.peer`). */
+  clientCerts?: ClientCertPolicy;
   /** Its webhooks and conversions (those of enabled resources: runtime/resources.ts). */
   registry: Pick<Registry, "webhooks" | "conversions">;
   logger: Logger;
@@ -44,7 +46,8 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   let certificate = await servingCertificate(options.certs);
   const listener = await listenTls({
     hostname: options.hostname, port: options.port, cert: certificate, maxRequestBodySize: MAX_BODY_BYTES,
-    fetch: (request) => route(registry, request, logger),
+    ...(options.clientCerts ? { clientCerts: options.clientCerts } : {}),
+    fetch: (request, peer) => route(registry, request, peer, logger),
     error: (error) => {
       logger.error("webhook request failed", { error: error.message });
       return new Response("internal error", { status: 500 });
@@ -89,7 +92,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
 }
 
 async function route(
-  registry: Pick<Registry, "webhooks" | "conversions">, request: Request, logger: Logger,
+  registry: Pick<Registry, "webhooks" | "conversions">, request: Request, peer: AdmissionPeer | null, logger: Logger,
 ): Promise<Response> {
   const [, kind, name] = new URL(request.url).pathname.split("/");
   if (request.method !== "POST") return new Response("only POST\n", { status: 405 });
@@ -98,7 +101,8 @@ async function route(
     if (kind === "validate" || kind === "mutate") {
       const webhook = registry.webhooks.find((w) => w.kind === kind && w.id === name);
       if (!webhook) return new Response(`no ${kind} webhook ${JSON.stringify(name)}\n`, { status: 404 });
-      return Response.json(await admit(webhook, readAdmissionRequest(body), logger));
+      const headers = Object.fromEntries(request.headers);
+      return Response.json(await admit(webhook, readAdmissionRequest(body), { headers, peer }, logger));
     }
     if (kind === "convert") {
       const spec = registry.conversions.find((c) => `${c.wanted.name}.${c.wanted.group}` === name);

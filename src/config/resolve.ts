@@ -180,6 +180,13 @@ function checkRelations(
       "expected both webhooks.certFile and webhooks.keyFile, or neither (self-signed)",
     ));
   }
+  if (values.webhooks.clientCertRequired && values.webhooks.clientCaFile === null) {
+    const path = "webhooks.clientCertRequired";
+    issues.push(configIssue(
+      { file, path, expected: "webhooks.clientCaFile set" },
+      "expected webhooks.clientCaFile too: client certificates are verified against it",
+    ));
+  }
   const { backoff } = values.watching;
   lessThan("watching.backoff.initial", backoff.initial, "watching.backoff.max", backoff.max, true);
 

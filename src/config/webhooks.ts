@@ -2,7 +2,7 @@
 // where its certificate comes from, and what the API server is told to call. Used only when
 // the handlers register on.validate, on.mutate or on.convert.
 
-import { duration, orNull, section, text, textList } from "./fields.ts";
+import { duration, flag, orNull, section, text, textList } from "./fields.ts";
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -56,6 +56,17 @@ export const WEBHOOKS_SECTION = section("Webhooks: the HTTPS server of on.valida
     file("PEM CA of certFile (ca.crt): kobun then keeps the caBundle in sync with it too."),
     "the caBundle is someone else's (cert-manager's cainjector)",
   ),
+  clientCaFile: orNull(
+    file("PEM CA(s) of the client certificates callers present (kube-apiserver's, from its admission " +
+      "kubeConfigFile): the server asks for one, refuses a connection whose certificate does not verify, " +
+      "and handlers see it as ctx.peer. Read at start."),
+    "no client certificate asked for; ctx.peer is null",
+  ),
+  clientCertRequired: flag({
+    default: false,
+    doc: "With clientCaFile: refuse connections that present no client certificate (else they are served, " +
+      "ctx.peer null).",
+  }),
   hosts: textList({
     default: [], doc: "Self-signed: the certificate's DNS names and IP addresses.",
     expected: "a list of DNS names or IP addresses", entry: host,

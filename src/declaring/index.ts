@@ -18,6 +18,7 @@ export {
 export type { PrinterColumn } from "./crd.ts";
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
+  type AdmissionPeer,
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./webhooks.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
@@ -79,7 +80,7 @@ export type {
   DaemonSet, Job, CronJob, Ingress, Lease, CustomResourceDefinition, KindOf, Wire,
 } from "../kube/index.ts";
 export { type Call, type Where } from "./api.ts";
-export { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
+export { deepEqual, fieldPath, getField, matchMeta, matchValue } from "./filters.ts";
 export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError } from "./registration.ts";

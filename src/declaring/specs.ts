@@ -135,6 +135,16 @@ export function checkAdmissionOptions(where: string, options: AdmissionOptions):
       throw new Error(`${where}: each of matchConditions needs a name and a CEL expression`);
     }
   }
+  const { subresources, field } = options;
+  if (subresources !== undefined && (!Array.isArray(subresources)
+    || subresources.some((s) => typeof s !== "string" || !/^(\*|[a-z][a-z0-9-]*)$/.test(s)))) {
+    throw new Error(`${where}: subresources must be a list of subresource names like "status", or ["*"] for all`);
+  }
+  const path = typeof field === "string" ? field.split(".").filter(Boolean) : field;
+  if (field !== undefined && (!Array.isArray(path) || path.length === 0 || path.some((k) => typeof k !== "string"))) {
+    throw new Error(`${where}: field must be a dotted path like "spec.size" or a list of keys`);
+  }
+  if (options.value !== undefined && field === undefined) throw new Error(`${where}: value needs a field to match`);
 }
 
 export function sensitivePaths(id: string, fields: unknown): string[][] {

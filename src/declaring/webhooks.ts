@@ -3,7 +3,7 @@
 
 import type { KubeObject } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
-import type { MetaMatchers } from "./filters.ts";
+import type { MetaMatchers, ValueMatcher } from "./filters.ts";
 
 /** The operation an admission request is for (`on.validate`/`on.mutate` `operations`). */
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -16,6 +16,7 @@ export interface AdmissionRequest {
   subResource?: string;
   requestKind?: { group: string; version: string; kind: string };
   requestResource?: { group: string; version: string; resource: string };
+  requestSubResource?: string;
   name?: string;
   namespace?: string;
   operation: AdmissionOperation;
@@ -23,7 +24,25 @@ export interface AdmissionRequest {
   object?: KubeObject | null;
   oldObject?: KubeObject | null;
   dryRun?: boolean;
+  /** The write's CreateOptions, UpdateOptions (also for a patch) or DeleteOptions, with its kind and apiVersion. */
   options?: Record<string, unknown> | null;
+}
+
+/**
+ * The client certificate the caller presented on the webhook's TLS connection (the API server's
+ * identity, when it is configured to present one), as verified against `webhooks.clientCaFile`.
+ * A name's attributes are keyed by their short names (CN, O, OU, ...); a repeated one is a list.
+ */
+export interface AdmissionPeer {
+  subject: Readonly<Record<string, string | readonly string[]>>;
+  issuer: Readonly<Record<string, string | readonly string[]>>;
+  /** Hexadecimal, as the certificate has it. */
+  serialNumber: string;
+  /** As OpenSSL prints them: "Mar  7 17:12:20 2026 GMT". */
+  validFrom: string;
+  validTo: string;
+  /** SHA-256 of the certificate's DER, colon-separated hex pairs. */
+  fingerprint256: string;
 }
 
 /** What validators and mutators see: the request, its parts at hand, and a signal cut at the timeout. */
@@ -43,6 +62,16 @@ export interface AdmissionContext<T extends object = KubeObject> {
   signal: AbortSignal;
   /** Warnings shown to the user (kubectl prints them) even when the request is allowed. */
   warnings: string[];
+  /**
+   * The HTTP headers of the review's request, names lowercased (`content-type`, `user-agent`, and
+   * `authorization` when the caller authenticates with a token or a password).
+   */
+  headers: Readonly<Record<string, string>>;
+  /**
+   * The caller's verified client certificate; null when `webhooks.clientCaFile` is not set (none
+   * is asked for) or the caller presented none.
+   */
+  peer: AdmissionPeer | null;
 }
 
 /** One operation of an RFC 6902 JSON Patch. */
@@ -81,8 +110,18 @@ export interface AdmissionOptions {
   annotations?: MetaMatchers;
   /** CEL conditions the API server evaluates before calling (`matchConditions`). */
   matchConditions?: readonly { name: string; expression: string }[];
-  /** Also for these subresources, e.g. ["status"]. */
+  /**
+   * Also for these subresources, e.g. ["status"]; ["*"] for all of them (status, scale, ...). A
+   * request for a subresource not listed is allowed without calling the handler.
+   */
   subresources?: readonly string[];
+  /**
+   * Only objects that have this field (a dotted path, or a list of keys): the object of CREATE and
+   * UPDATE, the old object of DELETE. Others are allowed without calling the handler.
+   */
+  field?: string | readonly string[];
+  /** With `field`: only when its value equals this, or is PRESENT/ABSENT, or satisfies this predicate. */
+  value?: ValueMatcher;
 }
 
 /** Converts one object to `toVersion` (e.g. "kobun.dev/v2"); returns the converted body. */

@@ -6,7 +6,9 @@
 
 import type { Settings } from "../config/index.ts";
 import { parseListen } from "../config/index.ts";
-import { register, serviceHosts, startWebhookServer, type CertSource, type Endpoint } from "../admission/index.ts";
+import {
+  register, serviceHosts, startWebhookServer, type CertSource, type ClientCertPolicy, type Endpoint,
+} from "../admission/index.ts";
 import type { Registry, WebhookSpec } from "../declaring/index.ts";
 import type { KubeClient } from "../kube/index.ts";
 import { ApiError } from "../kube/index.ts";
@@ -65,8 +67,8 @@ export async function serveWebhooks(
     }));
   };
   try {
-    const reloadIntervalMs = w.reloadInterval * 1000;
-    server = await startWebhookServer({ ...listen, certs, registry: served, logger: log, reloadIntervalMs, onReload });
+    const options = { ...listen, certs, registry: served, logger: log, reloadIntervalMs: w.reloadInterval * 1000 };
+    server = await startWebhookServer({ ...options, onReload, ...(await clientCertPolicy(w)) });
   } catch (error) {
     const where = `${listen.hostname}:${listen.port}`;
     throw new FatalError("fatal", `cannot serve webhooks at ${where}: ${(error as Error).message}`, { cause: error });
@@ -130,4 +132,16 @@ function certSource(w: Settings["webhooks"], url: URL | undefined, namespace: st
     : url ? [url.hostname.replace(/^\[|\]$/g, "")]
     : serviceHosts(w.name, namespace);
   return { kind: "self-signed", hosts };
+}
+
+/** The client certificates asked for (webhooks.clientCaFile), if any. */
+async function clientCertPolicy(w: Settings["webhooks"]): Promise<{ clientCerts?: ClientCertPolicy }> {
+  if (w.clientCaFile === null) return {};
+  const ca = await Bun.file(w.clientCaFile).text().catch((error: Error) => {
+    throw new Error(`cannot read webhooks.clientCaFile: ${error.message}`);
+  });
+  if (!ca.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new Error(`webhooks.clientCaFile ${w.clientCaFile} holds no PEM certificate`);
+  }
+  return { clientCerts: { ca, required: w.clientCertRequired } };
 }

@@ -208,6 +208,9 @@ test("registering a webhook checks its options against the API server's rules", 
   expect(() => registry.on.validate("kobunexamples.kobun.dev", () => {}, { id: "Bad_Id" })).toThrow("the id must be lowercase");
   expect(() => registry.on.mutate("kobunexamples.kobun.dev", () => {}, { id: "o", operations: ["PATCH" as never] })).toThrow("operations must be");
   expect(() => registry.on.convert("kobunexamples", () => ({}) as never)).toThrow("with its group");
+  expect(() => registry.on.validate("kobunexamples.kobun.dev", () => {}, { id: "s", subresources: ["status/x"] })).toThrow('subresources must be a list of subresource names like "status", or ["*"] for all');
+  expect(() => registry.on.validate("kobunexamples.kobun.dev", () => {}, { id: "f", field: "" })).toThrow('field must be a dotted path like "spec.size"');
+  expect(() => registry.on.validate("kobunexamples.kobun.dev", () => {}, { id: "v", value: "x" })).toThrow("value needs a field to match");
 });
 
 test("stop() ends at once with a client connected that never completes its TLS handshake", async () => {

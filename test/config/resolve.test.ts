@@ -147,3 +147,11 @@ describe("config files", () => {
     expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}: kube.http1: expected true or false, got "sometimes"`);
   });
 });
+
+test("webhooks.clientCertRequired needs webhooks.clientCaFile, the CA it verifies against", () => {
+  expect(() => resolveSettings({ fileData: { webhooks: { clientCertRequired: true } } }))
+    .toThrow("webhooks.clientCertRequired: expected webhooks.clientCaFile too: client certificates are verified against it");
+  const settings = resolveSettings({ fileData: { webhooks: { clientCaFile: "/etc/ca.pem", clientCertRequired: true } } });
+  expect([settings.webhooks.clientCaFile, settings.webhooks.clientCertRequired]).toEqual(["/etc/ca.pem", true]);
+  expect([resolveSettings().webhooks.clientCaFile, resolveSettings().webhooks.clientCertRequired]).toEqual([null, false]);
+});

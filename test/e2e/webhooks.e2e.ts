@@ -2,7 +2,11 @@
 // with the self-signed caBundle kobun registered (`kobun run --webhooks-url`), on the real
 // kube-apiserver as on the sandbox: an invalid object refused with the handler's message, a
 // valid one defaulted, a two-version CRD converted v1 ↔ v2, and a new certificate (a new CA,
-// the API server not restarted) keeping admission working.
+// the API server not restarted) keeping admission working. And what a handler learns of its call
+// (in-process operator): the review's HTTP headers, ctx.dryRun and the write's `options` for
+// creates, patches and deletes, a generateName already made into the review's name, and a
+// status write reaching a handler registered with subresources ["*"], a Deployment's /scale write
+// reviewed as an autoscaling/v1 Scale.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./webhooks.e2e.ts
 //
@@ -11,15 +15,19 @@
 import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { Registry } from "../../src/declaring/registry.ts";
+import type { AdmissionContext } from "../../src/declaring/webhooks.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
-import { createNamespace, eventually, uniqueName } from "./harness/kube.ts";
+import { createNamespace, eventually, FLAKY_STATUSES, rawRequest, uniqueName } from "./harness/kube.ts";
+import { startWebhookOperator, untilCalled } from "./harness/webhook-operator.ts";
 import { KOBUN_E2E, ROOT, startOperator, type Operator } from "./harness/operator.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
 const widgets = (version: string): Resource =>
   ({ group: "e2e.kobun.dev", version, plural: "kobunwidgets", kind: "KobunWidget", namespaced: true, statusSubresource: false });
+const DEPLOYMENTS: Resource = { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true };
 const configurations = (plural: string): Resource =>
   ({ group: "admissionregistration.k8s.io", version: "v1", plural, kind: "", namespaced: false, statusSubresource: false });
 
@@ -97,6 +105,62 @@ describe.each(selectedTargets())("webhooks served by the binary, called by %s", 
       for (const plural of ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"]) {
         await t.client.delete(configurations(plural), null, name).catch(() => {});
       }
+    }
+  }, 120_000);
+
+  test("handlers see the review's headers, dryRun and options, the generated name, status writes with subresources [\"*\"] and Scale writes", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-webhook-calls");
+    const labels = { "e2e.kobun.dev/admission": "recorded" };
+    const calls: AdmissionContext[] = [];
+    const registry = new Registry();
+    const operations = ["CREATE", "UPDATE", "DELETE"] as const;
+    registry.on.validate("configmaps", (ctx) => void calls.push(ctx), { id: "calls", operations, labels });
+    // v1 named: the group's preferred version is KobunWidget's v2, and resolve() looks only there.
+    registry.on.validate(`${FLAKY_STATUSES.plural}.${FLAKY_STATUSES.group}/v1`, (ctx) => void calls.push(ctx), { id: "every", subresources: ["*"], labels });
+    // No labels on a Scale: this namespace's Deployments are chosen by a CEL matchCondition instead.
+    const ours = [{ name: "this-namespace", expression: `request.namespace == "${ns}"` }];
+    registry.on.validate("deployments.apps", (ctx) => void calls.push(ctx), { id: "scales", subresources: ["scale"], operations: ["UPDATE"], matchConditions: ours });
+    const operator = await startWebhookOperator(t, ns, registry);
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const configMap = (metadata: Record<string, unknown>) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { ...metadata, labels } });
+    try {
+      await untilCalled(t, ns, labels, () => calls.length > 0);
+      calls.length = 0;
+      const meta = { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" };
+      const dry = await rawRequest(t.client, "POST", `${path}?dryRun=All&fieldManager=me&fieldValidation=Strict`, configMap({ generateName: "gen-" }));
+      expect(dry.status).toBe(201);
+      const generated = ((await dry.json()) as { metadata: { name: string } }).metadata.name;
+      expect((await rawRequest(t.client, "POST", path, configMap({ name: "x" }))).status).toBe(201);
+      await rawRequest(t.client, "PATCH", `${path}/x?dryRun=All`, { data: { b: "2" } }, "application/merge-patch+json");
+      await rawRequest(t.client, "DELETE", `${path}/x`, { dryRun: ["All"], propagationPolicy: "Background" });
+      expect((await rawRequest(t.client, "DELETE", `${path}/x?gracePeriodSeconds=3`, undefined)).status).toBe(200);
+      expect(calls.map((c) => [c.operation, c.name, c.object.metadata.name, c.dryRun, c.request.options])).toEqual([
+        ["CREATE", generated, generated, true, { ...meta, dryRun: ["All"], fieldManager: "me", fieldValidation: "Strict" }],
+        ["CREATE", "x", "x", false, meta],
+        ["UPDATE", "x", "x", true, { kind: "UpdateOptions", apiVersion: "meta.k8s.io/v1", dryRun: ["All"] }],
+        ["DELETE", "x", "x", true, { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1", dryRun: ["All"], propagationPolicy: "Background" }],
+        ["DELETE", "x", "x", false, { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1", gracePeriodSeconds: 3 }],
+      ]);
+      for (const call of calls) {
+        expect(call.headers).toMatchObject({ "content-type": "application/json", accept: "application/json, */*", "user-agent": "kube-apiserver-admission" });
+        expect(call.peer).toBeNull();
+      }
+
+      calls.length = 0;
+      await t.client.create(FLAKY_STATUSES, ns, { apiVersion: "e2e.kobun.dev/v1", kind: "KobunFlakyStatus", metadata: { name: "s", labels }, spec: {} });
+      await t.client.patch(FLAKY_STATUSES, ns, "s", { status: { seen: true } }, { subresource: "status" });
+      expect(calls.map((c) => [c.operation, c.subresource, c.request.requestSubResource])).toEqual([["CREATE", undefined, undefined], ["UPDATE", "status", "status"]]);
+
+      calls.length = 0;
+      const template = { metadata: { labels: { app: "d" } }, spec: { containers: [{ name: "c", image: "registry.k8s.io/pause:3.9" }] } };
+      await t.client.create(DEPLOYMENTS, ns, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 1, selector: { matchLabels: { app: "d" } }, template } });
+      const scaled = await rawRequest(t.client, "PATCH", `/apis/apps/v1/namespaces/${ns}/deployments/d/scale`, { spec: { replicas: 3 } }, "application/merge-patch+json");
+      expect(scaled.status).toBe(200);
+      expect(calls.map((c) => [c.subresource, c.request.kind, c.request.resource.resource, c.object.kind, c.object.spec?.replicas, c.oldObject?.spec?.replicas]))
+        .toEqual([["scale", { group: "autoscaling", version: "v1", kind: "Scale" }, "deployments", "Scale", 3, 1]]);
+    } finally {
+      await operator.stop();
     }
   }, 120_000);
 });

@@ -6,11 +6,13 @@
 // `clientConfig.url`, trusting only its `caBundle`, cut at `timeoutSeconds`, with
 // `failurePolicy` deciding what a failed call means; which webhooks match is webhook-match.ts
 // (rules, objectSelector, namespaceSelector, matchConditions); a dry run's review says
-// `dryRun: true`; their `warnings` become the response's Warning headers (warnings.ts); Pod
-// Security admission runs between the two (pod-security.ts). Not modelled: `service`
-// clientConfigs (nothing to route to: a call failure), the reinvocation of mutators, a
-// conversion webhook set after a watch began (its events stay unconverted), and the field
-// ownership of server-side apply for what a mutator changed (its managedFields stay the applier's).
+// `dryRun: true` and every review the write's `options` (admission-review.ts); with
+// `webhookClient`, each call presents that client certificate and token; their `warnings` become the
+// response's Warning headers (warnings.ts); Pod Security admission runs between the two
+// (pod-security.ts). Not modelled: `service` clientConfigs (nothing to route to: a call
+// failure), the reinvocation of mutators, a conversion webhook set after a watch began (its
+// events stay unconverted), and the field ownership of server-side apply for what a mutator
+// changed (its managedFields stay the applier's). Writes to /scale are reviewed too (scale()).
 
 import { jsonPatch } from "./patch.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
@@ -18,13 +20,20 @@ import type { UserInfo } from "./rbac.ts";
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
 import type { Objects, WriteOptions } from "./objects.ts";
-import { present } from "./write-bodies.ts";
+import { present, requestedName } from "./write-bodies.ts";
 import { admitPodSecurity } from "./pod-security.ts";
 import { addWarning } from "./warnings.ts";
 import { conditionsMatch, webhookMatches, type WebhookMatch } from "./webhook-match.ts";
+import { REVIEW_HEADERS, reviewRequest, type Call } from "./admission-review.ts";
+
+/** A write's options, and the `options` its review carries (reviewOptions), when a client asked for it. */
+/** What the sandbox presents to webhooks (SandboxOptions.webhookClient). */
+type ClientCert = { cert?: string; key?: string; token?: string };
+
+export type AdmittedWrite = WriteOptions & { review?: Record<string, unknown> };
 
 const ADMISSION = "admissionregistration.k8s.io";
-type Operation = "CREATE" | "UPDATE" | "DELETE";
+const SCALE_KIND = { group: "autoscaling", version: "v1", kind: "Scale" };
 
 interface Webhook extends WebhookMatch {
   name: string;
@@ -33,30 +42,18 @@ interface Webhook extends WebhookMatch {
   timeoutSeconds?: number;
 }
 
-interface Call {
-  def: ResourceDef;
-  version: string;
-  ns: string;
-  operation: Operation;
-  object: any;
-  oldObject: any;
-  user: UserInfo;
-  sub: string | undefined;
-  /** dryRun=All: the webhooks are told (`dryRun: true`), so that they too change nothing */
-  dryRun: boolean;
-}
-
 /** POSTs a review to a webhook; throws a plain Error saying why the call failed. */
 async function post(
-  url: string | undefined, caBundle: string | undefined, timeoutSeconds: number, review: unknown,
+  url: string | undefined, caBundle: string | undefined, timeoutSeconds: number, review: unknown, client?: ClientCert,
 ): Promise<any> {
   if (!url) throw new Error("the sandbox calls only url clientConfigs (a service has nothing to route to here)");
   const ca = caBundle ? Buffer.from(caBundle, "base64").toString() : undefined;
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
+    headers: { ...REVIEW_HEADERS, ...(client?.token ? { authorization: `Bearer ${client.token}` } : {}) },
     body: JSON.stringify(review),
-    signal: AbortSignal.timeout(timeoutSeconds * 1000), ...(ca ? { tls: { ca } } : {}),
+    signal: AbortSignal.timeout(timeoutSeconds * 1000),
+    tls: { ...(ca ? { ca } : {}), ...(client?.cert && client.key ? { cert: client.cert, key: client.key } : {}) },
   } as RequestInit).catch((error: Error) => {
     throw new Error(error.name === "TimeoutError" ? "context deadline exceeded" : error.message);
   });
@@ -65,7 +62,9 @@ async function post(
 }
 
 export class SandboxAdmission {
-  constructor(private readonly store: Store, private readonly objects: Objects) {}
+  constructor(
+    private readonly store: Store, private readonly objects: Objects, private readonly clientCert?: ClientCert,
+  ) {}
 
   private hooks(kind: "validating" | "mutating"): Webhook[] {
     return this.store
@@ -116,7 +115,8 @@ export class SandboxAdmission {
     }
     try {
       const review = { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request };
-      const body = await post(hook.clientConfig?.url, hook.clientConfig?.caBundle, hook.timeoutSeconds ?? 10, review);
+      const { url, caBundle } = hook.clientConfig ?? {};
+      const body = await post(url, caBundle, hook.timeoutSeconds ?? 10, review, this.clientCert);
       if (body?.response?.uid !== request.uid) {
         const got = JSON.stringify(body?.response?.uid);
         throw new Error(`expected response.uid=${JSON.stringify(request.uid)}, got ${got}`);
@@ -127,6 +127,16 @@ export class SandboxAdmission {
       const detail = `Post "${hook.clientConfig?.url}": ${(error as Error).message}`;
       throw internal(hook.name, `failed to call webhook: ${detail}`);
     }
+  }
+
+  /** A write to /scale, reviewed as kube-apiserver does: an UPDATE of "scale" whose objects are the Scales. */
+  async scale(
+    def: ResourceDef, version: string, ns: string, oldScale: any, newScale: any,
+    review: { dryRun: boolean; user: UserInfo; options: Record<string, unknown> },
+  ): Promise<any> {
+    const { dryRun, user, options } = review;
+    const call = { def, version, ns, operation: "UPDATE" as const, object: newScale, oldObject: oldScale, user };
+    return this.admit({ ...call, sub: "scale", dryRun, options, kind: SCALE_KIND });
   }
 
   /** The CRD's webhook conversion and storage version, when it has one. */
@@ -174,7 +184,7 @@ export class SandboxAdmission {
     try {
       const request = { uid, desiredAPIVersion, objects };
       const review = { apiVersion: "apiextensions.k8s.io/v1", kind: "ConversionReview", request };
-      body = await post(webhook.clientConfig?.url, webhook.clientConfig?.caBundle, 30, review);
+      body = await post(webhook.clientConfig?.url, webhook.clientConfig?.caBundle, 30, review, this.clientCert);
     } catch (error) {
       throw fail(`Post "${webhook.clientConfig?.url}": ${(error as Error).message}`);
     }
@@ -197,11 +207,13 @@ export class SandboxAdmission {
   }
 
   async create(
-    def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, options: WriteOptions = {},
+    def: ResourceDef, version: string, ns: string, input: any, user: UserInfo, options: AdmittedWrite = {},
   ): Promise<any> {
     const dryRun = options.dryRun ?? false;
+    const review = options.review ? { options: options.review } : {};
     const object = await this.admit({
-      def, version, ns, operation: "CREATE", object: input, oldObject: undefined, user, sub: undefined, dryRun,
+      def, version, ns, operation: "CREATE", object: named(def, input), oldObject: undefined, user, sub: undefined,
+      dryRun, ...review,
     });
     const stored = await this.toStorage(def, version, object);
     return this.objects.create(def, stored.version, ns, stored.body, options);
@@ -209,12 +221,13 @@ export class SandboxAdmission {
 
   async update(
     def: ResourceDef, version: string, ns: string, name: string, input: any, user: UserInfo,
-    sub?: "status", options: WriteOptions = {},
+    sub?: "status", options: AdmittedWrite = {},
   ): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
     const dryRun = options.dryRun ?? false;
+    const review = options.review ? { options: options.review } : {};
     const object = await this.admit({
-      def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub, dryRun,
+      def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub, dryRun, ...review,
     });
     const stored = await this.toStorage(def, version, object);
     return this.objects.update(def, stored.version, ns, name, stored.body, sub, options);
@@ -227,15 +240,16 @@ export class SandboxAdmission {
    */
   async patch(
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
-    user: UserInfo, sub?: "status", options: WriteOptions = {},
+    user: UserInfo, sub?: "status", options: AdmittedWrite = {},
   ): Promise<any> {
     const dryRun = options.dryRun ?? false;
+    const review = options.review ? { options: options.review } : {};
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
       const merged = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
       const patched = this.objects.uidOfPatched(def, ns, name, merged, sub);
       const object = await this.admit({
-        def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun,
+        def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun, ...review,
       });
       const stored = await this.toStorage(def, version, object);
       const raced = this.objects.get(def, ns, name).metadata.resourceVersion !== oldObject.metadata.resourceVersion;
@@ -247,28 +261,26 @@ export class SandboxAdmission {
 
   async delete(
     def: ResourceDef, version: string, ns: string, name: string, options: unknown, user: UserInfo, dryRun = false,
+    review?: Record<string, unknown>,
   ): Promise<any> {
     const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
     await this.admit({
       def, version, ns, operation: "DELETE", object: undefined, oldObject, user, sub: undefined, dryRun,
+      ...(review ? { options: review } : {}),
     });
     return this.objects.delete(def, ns, name, options, dryRun);
   }
 }
 
-/** The AdmissionReview's request for `call`. */
-function reviewRequest(call: Call) {
-  const uid = crypto.randomUUID();
-  const gvr = { group: call.def.group, version: call.version, resource: call.def.plural };
-  const gvk = { group: call.def.group, version: call.version, kind: call.def.kind };
-  const name = (call.object ?? call.oldObject)?.metadata?.name;
-  return {
-    uid, kind: gvk, resource: gvr, requestKind: gvk, requestResource: gvr,
-    ...(call.sub ? { subResource: call.sub } : {}),
-    ...(name ? { name } : {}), ...(call.ns ? { namespace: call.ns } : {}), operation: call.operation,
-    userInfo: { username: call.user.name, groups: call.user.groups },
-    object: call.object ?? null, oldObject: call.oldObject ?? null, dryRun: call.dryRun,
-  };
+
+/**
+ * The object with its generateName made into a name before the webhooks see it, as kube-apiserver
+ * does (the review's `name` is that one; objects.ts keeps a name it is given).
+ */
+function named(def: ResourceDef, input: any): any {
+  const meta = input?.metadata;
+  if (typeof meta !== "object" || meta === null || meta.name || !meta.generateName) return input;
+  return { ...input, metadata: { ...meta, name: requestedName(def, meta) } };
 }
 
 /** kube-apiserver's ToStatusErr: the webhook's Status, its message prefixed, a code of at least 400. */

@@ -42,6 +42,11 @@ export interface SandboxOptions {
   auth?: SandboxAuth;
   /** with tls: require a client certificate signed by the sandbox CA (verified by the TLS layer) */
   clientCA?: boolean;
+  /**
+   * What the sandbox presents to every webhook, as kube-apiserver presents what its admission
+   * kubeConfigFile gives: a client certificate (PEM cert and key), a bearer token; default none.
+   */
+  webhookClient?: { cert?: string; key?: string; token?: string };
   /** retained watch events (default 1000) */
   historySize?: number;
   /** default 0 = ephemeral */
@@ -97,7 +102,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   seed(store, registry, objects);
 
   const ctx: ServerContext = {
-    store, registry, objects, faults, requests, watches, token, admission: new SandboxAdmission(store, objects),
+    store, registry, objects, faults, requests, watches, token,
+    admission: new SandboxAdmission(store, objects, opts.webhookClient),
     saTokens: new ServiceAccountTokens(store, "https://kubernetes.default.svc.cluster.local"),
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 1000, log: opts.log, shardSelectors: opts.shardSelectors ?? true,
   };

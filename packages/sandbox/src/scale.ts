@@ -1,7 +1,9 @@
 // The /scale subresource of the workload kinds and of CRD versions that declare one (`kubectl
 // scale`): an autoscaling/v1 Scale read from the object (spec.replicas, status.replicas, the
 // selector as a string; a CRD's specReplicasPath, statusReplicasPath, labelSelectorPath), and
-// written back as a change of the replicas only. PATCH applies its patch to the Scale.
+// written back as a change of the replicas only. PATCH applies its patch to the Scale. A write
+// is reviewed by the webhooks first, as kube-apiserver's: UPDATE of subresource "scale", the
+// old and new Scale as its objects.
 
 import { jsonPathValues } from "./jsonpath.ts";
 import { jsonPatch, mergePatch } from "./patch.ts";
@@ -48,11 +50,22 @@ export function scaleOf(def: ResourceDef, paths: ScalePaths, obj: any): any {
   };
 }
 
-/** GET, PUT or PATCH `.../{name}/scale` */
-export function scaleRequest(
+/** The webhooks' review of a Scale write (admission.ts): the Scale to write, maybe changed by mutators. */
+export type AdmitScale = (oldScale: any, newScale: any) => Promise<any>;
+
+function checkReplicas(name: string, scale: any): void {
+  const replicas = scale?.spec?.replicas;
+  if (!Number.isInteger(replicas) || replicas < 0) {
+    const message = `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`;
+    throw errors.invalid("autoscaling", "Scale", name, "spec.replicas", message);
+  }
+}
+
+/** GET, PUT or PATCH `.../{name}/scale`; a write goes through `admit` (the webhooks) before it is made */
+export async function scaleRequest(
   objects: Objects, def: ResourceDef, paths: ScalePaths, version: string, ns: string, name: string,
-  method: string, contentType: string, body: unknown, options: WriteOptions = {},
-): any {
+  method: string, contentType: string, body: unknown, options: WriteOptions, admit: AdmitScale,
+): Promise<any> {
   const current = objects.get(def, ns, name);
   if (method === "GET") return scaleOf(def, paths, current);
   let wanted: any;
@@ -64,14 +77,12 @@ export function scaleRequest(
     else if (contentType === "application/strategic-merge-patch+json") wanted = strategicMergePatch(scale, body);
     else throw errors.unsupportedMediaType(contentType);
   } else throw errors.methodNotAllowed();
-  const replicas = wanted?.spec?.replicas;
-  if (!Number.isInteger(replicas) || replicas < 0) {
-    const message = `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`;
-    throw errors.invalid("autoscaling", "Scale", name, "spec.replicas", message);
-  }
+  checkReplicas(name, wanted);
   const rv = wanted?.metadata?.resourceVersion;
   if (rv && rv !== current.metadata.resourceVersion) throw errors.conflict(def.group, def.plural, name);
-  const patch = setAt(paths.specReplicasPath, replicas);
+  const admitted = await admit(scaleOf(def, paths, current), wanted);
+  checkReplicas(name, admitted);
+  const patch = setAt(paths.specReplicasPath, admitted.spec.replicas);
   const updated = objects.patch(def, version, ns, name, "application/merge-patch+json", patch, undefined, options);
   return scaleOf(def, paths, updated);
 }

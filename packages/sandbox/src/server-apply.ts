@@ -8,6 +8,7 @@ import { applyConfiguration } from "./apply.ts";
 import { applyShape } from "./apply-shape.ts";
 import { objectResponse } from "./bodies.ts";
 import { dryRunOf } from "./dry-run.ts";
+import { reviewOptions } from "./admission-review.ts";
 import { checkRequestSize } from "./limits.ts";
 import type { UserInfo } from "./rbac.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
@@ -33,6 +34,7 @@ export async function serverSideApply(
   const apiVersion = def.group ? `${def.group}/${version}` : version;
   const body = await applyBody(req, def, apiVersion);
   const options = { strict: q.get("fieldValidation") === "Strict", dryRun };
+  const review = (kind: "CreateOptions" | "UpdateOptions") => ({ ...options, review: reviewOptions(kind, q) });
   const applying = {
     manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
     ...(sub ? { subresource: sub } : {}),
@@ -41,13 +43,13 @@ export async function serverSideApply(
   if (existing) {
     const next = applyConfiguration(present(def, version, existing), body, applying);
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    const updated = await ctx.admission.update(def, version, ns, name, next, user, sub, options);
+    const updated = await ctx.admission.update(def, version, ns, name, next, user, sub, review("UpdateOptions"));
     return objectResponse(req, def, await ctx.admission.present(def, version, updated));
   }
   if (sub) throw errors.notFound(def.group, def.plural, name);
   const named = { ...body, metadata: { ...(body.metadata ?? {}), name } };
   const configuration = applyConfiguration(undefined, named, applying);
-  const created = await ctx.admission.create(def, version, ns, configuration, user, options);
+  const created = await ctx.admission.create(def, version, ns, configuration, user, review("CreateOptions"));
   return objectResponse(req, def, await ctx.admission.present(def, version, created), 201);
 }
 

@@ -6,6 +6,7 @@
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import { dryRunOf } from "./dry-run.ts";
 import { mediaType, objectResponse, readJson } from "./bodies.ts";
+import { deleteReviewOptions, reviewOptions } from "./admission-review.ts";
 import { listObjects } from "./list.ts";
 import type { Objects } from "./objects.ts";
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
@@ -150,8 +151,11 @@ async function subresourceRequest(
     const body = req.method === "GET" ? undefined : await readJson(req);
     const writer = { ...writerOf(req, q), subresource: "scale" };
     const ns = def.namespaced ? target.ns : "";
-    return jsonResponse(scaleRequest(
-      ctx.objects, def, scale, target.version, ns, target.name!, req.method, mediaType(req), body, { writer, dryRun },
+    const { version, name } = target;
+    const review = { dryRun, user, options: reviewOptions("UpdateOptions", q) };
+    const admit = (oldScale: any, newScale: any) => ctx.admission.scale(def, version, ns, oldScale, newScale, review);
+    return jsonResponse(await scaleRequest(
+      ctx.objects, def, scale, version, ns, name!, req.method, mediaType(req), body, { writer, dryRun }, admit,
     ));
   }
   return undefined;
@@ -174,6 +178,10 @@ async function resourceRequest(
     objectResponse(req, def, await ctx.admission.present(def, version, body), code);
   const strict = q.get("fieldValidation") === "Strict";
   const writer = writerOf(req, q);
+  const writing = (kind: "CreateOptions" | "UpdateOptions" | "PatchOptions") => ({
+    strict, writer, dryRun: dryRunOf(q, kind),
+    review: reviewOptions(kind === "PatchOptions" ? "UpdateOptions" : kind, q),
+  });
 
   if (isWatch) {
     if (req.method !== "GET") throw errors.methodNotAllowed();
@@ -191,29 +199,27 @@ async function resourceRequest(
     }
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
-      const dryRun = dryRunOf(q, "CreateOptions");
-      const body = await readJson(req);
-      return out(await ctx.admission.create(def, version, ns, body, user, { strict, writer, dryRun }), 201);
+      const options = writing("CreateOptions");
+      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, options), 201);
     }
     case "update": {
-      const dryRun = dryRunOf(q, "UpdateOptions");
-      const body = await readJson(req);
-      return out(await ctx.admission.update(def, version, ns, name!, body, user, sub, { strict, writer, dryRun }));
+      const options = writing("UpdateOptions");
+      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, options));
     }
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") {
         return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
       }
-      const dryRun = dryRunOf(q, "PatchOptions");
-      const body = await readJson(req);
-      return out(await ctx.admission.patch(def, version, ns, name!, type, body, user, sub, { strict, writer, dryRun }));
+      const options = writing("PatchOptions");
+      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, options));
     }
     case "delete": {
       if (sub) throw errors.methodNotAllowed();
       const opts = await readJson(req);
       const dryRun = dryRunOf(q, "DeleteOptions", opts);
-      return out(await ctx.admission.delete(def, version, ns, name!, opts, user, dryRun));
+      const review = deleteReviewOptions(opts, q);
+      return out(await ctx.admission.delete(def, version, ns, name!, opts, user, dryRun, review));
     }
     case "deletecollection":
       return deleteCollection(ctx, req, def, version, ns, q);

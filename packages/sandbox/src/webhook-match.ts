@@ -58,11 +58,21 @@ function requirements(selector: LabelSelector | undefined): LabelReq[] {
 const listed = (list: string[] | undefined, value: string) =>
   (list ?? []).includes("*") || (list ?? []).includes(value);
 
+/**
+ * A rule's resources as kube-apiserver matches them: "pods" the resource only, "pods/status" one of
+ * its subresources, "pods/*" all of them, "*" every resource but none of their subresources.
+ */
+function resourceListed(resources: string[] | undefined, plural: string, sub: string | undefined): boolean {
+  return (resources ?? []).some((entry) => {
+    const [resource, subresource = ""] = entry.split("/", 2) as [string, string?];
+    return (resource === "*" || resource === plural) && (subresource === "*" || subresource === (sub ?? ""));
+  });
+}
+
 function ruled(hook: WebhookMatch, call: MatchedCall): boolean {
-  const resource = call.sub ? `${call.def.plural}/${call.sub}` : call.def.plural;
   return (hook.rules ?? []).some((r) =>
     listed(r.operations, call.operation) && listed(r.apiGroups, call.def.group) &&
-    listed(r.apiVersions, call.version) && listed(r.resources, resource) &&
+    listed(r.apiVersions, call.version) && resourceListed(r.resources, call.def.plural, call.sub) &&
     (r.scope === undefined || r.scope === "*" || r.scope === (call.def.namespaced ? "Namespaced" : "Cluster")));
 }
 
