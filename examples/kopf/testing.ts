@@ -164,3 +164,16 @@ export function loggedTimes(logs: MemorySink, pattern: RegExp, times: number, ti
   })(pattern.source, pattern.flags);
   return logs.until(nth, timeout === undefined ? {} : { timeout });
 }
+
+/** One line of a JSON log (`memorySink(level, "json")`): its message, level and fields. */
+export interface LogRecord { msg: string; level: string; [field: string]: unknown }
+
+/** A pattern matching a JSON log line whose message is exactly `message` (for `logs.until`). */
+export function jsonLine(message: string): RegExp {
+  return new RegExp(`"msg":${RegExp.escape(JSON.stringify(message))}[,}]`);
+}
+
+/** The records of a JSON log's lines, oldest first. */
+export function records(logs: { readonly lines: readonly string[] }): LogRecord[] {
+  return logs.lines.map((line) => JSON.parse(line) as LogRecord);
+}
