@@ -145,6 +145,11 @@ export function logLine(message: string): RegExp {
   return new RegExp(`^\\S+ (DEBUG|INFO |WARN |ERROR) ${RegExp.escape(message)}( |$)`);
 }
 
+/** When a plain log line was written (its leading time), in ms since the epoch. */
+export function logTime(line: string): number {
+  return Date.parse(line.slice(0, line.indexOf(" ")));
+}
+
 /** The lines of `logs` that say exactly `message` (with any fields). */
 export function logged(logs: { readonly lines: readonly string[] }, message: string): string[] {
   const pattern = logLine(message);

@@ -1,10 +1,7 @@
 import { expect, test } from "bun:test";
 import { KopfExamples, sampleObject } from "../../kopf.ts";
-import { logged, logLine, startExample } from "../../testing.ts";
+import { logged, logLine, logTime, startExample } from "../../testing.ts";
 import { registry, timing } from "../handlers/example.ts";
-
-/** When a plain log line was written, in ms. */
-const at = (line: string) => Date.parse(line.slice(0, line.indexOf(" ")));
 
 test("14-daemons: retried three times, then pinging until the object's deletion stops them, the async one later", async () => {
   Object.assign(timing, { retryDelay: 0.1, ping: 0.1, accompany: 30 });
@@ -27,8 +24,9 @@ test("14-daemons: retried three times, then pinging until the object's deletion 
   expect(asyncStopped).toBeDefined();
   // Asked to stop together: the sync one (on ctx.stopped) at once, the async one (on ctx.signal)
   // cancellationBackoff (1 s) later, pinging meanwhile.
-  expect(at(asyncStopped!) - at(syncStopped!)).toBeGreaterThanOrEqual(900);
-  const pingsAfter = kit.logs.lines.filter((l) => l.includes("=> Ping from an async daemon") && at(l) > at(syncStopped!));
+  expect(logTime(asyncStopped!) - logTime(syncStopped!)).toBeGreaterThanOrEqual(900);
+  const pingsAfter = kit.logs.lines
+    .filter((l) => l.includes("=> Ping from an async daemon") && logTime(l) > logTime(syncStopped!));
   expect(pingsAfter.length).toBeGreaterThan(0);
 }, 20_000);
 
