@@ -13,8 +13,10 @@ test("08-events: every watch event reaches the event handler, though another one
   await kit.delete(KopfExamples, "kopf-example-1"); // no finalizer: event handlers do not hold objects
   await kit.logs.until(logLine("Event received: deleted kopf-example-1"));
   await loggedTimes(kit.logs, logLine("Handler 'normal_event_fn' succeeded."), 3);
-  const received = kit.logs.lines.filter((l) => / Event received: /.test(l)).map((l) => /Event received: \w+/.exec(l)![0]);
+  const received = kit.logs.lines.filter((l) => / Event received: /.test(l))
+    .map((l) => /Event received: \w+/.exec(l)![0]);
   expect(received).toEqual(["Event received: added", "Event received: modified", "Event received: deleted"]);
   // The failing handler failed at each of the three events, each logged, and was not retried.
-  expect(kit.logs.lines.filter((l) => l.includes("handler=event_fn_with_error") && l.includes("Oops!"))).toHaveLength(3);
+  const oops = kit.logs.lines.filter((l) => l.includes("handler=event_fn_with_error") && l.includes("Oops!"));
+  expect(oops).toHaveLength(3);
 });
