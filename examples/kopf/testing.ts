@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveSettings, run, type Registry, type Toggle } from "kobun";
+import { Logger, resolveSettings, run, type MemorySink, type Registry, type Toggle } from "kobun";
 import { startSandbox, type Sandbox } from "kobun/sandbox";
 import { startOperator, type TestOperator, type TestOperatorOptions } from "kobun/testing";
 import YAML from "yaml";
@@ -85,11 +85,13 @@ export interface RunExtras {
   toggle?: Toggle;
   /** Two operators in one process need ids of their own: the default id is per process. */
   peerId?: string;
+  /** Where the operator's log goes (kobun's `memorySink`, for a test to read); default: stderr, as the flags say. */
+  logs?: MemorySink;
 }
 
 /** `run()` against the sandbox, watching "default"; resolves once its watches started. */
 export async function runOperator(sandbox: Sandbox, registry: Registry, extras: RunExtras = {}): Promise<Running> {
-  const { flags = {}, toggle, peerId, config } = extras;
+  const { flags = {}, toggle, peerId, config, logs } = extras;
   const settings = resolveSettings({
     ...(config ? { fileData: config } : {}),
     flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, quiet: !flags.verbose, ...flags },
@@ -98,6 +100,7 @@ export async function runOperator(sandbox: Sandbox, registry: Registry, extras: 
   const started = Promise.withResolvers<string | undefined>();
   const running = run({
     signal: stop.signal, settings, registry, ...(toggle ? { toggle } : {}), ...(peerId ? { peerId } : {}),
+    ...(logs ? { logger: new Logger(logs) } : {}),
     onStarted: ({ probeUrl }) => started.resolve(probeUrl),
   });
   const ended = running.then(() => { throw new Error("the operator ended before it started"); });
@@ -135,4 +138,47 @@ export async function request(sandbox: Sandbox, method: string, path: string, bo
 /** The path of KopfExamples in "default" (and of one, by name). */
 export function examplesPath(name?: string): string {
   return `/apis/kopf.dev/v1/namespaces/default/kopfexamples${name ? `/${name}` : ""}`;
+}
+
+/** `message` as a pattern matching a plain log line that says exactly it (at any level, before its fields). */
+export function logLine(message: string): RegExp {
+  return new RegExp(`^\\S+ (DEBUG|INFO |WARN |ERROR) ${RegExp.escape(message)}( |$)`);
+}
+
+/** When a plain log line was written (its leading time), in ms since the epoch. */
+export function logTime(line: string): number {
+  return Date.parse(line.slice(0, line.indexOf(" ")));
+}
+
+/** The lines of `logs` that say exactly `message` (with any fields). */
+export function logged(logs: { readonly lines: readonly string[] }, message: string): string[] {
+  const pattern = logLine(message);
+  return logs.lines.filter((line) => pattern.test(line));
+}
+
+/**
+ * Resolves once `times` lines of `logs` match `pattern`. `logs.until` resolves on the first match: this
+ * pattern matches only the `times`-th line it is shown (until shows it each line once, oldest first).
+ */
+export function loggedTimes(logs: MemorySink, pattern: RegExp, times: number, timeout?: number): Promise<string> {
+  let seen = 0;
+  const nth = new (class extends RegExp {
+    override test(line: string): boolean {
+      return pattern.test(line) && ++seen >= times;
+    }
+  })(pattern.source, pattern.flags);
+  return logs.until(nth, timeout === undefined ? {} : { timeout });
+}
+
+/** One line of a JSON log (`memorySink(level, "json")`): its message, level and fields. */
+export interface LogRecord { msg: string; level: string; [field: string]: unknown }
+
+/** A pattern matching a JSON log line whose message is exactly `message` (for `logs.until`). */
+export function jsonLine(message: string): RegExp {
+  return new RegExp(`"msg":${RegExp.escape(JSON.stringify(message))}[,}]`);
+}
+
+/** The records of a JSON log's lines, oldest first. */
+export function records(logs: { readonly lines: readonly string[] }): LogRecord[] {
+  return logs.lines.map((line) => JSON.parse(line) as LogRecord);
 }

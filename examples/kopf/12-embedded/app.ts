@@ -1,38 +1,41 @@
 // The application that embeds the operator (Kopf's main() and kopf_thread() in one): it starts
-// `run()` with its own stop signal, waits for it to be ready, creates and deletes a few objects
-// through the operator's own client, and stops the operator.
-//
-// Workaround (issue 33 adds `run({ memo })`): the memo is filled by an `on.startup` handler the
-// application registers, which also hands the application the operator's client.
-import { resolveSettings, run, type Api } from "kobun";
-import { journal, registry } from "./handlers/example.ts";
+// `run()` with its own stop signal and memo, waits for it to be ready (`onReady`, Kopf's
+// ready_flag), creates and deletes a few objects, and stops the operator. The application and the
+// operator write to one log, the sink the application gives (Kopf's example prints to one stdout).
+import { KopfExamples } from "../kopf.ts";
+import { Logger, resolveSettings, run, type Api, type LogSink } from "kobun";
+import { registry } from "./handlers/example.ts";
 
-const memo = { createTemplate: "Hello, {name}!", deleteTemplate: "Good bye, {name}!" };
+export const memo = { createTemplate: "Hello, {name}!", deleteTemplate: "Good bye, {name}!" };
+
+// kobun exports no client of its own outside an operator: the application borrows the operator's.
 let api: Api | undefined;
-registry.on.startup((ctx) => {
-  Object.assign(ctx.memo, memo); // issue 33: run({ memo })
-  api = ctx.api;
-}, { id: "app_memo" });
+registry.on.startup((ctx) => { api = ctx.api; }, { id: "app_client" });
 
-export async function main(kubeconfig: string, steps = 3): Promise<void> {
-  journal.write("Starting the main app.");
+/** Waits after each change until the operator has handled it: by default a second, as Kopf's example sleeps. */
+type Heard = (message: string) => Promise<unknown>;
+const aSecond: Heard = () => Bun.sleep(1000);
+
+/** The application: `sink` takes its and the operator's lines; `heard` waits until a handler said `message`. */
+export async function main(kubeconfig: string, sink: LogSink, heard = aSecond, steps = 3): Promise<void> {
+  const log = new Logger(sink);
+  log.info("Starting the main app.");
   const stop = new AbortController();
-  const settings = resolveSettings({ flags: { kubeconfig, namespaces: ["default"], standalone: true, quiet: true } });
+  const settings = resolveSettings({ flags: { kubeconfig, namespaces: ["default"], standalone: true } });
   const ready = Promise.withResolvers<void>();
-  const operator = run({ signal: stop.signal, settings, registry, onStarted: () => ready.resolve() });
+  const operator = run({ signal: stop.signal, settings, registry, logger: log, memo, onReady: () => ready.resolve() });
   await Promise.race([ready.promise, operator.then(() => { throw new Error("the operator ended before it was ready"); })]);
   try {
     for (let step = 0; step < steps; step++) {
-      journal.write(`Do the main app activity here. Step ${step + 1}/${steps}.`);
+      log.info(`Do the main app activity here. Step ${step + 1}/${steps}.`);
       const name = `kopf-example-${step}`;
       await api!.create({ apiVersion: "kopf.dev/v1", kind: "KopfExample", metadata: { name, namespace: "default" } });
-      await journal.has(`Hello, ${name}!`);
-      // The selector, not the KopfExamples token: ctx.api drops the namespace of a token (see 10-builtins).
-      await api!.delete("kopfexamples.kopf.dev", name, { namespace: "default" });
-      await journal.has(`Good bye, ${name}!`);
+      await heard(`Hello, ${name}!`); // Kopf's example sleeps a second instead
+      await api!.delete(KopfExamples, name, { namespace: "default" });
+      await heard(`Good bye, ${name}!`);
     }
   } finally {
-    journal.write("Exiting the main app.");
+    log.info("Exiting the main app.");
     stop.abort();
     await operator;
   }

@@ -1,18 +1,16 @@
 // Kopf's 07-subhandlers: a handler that decides at run time which handlers to run, one per
-// `spec.items` entry, each tracked by the framework as a handler of its own.
-//
-// Workaround (issue 33 brings `ctx.subhandler`): a loop inside the one handler. It does the same
-// work on success, but the items share one progress record: one failing item retries them all.
+// `spec.items` entry, each tracked by the framework as a handler of its own (`create_fn/item1`:
+// its own progress record, retries and outcome). As Kopf's, the sub-handlers print their line.
 import { Registry } from "kobun";
-import { Journal, KopfExamples } from "../../kopf.ts";
+import { KopfExamples } from "../../kopf.ts";
 
 export const registry = new Registry();
 const { on } = registry;
-export const journal = new Journal();
 
-on.create(KopfExamples, ({ spec }) => {
-  for (const item of spec.items ?? []) {
-    // issue 33: ctx.subhandler(item, () => journal.write(...)), with its own id, retries and outcome
-    journal.write(`=== Handling creation for ${item}. ===`);
+on.create(KopfExamples, (ctx) => {
+  for (const item of ctx.spec.items ?? []) {
+    ctx.subhandler(item, ({ logger }) => {
+      logger.info(`=== Handling creation for ${item}. ===`);
+    });
   }
 }, { id: "create_fn" });

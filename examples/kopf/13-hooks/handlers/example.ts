@@ -1,17 +1,12 @@
 // Kopf's 13-hooks: the operator-wide handlers. Startup handlers run before any watch opens (one
-// of them fails three times before it succeeds); a login handler gives the credentials; probes
-// add values to /healthz; an event handler starts a background task per Pod, and the cleanup
-// handler asks them all to stop at shutdown.
-//
-// Workaround (issue 33 retries `on.startup`): a TemporaryError from a startup handler stops
-// kobun's operator (exit 6), so the retried one loops on its own (`retriedStartup`).
-import { Registry, TemporaryError, resource } from "kobun";
-import { Journal } from "../../kopf.ts";
-import { retriedStartup, sleep } from "../../workarounds.ts";
+// of them fails three times with a TemporaryError, retried after its delay, before it succeeds);
+// a login handler gives the credentials; probes add values to /healthz; an event handler starts
+// a background task per Pod, and the cleanup handler asks them all to stop at shutdown.
+import { Registry, TemporaryError, resource, type Logger } from "kobun";
+import { sleep } from "../../workarounds.ts";
 
 export const registry = new Registry();
 const { on } = registry;
-export const journal = new Journal();
 /** Seconds: the startup retries' delay (Kopf's 1), the login's wait (2), the tasks' pace (1–10); a test shortens them. */
 export const timing = { retryDelay: 1, loginDelay: 2, serveEvery: () => 1 + Math.floor(Math.random() * 10) };
 /** Where the login handler finds the cluster (Kopf's reads the environment's kubeconfig). */
@@ -21,27 +16,24 @@ export const cluster = { kubeconfig: "" };
 const stoppers = new Map<string, Map<string, AbortController>>();
 let lock: Promise<void> | undefined; // Kopf's asyncio.Lock: a chain of promises here
 
-on.startup(() => {
-  journal.write("Initialising the task-lock...");
+on.startup(({ logger }) => {
+  logger.info("Initialising the task-lock...");
   lock = Promise.resolve();
 }, { id: "startup_fn_simple" });
 
-on.startup((ctx) => retriedStartup(ctx, ({ retry }) => { // issue 33: on.startup retried, with ctx.retry
+on.startup(({ retry, logger }) => {
   if (retry < 3) throw new TemporaryError(`Going to succeed in ${3 - retry}s`, { delay: timing.retryDelay });
-  journal.write("Starting retried...");
-}, {
-  delay: timing.retryDelay,
-  onRetry: (error) => journal.write(`Handler 'startup_fn_retried' failed temporarily: ${error.message}`),
-}), { id: "startup_fn_retried" });
+  logger.info("Starting retried...");
+}, { id: "startup_fn_retried" });
 
-on.cleanup(() => {
-  journal.write("Cleaning up...");
+on.cleanup(({ logger }) => {
+  logger.info("Cleaning up...");
   for (const byName of stoppers.values()) for (const flag of byName.values()) flag.abort();
-  journal.write("All pod-tasks are requested to stop...");
+  logger.info("All pod-tasks are requested to stop...");
 }, { id: "cleanup_fn" });
 
-on.login(async ({ signal }) => {
-  journal.write(`Logging in in ${timing.loginDelay}s...`);
+on.login(async ({ signal, logger }) => {
+  logger.info(`Logging in in ${timing.loginDelay}s...`);
   await sleep(timing.loginDelay, signal);
   return { kubeconfig: cluster.kubeconfig };
 }, { id: "login_fn" });
@@ -50,7 +42,7 @@ on.probe(() => [...stoppers.values()].reduce((sum, byName) => sum + byName.size,
 on.probe(() => Object.fromEntries([...stoppers].map(([namespace, byName]) => [namespace, [...byName.keys()].sort()])),
   { id: "monitored_objects" });
 
-on.event(resource.pods, async ({ namespace, name }) => {
+on.event(resource.pods, async ({ namespace, name, logger }) => {
   const ns = namespace ?? "";
   const turn = (lock ?? Promise.resolve()).then(() => {
     const byName = stoppers.get(ns) ?? new Map<string, AbortController>();
@@ -58,16 +50,16 @@ on.event(resource.pods, async ({ namespace, name }) => {
     if (byName.has(name)) return;
     const flag = new AbortController();
     byName.set(name, flag);
-    void serve(flag.signal);
+    void serve(logger, flag.signal);
   });
   lock = turn;
   await turn;
 }, { id: "pod_task" });
 
-async function serve(stop: AbortSignal): Promise<void> {
+async function serve(logger: Logger, stop: AbortSignal): Promise<void> {
   while (!stop.aborted) {
     await sleep(timing.serveEvery(), stop);
-    if (!stop.aborted) journal.write("Served by the background task.");
+    if (!stop.aborted) logger.info("Served by the background task.");
   }
-  journal.write("Serving is finished by request.");
+  logger.info("Serving is finished by request.");
 }
