@@ -20,9 +20,9 @@ export {
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./webhooks.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
-export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
+export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers, type ObjectFilters } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
-export type { Index } from "./indexes.ts";
+export type { Index, IndexEntries, IndexKey } from "./indexes.ts";
 export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
 export { adopt, type AdoptOptions } from "./children.ts";
 export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
@@ -46,6 +46,7 @@ export type {
   SubhandlerOptions,
   DeleteOptions,
   FieldOptions,
+  UpdateOptions,
   EventOptions,
   EventRecorder,
   ObjectContext,
@@ -73,7 +74,9 @@ export type {
   DaemonSet, Job, CronJob, Ingress, Lease, CustomResourceDefinition, KindOf, Wire,
 } from "../kube/index.ts";
 export { type Call, type Where } from "./api.ts";
-export { deepEqual, getField, matchMeta, matchValue } from "./filters.ts";
+export {
+  deepEqual, fieldPath, filtersPass, getField, matchAny, matchMeta, matchValue, type ContextOf,
+} from "./filters.ts";
 export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError } from "./registration.ts";

@@ -5,7 +5,7 @@ import type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
 import type { MetaMatchers, ValueMatcher } from "./filters.ts";
-import type { Index } from "./indexes.ts";
+import type { Index, IndexEntries } from "./indexes.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
 export type Cause = "create" | "update" | "delete" | "resume";
@@ -173,9 +173,18 @@ export interface HandlerOptions<T extends object = KubeObject> {
   timeout?: number;
   /** What an error other than TemporaryError/PermanentError means. Default "temporary". */
   errors?: "temporary" | "permanent" | "ignored";
-  labels?: MetaMatchers;
-  annotations?: MetaMatchers;
+  /** Only objects whose labels match (docs/filters.md); a predicate gets the value and the handler's context. */
+  labels?: MetaMatchers<HandlerContext<T>>;
+  annotations?: MetaMatchers<HandlerContext<T>>;
   when?: (ctx: HandlerContext<T>) => boolean;
+  /**
+   * Only objects that have this field (a dotted path, or a list of keys), or where it matches `value`.
+   * On an update it also narrows `old`/`new`/`diff` to the field, and updates that do not touch it
+   * are skipped (Kopf's `field=`).
+   */
+  field?: FieldPath<T> | readonly string[];
+  /** Matches the value at `field` (on an update: the old or the new value, as Kopf's `value=`). */
+  value?: ValueMatcher<HandlerContext<T>>;
   /**
    * Fields ("spec.password") whose values must never be stored on the object as part of the
    * diff base: only a digest is kept, and diffs name the field without values. Applies to the
@@ -190,6 +199,14 @@ export interface HandlerOptions<T extends object = KubeObject> {
   children?: readonly string[];
 }
 
+/** Options of `on.update`: HandlerOptions, plus matchers of the field's value before and after the change. */
+export interface UpdateOptions<T extends object = KubeObject> extends HandlerOptions<T> {
+  /** Matches the value at `field` before the change (needs `field`). */
+  old?: ValueMatcher<HandlerContext<T>>;
+  /** Matches the value at `field` after the change (needs `field`). */
+  new?: ValueMatcher<HandlerContext<T>>;
+}
+
 /** Options of `on.delete`: HandlerOptions, plus whether to hold the object with a finalizer. */
 export interface DeleteOptions<T extends object = KubeObject> extends HandlerOptions<T> {
   /** Do not hold the object with a finalizer: the handler runs only if kobun sees the deletion in time. */
@@ -197,15 +214,16 @@ export interface DeleteOptions<T extends object = KubeObject> extends HandlerOpt
 }
 
 /** Options of `on.field`: which field to follow, and optional matchers on its old and new values. */
-export interface FieldOptions<T extends object = KubeObject, P extends string = string> extends HandlerOptions<T> {
+export interface FieldOptions<T extends object = KubeObject, P extends string = string>
+  extends Omit<HandlerOptions<T>, "field"> {
   /** A dotted path ("spec.size"; typed tokens check it against the object type) or a list of keys. */
   field: P | readonly string[];
-  /** Matches the field's new value (Kopf's `value`). */
-  value?: ValueMatcher;
+  /** Matches the field's value before or after the change (Kopf's `value`: either side of the transition). */
+  value?: ValueMatcher<HandlerContext<T>>;
   /** Matches the field's value before the change. */
-  old?: ValueMatcher;
-  /** Matches the field's value after the change (as `value`). */
-  new?: ValueMatcher;
+  old?: ValueMatcher<HandlerContext<T>>;
+  /** Matches the field's value after the change. */
+  new?: ValueMatcher<HandlerContext<T>>;
 }
 
 /**
@@ -218,24 +236,32 @@ export interface EventOptions<T extends object = KubeObject> {
   /** As HandlerOptions' `children`: resources touched through `ctx.api`, granted by `kobun manifests`. */
   children?: readonly string[];
   /** Only objects whose labels match (as HandlerOptions' `labels`). */
-  labels?: MetaMatchers;
+  labels?: MetaMatchers<EventContext<T>>;
   /** Only objects whose annotations match. */
-  annotations?: MetaMatchers;
+  annotations?: MetaMatchers<EventContext<T>>;
   /** Only events for which this returns true. */
   when?: (ctx: EventContext<T>) => boolean;
+  /** Only objects that have this field, or where it matches `value` (as it is in the event's object). */
+  field?: FieldPath<T> | readonly string[];
+  value?: ValueMatcher<EventContext<T>>;
 }
 
-/** Returns the object's entries in the index, { key: value, ... }, or nothing to leave it out. */
-export type IndexFn<T extends object = KubeObject> =
-  (ctx: ObjectContext<T>) => Record<string, unknown> | undefined | null | void;
+/**
+ * Returns the object's entries in the index: { key: value, ... }, or, for keys that are not strings (tuples:
+ * `[namespace, name]`), a Map or a list of [key, value] pairs; nothing leaves the object out.
+ */
+export type IndexFn<T extends object = KubeObject> = (ctx: ObjectContext<T>) => IndexEntries | undefined | null | void;
 
 /** Options of on.index (docs/indexes.md). */
 export interface IndexOptions<T extends object = KubeObject> {
   /** Names the index: handlers read `ctx.indexes.<id>`. Default: the function name. */
   id?: string;
-  labels?: MetaMatchers;
-  annotations?: MetaMatchers;
+  labels?: MetaMatchers<ObjectContext<T>>;
+  annotations?: MetaMatchers<ObjectContext<T>>;
   when?: (ctx: ObjectContext<T>) => boolean;
+  /** Only objects that have this field, or where it matches `value`. */
+  field?: FieldPath<T> | readonly string[];
+  value?: ValueMatcher<ObjectContext<T>>;
 }
 
 export type { ActivityContext, ActivityFn, ActivityOptions, LoginContext, LoginFn } from "./activity-types.ts";

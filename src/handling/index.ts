@@ -20,4 +20,4 @@ export { compactPatch, lendSignal, newPatch, objectContext, type HandlerTools } 
 export { sensitiveFields } from "./diffbase.ts";
 export { combinePatches, essenceOf } from "./essence.ts";
 export { asAnnotations, asStatus, hasChange } from "./progress.ts";
-export { metaMatches } from "./selection.ts";
+export { objectFiltersPass } from "./selection.ts";
