@@ -86,8 +86,10 @@ export function selectHandlers(
     if (!wanted) continue;
     const record = recordOf(book, spec, cause);
     let ctx: HandlerContext | undefined;
-    const make = () => (ctx ??= contextOf(spec, record));
-    if (!handlerFiltersPass(spec, body, make, signal)) continue;
+    const o = spec.options;
+    if (o.labels || o.annotations || o.when || spec.field) { // most handlers have none: no closure per cycle
+      if (!handlerFiltersPass(spec, body, () => (ctx ??= contextOf(spec, record)), signal)) continue;
+    }
     if (selectedAlready(selected, spec.id)) continue; // one id runs once per cycle
     selected.push({ spec, ctx, record });
   }
@@ -103,8 +105,7 @@ export function handlerFiltersPass(
   spec: HandlerSpec, body: KubeObject, make: () => HandlerContext, parent: AbortSignal,
 ): boolean {
   const { options, field } = spec;
-  if (!field) return objectFiltersPass(spec, body, make, parent);
-  if (spec.kind !== "field" && spec.kind !== "update") return objectFiltersPass(spec, body, make, parent);
+  if (!field || (spec.kind !== "field" && spec.kind !== "update")) return objectFiltersPass(spec, body, make, parent);
   return objectFiltersPass(spec, body, make, parent, (contextOf) => {
     const ctx = contextOf(); // its old/new/diff are the field's (contextFor)
     if (ctx.diff.length === 0) return false; // compared as stored: a sensitive field by its digest
