@@ -28,6 +28,7 @@ export {
   type FieldPath, type ValueAt, type FieldContext,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
   type HandlerOptions, type SubhandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
+  type UpdateOptions, type ValueMatcher, type MetaMatchers, type ObjectFilters, type IndexKey, type IndexEntries,
   type DaemonContext, type TimerContext, type DaemonFn, type TimerFn, type DaemonOptions, type TimerOptions,
   type Index, type IndexFn, type IndexOptions, type ObjectContext,
   type ActivityContext, type ActivityFn, type ActivityOptions,

@@ -2,8 +2,8 @@
 // and options. No behaviour here; types.ts re-exports them.
 
 import type { KubeObject } from "../kube/index.ts";
-import type { MetaMatchers } from "./filters.ts";
-import type { ObjectContext, Patch } from "./types.ts";
+import type { MetaMatchers, ValueMatcher } from "./filters.ts";
+import type { FieldPath, ObjectContext, Patch } from "./types.ts";
 
 /**
  * What a daemon sees: `body`, `spec`, `meta`, `status`, `labels`, `annotations` are live (the newest
@@ -45,9 +45,12 @@ export interface BackgroundOptions<T extends object = KubeObject> {
   backoff?: number;
   /** Hold the object with kobun's finalizer while it runs, so a deletion waits for it to stop. Default true. */
   finalizer?: boolean;
-  labels?: MetaMatchers;
-  annotations?: MetaMatchers;
+  labels?: MetaMatchers<ObjectContext<T>>;
+  annotations?: MetaMatchers<ObjectContext<T>>;
   when?: (ctx: ObjectContext<T>) => boolean;
+  /** Runs only while the object has this field, or while it matches `value` (docs/filters.md). */
+  field?: FieldPath<T> | readonly string[];
+  value?: ValueMatcher<ObjectContext<T>>;
   /** As HandlerOptions' `children`. */
   children?: readonly string[];
 }

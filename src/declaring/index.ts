@@ -22,10 +22,10 @@ export {
   type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
 } from "./webhooks.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
-export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers } from "./filters.ts";
+export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers, type ObjectFilters } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
 export { now, sleep } from "./time.ts";
-export type { Index } from "./indexes.ts";
+export type { Index, IndexEntries, IndexKey } from "./indexes.ts";
 export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
 export {
   adopt, appendOwnerReference, label, removeOwnerReference, type AdoptOptions, type LabelOptions,
@@ -52,6 +52,7 @@ export type {
   SubhandlerOptions,
   DeleteOptions,
   FieldOptions,
+  UpdateOptions,
   EventOptions,
   EventRecorder,
   ExceptionEventOptions,
@@ -80,7 +81,9 @@ export type {
   DaemonSet, Job, CronJob, Ingress, Lease, CustomResourceDefinition, KindOf, Wire,
 } from "../kube/index.ts";
 export { type Call, type Where } from "./api.ts";
-export { deepEqual, fieldPath, getField, matchMeta, matchValue } from "./filters.ts";
+export {
+  deepEqual, fieldPath, filtersPass, getField, matchAny, matchMeta, matchValue, type ContextOf,
+} from "./filters.ts";
 export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError } from "./registration.ts";

@@ -5,7 +5,8 @@
 import type { KubeObject, ResourceSelector } from "../kube/index.ts";
 import type {
   DaemonFn, DaemonOptions, DeleteOptions, EventHandlerFn, EventOptions, FieldHandlerFn, FieldOptions, FieldPath,
-  HandlerFn, HandlerOptions, ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn, TimerOptions,
+  HandlerFn, HandlerOptions, UpdateOptions, ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn,
+  TimerOptions,
 } from "./types.ts";
 import type { ResourceToken } from "./resource.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
@@ -17,15 +18,16 @@ import type { ReconcileFn, ReconcileOptions } from "./reconcile.ts";
  */
 export type Target<T extends object> = ResourceSelector | ResourceToken<T>;
 
-type Register<O extends "plain" | "delete"> = <T extends object = KubeObject>(
+type Register<O extends "plain" | "update" | "delete"> = <T extends object = KubeObject>(
   resource: Target<T>,
   fn: HandlerFn<T>,
-  options?: O extends "delete" ? DeleteOptions<T> : HandlerOptions<T>,
+  options?: O extends "delete" ? DeleteOptions<T> : O extends "update" ? UpdateOptions<T> : HandlerOptions<T>,
 ) => HandlerFn<T>;
 
 export interface On {
   create: Register<"plain">;
-  update: Register<"plain">;
+  /** With `field`, runs only on updates that touch it; `old`/`new` match its value before and after. */
+  update: Register<"update">;
   /** Adds the finalizer `kobun.dev/finalizer` unless `{ optional: true }`. */
   delete: Register<"delete">;
   /** Runs on the first sight of an already-handled object after the operator starts. */

@@ -8,6 +8,7 @@
 import { parseSelector, type KindOf, type KubeObject, type ResourceSelector } from "../kube/index.ts";
 import type { ResourceToken } from "./resource.ts";
 import type { ObjectContext, Patch } from "./types.ts";
+import type { IndexKey } from "./indexes.ts";
 import { RegistrationError } from "./registration.ts";
 import type { Wanted } from "./specs.ts";
 
@@ -44,10 +45,10 @@ export interface CacheListOptions {
   /** As a LIST's `labelSelector` ("app=web,tier!=db"). */
   labelSelector?: string;
   /**
-   * Only the objects an index (`on.index` of this resource) keeps under `key`. An index follows the watch:
-   * an object created a moment ago is in it once the watch brings it.
+   * Only the objects an index (`on.index` of this resource) keeps under `key` (a tuple compared by value).
+   * An index follows the watch: an object created a moment ago is in it once the watch brings it.
    */
-  index?: { id: string; key: string };
+  index?: { id: string; key: IndexKey };
 }
 
 /**

@@ -4,7 +4,6 @@
 
 import { parseSelector, type ResourceSelector } from "../kube/index.ts";
 import type { KubeObject, Resource } from "../kube/index.ts";
-import { fieldPath } from "./filters.ts";
 import type {
   DaemonFn, DaemonOptions, EventHandlerFn, EventOptions, FieldOptions, HandlerFn, HandlerKind, HandlerOptions,
   ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn, TimerOptions,
@@ -17,9 +16,9 @@ import { Aliases } from "./aliases.ts";
 import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 import {
-  checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, selectorMatches,
-  sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec,
-  type ConversionSpec, type Wanted,
+  checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, filterField,
+  selectorMatches, sensitivePaths, type ActivitySpec, type BackgroundSpec, type HandlerSpec, type IndexSpec,
+  type WebhookSpec, type ConversionSpec, type Wanted,
 } from "./specs.ts";
 
 export type { ActivitySpec, BackgroundSpec, ConversionSpec, HandlerSpec, IndexSpec, WebhookSpec } from "./specs.ts";
@@ -215,8 +214,9 @@ export class Registry {
     if (this.indexes.some((i) => i.id === id)) {
       throw new Error(`an index with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
     }
+    const field = filterField(`index ${id}`, options);
     this.aliases.note(selector);
-    this.indexes.push({ id, selector, wanted, fn, options });
+    this.indexes.push({ id, selector, wanted, fn, options, ...(field ? { field } : {}) });
   }
 
   private addBackground(
@@ -234,8 +234,9 @@ export class Registry {
       );
     }
     checkBackgroundOptions(`${kind} ${id}`, kind, options);
+    const field = filterField(`${kind} ${id}`, options ?? {});
     this.aliases.note(selector);
-    this.background.push({ id, kind, selector, wanted, fn, options: options ?? {} });
+    this.background.push({ id, kind, selector, wanted, fn, options: options ?? {}, ...(field ? { field } : {}) });
   }
 
   private add(
@@ -258,7 +259,8 @@ export class Registry {
     }
     checkHandlerOptions(id, options);
     const spec: HandlerSpec = { id, kind, selector, fn, options, order: this.handlers.length };
-    if (kind === "field") spec.field = fieldPath(options.field!);
+    const field = filterField(`${kind} handler ${id}`, options);
+    if (field) spec.field = field;
     if (options.sensitive !== undefined) spec.sensitive = sensitivePaths(id, options.sensitive);
     this.handlers.push(spec);
     this.aliases.note(selector);

@@ -7,7 +7,7 @@ import type { Resource } from "../kube/index.ts";
 import { fieldPath } from "./filters.ts";
 import type {
   ActivityFn, ActivityOptions, LoginFn, DaemonFn, DaemonOptions, DeleteOptions, EventHandlerFn, FieldOptions,
-  HandlerFn, HandlerKind, HandlerOptions, IndexFn, IndexOptions, TimerFn, TimerOptions,
+  HandlerFn, HandlerKind, HandlerOptions, IndexFn, IndexOptions, TimerFn, TimerOptions, UpdateOptions,
 } from "./types.ts";
 import type {
   AdmissionOperation, AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn,
@@ -18,8 +18,8 @@ export interface HandlerSpec {
   kind: HandlerKind;
   selector: ResourceSelector;
   fn: HandlerFn | EventHandlerFn;
-  options: HandlerOptions & Partial<DeleteOptions> & Partial<FieldOptions>;
-  /** For field handlers: the field as a path. */
+  options: Omit<HandlerOptions, "field"> & Partial<DeleteOptions> & Partial<FieldOptions> & Partial<UpdateOptions>;
+  /** The `field` option as a path (on.field's, or any handler's field filter). */
   field?: string[];
   /** `options.sensitive` as paths. */
   sensitive?: string[][];
@@ -54,6 +54,8 @@ export interface BackgroundSpec {
   wanted: Wanted;
   fn: DaemonFn | TimerFn;
   options: DaemonOptions & Partial<TimerOptions>;
+  /** The `field` filter as a path. */
+  field?: string[];
 }
 
 /** An in-memory index kept from a resource's watch stream (handling/indexes.ts). */
@@ -63,6 +65,8 @@ export interface IndexSpec {
   wanted: Wanted;
   fn: IndexFn;
   options: IndexOptions;
+  /** The `field` filter as a path. */
+  field?: string[];
 }
 
 /**
@@ -152,6 +156,29 @@ export function sensitivePaths(id: string, fields: unknown): string[][] {
     && fields.every((f) => typeof f === "string" && f.length > 0 && !f.split(".").includes(""));
   if (!ok) throw new Error(`handler ${id}: sensitive must be a list of field paths like ["spec.password"]`);
   return (fields as string[]).map((f) => fieldPath(f));
+}
+
+/**
+ * The `field` filter of a handler's options as a path (undefined without one), after checking it; `value`,
+ * `old` and `new` match the value at the field, so they need one.
+ */
+export function filterField(where: string, options: { field?: unknown; value?: unknown; old?: unknown; new?: unknown }):
+  string[] | undefined {
+  const { field } = options;
+  if (field === undefined) {
+    for (const key of ["value", "old", "new"] as const) {
+      if (options[key] === undefined) continue;
+      throw new Error(`${where}: ${key} matches the value at a field: add { field: "spec.x" }`);
+    }
+    return undefined;
+  }
+  const path = typeof field === "string" ? fieldPath(field)
+    : Array.isArray(field) && field.every((key) => typeof key === "string" && key !== "") ? [...field as string[]]
+    : undefined;
+  if (!path?.length) {
+    throw new Error(`${where}: field must be a dotted path like "spec.size" or a list of keys like ["spec", "a.b"]`);
+  }
+  return path;
 }
 
 export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {

@@ -6,7 +6,8 @@ import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
 import type { AdoptOptions } from "./children.ts";
 import type { MetaMatchers, ValueMatcher } from "./filters.ts";
-import type { Index } from "./indexes.ts";
+import type { Index, IndexEntries } from "./indexes.ts";
+import type { EventRecorder } from "./event-types.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
 export type Cause = "create" | "update" | "delete" | "resume";
@@ -113,42 +114,6 @@ export interface ObjectContext<T extends object = KubeObject> {
   indexes: Readonly<Record<string, Index>>;
 }
 
-/**
- * Posts Kubernetes Events; identical ones are counted into one, and each object has a budget (posting/). The
- * object may be left out: it is then the handled one (in an activity, which handles none, it must be given).
- * The message may be left out too (empty).
- */
-export interface EventRecorder {
-  /** A `Normal` Event. */
-  info(object: KubeObject, reason: string, message?: string): void;
-  info(reason: string, message?: string): void;
-  /** A `Warning` Event. */
-  warn(object: KubeObject, reason: string, message?: string): void;
-  warn(reason: string, message?: string): void;
-  /** A `Warning` Event at level error (what `posting.level: error` still posts). */
-  error(object: KubeObject, reason: string, message?: string): void;
-  error(reason: string, message?: string): void;
-  /** An Event of any `type` the API server takes (Kopf's `kopf.event(..., type=...)`); level info when "Normal". */
-  post(type: string, object: KubeObject, reason: string, message?: string): void;
-  post(type: string, reason: string, message?: string): void;
-  /**
-   * A `Warning` Event (level error) about a caught error (Kopf's `kopf.exception`): the reason is the error's
-   * class name (`options.reason` instead), the message its message (after `options.message` when given).
-   */
-  exception(error: unknown, object?: KubeObject, options?: ExceptionEventOptions): void;
-  exception(error: unknown, options?: ExceptionEventOptions): void;
-}
-
-/** What `event.exception` may say besides the error. */
-export interface ExceptionEventOptions {
-  /** Default: the error's class name (`TypeError`, `MyError`). */
-  reason?: string;
-  /** Written before the error's message: "Some exception:" → "Some exception: Exception text." */
-  message?: string;
-  /** Default "Warning"; Kopf's `kopf.exception` posts "Error". */
-  type?: string;
-}
-
 /** What create/update/delete/resume/field handlers see. */
 export interface HandlerContext<T extends object = KubeObject> extends ObjectContext<T> {
   patch: Patch<T>;
@@ -209,9 +174,18 @@ export interface HandlerOptions<T extends object = KubeObject> {
   timeout?: number;
   /** What an error other than TemporaryError/PermanentError means. Default "temporary". */
   errors?: "temporary" | "permanent" | "ignored";
-  labels?: MetaMatchers;
-  annotations?: MetaMatchers;
+  /** Only objects whose labels match (docs/filters.md); a predicate gets the value and the handler's context. */
+  labels?: MetaMatchers<HandlerContext<T>>;
+  annotations?: MetaMatchers<HandlerContext<T>>;
   when?: (ctx: HandlerContext<T>) => boolean;
+  /**
+   * Only objects that have this field (a dotted path, or a list of keys), or where it matches `value`.
+   * On an update it also narrows `old`/`new`/`diff` to the field, and updates that do not touch it
+   * are skipped (Kopf's `field=`).
+   */
+  field?: FieldPath<T> | readonly string[];
+  /** Matches the value at `field` (on an update: the old or the new value, as Kopf's `value=`). */
+  value?: ValueMatcher<HandlerContext<T>>;
   /**
    * Fields ("spec.password") whose values must never be stored on the object as part of the
    * diff base: only a digest is kept, and diffs name the field without values. Applies to the
@@ -226,6 +200,14 @@ export interface HandlerOptions<T extends object = KubeObject> {
   children?: readonly string[];
 }
 
+/** Options of `on.update`: HandlerOptions, plus matchers of the field's value before and after the change. */
+export interface UpdateOptions<T extends object = KubeObject> extends HandlerOptions<T> {
+  /** Matches the value at `field` before the change (needs `field`). */
+  old?: ValueMatcher<HandlerContext<T>>;
+  /** Matches the value at `field` after the change (needs `field`). */
+  new?: ValueMatcher<HandlerContext<T>>;
+}
+
 /** Options of `on.delete`: HandlerOptions, plus whether to hold the object with a finalizer. */
 export interface DeleteOptions<T extends object = KubeObject> extends HandlerOptions<T> {
   /** Do not hold the object with a finalizer: the handler runs only if kobun sees the deletion in time. */
@@ -233,15 +215,16 @@ export interface DeleteOptions<T extends object = KubeObject> extends HandlerOpt
 }
 
 /** Options of `on.field`: which field to follow, and optional matchers on its old and new values. */
-export interface FieldOptions<T extends object = KubeObject, P extends string = string> extends HandlerOptions<T> {
+export interface FieldOptions<T extends object = KubeObject, P extends string = string>
+  extends Omit<HandlerOptions<T>, "field"> {
   /** A dotted path ("spec.size"; typed tokens check it against the object type) or a list of keys. */
   field: P | readonly string[];
-  /** Matches the field's new value (Kopf's `value`). */
-  value?: ValueMatcher;
+  /** Matches the field's value before or after the change (Kopf's `value`: either side of the transition). */
+  value?: ValueMatcher<HandlerContext<T>>;
   /** Matches the field's value before the change. */
-  old?: ValueMatcher;
-  /** Matches the field's value after the change (as `value`). */
-  new?: ValueMatcher;
+  old?: ValueMatcher<HandlerContext<T>>;
+  /** Matches the field's value after the change. */
+  new?: ValueMatcher<HandlerContext<T>>;
 }
 
 /**
@@ -254,27 +237,36 @@ export interface EventOptions<T extends object = KubeObject> {
   /** As HandlerOptions' `children`: resources touched through `ctx.api`, granted by `kobun manifests`. */
   children?: readonly string[];
   /** Only objects whose labels match (as HandlerOptions' `labels`). */
-  labels?: MetaMatchers;
+  labels?: MetaMatchers<EventContext<T>>;
   /** Only objects whose annotations match. */
-  annotations?: MetaMatchers;
+  annotations?: MetaMatchers<EventContext<T>>;
   /** Only events for which this returns true. */
   when?: (ctx: EventContext<T>) => boolean;
+  /** Only objects that have this field, or where it matches `value` (as it is in the event's object). */
+  field?: FieldPath<T> | readonly string[];
+  value?: ValueMatcher<EventContext<T>>;
 }
 
-/** Returns the object's entries in the index, { key: value, ... }, or nothing to leave it out. */
-export type IndexFn<T extends object = KubeObject> =
-  (ctx: ObjectContext<T>) => Record<string, unknown> | undefined | null | void;
+/**
+ * Returns the object's entries in the index: { key: value, ... }, or, for keys that are not strings (tuples:
+ * `[namespace, name]`), a Map or a list of [key, value] pairs; nothing leaves the object out.
+ */
+export type IndexFn<T extends object = KubeObject> = (ctx: ObjectContext<T>) => IndexEntries | undefined | null | void;
 
 /** Options of on.index (docs/indexes.md). */
 export interface IndexOptions<T extends object = KubeObject> {
   /** Names the index: handlers read `ctx.indexes.<id>`. Default: the function name. */
   id?: string;
-  labels?: MetaMatchers;
-  annotations?: MetaMatchers;
+  labels?: MetaMatchers<ObjectContext<T>>;
+  annotations?: MetaMatchers<ObjectContext<T>>;
   when?: (ctx: ObjectContext<T>) => boolean;
+  /** Only objects that have this field, or where it matches `value`. */
+  field?: FieldPath<T> | readonly string[];
+  value?: ValueMatcher<ObjectContext<T>>;
 }
 
 export type { ActivityContext, ActivityFn, ActivityOptions, LoginContext, LoginFn } from "./activity-types.ts";
+export type { EventRecorder, ExceptionEventOptions } from "./event-types.ts";
 export type {
   BackgroundOptions, DaemonContext, DaemonFn, DaemonOptions, TimerContext, TimerFn, TimerOptions,
 } from "./background-types.ts";

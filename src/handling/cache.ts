@@ -5,7 +5,9 @@
 // exists to rule out. Namespaces default as `ctx.api`'s do: the handled object's, for a
 // namespaced resource; `null` asks for every namespace watched.
 
-import { selectorMatches, type Cache, type CacheListOptions, type ReconcileTarget } from "../declaring/index.ts";
+import {
+  selectorMatches, type Cache, type CacheListOptions, type IndexKey, type ReconcileTarget,
+} from "../declaring/index.ts";
 import { parseSelector, resourceName, type KubeObject, type Resource, type ResourceSelector } from "../kube/index.ts";
 import { labelTest, type KnownObjects, type ListOptions, type OwnWrites } from "../caching/index.ts";
 
@@ -33,7 +35,7 @@ export function lookupAmong(cached: readonly CachedResource[]): CacheLookup {
 
 /** The indexes as `list({ index })` reads them: the uids an index of the resource keeps under a key. */
 export interface IndexedUids {
-  uidsUnder(id: string, key: string, resource: Resource): string[] | undefined;
+  uidsUnder(id: string, key: IndexKey, resource: Resource): string[] | undefined;
 }
 
 export class CacheView implements Cache {
@@ -67,7 +69,9 @@ export class CacheView implements Cache {
    * narrowed by namespace and labels. An index follows the watch: an object we created a moment ago is
    * in it once the watch brings it.
    */
-  private indexed(cached: CachedResource, index: { id: string; key: string }, selection: ListOptions): KubeObject[] {
+  private indexed(
+    cached: CachedResource, index: { id: string; key: IndexKey }, selection: ListOptions,
+  ): KubeObject[] {
     const uids = this.indexes?.uidsUnder(index.id, index.key, cached.resource);
     if (uids === undefined) {
       throw new Error(`ctx.cache.list(${resourceName(cached.resource)}): no index "${index.id}" of that resource`);

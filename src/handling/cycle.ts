@@ -19,7 +19,7 @@ import { anyDue, runDue } from "./due.ts";
 import { subhandlerOutsideCall } from "./subhandlers.ts";
 import type { RunOutcome } from "./runner.ts";
 import {
-  contextFor, metaMatches, recordFor, seeCause, selectHandlers, whenPasses, type ContextMaker, type Selected,
+  contextFor, handlerFiltersPass, recordFor, seeCause, selectHandlers, type ContextMaker, type Selected,
   type Sight,
 } from "./selection.ts";
 
@@ -172,16 +172,15 @@ export function deleteHandlerApplies(
 ): boolean {
   let base: ObjectContext | undefined;
   for (const spec of env.handlers) {
-    if (spec.kind !== "delete" || spec.options.optional || !metaMatches(spec, body)) continue;
-    if (spec.options.when) {
+    if (spec.kind !== "delete" || spec.options.optional) continue;
+    const make = (): HandlerContext => {
       base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
-      const ctx = {
+      return {
         ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0,
         started: new Date(clock().now()), runtime: 0, diffUnavailable: false, subhandler: subhandlerOutsideCall,
       } as HandlerContext;
-      if (!whenPasses(spec.options.when, ctx, signal)) continue;
-    }
-    return true;
+    };
+    if (handlerFiltersPass(spec, body, make, signal)) return true;
   }
   return false;
 }

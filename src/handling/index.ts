@@ -21,4 +21,4 @@ export { sensitiveFields } from "./diffbase.ts";
 export { eventRecorder, NO_EVENTS } from "./recorder.ts";
 export { combinePatches, essenceOf } from "./essence.ts";
 export { asAnnotations, asStatus, hasChange } from "./progress.ts";
-export { metaMatches } from "./selection.ts";
+export { objectFiltersPass } from "./selection.ts";

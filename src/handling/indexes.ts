@@ -14,57 +14,58 @@
 
 import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";
 import { silentLogger, type Logger } from "../util/index.ts";
-import type { Index } from "../declaring/index.ts";
-import type { HandlerSpec, IndexSpec } from "../declaring/index.ts";
+import type { Index, IndexKey, ObjectContext } from "../declaring/index.ts";
+import type { IndexSpec } from "../declaring/index.ts";
 import { selectorMatches } from "../declaring/index.ts";
 import { objectContext } from "./context.ts";
-import { metaMatches } from "./selection.ts";
+import { encodeKey, entriesOf, frozenKey, type KeyedEntry } from "./index-keys.ts";
+import { objectFiltersPass } from "./selection.ts";
 
 const NEVER = new AbortController().signal;
 
 class ObjectIndex implements Index {
-  /** key → uid → value */
-  private readonly byKey = new Map<string, Map<string, unknown>>();
-  /** uid → its keys, and its namespace (what a sharded replica's shards are told by, with the uid) */
+  /** encoded key → the key as given, and uid → value */
+  private readonly byKey = new Map<string, { key: IndexKey; values: Map<string, unknown> }>();
+  /** uid → its encoded keys, and its namespace (what a sharded replica's shards are told by, with the uid) */
   private readonly byObject = new Map<string, { keys: string[]; namespace: string | undefined }>();
 
   get size(): number {
     return this.byKey.size;
   }
 
-  get(key: string): unknown[] {
-    const values = this.byKey.get(key);
+  get(key: IndexKey): unknown[] {
+    const values = this.byKey.get(encodeKey(key))?.values;
     return values ? [...values.values()] : [];
   }
 
-  has(key: string): boolean {
-    return this.byKey.has(key);
+  has(key: IndexKey): boolean {
+    return this.byKey.has(encodeKey(key));
   }
 
-  keys(): IterableIterator<string> {
-    return this.byKey.keys();
+  *keys(): IterableIterator<IndexKey> {
+    for (const { key } of this.byKey.values()) yield key;
   }
 
   /** The uids of the objects that put a value under `key`. */
-  uidsUnder(key: string): IterableIterator<string> {
-    return (this.byKey.get(key) ?? new Map<string, unknown>()).keys();
+  uidsUnder(key: IndexKey): IterableIterator<string> {
+    return (this.byKey.get(encodeKey(key))?.values ?? new Map<string, unknown>()).keys();
   }
 
-  *[Symbol.iterator](): IterableIterator<[string, unknown[]]> {
-    for (const [key, values] of this.byKey) yield [key, [...values.values()]];
+  *[Symbol.iterator](): IterableIterator<[IndexKey, unknown[]]> {
+    for (const { key, values } of this.byKey.values()) yield [key, [...values.values()]];
   }
 
-  put(uid: string, namespace: string | undefined, entries: Record<string, unknown> | undefined): void {
+  put(uid: string, namespace: string | undefined, entries: readonly KeyedEntry[] | undefined): void {
     this.remove(uid);
     if (!entries) return;
-    const keys = Object.keys(entries);
-    if (!keys.length) return;
-    for (const key of keys) {
-      let values = this.byKey.get(key);
-      if (!values) this.byKey.set(key, (values = new Map()));
-      values.set(uid, entries[key]);
+    const keys: string[] = [];
+    for (const { encoded, key, value } of entries) {
+      let under = this.byKey.get(encoded);
+      if (!under) this.byKey.set(encoded, (under = { key: frozenKey(key), values: new Map() }));
+      if (!under.values.has(uid)) keys.push(encoded);
+      under.values.set(uid, value);
     }
-    this.byObject.set(uid, { keys, namespace });
+    if (keys.length) this.byObject.set(uid, { keys, namespace });
   }
 
   remove(uid: string): void {
@@ -72,9 +73,9 @@ class ObjectIndex implements Index {
     if (!keys) return;
     this.byObject.delete(uid);
     for (const key of keys) {
-      const values = this.byKey.get(key)!;
-      values.delete(uid);
-      if (values.size === 0) this.byKey.delete(key);
+      const under = this.byKey.get(key)!;
+      under.values.delete(uid);
+      if (under.values.size === 0) this.byKey.delete(key);
     }
   }
 
@@ -129,7 +130,7 @@ export class Indexes {
    * The uids of the objects of `resource` that index `id` keeps under `key` (ctx.cache.list's `index`);
    * undefined when there is no such index of that resource.
    */
-  uidsUnder(id: string, key: string, resource: Resource): string[] | undefined {
+  uidsUnder(id: string, key: IndexKey, resource: Resource): string[] | undefined {
     for (const [spec, index] of this.kept) {
       if (spec.id === id && selectorMatches(spec.wanted, resource)) return [...index.uidsUnder(key)];
     }
@@ -216,11 +217,8 @@ export class Indexes {
     if (!uid) return;
     for (const [spec, index] of this.kept) {
       if (!selectorMatches(spec.wanted, resource)) continue;
-      if (deleted || !metaMatches(spec as unknown as HandlerSpec, body)) {
-        index.remove(uid);
-        continue;
-      }
-      index.put(uid, body.metadata.namespace, this.entriesOf(spec, resource, body));
+      if (deleted) index.remove(uid);
+      else index.put(uid, body.metadata.namespace, this.entriesOf(spec, resource, body));
     }
   }
 
@@ -232,17 +230,14 @@ export class Indexes {
     for (const index of this.kept.values()) index.removeWhere(drop);
   }
 
-  private entriesOf(spec: IndexSpec, resource: Resource, body: KubeObject): Record<string, unknown> | undefined {
+  private entriesOf(spec: IndexSpec, resource: Resource, body: KubeObject): KeyedEntry[] | undefined {
     try {
       const partial = this.metadataOnly.get(resource);
-      const ctx = objectContext(body, resource, {}, this.logger, NEVER, partial ? { metadataOnly: partial } : {});
-      if (spec.options.when && !spec.options.when(ctx)) return undefined;
-      const entries = spec.fn(ctx);
-      if (entries === undefined || entries === null) return undefined;
-      if (typeof entries !== "object" || Array.isArray(entries)) {
-        throw new Error("an index fn returns { key: value, ... } or nothing");
-      }
-      return entries as Record<string, unknown>;
+      let ctx: ObjectContext | undefined;
+      const tools = partial ? { metadataOnly: partial } : {};
+      const make = () => (ctx ??= objectContext(body, resource, {}, this.logger, NEVER, tools));
+      if (!objectFiltersPass(spec, body, make)) return undefined;
+      return entriesOf(spec.fn(make()));
     } catch (error) {
       // The object is left out of the index until its next event (not kept with stale entries).
       this.logger.error("index fn failed; the object is left out of the index", {

@@ -7,8 +7,8 @@
 
 import type { KubeObject } from "../kube/index.ts";
 import { clock } from "../util/index.ts";
-import { getField, matchMeta, matchValue } from "../declaring/index.ts";
-import type { HandlerSpec } from "../declaring/index.ts";
+import { filtersPass, getField, matchAny, matchValue, type ContextOf } from "../declaring/index.ts";
+import type { HandlerSpec, ObjectFilters } from "../declaring/index.ts";
 import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "../declaring/index.ts";
 import { lendSignal } from "./context.ts";
 import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
@@ -84,18 +84,68 @@ export function selectHandlers(
     if (spec.kind === "field") wanted = cause === "create" || cause === "update";
     else if (spec.kind === "resume") wanted = cause === "resume" || (cause === "update" && resuming);
     else wanted = spec.kind === cause;
-    if (!wanted || !metaMatches(spec, body)) continue;
+    if (!wanted) continue;
     const record = recordOf(book, spec, cause);
     let ctx: HandlerContext | undefined;
-    if (spec.field || spec.options.when) {
-      ctx = contextOf(spec, record);
-      if (spec.field && !fieldMatches(spec, ctx)) continue;
-      if (spec.options.when && !whenPasses(spec.options.when, ctx, signal)) continue;
+    const o = spec.options;
+    if (o.labels || o.annotations || o.when || spec.field) { // most handlers have none: no closure per cycle
+      if (!handlerFiltersPass(spec, body, () => (ctx ??= contextOf(spec, record)), signal)) continue;
     }
     if (selectedAlready(selected, spec.id)) continue; // one id runs once per cycle
     selected.push({ spec, ctx, record });
   }
   return selected;
+}
+
+/**
+ * A changing handler's filters (docs/filters.md). Its field filter, as Kopf's: an update or field handler runs
+ * only when the change touches the field, and `value` matches the value before or after it, `old` and `new`
+ * each side; a create, resume or delete handler, when the value at the field in the object matches `value`.
+ */
+export function handlerFiltersPass(
+  spec: HandlerSpec, body: KubeObject, make: () => HandlerContext, parent: AbortSignal,
+): boolean {
+  const { options, field } = spec;
+  if (!field || (spec.kind !== "field" && spec.kind !== "update")) return objectFiltersPass(spec, body, make, parent);
+  return objectFiltersPass(spec, body, make, parent, (contextOf) => {
+    const ctx = contextOf(); // its old/new/diff are the field's (contextFor)
+    if (ctx.diff.length === 0) return false; // compared as stored: a sensitive field by its digest
+    return matchAny(options.value, [ctx.new, ctx.old], contextOf)
+      && matchValue(options.old, ctx.old, contextOf) && matchValue(options.new, ctx.new, contextOf);
+  });
+}
+
+/**
+ * Every filter of a handler of any kind on an object: labels, annotations, the field (`test`, else the value
+ * at `spec.field` in the object matches `value`), `when`. `make` is asked for the context only if a callback
+ * needs one; with `parent`, the context gets a signal of its own for the calls, as a handler does (a
+ * listener a filter put on the cycle's signal, shared by many cycles, would outlive the call).
+ */
+export function objectFiltersPass<C extends { signal: AbortSignal }>(
+  spec: { options: ObjectFilters<C>; field?: readonly string[] | undefined }, body: KubeObject, make: () => C,
+  parent?: AbortSignal, test?: (contextOf: ContextOf<C>) => boolean,
+): boolean {
+  const { labels, annotations, when } = spec.options;
+  if (!labels && !annotations && !when && !spec.field && !test) return true; // most handlers: no closure, no context
+  let ctx: C | undefined;
+  let endLending: (() => void) | undefined;
+  const contextOf = (): C => {
+    if (ctx !== undefined) return ctx;
+    ctx = make();
+    if (parent) endLending = lendSignal(ctx, parent);
+    return ctx;
+  };
+  const path = spec.field;
+  const field = test
+    ?? (path ? (of: ContextOf<C>) => matchAny(spec.options.value, [getField(body, path)], of) : undefined);
+  try {
+    return filtersPass(spec.options, body.metadata, field, contextOf);
+  } finally {
+    if (endLending) {
+      endLending();
+      ctx!.signal = parent!; // the handler's call lends its own (runner.ts)
+    }
+  }
 }
 
 /**
@@ -105,22 +155,6 @@ export function selectHandlers(
 function selectedAlready(selected: readonly Selected[], id: string): boolean {
   for (const s of selected) if (s.spec.id === id) return true;
   return false;
-}
-
-/**
- * Asks a `when` filter, lending it a signal of its own as a handler gets one: the cycle's is
- * shared by many cycles, and a listener a filter put on it would outlive the call.
- */
-export function whenPasses<C extends { signal: AbortSignal }>(
-  when: (ctx: C) => boolean, ctx: C, parent: AbortSignal,
-): boolean {
-  const endLending = lendSignal(ctx, parent);
-  try {
-    return when(ctx);
-  } finally {
-    endLending();
-    ctx.signal = parent; // the handler's call lends its own (runner.ts)
-  }
 }
 
 /** What a handler's progress is recorded under: a resume handler's own purpose, else the cause. */
@@ -153,7 +187,7 @@ export function contextFor(
     retry: record?.retries ?? 0, started, runtime: at - started.getTime(),
     logger: base.logger.child({ namespace: body.metadata.namespace, name: body.metadata.name, handler: spec.id }),
   };
-  if (spec.field) {
+  if (spec.field) { // Kopf's: a handler with a field filter sees the change of its field
     const path = spec.field;
     ctx.old = getField(sight.old, path);
     ctx.new = getField(sight.essence, path);
@@ -165,18 +199,4 @@ export function contextFor(
 /** Neither succeeded nor failed for good. */
 export function isPending(record: ProgressRecord | undefined): boolean {
   return !record?.success && !record?.failure;
-}
-
-export function metaMatches(spec: HandlerSpec, body: KubeObject): boolean {
-  // Most handlers filter on neither: then matchMeta is not called at all. Called per handler
-  // and cycle, it grew hot enough for the optimising JIT's last tier (~20 ms of its compile).
-  const { labels, annotations } = spec.options;
-  return (!labels || matchMeta(labels, body.metadata.labels))
-    && (!annotations || matchMeta(annotations, body.metadata.annotations));
-}
-
-function fieldMatches(spec: HandlerSpec, ctx: HandlerContext): boolean {
-  if (ctx.diff.length === 0) return false; // compared as stored: a sensitive field by its digest
-  const o = spec.options;
-  return matchValue(o.value, ctx.new) && matchValue(o.old, ctx.old) && matchValue(o.new, ctx.new);
 }

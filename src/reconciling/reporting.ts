@@ -8,8 +8,8 @@ import type { Logger } from "../util/index.ts";
 import type { WatchEvent } from "../watching/index.ts";
 import { lendSignal, objectContext, type HandlerTools } from "../handling/index.ts";
 import type { CyclePlan } from "../handling/index.ts";
-import { metaMatches } from "../handling/index.ts";
-import type { HandlerSpec } from "../declaring/index.ts";
+import { objectFiltersPass } from "../handling/index.ts";
+import type { HandlerSpec, ObjectFilters } from "../declaring/index.ts";
 import type { EventContext, EventHandlerFn } from "../declaring/index.ts";
 import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
@@ -36,24 +36,30 @@ export async function runEventHandlers(
   const body = item.object;
   const base = objectContext(body, to.resource, memo, to.logger, signal, to.tools);
   for (const spec of to.events) {
-    if (!metaMatches(spec, body)) continue;
-    const logger = base.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id });
-    const ctx: EventContext = { ...base, type: item.type, logger };
-    // The cycle's signal is shared by many cycles: the handler's listeners go on one of its own.
-    const endLending = lendSignal(ctx, signal);
+    let ctx: EventContext | undefined;
+    const make = (): EventContext => (ctx ??= {
+      ...base, type: item.type,
+      logger: base.logger.child({ namespace: base.namespace, name: base.name, handler: spec.id }),
+    });
+    let endLending: (() => void) | undefined;
     try {
-      if (spec.options.when && !(spec.options.when as unknown as (c: EventContext) => boolean)(ctx)) continue;
-      await (spec.fn as EventHandlerFn)(ctx);
+      if (!objectFiltersPass(spec as unknown as EventFilters, body, make, signal)) continue;
+      // The cycle's signal is shared by many cycles: the handler's listeners go on one of its own.
+      endLending = lendSignal(make(), signal);
+      await (spec.fn as EventHandlerFn)(make());
       // Kopf's line (its e2e counts them); logged only, never posted as an Event: it comes with every event.
       const { namespace, name } = base;
       to.logger.info(`Handler '${spec.id}' succeeded.`, { namespace, name, handler: spec.id });
     } catch (error) {
-      ctx.logger.error("event handler failed (event handlers are not retried)", { error });
+      make().logger.error("event handler failed (event handlers are not retried)", { error });
     } finally {
-      endLending();
+      endLending?.();
     }
   }
 }
+
+/** An on.event handler's filters, as objectFiltersPass reads them. */
+type EventFilters = { options: ObjectFilters<EventContext>; field?: string[] };
 
 /** Logs and posts the outcome of every handler that ran. */
 export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): void {

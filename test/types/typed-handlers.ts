@@ -1,5 +1,5 @@
 // Must typecheck: typed tokens type every handler kind's context; strings stay untyped.
-import { Registry, resource, type HandlerContext, type KubeObject, type MergePatch } from "kobun";
+import { Registry, resource, type HandlerContext, type Index, type KubeObject, type MergePatch } from "kobun";
 import { assertType, Defined, Examples, type Equal, type KobunExample } from "./example.ts";
 
 const { on } = new Registry();
@@ -87,3 +87,19 @@ on.update({ group: "kobun.dev", version: "v1", plural: "kobunexamples" }, untype
 // A merge patch of a type, on its own.
 const partial: MergePatch<KobunExample["spec"]> = { backup: { keep: null }, field: null };
 void partial;
+
+// Filters (issue 33): predicates get the handler's typed context; field/value on every kind; typed index keys.
+on.create(Examples, () => undefined, {
+  id: "filtered",
+  labels: { app: (value, ctx) => value === "web" && ctx.spec.size > 1 },
+  field: "spec.backup.schedule", value: (schedule, { spec }) => schedule !== undefined && spec.size > 0,
+});
+on.update(Examples, (ctx) => void ctx.old, { field: "spec.size", old: 1, new: (n: number) => n > 1 });
+on.daemon(Examples, () => undefined, { field: "spec.size", value: (n, { status }) => n > 0 && !status.greeting });
+on.index(Examples, ({ namespace = "", name }) => new Map([[[namespace, name], 1]]), { id: "byPlace" });
+on.timer(Examples, ({ indexes }) => {
+  const byPlace = indexes.byPlace as Index<number, [string, string]>;
+  const found: number[] = byPlace.get(["default", "x"]);
+  for (const [[namespace, name], values] of byPlace) void [namespace.length, name.length, values.length];
+  return found;
+}, { interval: 1 });

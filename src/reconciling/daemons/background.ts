@@ -10,7 +10,7 @@
 
 import type { KubeObject } from "../../kube/index.ts";
 import { clock, linkedSignal, sleep } from "../../util/index.ts";
-import { essenceOf, metaMatches, objectContext } from "../../handling/index.ts";
+import { essenceOf, objectFiltersPass, objectContext } from "../../handling/index.ts";
 import { deepEqual } from "../../declaring/index.ts";
 import type { BackgroundSpec, HandlerSpec } from "../../declaring/index.ts";
 import { workerTimingOf, type Ownership, type ReconcilerOptions } from "../options.ts";
@@ -101,11 +101,9 @@ export class Background {
   }
 
   private matches(spec: BackgroundSpec, uid: string, body: KubeObject): boolean {
-    if (!metaMatches(spec as unknown as HandlerSpec, body)) return false;
-    if (!spec.options.when) return true;
     const { resource, logger, signal } = this.options;
-    const memo = this.options.memo(uid, body.metadata.namespace);
-    return spec.options.when(objectContext(body, resource, memo, logger, signal));
+    const make = () => objectContext(body, resource, this.options.memo(uid, body.metadata.namespace), logger, signal);
+    return objectFiltersPass(spec, body, make);
   }
 
   private refresh(run: Run, body: KubeObject): void {

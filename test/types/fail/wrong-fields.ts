@@ -37,3 +37,6 @@ on.create(Defined, (ctx) => {
   ctx.patch.spec.mode = "sometimes"; // error TS2322: not one of the schema's literals
   void ctx.spec.colour; // error TS2339: not in the schema
 });
+
+on.create(Examples, () => undefined, { field: "spec.nope" }); // error TS2322: field filters take the typed paths
+on.create(Examples, () => undefined, { labels: { app: (v, ctx) => ctx.spec.colour === v } }); // error TS2339: typed context

@@ -1,11 +1,8 @@
 // Kopf's 11-filtering-handlers: which objects a handler sees, by labels, annotations, a `when`
 // function, and a field's value; an update handler for one change of a field; a daemon that runs
 // only while a field has a value.
-//
-// Workarounds (issue 33 adds the native forms, marked "issue 33" below):
-// - label and annotation callbacks receive only the value: the rest of the condition goes in `when`;
-// - `field`/`value` exist on `on.field` only: on create and daemon they become a `when`;
-// - an update handler with `field`, `old` and `new` is an `on.field` handler with `old` and `new`.
+// Written as Kopf's: label and annotation callbacks get the value and the handler's context;
+// `field`/`value` on creation handlers and on the daemon; `field`/`old`/`new` on an update handler.
 import { ABSENT, PRESENT, Registry } from "kobun";
 import { sleep } from "../../workarounds.ts";
 import { Journal, KopfExamples } from "../../kopf.ts";
@@ -20,8 +17,7 @@ on.create(KopfExamples, say("Label is present."), { id: "labels_present", labels
 on.create(KopfExamples, say("Label is absent."), { id: "labels_absent", labels: { nonexistent: ABSENT } });
 on.create(KopfExamples, say("Label callback matching."), {
   id: "labels_callback_matching",
-  labels: { somelabel: (value: string | undefined) => value === "somevalue" },
-  when: ({ spec }) => spec.field !== undefined, // issue 33: inside the label callback, which gets the context
+  labels: { somelabel: (value, { spec }) => value === "somevalue" && spec.field !== undefined },
 });
 
 on.create(KopfExamples, say("Annotation is matching."), {
@@ -33,36 +29,33 @@ on.create(KopfExamples, say("Annotation is present."), {
 on.create(KopfExamples, say("Annotation is absent."), { id: "annotations_absent", annotations: { nonexistent: ABSENT } });
 on.create(KopfExamples, say("Annotation callback mismatch."), {
   id: "annotations_callback_matching",
-  annotations: { someannotation: (value: string | undefined) => value === "somevalue" },
-  when: ({ spec }) => spec.field === "not-this-value-for-sure", // issue 33: inside the annotation callback
+  annotations: {
+    someannotation: (value, { spec }) => value === "somevalue" && spec.field === "not-this-value-for-sure",
+  },
 });
 
 on.create(KopfExamples, say("Filter satisfied."), { id: "filter_satisfied", when: () => true });
 on.create(KopfExamples, say("Filter not satisfied."), { id: "filter_not_satisfied", when: () => false });
 
-// issue 33: { field: "spec.field", value: "value" } on on.create itself.
 on.create(KopfExamples, say("Field value is satisfied."), {
-  id: "field_value_satisfied", when: ({ spec }) => spec.field === "value",
+  id: "field_value_satisfied", field: "spec.field", value: "value",
 });
 on.create(KopfExamples, say("Field value is not satisfied."), {
-  id: "field_value_not_satisfied", when: ({ spec }) => spec.field === "something-else",
+  id: "field_value_not_satisfied", field: "spec.field", value: "something-else",
 });
-on.create(KopfExamples, say("Field presence is satisfied."), {
-  id: "field_presence_satisfied", when: ({ spec }) => spec.field !== undefined,
-});
+on.create(KopfExamples, say("Field presence is satisfied."), { id: "field_presence_satisfied", field: "spec.field" });
 on.create(KopfExamples, say("Field presence is not satisfied."), {
-  id: "field_presence_not_satisfied", when: ({ spec }) => spec.inexistent !== undefined,
+  id: "field_presence_not_satisfied", field: "spec.inexistent",
 });
 
-// issue 33: on.update(KopfExamples, fn, { field: "spec.field", old: "value", new: "changed" }).
-on.field(KopfExamples, { id: "update_with_field_change_satisfied", field: "spec.field", old: "value", new: "changed" },
-  say("Field change is satisfied."));
+on.update(KopfExamples, say("Field change is satisfied."), {
+  id: "update_with_field_change_satisfied", field: "spec.field", old: "value", new: "changed",
+});
 
-// issue 33: { field: "spec.field", value: "value" } on on.daemon itself.
 on.daemon(KopfExamples, async ({ signal }) => {
   while (!signal.aborted) {
     journal.write("Field daemon is satisfied.");
     await sleep(1, signal);
   }
   journal.write("Field daemon has stopped.");
-}, { id: "daemon_with_field", when: ({ spec }) => spec.field === "value" });
+}, { id: "daemon_with_field", field: "spec.field", value: "value" });

@@ -2,12 +2,12 @@
 // and the Pods under each label; probes report from the first; a timer writes the running Pods
 // into each KopfExample's status.
 //
-// Workarounds (issue 33 adds the native forms, marked "issue 33" below):
-// - index keys are strings: Kopf's tuples (namespace, name) and (label, value) become "ns/name"
-//   and "label=value";
-// - probes (activities) receive no indexes: the timer leaves a summary in the operator's memo
-//   (an object shared by every object's memo), which the probes read.
-import { Registry, resource } from "kobun";
+// Keys are tuples, as Kopf's: [namespace, name] and [label, value] (a list of [key, value] pairs, or a Map).
+//
+// Workaround (issue 33 adds the native form, marked "issue 33" below): probes (activities) receive
+// no indexes: the timer leaves a summary in the operator's memo (an object shared by every
+// object's memo), which the probes read.
+import { Registry, resource, type Index } from "kobun";
 import { Journal, KopfExamples } from "../../kopf.ts";
 
 export const journal = new Journal();
@@ -20,24 +20,25 @@ export function indexing(registry: Registry, scale = 1): Registry {
   const { on } = registry;
   on.startup(({ memo }) => { memo.pods = { count: 0, names: [] } satisfies PodSummary; }, { id: "pod_summary" });
 
-  on.index(resource.pods, ({ namespace, name, status }) => ({ [`${namespace}/${name}`]: status.phase === "Running" }),
+  on.index(resource.pods, ({ namespace, name, status }) => [[[namespace ?? "", name], status.phase === "Running"]],
     { id: "is_running" });
-  on.index(resource.pods, ({ labels, name }) =>
-    Object.fromEntries(Object.entries(labels).map(([label, value]) => [`${label}=${value}`, name])), { id: "by_label" });
+  on.index(resource.pods,
+    ({ labels, name }) => new Map(Object.entries(labels).map(([label, value]) => [[label, value], name])),
+    { id: "by_label" });
 
   on.probe(({ memo }) => (memo.pods as PodSummary).count, { id: "pod_count", cacheFor: 0 });
   on.probe(({ memo }) => (memo.pods as PodSummary).names, { id: "pod_names", cacheFor: 0 });
 
   on.timer(KopfExamples, ({ indexes, memo, patch }) => {
-    const isRunning = indexes.is_running!;
-    const byLabel = indexes.by_label!;
-    journal.write(JSON.stringify(Object.fromEntries(byLabel)));
+    const isRunning = indexes.is_running as Index<boolean, [string, string]>;
+    const byLabel = indexes.by_label as Index<string, [string, string]>;
+    journal.write(JSON.stringify([...byLabel]));
     const summary = memo.pods as PodSummary;
     summary.count = isRunning.size;
-    summary.names = [...isRunning.keys()].map((key) => key.split("/")[1]!);
+    summary.names = [...isRunning.keys()].map(([, name]) => name);
     patch.status["running-pods"] = [...isRunning]
-      .filter(([key, running]) => ["kube-system", "default"].includes(key.split("/")[0]!) && running.includes(true))
-      .map(([key]) => key.replace("/", "::"));
+      .filter(([[namespace], running]) => ["kube-system", "default"].includes(namespace) && running.includes(true))
+      .map(([[namespace, name]]) => `${namespace}::${name}`);
   }, { id: "intervalled", interval: 5 * scale });
   return registry;
 }

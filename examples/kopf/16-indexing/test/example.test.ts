@@ -23,7 +23,7 @@ test("16-indexing: the indexes follow the Pods; the timer and the probes read th
       await pod(sandbox, "web-1", { app: "web" }, "Running");
       await pod(sandbox, "job-1", { app: "batch", tier: "low" });
       await request(sandbox, "POST", examplesPath(), { apiVersion: "kopf.dev/v1", kind: "KopfExample", ...sampleObject() });
-      const byLabel = { "app=web": ["web-1"], "app=batch": ["job-1"], "tier=low": ["job-1"] };
+      const byLabel = [[["app", "web"], ["web-1"]], [["app", "batch"], ["job-1"]], [["tier", "low"], ["job-1"]]];
       await journal.until((lines) => lines.some((line) => Bun.deepEquals(JSON.parse(line), byLabel)));
       const health = await (await fetch(operator.probeUrl!)).json() as { probes?: Record<string, unknown> };
       expect(health.probes?.pod_count).toBe(2);
