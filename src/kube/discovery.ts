@@ -32,8 +32,8 @@ export interface ParsedSelector {
 const VERSION = /^v\d+((alpha|beta)\d+)?$/;
 
 export class Discovery {
-  /** group name → preferred version ("" → "v1"). */
-  private groups?: Promise<Map<string, string>>;
+  /** group name → its versions, the preferred first ("" → "v1" first), as kubectl searches them. */
+  private groups?: Promise<Map<string, string[]>>;
   /** "group/version" → its resources. */
   private readonly resources = new Map<string, Promise<ApiResource[]>>();
 
@@ -44,9 +44,8 @@ export class Discovery {
     if (wanted.group === undefined) return this.searchAllGroups(wanted, signal);
     const group = wanted.group;
     for (const fresh of [false, true]) {
-      const version = wanted.version ?? (await this.groupMap(fresh, signal)).get(group);
-      if (version === undefined) continue;
-      const found = pick(group, version, await this.resourceList(group, version, fresh, signal), wanted.name);
+      const versions = wanted.version ? [wanted.version] : ((await this.groupMap(fresh, signal)).get(group) ?? []);
+      const found = await this.firstServing(group, versions, wanted.name, fresh, signal);
       if (found) return found;
     }
     throw new Error(
@@ -66,8 +65,8 @@ export class Discovery {
       const groups = await this.groupMap(fresh, signal);
       const found: Resource[] = [];
       await Promise.all(
-        [...groups].map(async ([group, version]) => {
-          const match = pick(group, version, await this.resourceList(group, version, fresh, signal), wanted.name);
+        [...groups].map(async ([group, versions]) => {
+          const match = await this.firstServing(group, versions, wanted.name, fresh, signal);
           if (match) found.push(match);
         }),
       );
@@ -90,16 +89,32 @@ export class Discovery {
     );
   }
 
-  private groupMap(fresh: boolean, signal?: AbortSignal): Promise<Map<string, string>> {
+  /**
+   * The resource named in the first of `versions` (the preferred first) that serves it: a resource
+   * served only in a group's other version is found there, as kubectl finds it.
+   */
+  private async firstServing(
+    group: string, versions: readonly string[], name: string, fresh: boolean, signal?: AbortSignal,
+  ): Promise<Resource | undefined> {
+    for (const version of versions) {
+      const found = pick(group, version, await this.resourceList(group, version, fresh, signal), name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  private groupMap(fresh: boolean, signal?: AbortSignal): Promise<Map<string, string[]>> {
     if (fresh || !this.groups) {
       const fetched = Promise.all([this.fetchJson("/api", signal), this.fetchJson("/apis", signal)]);
       const loading = fetched.then(([core, apis]) => {
-        const map = new Map<string, string>();
+        const map = new Map<string, string[]>();
         const coreVersions: string[] = core?.versions ?? [];
-        map.set("", coreVersions.includes("v1") ? "v1" : (coreVersions[0] ?? "v1"));
+        map.set("", coreVersions.includes("v1") ? ["v1", ...coreVersions.filter((v) => v !== "v1")] : coreVersions);
+        if (!coreVersions.length) map.set("", ["v1"]);
         for (const g of apis?.groups ?? []) {
-          const version = g.preferredVersion?.version ?? g.versions?.[0]?.version;
-          if (g.name && version) map.set(g.name, version);
+          const listed: string[] = (g.versions ?? []).map((v: { version?: string }) => v.version).filter(Boolean);
+          const preferred: string | undefined = g.preferredVersion?.version ?? listed[0];
+          if (g.name && preferred) map.set(g.name, [preferred, ...listed.filter((v) => v !== preferred)]);
         }
         return map;
       });

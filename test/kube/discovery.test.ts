@@ -73,6 +73,19 @@ test("an ambiguous plural lists the candidates; the core group wins ties as in k
   expect(await client.resolve("events.events.k8s.io")).toMatchObject({ group: "events.k8s.io" });
 });
 
+test("a resource served only in a version its group does not prefer is found there, as kubectl finds it", async () => {
+  const crds = await client.resolve("customresourcedefinitions");
+  await client.create(crds, null, crd("multi.example", "widgets", "Widget", ["v1", "v2"]));
+  const groups = await (await fetch(`${sb.url}/apis`)).json();
+  const preferred: string = groups.groups.find((g: { name: string }) => g.name === "multi.example").preferredVersion.version;
+  const other = preferred === "v1" ? "v2" : "v1";
+  // Sprockets are served only in the version the group does not prefer.
+  await client.create(crds, null, crd("multi.example", "sprockets", "Sprocket", [other]));
+  expect(await client.resolve("sprockets.multi.example")).toMatchObject({ version: other, plural: "sprockets" });
+  expect(await client.resolve("sprockets")).toMatchObject({ group: "multi.example", version: other });
+  expect(await client.resolve("widgets.multi.example")).toMatchObject({ version: preferred });
+});
+
 test("unknown selectors are clear errors naming the selector", async () => {
   await expect(client.resolve("gadgets.example.com")).rejects.toThrow('unknown resource "gadgets.example.com"');
   await expect(client.resolve("gadgets")).rejects.toThrow('unknown resource "gadgets"');
