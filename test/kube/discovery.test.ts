@@ -76,8 +76,8 @@ test("an ambiguous plural lists the candidates; the core group wins ties as in k
 test("a resource served only in a version its group does not prefer is found there, as kubectl finds it", async () => {
   const crds = await client.resolve("customresourcedefinitions");
   await client.create(crds, null, crd("multi.example", "widgets", "Widget", ["v1", "v2"]));
-  const groups = await (await fetch(`${sb.url}/apis`)).json();
-  const preferred: string = groups.groups.find((g: { name: string }) => g.name === "multi.example").preferredVersion.version;
+  const groups = (await (await fetch(`${sb.url}/apis`)).json()) as { groups: { name: string; preferredVersion: { version: string } }[] };
+  const preferred = groups.groups.find((g) => g.name === "multi.example")!.preferredVersion.version;
   const other = preferred === "v1" ? "v2" : "v1";
   // Sprockets are served only in the version the group does not prefer.
   await client.create(crds, null, crd("multi.example", "sprockets", "Sprocket", [other]));
