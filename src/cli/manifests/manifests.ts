@@ -37,6 +37,8 @@ export interface ManifestOptions {
   aliases?: ReadonlyMap<string, string>;
   /** The resources only indexes read (registry.watchedOnly()). */
   watched?: ResourceSelector[];
+  /** The resources only on.event handlers handle (eventOnly()): patched only to release a leftover finalizer. */
+  eventOnly?: ResourceSelector[];
   manifests: Manifest[];
 }
 
@@ -51,8 +53,8 @@ export function renderManifests(options: ManifestOptions): string {
   // Resources with namespaces of their own are granted there (rbac.ts).
   const apart = new Map(enabled.flatMap(({ selector, config }) =>
     config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : []));
-  const watched = options.watched ? { watched: options.watched } : {};
-  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...watched });
+  const { watched, eventOnly } = options;
+  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, watched, eventOnly });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
   const admissions = {
@@ -123,7 +125,8 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       settings,
       selectors: registry.selectors(),
       aliases: registry.aliases.all(),
-      watched: [...registry.watchedOnly(), ...eventOnly()],
+      watched: registry.watchedOnly(),
+      eventOnly: eventOnly(),
       children: registry.children(),
       manifests,
     }),
@@ -131,7 +134,10 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   return 0;
 }
 
-/** The resources only on.event handlers handle: they write nothing to them (no progress, results or finalizers). */
+/**
+ * The resources only on.event handlers handle: they write no progress, results or finalizers, but
+ * a kobun finalizer left by handlers that no longer match is released (a PATCH).
+ */
 export function eventOnly(from: Registry = registry): ResourceSelector[] {
   const text = (selector: ResourceSelector) => parseSelector(selector).text;
   const writing = new Set([
