@@ -15,7 +15,7 @@ import { registry, type Registry } from "../../declaring/index.ts";
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import { peeringCRDs } from "../../peering/index.ts";
 import {
-  checkResourceKeys, enabledSelectors, enabledWebhooks, manifestObjects, withDefinitions, type Manifest,
+  checkResourceKeys, enabledSelectors, enabledWebhooks, manifestCRDs, withDefinitions, type Manifest,
 } from "../../runtime/index.ts";
 import { parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
@@ -44,7 +44,7 @@ export interface ManifestOptions {
 
 export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image } = options;
-  const crds = handlerCRDs(options.manifests);
+  const crds = manifestCRDs(options.manifests);
   // kobun.yaml's resources: a key naming no registered resource is an error here too (the others are
   // re-keyed by the selector they name); disabled resources get no grants.
   const settings = checkResourceKeys(options.settings, options.selectors, options.aliases, crds);
@@ -104,9 +104,6 @@ function selectorNotes(settings: Settings): string {
   ].join("\n");
 }
 
-function handlerCRDs(manifests: Manifest[]): KubeObject[] {
-  return manifestObjects(manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition");
-}
 
 export async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
   const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), {
