@@ -48,8 +48,8 @@ export function checkResourceKeys(
     const where = { file: entryFile(entry), path: `resources.${entry.key}` };
     const found = resourcesNamed(entry.key, candidates);
     if (found.length > 1) {
-      issues.push(configIssue(where, `names ${found.length} registered resources (${found.join(", ")}): ` +
-        "write the one meant, e.g. with its group"));
+      issues.push(configIssue(where, `names ${found.length} registered resources ` +
+        `(${found.map((text) => named(text, aliases)).join(", ")}): write the one meant, e.g. with its group`));
     } else if (found.length === 0) {
       // A typo of the whole selector, of an alias, or of its resource name ("configmap" for "v1/configmaps").
       const byName = closestMatch(entry.key, names);

@@ -1,7 +1,8 @@
 // kobun.yaml's `resources:` keyed by a kind, singular or short name: run() knows them from the same
 // CRDs `kobun manifests` reads (defineResource's and the CRD files beside the handlers, `run({ crds })`),
 // so a key manifests accepts is not refused at start; refused, the message says where such names come
-// from; and messages name the key as the file wrote it.
+// from; and messages name the key as the file wrote it. An alias that is also another resource's name
+// is ambiguous: refused, naming both.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/
 import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { run } from "../../src/runtime/operator.ts";
+import { checkResourceKeys } from "../../src/runtime/resources.ts";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
@@ -63,3 +65,20 @@ test("with the CRD files given (as kobun run gives them), the short name keys th
     client.close();
   }
 }, 15_000);
+
+test("an alias that is also the name of another registered resource is refused as ambiguous, naming both", () => {
+  const settings = settingsFrom("resources:\n  widgets: { enabled: false }");
+  const aliases = new Map([["gadgets.x.io/v1", "widgets"]]);
+  const thrown = (() => {
+    try {
+      return checkResourceKeys(settings, ["gadgets.x.io/v1", "widgets.y.io/v1"], aliases);
+    } catch (error) {
+      return error;
+    }
+  })();
+  expect(thrown).toBeInstanceOf(ConfigError);
+  expect((thrown as ConfigError).issues.map((issue) => issue.line)).toEqual([
+    "kobun.yaml:3: resources.widgets: names 2 registered resources (gadgets.x.io/v1 (alias widgets), widgets.y.io/v1): " +
+      "write the one meant, e.g. with its group",
+  ]);
+});
