@@ -21,4 +21,5 @@ export { watchResource } from "./handler-api.ts";
 export { resolveSettings, ConfigError, type Settings } from "../config/index.ts";
 export {
   Toggle, Logger, memorySink, stderrSink, type LogSink, type LogLevel, type LogFormat, type MemorySink,
+  type MemorySinkOptions,
 } from "../util/index.ts";
