@@ -85,9 +85,9 @@ export {
 // Routing the operator's log (an embedder's own sink, or lines kept in memory) and sharing a memo:
 //
 //   import { Logger, memorySink, run } from "kobun";
-//   const logs = memorySink("info");                      // or any { level, format, write(line, level) }
+//   const logs = memorySink("info", "plain", { max: 1000 }); // the last 1000 lines; or any { level, format, write }
 //   await run({ signal, logger: new Logger(logs), memo: { cache: new Map() } });
-//   await logs.until(/operator started/);                 // logs.lines: every line so far
+//   await logs.until(/operator started/);                 // logs.lines: the lines kept so far
 export {
-  Logger, memorySink, stderrSink, type LogSink, type LogLevel, type LogFormat, type MemorySink,
+  Logger, memorySink, stderrSink, type LogSink, type LogLevel, type LogFormat, type MemorySink, type MemorySinkOptions,
 } from "./runtime/index.ts";

@@ -69,9 +69,13 @@ export function keyNames(key: string, candidate: KeyCandidate): boolean {
     (r.version === undefined || r.version === candidate.version));
 }
 
-/** The registered resources (their selectors' texts) that `key` names: one, or none or several (a problem). */
+/**
+ * The registered resources (their selectors' texts) that `key` names: one, or none or several (a
+ * problem). A selector written as registered wins; an alias does not win over a form naming
+ * another resource (which was meant cannot be told): both are named.
+ */
 export function resourcesNamed(key: string, candidates: readonly KeyCandidate[]): string[] {
-  const exact = candidates.filter((c) => key === c.text || key === c.alias);
+  const exact = candidates.filter((c) => key === c.text);
   if (exact.length > 0) return exact.map((c) => c.text);
   return [...new Set(candidates.filter((c) => keyNames(key, c)).map((c) => c.text))];
 }

@@ -150,6 +150,12 @@ function union(node: Node, path: string, refuse: Refuse): Node {
   let merged: Node;
   if (present.length === 1) {
     merged = translate(present[0]!, path, refuse);
+    if (Array.isArray(merged.enum) && present.length < branches.length) {
+      // A single literal, a literal union or Type.Enum, made nullable: the server checks a null against
+      // the enum and refuses it, so it takes the form the flat nullable enum has (strings: a pattern).
+      const { enum: values, type, ...rest } = merged;
+      merged = { ...rest, ...enumForm([...values, null], type, path, refuse) };
+    }
   } else if (present.every((b) => "const" in b)) {
     const values = [...present.map((b) => b.const), ...(present.length < branches.length ? [null] : [])];
     merged = { ...enumForm(values, present[0]!.type, path, refuse) };

@@ -13,7 +13,7 @@ import type { ReconcileFn, ReconcileOptions } from "./reconcile.ts";
 import { Reconciles } from "./reconciles.ts";
 import { childSelectors, definedCRDs, readOnlySelectors, watchedSelectors, type Registrations } from "./derived.ts";
 import { Aliases } from "./aliases.ts";
-import { registering, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
+import { registering, RegistrationError, webhookIdOf, WEBHOOK_ID } from "./registration.ts";
 import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
 import {
   checkActivityOptions, checkAdmissionOptions, checkBackgroundOptions, checkHandlerOptions, filterField,
@@ -248,6 +248,13 @@ export class Registry {
     const wanted = parseSelector(selector);
     const n = (this.counters.get(`${kind}/${wanted.text}`) ?? 0) + 1;
     this.counters.set(`${kind}/${wanted.text}`, n);
+    if (typeof options.id === "string" && options.id.includes("/")) {
+      // A sub-handler's id is `<parent id>/<its id>`: a handler id with "/" could be one of them.
+      throw new RegistrationError(
+        `on.${kind} handler ${JSON.stringify(options.id)}: the id must not contain "/" (sub-handler ids are ` +
+          "<parent>/<child>)",
+      );
+    }
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
     for (const other of this.handlers) {
       if (other.id === id && other.kind === kind && this.parsed.get(other)!.text === wanted.text) {

@@ -72,7 +72,7 @@ async function runOne(
 ): Promise<ProgressRecord | undefined> {
   const { env, plan, state, body } = scope;
   const meta = body.metadata;
-  const registrations = openRegistrations(spec, ctx);
+  const registrations = openRegistrations(spec, ctx, env.ids);
   state.running = `${spec.id} on ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
   const began = performance.now();
   let outcome = await (tracing()

@@ -100,7 +100,7 @@ export class Indexes {
   readonly view: Readonly<Record<string, Index>>;
   private readonly kept = new Map<IndexSpec, ObjectIndex>();
   /** Streams of indexed resources not yet listed once (and not paused): what they are, since when. */
-  private readonly unlisted = new Map<object, { stream: string; indexes: string; since: number }>();
+  private readonly unlisted = new Map<object, { stream: string; indexes: string; resource: string; since: number }>();
   private readonly waiters = new Set<() => void>();
   /** Set once every start-up stream has listed: later streams do not hold handlers again. */
   private wasPrimed = false;
@@ -152,6 +152,7 @@ export class Indexes {
     let done = this.wasPrimed && !late;
     const what = {
       stream: resource ? `${resourceName(resource)}@${where}` : where,
+      resource: resource ? resourceName(resource) : where,
       indexes: this.specs
         .filter((spec) => !resource || selectorMatches(spec.wanted, resource))
         .map((spec) => spec.id)
@@ -193,12 +194,17 @@ export class Indexes {
 
   private warnUnlisted(): void {
     const now = performance.now();
-    for (const { stream, indexes, since } of this.unlisted.values()) {
+    for (const { stream, indexes, resource, since } of this.unlisted.values()) {
       if (now - since < this.warnEveryMs) continue;
-      this.logger.warn(
-        "handlers wait for the indexes to be primed: a stream has not completed its first LIST",
-        { indexes, stream, waitingSeconds: Math.round((now - since) / 1000) },
-      );
+      const waitingSeconds = Math.round((now - since) / 1000);
+      if (indexes === "") {
+        // No index of it: a resource watched whole (sharding), whose objects a reconcile's children are read from.
+        this.logger.warn("handlers wait for a reconcile's children: a stream watched whole has not completed its " +
+          "first LIST", { children: resource, stream, waitingSeconds });
+      } else {
+        this.logger.warn("handlers wait for the indexes to be primed: a stream has not completed its first LIST",
+          { indexes, stream, waitingSeconds });
+      }
     }
   }
 

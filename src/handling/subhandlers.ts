@@ -8,6 +8,7 @@
 
 import { PermanentError } from "../declaring/index.ts";
 import type { HandlerContext, HandlerSpec, SubhandlerOptions } from "../declaring/index.ts";
+import { progressKey } from "./progress.ts";
 
 /** What one call of a handler registered; `close()` when the call has returned. */
 export interface Registrations {
@@ -21,8 +22,11 @@ const ERROR_MODES: readonly unknown[] = ["temporary", "permanent", "ignored"];
 /**
  * Gives `ctx` its `subhandler` for the call of `parent` about to start. A wrong registration
  * throws a PermanentError from the call: the parent fails for good, as retrying would not fix it.
+ * `handlerIds` are the resource's handlers: a sub-handler must not share a progress record with one.
  */
-export function openRegistrations(parent: HandlerSpec, ctx: HandlerContext): Registrations {
+export function openRegistrations(
+  parent: HandlerSpec, ctx: HandlerContext, handlerIds: readonly string[],
+): Registrations {
   const specs: HandlerSpec[] = [];
   let open = true;
   ctx.subhandler = (id, fn, options = {}) => {
@@ -36,12 +40,29 @@ export function openRegistrations(parent: HandlerSpec, ctx: HandlerContext): Reg
     if (specs.some((s) => s.id === full)) {
       throw new PermanentError(`${where}: the id is registered twice in one call; give each sub-handler its own id`);
     }
+    refuseSharedKey(where, full, [parent.id, ...specs.map((s) => s.id), ...handlerIds]);
     specs.push({
       id: full, kind: parent.kind, selector: parent.selector, fn, options: checked(where, options),
       ...(parent.field ? { field: parent.field } : {}), order: parent.order,
     });
   };
   return { specs, close: () => void (open = false) };
+}
+
+/**
+ * Progress annotation keys are ids made qualified names ("/" and other characters become ".",
+ * ends trimmed), so two ids can map to one key and share one record: one would be taken as done
+ * while the other still retries. Refused, naming both, rather than made unique by a hash: the keys
+ * already stored on objects stay the ones read.
+ */
+function refuseSharedKey(where: string, full: string, others: readonly string[]): void {
+  const key = progressKey(full);
+  const other = others.find((id) => progressKey(id) === key);
+  if (other === undefined) return;
+  throw new PermanentError(
+    `${where}: its progress key ${key} is that of ${JSON.stringify(other)} (${JSON.stringify(full)} and ` +
+      `${JSON.stringify(other)} would share one record); give the sub-handler an id of letters and digits`,
+  );
 }
 
 /** The options, checked as a handler's are; anything else is refused by name. */

@@ -15,10 +15,11 @@
 export { run, type RunOptions, type RunReport, type StartedInfo } from "./operator.ts";
 export { FatalError, ExitCode } from "./exits.ts";
 export { loggerFor } from "./logging.ts";
-export { manifestObjects, withDefinitions, type Manifest } from "./manifests.ts";
+export { manifestCRDs, manifestObjects, withDefinitions, type Manifest } from "./manifests.ts";
 export { checkResourceKeys, enabledSelectors, enabledWebhooks } from "./resources.ts";
 export { watchResource } from "./handler-api.ts";
 export { resolveSettings, ConfigError, type Settings } from "../config/index.ts";
 export {
   Toggle, Logger, memorySink, stderrSink, type LogSink, type LogLevel, type LogFormat, type MemorySink,
+  type MemorySinkOptions,
 } from "../util/index.ts";

@@ -21,6 +21,14 @@ export function manifestObjects(manifests: Manifest[], which: "samples" | "defin
 }
 
 /**
+ * The CRDs among the manifests: what tells kobun.yaml's resource keys a resource's kind, singular
+ * and short names (`kobun manifests` and `run({ crds })` read the same).
+ */
+export function manifestCRDs(manifests: Manifest[]): KubeObject[] {
+  return manifestObjects(manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition");
+}
+
+/**
  * The manifests plus the CRDs of the resources defined in code (defineResource) that handlers
  * were registered for, unless a YAML file beside the handlers already defines that CRD.
  */

@@ -9,7 +9,7 @@ import { loginOf, probeValues, runCleanup, runStartup, StartupError } from "../a
 import { resolveSettings, type Settings } from "../config/index.ts";
 import { registry as defaultRegistry, type Registry } from "../declaring/index.ts";
 import { Indexes } from "../handling/index.ts";
-import { resourceName, type KubeClient, type Resource } from "../kube/index.ts";
+import { resourceName, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
 import { EventPoster } from "../posting/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
@@ -38,6 +38,11 @@ export interface RunOptions {
   client?: KubeClient;
   /** The handlers to run; the global registry that `on.*` fills when omitted. */
   registry?: Registry;
+  /**
+   * CRDs shipped beside the handlers (YAML; `kobun run` passes them): with those of defineResource,
+   * their kinds, singular and short names may key kobun.yaml's `resources:`, as in `kobun manifests`.
+   */
+  crds?: KubeObject[];
   /** Where the operator's lines go (e.g. `new Logger(memorySink("info"))`); default from `settings.logging`. */
   logger?: Logger;
   /**
@@ -82,7 +87,8 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
   const registry = options.registry ?? defaultRegistry;
   // Before connecting: a resource key naming no handler's resource (or several) is a config error;
   // the others are re-keyed by the selector they name.
-  const settings = checkResourceKeys(given, registry.selectors(), registry.aliases.all(), registry.definitions());
+  const crds = [...(options.crds ?? []), ...registry.definitions()];
+  const settings = checkResourceKeys(given, registry.selectors(), registry.aliases.all(), crds);
   const logger = options.logger ?? loggerFor(settings);
   const signal = options.signal ?? new AbortController().signal;
   const graceMs = settings.shutdown.gracePeriod * 1000;

@@ -19,6 +19,10 @@ export function selectorKey(selector: ResourceSelector): string {
 /** Selector text → the alias its handler module gave it (registry.aliases.all()). */
 export type AliasTable = ReadonlyMap<string, string>;
 
+/** Why a kind, singular or short name may name nothing: kobun learns them only from a CRD. */
+const NAMES_KNOWN = "; a kind, singular or short name is known only for a resource whose CRD kobun knows " +
+  "(defineResource, or a CRD file beside the handlers)";
+
 /** How a registered resource is named in messages: its selector, and its alias beside it. */
 const named = (text: string, aliases: AliasTable) =>
   (aliases.has(text) ? `${text} (alias ${aliases.get(text)})` : text);
@@ -44,15 +48,16 @@ export function checkResourceKeys(
     const where = { file: entryFile(entry), path: `resources.${entry.key}` };
     const found = resourcesNamed(entry.key, candidates);
     if (found.length > 1) {
-      issues.push(configIssue(where, `names ${found.length} registered resources (${found.join(", ")}): ` +
-        "write the one meant, e.g. with its group"));
+      issues.push(configIssue(where, `names ${found.length} registered resources ` +
+        `(${found.map((text) => named(text, aliases)).join(", ")}): write the one meant, e.g. with its group`));
     } else if (found.length === 0) {
       // A typo of the whole selector, of an alias, or of its resource name ("configmap" for "v1/configmaps").
       const byName = closestMatch(entry.key, names);
       const suggestion = closestMatch(entry.key, known)
         ?? (byName === undefined ? undefined : known[names.indexOf(byName)]);
       const hint = suggestion ? `; did you mean "${suggestion}"?` : "";
-      issues.push(configIssue(where, `no handler registers this resource${hint} (registered: ${registered})`));
+      issues.push(configIssue(where, `no handler registers this resource${hint} (registered: ${registered})` +
+        (/[./]/.test(entry.key) ? "" : NAMES_KNOWN)));
     } else {
       const earlier = byResource.get(found[0]!);
       if (earlier) {
@@ -130,8 +135,9 @@ export function disabledIndexes(
   const enabled = enabledOf(settings, indexes.map((i) => i.selector), aliases);
   return indexes.filter((i) => !enabled.has(i.selector)).map((i) => {
     const text = selectorKey(i.selector);
-    const entry = settings.resources[text] ? text : aliases.get(text) ?? text;
-    return { index: i.id, resource: named(text, aliases), key: `resources.${entry}.enabled` };
+    // The key as the file wrote it (checkResourceKeys re-keyed the entry by the selector it names).
+    const entry = settings.resources[text] ?? (aliases.has(text) ? settings.resources[aliases.get(text)!] : undefined);
+    return { index: i.id, resource: named(text, aliases), key: `resources.${entry?.key ?? text}.enabled` };
   });
 }
 

@@ -11,12 +11,16 @@ export interface EventsOptions {
   until?: (events: Event[]) => unknown;
   /** In ms; default the kit's timeout. */
   timeout?: number;
+  /** Where the Events are looked for; default the object's namespace, else the kit's. */
+  namespace?: string;
 }
 
 export interface EventsAbout {
   client: KubeClient;
   events: Resource;
   object: Pick<KubeObject, "kind" | "metadata">;
+  /** Where to look: the option, else the object's namespace, else the kit's. */
+  namespace: string;
   until?: (events: Event[]) => unknown;
   timeoutMs: number;
   signal: AbortSignal;
@@ -25,7 +29,8 @@ export interface EventsAbout {
 
 /** The object's Events now, or (with `until`) once they pass it. */
 export async function eventsAbout(e: EventsAbout): Promise<Event[]> {
-  const { namespace, selector } = selectorOf(e.object);
+  const { namespace } = e;
+  const selector = selectorOf(e.object);
   if (!e.until) {
     const list = await e.client.listAll(e.events, { namespace, fieldSelector: selector, signal: e.signal });
     return ordered(list.items as Event[]);
@@ -34,7 +39,15 @@ export async function eventsAbout(e: EventsAbout): Promise<Event[]> {
   const signal = AbortSignal.any([e.signal, timeout]);
   const seen = new Map<string, Event>();
   let listed = false;
-  const passes = () => Boolean(e.until!(ordered([...seen.values()])));
+  let conditionError: unknown;
+  const passes = () => {
+    try {
+      return Boolean(e.until!(ordered([...seen.values()])));
+    } catch (error) {
+      conditionError = error; // a condition that throws (on no Events yet, say) is "not yet"; shown at the timeout
+      return false;
+    }
+  };
   try {
     const watched = { namespace, fieldSelector: selector };
     for await (const event of watchResource(e.client, e.events, watched, signal, e.logger)) {
@@ -49,19 +62,21 @@ export async function eventsAbout(e: EventsAbout): Promise<Event[]> {
   }
   if (e.signal.aborted) throw e.signal.reason;
   const got = ordered([...seen.values()]).map((ev) => `${ev.type} ${ev.reason}: ${ev.message}`);
+  const why = conditionError instanceof Error ? conditionError.message : String(conditionError);
   throw new Error(
     `events(${describeObject(e.object)}): ${String(e.until)} not true after ${e.timeoutMs} ms; ` +
-      `${got.length} Events: ${JSON.stringify(got)}`,
+      `${got.length} Events in ${namespace}: ${JSON.stringify(got)}` +
+      (conditionError === undefined ? "" : `; the condition last threw: ${why}`),
   );
 }
 
-/** Events about an object are in its namespace (a cluster-scoped object's: any), found by its uid or its name. */
-function selectorOf(object: EventsAbout["object"]): { namespace: string | null; selector: string } {
-  const { uid, name, namespace } = object.metadata ?? {};
+/** Events about an object are found by its uid, or by its name and kind. */
+function selectorOf(object: EventsAbout["object"]): string {
+  const { uid, name } = object.metadata ?? {};
   if (!uid && !name) throw new Error("events(object): the object needs metadata.uid or metadata.name");
   const fields = uid ? [`involvedObject.uid=${uid}`] : [`involvedObject.name=${name}`];
   if (!uid && object.kind) fields.push(`involvedObject.kind=${object.kind}`);
-  return { namespace: namespace ?? null, selector: fields.join(",") };
+  return fields.join(",");
 }
 
 function describeObject(object: EventsAbout["object"]): string {

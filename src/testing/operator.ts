@@ -184,6 +184,7 @@ export class TestOperator {
   async events(object: Pick<KubeObject, "kind" | "metadata">, o: EventsOptions = {}): Promise<Event[]> {
     return eventsAbout({
       client: this.client, events: await this.resolve("v1/events"), object, until: o.until,
+      namespace: o.namespace ?? object.metadata?.namespace ?? this.namespace,
       timeoutMs: o.timeout ?? this.parts.timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
     });
   }

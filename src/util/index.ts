@@ -11,7 +11,7 @@ export { CompactMap } from "./compact-map.ts";
 export { withoutRepeats } from "./log-repeats.ts";
 export {
   Logger, memorySink, silentLogger, stderrSink, teeSink, type LogFields, type LogFormat, type LogLevel, type LogSink,
-  type MemorySink,
+  type MemorySink, type MemorySinkOptions,
 } from "./log.ts";
 export { Nudge } from "./nudge.ts";
 export { parserComplaint, withoutCredentials } from "./redact.ts";

@@ -134,9 +134,9 @@ export function stderrSink(level: LogLevel = "info", format: LogFormat = "plain"
   };
 }
 
-/** A sink that keeps every line in memory, and can be awaited for a line to come. */
+/** A sink that keeps lines in memory (every one, or the last `max`), and can be awaited for a line to come. */
 export interface MemorySink extends LogSink {
-  /** The lines so far, oldest first (formatted as the sink's `format` says). */
+  /** The lines so far (the last `max` of them when given), oldest first (formatted as the sink's `format` says). */
   readonly lines: string[];
   /**
    * Resolves with the first line, written already or to come, that matches `pattern` (a RegExp, or
@@ -146,11 +146,26 @@ export interface MemorySink extends LogSink {
   until(pattern: RegExp | string, o?: { timeout?: number; signal?: AbortSignal }): Promise<string>;
 }
 
+/** How many lines a memory sink keeps. */
+export interface MemorySinkOptions {
+  /**
+   * Keep only the last `max` lines (older ones dropped as new ones come). Unset: every line, as a
+   * test wants; a long-running `run()` embedder gives one (say 1000), else memory grows with the log.
+   */
+  max?: number;
+}
+
 /**
  * A sink that keeps lines in memory: for tests (`kit.logs`) and for `run()` embedders that route
- * logs elsewhere: `run({ logger: new Logger(memorySink("info")) })`.
+ * logs elsewhere: `run({ logger: new Logger(memorySink("info", "plain", { max: 1000 })) })`.
  */
-export function memorySink(level: LogLevel = "debug", format: LogFormat = "plain"): MemorySink {
+export function memorySink(
+  level: LogLevel = "debug", format: LogFormat = "plain", options: MemorySinkOptions = {},
+): MemorySink {
+  const { max } = options;
+  if (max !== undefined && !(Number.isInteger(max) && max >= 1)) {
+    throw new Error(`memorySink: max must be a whole number of lines ≥ 1 (got ${String(max)})`);
+  }
   const lines: string[] = [];
   /** The pending `until`s: each is told every new line (and removes itself once it matched). */
   const waiting = new Set<(line: string) => void>();
@@ -158,6 +173,7 @@ export function memorySink(level: LogLevel = "debug", format: LogFormat = "plain
     level, format, lines,
     write(line) {
       lines.push(line);
+      if (max !== undefined && lines.length > max) lines.splice(0, lines.length - max);
       for (const heard of [...waiting]) heard(line);
     },
     until(pattern, o = {}) {

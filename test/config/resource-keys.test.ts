@@ -40,6 +40,14 @@ test("a key whose group or version is not the selector's names nothing; one nami
   expect(keyNames("bad//key", jobs)).toBe(false);
   const otherJobs: KeyCandidate = { text: "jobs.example.com/v1", group: "example.com", version: "v1", plural: "jobs" };
   expect(resourcesNamed("jobs", [jobs, otherJobs]).sort()).toEqual(["batch/v1/jobs", "jobs.example.com/v1"]);
-  // The exact selector or alias wins over a form that would name another too.
+  // The exact selector wins over a form that would name another too.
   expect(resourcesNamed("batch/v1/jobs", [jobs, otherJobs])).toEqual(["batch/v1/jobs"]);
+});
+
+test("an alias that is also a kubectl form of another resource's name names both (ambiguous), not the alias's alone", () => {
+  const gadgets: KeyCandidate = { text: "gadgets.x.io/v1", alias: "widgets", group: "x.io", version: "v1", plural: "gadgets" };
+  const widgets: KeyCandidate = { text: "widgets.y.io/v1", group: "y.io", version: "v1", plural: "widgets" };
+  expect(resourcesNamed("widgets", [gadgets, widgets])).toEqual(["gadgets.x.io/v1", "widgets.y.io/v1"]);
+  expect(resourcesNamed("widgets.y.io", [gadgets, widgets])).toEqual(["widgets.y.io/v1"]);
+  expect(resourcesNamed("widgets", [gadgets])).toEqual(["gadgets.x.io/v1"]); // an alias naming one is its
 });

@@ -45,6 +45,17 @@ describe("defineResource writes what a CRD can say", () => {
     expect(specOf(Type.Literal(3))).toEqual({ type: "number", enum: [3] });
   });
 
+  test("a single nullable member carrying an enum (a Literal, a literal union, Type.Enum) gets the flat form: a pattern", () => {
+    const Phase = Type.Union([Type.Literal("Running"), Type.Literal("Done")]);
+    expect(specOf(Type.Union([Type.Literal("on"), Type.Null()]))).toEqual({ type: "string", nullable: true, pattern: "^(on)$" });
+    expect(specOf(Type.Union([Phase, Type.Null()]))).toEqual({ type: "string", nullable: true, pattern: "^(Running|Done)$" });
+    expect(specOf(Type.Union([Type.Enum(["x", "y"]), Type.Null()]))).toEqual({ type: "string", nullable: true, pattern: "^(x|y)$" });
+    expect(specOf(Type.Union([Type.Literal("a", { description: "mode" }), Type.Null()])))
+      .toEqual({ type: "string", description: "mode", nullable: true, pattern: "^(a)$" });
+    expect(refusal(Type.Union([Type.Enum([1, 2]), Type.Null()]))).toMatch(/: spec\.x: a nullable enum has a CRD form only for strings/);
+    expect(refusal(Type.Union([Type.Literal(true), Type.Null()]))).toMatch(/: spec\.x: a nullable enum has a CRD form only for strings/);
+  });
+
   test("Integer | String is int-or-string; a union of objects merges; Intersect merges; Unknown keeps anything", () => {
     expect(specOf(Type.Union([Type.Integer(), Type.String()]))).toEqual({ "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] });
     expect(specOf(Type.Union([Type.Object({ a: Type.String(), c: Type.Integer() }), Type.Object({ b: Type.Number(), c: Type.Integer() })])))

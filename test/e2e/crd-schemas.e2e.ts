@@ -21,6 +21,9 @@ function everything(group: string) {
     limits: Type.Optional(Type.Record(Type.String(), Type.Object({ cpu: Type.Integer({ format: "int32" }) }))),
     owner: Type.Union([Type.String({ $id: "Owner" }), Type.Null()]),
     mode: Type.Union([Type.Literal("full"), Type.Literal("delta"), Type.Null()]),
+    switch: Type.Optional(Type.Union([Type.Literal("on"), Type.Null()])),
+    phase: Type.Optional(Type.Union([Type.Union([Type.Literal("up"), Type.Literal("down")]), Type.Null()])),
+    pick: Type.Optional(Type.Union([Type.Enum(["x", "y"]), Type.Null()])),
     level: Type.Optional(Type.Enum([1, 2, 3])),
     kind: Type.Optional(Type.Literal("gadget")),
     port: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
@@ -134,7 +137,7 @@ describe.each(selectedTargets())("CRD schemas from TypeBox against %s", (targetN
       const refused = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "bad" }, spec: { labels: { a: 1 }, owner: null, mode: null } });
       expect(refused.status).toBe(422);
       expect(((await refused.json()) as { message: string }).message).toContain(`spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"`);
-      const bounded = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "edge" }, spec: { labels: {}, owner: null, mode: null, ratio: 1 } });
+      const bounded = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "edge" }, spec: { labels: {}, owner: null, mode: null, switch: null, phase: null, pick: null, ratio: 1 } });
       expect(`${bounded.status} ${((await bounded.json()) as { message: string }).message}`)
         .toBe(`422 Gadget.${group} "edge" is invalid: spec.ratio: Invalid value: 1: spec.ratio in body should be less than 1`);
       const notListed = await rawRequest(client, "POST", `/apis/${group}/v1/namespaces/default/gadgets`, { apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "other" }, spec: { labels: {}, owner: null, mode: "bogus" } });

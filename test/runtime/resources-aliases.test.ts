@@ -46,7 +46,8 @@ test("an unknown key is answered with the registered selectors and their aliases
   const error = await run({ settings: settingsFrom("resources:\n  mapz: {}"), registry, logger: new Logger(memorySink("error")) }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ConfigError);
   expect((error as ConfigError).issues.map((issue) => issue.line)).toEqual([
-    'kobun.yaml:4: resources.mapz: no handler registers this resource; did you mean "maps"? (registered: configmaps (alias maps), secrets)',
+    'kobun.yaml:4: resources.mapz: no handler registers this resource; did you mean "maps"? (registered: configmaps (alias maps), secrets)' +
+      "; a kind, singular or short name is known only for a resource whose CRD kobun knows (defineResource, or a CRD file beside the handlers)",
   ]);
 });
 

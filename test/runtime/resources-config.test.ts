@@ -34,7 +34,8 @@ test("a resource key no handler registers is a config error naming the file, the
     const error = await run({ settings, client, registry: twoResources(), logger: new Logger(memorySink("error")), onStarted: () => (started = true) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).issues.map((issue) => issue.line)).toEqual([
-      'kobun.yaml:4: resources.configmap: no handler registers this resource; did you mean "v1/configmaps"? (registered: v1/configmaps, secrets)',
+      'kobun.yaml:4: resources.configmap: no handler registers this resource; did you mean "v1/configmaps"? (registered: v1/configmaps, secrets)' +
+        "; a kind, singular or short name is known only for a resource whose CRD kobun knows (defineResource, or a CRD file beside the handlers)",
       "kobun.yaml:5: resources.widgets.example.com: no handler registers this resource (registered: v1/configmaps, secrets)",
     ]);
     expect(started).toBe(false);

@@ -53,6 +53,36 @@ test("events with until times out naming the object, the condition and the Event
   await kit.events(release, { until: (list) => list.length >= 2 });
   const error = await kit.events(release, { until: (list) => list.some((e) => e.reason === "Never"), timeout: 300 })
     .catch((e: Error) => e);
-  expect((error as Error).message).toStartWith("events(Release default/quiet): (list) => list.some((e) => e.reason === \"Never\") not true after 300 ms; 2 Events: ");
+  expect((error as Error).message).toStartWith("events(Release default/quiet): (list) => list.some((e) => e.reason === \"Never\") not true after 300 ms; 2 Events in default: ");
   expect((error as Error).message).toContain("Normal Released: version 1.0 is out");
+});
+
+test("a condition that throws counts as \"not yet\" (as until's does); the timeout says what it last threw", async () => {
+  const { registry, Releases } = announcer();
+  await using kit = await startOperator({ registry, logLevel: "silent" });
+  const release = await kit.apply(Releases, { metadata: { name: "thrower" }, spec: { version: "1.0" } });
+  // Throws on the empty list a watch starts with, until the first Event arrives.
+  const events = await kit.events(release, { until: (list) => list[0]!.reason === "Released" && list.length >= 2 });
+  expect(events.map((e) => e.reason)).toEqual(["Released", "Logging"]);
+  const error = await kit.events(release, { until: (list) => list[5]!.reason === "Never", timeout: 300 }).catch((e: Error) => e);
+  expect((error as Error).message).toContain("not true after 300 ms; 2 Events in default: ");
+  expect((error as Error).message).toMatch(/; the condition last threw: .*undefined/);
+});
+
+test("events look in the object's namespace, else the kit's, not in every namespace", async () => {
+  const { registry, Releases } = announcer();
+  await using kit = await startOperator({ registry, logLevel: "silent", namespace: "team-a" });
+  await kit.apply(Releases, { metadata: { name: "same" }, spec: { version: "1.0" } });
+  // An Event about a namesake in another namespace, posted by someone else.
+  const core = { group: "", version: "v1", namespaced: true, statusSubresource: false };
+  await kit.client.create({ ...core, plural: "namespaces", kind: "Namespace", namespaced: false }, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-b" } });
+  const stranger = {
+    apiVersion: "v1", kind: "Event", metadata: { name: "same.elsewhere", namespace: "team-b" }, reason: "Elsewhere", message: "not this one",
+    type: "Normal", involvedObject: { kind: "Release", name: "same", namespace: "team-b" }, firstTimestamp: new Date(0).toISOString(),
+  };
+  await kit.client.create({ ...core, plural: "events", kind: "Event" }, "team-b", stranger);
+  const byName = { kind: "Release", metadata: { name: "same" } }; // no namespace: the kit's
+  const events = await kit.events(byName, { until: (list) => list.length >= 2 });
+  expect(events.map((e) => `${e.metadata.namespace} ${e.reason}`)).toEqual(["team-a Released", "team-a Logging"]);
+  expect((await kit.events(byName, { namespace: "team-b" })).map((e) => e.reason)).toEqual(["Elsewhere"]);
 });

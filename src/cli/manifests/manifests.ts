@@ -15,7 +15,7 @@ import { registry, type Registry } from "../../declaring/index.ts";
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import { peeringCRDs } from "../../peering/index.ts";
 import {
-  checkResourceKeys, enabledSelectors, enabledWebhooks, manifestObjects, withDefinitions, type Manifest,
+  checkResourceKeys, enabledSelectors, enabledWebhooks, manifestCRDs, withDefinitions, type Manifest,
 } from "../../runtime/index.ts";
 import { parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
@@ -37,12 +37,14 @@ export interface ManifestOptions {
   aliases?: ReadonlyMap<string, string>;
   /** The resources only indexes read (registry.watchedOnly()). */
   watched?: ResourceSelector[];
+  /** The resources only on.event handlers handle (eventOnly()): patched only to release a leftover finalizer. */
+  eventOnly?: ResourceSelector[];
   manifests: Manifest[];
 }
 
 export function renderManifests(options: ManifestOptions): string {
   const { name, namespace, image } = options;
-  const crds = handlerCRDs(options.manifests);
+  const crds = manifestCRDs(options.manifests);
   // kobun.yaml's resources: a key naming no registered resource is an error here too (the others are
   // re-keyed by the selector they name); disabled resources get no grants.
   const settings = checkResourceKeys(options.settings, options.selectors, options.aliases, crds);
@@ -51,8 +53,8 @@ export function renderManifests(options: ManifestOptions): string {
   // Resources with namespaces of their own are granted there (rbac.ts).
   const apart = new Map(enabled.flatMap(({ selector, config }) =>
     config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : []));
-  const watched = options.watched ? { watched: options.watched } : {};
-  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, ...watched });
+  const { watched, eventOnly } = options;
+  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, watched, eventOnly });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
   const admissions = {
@@ -102,9 +104,6 @@ function selectorNotes(settings: Settings): string {
   ].join("\n");
 }
 
-function handlerCRDs(manifests: Manifest[]): KubeObject[] {
-  return manifestObjects(manifests, "definitions").filter((o) => o.kind === "CustomResourceDefinition");
-}
 
 export async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
   const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), {
@@ -123,7 +122,8 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       settings,
       selectors: registry.selectors(),
       aliases: registry.aliases.all(),
-      watched: [...registry.watchedOnly(), ...eventOnly()],
+      watched: registry.watchedOnly(),
+      eventOnly: eventOnly(),
       children: registry.children(),
       manifests,
     }),
@@ -131,7 +131,10 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   return 0;
 }
 
-/** The resources only on.event handlers handle: they write nothing to them (no progress, results or finalizers). */
+/**
+ * The resources only on.event handlers handle: they write no progress, results or finalizers, but
+ * a kobun finalizer left by handlers that no longer match is released (a PATCH).
+ */
 export function eventOnly(from: Registry = registry): ResourceSelector[] {
   const text = (selector: ResourceSelector) => parseSelector(selector).text;
   const writing = new Set([

@@ -46,11 +46,13 @@ export interface RbacInput {
    * handled objects are.
    */
   children?: ResourceSelector[];
-  /**
-   * Of `selectors`, those nothing writes: read by indexes (`on.index`) or a reconcile's `watches`, or
-   * handled by on.event handlers alone (they patch nothing): get/list/watch, never patch.
-   */
+  /** Of `selectors`, those nothing writes: read by indexes (`on.index`) or a reconcile's `watches`. */
   watched?: ResourceSelector[];
+  /**
+   * Of `selectors`, those handled by on.event handlers alone: read, and patched only to release a
+   * kobun finalizer left by handlers that no longer match (else the object stays Terminating); no /status.
+   */
+  eventOnly?: ResourceSelector[];
   /** Of `selectors`, those kobun.yaml gives namespaces of their own (config's resourceNamespaces). */
   apart?: Map<ResourceSelector, NamespaceSettings>;
 }
@@ -78,7 +80,7 @@ export function grantedName(
 
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
 export function rbacRules(input: RbacInput): RbacRules {
-  const { settings, selectors, crds, children = [], watched = [], apart = new Map() } = input;
+  const { settings, selectors, crds, children = [], watched = [], eventOnly = [], apart = new Map() } = input;
   const rules: RbacRules = {
     namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [],
   };
@@ -96,9 +98,11 @@ export function rbacRules(input: RbacInput): RbacRules {
       rules.apart.push({ namespaces: own, rules: where });
       followGlobs(rules, own);
     } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
-    if (watched.includes(selector)) {
-      // Only read (an index, on.event handlers): listed and watched, never written.
-      where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch"] });
+    const released = eventOnly.includes(selector);
+    if (watched.includes(selector) || released) {
+      // Only read (an index, a reconcile's watches), or patched only to release a leftover finalizer.
+      const verbs = released ? ["get", "list", "watch", "patch"] : ["get", "list", "watch"];
+      where.push({ apiGroups: [group], resources: [plural], verbs });
       continue;
     }
     // The engine only reads, watches and merge-patches (results, progress, finalizers).

@@ -6,7 +6,7 @@
 // `kobun run`: the operator against a cluster (kubeconfig, context, or in-cluster).
 
 import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "../../config/index.ts";
-import { run } from "../../runtime/index.ts";
+import { manifestCRDs, run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import type { Embedded } from "../handlers.ts";
 import { stopSignal } from "./signals.ts";
@@ -17,15 +17,17 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
   const file = flags.config ?? (await findConfigFile(process.cwd())) ?? undefined;
   const fileData = file !== undefined ? await readConfigFile(file) : undefined;
   const settings = resolveSettings({ flags, file, fileData, env: process.env });
+  let manifests = embedded.manifests;
   if (!embedded.handlersLoaded) {
     // Imported only here: a compiled binary has its handlers built in, and this module's node:fs costs it ≈ 2 MB.
     const { defaultHandlerPaths, loadHandlers } = await import("../handlers.ts");
-    await loadHandlers(defaultHandlerPaths(positionals));
+    manifests = await loadHandlers(defaultHandlerPaths(positionals));
   }
   const stop = stopSignal();
   try {
     // run()'s logger: loggerFor(settings)
-    await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined });
+    const crds = manifestCRDs(manifests); // their names key kobun.yaml's resources, as in `kobun manifests`
+    await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined, crds });
     return ExitCode.ok;
   } finally {
     stop.dispose();

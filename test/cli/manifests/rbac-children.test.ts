@@ -49,6 +49,16 @@ test("a child that is not a resource selector is refused when the handler is reg
   expect(() => registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "b", children: "configmaps" as never })).toThrow(/children must be a list/);
 });
 
+/** The Role of team-a, granted as `kobun manifests` grants: indexes' resources read, event-only ones told apart. */
+function servedRole(registry: Registry): any {
+  const text = renderManifests({
+    name: "op", namespace: "ops", image: "op:1", settings: resolveSettings({ flags: { standalone: true, namespaces: ["team-a"] } }),
+    selectors: registry.selectors(), children: registry.children(), manifests: [],
+    watched: registry.watchedOnly(), eventOnly: eventOnly(registry),
+  });
+  return parseAllDocuments(text).map((d) => d.toJS()).find((d) => d.kind === "Role");
+}
+
 test("a resource handled only by on.event and read by an index, and a child besides, is one rule: no /status nothing writes", () => {
   // The kubebuilder book's CronJob operator: Jobs are created as children, watched by an index and events.
   const registry = new Registry();
@@ -56,16 +66,25 @@ test("a resource handled only by on.event and read by an index, and a child besi
   registry.on.event("batch/v1/jobs", () => {}, { id: "seen" });
   registry.on.index("batch/v1/jobs", ({ name }) => ({ [name]: true }), { id: "jobs" });
   expect(eventOnly(registry)).toEqual(["batch/v1/jobs"]);
-  const text = renderManifests({
-    name: "op", namespace: "ops", image: "op:1", settings: resolveSettings({ flags: { standalone: true, namespaces: ["team-a"] } }),
-    selectors: registry.selectors(), children: registry.children(), manifests: [],
-    watched: [...registry.watchedOnly(), ...eventOnly(registry)],
-  });
-  const [role] = parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d.kind === "Role");
+  const role = servedRole(registry);
   const batch = role.rules.filter((r: any) => r.apiGroups.includes("batch"));
   expect(batch).toEqual([
     { apiGroups: ["batch"], resources: ["cronjobs"], verbs: ["get", "list", "watch", "patch"] },
     { apiGroups: ["batch"], resources: ["cronjobs/status"], verbs: ["patch"] },
-    { apiGroups: ["batch"], resources: ["jobs"], verbs: ["get", "list", "watch", "create", "update", "patch", "delete"] },
+    { apiGroups: ["batch"], resources: ["jobs"], verbs: ["get", "list", "watch", "patch", "create", "update", "delete"] },
+  ]);
+});
+
+test("a resource only on.event handles may be patched (a leftover kobun finalizer is released), never its /status", () => {
+  const registry = new Registry();
+  registry.on.event("v1/configmaps", () => {}, { id: "seen" });
+  registry.on.index("v1/secrets", ({ name }) => ({ [name]: true }), { id: "names" });
+  registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a" });
+  expect(eventOnly(registry)).toEqual(["v1/configmaps"]);
+  const role = servedRole(registry);
+  const core = role.rules.filter((r: any) => r.apiGroups.includes("") && !r.resources.includes("events"));
+  expect(core).toEqual([
+    { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch", "patch"] },
+    { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
   ]);
 });

@@ -74,7 +74,11 @@ test("init accepts a directory holding only what `npm install kobun` left, keepi
 test("init after `npm init -y` merges into its package.json: the name, version and license kept, what kobun needs added", async () => {
   const target = join(tempDir(), "my-op");
   mkdirSync(target);
-  const npmInit = Bun.spawnSync(["npm", "init", "-y"], { cwd: target, env: { PATH: process.env.PATH ?? "", HOME: tempDir() } });
+  // No network: npm's update check, funding and audit notices off (the check alone took ~4.9 s here).
+  const quiet = { npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
+  const npmInit = Bun.spawnSync(["npm", "init", "-y"], {
+    cwd: target, env: { PATH: process.env.PATH ?? "", HOME: tempDir(), ...quiet }, timeout: 20_000,
+  });
   expect(npmInit.exitCode).toBe(0);
   const before = JSON.parse(readFileSync(join(target, "package.json"), "utf8"));
   expect(before.scripts.test).toContain("no test specified");
@@ -98,7 +102,7 @@ test("init after `npm init -y` merges into its package.json: the name, version a
   expect(out).toContain("main index.js removed (no such file)");
   expect(readFileSync(join(target, "README.md"), "utf8")).toStartWith("# my-op\n");
   expect(statSync(join(target, "node_modules/kobun")).isDirectory()).toBe(true);
-});
+}, 40_000); // npm init (bounded at 20 s) and kobun init, on a loaded machine
 
 test("a merge keeps the author's own scripts and dependency versions, and --name still names the package", async () => {
   const target = tempDir();
