@@ -9,7 +9,7 @@ import { registry as defaultRegistry } from "../declaring/index.ts";
 import { isNotFound } from "../kube/index.ts";
 import { KubeClient } from "../kube/index.ts";
 import { applyManifests, startSandbox } from "../runtime/dev.ts";
-import { run, withDefinitions, type Manifest } from "../runtime/index.ts";
+import { manifestCRDs, run, withDefinitions, type Manifest } from "../runtime/index.ts";
 import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from "../util/index.ts";
 import type { LogLevel, LogSink, MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
@@ -92,7 +92,9 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     const ready = new Promise<void>((resolve) => (started = resolve));
     const memo = options.memo ?? {};
     restoreClock = clock ? useClock(clock) : noop;
-    const running = run({ signal: stop.signal, settings, registry, logger, memo, onReady: () => started() }).then(
+    // The CRD files' names key kobun.yaml's resources (flags.config) as in `kobun run`.
+    const crds = manifestCRDs(manifests);
+    const running = run({ signal: stop.signal, settings, registry, logger, memo, crds, onReady: () => started() }).then(
       () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
       (error) => {
         if (!(error instanceof Error)) return failure.abort(error);
