@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Logger, resolveSettings, run, type MemorySink, type Registry, type Toggle } from "kobun";
-import { startSandbox, type Sandbox } from "kobun/sandbox";
+import { startSandbox, type Sandbox, type SandboxOptions } from "kobun/sandbox";
 import { startOperator, type TestOperator, type TestOperatorOptions } from "kobun/testing";
 import YAML from "yaml";
 
@@ -56,12 +56,12 @@ export function hasEvent(events: KubeEvent[], message: string, type?: string): b
 }
 
 /**
- * A sandbox with crd.yaml (and the CRD files `more`) installed, for the examples that run the operator more than once
+ * A sandbox (started with `options`) with crd.yaml (and the CRD files `more`) installed, for the examples that run the operator more than once
  * against the same API server (a restart, two peers, an embedding), where `startOperator`
  * (one sandbox per operator) does not fit.
  */
-export async function sandboxWithCrd(more: string[] = []): Promise<Sandbox> {
-  const sandbox = await startSandbox();
+export async function sandboxWithCrd(more: string[] = [], options: SandboxOptions = {}): Promise<Sandbox> {
+  const sandbox = await startSandbox(options);
   for (const file of [CRD, ...more]) {
     for (const crd of YAML.parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS())) {
       if (crd) await request(sandbox, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
@@ -143,6 +143,11 @@ export function examplesPath(name?: string): string {
 /** `message` as a pattern matching a plain log line that says exactly it (at any level, before its fields). */
 export function logLine(message: string): RegExp {
   return new RegExp(`^\\S+ (DEBUG|INFO |WARN |ERROR) ${RegExp.escape(message)}( |$)`);
+}
+
+/** A plain log line's message: after its time and level, before its fields (` key=value`). */
+export function logMessage(line: string): string {
+  return line.replace(/^\S+ \S+ +/, "").replace(/ [\w.-]+=.*$/, "");
 }
 
 /** When a plain log line was written (its leading time), in ms since the epoch. */

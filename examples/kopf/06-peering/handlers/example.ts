@@ -2,10 +2,9 @@
 // peering see each other, and one of a higher priority (a developer's, with Kopf's `--dev`)
 // freezes the others until it exits: `kobun run --dev` (or `kobun dev --dev`), as `kopf run --dev`.
 import { Registry } from "kobun";
-import { Journal, KopfExamples } from "../../kopf.ts";
+import { KopfExamples } from "../../kopf.ts";
 
 export const registry = new Registry();
 const { on } = registry;
-export const journal = new Journal();
 
-on.create(KopfExamples, ({ name }) => journal.write(`created ${name}`), { id: "create_fn" });
+on.create(KopfExamples, ({ name, logger }) => logger.info(`created ${name}`), { id: "create_fn" });

@@ -3,14 +3,12 @@
 // only while a field has a value.
 // Written as Kopf's: label and annotation callbacks get the value and the handler's context;
 // `field`/`value` on creation handlers and on the daemon; `field`/`old`/`new` on an update handler.
-import { ABSENT, PRESENT, Registry } from "kobun";
-import { sleep } from "../../workarounds.ts";
-import { Journal, KopfExamples } from "../../kopf.ts";
+import { ABSENT, PRESENT, Registry, sleep, type Logger } from "kobun";
+import { KopfExamples } from "../../kopf.ts";
 
 export const registry = new Registry();
 const { on } = registry;
-export const journal = new Journal();
-const say = (line: string) => () => journal.write(line);
+const say = (line: string) => ({ logger }: { logger: Logger }) => logger.info(line);
 
 on.create(KopfExamples, say("Label is matching."), { id: "labels_matching", labels: { somelabel: "somevalue" } });
 on.create(KopfExamples, say("Label is present."), { id: "labels_present", labels: { somelabel: PRESENT } });
@@ -52,10 +50,10 @@ on.update(KopfExamples, say("Field change is satisfied."), {
   id: "update_with_field_change_satisfied", field: "spec.field", old: "value", new: "changed",
 });
 
-on.daemon(KopfExamples, async ({ signal }) => {
+on.daemon(KopfExamples, async ({ logger, signal }) => {
   while (!signal.aborted) {
-    journal.write("Field daemon is satisfied.");
+    logger.info("Field daemon is satisfied.");
     await sleep(1, signal);
   }
-  journal.write("Field daemon has stopped.");
+  logger.info("Field daemon has stopped.");
 }, { id: "daemon_with_field", field: "spec.field", value: "value" });

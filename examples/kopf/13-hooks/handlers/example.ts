@@ -2,8 +2,7 @@
 // of them fails three times with a TemporaryError, retried after its delay, before it succeeds);
 // a login handler gives the credentials; probes add values to /healthz; an event handler starts
 // a background task per Pod, and the cleanup handler asks them all to stop at shutdown.
-import { Registry, TemporaryError, resource, type Logger } from "kobun";
-import { sleep } from "../../workarounds.ts";
+import { Registry, TemporaryError, resource, sleep, type Logger } from "kobun";
 
 export const registry = new Registry();
 const { on } = registry;

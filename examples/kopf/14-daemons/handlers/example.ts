@@ -7,8 +7,7 @@
 // `ctx.stopped`, which aborts as soon as the daemon is asked to stop. The second is async (Kopf
 // cancels it `cancellation_backoff` seconds after asking): here it waits on `ctx.signal`, which
 // aborts `cancellationBackoff` seconds after `ctx.stopped`.
-import { Registry, TemporaryError } from "kobun";
-import { sleep } from "../../workarounds.ts";
+import { Registry, TemporaryError, sleep } from "kobun";
 import { KopfExamples } from "../../kopf.ts";
 
 export const registry = new Registry();

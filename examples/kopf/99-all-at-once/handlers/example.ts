@@ -1,34 +1,28 @@
 // Kopf's 99-all-at-once: most kinds of handler in one operator. Startup handlers (one slow, one
 // retried), a slow cleanup; creation handlers that post Events, fail once and succeed on the
 // retry, and make a labelled child Pod; update, field and deletion handlers; an event handler
-// for the Pods with that label.
-//
-// Workarounds (marked "issue 33" where issue 33 brings the native form):
-// - startup handlers are not retried: the retried one loops on its own (`retriedStartup`).
-import { label, Registry, TemporaryError, resource, type KubeObject, type Pod } from "kobun";
-import { Journal, KopfExamples } from "../../kopf.ts";
-import { retriedStartup, sleep } from "../../workarounds.ts";
-
-export const journal = new Journal();
+// for the Pods with that label. Each says what it does in the operator's log, as Kopf's.
+import { label, Registry, TemporaryError, resource, sleep, type KubeObject, type Pod } from "kobun";
+import { KopfExamples } from "../../kopf.ts";
 
 /** Registers the handlers with Kopf's seconds (its waits, the retry's backoff) times `scale`. */
 export function allAtOnce(registry: Registry, scale = 1): Registry {
   const { on } = registry;
   const seconds = (n: number) => Number((n * scale).toFixed(3));
-  on.startup(async ({ signal }) => {
-    journal.write(`Starting in ${seconds(1)}s...`);
+  on.startup(async ({ logger, signal }) => {
+    logger.info(`Starting in ${seconds(1)}s...`);
     await sleep(seconds(1), signal);
   }, { id: "startup_fn_simple" });
 
-  on.startup((ctx) => retriedStartup(ctx, ({ retry }) => { // issue 33: on.startup retried, with ctx.retry
+  on.startup(({ retry, logger }) => {
     if (retry < 3) throw new TemporaryError(`Going to succeed in ${3 - retry}s`, { delay: seconds(1) });
-    journal.write("Starting retried...");
-  }, { delay: seconds(1) }), { id: "startup_fn_retried" });
+    logger.info("Starting retried...");
+  }, { id: "startup_fn_retried" });
 
-  on.cleanup(async ({ signal }) => {
-    journal.write(`Cleaning up in ${seconds(3)}s...`);
+  on.cleanup(async ({ logger, signal }) => {
+    logger.info(`Cleaning up in ${seconds(3)}s...`);
     await sleep(seconds(3), signal);
-    journal.write("Cleaned up.");
+    logger.info("Cleaned up.");
   }, { id: "cleanup_fn" });
 
   on.create(KopfExamples, ({ event }) => {
@@ -45,12 +39,12 @@ export function allAtOnce(registry: Registry, scale = 1): Registry {
     return { "job2-status": 100 };
   }, { id: "create_2", backoff: seconds(60) });
 
-  on.update(KopfExamples, ({ diff }) => {
-    journal.write(`Handling the diff: ${JSON.stringify(diff.map(({ op, path, old, new: now }) => [op, path, old, now]))}`);
+  on.update(KopfExamples, ({ diff, logger }) => {
+    logger.info(`Handling the diff: ${JSON.stringify(diff.map(({ op, path, old, new: now }) => [op, path, old, now]))}`);
   }, { id: "update" });
 
-  on.field(KopfExamples, { field: "spec.lst", id: "update_lst" }, ({ old, new: now }) => {
-    journal.write(`Handling the FIELD = ${JSON.stringify(old)} -> ${JSON.stringify(now)}`);
+  on.field(KopfExamples, { field: "spec.lst", id: "update_lst" }, ({ old, new: now, logger }) => {
+    logger.info(`Handling the FIELD = ${JSON.stringify(old)} -> ${JSON.stringify(now)}`);
   });
 
   on.delete(KopfExamples, () => {}, { id: "delete" });
@@ -65,8 +59,8 @@ export function allAtOnce(registry: Registry, scale = 1): Registry {
     await api.create(pod);
   }, { id: "create_pod", children: ["pods"] });
 
-  on.event(resource.pods, ({ name }) => {
-    journal.write(`This pod is special for us: ${name}`);
+  on.event(resource.pods, ({ name, logger }) => {
+    logger.info(`This pod is special for us: ${name}`);
   }, { id: "example_pod_change", labels: { application: "kopf-example-10" } });
   return registry;
 }
