@@ -12,7 +12,9 @@ export {
   on, registry, Registry, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec,
 } from "./registry.ts";
 export type { On, Target } from "./on.ts";
-export { resource, type ResourceToken, type TokenOptions, type ObjectOf } from "./resource.ts";
+export {
+  resource, type ResourceToken, type TokenOptions, type ObjectOf, type ReconcileTarget, type TargetObject,
+} from "./resource.ts";
 export {
   defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken,
   type VersionSchema, type VersionedDefinition, type VersionedToken,
@@ -67,6 +69,5 @@ export { RegistrationError, selectorMatches } from "./registration.ts";
 export type { ActivitySpec, IndexSpec } from "./registry.ts";
 export {
   reconcileSpecOf, type Cache, type CacheListOptions, type ObjectKey, type ReconcileContext, type ReconcileFn,
-  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type ReconcileTarget, type TargetObject,
-  type WatchedResource,
+  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type WatchedResource,
 } from "./kinds/reconcile.ts";

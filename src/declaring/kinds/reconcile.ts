@@ -6,22 +6,12 @@
 // operator's own writes. This file is the declaration only (its registrations are kept by
 // reconciles.ts): the engine is reconciling/reconcile/.
 
-import { parseSelector, type KindOf, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
+import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Aliases } from "../aliases.ts";
-import type { ResourceToken } from "../resource.ts";
+import type { ReconcileTarget, TargetObject } from "../resource.ts";
 import type { ObjectContext, Patch } from "../types.ts";
 import type { IndexKey } from "../indexes.ts";
 import { RegistrationError, type Wanted } from "../registration.ts";
-
-/** A selector string or a typed token, as every `on.*` takes them. */
-export type ReconcileTarget<T extends object = KubeObject> = ResourceSelector | ResourceToken<T>;
-
-/**
- * The object type a target names: a token's type, a built-in kind's, or KubeObject (a resolved
- * Resource, which has the shape of a token but no type: `namespaced` tells them apart).
- */
-export type TargetObject<S> = S extends { namespaced: boolean } ? KubeObject
-  : S extends ResourceToken<infer T> ? T : KindOf<S>;
 
 /** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
 export interface ObjectKey {
