@@ -2,8 +2,7 @@
 // implements it over kube/'s client; declaring it here keeps the public types free of that engine.
 
 import type { KubeObject, PatchType, Resource } from "../kube/index.ts";
-import type { TargetObject } from "./reconcile.ts";
-import type { ResourceToken } from "./resource.ts";
+import type { ResourceToken, TargetObject } from "./resource.ts";
 
 /**
  * A resource as handlers name it: a selector ("configmaps", "apps/v1/deployments"), a typed token

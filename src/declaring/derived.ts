@@ -5,7 +5,11 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../kube/index.ts";
 import { definitionOf } from "./definition.ts";
 import type { Reconciles } from "./reconciles.ts";
-import { distinctSelectors, type BackgroundSpec, type HandlerSpec, type IndexSpec, type WebhookSpec } from "./specs.ts";
+import { distinctSelectors } from "./registration.ts";
+import type { BackgroundSpec } from "./kinds/background.ts";
+import type { HandlerSpec } from "./kinds/handlers.ts";
+import type { IndexSpec } from "./kinds/indexing.ts";
+import type { WebhookSpec } from "./kinds/webhooks.ts";
 
 /** A Registry's lists, as these functions read them. */
 export interface Registrations {

@@ -1,5 +1,5 @@
-// What ctx.event offers a handler (Kubernetes Events, posted by posting/). No behaviour here;
-// types.ts re-exports it.
+// What ctx.event offers a handler of any kind (Kubernetes Events, posted by posting/). No
+// behaviour here.
 
 import type { KubeObject } from "../kube/index.ts";
 

@@ -1,26 +1,39 @@
-// declaring/: what an operator author declares, and nothing that runs it: the registry (`on.*`),
-// the specs it keeps, resource tokens and `defineResource`, filters, aliases, errors, the shapes
-// of handlers, contexts, webhooks and activities, handler time (`now`, `sleep`: util/'s clock), and
-// the interfaces a handler sees of `ctx.api` and `ctx.indexes` (handling/ implements them). It
-// imports only kube/ (types, selectors, kinds) and util/. Must never import an engine (handling/,
-// reconciling/, admission/, runtime/...), never do I/O, and never run a handler: registering
-// checks options and records, nothing more.
+// declaring/: what an operator author declares, and nothing that runs it. Each kind of handler in
+// one file of kinds/ (its context and options, its spec and the checks of it, its `on.*` functions);
+// the registry, which keeps the specs and joins the kinds' `on.*`; the `On` face (on.ts); what every
+// kind shares (types.ts, registration.ts); resource tokens and `defineResource`, filters, aliases,
+// errors, handler time (`now`, `sleep`: util/'s clock), and the interfaces a handler sees of
+// `ctx.api` and `ctx.indexes` (handling/ implements them). It imports only kube/ (types,
+// selectors, kinds) and util/. Must never import an engine (handling/, reconciling/, admission/,
+// runtime/...), never do I/O, and never run a handler: registering checks options and records,
+// nothing more.
 
 export {
   on, registry, Registry, type HandlerSpec, type WebhookSpec, type ConversionSpec, type BackgroundSpec,
 } from "./registry.ts";
 export type { On, Target } from "./on.ts";
-export { resource, type ResourceToken, type TokenOptions, type ObjectOf } from "./resource.ts";
+export {
+  resource, type ResourceToken, type TokenOptions, type ObjectOf, type ReconcileTarget, type TargetObject,
+} from "./resource.ts";
 export {
   defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken,
   type VersionSchema, type VersionedDefinition, type VersionedToken,
 } from "./definition.ts";
 export type { PrinterColumn } from "./crd.ts";
+// Each kind of handler (kinds/): what it sees and takes, and the spec the registry keeps of it.
 export {
   AdmissionError, type AdmissionContext, type AdmissionRequest, type AdmissionOperation, type AdmissionOptions,
-  type AdmissionPeer,
-  type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
-} from "./webhooks.ts";
+  type AdmissionPeer, type ValidateFn, type MutateFn, type ConvertFn, type ConversionTable, type JsonPatchOperation,
+} from "./kinds/webhooks.ts";
+export type {
+  Cause, HandlerContext, EventContext, FieldContext, HandlerFn, EventHandlerFn, FieldHandlerFn, HandlerOptions,
+  SubhandlerOptions, DeleteOptions, FieldOptions, UpdateOptions, EventOptions,
+} from "./kinds/handlers.ts";
+export type {
+  DaemonContext, TimerContext, DaemonFn, TimerFn, DaemonOptions, TimerOptions,
+} from "./kinds/background.ts";
+export type { IndexFn, IndexOptions } from "./kinds/indexing.ts";
+export type { ActivityContext, ActivityFn, ActivityOptions, LoginContext, LoginFn } from "./kinds/activities.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
 export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers, type ObjectFilters } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
@@ -32,45 +45,11 @@ export {
   type OwnerReferenceOptions,
 } from "./children.ts";
 export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
+// What every per-object handler sees, whatever its kind.
 export type {
-  Cause,
-  Diff,
-  DiffItem,
-  Patch,
-  MergePatch,
-  SpecOf,
-  StatusOf,
-  FieldPath,
-  ValueAt,
-  FieldContext,
-  FieldHandlerFn,
-  HandlerContext,
-  EventContext,
-  HandlerFn,
-  EventHandlerFn,
-  HandlerOptions,
-  SubhandlerOptions,
-  DeleteOptions,
-  FieldOptions,
-  UpdateOptions,
-  EventOptions,
-  EventRecorder,
-  ExceptionEventOptions,
-  ObjectContext,
-  DaemonContext,
-  TimerContext,
-  DaemonFn,
-  TimerFn,
-  DaemonOptions,
-  TimerOptions,
-  IndexFn,
-  IndexOptions,
-  ActivityContext,
-  ActivityFn,
-  ActivityOptions,
-  LoginContext,
-  LoginFn,
+  Diff, DiffItem, Patch, MergePatch, SpecOf, StatusOf, FieldPath, ValueAt, ObjectContext,
 } from "./types.ts";
+export type { EventRecorder, ExceptionEventOptions } from "./event-types.ts";
 export type { LoginCredentials, LoginResult } from "../kube/index.ts";
 // The bodies handlers receive and the resources they are registered for.
 export type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
@@ -86,10 +65,9 @@ export {
 } from "./filters.ts";
 export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
-export { RegistrationError } from "./registration.ts";
-export { selectorMatches, type ActivitySpec, type IndexSpec } from "./registry.ts";
+export { RegistrationError, selectorMatches } from "./registration.ts";
+export type { ActivitySpec, IndexSpec } from "./registry.ts";
 export {
   reconcileSpecOf, type Cache, type CacheListOptions, type ObjectKey, type ReconcileContext, type ReconcileFn,
-  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type ReconcileTarget, type TargetObject,
-  type WatchedResource,
-} from "./reconcile.ts";
+  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type WatchedResource,
+} from "./kinds/reconcile.ts";

@@ -1,16 +1,18 @@
 // The face of `on.*`: what each registration function takes and returns, and what it is for.
-// Its own file because it is the part an operator author reads (docs/api.md shows it); the
-// Registry that implements it, untyped, is in registry.ts.
+// Its own file because it is the part an operator author reads (docs/api.md shows it), in one
+// piece; each kind's file under kinds/ implements its members, untyped, and registry.ts joins them.
 
 import type { KubeObject, ResourceSelector } from "../kube/index.ts";
-import type {
-  DaemonFn, DaemonOptions, DeleteOptions, EventHandlerFn, EventOptions, FieldHandlerFn, FieldOptions, FieldPath,
-  HandlerFn, HandlerOptions, UpdateOptions, ActivityFn, ActivityOptions, LoginFn, IndexFn, IndexOptions, TimerFn,
-  TimerOptions,
-} from "./types.ts";
+import type { FieldPath } from "./types.ts";
 import type { ResourceToken } from "./resource.ts";
-import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./webhooks.ts";
-import type { ReconcileFn, ReconcileOptions } from "./reconcile.ts";
+import type { ActivityFn, ActivityOptions, LoginFn } from "./kinds/activities.ts";
+import type { DaemonFn, DaemonOptions, TimerFn, TimerOptions } from "./kinds/background.ts";
+import type {
+  DeleteOptions, EventHandlerFn, EventOptions, FieldHandlerFn, FieldOptions, HandlerFn, HandlerOptions, UpdateOptions,
+} from "./kinds/handlers.ts";
+import type { IndexFn, IndexOptions } from "./kinds/indexing.ts";
+import type { ReconcileFn, ReconcileOptions } from "./kinds/reconcile.ts";
+import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn } from "./kinds/webhooks.ts";
 
 /**
  * What handlers are registered for: a selector string ("kobunexamples.kobun.dev/v1"; objects

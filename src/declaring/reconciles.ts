@@ -4,9 +4,8 @@
 // handlers' children) and the ones they watch (read only).
 
 import type { Resource, ResourceSelector } from "../kube/index.ts";
-import { RegistrationError } from "./registration.ts";
-import { reconcileSpecOf, type ReconcileFn, type ReconcileOptions, type ReconcileSpec } from "./reconcile.ts";
-import { distinctSelectors, selectorMatches } from "./specs.ts";
+import { distinctSelectors, RegistrationError, selectorMatches } from "./registration.ts";
+import { reconcileSpecOf, type ReconcileFn, type ReconcileOptions, type ReconcileSpec } from "./kinds/reconcile.ts";
 import { parseSelector } from "../kube/index.ts";
 
 export class Reconciles {

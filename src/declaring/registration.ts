@@ -2,8 +2,12 @@
 // line naming the registration and the fix, exit code 3 (README "Exit codes"), never a stack
 // trace. Every `on.*` call turns what it throws into a RegistrationError; a compiled operator
 // imports its handler modules before its CLI runs, so cli/operator/loading.ts reports one thrown then.
-// And the webhook id a function's name gives: a Kopf-style name (`validate_size`) is a fine
-// handler id, but a webhook's id names it in DNS, so it is made a DNS label (`validate-size`).
+// And what every kind of handler (kinds/) shares when it registers: the parsed selector, matching
+// it to a resolved resource, the `field` filter's check, distinct selectors.
+
+import { parseSelector, type ResourceSelector } from "../kube/index.ts";
+import type { Resource } from "../kube/index.ts";
+import { fieldPath } from "./filters.ts";
 
 /** A registration (`on.*`) that cannot work as written: the message names it and says what to do. */
 export class RegistrationError extends Error {
@@ -26,19 +30,58 @@ export function registering<T extends object>(on: T): T {
   return wrapped as T;
 }
 
-/** A webhook id: a DNS label (lowercase letters, digits, "-"; at most 63), as its configuration names it. */
-export const WEBHOOK_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+export type Wanted = ReturnType<typeof parseSelector>;
+
+type Named = Pick<Resource, "group" | "version" | "plural" | "kind" | "singular" | "shortNames">;
 
 /**
- * The id a webhook function's name gives, made a DNS label: `validate_size` and `validateSize`
- * → `validate-size`; undefined when nothing of the name is left.
+ * Whether a selector names this resource (group, version when given, and any name discovery resolves: plural,
+ * singular, kind, short name).
  */
-export function webhookIdOf(name: string): string | undefined {
-  const id = name
-    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .slice(0, 63)
-    .replace(/^-+|-+$/g, "");
-  return id || undefined;
+export function selectorMatches(wanted: Wanted, resource: Named): boolean {
+  if (wanted.group !== undefined && wanted.group !== resource.group) return false;
+  if (wanted.version !== undefined && wanted.version !== resource.version) return false;
+  const { name } = wanted;
+  if (name === resource.plural || name === resource.kind) return true;
+  // As discovery (and kubectl) resolve them: the other names in lower case.
+  const lower = name.toLowerCase();
+  return lower === resource.kind.toLowerCase() || lower === resource.singular
+    || (resource.shortNames?.includes(lower) ?? false);
+}
+
+/**
+ * The `field` filter of a handler's options as a path (undefined without one), after checking it; `value`,
+ * `old` and `new` match the value at the field, so they need one.
+ */
+export function filterField(where: string, options: { field?: unknown; value?: unknown; old?: unknown; new?: unknown }):
+  string[] | undefined {
+  const { field } = options;
+  if (field === undefined) {
+    for (const key of ["value", "old", "new"] as const) {
+      if (options[key] === undefined) continue;
+      throw new Error(`${where}: ${key} matches the value at a field: add { field: "spec.x" }`);
+    }
+    return undefined;
+  }
+  const path = typeof field === "string" ? fieldPath(field)
+    : Array.isArray(field) && field.every((key) => typeof key === "string" && key !== "") ? [...field as string[]]
+    : undefined;
+  if (!path?.length) {
+    throw new Error(`${where}: field must be a dotted path like "spec.size" or a list of keys like ["spec", "a.b"]`);
+  }
+  return path;
+}
+
+/**
+ * Distinct by `key`, in the order each key first came; `spelling`: which selector of a key is kept
+ * (a token registered later carries what a string does not: its alias, metadataOnly).
+ */
+export function distinctSelectors(
+  selectors: readonly ResourceSelector[], key: (selector: ResourceSelector) => string, spelling: "first" | "last",
+): ResourceSelector[] {
+  const seen = new Map<string, ResourceSelector>();
+  for (const selector of selectors) {
+    if (spelling === "last" || !seen.has(key(selector))) seen.set(key(selector), selector);
+  }
+  return [...seen.values()];
 }

@@ -11,7 +11,8 @@ import { checkAlias } from "./aliases.ts";
 import { RegistrationError } from "./registration.ts";
 import type {
   ConfigMap, CronJob, CustomResourceDefinition, DaemonSet, Deployment, Event, Ingress, Job, KubeObject, Lease,
-  Namespace, ObjectMeta, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount, StatefulSet,
+  Namespace, ObjectMeta, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount, StatefulSet, KindOf,
+  ResourceSelector,
 } from "../kube/index.ts";
 
 declare const objectType: unique symbol;
@@ -101,3 +102,13 @@ const builtins = {
 
 /** `resource<T>("plural.group/version")`, and the built-in kinds typed: `resource.pods`, `resource.configmaps`, … */
 export const resource: typeof typed & typeof builtins = Object.assign(typed, builtins);
+
+/** A selector string or a typed token, as every `on.*` takes them. */
+export type ReconcileTarget<T extends object = KubeObject> = ResourceSelector | ResourceToken<T>;
+
+/**
+ * The object type a target names: a token's type, a built-in kind's, or KubeObject (a resolved
+ * Resource, which has the shape of a token but no type: `namespaced` tells them apart).
+ */
+export type TargetObject<S> = S extends { namespaced: boolean } ? KubeObject
+  : S extends ResourceToken<infer T> ? T : KindOf<S>;

@@ -12,7 +12,7 @@ import { sandboxCerts } from "../../packages/sandbox/src/tls.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { ABSENT } from "../../src/declaring/filters.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import { AdmissionError, type AdmissionContext } from "../../src/declaring/webhooks.ts";
+import { AdmissionError, type AdmissionContext } from "../../src/declaring/kinds/webhooks.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 

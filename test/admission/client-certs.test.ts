@@ -8,7 +8,7 @@ import { issueCertificates, startWebhookServer, type WebhookServer } from "../..
 import { sandboxCerts } from "../../packages/sandbox/src/tls.ts";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import type { AdmissionContext } from "../../src/declaring/webhooks.ts";
+import type { AdmissionContext } from "../../src/declaring/kinds/webhooks.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";
 
 let server: WebhookServer | undefined;

@@ -6,7 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
 import { renderManifests } from "../../src/cli/manifests/manifests.ts";
 import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
-import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { AdmissionError } from "../../src/declaring/kinds/webhooks.ts";
 import { Registry, registry as globalRegistry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox } from "@kobun/sandbox";

@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { resolveSettings } from "../../src/config/index.ts";
-import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { AdmissionError } from "../../src/declaring/kinds/webhooks.ts";
 import { Registry } from "../../src/declaring/registry.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
 import { issueCertificates, startWebhookServer, type WebhookServer } from "../../src/admission/index.ts";
-import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { AdmissionError } from "../../src/declaring/kinds/webhooks.ts";
 import { Registry } from "../../src/declaring/registry.ts";
 import { jsonPatch } from "../../packages/sandbox/src/patch.ts";
 import { Logger, memorySink } from "../../src/util/log.ts";

@@ -51,7 +51,7 @@ function find(file: string, name: string, depth = 0): Entry | undefined {
   if (starts.length > 0) {
     const kind = lines[starts[0]!]!.match(DECLARATION(name))![1]!;
     const declaration = starts.map((i) => declarationAt(lines, i)).join("\n");
-    return { name, kind, doc: docBefore(lines, starts[0]!), declaration, source: relative(join(file, "..", ".."), file) };
+    return { name, kind, doc: docBefore(lines, starts[0]!), declaration, source: file.slice(file.lastIndexOf("/out/") + "/out/".length) };
   }
   const next = reexports(lines.join("\n")).find((r) => r.name === name);
   return next ? find(resolve(dirname(file), next.from.replace(/\.ts$/, ".d.ts")), next.original, depth + 1) : undefined;
@@ -64,6 +64,8 @@ function declarationAt(lines: string[], i: number): string {
   for (let j = i; j < lines.length; j++) {
     const line = lines[j]!;
     taken.push(line);
+    // A doc comment's brackets and apostrophes ("a restart's too)") are prose, not code.
+    if (/^\s*(\/\*\*|\*|\/\/)/.test(line)) continue;
     for (const ch of line.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, "")) {
       if ("{([".includes(ch)) depth++;
       else if ("})]".includes(ch)) depth--;

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { AdmissionError } from "../../src/declaring/kinds/webhooks.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { run } from "../../src/runtime/operator.ts";

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sandboxCerts } from "../../packages/sandbox/src/tls.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import type { AdmissionContext } from "../../src/declaring/webhooks.ts";
+import type { AdmissionContext } from "../../src/declaring/kinds/webhooks.ts";
 import { createNamespace } from "./harness/kube.ts";
 import { startWebhookOperator, untilCalled } from "./harness/webhook-operator.ts";
 import { targetSuite } from "./harness/suite.ts";

@@ -16,7 +16,7 @@ import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Registry } from "../../src/declaring/registry.ts";
-import type { AdmissionContext } from "../../src/declaring/webhooks.ts";
+import type { AdmissionContext } from "../../src/declaring/kinds/webhooks.ts";
 import type { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { createNamespace, eventually, FLAKY_STATUSES, rawRequest, uniqueName } from "./harness/kube.ts";

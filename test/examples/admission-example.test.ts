@@ -23,7 +23,7 @@ async function loadUncommented(dir: string): Promise<Registry> {
   const code = text.slice(start + IMPORT.length).split("\n").filter((l) => l.startsWith("//")).map((l) => l.replace(/^\/\/ ?/, "")).join("\n");
   const file = join(dir, "admission-example.ts");
   writeFileSync(file, [
-    `import { AdmissionError } from ${JSON.stringify(join(repo, "src/declaring/webhooks.ts"))};`,
+    `import { AdmissionError } from ${JSON.stringify(join(repo, "src/declaring/kinds/webhooks.ts"))};`,
     `import { Registry } from ${JSON.stringify(join(repo, "src/declaring/registry.ts"))};`,
     "export const registry = new Registry();",
     "const on = registry.on;",

@@ -3,7 +3,7 @@
 
 import { afterEach, expect, test } from "bun:test";
 import { Registry } from "../../src/declaring/registry.ts";
-import type { HandlerContext } from "../../src/declaring/types.ts";
+import type { HandlerContext } from "../../src/declaring/kinds/handlers.ts";
 import { startHarness, type Harness } from "./harness.ts";
 
 const EX = "kobunexamples.kobun.dev/v1";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import type { HandlerSpec } from "../../src/declaring/registry.ts";
 import { LOST, whileOwned } from "../../src/reconciling/ownership.ts";
 import { runHandler, type HandlingDefaults } from "../../src/handling/runner.ts";
-import type { HandlerContext, HandlerFn } from "../../src/declaring/types.ts";
+import type { HandlerContext, HandlerFn } from "../../src/declaring/kinds/handlers.ts";
 
 const defaults: HandlingDefaults = { retries: null, backoff: 60, timeout: null };
 const spec = (fn: HandlerFn, timeout?: number): HandlerSpec => ({ id: "h", kind: "create", fn, options: timeout === undefined ? {} : { timeout } }) as unknown as HandlerSpec;

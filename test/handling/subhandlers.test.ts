@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { PermanentError, TemporaryError } from "../../src/declaring/errors.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import type { HandlerContext } from "../../src/declaring/types.ts";
+import type { HandlerContext } from "../../src/declaring/kinds/handlers.ts";
 import { progressKey } from "../../src/handling/progress.ts";
 import { startHarness, type Harness } from "./harness.ts";
 

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { resolveSettings } from "../../src/config/index.ts";
 import { Registry } from "../../src/declaring/registry.ts";
-import { AdmissionError } from "../../src/declaring/webhooks.ts";
+import { AdmissionError } from "../../src/declaring/kinds/webhooks.ts";
 import { KubeClient } from "../../src/kube/client.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";

@@ -1,9 +1,12 @@
-// The shapes of daemons and timers as users write them (on.daemon, on.timer): their contexts
-// and options. No behaviour here; types.ts re-exports them.
+// Daemons and timers (on.daemon, on.timer): what they see and take, the spec the registry keeps
+// of each, the checks of their options, and their `on.*` functions. reconciling/daemons/ runs
+// them, one per matching object, beside the object's handlers.
 
-import type { KubeObject } from "../kube/index.ts";
-import type { MetaMatchers, ValueMatcher } from "./filters.ts";
-import type { FieldPath, ObjectContext, Patch } from "./types.ts";
+import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
+import type { Aliases } from "../aliases.ts";
+import type { MetaMatchers, ValueMatcher } from "../filters.ts";
+import { filterField, type Wanted } from "../registration.ts";
+import type { FieldPath, ObjectContext, Patch } from "../types.ts";
 
 /**
  * What a daemon sees: `body`, `spec`, `meta`, `status`, `labels`, `annotations` are live (the newest
@@ -79,4 +82,67 @@ export interface TimerOptions<T extends object = KubeObject> extends BackgroundO
   errors?: "temporary" | "permanent" | "ignored";
   /** Most attempts of one call before it fails (until the next interval). Default unlimited. */
   retries?: number;
+}
+
+/** A daemon or a timer: run by reconciling/ beside the handlers, one per matching object. */
+export interface BackgroundSpec {
+  id: string;
+  kind: "daemon" | "timer";
+  selector: ResourceSelector;
+  wanted: Wanted;
+  fn: DaemonFn | TimerFn;
+  options: DaemonOptions & Partial<TimerOptions>;
+  /** The `field` filter as a path. */
+  field?: string[];
+}
+
+export function checkBackgroundOptions(
+  where: string, kind: BackgroundSpec["kind"], options: BackgroundSpec["options"] | undefined,
+): void {
+  if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) {
+    throw new Error(`${where}: needs { interval } in seconds > 0`);
+  }
+  for (const key of ["initialDelay", "backoff", "cancellationTimeout", "cancellationBackoff", "idle"] as const) {
+    const v = options?.[key];
+    if (v !== undefined && !(typeof v === "number" && v >= 0)) {
+      throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
+    }
+  }
+  if (options?.retries !== undefined && !(options.retries >= 1)) {
+    throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
+  }
+}
+
+/** on.daemon and on.timer, recording into `store`. */
+export function backgroundOn(store: { background: BackgroundSpec[]; aliases: Aliases }) {
+  const add = (
+    kind: BackgroundSpec["kind"], selector: ResourceSelector, fn: DaemonFn | TimerFn,
+    options: BackgroundSpec["options"],
+  ): void => {
+    if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a function`);
+    const wanted = parseSelector(selector);
+    const n = store.background.filter((b) => b.kind === kind && b.wanted.text === wanted.text).length + 1;
+    const id = options?.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
+    if (store.background.some((b) => b.id === id && b.wanted.text === wanted.text)) {
+      throw new Error(
+        `a daemon or timer with id ${JSON.stringify(id)} is already registered for ${wanted.text}: ` +
+          "pass a distinct { id }",
+      );
+    }
+    checkBackgroundOptions(`${kind} ${id}`, kind, options);
+    const field = filterField(`${kind} ${id}`, options ?? {});
+    store.aliases.note(selector);
+    store.background.push({ id, kind, selector, wanted, fn, options: options ?? {}, ...(field ? { field } : {}) });
+  };
+  return {
+    daemon: (selector: ResourceSelector, fn: DaemonFn, options: DaemonOptions = {}) => {
+      add("daemon", selector, fn, options);
+      return fn;
+    },
+    timer: (selector: ResourceSelector, fn: TimerFn, options: TimerOptions) => {
+      if (typeof options === "function") [options, fn] = [fn as unknown as TimerOptions, options as TimerFn];
+      add("timer", selector, fn, options);
+      return fn;
+    },
+  };
 }

@@ -3,24 +3,15 @@
 // asks for, from whatever state it finds; kobun calls it again when the object changes, when
 // anything it owns or watches changes, when it asked to be called back, and after a failure.
 // What it reads it reads from the operator's cache (`ctx.cache`), never staler than the
-// operator's own writes. This file is the declaration only: the engine is reconciling/'s.
+// operator's own writes. This file is the declaration only (its registrations are kept by
+// reconciles.ts): the engine is reconciling/reconcile/.
 
-import { parseSelector, type KindOf, type KubeObject, type ResourceSelector } from "../kube/index.ts";
-import type { ResourceToken } from "./resource.ts";
-import type { ObjectContext, Patch } from "./types.ts";
-import type { IndexKey } from "./indexes.ts";
-import { RegistrationError } from "./registration.ts";
-import type { Wanted } from "./specs.ts";
-
-/** A selector string or a typed token, as every `on.*` takes them. */
-export type ReconcileTarget<T extends object = KubeObject> = ResourceSelector | ResourceToken<T>;
-
-/**
- * The object type a target names: a token's type, a built-in kind's, or KubeObject (a resolved
- * Resource, which has the shape of a token but no type: `namespaced` tells them apart).
- */
-export type TargetObject<S> = S extends { namespaced: boolean } ? KubeObject
-  : S extends ResourceToken<infer T> ? T : KindOf<S>;
+import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
+import type { Aliases } from "../aliases.ts";
+import type { ReconcileTarget, TargetObject } from "../resource.ts";
+import type { ObjectContext, Patch } from "../types.ts";
+import type { IndexKey } from "../indexes.ts";
+import { RegistrationError, type Wanted } from "../registration.ts";
 
 /** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
 export interface ObjectKey {
@@ -166,4 +157,18 @@ export function reconcileSpecOf(
 function selectorText(selector: ResourceSelector): string {
   if (typeof selector === "string") return selector;
   return [selector.plural, selector.group, selector.version].filter(Boolean).join(".");
+}
+
+/** on.reconcile, recording into `store` (whose `reconciles` refuses a second one per resource). */
+export function reconcileOn(store: {
+  reconciles: { add(selector: ResourceSelector, fn: ReconcileFn<any>, options: ReconcileOptions<any>): unknown };
+  aliases: Aliases;
+}) {
+  return {
+    reconcile: (selector: ResourceSelector, fn: ReconcileFn, options: ReconcileOptions = {}) => {
+      store.reconciles.add(selector, fn, options);
+      store.aliases.note(selector);
+      return fn;
+    },
+  };
 }
