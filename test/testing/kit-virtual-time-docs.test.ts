@@ -30,4 +30,4 @@ test("an hourly reconcile runs 3 more times in 3 hours, a retry after 60 s: in m
   expect(attempts).toBe(1);
   await kit.advance(1);                               // the retry's delay has passed: it ran again
   expect(attempts).toBe(2);
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine

@@ -42,7 +42,7 @@ test("requeueAfter 3600: a reconcile runs again every virtual hour, none before,
   expect(runs.map((at) => (at - started) / (HOUR * 1000))).toEqual([0, 1, 2, 3, 4]);
   expect(kit.now().getTime()).toBe(started + 4 * HOUR * 1000);
   expect(elapsed).toBeLessThan(2_000); // four virtual hours (measured: tens of ms)
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("an on.timer with interval 3600 runs 3 times in advance(3 * 3600), its status written each time", async () => {
   const registry = new Registry();
@@ -57,7 +57,7 @@ test("an on.timer with interval 3600 runs 3 times in advance(3 * 3600), its stat
   expect(calls).toBe(3);
   const ticked = await kit.until(Schedules, "ticking", (o) => (o.status as any)?.tick?.calls === 3);
   expect(Date.parse((ticked.status as any).tick.at)).toBeGreaterThan(kit.now().getTime() - HOUR * 1000);
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("a handler's retry delay of 60 s passes only when advanced: not at 59, at 60", async () => {
   const registry = new Registry();
@@ -75,7 +75,7 @@ test("a handler's retry delay of 60 s passes only when advanced: not at 59, at 6
   await kit.advance(1);
   const done = await kit.until(Schedules, "retried", (o) => (o.status as any)?.create_fn);
   expect((done.status as any).create_fn).toEqual({ attempts: 2 });
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("a failing reconcile's backoff runs on the virtual clock: 5, 10, 20 ms, none before it is advanced", async () => {
   const registry = new Registry();
@@ -93,7 +93,7 @@ test("a failing reconcile's backoff runs on the virtual clock: 5, 10, 20 ms, non
   expect(runs.length).toBe(1);
   await kit.advance(1);
   expect(runs.map((at) => at - started)).toEqual([0, 5, 15, 35]); // controller-runtime's backoff, doubling
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("a daemon starts after its initialDelay, its sleep(600, signal) wakes once per 600 s, it ends when the object goes", async () => {
   const registry = new Registry();
@@ -113,7 +113,7 @@ test("a daemon starts after its initialDelay, its sleep(600, signal) wakes once 
   await kit.client.delete(await kit.client.resolve("schedules.clock.kobun.dev"), "default", "beating");
   await kit.gone(Schedules, "beating");
   expect(ended).toBe(true);
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("a handler's timeout is handler time: a 30 s timeout ends a 60 s sleep at 30 s of the advance", async () => {
   const registry = new Registry();
@@ -132,7 +132,7 @@ test("a handler's timeout is handler time: a 30 s timeout ends a 60 s sleep at 3
   await kit.advance(31);
   expect(woke).toBe(false); // aborted by the timeout, not woken by its own 60 s
   await kit.logs.until(/timed out after 30s/);
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("advance fails, bounded by the kit's timeout, while a handler never ends, saying so", async () => {
   const registry = new Registry();
@@ -149,7 +149,7 @@ test("advance fails, bounded by the kit's timeout, while a handler never ends, s
   await expect(kit.advance(60)).rejects.toThrow(
     "advance: the operator was still busy before advancing after 300 ms of real time (1 piece(s) of work in progress",
   );
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
 
 test("advance refuses the machine's clock and a bad number, with the fix in the message", async () => {
   await using kit = await startOperator({ registry: new Registry(), logLevel: "silent" });
@@ -160,4 +160,4 @@ test("advance refuses the machine's clock and a bad number, with the fix in the 
   await expect(virtual.advance(-1)).rejects.toThrow("advance(seconds): seconds must be a finite number of 0 or more, got -1");
   await expect(startOperator({ registry: new Registry(), clock: "virtual" }))
     .rejects.toThrow("a virtual clock is already installed in this process");
-});
+}, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
