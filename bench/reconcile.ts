@@ -20,12 +20,15 @@
 // Sizes from the environment, for a quick run at small N:
 //   KOBUN_BENCH_RECONCILE_PARENTS (2000), KOBUN_BENCH_RECONCILE_LARGE (20000; 0 leaves the large
 //   size and the changes out), KOBUN_BENCH_RECONCILE_CHANGES (1000),
-//   KOBUN_BENCH_RECONCILE_PEERS (kobun,controllerRuntime).
+//   KOBUN_BENCH_RECONCILE_PEERS (kobun,controllerRuntime; controllerRuntimeJson is controller-runtime
+//   speaking JSON for the built-in kinds too, as kobun does, where it would ask for protobuf).
 // Writes bench/results.json's "reconcile" key (KOBUN_BENCH_RECONCILE_SAVE_AS: another "reconcile…" key).
+// KOBUN_BENCH_RECONCILE_KEEP_LOGS=DIR copies the API server's log and audit log there at the end, and each
+// operator's stderr as it stops.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { KubeClient } from "../src/kube/client.ts";
 import { buildBinaries, kubernetesVersion, startCluster } from "../test/cluster/cluster.ts";
 import { installCrds } from "../test/e2e/harness/kube.ts";
@@ -46,8 +49,8 @@ const CHANGES = Math.min(size("KOBUN_BENCH_RECONCILE_CHANGES", 1000, 1), LARGE);
 const saveAs = process.env.KOBUN_BENCH_RECONCILE_SAVE_AS || "reconcile";
 if (!/^reconcile[\w-]*$/.test(saveAs)) throw new Error(`KOBUN_BENCH_RECONCILE_SAVE_AS: a key starting with "reconcile", got "${saveAs}"`);
 if (LARGE !== 0 && LARGE <= PARENTS) throw new Error(`KOBUN_BENCH_RECONCILE_LARGE (${LARGE}) must be 0 or above KOBUN_BENCH_RECONCILE_PARENTS (${PARENTS})`);
-const ALL = ["kobun", "controllerRuntime"] as const;
-const wanted = (process.env.KOBUN_BENCH_RECONCILE_PEERS || ALL.join(",")).split(",");
+const ALL = ["kobun", "controllerRuntime", "controllerRuntimeJson"] as const;
+const wanted = (process.env.KOBUN_BENCH_RECONCILE_PEERS || "kobun,controllerRuntime").split(",");
 for (const name of wanted) if (!(ALL as readonly string[]).includes(name)) throw new Error(`KOBUN_BENCH_RECONCILE_PEERS: ${name} is not one of ${ALL.join(", ")}`);
 
 buildBinaries(); // a no-op once test/cluster/build.sh has built them
@@ -67,10 +70,12 @@ try {
     const kobun = kobunPeer(work, "http2", "kobun", kobunBenchBinary("bench/peers/reconcile/handlers", "dist/kobun-bench-reconcile"));
     peers.push({ name: "kobun", command: kobun.command, env: kobun.env });
   }
-  if (wanted.includes("controllerRuntime")) {
+  for (const name of ["controllerRuntime", "controllerRuntimeJson"] as const) {
+    if (!wanted.includes(name)) continue;
     const go = goOperator("reconcile", ["main.go"]);
-    if (go.unavailable) unavailable.controllerRuntime = go.unavailable;
-    else peers.push({ name: "controllerRuntime", env: () => bareEnv(work), command: (t, ns) => [go.path, "--kubeconfig", t.kubeconfigPath, "--namespace", ns] });
+    const json = name === "controllerRuntimeJson" ? ["--json"] : [];
+    if (go.unavailable) unavailable[name] = go.unavailable;
+    else peers.push({ name, env: () => bareEnv(work), command: (t, ns) => [go.path, "--kubeconfig", t.kubeconfigPath, "--namespace", ns, ...json] });
   }
   for (const [name, why] of Object.entries(unavailable)) console.error(`bench: ${name} left out: ${why}`);
 
@@ -104,13 +109,19 @@ try {
     peers: Object.fromEntries(Object.entries(runs).map(([name, r]) => [name, summary(r)])), unavailable,
   };
   const k = runs.kobun && summary(runs.kobun);
-  const c = runs.controllerRuntime && summary(runs.controllerRuntime);
-  if (k && c) figures.kobunOverControllerRuntime = Object.fromEntries(Object.keys(k).filter((key) => typeof k[key] === "number" && typeof c[key] === "number" && c[key] !== 0)
-    .map((key) => [key, round((k[key] as number) / (c[key] as number))]));
+  for (const other of ["controllerRuntime", "controllerRuntimeJson"] as const) {
+    const c = runs[other] && summary(runs[other]);
+    if (!k || !c) continue;
+    figures[`kobunOver${other[0]!.toUpperCase()}${other.slice(1)}`] = Object.fromEntries(Object.keys(k)
+      .filter((key) => typeof k[key] === "number" && typeof c[key] === "number" && c[key] !== 0)
+      .map((key) => [key, round((k[key] as number) / (c[key] as number))]));
+  }
   report(saveAs, figures);
   saveResults(saveAs, figures);
 } finally {
   client.close();
+  const keep = process.env.KOBUN_BENCH_RECONCILE_KEEP_LOGS;
+  if (keep) for (const from of [join(cluster.dir, "kube-apiserver.log"), audit.logPath]) cpSync(from, join(keep, basename(from)));
   await cluster.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -4,6 +4,8 @@
 // three children before it writes the status, so all children exist by then; checked after).
 // CPU and memory are the process's own, from /proc (measure.ts); requests from the audit log.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import type { Resource } from "../../../src/kube/types.ts";
 import { rawWatch } from "../../../test/e2e/harness/kube.ts";
@@ -21,7 +23,7 @@ const CHILDREN: Resource[] = [
 ];
 
 export interface ReconcilePeer {
-  name: "kobun" | "controllerRuntime";
+  name: "kobun" | "controllerRuntime" | "controllerRuntimeJson";
   command(target: Target, namespace: string): string[];
   env(target: Target): Record<string, string>;
 }
@@ -109,6 +111,8 @@ export async function burst(
     const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(30_000).then(() => false)]);
     if (!exited) child.kill("SIGKILL");
     await child.exited;
+    const keep = process.env.KOBUN_BENCH_RECONCILE_KEEP_LOGS; // its warnings and errors, to read after the run
+    if (keep) writeFileSync(join(keep, `${namespace}.stderr`), await stderr);
   };
   try {
     await Promise.race([watching, failed]);

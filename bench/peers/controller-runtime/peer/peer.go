@@ -1,5 +1,5 @@
 // Package peer holds what the bench's controller-runtime operators share: their command line
-// (--kubeconfig, required, and --namespace) and how they fail.
+// (--kubeconfig, required, --namespace and --json) and how they fail.
 package peer
 
 import (
@@ -19,6 +19,7 @@ const UserAgent = "controller-runtime-bench"
 func Config() (*rest.Config, string) {
 	// controller-runtime registers --kubeconfig itself; it is required here (no fallbacks).
 	namespace := flag.String("namespace", "default", "namespace to watch")
+	json := flag.Bool("json", false, "speak JSON to the API server for built-in kinds too (as kobun does), not protobuf")
 	flag.Parse()
 	kubeconfig := flag.Lookup("kubeconfig").Value.String()
 	if kubeconfig == "" {
@@ -31,6 +32,9 @@ func Config() (*rest.Config, string) {
 		os.Exit(2)
 	}
 	cfg.QPS, cfg.Burst = -1, 0
+	if *json { // controller-runtime asks for protobuf for the built-in kinds when ContentType is unset
+		cfg.ContentType, cfg.AcceptContentTypes = "application/json", "application/json"
+	}
 	cfg.UserAgent = UserAgent
 	return cfg, *namespace
 }
