@@ -27,29 +27,29 @@ export type Prepared = Peer | { name: Peer["name"]; unavailable: string };
 
 const here = import.meta.dir;
 const cache = join(process.env.KOBUN_BENCH_CACHE ?? join(homedir(), ".cache", "kobun"));
-const bareEnv = (home: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" });
+export const bareEnv = (home: string) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" });
 
 /**
  * kobun compiled by build.ts with handlers/example.ts alone (bench/peers/handlers), fresh each
  * run; by the checkout KOBUN_BENCH_OPERATOR_ROOT names when set (common.ts), for A/B runs.
  */
-export function kobunBenchBinary(): string {
-  const binary = join(operatorRoot, "dist/kobun-bench");
-  const built = Bun.spawnSync([process.execPath, "run", join(operatorRoot, "build.ts"), "--handlers", join(operatorRoot, "bench/peers/handlers"), "--outfile", binary], {
+export function kobunBenchBinary(handlers = "bench/peers/handlers", outfile = "dist/kobun-bench"): string {
+  const binary = join(operatorRoot, outfile);
+  const built = Bun.spawnSync([process.execPath, "run", join(operatorRoot, "build.ts"), "--handlers", join(operatorRoot, handlers), "--outfile", binary], {
     cwd: operatorRoot, stdout: "ignore", stderr: "inherit",
   });
-  if (built.exitCode !== 0) throw new Error("bench: building dist/kobun-bench failed");
+  if (built.exitCode !== 0) throw new Error(`bench: building ${outfile} failed`);
   return binary;
 }
 
 /**
- * kobun over `protocol`; "kobunHttp1" is kobun with --http1 beside it (bench/real.ts).
+ * kobun over `protocol`; "kobunHttp1" is kobun with --http1 beside it (bench/real.ts); `binary`:
+ * another operator than the example's (bench/reconcile.ts).
  * KOBUN_BENCH_PROFILE_DIR: each run writes Bun's CPU profile (markdown) there.
  * KOBUN_BENCH_KOBUN_ENV: NAME=VALUE pairs (space-separated) added to its environment, e.g.
  * `BUN_JSC_useFTLJIT=0` to measure it with JavaScriptCore's FTL tier off (README: Running in production).
  */
-export function kobunPeer(home: string, protocol: Protocol = "http2", name: "kobun" | "kobunHttp1" = "kobun"): Peer {
-  const binary = kobunBenchBinary();
+export function kobunPeer(home: string, protocol: Protocol = "http2", name: "kobun" | "kobunHttp1" = "kobun", binary = kobunBenchBinary()): Peer {
   const profiles = process.env.KOBUN_BENCH_PROFILE_DIR;
   const profiling: Record<string, string> = profiles ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${profiles}` } : {};
   return {
@@ -119,23 +119,34 @@ export function kopfPeer(home: string): Prepared {
 
 /** The controller-runtime operator, built once per version of its sources into the cache. */
 export function controllerRuntimePeer(home: string): Prepared {
+  const binary = goOperator(".", ["main.go"]);
+  if (binary.unavailable) return { name: "controllerRuntime", unavailable: binary.unavailable };
+  return {
+    name: "controllerRuntime", env: () => bareEnv(home),
+    command: (t, ns) => [binary.path, "--kubeconfig", t.kubeconfigPath, "--namespace", ns],
+  };
+}
+
+/**
+ * The Go package `pkg` of bench/peers/controller-runtime (its module), built once per version of
+ * go.mod, go.sum, peer/ (what the operators share) and `files` (its sources) into
+ * `<cache>/controller-runtime/<version>/<digest>`.
+ */
+export function goOperator(pkg: string, files: string[]): { path: string; unavailable?: string } {
   const go = Bun.which("go") ?? (existsSync("/usr/local/go/bin/go") ? "/usr/local/go/bin/go" : undefined);
   const source = join(here, "controller-runtime");
   const digest = createHash("sha256");
-  for (const file of ["go.mod", "go.sum", "main.go"]) digest.update(readFileSync(join(source, file)));
+  for (const file of ["go.mod", "go.sum", "peer/peer.go", ...files.map((f) => join(pkg, f))]) digest.update(readFileSync(join(source, file)));
   const dir = join(cache, "controller-runtime", CONTROLLER_RUNTIME_VERSION, digest.digest("hex").slice(0, 12));
   const binary = join(dir, "operator");
   if (!existsSync(binary)) {
-    if (!go) return { name: "controllerRuntime", unavailable: "go is not on PATH" };
+    if (!go) return { path: binary, unavailable: "go is not on PATH" };
     mkdirSync(dir, { recursive: true });
-    console.error(`bench: building the controller-runtime ${CONTROLLER_RUNTIME_VERSION} operator into ${dir} (first time: minutes)`);
+    console.error(`bench: building the controller-runtime ${CONTROLLER_RUNTIME_VERSION} operator ${pkg} into ${dir} (first time: minutes)`);
     const partial = `${binary}.partial`;
-    const failed = run(["sh", "-c", `cd '${source}' && CGO_ENABLED=0 '${go}' build -mod=readonly -trimpath -ldflags='-s -w' -o '${partial}' .`], "go build");
-    if (failed) return { name: "controllerRuntime", unavailable: failed };
+    const failed = run(["sh", "-c", `cd '${source}' && CGO_ENABLED=0 '${go}' build -mod=readonly -trimpath -ldflags='-s -w' -o '${partial}' './${pkg}'`], "go build");
+    if (failed) return { path: binary, unavailable: failed };
     renameSync(partial, binary);
   }
-  return {
-    name: "controllerRuntime", env: () => bareEnv(home),
-    command: (t, ns) => [binary, "--kubeconfig", t.kubeconfigPath, "--namespace", ns],
-  };
+  return { path: binary };
 }

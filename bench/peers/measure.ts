@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import type { KubeClient } from "../../src/kube/client.ts";
-import type { KubeObject } from "../../src/kube/types.ts";
+import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { EXAMPLES, NAMESPACES, rawWatch } from "../../test/e2e/harness/kube.ts";
 import type { Peer, Target } from "./index.ts";
 
@@ -73,18 +73,21 @@ export async function settledRss(pid: number, { minMs = 2000, quietMs = 3000, ma
   }
 }
 
-/** A namespace holding `count` fresh KobunExamples (50 creations in flight). */
-export async function namespaceWithObjects(client: KubeClient, namespace: string, count: number): Promise<string> {
+/**
+ * A namespace holding `count` fresh objects of `resource` (KobunExamples by default), 50
+ * creations in flight, `make(i)` the i-th; the list's resourceVersion once they are made.
+ */
+export async function namespaceWithObjects(
+  client: KubeClient, namespace: string, count: number,
+  resource: Resource = EXAMPLES, make: (i: number) => KubeObject = (i) => ({ apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: `ex-${i}` }, spec: { size: 1 } }),
+): Promise<string> {
   await client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
   let made = 0;
   const lane = async () => {
-    while (made < count) {
-      const name = `ex-${made++}`;
-      await client.create(EXAMPLES, namespace, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name }, spec: { size: 1 } });
-    }
+    while (made < count) await client.create(resource, namespace, make(made++));
   };
   await Promise.all(Array.from({ length: 50 }, lane));
-  const list = await client.list(EXAMPLES, { namespace, limit: 1 });
+  const list = await client.list(resource, { namespace, limit: 1 });
   return list.metadata.resourceVersion!;
 }
 

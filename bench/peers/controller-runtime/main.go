@@ -1,20 +1,17 @@
 // The controller-runtime peer of bench/real.ts: the example operator's three handlers
 // (create, update, delete with a finalizer) on KobunExample objects, unstructured, 100 workers.
 // Per object it does what kobun does: a finalizer PATCH, then one /status PATCH carrying the
-// result and the last-handled configuration (its diff base). Kubeconfig from --kubeconfig only.
+// result and the last-handled configuration (its diff base). Kubeconfig from --kubeconfig only (peer/peer.go).
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"fmt"
-	"os"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
+	"kobun.dev/bench/controller-runtime/peer"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,40 +64,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 func main() {
-	// controller-runtime registers --kubeconfig itself; it is required here (no fallbacks).
-	namespace := flag.String("namespace", "default", "namespace to watch")
-	flag.Parse()
-	kubeconfig := flag.Lookup("kubeconfig").Value.String()
-	if kubeconfig == "" {
-		fmt.Fprintln(os.Stderr, "--kubeconfig is required")
-		os.Exit(2)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kubeconfig:", err)
-		os.Exit(2)
-	}
-	cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling: kobun has none either
+	cfg, namespace := peer.Config()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}},
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "manager:", err)
-		os.Exit(1)
-	}
+	peer.Must("manager", err)
 	watched := &unstructured.Unstructured{}
 	watched.SetGroupVersionKind(gvk)
 	err = ctrl.NewControllerManagedBy(mgr).For(watched).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 100}).
 		Complete(&reconciler{mgr.GetClient()})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "controller:", err)
-		os.Exit(1)
-	}
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		fmt.Fprintln(os.Stderr, "run:", err)
-		os.Exit(1)
-	}
+	peer.Must("controller", err)
+	peer.Must("run", mgr.Start(ctrl.SetupSignalHandler()))
 }
