@@ -58,6 +58,9 @@ test("reconciles and handler runs on /metrics change as objects are handled, ret
     await create("fail-1");
     await eventPoll(scrape, () => value(runs("failure")) === 1, "the permanent failure");
     expect(value(runs("success"))).toBe(3);
+    // fail-1's runs are counted before its PATCH is sent: armed before that PATCH, the fault below
+    // would refuse it instead of ok-3's. Its worker idle, the PATCH is through.
+    await eventPoll(scrape, () => value('controller_runtime_active_workers{controller="configmaps"}') === 0, "fail-1's worker to be idle");
     // A cycle whose PATCH the server refuses is an error, and is retried.
     e.sandbox.faults.failNext(1, 500, { verb: "patch", plural: "configmaps" });
     await create("ok-3");
