@@ -11,7 +11,7 @@ import { clock, inSpan, tracing } from "../util/index.ts";
 import { PermanentError } from "../declaring/index.ts";
 import type { Cause, HandlerContext, HandlerSpec } from "../declaring/index.ts";
 import type { CycleEnv } from "./cycle-env.ts";
-import type { CyclePlan, ObjectState } from "./cycle.ts";
+import type { CyclePlan, ObjectState } from "./cycle-plan.ts";
 import type { Bookkeeping, ProgressRecord } from "./progress.ts";
 import { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
 import { isPending, purposeOf, recordOf, type ContextMaker, type Selected } from "./selection.ts";
