@@ -105,7 +105,8 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
   }
 }
 
-async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
+/** Creates the namespace unless it exists (simulate.ts starts its runs' clusters with it too). */
+export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
   const namespaces = await client.resolve("v1/namespaces");
   try {
     await client.get(namespaces, null, name);

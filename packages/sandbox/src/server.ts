@@ -57,10 +57,11 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   const plural = resource?.plural;
   const query = url.search.replace(/^\?/, "");
   ctx.requests.record({ verb, method: req.method, path: url.pathname, query, at: Date.now(), plural });
-  const res = await withWarnings(async () => {
+  let res = await withWarnings(async () => {
     const user = checkAuth(ctx, req);
     // system:masters may do anything: its requests skip building the RBAC attributes
     if (user !== MASTERS) authorize(ctx.store, user, requestAttributes(target, req.method, url.pathname, q));
+    ctx.faults.clients.begin(req, verb, resource);
     ctx.faults.check(verb, plural);
     const stall = ctx.faults.stallFor(verb, plural);
     if (stall > 0) await Bun.sleep(stall);
@@ -70,6 +71,7 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
       : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
     return errorResponse(err);
   });
+  res = ctx.faults.clients.answer(req, res);
   const ms = (performance.now() - started).toFixed(2);
   ctx.log?.(`sandbox verb=${verb} method=${req.method} path=${url.pathname}${url.search} code=${res.status} ms=${ms}`);
   return res;
@@ -170,8 +172,10 @@ async function resourceRequest(
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
-  const out = async (body: any, code = 200) =>
-    objectResponse(req, def, await ctx.admission.present(def, version, body), code);
+  const out = async (body: any, code = 200) => {
+    if (verb !== "get") ctx.faults.clients.written(req, body); // a write committed: a killed client's last
+    return objectResponse(req, def, await ctx.admission.present(def, version, body), code);
+  };
   const strict = q.get("fieldValidation") === "Strict";
   const writer = writerOf(req, q);
 
