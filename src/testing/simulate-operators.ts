@@ -148,10 +148,7 @@ export class QuietWatch {
     this.last = Math.max(this.last, this.now());
   }
 
-  /** counts as busy for `ms` from now: a client waiting out a Retry-After or a backoff is not done */
-  holdFor(ms: number): void {
-    this.last = Math.max(this.last, this.now() + ms);
-  }
+
 
   /** rejects after `timeoutMs` of activity without such a pause */
   async settle(quietMs: number, timeoutMs: number): Promise<void> {
@@ -161,10 +158,6 @@ export class QuietWatch {
       // what is held back counts as happening now: once it arrives, the operator needs its quiet period to act
       if (this.busy()) this.activity();
       else if (idle >= quietMs) return;
-      if (idle < 0) {
-        await this.wait(-idle);
-        continue;
-      }
       if (this.now() - start > timeoutMs) {
         throw new Error(`the operator never went quiet for ${quietMs} ms within ${timeoutMs} ms`);
       }

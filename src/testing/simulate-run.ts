@@ -70,7 +70,8 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
   const sandbox = await startSandbox({ bookmarkIntervalMs: 60_000 });
   const logs = memorySink("info");
   const story: string[] = schedule.faults.map((fault) => `fault: ${describeFault(fault)}`);
-  const quiet = new QuietWatch(() => sandbox.faults.pendingDelayed().lines > 0);
+  const retrying = new Map<string, number>();
+  const quiet = new QuietWatch(() => sandbox.faults.pendingDelayed().lines > 0 || awaitsRetry(retrying));
   const admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
   const operators = new Operators({
     sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
@@ -83,7 +84,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     await applyManifests(admin, withDefinitions(setup.manifests, setup.registry), silentLogger,
       AbortSignal.timeout(30_000));
     await ensureNamespace(admin, setup.namespace);
-    listenToWrites(sandbox, schedule.faults, { sites, resources, story, operators, quiet });
+    listenToWrites(sandbox, schedule.faults, { sites, resources, story, operators, quiet, retrying });
     armFaults(sandbox, schedule.faults);
     await operators.start();
     const kit = kitOf(sandbox, admin, setup.namespace, logs);
@@ -153,6 +154,17 @@ interface Listening {
   story: string[];
   operators: Operators;
   quiet: QuietWatch;
+  /** writes answered with an injected error, by verb and resource: until when the run waits for their retry */
+  retrying: Map<string, number>;
+}
+
+/** how long a run waits for the operator to retry a write answered with an injected error */
+const RETRY_WAIT_MS = 3000;
+
+function awaitsRetry(retrying: Map<string, number>): boolean {
+  const now = performance.now();
+  for (const [key, until] of retrying) if (until < now) retrying.delete(key);
+  return retrying.size > 0;
 }
 
 /** every write is activity and names a resource to compare; the operator's are crash points */
@@ -161,14 +173,16 @@ function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listening): voi
   const counts = new Map<string, number>();
   sandbox.faults.clients.onWrite((write) => {
     into.quiet.activity();
+    const retried = `${write.verb} ${write.plural}`;
     if (write.failed !== undefined) {
-      // a retry waits out a backoff (up to ~1.5 s in kobun): nothing happens meanwhile, yet it is not done
-      into.quiet.holdFor(2000);
+      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done
+      into.retrying.set(retried, performance.now() + RETRY_WAIT_MS);
       into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
       return;
     }
     into.resources.set(`${write.group}/${write.plural}`, { group: write.group, plural: write.plural });
     if (!write.client.startsWith(INSTANCE_PREFIX) || NOT_CRASH_POINTS.has(write.plural)) return;
+    into.retrying.delete(retried);
     const name = write.generateName ? `${write.generateName}*` : write.name;
     const key = `${write.verb} ${write.plural}/${write.subresource ?? ""} ${name}`;
     const nth = (counts.get(key) ?? 0) + 1;

@@ -35,7 +35,7 @@ export interface SimulateOptions {
   seed?: number | string;
   /** run exactly these faults (as a failure lists them), instead of exploring */
   schedule?: Fault[];
-  /** runs at the same time, each on its own sandbox (default 4: a run mostly waits) */
+  /** runs at the same time, each on its own sandbox (default 6: a run mostly waits) */
   parallel?: number;
   /** how long the operator must do nothing to count as settled, in ms (default 150) */
   quietMs?: number;
@@ -83,7 +83,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
   }
   const schedules = schedulesOf(options, reference);
   const runs: SimulationResult["runs"] = [];
-  const found = await runAll(setup, schedules, reference, options.parallel ?? 4, runs);
+  const found = await runAll(setup, schedules, reference, options.parallel ?? 6, runs);
   if (found) throw await failureOf(setup, options, reference, found, runs.filter((r) => r.ok).length);
   return { runs, crashPoints: reference.sites.length, ms: performance.now() - started };
 }
