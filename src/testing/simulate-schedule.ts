@@ -1,6 +1,7 @@
 // The faults of one simulated run (a schedule), how each reads in a report, and how the
 // exploration picks them: first a crash after every distinct write of the reference run (Sieve's
-// systematic crash points), then random mixes of every kind switched on, each from a seed.
+// systematic crash points), then each single merge (per step and resource) and delay (per
+// resource), then random mixes of every kind switched on, each from a seed.
 
 /** One write the operator made, named so that the same write is found again in another run. */
 export interface WriteSite {
@@ -101,6 +102,10 @@ export function explore(input: ExploreInput): Schedule[] {
     schedules.push({ seed: `${input.seed}/${schedules.length}`, faults });
   };
   if (input.kinds.crash) for (const site of systematic(input.sites)) add([{ kind: "crash", after: site }]);
+  for (const plural of input.plurals) {
+    if (input.kinds.merge) for (let step = 1; step < input.steps; step++) add([{ kind: "merge", plural, step }]);
+    if (input.kinds.delay) add([{ kind: "delay", plural, ms: 300 }]);
+  }
   for (let i = 0; schedules.length < input.budget && i < input.budget * 8; i++) {
     add(randomFaults(prng(mix(input.seed, i)), input));
   }

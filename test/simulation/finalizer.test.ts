@@ -28,7 +28,9 @@ const scenario = async (world: World) => {
 };
 
 test("buggy: a crash in the delete handler leaves the Widget held by its finalizer", async () => {
-  const { failure: found, shrunk } = await failureOf(simulate({ registry: operator(false), scenario }));
+  // a run that does not settle in 2.5 s fails: kobun would retry this handler for ever
+  const simulation = simulate({ registry: operator(false), scenario, settleTimeout: 2500 });
+  const { failure: found, shrunk } = await failureOf(simulation);
   // kobun retries the handler for ever: the run never settles, or settles between two retries, the Widget held
   expect(["settle", "deletion"]).toContain(found.check);
   expect(found.details.join("\n")).toContain("kobun.dev/finalizer");
