@@ -101,7 +101,7 @@ export class ClientFaults {
 
   /** the answer to send: a cut-off client's is replaced, as a dead process hears nothing */
   answer(req: Request, response: Response): Response {
-    if (this.cut.size === 0 || !this.cut.has(clientOf(req))) return response;
+    if (this.cut.size === 0 || response.status >= 400 || !this.cut.has(clientOf(req))) return response;
     return new Response(null, { status: 503 });
   }
 
