@@ -85,6 +85,8 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       AbortSignal.timeout(30_000));
     await ensureNamespace(admin, setup.namespace);
     listenToWrites(sandbox, schedule.faults, { sites, resources, story, operators, quiet, retrying });
+    // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
+    sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
     armFaults(sandbox, schedule.faults);
     await operators.start();
     const kit = kitOf(sandbox, admin, setup.namespace, logs);

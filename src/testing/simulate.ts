@@ -35,9 +35,9 @@ export interface SimulateOptions {
   seed?: number | string;
   /** run exactly these faults (as a failure lists them), instead of exploring */
   schedule?: Fault[];
-  /** runs at the same time, each on its own sandbox (default 6: a run mostly waits) */
+  /** runs at the same time, each on its own sandbox (default 4: a run mostly waits) */
   parallel?: number;
-  /** how long the operator must do nothing to count as settled, in ms (default 150) */
+  /** how long the operator must do nothing to count as settled, in ms (default 200) */
   quietMs?: number;
   /** how long a settle may take before the run fails as never settling, in ms (default 5000) */
   settleTimeout?: number;
@@ -83,7 +83,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
   }
   const schedules = schedulesOf(options, reference);
   const runs: SimulationResult["runs"] = [];
-  const found = await runAll(setup, schedules, reference, options.parallel ?? 6, runs);
+  const found = await runAll(setup, schedules, reference, options.parallel ?? 4, runs);
   if (found) throw await failureOf(setup, options, reference, found, runs.filter((r) => r.ok).length);
   return { runs, crashPoints: reference.sites.length, ms: performance.now() - started };
 }
@@ -94,7 +94,7 @@ function setupOf(options: SimulateOptions): RunSetup {
   return {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
     scenario: options.scenario, invariants: options.invariants ?? {},
-    volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], quietMs: options.quietMs ?? 150,
+    volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], quietMs: options.quietMs ?? 200,
     settleTimeoutMs: options.settleTimeout ?? 5000, ...(options.config ? { config: options.config } : {}),
   };
 }

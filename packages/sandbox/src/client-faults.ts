@@ -48,6 +48,7 @@ export function clientOf(req: Request): string {
 export class ClientFaults {
   private readonly cut = new Set<string>();
   private readonly listeners = new Set<(write: WriteRecord) => void>();
+  private readonly requestListeners = new Set<(client: string, verb: string) => void>();
   private failures: (WriteFailure & { seen: number; left: number })[] = [];
   private readonly inFlight = new WeakMap<Request, InFlight>();
 
@@ -66,6 +67,12 @@ export class ClientFaults {
     return () => this.listeners.delete(listener);
   }
 
+  /** hears each request as it arrives (reads and watches too), with its client; returns the unsubscribe */
+  onRequest(listener: (client: string, verb: string) => void): () => void {
+    this.requestListeners.add(listener);
+    return () => this.requestListeners.delete(listener);
+  }
+
   failWrites(rule: WriteFailure): void {
     this.failures.push({ ...rule, seen: 0, left: rule.count ?? 1 });
   }
@@ -77,8 +84,11 @@ export class ClientFaults {
 
   /** at a request's start: refuses a cut-off client, fails a chosen write, remembers a write for `written` */
   begin(req: Request, verb: string, target: { group: string; plural: string; sub?: string } | undefined): void {
-    if (this.cut.size === 0 && this.listeners.size === 0 && this.failures.length === 0) return;
+    if (this.cut.size === 0 && this.listeners.size === 0 && this.failures.length === 0) {
+      if (this.requestListeners.size === 0) return;
+    }
     const client = clientOf(req);
+    for (const listener of [...this.requestListeners]) listener(client, verb);
     if (this.cut.has(client)) throw refused(client);
     if (target === undefined || !WRITE_VERBS.has(verb)) return;
     const { group, plural, sub } = target;
