@@ -2,6 +2,9 @@
 // "kobun/testing"`), the equivalent of Kopf's KopfRunner with no cluster: a sandbox API server
 // and the operator in-process, objects applied (status too), conditions awaited on a watch,
 // held for a window (`consistently`), the Events about an object, and the operator's log lines.
+// And `simulate()`: the operator run through a scenario under many seeded schedules of faults
+// (a crash after each write, stale and merged watches, failed writes), each run compared with a
+// fault-free one (simulate*.ts).
 //
 //   import { startOperator } from "kobun/testing";
 //   import { Examples } from "../handlers/example.ts";      // registers its handlers

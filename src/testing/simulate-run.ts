@@ -124,7 +124,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     try {
       await setup.scenario(world);
       release();
-      await settle(undefined, setup.quietMs * 2);
+      await settle(undefined, setup.quietMs * 1.5);
       await checkInvariants(setup.invariants, world, undefined);
     } catch (error) {
       if (!(error instanceof Found)) {
@@ -161,7 +161,7 @@ interface Listening {
 }
 
 /** how long a run waits for the operator to retry a write answered with an injected error */
-const RETRY_WAIT_MS = 3000;
+const RETRY_WAIT_MS = 2000;
 
 function awaitsRetry(retrying: Map<string, number>): boolean {
   const now = performance.now();

@@ -29,7 +29,7 @@ export interface SimulateOptions {
   volatile?: string[];
   /** the kinds of fault to inject (each default true) */
   faults?: Partial<FaultKinds>;
-  /** how many schedules to run at most (default 24): every crash point first, then random mixes */
+  /** how many schedules to run at most (default 16): every crash point first, then random mixes */
   schedules?: number;
   /** a number: the master seed (default 1); "<master>/<index>", as a failure reports it: that schedule only */
   seed?: number | string;
@@ -105,7 +105,7 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
   const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
   const input = { kinds, sites: reference.sites, plurals, steps: reference.steps };
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
-  const budget = options.schedules ?? 24;
+  const budget = options.schedules ?? 16;
   if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);
   return explore({ ...input, seed: options.seed ?? 1, budget });
 }
