@@ -95,7 +95,7 @@ export class Operators {
     const stop = new AbortController();
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve));
-    const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id));
+    const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id, stop.signal));
     const onStarted = () => started();
     const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted }).then(() => {
       if (!stop.signal.aborted) this.failure ??= new Error(`operator instance ${id} ended by itself`);
@@ -117,13 +117,17 @@ function instanceKubeconfig(url: string, id: string): string {
   ].join("\n");
 }
 
-/** every line (debug too) marks activity; from info, lines are kept, each prefixed with its instance */
-function activitySink(logs: MemorySink, onActivity: () => void, id: string): LogSink {
+/**
+ * every line (debug too) marks activity; from info, lines are kept, each prefixed with its instance.
+ * A killed instance's code may still run a while in this process: what it logs after `dead` is dropped.
+ */
+function activitySink(logs: MemorySink, onActivity: () => void, id: string, dead: AbortSignal): LogSink {
   const keep: Record<LogLevel, boolean> = { debug: false, info: true, warn: true, error: true };
   const label = `[${id.slice(INSTANCE_PREFIX.length)}] `;
   return {
     level: "debug", format: "plain",
     write(line, level) {
+      if (dead.aborted) return;
       onActivity();
       if (keep[level]) logs.write(label + line, level);
     },

@@ -29,11 +29,13 @@ export interface RunSetup {
   volatile: string[];
   quietMs: number;
   settleTimeoutMs: number;
+  /** handler ids that must not run to completion twice for one object */
+  once: string[];
   config?: Record<string, unknown>;
 }
 
 export interface RunFailure {
-  check: "convergence" | "invariant" | "deletion" | "settle" | "scenario" | "operator";
+  check: "convergence" | "invariant" | "deletion" | "settle" | "scenario" | "operator" | "once";
   /** the step after which it was found (undefined: at the end) */
   step?: number;
   message: string;
@@ -134,6 +136,8 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     }
     const stuck = failure ? [] : stuckDeletions(sandbox, resources.values());
     if (stuck.length > 0) failure = { check: "deletion", message: "a deletion never completed", details: stuck };
+    const twice = failure ? [] : ranTwice(logs.lines, setup.once);
+    if (twice.length > 0) failure = { check: "once", message: "a once-only handler ran twice", details: twice };
     const state = snapshot(sandbox, resources.values(), setup.volatile);
     const diff = reference && !failure ? differences(reference, state) : [];
     if (diff.length > 0) {
@@ -202,6 +206,20 @@ function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listening): voi
       `here; instance ${into.operators.count + 1} starts`);
     into.operators.kill();
   });
+}
+
+/** the once-only handlers that succeeded twice for one object, from the live instances' log lines */
+function ranTwice(lines: readonly string[], once: readonly string[]): string[] {
+  if (once.length === 0) return [];
+  const counts = new Map<string, string[]>();
+  for (const line of lines) {
+    const match = /Handler '([^']+)' succeeded\..*?\bname=(\S+)/.exec(line);
+    if (!match || !once.includes(match[1]!)) continue;
+    const key = `handler '${match[1]}' of ${match[2]}`;
+    counts.set(key, [...(counts.get(key) ?? []), line.slice(0, line.indexOf("]") + 1)]);
+  }
+  return [...counts].filter(([, by]) => by.length > 1)
+    .map(([key, by]) => `${key} succeeded ${by.length} times (by instances ${by.join(" ")})`);
 }
 
 function sameSite(a: WriteSite, b: WriteSite): boolean {

@@ -43,6 +43,8 @@ export interface SimulateOptions {
   settleTimeout?: number;
   /** shrink a failing schedule before reporting it (default true) */
   shrink?: boolean;
+  /** handler ids that promise to run once: a run where one succeeds twice for an object fails */
+  once?: string[];
   /** more operator settings, as a kobun.yaml's data */
   config?: Record<string, unknown>;
 }
@@ -95,7 +97,8 @@ function setupOf(options: SimulateOptions): RunSetup {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
     scenario: options.scenario, invariants: options.invariants ?? {},
     volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], quietMs: options.quietMs ?? 200,
-    settleTimeoutMs: options.settleTimeout ?? 5000, ...(options.config ? { config: options.config } : {}),
+    settleTimeoutMs: options.settleTimeout ?? 5000, once: options.once ?? [],
+    ...(options.config ? { config: options.config } : {}),
   };
 }
 
