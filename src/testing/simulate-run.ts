@@ -6,7 +6,7 @@
 
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import type { Registry } from "../declaring/index.ts";
-import { KubeClient } from "../kube/index.ts";
+import { ApiError, KubeClient } from "../kube/index.ts";
 import { applyManifests } from "../runtime/dev.ts";
 import { withDefinitions, type Manifest } from "../runtime/index.ts";
 import { memorySink, silentLogger, type MemorySink } from "../util/index.ts";
@@ -15,7 +15,6 @@ import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } 
 import { INSTANCE_PREFIX, Operators, QuietWatch } from "./simulate-operators.ts";
 import { describeFault, describeSite, type Fault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
 import { makeWorld, type World } from "./simulate-world.ts";
-import { ensureNamespace } from "./start.ts";
 
 /** holds when it returns true or nothing; false, a string (what is wrong) or a throw is a violation */
 export type Invariant = (world: World) => unknown;
@@ -85,7 +84,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
   try {
     await applyManifests(admin, withDefinitions(setup.manifests, setup.registry), silentLogger,
       AbortSignal.timeout(30_000));
-    await ensureNamespace(admin, setup.namespace);
+    await makeNamespace(admin, setup.namespace);
     listenToWrites(sandbox, schedule.faults, { sites, resources, story, operators, quiet, retrying });
     // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
     sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
@@ -220,6 +219,14 @@ function ranTwice(lines: readonly string[], once: readonly string[]): string[] {
   }
   return [...counts].filter(([, by]) => by.length > 1)
     .map(([key, by]) => `${key} succeeded ${by.length} times (by instances ${by.join(" ")})`);
+}
+
+/** the run's namespace, unless the sandbox has it from the start (default, kube-system) */
+async function makeNamespace(client: KubeClient, name: string): Promise<void> {
+  const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
+  await client.create(await client.resolve("v1/namespaces"), null, namespace).catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.code === 409)) throw error;
+  });
 }
 
 function sameSite(a: WriteSite, b: WriteSite): boolean {

@@ -105,8 +105,7 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
   }
 }
 
-/** Creates the namespace unless it exists (simulate.ts starts its runs' clusters with it too). */
-export async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
+async function ensureNamespace(client: KubeClient, name: string): Promise<void> {
   const namespaces = await client.resolve("v1/namespaces");
   try {
     await client.get(namespaces, null, name);
