@@ -42,14 +42,12 @@ export async function serverSideApply(
     const next = applyConfiguration(present(def, version, existing), body, applying);
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
     const updated = await ctx.admission.update(def, version, ns, name, next, user, sub, options);
-    ctx.faults.clients.written(req, updated);
     return objectResponse(req, def, await ctx.admission.present(def, version, updated));
   }
   if (sub) throw errors.notFound(def.group, def.plural, name);
   const named = { ...body, metadata: { ...(body.metadata ?? {}), name } };
   const configuration = applyConfiguration(undefined, named, applying);
   const created = await ctx.admission.create(def, version, ns, configuration, user, options);
-  ctx.faults.clients.written(req, created);
   return objectResponse(req, def, await ctx.admission.present(def, version, created), 201);
 }
 

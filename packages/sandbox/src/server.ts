@@ -172,10 +172,8 @@ async function resourceRequest(
   const { version, name } = target;
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
-  const out = async (body: any, code = 200) => {
-    if (verb !== "get") ctx.faults.clients.written(req, body); // a write committed: a killed client's last
-    return objectResponse(req, def, await ctx.admission.present(def, version, body), code);
-  };
+  const out = async (body: any, code = 200) =>
+    objectResponse(req, def, await ctx.admission.present(def, version, committed(ctx, req, verb, body)), code);
   const strict = q.get("fieldValidation") === "Strict";
   const writer = writerOf(req, q);
 
@@ -207,7 +205,9 @@ async function resourceRequest(
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") {
-        return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
+        const applied = await serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
+        if (applied.status < 300) committed(ctx, req, verb, { metadata: { namespace: ns, name } });
+        return applied;
       }
       const dryRun = dryRunOf(q, "PatchOptions");
       const body = await readJson(req);
@@ -224,6 +224,12 @@ async function resourceRequest(
     default:
       throw errors.methodNotAllowed();
   }
+}
+
+/** a write's object, told first to the client faults (it may be a killed client's last write); a read's as it is */
+function committed<T>(ctx: ServerContext, req: Request, verb: string, object: T): T {
+  if (verb !== "get") ctx.faults.clients.written(req, object);
+  return object;
 }
 
 /** LIST: the items at the version asked for, as the list, its metadata only (PartialObjectMetadataList) or a Table */

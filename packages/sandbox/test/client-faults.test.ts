@@ -29,11 +29,17 @@ describe("clients", () => {
     await as("op-2", "PATCH", `${CM}/heard`, { data: { k: "w" } });
     await as("op-2", "POST", CM, { ...cm(""), metadata: { generateName: "gen-" } });
     await as("op-1", "DELETE", `${CM}/heard`);
+    const applied = await fetch(`${sb.url}${CM}/ssa?fieldManager=op`, {
+      method: "PATCH", headers: { "impersonate-user": "op-3", "content-type": "application/apply-patch+yaml" },
+      body: JSON.stringify(cm("ssa")),
+    });
+    expect(applied.status).toBe(201);
     stop();
     await as("op-1", "POST", CM, cm("unheard"));
     expect(heard.map((w) => [w.client, w.verb, w.plural, w.name.startsWith("gen-") ? "gen-*" : w.name])).toEqual([
       ["op-1", "create", "configmaps", "heard"], ["op-2", "patch", "configmaps", "heard"],
       ["op-2", "create", "configmaps", "gen-*"], ["op-1", "delete", "configmaps", "heard"],
+      ["op-3", "patch", "configmaps", "ssa"],
     ]);
     expect(heard[2]).toMatchObject({ group: "", namespace: "default", generateName: "gen-" });
   });
