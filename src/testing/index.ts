@@ -2,6 +2,9 @@
 // "kobun/testing"`), the equivalent of Kopf's KopfRunner with no cluster: a sandbox API server
 // and the operator in-process, objects applied (status too), conditions awaited on a watch,
 // held for a window (`consistently`), the Events about an object, and the operator's log lines.
+// And `simulate()`: the operator run through a scenario under many seeded schedules of faults
+// (a crash after each write, stale and merged watches, failed writes), each run compared with a
+// fault-free one (simulate*.ts).
 //
 //   import { startOperator } from "kobun/testing";
 //   import { Examples } from "../handlers/example.ts";      // registers its handlers
@@ -21,3 +24,7 @@ export { startOperator, type TestOperatorOptions } from "./start.ts";
 export { ConsistentlyError } from "./consistently.ts";
 export { type EventsOptions } from "./events.ts";
 export { UntilTimeoutError } from "./until.ts";
+export { simulate, SimulationFailure, type SimulateOptions, type SimulationResult } from "./simulate.ts";
+export type { Fault, FaultKinds, Schedule, WriteSite } from "./simulate-schedule.ts";
+export type { Invariant, RunFailure } from "./simulate-run.ts";
+export type { World } from "./simulate-world.ts";

@@ -2,11 +2,15 @@
 // event types, malformed lines, dropped or stalled connections), history compaction, and
 // `failNext` — the next N matching requests answered with a real Status of a given code;
 // `stallNext` — the next N matching requests left unanswered for a while (a half-dead peer);
-// `delayWatches` — watch events arrive late while writes answer at once (a stale cache).
+// `delayWatches` — watch events arrive late while writes answer at once (a stale cache);
+// `mergeWatches` — only the latest state of each object is delivered (watch-merge.ts);
+// `clients` — faults aimed at one client: cut off (a killed process), chosen writes failed (client-faults.ts).
 
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
+import { ClientFaults } from "./client-faults.ts";
 import { WatchDelays } from "./watch-delay.ts";
+import { WatchMerges } from "./watch-merge.ts";
 import type { WatchStream } from "./watch.ts";
 
 export interface SandboxFaults {
@@ -34,6 +38,17 @@ export interface SandboxFaults {
   delayWatches(ms: number, match?: { plural?: string; namespace?: string }): void;
   /** lines held back by delayWatches, and timers armed for them, over all open watches (0 and 0 after stop) */
   pendingDelayed(): { lines: number; timers: number };
+  /**
+   * from now on, live watch events of `plural` / in `namespace` are kept back on every open watch, only the latest
+   * state of each object kept, until releaseMerged() sends them (intermediate states never seen)
+   */
+  mergeWatches(match?: { plural?: string; namespace?: string }): void;
+  /** ends mergeWatches and sends what it kept, one event per object */
+  releaseMerged(): void;
+  /** events mergeWatches keeps back, over all open watches */
+  pendingMerged(): number;
+  /** faults aimed at one client (by its impersonated user, else its User-Agent): cut off, writes heard or failed */
+  readonly clients: ClientFaults;
   /** forget every rule: failNext, stallNext, delayWatches (also done by stats.reset()) */
   reset(): void;
   /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
@@ -50,6 +65,9 @@ export class Faults implements SandboxFaults {
   private stalls: StallRule[] = [];
   /** read by every watch stream (watch-request.ts) */
   readonly watchDelays = new WatchDelays();
+  /** read by every watch stream too */
+  readonly watchMerges = new WatchMerges();
+  readonly clients = new ClientFaults();
 
   constructor(private readonly store: Store, private readonly watches: Set<WatchStream>) {}
 
@@ -100,6 +118,18 @@ export class Faults implements SandboxFaults {
     return { ...this.watchDelays.pending };
   }
 
+  mergeWatches(match: { plural?: string; namespace?: string } = {}): void {
+    this.watchMerges.set(match);
+  }
+
+  releaseMerged(): void {
+    this.watchMerges.release();
+  }
+
+  pendingMerged(): number {
+    return this.watchMerges.pending;
+  }
+
   failNext(
     n: number, status: number, match: { verb?: string; plural?: string; retryAfterSeconds?: number } = {},
   ): void {
@@ -131,6 +161,8 @@ export class Faults implements SandboxFaults {
     this.rules = [];
     this.stalls = [];
     this.watchDelays.set(0);
+    this.watchMerges.release();
+    this.clients.reset();
   }
 }
 

@@ -58,10 +58,11 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   const plural = resource?.plural;
   const query = url.search.replace(/^\?/, "");
   ctx.requests.record({ verb, method: req.method, path: url.pathname, query, at: Date.now(), plural });
-  const res = await withWarnings(async () => {
+  let res = await withWarnings(async () => {
     const user = checkAuth(ctx, req);
     // system:masters may do anything: its requests skip building the RBAC attributes
     if (user !== MASTERS) authorize(ctx.store, user, requestAttributes(target, req.method, url.pathname, q));
+    ctx.faults.clients.begin(req, verb, resource);
     ctx.faults.check(verb, plural);
     const stall = ctx.faults.stallFor(verb, plural);
     if (stall > 0) await Bun.sleep(stall);
@@ -71,6 +72,7 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
       : new ApiStatusError(500, "InternalError", `sandbox: ${(e as Error)?.message ?? String(e)}`);
     return errorResponse(err);
   });
+  res = ctx.faults.clients.answer(req, res);
   const ms = (performance.now() - started).toFixed(2);
   ctx.log?.(`sandbox verb=${verb} method=${req.method} path=${url.pathname}${url.search} code=${res.status} ms=${ms}`);
   return res;
@@ -175,7 +177,7 @@ async function resourceRequest(
   const ns = def.namespaced ? target.ns : "";
   const sub = target.sub as "status" | undefined;
   const out = async (body: any, code = 200) =>
-    objectResponse(req, def, await ctx.admission.present(def, version, body), code);
+    objectResponse(req, def, await ctx.admission.present(def, version, committed(ctx, req, verb, body)), code);
   const strict = q.get("fieldValidation") === "Strict";
   const writer = writerOf(req, q);
   const writing = (kind: "CreateOptions" | "UpdateOptions" | "PatchOptions") => ({
@@ -209,7 +211,9 @@ async function resourceRequest(
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") {
-        return serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
+        const applied = await serverSideApply(ctx, req, def, version, ns, name!, sub, q, user);
+        if (applied.status < 300) committed(ctx, req, verb, { metadata: { namespace: ns, name } });
+        return applied;
       }
       const options = writing("PatchOptions");
       return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, options));
@@ -226,6 +230,12 @@ async function resourceRequest(
     default:
       throw errors.methodNotAllowed();
   }
+}
+
+/** a write's object, told first to the client faults (it may be a killed client's last write); a read's as it is */
+function committed<T>(ctx: ServerContext, req: Request, verb: string, object: T): T {
+  if (verb !== "get") ctx.faults.clients.written(req, object);
+  return object;
 }
 
 /** LIST: the items at the version asked for, as the list, its metadata only (PartialObjectMetadataList) or a Table */

@@ -39,7 +39,7 @@ export function startWatch(
     def, version, ns, selector, resourceVersion: q.get("resourceVersion") ?? undefined,
     sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
     convert: ctx.admission.watchConverter(def, version),
-    partial: partialView(req.headers.get("accept")), delays: ctx.faults.watchDelays,
+    partial: partialView(req.headers.get("accept")), delays: ctx.faults.watchDelays, merges: ctx.faults.watchMerges,
     ...(wantsTable(req.headers.get("accept")) ? { asTable } : {}),
   }, (w) => ctx.watches.delete(w), req.signal);
   ctx.watches.add(watch);

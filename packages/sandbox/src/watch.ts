@@ -13,6 +13,7 @@ import { statusBody } from "./status.ts";
 import { asPartial, type PartialView } from "./partial.ts";
 import { withReadDefaults } from "./schema.ts";
 import type { DelayLine, WatchDelays } from "./watch-delay.ts";
+import type { WatchMerges } from "./watch-merge.ts";
 
 const encoder = new TextEncoder();
 
@@ -38,6 +39,8 @@ export interface WatchSpec {
   partial?: PartialView | undefined;
   /** faults.delayWatches: events and bookmarks held back for a while */
   delays?: WatchDelays;
+  /** faults.mergeWatches: live events kept back, the latest state of each object only */
+  merges?: WatchMerges;
 }
 
 export class WatchStream {
@@ -50,6 +53,8 @@ export class WatchStream {
   /** lines held back by delayWatches; made at the first one */
   private delayed: DelayLine | undefined;
   private sentAny = false;
+  /** past the replay or initial events: what mergeWatches may keep back */
+  private live = false;
   private timers: ReturnType<typeof setInterval | typeof setTimeout>[] = [];
   private unsubscribe: () => void = () => {};
   private readonly apiVersion: string;
@@ -100,6 +105,7 @@ export class WatchStream {
       for (const ev of events) this.onChange(ev);
     }
     this.unsubscribe = store.subscribe((ev) => this.onChange(ev));
+    this.live = true;
     // Bun.serve withholds the end of the response head until the first body byte
     // (oven-sh/bun#33660), so a quiet watch would leave the client's fetch() pending.
     // Commit the head now: with bookmarks allowed, an immediate (valid) BOOKMARK; otherwise
@@ -141,8 +147,14 @@ export class WatchStream {
   /** events (and bookmarks) waiting for their conversion, so that none overtakes another */
   private converting: Promise<void> = Promise.resolve();
 
-  private sendEvent(type: string, object: any): void {
+  /** an event kept back by mergeWatches, sent now */
+  deliver(type: string, object: any): void {
+    this.sendEvent(type, object, false);
+  }
+
+  private sendEvent(type: string, object: any, mergeable = this.live): void {
     const { def, version } = this.spec;
+    if (mergeable && this.spec.merges?.hold(this, def.plural, type, object)) return;
     const { kind, apiVersion: _a, ...rest } = withReadDefaults(object, def.schemas?.get(def.storageVersion ?? version));
     const full = { kind, apiVersion: this.apiVersion, ...rest };
     const { convert, partial, delays } = this.spec;
@@ -169,6 +181,7 @@ export class WatchStream {
     if (initialEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
     const partial = this.spec.partial;
     if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
+    if (!initialEnd && this.spec.merges?.holding(this)) return;
     const object = partial
       ? { kind: partial.kind, apiVersion: partial.apiVersion, metadata }
       : { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata };
@@ -274,6 +287,7 @@ export class WatchStream {
     if (this.stallTimer) clearTimeout(this.stallTimer);
     this.queue = [];
     this.delayed?.clear();
+    this.spec.merges?.forget(this);
     this.onEnd(this);
   }
 }

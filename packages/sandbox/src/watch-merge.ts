@@ -1,0 +1,75 @@
+// `faults.mergeWatches`: intermediate states lost. While the rule holds, the live events of the
+// matching resources are kept back per object on every open watch, only the latest state of each
+// kept; `releaseMerged()` sends what is kept, one event per object, in resourceVersion order. A
+// controller then sees Pending → Done where the store went Pending → Running → Done: what an
+// informer sees after a relist, or when it falls behind (the Sieve paper's unobserved states).
+// Bookmarks are not sent while a stream keeps events (one would carry the client past them).
+
+import type { WatchStream } from "./watch.ts";
+
+interface Kept { type: string; object: any }
+
+export class WatchMerges {
+  private rule: { plural?: string; namespace?: string } | undefined;
+  private readonly kept = new Map<WatchStream, Map<string, Kept>>();
+
+  set(match: { plural?: string; namespace?: string }): void {
+    this.rule = { ...match };
+  }
+
+  /** keeps the event back if the rule holds for it; false: send it as usual */
+  hold(stream: WatchStream, plural: string, type: string, object: any): boolean {
+    const rule = this.rule;
+    if (rule === undefined || (rule.plural !== undefined && rule.plural !== plural)) return false;
+    const namespace = object?.metadata?.namespace ?? "";
+    if (rule.namespace !== undefined && rule.namespace !== namespace) return false;
+    let objects = this.kept.get(stream);
+    if (objects === undefined) this.kept.set(stream, (objects = new Map()));
+    const key = `${namespace}/${object?.metadata?.name}`;
+    const merged = mergeTypes(objects.get(key)?.type, type);
+    if (merged === undefined) objects.delete(key);
+    else objects.set(key, { type: merged, object });
+    return true;
+  }
+
+  /** whether the stream keeps events back now (its bookmarks are then not sent) */
+  holding(stream: WatchStream): boolean {
+    return this.rule !== undefined || (this.kept.get(stream)?.size ?? 0) > 0;
+  }
+
+  /** ends the rule and sends every kept event, oldest resourceVersion first */
+  release(): void {
+    this.rule = undefined;
+    const streams = [...this.kept];
+    this.kept.clear();
+    for (const [stream, objects] of streams) {
+      const events = [...objects.values()].sort((a, b) => rvOf(a) - rvOf(b));
+      for (const { type, object } of events) stream.deliver(type, object);
+    }
+  }
+
+  /** a stream ended: what it kept is dropped */
+  forget(stream: WatchStream): void {
+    this.kept.delete(stream);
+  }
+
+  /** events kept back over all streams */
+  get pending(): number {
+    let n = 0;
+    for (const objects of this.kept.values()) n += objects.size;
+    return n;
+  }
+}
+
+/** one event standing for two of the same object: undefined when they cancel out (made and gone unseen) */
+function mergeTypes(before: string | undefined, after: string): string | undefined {
+  if (before === undefined) return after;
+  if (before === "ADDED" && after === "DELETED") return undefined;
+  if (before === "ADDED") return "ADDED";
+  if (before === "DELETED" && after === "ADDED") return "MODIFIED"; // the delete went unseen
+  return after;
+}
+
+function rvOf(kept: Kept): number {
+  return Number(kept.object?.metadata?.resourceVersion ?? 0);
+}

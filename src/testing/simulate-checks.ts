@@ -1,0 +1,131 @@
+// What a simulated run is judged on: the cluster's state at the end (objects of every resource
+// the run wrote, with the volatile fields taken out), compared with the reference run's; and
+// what a deletion must not leave behind (an object still being deleted: a finalizer never released).
+
+import type { Sandbox } from "@kobun/sandbox";
+
+/** fields that differ between two runs of the same story, whatever the operator does */
+export const VOLATILE_FIELDS = [
+  "metadata.uid", "metadata.resourceVersion", "metadata.creationTimestamp", "metadata.managedFields",
+  "metadata.generation", "metadata.ownerReferences.*.uid", "metadata.deletionGracePeriodSeconds",
+];
+
+/** resources whose objects are never compared: Events (posted in the background), Leases, Namespaces */
+const IGNORED = new Set(["events", "leases", "namespaces"]);
+
+/** the objects at the end of a run, keyed "plural namespace/name" (generated names as "<generateName>*") */
+export type Snapshot = Map<string, unknown[]>;
+
+export interface Resources { group: string; plural: string }
+
+export function snapshot(sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly string[]): Snapshot {
+  const state: Snapshot = new Map();
+  for (const { group, plural } of resources) {
+    if (IGNORED.has(plural)) continue;
+    for (const object of sandbox.store.objects(group, plural)) {
+      const meta = object.metadata ?? {};
+      const name = meta.generateName && meta.name?.startsWith(meta.generateName) ? `${meta.generateName}*` : meta.name;
+      const key = `${plural} ${meta.namespace ? `${meta.namespace}/` : ""}${name}`;
+      const kept = withoutEmptyBookkeeping(withoutPaths(object, volatile));
+      if (meta.generateName) kept.metadata.name = name;
+      const list = state.get(key) ?? [];
+      list.push(kept);
+      state.set(key, list);
+    }
+  }
+  for (const list of state.values()) list.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return state;
+}
+
+/** the differences of `actual` from `expected`, one line each (at most `maxLines`); empty when equal */
+export function differences(expected: Snapshot, actual: Snapshot, maxLines = 12): string[] {
+  const lines: string[] = [];
+  const keys = [...new Set([...expected.keys(), ...actual.keys()])].sort();
+  for (const key of keys) {
+    const want = expected.get(key) ?? [];
+    const got = actual.get(key) ?? [];
+    if (want.length === 0) lines.push(`+ ${key}: left in the cluster, not in the reference run${count(got)}`);
+    else if (got.length === 0) lines.push(`- ${key}: missing (the reference run has it)`);
+    else if (want.length !== got.length) {
+      lines.push(`~ ${key}: ${got.length} objects where the reference has ${want.length}`);
+    }
+    else for (let i = 0; i < want.length; i++) diffValue(`${key}: `, "", want[i], got[i], lines);
+  }
+  return lines.length > maxLines ? [...lines.slice(0, maxLines), `... and ${lines.length - maxLines} more`] : lines;
+}
+
+/** objects still being deleted: the finalizers that hold each */
+export function stuckDeletions(sandbox: Sandbox, resources: Iterable<Resources>): string[] {
+  const stuck: string[] = [];
+  for (const { group, plural } of resources) {
+    if (IGNORED.has(plural)) continue;
+    for (const object of sandbox.store.objects(group, plural)) {
+      const meta = object.metadata ?? {};
+      if (!meta.deletionTimestamp) continue;
+      const where = `${plural} ${meta.namespace ? `${meta.namespace}/` : ""}${meta.name}`;
+      stuck.push(`${where} is still being deleted, held by the finalizers ${JSON.stringify(meta.finalizers ?? [])}`);
+    }
+  }
+  return stuck;
+}
+
+/**
+ * kobun's own bookkeeping, once empty, is no difference: a handler retried after a failed write
+ * may leave an empty `status.kobun.progress` where a first-time success leaves none
+ */
+function withoutEmptyBookkeeping(object: any): any {
+  const status = object.status;
+  if (!isRecord(status) || !isRecord(status.kobun)) return object;
+  const kobun = status.kobun;
+  if (isRecord(kobun.progress) && Object.keys(kobun.progress).length === 0) delete kobun.progress;
+  if (Object.keys(kobun).length === 0) delete status.kobun;
+  if (Object.keys(status).length === 0) delete object.status;
+  return object;
+}
+
+function count(objects: unknown[]): string {
+  return objects.length > 1 ? ` (${objects.length} of them)` : "";
+}
+
+function diffValue(prefix: string, path: string, want: unknown, got: unknown, lines: string[]): void {
+  if (JSON.stringify(want) === JSON.stringify(got)) return;
+  const bothObjects = isRecord(want) && isRecord(got);
+  if (!bothObjects) {
+    lines.push(`~ ${prefix}${path || "(the object)"}: ${short(want)} in the reference, ${short(got)} here`);
+    return;
+  }
+  for (const key of [...new Set([...Object.keys(want), ...Object.keys(got)])].sort()) {
+    diffValue(prefix, path ? `${path}.${key}` : key, want[key], got[key], lines);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function short(value: unknown): string {
+  if (value === undefined) return "absent";
+  const text = JSON.stringify(value);
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+/** a copy of `object` without the dotted `paths` ("*" for every element of an array or map) */
+export function withoutPaths(object: any, paths: readonly string[]): any {
+  const copy = structuredClone(object);
+  for (const path of paths) drop(copy, path.split("."));
+  return copy;
+}
+
+function drop(value: any, parts: string[]): void {
+  if (value === null || typeof value !== "object" || parts.length === 0) return;
+  const [head, ...rest] = parts as [string, ...string[]];
+  if (head === "*") {
+    for (const item of Object.values(value)) drop(item, rest);
+    return;
+  }
+  if (rest.length === 0) {
+    delete value[head];
+    return;
+  }
+  drop(value[head], rest);
+}

@@ -1,0 +1,14 @@
+// A failed run told as a story: the steps and the faults as they struck, in order, then the
+// check that failed with what it found (the object diff against the reference run).
+
+import type { RunFailure, RunOutcome } from "./simulate-run.ts";
+
+export function storyOf(outcome: RunOutcome, failure: RunFailure): string {
+  const happened = outcome.story.filter((line) => !line.startsWith("fault: "));
+  const when = failure.step === undefined ? "at the end" : `after step ${failure.step}`;
+  const lines = [
+    "what happened:", ...happened.map((line) => `  ${line}`),
+    `check failed ${when}: ${failure.check}: ${failure.message}`, ...failure.details.map((line) => `  ${line}`),
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,272 @@
+// One simulated run: a fresh sandbox with the operator's CRDs, the operator in this process, the
+// scenario played step by step under one schedule of faults, and the checks: invariants after
+// every step and at the end, no deletion left hanging, and (given the reference run's) the same
+// final state. It tells what happened as a story, and the operator's writes, as the reference
+// run's crash points.
+
+import { startSandbox, type Sandbox } from "@kobun/sandbox";
+import type { Registry } from "../declaring/index.ts";
+import { ApiError, KubeClient } from "../kube/index.ts";
+import { applyManifests } from "../runtime/dev.ts";
+import { withDefinitions, type Manifest } from "../runtime/index.ts";
+import { memorySink, silentLogger, type MemorySink } from "../util/index.ts";
+import { TestOperator } from "./operator.ts";
+import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
+import { INSTANCE_PREFIX, Operators, QuietWatch } from "./simulate-operators.ts";
+import { describeFault, describeSite, type Fault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
+import { makeWorld, type World } from "./simulate-world.ts";
+
+/** holds when it returns true or nothing; false, a string (what is wrong) or a throw is a violation */
+export type Invariant = (world: World) => unknown;
+
+export interface RunSetup {
+  registry: Registry;
+  namespace: string;
+  manifests: Manifest[];
+  scenario: (world: World) => Promise<void>;
+  invariants: Record<string, Invariant>;
+  volatile: string[];
+  quietMs: number;
+  settleTimeoutMs: number;
+  /** handler ids that must not run to completion twice for one object */
+  once: string[];
+  config?: Record<string, unknown>;
+}
+
+export interface RunFailure {
+  check: "convergence" | "invariant" | "deletion" | "settle" | "scenario" | "operator" | "once";
+  /** the step after which it was found (undefined: at the end) */
+  step?: number;
+  message: string;
+  details: string[];
+}
+
+export interface RunOutcome {
+  /** the operator's writes (Events aside), in order */
+  sites: WriteSite[];
+  /** every resource written in the run */
+  resources: Resources[];
+  steps: number;
+  snapshot: Snapshot;
+  failure?: RunFailure;
+  story: string[];
+  /** the operator's log lines (info and up, each with its instance) */
+  logs: string[];
+  ms: number;
+}
+
+class Found extends Error {
+  constructor(readonly failure: RunFailure) {
+    super(failure.message);
+  }
+}
+
+/** resources whose writes are no crash points: posted in the background, about what was done */
+const NOT_CRASH_POINTS = new Set(["events"]);
+
+// long: one run's whole life in order (start, faults armed, steps, end checks, teardown) reads best in one place
+export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: Snapshot): Promise<RunOutcome> {
+  const started = performance.now();
+  // bookmarks rarely: a delayed one is a held-back line, and held-back lines keep a run from settling
+  const sandbox = await startSandbox({ bookmarkIntervalMs: 60_000 });
+  const logs = memorySink("info");
+  const story: string[] = schedule.faults.map((fault) => `fault: ${describeFault(fault)}`);
+  const retrying = new Map<string, number>();
+  const quiet = new QuietWatch(() => sandbox.faults.pendingDelayed().lines > 0 || awaitsRetry(retrying));
+  const admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const operators = new Operators({
+    sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
+    ...(setup.config ? { config: setup.config } : {}),
+  });
+  const sites: WriteSite[] = [];
+  const resources = new Map<string, Resources>();
+  let steps = 0;
+  try {
+    await applyManifests(admin, withDefinitions(setup.manifests, setup.registry), silentLogger,
+      AbortSignal.timeout(30_000));
+    await makeNamespace(admin, setup.namespace);
+    listenToWrites(sandbox, schedule.faults, { sites, resources, story, operators, quiet, retrying });
+    // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
+    sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
+    armFaults(sandbox, schedule.faults);
+    await operators.start();
+    const kit = kitOf(sandbox, admin, setup.namespace, logs);
+    const release = () => {
+      if (sandbox.faults.pendingMerged() > 0) story.push("  the merged events are delivered");
+      sandbox.faults.releaseMerged();
+      quiet.activity();
+    };
+    const settle = async (step: number | undefined, quietMs: number) => {
+      await operators.ready;
+      await quiet.settle(quietMs, setup.settleTimeoutMs).catch((error: Error) => {
+        const stuck = stuckDeletions(sandbox, resources.values());
+        const last = logs.lines.slice(-6).map((line) => `log: ${line.slice(0, 300)}`);
+        throw new Found({ check: "settle", step, message: error.message, details: [...stuck, ...last] });
+      });
+      if (operators.failure) {
+        throw new Found({ check: "operator", step, message: operators.failure.message, details: [] });
+      }
+    };
+    const world: World = makeWorld(kit, {
+      before(step, what) {
+        story.push(`step ${step}: ${what}`);
+        for (const fault of schedule.faults) if (fault.kind === "merge" && fault.step === step) {
+          sandbox.faults.mergeWatches({ plural: fault.plural });
+        }
+      },
+      async after(step) {
+        steps = step;
+        if (schedule.faults.some((f) => f.kind === "merge" && f.step + 1 === step)) release();
+        await settle(step, setup.quietMs);
+        await checkInvariants(setup.invariants, world, step);
+      },
+    });
+    let failure: RunFailure | undefined;
+    try {
+      await setup.scenario(world);
+      release();
+      await settle(undefined, setup.quietMs * 1.5);
+      await checkInvariants(setup.invariants, world, undefined);
+    } catch (error) {
+      if (!(error instanceof Found)) {
+        const message = `the scenario failed at step ${world.step}: ${(error as Error)?.message ?? error}`;
+        failure = { check: "scenario", step: world.step, message, details: [] };
+      } else failure = error.failure;
+    }
+    const stuck = failure ? [] : stuckDeletions(sandbox, resources.values());
+    if (stuck.length > 0) failure = { check: "deletion", message: "a deletion never completed", details: stuck };
+    const twice = failure ? [] : ranTwice(logs.lines, setup.once);
+    if (twice.length > 0) failure = { check: "once", message: "a once-only handler ran twice", details: twice };
+    const state = snapshot(sandbox, resources.values(), setup.volatile);
+    const diff = reference && !failure ? differences(reference, state) : [];
+    if (diff.length > 0) {
+      failure = { check: "convergence", message: "the final state differs from the fault-free run's", details: diff };
+    }
+    return {
+      sites, resources: [...resources.values()], steps, snapshot: state, story, logs: logs.lines,
+      ms: performance.now() - started, ...(failure ? { failure } : {}),
+    };
+  } finally {
+    await operators.stopAll();
+    admin.close();
+    await sandbox.stop();
+  }
+}
+
+interface Listening {
+  sites: WriteSite[];
+  resources: Map<string, Resources>;
+  story: string[];
+  operators: Operators;
+  quiet: QuietWatch;
+  /** writes answered with an injected error, by verb and resource: until when the run waits for their retry */
+  retrying: Map<string, number>;
+}
+
+/** how long a run waits for the operator to retry a write answered with an injected error */
+const RETRY_WAIT_MS = 2000;
+
+function awaitsRetry(retrying: Map<string, number>): boolean {
+  const now = performance.now();
+  for (const [key, until] of retrying) if (until < now) retrying.delete(key);
+  return retrying.size > 0;
+}
+
+/** every write is activity and names a resource to compare; the operator's are crash points */
+function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listening): void {
+  const crashes = faults.filter((f): f is Extract<Fault, { kind: "crash" }> => f.kind === "crash");
+  const counts = new Map<string, number>();
+  sandbox.faults.clients.onWrite((write) => {
+    into.quiet.activity();
+    const retried = `${write.verb} ${write.plural}`;
+    if (write.failed !== undefined) {
+      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done
+      into.retrying.set(retried, performance.now() + RETRY_WAIT_MS);
+      into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
+      return;
+    }
+    into.resources.set(`${write.group}/${write.plural}`, { group: write.group, plural: write.plural });
+    if (!write.client.startsWith(INSTANCE_PREFIX) || NOT_CRASH_POINTS.has(write.plural)) return;
+    into.retrying.delete(retried);
+    const name = write.generateName ? `${write.generateName}*` : write.name;
+    const key = `${write.verb} ${write.plural}/${write.subresource ?? ""} ${name}`;
+    const nth = (counts.get(key) ?? 0) + 1;
+    counts.set(key, nth);
+    const site: WriteSite = {
+      verb: write.verb, plural: write.plural, name, nth,
+      ...(write.subresource ? { subresource: write.subresource } : {}),
+    };
+    into.sites.push(site);
+    const crash = crashes.find((c) => sameSite(c.after, site));
+    if (crash === undefined || write.client !== into.operators.current) return;
+    crashes.splice(crashes.indexOf(crash), 1);
+    const instance = write.client.slice(INSTANCE_PREFIX.length);
+    into.story.push(`  operator write #${into.sites.length}, ${describeSite(site)}: instance ${instance} killed ` +
+      `here; instance ${into.operators.count + 1} starts`);
+    into.operators.kill();
+  });
+}
+
+/** the once-only handlers that succeeded twice for one object, from the live instances' log lines */
+function ranTwice(lines: readonly string[], once: readonly string[]): string[] {
+  if (once.length === 0) return [];
+  const counts = new Map<string, string[]>();
+  for (const line of lines) {
+    const match = /Handler '([^']+)' succeeded\..*?\bname=(\S+)/.exec(line);
+    if (!match || !once.includes(match[1]!)) continue;
+    const key = `handler '${match[1]}' of ${match[2]}`;
+    counts.set(key, [...(counts.get(key) ?? []), line.slice(0, line.indexOf("]") + 1)]);
+  }
+  return [...counts].filter(([, by]) => by.length > 1)
+    .map(([key, by]) => `${key} succeeded ${by.length} times (by instances ${by.join(" ")})`);
+}
+
+/** the run's namespace, unless the sandbox has it from the start (default, kube-system) */
+async function makeNamespace(client: KubeClient, name: string): Promise<void> {
+  const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
+  await client.create(await client.resolve("v1/namespaces"), null, namespace).catch((error: unknown) => {
+    if (!(error instanceof ApiError && error.code === 409)) throw error;
+  });
+}
+
+function sameSite(a: WriteSite, b: WriteSite): boolean {
+  return a.verb === b.verb && a.plural === b.plural && (a.subresource ?? "") === (b.subresource ?? "") &&
+    a.name === b.name && a.nth === b.nth;
+}
+
+/** the faults set up before the operator starts: delays, and chosen writes failed */
+function armFaults(sandbox: Sandbox, faults: Fault[]): void {
+  for (const fault of faults) {
+    if (fault.kind === "delay") sandbox.faults.delayWatches(fault.ms, { plural: fault.plural });
+    if (fault.kind === "error") {
+      sandbox.faults.clients.failWrites({
+        clientPrefix: INSTANCE_PREFIX, status: fault.status, verb: fault.verb, plural: fault.plural,
+        skip: fault.nth - 1,
+      });
+    }
+  }
+}
+
+async function checkInvariants(invariants: Record<string, Invariant>, world: World, step: number | undefined) {
+  for (const [name, invariant] of Object.entries(invariants)) {
+    let verdict: unknown;
+    try {
+      verdict = await invariant(world);
+    } catch (error) {
+      verdict = `it threw: ${(error as Error)?.message ?? error}`;
+    }
+    if (verdict === true || verdict === undefined) continue;
+    const why = typeof verdict === "string" ? verdict : `it returned ${JSON.stringify(verdict)}`;
+    const when = step === undefined ? "at the end" : `after step ${step}`;
+    throw new Found({ check: "invariant", step, message: `invariant "${name}" broken ${when}: ${why}`, details: [] });
+  }
+}
+
+/** the kit's object methods over this run's sandbox (the operator is not the kit's: Operators runs it) */
+function kitOf(sandbox: Sandbox, client: KubeClient, namespace: string, logs: MemorySink): TestOperator {
+  const never = new AbortController();
+  return new TestOperator({
+    sandbox, client, namespace, operatorStop: never, failed: never.signal, running: Promise.resolve(),
+    logger: silentLogger, logs, timeoutMs: 5000,
+  });
+}

@@ -1,0 +1,64 @@
+// The world a simulation's scenario acts on: the kit's own apply, patchStatus and delete, each
+// one step. After each step the world settles (the operator goes quiet) and the declared
+// invariants are checked; a merge fault starts holding events before its step and lets the
+// merged states through after the next one.
+
+import type { MergePatch, StatusOf, TargetObject } from "../declaring/index.ts";
+import type { ApplyOptions, Applied, Named, TestOperator } from "./operator.ts";
+
+/** what a scenario gets: the cluster as the test (and the controllers it plays) changes it */
+export interface World {
+  /** server-side apply of the object (as kit.apply): one step */
+  apply<S extends Named>(token: S, object: Applied<TargetObject<S>>, o?: ApplyOptions): Promise<TargetObject<S>>;
+  /** a merge patch of the object's status, as its controller would write it (as kit.patchStatus): one step */
+  patchStatus<S extends Named>(
+    token: S, name: string, patch: MergePatch<StatusOf<TargetObject<S>>>, o?: { namespace?: string },
+  ): Promise<TargetObject<S>>;
+  /** asks for the deletion (as kit.delete): one step */
+  delete(token: Named, name: string, o?: { namespace?: string }): Promise<void>;
+  /** the object now (no step) */
+  get<S extends Named>(token: S, name: string, o?: { namespace?: string }): Promise<TargetObject<S> | undefined>;
+  /** the objects of a resource now, in the world's namespace (or all, for a cluster-scoped one) */
+  list<S extends Named>(token: S): Promise<TargetObject<S>[]>;
+  /** the steps taken so far */
+  readonly step: number;
+}
+
+export interface WorldHooks {
+  /** before step `step` changes anything (merge faults start) */
+  before(step: number, what: string): Promise<void> | void;
+  /** after it: settle, merges released, invariants checked */
+  after(step: number): Promise<void>;
+}
+
+export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
+  let step = 0;
+  const stepped = async <T>(what: string, change: () => Promise<T>): Promise<T> => {
+    const n = ++step;
+    await hooks.before(n, what);
+    const result = await change();
+    await hooks.after(n);
+    return result;
+  };
+  return {
+    get step() { return step; },
+    apply: (token, object, o) =>
+      stepped(`apply ${nameOf(token)} ${(object as { metadata?: { name?: string } }).metadata?.name ?? ""}`.trim(),
+        () => kit.apply(token, object, o)),
+    patchStatus: (token, name, patch, o) =>
+      stepped(`patch the status of ${nameOf(token)} ${name}: ${JSON.stringify(patch)}`,
+        () => kit.patchStatus(token, name, patch, o)),
+    delete: (token, name, o) => stepped(`delete ${nameOf(token)} ${name}`, () => kit.delete(token, name, o)),
+    get: (token, name, o) => kit.get(token, name, o),
+    list: async (token) => {
+      const resource = await kit.client.resolve(token);
+      const namespace = resource.namespaced ? kit.namespace : null;
+      const list = await kit.client.listAll(resource, { namespace });
+      return list.items as TargetObject<typeof token>[];
+    },
+  };
+}
+
+function nameOf(token: Named): string {
+  return typeof token === "string" ? token : token.plural;
+}

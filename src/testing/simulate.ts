@@ -1,0 +1,161 @@
+// simulate(): the operator's scenario run many times, each under a different seeded schedule of
+// faults (a crash after each of its writes first, Sieve's way, then random mixes of crashes,
+// stale watches, merged events and failed writes), each run judged against a fault-free
+// reference run. The first failing schedule is shrunk (its faults dropped one by one while it
+// still fails) and reported as a story that `simulate({ seed })` replays.
+
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import type { Registry } from "../declaring/index.ts";
+import { registry as defaultRegistry } from "../declaring/index.ts";
+import { VOLATILE_FIELDS } from "./simulate-checks.ts";
+import { describeFault, explore, scheduleOf, type Fault, type FaultKinds, type Schedule } from "./simulate-schedule.ts";
+import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetup } from "./simulate-run.ts";
+import type { World } from "./simulate-world.ts";
+import { storyOf } from "./simulate-report.ts";
+
+export interface SimulateOptions {
+  /** what the test does to the cluster: each apply, patchStatus or delete is a step, the operator settled after it */
+  scenario: (world: World) => Promise<void>;
+  /** the handlers to run (default: the registry `on.*` fills) */
+  registry?: Registry;
+  /** CRD files (YAML) besides those of defineResource's resources */
+  crds?: string[];
+  /** where the operator watches and the scenario's objects go (default "default") */
+  namespace?: string;
+  /** checked after every step and at the end: true or nothing holds; false, a string or a throw is broken */
+  invariants?: Record<string, Invariant>;
+  /** more dotted paths left out of the comparison with the reference run ("*" for any key or element) */
+  volatile?: string[];
+  /** the kinds of fault to inject (each default true) */
+  faults?: Partial<FaultKinds>;
+  /** how many schedules to run at most (default 16): every crash point first, then random mixes */
+  schedules?: number;
+  /** a number: the master seed (default 1); "<master>/<index>", as a failure reports it: that schedule only */
+  seed?: number | string;
+  /** run exactly these faults (as a failure lists them), instead of exploring */
+  schedule?: Fault[];
+  /** runs at the same time, each on its own sandbox (default 4: a run mostly waits) */
+  parallel?: number;
+  /** how long the operator must do nothing to count as settled, in ms (default 200) */
+  quietMs?: number;
+  /** how long a settle may take before the run fails as never settling, in ms (default 5000) */
+  settleTimeout?: number;
+  /** shrink a failing schedule before reporting it (default true) */
+  shrink?: boolean;
+  /** handler ids that promise to run once: a run where one succeeds twice for an object fails */
+  once?: string[];
+  /** more operator settings, as a kobun.yaml's data */
+  config?: Record<string, unknown>;
+}
+
+export interface SimulationResult {
+  /** the schedules run, each with its seed, faults and time */
+  runs: { seed: string; faults: Fault[]; ms: number; ok: boolean }[];
+  /** the operator's writes in the reference run: the crash points */
+  crashPoints: number;
+  ms: number;
+}
+
+/** A schedule under which the operator failed a check; `report` tells the story. */
+export class SimulationFailure extends Error {
+  constructor(
+    readonly report: string,
+    /** the schedule as explored; `simulate({ seed })` replays it */
+    readonly schedule: Schedule,
+    /** the fewest faults that still fail (the schedule itself if nothing could be dropped) */
+    readonly shrunk: Fault[],
+    readonly failure: RunFailure,
+    /** the runs before this one, which passed */
+    readonly passed: number,
+  ) {
+    super(report);
+    this.name = "SimulationFailure";
+  }
+}
+
+/** Runs the scenario under fault schedules; resolves when every one passes, else rejects with a SimulationFailure. */
+export async function simulate(options: SimulateOptions): Promise<SimulationResult> {
+  const started = performance.now();
+  const setup = setupOf(options);
+  const reference = await runOnce(setup, { seed: "reference", faults: [] });
+  if (reference.failure) {
+    const report = `simulate: the fault-free reference run fails already\n${storyOf(reference, reference.failure)}`;
+    throw new SimulationFailure(report, { seed: "reference", faults: [] }, [], reference.failure, 0);
+  }
+  const schedules = schedulesOf(options, reference);
+  const runs: SimulationResult["runs"] = [];
+  const found = await runAll(setup, schedules, reference, options.parallel ?? 4, runs);
+  if (found) throw await failureOf(setup, options, reference, found, runs.filter((r) => r.ok).length);
+  return { runs, crashPoints: reference.sites.length, ms: performance.now() - started };
+}
+
+function setupOf(options: SimulateOptions): RunSetup {
+  if (typeof options.scenario !== "function") throw new Error("simulate: { scenario } must be an async function");
+  const manifests = (options.crds ?? []).map((path) => ({ name: basename(path), text: readFileSync(path, "utf8") }));
+  return {
+    registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
+    scenario: options.scenario, invariants: options.invariants ?? {},
+    volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], quietMs: options.quietMs ?? 200,
+    settleTimeoutMs: options.settleTimeout ?? 5000, once: options.once ?? [],
+    ...(options.config ? { config: options.config } : {}),
+  };
+}
+
+function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
+  if (options.schedule) return [{ seed: "given", faults: options.schedule }];
+  const kinds: FaultKinds = { crash: true, delay: true, merge: true, errors: true, ...options.faults };
+  const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
+  const input = { kinds, sites: reference.sites, plurals, steps: reference.steps };
+  if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
+  const budget = options.schedules ?? 16;
+  if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);
+  return explore({ ...input, seed: options.seed ?? 1, budget });
+}
+
+interface Found { schedule: Schedule; outcome: RunOutcome }
+
+/** runs the schedules `parallel` at a time; the failing one with the lowest index, if any (the rest then stop) */
+async function runAll(
+  setup: RunSetup, schedules: Schedule[], reference: RunOutcome, parallel: number, runs: SimulationResult["runs"],
+): Promise<Found | undefined> {
+  let next = 0;
+  let found: (Found & { index: number }) | undefined;
+  const worker = async () => {
+    while (next < schedules.length && (found === undefined || next < found.index)) {
+      const index = next++;
+      const schedule = schedules[index]!;
+      const outcome = await runOnce(setup, schedule, reference.snapshot);
+      runs.push({ seed: schedule.seed, faults: schedule.faults, ms: Math.round(outcome.ms), ok: !outcome.failure });
+      if (outcome.failure && (found === undefined || index < found.index)) found = { schedule, outcome, index };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker));
+  return found;
+}
+
+/** drops faults one by one while the run still fails the same check; then tells the story */
+async function failureOf(
+  setup: RunSetup, options: SimulateOptions, reference: RunOutcome, found: Found, passed: number,
+): Promise<SimulationFailure> {
+  let faults = found.schedule.faults;
+  let outcome = found.outcome;
+  const check = outcome.failure!.check;
+  if (options.shrink !== false) {
+    for (let i = faults.length - 1; i >= 0 && faults.length > 1; i--) {
+      const fewer = faults.filter((_, j) => j !== i);
+      const tried = await runOnce(setup, { seed: found.schedule.seed, faults: fewer }, reference.snapshot);
+      if (tried.failure?.check === check) [faults, outcome] = [fewer, tried];
+    }
+  }
+  const failure = outcome.failure!;
+  const head = `simulate: schedule "${found.schedule.seed}" fails (${passed} other schedules passed)`;
+  const faultLines = faults.map((fault) => `  - ${describeFault(fault)}`);
+  const shrunk = faults.length < found.schedule.faults.length ? ` (shrunk from ${found.schedule.faults.length})` : "";
+  const report = [
+    head, `faults${shrunk}:`, ...faultLines, storyOf(outcome, failure),
+    `replay: simulate({ ...options, seed: "${found.schedule.seed}" }), ` +
+      `or exactly these faults: simulate({ ...options, schedule: ${JSON.stringify(faults)} })`,
+  ].join("\n");
+  return new SimulationFailure(report, found.schedule, faults, failure, passed);
+}
