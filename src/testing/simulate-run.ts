@@ -267,6 +267,6 @@ function kitOf(sandbox: Sandbox, client: KubeClient, namespace: string, logs: Me
   const never = new AbortController();
   return new TestOperator({
     sandbox, client, namespace, operatorStop: never, failed: never.signal, running: Promise.resolve(),
-    logger: silentLogger, logs, timeoutMs: 5000,
+    logger: silentLogger, logs, timeoutMs: 5000, restoreClock: () => {},
   });
 }

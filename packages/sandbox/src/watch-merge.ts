@@ -5,7 +5,10 @@
 // informer sees after a relist, or when it falls behind (the Sieve paper's unobserved states).
 // Bookmarks are not sent while a stream keeps events (one would carry the client past them).
 
-import type { WatchStream } from "./watch.ts";
+/** What a kept event is sent back into (watch.ts's WatchStream; named by its one use, not imported back). */
+interface WatchStream {
+  deliver(type: string, object: any): void;
+}
 
 interface Kept { type: string; object: any }
 
