@@ -1,6 +1,6 @@
 // on.reconcile does not wake itself (issue 32's bench: ~2.2 reconciles and ~9 requests per parent where one
 // reconcile does): the watch's echo of a child it created wakes no one, while a change someone else makes to
-// that child still does.
+// that child still does; a status patch that would change nothing is not sent.
 
 import { afterEach, expect, test } from "bun:test";
 import { Registry, type ReconcileContext } from "../../src/declaring/index.ts";
@@ -25,17 +25,40 @@ function reconcileRecording(seen: string[]) {
   };
 }
 
-test("the echo of its own child's create wakes nothing; another client's edit of the child wakes the owner", async () => {
+/** The operator's status patches of widgets, as the sandbox saw them. */
+function statusPatches(): number {
+  return w!.sandbox.stats.log.filter((r) => r.verb === "patch" && r.plural === "widgets" && r.path.endsWith("/status"))
+    .length;
+}
+
+/** An operator reconciling widgets that own their ConfigMap; widget `name` made, ready, and its child edited. */
+async function editedByAnother(name: string, seen: string[]): Promise<void> {
   w = await world();
-  const seen: string[] = [];
   const registry = new Registry();
   registry.on.reconcile("widgets.test.kobun.dev", reconcileRecording(seen), { owns: ["configmaps"] });
   await w.operate(registry);
-  await w.client.create(WIDGETS, "default", widget("a"));
-  await until(async () => (await w!.client.get(WIDGETS, "default", "a")).status, (s) => s?.ready === true, "ready");
+  await w.client.create(WIDGETS, "default", widget(name));
+  await until(async () => (await w!.client.get(WIDGETS, "default", name)).status, (s) => s?.ready === true, "ready");
   // Someone else edits the child: a change the reconcile did not make, on the same watch after the create's echo.
-  await w.client.patch(CONFIGMAPS, "default", "a-child", { metadata: { labels: { edited: "by-kubectl" } } });
+  await w.client.patch(CONFIGMAPS, "default", `${name}-child`, { metadata: { labels: { edited: "by-kubectl" } } });
   await until(() => seen.at(-1), (last) => last === "child:by-kubectl", "the edit's reconcile");
+}
+
+test("the echo of its own child's create wakes nothing; another client's edit of the child wakes the owner", async () => {
+  const seen: string[] = [];
+  await editedByAnother("a", seen);
   // Without the echo rule, the create's echo ran it once more between these, seeing the child as it made it.
   expect(seen).toEqual(["no child", "child:by-kubectl"]);
+}, 30_000);
+
+test("a status patch that changes nothing is not sent; one that changes something is", async () => {
+  await editedByAnother("b", []);
+  // A label the status reflects: its reconcile runs after the edit's (one object's reconciles never overlap).
+  await w!.client.patch(WIDGETS, "default", "b", { metadata: { labels: { color: "red" } } });
+  const status = await until(
+    async () => (await w!.client.get(WIDGETS, "default", "b")).status, (s) => s?.color === "red", "the color",
+  );
+  expect(status!.observedGeneration).toBe(1);
+  // The create's and the color's; the edit's reconcile found the status as it would write it, and wrote nothing.
+  expect(statusPatches()).toBe(2);
 }, 30_000);
