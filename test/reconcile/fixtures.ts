@@ -94,3 +94,17 @@ export async function maybe(client: KubeClient, resource: Resource, name: string
     throw error;
   }
 }
+
+/** The ConfigMap `<widget>-child` of the reconciled widget, owned by it (its controller), with `data`. */
+export function ownedChild(
+  ctx: { name: string; namespace?: string | undefined; uid: string }, data?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: "v1", kind: "ConfigMap",
+    metadata: {
+      name: `${ctx.name}-child`, namespace: ctx.namespace,
+      ownerReferences: [{ apiVersion: "test.kobun.dev/v1", kind: "Widget", name: ctx.name, uid: ctx.uid, controller: true }],
+    },
+    ...(data ? { data } : {}),
+  };
+}

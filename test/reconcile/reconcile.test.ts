@@ -8,7 +8,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { PermanentError, Registry, type ReconcileContext } from "../../src/declaring/index.ts";
 import type { KubeObject } from "../../src/kube/index.ts";
-import { CONFIGMAPS, maybe, until, WIDGETS, widget, world, type World } from "./fixtures.ts";
+import { CONFIGMAPS, maybe, ownedChild, until, WIDGETS, widget, world, type World } from "./fixtures.ts";
 
 let w: (World & { operate: (registry: Registry, file?: object) => Promise<void> }) | undefined;
 afterEach(async () => {
@@ -20,14 +20,7 @@ afterEach(async () => {
 async function ensureChild(ctx: ReconcileContext): Promise<void> {
   const child = ctx.cache.get("configmaps", `${ctx.name}-child`);
   if (!child) {
-    await ctx.api.create({
-      apiVersion: "v1", kind: "ConfigMap",
-      metadata: {
-        name: `${ctx.name}-child`, namespace: ctx.namespace,
-        ownerReferences: [{ apiVersion: "test.kobun.dev/v1", kind: "Widget", name: ctx.name, uid: ctx.uid, controller: true }],
-      },
-      data: { size: String((ctx.spec as { size?: number }).size ?? 0) },
-    });
+    await ctx.api.create(ownedChild(ctx, { size: String((ctx.spec as { size?: number }).size ?? 0) }));
   }
   ctx.patch.status.ready = true;
 }

@@ -10,7 +10,7 @@
 import type { KubeObject, Resource } from "../../kube/index.ts";
 import { inSpan, type Logger } from "../../util/index.ts";
 import type { EventPoster } from "../../posting/index.ts";
-import type { Cache, ReconcileSpec } from "../../declaring/index.ts";
+import { deepEqual, type Cache, type ReconcileSpec } from "../../declaring/index.ts";
 import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../../handling/index.ts";
 import type { Background } from "../daemons/background.ts";
 import { finalizerAction, hasFinalizer } from "../finalizer.ts";
@@ -94,7 +94,7 @@ function planned(
       state.reconciled = verdict.requeueMs === undefined ? key : undefined;
       // Released once the cleanup is done; a requeue while deleting says it is not yet.
       if (releasing && verdict.requeueMs === undefined) return { ...plan, finalizer: "remove" };
-      const user = withObservedGeneration(verdict.patch, body);
+      const user = changing(withObservedGeneration(verdict.patch, body), body);
       const requeue = verdict.requeueMs !== undefined ? { delay: verdict.requeueMs } : {};
       return { ...plan, ...(user ? { user } : {}), ...requeue };
     }
@@ -116,6 +116,36 @@ function withObservedGeneration(
   const generation = body.metadata.generation;
   if (!patch?.status || generation === undefined) return patch;
   return { ...patch, status: { ...patch.status, observedGeneration: generation } };
+}
+
+/**
+ * The reconcile's patch without the parts (status, metadata, spec) that would change nothing on `body`, the object
+ * it ran on (never staler than our own writes): a level-triggered reconcile writes the same status again and
+ * again, and each such write is a request, and a new resourceVersion for every watcher, for nothing.
+ */
+function changing(patch: Record<string, any> | undefined, body: KubeObject): Record<string, any> | undefined {
+  if (!patch) return undefined;
+  const kept: Record<string, any> = {};
+  const before = body as Record<string, any>;
+  for (const key in patch) {
+    if (patch[key] !== undefined && mergeChanges(patch[key], before[key])) kept[key] = patch[key];
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+/** Whether merge-patching `target` with `patch` changes it (RFC 7386: null removes, objects merge, else replaces). */
+function mergeChanges(patch: unknown, target: unknown): boolean {
+  if (!isRecord(patch)) return patch === null ? target !== undefined : !deepEqual(patch, target);
+  if (!isRecord(target)) return true;
+  for (const key in patch) {
+    const value = patch[key];
+    if (value !== undefined && mergeChanges(value, target[key])) return true;
+  }
+  return false;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Logs the ending (failures as warnings and errors, with an Event on the object), counts the run. */
