@@ -5,6 +5,7 @@
 import { ApiStatusError } from "./status.ts";
 import { addWarning } from "./warnings.ts";
 import { crdSchemaErrors, dropUnknownSchemaFields, type SchemaError } from "./crd-schema.ts";
+import { byVersionPriority } from "./version-priority.ts";
 
 export interface ResourceDef {
   group: string;
@@ -129,14 +130,22 @@ export class ResourceRegistry {
     return def && def.versions.includes(version) ? def : undefined;
   }
 
+  /**
+   * Each group's versions, the preferred first. A group of CRDs lists them as kube-apiserver does: by
+   * version priority (GA, then beta, then alpha; the higher number first), so a group serving v1 and v2
+   * prefers v2. Built-in groups keep the order they are declared in (their preferred one first).
+   */
   groups(): Map<string, string[]> {
     const out = new Map<string, string[]>();
+    const custom = new Set<string>();
     for (const def of this.defs.values()) {
       if (!def.group) continue;
       const vs = out.get(def.group) ?? [];
       for (const v of def.versions) if (!vs.includes(v)) vs.push(v);
       out.set(def.group, vs);
+      if (def.crdName !== undefined) custom.add(def.group);
     }
+    for (const group of custom) out.get(group)!.sort(byVersionPriority);
     return out;
   }
 
