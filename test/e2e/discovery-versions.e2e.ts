@@ -9,28 +9,12 @@
 import { describe, expect, test } from "bun:test";
 import { KubeClient } from "../../src/kube/client.ts";
 import type { Resource } from "../../src/kube/types.ts";
+import { crdBody } from "./harness/crd-body.ts";
 import { eventually, uniqueName } from "./harness/kube.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
 const CRDS: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
-
-function crd(group: string, plural: string, kind: string, versions: string[], storage: string) {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: "Namespaced",
-      names: { plural, kind, singular: kind.toLowerCase() },
-      versions: versions.map((name) => ({
-        name, served: true, storage: name === storage,
-        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-      })),
-    },
-  };
-}
 
 interface GroupDoc { preferredVersion: { version: string }; versions: { version: string }[] }
 
@@ -41,8 +25,8 @@ describe.each(selectedTargets())("a CRD group of several versions against %s", (
     const t = need();
     const group = `${uniqueName("versions")}.e2e.kobun.dev`;
     const made = [
-      crd(group, "widgets", "Widget", ["v1beta1", "v1", "v2"], "v1"),
-      crd(group, "gadgets", "Gadget", ["v1"], "v1"),
+      crdBody(group, "widgets", "Widget", ["v1beta1", "v1", "v2"], { storage: "v1" }),
+      crdBody(group, "gadgets", "Gadget", ["v1"]),
     ];
     try {
       for (const body of made) await t.client.create(CRDS, null, body);

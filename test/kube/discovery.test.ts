@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { KubeClient, parseSelector, type Resource } from "../../src/kube/index.ts";
+import { crdBody } from "../e2e/harness/crd-body.ts";
 
 let sb: Sandbox;
 let client: KubeClient;
@@ -11,17 +12,7 @@ let client: KubeClient;
 const CRD: Resource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };
 
 function crd(group: string, plural: string, kind: string, versions = ["v1"]) {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: "Namespaced",
-      names: { plural, kind, singular: kind.toLowerCase(), shortNames: [`${plural.slice(0, 2)}${group[0]}`] },
-      versions: versions.map((name, i) => ({ name, served: true, storage: i === 0, subresources: { status: {} }, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } })),
-    },
-  };
+  return crdBody(group, plural, kind, versions, { status: true, shortNames: [`${plural.slice(0, 2)}${group[0]}`] });
 }
 
 beforeAll(async () => {
