@@ -193,12 +193,8 @@ async function resourceRequest(
     case "list":
       if (sub) throw errors.methodNotAllowed();
       return listRequest(ctx, req, def, version, ns, q);
-    case "get": {
-      const obj = ctx.objects.get(def, ns, name!);
-      const view = partialView(req.headers.get("accept"));
-      if (view) return jsonResponse(partialObject(def, await ctx.admission.present(def, version, obj), view));
-      return wantsTable(req.headers.get("accept")) ? jsonResponse(toTable(def, version, [obj])) : out(obj);
-    }
+    case "get":
+      return getRequest(ctx, req, def, version, ns, name!, out);
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
       const options = writing("CreateOptions");
@@ -230,6 +226,17 @@ async function resourceRequest(
     default:
       throw errors.methodNotAllowed();
   }
+}
+
+/** GET of one object: whole (`out`), as metadata only, or as a Table row, as the Accept header asks */
+async function getRequest(
+  ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string,
+  out: (body: any) => Promise<Response>,
+): Promise<Response> {
+  const obj = ctx.objects.get(def, ns, name);
+  const view = partialView(req.headers.get("accept"));
+  if (view) return jsonResponse(partialObject(def, await ctx.admission.present(def, version, obj), view));
+  return wantsTable(req.headers.get("accept")) ? jsonResponse(toTable(def, version, [obj])) : out(obj);
 }
 
 /** a write's object, told first to the client faults (it may be a killed client's last write); a read's as it is */
