@@ -23,7 +23,7 @@ the handler tests that use kobun/testing. Arguments (files, -t NAME, --timeout M
 const SKIP = "--no-typecheck";
 const SIMULATE = "--simulate";
 /** read by simulate() (src/testing/simulate.ts) when its options set no `schedules` */
-export const SIMULATE_SCHEDULES_ENV = "KOBUN_SIMULATE_SCHEDULES";
+const SIMULATE_SCHEDULES_ENV = "KOBUN_SIMULATE_SCHEDULES";
 
 export async function testCommand(argv: string[], cwd = process.cwd()): Promise<number> {
   const simulateArgs = argv.filter((arg) => arg === SIMULATE || arg.startsWith(`${SIMULATE}=`));
