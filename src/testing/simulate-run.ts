@@ -116,7 +116,11 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       },
       async after(step) {
         steps = step;
-        if (schedule.faults.some((f) => f.kind === "merge" && f.step + 1 === step)) release();
+        if (schedule.faults.some((f) => f.kind === "merge" && f.step + 1 === step)) {
+          // the operator first acts on this step with the merged resource's view still stale, as a lagging cache would
+          await settle(step, setup.quietMs);
+          release();
+        }
         await settle(step, setup.quietMs);
         await checkInvariants(setup.invariants, world, step);
       },

@@ -1,7 +1,7 @@
 // The world a simulation's scenario acts on: the kit's own apply, patchStatus and delete, each
 // one step. After each step the world settles (the operator goes quiet) and the declared
 // invariants are checked; a merge fault starts holding events before its step and lets the
-// merged states through after the next one.
+// merged states through once the operator has settled on the next one.
 
 import type { MergePatch, StatusOf, TargetObject } from "../declaring/index.ts";
 import type { ApplyOptions, Applied, Named, TestOperator } from "./operator.ts";

@@ -29,7 +29,8 @@ export interface SimulateOptions {
   volatile?: string[];
   /** the kinds of fault to inject (each default true) */
   faults?: Partial<FaultKinds>;
-  /** how many schedules to run at most (default 16): every crash point first, then random mixes */
+  /** how many schedules to run at most (default 16, or KOBUN_SIMULATE_SCHEDULES as `kobun test --simulate=N` sets
+   * it): every crash point first, then random mixes */
   schedules?: number;
   /** a number: the master seed (default 1); "<master>/<index>", as a failure reports it: that schedule only */
   seed?: number | string;
@@ -108,9 +109,19 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
   const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
   const input = { kinds, sites: reference.sites, plurals, steps: reference.steps };
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
-  const budget = options.schedules ?? 16;
+  const budget = options.schedules ?? budgetFromEnv() ?? 16;
   if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);
   return explore({ ...input, seed: options.seed ?? 1, budget });
+}
+
+/** the default budget `kobun test --simulate=N` sets for every simulate() that names none */
+function budgetFromEnv(): number | undefined {
+  const value = process.env.KOBUN_SIMULATE_SCHEDULES;
+  if (value === undefined || value === "") return undefined;
+  if (!/^[1-9][0-9]*$/.test(value)) {
+    throw new Error(`simulate: KOBUN_SIMULATE_SCHEDULES must be a positive whole number, not ${JSON.stringify(value)}`);
+  }
+  return Number(value);
 }
 
 interface Found { schedule: Schedule; outcome: RunOutcome }

@@ -3,28 +3,52 @@
 // (`tsc --noEmit -p .` with the project's TypeScript, as kobun's own `npm test` does): Bun runs
 // TypeScript without checking it, so a mistyped call would otherwise pass the tests and fail at run
 // time. `--no-typecheck` skips that; every other argument goes to `bun test` unchanged (a file
-// filter, -t NAME, --timeout MS, ...).
+// filter, -t NAME, --timeout MS, ...). `--simulate=N` sets the default schedule budget of every
+// simulate() call that names none, through an environment variable simulate() reads.
 
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UsageError } from "../../config/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 
-export const TEST_HELP = `Usage: kobun test [--no-typecheck] [bun test arguments]
+export const TEST_HELP = `Usage: kobun test [--no-typecheck] [--simulate[=N]] [bun test arguments]
 Typechecks the project (tsc --noEmit -p . with the project's TypeScript; it stops there on a type
 error), then runs "bun test" in the current directory with kobun's Bun: every *.test.ts file, e.g.
 the handler tests that use kobun/testing. Arguments (files, -t NAME, --timeout MS) go to bun test.
-  --no-typecheck   run the tests without typechecking first`;
+  --no-typecheck   run the tests without typechecking first
+  --simulate=N     every simulate() call that sets no { schedules } runs up to N schedules (a positive
+                   integer) instead of its default 16: explore more without editing the tests.
+                   --simulate alone keeps the default (it sets nothing).`;
 
 const SKIP = "--no-typecheck";
+const SIMULATE = "--simulate";
+/** read by simulate() (src/testing/simulate.ts) when its options set no `schedules` */
+const SIMULATE_SCHEDULES_ENV = "KOBUN_SIMULATE_SCHEDULES";
 
 export async function testCommand(argv: string[], cwd = process.cwd()): Promise<number> {
-  const testArgs = argv.filter((arg) => arg !== SKIP);
-  if (testArgs.length === argv.length) {
+  const simulateArgs = argv.filter((arg) => arg === SIMULATE || arg.startsWith(`${SIMULATE}=`));
+  const budget = simulateBudget(simulateArgs);
+  const testArgs = argv.filter((arg) => arg !== SKIP && !simulateArgs.includes(arg));
+  if (!argv.includes(SKIP)) {
     const checked = await typecheck(cwd);
     if (checked !== ExitCode.ok) return checked;
   }
-  return await runChild([process.execPath, "test", ...testArgs], cwd);
+  const env = { ...process.env };
+  if (budget !== undefined) env[SIMULATE_SCHEDULES_ENV] = String(budget);
+  return await runChild([process.execPath, "test", ...testArgs], cwd, env);
+}
+
+/** N of the last `--simulate=N`; undefined for none or a bare `--simulate` (simulate()'s own default) */
+function simulateBudget(simulateArgs: string[]): number | undefined {
+  const last = simulateArgs.at(-1);
+  if (last === undefined || last === SIMULATE) return undefined;
+  const value = last.slice(SIMULATE.length + 1);
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(
+      `kobun test ${last}: the schedule budget must be a positive whole number, e.g. ${SIMULATE}=200`, SIMULATE,
+    );
+  }
+  return Number(value);
 }
 
 /** `tsc --noEmit -p .` in `cwd`, its errors printed as tsc prints them; a project without a tsconfig is skipped. */
@@ -56,8 +80,8 @@ function projectTsc(cwd: string): string | undefined {
   }
 }
 
-async function runChild(command: string[], cwd: string): Promise<number> {
-  const child = Bun.spawn(command, { cwd, stdio: ["inherit", "inherit", "inherit"] });
+async function runChild(command: string[], cwd: string, env = process.env): Promise<number> {
+  const child = Bun.spawn(command, { cwd, env, stdio: ["inherit", "inherit", "inherit"] });
   // Ctrl+C reaches the whole process group; a SIGTERM sent to kobun alone is passed on.
   const forward = () => child.kill("SIGTERM");
   process.once("SIGTERM", forward);

@@ -51,3 +51,45 @@ test("a type error fails kobun test with tsc's message, before any test runs; --
   expect(fixed.code).toBe(0);
   expect(fixed.out).toMatch(/\b1 pass\b/);
 }, 60_000);
+
+// `--simulate=N` reaches simulate() in the project's tests: a real simulate() call that names no
+// `schedules` runs N of them; without the flag its own default stands (the variable is unset).
+test("--simulate=N sets the schedule budget a simulate() call sees; a bad N is refused", async () => {
+  writeFileSync(join(project, "sum.ts"), "export function sum(a: number, b: number): number { return a + b; }\n");
+  writeFileSync(join(project, "budget.test.ts"), `import { test } from "bun:test";
+import { Registry } from ${JSON.stringify(join(KOBUN_ROOT, "src/index.ts"))};
+import { simulate } from ${JSON.stringify(join(KOBUN_ROOT, "src/testing/index.ts"))};
+import { Widgets } from ${JSON.stringify(join(KOBUN_ROOT, "test/simulation/widgets.ts"))};
+test("budget", async () => {
+  console.log("budget variable: " + (process.env.KOBUN_SIMULATE_SCHEDULES ?? "unset"));
+  if (!process.env.KOBUN_SIMULATE_SCHEDULES) return;
+  const registry = new Registry();
+  registry.on.create(Widgets, async () => {}, { id: "noop" }); // serves the Widget CRD
+  const result = await simulate({
+    registry,
+    scenario: async (world) => { await world.apply(Widgets, { metadata: { name: "w1" }, spec: {} }); },
+  });
+  console.log("schedules run: " + result.runs.length);
+}, 60_000);
+`);
+  try {
+    const three = await kobunTest("--no-typecheck", "--simulate=3", "budget");
+    expect(three.out).toContain("schedules run: 3");
+    expect(three.code).toBe(0);
+
+    for (const args of [["budget"], ["--simulate", "budget"]]) {
+      const unset = await kobunTest("--no-typecheck", ...args);
+      expect(unset.out).toContain("budget variable: unset");
+      expect(unset.code).toBe(0);
+    }
+
+    for (const bad of ["--simulate=0", "--simulate=many", "--simulate=", "--simulate=2.5"]) {
+      const refused = await kobunTest("--no-typecheck", bad);
+      expect(refused.code).toBe(2);
+      expect(refused.out).toContain(`kobun test ${bad}: the schedule budget must be a positive whole number`);
+      expect(refused.out).not.toContain("budget variable");
+    }
+  } finally {
+    rmSync(join(project, "budget.test.ts"));
+  }
+}, 120_000);
