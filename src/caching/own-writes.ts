@@ -35,13 +35,8 @@ interface Written {
 /** Pruned on every this many writes too, so that entries of objects never read again do not pile up. */
 const PRUNE_EVERY = 64;
 
-/** How many echoes (see `echoed`) are kept unasked at most: a resource no wake asks about must not pile them up. */
-const ECHOES_KEPT = 1024;
-
 export class OwnWrites {
   private readonly written = new Map<string, Written>();
-  /** Objects the watch brought back at exactly our write's version: key → that resourceVersion. */
-  private readonly echoes = new Map<string, string>();
   private writes = 0;
   private readonly now: () => number;
   private readonly enabled: boolean;
@@ -51,7 +46,7 @@ export class OwnWrites {
     this.now = options.now ?? Date.now;
     this.enabled = options.enabled ?? true;
     // The watch bringing an object settles our write of it at once: no entry outlives its use.
-    if (this.enabled) store.subscribe((change) => this.noticed(change.object, change.type === "put"));
+    if (this.enabled) store.subscribe((change) => this.noticed(change.object));
   }
 
   /** How many writes the store has not caught up with (for tests and diagnostics). */
@@ -83,20 +78,6 @@ export class OwnWrites {
     const uid = named ?? earlier?.uid;
     const resourceVersion = (status ? undefined : answer?.metadata?.resourceVersion) ?? earlier?.resourceVersion;
     this.keep({ object: undefined, uid, name, namespace: namespace ?? undefined, resourceVersion, at: this.now() });
-  }
-
-  /**
-   * Whether the watch brought `object` back at exactly the version our own write of it was answered with: the
-   * echo of our write, news to no one here. Asked once per event (the answer is used up), after the store took
-   * the object in: the write's entry is gone by then, what it settled is kept for this question. A change by
-   * anyone else has another version, and a deletion is never an echo.
-   */
-  echoed(object: KubeObject): boolean {
-    const key = nameKey(object.metadata?.namespace, object.metadata?.name ?? "");
-    const echo = this.echoes.get(key);
-    if (echo === undefined) return false;
-    this.echoes.delete(key);
-    return echo === object.metadata.resourceVersion;
   }
 
   /** The object as the store holds it, or as our newer write left it. */
@@ -139,18 +120,11 @@ export class OwnWrites {
     this.written.set(key, entry);
   }
 
-  /** The store changed an object (`put`: it holds it now): our write of it may be settled now, maybe by its echo. */
-  private noticed(object: KubeObject, put: boolean): void {
+  /** The store changed an object: our write of it may be settled now. */
+  private noticed(object: KubeObject): void {
     const key = nameKey(object.metadata?.namespace, object.metadata?.name ?? "");
     const entry = this.written.get(key);
-    if (!entry || !this.settled(entry)) return;
-    this.written.delete(key);
-    const { resourceVersion, uid } = object.metadata;
-    const ours = entry.object?.metadata;
-    if (put && ours && resourceVersion !== undefined && resourceVersion === entry.resourceVersion && uid === ours.uid) {
-      if (this.echoes.size >= ECHOES_KEPT) this.echoes.delete(this.echoes.keys().next().value!);
-      this.echoes.set(key, resourceVersion);
-    }
+    if (entry && this.settled(entry)) this.written.delete(key);
   }
 
   private prune(): void {

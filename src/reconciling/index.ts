@@ -21,4 +21,4 @@
 export { Reconciler, type ReconcilerOptions, type ReconcilerSettings } from "./reconciler.ts";
 export { readsDeletedBodies, type ReconcileWiring } from "./options.ts";
 export { type ReconcileObserver, type ReconcileResult } from "./reconciler.ts";
-export { named, withWakes, type Echoes, type WakingConsumer } from "./reconcile/wakes.ts";
+export { named, withWakes, type WakingConsumer } from "./reconcile/wakes.ts";

@@ -118,7 +118,7 @@ export async function serve(o: Operating, parts: Parts): Promise<{ probeUrl?: st
   const { promise: handlersDone, resolve: handlersFinished } = Promise.withResolvers<void>();
   serveLayout({
     client, settings, logger, health, toggle, scope, graceMs, sharded, indexes, registry,
-    resources: { reconcilers: parts.reconcilers, stores, configs, metadataOnly, echoes: parts.cached },
+    resources: { reconcilers: parts.reconcilers, stores, configs, metadataOnly },
     gates: { byNamespace: gates, frozen },
     peering: { ...o.peering, handlersDone },
   });

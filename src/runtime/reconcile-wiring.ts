@@ -8,7 +8,7 @@ import { OwnWrites, type Store } from "../caching/index.ts";
 import type { KubeObject, Resource, ResourceSelector } from "../kube/index.ts";
 import { RegistrationError, selectorMatches, type Registry } from "../declaring/index.ts";
 import { lookupAmong, type CachedResource, type WriteListener } from "../handling/index.ts";
-import { named, type Echoes, type ReconcileWiring } from "../reconciling/index.ts";
+import { named, type ReconcileWiring } from "../reconciling/index.ts";
 import type { Settings } from "../config/index.ts";
 
 /** The resources ctx.cache may read, with our writes to them; ctx.api tells it of every write. */
@@ -21,11 +21,6 @@ export class CachedResources implements WriteListener {
 
   get(resource: Resource): CachedResource | undefined {
     return this.entries.find((entry) => sameResource(entry.resource, resource));
-  }
-
-  /** The echoes of our own writes to `resource` (they wake no reconcile: reconciling/'s withWakes). */
-  echoesOf(resource: Resource): Echoes | undefined {
-    return this.get(resource)?.writes;
   }
 
   get all(): readonly CachedResource[] {

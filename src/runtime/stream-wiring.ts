@@ -16,7 +16,7 @@ import { resourceName, type Resource, type ResourceSelector } from "../kube/inde
 import type { Health } from "../observability/index.ts";
 import { peeringResource } from "../peering/index.ts";
 import type { Reconciler } from "../reconciling/index.ts";
-import { named, readsDeletedBodies, withWakes, type Echoes } from "../reconciling/index.ts";
+import { named, readsDeletedBodies, withWakes } from "../reconciling/index.ts";
 import {
   layOut, reportStarvedStreams, type LayoutNamespaces, type LayoutPeering, type StreamTimings, type WatchedResource,
 } from "../streams/index.ts";
@@ -50,8 +50,6 @@ export interface StreamWiring {
     stores: Map<Resource, Store>;
     configs: Map<Resource, ResourceSettings>;
     metadataOnly: Map<Resource, string>;
-    /** Each resource's echoes of our own writes (runtime's CachedResources), which wake no reconcile. */
-    echoes?: { echoesOf(resource: Resource): Echoes | undefined };
   };
   /**
    * The gates of namespaces with a peering of their own, filled here; `frozen` registers each for
@@ -139,8 +137,7 @@ function watchedResources(
     const store = stores.get(resource);
     if (!store) throw new Error(`no store of known objects for ${resourceName(resource)} (knownObjectStores)`);
     const selection = { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) };
-    const { reconcilers: all, echoes } = wiring.resources;
-    const consumer = withWakes(resource, reconciler, all, wiring.registry, wiring.logger, echoes?.echoesOf(resource));
+    const consumer = withWakes(resource, reconciler, wiring.resources.reconcilers, wiring.registry, wiring.logger);
     watched.set(resource, { consumer, store, selection });
   }
   return watched;

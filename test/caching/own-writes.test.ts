@@ -127,20 +127,3 @@ test("entries the watch settles go without any read; with enabled: false nothing
   expect(off.get("x", "ns")).toBeUndefined();
   expect(off.kept).toBe(0);
 });
-
-test("the watch bringing our write back at its version is its echo, asked once; anyone else's version is not", () => {
-  const { store, shelf } = listedStore(job("a", "5"));
-  const writes = new OwnWrites(store);
-  writes.wrote(job("a", "11"));
-  writes.wrote(job("b", "12"));
-  shelf.apply("modified", job("a", "11"));
-  expect(writes.echoed(job("a", "11"))).toBe(true);
-  expect(writes.echoed(job("a", "11"))).toBe(false); // used up
-  shelf.apply("modified", job("a", "13")); // someone else's change: no write of ours to echo
-  expect(writes.echoed(job("a", "13"))).toBe(false);
-  shelf.apply("added", job("b", "14")); // a later change than our write's answer settles it, but is not its echo
-  expect(writes.echoed(job("b", "14"))).toBe(false);
-  writes.wrote(job("d", "16"));
-  shelf.apply("deleted", job("d", "16")); // a deletion is never an echo, even at our write's version
-  expect(writes.echoed(job("d", "16"))).toBe(false);
-});

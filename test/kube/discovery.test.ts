@@ -48,8 +48,9 @@ test("discovery is cached", async () => {
 test("a CRD installed after the first lookup is found by refreshing on a miss", async () => {
   await client.resolve("configmaps"); // warm every cache
   await client.create(CRD, null, crd("a.example.com", "widgets", "Widget", ["v1beta1", "v1"]));
-  expect(await client.resolve("widgets.a.example.com")).toMatchObject({ group: "a.example.com", version: "v1beta1", plural: "widgets", kind: "Widget", statusSubresource: true });
-  expect(await client.resolve("widgets.a.example.com/v1")).toMatchObject({ version: "v1" });
+  // The group prefers v1 over v1beta1 (GA first, as kube-apiserver orders a CRD group's versions).
+  expect(await client.resolve("widgets.a.example.com")).toMatchObject({ group: "a.example.com", version: "v1", plural: "widgets", kind: "Widget", statusSubresource: true });
+  expect(await client.resolve("widgets.a.example.com/v1beta1")).toMatchObject({ version: "v1beta1" });
   expect(await client.resolve("widgets")).toMatchObject({ group: "a.example.com" });
   expect(await client.resolve("widget")).toMatchObject({ group: "a.example.com" });
 });
@@ -59,7 +60,7 @@ test("an ambiguous plural lists the candidates; the core group wins ties as in k
   // A name that was unique when cached stays resolved from the cache until the cache is dropped.
   expect(await client.resolve("widgets")).toMatchObject({ group: "a.example.com" });
   client.invalidateDiscovery();
-  await expect(client.resolve("widgets")).rejects.toThrow(/"widgets" is ambiguous: it matches widgets\.a\.example\.com\/v1beta1, widgets\.b\.example\.com\/v1/);
+  await expect(client.resolve("widgets")).rejects.toThrow(/"widgets" is ambiguous: it matches widgets\.a\.example\.com\/v1, widgets\.b\.example\.com\/v1/);
   expect(await client.resolve("events")).toMatchObject({ group: "" });
   expect(await client.resolve("events.events.k8s.io")).toMatchObject({ group: "events.k8s.io" });
 });

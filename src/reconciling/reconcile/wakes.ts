@@ -21,27 +21,13 @@ export function named(selectors: readonly ResourceSelector[], resource: Resource
 /** One wake route: events of `from` run the reconcile of `to`'s objects that `targets` names. */
 interface WakeRoute {
   to: Reconciler;
-  /** An `owns` route (the echo of our own write wakes no owner), not a `watches` one. */
-  owned: boolean;
   targets(object: KubeObject): { name: string; namespace?: string | undefined; uid?: string | undefined }[];
 }
 
-/** Tells the echo of our own write of an object (caching/'s OwnWrites.echoed): asked once per event. */
-export interface Echoes {
-  echoed(object: KubeObject): boolean;
-}
-
-/**
- * The consumer of `resource`'s events, with the wakes its events cause for the reconciles that own or watch it.
- * An event that is only the echo of this operator's own write of an owned object (`echoes`: at exactly the
- * version our write was answered with) wakes no owner: its controller wrote it and knew it already, and a
- * reconcile for it would find nothing new (issue 32's bench: ~2.2 reconciles per parent where one does).
- * Anyone else's change wakes; a watched object's echo still wakes what it maps to (another object's reconcile
- * may have written it: news to this one).
- */
+/** The consumer of `resource`'s events, with the wakes its events cause for the reconciles that own or watch it. */
 export function withWakes(
   resource: Resource, consumer: Reconciler, reconcilers: Map<Resource, Reconciler>, registry: Registry,
-  logger: Logger, echoes?: Echoes,
+  logger: Logger,
 ): WakingConsumer {
   const routes = wakeRoutes(resource, reconcilers, registry, logger);
   if (routes.length === 0) return consumer;
@@ -49,13 +35,9 @@ export function withWakes(
     accept(event: WatchEvent): void {
       consumer.accept(event);
       if (event.type === "relist-start" || event.type === "relist-done") return;
-      const echo = event.type !== "deleted" && echoes?.echoed(event.object) === true;
       // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
       const low = event.type === "listed";
-      for (const route of routes) {
-        if (echo && route.owned) continue;
-        for (const target of route.targets(event.object)) route.to.wake(target, low);
-      }
+      for (const route of routes) for (const target of route.targets(event.object)) route.to.wake(target, low);
     },
     settled: () => consumer.settled(),
   };
@@ -68,10 +50,9 @@ function wakeRoutes(
   for (const [parent, to] of reconcilers) {
     const spec = registry.reconciles.forResource(parent);
     if (!spec) continue;
-    if (named(spec.owns, resource)) routes.push({ to, owned: true, targets: (object) => ownersOf(object, parent) });
+    if (named(spec.owns, resource)) routes.push({ to, targets: (object) => ownersOf(object, parent) });
     for (const watched of spec.watches) {
-      if (!named([watched.selector], resource)) continue;
-      routes.push({ to, owned: false, targets: mapped(watched, parent, spec, logger) });
+      if (named([watched.selector], resource)) routes.push({ to, targets: mapped(watched, parent, spec, logger) });
     }
   }
   return routes;
