@@ -64,12 +64,17 @@ export class Discovery {
     for (const fresh of [false, true]) {
       const groups = await this.groupMap(fresh, signal);
       const found: Resource[] = [];
-      await Promise.all(
+      const search = (others: boolean) => Promise.all(
         [...groups].map(async ([group, versions]) => {
-          const match = await this.firstServing(group, versions, wanted.name, fresh, signal);
+          const some = others ? versions.slice(1) : versions.slice(0, 1);
+          const match = await this.firstServing(group, some, wanted.name, fresh, signal, !others);
           if (match) found.push(match);
         }),
       );
+      // Each group's preferred version first; its others only when no group's preferred one serves the
+      // name (as kubectl falls back), so a plain "pods" costs no request per other version.
+      await search(false);
+      if (found.length === 0) await search(true);
       // Exact plural matches win over singular/kind/short names; the core group wins ties, as in kubectl.
       const exact = found.filter((r) => r.plural === wanted.name);
       const candidates = exact.length ? exact : found;
@@ -95,9 +100,14 @@ export class Discovery {
    */
   private async firstServing(
     group: string, versions: readonly string[], name: string, fresh: boolean, signal?: AbortSignal,
+    preferredFirst = true,
   ): Promise<Resource | undefined> {
-    for (const version of versions) {
-      const found = pick(group, version, await this.resourceList(group, version, fresh, signal), name);
+    for (const [i, version] of versions.entries()) {
+      // A version the group does not prefer that fails to answer (an aggregated API down) serves nothing here;
+      // the preferred one's failure is the caller's, as it was before versions were searched.
+      const loading = this.resourceList(group, version, fresh, signal);
+      const list = i === 0 && preferredFirst ? await loading : await loading.catch((): ApiResource[] => []);
+      const found = pick(group, version, list, name);
       if (found) return found;
     }
     return undefined;

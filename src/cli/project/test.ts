@@ -26,6 +26,13 @@ const SIMULATE = "--simulate";
 const SIMULATE_SCHEDULES_ENV = "KOBUN_SIMULATE_SCHEDULES";
 
 export async function testCommand(argv: string[], cwd = process.cwd()): Promise<number> {
+  const spaced = argv.findIndex((arg, i) => arg === SIMULATE && /^[0-9]+$/.test(argv[i + 1] ?? ""));
+  if (spaced >= 0) {
+    // bun would take the number for a path filter and run only the files it matches.
+    const n = argv[spaced + 1]!;
+    const why = `write ${SIMULATE}=${n} (a number alone is a path filter)`;
+    throw new UsageError(`kobun test ${SIMULATE} ${n}: ${why}`, SIMULATE);
+  }
   const simulateArgs = argv.filter((arg) => arg === SIMULATE || arg.startsWith(`${SIMULATE}=`));
   const budget = simulateBudget(simulateArgs);
   const testArgs = argv.filter((arg) => arg !== SKIP && !simulateArgs.includes(arg));

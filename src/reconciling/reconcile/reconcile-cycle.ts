@@ -28,6 +28,11 @@ export interface ReconcileEnv {
   backoff: ReconcileBackoff;
   observer?: ReconcileObserver | undefined;
   poster?: EventPoster | undefined;
+  /**
+   * The body a reconcile runs on is never staler than our own writes (`reconcile.readOwnWrites`): only then
+   * may a part of its patch that changes nothing on that body be left unsent.
+   */
+  freshBodies?: boolean;
 }
 
 /** What is kept of an object between its reconciles (in tracked.ts's one record). */
@@ -68,7 +73,9 @@ export async function reconcileWithFinalizer(
       wrote: (answer) => (plan.newest = answer.metadata.resourceVersion ?? plan.newest),
     }));
     report(env, body, verdict, state.failures);
-    return planned(plan, verdict, state, key, body, action === "run-delete-handlers");
+    // A write of its own object during the call (ctx.api) made `body` older than the object: compare to nothing.
+    const compared = env.freshBodies && plan.newest === undefined ? body : undefined;
+    return planned(plan, verdict, state, key, body, action === "run-delete-handlers", compared);
   } finally {
     state.running = undefined;
   }
@@ -83,6 +90,7 @@ function accepts(env: ReconcileEnv, state: ReconcileState, body: KubeObject, sig
 /** The plan a verdict comes to, and what the object's state keeps of it. */
 function planned(
   plan: CyclePlan, verdict: ReconcileVerdict, state: ReconcileState, key: string, body: KubeObject, releasing: boolean,
+  compared: KubeObject | undefined,
 ): CyclePlan {
   switch (verdict.kind) {
     case "aborted":
@@ -94,7 +102,8 @@ function planned(
       state.reconciled = verdict.requeueMs === undefined ? key : undefined;
       // Released once the cleanup is done; a requeue while deleting says it is not yet.
       if (releasing && verdict.requeueMs === undefined) return { ...plan, finalizer: "remove" };
-      const user = changing(withObservedGeneration(verdict.patch, body), body);
+      const patch = withObservedGeneration(verdict.patch, body);
+      const user = compared ? changing(patch, compared) : patch;
       const requeue = verdict.requeueMs !== undefined ? { delay: verdict.requeueMs } : {};
       return { ...plan, ...(user ? { user } : {}), ...requeue };
     }
@@ -120,8 +129,9 @@ function withObservedGeneration(
 
 /**
  * The reconcile's patch without the parts (status, metadata, spec) that would change nothing on `body`, the object
- * it ran on (never staler than our own writes): a level-triggered reconcile writes the same status again and
- * again, and each such write is a request, and a new resourceVersion for every watcher, for nothing.
+ * it ran on (used only when that is never staler than our own writes and the call wrote no version of it): a
+ * level-triggered reconcile writes the same status again and again, and each such write is a request, and a new
+ * resourceVersion for every watcher, for nothing.
  */
 function changing(patch: Record<string, any> | undefined, body: KubeObject): Record<string, any> | undefined {
   if (!patch) return undefined;

@@ -89,6 +89,11 @@ test("budget", async () => {
       expect(refused.out).toContain(`kobun test ${bad}: the schedule budget must be a positive whole number`);
       expect(refused.out).not.toContain("budget variable");
     }
+    // A number after a space would be bun's path filter (no test file matches "200"): refused, saying how.
+    const spaced = await kobunTest("--no-typecheck", "--simulate", "200");
+    expect(spaced.code).toBe(2);
+    expect(spaced.out).toContain("kobun test --simulate 200: write --simulate=200");
+    expect(spaced.out).not.toContain("budget variable");
   } finally {
     rmSync(join(project, "budget.test.ts"));
   }
