@@ -13,7 +13,8 @@ import { memorySink, silentLogger, type MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
 import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
 import { INSTANCE_PREFIX, Operators, QuietWatch } from "./simulate-operators.ts";
-import { describeFault, describeSite, type Fault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
+import { armFaults, awaitsRetry, listenToWrites } from "./simulate-faults.ts";
+import { describeFault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
 import { makeWorld, type World } from "./simulate-world.ts";
 
 /** holds when it returns true or nothing; false, a string (what is wrong) or a throw is a violation */
@@ -60,9 +61,6 @@ class Found extends Error {
     super(failure.message);
   }
 }
-
-/** resources whose writes are no crash points: posted in the background, about what was done */
-const NOT_CRASH_POINTS = new Set(["events"]);
 
 // long: one run's whole life in order (start, faults armed, steps, end checks, teardown) reads best in one place
 export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: Snapshot): Promise<RunOutcome> {
@@ -157,60 +155,6 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
   }
 }
 
-interface Listening {
-  sites: WriteSite[];
-  resources: Map<string, Resources>;
-  story: string[];
-  operators: Operators;
-  quiet: QuietWatch;
-  /** writes answered with an injected error, by verb and resource: until when the run waits for their retry */
-  retrying: Map<string, number>;
-}
-
-/** how long a run waits for the operator to retry a write answered with an injected error */
-const RETRY_WAIT_MS = 2000;
-
-function awaitsRetry(retrying: Map<string, number>): boolean {
-  const now = performance.now();
-  for (const [key, until] of retrying) if (until < now) retrying.delete(key);
-  return retrying.size > 0;
-}
-
-/** every write is activity and names a resource to compare; the operator's are crash points */
-function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listening): void {
-  const crashes = faults.filter((f): f is Extract<Fault, { kind: "crash" }> => f.kind === "crash");
-  const counts = new Map<string, number>();
-  sandbox.faults.clients.onWrite((write) => {
-    into.quiet.activity();
-    const retried = `${write.verb} ${write.plural}`;
-    if (write.failed !== undefined) {
-      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done
-      into.retrying.set(retried, performance.now() + RETRY_WAIT_MS);
-      into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
-      return;
-    }
-    into.resources.set(`${write.group}/${write.plural}`, { group: write.group, plural: write.plural });
-    if (!write.client.startsWith(INSTANCE_PREFIX) || NOT_CRASH_POINTS.has(write.plural)) return;
-    into.retrying.delete(retried);
-    const name = write.generateName ? `${write.generateName}*` : write.name;
-    const key = `${write.verb} ${write.plural}/${write.subresource ?? ""} ${name}`;
-    const nth = (counts.get(key) ?? 0) + 1;
-    counts.set(key, nth);
-    const site: WriteSite = {
-      verb: write.verb, plural: write.plural, name, nth,
-      ...(write.subresource ? { subresource: write.subresource } : {}),
-    };
-    into.sites.push(site);
-    const crash = crashes.find((c) => sameSite(c.after, site));
-    if (crash === undefined || write.client !== into.operators.current) return;
-    crashes.splice(crashes.indexOf(crash), 1);
-    const instance = write.client.slice(INSTANCE_PREFIX.length);
-    into.story.push(`  operator write #${into.sites.length}, ${describeSite(site)}: instance ${instance} killed ` +
-      `here; instance ${into.operators.count + 1} starts`);
-    into.operators.kill();
-  });
-}
-
 /** the once-only handlers that succeeded twice for one object, from the live instances' log lines */
 function ranTwice(lines: readonly string[], once: readonly string[]): string[] {
   if (once.length === 0) return [];
@@ -231,24 +175,6 @@ async function makeNamespace(client: KubeClient, name: string): Promise<void> {
   await client.create(await client.resolve("v1/namespaces"), null, namespace).catch((error: unknown) => {
     if (!(error instanceof ApiError && error.code === 409)) throw error;
   });
-}
-
-function sameSite(a: WriteSite, b: WriteSite): boolean {
-  return a.verb === b.verb && a.plural === b.plural && (a.subresource ?? "") === (b.subresource ?? "") &&
-    a.name === b.name && a.nth === b.nth;
-}
-
-/** the faults set up before the operator starts: delays, and chosen writes failed */
-function armFaults(sandbox: Sandbox, faults: Fault[]): void {
-  for (const fault of faults) {
-    if (fault.kind === "delay") sandbox.faults.delayWatches(fault.ms, { plural: fault.plural });
-    if (fault.kind === "error") {
-      sandbox.faults.clients.failWrites({
-        clientPrefix: INSTANCE_PREFIX, status: fault.status, verb: fault.verb, plural: fault.plural,
-        skip: fault.nth - 1,
-      });
-    }
-  }
 }
 
 async function checkInvariants(invariants: Record<string, Invariant>, world: World, step: number | undefined) {
