@@ -51,11 +51,11 @@ test("events with until times out naming the object, the condition and the Event
   await using kit = await startOperator({ registry, logLevel: "silent" });
   const release = await kit.apply(Releases, { metadata: { name: "quiet" }, spec: { version: "1.0" } });
   await kit.events(release, { until: (list) => list.length >= 2 });
-  const error = await kit.events(release, { until: (list) => list.some((e) => e.reason === "Never"), timeout: 300 })
+  const error = await kit.events(release, { until: (list) => list.some((e) => e.reason === "Never"), timeout: 1500 })
     .catch((e: Error) => e);
-  expect((error as Error).message).toStartWith("events(Release default/quiet): (list) => list.some((e) => e.reason === \"Never\") not true after 300 ms; 2 Events in default: ");
+  expect((error as Error).message).toStartWith("events(Release default/quiet): (list) => list.some((e) => e.reason === \"Never\") not true after 1500 ms; 2 Events in default: ");
   expect((error as Error).message).toContain("Normal Released: version 1.0 is out");
-});
+}, 15_000); // the timeout under test is long enough for a loaded machine's watch to list the two Events
 
 test("a condition that throws counts as \"not yet\" (as until's does); the timeout says what it last threw", async () => {
   const { registry, Releases } = announcer();
@@ -64,10 +64,10 @@ test("a condition that throws counts as \"not yet\" (as until's does); the timeo
   // Throws on the empty list a watch starts with, until the first Event arrives.
   const events = await kit.events(release, { until: (list) => list[0]!.reason === "Released" && list.length >= 2 });
   expect(events.map((e) => e.reason)).toEqual(["Released", "Logging"]);
-  const error = await kit.events(release, { until: (list) => list[5]!.reason === "Never", timeout: 300 }).catch((e: Error) => e);
-  expect((error as Error).message).toContain("not true after 300 ms; 2 Events in default: ");
+  const error = await kit.events(release, { until: (list) => list[5]!.reason === "Never", timeout: 1500 }).catch((e: Error) => e);
+  expect((error as Error).message).toContain("not true after 1500 ms; 2 Events in default: ");
   expect((error as Error).message).toMatch(/; the condition last threw: .*undefined/);
-});
+}, 15_000);
 
 test("events look in the object's namespace, else the kit's, not in every namespace", async () => {
   const { registry, Releases } = announcer();
