@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import Type from "typebox";
 import { startSandbox } from "@kobun/sandbox";
-import { defineResource, Registry, resolveSettings, resource, run, type KubeObject } from "kobun";
+import { defineResource, Registry, resolveSettings, resource, run, sleep, type KubeObject } from "kobun";
 import { startOperator } from "kobun/testing";
 import { KubeClient } from "../../src/kube/client.ts";
 import { eventRecorder } from "../../src/handling/recorder.ts";
@@ -95,7 +95,16 @@ test("a cleanup handler's Events are sent before run() returns", async () => {
   registry.on.startup(async ({ api }) => {
     marker = await api.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "marker", namespace: "default" } });
   });
-  registry.on.cleanup(({ event }) => event.warn(marker!, "Stopping", "the operator is going"));
+  // Events are sent alongside the closing handlers (README: best-effort past them): this one waits, as a
+  // cleanup that takes a while would, until its Event is on the server — on a loaded machine a POST can
+  // outlast the 10 ms the shutdown gives Events posted in a handler's very last moment.
+  registry.on.cleanup(async ({ event, api, signal }) => {
+    event.warn(marker!, "Stopping", "the operator is going");
+    const selector = { fieldSelector: `involvedObject.uid=${marker!.metadata.uid}` };
+    while (!signal.aborted && (await api.list(resource.events, { namespace: "default", ...selector })).length === 0) {
+      await sleep(0.01, signal);
+    }
+  });
   registry.on.event(resource.configmaps, () => {});
   const settings = resolveSettings({
     flags: { kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true, quiet: true },
