@@ -39,11 +39,12 @@ export function readOnlySelectors(r: Registrations): ResourceSelector[] {
   return distinctSelectors(read.filter((selector) => !acted.has(textOf(selector))), textOf, "last");
 }
 
-/** The CRDs of the resources defined with defineResource that anything was registered for. */
+/** The CRDs of the resources defined with defineResource that anything was registered for, indexes and owns too. */
 export function definedCRDs(r: Registrations): KubeObject[] {
   const seen = new Map<string, KubeObject>();
-  for (const spec of [...r.handlers, ...r.background, ...r.webhooks, ...r.reconciles.specs]) {
-    const crd = definitionOf(spec.selector);
+  const registered = [...r.handlers, ...r.background, ...r.webhooks, ...r.indexes];
+  for (const selector of [...registered.map((spec) => spec.selector), ...r.reconciles.selectors()]) {
+    const crd = definitionOf(selector);
     if (crd) seen.set(crd.metadata.name!, crd);
   }
   return [...seen.values()];

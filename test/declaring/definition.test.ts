@@ -70,6 +70,15 @@ describe("defineResource", () => {
     expect(withDefinitions(manifests, registry)).toHaveLength(2);
   });
 
+  test("a defined resource only indexed, or only owned by a reconcile, brings its CRD too", () => {
+    const indexed = new Registry();
+    indexed.on.index(Backups, ({ name }) => ({ [name]: true }), { id: "backups" });
+    expect(indexed.definitions()).toEqual([Backups.crd]);
+    const owned = new Registry();
+    owned.on.reconcile("configmaps", () => undefined, { owns: [Backups] });
+    expect(owned.definitions()).toEqual([Backups.crd]);
+  });
+
   test("the sandbox validates objects' types against the defined schema and keeps preserved-unknown fields", async () => {
     sandbox = await startSandbox();
     const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
