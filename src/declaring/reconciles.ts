@@ -40,6 +40,14 @@ export class Reconciles {
     return distinct(this.specs.flatMap((spec) => spec.owns));
   }
 
+  /**
+   * Whether a reconcile reads `resource` through ctx.cache as a child or a watched resource: its
+   * stream must have listed before any handler runs (an empty cache at start-up reads as "no child").
+   */
+  readsChildren(resource: Resource): boolean {
+    return [...this.owned(), ...this.watched()].some((selector) => selectorMatches(parseSelector(selector), resource));
+  }
+
   /** The resources they only watch (read). */
   watched(): ResourceSelector[] {
     return distinct(this.specs.flatMap((spec) => spec.watches.map((w) => w.selector)));

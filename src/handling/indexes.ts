@@ -110,6 +110,8 @@ export class Indexes {
     private readonly specs: readonly IndexSpec[],
     private readonly logger: Logger = silentLogger,
     private readonly warnEveryMs = 10_000,
+    /** Resources read as a reconcile's children (owns, watches): their streams hold handlers as an index's do. */
+    private readonly readFirst: (resource: Resource) => boolean = () => false,
   ) {
     const view: Record<string, Index> = {};
     for (const spec of specs) {
@@ -137,9 +139,9 @@ export class Indexes {
     return undefined;
   }
 
-  /** Whether any index is kept from this resource's objects. */
+  /** Whether any index is kept from this resource's objects, or a reconcile reads them as children. */
   covers(resource: Resource): boolean {
-    return this.specs.some((spec) => selectorMatches(spec.wanted, resource));
+    return this.specs.some((spec) => selectorMatches(spec.wanted, resource)) || this.readFirst(resource);
   }
 
   /**

@@ -142,7 +142,8 @@ async function operate(o: Running): Promise<RunReport> {
   const { settings, logger, registry, signal, graceMs, client, health } = o;
   const cached = new CachedResources(); // the stores on.reconcile reads, with our writes over them
   // Made before startup: on.startup gets them (empty until the watches list), on.probe reads them.
-  const indexes = new Indexes(registry.indexes, logger);
+  // A reconcile's children are read from their stores: their first LISTs hold handlers as an index's do.
+  const indexes = new Indexes(registry.indexes, logger, undefined, (r) => registry.reconciles.readsChildren(r));
   const api = handlerApi(client, settings, logger, cached);
   // Made before the startup handlers, whose ctx.event it serves: their Events wait for the scope to send them.
   const { enabled, level, logs } = settings.posting;

@@ -140,3 +140,20 @@ test("ctx.cache.list({ index }) gives the objects an index keeps under a key; an
   await w.client.create(WIDGETS, "default", widget("unknown"));
   await until(() => w!.lines.find((l) => l.includes('no index \\"nope\\" of that resource') || l.includes('no index "nope" of that resource')), Boolean, "the error");
 }, 30_000);
+
+test("at start-up a reconcile runs only once what it owns has listed: its cache shows the children already there", async () => {
+  w = await world();
+  await w.client.create(WIDGETS, "default", widget("p"));
+  await w.client.create(CONFIGMAPS, "default", { metadata: { name: "p-child", labels: { widget: "p" } } });
+  // The ConfigMaps' first LIST answers late: a reconcile run before it would read an empty cache (as a
+  // restarted operator's did: a child made again under a generated name, found by simulate()).
+  w.sandbox.faults.stallNext(1, 500, { verb: "list", plural: "configmaps" });
+  const seen: number[] = [];
+  const registry = new Registry();
+  registry.on.reconcile("widgets", (ctx) => {
+    seen.push(ctx.cache.list("configmaps").length);
+  }, { watches: [{ resource: "configmaps", map: byLabel }] });
+  await w.operate(registry);
+  await until(() => seen, (s) => s.length >= 1, "the first reconcile");
+  expect(seen[0]).toBe(1);
+}, 30_000);
