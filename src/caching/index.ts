@@ -7,7 +7,8 @@
 // an object is its body, or its identity (identity.ts) when no reader needs bodies.
 //
 // Files: store.ts (the read side, the lookup by name, the waits), shelf.ts (the write side, one
-// stream's part), identity.ts (an object kept without its body), keys.ts, labels.ts.
+// stream's part), identity.ts (an object kept without its body), keys.ts, labels.ts; own-writes.ts
+// (our writes laid over a store), own-echoes.ts (which events are only the echo of a blind write).
 //
 // Must never: import anything but kube/ (types, resourceVersion order) and util/; do I/O, start a
 // timer other than a wait's own bound, or hold a promise past its wait; let a relist of one
@@ -18,3 +19,4 @@ export { Store, type CatchUpOptions, type KnownObjects, type ListOptions, type S
 export { Shelf } from "./shelf.ts";
 export { labelTest, type LabelTest } from "./labels.ts";
 export { OwnWrites, LAPSE_MS } from "./own-writes.ts";
+export { OwnEchoes, type EchoSettle } from "./own-echoes.ts";

@@ -14,6 +14,12 @@ export const RECONCILE_SECTION = section("Reconcile: how on.reconcile handlers r
     doc: "How long a reconcile waits for the cache to catch up with our own write before reading the object " +
       "from the API server.",
   }),
+  quietEchoes: flag({
+    default: true,
+    doc: "The watch's echo of a child write that a reconcile made without reading that resource first (apply " +
+      "the children, then write the status) does not wake its owner again; false: every echo wakes it, as in " +
+      "controller-runtime (docs/reconcile.md).",
+  }),
   backoff: section("The backoff of a failing reconcile, per object (controller-runtime's defaults), reset by " +
     "a success.", {
     initial: duration({ default: 0.005, min: 0.001, max: 3600, doc: "The wait after the first failure; it doubles." }),

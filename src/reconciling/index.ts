@@ -5,7 +5,8 @@
 // (ownership.ts), the daemons and timers (daemons/: background-phases.ts, background.ts, one call
 // of one in background-calls.ts; apart from the loop, FORBIDDEN in rooms.ts), on.reconcile's
 // engine (reconcile/: one call, its plan, its mode in reconcile-*.ts; fresh-read.ts; the wakes an
-// owned or watched object's event causes, wakes.ts; it plans, the loop tracks and writes, FORBIDDEN
+// owned or watched object's event causes, wakes.ts; which of a call's writes are blind, their echoes
+// waking nothing, echo-scope.ts; it plans, the loop tracks and writes, FORBIDDEN
 // in rooms.ts), and the writing of the planned patches, fenced against a new object of the same
 // name (patching.ts, fence.ts, refusal.ts).
 // It is the home of the per-object engines: a new per-object handler kind runs here (or, for one
@@ -22,3 +23,4 @@ export { Reconciler, type ReconcilerOptions, type ReconcilerSettings } from "./r
 export { readsDeletedBodies, type ReconcileWiring } from "./options.ts";
 export { type ReconcileObserver, type ReconcileResult } from "./reconciler.ts";
 export { named, withWakes, type WakingConsumer } from "./reconcile/wakes.ts";
+export { type EchoBook, type EchoBooks } from "./reconcile/echo-scope.ts";

@@ -16,6 +16,7 @@ import type { PatchTarget } from "./patching.ts";
 import type { KnownObjects, OwnWrites } from "../caching/index.ts";
 import type { CacheLookup } from "../handling/index.ts";
 import type { ReconcileBackoff } from "./reconcile/reconcile-run.ts";
+import type { EchoBooks } from "./reconcile/echo-scope.ts";
 
 /** A cycle's hold on its object's shard (sharding/holds.ts' ShardHold, as this room sees it). */
 export interface CycleHold {
@@ -74,6 +75,8 @@ export interface ReconcileWiring {
   /** That wait's bound, ms. */
   catchUpMs: number;
   backoff: ReconcileBackoff;
+  /** The owned resources' echoes (reconcile/echo-scope.ts); none: every echo wakes (`reconcile.blindEchoes`). */
+  echoes?: EchoBooks | undefined;
 }
 
 /** What takes objects away from this replica (ownership is exclusive: DESIGN behaviour 4). */

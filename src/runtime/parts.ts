@@ -81,7 +81,11 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
     : undefined;
   const read = readByReconciles(registry);
   const stores = knownObjectStores(registry, resources, read); // one per resource: its streams write it (caching/)
-  for (const [resource, store] of stores) if (named(read, resource)) begun.cached.add(resource, store);
+  const owned = registry.reconciles.owned();
+  for (const [resource, store] of stores) {
+    if (named(read, resource)) begun.cached.add(resource, store, named(owned, resource));
+  }
+  begun.cached.quietEchoes(settings.reconcile.quietEchoes);
   const reconcilers = reconcilersFor(resources, {
     client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: o.memo,
     configs, metadataOnly, cached: begun.cached,
@@ -118,7 +122,7 @@ export async function serve(o: Operating, parts: Parts): Promise<{ probeUrl?: st
   const { promise: handlersDone, resolve: handlersFinished } = Promise.withResolvers<void>();
   serveLayout({
     client, settings, logger, health, toggle, scope, graceMs, sharded, indexes, registry,
-    resources: { reconcilers: parts.reconcilers, stores, configs, metadataOnly },
+    resources: { reconcilers: parts.reconcilers, stores, configs, metadataOnly, echoes: parts.cached },
     gates: { byNamespace: gates, frozen },
     peering: { ...o.peering, handlersDone },
   });

@@ -2,21 +2,64 @@
 // this operator's writes laid over them (fed by ctx.api and by the reconciler's own writes), and
 // each reconciled resource's wiring from the settings (reconciling/reconcile/reconcile-mode.ts), and
 // under sharding which resources every replica watches whole (the children: wholeUnderSharding). The
-// wakes (an owned or watched object's event runs its reconcile) are reconciling/'s (wakes.ts).
+// wakes (an owned or watched object's event runs its reconcile) are reconciling/'s (wakes.ts); the echoes
+// of each owned resource (caching/own-echoes.ts) are kept here, one per resource, for both the wakes and
+// the reconciles' blind writes (reconciling/reconcile/echo-scope.ts), unless reconcile.quietEchoes is off.
 
-import { OwnWrites, type Store } from "../caching/index.ts";
-import type { KubeObject, Resource, ResourceSelector } from "../kube/index.ts";
-import { RegistrationError, selectorMatches, type Registry } from "../declaring/index.ts";
+import { OwnEchoes, OwnWrites, type Store } from "../caching/index.ts";
+import { parseApiVersion, type KubeObject, type Resource, type ResourceSelector } from "../kube/index.ts";
+import { RegistrationError, selectorMatches, type Registry, type ResourceRef } from "../declaring/index.ts";
 import { lookupAmong, type CachedResource, type WriteListener } from "../handling/index.ts";
-import { named, type ReconcileWiring } from "../reconciling/index.ts";
+import { named, type EchoBook, type EchoBooks, type ReconcileWiring } from "../reconciling/index.ts";
 import type { Settings } from "../config/index.ts";
 
 /** The resources ctx.cache may read, with our writes to them; ctx.api tells it of every write. */
 export class CachedResources implements WriteListener {
   private readonly entries: CachedResource[] = [];
+  /** The owned resources' echoes (`owned` at add), by resource. */
+  private readonly echoes = new Map<Resource, OwnEchoes>();
+  private quiet = true;
 
-  add(resource: Resource, store: Store): void {
+  /** `owned`: an on.reconcile owns it (its echoes are kept). */
+  add(resource: Resource, store: Store, owned = false): void {
     this.entries.push({ resource, store, writes: new OwnWrites(store) });
+    if (owned) this.echoes.set(resource, new OwnEchoes());
+  }
+
+  /** `reconcile.quietEchoes`: false, every echo wakes (no echoes are kept, no write is blind). */
+  quietEchoes(on: boolean): void {
+    this.quiet = on;
+  }
+
+  /** The echoes of an owned resource, for its wakes (reconciling/'s withWakes); none when echoes wake. */
+  echoesOf(resource: Resource): OwnEchoes | undefined {
+    return this.quiet ? this.echoes.get(resource) : undefined;
+  }
+
+  /** The owned resources as the reconciles' writes and reads name them (reconciling/'s echo-scope.ts). */
+  echoBooks(): EchoBooks | undefined {
+    if (!this.quiet || this.echoes.size === 0) return undefined;
+    const lookup = lookupAmong(this.entries);
+    const book = (entry: CachedResource | undefined): EchoBook | null => {
+      const echoes = entry && this.echoes.get(entry.resource);
+      return echoes ? { echoes, namespaced: entry.resource.namespaced } : null;
+    };
+    return {
+      ofRef: (ref: ResourceRef) => {
+        if (typeof ref === "object" && "namespaced" in ref) return book(this.get(ref));
+        try {
+          return book(lookup(ref));
+        } catch {
+          return undefined; // a name the cache cannot read: counted as a read of everything
+        }
+      },
+      ofObject: (object: KubeObject) => {
+        const { apiVersion, kind } = object ?? {};
+        if (!apiVersion || !kind) return undefined;
+        const { group } = parseApiVersion(apiVersion);
+        return book(this.entries.find((entry) => entry.resource.kind === kind && entry.resource.group === group));
+      },
+    };
   }
 
   get(resource: Resource): CachedResource | undefined {
@@ -88,7 +131,7 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
   const reads = readOwnWrites ? cached.all : cached.all.map(asIs);
   return {
     store: own.store, writes: own.writes, cache: lookupAmong(reads), readOwnWrites, catchUpMs: catchUp * 1000,
-    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 },
+    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 }, echoes: cached.echoBooks(),
   };
 }
 

@@ -9,7 +9,7 @@ import {
 } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
 import type { Indexes } from "../handling/index.ts";
-import { Store } from "../caching/index.ts";
+import { Store, type OwnEchoes } from "../caching/index.ts";
 import { streamBudget } from "../kube/index.ts";
 import type { KubeClient } from "../kube/index.ts";
 import { resourceName, type Resource, type ResourceSelector } from "../kube/index.ts";
@@ -50,6 +50,8 @@ export interface StreamWiring {
     stores: Map<Resource, Store>;
     configs: Map<Resource, ResourceSettings>;
     metadataOnly: Map<Resource, string>;
+    /** The owned resources' echoes (runtime's CachedResources): a blind write's echo wakes no owner. */
+    echoes?: { echoesOf(resource: Resource): OwnEchoes | undefined };
   };
   /**
    * The gates of namespaces with a peering of their own, filled here; `frozen` registers each for
@@ -137,7 +139,8 @@ function watchedResources(
     const store = stores.get(resource);
     if (!store) throw new Error(`no store of known objects for ${resourceName(resource)} (knownObjectStores)`);
     const selection = { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) };
-    const consumer = withWakes(resource, reconciler, wiring.resources.reconcilers, wiring.registry, wiring.logger);
+    const { reconcilers: all, echoes } = wiring.resources;
+    const consumer = withWakes(resource, reconciler, all, wiring.registry, wiring.logger, echoes?.echoesOf(resource));
     watched.set(resource, { consumer, store, selection });
   }
   return watched;

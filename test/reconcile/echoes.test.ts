@@ -1,6 +1,7 @@
 // A reconcile's status patch that would change nothing is not sent (issue 32's bench: every wake of a parent
-// wrote its unchanged status). The watch's echo of a child the reconcile created still wakes its owner:
-// the kubebuilder pattern computes status before it creates, and lists the new child at the next reconcile.
+// wrote its unchanged status). The watch's echo of a child the reconcile created after reading the children
+// still wakes its owner: the kubebuilder pattern computes status before it creates, and lists the new child at
+// the next reconcile (blind-echoes.test.ts: the echo of a write made without such a read wakes nothing).
 
 import { afterEach, expect, test } from "bun:test";
 import { Registry, type ReconcileContext } from "../../src/declaring/index.ts";

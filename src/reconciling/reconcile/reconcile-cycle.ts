@@ -16,6 +16,7 @@ import type { Background } from "../daemons/background.ts";
 import { finalizerAction, hasFinalizer } from "../finalizer.ts";
 import { callReconcile, triggers, type ReconcileBackoff, type ReconcileVerdict } from "./reconcile-run.ts";
 import type { ReconcileObserver } from "../options.ts";
+import type { EchoBooks } from "./echo-scope.ts";
 
 /** What a resource's reconcile runs with. */
 export interface ReconcileEnv {
@@ -33,6 +34,8 @@ export interface ReconcileEnv {
    * may a part of its patch that changes nothing on that body be left unsent.
    */
   freshBodies?: boolean;
+  /** The owned resources' echoes: a call's blind writes wake no reconcile of its object (echo-scope.ts). */
+  echoes?: EchoBooks | undefined;
 }
 
 /** What is kept of an object between its reconciles (in tracked.ts's one record). */
@@ -70,7 +73,7 @@ export async function reconcileWithFinalizer(
     const verdict = await tracedCall(env.spec.id, state.failures, () => callReconcile({
       spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools: env.tools,
       cache: env.cache(body.metadata.namespace), deleting, retry: state.failures, backoff: env.backoff, signal,
-      wrote: (answer) => (plan.newest = answer.metadata.resourceVersion ?? plan.newest),
+      wrote: (answer) => (plan.newest = answer.metadata.resourceVersion ?? plan.newest), echoes: env.echoes,
     }));
     report(env, body, verdict, state.failures);
     // A write of its own object during the call (ctx.api) made `body` older than the object: compare to nothing.

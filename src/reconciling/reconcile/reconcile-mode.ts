@@ -63,7 +63,7 @@ export class ReconcileMode {
     }
     this.env = {
       spec, resource, logger: hooks.logger, tools: hooks.tools, backoff: wiring.backoff,
-      observer: hooks.observer, poster: hooks.poster, freshBodies: wiring.readOwnWrites,
+      observer: hooks.observer, poster: hooks.poster, freshBodies: wiring.readOwnWrites, echoes: wiring.echoes,
       cache: (namespace) => new CacheView(wiring.cache, namespace, HOW_TO_DECLARE, hooks.indexes),
     };
   }

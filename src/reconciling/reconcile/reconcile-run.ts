@@ -12,6 +12,7 @@ import { clock, linkedSignal, type Logger } from "../../util/index.ts";
 import { PermanentError, TemporaryError, HandlerTimeoutError } from "../../declaring/index.ts";
 import type { Cache, ReconcileContext, ReconcileSpec, Patch } from "../../declaring/index.ts";
 import { compactPatch, newPatch, objectContext, type HandlerTools } from "../../handling/index.ts";
+import { echoScoped, type EchoBooks } from "./echo-scope.ts";
 
 /** The failure backoff, in ms: controller-runtime's default per-item exponential limiter. */
 export interface ReconcileBackoff {
@@ -46,6 +47,8 @@ export interface ReconcileCall {
   signal: AbortSignal;
   /** Told the answer to each write the function makes to its own object through ctx.api. */
   wrote?: (answer: KubeObject) => void;
+  /** The owned resources' echoes: the call's blind writes wake no reconcile of its object (echo-scope.ts). */
+  echoes?: EchoBooks | undefined;
 }
 
 /** Calls the function once under its timeout and tells what its ending means. */
@@ -118,5 +121,9 @@ function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;
   const base = objectContext(body, resource, memo, logger, signal, tools, undefined, call.wrote);
   const patch: Patch = newPatch();
-  return { ...base, deleting: call.deleting, patch, cache: call.cache, retry: call.retry };
+  const uid = body.metadata.uid;
+  const scoped = call.echoes && uid
+    ? echoScoped(base.api, call.cache, call.echoes, { uid, namespace: body.metadata.namespace })
+    : { api: base.api, cache: call.cache };
+  return { ...base, ...scoped, deleting: call.deleting, patch, retry: call.retry };
 }

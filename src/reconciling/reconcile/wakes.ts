@@ -2,6 +2,8 @@
 // reconcile of the objects it maps to (the controller ownerReference's owner; a `watches` entry's
 // map). They ride along the resource's own consumer (its reconciler, handler-less when only
 // reconciles read it): `withWakes` is what streams/ is handed for the resource. runtime/ wires it.
+// An owner's wake goes through the resource's echoes (caching/own-echoes.ts) when it has them: the
+// echo of a blind write the owner's own reconcile made (echo-scope.ts) wakes nothing.
 
 import { parseApiVersion, parseSelector, type KubeObject, type Resource } from "../../kube/index.ts";
 import type { ResourceSelector } from "../../kube/index.ts";
@@ -9,6 +11,7 @@ import { selectorMatches, type ReconcileSpec, type Registry } from "../../declar
 import type { Logger } from "../../util/index.ts";
 import type { WatchEvent } from "../../watching/index.ts";
 import type { Reconciler } from "../reconciler.ts";
+import type { OwnEchoes } from "../../caching/index.ts";
 
 /** What a stream hands its events to (streams/'s EventConsumer): a reconciler, with its wakes. */
 export type WakingConsumer = Pick<Reconciler, "accept" | "settled">;
@@ -21,13 +24,15 @@ export function named(selectors: readonly ResourceSelector[], resource: Resource
 /** One wake route: events of `from` run the reconcile of `to`'s objects that `targets` names. */
 interface WakeRoute {
   to: Reconciler;
+  /** An `owns` route (its wakes go through the echoes), not a `watches` one (a watched object's echo wakes). */
+  owned: boolean;
   targets(object: KubeObject): { name: string; namespace?: string | undefined; uid?: string | undefined }[];
 }
 
 /** The consumer of `resource`'s events, with the wakes its events cause for the reconciles that own or watch it. */
 export function withWakes(
   resource: Resource, consumer: Reconciler, reconcilers: Map<Resource, Reconciler>, registry: Registry,
-  logger: Logger,
+  logger: Logger, echoes?: OwnEchoes,
 ): WakingConsumer {
   const routes = wakeRoutes(resource, reconcilers, registry, logger);
   if (routes.length === 0) return consumer;
@@ -37,7 +42,13 @@ export function withWakes(
       if (event.type === "relist-start" || event.type === "relist-done") return;
       // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
       const low = event.type === "listed";
-      for (const route of routes) for (const target of route.targets(event.object)) route.to.wake(target, low);
+      for (const route of routes) {
+        for (const target of route.targets(event.object)) {
+          const wake = () => route.to.wake(target, low);
+          if (echoes && route.owned) echoes.route(event.type, event.object, target.uid, wake);
+          else wake();
+        }
+      }
     },
     settled: () => consumer.settled(),
   };
@@ -50,9 +61,10 @@ function wakeRoutes(
   for (const [parent, to] of reconcilers) {
     const spec = registry.reconciles.forResource(parent);
     if (!spec) continue;
-    if (named(spec.owns, resource)) routes.push({ to, targets: (object) => ownersOf(object, parent) });
+    if (named(spec.owns, resource)) routes.push({ to, owned: true, targets: (object) => ownersOf(object, parent) });
     for (const watched of spec.watches) {
-      if (named([watched.selector], resource)) routes.push({ to, targets: mapped(watched, parent, spec, logger) });
+      if (!named([watched.selector], resource)) continue;
+      routes.push({ to, owned: false, targets: mapped(watched, parent, spec, logger) });
     }
   }
   return routes;
