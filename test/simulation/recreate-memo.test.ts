@@ -5,6 +5,11 @@
 // delivered as one MODIFIED, as an informer sees them after a relist), the name is still
 // remembered and the new Widget passes for the old one: it is never provisioned (the old one's
 // ConfigMap went with it, by the garbage collector). The fix remembers Widgets by uid.
+// Failed writes are left out of these schedules: a merged delete-and-recreate leaves the deleted
+// Widget in kobun's store beside the new one (no deletion event took it out), and a retry of the
+// new one's reconcile, which reads its object afresh by name, may find the old one there and
+// take the new one for gone: a failed write would then never be retried (a kobun finding, apart
+// from this operator's; see the report of issue 34's corpus).
 
 import { expect, test } from "bun:test";
 import { adopt, Registry } from "kobun";
@@ -36,14 +41,16 @@ const scenario = async (world: World) => {
   await world.apply(Widgets, { metadata: { name: "w1" }, spec: { replicas: 2 } });
 };
 
+const faults = { errors: false };
+
 test("buggy: a Widget remembered by name passes for the one recreated under its name", async () => {
-  const { failure: found, shrunk } = await failureOf(simulate({ registry: operator(false), scenario }));
+  const { failure: found, shrunk } = await failureOf(simulate({ registry: operator(false), scenario, faults }));
   expect(found.check).toBe("convergence");
   expect(found.details).toContain("- configmaps default/w1-data: missing (the reference run has it)");
   expect(shrunk).toEqual([{ kind: "merge", plural: "widgets", step: 2 }]);
 }, 60_000);
 
 test("fixed: a Widget remembered by uid is a new one when made again", async () => {
-  const result = await simulate({ registry: operator(true), scenario });
+  const result = await simulate({ registry: operator(true), scenario, faults });
   expect(result.runs.every((run) => run.ok)).toBe(true);
 }, 60_000);
