@@ -3,8 +3,9 @@
 // that ConfigMap's deletion event, which an `on.event` handler notes in the operator's memory.
 // Killed right after the deletion, the operator restarts with an empty memory, and the event it
 // waits for will never come (the ConfigMap is already gone when the new instance lists): it
-// holds the Widget for good, retrying. The fix asks the world, not the memory of an event: the
-// ConfigMap absent from the cache (never staler than the operator's own writes) is gone.
+// holds the Widget for good, retrying. (A merge of the ConfigMap's creation and deletion loses
+// the event as well.) The fix asks the world, not the memory of an event: the ConfigMap absent
+// from the cache (never staler than the operator's own writes) is gone.
 
 import { expect, test } from "bun:test";
 import { adopt, ApiError, Registry, resource, TemporaryError } from "kobun";
@@ -47,7 +48,13 @@ test("buggy: a deletion that waits for an event lost in a crash holds the Widget
   // it retries for ever: the run never settles, or settles between two retries with the Widget held
   expect(["settle", "deletion"]).toContain(found.check);
   expect(found.details.join("\n")).toContain('widgets default/w1 is still being deleted, held by the finalizers ["kobun.dev/finalizer"]');
-  expect(shrunk).toEqual([{ kind: "crash", after: { verb: "delete", plural: "configmaps", name: "w1-data", nth: 1 } }]);
+  // the event is lost to a crash right after the deletion (found first, unless the machine is so slow that this run
+  // passes by chance), or to a merge of the ConfigMap's creation and deletion
+  const lost: unknown[] = [
+    [{ kind: "crash", after: { verb: "delete", plural: "configmaps", name: "w1-data", nth: 1 } }],
+    [{ kind: "merge", plural: "configmaps", step: 1 }],
+  ];
+  expect(lost).toContainEqual(shrunk);
 }, 60_000);
 
 test("fixed: a ConfigMap absent from the cache is gone, whoever saw it go", async () => {
