@@ -18,6 +18,7 @@ export const Widgets = defineResource({
       reported: Type.Optional(Type.Array(Type.String())),
       note: Type.Optional(Type.String()),
       ready: Type.Optional(Type.Boolean()),
+      store: Type.Optional(Type.String()),
     }, { additionalProperties: true }),
   },
 });
