@@ -15,7 +15,7 @@
 //
 // KobunExamples without the label are left to example.ts alone.
 
-import { on, type DaemonContext, type TimerContext } from "kobun";
+import { on, sleep, type DaemonContext, type TimerContext } from "kobun";
 
 const EXAMPLES = "kobunexamples.kobun.dev/v1";
 const HEARTBEAT = { "kobun.dev/example": "heartbeat" };
@@ -27,13 +27,8 @@ on.daemon(EXAMPLES, async ({ name, signal, logger, memo }: DaemonContext) => {
   logger.info(`heartbeat daemon started on ${name}`);
   memo.beats = 0;
   // Wakes every 5 s until the object goes away; the memo is shared with the timer below.
-  while (!signal.aborted) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 5000);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    });
-    if (!signal.aborted) memo.beats++;
-  }
+  // kobun's sleep() ends early (false) when `signal` aborts, and follows a test's virtual clock.
+  while (await sleep(5, signal)) memo.beats++;
   logger.info(`heartbeat daemon stopped on ${name}`);
 }, { id: "heartbeat_daemon", labels: HEARTBEAT, cancellationTimeout: 5 });
 
