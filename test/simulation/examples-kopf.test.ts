@@ -27,8 +27,6 @@ const examples: [string, () => Promise<{ registry: Registry }>, string[]?][] = [
   ["08-events", () => import("../../examples/kopf/08-events/handlers/example.ts")],
   ["09-testing", () => import("../../examples/kopf/09-testing/handlers/example.ts")],
   ["11-filtering-handlers", () => import("../../examples/kopf/11-filtering-handlers/handlers/example.ts")],
-  ["12-embedded", () => import("../../examples/kopf/12-embedded/handlers/example.ts")],
-  ["99-all-at-once", () => import("../../examples/kopf/99-all-at-once/handlers/example.ts")],
 ];
 
 for (const [name, load, volatile] of examples) {
