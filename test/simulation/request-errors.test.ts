@@ -63,3 +63,10 @@ test("fixed: a conflict retries the handler; throttled and refused reads are wai
   expect(given.runs.map((run) => run.ok)).toEqual([true]);
   await simulate({ registry: operator(true), scenario, faults: errorsOnly });
 }, 90_000);
+
+test("a fault kind simulate does not know is refused, naming the kinds it knows", async () => {
+  const faults = { crash: true, lease: true } as Record<string, boolean>;
+  const refused = await simulate({ registry: operator(true), scenario, faults }).catch((error: Error) => error);
+  expect(String(refused)).toContain(
+    'simulate({ faults }): no fault kind "lease" (the kinds: crash, delay, merge, errors, expire, recreate)');
+}, 60_000);
