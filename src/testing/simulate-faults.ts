@@ -58,8 +58,10 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
     into.quiet.activity();
     const retried = `${write.verb} ${write.plural}`;
     if (write.failed !== undefined) {
-      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done
-      into.retrying.set(retried, performance.now() + RETRY_WAIT_MS);
+      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done. A 429 or 503 is
+      // retried by the client after its Retry-After: another write of the same kind does not end that wait
+      const waits = write.failed === 429 || write.failed === 503 ? `${retried} @${performance.now()}` : retried;
+      into.retrying.set(waits, performance.now() + RETRY_WAIT_MS);
       into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
       return;
     }
@@ -71,7 +73,7 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
     into.retrying.delete(retried);
     const site = siteOf(write, counts);
     into.sites.push(site);
-    if (scenarioMade.get(object)) into.points.recreatable.push(site);
+    if (scenarioMade.get(object) && !deleting(sandbox, write)) into.points.recreatable.push(site);
     if (write.client !== into.operators.current) return;
     const recreate = recreates.find((r) => sameSite(r.after, site));
     if (recreate !== undefined) {
@@ -122,6 +124,12 @@ function siteOf(write: { verb: string; plural: string; subresource?: string; nam
   counts.set(key, nth);
   const subresource = write.subresource ? { subresource: write.subresource } : {};
   return { verb: write.verb, plural: write.plural, name, nth, ...subresource };
+}
+
+/** whether the object is being deleted: what the scenario asked for, which a recreate would undo */
+function deleting(sandbox: Sandbox, write: { group: string; plural: string; namespace: string; name: string }) {
+  return !!sandbox.store.get(write.group, write.plural, write.namespace || undefined, write.name)?.metadata
+    ?.deletionTimestamp;
 }
 
 function sameSite(a: WriteSite | RequestSite, b: WriteSite | RequestSite): boolean {

@@ -24,6 +24,10 @@ export async function recreateObject(
     into.story.push(`  ${where} is gone already: nothing to recreate`);
     return;
   }
+  if (old.metadata?.deletionTimestamp) {
+    into.story.push(`  ${where} is being deleted (as the scenario asked): not recreated`);
+    return;
+  }
   const manifest = appliedPart(old);
   try {
     const resource = await admin.resolve(`${old.apiVersion}/${plural}`);

@@ -79,7 +79,8 @@ export function explore(input: ExploreInput): Schedule[] {
   for (const plural of kinds.expire ? plurals : []) {
     for (let step = 1; step < steps; step++) add([{ kind: "expire", plural, step }]);
   }
-  if (kinds.recreate) for (const site of distinct(input.recreatable ?? []).flat()) add([{ kind: "recreate", after: site }]);
+  const recreatable = distinct(input.recreatable ?? []).flat();
+  if (kinds.recreate) for (const site of recreatable) add([{ kind: "recreate", after: site }]);
   for (let i = 0; schedules.length < input.budget && i < input.budget * 8; i++) {
     add(randomFaults(prng(mix(input.seed, i)), input));
   }
