@@ -37,6 +37,8 @@ export interface Listening {
 
 /** how long a run waits for the operator to retry a write answered with an injected error */
 const RETRY_WAIT_MS = 2000;
+/** the `retrying` key of a recreated object the operator has not yet acted on */
+const REACTING = "reacting to a recreate";
 
 export function awaitsRetry(retrying: Map<string, number>): boolean {
   const now = performance.now();
@@ -71,6 +73,7 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
     if (!scenarioMade.has(object)) scenarioMade.set(object, !operator);
     if (!operator || NOT_CRASH_POINTS.has(write.plural)) return;
     into.retrying.delete(retried);
+    into.retrying.delete(REACTING);
     const site = siteOf(write, counts);
     into.sites.push(site);
     if (scenarioMade.get(object) && !deleting(sandbox, write)) into.points.recreatable.push(site);
@@ -79,7 +82,9 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
     if (recreate !== undefined) {
       recreates.splice(recreates.indexOf(recreate), 1);
       into.story.push(`  operator write #${into.sites.length}, ${describeSite(site)}: the object is recreated`);
-      void recreateObject(sandbox, into.admin, write, into);
+      // until the operator writes again (or a retry's wait passes) it has a changed world to act on: not settled
+      void recreateObject(sandbox, into.admin, write, into)
+        .then(() => into.retrying.set(REACTING, performance.now() + RETRY_WAIT_MS));
     }
     const crash = crashes.find((c) => sameSite(c.after, site));
     if (crash === undefined) return;
