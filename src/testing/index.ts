@@ -25,6 +25,6 @@ export { ConsistentlyError } from "./consistently.ts";
 export { type EventsOptions } from "./events.ts";
 export { UntilTimeoutError } from "./until.ts";
 export { simulate, SimulationFailure, type SimulateOptions, type SimulationResult } from "./simulate.ts";
-export type { Fault, FaultKinds, Schedule, WriteSite } from "./simulate-schedule.ts";
+export type { Fault, FaultKinds, RequestSite, Schedule, WriteSite } from "./simulate-schedule.ts";
 export type { Invariant, RunFailure } from "./simulate-run.ts";
 export type { World } from "./simulate-world.ts";

@@ -13,7 +13,9 @@ import { memorySink, silentLogger, type MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
 import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
 import { INSTANCE_PREFIX, Operators, QuietWatch } from "./simulate-operators.ts";
-import { armFaults, awaitsRetry, listenToWrites } from "./simulate-faults.ts";
+import {
+  armFaults, awaitsRetry, expireHeld, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
+} from "./simulate-faults.ts";
 import { describeFault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
 import { makeWorld, type World } from "./simulate-world.ts";
 
@@ -45,6 +47,8 @@ export interface RunFailure {
 export interface RunOutcome {
   /** the operator's writes (Events aside), in order */
   sites: WriteSite[];
+  /** its requests, and its writes on the scenario's objects (what other faults strike at) */
+  points: FaultPoints;
   /** every resource written in the run */
   resources: Resources[];
   steps: number;
@@ -77,13 +81,14 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     ...(setup.config ? { config: setup.config } : {}),
   });
   const sites: WriteSite[] = [];
+  const points: FaultPoints = { requests: [], recreatable: [] };
   const resources = new Map<string, Resources>();
   let steps = 0;
   try {
     await applyManifests(admin, withDefinitions(setup.manifests, setup.registry), silentLogger,
       AbortSignal.timeout(30_000));
     await makeNamespace(admin, setup.namespace);
-    listenToWrites(sandbox, schedule.faults, { sites, resources, story, operators, quiet, retrying });
+    listenToWrites(sandbox, schedule.faults, { sites, points, resources, story, operators, quiet, admin, retrying });
     // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
     sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
     armFaults(sandbox, schedule.faults);
@@ -108,15 +113,14 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     const world: World = makeWorld(kit, {
       before(step, what) {
         story.push(`step ${step}: ${what}`);
-        for (const fault of schedule.faults) if (fault.kind === "merge" && fault.step === step) {
-          sandbox.faults.mergeWatches({ plural: fault.plural });
-        }
+        holdWatches(sandbox, schedule.faults, step);
       },
       async after(step) {
         steps = step;
-        if (schedule.faults.some((f) => f.kind === "merge" && f.step + 1 === step)) {
-          // the operator first acts on this step with the merged resource's view still stale, as a lagging cache would
+        if (holdEndsAt(schedule.faults, step)) {
+          // the operator first acts on this step with the held resource's view still stale, as a lagging cache would
           await settle(step, setup.quietMs);
+          expireHeld(sandbox, schedule.faults, step, story);
           release();
         }
         await settle(step, setup.quietMs);
@@ -145,7 +149,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       failure = { check: "convergence", message: "the final state differs from the fault-free run's", details: diff };
     }
     return {
-      sites, resources: [...resources.values()], steps, snapshot: state, story, logs: logs.lines,
+      sites, points, resources: [...resources.values()], steps, snapshot: state, story, logs: logs.lines,
       ms: performance.now() - started, ...(failure ? { failure } : {}),
     };
   } finally {

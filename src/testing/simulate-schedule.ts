@@ -1,59 +1,21 @@
-// The faults of one simulated run (a schedule), how each reads in a report, and how the
-// exploration picks them: first a crash after every distinct write of the reference run (Sieve's
+// The schedules of faults a simulation runs, and how the exploration picks them: first a crash
+// after every write of the reference run, the first of each distinct write first (Sieve's
 // systematic crash points), then each single merge (per step and resource) and delay (per
-// resource), then random mixes of every kind switched on, each from a seed.
+// resource), a crash before each distinct write, each single expiry (a 410 relist), a
+// delete-and-recreate after each write on a scenario object; then random mixes of every
+// kind switched on (errors on reads and writes among them), each from a seed. The faults
+// themselves: simulate-fault-kinds.ts.
 
-/** One write the operator made, named so that the same write is found again in another run. */
-export interface WriteSite {
-  verb: string;
-  plural: string;
-  subresource?: string;
-  /** the object's name, or its generateName followed by "*" */
-  name: string;
-  /** the how-manieth write of this verb, resource and object it is (1-based), over every operator instance */
-  nth: number;
-}
+import type { Fault, FaultKinds, RequestSite, WriteSite } from "./simulate-fault-kinds.ts";
 
-export type Fault =
-  /** the operator is killed right after this write commits; a fresh instance starts on the same cluster */
-  | { kind: "crash"; after: WriteSite }
-  /** watch events of `plural` reach the operator `ms` late while its writes answer at once (a stale cache) */
-  | { kind: "delay"; plural: string; ms: number }
-  /** from scenario step `step` through the next one, only the latest state of each `plural` object is delivered */
-  | { kind: "merge"; plural: string; step: number }
-  /** the operator's `nth` write of `verb` on `plural` is answered with `status` instead of being made */
-  | { kind: "error"; status: 409 | 429 | 500 | 503; verb: string; plural: string; nth: number };
+export {
+  describeFault, describeSite, kindsOf, type Fault, type FaultKinds, type RequestSite, type WriteSite,
+} from "./simulate-fault-kinds.ts";
 
 export interface Schedule {
   /** what `simulate({ seed })` replays: "<master seed>/<index>" */
   seed: string;
   faults: Fault[];
-}
-
-export interface FaultKinds {
-  crash: boolean;
-  delay: boolean;
-  merge: boolean;
-  errors: boolean;
-}
-
-const ORDINAL = ["", "1st", "2nd", "3rd"];
-const ordinal = (n: number) => ORDINAL[n] ?? `${n}th`;
-
-export function describeSite(site: WriteSite): string {
-  const resource = site.subresource ? `${site.plural}/${site.subresource}` : site.plural;
-  return `its ${ordinal(site.nth)} ${site.verb} of ${resource} ${site.name}`;
-}
-
-export function describeFault(fault: Fault): string {
-  switch (fault.kind) {
-    case "crash": return `the operator killed right after ${describeSite(fault.after)}, then restarted`;
-    case "delay": return `watch events of ${fault.plural} delivered ${fault.ms} ms late (a stale cache)`;
-    case "merge":
-      return `events of ${fault.plural} merged over steps ${fault.step}-${fault.step + 1} (only the latest state seen)`;
-    case "error":
-      return `the operator's ${ordinal(fault.nth)} ${fault.verb} of ${fault.plural} answered ${fault.status}`;
-  }
 }
 
 /** the sites of the writes of one run, in order: each write's name, and its count among writes of the same site */
@@ -82,16 +44,21 @@ export function prng(seed: number): () => number {
 export interface ExploreInput {
   seed: number;
   budget: number;
-  kinds: FaultKinds;
+  /** the kinds on (one left out is off) */
+  kinds: Partial<FaultKinds>;
   /** the operator's writes in the reference run */
   sites: WriteSite[];
+  /** the operator's requests (reads and writes, not watches) in the reference run */
+  requests?: RequestSite[];
+  /** its writes on objects the scenario made: where a delete-and-recreate strikes */
+  recreatable?: WriteSite[];
   /** the resources the run involved (what delays and merges pick from) */
   plurals: string[];
   /** the scenario's steps */
   steps: number;
 }
 
-/** The schedules to run, in order: a crash after each distinct write first, then random mixes. */
+/** The schedules to run, in order: a crash after each distinct write first, the other single faults, random mixes. */
 export function explore(input: ExploreInput): Schedule[] {
   const schedules: Schedule[] = [];
   const seen = new Set<string>();
@@ -101,11 +68,19 @@ export function explore(input: ExploreInput): Schedule[] {
     seen.add(key);
     schedules.push({ seed: `${input.seed}/${schedules.length}`, faults });
   };
-  if (input.kinds.crash) for (const site of systematic(input.sites)) add([{ kind: "crash", after: site }]);
-  for (const plural of input.plurals) {
-    if (input.kinds.merge) for (let step = 1; step < input.steps; step++) add([{ kind: "merge", plural, step }]);
-    if (input.kinds.delay) add([{ kind: "delay", plural, ms: 300 }]);
+  const { kinds, plurals, steps } = input;
+  if (kinds.crash) for (const site of distinct(input.sites).flat()) add([{ kind: "crash", after: site }]);
+  for (const plural of plurals) {
+    if (kinds.merge) for (let step = 1; step < steps; step++) add([{ kind: "merge", plural, step }]);
+    if (kinds.delay) add([{ kind: "delay", plural, ms: 300 }]);
   }
+  const writes = (input.requests ?? []).filter((request) => WRITE_VERBS.has(request.verb));
+  if (kinds.crash) for (const site of distinct(writes)[0]) add([{ kind: "crash", before: site }]);
+  for (const plural of kinds.expire ? plurals : []) {
+    for (let step = 1; step < steps; step++) add([{ kind: "expire", plural, step }]);
+  }
+  const recreatable = distinct(input.recreatable ?? []).flat();
+  if (kinds.recreate) for (const site of recreatable) add([{ kind: "recreate", after: site }]);
   for (let i = 0; schedules.length < input.budget && i < input.budget * 8; i++) {
     add(randomFaults(prng(mix(input.seed, i)), input));
   }
@@ -122,17 +97,19 @@ export function scheduleOf(seed: string, input: Omit<ExploreInput, "seed" | "bud
   return found;
 }
 
-/** every write of the reference run, the first of each verb and resource first (the distinct sites) */
-function systematic(sites: WriteSite[]): WriteSite[] {
+const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
+
+/** the sites, split: the first of each verb, resource and object (the distinct ones), and the repeats */
+function distinct<S extends WriteSite | RequestSite>(sites: S[]): [S[], S[]] {
   const seen = new Set<string>();
-  const first: WriteSite[] = [];
-  const rest: WriteSite[] = [];
+  const first: S[] = [];
+  const rest: S[] = [];
   for (const site of sites) {
     const key = `${site.verb} ${site.plural}/${site.subresource ?? ""} ${site.name}`;
     (seen.has(key) ? rest : first).push(site);
     seen.add(key);
   }
-  return [...first, ...rest];
+  return [first, rest];
 }
 
 function randomFaults(random: () => number, input: ExploreInput): Fault[] {
@@ -152,6 +129,30 @@ function randomFaults(random: () => number, input: ExploreInput): Fault[] {
     const nth = sites.filter((s) => s.verb === failed.verb && s.plural === failed.plural).indexOf(failed) + 1;
     faults.push({ kind: "error", status: pick([409, 500] as const)!, verb: failed.verb, plural: failed.plural, nth });
   }
+  faults.push(...moreRandomFaults(random, pick, input));
+  return faults;
+}
+
+/** the kinds added later, drawn after the first four so that those draw as they always did from a seed */
+function moreRandomFaults(random: () => number, pick: <T>(items: readonly T[]) => T | undefined, input: ExploreInput) {
+  const faults: Fault[] = [];
+  const { kinds, plurals, steps } = input;
+  const requests = input.requests ?? [];
+  const before = pick(requests);
+  if (kinds.crash && before && random() < 0.3) faults.push({ kind: "crash", before });
+  const request = pick(requests);
+  if (kinds.errors && request && random() < 0.3) {
+    const { verb, plural } = request;
+    const nth = requests.filter((r) => r.verb === verb && r.plural === plural).indexOf(request) + 1;
+    const statuses = WRITE_VERBS.has(verb) ? [409, 429, 503] as const : [429, 500, 503] as const;
+    faults.push({ kind: "error", status: pick(statuses)!, verb, plural, nth });
+  }
+  const expired = pick(plurals);
+  if (kinds.expire && expired && steps >= 2 && random() < 0.3) {
+    faults.push({ kind: "expire", plural: expired, step: 1 + Math.floor(random() * (steps - 1)) });
+  }
+  const recreated = pick(input.recreatable ?? []);
+  if (kinds.recreate && recreated && random() < 0.2) faults.push({ kind: "recreate", after: recreated });
   return faults;
 }
 

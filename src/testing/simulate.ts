@@ -9,7 +9,9 @@ import { basename } from "node:path";
 import type { Registry } from "../declaring/index.ts";
 import { registry as defaultRegistry } from "../declaring/index.ts";
 import { VOLATILE_FIELDS } from "./simulate-checks.ts";
-import { describeFault, explore, scheduleOf, type Fault, type FaultKinds, type Schedule } from "./simulate-schedule.ts";
+import {
+  describeFault, explore, kindsOf, scheduleOf, type Fault, type FaultKinds, type Schedule,
+} from "./simulate-schedule.ts";
 import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetup } from "./simulate-run.ts";
 import type { World } from "./simulate-world.ts";
 import { storyOf } from "./simulate-report.ts";
@@ -27,7 +29,7 @@ export interface SimulateOptions {
   invariants?: Record<string, Invariant>;
   /** more dotted paths left out of the comparison with the reference run ("*" for any key or element) */
   volatile?: string[];
-  /** the kinds of fault to inject (each default true) */
+  /** the kinds of fault to inject (each default true): crash, delay, merge, errors, expire, recreate */
   faults?: Partial<FaultKinds>;
   /** how many schedules to run at most (default 16, or KOBUN_SIMULATE_SCHEDULES as `kobun test --simulate=N` sets
    * it): every crash point first, then random mixes */
@@ -105,9 +107,9 @@ function setupOf(options: SimulateOptions): RunSetup {
 
 function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
   if (options.schedule) return [{ seed: "given", faults: options.schedule }];
-  const kinds: FaultKinds = { crash: true, delay: true, merge: true, errors: true, ...options.faults };
+  const kinds = kindsOf(options.faults);
   const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
-  const input = { kinds, sites: reference.sites, plurals, steps: reference.steps };
+  const input = { kinds, sites: reference.sites, plurals, steps: reference.steps, ...reference.points };
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
   const budget = options.schedules ?? budgetFromEnv() ?? 16;
   if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);

@@ -51,8 +51,9 @@ test("fixed: an entry keyed by the Widget is the same however often it is made",
 }, 90_000);
 
 test("buggy: `once` tells a handler that ran twice to completion (kobun's record of it failed with a 500)", async () => {
-  const faults = { crash: false, delay: false, merge: false };
-  const { failure: found, shrunk } = await failureOf(simulate({ registry: operator(false), scenario, once: ["enter"], faults }));
+  const faults = { crash: false, delay: false, merge: false, expire: false, recreate: false };
+  const simulation = simulate({ registry: operator(false), scenario, once: ["enter"], faults });
+  const { failure: found, shrunk } = await failureOf(simulation);
   expect(found.check).toBe("once");
   expect(found.details).toEqual([expect.stringMatching(/^handler 'enter' of w[12] succeeded 2 times \(by instances/)]);
   expect(shrunk).toEqual([expect.objectContaining({ kind: "error", status: 500, verb: "patch", plural: "widgets" })]);

@@ -4,7 +4,7 @@
 // `stallNext` — the next N matching requests left unanswered for a while (a half-dead peer);
 // `delayWatches` — watch events arrive late while writes answer at once (a stale cache);
 // `mergeWatches` — only the latest state of each object is delivered (watch-merge.ts);
-// `clients` — faults aimed at one client: cut off (a killed process), chosen writes failed (client-faults.ts).
+// `clients` — faults aimed at one client: cut off (a killed process), chosen requests failed (client-faults.ts).
 
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
@@ -14,8 +14,8 @@ import { WatchMerges } from "./watch-merge.ts";
 import type { WatchStream } from "./watch.ts";
 
 export interface SandboxFaults {
-  /** every open watch gets ERROR 410 Expired and is closed */
-  expireWatches(): void;
+  /** every open watch (of `plural` only, if given) gets ERROR 410 Expired and is closed: its client must relist */
+  expireWatches(match?: { plural?: string }): void;
   /** drop the event history (and advance the resourceVersion) so any older resourceVersion is too old */
   compact(): void;
   /** ERROR event with that Status to all open watches (streams stay open, like a mid-stream ERROR) */
@@ -47,7 +47,7 @@ export interface SandboxFaults {
   releaseMerged(): void;
   /** events mergeWatches keeps back, over all open watches */
   pendingMerged(): number;
-  /** faults aimed at one client (by its impersonated user, else its User-Agent): cut off, writes heard or failed */
+  /** faults aimed at one client (by its impersonated user, else its User-Agent): cut off, requests heard or failed */
   readonly clients: ClientFaults;
   /** forget every rule: failNext, stallNext, delayWatches (also done by stats.reset()) */
   reset(): void;
@@ -71,8 +71,9 @@ export class Faults implements SandboxFaults {
 
   constructor(private readonly store: Store, private readonly watches: Set<WatchStream>) {}
 
-  expireWatches(): void {
+  expireWatches(match: { plural?: string } = {}): void {
     for (const w of [...this.watches]) {
+      if (match.plural !== undefined && w.plural !== match.plural) continue;
       w.sendErrorAndClose(410, "Expired", `too old resource version: ${this.store.rv} (${this.store.rv + 1})`);
     }
   }

@@ -3,10 +3,12 @@
 // kept; `releaseMerged()` sends what is kept, one event per object, in resourceVersion order. A
 // controller then sees Pending → Done where the store went Pending → Running → Done: what an
 // informer sees after a relist, or when it falls behind (the Sieve paper's unobserved states).
-// Bookmarks are not sent while a stream keeps events (one would carry the client past them).
+// Bookmarks are not sent while a stream keeps events (one would carry the client past them), nor
+// on a stream of the resource the rule holds; other streams send theirs as usual.
 
 /** What a kept event is sent back into (watch.ts's WatchStream; named by its one use, not imported back). */
 interface WatchStream {
+  readonly plural: string;
   deliver(type: string, object: any): void;
 }
 
@@ -35,9 +37,11 @@ export class WatchMerges {
     return true;
   }
 
-  /** whether the stream keeps events back now (its bookmarks are then not sent) */
+  /** whether the stream keeps events back, or may keep the next (its bookmarks are then not sent) */
   holding(stream: WatchStream): boolean {
-    return this.rule !== undefined || (this.kept.get(stream)?.size ?? 0) > 0;
+    if ((this.kept.get(stream)?.size ?? 0) > 0) return true;
+    const rule = this.rule;
+    return rule !== undefined && (rule.plural === undefined || rule.plural === stream.plural);
   }
 
   /** ends the rule and sends every kept event, oldest resourceVersion first */
