@@ -12,7 +12,8 @@ interface WatchStream {
   deliver(type: string, object: any): void;
 }
 
-interface Kept { type: string; object: any }
+/** `gone`: an object deleted and then made again under its name while kept: its DELETED goes first */
+interface Kept { type: string; object: any; gone?: any }
 
 export class WatchMerges {
   private rule: { plural?: string; namespace?: string } | undefined;
@@ -31,9 +32,16 @@ export class WatchMerges {
     let objects = this.kept.get(stream);
     if (objects === undefined) this.kept.set(stream, (objects = new Map()));
     const key = `${namespace}/${object?.metadata?.name}`;
-    const merged = mergeTypes(objects.get(key)?.type, type);
-    if (merged === undefined) objects.delete(key);
-    else objects.set(key, { type: merged, object });
+    const before = objects.get(key);
+    // Made again under its name (a new uid): a watch never turns one object into another, so the
+    // old one's deletion is kept to be sent before the new one, as a relist would tell it.
+    const recreated = before?.type === "DELETED" && type === "ADDED" && uidOf(before.object) !== uidOf(object);
+    const gone = recreated ? before!.object : before?.gone;
+    const merged = recreated ? "ADDED" : mergeTypes(before?.type, type);
+    if (merged === undefined) {
+      if (gone === undefined) objects.delete(key);
+      else objects.set(key, { type: "DELETED", object: gone }); // the new one came and went unseen
+    } else objects.set(key, { type: merged, object, ...(gone !== undefined ? { gone } : {}) });
     return true;
   }
 
@@ -51,7 +59,10 @@ export class WatchMerges {
     this.kept.clear();
     for (const [stream, objects] of streams) {
       const events = [...objects.values()].sort((a, b) => rvOf(a) - rvOf(b));
-      for (const { type, object } of events) stream.deliver(type, object);
+      for (const { type, object, gone } of events) {
+        if (gone !== undefined) stream.deliver("DELETED", gone);
+        stream.deliver(type, object);
+      }
     }
   }
 
@@ -75,6 +86,10 @@ function mergeTypes(before: string | undefined, after: string): string | undefin
   if (before === "ADDED") return "ADDED";
   if (before === "DELETED" && after === "ADDED") return "MODIFIED"; // the delete went unseen
   return after;
+}
+
+function uidOf(object: any): string | undefined {
+  return object?.metadata?.uid;
 }
 
 function rvOf(kept: Kept): number {

@@ -98,4 +98,36 @@ describe("mergeWatches", () => {
     expect([next.type, next.object.metadata.name]).toEqual(["ADDED", "after"]);
     w.close();
   });
+
+  test("an object deleted and made again under its name is told as its deletion, then the new one", async () => {
+    const old = (await as("t", "POST", CM, cm("again"))).body;
+    const w = await WatchReader.open(sb, `${CM}?watch=true&resourceVersion=${sb.store.resourceVersion()}`);
+    sb.faults.mergeWatches({ plural: "configmaps" });
+    await as("t", "DELETE", `${CM}/again`);
+    const made = (await as("t", "POST", CM, cm("again"))).body;
+    await as("t", "PATCH", `${CM}/again`, { data: { k: "new" } });
+    sb.faults.releaseMerged();
+    const first = await w.nextChange(3000);
+    const second = await w.nextChange(3000);
+    // never one MODIFIED turning the old object into the new (a uid a watch cannot change)
+    expect([first.type, first.object.metadata.uid]).toEqual(["DELETED", old.metadata.uid]);
+    expect([second.type, second.object.metadata.uid, second.object.data.k]).toEqual(["ADDED", made.metadata.uid, "new"]);
+    w.close();
+  });
+
+  test("made again and gone again while merged: only the first one's deletion is told", async () => {
+    const old = (await as("t", "POST", CM, cm("twice"))).body;
+    const w = await WatchReader.open(sb, `${CM}?watch=true&resourceVersion=${sb.store.resourceVersion()}`);
+    sb.faults.mergeWatches({ plural: "configmaps" });
+    await as("t", "DELETE", `${CM}/twice`);
+    await as("t", "POST", CM, cm("twice"));
+    await as("t", "DELETE", `${CM}/twice`);
+    sb.faults.releaseMerged();
+    const first = await w.nextChange(3000);
+    expect([first.type, first.object.metadata.uid]).toEqual(["DELETED", old.metadata.uid]);
+    await as("t", "POST", CM, cm("later"));
+    const next = await w.nextChange(3000);
+    expect([next.type, next.object.metadata.name]).toEqual(["ADDED", "later"]);
+    w.close();
+  });
 });
