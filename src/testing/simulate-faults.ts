@@ -16,17 +16,6 @@ export interface Listening {
   story: string[];
   operators: Operators;
   quiet: QuietWatch;
-  /** writes answered with an injected error, by verb and resource: until when the run waits for their retry */
-  retrying: Map<string, number>;
-}
-
-/** how long a run waits for the operator to retry a write answered with an injected error */
-const RETRY_WAIT_MS = 2000;
-
-export function awaitsRetry(retrying: Map<string, number>): boolean {
-  const now = performance.now();
-  for (const [key, until] of retrying) if (until < now) retrying.delete(key);
-  return retrying.size > 0;
 }
 
 /** every write is activity and names a resource to compare; the operator's are crash points */
@@ -35,16 +24,13 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
   const counts = new Map<string, number>();
   sandbox.faults.clients.onWrite((write) => {
     into.quiet.activity();
-    const retried = `${write.verb} ${write.plural}`;
     if (write.failed !== undefined) {
-      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done
-      into.retrying.set(retried, performance.now() + RETRY_WAIT_MS);
+      // its retry is a timer on the run's virtual clock: the settle fires it
       into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
       return;
     }
     into.resources.set(`${write.group}/${write.plural}`, { group: write.group, plural: write.plural });
     if (!write.client.startsWith(INSTANCE_PREFIX) || NOT_CRASH_POINTS.has(write.plural)) return;
-    into.retrying.delete(retried);
     const name = write.generateName ? `${write.generateName}*` : write.name;
     const key = `${write.verb} ${write.plural}/${write.subresource ?? ""} ${name}`;
     const nth = (counts.get(key) ?? 0) + 1;

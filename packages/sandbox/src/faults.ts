@@ -9,7 +9,7 @@
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
 import { ClientFaults } from "./client-faults.ts";
-import { WatchDelays } from "./watch-delay.ts";
+import { WatchDelays, type DelayTime } from "./watch-delay.ts";
 import { WatchMerges } from "./watch-merge.ts";
 import type { WatchStream } from "./watch.ts";
 
@@ -36,6 +36,11 @@ export interface SandboxFaults {
    * would have, in order; writes and LISTs are not delayed. Replaces the previous delay; 0 (or reset()) turns it off
    */
   delayWatches(ms: number, match?: { plural?: string; namespace?: string }): void;
+  /**
+   * the time delayWatches counts in from now on: a test's virtual clock (`now()` in ms, `timer(ms, fire)` returning
+   * a cancel), where a held line is a timer it fires; none: the machine's (the default)
+   */
+  delayTime(time?: DelayTime): void;
   /** lines held back by delayWatches, and timers armed for them, over all open watches (0 and 0 after stop) */
   pendingDelayed(): { lines: number; timers: number };
   /**
@@ -112,6 +117,10 @@ export class Faults implements SandboxFaults {
 
   delayWatches(ms: number, match: { plural?: string; namespace?: string } = {}): void {
     this.watchDelays.set(ms, match);
+  }
+
+  delayTime(time?: DelayTime): void {
+    this.watchDelays.useTime(time);
   }
 
   pendingDelayed(): { lines: number; timers: number } {
