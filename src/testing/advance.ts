@@ -20,8 +20,8 @@ export interface AdvanceBounds {
   timeoutMs: number;
   /** Aborted when the operator ends by itself: the wait ends with its reason. */
   failed: AbortSignal;
-  /** A count that grows with work the clock does not see (writes, log lines): quiet only while it stands still. */
-  activity?: () => number;
+  /** Work the clock does not see (writes, log lines): quiet only while its count stands still. */
+  activity?: Activity;
   /** Firings allowed in one window (default 10 000). */
   maxFirings?: number;
   /**
@@ -29,7 +29,19 @@ export interface AdvanceBounds {
    * something; `fire()` may then fire a timer it waits for (true if it did). Unset: it is waited out.
    */
   stall?: { ms: number; fire: () => boolean };
+  /** Real ms of quiet asked (default QUIET_MS): less where what is on its way is known (`onTheWay`). */
+  quietMs?: number;
+  /** Whether something the clock cannot see is on its way to the operator (a watch line): not quiet while it is. */
+  onTheWay?: () => boolean;
 }
+
+/** A count of what happens, and a promise of the next thing to. */
+export interface Activity {
+  count(): number;
+  next(): Promise<void>;
+}
+
+const none: Activity = { count: () => 0, next: () => new Promise(() => {}) };
 
 /** The operator never went quiet within the bound. */
 export class StillBusy extends Error {
@@ -82,16 +94,17 @@ export async function fireDue(time: VirtualClock, until: number, bounds: Advance
  */
 export async function quiet(time: VirtualClock, bounds: AdvanceBounds, when: string): Promise<void> {
   let deadline = performance.now() + bounds.timeoutMs;
-  const activity = bounds.activity ?? (() => 0);
-  const mark = () => `${time.counts().begun} ${activity()}`;
+  const activity = bounds.activity ?? none;
+  const mark = () => `${time.counts().begun} ${activity.count()}`;
   for (;;) {
     if (performance.now() > deadline) throw stillBusy(time, bounds, when);
     const before = mark();
     const wait = Math.min(deadline - performance.now(), bounds.stall?.ms ?? Infinity);
     if (await within(time.idle(), wait, bounds.failed)) {
-      await within(new Promise(() => {}), QUIET_MS, bounds.failed);
+      // a quiet period ends early when anything happens: waiting out the rest would only cost time
+      await within(Promise.race([time.begins(), activity.next()]), bounds.quietMs ?? QUIET_MS, bounds.failed);
       if (bounds.failed.aborted) throw bounds.failed.reason;
-      if (time.counts().inProgress === 0 && mark() === before) return;
+      if (time.counts().inProgress === 0 && mark() === before && !bounds.onTheWay?.()) return;
     } else if (bounds.stall && mark() === before && bounds.stall.fire()) {
       deadline = performance.now() + bounds.timeoutMs;
     }

@@ -9,7 +9,7 @@ import type { Sandbox } from "@kobun/sandbox";
 import { resolveSettings } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
 import { KubeClient } from "../kube/index.ts";
-import { run } from "../runtime/index.ts";
+import { run, type StartedInfo } from "../runtime/index.ts";
 import { clock, Logger, memorySink, type LogLevel, type LogSink, type MemorySink } from "../util/index.ts";
 
 /** the identity prefix of every operator instance (what the sandbox's write faults match) */
@@ -30,7 +30,14 @@ export interface OperatorsParts {
   config?: Record<string, unknown>;
 }
 
-interface Instance { id: string; stop: AbortController; running: Promise<unknown>; client: KubeClient }
+interface Instance {
+  id: string;
+  stop: AbortController;
+  running: Promise<unknown>;
+  client: KubeClient;
+  /** watch lines it has read (its kobun_watch_events_total), once started */
+  received: () => number;
+}
 
 export class Operators {
   private readonly instances: Instance[] = [];
@@ -51,6 +58,14 @@ export class Operators {
 
   get count(): number {
     return this.instances.length;
+  }
+
+  /**
+   * The watch lines the live instance has read (what the sandbox sent it and it has not read yet is
+   * on its way: work neither the clock nor the activity count sees)
+   */
+  received(): number {
+    return this.instances.at(-1)?.received() ?? 0;
   }
 
   /** resolves once the latest instance started has its watches started */
@@ -90,13 +105,19 @@ export class Operators {
     for (const instance of this.instances) instance.client.close();
   }
 
-  /** an instance starting is work on the virtual clock: a settle waits until its watches are started */
+  /**
+   * An instance starting is work on the virtual clock until every watch of it has listed (or it
+   * ended): the streams it opens are no requests the clock counts, and a settle must not take the
+   * time before their first lines for quiet. Resolves once its watches are started.
+   */
   private async startOne(): Promise<void> {
     const starting = clock().working();
     try {
-      await this.startInstance();
-    } finally {
+      const instance = await this.startInstance();
+      void Promise.race([instance.listed, instance.running]).finally(starting);
+    } catch (error) {
       starting();
+      throw error;
     }
   }
 
@@ -106,27 +127,55 @@ export class Operators {
     this.failed.abort(error);
   }
 
-  private async startInstance(): Promise<void> {
+  private async startInstance(): Promise<Instance & { listed: Promise<void> }> {
     const { sandbox, registry, namespace } = this.parts;
     const id = `${INSTANCE_PREFIX}${this.instances.length + 1}`;
     const client = await KubeClient.connect({ kubeconfigText: instanceKubeconfig(sandbox.url, id) });
     const settings = resolveSettings({
-      fileData: { ...this.parts.config, ...SIMULATION_SETTINGS },
+      fileData: { ...this.parts.config, ...SIMULATION_SETTINGS, workers: workersOf(this.parts.config) },
       flags: { namespaces: [namespace], standalone: true },
     });
     const stop = new AbortController();
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve));
     const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id, stop.signal));
-    const onStarted = () => started();
-    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted }).then(() => {
+    let events: { lines(openMetrics: boolean): string[] } | undefined;
+    const onStarted = (info: StartedInfo) => {
+      events = info.health.metrics.get("kobun_watch_events_total");
+      started();
+    };
+    const received = () => sumOf(events?.lines(false) ?? []);
+    let onReady!: () => void;
+    const listed = new Promise<void>((resolve) => (onReady = resolve));
+    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted, onReady });
+    const ended = running.then(() => {
       if (!stop.signal.aborted) this.failWith(new Error(`operator instance ${id} ended by itself`));
     }, (error: unknown) => {
       if (!stop.signal.aborted) this.failWith(error instanceof Error ? error : new Error(String(error)));
     });
-    this.instances.push({ id, stop, running, client });
-    await Promise.race([ready, running]);
+    const instance = { id, stop, running: ended, client, received };
+    this.instances.push(instance);
+    await Promise.race([ready, ended]);
+    // killed before it listed: no longer work either
+    stop.signal.addEventListener("abort", () => onReady(), { once: true });
+    return { ...instance, listed };
   }
+}
+
+/** the sum of a counter's samples (`name{labels} value` lines) */
+function sumOf(samples: string[]): number {
+  let sum = 0;
+  for (const sample of samples) sum += Number(sample.slice(sample.lastIndexOf(" ") + 1));
+  return sum;
+}
+
+/**
+ * no batch window unless the test sets one: a window is real time, so what it merges would depend on
+ * the machine's speed, not the seed (merged events are the `merge` fault's, on cue); and it waits
+ */
+function workersOf(config: Record<string, unknown> | undefined): Record<string, unknown> {
+  const workers = config?.workers;
+  return { batchWindow: 0, ...(workers && typeof workers === "object" ? workers : {}) };
 }
 
 /** a kubeconfig of the sandbox (open: no token) whose requests say who they are (Impersonate-User) */
@@ -163,12 +212,19 @@ function activitySink(logs: MemorySink, onActivity: () => void, id: string, dead
  */
 export class QuietWatch {
   private seen = 0;
+  private waiters: (() => void)[] = [];
 
   activity(): void {
     this.seen++;
+    if (this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
   }
 
-  get count(): number {
+  count(): number {
     return this.seen;
+  }
+
+  /** resolves at the next activity */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 }

@@ -81,7 +81,8 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
     ...(setup.config ? { config: setup.config } : {}),
   });
-  const settler = new Settler(time, setup.settle, { failed: operators.failed.signal, activity: () => quiet.count });
+  const lines = { sent: () => sandbox.faults.watchLinesSent(operators.current), read: () => operators.received() };
+  const settler = new Settler(time, setup.settle, { failed: operators.failed.signal, activity: quiet, lines });
   const sites: WriteSite[] = [];
   const resources = new Map<string, Resources>();
   let steps = 0;

@@ -12,7 +12,7 @@
 
 import type { DelayTime } from "@kobun/sandbox";
 import type { VirtualClock } from "../util/index.ts";
-import { advanceClock, fireDue, quiet, StillBusy, TimerStorm, type AdvanceBounds } from "./advance.ts";
+import { advanceClock, fireDue, quiet, StillBusy, TimerStorm, type Activity, type AdvanceBounds } from "./advance.ts";
 
 export interface SettleLimits {
   /** virtual ms after a step within which due timers fire */
@@ -31,8 +31,15 @@ export class Unsettled extends Error {
   }
 }
 
+/**
+ * Real ms of quiet after work: shorter than the kit's (advance.ts), as the watch lines on their way
+ * to the operator are counted (sent by the sandbox, read by the operator), not waited out.
+ */
+const QUIET_MS = 5;
 /** Real ms busy work must stand still before time moves on for the watch events it may wait for. */
-const STALL_MS = 100;
+const STALL_MS = 50;
+/** Real ms a watch line may be on its way, nothing else moving, before it counts as lost (its stream closed). */
+const LOST_MS = 1000;
 
 export class Settler {
   private readonly bounds: AdvanceBounds;
@@ -44,10 +51,14 @@ export class Settler {
   private stallFirings = 0;
 
   constructor(private readonly time: VirtualClock, private readonly limits: SettleLimits, parts: {
-    failed: AbortSignal; activity: () => number;
+    failed: AbortSignal; activity: Activity; lines: { sent(): number; read(): number };
   }) {
     const stall = { ms: STALL_MS, fire: () => this.fireForStall() };
-    this.bounds = { timeoutMs: limits.timeoutMs, maxFirings: limits.maxFirings, stall, ...parts };
+    const { lines, ...rest } = parts;
+    const onTheWay = () => this.onTheWay(lines);
+    this.bounds = {
+      timeoutMs: limits.timeoutMs, maxFirings: limits.maxFirings, quietMs: QUIET_MS, stall, onTheWay, ...rest,
+    };
     this.started = time.now();
   }
 
@@ -83,6 +94,18 @@ export class Settler {
     this.windowEnd = this.time.now() + Math.max(0, seconds) * 1000;
     this.stallFirings = 0;
     return this.explained(() => advanceClock(this.time, seconds, this.bounds));
+  }
+
+  private waiting = { sent: 0, read: 0, since: 0 };
+
+  /** a watch line sent and not read yet, unless nothing moved for LOST_MS (its stream closed with it unread) */
+  private onTheWay(lines: { sent(): number; read(): number }): boolean {
+    const sent = lines.sent();
+    const read = lines.read();
+    if (sent <= read) return false;
+    const now = performance.now();
+    if (sent !== this.waiting.sent || read !== this.waiting.read) this.waiting = { sent, read, since: now };
+    return now - this.waiting.since < LOST_MS;
   }
 
   /** fires the next timer while busy work stands still, if a held watch line is due in the window */

@@ -11,6 +11,10 @@ import type { ApplyOptions, Applied, Named, TestOperator } from "./operator.ts";
 export interface World {
   /** server-side apply of the object (as kit.apply): one step */
   apply<S extends Named>(token: S, object: Applied<TargetObject<S>>, o?: ApplyOptions): Promise<TargetObject<S>>;
+  /** server-side apply of each object in turn, as `kubectl apply -f` of a file of many: one step */
+  applyAll<S extends Named>(
+    token: S, objects: Applied<TargetObject<S>>[], o?: ApplyOptions,
+  ): Promise<TargetObject<S>[]>;
   /** a merge patch of the object's status, as its controller would write it (as kit.patchStatus): one step */
   patchStatus<S extends Named>(
     token: S, name: string, patch: MergePatch<StatusOf<TargetObject<S>>>, o?: { namespace?: string },
@@ -51,8 +55,14 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
   return {
     get step() { return step; },
     apply: (token, object, o) =>
-      stepped(`apply ${nameOf(token)} ${(object as { metadata?: { name?: string } }).metadata?.name ?? ""}`.trim(),
+      stepped(`apply ${nameOf(token)} ${nameIn(object)}`.trim(),
         () => kit.apply(token, object, o)),
+    applyAll: (token, objects, o) =>
+      stepped(`apply ${nameOf(token)} ${objects.map((object) => nameIn(object)).join(", ")}`, async () => {
+        const applied: TargetObject<typeof token>[] = [];
+        for (const object of objects) applied.push(await kit.apply(token, object, o));
+        return applied;
+      }),
     patchStatus: (token, name, patch, o) =>
       stepped(`patch the status of ${nameOf(token)} ${name}: ${JSON.stringify(patch)}`,
         () => kit.patchStatus(token, name, patch, o)),
@@ -66,6 +76,10 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
       return list.items as TargetObject<typeof token>[];
     },
   };
+}
+
+function nameIn(object: unknown): string {
+  return (object as { metadata?: { name?: string } }).metadata?.name ?? "";
 }
 
 function nameOf(token: Named): string {
