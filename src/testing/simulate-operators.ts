@@ -37,6 +37,8 @@ interface Instance {
   client: KubeClient;
   /** watch lines it has read (its kobun_watch_events_total), once started */
   received: () => number;
+  /** every watch of it has listed (run's onReady) */
+  listed: boolean;
 }
 
 export class Operators {
@@ -105,20 +107,23 @@ export class Operators {
     for (const instance of this.instances) instance.client.close();
   }
 
-  /**
-   * An instance starting is work on the virtual clock until every watch of it has listed (or it
-   * ended): the streams it opens are no requests the clock counts, and a settle must not take the
-   * time before their first lines for quiet. Resolves once its watches are started.
-   */
+  /** an instance starting is work on the virtual clock until its watches are started */
   private async startOne(): Promise<void> {
     const starting = clock().working();
     try {
-      const instance = await this.startInstance();
-      void Promise.race([instance.listed, instance.running]).finally(starting);
-    } catch (error) {
+      await this.startInstance();
+    } finally {
       starting();
-      throw error;
     }
+  }
+
+  /**
+   * Whether the live instance has not listed every resource yet: the streams it opens are no
+   * requests the clock counts, so until their first lines come a settle must not take it for quiet.
+   */
+  listing(): boolean {
+    const live = this.instances.at(-1);
+    return live !== undefined && !live.listed;
   }
 
   private failWith(error: Error): void {
@@ -127,7 +132,7 @@ export class Operators {
     this.failed.abort(error);
   }
 
-  private async startInstance(): Promise<Instance & { listed: Promise<void> }> {
+  private async startInstance(): Promise<void> {
     const { sandbox, registry, namespace } = this.parts;
     const id = `${INSTANCE_PREFIX}${this.instances.length + 1}`;
     const client = await KubeClient.connect({ kubeconfigText: instanceKubeconfig(sandbox.url, id) });
@@ -145,20 +150,18 @@ export class Operators {
       started();
     };
     const received = () => sumOf(events?.lines(false) ?? []);
-    let onReady!: () => void;
-    const listed = new Promise<void>((resolve) => (onReady = resolve));
+    const onReady = () => {
+      instance.listed = true;
+    };
     const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted, onReady });
     const ended = running.then(() => {
       if (!stop.signal.aborted) this.failWith(new Error(`operator instance ${id} ended by itself`));
     }, (error: unknown) => {
       if (!stop.signal.aborted) this.failWith(error instanceof Error ? error : new Error(String(error)));
     });
-    const instance = { id, stop, running: ended, client, received };
+    const instance: Instance = { id, stop, running: ended, client, received, listed: false };
     this.instances.push(instance);
     await Promise.race([ready, ended]);
-    // killed before it listed: no longer work either
-    stop.signal.addEventListener("abort", () => onReady(), { once: true });
-    return { ...instance, listed };
   }
 }
 

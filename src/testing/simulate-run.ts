@@ -81,7 +81,10 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
     ...(setup.config ? { config: setup.config } : {}),
   });
-  const lines = { sent: () => sandbox.faults.watchLinesSent(operators.current), read: () => operators.received() };
+  const lines = {
+    sent: () => sandbox.faults.watchLinesSent(operators.current), read: () => operators.received(),
+    listing: () => operators.listing(),
+  };
   const settler = new Settler(time, setup.settle, { failed: operators.failed.signal, activity: quiet, lines });
   const sites: WriteSite[] = [];
   const resources = new Map<string, Resources>();

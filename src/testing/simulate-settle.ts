@@ -41,6 +41,14 @@ const STALL_MS = 50;
 /** Real ms a watch line may be on its way, nothing else moving, before it counts as lost (its stream closed). */
 const LOST_MS = 1000;
 
+/** the watch lines between the sandbox and the live operator instance */
+export interface Lines {
+  sent(): number;
+  read(): number;
+  /** the instance has not listed every resource yet (its streams may not have reached the sandbox) */
+  listing(): boolean;
+}
+
 export class Settler {
   private readonly bounds: AdvanceBounds;
   private readonly started: number;
@@ -51,7 +59,7 @@ export class Settler {
   private stallFirings = 0;
 
   constructor(private readonly time: VirtualClock, private readonly limits: SettleLimits, parts: {
-    failed: AbortSignal; activity: Activity; lines: { sent(): number; read(): number };
+    failed: AbortSignal; activity: Activity; lines: Lines;
   }) {
     const stall = { ms: STALL_MS, fire: () => this.fireForStall() };
     const { lines, ...rest } = parts;
@@ -96,15 +104,23 @@ export class Settler {
     return this.explained(() => advanceClock(this.time, seconds, this.bounds));
   }
 
-  private waiting = { sent: 0, read: 0, since: 0 };
+  /** what was on its way when last looked at, and since when (real ms) */
+  private waiting: { sent: number; read: number; since: number } | undefined;
 
-  /** a watch line sent and not read yet, unless nothing moved for LOST_MS (its stream closed with it unread) */
-  private onTheWay(lines: { sent(): number; read(): number }): boolean {
+  /**
+   * A watch line sent and not read yet, or an instance listing with no line held back (one held
+   * back is virtual time: fired when due); unless nothing moved for LOST_MS (a stream closed with a
+   * line unread, a watch that never lists), which a settle then does not wait for.
+   */
+  private onTheWay(lines: Lines): boolean {
     const sent = lines.sent();
     const read = lines.read();
-    if (sent <= read) return false;
+    if (sent <= read && !(lines.listing() && this.held.size === 0)) {
+      this.waiting = undefined;
+      return false;
+    }
     const now = performance.now();
-    if (sent !== this.waiting.sent || read !== this.waiting.read) this.waiting = { sent, read, since: now };
+    if (sent !== this.waiting?.sent || read !== this.waiting.read) this.waiting = { sent, read, since: now };
     return now - this.waiting.since < LOST_MS;
   }
 
