@@ -7,8 +7,12 @@
 // `world.advance(3600)` is a step. The fix renews at an hour or more and always asks for the next.
 
 import { expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { now, Registry } from "kobun";
 import { simulate, type World } from "kobun/testing";
+import { clock } from "../../src/util/index.ts";
 import { failureOf, Widgets } from "./widgets.ts";
 
 const HOUR = 3600 * 1000;
@@ -51,6 +55,7 @@ test("buggy: an hourly renewal that comes at exactly the hour renews nothing and
   expect(found.message).toContain("issued at");
   expect(found.message).toContain("120 virtual minutes ago");
   expect(performance.now() - started).toBeLessThan(30_000); // hours of the operator's time, in real seconds
+  expect(clock().virtual).toBe(false); // each run's clock is put back, a failing one's too
 }, 60_000);
 
 test("fixed: renewed every hour under every schedule, three virtual hours a run", async () => {
@@ -71,4 +76,17 @@ test("a reconcile asking to run again every millisecond is a storm of timers: th
   expect(found.step).toBe(1);
   expect(found.message).toContain("timers kept firing: more than 200 in one settle");
   expect(report).toContain("the fault-free reference run fails already");
+}, 60_000);
+
+test("a run that cannot start rejects with its error, and puts the machine's clock back", async () => {
+  const crd = join(mkdtempSync(join(tmpdir(), "kobun-sim-")), "bad.yaml");
+  writeFileSync(crd, "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: { name: bad }\n");
+  const scenario = async (world: World) => {
+    await world.apply(Widgets, { metadata: { name: "w1" }, spec: {} });
+  };
+  const outcome = await simulate({ registry: new Registry(), scenario, crds: [crd] }).catch((error: unknown) => error);
+  expect(outcome).toBeInstanceOf(Error);
+  expect((outcome as Error).name).not.toBe("SimulationFailure");
+  expect((outcome as Error).message).toContain('CustomResourceDefinition.apiextensions.k8s.io "bad" is invalid');
+  expect(clock().virtual).toBe(false);
 }, 60_000);
