@@ -1,9 +1,9 @@
 // One simulated run: a fresh sandbox with the operator's CRDs, the operator in this process on a
 // virtual clock of its own (installed for the run: runs go one at a time), the scenario played
-// step by step under one schedule of faults, settled after each (simulate-settle.ts), and the checks: invariants after
-// every step and at the end, no deletion left hanging, and (given the reference run's) the same
-// final state. It tells what happened as a story, and the operator's writes, as the reference
-// run's crash points.
+// step by step under one schedule of faults, settled after each (simulate-settle.ts), and the
+// checks: invariants after every step and at the end, no deletion left hanging, and (given the
+// reference run's) the same final state. It tells what happened as a story, and the operator's
+// writes, as the reference run's crash points.
 
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import type { Registry } from "../declaring/index.ts";
@@ -70,6 +70,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
   const started = performance.now();
   const time = new VirtualClock(setup.startsAt);
   const restoreClock = useClock(time);
+  // bookmarks rarely: each is one more line a settle sees through to the operator
   const sandbox = await startSandbox({ bookmarkIntervalMs: 60_000 }).catch((error: unknown) => {
     restoreClock();
     throw error;

@@ -1,9 +1,10 @@
 // A simulated run's settling, on its virtual clock: after each step the operator goes quiet (no
-// work in progress, none begun and no write, request or log line for a short real quiet), then
-// every timer due within the horizon fires, one at a time, quiet after each — retries, backoffs,
-// requeueAfter, timers and delayed watch events play out at once. A settle fails as such when
-// the operator never goes quiet within the real-time bound (a tight loop) or when timers keep
-// firing past the allowed count (a storm in time).
+// work in progress, none begun and no write, request or log line for a short real quiet, no watch
+// line on its way: sent by the sandbox and not yet read by the live instance, or an instance still
+// listing), then every timer due within the horizon fires, one at a time, quiet after each —
+// retries, backoffs, requeueAfter, timers and delayed watch events play out at once. A settle
+// fails as such when the operator never goes quiet within the real-time bound (a tight loop) or
+// when timers keep firing past the allowed count (a storm in time).
 //
 // Delayed watch events are timers on the same clock (the sandbox counts its delays in it). The
 // operator may be busy waiting for one (a handler held until an index has listed): work that
