@@ -3,8 +3,8 @@
 // and the operator in-process, objects applied (status too), conditions awaited on a watch,
 // held for a window (`consistently`), the Events about an object, and the operator's log lines.
 // And `simulate()`: the operator run through a scenario under many seeded schedules of faults
-// (a crash after each write, stale and merged watches, failed writes), each run compared with a
-// fault-free one (simulate*.ts).
+// (a crash after each write, stale and merged watches, failed writes), each run on a virtual clock
+// and compared with a fault-free one (simulate*.ts).
 //
 //   import { startOperator } from "kobun/testing";
 //   import { Examples } from "../handlers/example.ts";      // registers its handlers

@@ -6,6 +6,7 @@
 
 import type { Sandbox } from "@kobun/sandbox";
 import type { KubeClient } from "../kube/index.ts";
+import { clock } from "../util/index.ts";
 import type { Resources } from "./simulate-checks.ts";
 import { INSTANCE_PREFIX, type Operators, type QuietWatch } from "./simulate-operators.ts";
 import { recreateObject } from "./simulate-recreate.ts";
@@ -31,19 +32,6 @@ export interface Listening {
   quiet: QuietWatch;
   /** the admin's client: what recreates an object */
   admin: KubeClient;
-  /** writes answered with an injected error, by verb and resource: until when the run waits for their retry */
-  retrying: Map<string, number>;
-}
-
-/** how long a run waits for the operator to retry a write answered with an injected error */
-const RETRY_WAIT_MS = 2000;
-/** the `retrying` key of a recreated object the operator has not yet acted on */
-const REACTING = "reacting to a recreate";
-
-export function awaitsRetry(retrying: Map<string, number>): boolean {
-  const now = performance.now();
-  for (const [key, until] of retrying) if (until < now) retrying.delete(key);
-  return retrying.size > 0;
 }
 
 type Struck<K extends Fault["kind"], P extends string> = Extract<Fault, { kind: K } & Record<P, unknown>>;
@@ -58,12 +46,9 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
   listenToRequests(sandbox, faults, into);
   sandbox.faults.clients.onWrite((write) => {
     into.quiet.activity();
-    const retried = `${write.verb} ${write.plural}`;
     if (write.failed !== undefined) {
-      // a retry waits out a backoff: nothing happens meanwhile, yet the operator is not done. A 429 or 503 is
-      // retried by the client after its Retry-After: another write of the same kind does not end that wait
-      const waits = write.failed === 429 || write.failed === 503 ? `${retried} @${performance.now()}` : retried;
-      into.retrying.set(waits, performance.now() + RETRY_WAIT_MS);
+      // its retry is a timer on the run's virtual clock (the client's Retry-After wait, a request in flight, is
+      // work on it): the settle fires it
       into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
       return;
     }
@@ -72,8 +57,6 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
     const operator = write.client.startsWith(INSTANCE_PREFIX);
     if (!scenarioMade.has(object)) scenarioMade.set(object, !operator);
     if (!operator || NOT_CRASH_POINTS.has(write.plural)) return;
-    into.retrying.delete(retried);
-    into.retrying.delete(REACTING);
     const site = siteOf(write, counts);
     into.sites.push(site);
     if (scenarioMade.get(object) && !deleting(sandbox, write)) into.points.recreatable.push(site);
@@ -82,9 +65,9 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
     if (recreate !== undefined) {
       recreates.splice(recreates.indexOf(recreate), 1);
       into.story.push(`  operator write #${into.sites.length}, ${describeSite(site)}: the object is recreated`);
-      // until the operator writes again (or a retry's wait passes) it has a changed world to act on: not settled
-      void recreateObject(sandbox, into.admin, write, into)
-        .then(() => into.retrying.set(REACTING, performance.now() + RETRY_WAIT_MS));
+      // work on the run's clock until the object is made again: the settle then waits for what it sets off
+      const done = clock().working();
+      void recreateObject(sandbox, into.admin, write, into).finally(done);
     }
     const crash = crashes.find((c) => sameSite(c.after, site));
     if (crash === undefined) return;

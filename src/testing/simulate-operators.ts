@@ -2,20 +2,21 @@
 // from the one before: a new process) with its own identity on the API server (kubeconfig `as:`,
 // the Impersonate-User header), so that killing it is faithful: the sandbox cuts that identity
 // off at once (client-faults.ts) and the dead instance can write nothing more, while the next one
-// starts against the same cluster. And the quiet detector a run settles on.
+// starts against the same cluster. And the activity the virtual clock does not see, which a run's
+// settling watches beside it.
 
 import type { Sandbox } from "@kobun/sandbox";
 import { resolveSettings } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
 import { KubeClient } from "../kube/index.ts";
-import { run } from "../runtime/index.ts";
-import { Logger, memorySink, type LogLevel, type LogSink, type MemorySink } from "../util/index.ts";
+import { run, type StartedInfo } from "../runtime/index.ts";
+import { clock, Logger, memorySink, type LogLevel, type LogSink, type MemorySink } from "../util/index.ts";
 
 /** the identity prefix of every operator instance (what the sandbox's write faults match) */
 export const INSTANCE_PREFIX = "kobun-simulated-operator-";
 
-/** handler retries fast, no grace on stop: a simulated run waits for nothing the scenario did not ask for */
-const SIMULATION_SETTINGS = { handling: { backoff: 0.05 }, shutdown: { gracePeriod: 0 } };
+/** no grace on stop: a killed instance is gone at once (retry delays stay the operator's: they are virtual time) */
+const SIMULATION_SETTINGS = { shutdown: { gracePeriod: 0 } };
 
 export interface OperatorsParts {
   sandbox: Sandbox;
@@ -29,13 +30,26 @@ export interface OperatorsParts {
   config?: Record<string, unknown>;
 }
 
-interface Instance { id: string; stop: AbortController; running: Promise<unknown>; client: KubeClient }
+interface Instance {
+  id: string;
+  stop: AbortController;
+  running: Promise<unknown>;
+  client: KubeClient;
+  /** watch lines it has read (its kobun_watch_events_total), once started */
+  received: () => number;
+  /** every watch of it has listed (run's onReady) */
+  listed: boolean;
+}
 
 export class Operators {
   private readonly instances: Instance[] = [];
   private starting: Promise<void> = Promise.resolve();
+  /** set by stopAll: a write's kill() after it starts nothing more */
+  private stopping = false;
   /** an instance that ended on its own (not killed): the run fails with it */
   failure: Error | undefined;
+  /** aborted with `failure` */
+  readonly failed = new AbortController();
 
   constructor(private readonly parts: OperatorsParts) {}
 
@@ -46,6 +60,14 @@ export class Operators {
 
   get count(): number {
     return this.instances.length;
+  }
+
+  /**
+   * The watch lines the live instance has read (what the sandbox sent it and it has not read yet is
+   * on its way: work neither the clock nor the activity count sees)
+   */
+  received(): number {
+    return this.instances.at(-1)?.received() ?? 0;
   }
 
   /** resolves once the latest instance started has its watches started */
@@ -67,11 +89,12 @@ export class Operators {
     if (dead === undefined) return;
     this.parts.sandbox.faults.clients.cutOff(dead.id);
     dead.stop.abort(new DOMException("killed by the simulation", "AbortError"));
-    void this.start();
+    if (!this.stopping) void this.start();
   }
 
   /** stops every instance; an instance that does not end within `ms` is left (its client is cut off) */
   async stopAll(ms = 5000): Promise<void> {
+    this.stopping = true;
     await this.starting.catch(() => {});
     for (const instance of this.instances) {
       this.parts.sandbox.faults.clients.cutOff(instance.id);
@@ -84,27 +107,78 @@ export class Operators {
     for (const instance of this.instances) instance.client.close();
   }
 
+  /** an instance starting is work on the virtual clock until its watches are started */
   private async startOne(): Promise<void> {
+    const starting = clock().working();
+    try {
+      await this.startInstance();
+    } finally {
+      starting();
+    }
+  }
+
+  /**
+   * Whether the live instance has not listed every resource yet: the streams it opens are no
+   * requests the clock counts, so until their first lines come a settle must not take it for quiet.
+   */
+  listing(): boolean {
+    const live = this.instances.at(-1);
+    return live !== undefined && !live.listed;
+  }
+
+  private failWith(error: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.failed.abort(error);
+  }
+
+  private async startInstance(): Promise<void> {
     const { sandbox, registry, namespace } = this.parts;
     const id = `${INSTANCE_PREFIX}${this.instances.length + 1}`;
     const client = await KubeClient.connect({ kubeconfigText: instanceKubeconfig(sandbox.url, id) });
     const settings = resolveSettings({
-      fileData: { ...this.parts.config, ...SIMULATION_SETTINGS },
+      fileData: { ...this.parts.config, ...SIMULATION_SETTINGS, workers: workersOf(this.parts.config) },
       flags: { namespaces: [namespace], standalone: true },
     });
     const stop = new AbortController();
     let started!: () => void;
     const ready = new Promise<void>((resolve) => (started = resolve));
     const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id, stop.signal));
-    const onStarted = () => started();
-    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted }).then(() => {
-      if (!stop.signal.aborted) this.failure ??= new Error(`operator instance ${id} ended by itself`);
+    let events: { lines(openMetrics: boolean): string[] } | undefined;
+    const onStarted = (info: StartedInfo) => {
+      events = info.health.metrics.get("kobun_watch_events_total");
+      started();
+    };
+    const received = () => sumOf(events?.lines(false) ?? []);
+    const onReady = () => {
+      instance.listed = true;
+    };
+    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted, onReady });
+    const ended = running.then(() => {
+      if (!stop.signal.aborted) this.failWith(new Error(`operator instance ${id} ended by itself`));
     }, (error: unknown) => {
-      if (!stop.signal.aborted) this.failure ??= error instanceof Error ? error : new Error(String(error));
+      if (!stop.signal.aborted) this.failWith(error instanceof Error ? error : new Error(String(error)));
     });
-    this.instances.push({ id, stop, running, client });
-    await Promise.race([ready, running]);
+    const instance: Instance = { id, stop, running: ended, client, received, listed: false };
+    this.instances.push(instance);
+    await Promise.race([ready, ended]);
   }
+}
+
+/** the sum of a counter's samples (`name{labels} value` lines) */
+function sumOf(samples: string[]): number {
+  let sum = 0;
+  for (const sample of samples) sum += Number(sample.slice(sample.lastIndexOf(" ") + 1));
+  return sum;
+}
+
+/**
+ * no batch window unless the test sets one: a window is real time, so what it merges would depend on
+ * the machine's speed, not the seed (merged events are the `merge` fault's, on cue); and it waits
+ */
+function workersOf(config: Record<string, unknown> | undefined): Record<string, unknown> {
+  const workers = config?.workers;
+  return { batchWindow: 0, ...(workers && typeof workers === "object" ? workers : {}) };
 }
 
 /** a kubeconfig of the sandbox (open: no token) whose requests say who they are (Impersonate-User) */
@@ -135,37 +209,25 @@ function activitySink(logs: MemorySink, onActivity: () => void, id: string, dead
 }
 
 /**
- * Resolves once nothing has happened for `quietMs` (no write by anyone, no operator log line, no
- * watch event held back by a delay): the operator has done what it will do. The seam for a
- * virtual clock: `now` and `wait` are the only reads of time.
+ * What happens that the virtual clock does not count as work: a write by anyone, an operator
+ * request or log line, merged events let through. A settle is quiet only while this count stands
+ * still (advance.ts), so the watch events a write causes are waited for too.
  */
 export class QuietWatch {
-  private last = performance.now();
-
-  constructor(
-    private readonly busy: () => boolean,
-    private readonly now: () => number = () => performance.now(),
-    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {}
+  private seen = 0;
+  private waiters: (() => void)[] = [];
 
   activity(): void {
-    this.last = Math.max(this.last, this.now());
+    this.seen++;
+    if (this.waiters.length > 0) for (const wake of this.waiters.splice(0)) wake();
   }
 
+  count(): number {
+    return this.seen;
+  }
 
-
-  /** rejects after `timeoutMs` of activity without such a pause */
-  async settle(quietMs: number, timeoutMs: number): Promise<void> {
-    const start = this.now();
-    for (;;) {
-      const idle = this.now() - this.last;
-      // what is held back counts as happening now: once it arrives, the operator needs its quiet period to act
-      if (this.busy()) this.activity();
-      else if (idle >= quietMs) return;
-      if (this.now() - start > timeoutMs) {
-        throw new Error(`the operator never went quiet for ${quietMs} ms within ${timeoutMs} ms`);
-      }
-      await this.wait(Math.max(5, quietMs - idle));
-    }
+  /** resolves at the next activity */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 }

@@ -1,21 +1,23 @@
-// One simulated run: a fresh sandbox with the operator's CRDs, the operator in this process, the
-// scenario played step by step under one schedule of faults, and the checks: invariants after
-// every step and at the end, no deletion left hanging, and (given the reference run's) the same
-// final state. It tells what happened as a story, and the operator's writes, as the reference
-// run's crash points.
+// One simulated run: a fresh sandbox with the operator's CRDs, the operator in this process on a
+// virtual clock of its own (installed for the run: runs go one at a time), the scenario played
+// step by step under one schedule of faults, settled after each (simulate-settle.ts), and the
+// checks: invariants after every step and at the end, no deletion left hanging, and (given the
+// reference run's) the same final state. It tells what happened as a story, and the operator's
+// writes, as the reference run's crash points.
 
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import type { Registry } from "../declaring/index.ts";
 import { ApiError, KubeClient } from "../kube/index.ts";
 import { applyManifests } from "../runtime/dev.ts";
 import { withDefinitions, type Manifest } from "../runtime/index.ts";
-import { memorySink, silentLogger, type MemorySink } from "../util/index.ts";
+import { memorySink, silentLogger, useClock, VirtualClock, type MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
 import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
 import { INSTANCE_PREFIX, Operators, QuietWatch } from "./simulate-operators.ts";
 import {
-  armFaults, awaitsRetry, expireHeld, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
+  armFaults, expireHeld, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
 } from "./simulate-faults.ts";
+import { Settler, Unsettled, type SettleLimits } from "./simulate-settle.ts";
 import { describeFault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
 import { makeWorld, type World } from "./simulate-world.ts";
 
@@ -29,8 +31,9 @@ export interface RunSetup {
   scenario: (world: World) => Promise<void>;
   invariants: Record<string, Invariant>;
   volatile: string[];
-  quietMs: number;
-  settleTimeoutMs: number;
+  settle: SettleLimits;
+  /** the virtual time every run starts at (ms since the epoch): the same for each, so a replay is exact */
+  startsAt: number;
   /** handler ids that must not run to completion twice for one object */
   once: string[];
   config?: Record<string, unknown>;
@@ -69,28 +72,40 @@ class Found extends Error {
 // long: one run's whole life in order (start, faults armed, steps, end checks, teardown) reads best in one place
 export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: Snapshot): Promise<RunOutcome> {
   const started = performance.now();
-  // bookmarks rarely: a delayed one is a held-back line, and held-back lines keep a run from settling
-  const sandbox = await startSandbox({ bookmarkIntervalMs: 60_000 });
+  const time = new VirtualClock(setup.startsAt);
+  const restoreClock = useClock(time);
+  // bookmarks rarely: each is one more line a settle sees through to the operator
+  const sandbox = await startSandbox({ bookmarkIntervalMs: 60_000 }).catch((error: unknown) => {
+    restoreClock();
+    throw error;
+  });
   const logs = memorySink("info");
   const story: string[] = schedule.faults.map((fault) => `fault: ${describeFault(fault)}`);
-  const retrying = new Map<string, number>();
-  const quiet = new QuietWatch(() => sandbox.faults.pendingDelayed().lines > 0 || awaitsRetry(retrying));
-  const admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const quiet = new QuietWatch();
   const operators = new Operators({
     sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
     ...(setup.config ? { config: setup.config } : {}),
   });
+  const lines = {
+    sent: () => sandbox.faults.watchLinesSent(operators.current), read: () => operators.received(),
+    listing: () => operators.listing(),
+  };
+  const settler = new Settler(time, setup.settle, { failed: operators.failed.signal, activity: quiet, lines });
   const sites: WriteSite[] = [];
   const points: FaultPoints = { requests: [], recreatable: [] };
   const resources = new Map<string, Resources>();
   let steps = 0;
+  let admin: KubeClient | undefined;
   try {
+    admin = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
     await applyManifests(admin, withDefinitions(setup.manifests, setup.registry), silentLogger,
       AbortSignal.timeout(30_000));
     await makeNamespace(admin, setup.namespace);
-    listenToWrites(sandbox, schedule.faults, { sites, points, resources, story, operators, quiet, admin, retrying });
+    listenToWrites(sandbox, schedule.faults, { sites, points, resources, story, operators, quiet, admin });
     // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
     sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
+    // a delayed watch event is a timer on the run's clock: the settle fires it when due
+    sandbox.faults.delayTime(settler.network);
     armFaults(sandbox, schedule.faults);
     await operators.start();
     const kit = kitOf(sandbox, admin, setup.namespace, logs);
@@ -99,9 +114,11 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       sandbox.faults.releaseMerged();
       quiet.activity();
     };
-    const settle = async (step: number | undefined, quietMs: number) => {
+    const settle = async (step: number | undefined, how: () => Promise<void> = () => settler.settle()) => {
       await operators.ready;
-      await quiet.settle(quietMs, setup.settleTimeoutMs).catch((error: Error) => {
+      await how().catch((error: unknown) => {
+        if (operators.failure) return; // told below
+        if (!(error instanceof Unsettled)) throw error;
         const stuck = stuckDeletions(sandbox, resources.values());
         const last = logs.lines.slice(-6).map((line) => `log: ${line.slice(0, 300)}`);
         throw new Found({ check: "settle", step, message: error.message, details: [...stuck, ...last] });
@@ -119,19 +136,20 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
         steps = step;
         if (holdEndsAt(schedule.faults, step)) {
           // the operator first acts on this step with the held resource's view still stale, as a lagging cache would
-          await settle(step, setup.quietMs);
+          await settle(step);
           expireHeld(sandbox, schedule.faults, step, story);
           release();
         }
-        await settle(step, setup.quietMs);
+        await settle(step);
         await checkInvariants(setup.invariants, world, step);
       },
+      advance: (step, seconds) => settle(step, () => settler.advance(seconds)),
     });
     let failure: RunFailure | undefined;
     try {
       await setup.scenario(world);
       release();
-      await settle(undefined, setup.quietMs * 1.5);
+      await settle(undefined);
       await checkInvariants(setup.invariants, world, undefined);
     } catch (error) {
       if (!(error instanceof Found)) {
@@ -154,8 +172,9 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     };
   } finally {
     await operators.stopAll();
-    admin.close();
+    admin?.close();
     await sandbox.stop();
+    restoreClock();
   }
 }
 

@@ -1,7 +1,8 @@
-// The world a simulation's scenario acts on: the kit's own apply, patchStatus and delete, each
-// one step. After each step the world settles (the operator goes quiet) and the declared
-// invariants are checked; a merge fault starts holding events before its step and lets the
-// merged states through once the operator has settled on the next one.
+// The world a simulation's scenario acts on: the kit's own apply, patchStatus and delete, and
+// advance (virtual time moved on), each one step. After each step the world settles (the
+// operator goes quiet, the timers due soon fired) and the declared invariants are checked; a
+// merge fault starts holding events before its step and lets the merged states through once the
+// operator has settled on the next one.
 
 import type { MergePatch, StatusOf, TargetObject } from "../declaring/index.ts";
 import type { ApplyOptions, Applied, Named, TestOperator } from "./operator.ts";
@@ -10,10 +11,19 @@ import type { ApplyOptions, Applied, Named, TestOperator } from "./operator.ts";
 export interface World {
   /** server-side apply of the object (as kit.apply): one step */
   apply<S extends Named>(token: S, object: Applied<TargetObject<S>>, o?: ApplyOptions): Promise<TargetObject<S>>;
+  /** server-side apply of each object in turn, as `kubectl apply -f` of a file of many: one step */
+  applyAll<S extends Named>(
+    token: S, objects: Applied<TargetObject<S>>[], o?: ApplyOptions,
+  ): Promise<TargetObject<S>[]>;
   /** a merge patch of the object's status, as its controller would write it (as kit.patchStatus): one step */
   patchStatus<S extends Named>(
     token: S, name: string, patch: MergePatch<StatusOf<TargetObject<S>>>, o?: { namespace?: string },
   ): Promise<TargetObject<S>>;
+  /**
+   * moves the run's virtual clock `seconds` on, firing every timer due in the window (a requeueAfter, a
+   * handler's retry, a timer's interval), the operator settled after each: one step
+   */
+  advance(seconds: number): Promise<void>;
   /** asks for the deletion (as kit.delete): one step */
   delete(token: Named, name: string, o?: { namespace?: string }): Promise<void>;
   /** the object now (no step) */
@@ -29,6 +39,8 @@ export interface WorldHooks {
   before(step: number, what: string): Promise<void> | void;
   /** after it: settle, merges released, invariants checked */
   after(step: number): Promise<void>;
+  /** the change of an advance step: time moved, the operator settled after each firing */
+  advance(step: number, seconds: number): Promise<void>;
 }
 
 export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
@@ -43,11 +55,18 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
   return {
     get step() { return step; },
     apply: (token, object, o) =>
-      stepped(`apply ${nameOf(token)} ${(object as { metadata?: { name?: string } }).metadata?.name ?? ""}`.trim(),
+      stepped(`apply ${nameOf(token)} ${nameIn(object)}`.trim(),
         () => kit.apply(token, object, o)),
+    applyAll: (token, objects, o) =>
+      stepped(`apply ${nameOf(token)} ${objects.map((object) => nameIn(object)).join(", ")}`, async () => {
+        const applied: TargetObject<typeof token>[] = [];
+        for (const object of objects) applied.push(await kit.apply(token, object, o));
+        return applied;
+      }),
     patchStatus: (token, name, patch, o) =>
       stepped(`patch the status of ${nameOf(token)} ${name}: ${JSON.stringify(patch)}`,
         () => kit.patchStatus(token, name, patch, o)),
+    advance: (seconds) => stepped(`advance the clock ${seconds} s`, () => hooks.advance(step, seconds)),
     delete: (token, name, o) => stepped(`delete ${nameOf(token)} ${name}`, () => kit.delete(token, name, o)),
     get: (token, name, o) => kit.get(token, name, o),
     list: async (token) => {
@@ -57,6 +76,10 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
       return list.items as TargetObject<typeof token>[];
     },
   };
+}
+
+function nameIn(object: unknown): string {
+  return (object as { metadata?: { name?: string } }).metadata?.name ?? "";
 }
 
 function nameOf(token: Named): string {

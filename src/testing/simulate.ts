@@ -1,8 +1,10 @@
 // simulate(): the operator's scenario run many times, each under a different seeded schedule of
 // faults (a crash after each of its writes first, Sieve's way, then random mixes of crashes,
 // stale watches, merged events and failed writes), each run judged against a fault-free
-// reference run. The first failing schedule is shrunk (its faults dropped one by one while it
-// still fails) and reported as a story that `simulate({ seed })` replays.
+// reference run. Each run has a virtual clock of its own (timers, retries, requeueAfter and
+// delayed watch events play out at once), installed for the run, so runs go one at a time. The
+// first failing schedule is shrunk (its faults dropped one by one while it still fails) and
+// reported as a story that `simulate({ seed })` replays.
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -38,11 +40,11 @@ export interface SimulateOptions {
   seed?: number | string;
   /** run exactly these faults (as a failure lists them), instead of exploring */
   schedule?: Fault[];
-  /** runs at the same time, each on its own sandbox (default 4: a run mostly waits) */
-  parallel?: number;
-  /** how long the operator must do nothing to count as settled, in ms (default 200) */
-  quietMs?: number;
-  /** how long a settle may take before the run fails as never settling, in ms (default 5000) */
+  /** virtual seconds after each step within which due timers fire as the operator settles (default 300) */
+  horizon?: number;
+  /** timers one settle may fire before the run fails as a storm (default 1000) */
+  maxFirings?: number;
+  /** real ms the operator may stay busy (no pause at all) before the run fails as never settling (default 5000) */
   settleTimeout?: number;
   /** shrink a failing schedule before reporting it (default true) */
   shrink?: boolean;
@@ -88,7 +90,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
   }
   const schedules = schedulesOf(options, reference);
   const runs: SimulationResult["runs"] = [];
-  const found = await runAll(setup, schedules, reference, options.parallel ?? 4, runs);
+  const found = await runAll(setup, schedules, reference, runs);
   if (found) throw await failureOf(setup, options, reference, found, runs.filter((r) => r.ok).length);
   return { runs, crashPoints: reference.sites.length, ms: performance.now() - started };
 }
@@ -99,10 +101,21 @@ function setupOf(options: SimulateOptions): RunSetup {
   return {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
     scenario: options.scenario, invariants: options.invariants ?? {},
-    volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], quietMs: options.quietMs ?? 200,
-    settleTimeoutMs: options.settleTimeout ?? 5000, once: options.once ?? [],
+    volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], once: options.once ?? [], startsAt: Date.now(),
+    settle: {
+      horizonMs: positive(options.horizon ?? 300, "horizon") * 1000,
+      maxFirings: positive(options.maxFirings ?? 1000, "maxFirings"),
+      timeoutMs: positive(options.settleTimeout ?? 5000, "settleTimeout"),
+    },
     ...(options.config ? { config: options.config } : {}),
   };
+}
+
+function positive(value: number, name: string): number {
+  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
+    throw new Error(`simulate({ ${name} }): must be a positive number, not ${String(value)}`);
+  }
+  return value;
 }
 
 function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
@@ -128,23 +141,19 @@ function budgetFromEnv(): number | undefined {
 
 interface Found { schedule: Schedule; outcome: RunOutcome }
 
-/** runs the schedules `parallel` at a time; the failing one with the lowest index, if any (the rest then stop) */
+/**
+ * runs the schedules one after another (each installs its own virtual clock, process-wide); the
+ * first that fails, if any (the rest are not run). A run that throws ends the simulation with its error.
+ */
 async function runAll(
-  setup: RunSetup, schedules: Schedule[], reference: RunOutcome, parallel: number, runs: SimulationResult["runs"],
+  setup: RunSetup, schedules: Schedule[], reference: RunOutcome, runs: SimulationResult["runs"],
 ): Promise<Found | undefined> {
-  let next = 0;
-  let found: (Found & { index: number }) | undefined;
-  const worker = async () => {
-    while (next < schedules.length && (found === undefined || next < found.index)) {
-      const index = next++;
-      const schedule = schedules[index]!;
-      const outcome = await runOnce(setup, schedule, reference.snapshot);
-      runs.push({ seed: schedule.seed, faults: schedule.faults, ms: Math.round(outcome.ms), ok: !outcome.failure });
-      if (outcome.failure && (found === undefined || index < found.index)) found = { schedule, outcome, index };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker));
-  return found;
+  for (const schedule of schedules) {
+    const outcome = await runOnce(setup, schedule, reference.snapshot);
+    runs.push({ seed: schedule.seed, faults: schedule.faults, ms: Math.round(outcome.ms), ok: !outcome.failure });
+    if (outcome.failure) return { schedule, outcome };
+  }
+  return undefined;
 }
 
 /** drops faults one by one while the run still fails the same check; then tells the story */

@@ -31,6 +31,7 @@ export class VirtualClock implements Clock {
   private busy = 0;
   private begun = 0;
   private idleWaiters: (() => void)[] = [];
+  private beginWaiters: (() => void)[] = [];
   private readonly runs = new AsyncLocalStorage<Run>();
 
   /** `start`: ms since the epoch (default the machine's now, so that the server's timestamps are near). */
@@ -99,6 +100,7 @@ export class VirtualClock implements Clock {
   private begin(): void {
     this.busy++;
     this.begun++;
+    if (this.beginWaiters.length > 0) for (const wake of this.beginWaiters.splice(0)) wake();
   }
 
   private release(): void {
@@ -138,6 +140,11 @@ export class VirtualClock implements Clock {
       throw new Error(`VirtualClock: a timer is due at ${due}, before ${at}: fire it first (fireNext)`);
     }
     this.current = at;
+  }
+
+  /** Resolves when the next piece of work begins (a driver waiting out a quiet period stops waiting then). */
+  begins(): Promise<void> {
+    return new Promise((resolve) => this.beginWaiters.push(resolve));
   }
 
   /** Resolves once no work is marked in progress (at once if none is). */

@@ -64,6 +64,18 @@ test("work marks: idle() resolves when the last one ends, `begun` counts every s
   expect(time.counts()).toEqual({ inProgress: 0, begun: 2, waiting: 0 });
 });
 
+test("begins() resolves when the next piece of work begins, and not before", async () => {
+  const time = new VirtualClock(0);
+  let begun = false;
+  const next = time.begins().then(() => (begun = true));
+  await Promise.resolve();
+  expect(begun).toBe(false);
+  const done = time.working();
+  await next;
+  expect(begun).toBe(true);
+  done();
+});
+
 test("tracked work counts while it runs, not while it sleeps on the clock, again once it wakes", async () => {
   const time = new VirtualClock(0);
   let step!: () => void;

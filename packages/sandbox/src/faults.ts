@@ -9,7 +9,7 @@
 import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
 import { ClientFaults } from "./client-faults.ts";
-import { WatchDelays } from "./watch-delay.ts";
+import { WatchDelays, type DelayTime } from "./watch-delay.ts";
 import { WatchMerges } from "./watch-merge.ts";
 import type { WatchStream } from "./watch.ts";
 
@@ -36,6 +36,16 @@ export interface SandboxFaults {
    * would have, in order; writes and LISTs are not delayed. Replaces the previous delay; 0 (or reset()) turns it off
    */
   delayWatches(ms: number, match?: { plural?: string; namespace?: string }): void;
+  /**
+   * the time delayWatches counts in from now on: a test's virtual clock (`now()` in ms, `timer(ms, fire)` returning
+   * a cancel), where a held line is a timer it fires; none: the machine's (the default)
+   */
+  delayTime(time?: DelayTime): void;
+  /**
+   * lines (events, bookmarks, errors) sent so far on every watch of `client` (by its impersonated user, else its
+   * User-Agent): a test compares them with those its client received to know none is still on the way
+   */
+  watchLinesSent(client: string): number;
   /** lines held back by delayWatches, and timers armed for them, over all open watches (0 and 0 after stop) */
   pendingDelayed(): { lines: number; timers: number };
   /**
@@ -63,6 +73,7 @@ interface StallRule { left: number; ms: number; verb?: string; plural?: string }
 export class Faults implements SandboxFaults {
   private rules: FailRule[] = [];
   private stalls: StallRule[] = [];
+  private readonly linesSent = new Map<string, number>();
   /** read by every watch stream (watch-request.ts) */
   readonly watchDelays = new WatchDelays();
   /** read by every watch stream too */
@@ -113,6 +124,19 @@ export class Faults implements SandboxFaults {
 
   delayWatches(ms: number, match: { plural?: string; namespace?: string } = {}): void {
     this.watchDelays.set(ms, match);
+  }
+
+  watchLinesSent(client: string): number {
+    return this.linesSent.get(client) ?? 0;
+  }
+
+  /** what a watch of `client` calls for each line it sends */
+  watchLineCounter(client: string): () => void {
+    return () => this.linesSent.set(client, (this.linesSent.get(client) ?? 0) + 1);
+  }
+
+  delayTime(time?: DelayTime): void {
+    this.watchDelays.useTime(time);
   }
 
   pendingDelayed(): { lines: number; timers: number } {

@@ -26,6 +26,7 @@ import { sandboxCerts, type SandboxCerts } from "./tls.ts";
 import type { WatchStream } from "./watch.ts";
 
 export type { SandboxFaults } from "./faults.ts";
+export type { DelayTime } from "./watch-delay.ts";
 export type { RequestRecord, SandboxStats } from "./stats.ts";
 export { ApiStatusError, statusBody, type StatusBody } from "./status.ts";
 

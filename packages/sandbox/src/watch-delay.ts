@@ -2,14 +2,31 @@
 // matching resources reach each open watch stream a set time later than they would have, in
 // order, while writes and LISTs answer at once: a client's write returns the new resourceVersion
 // while its watch still shows the old state (the stale view of the Sieve paper). Off, it costs a
-// property check per event: no timer and no allocation.
+// property check per event: no timer and no allocation. The delays count in the machine's time
+// unless a test gives its own (`useTime`: a virtual clock, where a held line is a timer it fires).
 
 /** which events are held back, and for how long; at most one rule at a time */
 export interface WatchDelayRule { ms: number; plural?: string; namespace?: string }
 
+/** A time the delays count in: ms now, and a timer that `cancel()` stops. */
+export interface DelayTime {
+  now(): number;
+  timer(ms: number, fire: () => void): () => void;
+}
+
+const machineTime: DelayTime = {
+  now: () => performance.now(),
+  timer(ms, fire) {
+    const timer = setTimeout(fire, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 /** The rule in force, shared by every stream, and what the streams hold back in all. */
 export class WatchDelays {
   private rule: WatchDelayRule | undefined;
+  /** read at each line held back and each timer armed */
+  time: DelayTime = machineTime;
   /** lines held back and timers armed, over every stream (0 and 0 once all have ended) */
   readonly pending = { lines: 0, timers: 0 };
 
@@ -34,8 +51,13 @@ export class WatchDelays {
     return rule.namespace === undefined || ns === "" || rule.namespace === ns ? rule.ms : 0;
   }
 
+  /** the time later delays count in (none: the machine's again) */
+  useTime(time: DelayTime | undefined): void {
+    this.time = time ?? machineTime;
+  }
+
   line(send: (line: string) => void): DelayLine {
-    return new DelayLine(this.pending, send);
+    return new DelayLine(this, send);
   }
 }
 
@@ -47,9 +69,12 @@ export class DelayLine {
   private lines: string[] = [];
   private dues: number[] = [];
   private head = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private cancel: (() => void) | undefined;
+  private readonly pending: WatchDelays["pending"];
 
-  constructor(private readonly pending: WatchDelays["pending"], private readonly send: (line: string) => void) {}
+  constructor(private readonly delays: WatchDelays, private readonly send: (line: string) => void) {
+    this.pending = delays.pending;
+  }
 
   get size(): number {
     return this.lines.length - this.head;
@@ -57,16 +82,16 @@ export class DelayLine {
 
   push(line: string, ms: number): void {
     this.lines.push(line);
-    this.dues.push(performance.now() + ms);
+    this.dues.push(this.delays.time.now() + ms);
     this.pending.lines++;
-    if (this.timer === undefined) this.arm();
+    if (this.cancel === undefined) this.arm();
   }
 
   /** drops what is held back and its timer (the stream ended: it gets nothing more) */
   clear(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    if (this.cancel !== undefined) {
+      this.cancel();
+      this.cancel = undefined;
       this.pending.timers--;
     }
     this.pending.lines -= this.size;
@@ -77,15 +102,15 @@ export class DelayLine {
 
   private arm(): void {
     // a timer may fire a little early: flush() checks the clock and re-arms for the rest
-    const wait = Math.max(0, Math.ceil(this.dues[this.head]! - performance.now()));
-    this.timer = setTimeout(this.flush, wait);
+    const time = this.delays.time;
+    this.cancel = time.timer(Math.max(0, Math.ceil(this.dues[this.head]! - time.now())), this.flush);
     this.pending.timers++;
   }
 
   private readonly flush = (): void => {
-    this.timer = undefined;
+    this.cancel = undefined;
     this.pending.timers--;
-    const now = performance.now();
+    const now = this.delays.time.now();
     while (this.head < this.lines.length && this.dues[this.head]! <= now) {
       const line = this.lines[this.head]!;
       this.head++;
@@ -96,7 +121,7 @@ export class DelayLine {
       this.lines = [];
       this.dues = [];
       this.head = 0;
-    } else if (this.timer === undefined) {
+    } else if (this.cancel === undefined) {
       if (this.head >= 1024) { // a line that never drains must not keep every sent line alive
         this.lines = this.lines.slice(this.head);
         this.dues = this.dues.slice(this.head);

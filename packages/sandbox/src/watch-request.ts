@@ -3,6 +3,7 @@
 // server checks it, the Accept header's view (Table, metadata only), and the chunked response.
 // Kept apart from server.ts, which routes to it, since a watch answers with a stream, not a body.
 
+import { clientOf } from "./client-faults.ts";
 import { partialView } from "./partial.ts";
 import type { ResourceDef } from "./resources.ts";
 import { makeSelector } from "./selectors.ts";
@@ -40,6 +41,7 @@ export function startWatch(
     sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
     convert: ctx.admission.watchConverter(def, version),
     partial: partialView(req.headers.get("accept")), delays: ctx.faults.watchDelays, merges: ctx.faults.watchMerges,
+    sent: ctx.faults.watchLineCounter(clientOf(req)),
     ...(wantsTable(req.headers.get("accept")) ? { asTable } : {}),
   }, (w) => ctx.watches.delete(w), req.signal);
   ctx.watches.add(watch);

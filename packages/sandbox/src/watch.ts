@@ -41,6 +41,8 @@ export interface WatchSpec {
   delays?: WatchDelays;
   /** faults.mergeWatches: live events kept back, the latest state of each object only */
   merges?: WatchMerges;
+  /** told of each line sent (not the empty line that commits the head): faults.watchLinesSent counts them */
+  sent?: () => void;
 }
 
 export class WatchStream {
@@ -225,6 +227,7 @@ export class WatchStream {
     try {
       this.sentAny = true;
       this.controller.enqueue(encoder.encode(line + "\n"));
+      if (line !== "") this.spec.sent?.();
     } catch {
       this.end(false);
     }

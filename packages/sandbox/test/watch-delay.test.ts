@@ -118,6 +118,26 @@ describe("delayWatches", () => {
     w.close();
   });
 
+  test("delays count in a given time: a held line leaves only when that time's timer fires", async () => {
+    let now = 1_000;
+    const timers: { ms: number; fire: () => void }[] = [];
+    sb.faults.delayTime({ now: () => now, timer: (ms, fire) => (timers.push({ ms, fire }), () => {}) });
+    try {
+      const w = await watch(CM);
+      sb.faults.delayWatches(60_000, { plural: "configmaps" });
+      await api(sb, "POST", CM, cm("t1"));
+      expect(timers.map((t) => t.ms)).toEqual([60_000]); // armed in the given time, not the machine's
+      expect(sb.faults.pendingDelayed()).toEqual({ lines: 1, timers: 1 });
+      now += 60_000;
+      timers.shift()!.fire();
+      expect((await w.nextChange(5000)).object.metadata.name).toBe("t1");
+      expect(sb.faults.pendingDelayed()).toEqual({ lines: 0, timers: 0 });
+      w.close();
+    } finally {
+      sb.faults.delayTime(); // the machine's again
+    }
+  });
+
   test("a stream that ends meanwhile gets nothing more, and leaves no timer", async () => {
     sb.faults.delayWatches(60_000);
     const ending = await watch(CM, "&timeoutSeconds=1");
