@@ -40,6 +40,11 @@ export async function recreateObject(
       await admin.patch(resource, ns, name, { metadata: { finalizers: null } }).catch(unlessGone);
     }
     const made = await admin.apply(resource, ns, name, manifest, { fieldManager: SCENARIO_MANAGER, force: true });
+    // the controllers the scenario plays (world.patchStatus) write their status on the new object too
+    const status = scenarioStatus(old);
+    if (status !== undefined) {
+      await admin.patch(resource, ns, name, { status }, { subresource: "status", fieldManager: SCENARIO_MANAGER });
+    }
     into.story.push(`  ${where} deleted (finalizers removed) and created anew by an admin: ` +
       `uid ${old.metadata?.uid} → ${made.metadata?.uid}`);
   } catch (error) {
@@ -75,4 +80,15 @@ export function appliedPart(object: any): any {
     if (Object.keys(kept).length > 0) manifest.metadata[map] = kept;
   }
   return manifest;
+}
+
+/** the status fields the scenario wrote (world.patchStatus: its manager's updates of the status subresource) */
+function scenarioStatus(object: any): Record<string, unknown> | undefined {
+  const entries = (object.metadata?.managedFields ?? []).filter((field: any) =>
+    field.manager === SCENARIO_MANAGER && field.subresource === "status");
+  const keys = new Set<string>(entries.flatMap((entry: any) => Object.keys(entry.fieldsV1?.["f:status"] ?? {})));
+  const status = Object.fromEntries([...keys].filter((key) => key.startsWith("f:"))
+    .map((key) => key.slice(2)).filter((field) => object.status?.[field] !== undefined)
+    .map((field) => [field, object.status[field]]));
+  return Object.keys(status).length > 0 ? status : undefined;
 }

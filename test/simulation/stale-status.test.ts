@@ -8,9 +8,9 @@
 // informer cache, shows other clients' writes only once the watch brings them. The fix writes only
 // its own field, with a merge patch of the status, and leaves the rest to its owners.
 
-import { test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Registry, resource, type Index } from "kobun";
-import { simulate } from "kobun/testing";
+import { simulate, SimulationFailure } from "kobun/testing";
 import { expectReadyWiped, readyThenConfigured } from "./another-writer.ts";
 import { Widgets } from "./widgets.ts";
 
@@ -40,5 +40,16 @@ test("buggy: the whole status written from an index's stale copy wipes another c
 }, 60_000);
 
 test("fixed: a merge patch of its own field leaves the others' fields alone", async () => {
-  await simulate({ registry: operator(true), scenario: readyThenConfigured }); // rejects if any schedule fails
+  // Not under `recreate`: a Widget made anew after its ConfigMap's create handler ran is never marked
+  // again (the handler is edge-triggered on the ConfigMap): another class, which simulate finds too.
+  const faults = { recreate: false };
+  await simulate({ registry: operator(true), scenario: readyThenConfigured, faults }); // rejects if any schedule fails
+}, 60_000);
+
+test("the fixed operator, made anew under its name, is never marked again: found by recreate", async () => {
+  const outcome = await simulate({ registry: operator(true), scenario: readyThenConfigured }).catch((e: Error) => e);
+  expect(outcome).toBeInstanceOf(SimulationFailure);
+  const { failure, shrunk } = outcome as SimulationFailure;
+  expect(failure.details).toContain('~ widgets default/w1: status.phase: "Configured" in the reference, absent here');
+  expect(shrunk.map((fault) => fault.kind)).toEqual(["recreate"]);
 }, 60_000);
