@@ -28,6 +28,8 @@ export interface OperatorsParts {
   onActivity: () => void;
   /** more settings, as a config file's data (merged under the simulation's own) */
   config?: Record<string, unknown>;
+  /** the operator's `memo`, made or copied afresh for each instance */
+  memo?: Record<string, unknown> | (() => Record<string, unknown>);
 }
 
 interface Instance {
@@ -153,7 +155,7 @@ export class Operators {
     const onReady = () => {
       instance.listed = true;
     };
-    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: {}, onStarted, onReady });
+    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: memoOf(this.parts.memo), onStarted, onReady });
     const ended = running.then(() => {
       if (!stop.signal.aborted) this.failWith(new Error(`operator instance ${id} ended by itself`));
     }, (error: unknown) => {
@@ -230,4 +232,10 @@ export class QuietWatch {
   next(): Promise<void> {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
+}
+
+/** each instance's memo: a new process starts with the embedding program's state made again */
+function memoOf(memo: OperatorsParts["memo"]): Record<string, unknown> {
+  if (memo === undefined) return {};
+  return typeof memo === "function" ? memo() : { ...memo };
 }

@@ -37,6 +37,7 @@ export interface RunSetup {
   /** handler ids that must not run to completion twice for one object */
   once: string[];
   config?: Record<string, unknown>;
+  memo?: Record<string, unknown> | (() => Record<string, unknown>);
 }
 
 export interface RunFailure {
@@ -85,6 +86,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
   const operators = new Operators({
     sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
     ...(setup.config ? { config: setup.config } : {}),
+    ...(setup.memo ? { memo: setup.memo } : {}),
   });
   const lines = {
     sent: () => sandbox.faults.watchLinesSent(operators.current), read: () => operators.received(),

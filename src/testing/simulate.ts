@@ -52,6 +52,9 @@ export interface SimulateOptions {
   once?: string[];
   /** more operator settings, as a kobun.yaml's data */
   config?: Record<string, unknown>;
+  /** what `run({ memo })` gives the operator (an embedding program's state): a function makes it afresh for each
+   * instance, as a new process would; an object is copied (shallowly) for each */
+  memo?: Record<string, unknown> | (() => Record<string, unknown>);
 }
 
 export interface SimulationResult {
@@ -108,6 +111,7 @@ function setupOf(options: SimulateOptions): RunSetup {
       timeoutMs: positive(options.settleTimeout ?? 5000, "settleTimeout"),
     },
     ...(options.config ? { config: options.config } : {}),
+    ...(options.memo ? { memo: options.memo } : {}),
   };
 }
 

@@ -18,7 +18,8 @@ async function lifecycle(world: World): Promise<void> {
   await world.delete(KopfExamples, sample.metadata.name);
 }
 
-const examples: [string, () => Promise<{ registry: Registry }>, string[]?][] = [
+type Loaded = { registry: Registry; memo?: Record<string, unknown> };
+const examples: [string, () => Promise<Loaded>][] = [
   ["01-minimal", () => import("../../examples/kopf/01-minimal/handlers/example.ts")],
   ["03-exceptions", () => import("../../examples/kopf/03-exceptions/handlers/example.ts")],
   ["04-events", () => import("../../examples/kopf/04-events/handlers/example.ts")],
@@ -27,12 +28,17 @@ const examples: [string, () => Promise<{ registry: Registry }>, string[]?][] = [
   ["08-events", () => import("../../examples/kopf/08-events/handlers/example.ts")],
   ["09-testing", () => import("../../examples/kopf/09-testing/handlers/example.ts")],
   ["11-filtering-handlers", () => import("../../examples/kopf/11-filtering-handlers/handlers/example.ts")],
+  ["12-embedded", async () => ({
+    ...(await import("../../examples/kopf/12-embedded/handlers/example.ts")),
+    memo: (await import("../../examples/kopf/12-embedded/app.ts")).memo, // what its application gives run()
+  })],
+  ["99-all-at-once", () => import("../../examples/kopf/99-all-at-once/handlers/example.ts")],
 ];
 
-for (const [name, load, volatile] of examples) {
+for (const [name, load] of examples) {
   test(`${name} passes every schedule of create, change and delete`, async () => {
-    const { registry } = await load();
-    const result = await simulate({ registry, crds, scenario: lifecycle, ...(volatile ? { volatile } : {}) });
+    const { registry, memo } = await load();
+    const result = await simulate({ registry, crds, scenario: lifecycle, ...(memo ? { memo } : {}) });
     expect(result.runs.length).toBeGreaterThan(0);
     expect(result.runs.every((run) => run.ok)).toBe(true);
   }, 120_000);
