@@ -15,7 +15,7 @@ import { clock, Logger, memorySink, type LogLevel, type LogSink, type MemorySink
 /** the identity prefix of every operator instance (what the sandbox's write faults match) */
 export const INSTANCE_PREFIX = "kobun-simulated-operator-";
 
-/** no grace on stop: a killed instance is gone at once (retry delays stay the operator's: they are virtual time) */
+/** no grace on stop: a killed instance is gone at once */
 const SIMULATION_SETTINGS = { shutdown: { gracePeriod: 0 } };
 
 export interface OperatorsParts {
@@ -72,7 +72,7 @@ export class Operators {
     return this.instances.at(-1)?.received() ?? 0;
   }
 
-  /** resolves once the latest instance started has its watches started */
+  /** resolves once the latest instance started is launched (it may still be starting up and listing: `listing()`) */
   get ready(): Promise<void> {
     return this.starting;
   }
@@ -109,7 +109,10 @@ export class Operators {
     for (const instance of this.instances) instance.client.close();
   }
 
-  /** an instance starting is work on the virtual clock until its watches are started */
+  /**
+   * An instance being launched is work on the virtual clock; once launched, its start-up (which
+   * may wait on handler time: a startup handler's sleep) and first LISTs are told by `listing()`.
+   */
   private async startOne(): Promise<void> {
     const starting = clock().working();
     try {
@@ -120,8 +123,9 @@ export class Operators {
   }
 
   /**
-   * Whether the live instance has not listed every resource yet: the streams it opens are no
-   * requests the clock counts, so until their first lines come a settle must not take it for quiet.
+   * Whether the live instance has not started and listed every resource yet: the streams it opens
+   * are no requests the clock counts, so until their first lines come a settle must not take it for
+   * quiet (unless a timer is pending, which it may be waiting for).
    */
   listing(): boolean {
     const live = this.instances.at(-1);
@@ -139,17 +143,18 @@ export class Operators {
     const id = `${INSTANCE_PREFIX}${this.instances.length + 1}`;
     const client = await KubeClient.connect({ kubeconfigText: instanceKubeconfig(sandbox.url, id) });
     const settings = resolveSettings({
-      fileData: { ...this.parts.config, ...SIMULATION_SETTINGS, workers: workersOf(this.parts.config) },
+      fileData: {
+        ...this.parts.config, ...SIMULATION_SETTINGS,
+        workers: underOwn({ batchWindow: 0 }, this.parts.config?.workers),
+        handling: underOwn({ backoff: 1 }, this.parts.config?.handling),
+      },
       flags: { namespaces: [namespace], standalone: true },
     });
     const stop = new AbortController();
-    let started!: () => void;
-    const ready = new Promise<void>((resolve) => (started = resolve));
     const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id, stop.signal));
     let events: { lines(openMetrics: boolean): string[] } | undefined;
     const onStarted = (info: StartedInfo) => {
       events = info.health.metrics.get("kobun_watch_events_total");
-      started();
     };
     const received = () => sumOf(events?.lines(false) ?? []);
     const onReady = () => {
@@ -163,7 +168,6 @@ export class Operators {
     });
     const instance: Instance = { id, stop, running: ended, client, received, listed: false };
     this.instances.push(instance);
-    await Promise.race([ready, ended]);
   }
 }
 
@@ -175,12 +179,13 @@ function sumOf(samples: string[]): number {
 }
 
 /**
- * no batch window unless the test sets one: a window is real time, so what it merges would depend on
- * the machine's speed, not the seed (merged events are the `merge` fault's, on cue); and it waits
+ * The simulation's defaults of a settings section, under the test's own `config`: no batch window
+ * (a window is real time, so what it merges would depend on the machine's speed, not the seed;
+ * merged events are the `merge` fault's, on cue), and a handler retried after 1 s of virtual time
+ * (kobun's 60 s would fall outside a settle's horizon: the retry would wait for the next step).
  */
-function workersOf(config: Record<string, unknown> | undefined): Record<string, unknown> {
-  const workers = config?.workers;
-  return { batchWindow: 0, ...(workers && typeof workers === "object" ? workers : {}) };
+function underOwn(defaults: Record<string, unknown>, own: unknown): Record<string, unknown> {
+  return { ...defaults, ...(own && typeof own === "object" ? own : {}) };
 }
 
 /** a kubeconfig of the sandbox (open: no token) whose requests say who they are (Impersonate-User) */

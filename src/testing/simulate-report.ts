@@ -5,7 +5,8 @@ import type { RunFailure, RunOutcome } from "./simulate-run.ts";
 
 export function storyOf(outcome: RunOutcome, failure: RunFailure): string {
   const happened = outcome.story.filter((line) => !line.startsWith("fault: "));
-  const when = failure.step === undefined ? "at the end" : `after step ${failure.step}`;
+  const step = failure.step;
+  const when = step === undefined ? "at the end" : step === 0 ? "at the start" : `after step ${step}`;
   const lines = [
     "what happened:", ...happened.map((line) => `  ${line}`),
     `check failed ${when}: ${failure.check}: ${failure.message}`, ...failure.details.map((line) => `  ${line}`),

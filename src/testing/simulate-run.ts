@@ -149,6 +149,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     });
     let failure: RunFailure | undefined;
     try {
+      await settle(0); // the operator started and listed: its start-up timers fired
       await setup.scenario(world);
       release();
       await settle(undefined);
@@ -212,7 +213,7 @@ async function checkInvariants(invariants: Record<string, Invariant>, world: Wor
     }
     if (verdict === true || verdict === undefined) continue;
     const why = typeof verdict === "string" ? verdict : `it returned ${JSON.stringify(verdict)}`;
-    const when = step === undefined ? "at the end" : `after step ${step}`;
+    const when = step === undefined ? "at the end" : step === 0 ? "at the start" : `after step ${step}`;
     throw new Found({ check: "invariant", step, message: `invariant "${name}" broken ${when}: ${why}`, details: [] });
   }
 }

@@ -109,14 +109,15 @@ export class Settler {
   private waiting: { sent: number; read: number; since: number } | undefined;
 
   /**
-   * A watch line sent and not read yet, or an instance listing with no line held back (one held
-   * back is virtual time: fired when due); unless nothing moved for LOST_MS (a stream closed with a
-   * line unread, a watch that never lists), which a settle then does not wait for.
+   * A watch line sent and not read yet, or an instance starting or listing with no timer pending
+   * (it may wait for one: a held-back line, a startup handler's sleep; fired when due); unless
+   * nothing moved for LOST_MS (a stream closed with a line unread, a watch that never lists),
+   * which a settle then does not wait for.
    */
   private onTheWay(lines: Lines): boolean {
     const sent = lines.sent();
     const read = lines.read();
-    if (sent <= read && !(lines.listing() && this.held.size === 0)) {
+    if (sent <= read && !(lines.listing() && this.time.counts().waiting === 0)) {
       this.waiting = undefined;
       return false;
     }

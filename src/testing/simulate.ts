@@ -40,7 +40,7 @@ export interface SimulateOptions {
   seed?: number | string;
   /** run exactly these faults (as a failure lists them), instead of exploring */
   schedule?: Fault[];
-  /** virtual seconds after each step within which due timers fire as the operator settles (default 300) */
+  /** virtual seconds after each step within which due timers fire as the operator settles (default 60) */
   horizon?: number;
   /** timers one settle may fire before the run fails as a storm (default 1000) */
   maxFirings?: number;
@@ -106,7 +106,7 @@ function setupOf(options: SimulateOptions): RunSetup {
     scenario: options.scenario, invariants: options.invariants ?? {},
     volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], once: options.once ?? [], startsAt: Date.now(),
     settle: {
-      horizonMs: positive(options.horizon ?? 300, "horizon") * 1000,
+      horizonMs: positive(options.horizon ?? 60, "horizon") * 1000,
       maxFirings: positive(options.maxFirings ?? 1000, "maxFirings"),
       timeoutMs: positive(options.settleTimeout ?? 5000, "settleTimeout"),
     },
