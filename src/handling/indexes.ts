@@ -200,9 +200,9 @@ export class Indexes {
       if (now - since < this.warnEveryMs) continue;
       const waitingSeconds = Math.round((now - since) / 1000);
       if (indexes === "") {
-        // No index of it: a resource watched whole (sharding), whose objects a reconcile's children are read from.
-        this.logger.warn("handlers wait for a reconcile's children: a stream watched whole has not completed its " +
-          "first LIST", { children: resource, stream, waitingSeconds });
+        // No index of it: a resource a reconcile owns or watches (whole, under sharding), read through ctx.cache.
+        this.logger.warn("handlers wait for what a reconcile reads: a stream of a resource it owns or watches has " +
+          "not completed its first LIST", { resource, stream, waitingSeconds });
       } else {
         this.logger.warn("handlers wait for the indexes to be primed: a stream has not completed its first LIST",
           { indexes, stream, waitingSeconds });

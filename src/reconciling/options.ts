@@ -75,7 +75,10 @@ export interface ReconcileWiring {
   /** That wait's bound, ms. */
   catchUpMs: number;
   backoff: ReconcileBackoff;
-  /** The owned resources' echoes (reconcile/echo-scope.ts); none: every echo wakes (`reconcile.blindEchoes`). */
+  /**
+   * The owned resources' echoes (reconcile/echo-scope.ts); none: every echo wakes (`reconcile.quietEchoes` off,
+   * or `readOwnWrites` off).
+   */
   echoes?: EchoBooks | undefined;
 }
 

@@ -7,7 +7,9 @@
 // the reconciles' blind writes (reconciling/reconcile/echo-scope.ts), unless reconcile.quietEchoes is off.
 
 import { OwnEchoes, OwnWrites, type Store } from "../caching/index.ts";
-import { parseApiVersion, type KubeObject, type Resource, type ResourceSelector } from "../kube/index.ts";
+import {
+  parseApiVersion, parseSelector, type KubeObject, type Resource, type ResourceSelector,
+} from "../kube/index.ts";
 import { RegistrationError, selectorMatches, type Registry, type ResourceRef } from "../declaring/index.ts";
 import { lookupAmong, type CachedResource, type WriteListener } from "../handling/index.ts";
 import { named, type EchoBook, type EchoBooks, type ReconcileWiring } from "../reconciling/index.ts";
@@ -44,13 +46,19 @@ export class CachedResources implements WriteListener {
       const echoes = entry && this.echoes.get(entry.resource);
       return echoes ? { echoes, namespaced: entry.resource.namespaced } : null;
     };
+    /** an owned resource named by another version (ctx.api reads any version; the cache keeps one) */
+    const ownedOfAnyVersion = (ref: ResourceRef): CachedResource | undefined => {
+      const wanted = { ...parseSelector(ref as ResourceSelector), version: undefined };
+      return this.entries.find((entry) => this.echoes.has(entry.resource) && selectorMatches(wanted, entry.resource));
+    };
     return {
       ofRef: (ref: ResourceRef) => {
         if (typeof ref === "object" && "namespaced" in ref) return book(this.get(ref));
         try {
-          return book(lookup(ref));
+          const entry = lookup(ref) ?? ownedOfAnyVersion(ref);
+          return entry ? book(entry) : null; // a resource the reconciles neither own nor read from the cache
         } catch {
-          return undefined; // a name the cache cannot read: counted as a read of everything
+          return undefined; // a name that does not parse: counted as a read of everything
         }
       },
       ofObject: (object: KubeObject) => {
@@ -131,7 +139,9 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
   const reads = readOwnWrites ? cached.all : cached.all.map(asIs);
   return {
     store: own.store, writes: own.writes, cache: lookupAmong(reads), readOwnWrites, catchUpMs: catchUp * 1000,
-    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 }, echoes: cached.echoBooks(),
+    backoff: { baseMs: backoff.initial * 1000, maxMs: backoff.max * 1000 },
+    // Off, a read after the write does not see it: the echo is what shows it, and must wake (docs/reconcile.md).
+    ...(readOwnWrites ? { echoes: cached.echoBooks() } : {}),
   };
 }
 

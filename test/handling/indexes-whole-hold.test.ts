@@ -17,8 +17,9 @@ test("a whole stream that cannot list, without any index, is warned of by the ch
   const stream = indexes.stream(jobs, "jobs (whole)", true);
   const line = JSON.parse(await sink.until("has not completed its first LIST", { timeout: 5000 }));
   stream.end();
-  expect(line.msg).toBe("handlers wait for a reconcile's children: a stream watched whole has not completed its first LIST");
-  expect(line.children).toBe("jobs.batch");
+  expect(line.msg).toBe("handlers wait for what a reconcile reads: a stream of a resource it owns or watches has not " +
+    "completed its first LIST");
+  expect(line.resource).toBe("jobs.batch");
   expect(line.stream).toBe("jobs.batch@jobs (whole)");
   expect(line.indexes).toBeUndefined();
 });

@@ -92,3 +92,34 @@ test("with reconcile.quietEchoes: false, the echo of a blind write wakes its own
   for (const name of NAMES) await w.client.create(WIDGETS, "default", widget(name));
   for (const name of NAMES) await until(() => seen.get(name)?.length ?? 0, (n) => n >= 2, `${name} woken by its echo`);
 }, 60_000);
+
+test("with readOwnWrites off the rule is off: a child applied, then read from the cache, is seen by its echo's reconcile", async () => {
+  w = await world();
+  const registry = new Registry();
+  registry.on.reconcile("widgets.test.kobun.dev", async (ctx: ReconcileContext) => {
+    await ctx.api.apply(ownedChild(ctx, { a: "1" }), { force: true });
+    ctx.patch.status.childSeen = ctx.cache.get("configmaps", `${ctx.name}-child`) ? "yes" : "no";
+  }, { owns: ["configmaps"] });
+  await w.operate(registry, { reconcile: { readOwnWrites: false } });
+  await w.client.create(WIDGETS, "default", widget("p0"));
+  const read = async () => (await w!.client.get(WIDGETS, "default", "p0")).status;
+  expect((await until(read, (s) => s?.childSeen === "yes", "a status that sees the child"))!.childSeen).toBe("yes");
+}, 30_000);
+
+test("a read of ctx.indexes counts as a read of the children: the kubebuilder order through an index converges", async () => {
+  w = await world();
+  const registry = new Registry();
+  registry.on.index("configmaps", ({ body }) => {
+    const owner = (body.metadata.ownerReferences as { uid: string }[] | undefined)?.[0]?.uid;
+    return owner ? { [owner]: body.metadata.name } : undefined;
+  }, { id: "byOwner" });
+  registry.on.reconcile("widgets.test.kobun.dev", async (ctx: ReconcileContext) => {
+    const mine = ctx.indexes.byOwner!.get(ctx.uid);
+    ctx.patch.status.children = mine.length;
+    if (mine.length === 0) await ctx.api.create(ownedChild(ctx));
+  }, { owns: ["configmaps"] });
+  await w.operate(registry);
+  await w.client.create(WIDGETS, "default", widget("p0"));
+  const read = async () => (await w!.client.get(WIDGETS, "default", "p0")).status;
+  expect((await until(read, (s) => s?.children === 1, "a status that counts its child"))!.children).toBe(1);
+}, 30_000);

@@ -5,11 +5,12 @@
 // version). A write after such a read (the kubebuilder order: list the Jobs, compute the status, create
 // a Job) is not blind: its echo wakes the owner as any change does, so that the next reconcile lists the
 // child. Deletes are never blind (their echo always wakes). Reads of a resource named in a way the
-// owned resources cannot be matched to count as reads of every resource (the rule errs toward waking).
+// owned resources cannot be matched to, and any read of ctx.indexes (an index may be kept from a
+// child), count as reads of every resource (the rule errs toward waking).
 
 import type { KubeObject } from "../../kube/index.ts";
 import type { EchoSettle, OwnEchoes } from "../../caching/index.ts";
-import type { Api, Cache, ResourceRef } from "../../declaring/index.ts";
+import type { Api, Cache, Index, ResourceRef } from "../../declaring/index.ts";
 
 /** An owned resource's echoes, as the rule finds them (runtime/reconcile-wiring.ts builds it). */
 export interface EchoBook {
@@ -23,10 +24,14 @@ export interface EchoBooks {
   ofObject(object: KubeObject): EchoBook | null | undefined;
 }
 
-/** ctx.api and ctx.cache of one call, recording what it read so that its blind writes are known. */
+type Indexes = Readonly<Record<string, Index>>;
+
+/** ctx.api, ctx.cache and ctx.indexes of one call, recording what it read so that its blind writes are known. */
 export function echoScoped(
-  api: Api, cache: Cache, books: EchoBooks, writer: { uid: string; namespace: string | undefined },
-): { api: Api; cache: Cache } {
+  scope: { api: Api; cache: Cache; indexes: Indexes }, books: EchoBooks,
+  writer: { uid: string; namespace: string | undefined },
+): { api: Api; cache: Cache; indexes: Indexes } {
+  const { api, cache } = scope;
   const read = new Set<OwnEchoes>();
   let readAll = false;
   const reading = (book: EchoBook | null | undefined): void => {
@@ -40,6 +45,12 @@ export function echoScoped(
     return book.echoes.sending(name, home, writer.uid);
   };
   return {
+    indexes: new Proxy(scope.indexes, {
+      get(target, key) {
+        readAll = true;
+        return Reflect.get(target, key);
+      },
+    }),
     cache: {
       get: (target, name, namespace) => (reading(books.ofRef(target)), cache.get(target, name, namespace)),
       list: (target, options) => (reading(books.ofRef(target)), cache.list(target, options)),

@@ -123,7 +123,7 @@ function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const patch: Patch = newPatch();
   const uid = body.metadata.uid;
   const scoped = call.echoes && uid
-    ? echoScoped(base.api, call.cache, call.echoes, { uid, namespace: body.metadata.namespace })
+    ? echoScoped({ ...base, cache: call.cache }, call.echoes, { uid, namespace: body.metadata.namespace })
     : { api: base.api, cache: call.cache };
   return { ...base, ...scoped, deleting: call.deleting, patch, retry: call.retry };
 }
