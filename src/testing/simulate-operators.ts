@@ -160,7 +160,8 @@ export class Operators {
     const onReady = () => {
       instance.listed = true;
     };
-    const running = run({ signal: stop.signal, settings, registry, logger, client, memo: memoOf(this.parts.memo), onStarted, onReady });
+    const memo = memoOf(this.parts.memo);
+    const running = run({ signal: stop.signal, settings, registry, logger, client, memo, onStarted, onReady });
     const ended = running.then(() => {
       if (!stop.signal.aborted) this.failWith(new Error(`operator instance ${id} ended by itself`));
     }, (error: unknown) => {
