@@ -8,6 +8,8 @@ import type { Sandbox } from "@kobun/sandbox";
 export const VOLATILE_FIELDS = [
   "metadata.uid", "metadata.resourceVersion", "metadata.creationTimestamp", "metadata.managedFields",
   "metadata.generation", "metadata.ownerReferences.*.uid", "metadata.deletionGracePeriodSeconds",
+  // a webhook configuration points at the instance's server: a free port, a certificate made at its start
+  "webhooks.*.clientConfig",
 ];
 
 /** resources whose objects are never compared: Events (posted in the background), Leases, Namespaces */
