@@ -20,6 +20,7 @@ const EXAMPLES = "kobunexamples.kobun.dev/v1";
 test("handlers/: the example operator passes every schedule of create, change, time passing and delete", async () => {
   const result = await simulate({
     registry: globalRegistry,
+    horizon: 12, // its daemon beats every 5 s, its timer every 10: a settle fires each a few times, not for a minute
     crds: [new URL("../../handlers/kobunexample.crd.yaml", import.meta.url).pathname],
     scenario: async (world: World) => {
       const labels = { "kobun.dev/example": "site" };
