@@ -32,11 +32,16 @@ const examples: [string, () => Promise<Loaded>][] = [
     ...(await import("../../examples/kopf/12-embedded/handlers/example.ts")),
     memo: (await import("../../examples/kopf/12-embedded/app.ts")).memo, // what its application gives run()
   })],
+  ["14-daemons", () => import("../../examples/kopf/14-daemons/handlers/example.ts")],
+  ["15-timers", () => import("../../examples/kopf/15-timers/handlers/example.ts")],
+  ["16-indexing", () => import("../../examples/kopf/16-indexing/handlers/example.ts")],
   ["99-all-at-once", () => import("../../examples/kopf/99-all-at-once/handlers/example.ts")],
 ];
 
 /** a settle fires the timers due within `horizon` s: a daemon logging every second needs few of them */
-const horizons: Record<string, number> = { "11-filtering-handlers": 5 };
+const horizons: Record<string, number> = {
+  "11-filtering-handlers": 5, "14-daemons": 5, "15-timers": 5, "16-indexing": 6,
+};
 
 for (const [name, load] of examples) {
   test(`${name} passes every schedule of create, change and delete`, async () => {
