@@ -32,12 +32,15 @@ export async function recreateObject(
   try {
     const resource = await admin.resolve(`${old.apiVersion}/${plural}`);
     const ns = resource.namespaced ? namespace : null;
-    await admin.delete(resource, ns, name).catch(unlessGone);
+    // Finalizers first, then the delete: it is gone at once, and the operator never sees it being deleted (a
+    // deletion mark first would race its delete handler against the stripping). A finalizer it puts back in
+    // between is stripped again.
     for (let tries = 0; tries < 10; tries++) {
       const now = sandbox.store.get(group, plural, namespace || undefined, name);
       if (now === undefined || now.metadata?.uid !== old.metadata?.uid) break;
       into.quiet.activity();
       await admin.patch(resource, ns, name, { metadata: { finalizers: null } }).catch(unlessGone);
+      await admin.delete(resource, ns, name).catch(unlessGone);
     }
     const made = await admin.apply(resource, ns, name, manifest, { fieldManager: SCENARIO_MANAGER, force: true });
     // the controllers the scenario plays (world.patchStatus) write their status on the new object too
