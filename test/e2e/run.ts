@@ -17,7 +17,8 @@
 // Env: KOBUN_E2E_TARGET (default "sandbox,cluster"), KOBUN_E2E_KUBECONFIG (explicit kubeconfig
 // of a cluster to use as the "cluster" target; never the default one), KOBUN_E2E_VERBOSE=1
 // (operators' logs to stderr), KOBUN_E2E_SKIP_BUILD=1 (reuse existing dist/ binaries),
-// KOBUN_E2E_KUBECTL (a kubectl to use instead of the one build.sh builds).
+// KOBUN_E2E_KUBECTL (a kubectl to use instead of the one build.sh builds), KOBUN_E2E_AFTER (a file the
+// wall-time-bound files wait for: CI's unit suite, run alongside, writes it when it ends).
 
 import { join, resolve } from "node:path";
 
@@ -155,8 +156,22 @@ async function runTargets(): Promise<void> {
   timings.push(`targets at once ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   targets.forEach((target, i) => record(target, runs[i]!));
   if (alone.length === 0) return;
+  await quietBeforeAlone();
   for (const target of targets) record(`${target} (${alone.join(", ")})`, await bunTest(`target ${target}, alone`, "test/e2e", alone, rest, target));
 }
+/**
+ * KOBUN_E2E_AFTER=<file>: the wall-time-bound files wait until that file exists (CI runs the unit
+ * suite beside this one and writes its exit code there when it ends): they run on a quiet machine.
+ */
+async function quietBeforeAlone(): Promise<void> {
+  const after = process.env.KOBUN_E2E_AFTER;
+  if (!after) return;
+  const t0 = performance.now();
+  if (!(await Bun.file(after).exists())) console.error(`[e2e] waiting for ${after} before the wall-time-bound files`);
+  while (!(await Bun.file(after).exists()) && performance.now() - t0 < 30 * 60_000) await Bun.sleep(1000);
+  timings.push(`waited ${((performance.now() - t0) / 1000).toFixed(1)} s for ${after}`);
+}
+
 await runTargets();
 
 // The FROM-scratch proof (chroot into exactly the image's files); not target-specific.
