@@ -63,12 +63,26 @@ export interface SandboxFaults {
   reset(): void;
   /** answer the next n matching requests with a Status of that code (429/503 get Retry-After) */
   failNext(n: number, status: number, match?: { verb?: string; plural?: string; retryAfterSeconds?: number }): void;
-  /** leave the next n matching requests unanswered for ms (nothing is sent, not even headers) */
-  stallNext(n: number, ms: number, match?: { verb?: string; plural?: string }): void;
+  /**
+   * leave the next n matching requests unanswered for ms (nothing is sent, not even headers); `unserved`: one
+   * whose client gives up meanwhile is never served (a timeout)
+   */
+  stallNext(n: number, ms: number, match?: StallMatch): void;
 }
 
 interface FailRule { left: number; status: number; verb?: string; plural?: string; retryAfterSeconds?: number }
-interface StallRule { left: number; ms: number; verb?: string; plural?: string }
+/** which requests stallNext holds: `client`, a prefix of who sends them (as faults.clients names clients) */
+export interface StallMatch {
+  verb?: string;
+  plural?: string;
+  client?: string;
+  /** matching requests to let through first (default 0) */
+  skip?: number;
+  /** a request whose client gave up while it was held is never served (a timeout: the write was never made) */
+  unserved?: boolean;
+}
+
+interface StallRule extends StallMatch { left: number; ms: number }
 
 export class Faults implements SandboxFaults {
   private rules: FailRule[] = [];
@@ -161,13 +175,21 @@ export class Faults implements SandboxFaults {
     this.rules.push({ left: n, status, ...match });
   }
 
-  stallNext(n: number, ms: number, match: { verb?: string; plural?: string } = {}): void {
+  stallNext(n: number, ms: number, match: StallMatch = {}): void {
     this.stalls.push({ left: n, ms, ...match });
   }
 
-  /** How long to hold this request before answering it (0: not at all). */
-  stallFor(verb: string, plural: string | undefined): number {
-    return take(this.stalls, verb, plural)?.ms ?? 0;
+  /** How long to hold this request of `client` before answering it, if at all. */
+  stallFor(verb: string, plural: string | undefined, client = ""): { ms: number; unserved: boolean } | undefined {
+    const rule = this.stalls.find((r) => r.left > 0 && (!r.verb || r.verb === verb) &&
+      (!r.plural || r.plural === plural) && (!r.client || client.startsWith(r.client)));
+    if (rule === undefined) return undefined;
+    if ((rule.skip ?? 0) > 0) {
+      rule.skip!--; // let through first (the rule is this fault's own copy)
+      return undefined;
+    }
+    if (--rule.left <= 0) this.stalls.splice(this.stalls.indexOf(rule), 1);
+    return { ms: rule.ms, unserved: rule.unserved ?? false };
   }
 
   /** throws the injected error if a rule matches this request */

@@ -22,6 +22,7 @@ import { route, verbOf, type Target } from "./routing.ts";
 import { makeSelector } from "./selectors.ts";
 import { serverSideApply } from "./server-apply.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
+import { clientOf } from "./client-faults.ts";
 import { bearerMatches } from "./auth.ts";
 import { authorize, MASTERS, requestAttributes, type UserInfo } from "./rbac.ts";
 import type { WatchStream } from "./watch.ts";
@@ -64,8 +65,14 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
     if (user !== MASTERS) authorize(ctx.store, user, requestAttributes(target, req.method, url.pathname, q));
     ctx.faults.clients.begin(req, verb, resource);
     ctx.faults.check(verb, plural);
-    const stall = ctx.faults.stallFor(verb, plural);
-    if (stall > 0) await Bun.sleep(stall);
+    const stall = ctx.faults.stallFor(verb, plural, clientOf(req));
+    if (stall) {
+      const gaveUp = new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
+      await Promise.race([Bun.sleep(stall.ms), ...(stall.unserved ? [gaveUp] : [])]);
+      if (stall.unserved && req.signal.aborted) {
+        throw new ApiStatusError(504, "Timeout", "sandbox: the client gave up on a stalled request: not served");
+      }
+    }
     return dispatch(ctx, req, target, verb, isWatch, q, user);
   }, (e) => {
     const err = e instanceof ApiStatusError ? e

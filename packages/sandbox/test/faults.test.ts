@@ -143,3 +143,25 @@ test("stallNext leaves the next matching request unanswered for a while", async 
     await sb.stop();
   }
 }, 15_000);
+
+test("stallNext for one client, after skipping some; unserved: a request its client gave up on is never made", async () => {
+  const sb = await startSandbox();
+  try {
+    const post = (who: string, name: string, signal?: AbortSignal) => fetch(`${sb.url}/api/v1/namespaces/default/configmaps`, {
+      method: "POST", signal, headers: { "content-type": "application/json", "impersonate-user": who },
+      body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } }),
+    });
+    sb.faults.stallNext(1, 1500, { client: "op-", verb: "create", plural: "configmaps", skip: 1, unserved: true });
+    expect((await post("someone", "other")).status).toBe(201); // another client: not held
+    expect((await post("op-1", "first")).status).toBe(201); // skipped
+    const started = performance.now();
+    const gaveUp = await post("op-1", "held", AbortSignal.timeout(200)).catch((error: Error) => error.name);
+    expect(gaveUp).toBe("TimeoutError");
+    // Nothing tells of a request never served: look once the stall would have ended.
+    await Bun.sleep(Math.max(0, 1700 - (performance.now() - started)));
+    expect(sb.store.get("", "configmaps", "default", "held")).toBeUndefined();
+    expect((await post("op-1", "after")).status).toBe(201); // the rule is spent
+  } finally {
+    await sb.stop();
+  }
+}, 15_000);
