@@ -16,7 +16,7 @@ import { clock, Logger, memorySink, type LogLevel, type LogSink, type MemorySink
 export const INSTANCE_PREFIX = "kobun-simulated-operator-";
 
 /** the lease holder identity of every operator instance (lease mode) */
-export const SIMULATED_PEER = "kobun-simulated-operator";
+const SIMULATED_PEER = "kobun-simulated-operator";
 
 /** whether the test's config runs the operator in lease mode (peering.mode: lease) */
 export function leaseMode(config: Record<string, unknown> | undefined): boolean {
