@@ -37,7 +37,9 @@ export type Fault =
   /** the operator's `nth` request of `verb` on `plural` (a read or a write) is answered `status` instead */
   | { kind: "error"; status: 409 | 429 | 500 | 503; verb: string; plural: string; nth: number }
   /** right after this write of the operator, an admin deletes its object and creates it anew (same name, new uid) */
-  | { kind: "recreate"; after: WriteSite };
+  | { kind: "recreate"; after: WriteSite }
+  /** right after this write of the operator (lease mode), an admin takes its Lease, then gives it back */
+  | { kind: "lease"; after: WriteSite };
 
 export interface FaultKinds {
   /** a crash right after a write, or as a request (a read or a write) arrives */
@@ -50,9 +52,13 @@ export interface FaultKinds {
   expire: boolean;
   /** a scenario object deleted and recreated under the same name while the operator works on it */
   recreate: boolean;
+  /** the operator's Lease taken mid-handler, then given back (lease mode only: `peering: { mode: "lease" }`) */
+  lease: boolean;
 }
 
-export const FAULT_KINDS: readonly (keyof FaultKinds)[] = ["crash", "delay", "merge", "errors", "expire", "recreate"];
+export const FAULT_KINDS: readonly (keyof FaultKinds)[] = [
+  "crash", "delay", "merge", "errors", "expire", "recreate", "lease",
+];
 
 /** every kind on, but those `faults` turns off; anything else in it is refused */
 export function kindsOf(faults: Partial<FaultKinds> | undefined): FaultKinds {
@@ -94,5 +100,8 @@ export function describeFault(fault: Fault): string {
     case "recreate":
       return `right after ${describeSite(fault.after)}, an admin deleted ${fault.after.plural} ${fault.after.name} ` +
         "(its finalizers removed) and created it anew: same name and spec, a new uid";
+    case "lease":
+      return `right after ${describeSite(fault.after)}, an admin took the operator's Lease (it froze mid-handler), ` +
+        "then gave it back";
   }
 }

@@ -1,7 +1,7 @@
 // The faults of one simulated run as they are armed on the sandbox (delays, failed requests) and
 // as they strike while it runs: a crash right after a chosen write or as a chosen request
-// arrives, a delete-and-recreate after a chosen write, watches held and then merged or expired
-// around the scenario's steps. The sandbox tells of every request and write, which name the
+// arrives, a delete-and-recreate or the Lease taken after a chosen write, watches held and then
+// merged or expired around the scenario's steps. The sandbox tells of every request and write, which name the
 // resources to compare and, for the operator's, the points faults strike at.
 
 import type { Sandbox } from "@kobun/sandbox";
@@ -9,11 +9,14 @@ import type { KubeClient } from "../kube/index.ts";
 import { clock } from "../util/index.ts";
 import type { Resources } from "./simulate-checks.ts";
 import { INSTANCE_PREFIX, type Operators, type QuietWatch } from "./simulate-operators.ts";
+import { takeLease } from "./simulate-lease.ts";
 import { recreateObject } from "./simulate-recreate.ts";
 import { describeSite, type Fault, type RequestSite, type WriteSite } from "./simulate-schedule.ts";
 
 /** resources whose writes are no crash points: posted in the background, about what was done */
 const NOT_CRASH_POINTS = new Set(["events"]);
+/** the operator's own Lease (lease mode): renewed on the machine's clock, so never a fault point nor compared */
+const LEASES = "leases";
 
 /** where faults can strike, found in a run (the reference run's name the next runs' faults) */
 export interface FaultPoints {
@@ -30,8 +33,12 @@ export interface Listening {
   story: string[];
   operators: Operators;
   quiet: QuietWatch;
-  /** the admin's client: what recreates an object */
+  /** the admin's client: what recreates an object, takes the Lease */
   admin: KubeClient;
+  /** the operator's log lines (the lease fault waits for its "lost the lease") */
+  logs: { readonly lines: readonly string[] };
+  /** where the operator's Lease is (lease mode) */
+  lease: { namespace: string; name: string };
 }
 
 type Struck<K extends Fault["kind"], P extends string> = Extract<Fault, { kind: K } & Record<P, unknown>>;
@@ -40,6 +47,7 @@ type Struck<K extends Fault["kind"], P extends string> = Extract<Fault, { kind: 
 export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listening): void {
   const crashes = faults.filter((f): f is Struck<"crash", "after"> => f.kind === "crash" && "after" in f);
   const recreates = faults.filter((f): f is Struck<"recreate", "after"> => f.kind === "recreate");
+  const leases = faults.filter((f): f is Struck<"lease", "after"> => f.kind === "lease");
   const counts = new Map<string, number>();
   /** objects by who wrote them first: true, the scenario (an admin); false, the operator */
   const scenarioMade = new Map<string, boolean>();
@@ -52,6 +60,7 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
       into.story.push(`  the operator's ${write.verb} of ${write.plural} answered ${write.failed} (injected)`);
       return;
     }
+    if (write.plural === LEASES && write.group === "coordination.k8s.io") return;
     into.resources.set(`${write.group}/${write.plural}`, { group: write.group, plural: write.plural });
     const object = `${write.group}/${write.plural} ${write.namespace}/${write.name}`;
     const operator = write.client.startsWith(INSTANCE_PREFIX);
@@ -69,6 +78,13 @@ export function listenToWrites(sandbox: Sandbox, faults: Fault[], into: Listenin
       const done = clock().working();
       void recreateObject(sandbox, into.admin, write, into).finally(done);
     }
+    const lease = leases.find((l) => sameSite(l.after, site));
+    if (lease !== undefined) {
+      leases.splice(leases.indexOf(lease), 1);
+      into.story.push(`  operator write #${into.sites.length}, ${describeSite(site)}: its Lease is taken`);
+      const done = clock().working();
+      void takeLease(into.admin, into.lease.namespace, into.lease.name, into).finally(done);
+    }
     const crash = crashes.find((c) => sameSite(c.after, site));
     if (crash === undefined) return;
     crashes.splice(crashes.indexOf(crash), 1);
@@ -85,7 +101,8 @@ function listenToRequests(sandbox: Sandbox, faults: Fault[], into: Listening): v
   const counts = new Map<string, number>();
   sandbox.faults.clients.onRequest((client, verb, target) => {
     if (!client.startsWith(INSTANCE_PREFIX) || target === undefined || verb === "watch") return;
-    if (NOT_CRASH_POINTS.has(target.plural) || sandbox.faults.clients.isCutOff(client)) return;
+    if (NOT_CRASH_POINTS.has(target.plural) || target.plural === LEASES) return;
+    if (sandbox.faults.clients.isCutOff(client)) return;
     const key = `${verb} ${target.plural}/${target.subresource ?? ""} ${target.name}`;
     const nth = (counts.get(key) ?? 0) + 1;
     counts.set(key, nth);

@@ -15,6 +15,20 @@ import { clock, Logger, memorySink, type LogLevel, type LogSink, type MemorySink
 /** the identity prefix of every operator instance (what the sandbox's write faults match) */
 export const INSTANCE_PREFIX = "kobun-simulated-operator-";
 
+/** the lease holder identity of every operator instance (lease mode) */
+const SIMULATED_PEER = "kobun-simulated-operator";
+
+/** whether the test's config runs the operator in lease mode (peering.mode: lease) */
+export function leaseMode(config: Record<string, unknown> | undefined): boolean {
+  const peering = config?.peering as Record<string, unknown> | undefined;
+  return peering?.mode === "lease" && peering.standalone !== true;
+}
+
+/** the Lease's name in lease mode (peering.name; the settings schema's default when none is given) */
+export function leaseName(config: Record<string, unknown> | undefined): string {
+  return resolveSettings({ fileData: config ?? {} }).peering.name;
+}
+
 /** no grace on stop: a killed instance is gone at once */
 const SIMULATION_SETTINGS = { shutdown: { gracePeriod: 0 } };
 
@@ -148,7 +162,8 @@ export class Operators {
         workers: underOwn({ batchWindow: 0 }, this.parts.config?.workers),
         handling: underOwn({ backoff: 1 }, this.parts.config?.handling),
       },
-      flags: { namespaces: [namespace], standalone: true },
+      // lease mode (the test's config asks) competes for a Lease in the run's namespace; else no peering at all
+      flags: { namespaces: [namespace], ...(leaseMode(this.parts.config) ? {} : { standalone: true }) },
     });
     const stop = new AbortController();
     const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id, stop.signal));
@@ -161,7 +176,10 @@ export class Operators {
       instance.listed = true;
     };
     const memo = memoOf(this.parts.memo);
-    const running = run({ signal: stop.signal, settings, registry, logger, client, memo, onStarted, onReady });
+    // one peer id for every instance: a restarted one renews the Lease its killed predecessor held (as a pod
+    // restarted under its name does) instead of waiting out its duration in real time
+    const peerId = SIMULATED_PEER;
+    const running = run({ signal: stop.signal, settings, registry, logger, client, memo, onStarted, onReady, peerId });
     const ended = running.then(() => {
       if (!stop.signal.aborted) this.failWith(new Error(`operator instance ${id} ended by itself`));
     }, (error: unknown) => {

@@ -2,9 +2,9 @@
 // after every write of the reference run, the first of each distinct write first (Sieve's
 // systematic crash points), then each single merge (per step and resource) and delay (per
 // resource), a crash before each distinct write, each single expiry (a 410 relist), a
-// delete-and-recreate after each write on a scenario object; then random mixes of every
-// kind switched on (errors on reads and writes among them), each from a seed. The faults
-// themselves: simulate-fault-kinds.ts.
+// delete-and-recreate after each write on a scenario object, the Lease taken after each distinct
+// write (lease mode); then random mixes of every kind switched on (errors on reads and writes
+// among them), each from a seed. The faults themselves: simulate-fault-kinds.ts.
 
 import type { Fault, FaultKinds, RequestSite, WriteSite } from "./simulate-fault-kinds.ts";
 
@@ -81,6 +81,7 @@ export function explore(input: ExploreInput): Schedule[] {
   }
   const recreatable = distinct(input.recreatable ?? []).flat();
   if (kinds.recreate) for (const site of recreatable) add([{ kind: "recreate", after: site }]);
+  if (kinds.lease) for (const site of distinct(input.sites)[0]) add([{ kind: "lease", after: site }]);
   for (let i = 0; schedules.length < input.budget && i < input.budget * 8; i++) {
     add(randomFaults(prng(mix(input.seed, i)), input));
   }
@@ -153,6 +154,9 @@ function moreRandomFaults(random: () => number, pick: <T>(items: readonly T[]) =
   }
   const recreated = pick(input.recreatable ?? []);
   if (kinds.recreate && recreated && random() < 0.2) faults.push({ kind: "recreate", after: recreated });
+  // drawn only when on: the other kinds draw from a seed as they did before it
+  const leased = kinds.lease ? pick(input.sites) : undefined;
+  if (leased && random() < 0.3) faults.push({ kind: "lease", after: leased });
   return faults;
 }
 

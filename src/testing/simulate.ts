@@ -14,6 +14,7 @@ import { VOLATILE_FIELDS } from "./simulate-checks.ts";
 import {
   describeFault, explore, kindsOf, scheduleOf, type Fault, type FaultKinds, type Schedule,
 } from "./simulate-schedule.ts";
+import { leaseMode } from "./simulate-operators.ts";
 import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetup } from "./simulate-run.ts";
 import type { World } from "./simulate-world.ts";
 import { storyOf } from "./simulate-report.ts";
@@ -31,7 +32,8 @@ export interface SimulateOptions {
   invariants?: Record<string, Invariant>;
   /** more dotted paths left out of the comparison with the reference run ("*" for any key or element) */
   volatile?: string[];
-  /** the kinds of fault to inject (each default true): crash, delay, merge, errors, expire, recreate */
+  /** the kinds of fault to inject (each default true): crash, delay, merge, errors, expire, recreate; and lease,
+   * on by default (and allowed) only when `config` runs the operator in lease mode (`peering: { mode: "lease" }`) */
   faults?: Partial<FaultKinds>;
   /** how many schedules to run at most (default 16, or KOBUN_SIMULATE_SCHEDULES as `kobun test --simulate=N` sets
    * it): every crash point first, then random mixes */
@@ -125,6 +127,13 @@ function positive(value: number, name: string): number {
 function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
   if (options.schedule) return [{ seed: "given", faults: options.schedule }];
   const kinds = kindsOf(options.faults);
+  if (!leaseMode(options.config)) {
+    if (options.faults?.lease) {
+      throw new Error('simulate({ faults: { lease: true } }): the operator must run in lease mode: ' +
+        'config: { peering: { mode: "lease" } }');
+    }
+    kinds.lease = false;
+  }
   const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
   const input = { kinds, sites: reference.sites, plurals, steps: reference.steps, ...reference.points };
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];

@@ -65,8 +65,8 @@ test("fixed: a conflict retries the handler; throttled and refused reads are wai
 }, 90_000);
 
 test("a fault kind simulate does not know is refused, naming the kinds it knows", async () => {
-  const faults = { crash: true, lease: true } as Record<string, boolean>;
+  const faults = { crash: true, shard: true } as Record<string, boolean>;
   const refused = await simulate({ registry: operator(true), scenario, faults }).catch((error: Error) => error);
   expect(String(refused)).toContain(
-    'simulate({ faults }): no fault kind "lease" (the kinds: crash, delay, merge, errors, expire, recreate)');
+    'simulate({ faults }): no fault kind "shard" (the kinds: crash, delay, merge, errors, expire, recreate, lease)');
 }, 60_000);

@@ -65,7 +65,7 @@ export class ClientFaults {
   private failures: (WriteFailure & { seen: number; left: number; reads: boolean })[] = [];
   private readonly inFlight = new WeakMap<Request, InFlight>();
 
-  /** every later request of `client` is refused (503), and it hears no answer of a write in flight */
+  /** every later request of `client` is refused (403: no client retries it), and no answer of a write in flight */
   cutOff(client: string): void {
     this.cut.add(client);
   }
@@ -167,6 +167,7 @@ interface BegunTarget { group: string; plural: string; sub?: string; ns?: string
 
 type RequestListener = (client: string, verb: string, target: RequestTarget | undefined) => void;
 
+/** 403, which no client retries: a killed process's requests (an operator's last ones on exit) end at once */
 function refused(client: string): ApiStatusError {
-  return new ApiStatusError(503, reasonFor(503), `sandbox: client ${client} is cut off (a killed process)`, {});
+  return new ApiStatusError(403, reasonFor(403), `sandbox: client ${client} is cut off (a killed process)`, {});
 }

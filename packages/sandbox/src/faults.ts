@@ -43,9 +43,10 @@ export interface SandboxFaults {
   delayTime(time?: DelayTime): void;
   /**
    * lines (events, bookmarks, errors) sent so far on every watch of `client` (by its impersonated user, else its
-   * User-Agent): a test compares them with those its client received to know none is still on the way
+   * User-Agent): a test compares them with those its client received to know none is still on the way; with
+   * `plural`, those of its watches of that resource only
    */
-  watchLinesSent(client: string): number;
+  watchLinesSent(client: string, match?: { plural?: string }): number;
   /** lines held back by delayWatches, and timers armed for them, over all open watches (0 and 0 after stop) */
   pendingDelayed(): { lines: number; timers: number };
   /**
@@ -140,13 +141,17 @@ export class Faults implements SandboxFaults {
     this.watchDelays.set(ms, match);
   }
 
-  watchLinesSent(client: string): number {
-    return this.linesSent.get(client) ?? 0;
+  watchLinesSent(client: string, match: { plural?: string } = {}): number {
+    const key = match.plural === undefined ? client : `${client} ${match.plural}`;
+    return this.linesSent.get(key) ?? 0;
   }
 
-  /** what a watch of `client` calls for each line it sends */
-  watchLineCounter(client: string): () => void {
-    return () => this.linesSent.set(client, (this.linesSent.get(client) ?? 0) + 1);
+  /** what a watch of `client` on `plural` calls for each line it sends */
+  watchLineCounter(client: string, plural: string): () => void {
+    const keys = [client, `${client} ${plural}`];
+    return () => {
+      for (const key of keys) this.linesSent.set(key, (this.linesSent.get(key) ?? 0) + 1);
+    };
   }
 
   delayTime(time?: DelayTime): void {

@@ -41,7 +41,7 @@ export function startWatch(
     sendInitialEvents, bookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs, timeoutSeconds,
     convert: ctx.admission.watchConverter(def, version),
     partial: partialView(req.headers.get("accept")), delays: ctx.faults.watchDelays, merges: ctx.faults.watchMerges,
-    sent: ctx.faults.watchLineCounter(clientOf(req)),
+    sent: ctx.faults.watchLineCounter(clientOf(req), def.plural),
     ...(wantsTable(req.headers.get("accept")) ? { asTable } : {}),
   }, (w) => ctx.watches.delete(w), req.signal);
   ctx.watches.add(watch);

@@ -51,10 +51,10 @@ describe("clients", () => {
     expect(last.status).toBe(503); // it never hears that its write was made
     expect(sb.store.get("", "configmaps", "default", "last")).toBeDefined();
     const after = await as("doomed", "POST", CM, cm("never"));
-    expect(after.status).toBe(503);
+    expect(after.status).toBe(403);
     expect(after.body.message).toContain("cut off");
     expect(sb.store.get("", "configmaps", "default", "never")).toBeUndefined();
-    expect((await as("doomed", "GET", CM)).status).toBe(503);
+    expect((await as("doomed", "GET", CM)).status).toBe(403);
     expect((await as("other", "POST", CM, cm("alive"))).status).toBe(201);
     expect(sb.faults.clients.isCutOff("doomed")).toBe(true);
     sb.faults.reset();

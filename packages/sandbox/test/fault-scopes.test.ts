@@ -90,7 +90,7 @@ describe("clients.failRequests and onRequest", () => {
       if (verb === "create" && client === "doomed") sb.faults.clients.cutOff(client);
     });
     expect((await as("op-1", "GET", `${CM}/read-me`)).status).toBe(200);
-    expect((await as("doomed", "POST", CM, cm("never-made"))).status).toBe(503);
+    expect((await as("doomed", "POST", CM, cm("never-made"))).status).toBe(403);
     stop();
     expect(sb.store.get("", "configmaps", "default", "never-made")).toBeUndefined();
     expect(heard).toEqual([
