@@ -67,7 +67,9 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
     ctx.faults.check(verb, plural);
     const stall = ctx.faults.stallFor(verb, plural, clientOf(req));
     if (stall) {
-      const gaveUp = new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
+      const gaveUp = new Promise<void>((resolve) => {
+        req.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
       await Promise.race([Bun.sleep(stall.ms), ...(stall.unserved ? [gaveUp] : [])]);
       if (stall.unserved && req.signal.aborted) {
         throw new ApiStatusError(504, "Timeout", "sandbox: the client gave up on a stalled request: not served");
