@@ -39,7 +39,9 @@ export type Fault =
   /** right after this write of the operator, an admin deletes its object and creates it anew (same name, new uid) */
   | { kind: "recreate"; after: WriteSite }
   /** right after this write of the operator (lease mode), an admin takes its Lease, then gives it back */
-  | { kind: "lease"; after: WriteSite };
+  | { kind: "lease"; after: WriteSite }
+  /** the operator's `nth` request of `verb` on `plural` is never answered: its client gives up (never made) */
+  | { kind: "timeout"; verb: string; plural: string; nth: number };
 
 export interface FaultKinds {
   /** a crash right after a write, or as a request (a read or a write) arrives */
@@ -54,15 +56,21 @@ export interface FaultKinds {
   recreate: boolean;
   /** the operator's Lease taken mid-handler, then given back (lease mode only: `peering: { mode: "lease" }`) */
   lease: boolean;
+  /** a request never answered until the client gives up (off by default: each costs its deadline, 1 s of real time) */
+  timeout: boolean;
 }
 
 export const FAULT_KINDS: readonly (keyof FaultKinds)[] = [
-  "crash", "delay", "merge", "errors", "expire", "recreate", "lease",
+  "crash", "delay", "merge", "errors", "expire", "recreate", "lease", "timeout",
 ];
+
+/** kinds on only when asked for */
+const OFF_BY_DEFAULT: readonly (keyof FaultKinds)[] = ["timeout"];
 
 /** every kind on, but those `faults` turns off; anything else in it is refused */
 export function kindsOf(faults: Partial<FaultKinds> | undefined): FaultKinds {
-  const kinds = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, true])) as unknown as FaultKinds;
+  const on = (kind: keyof FaultKinds) => !OFF_BY_DEFAULT.includes(kind);
+  const kinds = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, on(kind)])) as unknown as FaultKinds;
   for (const [kind, on] of Object.entries(faults ?? {})) {
     if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
       const known = FAULT_KINDS.join(", ");
@@ -103,5 +111,8 @@ export function describeFault(fault: Fault): string {
     case "lease":
       return `right after ${describeSite(fault.after)}, an admin took the operator's Lease (it froze mid-handler), ` +
         "then gave it back";
+    case "timeout":
+      return `the operator's ${ordinal(fault.nth)} ${fault.verb} of ${fault.plural} never answered: its client gives ` +
+        "up after its deadline, the request never made (a timeout)";
   }
 }

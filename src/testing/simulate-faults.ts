@@ -146,6 +146,12 @@ function sameSite(a: WriteSite | RequestSite, b: WriteSite | RequestSite): boole
 export function armFaults(sandbox: Sandbox, faults: Fault[]): void {
   for (const fault of faults) {
     if (fault.kind === "delay") sandbox.faults.delayWatches(fault.ms, { plural: fault.plural });
+    if (fault.kind === "timeout") {
+      // held past the instance's request deadline (TIMEOUT_CLIENT_MS): it gives up, and the request is never made
+      sandbox.faults.stallNext(1, 60_000, {
+        client: INSTANCE_PREFIX, verb: fault.verb, plural: fault.plural, skip: fault.nth - 1, unserved: true,
+      });
+    }
     if (fault.kind === "error") {
       sandbox.faults.clients.failRequests({
         clientPrefix: INSTANCE_PREFIX, status: fault.status, verb: fault.verb, plural: fault.plural,

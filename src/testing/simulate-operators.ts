@@ -44,6 +44,8 @@ export interface OperatorsParts {
   config?: Record<string, unknown>;
   /** the operator's `memo`, made or copied afresh for each instance */
   memo?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** each instance's request deadline (real ms; the client's default otherwise) */
+  requestTimeoutMs?: number;
 }
 
 interface Instance {
@@ -155,7 +157,8 @@ export class Operators {
   private async startInstance(): Promise<void> {
     const { sandbox, registry, namespace } = this.parts;
     const id = `${INSTANCE_PREFIX}${this.instances.length + 1}`;
-    const client = await KubeClient.connect({ kubeconfigText: instanceKubeconfig(sandbox.url, id) });
+    const deadline = this.parts.requestTimeoutMs ? { requestTimeoutMs: this.parts.requestTimeoutMs } : {};
+    const client = await KubeClient.connect({ kubeconfigText: instanceKubeconfig(sandbox.url, id), ...deadline });
     const settings = resolveSettings({
       fileData: {
         ...this.parts.config, ...SIMULATION_SETTINGS,

@@ -38,6 +38,8 @@ export interface RunSetup {
   once: string[];
   config?: Record<string, unknown>;
   memo?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** the instances' request deadline (real ms), when timeouts may strike */
+  requestTimeoutMs?: number;
 }
 
 export interface RunFailure {
@@ -87,6 +89,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     sandbox, registry: setup.registry, namespace: setup.namespace, logs, onActivity: () => quiet.activity(),
     ...(setup.config ? { config: setup.config } : {}),
     ...(setup.memo ? { memo: setup.memo } : {}),
+    ...(setup.requestTimeoutMs ? { requestTimeoutMs: setup.requestTimeoutMs } : {}),
   });
   // the lines of its Lease's watch (lease mode) are no watch events it counts as read: left out
   const sent = (client: string) =>

@@ -82,6 +82,8 @@ export function explore(input: ExploreInput): Schedule[] {
   const recreatable = distinct(input.recreatable ?? []).flat();
   if (kinds.recreate) for (const site of recreatable) add([{ kind: "recreate", after: site }]);
   if (kinds.lease) for (const site of distinct(input.sites)[0]) add([{ kind: "lease", after: site }]);
+  const requests = kinds.timeout ? distinct(input.requests ?? [])[0] : [];
+  for (const { verb, plural } of requests) add([timeoutOf(verb, plural, 1)]);
   for (let i = 0; schedules.length < input.budget && i < input.budget * 8; i++) {
     add(randomFaults(prng(mix(input.seed, i)), input));
   }
@@ -157,9 +159,18 @@ function moreRandomFaults(random: () => number, pick: <T>(items: readonly T[]) =
   // drawn only when on: the other kinds draw from a seed as they did before it
   const leased = kinds.lease ? pick(input.sites) : undefined;
   if (leased && random() < 0.3) faults.push({ kind: "lease", after: leased });
+  const stalled = kinds.timeout ? pick(requests) : undefined;
+  if (stalled && random() < 0.3) {
+    const nth = requests.filter((r) => r.verb === stalled.verb && r.plural === stalled.plural).indexOf(stalled) + 1;
+    faults.push(timeoutOf(stalled.verb, stalled.plural, nth));
+  }
   return faults;
 }
 
 function mix(seed: number, index: number): number {
   return (Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0;
+}
+
+function timeoutOf(verb: string, plural: string, nth: number): Fault {
+  return { kind: "timeout", verb, plural, nth };
 }

@@ -19,6 +19,9 @@ import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetu
 import type { World } from "./simulate-world.ts";
 import { storyOf } from "./simulate-report.ts";
 
+/** the request deadline of a simulated instance's client when timeouts are on, in real ms */
+const TIMEOUT_CLIENT_MS = 1000;
+
 export interface SimulateOptions {
   /** what the test does to the cluster: each apply, patchStatus or delete is a step, the operator settled after it */
   scenario: (world: World) => Promise<void>;
@@ -114,6 +117,8 @@ function setupOf(options: SimulateOptions): RunSetup {
     },
     ...(options.config ? { config: options.config } : {}),
     ...(options.memo ? { memo: options.memo } : {}),
+    // a timeout strikes when the instance's client gives up: its deadline is short (real time)
+    ...(timeoutsMayStrike(options) ? { requestTimeoutMs: TIMEOUT_CLIENT_MS } : {}),
   };
 }
 
@@ -140,6 +145,10 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
   const budget = options.schedules ?? budgetFromEnv() ?? 16;
   if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);
   return explore({ ...input, seed: options.seed ?? 1, budget });
+}
+
+function timeoutsMayStrike(options: SimulateOptions): boolean {
+  return kindsOf(options.faults).timeout || (options.schedule ?? []).some((fault) => fault.kind === "timeout");
 }
 
 /** the default budget `kobun test --simulate=N` sets for every simulate() that names none */

@@ -68,5 +68,5 @@ test("a fault kind simulate does not know is refused, naming the kinds it knows"
   const faults = { crash: true, shard: true } as Record<string, boolean>;
   const refused = await simulate({ registry: operator(true), scenario, faults }).catch((error: Error) => error);
   expect(String(refused)).toContain(
-    'simulate({ faults }): no fault kind "shard" (the kinds: crash, delay, merge, errors, expire, recreate, lease)');
+    'simulate({ faults }): no fault kind "shard" (the kinds: crash, delay, merge, errors, expire, recreate, lease, timeout)');
 }, 60_000);
