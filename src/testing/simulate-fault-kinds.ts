@@ -104,7 +104,7 @@ export function describeFault(fault: Fault): string {
         "(410): the operator relists, the states in between never seen";
     case "error":
       return `the operator's ${ordinal(fault.nth)} ${fault.verb} of ${fault.plural} answered ${fault.status}` +
-        (fault.status === 429 ? " (throttled, Retry-After: 1)" : "");
+        (fault.status === 429 ? " (throttled, Retry-After: 0)" : "");
     case "recreate":
       return `right after ${describeSite(fault.after)}, an admin deleted ${fault.after.plural} ${fault.after.name} ` +
         "(its finalizers removed) and created it anew: same name and spec, a new uid";

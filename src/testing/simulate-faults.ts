@@ -153,9 +153,10 @@ export function armFaults(sandbox: Sandbox, faults: Fault[]): void {
       });
     }
     if (fault.kind === "error") {
+      // Retry-After: 0 — the client's wait for it is on the machine's clock; the refusal and the retry still happen
       sandbox.faults.clients.failRequests({
         clientPrefix: INSTANCE_PREFIX, status: fault.status, verb: fault.verb, plural: fault.plural,
-        skip: fault.nth - 1,
+        skip: fault.nth - 1, retryAfterSeconds: 0,
       });
     }
   }

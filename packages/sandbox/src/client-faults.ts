@@ -47,6 +47,8 @@ export interface WriteFailure {
   skip?: number;
   /** how many to fail (default 1) */
   count?: number;
+  /** the Retry-After of a 429 or 503, in seconds (default 1) */
+  retryAfterSeconds?: number;
 }
 
 interface InFlight { client: string; verb: string; group: string; plural: string; subresource?: string }
@@ -156,7 +158,7 @@ export class ClientFaults {
       ? `Operation cannot be fulfilled on ${plural}: the object has been modified (sandbox: injected conflict)`
       : rule.status === 429 ? "Too many requests, please try again later."
       : `sandbox: injected failure (${rule.status})`;
-    const retry = rule.status === 429 || rule.status === 503 ? 1 : undefined;
+    const retry = rule.status === 429 || rule.status === 503 ? (rule.retryAfterSeconds ?? 1) : undefined;
     const details = retry === undefined ? {} : { retryAfterSeconds: retry };
     throw new ApiStatusError(rule.status, reasonFor(rule.status), message, details, retry);
   }
