@@ -105,7 +105,8 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
       throw failure.signal.reason ?? new Error("the test operator ended before it started");
     });
     endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
-    await Promise.race([ready, endedFirst]);
+    const starting = Promise.race([ready, endedFirst]);
+    await (clock ? fireWhileStarting(clock, starting) : starting);
     return new TestOperator({
       sandbox, client, namespace, operatorStop: stop, failed: failure.signal, running, logger, logs,
       timeoutMs: options.timeout ?? 5000, clock, restoreClock,
@@ -119,6 +120,25 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
 }
 
 const noop = () => {};
+
+/** Real ms the operator must stay idle before a start-up's due timer is fired (its requests answered first). */
+const START_QUIET_MS = 5;
+
+/**
+ * On a virtual clock, what start-up itself waits for (a startup handler's sleep(), its retry after a
+ * TemporaryError) falls due as the operator goes idle: each such timer is fired in turn, so the kit
+ * starts, with its time moved on by those waits (before it, such a start waited for ever).
+ */
+async function fireWhileStarting(time: VirtualClock, starting: Promise<void>): Promise<void> {
+  let started = false;
+  const done = starting.finally(() => void (started = true));
+  done.catch(() => {}); // awaited below
+  while (!started) {
+    await Promise.race([done, time.idle().then(() => new Promise((r) => setTimeout(r, START_QUIET_MS)))]);
+    if (!started && time.counts().inProgress === 0) time.fireNext();
+  }
+  await done;
+}
 
 /** The virtual clock asked for, starting at the machine's now (so the server's timestamps are near it). */
 function clockOf(options: TestOperatorOptions): VirtualClock | undefined {

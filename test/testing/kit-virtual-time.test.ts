@@ -161,3 +161,18 @@ test("advance refuses the machine's clock and a bad number, with the fix in the 
   await expect(startOperator({ registry: new Registry(), clock: "virtual" }))
     .rejects.toThrow("a virtual clock is already installed in this process");
 }, 30_000); // a start-up and several advances: bounded for a loaded 2-core machine
+
+test("on a virtual clock, a start-up that waits (a sleep, a retry after a TemporaryError) fires those waits and starts", async () => {
+  const registry = new Registry();
+  let tries = 0;
+  registry.on.startup(async ({ signal }) => {
+    await sleep(20, signal);
+    if (++tries < 2) throw new TemporaryError("not yet", { delay: 30 });
+  });
+  const before = Date.now();
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent" });
+  expect(tries).toBe(2);
+  // 20 s, the retry's 30 s, 20 s again: moved on by exactly what start-up waited, no more
+  expect(kit.now().getTime() - before).toBeGreaterThanOrEqual(70_000);
+  expect(kit.now().getTime() - before).toBeLessThan(75_000);
+}, 20_000);
