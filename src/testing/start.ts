@@ -12,6 +12,7 @@ import { applyManifests, startSandbox } from "../runtime/dev.ts";
 import { manifestCRDs, run, withDefinitions, type Manifest } from "../runtime/index.ts";
 import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from "../util/index.ts";
 import type { LogLevel, LogSink, MemorySink } from "../util/index.ts";
+import { quiet } from "./advance.ts";
 import { TestOperator } from "./operator.ts";
 
 export interface TestOperatorOptions {
@@ -106,7 +107,7 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     });
     endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
     const starting = Promise.race([ready, endedFirst]);
-    await (clock ? fireWhileStarting(clock, starting) : starting);
+    await (clock ? fireWhileStarting(clock, starting, failure.signal) : starting);
     return new TestOperator({
       sandbox, client, namespace, operatorStop: stop, failed: failure.signal, running, logger, logs,
       timeoutMs: options.timeout ?? 5000, clock, restoreClock,
@@ -121,21 +122,23 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
 
 const noop = () => {};
 
-/** Real ms the operator must stay idle before a start-up's due timer is fired (its requests answered first). */
-const START_QUIET_MS = 5;
+/** The bound of each wait for the starting operator to go quiet, in real ms (start-up lists, may apply CRDs). */
+const START_QUIET_BOUND_MS = 30_000;
 
 /**
  * On a virtual clock, what start-up itself waits for (a startup handler's sleep(), its retry after a
- * TemporaryError) falls due as the operator goes idle: each such timer is fired in turn, so the kit
- * starts, with its time moved on by those waits (before it, such a start waited for ever).
+ * TemporaryError) falls due as the operator goes quiet (advance.ts's quiet): each such timer is fired in
+ * turn, so the kit starts, with its time moved on by those waits (before it, such a start waited for ever).
  */
-async function fireWhileStarting(time: VirtualClock, starting: Promise<void>): Promise<void> {
+async function fireWhileStarting(time: VirtualClock, starting: Promise<void>, failed: AbortSignal): Promise<void> {
   let started = false;
   const done = starting.finally(() => void (started = true));
   done.catch(() => {}); // awaited below
   while (!started) {
-    await Promise.race([done, time.idle().then(() => new Promise((r) => setTimeout(r, START_QUIET_MS)))]);
-    if (!started && time.counts().inProgress === 0) time.fireNext();
+    const settled = quiet(time, { timeoutMs: START_QUIET_BOUND_MS, failed }, "while it started");
+    settled.catch(() => {}); // outlived by `done` once started: its end no longer matters
+    await Promise.race([done, settled]);
+    if (!started) time.fireNext();
   }
   await done;
 }

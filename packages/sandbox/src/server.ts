@@ -67,10 +67,11 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
     ctx.faults.check(verb, plural);
     const stall = ctx.faults.stallFor(verb, plural, clientOf(req));
     if (stall) {
-      const gaveUp = new Promise<void>((resolve) => {
-        req.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await Promise.race([Bun.sleep(stall.ms), ...(stall.unserved ? [gaveUp] : [])]);
+      // unserved: held only until the client gives up (then never made)
+      const gaveUp = stall.unserved
+        ? [new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }))]
+        : [];
+      await Promise.race([Bun.sleep(stall.ms), ...gaveUp]);
       if (stall.unserved && req.signal.aborted) {
         throw new ApiStatusError(504, "Timeout", "sandbox: the client gave up on a stalled request: not served");
       }
