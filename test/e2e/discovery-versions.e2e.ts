@@ -32,10 +32,13 @@ describe.each(selectedTargets())("a CRD group of several versions against %s", (
       for (const body of made) await t.client.create(CRDS, null, body);
       const read = () => t.client.request<GroupDoc>("GET", `/apis/${group}`).catch(() => undefined);
       let doc: GroupDoc | undefined;
-      // The API server serves a new CRD's group a moment after the write.
-      await eventually("the group in discovery with its three versions", async () => {
+      // The API server serves a new CRD's group, and each CRD in it, a moment after the write (each on its own).
+      const inV1 = () => t.client.request<{ resources: { name: string }[] }>("GET", `/apis/${group}/v1`)
+        .then((list) => list.resources.map((r) => r.name), () => [] as string[]);
+      await eventually("the group in discovery with its three versions, both CRDs in v1", async () => {
         doc = await read();
-        return doc?.versions.length === 3;
+        const names = await inV1();
+        return doc?.versions.length === 3 && names.includes("gadgets") && names.includes("widgets");
       }, { timeoutMs: 30_000 });
       expect(doc!.preferredVersion.version).toBe("v2");
       expect(doc!.versions.map((v) => v.version)).toEqual(["v2", "v1", "v1beta1"]);
