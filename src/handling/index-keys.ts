@@ -30,7 +30,7 @@ function checkKey(part: unknown, key: unknown): void {
   const shown = typeof part === "number" ? String(part) : typeof part === "object" ? "an object" : typeof part;
   throw new Error(
     `an index key is a string, a finite number, a boolean, null or an array of them (a tuple); got ${shown}` +
-      (part !== key ? ` inside ${safeJson(key)}` : ""),
+      (Object.is(part, key) ? "" : ` inside ${safeJson(key)}`), // Object.is: a NaN key is itself, not inside
   );
 }
 
