@@ -1,0 +1,83 @@
+// docs/children.md as a user reads it: adopt's defaults (owner reference, namespace, generateName,
+// labels), its refusals, label's `forced`/`nested`, owner references as Kopf's, conditions'
+// lastTransitionTime, and event.exception's reason (the error's class) posted from a handler.
+
+import { expect, test } from "bun:test";
+import { adopt, appendOwnerReference, conditions, label, Registry, removeOwnerReference, type KubeObject } from "kobun";
+import { startOperator } from "kobun/testing";
+
+const owner = {
+  apiVersion: "kobun.dev/v1", kind: "KobunExample",
+  metadata: { name: "site", namespace: "team-a", uid: "u-1", labels: { app: "web", tier: "gold" } },
+};
+
+test("adopt: a controller reference blocking deletion, the owner's namespace, generateName and labels (the child's win)", () => {
+  const child = adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { labels: { tier: "mine" } } }, { owner });
+  expect(child.metadata.namespace).toBe("team-a");
+  expect(child.metadata.generateName).toBe("site-");
+  expect(child.metadata.labels).toEqual({ app: "web", tier: "mine" });
+  expect(child.metadata.ownerReferences).toEqual([
+    { apiVersion: "kobun.dev/v1", kind: "KobunExample", name: "site", uid: "u-1", controller: true, blockOwnerDeletion: true },
+  ]);
+  expect(adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }, { owner, labels: ["app"] }).metadata.labels)
+    .toEqual({ app: "web" });
+  expect(adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }, { owner, labels: false }).metadata.labels ?? {})
+    .toEqual({});
+});
+
+test("adopt refuses a child in another namespace and a second controller, naming the objects", () => {
+  const elsewhere = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "team-b" } };
+  expect(() => adopt(elsewhere, { owner })).toThrow(/team-b|team-a/);
+  const other = { ...owner, metadata: { ...owner.metadata, name: "other", uid: "u-2" } };
+  const owned = adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }, { owner });
+  expect(() => adopt(owned, { owner: other })).toThrow(/site|other/);
+});
+
+test("label keeps an object's own values unless forced, and labels the nested template when it exists", () => {
+  const job: KubeObject = { apiVersion: "batch/v1", kind: "Job", metadata: { labels: { role: "mine" } }, spec: { template: { metadata: {} } } };
+  label(job, { role: "worker", team: "a" }, { nested: "spec.template" });
+  expect(job.metadata?.labels).toEqual({ role: "mine", team: "a" });
+  expect((job.spec as { template: { metadata: { labels: unknown } } }).template.metadata.labels).toEqual({ role: "worker", team: "a" });
+  label(job, { role: "worker" }, { forced: true });
+  expect(job.metadata?.labels?.role).toBe("worker");
+});
+
+test("appendOwnerReference is a controller by default (Kopf's), { controller: false } is not; remove takes it away", () => {
+  const cm: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "shared" } };
+  appendOwnerReference(cm, owner);
+  expect(cm.metadata?.ownerReferences?.[0]).toMatchObject({ uid: "u-1", controller: true, blockOwnerDeletion: true });
+  removeOwnerReference(cm, owner);
+  expect(cm.metadata?.ownerReferences ?? []).toEqual([]);
+  appendOwnerReference(cm, owner, { controller: false });
+  expect(cm.metadata?.ownerReferences?.[0]?.controller).toBe(false);
+});
+
+test("conditions.set writes the whole list, keeps lastTransitionTime while the status stays, sets observedGeneration", () => {
+  const object = { ...owner, metadata: { ...owner.metadata, generation: 4 }, status: {} as Record<string, unknown> };
+  const first: { status: Record<string, unknown> } = { status: {} };
+  conditions.set(first, { type: "Ready", status: "True", reason: "A" }, { object });
+  const [ready] = first.status.conditions as { lastTransitionTime: string; observedGeneration: number }[];
+  expect(ready?.observedGeneration).toBe(4);
+  object.status = first.status;
+  expect(conditions.isTrue(object, "Ready")).toBe(true);
+  const again: { status: Record<string, unknown> } = { status: {} };
+  conditions.set(again, { type: "Ready", status: "True", reason: "B" }, { object });
+  expect(conditions.get({ status: again.status }, "Ready")?.lastTransitionTime).toBe(ready!.lastTransitionTime);
+  expect(conditions.get({ status: again.status }, "Ready")?.reason).toBe("B");
+});
+
+test("event.exception posts the error's class as the reason and its message after the prefix; info with no message", async () => {
+  const registry = new Registry();
+  class OutOfStock extends Error {}
+  registry.on.create("v1/configmaps", ({ event }) => {
+    event.info("Accepted");
+    event.exception(new OutOfStock("no more widgets"), { message: "ordering:" });
+  }, { id: "tell" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  const cm = await kit.apply("v1/configmaps", { metadata: { name: "shop" }, data: {} });
+  const events = await kit.events(cm, { until: (l) => ["OutOfStock", "Accepted"].every((r) => l.some((e) => e.reason === r)) });
+  const exception = events.find((e) => e.reason === "OutOfStock");
+  expect(exception?.type).toBe("Warning");
+  expect(exception?.message).toBe("ordering: no more widgets");
+  expect(events.find((e) => e.reason === "Accepted")?.type).toBe("Normal");
+}, 30_000);
