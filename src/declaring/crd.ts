@@ -6,6 +6,7 @@
 import type { TSchema } from "typebox";
 import type { KubeObject } from "../kube/index.ts";
 import { structuralSchema } from "./crd-schema.ts";
+import { RegistrationError } from "./registration.ts";
 import { STATUS_KEY } from "./keys.ts";
 
 /** A column of `kubectl get` (the CRD's additionalPrinterColumns). */
@@ -57,7 +58,7 @@ export function crdOf(definition: CrdNames, plans: VersionPlan[]): CrdObject {
 function versionOf(plan: VersionPlan, where: string): Record<string, unknown> {
   const { schema } = plan;
   const properties: Record<string, unknown> = { spec: plain(schema.spec, "spec", where) };
-  if (schema.status) properties.status = withProgressRoom(plain(schema.status, "status", where));
+  if (schema.status) properties.status = withProgressRoom(plain(schema.status, "status", where), where);
   const columns = plan.columns?.map((c) => ({ ...c }));
   return {
     name: plan.name, served: plan.served, storage: plan.storage,
@@ -77,8 +78,18 @@ function versionOf(plan: VersionPlan, where: string): Record<string, unknown> {
  * status.observedGeneration, which on.reconcile writes beside any status (reconcile-cycle.ts):
  * the API server would prune it from a schema that does not declare it.
  */
-function withProgressRoom(status: any): unknown {
+function withProgressRoom(status: any, where: string): unknown {
   if (typeof status !== "object" || status === null || status.type !== "object") return status;
+  // A map (Type.Record) cannot have properties beside it (kube-apiserver: "mutual exclusive"): one of
+  // anything has room for kobun's keys already; a map of a narrower type has none.
+  const map = status.additionalProperties;
+  if (map && typeof map === "object") {
+    if (map["x-kubernetes-preserve-unknown-fields"] === true) return status;
+    const of = JSON.stringify(map.type ?? map);
+    throw new RegistrationError(`${where}: status: a map (Type.Record) of ${of} leaves no room for` +
+      ` kobun's status.${STATUS_KEY} and status.observedGeneration: make the status a Type.Object ` +
+      `and put the map under a field of it, or make it a map of Type.Unknown()`);
+  }
   const room = status.properties?.[STATUS_KEY] ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const observed = status.properties?.observedGeneration ?? { type: "integer", format: "int64" };
   return { ...status, properties: { ...status.properties, [STATUS_KEY]: room, observedGeneration: observed } };

@@ -9,14 +9,20 @@ export const PRESENT: unique symbol = Symbol.for("kobun.PRESENT");
 export const ABSENT: unique symbol = Symbol.for("kobun.ABSENT");
 
 /**
- * A value to equal, PRESENT, ABSENT, or a predicate of the value (undefined when absent) and of the
- * handler's context (Kopf passes the value positionally and the context as keyword arguments; a
- * predicate of the value alone is one that ignores its second argument).
+ * A label's or annotation's matcher: a value to equal, PRESENT, ABSENT, or a predicate of the value
+ * (undefined when absent) and of the handler's context (Kopf passes the value positionally and the
+ * context as keyword arguments; a predicate of the value alone is one that ignores its second argument).
  */
-export type ValueMatcher<C = any> =
+export type MetaMatcher<C = any> =
   | string | number | boolean | null | typeof PRESENT | typeof ABSENT | ((value: any, ctx: C) => boolean);
 
-export type MetaMatchers<C = any> = Record<string, ValueMatcher<C>>;
+/**
+ * What a field filter (`value`, `old`, `new`) takes: a label's matchers, or a list or an object,
+ * compared by value (Kopf's `value=` takes any value).
+ */
+export type ValueMatcher<C = any> = MetaMatcher<C> | readonly unknown[] | { readonly [key: string]: unknown };
+
+export type MetaMatchers<C = any> = Record<string, MetaMatcher<C>>;
 
 /** What every object filter is made of (each handler kind's options have these). */
 export interface ObjectFilters<C = any> {

@@ -35,7 +35,9 @@ export type {
 export type { IndexFn, IndexOptions } from "./kinds/indexing.ts";
 export type { ActivityContext, ActivityFn, ActivityOptions, LoginContext, LoginFn } from "./kinds/activities.ts";
 export { PermanentError, TemporaryError, HandlerTimeoutError, HandlerRetriesError } from "./errors.ts";
-export { PRESENT, ABSENT, type ValueMatcher, type MetaMatchers, type ObjectFilters } from "./filters.ts";
+export {
+  PRESENT, ABSENT, type ValueMatcher, type MetaMatcher, type MetaMatchers, type ObjectFilters,
+} from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
 export { now, sleep } from "./time.ts";
 export type { Index, IndexEntries, IndexKey } from "./indexes.ts";
