@@ -1,0 +1,89 @@
+// docs/configuration.md and the README's exit codes, as a user meets them: durations in every
+// documented spelling, a bad file refused with every problem named by file and key (exit 3 from the
+// CLI), flags over the file, Kopf's --dev priority, and the README's first command (the demo).
+
+import { expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError, resolveSettings } from "kobun";
+
+const root = join(import.meta.dir, "..", "..");
+const cli = join(root, "src", "cli.ts");
+
+async function kobun(args: string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([process.execPath, cli, ...args], { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, KUBECONFIG: "/nonexistent" } });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+test("durations are 500ms, 5s, 1m, 2h or a bare number of seconds; flags override the file", () => {
+  const settings = resolveSettings({
+    fileData: { workers: { batchWindow: "500ms" }, handling: { backoff: 90, timeout: "2h" }, logging: { level: "warn" } },
+    flags: { standalone: true, verbose: true } as never,
+  });
+  expect(settings.workers.batchWindow).toBe(0.5);
+  expect(settings.handling.backoff).toBe(90);
+  expect(settings.handling.timeout).toBe(7200);
+  expect(settings.logging.level).toBe("debug");                // -v over the file's warn
+  expect(resolveSettings({ fileData: { handling: { backoff: "1m" } } }).handling.backoff).toBe(60);
+});
+
+test("Kopf's --dev is priority 666", () => {
+  expect(resolveSettings({ flags: { dev: true, standalone: false } as never }).peering.priority).toBe(666);
+});
+
+test("resolveSettings throws one ConfigError listing every problem with its key", () => {
+  let error: unknown;
+  try {
+    resolveSettings({ fileData: { workers: { limit: -1, bogus: 2 }, handling: { backoff: "abc" } } });
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  const message = (error as ConfigError).message;
+  for (const key of ["workers.limit", "workers.bogus", "handling.backoff"]) expect(message).toContain(key);
+});
+
+test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and key), a bad registration 3, no API server 4", async () => {
+  // Under the checkout (.tmp/), so that the handler module's `import "kobun"` resolves as in a project.
+  mkdirSync(join(root, ".tmp"), { recursive: true });
+  const dir = mkdtempSync(join(root, ".tmp", "docs-blackbox-"));
+  try {
+    writeFileSync(join(dir, "bad.yaml"), "workers: { limit: -1, bogus: 2 }\nlogging: { level: loud }\n");
+    mkdirSync(join(dir, "wrong"));
+    writeFileSync(join(dir, "wrong", "a.ts"), 'import { on } from "kobun";\non.create("v1/configmaps", () => {}, { id: "x", retries: 0 });\n');
+    mkdirSync(join(dir, "right"));
+    writeFileSync(join(dir, "right", "a.ts"), 'import { on } from "kobun";\non.create("v1/configmaps", () => {}, { id: "x" });\n');
+    writeFileSync(join(dir, "closed.kubeconfig"), [
+      "apiVersion: v1", "kind: Config", "current-context: c",
+      "clusters: [{ name: c, cluster: { server: 'http://127.0.0.1:1' } }]",
+      "users: [{ name: u, user: { token: t } }]", "contexts: [{ name: c, context: { cluster: c, user: u } }]", "",
+    ].join("\n"));
+    const run = (handlers: string) => ["run", join(dir, handlers), "--kubeconfig", join(dir, "closed.kubeconfig"), "-n", "default", "--standalone"];
+    const [unknown, flag, missing, config, registration, unreachable] = await Promise.all([
+      kobun(["bogus"]), kobun(["run", "--bogus"]), kobun(["run", "-n"]),
+      kobun(["run", "--config", join(dir, "bad.yaml"), "--standalone"]), kobun(run("wrong")), kobun(run("right")),
+    ]);
+    expect(registration.code).toBe(3);
+    expect(registration.stderr).toContain("handler x: retries must be");
+    expect(unreachable.code).toBe(4);
+    expect(unreachable.stderr).toContain("cannot connect to the API server");
+    expect([unknown.code, flag.code, missing.code]).toEqual([2, 2, 2]);
+    expect(unknown.stderr).toContain('unknown command "bogus"');
+    expect(flag.stderr).toContain("unknown flag --bogus");
+    expect(missing.stderr).toContain("-n needs a value");
+    expect(config.code).toBe(3);
+    for (const key of ["bad.yaml: workers.bogus", "bad.yaml: workers.limit", "bad.yaml: logging.level"]) expect(config.stderr).toContain(key);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("README's first command: `kobun dev --once` runs the demo (create, update, delete) against the sandbox and exits 0", async () => {
+  const { code, stdout } = await kobun(["dev", "--once"]);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/demo: created KobunExample\/kobun-demo: status=.*"create_fn":\{"message":"hello kobun-demo"\}/);
+  expect(stdout).toMatch(/demo: updated KobunExample\/kobun-demo: .*"update_fn"/);
+  expect(stdout).toContain("demo: deleted KobunExample/kobun-demo: gone (finalizer released)");
+  expect(stdout).toMatch(/kubectl --kubeconfig \S+kubeconfig\.yaml/);
+}, 60_000);
