@@ -1,0 +1,96 @@
+// docs/testing.md and the activities of docs/handlers.md, as a user meets them: startup retried
+// (TemporaryError, then success logged as Kopf logs it), a startup that fails for good rejecting
+// startOperator, cleanup run at the stop, one virtual-clock operator at a time, and simulate()
+// finding the non-idempotent create of the guide's first example, with the report it shows.
+
+import { expect, test } from "bun:test";
+import Type from "typebox";
+import { adopt, defineResource, PermanentError, Registry, TemporaryError } from "kobun";
+import { simulate, SimulationFailure, startOperator } from "kobun/testing";
+
+test("on.startup is retried after a TemporaryError's delay; its success is logged; on.cleanup runs at the stop", async () => {
+  const registry = new Registry();
+  const attempts: number[] = [];
+  let cleaned = false;
+  registry.on.startup(({ retry }) => {
+    attempts.push(retry);
+    if (retry < 2) throw new TemporaryError(`going to succeed in ${2 - retry} attempts`, { delay: 0.1 });
+  }, { id: "startup_fn_retried", retries: 5 });
+  registry.on.cleanup(() => { cleaned = true; }, { id: "bye" });
+  registry.on.event("v1/configmaps", () => {});
+  const kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  try {
+    expect(attempts).toEqual([0, 1, 2]);
+    await kit.logs.until("Activity 'startup_fn_retried' succeeded.");
+  } finally {
+    await kit.stop();
+  }
+  expect(cleaned).toBe(true);
+}, 30_000);
+
+test("refusals that say why: a retry option on a cleanup, an Event with no object in an activity or an empty reason", async () => {
+  const registry = new Registry();
+  expect(() => registry.on.cleanup(() => {}, { retries: 3 } as never)).toThrow(/only on.startup is retried/);
+  const said: string[] = [];
+  registry.on.startup(({ event }) => {
+    try { (event.info as (reason: string) => void)("Started"); } catch (e) { said.push(String(e)); }
+  }, { id: "s" });
+  registry.on.create("v1/configmaps", ({ event }) => {
+    try { event.info(""); } catch (e) { said.push(String(e)); }
+    return undefined;
+  }, { id: "tell" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply("v1/configmaps", { metadata: { name: "c" } });
+  await kit.logs.until("Handler 'tell' succeeded.");
+  expect(said).toEqual([
+    expect.stringMatching(/^TypeError: .*name the object the Event is about/),
+    expect.stringMatching(/^TypeError: .*the reason must be a non-empty string/),
+  ]);
+}, 30_000);
+
+test("an operator with nothing to do warns at start: `no handlers registered`", async () => {
+  await using kit = await startOperator({ registry: new Registry(), logLevel: "silent", timeout: 15_000 });
+  expect(kit.logs.lines.some((line) => line.includes("no handlers registered"))).toBe(true);
+}, 30_000);
+
+test("a startup handler that fails for good makes startOperator reject, naming it", async () => {
+  const registry = new Registry();
+  registry.on.startup(() => { throw new PermanentError("no vault"); }, { id: "vault" });
+  registry.on.event("v1/configmaps", () => {});
+  const error = await startOperator({ registry, logLevel: "silent", timeout: 15_000 }).then(() => undefined, (e: unknown) => e);
+  expect(String((error as Error)?.message)).toMatch(/vault/);
+}, 30_000);
+
+test("one virtual-clock operator at a time: a second startOperator({ clock: \"virtual\" }) is refused", async () => {
+  const registry = new Registry();
+  registry.on.event("v1/configmaps", () => {});
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent", timeout: 15_000 });
+  await expect(startOperator({ registry, clock: "virtual", logLevel: "silent" })).rejects.toThrow(/virtual/);
+  await kit.advance(1);
+}, 30_000);
+
+test("simulate() finds the guide's non-idempotent create: a crash after the first child, two children where the reference has one", async () => {
+  const Widgets = defineResource({
+    group: "blackbox.kobun.dev", kind: "Widget", plural: "widgets",
+    schema: { spec: Type.Object({ replicas: Type.Optional(Type.Integer()) }), status: Type.Object({}) },
+  });
+  const registry = new Registry();
+  registry.on.create(Widgets, async ({ name, body, api }) => {
+    for (const part of ["config", "secret-ref"]) {
+      const child = { apiVersion: "v1", kind: "ConfigMap", metadata: { generateName: `${name}-${part}-` }, data: {} };
+      await api.create(adopt(child, { owner: body }));
+    }
+  }, { id: "children" });
+  const error = await simulate({
+    registry,
+    scenario: async (world) => {
+      await world.apply(Widgets, { metadata: { name: "w1" }, spec: { replicas: 1 } });
+    },
+  }).then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(SimulationFailure);
+  const report = (error as Error).message;
+  expect(report).toContain(`simulate: schedule "1/0" fails (0 other schedules passed)`);   // as the guide shows it
+  expect(report).toContain("killed right after its 1st create of configmaps w1-config-*");
+  expect(report).toMatch(/configmaps default\/w1-(config|secret-ref)-\*: 2 objects where the reference has 1/);
+  expect(report).toContain("replay: simulate({ ...options, seed:");
+}, 60_000);
