@@ -6,6 +6,7 @@ import { expect, test } from "bun:test";
 import Type from "typebox";
 import { defineResource, Registry, sleep, type Index } from "kobun";
 import { startOperator } from "kobun/testing";
+import { within } from "./within.ts";
 
 const Things = () => defineResource({
   group: "blackbox.kobun.dev", kind: "Thing", plural: "things",
@@ -61,4 +62,27 @@ test("a daemon's ctx.spec is live; its patch and result are written when it retu
   // Both hold the finalizer while they run: the deletion waits for the timer to stop, then completes.
   await kit.delete(Things_, "t");
   await kit.gone(Things_, "t");
+}, 30_000);
+
+test("a deletion asks the daemon to stop (ctx.stopped), makes it (ctx.signal, cancellationBackoff later), then runs the delete handlers once", async () => {
+  const registry = new Registry();
+  const order: string[] = [];
+  const abortOf = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  const { promise: running, resolve: started } = Promise.withResolvers<void>();
+  registry.on.daemon("v1/configmaps", async ({ stopped, signal }) => {
+    order.push("started");
+    started();
+    await abortOf(stopped);
+    order.push("asked");
+    await abortOf(signal);
+    order.push("made to");
+  }, { id: "d", cancellationBackoff: 0.3 });
+  registry.on.delete("v1/configmaps", () => { order.push("delete handler"); }, { id: "del" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply("v1/configmaps", { metadata: { name: "d" } });
+  await kit.until("v1/configmaps", "d", (o) => o.metadata.finalizers?.length);
+  await within(running, 15_000, "the daemon's start");
+  await kit.delete("v1/configmaps", "d");
+  await kit.gone("v1/configmaps", "d");
+  expect(order).toEqual(["started", "asked", "made to", "delete handler"]);
 }, 30_000);

@@ -5,7 +5,7 @@
 
 import { expect, test } from "bun:test";
 import Type from "typebox";
-import { adopt, defineResource, PermanentError, Registry, TemporaryError } from "kobun";
+import { adopt, defineResource, FatalError, PermanentError, Registry, TemporaryError } from "kobun";
 import { simulate, SimulationFailure, startOperator } from "kobun/testing";
 
 test("on.startup is retried after a TemporaryError's delay; its success is logged; on.cleanup runs at the stop", async () => {
@@ -59,6 +59,17 @@ test("a startup handler that fails for good makes startOperator reject, naming i
   registry.on.event("v1/configmaps", () => {});
   const error = await startOperator({ registry, logLevel: "silent", timeout: 15_000 }).then(() => undefined, (e: unknown) => e);
   expect(String((error as Error)?.message)).toMatch(/vault/);
+  // Kopf's KopfRunner has exit_code: here the cause is run()'s FatalError, with the CLI's exit code.
+  expect((error as Error).cause).toBeInstanceOf(FatalError);
+  expect(((error as Error).cause as FatalError).exitCode).toBe(6);
+}, 30_000);
+
+test("a handled resource the API server does not serve makes startOperator reject: exit code 5, naming it", async () => {
+  const registry = new Registry();
+  registry.on.create("widgets.nothere.kobun.dev/v1", () => {}, { id: "w" });
+  const error = await startOperator({ registry, logLevel: "silent", timeout: 15_000 }).then(() => undefined, (e: unknown) => e);
+  expect((error as Error).message).toContain("widgets.nothere.kobun.dev/v1 is not served");
+  expect(((error as Error).cause as FatalError).exitCode).toBe(5);
 }, 30_000);
 
 test("one virtual-clock operator at a time: a second startOperator({ clock: \"virtual\" }) is refused", async () => {
