@@ -5,7 +5,8 @@
 import { expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, resolveSettings } from "kobun";
+import { ConfigError, Registry, resolveSettings } from "kobun";
+import { startOperator } from "kobun/testing";
 
 const root = join(import.meta.dir, "..", "..");
 const cli = join(root, "src", "cli.ts");
@@ -44,7 +45,7 @@ test("resolveSettings throws one ConfigError listing every problem with its key"
   for (const key of ["workers.limit", "workers.bogus", "handling.backoff"]) expect(message).toContain(key);
 });
 
-test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and key), a bad registration 3, no API server 4", async () => {
+test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and key), a bad registration or webhook id 3, no API server 4", async () => {
   // Under the checkout (.tmp/), so that the handler module's `import "kobun"` resolves as in a project.
   mkdirSync(join(root, ".tmp"), { recursive: true });
   const dir = mkdtempSync(join(root, ".tmp", "docs-blackbox-"));
@@ -52,6 +53,8 @@ test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and ke
     writeFileSync(join(dir, "bad.yaml"), "workers: { limit: -1, bogus: 2 }\nlogging: { level: loud }\n");
     mkdirSync(join(dir, "wrong"));
     writeFileSync(join(dir, "wrong", "a.ts"), 'import { on } from "kobun";\non.create("v1/configmaps", () => {}, { id: "x", retries: 0 });\n');
+    mkdirSync(join(dir, "webhook"));
+    writeFileSync(join(dir, "webhook", "a.ts"), 'import { on } from "kobun";\non.validate("v1/configmaps", () => {}, { id: "validate_size" });\n');
     mkdirSync(join(dir, "right"));
     writeFileSync(join(dir, "right", "a.ts"), 'import { on } from "kobun";\non.create("v1/configmaps", () => {}, { id: "x" });\n');
     writeFileSync(join(dir, "closed.kubeconfig"), [
@@ -60,10 +63,13 @@ test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and ke
       "users: [{ name: u, user: { token: t } }]", "contexts: [{ name: c, context: { cluster: c, user: u } }]", "",
     ].join("\n"));
     const run = (handlers: string) => ["run", join(dir, handlers), "--kubeconfig", join(dir, "closed.kubeconfig"), "-n", "default", "--standalone"];
-    const [unknown, flag, missing, config, registration, unreachable] = await Promise.all([
+    const [unknown, flag, missing, config, registration, webhook, unreachable] = await Promise.all([
       kobun(["bogus"]), kobun(["run", "--bogus"]), kobun(["run", "-n"]),
-      kobun(["run", "--config", join(dir, "bad.yaml"), "--standalone"]), kobun(run("wrong")), kobun(run("right")),
+      kobun(["run", "--config", join(dir, "bad.yaml"), "--standalone"]), kobun(run("wrong")),
+      kobun([...run("webhook"), "--webhooks-listen", "127.0.0.1:0"]), kobun(run("right")),
     ]);
+    expect(webhook.code).toBe(3);   // README: a webhook id that is not a DNS label, naming the id to pass instead
+    expect(webhook.stderr).toContain('pass { id: "validate-size" }');
     expect(registration.code).toBe(3);
     expect(registration.stderr).toContain("handler x: retries must be");
     expect(unreachable.code).toBe(4);
@@ -87,3 +93,26 @@ test("README's first command: `kobun dev --once` runs the demo (create, update, 
   expect(stdout).toContain("demo: deleted KobunExample/kobun-demo: gone (finalizer released)");
   expect(stdout).toMatch(/kubectl --kubeconfig \S+kubeconfig\.yaml/);
 }, 60_000);
+
+test("resources: enabled: false leaves a resource unwatched (its index empty, a warning names it); a labelSelector filters the watch", async () => {
+  mkdirSync(join(root, ".tmp"), { recursive: true });
+  const dir = mkdtempSync(join(root, ".tmp", "docs-blackbox-"));
+  try {
+    const file = join(dir, "kobun.yaml");
+    writeFileSync(file, "resources:\n  secrets: { enabled: false }\n  configmaps: { labelSelector: 'app=web' }\n");
+    const registry = new Registry();
+    registry.on.index("v1/secrets", ({ name }) => ({ [name]: name }), { id: "byName" });
+    registry.on.create("v1/configmaps", ({ indexes, patch }) => {
+      patch.metadata.labels = { app: "web", indexed: String(indexes.byName?.size) };
+    }, { id: "c" });
+    await using kit = await startOperator({ registry, logLevel: "silent", flags: { config: file }, timeout: 15_000 });
+    expect(kit.logs.lines.some((l) => l.includes("an index stays empty") && l.includes("resources.secrets.enabled"))).toBe(true);
+    await kit.apply("v1/secrets", { metadata: { name: "s" }, type: "Opaque" });
+    await kit.apply("v1/configmaps", { metadata: { name: "web", labels: { app: "web" } } });
+    await kit.apply("v1/configmaps", { metadata: { name: "other" } });
+    expect((await kit.until("v1/configmaps", "web", (o) => o.metadata.labels?.indexed)).metadata.labels?.indexed).toBe("0");
+    await kit.consistently("v1/configmaps", "other", (o) => !o?.metadata.labels?.indexed, { for: 300 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 30_000);
