@@ -1,0 +1,33 @@
+// Handler time (docs/testing.md "Virtual time") applied to what docs/daemons.md and docs/handlers.md
+// promise in seconds: a timer with `idle` waits until the object has been unchanged that long, then
+// ticks every `interval`; a handler's `timeout` counts from its first attempt and fails it for good.
+
+import { expect, test } from "bun:test";
+import { now, Registry, TemporaryError } from "kobun";
+import { startOperator } from "kobun/testing";
+
+test("timer { interval: 30, idle: 60 } and a handler { timeout: 25 } retried every 10 s, on the virtual clock", async () => {
+  const registry = new Registry();
+  let start = 0;
+  const seconds = () => (now().getTime() - start) / 1000;
+  const ticks: number[] = [];
+  const attempts: number[] = [];
+  registry.on.timer("v1/configmaps", () => { ticks.push(seconds()); }, { id: "tick", interval: 30, idle: 60 });
+  registry.on.create("v1/secrets", () => {
+    attempts.push(seconds());
+    throw new TemporaryError("not yet", { delay: 10 });
+  }, { id: "slow", timeout: 25 });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent", timeout: 15_000 });
+  start = kit.now().getTime();
+  await kit.apply("v1/configmaps", { metadata: { name: "c" }, data: { a: "1" } });
+  await kit.until("v1/configmaps", "c", (o) => o.metadata.finalizers?.length);   // the timer holds it
+  await kit.advance(50);
+  expect(ticks).toEqual([]);                           // not idle for 60 s yet
+  await kit.advance(70);
+  expect(ticks).toEqual([60, 90, 120]);
+  await kit.apply("v1/secrets", { metadata: { name: "s" }, type: "Opaque" });
+  await kit.logs.until("Handler 'slow' failed temporarily");
+  await kit.advance(40);
+  expect(attempts).toEqual([120, 130, 140]);          // the one due at 150 is past the 25 s: not called
+  await kit.logs.until(/Handler 'slow' failed permanently: handler slow timed out after 25s/);
+}, 30_000);
