@@ -6,7 +6,7 @@ import { expect, test } from "bun:test";
 import Type from "typebox";
 import { defineResource, Registry, sleep, type Index } from "kobun";
 import { startOperator } from "kobun/testing";
-import { within } from "./within.ts";
+import { within } from "./helpers.ts";
 
 const Things = () => defineResource({
   group: "blackbox.kobun.dev", kind: "Thing", plural: "things",

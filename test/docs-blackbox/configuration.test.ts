@@ -3,12 +3,12 @@
 // CLI), flags over the file, Kopf's --dev priority, and the README's first command (the demo).
 
 import { expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, Registry, resolveSettings } from "kobun";
 import { startOperator } from "kobun/testing";
+import { root, scratchDir } from "./helpers.ts";
 
-const root = join(import.meta.dir, "..", "..");
 const cli = join(root, "src", "cli.ts");
 
 async function kobun(args: string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -46,9 +46,7 @@ test("resolveSettings throws one ConfigError listing every problem with its key"
 });
 
 test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and key), a bad registration or webhook id 3, no API server 4", async () => {
-  // Under the checkout (.tmp/), so that the handler module's `import "kobun"` resolves as in a project.
-  mkdirSync(join(root, ".tmp"), { recursive: true });
-  const dir = mkdtempSync(join(root, ".tmp", "docs-blackbox-"));
+  const dir = scratchDir();
   try {
     writeFileSync(join(dir, "bad.yaml"), "workers: { limit: -1, bogus: 2 }\nlogging: { level: loud }\n");
     mkdirSync(join(dir, "wrong"));
@@ -95,8 +93,7 @@ test("README's first command: `kobun dev --once` runs the demo (create, update, 
 }, 60_000);
 
 test("resources: enabled: false leaves a resource unwatched (its index empty, a warning names it); a labelSelector filters the watch", async () => {
-  mkdirSync(join(root, ".tmp"), { recursive: true });
-  const dir = mkdtempSync(join(root, ".tmp", "docs-blackbox-"));
+  const dir = scratchDir();
   try {
     const file = join(dir, "kobun.yaml");
     writeFileSync(file, "resources:\n  secrets: { enabled: false }\n  configmaps: { labelSelector: 'app=web' }\n");

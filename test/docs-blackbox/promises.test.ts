@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import Type from "typebox";
 import { ApplyConflictError, defineResource, Registry, resource } from "kobun";
 import { startOperator } from "kobun/testing";
-import { within } from "./within.ts";
+import { within } from "./helpers.ts";
 
 const Examples = () => defineResource({
   group: "blackbox.kobun.dev", kind: "Example", plural: "examples",

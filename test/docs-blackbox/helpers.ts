@@ -1,0 +1,27 @@
+// What the docs-blackbox tests share: a bound on a wait for something a handler does (not an
+// object's state, which the kit's until awaits), and a scratch folder under the checkout's .tmp/,
+// where a handler module's `import "kobun"` resolves as it does in a project.
+
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+
+export const root = join(import.meta.dir, "..", "..");
+
+/** `promise`, or an error naming `what` once `ms` have passed; leaves no timer behind. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A fresh folder under .tmp/ (git ignores it); the caller removes it. */
+export function scratchDir(): string {
+  mkdirSync(join(root, ".tmp"), { recursive: true });
+  return mkdtempSync(join(root, ".tmp", "docs-blackbox-"));
+}
