@@ -3,7 +3,7 @@
 // CLI), flags over the file, Kopf's --dev priority, and the README's first command (the demo).
 
 import { expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, Registry, resolveSettings } from "kobun";
 import { startOperator } from "kobun/testing";
@@ -81,6 +81,15 @@ test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and ke
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}, 30_000);
+
+test("kobun docs lists every guide of this kobun (docs/ in the package); kobun version and --help exit 0", async () => {
+  const [docs, version, help] = await Promise.all([kobun(["docs"]), kobun(["version"]), kobun(["--help"])]);
+  expect([docs.code, version.code, help.code]).toEqual([0, 0, 0]);
+  const guides = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md") && f !== "README.md");
+  for (const guide of guides) expect(docs.stdout).toContain(join(root, "docs", guide));
+  const pkg = await Bun.file(join(root, "package.json")).json() as { version: string };
+  expect(version.stdout).toStartWith(`kobun ${pkg.version}`);
 }, 30_000);
 
 test("README's first command: `kobun dev --once` runs the demo (create, update, delete) against the sandbox and exits 0", async () => {
