@@ -6,6 +6,7 @@
 import { expect, test } from "bun:test";
 import { Logger, memorySink, Registry, resolveSettings, run } from "kobun";
 import { startSandbox } from "kobun/sandbox";
+import { within } from "./helpers.ts";
 
 const base = (url: string) => `${url}/api/v1/namespaces/default/configmaps`;
 
@@ -17,6 +18,22 @@ async function createConfigMap(url: string, name: string): Promise<void> {
   expect(response.status).toBe(201);
 }
 
+/** Resolves once the ConfigMap is gone: a GET, then a WATCH from its resourceVersion until DELETED. */
+async function deletion(url: string, name: string): Promise<void> {
+  const now = await fetch(`${base(url)}/${name}`);
+  if (now.status === 404) return;
+  const { metadata } = await now.json() as { metadata: { resourceVersion: string } };
+  const watch = await fetch(`${base(url)}?watch=1&fieldSelector=metadata.name%3D${name}&resourceVersion=${metadata.resourceVersion}`);
+  const reader = watch.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the watch of ${name} ended before its deletion`);
+    buffered += value;
+    if (buffered.includes('"type":"DELETED"')) return void reader.cancel();
+  }
+}
+
 function operator(kubeconfig: string, registry: Registry) {
   const stop = new AbortController();
   const settings = resolveSettings({ flags: { kubeconfig, namespaces: ["default"], standalone: true } });
@@ -25,25 +42,44 @@ function operator(kubeconfig: string, registry: Registry) {
   return { logs, stop: async () => { stop.abort(); await running; } };
 }
 
-test("after a restart, on.resume runs for the objects handled before, on.create for one made meanwhile, each once", async () => {
+/** A sandbox and a registry recording create, resume and delete calls; `handled` runs one operator until `name` is created. */
+async function world() {
   const sandbox = await startSandbox();
   const calls: string[] = [];
   const registry = new Registry();
   registry.on.create("v1/configmaps", ({ name }) => { calls.push(`create ${name}`); }, { id: "create_fn" });
   registry.on.resume("v1/configmaps", ({ name }) => { calls.push(`resume ${name}`); }, { id: "resume_fn" });
-  try {
+  registry.on.delete("v1/configmaps", ({ name }) => { calls.push(`delete ${name}`); }, { id: "delete_fn" });
+  const handled = async (name: string) => {
     const first = operator(sandbox.kubeconfigPath, registry);
     await first.logs.until(/operator ready/, { timeout: 15_000 });
-    await createConfigMap(sandbox.url, "old");
-    await first.logs.until(/Handler 'create_fn' succeeded\..*name=old/, { timeout: 15_000 });
+    await createConfigMap(sandbox.url, name);
+    await first.logs.until(new RegExp(`Handler 'create_fn' succeeded\\..*name=${name}`), { timeout: 15_000 });
     await first.stop();
-    await createConfigMap(sandbox.url, "new");
-    const second = operator(sandbox.kubeconfigPath, registry);
-    await second.logs.until(/Handler 'resume_fn' succeeded\..*name=old/, { timeout: 15_000 });
-    await second.logs.until(/Handler 'create_fn' succeeded\..*name=new/, { timeout: 15_000 });
-    await second.stop();
-    expect(calls.sort()).toEqual(["create new", "create old", "resume old"]);
-  } finally {
-    await sandbox.stop();
-  }
+  };
+  return { sandbox, calls, registry, handled, [Symbol.asyncDispose]: () => sandbox.stop() };
+}
+
+test("after a restart, on.resume runs for the objects handled before, on.create for one made meanwhile, each once", async () => {
+  await using w = await world();
+  await w.handled("old");
+  await createConfigMap(w.sandbox.url, "new");
+  const second = operator(w.sandbox.kubeconfigPath, w.registry);
+  await second.logs.until(/Handler 'resume_fn' succeeded\..*name=old/, { timeout: 15_000 });
+  await second.logs.until(/Handler 'create_fn' succeeded\..*name=new/, { timeout: 15_000 });
+  await second.stop();
+  expect(w.calls.sort()).toEqual(["create new", "create old", "resume old"]);
+}, 45_000);
+
+test("an object deleted while the operator was down: its delete handlers run at the restart, not resume (Kopf's deleted=False)", async () => {
+  await using w = await world();
+  await w.handled("going");
+  const deleted = await fetch(`${base(w.sandbox.url)}/going`, { method: "DELETE" });
+  expect(deleted.status).toBe(200);                       // held by kobun's finalizer
+  const second = operator(w.sandbox.kubeconfigPath, w.registry);
+  await second.logs.until(/Handler 'delete_fn' succeeded\..*name=going/, { timeout: 15_000 });
+  const gone = await within(deletion(w.sandbox.url, "going"), 15_000, "the object's removal").catch((e: unknown) => e);
+  await second.stop();
+  expect(gone).toBeUndefined();
+  expect(w.calls).toEqual(["create going", "delete going"]);
 }, 45_000);
