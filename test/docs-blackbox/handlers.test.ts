@@ -39,6 +39,17 @@ test("a result lands at status.<id>, the id defaults to the function's name, and
   expect(events.find((e) => e.reason === "Logging")?.type).toBe("Normal");
 }, 30_000);
 
+test("an anonymous handler's id is its kind, resource and place among those registered", async () => {
+  const { Sites, registry } = sites();
+  registry.on.create(Sites, () => ({ first: true }));
+  registry.on.create(Sites, () => ({ second: true }));
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply(Sites, { metadata: { name: "anon" }, spec: { size: 1 } });
+  const done = await kit.until(Sites, "anon", (o) => o.status?.["create/sites.blackbox.kobun.dev/v1#2"]);
+  expect(done.status?.["create/sites.blackbox.kobun.dev/v1#1"]).toEqual({ first: true });
+  expect(done.status?.["create/sites.blackbox.kobun.dev/v1#2"]).toEqual({ second: true });
+}, 30_000);
+
 test("a PermanentError is not retried: the failure stays, posted as a Warning `Logging` Event", async () => {
   const { Sites, registry } = sites();
   let calls = 0;
