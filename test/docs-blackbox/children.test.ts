@@ -81,3 +81,22 @@ test("event.exception posts the error's class as the reason and its message afte
   expect(exception?.message).toBe("ordering: no more widgets");
   expect(events.find((e) => e.reason === "Accepted")?.type).toBe("Normal");
 }, 30_000);
+
+test("Events as client-go's recorder posts them: identical ones counted into one, the 11th similar one combined", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", ({ event }) => {
+    for (let i = 0; i < 3; i++) event.info("Same", "identical");
+    for (let i = 0; i < 12; i++) event.info("Many", `message ${i}`);
+    event.warn("Last");
+  }, { id: "chatty" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  const cm = await kit.apply("v1/configmaps", { metadata: { name: "chatty" } });
+  const events = await kit.events(cm, {
+    until: (l) => l.some((e) => e.reason === "Last") && l.find((e) => e.reason === "Same")?.count === 3 &&
+      l.some((e) => e.message?.startsWith("(combined from similar events)") && e.count === 2),
+  });
+  const many = events.filter((e) => e.reason === "Many");
+  expect(many.length).toBe(11);                             // 10 apart, then one combined
+  expect(many.at(-1)?.message).toBe("(combined from similar events): message 11");
+  expect(events.filter((e) => e.reason === "Same").length).toBe(1);
+}, 30_000);
