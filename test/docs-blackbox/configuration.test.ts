@@ -29,6 +29,20 @@ test("durations are 500ms, 5s, 1m, 2h or a bare number of seconds; flags overrid
   expect(resolveSettings({ fileData: { handling: { backoff: "1m" } } }).handling.backoff).toBe(60);
 });
 
+test("./kobun.yaml is read when it exists; OTEL_* variables override the file's tracing, a bad one named; OTEL_SDK_DISABLED", () => {
+  const dir = scratchDir();
+  try {
+    writeFileSync(join(dir, "kobun.yaml"), "workers: { limit: 7 }\n");
+    expect(resolveSettings({ cwd: dir }).workers.limit).toBe(7);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const traced = resolveSettings({ fileData: { tracing: { serviceName: "a", endpoint: "http://x:4318" } }, env: { OTEL_SERVICE_NAME: "b" } });
+  expect(traced.tracing).toMatchObject({ serviceName: "b", endpoint: "http://x:4318" });
+  expect(() => resolveSettings({ env: { OTEL_TRACES_SAMPLER: "sometimes" } })).toThrow(/OTEL_TRACES_SAMPLER: expected one of/);
+  expect(resolveSettings({ env: { OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" } }).tracing.endpoint).toBeNull();
+});
+
 test("Kopf's --dev is priority 666", () => {
   expect(resolveSettings({ flags: { dev: true, standalone: false } as never }).peering.priority).toBe(666);
 });
