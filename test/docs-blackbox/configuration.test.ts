@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, Registry, resolveSettings } from "kobun";
 import { startOperator } from "kobun/testing";
-import { root, scratchDir } from "./helpers.ts";
+import { root, scratchDir, within } from "./helpers.ts";
 
 const cli = join(root, "src", "cli.ts");
 
@@ -136,3 +136,26 @@ test("resources: enabled: false leaves a resource unwatched (its index empty, a 
     rmSync(dir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("`npm start` (kobun dev --demo) keeps running after the demo, serves kubectl's kubeconfig, and Ctrl+C stops it with 0", async () => {
+  const child = Bun.spawn([process.execPath, cli, "dev", "--demo"], { cwd: root, stdout: "pipe", stderr: "pipe" });
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  const demoDone = (async () => {
+    while (!out.includes("demo: deleted")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`kobun dev ended before its demo did: ${out}`);
+      out += value;
+    }
+  })();
+  try {
+    await within(demoDone, 30_000, "the demo");
+    const kubeconfig = out.match(/--kubeconfig (\S+kubeconfig\.yaml)/)?.[1];
+    expect(await Bun.file(kubeconfig!).text()).toContain("server: ");
+    expect(child.exitCode).toBeNull();                      // still running
+    child.kill("SIGINT");
+    expect(await within(child.exited, 15_000, "the exit after SIGINT")).toBe(0);
+  } finally {
+    child.kill("SIGKILL");
+  }
+}, 60_000);
