@@ -1,7 +1,8 @@
 // testing.md's "Underneath" (startSandbox + run(), as its example writes them) used for what the kit
 // cannot do, a restart of the operator against the same API server: on.resume runs for an object
-// handled before (Kopf's), not for one created while the operator was down, whose create runs;
-// progress and results survive the restart.
+// handled before (Kopf's), not for one created while the operator was down, whose create runs; an
+// object deleted meanwhile gets its delete handlers; and (indexes.md) a handler at start-up sees an
+// index holding every object already there.
 
 import { expect, test } from "bun:test";
 import { Logger, memorySink, Registry, resolveSettings, run } from "kobun";
@@ -82,4 +83,22 @@ test("an object deleted while the operator was down: its delete handlers run at 
   await second.stop();
   expect(gone).toBeUndefined();
   expect(w.calls).toEqual(["create going", "delete going"]);
+}, 45_000);
+
+test("at start-up no handler runs before every index's first LIST: a handler sees every object already there", async () => {
+  await using w = await world();
+  for (const name of ["one", "two", "three"]) await createConfigMap(w.sandbox.url, name);
+  const secret = await fetch(`${w.sandbox.url}/api/v1/namespaces/default/secrets`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "first" }, type: "Opaque" }),
+  });
+  expect(secret.status).toBe(201);
+  const registry = new Registry();
+  registry.on.index("v1/configmaps", ({ name }) => ({ all: name }), { id: "configMaps" });
+  const seen: number[] = [];
+  registry.on.create("v1/secrets", ({ indexes }) => { seen.push(indexes.configMaps!.get("all").length); }, { id: "reader" });
+  const running = operator(w.sandbox.kubeconfigPath, registry);
+  await running.logs.until(/Handler 'reader' succeeded\..*name=first/, { timeout: 15_000 });
+  await running.stop();
+  expect(seen).toEqual([3]);
 }, 45_000);
