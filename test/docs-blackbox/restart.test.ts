@@ -51,6 +51,9 @@ async function world() {
   registry.on.create("v1/configmaps", ({ name }) => { calls.push(`create ${name}`); }, { id: "create_fn" });
   registry.on.resume("v1/configmaps", ({ name }) => { calls.push(`resume ${name}`); }, { id: "resume_fn" });
   registry.on.delete("v1/configmaps", ({ name }) => { calls.push(`delete ${name}`); }, { id: "delete_fn" });
+  registry.on.update("v1/configmaps", ({ name, diff }) => {
+    calls.push(`update ${name} ${diff.map((d) => `${d.path.join(".")}=${String(d.new)}`).join(",")}`);
+  }, { id: "update_fn" });
   const handled = async (name: string) => {
     const first = operator(sandbox.kubeconfigPath, registry);
     await first.logs.until(/operator ready/, { timeout: 15_000 });
@@ -70,6 +73,21 @@ test("after a restart, on.resume runs for the objects handled before, on.create 
   await second.logs.until(/Handler 'create_fn' succeeded\..*name=new/, { timeout: 15_000 });
   await second.stop();
   expect(w.calls.sort()).toEqual(["create new", "create old", "resume old"]);
+}, 45_000);
+
+test("an object changed while the operator was down: on.resume is mixed into that update, in one cycle", async () => {
+  await using w = await world();
+  await w.handled("changed");
+  const patched = await fetch(`${base(w.sandbox.url)}/changed`, {
+    method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ data: { v: "2" } }),
+  });
+  expect(patched.status).toBe(200);
+  const second = operator(w.sandbox.kubeconfigPath, w.registry);
+  const resumed = await second.logs.until(/Handler 'resume_fn' succeeded\..*name=changed/, { timeout: 15_000 });
+  await second.logs.until(/Handler 'update_fn' succeeded\..*name=changed/, { timeout: 15_000 });
+  await second.stop();
+  expect(resumed).toContain("cause=update");
+  expect(w.calls.sort()).toEqual(["create changed", "resume changed", "update changed data.v=2"]);
 }, 45_000);
 
 test("an object deleted while the operator was down: its delete handlers run at the restart, not resume (Kopf's deleted=False)", async () => {
