@@ -59,7 +59,7 @@ test("resolveSettings throws one ConfigError listing every problem with its key"
   for (const key of ["workers.limit", "workers.bogus", "handling.backoff"]) expect(message).toContain(key);
 });
 
-test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and key), a bad registration or webhook id 3, no API server 4", async () => {
+test("the CLI: bad usage (kobun test --simulate=abc too) exits 2, a bad kobun.yaml 3 (every problem, file and key), a bad registration or webhook id 3, no API server 4", async () => {
   const dir = scratchDir();
   try {
     writeFileSync(join(dir, "bad.yaml"), "workers: { limit: -1, bogus: 2 }\nlogging: { level: loud }\n");
@@ -75,11 +75,13 @@ test("the CLI: bad usage exits 2, a bad kobun.yaml 3 (every problem, file and ke
       "users: [{ name: u, user: { token: t } }]", "contexts: [{ name: c, context: { cluster: c, user: u } }]", "",
     ].join("\n"));
     const run = (handlers: string) => ["run", join(dir, handlers), "--kubeconfig", join(dir, "closed.kubeconfig"), "-n", "default", "--standalone"];
-    const [unknown, flag, missing, config, registration, webhook, unreachable] = await Promise.all([
+    const [unknown, flag, missing, config, registration, webhook, unreachable, budget] = await Promise.all([
       kobun(["bogus"]), kobun(["run", "--bogus"]), kobun(["run", "-n"]),
       kobun(["run", "--config", join(dir, "bad.yaml"), "--standalone"]), kobun(run("wrong")),
-      kobun([...run("webhook"), "--webhooks-listen", "127.0.0.1:0"]), kobun(run("right")),
+      kobun([...run("webhook"), "--webhooks-listen", "127.0.0.1:0"]), kobun(run("right")), kobun(["test", "--simulate=abc"]),
     ]);
+    expect(budget.code).toBe(2);     // testing.md: kobun test --simulate=N, N a positive whole number
+    expect(budget.stderr).toContain("must be a positive whole number");
     expect(webhook.code).toBe(3);   // README: a webhook id that is not a DNS label, naming the id to pass instead
     expect(webhook.stderr).toContain('pass { id: "validate-size" }');
     expect(registration.code).toBe(3);

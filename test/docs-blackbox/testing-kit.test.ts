@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import Type from "typebox";
 import { adopt, defineResource, FatalError, PermanentError, Registry, TemporaryError } from "kobun";
-import { simulate, SimulationFailure, startOperator } from "kobun/testing";
+import { simulate, SimulationFailure, startOperator, type World } from "kobun/testing";
 
 test("on.startup is retried after a TemporaryError's delay; its success is logged; on.cleanup runs at the stop", async () => {
   const registry = new Registry();
@@ -104,4 +104,27 @@ test("simulate() finds the guide's non-idempotent create: a crash after the firs
   expect(report).toContain("killed right after its 1st create of configmaps w1-config-*");
   expect(report).toMatch(/configmaps default\/w1-(config|secret-ref)-\*: 2 objects where the reference has 1/);
   expect(report).toContain("replay: simulate({ ...options, seed:");
+  const failure = error as SimulationFailure;
+  expect(failure.report).toBe(report);
+  expect(failure.failure.check).toBe("convergence");
+  expect(failure.schedule).toBeDefined();
+}, 60_000);
+
+test("simulate() refuses an unknown fault kind and a bad KOBUN_SIMULATE_SCHEDULES; a passing one resolves { runs, crashPoints, ms }", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", ({ patch }) => { patch.metadata.labels = { seen: "yes" }; }, { id: "seen" });
+  const scenario = async (world: World) => { await world.apply("v1/configmaps", { metadata: { name: "c" } }); };
+  await expect(simulate({ registry, scenario, faults: { bogus: true } as never })).rejects.toThrow(/no fault kind "bogus"/);
+  const before = process.env.KOBUN_SIMULATE_SCHEDULES;
+  process.env.KOBUN_SIMULATE_SCHEDULES = "abc";
+  try {
+    await expect(simulate({ registry, scenario })).rejects.toThrow(/KOBUN_SIMULATE_SCHEDULES must be a positive whole number/);
+  } finally {
+    if (before === undefined) delete process.env.KOBUN_SIMULATE_SCHEDULES;
+    else process.env.KOBUN_SIMULATE_SCHEDULES = before;
+  }
+  const passed = await simulate({ registry, scenario, schedules: 4 });
+  expect(passed.runs.length).toBe(4);
+  expect(passed.runs.every((r) => r.ok)).toBe(true);
+  expect(passed.crashPoints).toBeGreaterThanOrEqual(1);
 }, 60_000);
