@@ -1,0 +1,93 @@
+// What a reconcile's result and errors do (docs/reconcile.md, "The function and its context"):
+// `requeueAfter` and `TemporaryError(delay)` run it again after that long; a PermanentError is
+// logged, posted as a Warning Event (reason Reconcile) and not retried until the next change;
+// anything else retries with a per-object backoff that doubles from `reconcile.backoff.initial`
+// (kobun.yaml, globally or per resource), counted in ctx.retry and reset by a success; a call past
+// its `timeout` is aborted and retried.
+
+import { expect, test } from "bun:test";
+import { PermanentError, Registry, TemporaryError } from "kobun";
+import { Calls, operate, Widgets } from "./kit.ts";
+
+/** The gaps between successive calls, in seconds. */
+const gaps = (calls: { at: number }[]) => calls.slice(1).map((c, i) => (c.at - calls[i]!.at) / 1000);
+
+test("requeueAfter and TemporaryError's delay run it again after that long", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    const mine = calls.record(ctx);
+    if (ctx.name === "requeued" && mine < 2) return { requeueAfter: 0.3 };
+    if (ctx.name === "temporary" && mine < 1) throw new TemporaryError("not yet", { delay: 0.4 });
+  });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "requeued" }, spec: {} });
+  await kit.apply(Widgets, { metadata: { name: "temporary" }, spec: {} });
+  await calls.until((c) => c.filter((x) => x.name === "requeued").length >= 3, "three runs of the requeued widget");
+  await calls.until((c) => c.filter((x) => x.name === "temporary").length >= 2, "the temporary error's retry");
+  for (const gap of gaps(calls.of("requeued"))) expect(gap).toBeGreaterThanOrEqual(0.29);
+  expect(gaps(calls.of("temporary"))[0]).toBeGreaterThanOrEqual(0.39);
+  expect(calls.of("temporary")[1]!.retry).toBe(1);
+  const again = await kit.apply(Widgets, { metadata: { name: "temporary" }, spec: { size: 1 } });
+  await calls.until((c) => c.some((x) => x.generation === again.metadata.generation), "the change's run");
+  expect(calls.of("temporary").at(-1)!.retry).toBe(0); // the success before reset it
+}, 60_000);
+
+test("a PermanentError is posted as a Warning Event and waits for the next change", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    calls.record(ctx);
+    if (!ctx.labels.fixed) throw new PermanentError("spec.note is missing");
+  }, { id: "broken" });
+  await using kit = await operate(registry);
+  const made = await kit.apply(Widgets, { metadata: { name: "p" }, spec: {} });
+  const events = await kit.events(made, {
+    until: (list) => list.some((e) => e.type === "Warning" && e.reason === "Reconcile"),
+  });
+  expect(events.find((e) => e.reason === "Reconcile")!.message).toContain("spec.note is missing");
+  await kit.logs.until(/failed permanently/);
+  // With the default backoff (5 ms) a retry would have come long before the Event: none did.
+  expect(calls.of("p").length).toBe(1);
+  await kit.apply(Widgets, { metadata: { name: "p", labels: { fixed: "yes" } }, spec: {} });
+  await calls.until((c) => c.length >= 2, "the run after the change");
+  expect(calls.all.map((c) => c.labels.fixed ?? "-")).toEqual(["-", "yes"]);
+}, 60_000);
+
+test("other errors retry per object with a doubling backoff from kobun.yaml's resources: setting", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    const mine = calls.record(ctx);
+    if (mine < 3) throw new Error(`attempt ${mine} failed`);
+  });
+  // The global backoff stays at its default (5 ms); the resource's own starts at 150 ms.
+  const settings = { resources: { "widgets.blackbox.kobun.dev": { reconcile: { backoff: { initial: "150ms" } } } } };
+  await using kit = await operate(registry, settings);
+  await kit.apply(Widgets, { metadata: { name: "flaky" }, spec: {} });
+  await calls.until((c) => c.length >= 4, "three failures and a success");
+  expect(calls.all.map((c) => c.retry)).toEqual([0, 1, 2, 3]);
+  const [first, second, third] = gaps(calls.all);
+  expect(first).toBeGreaterThanOrEqual(0.14);
+  expect(second).toBeGreaterThanOrEqual(0.29);
+  expect(third).toBeGreaterThanOrEqual(0.59);
+  await kit.logs.until(/attempt 2 failed/);
+}, 60_000);
+
+test("a call past its timeout is aborted through its signal and retried", async () => {
+  const calls = new Calls();
+  const aborted: boolean[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, async (ctx) => {
+    const mine = calls.record(ctx);
+    if (mine > 0) return;
+    await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+    aborted.push(ctx.signal.aborted);
+  }, { timeout: 0.2 });
+  await using kit = await operate(registry, { reconcile: { backoff: { initial: "10ms" } } });
+  await kit.apply(Widgets, { metadata: { name: "slow" }, spec: {} });
+  await calls.until((c) => c.length >= 2, "the retry after the timeout");
+  expect(aborted).toEqual([true]);
+  expect(calls.all[1]!.retry).toBe(1);
+  expect(gaps(calls.all)[0]).toBeGreaterThanOrEqual(0.19);
+}, 60_000);
