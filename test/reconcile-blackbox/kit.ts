@@ -111,7 +111,8 @@ export const WIDGETS_PATH = "/apis/blackbox.kobun.dev/v1/namespaces/default/widg
  * kobun.yaml `settings` and probes on a free port; resolves once the operator is ready.
  */
 export async function runOperator(
-  registry: Registry, o: { settings?: object; before?: (post: Running["post"]) => Promise<void> } = {},
+  registry: Registry,
+  o: { settings?: object; namespaces?: string[]; before?: (post: Running["post"]) => Promise<void> } = {},
 ): Promise<Running> {
   const sandbox = await startSandbox();
   const stop = new AbortController();
@@ -128,7 +129,7 @@ export async function runOperator(
     await o.before?.(post);
     const settings = resolveSettings({
       flags: {
-        kubeconfig: sandbox.kubeconfigPath, namespaces: ["default"], standalone: true,
+        kubeconfig: sandbox.kubeconfigPath, namespaces: o.namespaces ?? ["default"], standalone: true,
         liveness: "http://127.0.0.1:0/healthz", ...(o.settings ? { config: configFile(o.settings) } : {}),
       },
     });

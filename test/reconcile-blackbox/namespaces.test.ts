@@ -1,0 +1,36 @@
+// ctx.cache's namespaces (docs/reconcile.md, "The cache"): a list reads the reconciled object's
+// namespace by default, another one when named, every watched one with `namespace: null`; a get
+// takes the namespace as its third argument.
+
+import { expect, test } from "bun:test";
+import { Registry, resource } from "kobun";
+import { Calls, runOperator, Widgets, WIDGETS_PATH } from "./kit.ts";
+
+test("list: the object's namespace by default, a named one, or null for all; get in another namespace", async () => {
+  const calls = new Calls();
+  const views: Record<string, unknown>[] = [];
+  const registry = new Registry();
+  const names = (list: { metadata: { name?: string } }[]) => list.map((c) => c.metadata.name).sort();
+  registry.on.reconcile(Widgets, (ctx) => {
+    views.push({
+      own: names(ctx.cache.list(resource.configmaps, { labelSelector: "test=ns" })),
+      other: names(ctx.cache.list(resource.configmaps, { namespace: "other", labelSelector: "test=ns" })),
+      all: names(ctx.cache.list(resource.configmaps, { namespace: null, labelSelector: "test=ns" })),
+      got: ctx.cache.get(resource.configmaps, "there", "other")?.metadata.namespace,
+      notHere: ctx.cache.get(resource.configmaps, "there") === undefined,
+    });
+    calls.record(ctx);
+  }, { watches: [{ resource: resource.configmaps, map: () => null }] });
+  const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { test: "ns" } } });
+  await using op = await runOperator(registry, {
+    namespaces: ["default", "other"],
+    before: async (post) => {
+      await post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } });
+      await post("/api/v1/namespaces/default/configmaps", configMap("here"));
+      await post("/api/v1/namespaces/other/configmaps", configMap("there"));
+    },
+  });
+  await op.post(WIDGETS_PATH, { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name: "w" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the widget's reconcile");
+  expect(views[0]).toEqual({ own: ["here"], other: ["there"], all: ["here", "there"], got: "other", notHere: true });
+}, 60_000);

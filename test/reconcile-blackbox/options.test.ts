@@ -1,0 +1,38 @@
+// More of a reconcile's options and errors (docs/reconcile.md, "The function and its context"):
+// `when` leaves refused objects alone until their next trigger; a TemporaryError without a delay
+// takes the backoff; any failure is logged with a Warning Event (reason Reconcile) on the object.
+
+import { expect, test } from "bun:test";
+import { Registry, TemporaryError } from "kobun";
+import { Calls, operate, Widgets } from "./kit.ts";
+
+test("when: a refused object is not reconciled, and is looked at again at its next trigger", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), { when: (ctx) => ctx.labels.on === "yes" });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "off" }, spec: {} });
+  await kit.consistently(Widgets, "off", (o) => o !== undefined, { for: 400 });
+  expect(calls.all.length).toBe(0);
+  await kit.apply(Widgets, { metadata: { name: "off", labels: { on: "yes" } }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the accepted object's reconcile");
+  expect(calls.all[0]!.labels.on).toBe("yes");
+}, 60_000);
+
+test("a TemporaryError without delay takes the backoff; each failure posts a Warning Event", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    if (calls.record(ctx) < 2) throw new TemporaryError("the bucket is not ready");
+  });
+  await using kit = await operate(registry, { reconcile: { backoff: { initial: "200ms" } } });
+  const made = await kit.apply(Widgets, { metadata: { name: "t" }, spec: {} });
+  await calls.until((c) => c.length >= 3, "two retries");
+  const [first, second] = calls.all.slice(1).map((c, i) => (c.at - calls.all[i]!.at) / 1000);
+  expect(first).toBeGreaterThanOrEqual(0.19);
+  expect(second).toBeGreaterThanOrEqual(0.39);
+  const events = await kit.events(made, {
+    until: (list) => list.filter((e) => e.type === "Warning" && e.reason === "Reconcile").length >= 1,
+  });
+  expect(events.some((e) => e.message?.includes("the bucket is not ready"))).toBe(true);
+}, 60_000);
