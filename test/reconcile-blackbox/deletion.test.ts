@@ -51,3 +51,21 @@ test("without finalizer, a deletion held by another finalizer is a state the fun
   await kit.apply(Widgets, { metadata: { name: "h", finalizers: [] }, spec: {} });
   await kit.gone(Widgets, "h");
 }, 60_000);
+
+test("the cleanup's ctx.patch is not written; once released, the object held by another finalizer runs nothing more", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    calls.record(ctx);
+    ctx.patch.metadata.labels = { written: ctx.deleting ? "while-deleting" : "before" };
+  }, { finalizer: true });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "k", finalizers: ["test.kobun.dev/hold"] }, spec: {} });
+  await kit.until(Widgets, "k", (o) => o.metadata.labels?.written === "before");
+  await kit.delete(Widgets, "k");
+  const released = await kit.until(Widgets, "k", (o) => !o.metadata.finalizers?.includes(FINALIZER));
+  expect(released.metadata.labels?.written).toBe("before");
+  expect(released.metadata.finalizers).toEqual(["test.kobun.dev/hold"]);
+  await kit.consistently(Widgets, "k", (o) => o?.metadata.labels?.written === "before", { for: 400 });
+  expect(calls.all.map((c) => c.deleting)).toEqual([false, true]);
+}, 60_000);

@@ -1,22 +1,28 @@
 // What it owns and watches (docs/reconcile.md, "What runs it"): a change of a child whose
 // controller ownerReference names a reconciled object runs that object's reconcile, but not when
 // the reference's uid is an older object's of the same name; a watched object runs the reconciles
-// its `map` names; a `map` that throws is logged and wakes nothing.
+// its `map` names; a `map` that throws is logged and wakes nothing; a relist of the children wakes
+// their owners.
 
 import { expect, test } from "bun:test";
-import { adopt, Registry, resource } from "kobun";
+import { adopt, Registry, resource, type ReconcileContext, type TargetObject } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
 
-test("an owned child's change and deletion run its owner; a child of a gone owner of the same name does not", async () => {
-  const calls = new Calls();
-  const registry = new Registry();
-  registry.on.reconcile(Widgets, async (ctx) => {
+/** A reconcile that creates its widget's ConfigMap `<name>-child` when the cache has none. */
+function ensureChild(calls: Calls) {
+  return async (ctx: ReconcileContext<TargetObject<typeof Widgets>>) => {
     calls.record(ctx);
     const name = `${ctx.name}-child`;
     if (!ctx.cache.get(resource.configmaps, name)) {
       await ctx.api.create(adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name } }, { owner: ctx.body }));
     }
-  }, { owns: [resource.configmaps] });
+  };
+}
+
+test("an owned child's change and deletion run its owner; a child of a gone owner of the same name does not", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, ensureChild(calls), { owns: [resource.configmaps] });
   await using kit = await operate(registry, { workers: { batchWindow: 0 } });
   const first = await kit.apply(Widgets, { metadata: { name: "o" }, spec: {} });
   const child = await kit.until(resource.configmaps, "o-child", (c) => c.metadata.ownerReferences?.length);
@@ -64,4 +70,17 @@ test("watches: map names the objects to run; a map that throws is logged and wak
   await kit.apply(resource.configmaps, { metadata: { name: "settings", annotations: { apps: "y" } } });
   await calls.until((c) => c.filter((x) => x.name === "y").length >= 2, "y's wake");
   expect(calls.of("y").length).toBe(2);
+}, 60_000);
+
+test("a relist of an owned resource wakes the owners its objects name", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, ensureChild(calls), { owns: [resource.configmaps] });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "l" }, spec: {} });
+  await kit.until(resource.configmaps, "l-child", (c) => c.metadata.ownerReferences?.length);
+  const before = calls.all.length;
+  kit.sandbox.faults.compact();
+  kit.sandbox.faults.expireWatches({ plural: "configmaps" });
+  await calls.until((c) => c.length > before, "the wake by the relisted child");
 }, 60_000);
