@@ -5,7 +5,7 @@
 // bounded, until every reconcile the test saw is counted.
 
 import { expect, test } from "bun:test";
-import { PermanentError, Registry } from "kobun";
+import { PermanentError, Registry, TemporaryError } from "kobun";
 import { Calls, runOperator, Widgets, WIDGETS_PATH } from "./kit.ts";
 
 const CONTROLLER = "widgets.blackbox.kobun.dev";
@@ -18,34 +18,37 @@ test("reconciles are counted under controller-runtime's names, and calls under k
     if (ctx.name === "requeued" && first) return { requeueAfter: 0.05 };
     if (ctx.name === "flaky" && first) throw new Error("once");
     if (ctx.name === "broken") throw new PermanentError("never");
-  }, { id: "metered" });
+    if (ctx.name === "later" && first) throw new TemporaryError("not yet", { delay: 0.05 });
+  }, { id: "metered", finalizer: true }); // kobun's finalizer first: a `requeue` per object
   await using op = await runOperator(registry, { settings: { workers: { limit: 7 } } });
-  for (const name of ["fine", "requeued", "flaky", "broken"]) {
+  for (const name of ["fine", "requeued", "flaky", "broken", "later"]) {
     await op.post(WIDGETS_PATH, { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name }, spec: {} });
   }
-  await calls.until((c) => c.length >= 6, "six calls (fine, requeued twice, flaky twice, broken)");
+  await calls.until((c) => c.length >= 8, "eight calls (fine, requeued twice, flaky twice, broken, later twice)");
   const total = (result: string) => `controller_runtime_reconcile_total{controller="${CONTROLLER}",result="${result}"}`;
   const runs = (outcome: string) =>
     `kobun_handler_runs_total{controller="${CONTROLLER}",handler="metered",cause="reconcile",outcome="${outcome}"}`;
   const active = `controller_runtime_active_workers{controller="${CONTROLLER}"}`;
   let last = new Map<string, number>();
-  const counted = () => [total("success"), total("error"), total("requeue_after")].reduce((n, s) => n + (last.get(s) ?? 0), 0);
+  const results = ["success", "error", "requeue_after", "requeue"];
+  const counted = () => results.reduce((n, result) => n + (last.get(total(result)) ?? 0), 0);
   const deadline = performance.now() + 15_000;
-  while ((counted() < 6 || last.get(active) !== 0) && performance.now() < deadline) {
+  while ((counted() < 13 || last.get(active) !== 0) && performance.now() < deadline) {
     last = await op.metrics();
-    if (counted() < 6) await Bun.sleep(20); // no event to wait on: the counters are read again, bounded
+    if (counted() < 13) await Bun.sleep(20); // no event to wait on: the counters are read again, bounded
   }
   const value = (series: string) => last.get(series) ?? 0;
   expect({
     success: value(total("success")), error: value(total("error")), requeueAfter: value(total("requeue_after")),
-  }).toEqual({ success: 3, error: 2, requeueAfter: 1 });
-  expect(value(`controller_runtime_reconcile_errors_total{controller="${CONTROLLER}"}`)).toBe(2);
-  expect(value(`controller_runtime_reconcile_time_seconds_count{controller="${CONTROLLER}"}`)).toBe(6);
+    requeue: value(total("requeue")),
+  }).toEqual({ success: 4, error: 3, requeueAfter: 1, requeue: 5 }); // a throw of any kind is an `error`
+  expect(value(`controller_runtime_reconcile_errors_total{controller="${CONTROLLER}"}`)).toBe(3);
+  expect(value(`controller_runtime_reconcile_time_seconds_count{controller="${CONTROLLER}"}`)).toBe(13);
   expect(value(`controller_runtime_max_concurrent_reconciles{controller="${CONTROLLER}"}`)).toBe(7);
   expect(last.has(active)).toBe(true);
   expect([...last.keys()].some((s) => s.startsWith("workqueue_adds_total{") && s.includes(CONTROLLER))).toBe(true);
   expect([...last.keys()].some((s) => s.startsWith("workqueue_depth{"))).toBe(true);
   expect({ success: value(runs("success")), retry: value(runs("retry")), failure: value(runs("failure")) })
-    .toEqual({ success: 4, retry: 1, failure: 1 });
-  expect(value(`kobun_handler_duration_seconds_count{controller="${CONTROLLER}",handler="metered"}`)).toBe(6);
+    .toEqual({ success: 5, retry: 2, failure: 1 });
+  expect(value(`kobun_handler_duration_seconds_count{controller="${CONTROLLER}",handler="metered"}`)).toBe(8);
 }, 60_000);
