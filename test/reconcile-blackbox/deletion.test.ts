@@ -48,8 +48,12 @@ test("without finalizer, a deletion held by another finalizer is a state the fun
   const [, marked] = await calls.until((c) => c.length >= 2, "the deletion mark's reconcile");
   expect(marked!.deletionTimestamp).toBeDefined();
   expect(marked!.deleting).toBe(false);
+  const released = calls.all.length;
   await kit.apply(Widgets, { metadata: { name: "h", finalizers: [] }, spec: {} });
   await kit.gone(Widgets, "h");
+  // Once it is gone, nothing is called (a window for a call that would come; none must).
+  await kit.consistently(Widgets, "h", (o) => o === undefined, { for: 400 });
+  expect(calls.all.length).toBeLessThanOrEqual(released + 1); // at most the finalizer's removal, seen before it went
 }, 60_000);
 
 test("the cleanup's ctx.patch is not written; once released, the object held by another finalizer runs nothing more", async () => {

@@ -1,6 +1,6 @@
 // ctx.cache's namespaces (docs/reconcile.md, "The cache"): a list reads the reconciled object's
 // namespace by default, another one when named, every watched one with `namespace: null`; a get
-// takes the namespace as its third argument.
+// takes the namespace as its third argument; a cluster-scoped resource ignores the namespace.
 
 import { expect, test } from "bun:test";
 import { Registry, resource } from "kobun";
@@ -18,9 +18,11 @@ test("list: the object's namespace by default, a named one, or null for all; get
       all: names(ctx.cache.list(resource.configmaps, { namespace: null, labelSelector: "test=ns" })),
       got: ctx.cache.get(resource.configmaps, "there", "other")?.metadata.namespace,
       notHere: ctx.cache.get(resource.configmaps, "there") === undefined,
+      // Cluster-scoped: the namespace is ignored.
+      cluster: names(ctx.cache.list(resource.namespaces, { namespace: "default" })),
     });
     calls.record(ctx);
-  }, { watches: [{ resource: resource.configmaps, map: () => null }] });
+  }, { watches: [{ resource: resource.configmaps, map: () => null }, { resource: resource.namespaces, map: () => null }] });
   const configMap = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels: { test: "ns" } } });
   await using op = await runOperator(registry, {
     namespaces: ["default", "other"],
@@ -32,5 +34,7 @@ test("list: the object's namespace by default, a named one, or null for all; get
   });
   await op.post(WIDGETS_PATH, { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name: "w" }, spec: {} });
   await calls.until((c) => c.length >= 1, "the widget's reconcile");
-  expect(views[0]).toEqual({ own: ["here"], other: ["there"], all: ["here", "there"], got: "other", notHere: true });
+  expect(views[0]).toEqual({ own: ["here"], other: ["there"], all: ["here", "there"], got: "other", notHere: true,
+    cluster: expect.arrayContaining(["default", "other"]),
+  });
 }, 60_000);

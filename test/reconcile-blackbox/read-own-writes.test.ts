@@ -3,11 +3,22 @@
 // ctx.api shows in ctx.cache at once, in the same call and the next one; with
 // `reconcile.readOwnWrites: false` the cache is an informer's (a child just made is not there);
 // and with the object's own watch late, a requeued reconcile runs on its last status write, not
-// on the older version the watch still holds.
+// on the older version the watch still holds, and so does one woken by its child.
 
 import { expect, test } from "bun:test";
-import { adopt, Registry, resource } from "kobun";
+import { adopt, Registry, resource, type ReconcileContext, type ReconcileResult, type TargetObject } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
+
+/** A reconcile that counts its runs in status.children, from the status it runs on; `seen` keeps what each saw. */
+function counting(calls: Calls, seen: (number | undefined)[], then: (next: number) => ReconcileResult) {
+  return (ctx: ReconcileContext<TargetObject<typeof Widgets>>): ReconcileResult => {
+    seen.push(ctx.status?.children);
+    calls.record(ctx);
+    const next = (ctx.status?.children ?? 0) + 1;
+    ctx.patch.status.children = next;
+    return then(next);
+  };
+}
 
 test("our own writes show in ctx.cache at once, in the call and the next, while the watch lags", async () => {
   const calls = new Calls();
@@ -74,13 +85,7 @@ test("a requeued reconcile runs on its own last status write while the object's 
   const calls = new Calls();
   const seen: (number | undefined)[] = [];
   const registry = new Registry();
-  registry.on.reconcile(Widgets, (ctx) => {
-    seen.push(ctx.status?.children);
-    calls.record(ctx);
-    const next = (ctx.status?.children ?? 0) + 1;
-    ctx.patch.status.children = next;
-    return next < 4 ? { requeueAfter: next === 1 ? 0.3 : 0.05 } : undefined;
-  });
+  registry.on.reconcile(Widgets, counting(calls, seen, (next) => (next < 4 ? { requeueAfter: next === 1 ? 0.3 : 0.05 } : undefined)));
   await using kit = await operate(registry);
   await kit.apply(Widgets, { metadata: { name: "n" }, spec: {} });
   await calls.until((c) => c.length >= 1, "the first run");
@@ -89,4 +94,21 @@ test("a requeued reconcile runs on its own last status write while the object's 
   // Each run saw the count its predecessor wrote, sooner than the lagging watch could show it.
   expect(seen).toEqual([undefined, 1, 2, 3]);
   expect((calls.all[3]!.at - calls.all[1]!.at) / 1000).toBeLessThan(3);
+}, 60_000);
+
+test("a reconcile woken by its child runs on its own last status write while the object's watch lags", async () => {
+  const calls = new Calls();
+  const seen: (number | undefined)[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, counting(calls, seen, () => undefined), { owns: [resource.configmaps] });
+  await using kit = await operate(registry);
+  const made = await kit.apply(Widgets, { metadata: { name: "k" }, spec: {} });
+  await kit.until(Widgets, "k", (o) => o.status?.children === 1);
+  kit.sandbox.faults.delayWatches(3000, { plural: "widgets" });
+  const owner = { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", name: "k", uid: made.metadata.uid!, controller: true };
+  for (const round of ["1", "2"]) {
+    await kit.apply(resource.configmaps, { metadata: { name: "k-child", ownerReferences: [owner] }, data: { round } });
+    await calls.until((c) => c.length >= Number(round) + 1, `the wake of round ${round}`);
+  }
+  expect(seen).toEqual([undefined, 1, 2]);
 }, 60_000);

@@ -1,12 +1,13 @@
 // What a reconcile's result and errors do (docs/reconcile.md, "The function and its context"):
 // `requeueAfter` and `TemporaryError(delay)` run it again after that long; a PermanentError is
-// logged, posted as a Warning Event (reason Reconcile) and not retried until the next change;
+// logged, posted as a Warning Event (reason Reconcile) and not retried until the next change (or a
+// wake by what it owns);
 // anything else retries with a per-object backoff that doubles from `reconcile.backoff.initial`
 // (kobun.yaml, globally or per resource), counted in ctx.retry and reset by a success; a call past
 // its `timeout` is aborted and retried.
 
 import { expect, test } from "bun:test";
-import { PermanentError, Registry, TemporaryError } from "kobun";
+import { PermanentError, Registry, resource, TemporaryError } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
 
 /** The gaps between successive calls, in seconds. */
@@ -33,13 +34,13 @@ test("requeueAfter and TemporaryError's delay run it again after that long", asy
   expect(calls.of("temporary").at(-1)!.retry).toBe(0); // the success before reset it
 }, 60_000);
 
-test("a PermanentError is posted as a Warning Event and waits for the next change", async () => {
+test("a PermanentError is posted as a Warning Event and waits for the next change, or a wake by what it owns", async () => {
   const calls = new Calls();
   const registry = new Registry();
   registry.on.reconcile(Widgets, (ctx) => {
     calls.record(ctx);
-    if (!ctx.labels.fixed) throw new PermanentError("spec.note is missing");
-  }, { id: "broken" });
+    if (!ctx.cache.get(resource.configmaps, `${ctx.name}-input`)) throw new PermanentError("spec.note is missing");
+  }, { id: "broken", owns: [resource.configmaps] });
   await using kit = await operate(registry);
   const made = await kit.apply(Widgets, { metadata: { name: "p" }, spec: {} });
   const events = await kit.events(made, {
@@ -49,9 +50,12 @@ test("a PermanentError is posted as a Warning Event and waits for the next chang
   await kit.logs.until(/failed permanently/);
   // With the default backoff (5 ms) a retry would have come long before the Event: none did.
   expect(calls.of("p").length).toBe(1);
-  await kit.apply(Widgets, { metadata: { name: "p", labels: { fixed: "yes" } }, spec: {} });
+  await kit.apply(Widgets, { metadata: { name: "p", labels: { fixed: "not yet" } }, spec: {} });
   await calls.until((c) => c.length >= 2, "the run after the change");
-  expect(calls.all.map((c) => c.labels.fixed ?? "-")).toEqual(["-", "yes"]);
+  const owner = { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", name: "p", uid: made.metadata.uid!, controller: true };
+  await kit.apply(resource.configmaps, { metadata: { name: "p-input", ownerReferences: [owner] } });
+  await calls.until((c) => c.length >= 3, "the run woken by its child");
+  expect(calls.all.map((c) => c.labels.fixed ?? "-")).toEqual(["-", "not yet", "not yet"]);
 }, 60_000);
 
 test("other errors retry per object with a doubling backoff from kobun.yaml's resources: setting", async () => {
