@@ -4,11 +4,20 @@
 // wake by what it owns);
 // anything else retries with a per-object backoff that doubles from `reconcile.backoff.initial`
 // (kobun.yaml, globally or per resource), counted in ctx.retry and reset by a success; a call past
-// its `timeout` is aborted and retried.
+// its `timeout` is aborted and retried; the backoff stops at `max`; on a virtual clock, `kit.advance`
+// brings requeues and retries due.
 
 import { expect, test } from "bun:test";
-import { PermanentError, Registry, resource, TemporaryError } from "kobun";
+import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
+
+/** A reconcile whose first `n` calls of an object throw a plain Error ("attempt <i> failed"). */
+function failsFirst(calls: Calls, n: number): (ctx: ReconcileContext<any>) => void {
+  return (ctx) => {
+    const attempt = calls.record(ctx);
+    if (attempt < n) throw new Error(`attempt ${attempt} failed`);
+  };
+}
 
 /** The gaps between successive calls, in seconds. */
 const gaps = (calls: { at: number }[]) => calls.slice(1).map((c, i) => (c.at - calls[i]!.at) / 1000);
@@ -61,10 +70,7 @@ test("a PermanentError is posted as a Warning Event and waits for the next chang
 test("other errors retry per object with a doubling backoff from kobun.yaml's resources: setting", async () => {
   const calls = new Calls();
   const registry = new Registry();
-  registry.on.reconcile(Widgets, (ctx) => {
-    const mine = calls.record(ctx);
-    if (mine < 3) throw new Error(`attempt ${mine} failed`);
-  });
+  registry.on.reconcile(Widgets, failsFirst(calls, 3));
   // The global backoff stays at its default (5 ms); the resource's own starts at 150 ms.
   const settings = { resources: { "widgets.blackbox.kobun.dev": { reconcile: { backoff: { initial: "150ms" } } } } };
   await using kit = await operate(registry, settings);
@@ -94,4 +100,38 @@ test("a call past its timeout is aborted through its signal and retried", async 
   expect(aborted).toEqual([true]);
   expect(calls.all[1]!.retry).toBe(1);
   expect(gaps(calls.all)[0]).toBeGreaterThanOrEqual(0.19);
+}, 60_000);
+
+test("the backoff stops doubling at reconcile.backoff.max", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, failsFirst(calls, 6));
+  await using kit = await operate(registry, { reconcile: { backoff: { initial: "50ms", max: "100ms" } } });
+  await kit.apply(Widgets, { metadata: { name: "capped" }, spec: {} });
+  await calls.until((c) => c.length >= 7, "six failures and a success");
+  const waits = gaps(calls.all);
+  expect(waits[0]).toBeGreaterThanOrEqual(0.045);
+  for (const wait of waits.slice(1)) expect(wait).toBeGreaterThanOrEqual(0.095);
+  // Uncapped, the last waits would be 0.8 s and 1.6 s.
+  expect(waits.slice(-2).reduce((a, b) => a + b)).toBeLessThan(1.2);
+}, 60_000);
+
+test("on a virtual clock, kit.advance() brings a requeue and a backoff due", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    const call = calls.record(ctx);
+    if (call === 0) return { requeueAfter: 3600 };
+    if (call === 1) throw new TemporaryError("later", { delay: 600 });
+  });
+  await using kit = await operate(registry, undefined, { clock: "virtual" });
+  await kit.apply(Widgets, { metadata: { name: "v" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the first run");
+  await kit.advance(3599);
+  expect(calls.all.length).toBe(1);
+  await kit.advance(1);
+  await calls.until((c) => c.length >= 2, "the requeue an hour later");
+  await kit.advance(600);
+  await calls.until((c) => c.length >= 3, "the retry ten minutes later");
+  expect(calls.all[2]!.retry).toBe(1);
 }, 60_000);

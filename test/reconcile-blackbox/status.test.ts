@@ -1,7 +1,7 @@
 // Status writes (docs/reconcile.md, "The function and its context"): ctx.patch is written after
 // the function returns, status.observedGeneration set for you; conditions through the conditions
-// helper; nothing is written when it throws; a status that would change nothing is not sent; and a
-// status write does not run the reconcile again.
+// helper; nothing is written when it throws; a status that would change nothing is not sent; a
+// status write does not run the reconcile again; the object and its status take a request each.
 
 import { expect, test } from "bun:test";
 import { conditions, Registry } from "kobun";
@@ -40,4 +40,27 @@ test("status with observedGeneration and a condition; unchanged status not sent;
   expect(unwritten?.status?.observedGeneration).toBe(2);
   // Each write above was the reconcile's own: none ran it again (3 + 1 + 1 calls).
   expect(calls.all.length).toBe(5);
+}, 60_000);
+
+test("ctx.patch is written in one request for the object and one for its status", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    calls.record(ctx);
+    ctx.patch.metadata.labels = { seen: "yes" };
+    ctx.patch.metadata.annotations = { by: "reconcile" };
+    ctx.patch.status.ready = true;
+    ctx.patch.status.children = 1;
+  });
+  await using kit = await operate(registry);
+  const before = kit.sandbox.stats.requests("patch", { plural: "widgets" });
+  await kit.apply(Widgets, { metadata: { name: "one" }, spec: {} });
+  const done = await kit.until(Widgets, "one", (o) => o.status?.ready && o.metadata.labels?.seen);
+  expect(done.metadata.annotations?.by).toBe("reconcile");
+  expect(done.status?.children).toBe(1);
+  // The label change ran it once more; that run's patch changes nothing, and is not sent.
+  await calls.until((c) => c.length >= 2, "the run for the new labels");
+  await kit.consistently(Widgets, "one", (o) => o?.metadata.resourceVersion === done.metadata.resourceVersion, { for: 300 });
+  // The kit's apply (a PATCH, server-side apply), then the object's and the status's.
+  expect(kit.sandbox.stats.requests("patch", { plural: "widgets" }) - before).toBe(3);
 }, 60_000);
