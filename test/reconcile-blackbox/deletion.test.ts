@@ -2,7 +2,8 @@
 // kobun.dev/finalizer (added before the first reconcile), calls the function with ctx.deleting,
 // keeps the object while it throws and releases it once it returns; a requeue while deleting
 // keeps it too, until a call returns nothing. Without it, a deletion held by someone else's
-// finalizer is one more state: the function sees deletionTimestamp, and ctx.deleting false.
+// finalizer is one more state: the function sees deletionTimestamp, and ctx.deleting false. A
+// daemon's finalizer makes a deletion the reconcile's too; an object `when` refuses is not held.
 
 import { expect, test } from "bun:test";
 import { Registry } from "kobun";
@@ -72,4 +73,35 @@ test("the cleanup's ctx.patch is not written; once released, the object held by 
   expect(released.metadata.finalizers).toEqual(["test.kobun.dev/hold"]);
   await kit.consistently(Widgets, "k", (o) => o?.metadata.labels?.written === "before", { for: 400 });
   expect(calls.all.map((c) => c.deleting)).toEqual([false, true]);
+}, 60_000);
+
+test("a daemon holds kobun's finalizer: the reconcile (without finalizer: true) sees ctx.deleting", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.daemon(Widgets, async ({ signal }) => {
+    await new Promise((stopped) => signal.addEventListener("abort", stopped, { once: true }));
+  });
+  registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx));
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "d" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the first run");
+  await kit.delete(Widgets, "d");
+  await kit.gone(Widgets, "d");
+  expect(calls.all.map((c) => c.deleting)).toEqual([false, true]);
+}, 60_000);
+
+test("an object `when` refuses gets no finalizer from finalizer: true", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), {
+    finalizer: true, when: (ctx) => ctx.labels.refused !== "yes",
+  });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "refused", labels: { refused: "yes" } }, spec: {} });
+  await kit.apply(Widgets, { metadata: { name: "taken" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the accepted object's run");
+  expect(calls.all[0]!.finalizers).toEqual([FINALIZER]);
+  await kit.delete(Widgets, "refused");
+  await kit.gone(Widgets, "refused"); // not held
+  expect(calls.of("refused")).toEqual([]);
 }, 60_000);

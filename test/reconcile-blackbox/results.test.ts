@@ -65,6 +65,7 @@ test("a PermanentError is posted as a Warning Event and waits for the next chang
   await kit.apply(resource.configmaps, { metadata: { name: "p-input", ownerReferences: [owner] } });
   await calls.until((c) => c.length >= 3, "the run woken by its child");
   expect(calls.all.map((c) => c.labels.fixed ?? "-")).toEqual(["-", "not yet", "not yet"]);
+  expect(calls.all.map((c) => c.retry)).toEqual([0, 0, 0]); // a run after a PermanentError is not a retry
 }, 60_000);
 
 test("other errors retry per object with a doubling backoff from kobun.yaml's resources: setting", async () => {
