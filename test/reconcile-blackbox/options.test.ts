@@ -1,7 +1,8 @@
 // More of a reconcile's options and errors (docs/reconcile.md, "The function and its context"):
 // `when` leaves refused objects alone until their next trigger; a TemporaryError without a delay
 // takes the backoff; any failure is logged with a Warning Event (reason Reconcile) on the object;
-// a cache read of an unwatched resource is such a failure; `workers.limit` bounds the reconciles at once.
+// a cache read of an unwatched resource is such a failure; a reconcile's default id names its
+// resource; `workers.limit` bounds the reconciles at once.
 
 import { expect, test } from "bun:test";
 import { Registry, resource, TemporaryError } from "kobun";
@@ -49,6 +50,16 @@ test("a cache read of an unwatched resource fails the reconcile, which is retrie
   await calls.until((c) => c.length >= 2, "the retry");
   expect(calls.all[1]!.retry).toBe(1);
   await kit.logs.until(/Reconcile 'tidy' failed.*ctx\.cache cannot read secrets/);
+}, 60_000);
+
+test("a reconcile of an arrow function is named after its resource", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, () => {
+    throw new TemporaryError("named?", { delay: 60 });
+  });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "n" }, spec: {} });
+  await kit.logs.until(/Reconcile 'reconcile widgets\.blackbox\.kobun\.dev\/v1' failed/);
 }, 60_000);
 
 test("workers.limit bounds how many objects are reconciled at once", async () => {

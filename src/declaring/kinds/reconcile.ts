@@ -156,7 +156,10 @@ export function reconcileSpecOf(
 
 function selectorText(selector: ResourceSelector): string {
   if (typeof selector === "string") return selector;
-  return [selector.plural, selector.group, selector.version].filter(Boolean).join(".");
+  // A token as a selector names it ("widgets.example.com/v1", "v1/configmaps"), not "widgets.example.com.v1".
+  const { plural, group, version } = selector;
+  if (group) return version ? `${plural}.${group}/${version}` : `${plural}.${group}`;
+  return version ? `${version}/${plural}` : plural;
 }
 
 /** on.reconcile, recording into `store` (whose `reconciles` refuses a second one per resource). */
