@@ -1,6 +1,7 @@
 // ctx.cache's namespaces (docs/reconcile.md, "The cache"): a list reads the reconciled object's
 // namespace by default, another one when named, every watched one with `namespace: null`; a get
-// takes the namespace as its third argument; a cluster-scoped resource ignores the namespace.
+// takes the namespace as its third argument; a cluster-scoped resource ignores the namespace; and
+// kobun.yaml's `resources:` selectors narrow what the cache of an owned resource holds.
 
 import { expect, test } from "bun:test";
 import { Registry, resource } from "kobun";
@@ -37,4 +38,25 @@ test("list: the object's namespace by default, a named one, or null for all; get
   expect(views[0]).toEqual({ own: ["here"], other: ["there"], all: ["here", "there"], got: "other", notHere: true,
     cluster: expect.arrayContaining(["default", "other"]),
   });
+}, 60_000);
+
+test("kobun.yaml's resources: selector narrows what an owned resource's cache holds", async () => {
+  const calls = new Calls();
+  const views: string[][] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    views.push(ctx.cache.list(resource.configmaps).map((c) => c.metadata.name!).sort());
+    calls.record(ctx);
+  }, { owns: [resource.configmaps] });
+  await using op = await runOperator(registry, {
+    settings: { resources: { configmaps: { labelSelector: "keep=yes" } } },
+    before: async (post) => {
+      const configMap = (name: string, keep: string) => ({ metadata: { name, labels: { keep } } });
+      await post("/api/v1/namespaces/default/configmaps", configMap("kept", "yes"));
+      await post("/api/v1/namespaces/default/configmaps", configMap("left", "no"));
+    },
+  });
+  await op.post(WIDGETS_PATH, { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name: "w" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the widget's reconcile");
+  expect(views[0]).toEqual(["kept"]);
 }, 60_000);
