@@ -25,6 +25,7 @@ export const Widgets = defineResource({
 /** One call of a reconcile, as the test saw it. */
 export interface Call {
   name: string;
+  namespace: string | undefined;
   generation: number | undefined;
   resourceVersion: string | undefined;
   labels: Record<string, string>;
@@ -45,7 +46,7 @@ export class Calls {
   record(ctx: ReconcileContext<any>): number {
     const before = this.of(ctx.name).length;
     const call: Call = {
-      name: ctx.name, generation: ctx.body.metadata.generation, resourceVersion: ctx.body.metadata.resourceVersion,
+      name: ctx.name, namespace: ctx.namespace, generation: ctx.body.metadata.generation, resourceVersion: ctx.body.metadata.resourceVersion,
       labels: { ...ctx.labels }, retry: ctx.retry, deleting: ctx.deleting,
       deletionTimestamp: ctx.body.metadata.deletionTimestamp, finalizers: [...(ctx.body.metadata.finalizers ?? [])],
       at: performance.now(),

@@ -60,3 +60,30 @@ test("kobun.yaml's resources: selector narrows what an owned resource's cache ho
   await calls.until((c) => c.length >= 1, "the widget's reconcile");
   expect(views[0]).toEqual(["kept"]);
 }, 60_000);
+
+test("a watches map's key takes the watched object's namespace unless it names one", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), {
+    watches: [{
+      resource: resource.configmaps,
+      map: (cm) => (cm.metadata.labels?.to === "here" ? { name: "w" } : { name: "w", namespace: "default" }),
+    }],
+  });
+  const widget = { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name: "w" }, spec: {} };
+  await using op = await runOperator(registry, {
+    namespaces: ["default", "other"],
+    before: async (post) => {
+      await post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "other" } });
+      await post(WIDGETS_PATH, widget);
+      await post(WIDGETS_PATH.replace("/default/", "/other/"), widget);
+    },
+  });
+  await calls.until((c) => c.length >= 2, "both widgets' start-up runs");
+  const inOther = (c: { namespace?: string }[]) => c.filter((x) => x.namespace === "other").length;
+  await op.post("/api/v1/namespaces/other/configmaps", { metadata: { name: "a", labels: { to: "here" } } });
+  await calls.until((c) => inOther(c) >= 2, "other/w woken");
+  await op.post("/api/v1/namespaces/other/configmaps", { metadata: { name: "b", labels: { to: "default" } } });
+  await calls.until((c) => c.filter((x) => x.namespace === "default").length >= 2, "default/w woken");
+  expect(inOther(calls.all)).toBe(2);
+}, 60_000);
