@@ -113,7 +113,7 @@ export const WIDGETS_PATH = "/apis/blackbox.kobun.dev/v1/namespaces/default/widg
  */
 export async function runOperator(
   registry: Registry,
-  o: { settings?: object; namespaces?: string[]; before?: (post: Running["post"]) => Promise<void> } = {},
+  o: { settings?: object; namespaces?: string[]; before?: (post: Running["post"], sandbox: Sandbox) => Promise<void> } = {},
 ): Promise<Running> {
   const sandbox = await startSandbox();
   const stop = new AbortController();
@@ -127,7 +127,7 @@ export async function runOperator(
   };
   try {
     for (const crd of registry.definitions()) await post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
-    await o.before?.(post);
+    await o.before?.(post, sandbox);
     const settings = resolveSettings({
       flags: {
         kubeconfig: sandbox.kubeconfigPath, namespaces: o.namespaces ?? ["default"], standalone: true,

@@ -66,7 +66,11 @@ test("start-up reconciles each existing object once, owned children already cach
   }, { owns: [resource.configmaps] });
   const widget = (name: string) => ({ apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name }, spec: {} });
   await using op = await runOperator(registry, {
-    before: async (post) => {
+    settings: { watching: { backoff: { initial: "50ms" } } },
+    before: async (post, sandbox) => {
+      // The children's first listings fail (a LIST, or a watch that streams the list first): no
+      // reconcile may run before one succeeds.
+      for (const verb of ["list", "watch"]) sandbox.faults.failNext(3, 500, { verb, plural: "configmaps" });
       for (const name of ["a", "b", "c"]) {
         const made = await post(WIDGETS_PATH, widget(name));
         const child = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${name}-child` } };
@@ -75,8 +79,11 @@ test("start-up reconciles each existing object once, owned children already cach
     },
   });
   await calls.until((c) => ["a", "b", "c"].every((n) => c.some((x) => x.name === n)), "the start-up reconciles");
-  // Every child existed before the operator started: the first reconcile of each saw its own.
+  // Every child existed before the operator started: the first reconcile of each saw its own,
+  // though the children's stream had to try four times.
   expect([...childSeen.entries()].sort()).toEqual([["a", true], ["b", true], ["c", true]]);
+  const listings = ["list", "watch"].map((verb) => op.sandbox.stats.requests(verb, { plural: "configmaps" }));
+  expect(listings[0]! + listings[1]!).toBeGreaterThanOrEqual(4);
   // A watch that expires (410 Gone) is listed again: the objects found unchanged run nothing.
   op.sandbox.faults.compact();
   op.sandbox.faults.expireWatches({ plural: "widgets" });
