@@ -5,10 +5,11 @@
 // anything else retries with a per-object backoff that doubles from `reconcile.backoff.initial`
 // (kobun.yaml, globally or per resource), counted in ctx.retry and reset by a success; a call past
 // its `timeout` is aborted and retried; the backoff stops at `max`; on a virtual clock, `kit.advance`
-// brings requeues and retries due.
+// brings requeues and retries due; requeueAfter 0 (or less) is at once, and a result that is none of
+// these is an error that names it.
 
 import { expect, test } from "bun:test";
-import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext } from "kobun";
+import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext, type ReconcileResult } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
 
 /** A reconcile whose first `n` calls of an object throw a plain Error ("attempt <i> failed"). */
@@ -135,4 +136,19 @@ test("on a virtual clock, kit.advance() brings a requeue and a backoff due", asy
   await kit.advance(600);
   await calls.until((c) => c.length >= 3, "the retry ten minutes later");
   expect(calls.all[2]!.retry).toBe(1);
+}, 60_000);
+
+test("requeueAfter 0 or less runs it again at once; a result that is not one is an error naming it", async () => {
+  const calls = new Calls();
+  const results: Record<string, unknown> = { zero: { requeueAfter: 0 }, past: { requeueAfter: -5 }, nan: { requeueAfter: NaN } };
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    if (calls.record(ctx) === 0) return results[ctx.name] as ReconcileResult;
+  }, { id: "results" });
+  await using kit = await operate(registry, { reconcile: { backoff: { initial: "10ms" } } });
+  for (const name of Object.keys(results)) await kit.apply(Widgets, { metadata: { name }, spec: {} });
+  await calls.until((c) => Object.keys(results).every((name) => c.filter((x) => x.name === name).length >= 2), "a second run of each");
+  expect(calls.of("zero")[1]!.retry).toBe(0); // a requeue, not a retry
+  expect(calls.of("nan")[1]!.retry).toBe(1);
+  await kit.logs.until(/on\.reconcile "results" returned \{ requeueAfter: NaN \}: return nothing \(done\) or \{ requeueAfter: seconds \}/);
 }, 60_000);

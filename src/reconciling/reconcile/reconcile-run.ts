@@ -7,6 +7,7 @@
 // annotations, finalizers and deletion mark (`on: "generation"`), or every version (`on: "any"`).
 // reconciler.ts runs it inside the object's cycle (its worker, ownership, finalizer and writes).
 
+import { inspect } from "node:util";
 import type { KubeObject, Resource } from "../../kube/index.ts";
 import { clock, linkedSignal, type Logger } from "../../util/index.ts";
 import { PermanentError, TemporaryError, HandlerTimeoutError } from "../../declaring/index.ts";
@@ -75,7 +76,7 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
     // Ended after a freeze, a deletion or shutdown took the object: its plan is never written, so
     // nothing of it counts (not reconciled, not a failure, no Event): it runs again when ours again.
     if (signal.aborted) return { kind: "aborted" };
-    return done(compactPatch(ctx.patch), result, seconds());
+    return done(spec.id, compactPatch(ctx.patch), result, seconds());
   } catch (thrown) {
     if (signal.aborted) return { kind: "aborted" };
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
@@ -110,12 +111,23 @@ export function triggers(body: KubeObject, on: ReconcileSpec["on"]): string {
   return JSON.stringify([m.generation, m.labels, m.annotations, m.finalizers, m.deletionTimestamp ?? null]);
 }
 
-function done(patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
-  const requeue = (result as { requeueAfter?: unknown } | undefined)?.requeueAfter;
-  // As controller-runtime's RequeueAfter: 0 (or less) is no requeue.
-  if (typeof requeue === "number" && requeue > 0) return { kind: "done", patch, requeueMs: requeue * 1000, seconds };
-  return { kind: "done", patch, seconds };
+/**
+ * Nothing returned: done. `{ requeueAfter }`: again after that many seconds, 0 or less meaning at once (as
+ * kube-rs's `Action::requeue(Duration::ZERO)`; an explicit 0 here is no Go zero value meaning "unset").
+ * Anything else is a bug of the function, thrown (so retried, with its warning) rather than taken as done.
+ */
+function done(id: string, patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
+  if (result === undefined || result === null) return { kind: "done", patch, seconds };
+  const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : undefined;
+  if (typeof requeue !== "number" || !Number.isFinite(requeue)) {
+    throw new TypeError(
+      `on.reconcile "${id}" returned ${inspect(result, { breakLength: Infinity })}: return nothing (done) ` +
+        "or { requeueAfter: seconds }, a finite number (0: again at once)",
+    );
+  }
+  return { kind: "done", patch, requeueMs: Math.max(0, requeue) * 1000, seconds };
 }
+
 
 function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;
