@@ -1,7 +1,8 @@
 // What runs a reconcile (docs/reconcile.md, "What runs it"), seen from outside: by default a new
 // generation, labels, annotations and finalizers, never a status change (its own or anyone's);
-// with `on: "any"` every new version; at start-up every existing object once, its owned children
-// already in the cache, and a relist does not run them again.
+// with `on: "any"` every new version (and objects without a generation under either); at start-up
+// every existing object once, its owned children already in the cache, and a relist does not run
+// them again.
 
 import { expect, test } from "bun:test";
 import { adopt, Registry, resource } from "kobun";
@@ -54,6 +55,17 @@ test("on: \"any\" runs it for a status change too, its own once, then it settles
   expect(calls.all.length).toBe(2);
   const patched = await kit.patchStatus(Widgets, "w", { children: 1 });
   await calls.until((c) => c.some((x) => x.resourceVersion === patched.metadata.resourceVersion), "the status change's run");
+}, 60_000);
+
+test("objects without a generation (ConfigMaps) are run by every new version, by default too", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(resource.configmaps, (ctx) => void calls.record(ctx));
+  await using kit = await operate(registry, QUICK);
+  await kit.apply(resource.configmaps, { metadata: { name: "c" }, data: { a: "1" } });
+  await calls.until((c) => c.length >= 1, "the first run");
+  const changed = await kit.apply(resource.configmaps, { metadata: { name: "c" }, data: { a: "2" } });
+  await calls.until((c) => c.some((x) => x.resourceVersion === changed.metadata.resourceVersion), "the data change's run");
 }, 60_000);
 
 test("start-up reconciles each existing object once, owned children already cached; a relist runs none again", async () => {
