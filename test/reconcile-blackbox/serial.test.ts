@@ -1,10 +1,11 @@
 // One reconcile of an object at a time, changes meanwhile run it once more on the latest state;
 // an object deleted and made again under the same name never gets the old one's writes; and the
 // registration rules: one reconcile per resource, never beside handlers by cause on it
-// (docs/reconcile.md, "Reconcile, or handlers by cause?", "Guarantees shared with the other handlers").
+// (docs/reconcile.md, "Reconcile, or handlers by cause?", "Guarantees shared with the other handlers");
+// owns and watches that name no resource are refused when registered.
 
 import { expect, test } from "bun:test";
-import { Registry } from "kobun";
+import { Registry, resource } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
 
 test("never two reconciles of one object at once; changes while it runs make one more run, on the latest", async () => {
@@ -68,3 +69,12 @@ test("a reconcile beside on.create of one resource does not start, naming both; 
     expect(error.message).toContain("on.create");
   });
 }, 60_000);
+
+test("owns and watches that name no resource are refused at registration, naming the option", () => {
+  const register = (options: object) => () => new Registry().on.reconcile(Widgets, () => {}, options);
+  expect(register({ owns: ["apps//deployments"] })).toThrow(/on\.reconcile ".*": owns: cannot read resource selector "apps\/\/deployments"/);
+  expect(register({ owns: "configmaps" })).toThrow(/owns must be a list/);
+  expect(register({ watches: [{ resource: "apps//x", map: () => null }] })).toThrow(/watches: cannot read resource selector/);
+  expect(register({ watches: [{ resource: "configmaps" }] })).toThrow(/each of watches needs a resource and a map function/);
+  expect(register({ owns: [resource.configmaps, "apps/v1/deployments"] })).not.toThrow();
+});
