@@ -7,7 +7,6 @@
 // annotations, finalizers and deletion mark (`on: "generation"`), or every version (`on: "any"`).
 // reconciler.ts runs it inside the object's cycle (its worker, ownership, finalizer and writes).
 
-import { inspect } from "node:util";
 import type { KubeObject, Resource } from "../../kube/index.ts";
 import { clock, linkedSignal, type Logger } from "../../util/index.ts";
 import { PermanentError, TemporaryError, HandlerTimeoutError } from "../../declaring/index.ts";
@@ -121,11 +120,23 @@ function done(id: string, patch: Record<string, any> | undefined, result: unknow
   const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : undefined;
   if (typeof requeue !== "number" || !Number.isFinite(requeue)) {
     throw new TypeError(
-      `on.reconcile "${id}" returned ${inspect(result, { breakLength: Infinity })}: return nothing (done) ` +
+      `on.reconcile "${id}" returned ${shown(result)}: return nothing (done) ` +
         "or { requeueAfter: seconds }, a finite number (0: again at once)",
     );
   }
   return { kind: "done", patch, requeueMs: Math.max(0, requeue) * 1000, seconds };
+}
+
+/** A returned value as the error shows it (node:util's inspect stays unloaded: otel-bundle.test.ts). */
+function shown(value: unknown): string {
+  const text = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : String(v));
+  if (typeof value !== "object" || value === null) return text(value);
+  if ("requeueAfter" in value) return `{ requeueAfter: ${text((value as { requeueAfter: unknown }).requeueAfter)} }`;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
 }
 
 
