@@ -1,5 +1,6 @@
 // One reconcile of an object at a time, changes meanwhile run it once more on the latest state;
-// an object deleted and made again under the same name never gets the old one's writes; and the
+// an object deleted and made again under the same name never gets the old one's writes (the
+// deletion aborts the old one's running reconcile); and the
 // registration rules: one reconcile per resource, never beside handlers by cause on it
 // (docs/reconcile.md, "Reconcile, or handlers by cause?", "Guarantees shared with the other handlers");
 // owns and watches that name no resource are refused when registered.
@@ -37,10 +38,14 @@ test("never two reconciles of one object at once; changes while it runs make one
 test("an object made again under the same name never gets the old one's writes", async () => {
   const calls = new Calls();
   const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+  let oldAborted: boolean | undefined;
   const registry = new Registry();
   registry.on.reconcile(Widgets, async (ctx) => {
     calls.record(ctx);
-    if (ctx.spec.note === "old") await gate; // held while the object is deleted and made again
+    if (ctx.spec.note === "old") {
+      await gate; // held while the object is deleted and made again
+      oldAborted = ctx.signal.aborted;
+    }
     ctx.patch.status.ready = ctx.spec.note !== "old";
     ctx.patch.metadata.labels = { written: ctx.spec.note ?? "-" };
   });
@@ -54,6 +59,7 @@ test("an object made again under the same name never gets the old one's writes",
   open(); // the old object's reconcile ends now, its patch in hand
   const fresh = await kit.until(Widgets, "r", (o) => o.metadata.labels?.written === "new");
   expect(fresh.status?.ready).toBe(true);
+  expect(oldAborted).toBe(true); // the deletion aborted the old object's reconcile
   await kit.consistently(Widgets, "r", (o) => o?.metadata.labels?.written !== "old" && o?.status?.ready !== false, { for: 500 });
 }, 60_000);
 
