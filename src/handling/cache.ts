@@ -93,7 +93,10 @@ export class CacheView implements Cache {
   private need(target: ReconcileTarget<any>): CachedResource {
     const cached = this.lookup(target);
     if (cached) return cached;
-    const named = typeof target === "string" ? target : JSON.stringify({ ...target });
+    // A token by its name as selectors write it ("secrets", "widgets.example.com"), as the docs promise.
+    const named = typeof target === "string"
+      ? target
+      : resourceName({ group: target.group ?? "", plural: target.plural });
     throw new Error(`ctx.cache cannot read ${named}: the operator does not watch it; ${this.howToDeclare}`);
   }
 

@@ -180,6 +180,11 @@ export interface ApplyRequest {
   shape?: ApplyShape;
 }
 
+function withoutManaged(object: any): any {
+  const { managedFields: _, ...metadata } = object.metadata ?? {};
+  return { ...object, metadata };
+}
+
 /** the object after `applied` is applied by `req.manager` to `live` (undefined: a create) */
 export function applyConfiguration(live: any | undefined, applied: any, req: ApplyRequest): any {
   const appliedSet = fieldsOf(applied, req.shape);
@@ -212,8 +217,12 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     if (!l) continue;
     if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
   }
+  // As kube-apiserver: an apply that changes nothing (same fields, same values) keeps its entry's
+  // time, so the write stays a no-op (no new resourceVersion, no watch event).
+  const unchanged = before !== undefined && live !== undefined && before.apiVersion === req.apiVersion
+    && deepEqual(before.fieldsV1, appliedSet) && deepEqual(withoutManaged(result), withoutManaged(live));
   const entry: ManagedEntry = {
-    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: req.now,
+    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: unchanged ? before.time : req.now,
     fieldsType: "FieldsV1", fieldsV1: appliedSet,
     ...(req.subresource ? { subresource: req.subresource } : {}),
   };

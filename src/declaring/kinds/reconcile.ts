@@ -123,6 +123,25 @@ export interface ReconcileSpec {
   when: ((ctx: ObjectContext<any>) => boolean) | undefined;
 }
 
+/** `owns` or `watches`: a list, each entry naming a resource as a selector or a token (as handlers' `children`). */
+function checkTargets<E>(
+  id: string, option: string, list: readonly E[] | undefined, target: (entry: E) => unknown,
+): void {
+  if (list === undefined) return;
+  if (!Array.isArray(list)) {
+    const example = `[resource.configmaps, "apps/v1/deployments"]`;
+    throw new RegistrationError(`on.reconcile "${id}": ${option} must be a list, e.g. ${example}`);
+  }
+  for (const entry of list) {
+    const named = target(entry);
+    try {
+      parseSelector(named as ResourceSelector);
+    } catch (error) {
+      throw new RegistrationError(`on.reconcile "${id}": ${option}: ${(error as Error).message}`);
+    }
+  }
+}
+
 /** Checks the options as registration reads them; a bad one is a RegistrationError naming it. */
 export function reconcileSpecOf(
   selector: ResourceSelector, fn: ReconcileFn<any>, options: ReconcileOptions<any>,
@@ -138,11 +157,13 @@ export function reconcileSpecOf(
   if (options.timeout !== undefined && !(options.timeout > 0)) {
     throw new RegistrationError(`on.reconcile "${id}": timeout must be a number of seconds above 0`);
   }
-  for (const watched of options.watches ?? []) {
+  checkTargets(id, "owns", options.owns, (owned) => owned);
+  checkTargets(id, "watches", options.watches, (watched) => {
     if (typeof watched?.map !== "function") {
       throw new RegistrationError(`on.reconcile "${id}": each of watches needs a resource and a map function`);
     }
-  }
+    return watched.resource;
+  });
   return {
     id, selector, wanted: parseSelector(selector), fn,
     owns: [...(options.owns ?? [])] as ResourceSelector[],
@@ -156,7 +177,10 @@ export function reconcileSpecOf(
 
 function selectorText(selector: ResourceSelector): string {
   if (typeof selector === "string") return selector;
-  return [selector.plural, selector.group, selector.version].filter(Boolean).join(".");
+  // A token as a selector names it ("widgets.example.com/v1", "v1/configmaps"), not "widgets.example.com.v1".
+  const { plural, group, version } = selector;
+  if (group) return version ? `${plural}.${group}/${version}` : `${plural}.${group}`;
+  return version ? `${version}/${plural}` : plural;
 }
 
 /** on.reconcile, recording into `store` (whose `reconciles` refuses a second one per resource). */

@@ -72,7 +72,9 @@ export async function reconcileWithFinalizer(
   try {
     const verdict = await tracedCall(env.spec.id, state.failures, () => callReconcile({
       spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools: env.tools,
-      cache: env.cache(body.metadata.namespace), deleting, retry: state.failures, backoff: env.backoff, signal,
+      cache: env.cache(body.metadata.namespace), retry: state.failures, backoff: env.backoff, signal,
+      // ctx.deleting: a deletion kobun holds (its finalizer); one held only by others is just a state.
+      deleting: action === "run-delete-handlers",
       wrote: (answer) => (plan.newest = answer.metadata.resourceVersion ?? plan.newest), echoes: env.echoes,
     }));
     report(env, body, verdict, state.failures);

@@ -75,7 +75,7 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
     // Ended after a freeze, a deletion or shutdown took the object: its plan is never written, so
     // nothing of it counts (not reconciled, not a failure, no Event): it runs again when ours again.
     if (signal.aborted) return { kind: "aborted" };
-    return done(compactPatch(ctx.patch), result, seconds());
+    return done(spec.id, compactPatch(ctx.patch), result, seconds());
   } catch (thrown) {
     if (signal.aborted) return { kind: "aborted" };
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
@@ -110,12 +110,35 @@ export function triggers(body: KubeObject, on: ReconcileSpec["on"]): string {
   return JSON.stringify([m.generation, m.labels, m.annotations, m.finalizers, m.deletionTimestamp ?? null]);
 }
 
-function done(patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
-  const requeue = (result as { requeueAfter?: unknown } | undefined)?.requeueAfter;
-  // As controller-runtime's RequeueAfter: 0 (or less) is no requeue.
-  if (typeof requeue === "number" && requeue > 0) return { kind: "done", patch, requeueMs: requeue * 1000, seconds };
-  return { kind: "done", patch, seconds };
+/**
+ * Nothing returned: done. `{ requeueAfter }`: again after that many seconds, 0 or less meaning at once (as
+ * kube-rs's `Action::requeue(Duration::ZERO)`; an explicit 0 here is no Go zero value meaning "unset").
+ * Anything else is a bug of the function, thrown (so retried, with its warning) rather than taken as done.
+ */
+function done(id: string, patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
+  if (result === undefined || result === null) return { kind: "done", patch, seconds };
+  const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : undefined;
+  if (typeof requeue !== "number" || !Number.isFinite(requeue)) {
+    throw new TypeError(
+      `on.reconcile "${id}" returned ${shown(result)}: return nothing (done) ` +
+        "or { requeueAfter: seconds }, a finite number (0: again at once)",
+    );
+  }
+  return { kind: "done", patch, requeueMs: Math.max(0, requeue) * 1000, seconds };
 }
+
+/** A returned value as the error shows it (node:util's inspect stays unloaded: otel-bundle.test.ts). */
+function shown(value: unknown): string {
+  const text = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : String(v));
+  if (typeof value !== "object" || value === null) return text(value);
+  if ("requeueAfter" in value) return `{ requeueAfter: ${text((value as { requeueAfter: unknown }).requeueAfter)} }`;
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
 
 function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;

@@ -1,0 +1,54 @@
+// Metrics (docs/reconcile.md, "Metrics"), scraped from the operator's /metrics: controller-runtime's
+// controller_runtime_reconcile_total{controller,result} by result, _errors_total, _time_seconds,
+// _active_workers, _max_concurrent_reconciles, the workqueue_* family, and kobun_handler_runs_total
+// with cause="reconcile" per outcome. A counter has no event to await: the scrape is repeated,
+// bounded, until every reconcile the test saw is counted.
+
+import { expect, test } from "bun:test";
+import { PermanentError, Registry, TemporaryError } from "kobun";
+import { Calls, runOperator, Widgets, WIDGETS_PATH } from "./kit.ts";
+
+const CONTROLLER = "widgets.blackbox.kobun.dev";
+
+test("reconciles are counted under controller-runtime's names, and calls under kobun_handler_runs_total", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    const first = calls.record(ctx) === 0;
+    if (ctx.name === "requeued" && first) return { requeueAfter: 0.05 };
+    if (ctx.name === "flaky" && first) throw new Error("once");
+    if (ctx.name === "broken") throw new PermanentError("never");
+    if (ctx.name === "later" && first) throw new TemporaryError("not yet", { delay: 0.05 });
+  }, { id: "metered", finalizer: true }); // kobun's finalizer first: a `requeue` per object
+  await using op = await runOperator(registry, { settings: { workers: { limit: 7 } } });
+  for (const name of ["fine", "requeued", "flaky", "broken", "later"]) {
+    await op.post(WIDGETS_PATH, { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name }, spec: {} });
+  }
+  await calls.until((c) => c.length >= 8, "eight calls (fine, requeued twice, flaky twice, broken, later twice)");
+  const total = (result: string) => `controller_runtime_reconcile_total{controller="${CONTROLLER}",result="${result}"}`;
+  const runs = (outcome: string) =>
+    `kobun_handler_runs_total{controller="${CONTROLLER}",handler="metered",cause="reconcile",outcome="${outcome}"}`;
+  const active = `controller_runtime_active_workers{controller="${CONTROLLER}"}`;
+  let last = new Map<string, number>();
+  const results = ["success", "error", "requeue_after", "requeue"];
+  const counted = () => results.reduce((n, result) => n + (last.get(total(result)) ?? 0), 0);
+  const deadline = performance.now() + 15_000;
+  while ((counted() < 13 || last.get(active) !== 0) && performance.now() < deadline) {
+    last = await op.metrics();
+    if (counted() < 13) await Bun.sleep(20); // no event to wait on: the counters are read again, bounded
+  }
+  const value = (series: string) => last.get(series) ?? 0;
+  expect({
+    success: value(total("success")), error: value(total("error")), requeueAfter: value(total("requeue_after")),
+    requeue: value(total("requeue")),
+  }).toEqual({ success: 4, error: 3, requeueAfter: 1, requeue: 5 }); // a throw of any kind is an `error`
+  expect(value(`controller_runtime_reconcile_errors_total{controller="${CONTROLLER}"}`)).toBe(3);
+  expect(value(`controller_runtime_reconcile_time_seconds_count{controller="${CONTROLLER}"}`)).toBe(13);
+  expect(value(`controller_runtime_max_concurrent_reconciles{controller="${CONTROLLER}"}`)).toBe(7);
+  expect(last.has(active)).toBe(true);
+  expect([...last.keys()].some((s) => s.startsWith("workqueue_adds_total{") && s.includes(CONTROLLER))).toBe(true);
+  expect([...last.keys()].some((s) => s.startsWith("workqueue_depth{"))).toBe(true);
+  expect({ success: value(runs("success")), retry: value(runs("retry")), failure: value(runs("failure")) })
+    .toEqual({ success: 5, retry: 2, failure: 1 });
+  expect(value(`kobun_handler_duration_seconds_count{controller="${CONTROLLER}",handler="metered"}`)).toBe(8);
+}, 60_000);
