@@ -122,7 +122,7 @@ describe.each(selectedTargets())("Secret stringData on %s", (targetName: TargetN
     expect([nulled.status, contents(nulled.body)]).toEqual([200, { data: { n: "" }, stringData: undefined }]);
   }, 60_000);
 
-  test("a stringData value that is not a string: 400 on POST and PUT, 422 on a patch, 500 on apply; nothing stored", async () => {
+  test("a stringData value that is not a string: 400 on POST and PUT, 422 on a patch, 500 on apply; a bad key: 422; nothing stored", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-stringdata");
     const send = requests(t, `/api/v1/namespaces/${ns}/secrets`);
@@ -165,6 +165,16 @@ describe.each(selectedTargets())("Secret stringData on %s", (targetName: TargetN
     expect(await send("PATCH", "/s?fieldManager=ap", applied("s", { stringData: { a: { b: ["x", 1, null] } } }), APPLY))
       .toEqual(internal('.stringData.a: expected string, got &value.valueUnstructured{Value:map[string]interface {}{"b":[]interface {}{"x", 1, interface {}(nil)}}}'));
     expect(await send("PATCH", "/s?fieldManager=ap", applied("s", { stringData: true }), APPLY)).toEqual(internal(".stringData: expected map, got &{true}"));
+
+    // once merged, stringData's keys are data's, held to the config-key rule (one bad key each: the server's map order is random)
+    const badKey = (key: string, why: string) => {
+      const message = `Invalid value: ${JSON.stringify(key)}: ${why}`;
+      return { status: 422, body: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `Secret "s" is invalid: data[${key}]: ${message}`, reason: "Invalid", details: { name: "s", kind: "Secret", causes: [{ reason: "FieldValueInvalid", message, field: `data[${key}]` }] }, code: 422 } };
+    };
+    const keyFormat = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+    expect(await send("PATCH", "/s", { stringData: { "a b": "x", ok: "y" } }, MERGE)).toEqual(badKey("a b", keyFormat));
+    expect(await send("PUT", "/s", { metadata: { name: "s" }, stringData: { "..": "x" } })).toEqual(badKey("..", "must not be '..'"));
+    expect(await send("PATCH", "/s?fieldManager=ap", applied("s", { stringData: { "..a": "x" } }), APPLY)).toEqual(badKey("..a", "must not start with '..'"));
 
     const stored = (await send("GET", "/s")).body;
     expect([stored.metadata.resourceVersion, contents(stored)]).toEqual([rv, { data: { x: b64("y") }, stringData: undefined }]);

@@ -5,9 +5,11 @@
 // before admission and validation on create, update, every patch type and apply. A value that is
 // not a string (null is taken as "") is refused where the real server's decoding meets it: 400 on
 // POST and PUT, 422 on a merge, JSON or strategic patch, 500 on server-side apply (its typed patch).
+// Then ValidateSecret's key rule (IsConfigMapKey), which stringData's keys meet as data's.
 
 import { ApiStatusError, errors } from "./status.ts";
 import type { ResourceDef } from "./resources.ts";
+import type { Cause } from "./schema.ts";
 
 /** How the write carries its body, which decides the error a bad stringData gets. */
 export type StringDataWrite =
@@ -132,4 +134,25 @@ function goSyntax(value: unknown): string {
     return `map[string]interface {}{${entries.join(", ")}}`;
   }
   return String(value);
+}
+
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const CONFIG_KEY_FORMAT = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' " +
+  "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+/** ValidateSecret's keys (IsConfigMapKey), stringData's among them once merged: one cause per fault */
+export function secretKeyCauses(body: any): Cause[] {
+  const causes: Cause[] = [];
+  for (const key of Object.keys(isObj(body?.data) ? body.data : {})) {
+    const faults: string[] = [];
+    if (key.length > 253) faults.push("must be no more than 253 characters");
+    if (!CONFIG_KEY.test(key)) faults.push(CONFIG_KEY_FORMAT);
+    if (key === "..") faults.push("must not be '..'");
+    else if (key.startsWith("..")) faults.push("must not start with '..'");
+    const message = (fault: string) => `Invalid value: ${JSON.stringify(key)}: ${fault}`;
+    for (const fault of faults) {
+      causes.push({ reason: "FieldValueInvalid", message: message(fault), field: `data[${key}]` });
+    }
+  }
+  return causes;
 }
