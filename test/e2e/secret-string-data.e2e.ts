@@ -11,6 +11,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { createNamespace, rawRequest, rawWatch } from "./harness/kube.ts";
+import { Kubectl, normalise } from "./harness/kubectl.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 
@@ -178,5 +179,34 @@ describe.each(selectedTargets())("Secret stringData on %s", (targetName: TargetN
 
     const stored = (await send("GET", "/s")).body;
     expect([stored.metadata.resourceVersion, contents(stored)]).toEqual([rv, { data: { x: b64("y") }, stringData: undefined }]);
+  }, 60_000);
+
+  test("kubectl: apply, re-apply, server-side apply, get and describe of a Secret written with stringData", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-stringdata");
+    const k = new Kubectl(t.kubeconfigPath);
+    try {
+      const manifest = (strings: Record<string, string>) => JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "k", namespace: ns }, stringData: strings });
+      const data = async () => JSON.parse(await k.ok(["get", "secret", "k", "-n", ns, "-o", "jsonpath={.data}"]));
+      expect(await k.ok(["apply", "-f", k.file("one.json", manifest({ user: "u", pass: "p" }))])).toBe("secret/k created\n");
+      expect(await data()).toEqual({ pass: b64("p"), user: b64("u") });
+      expect(await k.ok(["get", "secret", "k", "-n", ns, "-o", "jsonpath={.stringData}"])).toBe("");
+      // the re-apply's patch nulls the left-out key in stringData: the data it went into stays
+      expect(await k.ok(["apply", "-f", k.file("two.json", manifest({ user: "u2" }))])).toBe("secret/k configured\n");
+      expect(await data()).toEqual({ pass: b64("p"), user: b64("u2") });
+      expect(await k.ok(["apply", "--server-side", "--field-manager=ssa", "-f", k.file("three.json", manifest({ token: "t" }))]))
+        .toBe("secret/k serverside-applied\n");
+      // kubectl hands what client-side apply owned (data, once merged) to the server-side manager, whose
+      // configuration leaves it out: removed
+      expect(await data()).toEqual({ token: b64("t") });
+      // the type it dropped is defaulted again, owned by nobody
+      const managed = JSON.parse(await k.ok(["get", "secret", "k", "-n", ns, "-o", "jsonpath={.metadata.managedFields}"]));
+      expect(managed.map((m: any) => [m.manager, m.operation, m.fieldsV1])).toEqual([["ssa", "Apply", { "f:stringData": { "f:token": {} } }]]);
+      expect(normalise(await k.ok(["get", "secrets", "k", "-n", ns]))).toBe("NAME  TYPE  DATA  AGE\nk  Opaque  1  <age>\n");
+      const described = normalise(await k.ok(["describe", "secret", "k", "-n", ns]));
+      expect(described.slice(described.indexOf("Type:"))).toBe("Type:  Opaque\n\nData\n====\ntoken:  1 bytes\n");
+    } finally {
+      k.close();
+    }
   }, 60_000);
 });

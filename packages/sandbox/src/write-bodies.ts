@@ -75,8 +75,6 @@ export function createdBody(
   if (!def.namespaced) delete body.metadata.namespace;
   if (statusful) delete body.status;
   if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
-  // the real server's defaulting (SetDefaults_Secret); `kubectl get secrets` shows it
-  if (def.plural === "secrets" && !def.group && !body.type) body.type = "Opaque";
   applyDefaults(def.group, def.plural, body);
   return body;
 }
