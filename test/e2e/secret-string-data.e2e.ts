@@ -4,13 +4,17 @@
 // stored, answered, listed, watched and counted in the table's Data column has `data` only. An
 // empty `data` is dropped; a null value is taken as "". Server-side apply owns the stringData
 // fields it applied (f:stringData), an Update owns the data it leaves. A value that is not a
-// string is refused with the real server's words: 400 on POST/PUT, 422 on a patch, 500 on apply.
+// string is refused with the real server's words: 400 on POST/PUT, 422 on a patch, 500 on apply;
+// its keys are data's, held to the config-key rule. Admission webhooks see the merged object.
+// kubectl's apply (client- and server-side), get and describe of such a manifest agree.
 // The values here are test strings, never printed.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./secret-string-data.e2e.ts
 
 import { describe, expect, test } from "bun:test";
-import { createNamespace, rawRequest, rawWatch } from "./harness/kube.ts";
+import { issueCertificates } from "../../src/admission/x509.ts";
+import type { Resource } from "../../src/kube/types.ts";
+import { createNamespace, eventually, rawRequest, rawWatch, uniqueName } from "./harness/kube.ts";
 import { Kubectl, normalise } from "./harness/kubectl.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
@@ -30,6 +34,32 @@ function requests(t: Target, base: string) {
 }
 const contents = (o: any) => ({ data: o.data, stringData: o.stringData });
 const applied = (name: string, rest: Record<string, unknown>) => ({ apiVersion: "v1", kind: "Secret", metadata: { name }, ...rest });
+const CONFIGURATIONS: Resource = { group: "admissionregistration.k8s.io", version: "v1", plural: "validatingwebhookconfigurations", kind: "ValidatingWebhookConfiguration", namespaced: false, statusSubresource: false };
+
+/** An HTTPS webhook on Secrets labelled `run`, allowing all, recording what each call's object holds (keys only). */
+async function recordingWebhook(run: string) {
+  const issued = await issueCertificates(["127.0.0.1"]);
+  const calls: [string, string, string[], boolean][] = [];
+  const server = Bun.serve({
+    port: 0, hostname: "127.0.0.1", tls: { cert: issued.serving.cert, key: issued.serving.key },
+    async fetch(req) {
+      const { request } = (await req.json()) as any;
+      calls.push([request.operation, request.name, Object.keys(request.object.data ?? {}).sort(), "stringData" in request.object]);
+      return Response.json({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, allowed: true } });
+    },
+  });
+  const configuration = {
+    apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: run },
+    webhooks: [{
+      name: "record.example.com", admissionReviewVersions: ["v1"], sideEffects: "None", failurePolicy: "Fail", timeoutSeconds: 10,
+      clientConfig: { url: `https://127.0.0.1:${server.port}/record`, caBundle: Buffer.from(issued.ca.cert).toString("base64") },
+      rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["secrets"] }],
+      objectSelector: { matchLabels: { run } },
+    }],
+  };
+  return { server, calls, configuration };
+}
+
 const fieldsOf = (o: any, manager: string) => o.metadata.managedFields.find((m: any) => m.manager === manager)?.fieldsV1;
 
 describe.each(selectedTargets())("Secret stringData on %s", (targetName: TargetName) => {
@@ -207,6 +237,34 @@ describe.each(selectedTargets())("Secret stringData on %s", (targetName: TargetN
       expect(described.slice(described.indexOf("Type:"))).toBe("Type:  Opaque\n\nData\n====\ntoken:  1 bytes\n");
     } finally {
       k.close();
+    }
+  }, 60_000);
+
+  test("admission webhooks see the merged data and no stringData, on create, PUT, patch and apply", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-stringdata");
+    const send = requests(t, `/api/v1/namespaces/${ns}/secrets`);
+    const run = uniqueName("sd");
+    const labels = { run };
+    const webhook = await recordingWebhook(run);
+    try {
+      await t.client.create(CONFIGURATIONS, null, webhook.configuration);
+      // The API server loads a new configuration a moment after it is written.
+      await eventually("the webhook called", async () => {
+        await send("POST", "", { metadata: { name: uniqueName("probe"), labels } });
+        return webhook.calls.length > 0 || undefined;
+      }, { timeoutMs: 20_000, intervalMs: 100 });
+      webhook.calls.length = 0;
+      expect((await send("POST", "", { metadata: { name: "w", labels }, data: { a: b64("1") }, stringData: { b: "2" } })).status).toBe(201);
+      expect((await send("PUT", "/w", { metadata: { name: "w", labels }, stringData: { c: "3" } })).status).toBe(200);
+      expect((await send("PATCH", "/w", { stringData: { d: "4" } }, MERGE)).status).toBe(200);
+      expect((await send("PATCH", "/w?fieldManager=ap", applied("w", { metadata: { name: "w", labels }, stringData: { e: "5" } }), APPLY)).status).toBe(200);
+      expect(webhook.calls).toEqual([
+        ["CREATE", "w", ["a", "b"], false], ["UPDATE", "w", ["c"], false], ["UPDATE", "w", ["c", "d"], false], ["UPDATE", "w", ["c", "d", "e"], false],
+      ]);
+    } finally {
+      await t.client.delete(CONFIGURATIONS, null, run).catch(() => {});
+      webhook.server.stop(true);
     }
   }, 60_000);
 });
