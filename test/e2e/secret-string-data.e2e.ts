@@ -12,10 +12,10 @@
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./secret-string-data.e2e.ts
 
 import { describe, expect, test } from "bun:test";
-import { issueCertificates } from "../../src/admission/x509.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { createNamespace, eventually, rawRequest, rawWatch, uniqueName } from "./harness/kube.ts";
 import { Kubectl, normalise } from "./harness/kubectl.ts";
+import { recordingWebhook } from "./harness/recording-webhook.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 
@@ -36,29 +36,9 @@ const contents = (o: any) => ({ data: o.data, stringData: o.stringData });
 const applied = (name: string, rest: Record<string, unknown>) => ({ apiVersion: "v1", kind: "Secret", metadata: { name }, ...rest });
 const CONFIGURATIONS: Resource = { group: "admissionregistration.k8s.io", version: "v1", plural: "validatingwebhookconfigurations", kind: "ValidatingWebhookConfiguration", namespaced: false, statusSubresource: false };
 
-/** An HTTPS webhook on Secrets labelled `run`, allowing all, recording what each call's object holds (keys only). */
-async function recordingWebhook(run: string) {
-  const issued = await issueCertificates(["127.0.0.1"]);
-  const calls: [string, string, string[], boolean][] = [];
-  const server = Bun.serve({
-    port: 0, hostname: "127.0.0.1", tls: { cert: issued.serving.cert, key: issued.serving.key },
-    async fetch(req) {
-      const { request } = (await req.json()) as any;
-      calls.push([request.operation, request.name, Object.keys(request.object.data ?? {}).sort(), "stringData" in request.object]);
-      return Response.json({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, allowed: true } });
-    },
-  });
-  const configuration = {
-    apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: run },
-    webhooks: [{
-      name: "record.example.com", admissionReviewVersions: ["v1"], sideEffects: "None", failurePolicy: "Fail", timeoutSeconds: 10,
-      clientConfig: { url: `https://127.0.0.1:${server.port}/record`, caBundle: Buffer.from(issued.ca.cert).toString("base64") },
-      rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["secrets"] }],
-      objectSelector: { matchLabels: { run } },
-    }],
-  };
-  return { server, calls, configuration };
-}
+/** A webhook on Secrets recording what each call's object holds: its data's keys, whether it has stringData. */
+const recordingSecrets = (run: string) => recordingWebhook(run, ["secrets"], ["CREATE", "UPDATE"],
+  (request) => [request.operation, request.name, Object.keys(request.object.data ?? {}).sort(), "stringData" in request.object]);
 
 const fieldsOf = (o: any, manager: string) => o.metadata.managedFields.find((m: any) => m.manager === manager)?.fieldsV1;
 
@@ -246,7 +226,7 @@ describe.each(selectedTargets())("Secret stringData on %s", (targetName: TargetN
     const send = requests(t, `/api/v1/namespaces/${ns}/secrets`);
     const run = uniqueName("sd");
     const labels = { run };
-    const webhook = await recordingWebhook(run);
+    const webhook = await recordingSecrets(run);
     try {
       await t.client.create(CONFIGURATIONS, null, webhook.configuration);
       // The API server loads a new configuration a moment after it is written.
