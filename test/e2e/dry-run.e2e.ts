@@ -7,38 +7,18 @@
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./dry-run.e2e.ts
 
 import { describe, expect, test } from "bun:test";
-import { issueCertificates } from "../../src/admission/x509.ts";
 import type { Resource } from "../../src/kube/types.ts";
 import { createNamespace, eventually, rawRequest, rawWatch, uniqueName } from "./harness/kube.ts";
+import { recordingWebhook } from "./harness/recording-webhook.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type TargetName } from "./harness/target.ts";
 
 const CONFIGURATIONS: Resource = { group: "admissionregistration.k8s.io", version: "v1", plural: "validatingwebhookconfigurations", kind: "ValidatingWebhookConfiguration", namespaced: false, statusSubresource: false };
 const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 
-/** An HTTPS webhook allowing everything, recording each call's operation, name and dryRun. */
-async function recordingWebhook(run: string) {
-  const issued = await issueCertificates(["127.0.0.1"]);
-  const calls: [string, string, boolean][] = [];
-  const server = Bun.serve({
-    port: 0, hostname: "127.0.0.1", tls: { cert: issued.serving.cert, key: issued.serving.key },
-    async fetch(req) {
-      const { request } = (await req.json()) as any;
-      calls.push([request.operation, request.name, request.dryRun]);
-      return Response.json({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, allowed: true } });
-    },
-  });
-  const configuration = {
-    apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: run },
-    webhooks: [{
-      name: "record.example.com", admissionReviewVersions: ["v1"], sideEffects: "None", failurePolicy: "Fail", timeoutSeconds: 10,
-      clientConfig: { url: `https://127.0.0.1:${server.port}/record`, caBundle: Buffer.from(issued.ca.cert).toString("base64") },
-      rules: [{ operations: ["CREATE", "UPDATE", "DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
-      objectSelector: { matchLabels: { run } },
-    }],
-  };
-  return { server, calls, configuration };
-}
+/** A webhook recording each call's operation, name and dryRun. */
+const recordingDryRuns = (run: string) => recordingWebhook(run, ["configmaps"], ["CREATE", "UPDATE", "DELETE"],
+  (request) => [request.operation, request.name, request.dryRun] as [string, string, boolean]);
 
 describe.each(selectedTargets())("dryRun=All on %s", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [], cleanup: [] });
@@ -48,7 +28,7 @@ describe.each(selectedTargets())("dryRun=All on %s", (targetName: TargetName) =>
     const ns = await createNamespace(t.client, "e2e-dryrun");
     const run = uniqueName("dry");
     const labels = { run };
-    const webhook = await recordingWebhook(run);
+    const webhook = await recordingDryRuns(run);
     const base = `/api/v1/namespaces/${ns}/configmaps`;
     const send = async (method: string, path: string, body?: unknown, contentType?: string) => {
       const response = await rawRequest(t.client, method, path, body, contentType);

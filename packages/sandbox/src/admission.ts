@@ -21,6 +21,7 @@ import { ApiStatusError, reasonFor } from "./status.ts";
 import type { Store } from "./store.ts";
 import type { Objects, WriteOptions } from "./objects.ts";
 import { present, requestedName } from "./write-bodies.ts";
+import { DECODE, takeStringData } from "./secret-data.ts";
 import { admitPodSecurity } from "./pod-security.ts";
 import { addWarning } from "./warnings.ts";
 import { conditionsMatch, webhookMatches, type WebhookMatch } from "./webhook-match.ts";
@@ -212,8 +213,8 @@ export class SandboxAdmission {
     const dryRun = options.dryRun ?? false;
     const review = options.review ? { options: options.review } : {};
     const object = await this.admit({
-      def, version, ns, operation: "CREATE", object: named(def, input), oldObject: undefined, user, sub: undefined,
-      dryRun, ...review,
+      def, version, ns, operation: "CREATE", object: named(def, takeStringData(def, input, DECODE)),
+      oldObject: undefined, user, sub: undefined, dryRun, ...review,
     });
     const stored = await this.toStorage(def, version, object);
     return this.objects.create(def, stored.version, ns, stored.body, options);
@@ -227,7 +228,8 @@ export class SandboxAdmission {
     const dryRun = options.dryRun ?? false;
     const review = options.review ? { options: options.review } : {};
     const object = await this.admit({
-      def, version, ns, operation: "UPDATE", object: input, oldObject, user, sub, dryRun, ...review,
+      def, version, ns, operation: "UPDATE", object: takeStringData(def, input, DECODE), oldObject, user, sub, dryRun,
+      ...review,
     });
     const stored = await this.toStorage(def, version, object);
     return this.objects.update(def, stored.version, ns, name, stored.body, sub, options);
@@ -247,7 +249,8 @@ export class SandboxAdmission {
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
       const merged = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
-      const patched = this.objects.uidOfPatched(def, ns, name, merged, sub);
+      const decoded = takeStringData(def, merged, { via: "patch", contentType, patch: patchBody });
+      const patched = this.objects.uidOfPatched(def, ns, name, decoded, sub);
       const object = await this.admit({
         def, version, ns, operation: "UPDATE", object: patched, oldObject, user, sub, dryRun, ...review,
       });

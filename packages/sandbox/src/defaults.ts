@@ -1,6 +1,6 @@
 // kube-apiserver's defaulting (SetDefaults_* of k8s.io/kubernetes/pkg/apis/.../v1) for the
 // built-in kinds the kubectl suite creates: Pods, Deployments (and the pod template they carry),
-// Services and CronJobs. It runs before the field manager, so defaulted fields belong to the
+// Services and CronJobs (and a Secret's type). It runs before the field manager, so defaulted fields belong to the
 // writer (`kubectl-create` owns spec.template.spec.dnsPolicy, as on the real server). What the
 // real server adds afterwards is owned by nobody: a Service's cluster IP, a Job's generated
 // selector, and for a Pod the default admission plugins' priority and not-ready/unreachable
@@ -161,6 +161,8 @@ export function applyDefaults(group: string, plural: string, body: any): void {
   else if (group === "" && plural === "services") defaultService(body);
   else if (group === "" && plural === "pods") defaultPod(body);
   else if (group === "batch" && plural === "cronjobs") defaultCronJob(body);
+  // SetDefaults_Secret, on every write (an update that drops the type gets it back); `kubectl get secrets` shows it
+  else if (group === "" && plural === "secrets") dfltZero(body, "type", "Opaque");
 }
 
 /**

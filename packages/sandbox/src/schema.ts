@@ -190,7 +190,8 @@ export function invalidError(group: string, kind: string, name: string, causes: 
   const qualifiedKind = group ? `${kind}.${group}` : kind;
   const lines = causes.map((c) => `${c.field}: ${c.message}`);
   const message = `${qualifiedKind} "${name}" is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(", ")}]`}`;
-  const details: StatusDetails = { name, group, kind, causes };
+  // a core kind's Status has no group (Go's omitempty), as the real server answers
+  const details: StatusDetails = { name, ...(group ? { group } : {}), kind, causes };
   return new ApiStatusError(422, "Invalid", message, details);
 }
 

@@ -15,6 +15,7 @@ import { resourceKey, type ResourceDef } from "./resources.ts";
 import type { ServerContext } from "./server-context.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import { nowTimestamp, present } from "./write-bodies.ts";
+import { checkStringData } from "./secret-data.ts";
 
 /** server-side apply (apply.ts): create if absent, else merge with field ownership; 409 on conflicts */
 export async function serverSideApply(
@@ -33,6 +34,8 @@ export async function serverSideApply(
   const dryRun = dryRunOf(q, "PatchOptions");
   const apiVersion = def.group ? `${def.group}/${version}` : version;
   const body = await applyBody(req, def, apiVersion);
+  // typed before it is applied; merged into data by the update or create it becomes
+  checkStringData(def, body, { via: "apply", configuration: body });
   const options = { strict: q.get("fieldValidation") === "Strict", dryRun };
   const review = (kind: "CreateOptions" | "UpdateOptions") => ({ ...options, review: reviewOptions(kind, q) });
   const applying = {

@@ -5,6 +5,7 @@
 import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
 import { applySchema, invalidError, strictDecodingError, type Cause } from "./schema.ts";
+import { isSecret, secretKeyCauses } from "./secret-data.ts";
 
 /**
  * What the real server does to a body before storing it beyond the metadata rules: custom
@@ -21,6 +22,10 @@ export function validateWrite(def: ResourceDef, version: string, body: any, old?
   if (unknown.length) {
     // fieldValidation=Strict, as the real server's strict decoding words it
     throw strictDecodingError(def.kind, version, unknown);
+  }
+  if (isSecret(def)) {
+    const causes = secretKeyCauses(body);
+    if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
   if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
     const causes = eventCauses(def.group, body, old === undefined);

@@ -9,6 +9,7 @@ import type { ResourceDef } from "./resources.ts";
 import { withReadDefaults } from "./schema.ts";
 import { applyDefaults, hasGeneration } from "./defaults.ts";
 import { errors } from "./status.ts";
+import { DECODE, takeStringData } from "./secret-data.ts";
 
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -61,7 +62,7 @@ export function requestedName(def: ResourceDef, meta: any): string {
 export function createdBody(
   def: ResourceDef, ns: string, name: string, input: any, meta: any, statusful: boolean,
 ): any {
-  const body: any = clone(input);
+  const body: any = takeStringData(def, clone(input), DECODE);
   body.kind = def.kind;
   body.apiVersion = apiVersionOf(def, def.versions[0]!);
   delete meta.deletionTimestamp;
@@ -74,8 +75,6 @@ export function createdBody(
   if (!def.namespaced) delete body.metadata.namespace;
   if (statusful) delete body.status;
   if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
-  // the real server's defaulting (SetDefaults_Secret); `kubectl get secrets` shows it
-  if (def.plural === "secrets" && !def.group && !body.type) body.type = "Opaque";
   applyDefaults(def.group, def.plural, body);
   return body;
 }
@@ -90,7 +89,7 @@ export function updatedBody(
     if (input.status === undefined) delete next.status;
     else next.status = clone(input.status);
   } else {
-    next = clone(input);
+    next = takeStringData(def, clone(input), DECODE);
     const m = next.metadata ?? {};
     // like the real server: a write that says nothing of managedFields keeps them
     if (m.managedFields === undefined && old.metadata.managedFields !== undefined) {
