@@ -255,6 +255,14 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
   }),
   webhooks: WEBHOOKS_SECTION,
   reconcile: RECONCILE_SECTION,
+  memory: section("Memory: what the process hands back to the system.", {
+    trimCodePages: flag({
+      default: true,
+      doc: "In a `kobun build` executable on Linux: after start-up, and once quiet for 2 s after activity, " +
+        "ask the kernel to reclaim the pages of the runtime's code that stopped running " +
+        "(madvise MADV_PAGEOUT); a page that runs again is read back from the executable.",
+    }),
+  }),
   kube: section("Kube: how to reach the cluster.", {
     kubeconfig: orNull(text({ doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
     context: orNull(text({ doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),

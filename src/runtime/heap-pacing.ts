@@ -100,12 +100,17 @@ export class HeapPacer {
 let users = 0;
 let pacer: HeapPacer | undefined;
 let timer: ReturnType<typeof setInterval> | undefined;
+/** Called each time the pacer goes to sleep: activity ended and what it left was collected. */
+const quietListeners = new Set<() => void>();
+/** How many times the pacer woke (activity after a quiet): whoever waits on a quiet tells it lasted. */
+let wakes = 0;
 
 function look(): void {
   pacer!.tick();
   if (!pacer!.quiet) return;
   pacer!.settle();
   sleep();
+  for (const listener of quietListeners) listener();
 }
 
 function sleep(): void {
@@ -117,6 +122,7 @@ function sleep(): void {
 export function heapActivity(): void {
   if (timer !== undefined || pacer === undefined) return;
   pacer.woken();
+  wakes++;
   timer = setInterval(look, INTERVAL_MS);
   timer.unref(); // pacing never keeps a process alive
 }
@@ -138,9 +144,22 @@ export function paceHeap(signal: AbortSignal, make: () => HeapPacer = () => new 
   }, { once: true });
 }
 
+/** Calls `listener` each time the pacer goes quiet (after a burst, once collected), until `signal` aborts. */
+export function whenQuiet(signal: AbortSignal, listener: () => void): void {
+  if (signal.aborted) return;
+  const once = (): void => listener(); // its own identity: one listener may be added twice
+  quietListeners.add(once);
+  signal.addEventListener("abort", () => quietListeners.delete(once), { once: true });
+}
+
 /** Whether a pacer is kept in this process (for tests). */
 export function pacing(): boolean {
   return pacer !== undefined;
+}
+
+/** The count of the pacer's wakes so far: unchanged between two readings, the process stayed quiet. */
+export function pacerWakes(): number {
+  return wakes;
 }
 
 /** Whether its timer runs (it sleeps while the heap does not grow; for tests). */

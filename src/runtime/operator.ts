@@ -18,7 +18,8 @@ import { connectClient } from "./connecting.ts";
 import { FatalError } from "./exits.ts";
 import { CachedResources } from "./reconcile-wiring.ts";
 import { handlerApi } from "./handler-api.ts";
-import { heapActivity, paceHeap } from "./heap-pacing.ts";
+import { CodeTrimmer, compiledExecutable } from "./code-pages.ts";
+import { heapActivity, paceHeap, pacerAwake, pacerWakes, whenQuiet } from "./heap-pacing.ts";
 import { loggerFor } from "./logging.ts";
 import { reportLoginRenewals } from "./login-health.ts";
 import { requestMetrics } from "./metrics.ts";
@@ -167,6 +168,7 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
+  trimCodePages(settings, logger, scope.signal);
   const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes, poster });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
@@ -213,6 +215,19 @@ function operatorScope(
   });
   paceHeap(scope.signal); // while the operator lives: a burst's garbage would stay the process's RSS
   return { scope, fatal, fatalReported };
+}
+
+/**
+ * The start-up's code pages go back to the kernel now, before the streams start, and a burst's once it is over
+ * (runtime/code-pages.ts). Only in a compiled executable: under `bun run` or `bun test` the pages are Bun's,
+ * shared by every script it runs.
+ */
+function trimCodePages(settings: Settings, logger: Logger, signal: AbortSignal): void {
+  if (!settings.memory.trimCodePages || !compiledExecutable()) return;
+  const trimmer = new CodeTrimmer(logger, { quiet: () => !pacerAwake(), wakes: pacerWakes });
+  trimmer.started();
+  whenQuiet(signal, () => trimmer.quiet());
+  signal.addEventListener("abort", () => trimmer.stop(), { once: true });
 }
 
 /**
