@@ -68,7 +68,7 @@ export interface ReconcileContext<T extends object = KubeObject> extends ObjectC
   patch: Patch<T>;
   /** What the operator watches, from memory, never staler than this operator's own writes. */
   cache: Cache;
-  /** Failed reconciles of this object in a row before this one (0 after a success). */
+  /** Failed reconciles of this object in a row before this one (0 after a success, and after a PermanentError). */
   retry: number;
 }
 
