@@ -7,7 +7,7 @@ import type { KubeObject, Resource } from "../../src/kube/types.ts";
 import { crdResource, formatTime, Peering, peeringCRDs, type PeeringGroup, type PeeringOptions } from "../../src/peering/index.ts";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { linkedSignal } from "../../src/util/abort.ts";
-import { Logger, memorySink } from "../../src/util/log.ts";
+import { Logger, memorySink, type MemorySink } from "../../src/util/log.ts";
 import { Toggle } from "../../src/util/toggle.ts";
 import { Watcher } from "../../src/watching/watcher.ts";
 
@@ -37,9 +37,9 @@ export async function installCRDs(client: KubeClient, group: PeeringGroup): Prom
   for (const crd of peeringCRDs(group)) await client.create(crdResource, null, crd);
 }
 
-export function testLogger(): { logger: Logger; lines: string[] } {
+export function testLogger(): { logger: Logger; lines: string[]; logged: MemorySink["until"] } {
   const sink = memorySink("debug");
-  return { logger: new Logger(sink), lines: sink.lines };
+  return { logger: new Logger(sink), lines: sink.lines, logged: (pattern, o) => sink.until(pattern, o) };
 }
 
 /** Log lines at a level (the plain format starts with the time, then the padded level). */

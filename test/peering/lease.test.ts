@@ -21,11 +21,11 @@ afterEach(async () => {
 
 function replica(id: string, timings: { duration?: number; renewDeadline?: number; retryPeriod?: number } = {}) {
   const toggle = new Toggle();
-  const { logger, lines } = testLogger();
+  const { logger, lines, logged } = testLogger();
   const election = new LeaseElection({ client: e.client, toggle, name: "my-operator", namespace: "default", id, logger, duration: 3, renewDeadline: 2, retryPeriod: 0.5, ...timings });
   const controller = new AbortController();
   const done = election.run(controller.signal);
-  const handle = { election, toggle, lines, controller, done };
+  const handle = { election, toggle, lines, logged, controller, done };
   running.push(handle);
   return handle;
 }
@@ -46,6 +46,8 @@ test("two equal replicas: exactly one is active, the other stands by; failover a
   expect(lease()?.spec?.holderIdentity).toBe(holder.election.id);
   expect(holder.election.leading).toBe(true);
   expect(standby.election.leading).toBe(false);
+  // A standby whose first attempt failed (a loaded machine's slow answer) says so at its next one.
+  await standby.logged("standing by", { timeout: 5000 });
   expect(standby.toggle.reasons()["lease:my-operator"]).toContain(holder.election.id);
 
   holder.controller.abort();
