@@ -65,6 +65,7 @@ test("objects without a generation (ConfigMaps) are run by every new version, by
   await kit.apply(resource.configmaps, { metadata: { name: "c" }, data: { a: "1" } });
   await calls.until((c) => c.length >= 1, "the first run");
   const changed = await kit.apply(resource.configmaps, { metadata: { name: "c" }, data: { a: "2" } });
+  expect(changed.metadata.generation).toBeUndefined(); // as on kube-apiserver: the version is all that changes
   await calls.until((c) => c.some((x) => x.resourceVersion === changed.metadata.resourceVersion), "the data change's run");
 }, 60_000);
 

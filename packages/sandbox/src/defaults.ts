@@ -150,11 +150,6 @@ function jobSelector(job: any): void {
   };
 }
 
-/** whether the kind's registry strategy keeps metadata.generation (a Service's does not) */
-export function hasGeneration(group: string, plural: string): boolean {
-  return !(group === "" && plural === "services");
-}
-
 /** the defaults of `body`'s kind, in place */
 export function applyDefaults(group: string, plural: string, body: any): void {
   if (group === "apps" && plural === "deployments") defaultDeployment(body);

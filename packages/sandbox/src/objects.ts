@@ -10,6 +10,7 @@ import { checkObjectSize } from "./limits.ts";
 import { validateWrite } from "./validation.ts";
 import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
+import { markedDeletionGeneration, updateGeneration } from "./generation.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
 import { recordUpdate, type Writer } from "./ownership.ts";
 import {
@@ -116,8 +117,7 @@ export class Objects implements Collectable {
       const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o;
       return statusful ? rest : { ...rest, status };
     };
-    if (old.metadata.generation === undefined) delete next.metadata.generation;
-    else if (!deepEqual(specOf(old), specOf(next))) next.metadata.generation = old.metadata.generation + 1;
+    updateGeneration(def, old, next, !deepEqual(specOf(old), specOf(next)));
     if (deepEqual(old, next)) return old;
     checkObjectSize(def.group, def.kind, next);
     if (dryRun) return next;
@@ -207,7 +207,8 @@ export class Objects implements Collectable {
       if (gcFinalizer && !finalizers.includes(gcFinalizer)) next.metadata.finalizers = [...finalizers, gcFinalizer];
       next.metadata.deletionTimestamp = nowTimestamp();
       next.metadata.deletionGracePeriodSeconds = 0;
-      next.metadata.generation = (obj.metadata.generation ?? 0) + 1;
+      const generation = markedDeletionGeneration(def, obj.metadata.generation);
+      if (generation === undefined) delete next.metadata.generation; else next.metadata.generation = generation;
       if (isNamespace) next.status = { ...(next.status ?? {}), phase: "Terminating" };
       if (dryRun) return next;
       next.metadata.resourceVersion = String(this.store.nextRV());

@@ -7,7 +7,8 @@ import { clone, jsonPatch, mergePatch } from "./patch.ts";
 import { strategicMergePatch } from "./strategic.ts";
 import type { ResourceDef } from "./resources.ts";
 import { withReadDefaults } from "./schema.ts";
-import { applyDefaults, hasGeneration } from "./defaults.ts";
+import { applyDefaults } from "./defaults.ts";
+import { tracksGeneration } from "./generation.ts";
 import { errors } from "./status.ts";
 import { DECODE, takeStringData } from "./secret-data.ts";
 
@@ -70,7 +71,7 @@ export function createdBody(
   body.metadata = {
     ...meta, name, ...(def.namespaced ? { namespace: ns } : {}),
     uid: crypto.randomUUID(), creationTimestamp: nowTimestamp(),
-    ...(hasGeneration(def.group, def.plural) ? { generation: 1 } : {}),
+    ...(tracksGeneration(def) ? { generation: 1 } : {}),
   };
   if (!def.namespaced) delete body.metadata.namespace;
   if (statusful) delete body.status;

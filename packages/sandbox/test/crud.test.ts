@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../src/index.ts";
 import { api, cm, CM } from "./helpers.ts";
 
+const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
+
 let sb: Sandbox;
 beforeAll(async () => { sb = await startSandbox(); });
 afterAll(async () => { await sb.stop(); });
@@ -14,7 +16,7 @@ describe("create/get", () => {
     const m = r.body.metadata;
     expect(m.uid).toMatch(/^[0-9a-f-]{36}$/);
     expect(m.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(m.generation).toBe(1);
+    expect(m.generation).toBeUndefined(); // a ConfigMap's strategy keeps no generation (generation.test.ts)
     expect(Number(m.resourceVersion)).toBeGreaterThan(0);
     expect(m.namespace).toBe("default");
     const g = await api(sb, "GET", `${CM}/c1`);
@@ -82,13 +84,16 @@ describe("update", () => {
     expect(p.body.metadata.resourceVersion).toBe(c.metadata.resourceVersion);
   });
 
-  test("generation bumps on data changes, not on metadata", async () => {
-    const c = (await api(sb, "POST", CM, cm("gen"))).body;
-    const labels = await api(sb, "PATCH", `${CM}/gen`, { metadata: { labels: { a: "b" } } }, "application/merge-patch+json");
-    expect(labels.body.metadata.generation).toBe(1);
-    expect(labels.body.metadata.resourceVersion).not.toBe(c.metadata.resourceVersion);
-    const data = await api(sb, "PATCH", `${CM}/gen`, { data: { k: "changed" } }, "application/merge-patch+json");
-    expect(data.body.metadata.generation).toBe(2);
+  test("generation bumps on spec changes, not on metadata (a kind that tracks it)", async () => {
+    const labels = { app: "gen" };
+    const spec = { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "i" }] } } };
+    const c = (await api(sb, "POST", DEPLOYMENTS, { metadata: { name: "gen" }, spec })).body;
+    expect(c.metadata.generation).toBe(1);
+    const labelled = await api(sb, "PATCH", `${DEPLOYMENTS}/gen`, { metadata: { labels: { a: "b" } } }, "application/merge-patch+json");
+    expect(labelled.body.metadata.generation).toBe(1);
+    expect(labelled.body.metadata.resourceVersion).not.toBe(c.metadata.resourceVersion);
+    const scaled = await api(sb, "PATCH", `${DEPLOYMENTS}/gen`, { spec: { replicas: 3 } }, "application/merge-patch+json");
+    expect(scaled.body.metadata.generation).toBe(2);
   });
 });
 

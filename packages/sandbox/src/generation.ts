@@ -1,0 +1,40 @@
+// metadata.generation as kube-apiserver keeps it: only a kind whose registry strategy tracks it
+// (every custom resource; among the built-ins the workloads, HPAs, webhook configurations and
+// CRDs) starts at 1 and counts spec changes. Every other kind (ConfigMap, Secret, Service,
+// Namespace, RBAC, ...) has none, unless the client sent one on create: the real server keeps that
+// as given and no update changes it (test/e2e/generation.e2e.ts, checked against the real server).
+
+import type { ResourceDef } from "./resources.ts";
+
+const TRACKED = new Set([
+  "/pods", "/replicationcontrollers", "apps/deployments", "apps/replicasets", "apps/daemonsets", "apps/statefulsets",
+  "batch/jobs", "batch/cronjobs", "autoscaling/horizontalpodautoscalers",
+  "admissionregistration.k8s.io/validatingwebhookconfigurations",
+  "admissionregistration.k8s.io/mutatingwebhookconfigurations", "apiextensions.k8s.io/customresourcedefinitions",
+]);
+
+type Kind = Pick<ResourceDef, "group" | "plural" | "crdName">;
+
+/** whether the kind's strategy sets metadata.generation (1 on create, +1 on a spec change) */
+export function tracksGeneration(def: Kind): boolean {
+  return def.crdName !== undefined || TRACKED.has(`${def.group}/${def.plural}`);
+}
+
+/**
+ * `next`'s generation after an update of `old`: old's (a client cannot set it), one more when a
+ * tracked kind's spec changed
+ */
+export function updateGeneration(def: Kind, old: any, next: any, specChanged: boolean): void {
+  const generation = old.metadata.generation;
+  if (generation === undefined) delete next.metadata.generation;
+  else next.metadata.generation = tracksGeneration(def) && specChanged ? generation + 1 : generation;
+}
+
+/**
+ * the generation of an object whose deletion is only marked (finalizers): the generic delete adds
+ * one where there is one; a CRD's own delete leaves it
+ */
+export function markedDeletionGeneration(def: Kind, generation: number | undefined): number | undefined {
+  const crd = def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions";
+  return generation !== undefined && generation > 0 && !crd ? generation + 1 : generation;
+}
