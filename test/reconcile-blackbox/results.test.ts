@@ -140,15 +140,21 @@ test("on a virtual clock, kit.advance() brings a requeue and a backoff due", asy
 
 test("requeueAfter 0 or less runs it again at once; a result that is not one is an error naming it", async () => {
   const calls = new Calls();
-  const results: Record<string, unknown> = { zero: { requeueAfter: 0 }, past: { requeueAfter: -5 }, nan: { requeueAfter: NaN } };
+  const results: Record<string, unknown> = {
+    zero: { requeueAfter: 0 }, past: { requeueAfter: -5 }, nan: { requeueAfter: NaN }, text: { requeueAfter: "5" }, unset: { requeueAfter: undefined },
+  };
   const registry = new Registry();
   registry.on.reconcile(Widgets, (ctx) => {
     if (calls.record(ctx) === 0) return results[ctx.name] as ReconcileResult;
   }, { id: "results" });
   await using kit = await operate(registry, { reconcile: { backoff: { initial: "10ms" } } });
   for (const name of Object.keys(results)) await kit.apply(Widgets, { metadata: { name }, spec: {} });
-  await calls.until((c) => Object.keys(results).every((name) => c.filter((x) => x.name === name).length >= 2), "a second run of each");
+  const again = Object.keys(results).filter((name) => name !== "unset");
+  await calls.until((c) => again.every((name) => c.filter((x) => x.name === name).length >= 2), "a second run of each");
   expect(calls.of("zero")[1]!.retry).toBe(0); // a requeue, not a retry
   expect(calls.of("nan")[1]!.retry).toBe(1);
+  expect(calls.of("text")[1]!.retry).toBe(1);
+  // Done, as returning nothing: not an error (logged at once when its first run ended, long before the others' second).
+  expect(kit.logs.lines.filter((line) => line.includes("returned { requeueAfter: undefined }"))).toEqual([]);
   await kit.logs.until(/on\.reconcile "results" returned \{ requeueAfter: NaN \}: return nothing \(done\) or \{ requeueAfter: seconds \}/);
 }, 60_000);

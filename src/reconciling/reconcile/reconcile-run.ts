@@ -117,7 +117,9 @@ export function triggers(body: KubeObject, on: ReconcileSpec["on"]): string {
  */
 function done(id: string, patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
   if (result === undefined || result === null) return { kind: "done", patch, seconds };
-  const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : undefined;
+  const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : NaN;
+  // `{ requeueAfter: due ? 5 : undefined }`: no requeue asked, done.
+  if (requeue === undefined) return { kind: "done", patch, seconds };
   if (typeof requeue !== "number" || !Number.isFinite(requeue)) {
     throw new TypeError(
       `on.reconcile "${id}" returned ${shown(result)}: return nothing (done) ` +
@@ -138,7 +140,6 @@ function shown(value: unknown): string {
     return String(value);
   }
 }
-
 
 function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;
