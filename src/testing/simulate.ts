@@ -134,15 +134,16 @@ function positive(value: number, name: string): number {
 }
 
 function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
+  const leaseAsked = options.faults?.lease || options.schedule?.some((fault) => fault.kind === "lease");
+  if (leaseAsked && !leaseMode(options.config)) {
+    // outside lease mode no Lease exists to take: the fault would never strike, and the run pass
+    const asked = options.faults?.lease ? "faults: { lease: true }" : 'schedule: [{ kind: "lease", ... }]';
+    throw new Error(`simulate({ ${asked} }): the operator must run in lease mode: ` +
+      'config: { peering: { mode: "lease" } }');
+  }
   if (options.schedule) return [{ seed: GIVEN, faults: options.schedule }];
   const kinds = kindsOf(options.faults);
-  if (!leaseMode(options.config)) {
-    if (options.faults?.lease) {
-      throw new Error('simulate({ faults: { lease: true } }): the operator must run in lease mode: ' +
-        'config: { peering: { mode: "lease" } }');
-    }
-    kinds.lease = false;
-  }
+  if (!leaseMode(options.config)) kinds.lease = false;
   const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
   const input = { kinds, sites: reference.sites, plurals, steps: reference.steps, ...reference.points };
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];

@@ -34,6 +34,9 @@ test("bad options are refused, each naming what is wrong", async () => {
   expect(await refused({ schedulse: 200 })).toStartWith('simulate: no option "schedulse" (the options: scenario,');
   expect(await refused({ faults: { crashes: true } })).toStartWith('simulate({ faults }): no fault kind "crashes"');
   expect(await refused({ faults: { lease: true } })).toContain('the operator must run in lease mode: config: { peering: { mode: "lease" } }');
+  const leaseFault = { kind: "lease", after: { verb: "patch", plural: "gadgets", subresource: "status", name: "g1", nth: 1 } };
+  expect(await refused({ schedule: [leaseFault] })).toBe('simulate({ schedule: [{ kind: "lease", ... }] }): ' +
+    'the operator must run in lease mode: config: { peering: { mode: "lease" } }');
   expect(await refused({ schedules: 0 })).toBe("simulate({ schedules }): must be a whole number of at least 1, not 0");
   expect(await refused({ seed: "seven" })).toBe('simulate({ seed }): "seven" is not "<master seed>/<schedule index>"');
   expect(await refused({ horizon: 0 })).toBe("simulate({ horizon }): must be a positive number, not 0");
