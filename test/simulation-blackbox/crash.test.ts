@@ -98,3 +98,15 @@ test("shrinking: a failing schedule of two faults is reported as the one that ma
   expect(kept.report).toContain("  - watch events of gadgets delivered 300 ms late (a stale cache)");
   expect(kept.failure.check).toBe("invariant");
 }, 60_000);
+
+// The guide's first example (testing-kit.test.ts finds its bug): its fix, as the guide words it,
+// passes every schedule, in the Kopf style the example is written in.
+test("the guide's fix: the create handler's children named and written with api.apply, one each whatever the crash", async () => {
+  const registry = new Registry();
+  registry.on.create(Gadgets, async ({ name, body, api }) => {
+    for (const part of ["config", "secret-ref"]) await api.apply(adopt(configMap(`${name}-${part}`), { owner: body }));
+  }, { id: "children" });
+  const result = await simulate({ registry, scenario });
+  expect(result.runs.length).toBe(16);
+  expect(result.runs.filter((run) => run.faults.some((fault) => fault.kind === "crash")).length).toBeGreaterThan(2);
+}, 60_000);
