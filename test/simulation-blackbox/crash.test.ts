@@ -78,6 +78,10 @@ test("fixed: each child checked on its own; every schedule passes, the crash poi
   // the fault the buggy operator failed under, replayed on the fixed one: it passes
   const replayed = await simulate({ registry: operator(true), scenario, invariants, schedule: [killedBetween] });
   expect(replayed.runs.map((run) => [run.faults, run.ok])).toEqual([[[killedBetween], true]]);
+  // a fault whose point never comes does nothing (the docs' `schedule` row): no write of that name, a pass
+  const elsewhere: Fault = { kind: "crash", after: { verb: "create", plural: "configmaps", name: "other-a", nth: 1 } };
+  const missed = await simulate({ registry: operator(false), scenario, invariants, schedule: [elsewhere] });
+  expect(missed.runs.map((run) => run.ok)).toEqual([true]);
 }, 60_000);
 
 test("shrinking: a failing schedule of two faults is reported as the one that matters; shrink: false keeps both", async () => {
