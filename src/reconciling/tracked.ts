@@ -27,6 +27,7 @@ export class Tracked implements Life, ReconcileState {
   reconciled: string | undefined = undefined;
   failures = 0;
   woken = false;
+  requeueAt: number | undefined = undefined;
   /** Aborts the cycle running now (a deletion seen: nothing of it may be written); set only while one runs. */
   cycle: AbortController | undefined = undefined;
 

@@ -28,7 +28,7 @@ export function snapshot(sandbox: Sandbox, resources: Iterable<Resources>, volat
       const meta = object.metadata ?? {};
       const name = meta.generateName && meta.name?.startsWith(meta.generateName) ? `${meta.generateName}*` : meta.name;
       const key = `${plural} ${meta.namespace ? `${meta.namespace}/` : ""}${name}`;
-      const kept = withoutEmptyBookkeeping(withoutPaths(object, volatile));
+      const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(object), volatile));
       if (meta.generateName) kept.metadata.name = name;
       const list = state.get(key) ?? [];
       list.push(kept);
@@ -69,6 +69,20 @@ export function stuckDeletions(sandbox: Sandbox, resources: Iterable<Resources>)
     }
   }
   return stuck;
+}
+
+/**
+ * `status.observedGeneration` as it stands to `metadata.generation`, which is volatile: an object
+ * deleted and made anew (the recreate fault) counts its generations afresh, and a reconcile that
+ * has seen every change of it says so with another number than the reference run's
+ */
+function observedRelative(object: any): any {
+  const observed = object.status?.observedGeneration;
+  const generation = object.metadata?.generation;
+  if (typeof observed !== "number" || typeof generation !== "number") return object;
+  const behind = generation - observed;
+  const relative = behind === 0 ? "metadata.generation" : `metadata.generation - ${behind}`;
+  return { ...object, status: { ...object.status, observedGeneration: relative } };
 }
 
 /**

@@ -15,9 +15,13 @@ import {
   describeFault, explore, kindsOf, scheduleOf, type Fault, type FaultKinds, type Schedule,
 } from "./simulate-schedule.ts";
 import { leaseMode } from "./simulate-operators.ts";
+import { checkOptions } from "./simulate-options.ts";
 import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetup } from "./simulate-run.ts";
 import type { World } from "./simulate-world.ts";
 import { storyOf } from "./simulate-report.ts";
+
+/** the seed a schedule given as `schedule` (not explored) runs under */
+const GIVEN = "given";
 
 /** the request deadline of a simulated instance's client when timeouts are on, in real ms */
 const TIMEOUT_CLIENT_MS = 1000;
@@ -104,7 +108,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
 }
 
 function setupOf(options: SimulateOptions): RunSetup {
-  if (typeof options.scenario !== "function") throw new Error("simulate: { scenario } must be an async function");
+  checkOptions(options as unknown as Record<string, unknown>);
   const manifests = (options.crds ?? []).map((path) => ({ name: basename(path), text: readFileSync(path, "utf8") }));
   return {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
@@ -130,15 +134,16 @@ function positive(value: number, name: string): number {
 }
 
 function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
-  if (options.schedule) return [{ seed: "given", faults: options.schedule }];
-  const kinds = kindsOf(options.faults);
-  if (!leaseMode(options.config)) {
-    if (options.faults?.lease) {
-      throw new Error('simulate({ faults: { lease: true } }): the operator must run in lease mode: ' +
-        'config: { peering: { mode: "lease" } }');
-    }
-    kinds.lease = false;
+  const leaseAsked = options.faults?.lease || options.schedule?.some((fault) => fault.kind === "lease");
+  if (leaseAsked && !leaseMode(options.config)) {
+    // outside lease mode no Lease exists to take: the fault would never strike, and the run pass
+    const asked = options.faults?.lease ? "faults: { lease: true }" : 'schedule: [{ kind: "lease", ... }]';
+    throw new Error(`simulate({ ${asked} }): the operator must run in lease mode: ` +
+      'config: { peering: { mode: "lease" } }');
   }
+  if (options.schedule) return [{ seed: GIVEN, faults: options.schedule }];
+  const kinds = kindsOf(options.faults);
+  if (!leaseMode(options.config)) kinds.lease = false;
   const plurals = [...new Set(reference.resources.map((r) => r.plural))].filter((p) => p !== "events");
   const input = { kinds, sites: reference.sites, plurals, steps: reference.steps, ...reference.points };
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
@@ -196,10 +201,11 @@ async function failureOf(
   const head = `simulate: schedule "${found.schedule.seed}" fails (${passed} other schedules passed)`;
   const faultLines = faults.map((fault) => `  - ${describeFault(fault)}`);
   const shrunk = faults.length < found.schedule.faults.length ? ` (shrunk from ${found.schedule.faults.length})` : "";
-  const report = [
-    head, `faults${shrunk}:`, ...faultLines, storyOf(outcome, failure),
-    `replay: simulate({ ...options, seed: "${found.schedule.seed}" }), ` +
-      `or exactly these faults: simulate({ ...options, schedule: ${JSON.stringify(faults)} })`,
-  ].join("\n");
+  const exactly = `simulate({ ...options, schedule: ${JSON.stringify(faults)} })`;
+  // a schedule the test gave as faults has no seed that names it: only the faults replay it
+  const replay = found.schedule.seed === GIVEN
+    ? `replay: ${exactly}`
+    : `replay: simulate({ ...options, seed: "${found.schedule.seed}" }), or exactly these faults: ${exactly}`;
+  const report = [head, `faults${shrunk}:`, ...faultLines, storyOf(outcome, failure), replay].join("\n");
   return new SimulationFailure(report, found.schedule, faults, failure, passed);
 }

@@ -5,10 +5,10 @@
 // `finalizer: true` (or a daemon or timer holds it): added alone first, released after a
 // reconcile that succeeds while deleting. An object whose triggers (reconcile-run.ts) are as
 // they were at its last success is not reconciled again, unless something woke it (what it owns
-// or watches, a requeue, a retry: the reconciler clears `reconciled` then).
+// or watches, a retry: the reconciler clears `reconciled` then) or its requeue is due.
 
 import type { KubeObject, Resource } from "../../kube/index.ts";
-import { inSpan, type Logger } from "../../util/index.ts";
+import { clock, inSpan, type Logger } from "../../util/index.ts";
 import type { EventPoster } from "../../posting/index.ts";
 import { deepEqual, type Cache, type ReconcileSpec } from "../../declaring/index.ts";
 import { objectContext, type CyclePlan, type HandlerTools, type ObjectState } from "../../handling/index.ts";
@@ -46,6 +46,8 @@ export interface ReconcileState extends ObjectState {
   failures: number;
   /** Woken (what it owns or watches changed) since its reconcile began: run it again whatever its triggers. */
   woken: boolean;
+  /** When (handler time, ms) the `requeueAfter` its last reconcile asked for is due; undefined: none pending. */
+  requeueAt: number | undefined;
 }
 
 export async function reconcileWithFinalizer(
@@ -63,8 +65,15 @@ export async function reconcileWithFinalizer(
   const key = triggers(body, env.spec.on);
   // Deleting without our finalizer, under finalizer: true: its cleanup ran (or it was never ours to hold).
   const cleanedUp = deleting && env.spec.finalizer && action === "nothing";
-  if ((state.reconciled === key && !state.woken) || !accepted || cleanedUp) {
-    state.reconciled = key;
+  if (!accepted || cleanedUp) {
+    [state.reconciled, state.requeueAt] = [key, undefined];
+    return plan;
+  }
+  // Its triggers as they were, nothing woke it: not now. An item that took the place of a pending
+  // requeue (the echo of its own status write, say) keeps the requeue's time rather than running it early.
+  const requeueIn = state.requeueAt === undefined ? 0 : state.requeueAt - clock().now();
+  if (state.reconciled === key && !state.woken && (state.requeueAt === undefined || requeueIn > 0)) {
+    if (requeueIn > 0) plan.delay = requeueIn;
     return plan;
   }
   state.woken = false; // a wake from now on runs it again
@@ -102,9 +111,10 @@ function planned(
       return plan;
     case "done": {
       state.failures = 0;
-      // A requeue is due whatever changes meanwhile; until then the object is not "reconciled"
-      // (nor while the plan is unwritten: reconciler.ts forgets the key if the write fails).
-      state.reconciled = verdict.requeueMs === undefined ? key : undefined;
+      // Reconciled (until the plan turns out unwritten: reconciler.ts forgets the key then); a requeue
+      // runs it again once due, whatever its triggers, and a change of them sooner.
+      state.reconciled = key;
+      state.requeueAt = verdict.requeueMs === undefined ? undefined : clock().now() + verdict.requeueMs;
       // Released once the cleanup is done; a requeue while deleting says it is not yet.
       if (releasing && verdict.requeueMs === undefined) return { ...plan, finalizer: "remove" };
       const patch = withObservedGeneration(verdict.patch, body);
@@ -114,11 +124,11 @@ function planned(
     }
     case "retry":
       state.failures++;
-      state.reconciled = undefined;
+      [state.reconciled, state.requeueAt] = [undefined, undefined];
       return { ...plan, error: verdict.error, delay: verdict.delayMs };
     case "failed":
       state.failures = 0;
-      state.reconciled = key; // not retried until the object changes
+      [state.reconciled, state.requeueAt] = [key, undefined]; // not retried until the object changes
       return { ...plan, error: verdict.error };
   }
 }

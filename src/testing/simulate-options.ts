@@ -1,0 +1,90 @@
+// simulate()'s options, checked before anything runs. A test that misspells an option, or gives
+// one the wrong shape, is refused with what was expected: ignored, it would run something other
+// than what the test meant and could pass (`schedule: 200` for `schedules`, a fault copied from a
+// report and then mistyped, a master seed whose reported replay seed would itself be refused).
+
+import type { Fault } from "./simulate-fault-kinds.ts";
+
+const OPTIONS = [
+  "scenario", "registry", "crds", "namespace", "invariants", "volatile", "faults", "schedules", "seed",
+  "schedule", "horizon", "maxFirings", "settleTimeout", "shrink", "once", "config", "memo",
+];
+
+/** the fields each kind of fault names, beside `kind` (as a report prints them) */
+const FAULT_FIELDS: Record<Fault["kind"], string[]> = {
+  crash: ["after|before"], delay: ["plural", "ms"], merge: ["plural", "step"], expire: ["plural", "step"],
+  error: ["status", "verb", "plural", "nth"], recreate: ["after"], lease: ["after"], timeout: ["verb", "plural", "nth"],
+};
+
+/** throws an Error saying what is wrong with the first option that is */
+export function checkOptions(options: Record<string, unknown>): void {
+  if (typeof options !== "object" || options === null) throw new Error("simulate: expects an object of options");
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.includes(key)) {
+      throw new Error(`simulate: no option ${JSON.stringify(key)} (the options: ${OPTIONS.join(", ")})`);
+    }
+  }
+  if (typeof options.scenario !== "function") throw new Error("simulate: { scenario } must be an async function");
+  for (const key of ["crds", "volatile", "once"]) {
+    const value = options[key];
+    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === "string"))) {
+      throw new Error(`simulate({ ${key} }): must be an array of strings, not ${JSON.stringify(value)}`);
+    }
+  }
+  for (const key of ["invariants", "config", "faults"]) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+      throw new Error(`simulate({ ${key} }): must be an object, not ${JSON.stringify(value)}`);
+    }
+  }
+  for (const [name, check] of Object.entries((options.invariants ?? {}) as Record<string, unknown>)) {
+    if (typeof check !== "function") throw new Error(`simulate({ invariants }): "${name}" must be a function`);
+  }
+  const memo = options.memo;
+  if (memo !== undefined && typeof memo !== "function" && (typeof memo !== "object" || memo === null)) {
+    throw new Error(`simulate({ memo }): must be an object or a function making one, not ${JSON.stringify(memo)}`);
+  }
+  if (options.namespace !== undefined && (typeof options.namespace !== "string" || options.namespace === "")) {
+    throw new Error(`simulate({ namespace }): must be a namespace's name, not ${JSON.stringify(options.namespace)}`);
+  }
+  if (options.shrink !== undefined && typeof options.shrink !== "boolean") {
+    throw new Error(`simulate({ shrink }): must be true or false, not ${JSON.stringify(options.shrink)}`);
+  }
+  checkNumbers(options);
+  if (options.schedule !== undefined) checkSchedule(options.schedule);
+}
+
+function checkNumbers(options: Record<string, unknown>): void {
+  const { schedules, seed } = options;
+  if (schedules !== undefined && !(Number.isSafeInteger(schedules) && (schedules as number) >= 1)) {
+    throw new Error(`simulate({ schedules }): must be a whole number of at least 1, not ${JSON.stringify(schedules)}`);
+  }
+  // a report names a schedule "<master>/<index>", which `seed` must take back: a whole master seed
+  if (typeof seed === "number" && !(Number.isSafeInteger(seed) && seed >= 0)) {
+    throw new Error(`simulate({ seed }): a master seed is a whole number of at least 0, not ${seed}`);
+  }
+  if (seed !== undefined && typeof seed !== "number" && typeof seed !== "string") {
+    throw new Error(`simulate({ seed }): a number, or "<master seed>/<schedule index>", not ${JSON.stringify(seed)}`);
+  }
+}
+
+function checkSchedule(schedule: unknown): void {
+  if (!Array.isArray(schedule)) {
+    const given = JSON.stringify(schedule);
+    throw new Error(`simulate({ schedule }): must be an array of faults (as a report prints them), not ${given}`);
+  }
+  schedule.forEach((fault: unknown, i) => {
+    const kind = (fault as { kind?: unknown } | null)?.kind;
+    const fields = FAULT_FIELDS[kind as Fault["kind"]];
+    if (!fields) {
+      throw new Error(`simulate({ schedule }): fault ${i + 1} has no kind ${JSON.stringify(kind)} ` +
+        `(the kinds: ${Object.keys(FAULT_FIELDS).join(", ")})`);
+    }
+    const absent = (field: string) => (fault as Record<string, unknown>)[field] === undefined;
+    const missing = fields.filter((field) => field.split("|").every(absent));
+    if (missing.length > 0) {
+      const what = `fault ${i + 1} (${kind}) lacks ${missing.join(", ")}`;
+      throw new Error(`simulate({ schedule }): ${what}: ${JSON.stringify(fault)}`);
+    }
+  });
+}

@@ -1,0 +1,113 @@
+// docs/testing.md, "The scenario and the checks": each check simulate() makes, as an author meets
+// it. An invariant broken by false, by a string or by a throw (and holding by true or nothing),
+// checked after every step and at the end; a deletion never completed; a run that never settles
+// (timers firing without pause, or requests without pause); a handler promised to run once that
+// ran twice; volatile paths left out of the comparison; a scenario that throws. A check that
+// fails in the fault-free run already is reported as such, without a schedule.
+
+import { expect, test } from "bun:test";
+import { adopt, Registry, TemporaryError } from "kobun";
+import { simulate, type World } from "kobun/testing";
+import { configMap, failureOf, Gadgets } from "./helpers.ts";
+
+function quiet(): Registry {
+  const registry = new Registry();
+  registry.on.create(Gadgets, () => {}, { id: "noop" });
+  return registry;
+}
+const one = async (world: World) => { await world.apply(Gadgets, { metadata: { name: "g1" }, spec: { size: 1 } }); };
+
+test("invariants: false, a string or a throw breaks one, named, after its step; true or nothing holds", async () => {
+  const seen: number[] = [];
+  const holding = {
+    "true holds": () => true,
+    "nothing holds": (world: World) => { seen.push(world.step); },
+  };
+  const two = async (world: World) => {
+    await one(world);
+    expect(world.step).toBe(1);
+    await world.get(Gadgets, "g1");                             // reads are no step
+    expect((await world.list(Gadgets)).map((g) => g.metadata.name)).toEqual(["g1"]);
+    await world.apply(Gadgets, { metadata: { name: "g1" }, spec: { size: 2 } });
+  };
+  const passed = await simulate({ registry: quiet(), scenario: two, invariants: holding, schedules: 1 });
+  expect(passed.runs.map((run) => run.ok)).toEqual([true]);
+  expect(seen.slice(0, 3)).toEqual([1, 2, 2]);                  // after each step, then at the end (reference run)
+  for (const [returns, said] of [
+    [() => false, "it returned false"], [() => "two where one", "two where one"],
+    [() => { throw new Error("no list"); }, "it threw: no list"],
+  ] as const) {
+    const { failure, report } = await failureOf(simulate({
+      registry: quiet(), scenario: two, invariants: { ...holding, "my rule": returns },
+    }));
+    expect(report.split("\n")[0]).toBe("simulate: the fault-free reference run fails already");
+    expect(failure).toEqual({ check: "invariant", step: 1, message: `invariant "my rule" broken after step 1: ${said}`, details: [] });
+  }
+}, 60_000);
+
+test("deletion: a delete handler that never finishes holds the finalizer; reported with who holds it", async () => {
+  const registry = quiet();
+  registry.on.delete(Gadgets, () => { throw new TemporaryError("not yet", { delay: 3600 }); }, { id: "hold" });
+  const scenario = async (world: World) => { await one(world); await world.delete(Gadgets, "g1"); };
+  const { failure, report } = await failureOf(simulate({ registry, scenario }));
+  expect(report).toContain("  step 2: delete gadgets g1");
+  expect(failure).toEqual({
+    check: "deletion", message: "a deletion never completed",
+    details: [`gadgets default/g1 is still being deleted, held by the finalizers ["kobun.dev/finalizer"]`],
+  });
+}, 60_000);
+
+test("settle: a reconcile requeued every millisecond fails as a storm past maxFirings", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(Gadgets, () => ({ requeueAfter: 0.001 }));
+  const { failure } = await failureOf(simulate({ registry, scenario: one, maxFirings: 50 }));
+  expect(failure.check).toBe("settle");
+  expect(failure.step).toBe(1);
+  expect(failure.message).toStartWith("timers kept firing: more than 50 in one settle");
+}, 60_000);
+
+test("settle: a handler sending requests without a pause fails once settleTimeout has passed", async () => {
+  const registry = new Registry();
+  registry.on.create(Gadgets, async ({ api, name, signal }) => {
+    while (!signal?.aborted) await api.get(Gadgets, name);      // busy for ever: no pause, no end
+  }, { id: "spin" });
+  const started = performance.now();
+  const { failure } = await failureOf(simulate({ registry, scenario: one, settleTimeout: 400 }));
+  expect(failure.check).toBe("settle");
+  expect(failure.message).toContain("never went quiet");
+  expect(performance.now() - started).toBeLessThan(30_000);
+}, 60_000);
+
+test("once: a handler that writes before kobun records its success runs twice after a crash", async () => {
+  const registry = new Registry();
+  registry.on.create(Gadgets, async ({ name, body, api }) => {
+    await api.apply(adopt(configMap(`${name}-data`), { owner: body }));
+  }, { id: "provision" });
+  const { failure, report } = await failureOf(simulate({ registry, scenario: one, once: ["provision"] }));
+  expect(report.split("\n")[2]).toStartWith("  - the operator killed ");
+  expect(failure.check).toBe("once");
+  expect(failure.message).toBe("a once-only handler ran twice");
+  expect(failure.details).toEqual(["handler 'provision' of g1 succeeded 2 times (by instances [1] [2])"]);
+  // the same operator passes when `once` is not asked: it converges all the same
+  await simulate({ registry, scenario: one, schedules: 4 });
+}, 60_000);
+
+test("volatile: a field that differs from run to run fails convergence until declared volatile; Events are not compared", async () => {
+  const registry = new Registry();
+  let made = 0;
+  registry.on.create(Gadgets, ({ event, body }) => {
+    event.info(body, "Stamped", `at random ${Math.random()}`);   // Events are never compared
+    return { serial: `s${++made}` };                              // a new value each run
+  }, { id: "stamp" });
+  const { failure } = await failureOf(simulate({ registry, scenario: one, schedules: 1 }));
+  expect(failure.check).toBe("convergence");
+  expect(failure.details).toEqual([expect.stringMatching(/^~ gadgets default\/g1: status\.stamp\.serial: "s1" in the reference, "s\d+" here$/)]);
+  await simulate({ registry, scenario: one, schedules: 3, volatile: ["status.stamp.serial"] });
+  await simulate({ registry, scenario: one, schedules: 1, volatile: ["status.*.serial"] });   // `*` for any key
+}, 60_000);
+
+test("a scenario that throws fails the run at its step, with its message", async () => {
+  const scenario = async (world: World) => { await one(world); throw new Error("my scenario broke"); };
+  const { failure } = await failureOf(simulate({ registry: quiet(), scenario }));
+  expect(failure).toEqual({ check: "scenario", step: 1, message: "the scenario failed at step 1: my scenario broke", details: [] });
+}, 60_000);

@@ -1,0 +1,56 @@
+// simulate()'s options are checked before anything runs: a misspelt option, a wrong shape, a
+// schedule with a fault no kind of which exists, or a master seed whose reported replay seed
+// ("<master>/<index>") would be refused, each fails with what was expected instead of running
+// something other than the test meant. And a failing schedule given as faults is replayed by its
+// faults (it has no seed).
+
+import { expect, test } from "bun:test";
+import { checkOptions } from "../../src/testing/simulate-options.ts";
+import { simulate, SimulationFailure } from "../../src/testing/index.ts";
+import { adopt, Registry } from "../../src/index.ts";
+import type { World } from "../../src/testing/index.ts";
+import { configMap, Widgets } from "./widgets.ts";
+
+const scenario = async () => {};
+
+test("refused before anything runs, each saying what was expected", () => {
+  const refusals: [Record<string, unknown>, string][] = [
+    [{ scenario, schedulse: 3 }, 'simulate: no option "schedulse" (the options: scenario, registry,'],
+    [{}, "simulate: { scenario } must be an async function"],
+    [{ scenario, schedules: 2.5 }, "simulate({ schedules }): must be a whole number of at least 1, not 2.5"],
+    [{ scenario, schedules: 0 }, "simulate({ schedules }): must be a whole number of at least 1, not 0"],
+    [{ scenario, seed: -3 }, "simulate({ seed }): a master seed is a whole number of at least 0, not -3"],
+    [{ scenario, seed: 1.5 }, "simulate({ seed }): a master seed is a whole number of at least 0, not 1.5"],
+    [{ scenario, seed: true }, 'simulate({ seed }): a number, or "<master seed>/<schedule index>", not true'],
+    [{ scenario, schedule: "crash" }, "simulate({ schedule }): must be an array of faults"],
+    [{ scenario, schedule: [{ kind: "bogus" }] }, 'simulate({ schedule }): fault 1 has no kind "bogus" (the kinds: crash,'],
+    [{ scenario, schedule: [{ kind: "crash" }] }, "simulate({ schedule }): fault 1 (crash) lacks after|before"],
+    [{ scenario, schedule: [{ kind: "merge", plural: "widgets" }] }, "fault 1 (merge) lacks step"],
+    [{ scenario, once: "enter" }, 'simulate({ once }): must be an array of strings, not "enter"'],
+    [{ scenario, volatile: "status.at" }, "simulate({ volatile }): must be an array of strings"],
+    [{ scenario, crds: [1] }, "simulate({ crds }): must be an array of strings"],
+    [{ scenario, invariants: { ok: true } }, 'simulate({ invariants }): "ok" must be a function'],
+    [{ scenario, memo: 3 }, "simulate({ memo }): must be an object or a function making one, not 3"],
+    [{ scenario, namespace: "" }, 'simulate({ namespace }): must be a namespace\'s name, not ""'],
+    [{ scenario, shrink: "no" }, 'simulate({ shrink }): must be true or false, not "no"'],
+    [{ scenario, config: [] }, "simulate({ config }): must be an object, not []"],
+  ];
+  for (const [options, message] of refusals) expect(() => checkOptions(options)).toThrow(message);
+  const fine = { scenario, seed: 7, schedules: 3, once: ["a"], volatile: [], memo: () => ({}), shrink: false };
+  expect(() => checkOptions(fine)).not.toThrow();
+  expect(() => checkOptions({ scenario, schedule: [{ kind: "crash", before: { verb: "get" } }] })).not.toThrow();
+});
+
+test("simulate() refuses a misspelt option at once; a failing given schedule is replayed by its faults", async () => {
+  const registry = new Registry();
+  registry.on.create(Widgets, async ({ name, body, api }) => {    // a generated name: a second run makes a second
+    await api.create({ ...adopt(configMap("", {}), { owner: body }), metadata: { generateName: `${name}-` } });
+  }, { id: "leak" });
+  const scenario = async (world: World) => { await world.apply(Widgets, { metadata: { name: "w1" }, spec: {} }); };
+  await expect(simulate({ registry, scenario, schedulse: 3 } as never)).rejects.toThrow('no option "schedulse"');
+  const crash = { kind: "crash" as const, after: { verb: "create", plural: "configmaps", name: "w1-*", nth: 1 } };
+  const failed = await simulate({ registry, scenario, schedule: [crash] }).catch((e: unknown) => e);
+  expect(failed).toBeInstanceOf(SimulationFailure);
+  const last = (failed as SimulationFailure).report.split("\n").at(-1);
+  expect(last).toBe(`replay: simulate({ ...options, schedule: ${JSON.stringify([crash])} })`);
+});
