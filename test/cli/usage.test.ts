@@ -1,0 +1,40 @@
+// Usage errors a first-day user makes: a stray argument to `kobun version`/`kobun docs` is exit 2
+// (README: "2: bad usage: unknown command or flag"), not silently ignored; a misspelt `kobun dev`
+// flag is matched against dev's own flags too (`--demoo`: did you mean --demo?).
+
+import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
+import { dispatch } from "../../src/cli.ts";
+
+const embedded = { handlersLoaded: false, manifests: [] };
+let errors: string[];
+let outputs: string[];
+let spies: { mockRestore(): void }[];
+beforeEach(() => {
+  errors = [];
+  outputs = [];
+  spies = [
+    spyOn(console, "error").mockImplementation((...args: unknown[]) => void errors.push(args.join(" "))),
+    spyOn(console, "log").mockImplementation((...args: unknown[]) => void outputs.push(args.join(" "))),
+  ];
+});
+afterEach(() => spies.forEach((spy) => spy.mockRestore()));
+
+test("kobun version and kobun docs refuse a flag or an argument with exit 2, naming it; alone they print and exit 0", async () => {
+  expect(await dispatch(["version", "--json"], embedded)).toBe(2);
+  expect(await dispatch(["docs", "handlers"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain("kobun version takes no arguments: unknown flag --json");
+  expect(errors.join("\n")).toContain('kobun docs takes no arguments: unexpected argument "handlers"');
+  expect(outputs).toEqual([]);
+  expect(await dispatch(["version"], embedded)).toBe(0);
+  expect(await dispatch(["--version"], embedded)).toBe(0);
+  expect(outputs.join("\n")).toMatch(/^kobun \d+\.\d+\.\d+ \(bun /);
+});
+
+test("kobun dev: a misspelt dev flag is suggested, an unknown one lists dev's flags with run's; nothing starts", async () => {
+  expect(await dispatch(["dev", "--demoo"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain("unknown flag --demoo; did you mean --demo?");
+  errors.length = 0;
+  expect(await dispatch(["dev", "--xyzzy"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain("known flags: --demo, --once, --watch, --config,");
+  expect(errors.join("\n")).not.toContain("--worker");
+});
