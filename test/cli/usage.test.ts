@@ -38,3 +38,13 @@ test("kobun dev: a misspelt dev flag is suggested, an unknown one lists dev's fl
   expect(errors.join("\n")).toContain("known flags: --demo, --once, --watch, --config,");
   expect(errors.join("\n")).not.toContain("--worker");
 });
+
+test("a handler path that does not exist is a usage error naming it (exit 2), for run, dev and manifests alike", async () => {
+  for (const command of ["run", "dev", "manifests"]) {
+    errors.length = 0;
+    const flags = command === "run" ? ["--kubeconfig", "/nonexistent/kubeconfig"] : [];
+    expect(await dispatch([command, "no-such-handlers.ts", ...flags], embedded)).toBe(2);
+    expect(errors.join("\n")).toContain("kobun: handler path no-such-handlers.ts does not exist");
+    expect(errors.join("\n")).not.toContain("crashed");
+  }
+});

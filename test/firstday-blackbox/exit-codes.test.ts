@@ -121,3 +121,15 @@ test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line
     second.kill();
   }
 }, 45_000);
+
+test("2: what a first-day user mistypes: a stray argument to version or docs, a misspelt dev flag, a handler path that is not there", async () => {
+  const [version, docs, dev, path] = await Promise.all([
+    kobun(["version", "--json"]), kobun(["docs", "handlers"]), kobun(["dev", "--demoo"]),
+    kobun(["run", "handler.ts", "--kubeconfig", open.kubeconfigPath, "-n", "default"], { cwd: dir }),
+  ]);
+  expect([version.code, docs.code, dev.code, path.code]).toEqual([2, 2, 2, 2]);
+  expect(version.stderr).toContain("kobun version takes no arguments: unknown flag --json");
+  expect(docs.stderr).toContain('kobun docs takes no arguments: unexpected argument "handlers"');
+  expect(dev.stderr).toContain("unknown flag --demoo; did you mean --demo?");
+  expect(path.stderr).toBe('kobun: handler path handler.ts does not exist (files or directories of handlers)\nRun "kobun --help" for usage.\n');
+}, 30_000);
