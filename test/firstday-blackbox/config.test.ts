@@ -72,7 +72,7 @@ test("a kobun.yaml with many mistakes: exit 3, each named by file and key (did-y
   expect(stderr.split("\n")[0]).toBe("kobun: invalid configuration:");
 }, 30_000);
 
-test("wrong shapes, a YAML error with its line, a missing file, a resources: key naming no handled resource: exit 3, file and place named", async () => {
+test("wrong shapes, a YAML error with its line, a missing file, a resources: key naming no handled resource, a --name no DNS label: exit 3, named", async () => {
   const [list, scalar, syntax, resources] = await Promise.all([
     runWith("list.yaml", "- peering\n- namespaces\n"),
     runWith("scalar.yaml", "namespaces: default\n"),
@@ -80,7 +80,10 @@ test("wrong shapes, a YAML error with its line, a missing file, a resources: key
     runWith("resources.yaml", "namespaces: { include: [default] }\nresources:\n  widgets: { labelSelector: 'app=web' }\n"),
   ]);
   const missing = await kobun(["run", handlers, "--config", join(dir, "nowhere.yaml"), "--kubeconfig", closed]);
-  expect([list.code, scalar.code, syntax.code, resources.code, missing.code]).toEqual([3, 3, 3, 3, 3]);
+  const badName = await kobun(["manifests", handlers, "--name", "My_Operator"]);
+  expect([list.code, scalar.code, syntax.code, resources.code, missing.code, badName.code]).toEqual([3, 3, 3, 3, 3, 3]);
+  expect(badName.stderr).toContain('--name: expected a DNS label');
+  expect(badName.stdout).toBe("");
   expect(list.stderr).toContain(`${list.file}: (top level): expected a mapping with keys peering, namespaces,`);
   expect(scalar.stderr).toContain(`${scalar.file}: namespaces: expected a mapping with keys include, exclude, allNamespaces; got "default"`);
   expect(syntax.stderr).toContain(`${syntax.file}:2:9: YAML syntax error`);   // where the bad nesting starts
