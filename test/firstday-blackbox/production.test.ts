@@ -71,6 +71,28 @@ on.probe(() => 42, { id: "answer" });
   }
 }, 30_000);
 
+test("logs: a line repeated 8 times at once is written 5 times; the 3 left out are counted, written at the stop", async () => {
+  const module = handlerModule(dir, "noisy.ts", `import { on } from "kobun";
+on.create("v1/configmaps", ({ logger }) => {
+  for (let i = 0; i < 8; i++) logger.warn("disk almost full");
+}, { id: "noisy", labels: { app: "noisy" } });
+`);
+  const operator = new Running([process.execPath, cli, "run", module, "--kubeconfig", sandbox.kubeconfigPath, "-n", "default", "--standalone"]);
+  try {
+    await operator.until(/operator ready/);
+    await createConfigMap(sandbox, "noisy", { app: "noisy" });
+    await operator.until(/Handler 'noisy' succeeded\./);
+    operator.child.kill("SIGTERM");
+    expect(await operator.exited()).toBe(0);
+    const lines = operator.output.split("\n").filter((line) => line.includes("disk almost full"));
+    expect(lines).toHaveLength(6);
+    expect(lines.slice(0, 5).every((line) => line.endsWith("handler=noisy"))).toBe(true);
+    expect(lines[5]).toEndWith("handler=noisy repeated=3");
+  } finally {
+    operator.kill();
+  }
+}, 30_000);
+
 test("kobun freeze freezes a running operator (/readyz 503, kobun_frozen 1, nothing handled); kobun resume resumes it", async () => {
   const module = handlerModule(dir, "peered.ts",
     'import { on } from "kobun";\non.create("v1/configmaps", ({ name, logger }) => logger.info(`handled ${name}`), { id: "peered", labels: { app: "peered" } });\n');
