@@ -264,7 +264,10 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     }),
   }),
   kube: section("Kube: how to reach the cluster.", {
-    kubeconfig: orNull(text({ doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
+    kubeconfig: orNull(
+      text({ doc: "Path of the kubeconfig file (a relative one from the current directory, not this file's)." }),
+      "$KUBECONFIG, ~/.kube/config or in-cluster",
+    ),
     context: orNull(text({ doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
     requestTimeout: duration({
       default: 60, min: 0, max: 3600,
