@@ -73,13 +73,13 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "init":
       case "build":
       case "test":
-        // They need the package's sources and Bun itself: a compiled operator has neither.
+      case "docs":
+        // They need the package's files (sources, scaffold, guides) and Bun: a compiled operator has neither.
         if (embedded.handlersLoaded) {
           const why = `runs from the kobun package (npx kobun ${command}), not from a compiled operator`;
           throw new UsageError(`kobun ${command} ${why}`, command);
         }
-        return await projectCommand(command, rest, wantsHelp);
-      case "docs":
+        if (command !== "docs") return await projectCommand(command, rest, wantsHelp);
         if (wantsHelp) return help((await import("./cli/project/docs.ts")).DOCS_HELP);
         refuseArguments(command, rest);
         return (await import("./cli/project/docs.ts")).docsCommand();

@@ -48,3 +48,21 @@ test("a handler path that does not exist is a usage error naming it (exit 2), fo
     expect(errors.join("\n")).not.toContain("crashed");
   }
 });
+
+test("a compiled operator refuses kobun docs as it does init, build and test (exit 2): it carries no guides", async () => {
+  expect(await dispatch(["docs"], { handlersLoaded: true, manifests: [] })).toBe(2);
+  expect(errors.join("\n")).toContain("kobun docs runs from the kobun package (npx kobun docs), not from a compiled operator");
+  expect(outputs).toEqual([]);
+});
+
+test("kobun generate types: a --crd that cannot be read and an --out that cannot be written are usage errors naming them", async () => {
+  const crd = new URL("../../handlers/kobunexample.crd.yaml", import.meta.url).pathname;
+  expect(await dispatch(["generate", "types", "--crd", "/no/such/crd.yaml"], embedded)).toBe(2);
+  expect(await dispatch(["generate", "types", "--crd", new URL("../../handlers", import.meta.url).pathname], embedded)).toBe(2);
+  expect(await dispatch(["generate", "types", "--crd", crd, "--out", "/no/such/dir/types.ts"], embedded)).toBe(2);
+  const said = errors.join("\n");
+  expect(said).toContain("kobun: --crd /no/such/crd.yaml: no such file or directory");
+  expect(said).toMatch(/kobun: --crd \S+\/handlers: a directory, not a file/);
+  expect(said).toContain("kobun: --out /no/such/dir/types.ts: no such file or directory");
+  expect(said).not.toContain("crashed");
+});
