@@ -104,6 +104,12 @@ test("kobun init outside the checkout; the project's README commands, in order: 
   expect({ code: built.code, err: built.code === 0 ? "" : built.stderr }).toEqual({ code: 0, err: "" });
   expect(built.stdout).toMatch(/built dist\/kobun: [\d.]+ MiB, 1 handler module\(s\)/);
   expect(existsSync(join(project, "dist", "kobun"))).toBe(true);
+  // What the binary is not (docs/project.md): no init, build, test or docs, no sandbox; exit 2, saying so.
+  const refused = await Promise.all([["init", "x"], ["build"], ["test"], ["docs"], ["dev"], ["version", "--json"]]
+    .map((args) => finish(["./dist/kobun", ...args], { cwd: project, env })));
+  expect(refused.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2]);
+  expect(refused[3]!.stderr).toContain("kobun docs runs from the kobun package (npx kobun docs), not from a compiled operator");
+  expect(refused[4]!.stderr).toContain("built without the sandbox");
 
   // The manifests before the binary: the binary needs the CRD they carry (the README's comment says so).
   const manifests = await finish(npxKobun(["manifests", "--image", "registry.example/my-operator:0.1.0"]), { cwd: project, env });
