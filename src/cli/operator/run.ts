@@ -29,6 +29,11 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
     const crds = manifestCRDs(manifests); // their names key kobun.yaml's resources, as in `kobun manifests`
     await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined, crds });
     return ExitCode.ok;
+  } catch (error) {
+    // A stop asked for before the operator started (while it still connects, say) is a clean stop too.
+    const abort = error === stop.signal.reason || (error instanceof Error && error.name === "AbortError");
+    if (stop.signal.aborted && abort) return ExitCode.ok;
+    throw error;
   } finally {
     stop.dispose();
   }
