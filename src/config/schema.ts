@@ -214,7 +214,8 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     address: orNull(text({
       doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
       expected: 'an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080"',
-      valid: (value) => isHttpUrl(metricsUrl(value)),
+      // Without http://, an address must end in its port (":8080", "host:8080"): "nonsense" is no address.
+      valid: (value) => (value.startsWith("http://") || /:\d+$/.test(value)) && isHttpUrl(metricsUrl(value)),
     }), "only on the probe listener"),
   }),
   tracing: section("Tracing: OpenTelemetry spans (a cycle per object, its handlers and API requests) sent as OTLP " +
