@@ -10,7 +10,7 @@ import { peeringCRDsYAML } from "../../peering/index.ts";
 import { applyManifests, runDemo, startSandbox } from "../../runtime/dev.ts";
 import { loggerFor, withDefinitions } from "../../runtime/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
-import { stopSignal } from "./signals.ts";
+import { stopSignal, stoppedEarly } from "./signals.ts";
 import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
 import type { Settings } from "../../config/index.ts";
 
@@ -108,6 +108,9 @@ async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settin
     }
     await running;
     return ExitCode.ok;
+  } catch (error) {
+    if (stoppedEarly(stop, error)) return ExitCode.ok;
+    throw error;
   } finally {
     stop.dispose();
     await sandbox.stop();

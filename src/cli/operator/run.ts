@@ -9,7 +9,7 @@ import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "
 import { manifestCRDs, run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import type { Embedded } from "../handlers.ts";
-import { stopSignal } from "./signals.ts";
+import { stopSignal, stoppedEarly } from "./signals.ts";
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
   const { flags, positionals } = parseRunFlags(argv);
@@ -30,9 +30,7 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
     await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined, crds });
     return ExitCode.ok;
   } catch (error) {
-    // A stop asked for before the operator started (while it still connects, say) is a clean stop too.
-    const abort = error === stop.signal.reason || (error instanceof Error && error.name === "AbortError");
-    if (stop.signal.aborted && abort) return ExitCode.ok;
+    if (stoppedEarly(stop, error)) return ExitCode.ok;
     throw error;
   } finally {
     stop.dispose();

@@ -6,6 +6,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stoppedEarly } from "../../../src/cli/operator/signals.ts";
 
 const repo = join(import.meta.dir, "../../..");
 
@@ -43,3 +44,13 @@ test("SIGTERM while kobun run still retries an unreachable API server: exit 0, n
     rmSync(dir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("stoppedEarly: only the stop's own abort, once stopped, counts as a clean stop (kobun run and kobun dev share it)", () => {
+  const stop = new AbortController();
+  const early = new DOMException("received SIGTERM", "AbortError");
+  expect(stoppedEarly(stop, early)).toBe(false);            // not stopped yet: a real failure
+  stop.abort(early);
+  expect(stoppedEarly(stop, early)).toBe(true);
+  expect(stoppedEarly(stop, Object.assign(new Error("fetch aborted"), { name: "AbortError" }))).toBe(true);
+  expect(stoppedEarly(stop, new Error("ECONNREFUSED"))).toBe(false); // another error while stopping is still reported
+});
