@@ -94,6 +94,10 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "help":
       case "--help":
       case "-h":
+        // `kobun help run` is `kobun run --help`, as `git help` and `go help` read it.
+        if (command === "help" && rest[0] !== undefined && !rest[0].startsWith("-")) {
+          return await dispatch([rest[0], "--help"], embedded);
+        }
         return help(HELP);
       default:
         throw new UsageError(

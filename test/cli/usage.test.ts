@@ -66,3 +66,13 @@ test("kobun generate types: a --crd that cannot be read and an --out that cannot
   expect(said).toContain("kobun: --out /no/such/dir/types.ts: no such file or directory");
   expect(said).not.toContain("crashed");
 });
+
+test("kobun help COMMAND prints that command's help, as kobun COMMAND --help does; an unknown one is exit 2", async () => {
+  expect(await dispatch(["help", "run"], embedded)).toBe(0);
+  expect(outputs.join("\n")).toStartWith("Usage: kobun run [flags] [handler files...]");
+  outputs.length = 0;
+  expect(await dispatch(["help"], embedded)).toBe(0);
+  expect(outputs.join("\n")).toStartWith("kobun ");
+  expect(await dispatch(["help", "bogus"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain('unknown command "bogus"');
+});
