@@ -95,9 +95,11 @@ export function handlerModule(dir: string, name: string, source: string): string
   return path;
 }
 
-/** A ConfigMap in `default`, made as kubectl would: a POST to the API server at `server.url`. */
-export async function createConfigMap(server: { url: string }, name: string, labels: Record<string, string>): Promise<void> {
-  const response = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, {
+/** A ConfigMap, made as kubectl would: a POST to the API server at `server.url`. */
+export async function createConfigMap(
+  server: { url: string }, name: string, labels: Record<string, string>, namespace = "default",
+): Promise<void> {
+  const response = await fetch(`${server.url}/api/v1/namespaces/${namespace}/configmaps`, {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name, labels } }),
   });
   if (response.status !== 201) throw new Error(`creating ConfigMap ${name}: ${response.status} ${await response.text()}`);

@@ -1,6 +1,6 @@
 // docs/production.md and docs/peering.md, the claims a sandbox can check: the probe listener's
 // /healthz (with on.probe values), /readyz and /metrics (the documented names), --metrics-addr
-// serving /metrics alone, JSON logs; `kobun freeze` / `kobun resume` freezing a running operator
+// serving /metrics alone, JSON logs; `kobun freeze -n NS` / `kobun resume` freezing a running operator in NS alone
 // (readiness 503 and kobun_frozen while frozen, nothing handled until the resume); the launcher
 // (what `npx kobun` runs) passing a SIGTERM on and honouring KOBUN_BUN.
 
@@ -93,7 +93,7 @@ on.create("v1/configmaps", ({ logger }) => {
   }
 }, 30_000);
 
-test("kobun freeze freezes a running operator (/readyz 503, kobun_frozen 1, nothing handled); kobun resume resumes it", async () => {
+test("kobun freeze -n NS freezes a running operator there (/readyz 503, kobun_frozen 1, nothing handled), not in its other namespace; kobun resume resumes it", async () => {
   const module = handlerModule(dir, "peered.ts",
     'import { on } from "kobun";\non.create("v1/configmaps", ({ name, logger }) => logger.info(`handled ${name}`), { id: "peered", labels: { app: "peered" } });\n');
   // The peering CRDs, as `kobun manifests` prints them for a peering operator, installed as kubectl apply would.
@@ -108,8 +108,13 @@ test("kobun freeze freezes a running operator (/readyz 503, kobun_frozen 1, noth
     expect(response.status).toBe(201);
   }
   const connection = ["--kubeconfig", sandbox.kubeconfigPath, "-n", "default"];
-  const operator = new Running([process.execPath, cli, "run", module, ...connection, "--peering", "first-day",
-    "--liveness", "http://127.0.0.1:0/healthz"]);
+  // A second namespace, with no peering object of its own frozen: "frozen apart from the others" (peering.md).
+  const other = await fetch(`${sandbox.url}/api/v1/namespaces`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name: "first-day-other" } }),
+  });
+  expect(other.status).toBe(201);
+  const operator = new Running([process.execPath, cli, "run", module, ...connection, "-n", "first-day-other",
+    "--peering", "first-day", "--liveness", "http://127.0.0.1:0/healthz"]);
   try {
     const probes = (await operator.until(/serving probes url=(http:\/\/127\.0\.0\.1:\d+)\/healthz/))[1]!;
     await operator.until(/operator ready/);
@@ -117,6 +122,8 @@ test("kobun freeze freezes a running operator (/readyz 503, kobun_frozen 1, noth
     expect({ code: frozen.code, out: frozen.stdout.trim() }).toEqual({ code: 0, out: "frozen: peering first-day for 60s" });
     await operator.until(/freezing: a peer with a higher priority is alive/);
     await createConfigMap(sandbox, "during-freeze", { app: "peered" });
+    await createConfigMap(sandbox, "elsewhere", { app: "peered" }, "first-day-other");
+    await operator.until(/handled elsewhere/);
     const unready = await fetch(`${probes}/readyz`);
     const body = await unready.json() as { ready: boolean; frozen: Record<string, string> };
     expect({ status: unready.status, ready: body.ready }).toEqual({ status: 503, ready: false });
@@ -130,6 +137,7 @@ test("kobun freeze freezes a running operator (/readyz 503, kobun_frozen 1, noth
     const lines = operator.output.split("\n");
     const at = (text: string) => lines.findIndex((line) => line.includes(text));
     expect(at("handled during-freeze")).toBeGreaterThan(at("resuming:"));
+    expect(at("handled elsewhere")).toBeLessThan(at("resuming:"));
     expect(at("resuming:")).toBeGreaterThan(at("freezing:"));
     expect((await fetch(`${probes}/readyz`)).status).toBe(200);
     operator.child.kill("SIGTERM");
