@@ -2,7 +2,7 @@
 // /healthz (with on.probe values), /readyz and /metrics (the documented names), --metrics-addr
 // serving /metrics alone, JSON logs; `kobun freeze -n NS` / `kobun resume` freezing a running operator in NS alone
 // (readiness 503 and kobun_frozen while frozen, nothing handled until the resume); the launcher
-// (what `npx kobun` runs) passing a SIGTERM on and honouring KOBUN_BUN.
+// (what `npx kobun` runs) passing a SIGTERM on and honouring KOBUN_BUN; lease mode's $POD_NAMESPACE/$POD_ID.
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
@@ -130,7 +130,8 @@ test("kobun freeze -n NS freezes a running operator there (/readyz 503, kobun_fr
     expect(Object.entries(body.frozen).filter(([key, why]) => key.startsWith("default/") && why.includes("(upgrading the db)"))).toHaveLength(1);
     expect(await (await fetch(`${probes}/metrics`)).text()).toMatch(/^kobun_frozen\{scope="default"\} 1$/m);
 
-    const resumed = await kobun(["resume", "--peering", "first-day", ...connection]);
+    // Without --kubeconfig, like kubectl: $KUBECONFIG (README's commands table).
+    const resumed = await kobun(["resume", "--peering", "first-day", "-n", "default"], { env: userEnv({ KUBECONFIG: sandbox.kubeconfigPath }) });
     expect({ code: resumed.code, out: resumed.stdout.trim() }).toEqual({ code: 0, out: "resumed: peering first-day" });
     await operator.until(/handled during-freeze/);
     // Handled only after the resume: the freeze held it.
@@ -142,6 +143,29 @@ test("kobun freeze -n NS freezes a running operator there (/readyz 503, kobun_fr
     expect((await fetch(`${probes}/readyz`)).status).toBe(200);
     operator.child.kill("SIGTERM");
     expect(await operator.exited()).toBe(0);
+  } finally {
+    operator.kill();
+  }
+}, 30_000);
+
+test("lease mode: the Lease lives in $POD_NAMESPACE, held by $POD_ID, and is released at the stop", async () => {
+  const module = handlerModule(dir, "leased.ts", 'import { on } from "kobun";\non.create("v1/configmaps", () => {}, { id: "leased", labels: { app: "leased" } });\n');
+  const config = handlerModule(dir, "lease.yaml", "peering: { mode: lease, name: first-day-lease }\n");
+  const namespace = await fetch(`${sandbox.url}/api/v1/namespaces`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name: "first-day-ops" } }),
+  });
+  expect(namespace.status).toBe(201);
+  const operator = new Running([process.execPath, cli, "run", module, "--config", config, "--kubeconfig", sandbox.kubeconfigPath, "-n", "default"],
+    { env: userEnv({ POD_NAMESPACE: "first-day-ops", POD_ID: "first-day-pod" }) });
+  const lease = async () =>
+    (await (await fetch(`${sandbox.url}/apis/coordination.k8s.io/v1/namespaces/first-day-ops/leases/first-day-lease`)).json()) as { spec: { holderIdentity?: string } };
+  try {
+    await operator.until(/acquired the lease: this replica is active .*lease=first-day-ops\/first-day-lease/);
+    expect((await lease()).spec.holderIdentity).toBe("first-day-pod");
+    operator.child.kill("SIGTERM");
+    expect(await operator.exited()).toBe(0);
+    expect(operator.output).toContain("released the lease");
+    expect((await lease()).spec.holderIdentity ?? "").toBe("");
   } finally {
     operator.kill();
   }
