@@ -73,25 +73,31 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
       case "init":
       case "build":
       case "test":
-        // They need the package's sources and Bun itself: a compiled operator has neither.
+      case "docs":
+        // They need the package's files (sources, scaffold, guides) and Bun: a compiled operator has neither.
         if (embedded.handlersLoaded) {
           const why = `runs from the kobun package (npx kobun ${command}), not from a compiled operator`;
           throw new UsageError(`kobun ${command} ${why}`, command);
         }
-        return await projectCommand(command, rest, wantsHelp);
-      case "docs":
+        if (command !== "docs") return await projectCommand(command, rest, wantsHelp);
         if (wantsHelp) return help((await import("./cli/project/docs.ts")).DOCS_HELP);
+        refuseArguments(command, rest);
         return (await import("./cli/project/docs.ts")).docsCommand();
       case "generate":
         if (wantsHelp) return help((await import("./cli/project/typegen.ts")).GENERATE_HELP);
         return await (await import("./cli/project/typegen.ts")).generateCommand(rest);
       case "version":
       case "--version":
+        refuseArguments("version", rest);
         console.log(`kobun ${packageJson.version} (bun ${Bun.version})`);
         return ExitCode.ok;
       case "help":
       case "--help":
       case "-h":
+        // `kobun help run` is `kobun run --help`, as `git help` and `go help` read it.
+        if (command === "help" && rest[0] !== undefined && !rest[0].startsWith("-")) {
+          return await dispatch([rest[0], "--help"], embedded);
+        }
         return help(HELP);
       default:
         throw new UsageError(
@@ -130,6 +136,14 @@ async function projectCommand(command: "init" | "build" | "test", rest: string[]
   }
   const { TEST_HELP, testCommand } = await import("./cli/project/test.ts");
   return wantsHelp && rest.length === 1 ? help(TEST_HELP) : await testCommand(rest);
+}
+
+/** `version` and `docs` take nothing: a stray word or flag is a mistake to be told of (exit 2), not ignored. */
+function refuseArguments(command: string, rest: string[]): void {
+  const [first] = rest;
+  if (first === undefined) return;
+  const what = first.startsWith("-") ? `unknown flag ${first}` : `unexpected argument ${JSON.stringify(first)}`;
+  throw new UsageError(`kobun ${command} takes no arguments: ${what}`, first);
 }
 
 function help(text: string): number {

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Manifest } from "../runtime/index.ts";
+import { UsageError } from "../config/index.ts";
 
 export type { Manifest } from "../runtime/index.ts";
 
@@ -20,7 +21,10 @@ export async function loadHandlers(paths: string[]): Promise<Manifest[]> {
   const manifests: Manifest[] = [];
   const modules: string[] = [];
   const visit = (path: string) => {
-    if (!existsSync(path)) throw new Error(`handler path ${path} does not exist`);
+    // A path the user typed: a usage error (exit 2), not a crash with a stack trace.
+    if (!existsSync(path)) {
+      throw new UsageError(`handler path ${path} does not exist (files or directories of handlers)`, path);
+    }
     if (statSync(path).isDirectory()) {
       for (const name of readdirSync(path).sort()) {
         if (name === "node_modules" || name.startsWith(".")) continue;

@@ -214,7 +214,8 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     address: orNull(text({
       doc: 'Where to serve /metrics, e.g. ":8080" or "http://0.0.0.0:9090".',
       expected: 'an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080"',
-      valid: (value) => isHttpUrl(metricsUrl(value)),
+      // Without http://, an address must end in its port (":8080", "host:8080"): "nonsense" is no address.
+      valid: (value) => (value.startsWith("http://") || /:\d+$/.test(value)) && isHttpUrl(metricsUrl(value)),
     }), "only on the probe listener"),
   }),
   tracing: section("Tracing: OpenTelemetry spans (a cycle per object, its handlers and API requests) sent as OTLP " +
@@ -264,7 +265,10 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     }),
   }),
   kube: section("Kube: how to reach the cluster.", {
-    kubeconfig: orNull(text({ doc: "Path of the kubeconfig file." }), "$KUBECONFIG, ~/.kube/config or in-cluster"),
+    kubeconfig: orNull(
+      text({ doc: "Path of the kubeconfig file (a relative one from the current directory, not this file's)." }),
+      "$KUBECONFIG, ~/.kube/config or in-cluster",
+    ),
     context: orNull(text({ doc: "The kubeconfig context to use." }), "the kubeconfig's current context"),
     requestTimeout: duration({
       default: 60, min: 0, max: 3600,

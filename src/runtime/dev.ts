@@ -71,7 +71,12 @@ export async function runDemo(
     const show = (step: string, object: KubeObject, note = "") =>
       console.log(`demo: ${step} ${sample.kind}/${name}: status=${JSON.stringify(object.status ?? {})}${note}`);
 
-    const created = await client.create(resource, ns, sample, { signal });
+    const created = await client.create(resource, ns, sample, { signal }).catch((error: unknown) => {
+      // Most often a schema changed and its sample not (a new required field): say which object to fix.
+      const why = error instanceof Error ? error.message : String(error);
+      throw new Error(`the sample ${sample.kind}/${name} (a *.sample.yaml beside the handlers) was refused: ${why}`,
+        { cause: error });
+    });
     if (waits.created) show("created", await waitFor(at, signal, waits.created, waits.what));
     else show("created", created, ` (not waited for: ${waits.what})`);
 

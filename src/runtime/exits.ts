@@ -13,9 +13,12 @@ export const ExitCode = {
   config: 3,
   /** Cannot reach or authenticate to the API server. */
   connect: 4,
-  /** A fatal runtime error: a handled resource is missing, permissions are lacking (403s: streams/forbidden.ts). */
+  /**
+   * A fatal runtime error: a handled resource is missing, permissions are lacking (403s: streams/forbidden.ts),
+   * a listener's address is taken.
+   */
   fatal: 5,
-  /** An on.startup handler failed: the operator did not start. */
+  /** An on.login or on.startup handler failed (or no login gave credentials): the operator did not start. */
   startup: 6,
   /** A second SIGINT/SIGTERM during shutdown: exit at once (128 + SIGINT, by convention). */
   forced: 130,

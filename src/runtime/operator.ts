@@ -176,7 +176,8 @@ async function operate(o: Running): Promise<RunReport> {
   const names = resolved.resources.map(resourceName).join(",");
   logger.info("operator started", { resources: names, namespaces: describeNamespaces(settings) });
   void health.readiness.listed(scope.signal).then((listed) => {
-    if (!listed) return;
+    // A stopping operator's streams end, which releases their gates: that is no readiness to report.
+    if (!listed || scope.signal.aborted || fatal.error) return;
     logger.info("operator ready: every watch has listed", { resources: names });
     o.options.onReady?.(info);
   });

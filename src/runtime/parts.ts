@@ -105,7 +105,7 @@ export async function serve(o: Operating, parts: Parts): Promise<{ probeUrl?: st
   const frozen = frozenMetric(health.metrics);
   frozen("operator", toggle, signal);
   const frozenIsReady = settings.probes.readiness === "frozen-is-ready";
-  health.readiness.frozenBy(() => toggle.reasons(), frozenIsReady, sharded?.standbyHolders);
+  health.readiness.frozenBy(() => frozenReasons(toggle, gates), frozenIsReady, sharded?.standbyHolders);
 
   // Imported only when there are webhooks: the server, certificates and X.509 code cost an
   // operator without them ~0.6 MB of RSS (sharding, in startParts(), likewise ~0.8 MB).
@@ -127,4 +127,20 @@ export async function serve(o: Operating, parts: Parts): Promise<{ probeUrl?: st
     peering: { ...o.peering, handlersDone },
   });
   return { ...(probeUrl ? { probeUrl } : {}), handlersFinished };
+}
+
+/**
+ * Why the operator is frozen, for /readyz: its own toggle's reasons, and those of every namespace
+ * frozen by a peering object of its own (`kobun freeze -n NS`), keyed `NS/holder`.
+ */
+function frozenReasons(toggle: Toggle, gates: ReadonlyMap<string, Toggle>): Record<string, string> {
+  const own = toggle.reasons();
+  const reasons = { ...own };
+  for (const [namespace, gate] of gates) {
+    // A gate also reports its parent's (the operator's) holders: those are counted once, as they are.
+    for (const [holder, why] of Object.entries(gate.reasons())) {
+      if (!(holder in own)) reasons[`${namespace}/${holder}`] = why;
+    }
+  }
+  return reasons;
 }

@@ -19,6 +19,15 @@ describe("config validation messages", () => {
     expect(problems({ peering: { priority: "high" } })).toEqual(['kobun.yaml: peering.priority: expected an integer, got "high"']);
   });
 
+  test("a metrics address without its port (and not an http:// URL) is refused, not left to fail at listen", () => {
+    const expected = 'expected an address like ":8080", "0.0.0.0:8080" or "http://0.0.0.0:8080", or null (only on the probe listener)';
+    expect(problems({ metrics: { address: "nonsense" } })).toEqual([`kobun.yaml: metrics.address: ${expected}, got "nonsense"`]);
+    expect(problems({ metrics: { address: ":abc" } })).toEqual([`kobun.yaml: metrics.address: ${expected}, got ":abc"`]);
+    for (const address of [":8080", "0.0.0.0:9090", "localhost:9", "http://0.0.0.0:9090"]) {
+      expect(resolveSettings({ file: "kobun.yaml", fileData: { metrics: { address } } }).metrics.address).toBe(address);
+    }
+  });
+
   test("out of range names the range", () => {
     expect(problems({ watching: { pageSize: 0 } })).toEqual(["kobun.yaml: watching.pageSize: expected an integer from 1 to 10000, got 0"]);
     expect(problems({ peering: { lifetime: "2h" } })).toEqual(['kobun.yaml: peering.lifetime: expected a duration from 1s to 1h, got "2h"']);

@@ -65,3 +65,23 @@ test("the demo's update step on a strict schema changes a label, and the update 
     "demo: created StrictThing/strict-demo", "demo: updated StrictThing/strict-demo", "demo: deleted StrictThing/strict-demo: gone (finalizer released)",
   ]);
 }, 20_000);
+
+test("a sample the API server refuses (its schema gained a required field) fails the demo naming the sample and the field", async () => {
+  const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
+  const stop = new AbortController();
+  const required = CRD.replaceAll("strictthing", "requiredthing").replace("kind: StrictThing", "kind: RequiredThing")
+    .replace("spec: { type: object, properties: { size: { type: integer } } }",
+      "spec: { type: object, required: [times], properties: { size: { type: integer }, times: { type: integer } } }");
+  const sample = SAMPLE.replace("StrictThing", "RequiredThing").replace("strict-demo", "required-demo");
+  const manifests = [{ name: "requiredthing.crd.yaml", text: required }, { name: "requiredthing.sample.yaml", text: sample }];
+  try {
+    await applyManifests(client, manifests, new Logger(memorySink("error")), stop.signal);
+    const failed = await runDemo(client, manifests, new Logger(memorySink("error")), stop.signal, new Registry()).catch((e: Error) => e);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toStartWith("the sample RequiredThing/required-demo (a *.sample.yaml beside the handlers) was refused: ");
+    expect((failed as Error).message).toContain("spec.times: Required value");
+  } finally {
+    stop.abort();
+    client.close();
+  }
+});

@@ -17,7 +17,7 @@ import { peeringCRDs } from "../../peering/index.ts";
 import {
   checkResourceKeys, enabledSelectors, enabledWebhooks, manifestCRDs, withDefinitions, type Manifest,
 } from "../../runtime/index.ts";
-import { parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
+import { ConfigError, configIssue, parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
 import { readFlags, stringFlag } from "../args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
@@ -111,13 +111,15 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   });
   const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
   const settings = resolveSettings({ flags, cwd: process.cwd() });
+  const name = stringFlag(own.values, "name") ?? projectName(process.cwd()) ?? "kobun-operator";
+  const namespace = stringFlag(own.values, "operator-namespace") ?? "default";
+  checkNames(name, namespace);
   const loaded = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
   const manifests = withDefinitions(loaded);
-  const name = stringFlag(own.values, "name") ?? projectName(process.cwd()) ?? "kobun-operator";
   process.stdout.write(
     renderManifests({
       name,
-      namespace: stringFlag(own.values, "operator-namespace") ?? "default",
+      namespace,
       image: stringFlag(own.values, "image") ?? `${name}:latest`,
       settings,
       selectors: registry.selectors(),
@@ -158,6 +160,18 @@ export function projectName(cwd: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** --name and --operator-namespace become Kubernetes names: refused here (exit 3), not by kubectl apply later. */
+function checkNames(name: string, namespace: string): void {
+  const expected = 'a DNS label (lowercase letters, digits and "-", starting and ending with a letter or digit, ' +
+    "at most 63)";
+  const issues = [["--name", name], ["--operator-namespace", namespace]]
+    .filter(([, value]) => !DNS_LABEL.test(value!))
+    .map(([flag, value]) => configIssue({ flag: flag!, expected }, `expected ${expected}, got "${value}"`));
+  if (issues.length > 0) throw new ConfigError(issues);
 }
 
 /** `--name`, `--image`, `--operator-namespace` (and their values) belong to manifests, not to run flags. */

@@ -2,7 +2,7 @@
 // the handlers' CRDs installed and, with --demo, a walk-through of the sample objects.
 // Loaded only for this command, so `kobun run` never loads the sandbox.
 
-import { parseRunFlags, resolveSettings, UsageError } from "../../config/index.ts";
+import { parseRunFlags, resolveSettings, RUN_FLAGS, scanFlags, UsageError } from "../../config/index.ts";
 import { run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import { KubeClient } from "../../kube/index.ts";
@@ -10,7 +10,7 @@ import { peeringCRDsYAML } from "../../peering/index.ts";
 import { applyManifests, runDemo, startSandbox } from "../../runtime/dev.ts";
 import { loggerFor, withDefinitions } from "../../runtime/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
-import { stopSignal } from "./signals.ts";
+import { stopSignal, stoppedEarly } from "./signals.ts";
 import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
 import type { Settings } from "../../config/index.ts";
 
@@ -25,8 +25,12 @@ interface DevFlags {
   rest: string[];
 }
 
-/** Flags only `kobun dev` takes; the rest are `kobun run`'s. */
+/** Flags only `kobun dev` takes (and --worker=, its own --watch child's); the rest are `kobun run`'s. */
+const DEV_FLAGS = [{ key: "demo", long: "demo" }, { key: "once", long: "once" }, { key: "watch", long: "watch" }];
+
 function takeDevFlags(argv: string[]): DevFlags {
+  // A misspelt flag is named against dev's flags too (`--demoo`: did you mean --demo?), not run's alone.
+  scanFlags(argv.filter((arg) => !arg.startsWith("--worker=")), [...DEV_FLAGS, ...RUN_FLAGS], () => {});
   const worker = argv.find((arg) => arg.startsWith("--worker="))?.slice("--worker=".length);
   const own = (arg: string) => arg === "--demo" || arg === "--once" || arg === "--watch" || arg.startsWith("--worker=");
   const rest = argv.filter((arg) => !own(arg));
@@ -104,6 +108,9 @@ async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settin
     }
     await running;
     return ExitCode.ok;
+  } catch (error) {
+    if (stoppedEarly(stop, error)) return ExitCode.ok;
+    throw error;
   } finally {
     stop.dispose();
     await sandbox.stop();

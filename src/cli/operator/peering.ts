@@ -3,7 +3,8 @@
 
 import { DEV_PRIORITY, UsageError } from "../../config/index.ts";
 import { KubeClient } from "../../kube/index.ts";
-import { freezeManually, resumeManually } from "../../peering/index.ts";
+import { freezeManually, isResourceMissing, peeringResource, resumeManually } from "../../peering/index.ts";
+import { FatalError } from "../../runtime/exits.ts";
 import { numberFlag, readFlags, stringFlag } from "../args.ts";
 
 const FLAGS = {
@@ -47,11 +48,27 @@ export async function peeringCommand(command: "freeze" | "resume", argv: string[
       throw new UsageError(why, "--priority");
     }
     const priority = values.dev ? DEV_PRIORITY : numberFlag(values, "priority", 100);
-    await freezeManually({ ...common, lifetime, priority, ...(message ? { message } : {}) });
+    const options = { ...common, lifetime, priority, ...(message ? { message } : {}) };
+    await notServedSaid(common, () => freezeManually(options));
     console.log(`frozen: peering ${common.name} for ${lifetime}s`);
   } else {
-    await resumeManually(common);
+    await notServedSaid(common, () => resumeManually(common));
     console.log(`resumed: peering ${common.name}`);
   }
   return 0;
+}
+
+/** The peering CRDs not installed is a step not done yet: said so, with where to get them (exit 5), not a bare 404. */
+async function notServedSaid(
+  target: { group: string; namespace: string | null }, write: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!isResourceMissing(error)) throw error;
+    const { plural } = peeringResource(target.group, target.namespace !== null);
+    const why = `${plural}.${target.group} is not served by the API server: install the peering CRDs first ` +
+      "(kobun manifests prints them, unless --standalone)";
+    throw new FatalError("fatal", why, { cause: error });
+  }
 }

@@ -9,7 +9,7 @@ import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "
 import { manifestCRDs, run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import type { Embedded } from "../handlers.ts";
-import { stopSignal } from "./signals.ts";
+import { stopSignal, stoppedEarly } from "./signals.ts";
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
   const { flags, positionals } = parseRunFlags(argv);
@@ -29,6 +29,9 @@ export async function runCommand(argv: string[], embedded: Embedded): Promise<nu
     const crds = manifestCRDs(manifests); // their names key kobun.yaml's resources, as in `kobun manifests`
     await run({ signal: stop.signal, settings, peeringMandatory: flags.peering !== undefined, crds });
     return ExitCode.ok;
+  } catch (error) {
+    if (stoppedEarly(stop, error)) return ExitCode.ok;
+    throw error;
   } finally {
     stop.dispose();
   }

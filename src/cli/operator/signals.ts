@@ -22,3 +22,12 @@ export function stopSignal(
     },
   };
 }
+
+/**
+ * Whether `error` is only the stop that `stop` asked for, arriving before the operator ran (while
+ * it still connected, installed CRDs or retried): a clean stop too, exit 0 (README: "Exit codes").
+ */
+export function stoppedEarly(stop: { signal: AbortSignal }, error: unknown): boolean {
+  const abort = error === stop.signal.reason || (error instanceof Error && error.name === "AbortError");
+  return stop.signal.aborted && abort;
+}

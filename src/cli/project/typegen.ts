@@ -40,12 +40,30 @@ export async function generateCommand(argv: string[]): Promise<number> {
   }
   const docs = fromCluster
     ? await clusterCRDs(stringFlag(values, "kubeconfig"), stringFlag(values, "group"))
-    : crds.flatMap((file) => parseAllDocuments(readFileSync(file, "utf8")).map((d) => d.toJS()));
+    : crds.flatMap((file) => {
+      const text = userFile("--crd", file, () => readFileSync(file, "utf8"));
+      return parseAllDocuments(text).map((d) => d.toJS());
+    });
   const text = typesFromCRDs(docs);
   const out = stringFlag(values, "out");
-  if (out) writeFileSync(out, text);
+  if (out) userFile("--out", out, () => writeFileSync(out, text));
   else process.stdout.write(text);
   return 0;
+}
+
+const USER_FILE_ERRORS: Record<string, string> = {
+  ENOENT: "no such file or directory", EISDIR: "a directory, not a file", EACCES: "permission denied",
+};
+
+/** A file the user named: one that cannot be read or written is a usage error naming it, not a crash. */
+function userFile<T>(flag: string, path: string, use: () => T): T {
+  try {
+    return use();
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "";
+    const why = USER_FILE_ERRORS[code] ?? (error as Error).message;
+    throw new UsageError(`${flag} ${path}: ${why}`, flag);
+  }
 }
 
 const crdResource = {

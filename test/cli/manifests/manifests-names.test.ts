@@ -5,11 +5,12 @@
 // kobunexamples, and a webhook rule on "kex" would never be called. The CRDs shipped beside the
 // handlers say the names (there is no API server to ask).
 
-import { expect, test } from "bun:test";
+import { expect, spyOn, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { dispatch } from "../../../src/cli.ts";
 import { projectName, renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { KOBUN_ROOT } from "../../../src/cli/project/build.ts";
 import { webhookObjects } from "../../../src/cli/manifests/webhooks.ts";
@@ -67,3 +68,20 @@ test("without --name, everything is named after the project's package.json name,
     rmSync(project, { recursive: true, force: true });
   }
 }, 20_000);
+
+test("--name and --operator-namespace that are no DNS labels are refused (exit 3, each named), not left to kubectl apply", async () => {
+  const errors: string[] = [];
+  const spy = spyOn(console, "error").mockImplementation((...args: unknown[]) => void errors.push(args.join(" ")));
+  const write = spyOn(process.stdout, "write").mockImplementation(() => true);
+  try {
+    const argv = ["manifests", "--standalone", join(KOBUN_ROOT, "handlers/example.ts"), "--name", "My_Operator", "--operator-namespace", "Ops"];
+    expect(await dispatch(argv, { handlersLoaded: false, manifests: [] })).toBe(3);
+    expect(write).not.toHaveBeenCalled();
+  } finally {
+    spy.mockRestore();
+    write.mockRestore();
+  }
+  expect(errors.join("\n")).toContain('--name: expected a DNS label (lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63), got "My_Operator"');
+  expect(errors.join("\n")).toContain('--operator-namespace: expected a DNS label');
+  expect(errors.join("\n")).toContain('got "Ops"');
+});

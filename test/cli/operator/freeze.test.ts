@@ -57,3 +57,22 @@ test("an unknown command is a usage error listing the commands", async () => {
   expect(r.code).toBe(2);
   expect(r.err).toContain("unknown command \"frobnicate\"");
 });
+
+test("freeze and resume where the peering CRDs are not installed: exit 5, naming the resource and where to get it", async () => {
+  const bare = await env({ crds: [] });
+  try {
+    const [frozen, resumed] = await Promise.all([
+      kobun(["freeze", "--kubeconfig", bare.sandbox.kubeconfigPath, "--peering", "p", "-n", "default", "--lifetime", "60"]),
+      kobun(["resume", "--kubeconfig", bare.sandbox.kubeconfigPath, "--peering", "p", "--clusterwide"]),
+    ]);
+    expect({ code: frozen.code, err: frozen.err }).toEqual({
+      code: 5,
+      err: "kobun: kobunpeerings.kobun.dev is not served by the API server: install the peering CRDs first " +
+        "(kobun manifests prints them, unless --standalone)\n",
+    });
+    expect(resumed.code).toBe(5);
+    expect(resumed.err).toStartWith("kobun: clusterkobunpeerings.kobun.dev is not served by the API server");
+  } finally {
+    await bare.stop();
+  }
+}, 15_000);

@@ -1,0 +1,78 @@
+// Usage errors a first-day user makes: a stray argument to `kobun version`/`kobun docs` is exit 2
+// (README: "2: bad usage: unknown command or flag"), not silently ignored; a misspelt `kobun dev`
+// flag is matched against dev's own flags too (`--demoo`: did you mean --demo?).
+
+import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
+import { dispatch } from "../../src/cli.ts";
+
+const embedded = { handlersLoaded: false, manifests: [] };
+let errors: string[];
+let outputs: string[];
+let spies: { mockRestore(): void }[];
+beforeEach(() => {
+  errors = [];
+  outputs = [];
+  spies = [
+    spyOn(console, "error").mockImplementation((...args: unknown[]) => void errors.push(args.join(" "))),
+    spyOn(console, "log").mockImplementation((...args: unknown[]) => void outputs.push(args.join(" "))),
+  ];
+});
+afterEach(() => spies.forEach((spy) => spy.mockRestore()));
+
+test("kobun version and kobun docs refuse a flag or an argument with exit 2, naming it; alone they print and exit 0", async () => {
+  expect(await dispatch(["version", "--json"], embedded)).toBe(2);
+  expect(await dispatch(["docs", "handlers"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain("kobun version takes no arguments: unknown flag --json");
+  expect(errors.join("\n")).toContain('kobun docs takes no arguments: unexpected argument "handlers"');
+  expect(outputs).toEqual([]);
+  expect(await dispatch(["version"], embedded)).toBe(0);
+  expect(await dispatch(["--version"], embedded)).toBe(0);
+  expect(outputs.join("\n")).toMatch(/^kobun \d+\.\d+\.\d+ \(bun /);
+});
+
+test("kobun dev: a misspelt dev flag is suggested, an unknown one lists dev's flags with run's; nothing starts", async () => {
+  expect(await dispatch(["dev", "--demoo"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain("unknown flag --demoo; did you mean --demo?");
+  errors.length = 0;
+  expect(await dispatch(["dev", "--xyzzy"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain("known flags: --demo, --once, --watch, --config,");
+  expect(errors.join("\n")).not.toContain("--worker");
+});
+
+test("a handler path that does not exist is a usage error naming it (exit 2), for run, dev and manifests alike", async () => {
+  for (const command of ["run", "dev", "manifests"]) {
+    errors.length = 0;
+    const flags = command === "run" ? ["--kubeconfig", "/nonexistent/kubeconfig"] : [];
+    expect(await dispatch([command, "no-such-handlers.ts", ...flags], embedded)).toBe(2);
+    expect(errors.join("\n")).toContain("kobun: handler path no-such-handlers.ts does not exist");
+    expect(errors.join("\n")).not.toContain("crashed");
+  }
+});
+
+test("a compiled operator refuses kobun docs as it does init, build and test (exit 2): it carries no guides", async () => {
+  expect(await dispatch(["docs"], { handlersLoaded: true, manifests: [] })).toBe(2);
+  expect(errors.join("\n")).toContain("kobun docs runs from the kobun package (npx kobun docs), not from a compiled operator");
+  expect(outputs).toEqual([]);
+});
+
+test("kobun generate types: a --crd that cannot be read and an --out that cannot be written are usage errors naming them", async () => {
+  const crd = new URL("../../handlers/kobunexample.crd.yaml", import.meta.url).pathname;
+  expect(await dispatch(["generate", "types", "--crd", "/no/such/crd.yaml"], embedded)).toBe(2);
+  expect(await dispatch(["generate", "types", "--crd", new URL("../../handlers", import.meta.url).pathname], embedded)).toBe(2);
+  expect(await dispatch(["generate", "types", "--crd", crd, "--out", "/no/such/dir/types.ts"], embedded)).toBe(2);
+  const said = errors.join("\n");
+  expect(said).toContain("kobun: --crd /no/such/crd.yaml: no such file or directory");
+  expect(said).toMatch(/kobun: --crd \S+\/handlers: a directory, not a file/);
+  expect(said).toContain("kobun: --out /no/such/dir/types.ts: no such file or directory");
+  expect(said).not.toContain("crashed");
+});
+
+test("kobun help COMMAND prints that command's help, as kobun COMMAND --help does; an unknown one is exit 2", async () => {
+  expect(await dispatch(["help", "run"], embedded)).toBe(0);
+  expect(outputs.join("\n")).toStartWith("Usage: kobun run [flags] [handler files...]");
+  outputs.length = 0;
+  expect(await dispatch(["help"], embedded)).toBe(0);
+  expect(outputs.join("\n")).toStartWith("kobun ");
+  expect(await dispatch(["help", "bogus"], embedded)).toBe(2);
+  expect(errors.join("\n")).toContain('unknown command "bogus"');
+});
