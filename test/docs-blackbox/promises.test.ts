@@ -50,13 +50,17 @@ test("on.event: added, modified, deleted, as each event comes", async () => {
   const registry = new Registry();
   const types: string[] = [];
   const { promise: deleted, resolve } = Promise.withResolvers<void>();
+  const { promise: added, resolve: resolveAdded } = Promise.withResolvers<void>();
   registry.on.event("v1/configmaps", ({ type, name }) => {
     if (name !== "ev") return;
     types.push(type);
+    if (type === "added") resolveAdded();
     if (type === "deleted") resolve();
   });
   await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
   await kit.apply("v1/configmaps", { metadata: { name: "ev" }, data: { v: "1" } });
+  // Seen before the next writes: on a loaded machine all three could land in one batch window.
+  await within(added, 15_000, "the added event");
   await kit.apply("v1/configmaps", { metadata: { name: "ev" }, data: { v: "2" } });
   await kit.delete("v1/configmaps", "ev");
   await within(deleted, 15_000, "the deleted event");

@@ -14,7 +14,7 @@ afterEach(async () => {
   await e.stop();
 });
 
-test("aborting an idle watch ends the iterator in well under 50 ms and leaves no open watch", async () => {
+test("aborting an idle watch ends the iterator at once (not at its next event, a minute away) and leaves no open watch", async () => {
   for (const streamingList of ["never", "auto"] as const) {
     const watcher = new Watcher(e.client, configmaps, { namespace: "default", streamingList });
     const c = new Collector(watcher);
@@ -23,7 +23,8 @@ test("aborting an idle watch ends the iterator in well under 50 ms and leaves no
     const started = performance.now();
     await c.stop();
     const elapsed = performance.now() - started;
-    expect(elapsed).toBeLessThan(50);
+    // Alone it takes a few ms; the bound holds on a loaded machine and is still far from the 60 s bookmark.
+    expect(elapsed).toBeLessThan(1_000);
     expect(c.error).toBeUndefined();
     await eventually(() => e.sandbox.stats.openWatches() === 0, 1000, "the server to see the socket closed");
   }
@@ -56,7 +57,8 @@ test("aborting during a reconnect backoff ends at once (no timer waits it out)",
   await eventually(() => lines.some((l) => l.includes("watch failed; retrying")), 1000, "the watcher to enter its 15–30 s backoff");
   const started = performance.now();
   await c.stop();
-  expect(performance.now() - started).toBeLessThan(50);
+  expect(performance.now() - started).toBeLessThan(1_000); // the backoff is 15–30 s; a loaded machine's pause is not
+
   expect(e.sandbox.stats.requests("watch")).toBe(1);
 });
 
