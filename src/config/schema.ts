@@ -263,6 +263,12 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
         "ask the kernel to reclaim the pages of the runtime's code that stopped running " +
         "(madvise MADV_PAGEOUT); a page that runs again is read back from the executable.",
     }),
+    leanStartup: flag({
+      default: true,
+      doc: "In a `kobun build` executable: through the first sync (until quiet after every watch listed, " +
+        "5 min at most) keep the JIT from compiling what runs once per object, and hand back the code pages " +
+        "it ran each second while busy: a lower peak for some CPU. Then the normal JIT.",
+    }),
   }),
   kube: section("Kube: how to reach the cluster.", {
     kubeconfig: orNull(

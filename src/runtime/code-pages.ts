@@ -110,11 +110,6 @@ export class CodeTrimmer {
     this.later = hooks.later ?? unrefTimeout;
   }
 
-  /** The start-up's trim, before the watches begin. */
-  started(): void {
-    if (!this.unavailable && !this.busy) this.run();
-  }
-
   /** The process went quiet: trims if it is still quiet, with no activity between, QUIET_FOR_MS from now. */
   quiet(): void {
     if (this.unavailable || this.cancelPending) return;
@@ -125,6 +120,14 @@ export class CodeTrimmer {
       if (this.activity.wakes() !== wakes) return this.quiet(); // a new quiet spell began meanwhile: from it
       if (!this.busy) this.run();
     }, QUIET_FOR_MS);
+  }
+
+  /**
+   * A trim now, unless one is under way: the start-up's, before the watches begin, and the lean start-up's
+   * (runtime/lean-startup.ts).
+   */
+  now(): void {
+    if (!this.unavailable && !this.busy) this.run();
   }
 
   /** No pending trim stays behind (the operator stopped). */
@@ -153,8 +156,9 @@ export class CodeTrimmer {
   }
 }
 
-function unrefTimeout(run: () => void, ms: number): () => void {
+/** A timeout that never keeps the process alive (a pending trim, the lean start-up's end), and its cancel. */
+export function unrefTimeout(run: () => void, ms: number): () => void {
   const timer = setTimeout(run, ms);
-  timer.unref(); // a pending trim never keeps a process alive
+  timer.unref();
   return () => clearTimeout(timer);
 }

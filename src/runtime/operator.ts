@@ -19,6 +19,7 @@ import { FatalError } from "./exits.ts";
 import { CachedResources } from "./reconcile-wiring.ts";
 import { handlerApi } from "./handler-api.ts";
 import { CodeTrimmer, compiledExecutable } from "./code-pages.ts";
+import { LeanStartup } from "./lean-startup.ts";
 import { heapActivity, paceHeap, pacerAwake, pacerWakes, whenQuiet } from "./heap-pacing.ts";
 import { loggerFor } from "./logging.ts";
 import { reportLoginRenewals } from "./login-health.ts";
@@ -168,7 +169,7 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  trimCodePages(settings, logger, scope.signal);
+  const lean = trimCodePages(settings, logger, scope.signal);
   const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes, poster });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
@@ -179,6 +180,7 @@ async function operate(o: Running): Promise<RunReport> {
     // A stopping operator's streams end, which releases their gates: that is no readiness to report.
     if (!listed || scope.signal.aborted || fatal.error) return;
     logger.info("operator ready: every watch has listed", { resources: names });
+    lean?.listed();
     o.options.onReady?.(info);
   });
 
@@ -220,15 +222,26 @@ function operatorScope(
 
 /**
  * The start-up's code pages go back to the kernel now, before the streams start, and a burst's once it is over
- * (runtime/code-pages.ts). Only in a compiled executable: under `bun run` or `bun test` the pages are Bun's,
- * shared by every script it runs.
+ * (runtime/code-pages.ts); the first sync runs lean (runtime/lean-startup.ts) until it is over. Only in a
+ * compiled executable: under `bun run` or `bun test` the pages are Bun's, shared by every script it runs, and
+ * the JIT's policy the test runner's too.
  */
-function trimCodePages(settings: Settings, logger: Logger, signal: AbortSignal): void {
-  if (!settings.memory.trimCodePages || !compiledExecutable()) return;
-  const trimmer = new CodeTrimmer(logger, { quiet: () => !pacerAwake(), wakes: pacerWakes });
-  trimmer.started();
-  whenQuiet(signal, () => trimmer.quiet());
-  signal.addEventListener("abort", () => trimmer.stop(), { once: true });
+function trimCodePages(settings: Settings, logger: Logger, signal: AbortSignal): LeanStartup | undefined {
+  if (!compiledExecutable()) return undefined;
+  const activity = { quiet: () => !pacerAwake(), wakes: pacerWakes };
+  const { trimCodePages: trims, leanStartup } = settings.memory;
+  const trimmer = trims ? new CodeTrimmer(logger, activity) : undefined;
+  trimmer?.now();
+  const lean = leanStartup ? new LeanStartup(logger, activity, () => trimmer?.now()) : undefined;
+  whenQuiet(signal, () => {
+    lean?.quiet();
+    trimmer?.quiet();
+  });
+  signal.addEventListener("abort", () => {
+    lean?.stop();
+    trimmer?.stop();
+  }, { once: true });
+  return lean;
 }
 
 /**

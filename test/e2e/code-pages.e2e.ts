@@ -51,4 +51,34 @@ describe.each(selectedTargets())("code pages [%s]", (targetName: TargetName) => 
       rmSync(work, { recursive: true, force: true });
     }
   }, 90_000);
+
+  test.skipIf(process.platform !== "linux")("the first sync is lean until the operator goes quiet after every watch listed; memory.leanStartup: false leaves it out", async () => {
+    const t = need();
+    const work = mkdtempSync(join(tmpdir(), "kobun-e2e-lean-"));
+    const ops: Operator[] = [];
+    try {
+      writeFileSync(join(work, "off.yaml"), "memory:\n  leanStartup: false\n");
+      const ns = await createNamespace(t.client, "lean");
+      // Objects that exist before the operator starts: its first sync handles each once.
+      for (let i = 0; i < 5; i++) {
+        await t.client.create(EXAMPLES, ns, { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: `lean-${i}` }, spec: { content: "x" } });
+      }
+      const lean = startOperator("lean", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN);
+      ops.push(lean);
+      const over = await lean.waitForLog(/start-up over/, 60_000);
+      expect(over).toMatch(/ why="?synced/);
+      const ready = lean.lines.findIndex((l) => /operator ready/.test(l));
+      expect(ready).toBeGreaterThanOrEqual(0);
+      expect(ready).toBeLessThan(lean.lines.indexOf(over)); // a LIST's wait is quiet too: never over before ready
+      await lean.stop(); // one operator at a time on these objects
+      const off = startOperator("lean-off", t.kubeconfigPath, ["--standalone", "-n", ns, "--config", join(work, "off.yaml")], KOBUN);
+      ops.push(off);
+      await off.waitForLog(/operator ready/, 30_000);
+      await off.waitForLog(/code pages handed back to the kernel/, 15_000); // the start-up's trim: lean would end about then
+      expect(off.logged(/start-up over/)).toBe(false);
+    } finally {
+      for (const op of ops) await op.stop().catch(() => {});
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

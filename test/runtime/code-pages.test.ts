@@ -73,7 +73,7 @@ const trimmed: TrimOutcome = { kind: "trimmed", mappings: 3, bytes: 64 << 20 };
 
 test("at start-up the trimmer trims at once; after activity, only once the process stayed quiet for QUIET_FOR_MS", async () => {
   const { trimmer, state, lines } = trimmerAt(Array(3).fill(trimmed));
-  trimmer.started();
+  trimmer.now();
   await settled();
   expect(state.calls).toBe(1);
   trimmer.quiet();
@@ -110,7 +110,7 @@ test("a quiet spell that activity breaks trims nothing; one that began again mea
 
 test("where it cannot trim, the trimmer says why once at debug and never asks again", async () => {
   const { trimmer, state, lines } = trimmerAt([{ kind: "unavailable", why: "no libc" }]);
-  trimmer.started();
+  trimmer.now();
   await settled();
   trimmer.quiet();
   expect(state.calls).toBe(1);
