@@ -267,7 +267,7 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
       default: true,
       doc: "In a `kobun build` executable: through the first sync (until quiet after every watch listed, " +
         "5 min at most) keep the JIT from compiling what runs once per object, and hand back the code pages " +
-        "it ran each second while busy: a lower peak for some CPU. Then the normal JIT.",
+        "it ran every 500 ms while busy: a lower peak for more CPU through it. Then the normal JIT.",
     }),
   }),
   kube: section("Kube: how to reach the cluster.", {

@@ -1,12 +1,12 @@
 // The lean start-up: an operator's first sync (every object that exists handled once: its children
-// written, its status) is its memory's peak, the figure a pod's memory limit must hold, and the code it
-// runs per object runs once per object, then mostly never again. Through it the JIT is made reluctant
-// (Bun.unsafe.setJITPolicy: its tier-up thresholds × LEAN_JIT_POLICY), so the sync runs in the
-// interpreter instead of compiling for it: the optimising tiers' code and data were ~10 MB of anonymous
-// memory at 2,000 reconciled parents (bench/reconcile.ts), and compiling them a third of the CPU of a
-// burst; kobun's CPU goes mostly to fetch, TLS and JSON, native code either way. And the runtime code
-// pages the sync runs are handed back every TRIM_EVERY_MS while it is busy (runtime/code-pages.ts): it
-// pages ~35 MB of the executable in, a burst's later seconds need a third of it.
+// written, its status) is its memory's peak, the figure a pod's memory limit must hold after every
+// restart, and the code it runs per object runs once per object. Through it the JIT is held back
+// (Bun.unsafe.setJITPolicy: its tier-up thresholds × LEAN_JIT_POLICY), so the sync is interpreted
+// instead of compiled for, and the runtime's code pages it runs are handed back every TRIM_EVERY_MS
+// while it is busy (runtime/code-pages.ts; its first seconds page in ~35 MB of the executable, its
+// later ones need a third of that). 2,000 reconciled parents peaked at 54.5 MB instead of 92.2, for
+// 3.5 ms of CPU per parent instead of 1.9 (each half alone: 70.5 and 82.8 MB; docs/performance.md,
+// "The lean start-up"): kobun's CPU goes mostly to native code (fetch, TLS, JSON), compiled or not.
 // It ends at the first quiet after every watch has listed (the sync is done) or after AT_MOST_MS,
 // whatever happens: then the normal JIT policy, and code-pages.ts's trims once quiet.
 
