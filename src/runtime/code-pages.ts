@@ -126,8 +126,8 @@ export class CodeTrimmer {
    * A trim now, unless one is under way: the start-up's, before the watches begin, and the lean start-up's
    * (runtime/lean-startup.ts).
    */
-  now(): void {
-    if (!this.unavailable && !this.busy) this.run();
+  now({ logged = true }: { logged?: boolean } = {}): void {
+    if (!this.unavailable && !this.busy) this.run(logged);
   }
 
   /** No pending trim stays behind (the operator stopped). */
@@ -137,16 +137,18 @@ export class CodeTrimmer {
     this.unavailable = true;
   }
 
-  private run(): void {
+  /** `logged: false`: a trim that is one of many (the lean start-up's, which counts them), not a line each. */
+  private run(logged = true): void {
     this.busy = true;
-    void this.trim().then((outcome) => this.done(outcome), (error: unknown) => {
-      this.done({ kind: "unavailable", why: error instanceof Error ? error.message : String(error) });
+    void this.trim().then((outcome) => this.done(outcome, logged), (error: unknown) => {
+      this.done({ kind: "unavailable", why: error instanceof Error ? error.message : String(error) }, logged);
     });
   }
 
-  private done(outcome: TrimOutcome): void {
+  private done(outcome: TrimOutcome, logged: boolean): void {
     this.busy = false;
     if (outcome.kind === "trimmed") {
+      if (!logged) return;
       const fields = { mappings: outcome.mappings, mappedMiB: Math.round(outcome.bytes / 1048576) };
       return this.logger.debug("code pages handed back to the kernel", fields);
     }

@@ -48,6 +48,8 @@ export class LeanStartup {
   private readonly began: number;
   private readonly cancels: Array<() => void> = [];
   private lastWakes: number;
+  /** Trims asked for while busy (said once, when it is over, not a log line each). */
+  private trims = 0;
 
   /** Begins at once: the JIT reluctant, a trim every TRIM_EVERY_MS that saw activity. */
   constructor(
@@ -87,7 +89,9 @@ export class LeanStartup {
     const wakes = this.activity.wakes();
     const active = !this.activity.quiet() || wakes !== this.lastWakes;
     this.lastWakes = wakes;
-    if (active && this.phase !== "over") this.trimNow();
+    if (!active || this.phase === "over") return;
+    this.trims++;
+    this.trimNow();
   }
 
   private signal(signal: LeanSignal): void {
@@ -98,7 +102,8 @@ export class LeanStartup {
     this.setJitPolicy(1);
     if (signal === "stopped") return;
     const why = signal === "quiet" ? "synced" : "took too long";
-    this.logger.debug("start-up over: the JIT's normal policy again", { why, afterMs: this.now() - this.began });
+    const fields = { why, afterMs: this.now() - this.began, trims: this.trims };
+    this.logger.debug("start-up over: the JIT's normal policy again", fields);
   }
 }
 

@@ -232,7 +232,7 @@ function trimCodePages(settings: Settings, logger: Logger, signal: AbortSignal):
   const { trimCodePages: trims, leanStartup } = settings.memory;
   const trimmer = trims ? new CodeTrimmer(logger, activity) : undefined;
   trimmer?.now();
-  const lean = leanStartup ? new LeanStartup(logger, activity, () => trimmer?.now()) : undefined;
+  const lean = leanStartup ? new LeanStartup(logger, activity, () => trimmer?.now({ logged: false })) : undefined;
   whenQuiet(signal, () => {
     lean?.quiet();
     trimmer?.quiet();

@@ -119,6 +119,19 @@ test("where it cannot trim, the trimmer says why once at debug and never asks ag
   expect(lines()).toHaveLength(1);
 });
 
+test("a trim asked for unlogged (one of the lean start-up's many) writes no line; a refusal is still said once", async () => {
+  const { trimmer, state, lines } = trimmerAt([trimmed, trimmed, { kind: "unavailable", why: "no libc" }]);
+  trimmer.now({ logged: false });
+  await settled();
+  trimmer.now({ logged: false });
+  await settled();
+  expect(state.calls).toBe(2);
+  expect(lines()).toEqual([]);
+  trimmer.now({ logged: false });
+  await settled();
+  expect(lines()).toMatchObject([{ level: "debug", msg: "the runtime's code pages are not trimmed here", why: "no libc" }]);
+});
+
 test("a compiled executable is told by Bun's embedded file system; a script run by bun is not one", () => {
   expect(compiledExecutable("/$bunfs/root/kobun")).toBe(true);
   expect(compiledExecutable("B:/~BUN/root/kobun.exe")).toBe(true);

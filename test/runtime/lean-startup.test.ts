@@ -72,7 +72,7 @@ test("it begins reluctant, trims each TRIM_EVERY_MS that saw activity, and is ov
   expect(lean.current).toBe("over");
   expect(state.policies).toEqual([LEAN_JIT_POLICY, 1]);
   expect(timers.every.every((t) => t.cancelled) && timers.later.every((t) => t.cancelled)).toBe(true);
-  expect(lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "synced", afterMs: 12_345 }]);
+  expect(lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "synced", afterMs: 12_345, trims: 3 }]);
 
   lean.quiet();
   lean.stop();
