@@ -89,7 +89,7 @@ export class LeanStartup {
     const wakes = this.activity.wakes();
     const active = !this.activity.quiet() || wakes !== this.lastWakes;
     this.lastWakes = wakes;
-    if (!active || this.phase === "over") return;
+    if (!active) return; // once over, its interval is cancelled: no tick comes
     this.trims++;
     this.trimNow();
   }

@@ -169,7 +169,7 @@ async function operate(o: Running): Promise<RunReport> {
 
   const toggle = o.options.toggle ?? new Toggle();
   const { scope, fatal, fatalReported } = operatorScope(signal, logger, health);
-  const lean = trimCodePages(settings, logger, scope.signal);
+  const lean = handBackMemory(settings, logger, scope.signal);
   const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes, poster });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
@@ -226,7 +226,7 @@ function operatorScope(
  * compiled executable: under `bun run` or `bun test` the pages are Bun's, shared by every script it runs, and
  * the JIT's policy the test runner's too.
  */
-function trimCodePages(settings: Settings, logger: Logger, signal: AbortSignal): LeanStartup | undefined {
+function handBackMemory(settings: Settings, logger: Logger, signal: AbortSignal): LeanStartup | undefined {
   if (!compiledExecutable()) return undefined;
   const activity = { quiet: () => !pacerAwake(), wakes: pacerWakes };
   const { trimCodePages: trims, leanStartup } = settings.memory;

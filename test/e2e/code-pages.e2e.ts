@@ -20,14 +20,24 @@ const rssFileMiB = async (pid: number) => {
   return Number(status.match(/RssFile:\s+(\d+)/)![1]) / 1024;
 };
 
+/** Runs `body` with a work directory and a list of operators it starts; both are gone after, however it ends. */
+async function withWork(prefix: string, body: (work: string, ops: Operator[]) => Promise<void>): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const ops: Operator[] = [];
+  try {
+    await body(work, ops);
+  } finally {
+    for (const op of ops) await op.stop().catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 describe.each(selectedTargets())("code pages [%s]", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [EXAMPLE_CRD], cleanup: [EXAMPLES] });
 
   test.skipIf(process.platform !== "linux")("once ready, a compiled operator keeps far fewer of its code pages resident than with memory.trimCodePages off", async () => {
     const t = need();
-    const work = mkdtempSync(join(tmpdir(), "kobun-e2e-code-pages-"));
-    const ops: Operator[] = [];
-    try {
+    await withWork("kobun-e2e-code-pages-", async (work, ops) => {
       writeFileSync(join(work, "off.yaml"), "memory:\n  trimCodePages: false\n");
       const start = async (label: string, config: string[]) => {
         const binary = join(work, label);
@@ -46,17 +56,12 @@ describe.each(selectedTargets())("code pages [%s]", (targetName: TargetName) => 
       // Measured when ready: 20 against 41–43 MB of file pages. The bound leaves room for what a loaded run pages back in.
       expect(trimmedMiB).toBeLessThan(keptMiB - 10);
       expect(kept.logged(/code pages/)).toBe(false);
-    } finally {
-      for (const op of ops) await op.stop().catch(() => {});
-      rmSync(work, { recursive: true, force: true });
-    }
+    });
   }, 90_000);
 
   test.skipIf(process.platform !== "linux")("the first sync is lean until the operator goes quiet after every watch listed; memory.leanStartup: false leaves it out", async () => {
     const t = need();
-    const work = mkdtempSync(join(tmpdir(), "kobun-e2e-lean-"));
-    const ops: Operator[] = [];
-    try {
+    await withWork("kobun-e2e-lean-", async (work, ops) => {
       writeFileSync(join(work, "off.yaml"), "memory:\n  leanStartup: false\n");
       const ns = await createNamespace(t.client, "lean");
       // Objects that exist before the operator starts: its first sync handles each once.
@@ -76,9 +81,6 @@ describe.each(selectedTargets())("code pages [%s]", (targetName: TargetName) => 
       await off.waitForLog(/operator ready/, 30_000);
       await off.waitForLog(/code pages handed back to the kernel/, 15_000); // the start-up's trim: lean would end about then
       expect(off.logged(/start-up over/)).toBe(false);
-    } finally {
-      for (const op of ops) await op.stop().catch(() => {});
-      rmSync(work, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });
