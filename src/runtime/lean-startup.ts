@@ -2,23 +2,34 @@
 // written, its status) is its memory's peak, the figure a pod's memory limit must hold after every
 // restart, and the code it runs per object runs once per object. Through it the JIT is held back
 // (Bun.unsafe.setJITPolicy: its tier-up thresholds × LEAN_JIT_POLICY), so the sync is interpreted
-// instead of compiled for, and the runtime's code pages it runs are handed back every TRIM_EVERY_MS
-// while it is busy (runtime/code-pages.ts; its first seconds page in ~35 MB of the executable, its
-// later ones need a third of that). 2,000 reconciled parents peaked at 54.5 MB instead of 92.2, for
-// 3.5 ms of CPU per parent instead of 1.9 (each half alone: 70.5 and 82.8 MB; docs/performance.md,
-// "The lean start-up"): kobun's CPU goes mostly to native code (fetch, TLS, JSON), compiled or not.
-// It ends at the first quiet after every watch has listed (the sync is done) or after AT_MOST_MS,
-// whatever happens: then the normal JIT policy, and code-pages.ts's trims once quiet.
+// instead of compiled for, and the runtime's code pages it runs are handed back while it is busy
+// (runtime/code-pages.ts): 500 ms after start-up, then each trim doubles the wait up to 4 s. Its first
+// seconds page in ~35 MB of the executable, its later ones a third of that, and each trim makes the
+// code that runs next be read back: a trim every 500 ms through a whole sync cost the create workload
+// a fifth more CPU, and a SIGTERM right at its end 50–180 ms instead of 30–40. 2,000 reconciled
+// parents peak at ~65 MB instead of 92 (each half alone: 70.5 and 82.8), for about twice the CPU per
+// parent (docs/performance.md, "The lean start-up"): kobun's CPU goes mostly to native code (fetch,
+// TLS, JSON), compiled or not.
+// It ends at the first quiet once every watch's first LIST has been processed (the operator is ready:
+// the sync is done), however long the sync takes: the JIT back in the middle of one compiles at the
+// heap's height (20,000 parents peaked at 254 MB with a 5-minute bound, 165 without, 209 not lean).
+// Two bounds for what never ends: LISTED_AT_MOST_MS after ready (a cluster so busy the operator never
+// goes quiet), AT_MOST_MS from start-up (a watch that never lists). Then the normal JIT policy, and
+// code-pages.ts's trims once quiet.
 
 import type { Logger } from "../util/index.ts";
 import { unrefTimeout, type Activity } from "./code-pages.ts";
 
 /** How many times the JIT's tier-up thresholds are multiplied through the sync. */
 export const LEAN_JIT_POLICY = 10_000;
-/** How often the sync's code pages are handed back while it is busy. */
-export const TRIM_EVERY_MS = 500;
-/** The longest a start-up stays lean (a cluster so busy that the operator never goes quiet). */
-export const AT_MOST_MS = 300_000;
+/** How long after start-up the sync's code pages are first handed back (if it was busy meanwhile). */
+export const TRIM_FIRST_EVERY_MS = 500;
+/** The longest wait between two trims: each trim doubles the wait, up to this. */
+export const TRIM_AT_MOST_EVERY_MS = 4_000;
+/** The longest a start-up stays lean after every watch has listed (a cluster so busy it never goes quiet). */
+export const LISTED_AT_MOST_MS = 30_000;
+/** The longest a start-up stays lean at all (a watch that never lists: an operator that is never ready). */
+export const AT_MOST_MS = 1_800_000;
 
 /** Where the start-up is: lean until every watch listed, then until quiet; over for good. */
 export type LeanPhase = "lean" | "listed" | "over";
@@ -33,10 +44,14 @@ export function nextPhase(phase: LeanPhase, signal: LeanSignal): LeanPhase {
   return "over";
 }
 
+/** The wait before the next look, after a look that trimmed or found nothing ran (which keeps the wait). */
+export function nextTrimWait(waitMs: number, trimmed: boolean): number {
+  return trimmed ? Math.min(waitMs * 2, TRIM_AT_MOST_EVERY_MS) : waitMs;
+}
+
 /** How the lean start-up sets the JIT's policy, trims, and keeps time (tests give their own). */
 export interface LeanHooks {
   setJitPolicy?: (scale: number) => void;
-  every?: (run: () => void, ms: number) => () => void;
   later?: (run: () => void, ms: number) => () => void;
   now?: () => number;
 }
@@ -47,11 +62,14 @@ export class LeanStartup {
   private readonly now: () => number;
   private readonly began: number;
   private readonly cancels: Array<() => void> = [];
+  private readonly later: (run: () => void, ms: number) => () => void;
   private lastWakes: number;
   /** Trims asked for while busy (said once, when it is over, not a log line each). */
   private trims = 0;
+  private trimWait = TRIM_FIRST_EVERY_MS;
+  private cancelLook: () => void = () => {};
 
-  /** Begins at once: the JIT reluctant, a trim every TRIM_EVERY_MS that saw activity. */
+  /** Begins at once: the JIT reluctant, a trim after TRIM_FIRST_EVERY_MS if anything ran. */
   constructor(
     private readonly logger: Logger, private readonly activity: Activity, private readonly trimNow: () => void,
     hooks: LeanHooks = {},
@@ -59,19 +77,23 @@ export class LeanStartup {
     this.setJitPolicy = hooks.setJitPolicy ?? bunJitPolicy;
     this.now = hooks.now ?? Date.now;
     this.began = this.now();
+    this.later = hooks.later ?? unrefTimeout;
     this.lastWakes = activity.wakes();
     this.setJitPolicy(LEAN_JIT_POLICY);
-    this.cancels.push((hooks.every ?? unrefInterval)(() => this.tick(), TRIM_EVERY_MS));
-    this.cancels.push((hooks.later ?? unrefTimeout)(() => this.signal("expired"), AT_MOST_MS));
+    this.look();
+    this.cancels.push(() => this.cancelLook());
+    this.cancels.push(this.later(() => this.signal("expired"), AT_MOST_MS));
   }
 
   get current(): LeanPhase {
     return this.phase;
   }
 
-  /** Every watch has listed: the sync is under way, and over at the next quiet. */
+  /** Every watch's first LIST has been processed (the sync is done): over at the next quiet, or soon. */
   listed(): void {
+    if (this.phase !== "lean") return;
     this.signal("listed");
+    this.cancels.push(this.later(() => this.signal("expired"), LISTED_AT_MOST_MS));
   }
 
   /** The process went quiet (the heap pacer fell asleep). */
@@ -84,14 +106,22 @@ export class LeanStartup {
     this.signal("stopped");
   }
 
+  /** The next look at the activity, `trimWait` from now (once over, the pending one is cancelled). */
+  private look(): void {
+    this.cancelLook = this.later(() => this.trimIfActive(), this.trimWait);
+  }
+
   /** A trim if anything ran since the last look: a quiet spell's pages are already out. */
-  private tick(): void {
+  private trimIfActive(): void {
     const wakes = this.activity.wakes();
     const active = !this.activity.quiet() || wakes !== this.lastWakes;
     this.lastWakes = wakes;
-    if (!active) return; // once over, its interval is cancelled: no tick comes
-    this.trims++;
-    this.trimNow();
+    if (active) {
+      this.trims++;
+      this.trimNow();
+    }
+    this.trimWait = nextTrimWait(this.trimWait, active);
+    this.look();
   }
 
   private signal(signal: LeanSignal): void {
@@ -101,7 +131,8 @@ export class LeanStartup {
     for (const cancel of this.cancels.splice(0)) cancel();
     this.setJitPolicy(1);
     if (signal === "stopped") return;
-    const why = signal === "quiet" ? "synced" : "took too long";
+    const why = signal === "quiet" ? "synced"
+      : was === "listed" ? "never quiet after the sync" : "its watches never all listed";
     const fields = { why, afterMs: this.now() - this.began, trims: this.trims };
     this.logger.debug("start-up over: the JIT's normal policy again", fields);
   }
@@ -111,10 +142,4 @@ export class LeanStartup {
 function bunJitPolicy(scale: number): void {
   const unsafe = Bun.unsafe as { setJITPolicy?: (scale: number) => void };
   unsafe.setJITPolicy?.(scale);
-}
-
-function unrefInterval(run: () => void, ms: number): () => void {
-  const timer = setInterval(run, ms);
-  timer.unref(); // the lean start-up never keeps a process alive
-  return () => clearInterval(timer);
 }

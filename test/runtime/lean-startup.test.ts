@@ -1,34 +1,49 @@
 // runtime/lean-startup.ts: the first sync runs with the JIT reluctant and its code pages handed back while it
-// is busy; it ends at the first quiet after every watch listed (a quiet before is a LIST's wait), after
-// AT_MOST_MS, or when the operator stops, and then the JIT's policy is the normal one.
+// is busy (500 ms after start-up, each trim doubling the wait up to 4 s); it ends at the first quiet after
+// every watch's first LIST was processed (a quiet before is a LIST's wait, or a pause of the sync),
+// LISTED_AT_MOST_MS after that, AT_MOST_MS after start-up, or when the operator stops; then the JIT's
+// policy is the normal one.
 // test/e2e/code-pages.e2e.ts holds a compiled operator to it.
 
 import { expect, test } from "bun:test";
-import { AT_MOST_MS, LEAN_JIT_POLICY, LeanStartup, nextPhase, TRIM_EVERY_MS } from "../../src/runtime/lean-startup.ts";
+import {
+  AT_MOST_MS, LEAN_JIT_POLICY, LeanStartup, LISTED_AT_MOST_MS, nextPhase, nextTrimWait, TRIM_AT_MOST_EVERY_MS, TRIM_FIRST_EVERY_MS,
+} from "../../src/runtime/lean-startup.ts";
 import { Logger, memorySink } from "../../src/util/index.ts";
 
 function leanAt() {
   const state = { quiet: false, wakes: 0, trims: 0, policies: [] as number[], clock: 1_000 };
-  type Timer = { run: () => void; ms: number; cancelled: boolean };
-  const timers = { every: [] as Timer[], later: [] as Timer[] };
+  type Timer = { run: () => void; ms: number; cancelled: boolean; ran: boolean };
+  // The looks that may trim (waits up to TRIM_AT_MOST_EVERY_MS), and the bounds (AT_MOST_MS, LISTED_AT_MOST_MS).
+  const timers = { looks: [] as Timer[], bounds: [] as Timer[] };
   const sink = memorySink("debug", "json");
   const lean = new LeanStartup(new Logger(sink), { quiet: () => state.quiet, wakes: () => state.wakes }, () => state.trims++, {
     setJitPolicy: (scale) => state.policies.push(scale),
-    every: (run, ms) => {
-      const entry = { run, ms, cancelled: false };
-      timers.every.push(entry);
-      return () => void (entry.cancelled = true);
-    },
     later: (run, ms) => {
-      const entry = { run, ms, cancelled: false };
-      timers.later.push(entry);
+      const entry = { run, ms, cancelled: false, ran: false };
+      (ms <= TRIM_AT_MOST_EVERY_MS ? timers.looks : timers.bounds).push(entry);
       return () => void (entry.cancelled = true);
     },
     now: () => state.clock,
   });
-  const tick = () => timers.every.filter((t) => !t.cancelled).forEach((t) => t.run());
-  return { lean, state, timers, tick, lines: () => sink.lines.map((line) => JSON.parse(line)) };
+  const pending = (list: Timer[]) => list.filter((t) => !t.cancelled && !t.ran);
+  /** The pending look runs (there is one at most). */
+  const tick = () => {
+    const next = pending(timers.looks);
+    expect(next.length).toBeLessThanOrEqual(1);
+    for (const t of next) (t.ran = true), t.run();
+  };
+  return { lean, state, timers, tick, pending, lines: () => sink.lines.map((line) => JSON.parse(line)) };
 }
+
+test("the trims' wait: doubled by each trim up to TRIM_AT_MOST_EVERY_MS, kept by a look that found nothing ran", () => {
+  let wait = TRIM_FIRST_EVERY_MS;
+  const waits = [wait];
+  for (let i = 0; i < 6; i++) waits.push((wait = nextTrimWait(wait, true)));
+  expect(waits).toEqual([500, 1_000, 2_000, 4_000, 4_000, 4_000, 4_000]);
+  expect(nextTrimWait(1_000, false)).toBe(1_000);
+  expect(TRIM_AT_MOST_EVERY_MS).toBeLessThan(LISTED_AT_MOST_MS); // the harness tells looks from bounds by it
+});
 
 test("the phases: a quiet ends the start-up only once every watch listed; expiry and stop end it from anywhere", () => {
   expect(nextPhase("lean", "quiet")).toBe("lean");
@@ -42,12 +57,12 @@ test("the phases: a quiet ends the start-up only once every watch listed; expiry
   for (const signal of ["listed", "quiet", "expired", "stopped"] as const) expect(nextPhase("over", signal)).toBe("over");
 });
 
-test("it begins reluctant, trims each TRIM_EVERY_MS that saw activity, and is over at the first quiet after listing", () => {
-  const { lean, state, timers, tick, lines } = leanAt();
+test("it begins reluctant, trims at each look that saw activity, and is over at the first quiet after listing", () => {
+  const { lean, state, timers, tick, pending, lines } = leanAt();
   expect(state.policies).toEqual([LEAN_JIT_POLICY]);
   expect(LEAN_JIT_POLICY).toBeGreaterThan(1);
-  expect(timers.every.map((t) => t.ms)).toEqual([TRIM_EVERY_MS]);
-  expect(timers.later.map((t) => t.ms)).toEqual([AT_MOST_MS]);
+  expect(timers.looks.map((t) => t.ms)).toEqual([TRIM_FIRST_EVERY_MS]);
+  expect(timers.bounds.map((t) => t.ms)).toEqual([AT_MOST_MS]);
 
   tick(); // busy (the pacer awake): a trim
   expect(state.trims).toBe(1);
@@ -71,7 +86,10 @@ test("it begins reluctant, trims each TRIM_EVERY_MS that saw activity, and is ov
   lean.quiet();
   expect(lean.current).toBe("over");
   expect(state.policies).toEqual([LEAN_JIT_POLICY, 1]);
-  expect(timers.every.every((t) => t.cancelled) && timers.later.every((t) => t.cancelled)).toBe(true);
+  expect(pending(timers.looks)).toEqual([]);
+  expect(pending(timers.bounds)).toEqual([]);
+  // Each trim doubled the wait; the quiet look between kept it.
+  expect(timers.looks.map((t) => t.ms)).toEqual([500, 1_000, 1_000, 2_000, 4_000]);
   expect(lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "synced", afterMs: 12_345, trims: 3 }]);
 
   lean.quiet();
@@ -79,19 +97,36 @@ test("it begins reluctant, trims each TRIM_EVERY_MS that saw activity, and is ov
   expect(state.policies).toEqual([LEAN_JIT_POLICY, 1]); // once
 });
 
-test("a start-up that never goes quiet is over after AT_MOST_MS; a stop ends it silently", () => {
+test("a sync is never cut short by a clock: only a watch that never lists (AT_MOST_MS) or no quiet after it (LISTED_AT_MOST_MS)", () => {
+  expect(AT_MOST_MS).toBeGreaterThanOrEqual(30 * 60_000); // 20,000 parents took 239 s, and a start-up may be slower
+  const unlisted = leanAt();
+  unlisted.state.clock += AT_MOST_MS;
+  unlisted.timers.bounds[0]!.run();
+  expect(unlisted.lean.current).toBe("over");
+  expect(unlisted.state.policies).toEqual([LEAN_JIT_POLICY, 1]);
+  expect(unlisted.lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "its watches never all listed", afterMs: AT_MOST_MS }]);
+
   const busy = leanAt();
   busy.lean.listed();
-  busy.timers.later[0]!.run();
+  expect(busy.timers.bounds.map((t) => t.ms)).toEqual([AT_MOST_MS, LISTED_AT_MOST_MS]);
+  busy.lean.listed(); // said once: the bound is not pushed back
+  expect(busy.timers.bounds).toHaveLength(2);
+  busy.timers.bounds[1]!.run();
   expect(busy.lean.current).toBe("over");
-  expect(busy.state.policies).toEqual([LEAN_JIT_POLICY, 1]);
-  expect(busy.lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "took too long" }]);
+  expect(busy.pending(busy.timers.looks)).toEqual([]);
+  expect(busy.timers.bounds[0]!.cancelled).toBe(true);
+  expect(busy.lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "never quiet after the sync" }]);
+});
 
+test("a stop ends it silently, and a listed after it starts no bound", () => {
   const stopped = leanAt();
   stopped.lean.stop();
   expect(stopped.lean.current).toBe("over");
   expect(stopped.state.policies).toEqual([LEAN_JIT_POLICY, 1]);
-  expect(stopped.timers.every[0]!.cancelled).toBe(true);
+  expect(stopped.timers.looks[0]!.cancelled).toBe(true);
+  stopped.lean.listed();
+  expect(stopped.pending(stopped.timers.bounds)).toEqual([]);
+  expect(stopped.state.policies).toEqual([LEAN_JIT_POLICY, 1]);
   expect(stopped.lines().filter((l) => l.msg.startsWith("start-up over"))).toEqual([]);
 });
 
