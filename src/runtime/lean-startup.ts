@@ -6,7 +6,7 @@
 // (runtime/code-pages.ts): 500 ms after start-up, then each trim doubles the wait up to 4 s. Its first
 // seconds page in ~35 MB of the executable, its later ones a third of that, and each trim makes the
 // code that runs next be read back: a trim every 500 ms through a whole sync cost the create workload
-// a fifth more CPU, and a SIGTERM right at its end 50–180 ms instead of 30–40. 2,000 reconciled
+// a fifth more CPU, and a SIGTERM right at its end 81 ms instead of 38 (medians). 2,000 reconciled
 // parents peak at ~65 MB instead of 92 (each half alone: 70.5 and 82.8), for about twice the CPU per
 // parent (docs/performance.md, "The lean start-up"): kobun's CPU goes mostly to native code (fetch,
 // TLS, JSON), compiled or not.
