@@ -46,6 +46,10 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
     void child.close(graceMs);
   };
   const component = health.component("watch namespaces", scope.signal);
+  // Not ready before the namespaces are listed: the streams of those that match open their own gates as
+  // they start (during the LIST's events), so this one is released a turn after the LIST is done.
+  const readiness = health.readiness.gate("watch namespaces", scope.signal);
+  let listed = false;
   // Started with the operator: without permission to follow namespaces, it cannot work at all.
   const { backoff } = defaults;
   const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: backoff.resetAfterMs });
@@ -56,7 +60,11 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
       open: (s) => watcher.events(s),
       each: (event) => {
         forbidden.saw(event);
-        if (event.type === "relist-done") component.clear();
+        if (event.type === "relist-done") {
+          component.clear();
+          if (!listed) setTimeout(() => readiness.ready(), 0);
+          listed = true;
+        }
         if (event.type === "relist-start" || event.type === "relist-done") return;
         const name = event.object.metadata.name;
         if (!name || !matches(name)) return;

@@ -78,3 +78,25 @@ test("an operator with no handlers at all warns that it watches nothing; one wit
     }
   }
 });
+
+test("namespaces by glob: not ready before the namespaces are listed and their objects handled", async () => {
+  await e.client.create(configmaps, "default", { ...configMap("glob-before"), metadata: { name: "glob-before", labels: { scenario: "glob" } } });
+  const registry = new Registry();
+  const seen: string[] = [];
+  registry.on.event("v1/configmaps", ({ name, type }) => void seen.push(`${type} ${name}`), { id: "globbed", labels: { scenario: "glob" } });
+  const { logger } = testLogger();
+  const stop = new AbortController();
+  const ready = Promise.withResolvers<string[]>();
+  const operator = run({
+    signal: stop.signal, client: e.client, registry, logger,
+    settings: resolveSettings({ flags: { namespaces: ["def*"], standalone: true } }),
+    onReady: () => ready.resolve([...seen]),
+  });
+  try {
+    // The namespace follower's LIST starts the streams of "default"; their LIST is handled before ready.
+    expect(await ready.promise).toEqual(["listed glob-before"]);
+  } finally {
+    stop.abort();
+    await operator;
+  }
+}, 20_000);
