@@ -265,8 +265,8 @@ export const SETTINGS_SCHEMA = section("kobun settings", {
     }),
     leanStartup: flag({
       default: true,
-      doc: "In a `kobun build` executable: through the first sync (until quiet once ready, however long the " +
-        "sync; 30 s after ready, 30 min after start at most) keep the JIT from compiling what runs once per " +
+      doc: "In a `kobun build` executable: through the first sync (until quiet once ready; 30 s after ready, " +
+        "30 min after start at most) keep the JIT from compiling what runs once per " +
         "object, and hand back the code pages it ran while busy (after 500 ms, each trim doubling the wait up " +
         "to 4 s): a lower peak for more CPU through it. Then the normal JIT.",
     }),

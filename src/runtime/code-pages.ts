@@ -123,11 +123,13 @@ export class CodeTrimmer {
   }
 
   /**
-   * A trim now, unless one is under way: the start-up's, before the watches begin, and the lean start-up's
-   * (runtime/lean-startup.ts).
+   * A trim now, unless one is under way or trims are unavailable (false): the start-up's, before the watches
+   * begin, and the lean start-up's (runtime/lean-startup.ts).
    */
-  now({ logged = true }: { logged?: boolean } = {}): void {
-    if (!this.unavailable && !this.busy) this.run(logged);
+  now({ logged = true }: { logged?: boolean } = {}): boolean {
+    if (this.unavailable || this.busy) return false;
+    this.run(logged);
+    return true;
   }
 
   /** No pending trim stays behind (the operator stopped). */

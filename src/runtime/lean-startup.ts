@@ -7,15 +7,16 @@
 // seconds page in ~35 MB of the executable, its later ones a third of that, and each trim makes the
 // code that runs next be read back: a trim every 500 ms through a whole sync cost the create workload
 // a fifth more CPU, and a SIGTERM right at its end 81 ms instead of 38 (medians). 2,000 reconciled
-// parents peak at ~65 MB instead of 92 (each half alone: 70.5 and 82.8), for about twice the CPU per
-// parent (docs/performance.md, "The lean start-up"): kobun's CPU goes mostly to native code (fetch,
-// TLS, JSON), compiled or not.
+// parents peak at ~65 MB instead of 92 (with trims every 500 ms, each half alone: 70.5 and 82.8), for
+// about twice the CPU per parent (3.5 against 1.9 ms, side by side the day it was built;
+// docs/performance.md, "The lean start-up"): kobun's CPU goes mostly to native code (fetch, TLS, JSON),
+// compiled or not.
 // It ends at the first quiet once every watch's first LIST has been processed (the operator is ready:
-// the sync is done), however long the sync takes: the JIT back in the middle of one compiles at the
-// heap's height (20,000 parents peaked at 254 MB with a 5-minute bound, 165 without, 209 not lean).
-// Two bounds for what never ends: LISTED_AT_MOST_MS after ready (a cluster so busy the operator never
-// goes quiet), AT_MOST_MS from start-up (a watch that never lists). Then the normal JIT policy, and
-// code-pages.ts's trims once quiet.
+// the sync is done), not on a short clock: the JIT back in the middle of a sync compiles at the heap's
+// height (20,000 parents peaked at 254 MB with a 5-minute bound, 165 without, 209 not lean). Two
+// bounds for what never ends: LISTED_AT_MOST_MS after ready (a steady stream of events: never quiet),
+// AT_MOST_MS from start-up (never ready: a watch that never lists, a frozen or standby replica, a sync
+// longer than that). Then the normal JIT policy, and code-pages.ts's trims once quiet.
 
 import type { Logger } from "../util/index.ts";
 import { unrefTimeout, type Activity } from "./code-pages.ts";
@@ -26,9 +27,9 @@ export const LEAN_JIT_POLICY = 10_000;
 export const TRIM_FIRST_EVERY_MS = 500;
 /** The longest wait between two trims: each trim doubles the wait, up to this. */
 export const TRIM_AT_MOST_EVERY_MS = 4_000;
-/** The longest a start-up stays lean after every watch has listed (a cluster so busy it never goes quiet). */
+/** The longest a start-up stays lean once ready (a steady stream of events: it never goes quiet). */
 export const LISTED_AT_MOST_MS = 30_000;
-/** The longest a start-up stays lean at all (a watch that never lists: an operator that is never ready). */
+/** The longest a start-up stays lean at all (an operator not ready by then: a watch that never lists, a standby). */
 export const AT_MOST_MS = 1_800_000;
 
 /** Where the start-up is: lean until every watch listed, then until quiet; over for good. */
@@ -71,7 +72,7 @@ export class LeanStartup {
 
   /** Begins at once: the JIT reluctant, a trim after TRIM_FIRST_EVERY_MS if anything ran. */
   constructor(
-    private readonly logger: Logger, private readonly activity: Activity, private readonly trimNow: () => void,
+    private readonly logger: Logger, private readonly activity: Activity, private readonly trimNow: () => boolean,
     hooks: LeanHooks = {},
   ) {
     this.setJitPolicy = hooks.setJitPolicy ?? bunJitPolicy;
@@ -89,10 +90,11 @@ export class LeanStartup {
     return this.phase;
   }
 
-  /** Every watch's first LIST has been processed (the sync is done): over at the next quiet, or soon. */
+  /** Every watch's first LIST has been processed (the sync is done): over at the next quiet (now, if quiet). */
   listed(): void {
     if (this.phase !== "lean") return;
     this.signal("listed");
+    if (this.activity.quiet()) return this.signal("quiet"); // the quiet came first: none may follow for long
     this.cancels.push(this.later(() => this.signal("expired"), LISTED_AT_MOST_MS));
   }
 
@@ -116,10 +118,7 @@ export class LeanStartup {
     const wakes = this.activity.wakes();
     const active = !this.activity.quiet() || wakes !== this.lastWakes;
     this.lastWakes = wakes;
-    if (active) {
-      this.trims++;
-      this.trimNow();
-    }
+    if (active && this.trimNow()) this.trims++; // counted when a trim began (none where trims are off)
     this.trimWait = nextTrimWait(this.trimWait, active);
     this.look();
   }
@@ -131,8 +130,7 @@ export class LeanStartup {
     for (const cancel of this.cancels.splice(0)) cancel();
     this.setJitPolicy(1);
     if (signal === "stopped") return;
-    const why = signal === "quiet" ? "synced"
-      : was === "listed" ? "never quiet after the sync" : "its watches never all listed";
+    const why = signal === "quiet" ? "synced" : was === "listed" ? "never quiet after the sync" : "not ready in time";
     const fields = { why, afterMs: this.now() - this.began, trims: this.trims };
     this.logger.debug("start-up over: the JIT's normal policy again", fields);
   }

@@ -232,7 +232,8 @@ function handBackMemory(settings: Settings, logger: Logger, signal: AbortSignal)
   const { trimCodePages: trims, leanStartup } = settings.memory;
   const trimmer = trims ? new CodeTrimmer(logger, activity) : undefined;
   trimmer?.now();
-  const lean = leanStartup ? new LeanStartup(logger, activity, () => trimmer?.now({ logged: false })) : undefined;
+  const trimQuietly = () => trimmer?.now({ logged: false }) ?? false;
+  const lean = leanStartup ? new LeanStartup(logger, activity, trimQuietly) : undefined;
   whenQuiet(signal, () => {
     lean?.quiet();
     trimmer?.quiet();

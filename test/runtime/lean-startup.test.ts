@@ -12,12 +12,15 @@ import {
 import { Logger, memorySink } from "../../src/util/index.ts";
 
 function leanAt() {
-  const state = { quiet: false, wakes: 0, trims: 0, policies: [] as number[], clock: 1_000 };
+  const state = { quiet: false, wakes: 0, trims: 0, trimmable: true, policies: [] as number[], clock: 1_000 };
   type Timer = { run: () => void; ms: number; cancelled: boolean; ran: boolean };
   // The looks that may trim (waits up to TRIM_AT_MOST_EVERY_MS), and the bounds (AT_MOST_MS, LISTED_AT_MOST_MS).
   const timers = { looks: [] as Timer[], bounds: [] as Timer[] };
   const sink = memorySink("debug", "json");
-  const lean = new LeanStartup(new Logger(sink), { quiet: () => state.quiet, wakes: () => state.wakes }, () => state.trims++, {
+  const lean = new LeanStartup(new Logger(sink), { quiet: () => state.quiet, wakes: () => state.wakes }, () => {
+    if (state.trimmable) state.trims++;
+    return state.trimmable;
+  }, {
     setJitPolicy: (scale) => state.policies.push(scale),
     later: (run, ms) => {
       const entry = { run, ms, cancelled: false, ran: false };
@@ -76,9 +79,9 @@ test("it begins reluctant, trims at each look that saw activity, and is over at 
   lean.quiet(); // a LIST's wait: not over
   expect(lean.current).toBe("lean");
   expect(state.policies).toEqual([LEAN_JIT_POLICY]);
+  state.quiet = false; // the sync under way
   lean.listed();
   expect(lean.current).toBe("listed");
-  state.quiet = false;
   tick();
   expect(state.trims).toBe(3);
 
@@ -104,7 +107,7 @@ test("a sync is never cut short by a clock: only a watch that never lists (AT_MO
   unlisted.timers.bounds[0]!.run();
   expect(unlisted.lean.current).toBe("over");
   expect(unlisted.state.policies).toEqual([LEAN_JIT_POLICY, 1]);
-  expect(unlisted.lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "its watches never all listed", afterMs: AT_MOST_MS }]);
+  expect(unlisted.lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "not ready in time", afterMs: AT_MOST_MS }]);
 
   const busy = leanAt();
   busy.lean.listed();
@@ -116,6 +119,19 @@ test("a sync is never cut short by a clock: only a watch that never lists (AT_MO
   expect(busy.pending(busy.timers.looks)).toEqual([]);
   expect(busy.timers.bounds[0]!.cancelled).toBe(true);
   expect(busy.lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "never quiet after the sync" }]);
+});
+
+test("ready while already quiet is over at once; a trim that could not begin is not counted", () => {
+  const { lean, state, timers, tick, pending, lines } = leanAt();
+  tick(); // busy: a trim
+  state.trimmable = false; // trims off, or one still under way
+  tick();
+  expect(state.trims).toBe(1);
+  state.quiet = true; // the sync's last quiet came before ready: no other may follow for a while
+  lean.listed();
+  expect(lean.current).toBe("over");
+  expect(pending(timers.bounds)).toEqual([]);
+  expect(lines().filter((l) => l.msg.startsWith("start-up over"))).toMatchObject([{ why: "synced", trims: 1 }]);
 });
 
 test("a stop ends it silently, and a listed after it starts no bound", () => {
