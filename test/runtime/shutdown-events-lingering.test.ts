@@ -20,8 +20,8 @@ afterAll(() => e.stop());
 test("queued Events are sent while a handler finishes within the grace period, not only after it", async () => {
   const namespace = "lingering";
   await e.client.create({ group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false, statusSubresource: false }, null, { metadata: { name: namespace } });
-  // Every Event POST takes 100 ms: the queue is long when the stop comes, and drains 8 at a time.
-  e.sandbox.faults.stallNext(1000, 100, { verb: "create", plural: "events" });
+  // Every Event POST takes 200 ms: the queue is long when the stop comes, and drains 8 at a time (40 a second).
+  e.sandbox.faults.stallNext(1000, 200, { verb: "create", plural: "events" });
   const registry = new Registry();
   let handled = 0;
   let lingering = false;
@@ -49,7 +49,8 @@ test("queued Events are sent while a handler finishes within the grace period, n
   let atStop = 0;
   try {
     await e.client.create(configmaps, namespace, { metadata: { name: "slow" } });
-    for (let i = 0; i < OBJECTS; i++) await e.client.create(configmaps, namespace, { metadata: { name: `cm-${i}` } });
+    // At once, so the burst's Events queue faster than they drain however loaded the machine is.
+    await Promise.all(Array.from({ length: OBJECTS }, (_, i) => e.client.create(configmaps, namespace, { metadata: { name: `cm-${i}` } })));
     await eventually(() => handled === OBJECTS && lingering, `${OBJECTS} objects handled, one handler lingering`, 15_000);
   } finally {
     atStop = await events();
@@ -57,9 +58,13 @@ test("queued Events are sent while a handler finishes within the grace period, n
     await operator;
   }
   const sentDuringStop = (await events()) - atStop;
+  // One Event per object: what the stop found queued or in flight. More than the 8 in flight, or the
+  // test shows nothing (a CI run had drained all but 15 before the stop, with one create at a time).
+  const leftAtStop = OBJECTS + 1 - atStop;
+  expect(leftAtStop).toBeGreaterThan(8);
   // Before: nothing new was sent until the lingering handler had finished, then only a 10 ms
   // window (the 8 POSTs in flight at the stop were all that got through). Now the whole wind-down.
-  expect(sentDuringStop).toBeGreaterThanOrEqual(16);
+  expect(sentDuringStop).toBeGreaterThanOrEqual(Math.min(16, leftAtStop));
 }, 30_000);
 
 test("an Event a handler posts while it winds down is sent while it winds down, not held until its end", async () => {
