@@ -65,7 +65,7 @@ export class LeanStartup {
   private readonly cancels: Array<() => void> = [];
   private readonly later: (run: () => void, ms: number) => () => void;
   private lastWakes: number;
-  /** Trims asked for while busy (said once, when it is over, not a log line each). */
+  /** Trims begun while busy (said once, when it is over, not a log line each). */
   private trims = 0;
   private trimWait = TRIM_FIRST_EVERY_MS;
   private cancelLook: () => void = () => {};

@@ -47,9 +47,9 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
   };
   const component = health.component("watch namespaces", scope.signal);
   // Not ready before the namespaces are listed: the streams of those that match open their own gates as
-  // they start (during the LIST's events), so this one is released a turn after the LIST is done.
+  // they start (during the LIST's events), so this one is released a turn after the LIST is done (a gate
+  // is released once; later relists change nothing).
   const readiness = health.readiness.gate("watch namespaces", scope.signal);
-  let listed = false;
   // Started with the operator: without permission to follow namespaces, it cannot work at all.
   const { backoff } = defaults;
   const forbidden = new ForbiddenRule({ fatalAtOnce: true, healthyAfterMs: backoff.resetAfterMs });
@@ -62,8 +62,7 @@ export async function followNamespaces(options: NamespaceFollowerOptions, scope:
         forbidden.saw(event);
         if (event.type === "relist-done") {
           component.clear();
-          if (!listed) setTimeout(() => readiness.ready(), 0);
-          listed = true;
+          setTimeout(() => readiness.ready(), 0);
         }
         if (event.type === "relist-start" || event.type === "relist-done") return;
         const name = event.object.metadata.name;
