@@ -51,7 +51,8 @@ export {
 //   });
 export {
   adopt, appendOwnerReference, removeOwnerReference, label, conditions, ApiError, ApplyConflictError,
-  type Api, type ApiWatchEvent, type ResourceRef, type AdoptOptions, type OwnerReferenceOptions, type LabelOptions,
+  type Api, type ApiWatchEvent, type Call, type Where, type ResourceRef, type AdoptOptions, type OwnerReferenceOptions,
+  type LabelOptions,
   type Condition, type ConditionInput, type SetConditionOptions, type EventRecorder, type ExceptionEventOptions,
   type KindOf,
   type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod, type Service,

@@ -41,7 +41,7 @@ export {
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
 export { now, sleep } from "./time.ts";
 export type { Index, IndexEntries, IndexKey } from "./indexes.ts";
-export type { Api, ApiWatchEvent, ResourceRef } from "./api.ts";
+export type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "./api.ts";
 export {
   adopt, appendOwnerReference, label, removeOwnerReference, type AdoptOptions, type LabelOptions,
   type OwnerReferenceOptions,
@@ -61,7 +61,6 @@ export type {
   ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, PersistentVolumeClaim, Deployment, StatefulSet,
   DaemonSet, Job, CronJob, Ingress, Lease, CustomResourceDefinition, KindOf, Wire,
 } from "../kube/index.ts";
-export { type Call, type Where } from "./api.ts";
 export {
   deepEqual, fieldPath, filtersPass, getField, matchAny, matchMeta, matchValue, type ContextOf,
 } from "./filters.ts";

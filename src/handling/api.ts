@@ -64,20 +64,30 @@ export class ApiClient {
   }
 
   bind(self: BoundObject, signal: AbortSignal): Api {
-    return new BoundApi(this.options, this.fieldManager, self, signal);
+    return new BoundApi(this.options, this.fieldManager, self, signal, { latest: self.body });
   }
 }
 
+/**
+ * `api` on `signal` instead of the one it was bound with (a handler's own, which its timeout aborts),
+ * the same in all else: what one of them writes of the handled object, the other knows.
+ */
+export function apiOn(api: Api, signal: AbortSignal): Api {
+  return api instanceof BoundApi ? api.on(signal) : api;
+}
+
 class BoundApi implements Api {
-  /** The newest version of the handled object this Api wrote (or saw), to absorb only our own changes. */
-  private latest: KubeObject;
   constructor(
     private readonly options: ApiClientOptions,
     readonly fieldManager: string,
     private readonly self: BoundObject,
     private readonly signal: AbortSignal,
-  ) {
-    this.latest = self.body;
+    /** The newest version of the handled object this Api wrote (or saw), to absorb only our own changes. */
+    private readonly seen: { latest: KubeObject },
+  ) {}
+
+  on(signal: AbortSignal): BoundApi {
+    return new BoundApi(this.options, this.fieldManager, this.self, signal, this.seen);
   }
 
   async get<S extends ResourceRef>(ref: S, name: string, o?: Where): Promise<TargetObject<S>> {
@@ -131,7 +141,7 @@ class BoundApi implements Api {
       // names.
       const change = type === "merge" && isObject
         ? changedBy(patch as Record<string, any>)
-        : ownChange(this.latest, after, namedBy(type === "json" ? "json" : "strategic", patch));
+        : ownChange(this.seen.latest, after, namedBy(type === "json" ? "json" : "strategic", patch));
       this.absorb(change, after);
     }
     return after as TargetObject<S>;
@@ -156,7 +166,7 @@ class BoundApi implements Api {
     this.options.written?.wrote(resource, after);
     if (!this.isSelf(resource, namespace, name)) return after;
     this.self.wrote?.(after);
-    if (!o?.subresource) this.absorb(ownChange(this.latest, after, namedBy("apply", object)), after);
+    if (!o?.subresource) this.absorb(ownChange(this.seen.latest, after, namedBy("apply", object)), after);
     return after;
   }
 
@@ -236,7 +246,7 @@ class BoundApi implements Api {
   }
 
   private absorb(change: Record<string, any> | undefined, after: KubeObject): void {
-    this.latest = after;
+    this.seen.latest = after;
     const written = this.self.written;
     if (!change || !written) return;
     Object.assign(written, combinePatches(written, change)); // in place: the cycle holds `written`

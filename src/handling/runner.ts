@@ -6,6 +6,7 @@ import { clock, isAbortError, linkedSignal } from "../util/index.ts";
 import { HandlerRetriesError, HandlerTimeoutError, PermanentError, TemporaryError } from "../declaring/index.ts";
 import type { HandlerSpec } from "../declaring/index.ts";
 import type { HandlerContext, HandlerFn } from "../declaring/index.ts";
+import { apiOn } from "./api.ts";
 import { lendSignal } from "./context.ts";
 
 export interface HandlingDefaults {
@@ -43,7 +44,10 @@ export async function runHandler(
   }
   // A timeout needs a signal of the handler's own now; otherwise one is made only if the handler reads it.
   const linked = timeout !== null && timeout !== undefined ? linkedSignal(parent) : undefined;
-  if (linked) ctx.signal = linked.signal;
+  if (linked) {
+    ctx.signal = linked.signal;
+    if (ctx.api) ctx.api = apiOn(ctx.api, linked.signal); // its requests and watches end with the timeout too
+  }
   const release = linked ? linked.dispose : lendSignal(ctx, parent);
   let cancelTimer: (() => void) | undefined;
   let timedOut = false;

@@ -32,7 +32,10 @@ export interface LoginCredentials {
   clientKey?: string;
   /** The default namespace of these credentials. */
   namespace?: string;
-  /** When they stop being valid: the login is asked again then (rather than after a 401). */
+  /**
+   * When they stop being valid: the login is asked again by the first request after it (not waiting for a 401;
+   * an idle operator is not asked at that moment). One already past is ignored: renewal then waits for a 401.
+   */
   expiresAt?: Date | string | number;
 }
 

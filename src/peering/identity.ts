@@ -6,16 +6,23 @@
 let own: string | undefined;
 
 /**
- * This process's peer id, stable for its lifetime: `POD_ID` when set (the pod name via the
- * downward API), else `user@host/<start time>/<random>`, so two runs on one laptop differ.
+ * This process's peer id, stable for its lifetime (what a peering or lease made without a `run()`
+ * uses): the first `newPeerId()`.
  */
 export function peerId(): string {
-  if (own !== undefined) return own;
+  return (own ??= newPeerId());
+}
+
+/**
+ * A peer id: `POD_ID` when set (the pod name via the downward API), else
+ * `user@host/<start time>/<random>`, so two runs on one laptop, or two `run()`s in one process, differ.
+ */
+export function newPeerId(): string {
   const pod = process.env.POD_ID;
-  if (pod) return (own = pod);
+  if (pod) return pod;
   const stamp = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);
   const random = Math.random().toString(36).slice(2, 5).padEnd(3, "0");
-  return (own = `${manualPeerId()}/${stamp}/${random}`);
+  return `${manualPeerId()}/${stamp}/${random}`;
 }
 
 /** The id of a person's manual record (`kobun freeze`): `user@host`, so `kobun resume` on the same machine finds it. */

@@ -10,7 +10,7 @@
 export {
   decide, formatTime, keepaliveInterval, parsePeers, parseTime, peerRecord, type Decision, type Peer, type PeerRecord,
 } from "./decide.ts";
-export { manualPeerId, peerId } from "./identity.ts";
+export { manualPeerId, newPeerId, peerId } from "./identity.ts";
 export { LeaseElection, type LeaseElectionOptions } from "./lease.ts";
 export type { PeeringObserver } from "./observer.ts";
 export { Peering, type PeeringOptions } from "./peering.ts";

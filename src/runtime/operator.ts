@@ -11,6 +11,7 @@ import { registry as defaultRegistry, type Registry } from "../declaring/index.t
 import { Indexes } from "../handling/index.ts";
 import { resourceName, type KubeClient, type KubeObject, type Resource } from "../kube/index.ts";
 import { Health } from "../observability/index.ts";
+import { newPeerId } from "../peering/index.ts";
 import { EventPoster } from "../posting/index.ts";
 import { PermissionsLacking } from "../streams/index.ts";
 import { aborted, TaskScope, Toggle, type Logger } from "../util/index.ts";
@@ -56,7 +57,10 @@ export interface RunOptions {
   toggle?: Toggle;
   /** The user named the peering object (`--peering`): if its resource is missing, stay frozen. */
   peeringMandatory?: boolean;
-  /** This operator's peer id; default POD_ID or user@host/start-time/random. */
+  /**
+   * This operator's peer id; default POD_ID, else user@host/start-time/random, made for each run() (two in
+   * one process are two peers; with POD_ID set they share it: pass distinct ids).
+   */
   peerId?: string;
   /** Called once every watcher has been started (not necessarily listed). */
   onStarted?(info: StartedInfo): void;
@@ -99,7 +103,9 @@ export async function run(options: RunOptions = {}): Promise<RunReport> {
 
   const stopTracing = await startTracing(settings, logger);
   try {
-    const peering = { mandatory: options.peeringMandatory ?? false, ...(options.peerId ? { id: options.peerId } : {}) };
+    // One id per run(), shared by its peerings, lease and shards: two run()s in one process are two peers.
+    const id = options.peerId ?? (settings.peering.standalone && !settings.sharding.enabled ? undefined : newPeerId());
+    const peering = { mandatory: options.peeringMandatory ?? false, ...(id ? { id } : {}) };
     return await withClient({ options, settings, logger, registry, signal, graceMs, peering });
   } finally {
     await stopTracing?.();

@@ -40,7 +40,9 @@ export async function serveWebhooks(
   const log = logger.child({ room: "webhooks" });
   if (w.url === null && w.listen === null) {
     // Nobody would call them: `kobun manifests`' Deployment sets --webhooks-listen, development --webhooks-url.
-    log.info("the handlers have webhooks, but neither webhooks.listen nor webhooks.url is set: not serving them");
+    log.warn("the handlers have webhooks, but neither webhooks.listen nor webhooks.url is set: not serving them", {
+      hint: "--webhooks-listen (in a cluster) or --webhooks-url (from outside one); `kobun dev` and the kit set one",
+    });
     return;
   }
   const { url, listen, namespace } = whereServed(w);

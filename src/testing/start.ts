@@ -84,9 +84,13 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     const registry = options.registry ?? defaultRegistry;
     await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
     await ensureNamespace(client, namespace);
-    const settings = resolveSettings({
-      flags: { ...options.flags, kubeconfig: sandbox.kubeconfigPath, namespaces: [namespace], standalone: true },
-    });
+    const flags = { ...options.flags, kubeconfig: sandbox.kubeconfigPath, namespaces: [namespace], standalone: true };
+    let settings = resolveSettings({ flags });
+    // Registered webhooks are served, as `kobun dev` serves them: else a validator's test passes, unserved.
+    const { url, listen } = settings.webhooks;
+    if (url === null && listen === null && registry.webhooks.length + registry.conversions.length > 0) {
+      settings = resolveSettings({ flags: { ...flags, webhooksUrl: "https://127.0.0.1:0" } });
+    }
     const stop = new AbortController();
     const failure = new AbortController();
     let started!: () => void;

@@ -102,7 +102,12 @@ export interface AdmissionOptions {
   id?: string;
   /** Default ["CREATE", "UPDATE"]. */
   operations?: readonly AdmissionOperation[];
-  /** What the API server does when the webhook cannot answer. Default "Fail". */
+  /**
+   * What the API server does when the webhook cannot answer (unreachable, or cut at `timeoutSeconds`: then kobun
+   * answers itself, refusing with 504 under "Fail", allowing with a warning under "Ignore"). A handler that throws
+   * something other than an AdmissionError is an answer, not a failure to answer: refused (403) under either.
+   * Default "Fail".
+   */
   failurePolicy?: "Fail" | "Ignore";
   /** Default "None": the handler must not change anything outside the object. */
   sideEffects?: "None" | "NoneOnDryRun";
