@@ -11,7 +11,7 @@ import { KubeClient } from "../kube/index.ts";
 import { applyManifests, startSandbox } from "../runtime/dev.ts";
 import { manifestCRDs, run, withDefinitions, type Manifest } from "../runtime/index.ts";
 import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from "../util/index.ts";
-import type { LogLevel, LogSink, MemorySink } from "../util/index.ts";
+import type { LogLevel, LogSink, MemorySink, Toggle } from "../util/index.ts";
 import { quiet } from "./advance.ts";
 import { TestOperator } from "./operator.ts";
 
@@ -38,6 +38,12 @@ export interface TestOperatorOptions {
    * Default "real".
    */
   clock?: "real" | "virtual";
+  /**
+   * The operator's freeze toggle (`run({ toggle })`): `toggle.freeze(reason)` stops it as a peer of higher
+   * priority would (handlers' signals abort, nothing new starts), `unfreeze` resumes it. Frozen before the
+   * operator is ready, startOperator resolves only once it is unfrozen and ready.
+   */
+  toggle?: Toggle;
 }
 
 /** A file of `crds`, or an error naming the option and where a relative path was looked for. */
@@ -99,7 +105,9 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     restoreClock = clock ? useClock(clock) : noop;
     // The CRD files' names key kobun.yaml's resources (flags.config) as in `kobun run`.
     const crds = manifestCRDs(manifests);
-    const running = run({ signal: stop.signal, settings, registry, logger, memo, crds, onReady: () => started() }).then(
+    const toggle = options.toggle ? { toggle: options.toggle } : {};
+    const onReady = () => started();
+    const running = run({ signal: stop.signal, settings, registry, logger, memo, crds, ...toggle, onReady }).then(
       () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
       (error) => {
         if (!(error instanceof Error)) return failure.abort(error);

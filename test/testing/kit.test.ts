@@ -4,7 +4,7 @@
 
 import { expect, test } from "bun:test";
 import Type from "typebox";
-import { defineResource, PermanentError, Registry } from "kobun";
+import { defineResource, PermanentError, Registry, Toggle } from "kobun";
 import { startOperator, UntilTimeoutError } from "kobun/testing";
 
 function greeter() {
@@ -110,4 +110,39 @@ test("a crds path that does not exist names the option, where it was looked for,
   const error = await startOperator({ registry, logLevel: "silent", crds: ["handlers/not-here.crd.yaml"] }).then(() => undefined, (e: Error) => e);
   expect(error?.message).toStartWith(`startOperator({ crds }): no file "handlers/not-here.crd.yaml" (looked for ${process.cwd()}/handlers/not-here.crd.yaml`);
   expect(error?.message).toContain("defineResource");
+});
+
+/** `promise`, or a failure naming `what` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not in ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+test("toggle: frozen, nothing starts and a running handler's signal aborts; unfrozen, it goes on", async () => {
+  const registry = new Registry();
+  const [running, aborted] = [Promise.withResolvers<void>(), Promise.withResolvers<void>()];
+  let calls = 0;
+  registry.on.create("v1/configmaps", async ({ name, signal, patch }) => {
+    if (name === "held" && calls++ === 0) { // the first run waits until the freeze aborts it
+      running.resolve();
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+      aborted.resolve();
+      throw signal.reason;
+    }
+    patch.metadata.labels = { seen: "yes" };
+  }, { id: "mark" });
+  const toggle = new Toggle();
+  await using kit = await startOperator({ registry, toggle, logLevel: "silent" });
+  await kit.apply("v1/configmaps", { metadata: { name: "held" } });
+  await within(running.promise, 5_000, "the first run of held");
+  toggle.freeze("test", "frozen by the test");
+  await within(aborted.promise, 5_000, "held's signal aborted by the freeze");
+  await kit.apply("v1/configmaps", { metadata: { name: "during" } });
+  await kit.consistently("v1/configmaps", "during", (o) => o?.metadata.labels?.seen === undefined, { for: 300 });
+  toggle.unfreeze("test");
+  await kit.until("v1/configmaps", "during", (o) => o.metadata.labels?.seen === "yes");
+  await kit.until("v1/configmaps", "held", (o) => o.metadata.labels?.seen === "yes");
 });
