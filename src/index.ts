@@ -21,7 +21,7 @@
 // Everything else under src/ is internal.
 
 export {
-  on, registry, Registry, PermanentError, TemporaryError, PRESENT, ABSENT,
+  on, registry, Registry, PermanentError, TemporaryError, RegistrationError, PRESENT, ABSENT,
   resource, defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn,
   type VersionSchema, type VersionedDefinition, type VersionedToken, type ResourceToken, type TokenOptions,
   type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,

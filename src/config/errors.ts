@@ -33,6 +33,8 @@ export function configIssue(
 /** A bad configuration value (or several). `file`, `path`, `expected` describe the first one. */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+  /** What `kobun run` exits with for it (the README's "bad configuration"), as a FatalError's exitCode says. */
+  readonly exitCode = 3;
   readonly file?: string;
   readonly path?: string;
   readonly expected?: string;

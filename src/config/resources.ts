@@ -36,7 +36,7 @@ export const RESOURCE_ENTRY = section("One handled resource.", {
   version: text({
     default: "",
     doc: "Serve this version of the resource's group and kind instead of the preferred one " +
-      "(checked against discovery).",
+      "(checked against discovery); only for handlers whose selector names no version (a typed token names one).",
     expected: 'an API version like "v1" or "v1beta1"',
     valid: (value) => /^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$/.test(value),
   }),

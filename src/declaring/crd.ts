@@ -55,10 +55,13 @@ export function crdOf(definition: CrdNames, plans: VersionPlan[]): CrdObject {
   };
 }
 
+const OPEN_STATUS = { type: "object", "x-kubernetes-preserve-unknown-fields": true } as const;
+
 function versionOf(plan: VersionPlan, where: string): Record<string, unknown> {
   const { schema } = plan;
   const properties: Record<string, unknown> = { spec: plain(schema.spec, "spec", where) };
-  if (schema.status) properties.status = withProgressRoom(plain(schema.status, "status", where), where);
+  // Without a status schema the status is open: handlers' results and kobun's progress land there (as Kopf's do).
+  properties.status = schema.status ? withProgressRoom(plain(schema.status, "status", where), where) : OPEN_STATUS;
   const columns = plan.columns?.map((c) => ({ ...c }));
   return {
     name: plan.name, served: plan.served, storage: plan.storage,
@@ -66,7 +69,7 @@ function versionOf(plan: VersionPlan, where: string): Record<string, unknown> {
       ? { deprecated: true, ...(typeof plan.deprecated === "string" ? { deprecationWarning: plan.deprecated } : {}) }
       : {}),
     schema: { openAPIV3Schema: { type: "object", properties, required: ["spec"] } },
-    ...(schema.status ? { subresources: { status: {} } } : {}),
+    subresources: { status: {} },
     ...(columns?.length ? { additionalPrinterColumns: columns } : {}),
   };
 }

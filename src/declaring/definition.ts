@@ -29,6 +29,7 @@ export interface ResourceDefinition<Spec extends TSchema, Status extends TSchema
    * VersionedDefinition).
    */
   versions?: readonly string[];
+  /** `status` omitted: an open status (any fields), where handlers' results and kobun's progress go. */
   schema: { spec: Spec; status?: Status };
   printerColumns?: readonly PrinterColumn[];
 }

@@ -86,7 +86,8 @@ export interface RunReport {
 
 /**
  * Runs the operator until `signal` aborts. Rejects with a FatalError (its `exitCode` is the
- * README's) when it cannot start, or when a task ends it: then only after a clean shutdown.
+ * README's) when it cannot start, or when a task ends it: then only after a clean shutdown; with a
+ * ConfigError (`exitCode` 3) before connecting, when kobun.yaml's `resources:` do not fit the handlers.
  */
 export async function run(options: RunOptions = {}): Promise<RunReport> {
   const given = options.settings ?? resolveSettings({});

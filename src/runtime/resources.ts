@@ -64,7 +64,15 @@ export function checkResourceKeys(
         const under = earlier.key === found[0] ? "its selector" : `resources.${earlier.key}`;
         issues.push(configIssue(where,
           `${found[0]} has an entry under ${under} already; give it one entry, under either name`));
-      } else byResource.set(found[0]!, entry);
+      } else {
+        byResource.set(found[0]!, entry);
+        const named = parseSelector(found[0]!).version;
+        if (entry.version !== undefined && named !== undefined && entry.version !== named) {
+          issues.push(configIssue({ ...where, path: `${where.path}.version` },
+            `the handlers name ${named} in their selector ${JSON.stringify(found[0])} (a typed token always names ` +
+            "its version): to serve another version from kobun.yaml, name none there, e.g. \"widgets.example.com\""));
+        }
+      }
     }
   }
   issues.push(...apartPeering(settings));

@@ -45,9 +45,12 @@ test("kobun manifests prints one CRD with a schema, flags and subresources per v
   }));
   expect(versions).toEqual([
     { name: "v1", served: true, storage: true, deprecated: false, spec: ["replicas"], status: true },
-    { name: "v1beta1", served: true, storage: false, deprecated: "use example.com/v1", spec: ["size"], status: false },
-    { name: "v1alpha1", served: false, storage: false, deprecated: false, spec: ["size"], status: false },
+    { name: "v1beta1", served: true, storage: false, deprecated: "use example.com/v1", spec: ["size"], status: true },
+    { name: "v1alpha1", served: false, storage: false, deprecated: false, spec: ["size"], status: true },
   ]);
+  // A version without a status schema has an open one: the handlers' results and kobun's progress land there.
+  expect(crds[0].spec.versions[2].schema.openAPIV3Schema.properties.status)
+    .toEqual({ type: "object", "x-kubernetes-preserve-unknown-fields": true });
   await using sandbox = { ...(await startSandbox()), async [Symbol.asyncDispose]() { await this.stop(); } };
   const client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
   const crdResource = { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false, statusSubresource: true };

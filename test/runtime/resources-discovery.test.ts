@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Registry } from "../../src/declaring/index.ts";
 import { KubeClient } from "../../src/kube/client.ts";
-import { parseConfigText, resolveSettings } from "../../src/config/index.ts";
+import { ConfigError, parseConfigText, resolveSettings } from "../../src/config/index.ts";
 import { run } from "../../src/runtime/operator.ts";
 import { FatalError } from "../../src/runtime/exits.ts";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
@@ -65,9 +65,10 @@ test("version: one the API server does not serve stops start-up, naming the entr
   expect((error as FatalError).message).toBe("kobun.yaml:4: resources.widgets.kobun.dev.version: the API server does not serve widgets in kobun.dev/v2 (its preferred version is v1)");
 }, 15_000);
 
-test("version: the handlers' selector already naming a version is an error, not silently ignored", async () => {
+test("version: the handlers' selector already naming another version is a config error (exit 3), not ignored", async () => {
   const error = await start("  widgets.kobun.dev/v1: { version: v1beta1 }", "widgets.kobun.dev/v1");
-  expect((error as FatalError).message).toBe('kobun.yaml:4: resources.widgets.kobun.dev/v1.version: the handlers name the version in their selector "widgets.kobun.dev/v1"; drop it there to choose the version here');
+  expect(error).toBeInstanceOf(ConfigError); // found before connecting: `kobun run` exits 3
+  expect((error as ConfigError).message).toBe('kobun.yaml:4: resources.widgets.kobun.dev/v1.version: the handlers name v1 in their selector "widgets.kobun.dev/v1" (a typed token always names its version): to serve another version from kobun.yaml, name none there, e.g. "widgets.example.com"');
 }, 15_000);
 
 test("clusterScoped: a scope that differs from discovery's stops start-up; the right one starts", async () => {
