@@ -30,7 +30,7 @@ export type {
   SubhandlerOptions, DeleteOptions, FieldOptions, UpdateOptions, EventOptions,
 } from "./kinds/handlers.ts";
 export type {
-  DaemonContext, TimerContext, DaemonFn, TimerFn, DaemonOptions, TimerOptions,
+  DaemonContext, TimerContext, DaemonFn, TimerFn, BackgroundOptions, DaemonOptions, TimerOptions,
 } from "./kinds/background.ts";
 export type { IndexFn, IndexOptions } from "./kinds/indexing.ts";
 export type { ActivityContext, ActivityFn, ActivityOptions, LoginContext, LoginFn } from "./kinds/activities.ts";

@@ -15,8 +15,9 @@ export type IndexEntries =
   | readonly (readonly [IndexKey, unknown])[];
 
 /**
- * One index as handlers see it: every object's value under a key, in the order they came. `K` types the
- * keys (`ctx.indexes.byOwner as Index<string, [string, string]>`); by default any key.
+ * One index as handlers see it: every object's value under a key, in the order of their latest events (a
+ * changed object moves to the end). `K` types the keys (`ctx.indexes.byOwner as Index<string, [string, string]>`);
+ * by default any key.
  */
 export interface Index<V = unknown, K extends IndexKey = IndexKey> extends Iterable<[K, V[]]> {
   /** The values of every object that put one under `key` (empty when none). */

@@ -24,7 +24,7 @@ export interface DaemonContext<T extends object = KubeObject> extends ObjectCont
 /** What a timer sees: a `patch` merged into the object after the call, like a handler's. */
 export interface TimerContext<T extends object = KubeObject> extends ObjectContext<T> {
   patch: Patch<T>;
-  /** Attempts after an error since the last good call, 0 on the first. */
+  /** Attempts of this call so far: 0 on its first, 1 on its first retry (each call starts again at 0). */
   retry: number;
   /** When this call's first attempt started. */
   started: Date;
@@ -48,6 +48,11 @@ export interface BackgroundOptions<T extends object = KubeObject> {
   backoff?: number;
   /** Hold the object with kobun's finalizer while it runs, so a deletion waits for it to stop. Default true. */
   finalizer?: boolean;
+  /**
+   * Seconds a daemon, or a timer's call, may go on after its signal aborted before it is abandoned and named in a
+   * warning. Default 5.
+   */
+  cancellationTimeout?: number;
   labels?: MetaMatchers<ObjectContext<T>>;
   annotations?: MetaMatchers<ObjectContext<T>>;
   when?: (ctx: ObjectContext<T>) => boolean;
@@ -60,8 +65,6 @@ export interface BackgroundOptions<T extends object = KubeObject> {
 
 /** Options of on.daemon (docs/daemons.md). */
 export interface DaemonOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
-  /** Seconds a daemon may go on after its signal aborted before it is abandoned and named in a warning. Default 5. */
-  cancellationTimeout?: number;
   /** Seconds from `ctx.stopped` (asked to stop) to `ctx.signal` (made to stop: its I/O aborts). Default 0. */
   cancellationBackoff?: number;
   /** What a throw other than TemporaryError/PermanentError means. Default "temporary" (restarted after `backoff`). */

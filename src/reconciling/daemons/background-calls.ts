@@ -99,12 +99,15 @@ function daemonError(options: CallOptions, run: Run, retry: number, error: unkno
   return { kind: "retry", delayMs };
 }
 
-export async function callTimer(options: CallOptions, uid: string, run: Run, retry: number): Promise<RunEnd> {
+/** One attempt of a timer's call; `started`: when the call's first attempt began (its retries keep it). */
+export async function callTimer(
+  options: CallOptions, uid: string, run: Run, retry: number, started: number,
+): Promise<RunEnd> {
   const { spec } = run;
   const patch = newPatch();
   let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
   const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
-  const ctx: TimerContext = { ...context, patch, retry, started: new Date(clock().now()) };
+  const ctx: TimerContext = { ...context, patch, retry, started: new Date(started) };
   const backoff = spec.options.backoff ?? DEFAULT_BACKOFF_S;
   // The handler rules (TemporaryError, PermanentError, `errors`, `retries`) are runner.ts's.
   const rules = { retries: null, backoff, timeout: null };

@@ -186,6 +186,7 @@ export class Background {
 
   private async loop(uid: string, run: Run): Promise<void> {
     let retry = 0;
+    let firstAttempt = 0; // when the call whose attempts these are began (a timer's ctx.started)
     while (!run.stopping.aborted) {
       const due = dueAt(run.phase);
       if (due === undefined) return; // finished or stopping
@@ -198,9 +199,10 @@ export class Background {
         continue;
       }
       const began = clock().now();
+      if (retry === 0) firstAttempt = began;
       run.phase = { kind: "running", since: began };
       const call = run.spec.kind === "daemon" ? callDaemon : callTimer;
-      const end = await tracked(run, () => call(this.options, uid, run, retry));
+      const end = await tracked(run, () => call(this.options, uid, run, retry, firstAttempt));
       if (run.stopping.aborted) return;
       retry = end.kind === "retry" ? retry + 1 : 0;
       run.phase = afterRun(run.spec, end, began, clock().now());
