@@ -17,6 +17,11 @@ export interface PushOptions {
 export interface Outcome<T> {
   /** Run `process()` again for this key after this many ms, unless a newer item comes first. */
   again?: number;
+  /**
+   * That re-run is a retry or a requeue, behind news however soon it is due; without it one due at once
+   * continues the same work, in the line of the run before it.
+   */
+  behindNews?: boolean;
   /** The item to use for that re-run (e.g. the object as the server returned it after a patch). */
   item?: T;
 }

@@ -280,7 +280,7 @@ export class Workers<T> {
     // drops it, the re-run must still happen (else a retry waits for an unrelated event).
     if (outcome?.again !== undefined) {
       slot.againAt = clock().now() + Math.max(0, outcome.again);
-      if (outcome.again > 0) slot.rerunAs = "low"; // a retry or a requeue: behind news
+      if (outcome.again > 0 || outcome.behindNews) slot.rerunAs = "low"; // a retry or a requeue: behind news
       slot.paced = outcome.again >= this.window;
       this.observer?.retried();
     }

@@ -72,6 +72,8 @@ export interface Step {
   life: Life | undefined;
   /** Run again after this many ms (0: at once), unless a newer event comes first. */
   again?: number;
+  /** That run is a retry or a requeue (waiting, failing): behind news even when due at once. */
+  behindNews?: boolean;
   /** The body to run again with (the server's answer to our write), if not the last one. */
   body?: KubeObject;
 }
@@ -151,8 +153,10 @@ export function step(life: Life, outcome: Outcome, now: number): Step {
       return { life: withPhase(life, IDLE) };
     case "refused":
       return { life: withPhase(life, { kind: "refused", content: outcome.content }) };
-    case "failed":
-      return { life: withPhase(life, { kind: "failing", failures: failures + 1 }), again: backoff(failures + 1) };
+    case "failed": {
+      const failing: Phase = { kind: "failing", failures: failures + 1 };
+      return { life: withPhase(life, failing), again: backoff(failures + 1), behindNews: true };
+    }
     case "written":
       return written(life, outcome, now);
   }
@@ -180,7 +184,7 @@ function written(life: Life, outcome: Extract<Outcome, { kind: "written" }>, now
     case "changed":
       return { life: next({ kind: "rechecking", body }), again: 0, body };
     case "delayed":
-      return { life: next({ kind: "waiting" }), again: outcome.delay ?? 0, body };
+      return { life: next({ kind: "waiting" }), again: outcome.delay ?? 0, body, behindNews: true };
     case "done":
       return { life: next(IDLE), ...(outcome.answer ? { body } : {}) };
   }

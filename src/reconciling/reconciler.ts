@@ -288,7 +288,8 @@ export class Reconciler {
     // A reconcile's re-run is woken: it reads its object afresh, never older than our last write.
     const rerun: Item = next.body ? { type: "modified", object: next.body } : event;
     const item: Item = this.reconciling && next.again !== undefined ? { ...rerun, wake: true } : rerun;
-    return next.again === undefined ? { item } : { again: next.again, item };
+    if (next.again === undefined) return { item };
+    return { again: next.again, item, ...(next.behindNews ? { behindNews: true } : {}) };
   }
 
   /** Writes the plan; a freeze aborts the write too (the object is no longer ours to write). */
