@@ -158,6 +158,11 @@ export function applyDefaults(group: string, plural: string, body: any): void {
   else if (group === "batch" && plural === "cronjobs") defaultCronJob(body);
   // SetDefaults_Secret, on every write (an update that drops the type gets it back); `kubectl get secrets` shows it
   else if (group === "" && plural === "secrets") dfltZero(body, "type", "Opaque");
+  // SetDefaults_Namespace, on every write: the label of its name
+  else if (group === "" && plural === "namespaces" && body.metadata?.name) {
+    body.metadata.labels = { ...(isObj(body.metadata.labels) ? body.metadata.labels : {}),
+      "kubernetes.io/metadata.name": body.metadata.name };
+  }
 }
 
 /**
@@ -168,6 +173,7 @@ export function allocate(group: string, plural: string, body: any, nextIP: () =>
   if (group === "apps" && plural === "deployments") dflt(body, "status", {});
   if (group === "" && plural === "pods") admitPod(body);
   if (group === "batch" && plural === "jobs") jobSelector(body);
+  if (group === "" && plural === "namespaces") namespaceFinalizer(body);
   if (group !== "" || plural !== "services" || !isObj(body.spec)) return;
   const spec = body.spec;
   if (spec.type !== "ExternalName" && spec.clusterIP === undefined) {
@@ -229,4 +235,11 @@ function qosClass(spec: Record<string, any>): string {
     }
   }
   return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
+}
+
+/** the namespace strategy's PrepareForCreate: the namespace controller's spec finalizer, whatever else is asked */
+function namespaceFinalizer(body: any): void {
+  if (!isObj(body.spec)) body.spec = {};
+  const finalizers: unknown[] = Array.isArray(body.spec.finalizers) ? body.spec.finalizers : [];
+  if (!finalizers.includes("kubernetes")) body.spec.finalizers = [...finalizers, "kubernetes"];
 }

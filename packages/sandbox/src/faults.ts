@@ -16,7 +16,10 @@ import type { WatchStream } from "./watch.ts";
 export interface SandboxFaults {
   /** every open watch (of `plural` only, if given) gets ERROR 410 Expired and is closed: its client must relist */
   expireWatches(match?: { plural?: string }): void;
-  /** drop the event history (and advance the resourceVersion) so any older resourceVersion is too old */
+  /**
+   * drop the event history (and advance the resourceVersion) so any older resourceVersion is too old: a watch
+   * from one, and a paged list's continue token (410 Expired, with a token that goes on at the latest)
+   */
   compact(): void;
   /** ERROR event with that Status to all open watches (streams stay open, like a mid-stream ERROR) */
   sendError(code: number, reason?: string, message?: string): void;

@@ -90,7 +90,8 @@ export class GarbageCollector {
     const deps = [...(this.dependents.get(ownerUid)?.values() ?? [])];
     if (finalizers.includes(ORPHAN)) {
       for (const d of deps) this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => {
-        m.ownerReferences = (m.ownerReferences ?? []).filter((r: any) => r.uid !== ownerUid);
+        const kept = (m.ownerReferences ?? []).filter((r: any) => r.uid !== ownerUid);
+        if (kept.length) m.ownerReferences = kept; else delete m.ownerReferences; // omitempty: no `[]` stored
       }));
       this.dependents.delete(ownerUid);
       this.dropFinalizer(owner!, ORPHAN);

@@ -48,7 +48,10 @@ export interface SandboxOptions {
    * kubeConfigFile gives: a client certificate (PEM cert and key), a bearer token; default none.
    */
   webhookClient?: { cert?: string; key?: string; token?: string };
-  /** retained watch events (default 1000) */
+  /**
+   * retained watch events (default 1000); a paged list's later pages are rebuilt across at least
+   * 10,000 (until `faults.compact()`), as etcd keeps more history than the watch cache
+   */
   historySize?: number;
   /** default 0 = ephemeral */
   port?: number;
@@ -148,7 +151,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 /** What a fresh cluster has: its namespaces, and the built-ins' watch caches started. */
 function seed(store: Store, registry: ResourceRegistry, objects: Objects): void {
   const nsDef = registry.find("", "v1", "namespaces")!;
-  for (const name of ["default", "kube-system"]) objects.create(nsDef, "v1", "", { metadata: { name } });
+  for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
+    objects.create(nsDef, "v1", "", { metadata: { name } });
+  }
   // the built-ins' watch caches start here (the real server's start at apiserver start)
   for (const def of registry.all()) def.startRV = store.rv;
 }

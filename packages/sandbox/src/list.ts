@@ -1,6 +1,7 @@
 // LIST: selectors, stable order (namespace/name), `limit` + opaque `continue` tokens that
-// carry the resourceVersion of the first page and the last key served; a token older than
-// the compacted history is rejected with 410 Expired, as etcd-backed servers do.
+// carry the resourceVersion of the first page and the last key served; later pages are that
+// revision's snapshot, and a token older than the history kept is rejected with 410 Expired, as
+// etcd-backed servers do.
 
 import { present } from "./write-bodies.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
@@ -32,7 +33,7 @@ export function listObjects(
   store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true,
 ): unknown {
   const shards = shardFilter(q, shardSelectors);
-  const selector = withShards(makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind), shards);
+  const selector = withShards(makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def), shards);
   const limitRaw = q.get("limit");
   const limit = limitRaw ? Number(limitRaw) : 0;
   if (limitRaw && (!Number.isInteger(limit) || limit < 0)) throw errors.badRequest(`invalid limit: ${limitRaw}`);
@@ -42,16 +43,18 @@ export function listObjects(
     const detail = `strconv.ParseUint: parsing "${rvParam}": invalid syntax`;
     throw errors.badRequest(`resourceVersion: Invalid value: "${rvParam}": ${detail}`);
   }
+  // Later pages are served at the first page's resourceVersion (a token's `rv`; -1: at the latest, the token a
+  // compacted one is answered with), rebuilt from the history; once that is compacted, 410 Expired.
   let rv = store.rv;
   let after: string | undefined;
   const cont = q.get("continue");
   if (cont) {
     const t = decodeToken(cont);
-    if (t.rv < store.compactedRV) throw errors.expiredContinue();
-    rv = t.rv;
+    if (t.rv >= 0) rv = t.rv;
     after = t.start;
   }
-  const all = store.list(resourceKey(def.group, def.plural), ns || undefined, after);
+  const all = store.listAt(resourceKey(def.group, def.plural), rv, ns || undefined, after);
+  if (!all) throw errors.expiredContinue(encodeToken({ v: "meta.k8s.io/v1", rv: -1, start: after ?? "" }));
   const items: unknown[] = [];
   let lastKey = "";
   let i = 0;

@@ -17,6 +17,9 @@ import {
   checkCreateBody, checkDeleteOptions, checkNoResourceVersion, checkObjectBody, checkUpdateBody,
 } from "./preconditions.ts";
 import { schemaRootOf } from "./apply-shape.ts";
+import {
+  cascadeNamespace, checkNamespaceOpen, collectNamespace, isNamespaces, specFinalizers,
+} from "./namespaces.ts";
 import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
 import {
@@ -57,17 +60,6 @@ export class Objects implements Collectable {
     return def.statusVersions.has(version);
   }
 
-  private checkNamespace(def: ResourceDef, ns: string, name: string): void {
-    if (!def.namespaced) return;
-    const nsObj = this.store.get(resourceKey("", "namespaces"), "", ns);
-    if (!nsObj) throw errors.namespaceNotFound(ns);
-    if (nsObj.metadata.deletionTimestamp) {
-      const why = `unable to create new content in namespace ${ns} because it is being terminated`;
-      throw new ApiStatusError(403, "Forbidden", `${def.plural} "${name}" is forbidden: ${why}`,
-        { kind: def.plural, group: def.group });
-    }
-  }
-
   create(
     def: ResourceDef, version: string, ns: string, input: any,
     { strict = false, writer, dryRun = false }: WriteOptions = {},
@@ -76,7 +68,7 @@ export class Objects implements Collectable {
     const meta = { ...(input.metadata ?? {}) };
     const name = requestedName(def, meta);
     checkNoResourceVersion(meta);
-    this.checkNamespace(def, ns, name);
+    checkNamespaceOpen(this, def, ns, name);
     if (this.store.get(this.key(def), ns, name)) throw errors.alreadyExists(def.group, def.plural, name);
 
     const body = createdBody(def, ns, name, input, meta, this.hasStatus(def, version));
@@ -126,7 +118,9 @@ export class Objects implements Collectable {
       this.registry.registerCRD(next);
     }
     next.metadata.resourceVersion = String(this.store.nextRV());
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+    // the registry's ShouldDeleteDuringUpdate (a Namespace's: and no spec finalizer left)
+    const finalized = !(next.metadata.finalizers ?? []).length && !(isNamespaces(def) && specFinalizers(next).length);
+    if (next.metadata.deletionTimestamp && finalized) {
       this.finalRemove(def, ns, name, next, false);
       return next;
     }
@@ -197,7 +191,7 @@ export class Objects implements Collectable {
   /** `dryRun`: the object as the delete would leave it (marked for deletion, or as it was), nothing changed */
   delete(def: ResourceDef, ns: string, name: string, options: any, dryRun = false): any {
     const obj = this.get(def, ns, name);
-    const isNamespace = def.plural === "namespaces" && !def.group;
+    const isNamespace = isNamespaces(def);
     // The garbage collector's finalizers (gc.ts): it deletes dependents first, or orphans them.
     const gcFinalizer = checkDeleteOptions(def, name, obj, options);
     if (obj.metadata.deletionTimestamp) return obj;
@@ -214,8 +208,8 @@ export class Objects implements Collectable {
       next.metadata.resourceVersion = String(this.store.nextRV());
       this.store.put(this.key(def), ns, name, next, "MODIFIED", obj);
       if (isNamespace) {
-        this.cascadeNamespace(name);
-        this.namespaceGC(name);
+        cascadeNamespace(this, name);
+        collectNamespace(this, name);
       }
       return next;
     }
@@ -245,8 +239,8 @@ export class Objects implements Collectable {
   private finalRemove(def: ResourceDef, ns: string, name: string, final: any, _explicit: boolean): any {
     if (def.plural === "customresourcedefinitions") this.removeCRDResource(name);
     this.store.remove(this.key(def), ns, name, final);
-    if (def.namespaced) this.namespaceGC(ns);
-    else if (def.plural === "namespaces" && !def.group) this.cascadeNamespace(name);
+    if (def.namespaced) collectNamespace(this, ns);
+    else if (isNamespaces(def)) cascadeNamespace(this, name);
     return final;
   }
 
@@ -261,29 +255,5 @@ export class Objects implements Collectable {
     }
     this.store.dropResource(key);
     this.onResourceRemoved(gone);
-  }
-
-  private namespaceEmpty(ns: string): boolean {
-    return this.registry.all().every((d) => !d.namespaced || this.store.count(this.key(d), ns) === 0);
-  }
-
-  private cascadeNamespace(ns: string): void {
-    for (const d of this.registry.all()) {
-      if (!d.namespaced) continue;
-      for (const { body } of this.store.list(this.key(d), ns)) {
-        try { this.delete(d, ns, body.metadata.name, undefined); } catch { /* already gone */ }
-      }
-    }
-  }
-
-  /** a terminating namespace disappears once it is empty */
-  private namespaceGC(ns: string): void {
-    const nsDef = this.registry.find("", "v1", "namespaces")!;
-    const nsObj = this.store.get(this.key(nsDef), "", ns);
-    if (!nsObj?.metadata.deletionTimestamp || (nsObj.metadata.finalizers ?? []).length) return;
-    if (!this.namespaceEmpty(ns)) return;
-    const final = clone(nsObj);
-    final.metadata.resourceVersion = String(this.store.nextRV());
-    this.store.remove(this.key(nsDef), "", ns, final);
   }
 }

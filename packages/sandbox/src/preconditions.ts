@@ -5,7 +5,12 @@
 
 import { FOREGROUND, ORPHAN } from "./gc.ts";
 import type { ResourceDef } from "./resources.ts";
-import { ApiStatusError, errors } from "./status.ts";
+import { ApiStatusError, errors, qualified } from "./status.ts";
+
+/** Custom resources and CRDs refuse an update that names no resourceVersion; the other built-ins take it. */
+function allowsUnconditionalUpdate(def: ResourceDef): boolean {
+  return !def.crdName && !(def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions");
+}
 
 /** A write's body is a JSON object, before anything else is looked at. */
 export function checkObjectBody(input: unknown): void {
@@ -53,6 +58,13 @@ export function checkUpdateBody(def: ResourceDef, name: string, input: any, old:
   if (inMeta.uid !== undefined && inMeta.uid !== "" && inMeta.uid !== old.metadata.uid) {
     throw errors.conflict(def.group, def.plural, name, uidMismatch(inMeta.uid, old.metadata.uid));
   }
+  if ((rv === undefined || rv === "") && !allowsUnconditionalUpdate(def)) {
+    // the generic store's refusal (after the uid precondition), naming the resource in the kind's place
+    const detail = "Invalid value: 0: must be specified for an update";
+    throw new ApiStatusError(422, "Invalid", `${qualified(def.group, def.plural)} "${name}" is invalid: ` +
+      `metadata.resourceVersion: ${detail}`, { name, group: def.group, kind: def.plural,
+      causes: [{ reason: "FieldValueInvalid", message: detail, field: "metadata.resourceVersion" }] });
+  }
 }
 
 /**
@@ -61,13 +73,23 @@ export function checkUpdateBody(def: ResourceDef, name: string, input: any, old:
  */
 export function checkDeleteOptions(def: ResourceDef, name: string, obj: any, options: any): string | undefined {
   const pre = options?.preconditions ?? {};
-  if (pre.uid && pre.uid !== obj.metadata.uid) {
-    throw errors.conflict(def.group, def.plural, name, uidMismatch(pre.uid, obj.metadata.uid));
+  const { uid, resourceVersion } = obj.metadata;
+  // A Namespace's own delete checks them in the storage layer's words, on its resource; every other kind's
+  // (rest.BeforeDelete) names its kind, in the group.
+  const namespace = def.plural === "namespaces" && !def.group;
+  const failed = (why: string) => namespace
+    ? errors.conflict(def.group, def.plural, name, `Precondition failed: ${why}`)
+    : errors.conflict(def.group, def.kind, name, why);
+  if (pre.uid && pre.uid !== uid) {
+    throw failed(namespace ? `UID in precondition: ${pre.uid}, UID in object meta: ${uid}`
+      : `the UID in the precondition (${pre.uid}) does not match the UID in record (${uid}). ` +
+        "The object might have been deleted and then recreated");
   }
-  if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-    throw errors.conflict(def.group, def.plural, name,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ` +
-      `ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+  if (pre.resourceVersion && pre.resourceVersion !== resourceVersion) {
+    throw failed(namespace
+      ? `ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${resourceVersion}`
+      : `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in ` +
+        `record (${resourceVersion}). The object might have been modified`);
   }
   const policy = options?.propagationPolicy;
   if (policy !== undefined && policy !== "Foreground" && policy !== "Background" && policy !== "Orphan") {

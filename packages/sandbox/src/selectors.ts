@@ -1,7 +1,8 @@
 // Label and field selectors as kube-apiserver parses them.
 // Labels: `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined by commas.
-// Fields: `path=v`, `path==v`, `path!=v` on metadata.name / metadata.namespace (and a few
-// event fields, as the core Event type allows).
+// Fields: `path=v`, `path==v`, `path!=v` on metadata.name / metadata.namespace (and the fields
+// a few core kinds allow: an Event's, a Pod's, a Secret's type, a Namespace's phase); any other
+// field is refused in the words of the kind's field-label conversion.
 
 import { ApiStatusError } from "./status.ts";
 
@@ -98,15 +99,41 @@ function fieldValue(obj: any, path: string): string {
   return cur == null ? "" : String(cur);
 }
 
-export function parseFieldSelector(s: string, kind: string): { path: string; op: "=" | "!="; value: string }[] {
+/** What a selector needs of a resource: its kind and group, whether a CRD serves it, its scope. */
+export interface Selectable { kind: string; group: string; crdName?: string; namespaced: boolean }
+
+/**
+ * The fields a kind's field-label conversion takes, beyond metadata.name (core/v1's own conversions, the CRD
+ * converter), or undefined for a kind with none (the scheme's default: metadata.name and metadata.namespace).
+ */
+function ownFields(def: Selectable): Set<string> | undefined {
+  if (def.crdName) return new Set(def.namespaced ? ["metadata.namespace"] : []);
+  if (def.group !== "") return undefined;
+  switch (def.kind) {
+    case "Event": return new Set(["metadata.namespace", ...EVENT_FIELDS]);
+    case "Namespace": return new Set(["status.phase"]);
+    case "Secret": return new Set(["metadata.namespace", "type"]);
+    case "Pod": return new Set(["metadata.namespace", "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+      "spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"]);
+    case "Node": case "ReplicationController": case "Service": return new Set(["metadata.namespace"]);
+    default: return undefined;
+  }
+}
+
+/** kube-apiserver's refusal of a field it cannot select on: the kind's own conversion's words, or the default's */
+function unknownField(def: Selectable, path: string): ApiStatusError {
+  if (ownFields(def)) return bad(`field label not supported: ${path}`);
+  return bad(`"${path}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+}
+
+export function parseFieldSelector(s: string, def: Selectable): { path: string; op: "=" | "!="; value: string }[] {
   const out: { path: string; op: "=" | "!="; value: string }[] = [];
+  const known = ownFields(def) ?? new Set(["metadata.namespace"]);
   for (const part of splitTop(s)) {
     const m = part.match(/^([^=!]+)(==|=|!=)(.*)$/);
     if (!m) throw bad(`invalid selector: '${s}'; can't understand '${part}'`);
     const path = m[1]!.trim();
-    if (path !== "metadata.name" && path !== "metadata.namespace" && !(kind === "Event" && EVENT_FIELDS.has(path))) {
-      throw bad(`field label not supported: ${path}`);
-    }
+    if (path !== "metadata.name" && !known.has(path)) throw unknownField(def, path);
     out.push({ path, op: m[2] === "!=" ? "!=" : "=", value: m[3]!.trim() });
   }
   return out;
@@ -114,10 +141,10 @@ export function parseFieldSelector(s: string, kind: string): { path: string; op:
 
 /** one predicate combining both selectors (either may be absent/empty) */
 export function makeSelector(
-  labelSelector: string | null, fieldSelector: string | null, kind: string,
+  labelSelector: string | null, fieldSelector: string | null, def: Selectable,
 ): Selector | undefined {
   const labels = labelSelector ? parseLabelSelector(labelSelector) : [];
-  const fields = fieldSelector ? parseFieldSelector(fieldSelector, kind) : [];
+  const fields = fieldSelector ? parseFieldSelector(fieldSelector, def) : [];
   if (!labels.length && !fields.length) return undefined;
   return (obj: any) => {
     if (!labelMatches(labels, obj?.metadata?.labels)) return false;

@@ -271,7 +271,7 @@ async function listRequest(
 async function deleteCollection(
   ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, q: URLSearchParams,
 ): Promise<Response> {
-  const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def.kind);
+  const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def);
   const dryRun = dryRunOf(q, "DeleteOptions", await readJson(req));
   const list = listObjects(ctx.store, def, version, ns, new URLSearchParams()) as { items: any[] };
   for (const item of list.items) {

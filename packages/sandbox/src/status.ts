@@ -54,15 +54,22 @@ export class ApiStatusError extends Error {
   ) {
     super(message);
   }
+  /** the Status's ListMeta (an expired continue token's replacement) */
+  listMeta?: { continue?: string };
   toStatus(): StatusBody {
-    return statusBody(this.code, this.reason, this.message, this.details);
+    const body = statusBody(this.code, this.reason, this.message, this.details);
+    if (this.listMeta) body.metadata = { ...this.listMeta };
+    return body;
   }
 }
 
 export function statusBody(code: number, reason: string, message: string, details?: StatusDetails): StatusBody {
   const body: StatusBody = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
   if (!reason) delete body.reason; // as the real server sends some 500s (etcd's errors), with no reason at all
-  if (details) body.details = details;
+  if (details) {
+    const { group, ...rest } = details;
+    body.details = group ? details : rest; // omitempty: no `group: ""` on the wire
+  }
   return body;
 }
 
@@ -100,12 +107,13 @@ export const errors = {
     const details = { name, group, kind: plural };
     return new ApiStatusError(409, "AlreadyExists", `${qualified(group, plural)} "${name}" already exists`, details);
   },
+  /** on a resource (its plural), or as rest.BeforeDelete says it, on a kind (then `resource` is the kind) */
   conflict(
-    group: string, plural: string, name: string,
+    group: string, resource: string, name: string,
     why = "the object has been modified; please apply your changes to the latest version and try again",
   ): ApiStatusError {
-    const message = `Operation cannot be fulfilled on ${qualified(group, plural)} "${name}": ${why}`;
-    return new ApiStatusError(409, "Conflict", message, { name, group, kind: plural });
+    const message = `Operation cannot be fulfilled on ${qualified(group, resource)} "${name}": ${why}`;
+    return new ApiStatusError(409, "Conflict", message, { name, group, kind: resource });
   },
   invalid(group: string, kind: string, name: string, field: string, detail: string): ApiStatusError {
     return new ApiStatusError(422, "Invalid", `${kind} "${name}" is invalid: ${field}: ${detail}`, {
@@ -129,9 +137,18 @@ export const errors = {
   unauthorized(): ApiStatusError {
     return new ApiStatusError(401, "Unauthorized", "Unauthorized", undefined);
   },
-  expiredContinue(): ApiStatusError {
-    return new ApiStatusError(410, "Expired",
+  /**
+   * A continue token whose revision is compacted: the etcd store's Status, with a token (`rv` -1) that continues
+   * the list at the latest resourceVersion.
+   */
+  expiredContinue(inconsistentToken: string): ApiStatusError {
+    const error = new ApiStatusError(410, "Expired",
       "The provided continue parameter is too old to display a consistent list result. " +
-        "You can start a new list without the continue parameter.");
+        "You can start a new list without the continue parameter, or use the continue token in this response to " +
+        "retrieve the remainder of the results. Continuing with the provided token results in an inconsistent " +
+        "list - objects that were created, modified, or deleted between the time the first chunk was returned " +
+        "and now may show up in the list.");
+    error.listMeta = { continue: inconsistentToken };
+    return error;
   },
 };

@@ -1,6 +1,8 @@
 // The object store and its event history. One global, monotonically increasing
 // resourceVersion (integer strings, like etcd's revision); a bounded history of change
-// events that watches replay from; compaction; and subscribers (the open watches).
+// events that watches replay from (the last `historySize`) and paged lists' snapshots are
+// rebuilt from (a longer stretch, as etcd's history outlives the watch cache's); compaction;
+// and subscribers (the open watches).
 
 import { deepEqual } from "./patch.ts";
 
@@ -16,6 +18,9 @@ export interface ChangeEvent {
   /** the previous state, for MODIFIED/DELETED (selector transitions) */
   prev?: any;
 }
+
+/** how many events a paged list's snapshot can be rebuilt across (at least the watchable history) */
+const SNAPSHOT_EVENTS = 10_000;
 
 export function objectKey(ns: string, name: string): string {
   return ns ? `${ns}/${name}` : name;
@@ -40,10 +45,11 @@ class Bucket {
 export class Store {
   /** the current global resourceVersion */
   rv = 1;
-  /** watches may resume from any RV >= historyFloor */
+  /** watches may resume from any RV >= historyFloor (the last `historySize` events: the watch cache's window) */
   historyFloor = 1;
-  /** continue tokens from before this RV are expired (set by compact()) */
-  compactedRV = 0;
+  /** paged lists may continue from any RV >= snapshotFloor (etcd's longer history, until compacted) */
+  private snapshotFloor = 1;
+  /** the events after snapshotFloor: the last `historySize` of them are watchable */
   private history: ChangeEvent[] = [];
   private readonly buckets = new Map<string, Bucket>();
   private readonly subscribers = new Set<(ev: ChangeEvent) => void>();
@@ -74,6 +80,31 @@ export class Store {
     return out;
   }
 
+  /**
+   * The objects of a resource as they were at `rv` (a paged list's snapshot, as etcd serves later pages at the
+   * first page's revision): the current ones with every later change undone from the history; undefined when
+   * the history no longer reaches back to `rv` (compacted), or `rv` is before the resource was served.
+   */
+  listAt(res: string, rv: number, ns?: string, afterKey?: string): { key: string; body: any }[] | undefined {
+    if (rv >= this.rv) return this.list(res, ns, afterKey);
+    if (rv < this.snapshotFloor) return undefined;
+    let changed = false; // unchanged since rv (the common case): the current objects, without a rebuild
+    for (let i = this.history.length - 1; i >= 0 && this.history[i]!.rv > rv && !changed; i--) {
+      const ev = this.history[i]!;
+      changed = ev.res === res && (!ns || ev.ns === ns);
+    }
+    if (!changed) return this.list(res, ns, afterKey);
+    const state = new Map(this.list(res, ns).map((x) => [x.key, x.body]));
+    for (let i = this.history.length - 1; i >= 0 && this.history[i]!.rv > rv; i--) {
+      const ev = this.history[i]!;
+      if (ev.res !== res || (ns && ev.ns !== ns)) continue;
+      const key = objectKey(ev.ns, ev.object.metadata.name);
+      if (ev.type === "ADDED" || ev.prev === undefined) state.delete(key); else state.set(key, ev.prev);
+    }
+    return [...state.keys()].sort().filter((key) => afterKey === undefined || key > afterKey)
+      .map((key) => ({ key, body: state.get(key) }));
+  }
+
   count(res: string, ns?: string): number {
     return this.list(res, ns).length;
   }
@@ -102,18 +133,19 @@ export class Store {
 
   private record(ev: ChangeEvent): void {
     this.history.push(ev);
-    if (this.history.length > this.historySize) {
-      const drop = this.history.length - this.historySize;
-      this.historyFloor = this.history[drop - 1]!.rv;
-      this.history.splice(0, drop);
-    }
+    const drop = this.history.length - Math.max(this.historySize, SNAPSHOT_EVENTS);
+    if (drop > 0) this.snapshotFloor = this.history.splice(0, drop).at(-1)!.rv;
+    const unwatchable = this.history.length - this.historySize;
+    this.historyFloor = unwatchable > 0 ? this.history[unwatchable - 1]!.rv : this.snapshotFloor;
     for (const s of this.subscribers) s(ev);
   }
 
   /** events strictly after rv, or undefined when rv is older than what is retained */
   since(rv: number): ChangeEvent[] | undefined {
     if (rv < this.historyFloor) return undefined;
-    return this.history.filter((e) => e.rv > rv);
+    let i = this.history.length;
+    while (i > 0 && this.history[i - 1]!.rv > rv) i--;
+    return this.history.slice(i);
   }
 
   /** the oldest resourceVersion a watch can still start from (for "too old" messages) */
@@ -123,8 +155,7 @@ export class Store {
 
   compact(): void {
     this.history = [];
-    this.historyFloor = this.rv;
-    this.compactedRV = this.rv;
+    this.historyFloor = this.snapshotFloor = this.rv;
   }
 
   subscribe(fn: (ev: ChangeEvent) => void): () => void {

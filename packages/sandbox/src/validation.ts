@@ -1,10 +1,11 @@
 // What the real server checks of a body before storing it beyond the metadata rules (objects.ts):
 // custom resources by their version's structural schema, built-in kinds' unknown fields under
-// fieldValidation=Strict, and the legacy Event validation.
+// fieldValidation=Strict, immutable ConfigMaps and Secrets, and the legacy Event validation.
 
 import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
 import { applySchema, invalidError, strictDecodingError, type Cause } from "./schema.ts";
+import { deepEqual } from "./patch.ts";
 import { isSecret, secretKeyCauses } from "./secret-data.ts";
 
 /**
@@ -23,6 +24,10 @@ export function validateWrite(def: ResourceDef, version: string, body: any, old?
     // fieldValidation=Strict, as the real server's strict decoding words it
     throw strictDecodingError(def.kind, version, unknown);
   }
+  if (old !== undefined && def.group === "" && (def.plural === "configmaps" || def.plural === "secrets")) {
+    const causes = immutableCauses(def.plural, body, old);
+    if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
+  }
   if (isSecret(def)) {
     const causes = secretKeyCauses(body);
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
@@ -31,6 +36,22 @@ export function validateWrite(def: ResourceDef, version: string, body: any, old?
     const causes = eventCauses(def.group, body, old === undefined);
     if (causes.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", causes);
   }
+}
+
+/**
+ * ValidateConfigMapUpdate's and ValidateSecretUpdate's rule for an object stored with `immutable: true`: it stays
+ * immutable, and its data (a ConfigMap's binaryData too) cannot change.
+ */
+function immutableCauses(plural: string, next: any, old: any): Cause[] {
+  if (old.immutable !== true) return [];
+  const forbidden = (field: string): Cause =>
+    ({ reason: "FieldValueForbidden", message: "Forbidden: field is immutable when `immutable` is set", field });
+  const same = (a: unknown, b: unknown) => deepEqual(a ?? {}, b ?? {});
+  const out: Cause[] = [];
+  if (next.immutable !== true) out.push(forbidden("immutable"));
+  if (!same(next.data, old.data)) out.push(forbidden("data"));
+  if (plural === "configmaps" && !same(next.binaryData, old.binaryData)) out.push(forbidden("binaryData"));
+  return out;
 }
 
 const invalidValue = (field: string, value: unknown, detail: string): Cause =>

@@ -21,7 +21,7 @@ export function startWatch(
   let fieldSelector = q.get("fieldSelector");
   if (name) fieldSelector = [fieldSelector, `metadata.name=${name}`].filter(Boolean).join(",");
   const selector = withShards(
-    makeSelector(q.get("labelSelector"), fieldSelector, def.kind), shardFilter(q, ctx.shardSelectors),
+    makeSelector(q.get("labelSelector"), fieldSelector, def), shardFilter(q, ctx.shardSelectors),
   );
   const timeoutRaw = q.get("timeoutSeconds");
   const timeoutSeconds = timeoutRaw ? Number(timeoutRaw) : undefined;

@@ -107,8 +107,12 @@ export function updatedBody(
     if (statusful) {
       if (old.status === undefined) delete next.status; else next.status = clone(old.status);
     }
-    if (def.plural === "namespaces" && !def.group && next.status === undefined && old.status) {
-      next.status = clone(old.status);
+    if (def.plural === "namespaces" && !def.group) {
+      if (next.status === undefined && old.status) next.status = clone(old.status);
+      // PrepareForUpdate: spec.finalizers change only through /finalize (the namespace controller's)
+      const { finalizers: _f, ...spec } = next.spec ?? {};
+      const kept = old.spec?.finalizers === undefined ? {} : { finalizers: clone(old.spec.finalizers) };
+      if (next.spec !== undefined || old.spec !== undefined) next.spec = { ...spec, ...kept };
     }
     applyDefaults(def.group, def.plural, next);
   }
