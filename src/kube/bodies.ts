@@ -1,6 +1,8 @@
 // What the transport sends and reads besides headers: query strings, request bodies (strings
 // and bytes as they are, anything else as JSON) and answers (JSON, or the text when not JSON).
 
+import { parseWithoutManagedFields } from "./managed-fields.ts";
+
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export function queryString(query: Query): string {
@@ -27,6 +29,16 @@ export function encodedBody(
  * An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the
  * caller asked for it).
  */
+/** parsedBody, the object's managedFields cut first (managed-fields.ts). */
+export function parsedSlimBody<T>(text: string): T {
+  if (!text) return undefined as T;
+  try {
+    return parseWithoutManagedFields(text, "object") as T;
+  } catch {
+    return text as T;
+  }
+}
+
 export function parsedBody<T>(text: string): T {
   if (!text) return undefined as T;
   try {

@@ -29,7 +29,7 @@ export {
   freshLease, leaseResource, newer, releasedLease, renewedLease, specOf, type LeaseSpec,
 } from "./lease-record.ts";
 export { LoginError, loginConnection, type Login, type LoginCredentials, type LoginResult } from "./login.ts";
-export { cutManagedFields } from "./managed-fields.ts";
+export { parseWithoutManagedFields } from "./managed-fields.ts";
 export { type RequestObserver } from "./observer.ts";
 export { METADATA_LIST, METADATA_OBJECT, metadataOf } from "./partial.ts";
 export { type RenewalFailure } from "./renewal.ts";

@@ -55,8 +55,10 @@ export async function resolveKubeconfig(
 
   const contextName: string | undefined = options.context ?? doc["current-context"] ?? undefined;
   if (!contextName) {
-    const choose = contexts.length ? `pass a context (one of: ${names(contexts)})` : "and no contexts to choose from";
-    throw new KubeconfigError(`kubeconfig ${source} has no current-context; ${choose}`);
+    const choose = contexts.length
+      ? `; pass a context (one of: ${names(contexts)})`
+      : " and no contexts to choose from";
+    throw new KubeconfigError(`kubeconfig ${source} has no current-context${choose}`);
   }
   const context = contexts.find((c) => c.name === contextName);
   if (!context) {

@@ -16,8 +16,7 @@ import { Deadlines } from "./deadlines.ts";
 import { apiErrorFrom, networkFailure } from "./failures.ts";
 import { attemptSpan, endSpan } from "./attempt-span.ts";
 import { RequestObservers, type RequestObserver } from "./observer.ts";
-import { encodedBody, parsedBody, queryString, type Query } from "./bodies.ts";
-import { cutManagedFields } from "./managed-fields.ts";
+import { encodedBody, parsedBody, parsedSlimBody, queryString, type Query } from "./bodies.ts";
 import { Wire } from "./wire.ts";
 
 /**
@@ -172,7 +171,7 @@ export class Transport {
       }
       if (!error) {
         this.connection.accepted?.(auth); // a login's renewed credentials are proven by the first success
-        return parsedBody<T>(options.withoutManagedFields ? cutManagedFields(text, "object") : text);
+        return options.withoutManagedFields ? parsedSlimBody<T>(text) : parsedBody<T>(text);
       }
       if (error.code === 401) {
         reauthenticated = await this.reauthenticated(error, auth, reauthenticated, signal);

@@ -125,10 +125,15 @@ function freeSlots(capacity: number): unknown[] {
   return new Array(capacity * 2).fill(undefined);
 }
 
-/** FNV-1a over the key's code units, mixed so that its low bits (the slot) depend on every one. */
+const crc32 = Bun.hash.crc32;
+
+/**
+ * The key's CRC-32 (native: a loop over its characters in JavaScript cost 1.7 µs a key in the interpreter, which
+ * runs the lean start-up, against 0.12; the same 0.04 µs once compiled), mixed so that the slot's low bits depend
+ * on all of its bits.
+ */
 function slotOf(key: string, mask: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  let h = crc32(key);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
   h ^= h >>> 12;

@@ -9,7 +9,7 @@
 //   any ──410 Gone──► empty            (fresh LIST without resourceVersion)
 
 import type { KubeObject, ObjectList, RawWatchEvent, Status } from "../kube/index.ts";
-import { cutManagedFields } from "../kube/index.ts";
+import { parseWithoutManagedFields } from "../kube/index.ts";
 import { parserComplaint } from "../util/index.ts";
 
 export type WatchState =
@@ -93,7 +93,7 @@ export function gone(): WatchState {
 export function parseLine(line: string): RawWatchEvent | { malformed: string } {
   let value: unknown;
   try {
-    value = JSON.parse(cutManagedFields(line, "event"));
+    value = parseWithoutManagedFields(line, "event");
   } catch (error) {
     return { malformed: `invalid JSON: ${parserComplaint(error)}` };
   }

@@ -209,6 +209,7 @@ test("--metrics-addr taken: exit 5, malformed: 3 (a bad flag value); a broken ku
   // each: 4 (README's exit codes: no usable kubeconfig), the file named, an error saying what (no crash's stack)
   expect(broken.map((r, i) => [kubeconfigs[i], r.code, r.stderr.includes(kubeconfigs[i]!),
     /^\s+at /m.test(r.stderr)])).toEqual(kubeconfigs.map((k) => [k, 4, true, false]));
+  expect(broken[2]!.stderr).toContain("has no current-context and no contexts to choose from");
   // README "Running in production": "a malformed one is a bad flag value: 3".
   expect({ code: bad.code, named: bad.stderr.includes("99999") }).toEqual({ code: 3, named: true });
 }, 30_000);

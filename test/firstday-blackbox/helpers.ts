@@ -132,14 +132,17 @@ export async function untilObject(
   const watching = (async () => {
     const url = `${server}${collection}?watch=true&fieldSelector=metadata.name%3D${name}&allowWatchBookmarks=false`;
     const response = await fetch(url, { headers, signal: stop.signal });
+    if (!response.ok) throw new Error(`the watch of ${path}: HTTP ${response.status} ${await response.text()}`);
     let buffer = "";
     const decoder = new TextDecoder();
     for await (const chunk of response.body!) {
       buffer += decoder.decode(chunk, { stream: true });
       let newline: number;
       while ((newline = buffer.indexOf("\n")) >= 0) {
-        const event = JSON.parse(buffer.slice(0, newline));
+        const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
+        if (!line.trim()) continue;
+        const event = JSON.parse(line);
         last = event.object;
         if (event.type !== "DELETED" && holds(event.object)) return event.object;
       }

@@ -21,6 +21,8 @@ export interface ChangeEvent {
 
 /** how many events a paged list's snapshot can be rebuilt across (at least the watchable history) */
 const SNAPSHOT_EVENTS = 10_000;
+/** how many events past that are dropped at once */
+const SNAPSHOT_SLACK = 500;
 
 export function objectKey(ns: string, name: string): string {
   return ns ? `${ns}/${name}` : name;
@@ -83,7 +85,8 @@ export class Store {
   /**
    * The objects of a resource as they were at `rv` (a paged list's snapshot, as etcd serves later pages at the
    * first page's revision): the current ones with every later change undone from the history; undefined when
-   * the history no longer reaches back to `rv` (compacted), or `rv` is before the resource was served.
+   * the history no longer reaches back to `rv` (compacted). (An `rv` from before a custom resource was served
+   * lists it empty: its objects were all made later.)
    */
   listAt(res: string, rv: number, ns?: string, afterKey?: string): { key: string; body: any }[] | undefined {
     if (rv >= this.rv) return this.list(res, ns, afterKey);
@@ -133,8 +136,9 @@ export class Store {
 
   private record(ev: ChangeEvent): void {
     this.history.push(ev);
+    // Dropped a slack's worth at a time: one splice of the array's head per write would move all of it each time.
     const drop = this.history.length - Math.max(this.historySize, SNAPSHOT_EVENTS);
-    if (drop > 0) this.snapshotFloor = this.history.splice(0, drop).at(-1)!.rv;
+    if (drop > SNAPSHOT_SLACK) this.snapshotFloor = this.history.splice(0, drop).at(-1)!.rv;
     const unwatchable = this.history.length - this.historySize;
     this.historyFloor = unwatchable > 0 ? this.history[unwatchable - 1]!.rv : this.snapshotFloor;
     for (const s of this.subscribers) s(ev);

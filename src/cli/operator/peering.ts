@@ -1,7 +1,7 @@
 // `kobun freeze` and `kobun resume`: a manual peering record for maintenance windows,
 // like `kopf freeze` / `kopf resume`: every operator of lower priority freezes while it lasts.
 
-import { DEV_PRIORITY, UsageError } from "../../config/index.ts";
+import { ConfigError, configIssue, DEV_PRIORITY, UsageError } from "../../config/index.ts";
 import { KubeClient } from "../../kube/index.ts";
 import { freezeManually, isResourceMissing, peeringResource, resumeManually } from "../../peering/index.ts";
 import { FatalError } from "../../runtime/exits.ts";
@@ -17,7 +17,7 @@ export const peeringHelp = `Usage:
   kobun freeze --peering NAME --lifetime SECONDS [--priority P | --dev] [--message TEXT] \
 [-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
   kobun resume --peering NAME [-n NS | --clusterwide] [--group ...]
-Both also take --kubeconfig FILE and --context NAME. --dev is --priority ${DEV_PRIORITY}, as kobun run --dev's.`;
+Both also take --kubeconfig FILE and --context NAME; --peering is "default" when not given. --dev is --priority ${DEV_PRIORITY}, as kobun run --dev's.`;
 
 export async function peeringCommand(command: "freeze" | "resume", argv: string[]): Promise<number> {
   const { values, positionals } = readFlags(argv, FLAGS);
@@ -25,6 +25,14 @@ export async function peeringCommand(command: "freeze" | "resume", argv: string[
   const namespace = stringFlag(values, "namespace") ?? null;
   if (namespace === null && !values.clusterwide) {
     throw new UsageError(`kobun ${command} needs -n NAMESPACE or --clusterwide`, "--namespace");
+  }
+  if (namespace !== null && values.clusterwide) {
+    throw new UsageError(`kobun ${command}: give -n NAMESPACE or --clusterwide, not both`, "--clusterwide");
+  }
+  const group = stringFlag(values, "group") ?? "kobun.dev";
+  if (group !== "kobun.dev" && group !== "kopf.dev") {
+    const expected = '"kobun.dev" or "kopf.dev"';
+    throw new ConfigError([configIssue({ flag: "--group", expected }, `expected ${expected}, got "${group}"`)]);
   }
   const kubeconfig = stringFlag(values, "kubeconfig");
   const context = stringFlag(values, "context");
@@ -35,7 +43,7 @@ export async function peeringCommand(command: "freeze" | "resume", argv: string[
     client,
     name: stringFlag(values, "peering") ?? "default",
     namespace,
-    group: stringFlag(values, "group") ?? "kobun.dev",
+    group,
   };
   if (command === "freeze") {
     const lifetime = numberFlag(values, "lifetime", NaN);

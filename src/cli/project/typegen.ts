@@ -1,7 +1,8 @@
 // `kobun generate types --crd FILE…` (or `--from-cluster --kubeconfig FILE`): TypeScript
 // interfaces from existing CRDs, one per served
 // version (`KobunExampleV1`), plus the kind's name for the storage version, ready for
-// `resource<KobunExample>("kobunexamples.kobun.dev/v1")`. Pure text out of parsed CRDs.
+// `resource<KobunExample>("kobunexamples.kobun.dev/v1")`; a kind two groups share is named
+// with its group too (`CertificateCertManagerIoV1`). Pure text out of parsed CRDs.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
@@ -12,7 +13,7 @@ import { KubeClient } from "../../kube/index.ts";
 export const GENERATE_HELP =
   "Usage: kobun generate types (--crd FILE [--crd FILE …] | --from-cluster --kubeconfig FILE [--group GROUP])" +
   ` [--out FILE]
-Writes TypeScript interfaces for every version of the CRDs (to stdout, or --out): those in the
+Writes TypeScript interfaces for every served version of the CRDs (to stdout, or --out): those in the
 files, or those the API server of the kubeconfig serves (only that kubeconfig is read, never the
 default one; --group keeps the CRDs of that API group).`;
 
@@ -102,14 +103,20 @@ export function typesFromCRDs(docs: unknown[]): string {
     "",
   ];
   for (const crd of crds) {
-    const { group, names, versions = [] } = crd.spec ?? {};
-    if (!names?.kind) {
+    if (!crd.spec?.names?.kind) {
       throw new UsageError(`kobun generate types: CRD ${crd.metadata?.name ?? "?"} has no spec.names.kind`, "generate");
     }
+  }
+  const kindsShared = sharedKinds(crds);
+  for (const crd of crds) {
+    const { group, names, versions = [] } = crd.spec;
+    // A kind that two of the CRDs' groups both have is named with its group too: `CertificateCertManagerIo`.
+    const kind = kindsShared.has(names.kind) ? `${names.kind}${pascal(group)}` : names.kind;
     for (const version of versions) {
+      if (version.served === false) continue; // the API server answers 404 for it: nothing to type
       const schema = version.schema?.openAPIV3Schema ?? crd.spec.validation?.openAPIV3Schema
         ?? { "x-kubernetes-preserve-unknown-fields": true };
-      const name = `${names.kind}${version.name[0].toUpperCase()}${version.name.slice(1)}`;
+      const name = `${kind}${pascal(version.name)}`;
       const props = { ...(schema.properties ?? {}) };
       delete props.apiVersion; delete props.kind; delete props.metadata;
       const body = objectType({ ...schema, properties: props }, 0, [
@@ -118,10 +125,25 @@ export function typesFromCRDs(docs: unknown[]): string {
       ]);
       const doc = `/** ${names.kind} ${group}/${version.name} (${names.plural}.${group}/${version.name}). */`;
       out.push(doc, `export interface ${name} ${body}`, "");
-      if (version.storage) out.push(`export type ${names.kind} = ${name};`, "");
+      if (version.storage) out.push(`export type ${kind} = ${name};`, "");
     }
   }
   return out.join("\n");
+}
+
+/** The kinds more than one API group among `crds` has. */
+function sharedKinds(crds: any[]): Set<string> {
+  const groups = new Map<string, Set<string>>();
+  for (const crd of crds) {
+    const kind = crd.spec.names.kind as string;
+    groups.set(kind, (groups.get(kind) ?? new Set()).add(String(crd.spec.group)));
+  }
+  return new Set([...groups].filter(([, of]) => of.size > 1).map(([kind]) => kind));
+}
+
+/** "cert-manager.io" → "CertManagerIo", "v1beta1" → "V1beta1": a part of a TypeScript name. */
+function pascal(text: string): string {
+  return text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join("");
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -140,9 +162,9 @@ function typeOf(schema: any, depth: number): string {
   return schema.nullable ? `${type} | null` : type;
 }
 
+/** Preserve-unknown-fields alone (no type, no properties: controller-gen's JSON field) is any value, not an object. */
 function isObjectSchema(schema: any): boolean {
-  return schema.type === "object" || schema.properties || schema.additionalProperties !== undefined
-    || schema["x-kubernetes-preserve-unknown-fields"];
+  return schema.type === "object" || schema.properties || schema.additionalProperties !== undefined;
 }
 
 function objectType(schema: any, depth: number, head: string[]): string {
