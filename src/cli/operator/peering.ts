@@ -17,7 +17,8 @@ export const peeringHelp = `Usage:
   kobun freeze --peering NAME --lifetime SECONDS [--priority P | --dev] [--message TEXT] \
 [-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
   kobun resume --peering NAME [-n NS | --clusterwide] [--group ...]
-Both also take --kubeconfig FILE and --context NAME; --peering is "default" when not given. --dev is --priority ${DEV_PRIORITY}, as kobun run --dev's.`;
+Both also take --kubeconfig FILE and --context NAME; --peering is "default" when not given.
+--dev is --priority ${DEV_PRIORITY}, as kobun run --dev's.`;
 
 export async function peeringCommand(command: "freeze" | "resume", argv: string[]): Promise<number> {
   const { values, positionals } = readFlags(argv, FLAGS);
