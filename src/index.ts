@@ -70,7 +70,7 @@ export {
 //   }, { owns: [resource.configmaps] });
 export {
   type ReconcileContext, type ReconcileFn, type ReconcileOptions, type ReconcileResult, type ReconcileTarget,
-  type Cache, type CacheListOptions, type ObjectKey, type WatchedResource, type TargetObject,
+  type Cache, type CacheListOptions, type ObjectKey, type WatchedResource, type MapTools, type TargetObject,
 } from "./declaring/index.ts";
 // Handler time: the clock that runs timers, requeueAfter and retries, which a test can move
 // (`startOperator({ clock: "virtual" })`, `kit.advance(seconds)`; docs/testing.md, "Virtual time"):

@@ -3,12 +3,13 @@
 // the object's current conditions with this one added or replaced.
 // Pure; never reads the clock except for a new transition.
 
+import Type from "typebox";
 import type { Condition } from "../kube/index.ts";
 import type { KubeObject } from "../kube/index.ts";
 
 export type { Condition };
 
-/** A condition to set with `setCondition`: a boolean status becomes "True"/"False". */
+/** A condition to set with `conditions.set`: a boolean status becomes "True"/"False". */
 export interface ConditionInput {
   /** CamelCase, e.g. "Ready"; a condition of the same type is replaced. */
   type: string;
@@ -19,7 +20,7 @@ export interface ConditionInput {
   message?: string;
 }
 
-/** Options of `setCondition`. */
+/** Options of `conditions.set`. */
 export interface SetConditionOptions {
   /** The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`. */
   object?: KubeObject;
@@ -92,4 +93,18 @@ function current(patch: WithStatus, object: KubeObject | undefined): Condition[]
  * Status conditions: `set(patch, condition, { object })` into a handler's patch, `get(obj, type)`,
  * `isTrue(obj, type)`.
  */
-export const conditions = { set, get, isTrue };
+/**
+ * The status schema of the conditions `set` writes (metav1.Condition), for a `defineResource` status:
+ * `status: Type.Object({ conditions: Type.Optional(conditions.schema) })`. A status schema that does not
+ * name `conditions` has the API server prune them from every write, silently.
+ */
+const schema = Type.Array(Type.Object({
+  type: Type.String(),
+  status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
+  reason: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  lastTransitionTime: Type.Optional(Type.String()),
+  observedGeneration: Type.Optional(Type.Integer()),
+}));
+
+export const conditions = { set, get, isTrue, schema };

@@ -70,5 +70,5 @@ export { RegistrationError, selectorMatches } from "./registration.ts";
 export type { ActivitySpec, IndexSpec } from "./registry.ts";
 export {
   reconcileSpecOf, type Cache, type CacheListOptions, type ObjectKey, type ReconcileContext, type ReconcileFn,
-  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type WatchedResource,
+  type ReconcileOptions, type ReconcileResult, type ReconcileSpec, type WatchedResource, type MapTools,
 } from "./kinds/reconcile.ts";

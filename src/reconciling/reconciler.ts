@@ -54,7 +54,7 @@ export class Reconciler {
   /** The daemons and timers of the resource's objects (background-phases.ts: their phases). */
   private readonly background: Background;
   /** Set when the resource has an on.reconcile: it runs instead of handling/'s cycle. */
-  private readonly reconciling: ReconcileMode | undefined;
+  readonly reconciling: ReconcileMode | undefined;
 
   constructor(private readonly options: ReconcilerOptions) {
     const { resource } = options;

@@ -5,7 +5,9 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defineResource, Logger, memorySink, Registry, resolveSettings, run, type ReconcileContext } from "kobun";
+import {
+  conditions, defineResource, Logger, memorySink, Registry, resolveSettings, run, type ReconcileContext,
+} from "kobun";
 import { startSandbox, type Sandbox } from "kobun/sandbox";
 import { startOperator, type TestOperator, type TestOperatorOptions } from "kobun/testing";
 import Type from "typebox";
@@ -17,7 +19,7 @@ export const Widgets = defineResource({
     spec: Type.Object({ size: Type.Optional(Type.Number()), note: Type.Optional(Type.String()) }),
     status: Type.Object({
       ready: Type.Optional(Type.Boolean()), observedGeneration: Type.Optional(Type.Number()),
-      children: Type.Optional(Type.Number()), conditions: Type.Optional(Type.Array(Type.Any())),
+      children: Type.Optional(Type.Number()), conditions: Type.Optional(conditions.schema),
     }),
   },
 });

@@ -2,7 +2,7 @@
 // controller ownerReference names a reconciled object runs that object's reconcile, but not when
 // the reference's uid is an older object's of the same name; a watched object runs the reconciles
 // its `map` names; a `map` that throws is logged and wakes nothing; a relist of the children wakes
-// their owners.
+// their owners; a map may read the cache (its second argument).
 
 import { expect, test } from "bun:test";
 import { adopt, Registry, resource, type ReconcileContext, type TargetObject } from "kobun";
@@ -83,4 +83,26 @@ test("a relist of an owned resource wakes the owners its objects name", async ()
   kit.sandbox.faults.compact();
   kit.sandbox.faults.expireWatches({ plural: "configmaps" });
   await calls.until((c) => c.length > before, "the wake by the relisted child");
+}, 60_000);
+
+test("watches: a map may look the reconciled objects up in the cache (its second argument)", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), {
+    watches: [{
+      resource: resource.secrets,
+      map: (secret, { cache }) => cache.list(Widgets).filter((widget) => widget.spec?.note === secret.metadata.name)
+        .map((widget) => ({ name: widget.metadata.name! })),
+    }],
+  });
+  await using kit = await operate(registry, { workers: { batchWindow: 0 } });
+  for (const [name, note] of [["a", "s1"], ["b", "s2"], ["c", "s1"]]) {
+    await kit.apply(Widgets, { metadata: { name }, spec: { note } });
+  }
+  await calls.until((c) => c.length >= 3, "the three first runs");
+  await kit.apply(resource.secrets, { metadata: { name: "s1" }, stringData: { key: "v" } });
+  await calls.until((c) => calls.of("a").length >= 2 && calls.of("c").length >= 2, "a and c, which name s1");
+  await kit.apply(resource.secrets, { metadata: { name: "s2" }, stringData: { key: "v" } });
+  await calls.until(() => calls.of("b").length >= 2, "b, which names s2");
+  expect([calls.of("a").length, calls.of("c").length]).toEqual([2, 2]);
 }, 60_000);

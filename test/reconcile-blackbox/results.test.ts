@@ -60,12 +60,12 @@ test("a PermanentError is posted as a Warning Event and waits for the next chang
   await kit.logs.until(/failed permanently/);
   // With the default backoff (5 ms) a retry would have come long before the Event: none did.
   expect(calls.of("p").length).toBe(1);
-  await kit.apply(Widgets, { metadata: { name: "p", labels: { fixed: "not yet" } }, spec: {} });
+  await kit.apply(Widgets, { metadata: { name: "p", labels: { fixed: "not-yet" } }, spec: {} });
   await calls.until((c) => c.length >= 2, "the run after the change");
   const owner = { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", name: "p", uid: made.metadata.uid!, controller: true };
   await kit.apply(resource.configmaps, { metadata: { name: "p-input", ownerReferences: [owner] } });
   await calls.until((c) => c.length >= 3, "the run woken by its child");
-  expect(calls.all.map((c) => c.labels.fixed ?? "-")).toEqual(["-", "not yet", "not yet"]);
+  expect(calls.all.map((c) => c.labels.fixed ?? "-")).toEqual(["-", "not-yet", "not-yet"]);
   expect(calls.all.map((c) => c.retry)).toEqual([0, 0, 0]); // a run after a PermanentError is not a retry
 }, 60_000);
 

@@ -24,6 +24,9 @@ test("status with observedGeneration and a condition; unchanged status not sent;
   expect(first.status?.observedGeneration).toBe(1);
   expect(conditions.isTrue(first, "Ready")).toBe(true);
   expect(conditions.get(first, "Ready")?.reason).toBe("Reconciled");
+  // Widgets' status names its conditions with conditions.schema: nothing of them is pruned.
+  expect(Object.keys(conditions.get(first, "Ready")!).sort())
+    .toEqual(["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"]);
   await calls.until((c) => c.length >= 3, "the two requeued runs");
   const after = await kit.get(Widgets, "s");
   expect(after?.metadata.resourceVersion).toBe(first.metadata.resourceVersion); // the same status: not written

@@ -22,11 +22,21 @@ export interface ObjectKey {
 /**
  * Objects of another resource that matter to reconciled objects: `map` names the reconciled
  * objects to run again when one of them changes (controller-runtime's EnqueueRequestsFromMapFunc,
- * kube-rs's `watches`). E.g. a ConfigMap → the apps that mount it.
+ * kube-rs's `watches`). E.g. a ConfigMap → the apps that mount it. Its second argument's `cache`
+ * is the reconcile's `ctx.cache` (its namespace the watched object's), for a map that looks the
+ * reconciled objects up instead of reading their names off the watched one:
+ * `map: (secret, { cache }) => cache.list(apps).filter((app) => app.spec.secret === secret.metadata.name)
+ *   .map((app) => ({ name: app.metadata.name }))`.
  */
 export interface WatchedResource<S extends ReconcileTarget<any> = ReconcileTarget<any>> {
   resource: S;
-  map: (object: TargetObject<S>) => ObjectKey | readonly ObjectKey[] | undefined | null;
+  map: (object: TargetObject<S>, tools: MapTools) => ObjectKey | readonly ObjectKey[] | undefined | null;
+}
+
+/** What a `watches` map may read besides the watched object. */
+export interface MapTools {
+  /** What the operator watches, from memory, as `ctx.cache` reads it. */
+  readonly cache: Cache;
 }
 
 /** `ctx.cache.list`'s selection; every field narrows it. */

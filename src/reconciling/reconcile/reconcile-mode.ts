@@ -7,7 +7,7 @@
 // daemons and timers may stand beside it.
 
 import type { KubeObject, Resource } from "../../kube/index.ts";
-import { RegistrationError, type Registry } from "../../declaring/index.ts";
+import { RegistrationError, type Cache, type Registry } from "../../declaring/index.ts";
 import { CacheView, type IndexedUids, type CyclePlan } from "../../handling/index.ts";
 import type { HandlerTools, ObjectState } from "../../handling/index.ts";
 import type { Logger } from "../../util/index.ts";
@@ -66,6 +66,11 @@ export class ReconcileMode {
       observer: hooks.observer, poster: hooks.poster, freshBodies: wiring.readOwnWrites, echoes: wiring.echoes,
       cache: (namespace) => new CacheView(wiring.cache, namespace, HOW_TO_DECLARE, hooks.indexes),
     };
+  }
+
+  /** `ctx.cache` as a reconcile in `namespace` reads it (a `watches` map's too). */
+  cacheFor(namespace: string | undefined): Cache {
+    return this.env.cache(namespace);
   }
 
   /** The reconcile's cycle of `body`: its plan (reconcile-cycle.ts). */

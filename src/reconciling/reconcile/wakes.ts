@@ -64,7 +64,7 @@ function wakeRoutes(
     if (named(spec.owns, resource)) routes.push({ to, owned: true, targets: (object) => ownersOf(object, parent) });
     for (const watched of spec.watches) {
       if (!named([watched.selector], resource)) continue;
-      routes.push({ to, owned: false, targets: mapped(watched, parent, spec, logger) });
+      routes.push({ to, owned: false, targets: mapped(watched, parent, spec, logger, to) });
     }
   }
   return routes;
@@ -79,14 +79,19 @@ function ownersOf(object: KubeObject, parent: Resource): { name: string; namespa
   return [{ name: owner.name, uid: owner.uid, ...(namespace ? { namespace } : {}) }];
 }
 
-/** A `watches` entry's map, its keys defaulting to the object's namespace; a throwing map is logged, not fatal. */
+/**
+ * A `watches` entry's map, its keys defaulting to the object's namespace; a throwing map is logged, not fatal.
+ * It reads the cache of `to`'s reconcile, made when it asks (most maps read the watched object alone).
+ */
 function mapped(
-  watched: ReconcileSpec["watches"][number], parent: Resource, spec: ReconcileSpec, logger: Logger,
+  watched: ReconcileSpec["watches"][number], parent: Resource, spec: ReconcileSpec, logger: Logger, to: Reconciler,
 ): WakeRoute["targets"] {
   return (object) => {
     let keys: ReturnType<typeof watched.map>;
     try {
-      keys = watched.map(object as never);
+      const namespace = object.metadata.namespace;
+      const tools = { get cache() { return to.reconciling!.cacheFor(namespace); } };
+      keys = watched.map(object as never, tools);
     } catch (error) {
       logger.error(`on.reconcile "${spec.id}": a watches map failed`, { name: object.metadata.name, error });
       return [];
