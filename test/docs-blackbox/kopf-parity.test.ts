@@ -229,11 +229,11 @@ test("`kobun freeze`: a running handler's signal aborts, nothing written for it;
   const { promise: running, resolve: entered } = Promise.withResolvers<void>();
   registry.on.create("v1/secrets", async ({ signal, patch }) => {
     calls.push("called");
-    if (calls.length > 1) { patch.metadata.labels = { by: "second call" }; return; }
+    if (calls.length > 1) { patch.metadata.labels = { by: "second-call" }; return; }
     entered();
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     calls.push("aborted");
-    patch.metadata.labels = { by: "aborted call" };
+    patch.metadata.labels = { by: "aborted-call" };
   }, { id: "slow" });
   const low = peer(kit.kubeconfigPath, 0, registry, "low");
   try {
@@ -249,7 +249,7 @@ test("`kobun freeze`: a running handler's signal aborts, nothing written for it;
     const resume = await kobun(kit.kubeconfigPath, "resume", "--peering", "default", "-n", "default");
     expect(resume).toMatchObject({ code: 0 });
     await kit.until("v1/configmaps", "held", (o) => o.metadata.labels?.by === "low", { timeout: 15_000 });
-    await kit.until("v1/secrets", "busy", (o) => o.metadata.labels?.by === "second call");
+    await kit.until("v1/secrets", "busy", (o) => o.metadata.labels?.by === "second-call");
   } finally {
     await low.stop();
   }

@@ -28,10 +28,12 @@ export function fieldsOf(value: Record<string, any>, shape: ApplyShape | undefin
     const at = [...path, k];
     const map = Array.isArray(v) ? shape?.listMap(at) : undefined;
     const keys = map ? v.map((item: unknown) => itemKeyOf(item, map)) : [];
-    if (isObj(v) && Object.keys(v).length && !shape?.isAtomicMap(at)) {
-      const inner = fieldsOf(v, shape, at);
-      // metadata with only identity fields (name, namespace) owns nothing
-      if (Object.keys(inner).length || !(path.length === 0 && k === "metadata")) out[`f:${k}`] = inner;
+    if (path.length === 0 && k === "metadata") {
+      // metadata with only identity fields (name, namespace), or none, owns nothing
+      const inner = isObj(v) ? fieldsOf(v, shape, at) : {};
+      if (Object.keys(inner).length) out["f:metadata"] = inner;
+    } else if (isObj(v) && Object.keys(v).length && !shape?.isAtomicMap(at)) {
+      out[`f:${k}`] = fieldsOf(v, shape, at);
     } else if (map && keys.length && keys.every(Boolean)) {
       const items: Fields = {};
       v.forEach((item: any, i: number) => {
@@ -157,19 +159,51 @@ const displayKey = (k: string) =>
   `[${Object.entries(JSON.parse(k.slice(2))).map(([a, b]) => `${a}=${JSON.stringify(b)}`).join(",")}]`;
 const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.slice(2)}` : displayKey(k))).join("");
 
-/** worded as kube-apiserver v1.37.2 words it (its details carry only the causes) */
-function conflictError(conflicts: { manager: string; path: string[] }[]): ApiStatusError {
-  // the message names `manager` already quoted, with " using <apiVersion>" for an Update entry
-  const byManager = new Map<string, string[]>();
-  for (const c of conflicts) byManager.set(c.manager, [...(byManager.get(c.manager) ?? []), display(c.path)]);
-  const parts = [...byManager].map(([who, fields]) => (fields.length === 1
-    ? `conflict with ${who}: ${fields[0]}`
-    : `conflicts with ${who}:\n${fields.map((f) => `- ${f}`).join("\n")}`));
+interface Conflict { entry: ManagedEntry; path: string[] }
+
+/** how the conflict names a manager: quoted, its subresource, " using <apiVersion>" for an Update entry */
+function managerOf(e: ManagedEntry): string {
+  const sub = e.subresource ? ` with subresource ${JSON.stringify(e.subresource)}` : "";
+  const who = `${JSON.stringify(e.manager)}${sub}`;
+  return e.operation === "Update" ? `${who} using ${e.apiVersion}` : who;
+}
+
+/** the manager's identifier, which the message orders managers by: its entry without fields or time, as JSON */
+const identifier = (e: ManagedEntry) => JSON.stringify({
+  manager: e.manager, operation: e.operation, ...(e.operation === "Apply" ? {} : { apiVersion: e.apiVersion }),
+  ...(e.subresource ? { subresource: e.subresource } : {}),
+});
+
+/** a field set's order of paths: element by element, by name */
+function byPath(a: string[], b: string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const [x, y] = [a[i]!.slice(2), b[i]!.slice(2)];
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * worded as kube-apiserver v1.37.2 words it (its details carry only the causes): one conflict on one line, more
+ * listed under each manager in the order of their identifiers
+ */
+function conflictError(conflicts: Conflict[]): ApiStatusError {
   const n = conflicts.length;
-  const message = `Apply failed with ${n} conflict${n === 1 ? "" : "s"}: ${parts.join("\n")}`;
+  const byManager = new Map<string, { who: string; fields: string[] }>();
+  for (const c of conflicts) {
+    const id = identifier(c.entry);
+    const group = byManager.get(id) ?? { who: managerOf(c.entry), fields: [] };
+    group.fields.push(display(c.path));
+    byManager.set(id, group);
+  }
+  const parts = [...byManager].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, { who, fields }]) => `conflicts with ${who}:\n${fields.map((f) => `- ${f}`).join("\n")}`);
+  const message = n === 1
+    ? `Apply failed with 1 conflict: conflict with ${managerOf(conflicts[0]!.entry)}: ${display(conflicts[0]!.path)}`
+    : `Apply failed with ${n} conflicts: ${parts.join("\n")}`;
   return new ApiStatusError(409, "Conflict", message, {
     causes: conflicts.map((c) => ({
-      reason: "FieldManagerConflict", message: `conflict with ${c.manager}`, field: display(c.path),
+      reason: "FieldManagerConflict", message: `conflict with ${managerOf(c.entry)}`, field: display(c.path),
     })),
   });
 }
@@ -178,6 +212,8 @@ export interface ApplyRequest {
   manager: string; force: boolean; apiVersion: string; subresource?: string; now: string;
   /** the kind's lists and maps (apply-shape.ts); undefined: every list atomic */
   shape?: ApplyShape;
+  /** the fields the write's strategy resets (GetResetFields: a main resource's status, /status's spec): not owned */
+  ignored?: string[][];
 }
 
 function withoutManaged(object: any): any {
@@ -187,21 +223,20 @@ function withoutManaged(object: any): any {
 
 /** the object after `applied` is applied by `req.manager` to `live` (undefined: a create) */
 export function applyConfiguration(live: any | undefined, applied: any, req: ApplyRequest): any {
-  const appliedSet = fieldsOf(applied, req.shape);
+  const appliedSet = without(fieldsOf(applied, req.shape), req.ignored ?? []);
   const appliedLeaves = leaves(appliedSet);
   const entries: ManagedEntry[] = clone(live?.metadata?.managedFields ?? []);
   const mine = (e: ManagedEntry) =>
     e.manager === req.manager && e.operation === "Apply" && (e.subresource ?? "") === (req.subresource ?? "");
-  const conflicts: { manager: string; path: string[] }[] = [];
+  const conflicts: Conflict[] = [];
   const taken = new Map<ManagedEntry, string[][]>();
   for (const e of entries) {
     if (mine(e)) continue;
     const clash = appliedLeaves.filter(
       (p) => has(e.fieldsV1, p) && !deepEqual(valueAt(live, p, req.shape), valueAt(applied, p, req.shape)),
-    );
+    ).sort(byPath);
     if (!clash.length) continue;
-    const who = `"${e.manager}"${e.operation === "Update" ? ` using ${e.apiVersion}` : ""}`;
-    conflicts.push(...clash.map((path) => ({ manager: who, path })));
+    conflicts.push(...clash.map((path) => ({ entry: e, path })));
     taken.set(e, clash);
   }
   if (conflicts.length && !req.force) throw conflictError(conflicts);
@@ -226,6 +261,9 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     fieldsType: "FieldsV1", fieldsV1: appliedSet,
     ...(req.subresource ? { subresource: req.subresource } : {}),
   };
-  result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: sortEntries([...others, entry]) } };
+  // a manager that owns nothing has no entry
+  const managed = sortEntries(leaves(appliedSet).length ? [...others, entry] : others);
+  // (none left: an empty list, which the update stores as none)
+  result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: managed } };
   return result;
 }

@@ -1,8 +1,9 @@
 // metadata.generation as kube-apiserver keeps it: only a kind whose registry strategy tracks it
 // (every custom resource; among the built-ins the workloads, HPAs, webhook configurations and
-// CRDs) starts at 1 and counts spec changes. Every other kind (ConfigMap, Secret, Service,
-// Namespace, RBAC, ...) has none, unless the client sent one on create: the real server keeps that
-// as given and no update changes it (test/e2e/generation.e2e.ts, checked against the real server).
+// CRDs) starts at 1 and counts spec changes (a Deployment's annotation changes too). Every other
+// kind (ConfigMap, Secret, Service, Namespace, RBAC, ...) has none, unless the client sent one on
+// create: the real server keeps that as given and no update changes it (test/e2e/generation.e2e.ts,
+// checked against the real server).
 
 import type { ResourceDef } from "./resources.ts";
 
@@ -22,12 +23,21 @@ export function tracksGeneration(def: Kind): boolean {
 
 /**
  * `next`'s generation after an update of `old`: old's (a client cannot set it), one more when a
- * tracked kind's spec changed
+ * tracked kind's spec changed; a Deployment's also when its annotations did (they are copied to its
+ * ReplicaSets: the deployment strategy's PrepareForUpdate)
  */
 export function updateGeneration(def: Kind, old: any, next: any, specChanged: boolean): void {
   const generation = old.metadata.generation;
+  const annotated = def.group === "apps" && def.plural === "deployments"
+    && !sameMap(old.metadata.annotations, next.metadata.annotations);
   if (generation === undefined) delete next.metadata.generation;
-  else next.metadata.generation = tracksGeneration(def) && specChanged ? generation + 1 : generation;
+  else next.metadata.generation = tracksGeneration(def) && (specChanged || annotated) ? generation + 1 : generation;
+}
+
+/** two string maps equal, an absent one as an empty one (apiequality.Semantic) */
+function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const [x, y] = [a ?? {}, b ?? {}];
+  return Object.keys(x).length === Object.keys(y).length && Object.keys(x).every((k) => y[k] === x[k]);
 }
 
 /**

@@ -1,13 +1,15 @@
-// LIST: selectors, stable order (namespace/name), `limit` + opaque `continue` tokens that
-// carry the resourceVersion of the first page and the last key served; later pages are that
-// revision's snapshot, and a token older than the history kept is rejected with 410 Expired, as
-// etcd-backed servers do.
+// LIST: its query checked (list-options.ts), selectors, stable order (namespace/name), `limit`
+// + opaque `continue` tokens that carry the resourceVersion of the first page and the last key
+// served; later pages are that revision's snapshot, and a token older than the history kept is
+// rejected with 410 Expired, as etcd-backed servers do; so is a list at an exact resourceVersion.
+// resourceVersion "0" is served whole (the watch cache pages nothing); one not reached yet, 504.
 
 import { present } from "./write-bodies.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
 import { makeSelector } from "./selectors.ts";
 import { shardFilter, withShards } from "./shards.ts";
-import { errors } from "./status.ts";
+import { readOptions, tooLargeResourceVersion } from "./list-options.ts";
+import { ApiStatusError, errors } from "./status.ts";
 import type { Store } from "./store.ts";
 
 interface ContinueToken { v: string; rv: number; start: string }
@@ -32,20 +34,22 @@ function decodeToken(s: string): ContinueToken {
 export function listObjects(
   store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true,
 ): unknown {
+  const options = readOptions(q, false);
   const shards = shardFilter(q, shardSelectors);
   const selector = withShards(makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def), shards);
-  const limitRaw = q.get("limit");
-  const limit = limitRaw ? Number(limitRaw) : 0;
-  if (limitRaw && (!Number.isInteger(limit) || limit < 0)) throw errors.badRequest(`invalid limit: ${limitRaw}`);
-  const rvParam = q.get("resourceVersion");
+  const rvParam = options.resourceVersion;
   if (rvParam && !/^\d+$/.test(rvParam)) {
     // the storage layer's ParseResourceVersion failure, answered as a Bad Request
     const detail = `strconv.ParseUint: parsing "${rvParam}": invalid syntax`;
-    throw errors.badRequest(`resourceVersion: Invalid value: "${rvParam}": ${detail}`);
+    throw errors.badRequest(`invalid resource version: resourceVersion: Invalid value: "${rvParam}": ${detail}`);
   }
+  if (Number(rvParam) > store.rv) throw tooLargeResourceVersion(Number(rvParam), store.rv);
+  // "0" is the watch cache's answer, whole: it pages nothing
+  const limit = rvParam === "0" ? 0 : options.limit;
   // Later pages are served at the first page's resourceVersion (a token's `rv`; -1: at the latest, the token a
-  // compacted one is answered with), rebuilt from the history; once that is compacted, 410 Expired.
-  let rv = store.rv;
+  // compacted one is answered with), rebuilt from the history; once that is compacted, 410 Expired. So is a
+  // list at an exact resourceVersion.
+  let rv = options.resourceVersionMatch === "Exact" ? Number(rvParam) : store.rv;
   let after: string | undefined;
   const cont = q.get("continue");
   if (cont) {
@@ -54,6 +58,7 @@ export function listObjects(
     after = t.start;
   }
   const all = store.listAt(resourceKey(def.group, def.plural), rv, ns || undefined, after);
+  if (!all && !cont) throw new ApiStatusError(410, "Expired", "The resourceVersion for the provided list is too old.");
   if (!all) throw errors.expiredContinue(encodeToken({ v: "meta.k8s.io/v1", rv: -1, start: after ?? "" }));
   const items: unknown[] = [];
   let lastKey = "";

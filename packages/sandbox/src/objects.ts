@@ -11,10 +11,11 @@ import { validateWrite } from "./validation.ts";
 import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
 import { markedDeletionGeneration, updateGeneration } from "./generation.ts";
+import { gcFinalizers } from "./delete-options.ts";
 import { builtinSchemaName } from "./kube-schemas.ts";
 import { recordUpdate, type Writer } from "./ownership.ts";
 import {
-  checkCreateBody, checkDeleteOptions, checkNoResourceVersion, checkObjectBody, checkUpdateBody,
+  checkCreateBody, checkDeletePreconditions, checkNoResourceVersion, checkObjectBody, checkUpdateBody,
 } from "./preconditions.ts";
 import { schemaRootOf } from "./apply-shape.ts";
 import {
@@ -74,6 +75,7 @@ export class Objects implements Collectable {
     const body = createdBody(def, ns, name, input, meta, this.hasStatus(def, version));
     validateWrite(def, version, body, undefined, strict);
     this.recordOwnership(def, version, undefined, body, writer);
+    if (body.metadata.managedFields?.length === 0) delete body.metadata.managedFields;
     allocate(def.group, def.plural, body, () => this.nextClusterIP());
     checkObjectSize(def.group, def.kind, body);
     if (dryRun) {
@@ -105,6 +107,7 @@ export class Objects implements Collectable {
     checkNoNewFinalizers(def, name, old, next);
     validateWrite(def, version, next, old, strict);
     this.recordOwnership(def, version, old, next, writer, sub);
+    if (next.metadata.managedFields?.length === 0) delete next.metadata.managedFields;
     const specOf = (o: any) => {
       const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o;
       return statusful ? rest : { ...rest, status };
@@ -188,32 +191,39 @@ export class Objects implements Collectable {
     return patchedBody(def, contentType, patchBody, current);
   }
 
-  /** `dryRun`: the object as the delete would leave it (marked for deletion, or as it was), nothing changed */
+  /**
+   * `dryRun`: the object as the delete would leave it (marked for deletion, or as it was), nothing changed. The
+   * garbage collector's finalizers (delete-options.ts: it deletes dependents first, or orphans them) mark it too; a
+   * DELETE of one already marked may change them (and, leaving none, remove it).
+   */
   delete(def: ResourceDef, ns: string, name: string, options: any, dryRun = false): any {
     const obj = this.get(def, ns, name);
     const isNamespace = isNamespaces(def);
-    // The garbage collector's finalizers (gc.ts): it deletes dependents first, or orphans them.
-    const gcFinalizer = checkDeleteOptions(def, name, obj, options);
-    if (obj.metadata.deletionTimestamp) return obj;
-    if ((obj.metadata.finalizers ?? []).length || isNamespace || gcFinalizer) {
+    checkDeletePreconditions(def, name, obj, options);
+    const gc = gcFinalizers(obj.metadata.finalizers ?? [], options);
+    if (obj.metadata.deletionTimestamp && !gc.changed) return obj;
+    if (gc.finalizers.length || isNamespace) {
       const next = clone(obj);
-      const finalizers: string[] = next.metadata.finalizers ?? [];
-      if (gcFinalizer && !finalizers.includes(gcFinalizer)) next.metadata.finalizers = [...finalizers, gcFinalizer];
-      next.metadata.deletionTimestamp = nowTimestamp();
-      next.metadata.deletionGracePeriodSeconds = 0;
-      const generation = markedDeletionGeneration(def, obj.metadata.generation);
-      if (generation === undefined) delete next.metadata.generation; else next.metadata.generation = generation;
-      if (isNamespace) next.status = { ...(next.status ?? {}), phase: "Terminating" };
+      if (gc.changed && gc.finalizers.length) next.metadata.finalizers = gc.finalizers;
+      else if (gc.changed) delete next.metadata.finalizers;
+      if (!obj.metadata.deletionTimestamp) {
+        next.metadata.deletionTimestamp = nowTimestamp();
+        next.metadata.deletionGracePeriodSeconds = 0;
+        const generation = markedDeletionGeneration(def, obj.metadata.generation);
+        if (generation === undefined) delete next.metadata.generation; else next.metadata.generation = generation;
+        if (isNamespace) next.status = { ...(next.status ?? {}), phase: "Terminating" };
+      }
       if (dryRun) return next;
       next.metadata.resourceVersion = String(this.store.nextRV());
       this.store.put(this.key(def), ns, name, next, "MODIFIED", obj);
-      if (isNamespace) {
+      if (isNamespace && !obj.metadata.deletionTimestamp) {
         cascadeNamespace(this, name);
         collectNamespace(this, name);
       }
       return next;
     }
     const final = clone(obj);
+    if (gc.changed) delete final.metadata.finalizers;
     if (dryRun) return final;
     final.metadata.resourceVersion = String(this.store.nextRV());
     return this.finalRemove(def, ns, name, final, true);

@@ -1,9 +1,8 @@
 // What a write's request must satisfy before anything is written, each refusal worded as
 // kube-apiserver words it: the body a JSON object of the kind served, its name and namespace
 // those of the URL, its resourceVersion and uid those stored (a PUT's object, a DELETE's
-// preconditions), and a DELETE's propagationPolicy one the server knows. objects.ts asks.
+// preconditions). objects.ts asks.
 
-import { FOREGROUND, ORPHAN } from "./gc.ts";
 import type { ResourceDef } from "./resources.ts";
 import { ApiStatusError, errors, qualified } from "./status.ts";
 
@@ -67,11 +66,8 @@ export function checkUpdateBody(def: ResourceDef, name: string, input: any, old:
   }
 }
 
-/**
- * A DELETE's preconditions and propagationPolicy against the stored `obj`; the garbage collector's
- * finalizer the policy asks for (gc.ts: dependents deleted first, or orphaned), if any.
- */
-export function checkDeleteOptions(def: ResourceDef, name: string, obj: any, options: any): string | undefined {
+/** A DELETE's preconditions against the stored `obj` (its options are delete-options.ts's). */
+export function checkDeletePreconditions(def: ResourceDef, name: string, obj: any, options: any): void {
   const pre = options?.preconditions ?? {};
   const { uid, resourceVersion } = obj.metadata;
   // A Namespace's own delete checks them in the storage layer's words, on its resource; every other kind's
@@ -91,12 +87,6 @@ export function checkDeleteOptions(def: ResourceDef, name: string, obj: any, opt
       : `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in ` +
         `record (${resourceVersion}). The object might have been modified`);
   }
-  const policy = options?.propagationPolicy;
-  if (policy !== undefined && policy !== "Foreground" && policy !== "Background" && policy !== "Orphan") {
-    throw errors.invalid("meta.k8s.io", "DeleteOptions.meta.k8s.io", "", "propagationPolicy",
-      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  return policy === "Foreground" ? FOREGROUND : policy === "Orphan" ? ORPHAN : undefined;
 }
 
 const uidMismatch = (wanted: unknown, stored: unknown) =>

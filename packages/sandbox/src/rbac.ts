@@ -11,6 +11,7 @@
 // A denial is a 403 Forbidden Status with the real message and details. The admin token (and the
 // no-token mode) is system:masters: everything is allowed.
 
+import { queryBool } from "./list-options.ts";
 import { generatedToken } from "./auth.ts";
 import { nowTimestamp } from "./write-bodies.ts";
 import { resourceKey } from "./resources.ts";
@@ -111,7 +112,7 @@ export function requestAttributes(
   const { type } = target;
   if (type === "discovery" || type === "group" || type === "groupVersion" || type === "openapi") return "open";
   if (target.type === "unknown") return { resource: false, verb: method.toLowerCase(), path };
-  const watch = target.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1";
+  const watch = target.legacyWatch || queryBool(q.get("watch"));
   let name = target.name ?? "";
   let verb: string;
   switch (method) {

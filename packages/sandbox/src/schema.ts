@@ -188,7 +188,8 @@ export function validateSchema(
 /** 422 Invalid for a list of field causes, worded as kube-apiserver words it */
 export function invalidError(group: string, kind: string, name: string, causes: Cause[]): ApiStatusError {
   const qualifiedKind = group ? `${kind}.${group}` : kind;
-  const lines = causes.map((c) => `${c.field}: ${c.message}`);
+  // ErrorList.ToAggregate: a message said twice is said once
+  const lines = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
   const message = `${qualifiedKind} "${name}" is invalid: ${lines.length === 1 ? lines[0] : `[${lines.join(", ")}]`}`;
   // a core kind's Status has no group (Go's omitempty), as the real server answers
   const details: StatusDetails = { name, ...(group ? { group } : {}), kind, causes };

@@ -142,8 +142,29 @@ const CONFIG_KEY_FORMAT = "a valid config key must consist of alphanumeric chara
 
 /** ValidateSecret's keys (IsConfigMapKey), stringData's among them once merged: one cause per fault */
 export function secretKeyCauses(body: any): Cause[] {
+  return configKeyCauses(body?.data, "data");
+}
+
+/**
+ * ValidateConfigMap's keys: data's and binaryData's (IsConfigMapKey), and a key in both (named
+ * under data each time, as there)
+ */
+export function configMapKeyCauses(body: any): Cause[] {
+  const data = isObj(body?.data) ? body.data : {};
+  const binary = isObj(body?.binaryData) ? body.binaryData : {};
+  const dup = (key: string, other: string): Cause => ({ reason: "FieldValueInvalid",
+    message: `Invalid value: ${JSON.stringify(key)}: duplicate of key present in ${other}`, field: `data[${key}]` });
+  const keyed = (field: string, key: string, other: Record<string, unknown>, otherField: string) =>
+    [...configKeyCauses({ [key]: "" }, field), ...key in other ? [dup(key, otherField)] : []];
+  return [
+    ...Object.keys(data).flatMap((k) => keyed("data", k, binary, "binaryData")),
+    ...Object.keys(binary).flatMap((k) => keyed("binaryData", k, data, "data")),
+  ];
+}
+
+function configKeyCauses(map: unknown, field: string): Cause[] {
   const causes: Cause[] = [];
-  for (const key of Object.keys(isObj(body?.data) ? body.data : {})) {
+  for (const key of Object.keys(isObj(map) ? map : {})) {
     const faults: string[] = [];
     if (key.length > 253) faults.push("must be no more than 253 characters");
     if (!CONFIG_KEY.test(key)) faults.push(CONFIG_KEY_FORMAT);
@@ -151,7 +172,7 @@ export function secretKeyCauses(body: any): Cause[] {
     else if (key.startsWith("..")) faults.push("must not start with '..'");
     const message = (fault: string) => `Invalid value: ${JSON.stringify(key)}: ${fault}`;
     for (const fault of faults) {
-      causes.push({ reason: "FieldValueInvalid", message: message(fault), field: `data[${key}]` });
+      causes.push({ reason: "FieldValueInvalid", message: message(fault), field: `${field}[${key}]` });
     }
   }
   return causes;

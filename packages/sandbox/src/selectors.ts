@@ -1,15 +1,15 @@
-// Label and field selectors as kube-apiserver parses them.
-// Labels: `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, joined by commas.
+// Label and field selectors as kube-apiserver parses them. Labels: label-selector.ts.
 // Fields: `path=v`, `path==v`, `path!=v` on metadata.name / metadata.namespace (and the fields
-// a few core kinds allow: an Event's, a Pod's, a Secret's type, a Namespace's phase); any other
-// field is refused in the words of the kind's field-label conversion.
+// a few kinds allow: an Event's, core or events.k8s.io, a Pod's, a Secret's type, a Namespace's
+// phase), values escaped with `\`; any other field is refused in the words of the kind's
+// field-label conversion.
 
 import { ApiStatusError } from "./status.ts";
 
-export type LabelReq =
-  | { op: "=" | "!="; key: string; value: string }
-  | { op: "in" | "notin"; key: string; values: string[] }
-  | { op: "exists" | "!exists"; key: string };
+import { labelMatches, parseLabelSelector } from "./label-selector.ts";
+
+export type { LabelReq } from "./label-selector.ts";
+export { labelMatches, parseLabelSelector };
 
 export type Selector = (obj: any) => boolean;
 
@@ -17,85 +17,22 @@ function bad(message: string): ApiStatusError {
   return new ApiStatusError(400, "BadRequest", message);
 }
 
-/** split on commas that are not inside parentheses */
-function splitTop(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = "";
-  for (const ch of s) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      out.push(cur);
-      cur = "";
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out.map((p) => p.trim()).filter((p) => p.length > 0);
-}
-
-const KEY = /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?\/)?[a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?$/;
-const VALUE = /^([a-z0-9A-Z]([-a-z0-9A-Z_.]*[a-z0-9A-Z])?)?$/;
-
-function checkKey(k: string, raw: string): string {
-  if (!KEY.test(k)) throw bad(`unable to parse requirement: found '${raw}', expected: valid label key`);
-  return k;
-}
-
-function checkValue(v: string, raw: string): string {
-  if (!VALUE.test(v) || v.length > 63) {
-    throw bad(`unable to parse requirement: invalid label value: "${v}" in '${raw}'`);
-  }
-  return v;
-}
-
-export function parseLabelSelector(s: string): LabelReq[] {
-  const reqs: LabelReq[] = [];
-  for (const part of splitTop(s)) {
-    let m: RegExpMatchArray | null;
-    if ((m = part.match(/^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/))) {
-      const values = (m[3] ?? "").split(",").map((v) => checkValue(v.trim(), part));
-      reqs.push({ op: m[2] as "in" | "notin", key: checkKey(m[1]!, part), values });
-    } else if ((m = part.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/))) {
-      reqs.push({ op: m[2] === "!=" ? "!=" : "=", key: checkKey(m[1]!, part), value: checkValue(m[3] ?? "", part) });
-    } else if ((m = part.match(/^!\s*(\S+)$/))) {
-      reqs.push({ op: "!exists", key: checkKey(m[1]!, part) });
-    } else if (KEY.test(part)) {
-      reqs.push({ op: "exists", key: part });
-    } else {
-      throw bad(`unable to parse requirement: found '${part}', expected: in, notin, =, ==, !=, gt, lt`);
-    }
-  }
-  return reqs;
-}
-
-export function labelMatches(reqs: LabelReq[], labels: Record<string, string> | undefined): boolean {
-  const l = labels ?? {};
-  for (const r of reqs) {
-    const has = Object.prototype.hasOwnProperty.call(l, r.key);
-    const v = l[r.key];
-    switch (r.op) {
-      case "=": if (!has || v !== r.value) return false; break;
-      case "!=": if (has && v === r.value) return false; break;
-      case "in": if (!has || !r.values.includes(v!)) return false; break;
-      case "notin": if (has && r.values.includes(v!)) return false; break;
-      case "exists": if (!has) return false; break;
-      case "!exists": if (has) return false; break;
-    }
-  }
-  return true;
-}
-
-const EVENT_FIELDS = new Set([
+const EVENT_FIELDS = [
   "involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
   "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
   "reason", "reportingComponent", "source", "type",
-]);
+];
+/** events.k8s.io/v1's field-label conversion: its names, read from its own shape of the Event */
+const NEW_EVENT_FIELDS = [
+  "regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "regarding.apiVersion",
+  "regarding.resourceVersion", "regarding.fieldPath", "reason", "reportingController", "type", "metadata.namespace",
+];
 
 function fieldValue(obj: any, path: string): string {
   let cur = obj;
   for (const p of path.split(".")) cur = cur == null ? undefined : cur[p];
-  if (path === "source" && obj?.source) cur = obj.source.component;
+  // a core Event's source: its source.component, else its reporting controller (the internal field both share)
+  if (path === "source") cur = obj?.source?.component || obj?.reportingComponent;
   return cur == null ? "" : String(cur);
 }
 
@@ -104,10 +41,12 @@ export interface Selectable { kind: string; group: string; crdName?: string; nam
 
 /**
  * The fields a kind's field-label conversion takes, beyond metadata.name (core/v1's own conversions, the CRD
- * converter), or undefined for a kind with none (the scheme's default: metadata.name and metadata.namespace).
+ * converter, events.k8s.io's), or undefined for a kind with none (the scheme's default: metadata.name and
+ * metadata.namespace).
  */
 function ownFields(def: Selectable): Set<string> | undefined {
   if (def.crdName) return new Set(def.namespaced ? ["metadata.namespace"] : []);
+  if (def.group === "events.k8s.io" && def.kind === "Event") return new Set(NEW_EVENT_FIELDS);
   if (def.group !== "") return undefined;
   switch (def.kind) {
     case "Event": return new Set(["metadata.namespace", ...EVENT_FIELDS]);
@@ -126,16 +65,57 @@ function unknownField(def: Selectable, path: string): ApiStatusError {
   return bad(`"${path}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
 }
 
-export function parseFieldSelector(s: string, def: Selectable): { path: string; op: "=" | "!="; value: string }[] {
-  const out: { path: string; op: "=" | "!="; value: string }[] = [];
-  const known = ownFields(def) ?? new Set(["metadata.namespace"]);
-  for (const part of splitTop(s)) {
-    const m = part.match(/^([^=!]+)(==|=|!=)(.*)$/);
-    if (!m) throw bad(`invalid selector: '${s}'; can't understand '${part}'`);
-    const path = m[1]!.trim();
-    if (path !== "metadata.name" && !known.has(path)) throw unknownField(def, path);
-    out.push({ path, op: m[2] === "!=" ? "!=" : "=", value: m[3]!.trim() });
+/** fields.splitTerms: on the commas no backslash escapes */
+function splitTerms(s: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let escaped = false;
+  for (let i = 0; i < s.length; i++) {
+    if (escaped) escaped = false;
+    else if (s[i] === "\\") escaped = true;
+    else if (s[i] === ",") { out.push(s.slice(start, i)); start = i + 1; }
   }
+  out.push(s.slice(start));
+  return out;
+}
+
+/** fields.UnescapeValue: `\\`, `\,` and `\=` are the characters; a bare `,` or `=` is refused */
+function unescapeValue(v: string): string {
+  let out = "";
+  for (let i = 0; i < v.length; i++) {
+    const c = v[i]!;
+    if (c === "\\") {
+      const next = v[++i];
+      if (next === "\\" || next === "," || next === "=") out += next;
+      else throw bad(`invalid field selector: invalid escape sequence: \\${next ?? ""}`);
+    } else if (c === "," || c === "=") {
+      throw bad(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+    } else out += c;
+  }
+  return out;
+}
+
+type FieldReq = { path: string; op: "=" | "!="; value: string };
+
+/** fields.ParseSelector: terms sorted, each split at its first `!=`, `==` or `=`, nothing trimmed */
+export function fieldTerms(s: string): FieldReq[] {
+  const out: FieldReq[] = [];
+  for (const part of splitTerms(s).sort()) {
+    if (!part) continue;
+    const at = [...part].findIndex((_, i) => /^(!=|==|=)/.test(part.slice(i)));
+    if (at < 0) throw bad(`invalid selector: '${s}'; can't understand '${part}'`);
+    const op = /^(!=|==|=)/.exec(part.slice(at))![1]!;
+    const value = unescapeValue(part.slice(at + op.length));
+    out.push({ path: part.slice(0, at), op: op === "!=" ? "!=" : "=", value });
+  }
+  return out;
+}
+
+/** fieldTerms, then the kind's field-label conversion of each term in that order */
+export function parseFieldSelector(s: string, def: Selectable): FieldReq[] {
+  const out = fieldTerms(s);
+  const known = ownFields(def) ?? new Set(["metadata.namespace"]);
+  for (const { path } of out) if (path !== "metadata.name" && !known.has(path)) throw unknownField(def, path);
   return out;
 }
 

@@ -13,7 +13,8 @@ import { checkRequestSize } from "./limits.ts";
 import type { UserInfo } from "./rbac.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
 import type { ServerContext } from "./server-context.ts";
-import { ApiStatusError, errors } from "./status.ts";
+import { errors } from "./status.ts";
+import { queryBool } from "./list-options.ts";
 import { nowTimestamp, present } from "./write-bodies.ts";
 import { checkStringData } from "./secret-data.ts";
 
@@ -22,42 +23,42 @@ export async function serverSideApply(
   ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string,
   sub: "status" | undefined, q: URLSearchParams, user: UserInfo,
 ): Promise<Response> {
-  const manager = q.get("fieldManager");
-  if (!manager) {
-    const required = "Required value: is required for apply patch";
-    throw new ApiStatusError(422, "Invalid", `PatchOptions.meta.k8s.io "" is invalid: fieldManager: ${required}`,
-      {
-        group: "meta.k8s.io", kind: "PatchOptions",
-        causes: [{ reason: "FieldValueRequired", message: required, field: "fieldManager" }],
-      });
-  }
-  const dryRun = dryRunOf(q, "PatchOptions");
+  const dryRun = dryRunOf(q, "PatchOptions", undefined, true);
+  const manager = q.get("fieldManager")!;
   const apiVersion = def.group ? `${def.group}/${version}` : version;
-  const body = await applyBody(req, def, apiVersion);
+  const body = await applyBody(req, def, apiVersion, ns);
   // typed before it is applied; merged into data by the update or create it becomes
   checkStringData(def, body, { via: "apply", configuration: body });
   const options = { strict: q.get("fieldValidation") === "Strict", dryRun };
   const review = (kind: "CreateOptions" | "UpdateOptions") => ({ ...options, review: reviewOptions(kind, q) });
   const applying = {
-    manager, force: q.get("force") === "true", apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
-    ...(sub ? { subresource: sub } : {}),
+    manager, force: queryBool(q.get("force")), apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
+    ignored: resetFields(def, version, sub), ...(sub ? { subresource: sub } : {}),
   };
   const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);
   if (existing) {
+    // a resourceVersion in the configuration is a precondition; a uid other than the stored one, an invalid change
+    const rv = body.metadata?.resourceVersion;
+    if (rv && rv !== existing.metadata.resourceVersion) throw errors.conflict(def.group, def.plural, name);
     const next = applyConfiguration(present(def, version, existing), body, applying);
     next.metadata.resourceVersion = existing.metadata.resourceVersion;
-    const updated = await ctx.admission.update(def, version, ns, name, next, user, sub, review("UpdateOptions"));
+    const checked = ctx.objects.uidOfPatched(def, ns, name, next, sub);
+    const updated = await ctx.admission.update(def, version, ns, name, checked, user, sub, review("UpdateOptions"));
     return objectResponse(req, def, await ctx.admission.present(def, version, updated));
   }
   if (sub) throw errors.notFound(def.group, def.plural, name);
-  const named = { ...body, metadata: { ...(body.metadata ?? {}), name } };
+  const { resourceVersion: _rv, ...metadata } = body.metadata ?? {};
+  const named = { ...body, metadata: { ...metadata, name } };
   const configuration = applyConfiguration(undefined, named, applying);
   const created = await ctx.admission.create(def, version, ns, configuration, user, review("CreateOptions"));
   return objectResponse(req, def, await ctx.admission.present(def, version, created), 201);
 }
 
-/** the apply configuration the request carries: a YAML object of the resource's apiVersion and kind, or 400 */
-async function applyBody(req: Request, def: ResourceDef, apiVersion: string): Promise<any> {
+/**
+ * the apply configuration the request carries: a YAML object of the resource's apiVersion and kind, in the request's
+ * namespace, naming no managedFields; or 400
+ */
+async function applyBody(req: Request, def: ResourceDef, apiVersion: string, ns: string): Promise<any> {
   const text = await req.text();
   checkRequestSize(text);
   let body: any;
@@ -70,8 +71,26 @@ async function applyBody(req: Request, def: ResourceDef, apiVersion: string): Pr
     throw errors.badRequest("the apply patch must be an object");
   }
   if (body.apiVersion !== apiVersion || body.kind !== def.kind) {
-    const got = `(got ${body.apiVersion ?? "none"}, ${body.kind ?? "none"})`;
-    throw errors.badRequest(`the apply configuration must be of apiVersion ${apiVersion}, kind ${def.kind} ${got}`);
+    // schema.GroupVersionKind's String()
+    const given = String(body.apiVersion ?? "");
+    const [group, version] = given.includes("/") ? given.split("/", 2) : ["", given];
+    throw errors.badRequest(`invalid object type: ${group}/${version}, Kind=${body.kind ?? ""}`);
+  }
+  if (body.metadata?.managedFields !== undefined && body.metadata?.managedFields !== null) {
+    throw errors.badRequest("metadata.managedFields must be nil");
+  }
+  const namespace = body.metadata?.namespace;
+  if (def.namespaced && namespace && namespace !== ns) {
+    throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
   }
   return body;
+}
+
+/**
+ * GetResetFields of the write's strategy, as FieldsV1 paths: a main resource with a status subresource resets
+ * status; its /status resets spec (a built-in kind's, its labels too)
+ */
+function resetFields(def: ResourceDef, version: string, sub: "status" | undefined): string[][] {
+  if (sub === "status") return def.crdName ? [["f:spec"]] : [["f:spec"], ["f:metadata", "f:labels"]];
+  return def.statusVersions.has(version) ? [["f:status"]] : [];
 }

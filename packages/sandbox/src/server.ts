@@ -6,8 +6,10 @@
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import { dryRunOf } from "./dry-run.ts";
 import { mediaType, objectResponse, readJson } from "./bodies.ts";
-import { deleteReviewOptions, reviewOptions } from "./admission-review.ts";
+import { reviewOptions } from "./admission-review.ts";
+import { deleteCollection, deleteOne } from "./delete-request.ts";
 import { listObjects } from "./list.ts";
+import { checkGetResourceVersion, queryBool } from "./list-options.ts";
 import type { Objects } from "./objects.ts";
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
@@ -19,7 +21,6 @@ import { scalePaths, scaleRequest } from "./scale.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { partialList, partialObject, partialView } from "./partial.ts";
 import { route, verbOf, type Target } from "./routing.ts";
-import { makeSelector } from "./selectors.ts";
 import { serverSideApply } from "./server-apply.ts";
 import { ApiStatusError, errorResponse, errors, jsonResponse } from "./status.ts";
 import { clientOf } from "./client-faults.ts";
@@ -54,7 +55,7 @@ export async function handle(ctx: ServerContext, req: Request): Promise<Response
   const target = route(url.pathname);
   const q = url.searchParams;
   const resource = target.type === "resource" ? target : undefined;
-  const isWatch = !!resource && (resource.legacyWatch || q.get("watch") === "true" || q.get("watch") === "1");
+  const isWatch = !!resource && (resource.legacyWatch || queryBool(q.get("watch")));
   const verb = resource ? verbOf(req.method, !!resource.name, isWatch) ?? req.method.toLowerCase() : "get";
   const plural = resource?.plural;
   const query = url.search.replace(/^\?/, "");
@@ -204,6 +205,7 @@ async function resourceRequest(
       if (sub) throw errors.methodNotAllowed();
       return listRequest(ctx, req, def, version, ns, q);
     case "get":
+      checkGetResourceVersion(q.get("resourceVersion"), ctx.store.rv);
       return getRequest(ctx, req, def, version, ns, name!, out);
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
@@ -224,13 +226,9 @@ async function resourceRequest(
       const options = writing("PatchOptions");
       return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, options));
     }
-    case "delete": {
+    case "delete":
       if (sub) throw errors.methodNotAllowed();
-      const opts = await readJson(req);
-      const dryRun = dryRunOf(q, "DeleteOptions", opts);
-      const review = deleteReviewOptions(opts, q);
-      return out(await ctx.admission.delete(def, version, ns, name!, opts, user, dryRun, review));
-    }
+      return deleteOne(ctx, req, def, version, ns, name!, q, user, out);
     case "deletecollection":
       return deleteCollection(ctx, req, def, version, ns, q);
     default:
@@ -265,20 +263,4 @@ async function listRequest(
   if (view) return jsonResponse(partialList(def, list, view));
   if (wantsTable(req.headers.get("accept"))) return jsonResponse(toTable(def, version, list.items, list.metadata));
   return jsonResponse(list);
-}
-
-/** DELETE on a collection: each selected object deleted as by its own DELETE */
-async function deleteCollection(
-  ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, q: URLSearchParams,
-): Promise<Response> {
-  const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def);
-  const dryRun = dryRunOf(q, "DeleteOptions", await readJson(req));
-  const list = listObjects(ctx.store, def, version, ns, new URLSearchParams()) as { items: any[] };
-  for (const item of list.items) {
-    if (selector && !selector(item)) continue;
-    try {
-      ctx.objects.delete(def, item.metadata.namespace ?? "", item.metadata.name, undefined, dryRun);
-    } catch { /* raced */ }
-  }
-  return jsonResponse({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200 });
 }

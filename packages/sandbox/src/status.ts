@@ -67,8 +67,8 @@ export function statusBody(code: number, reason: string, message: string, detail
   const body: StatusBody = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
   if (!reason) delete body.reason; // as the real server sends some 500s (etcd's errors), with no reason at all
   if (details) {
-    const { group, ...rest } = details;
-    body.details = group ? details : rest; // omitempty: no `group: ""` on the wire
+    // omitempty: no `group: ""` (nor an empty name, kind or uid) on the wire
+    body.details = Object.fromEntries(Object.entries(details).filter(([, v]) => v !== "" && v !== undefined));
   }
   return body;
 }

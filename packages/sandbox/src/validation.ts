@@ -1,19 +1,36 @@
 // What the real server checks of a body before storing it beyond the metadata rules (objects.ts):
-// custom resources by their version's structural schema, built-in kinds' unknown fields under
-// fieldValidation=Strict, immutable ConfigMaps and Secrets, and the legacy Event validation.
+// labels, annotations, owners and finalizers (meta-validation.ts), custom resources by their
+// version's structural schema, built-in kinds' unknown fields under fieldValidation=Strict,
+// immutable ConfigMaps and Secrets, and the legacy Event validation.
 
 import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
 import { applySchema, invalidError, strictDecodingError, type Cause } from "./schema.ts";
 import { deepEqual } from "./patch.ts";
-import { isSecret, secretKeyCauses } from "./secret-data.ts";
+import { configMapKeyCauses, isSecret, secretKeyCauses } from "./secret-data.ts";
+import { metadataCauses } from "./meta-validation.ts";
+import { ApiStatusError } from "./status.ts";
 
 /**
  * What the real server does to a body before storing it beyond the metadata rules: custom
  * resources are pruned and type-checked by their version's structural schema (schema.ts);
- * Events get the legacy Event validation (the namespace of the involved object). Throws 422.
+ * Events get the legacy Event validation (the namespace of the involved object); every kind's
+ * metadata is checked first (meta-validation.ts). Throws 422.
  */
 export function validateWrite(def: ResourceDef, version: string, body: any, old?: any, strict = false): void {
+  const meta = metadataCauses(def, body, old !== undefined);
+  try {
+    validateKind(def, version, body, old, strict);
+  } catch (e) {
+    // the kind's own causes follow the metadata's in one 422
+    const causes = e instanceof ApiStatusError && e.code === 422 ? e.details?.causes : undefined;
+    if (!meta.length || !causes) throw e;
+    throw invalidError(def.group, def.kind, body.metadata?.name ?? "", [...meta, ...causes as Cause[]]);
+  }
+  if (meta.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", meta);
+}
+
+function validateKind(def: ResourceDef, version: string, body: any, old: any, strict: boolean): void {
   if (def.crdName) {
     applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
     return;
@@ -28,8 +45,8 @@ export function validateWrite(def: ResourceDef, version: string, body: any, old?
     const causes = immutableCauses(def.plural, body, old);
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
-  if (isSecret(def)) {
-    const causes = secretKeyCauses(body);
+  if (isSecret(def) || (def.group === "" && def.plural === "configmaps")) {
+    const causes = isSecret(def) ? secretKeyCauses(body) : configMapKeyCauses(body);
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
   if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {

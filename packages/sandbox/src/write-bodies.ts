@@ -89,6 +89,9 @@ export function updatedBody(
     next = clone(old);
     if (input.status === undefined) delete next.status;
     else next.status = clone(input.status);
+    // the managedFields the write brings (an apply's) are kept, as the status strategies keep them
+    const managed = input.metadata?.managedFields;
+    if (managed !== undefined) next.metadata.managedFields = clone(managed);
   } else {
     next = takeStringData(def, clone(input), DECODE);
     const m = next.metadata ?? {};

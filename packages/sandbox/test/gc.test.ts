@@ -91,5 +91,5 @@ test("an unknown propagationPolicy is refused with the real server's message", a
   const { parent } = await family(0);
   const r = await api(sb, "DELETE", `${CM}/${parent.metadata.name}`, { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Sideways" });
   expect(r.status).toBe(422);
-  expect(r.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan"');
+  expect(r.body.message).toBe('DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"');
 });
