@@ -3,7 +3,7 @@
 // the object's current conditions with this one added or replaced.
 // Pure; never reads the clock except for a new transition.
 
-import Type from "typebox";
+import type { TArray, TInteger, TLiteral, TObject, TOptional, TString, TUnion } from "typebox";
 import type { Condition } from "../kube/index.ts";
 import type { KubeObject } from "../kube/index.ts";
 
@@ -93,18 +93,42 @@ function current(patch: WithStatus, object: KubeObject | undefined): Condition[]
  * Status conditions: `set(patch, condition, { object })` into a handler's patch, `get(obj, type)`,
  * `isTrue(obj, type)`.
  */
-/**
- * The status schema of the conditions `set` writes (metav1.Condition), for a `defineResource` status:
- * `status: Type.Object({ conditions: Type.Optional(conditions.schema) })`. A status schema that does not
- * name `conditions` has the API server prune them from every write, silently.
- */
-const schema = Type.Array(Type.Object({
-  type: Type.String(),
-  status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
-  reason: Type.Optional(Type.String()),
-  message: Type.Optional(Type.String()),
-  lastTransitionTime: Type.Optional(Type.String()),
-  observedGeneration: Type.Optional(Type.Integer()),
-}));
+/** The TypeBox type of `conditions.schema`. */
+export type ConditionsSchema = TArray<TObject<{
+  type: TString;
+  status: TUnion<[TLiteral<"True">, TLiteral<"False">, TLiteral<"Unknown">]>;
+  reason: TOptional<TString>;
+  message: TOptional<TString>;
+  lastTransitionTime: TOptional<TString>;
+  observedGeneration: TOptional<TInteger>;
+}>>;
 
-export const conditions = { set, get, isTrue, schema };
+let schema: ConditionsSchema | undefined;
+
+/**
+ * Made when first read: TypeBox is loaded then (an operator that never reads it, the example's, does not pay
+ * for TypeBox's modules at start-up; one that defines resources has loaded it already).
+ */
+function conditionsSchema(): ConditionsSchema {
+  const Type = (require("typebox") as typeof import("typebox")).default;
+  return Type.Array(Type.Object({
+    type: Type.String(),
+    status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
+    reason: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+    lastTransitionTime: Type.Optional(Type.String()),
+    observedGeneration: Type.Optional(Type.Integer()),
+  }));
+}
+
+export const conditions = {
+  set, get, isTrue,
+  /**
+   * The status schema of the conditions `set` writes (metav1.Condition), for a `defineResource` status:
+   * `status: Type.Object({ conditions: Type.Optional(conditions.schema) })`. A status schema that does not
+   * name `conditions` has the API server prune them from every write, silently.
+   */
+  get schema(): ConditionsSchema {
+    return (schema ??= conditionsSchema());
+  },
+};

@@ -46,7 +46,9 @@ export {
   adopt, appendOwnerReference, label, removeOwnerReference, type AdoptOptions, type LabelOptions,
   type OwnerReferenceOptions,
 } from "./children.ts";
-export { conditions, type Condition, type ConditionInput, type SetConditionOptions } from "./conditions.ts";
+export {
+  conditions, type Condition, type ConditionInput, type ConditionsSchema, type SetConditionOptions,
+} from "./conditions.ts";
 // What every per-object handler sees, whatever its kind.
 export type {
   Diff, DiffItem, Patch, MergePatch, SpecOf, StatusOf, FieldPath, ValueAt, ObjectContext,

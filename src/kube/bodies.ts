@@ -25,10 +25,6 @@ export function encodedBody(
   return { body: JSON.stringify(body), contentType };
 }
 
-/**
- * An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the
- * caller asked for it).
- */
 /** parsedBody, the object's managedFields cut first (managed-fields.ts). */
 export function parsedSlimBody<T>(text: string): T {
   if (!text) return undefined as T;
@@ -39,6 +35,10 @@ export function parsedSlimBody<T>(text: string): T {
   }
 }
 
+/**
+ * An answer's body: its JSON, nothing for an empty one, or the text when it is not JSON (e.g. /healthz: the
+ * caller asked for it).
+ */
 export function parsedBody<T>(text: string): T {
   if (!text) return undefined as T;
   try {

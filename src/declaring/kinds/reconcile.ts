@@ -23,7 +23,8 @@ export interface ObjectKey {
  * Objects of another resource that matter to reconciled objects: `map` names the reconciled
  * objects to run again when one of them changes (controller-runtime's EnqueueRequestsFromMapFunc,
  * kube-rs's `watches`). E.g. a ConfigMap → the apps that mount it. Its second argument's `cache`
- * is the reconcile's `ctx.cache` (its namespace the watched object's), for a map that looks the
+ * is the reconcile's `ctx.cache` (its namespace the watched object's; none for a cluster-scoped
+ * one: a `get` of a namespaced resource names its namespace), for a map that looks the
  * reconciled objects up instead of reading their names off the watched one:
  * `map: (secret, { cache }) => cache.list(apps).filter((app) => app.spec.secret === secret.metadata.name)
  *   .map((app) => ({ name: app.metadata.name }))`.
