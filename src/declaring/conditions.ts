@@ -126,7 +126,7 @@ export const conditions = {
   /**
    * The status schema of the conditions `set` writes (metav1.Condition), for a `defineResource` status:
    * `status: Type.Object({ conditions: Type.Optional(conditions.schema) })`. A status schema that does not
-   * name `conditions` has the API server prune them from every write, silently.
+   * name `conditions` has the API server prune them from every write (kobun logs a warning once).
    */
   get schema(): ConditionsSchema {
     return (schema ??= conditionsSchema());

@@ -125,6 +125,7 @@ async function sendStatus(send: Sending): Promise<"gone" | undefined> {
   const answer = await patchStatus(target.client, resource, body, status, newest, signal);
   if (answer === "gone") return "gone";
   send.newest = answer;
+  saidPruned(target, status, answer);
   if (status[STATUS_KEY] && send.newest?.status?.[STATUS_KEY] === undefined && storage.mode === "status") {
     const message = "status.kobun was pruned by the resource's schema: keeping kobun's progress in annotations instead";
     target.logger.warn(message, { resource: resource.plural });
@@ -133,6 +134,28 @@ async function sendStatus(send: Sending): Promise<"gone" | undefined> {
     if (kept) send.main = combinePatches(send.main, kept);
   }
   return undefined;
+}
+
+/** The status fields said pruned, by resource: each is said once. */
+const prunedSaid = new WeakMap<Resource, Set<string>>();
+
+/**
+ * Says which top-level fields of a /status write the answer lacks: the resource's status schema does not name
+ * them, and the API server dropped them without a word (a condition, a handler's result). status.kobun is
+ * sendStatus's own case.
+ */
+function saidPruned(target: PatchTarget, sent: Record<string, any>, answer: KubeObject): void {
+  for (const key in sent) {
+    if (key === STATUS_KEY || sent[key] === null || answer.status?.[key] !== undefined) continue;
+    let said = prunedSaid.get(target.resource);
+    if (!said) prunedSaid.set(target.resource, (said = new Set()));
+    if (said.has(key)) continue;
+    said.add(key);
+    const hint = key === "conditions" ? " (conditions.schema is theirs)" : "";
+    target.logger.warn(`status.${key} was pruned by the resource's schema: name it in the status schema${hint}`, {
+      resource: target.resource.plural,
+    });
+  }
 }
 
 /** The main-object PATCH (with the finalizer change if `finalizer`); 409 re-reads and recomputes. */

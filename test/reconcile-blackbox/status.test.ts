@@ -4,7 +4,8 @@
 // status write does not run the reconcile again; the object and its status take a request each.
 
 import { expect, test } from "bun:test";
-import { conditions, Registry } from "kobun";
+import { conditions, defineResource, Registry } from "kobun";
+import Type from "typebox";
 import { Calls, operate, Widgets } from "./kit.ts";
 
 test("status with observedGeneration and a condition; unchanged status not sent; a throw writes nothing", async () => {
@@ -66,4 +67,22 @@ test("ctx.patch is written in one request for the object and one for its status"
   await kit.consistently(Widgets, "one", (o) => o?.metadata.resourceVersion === done.metadata.resourceVersion, { for: 300 });
   // The kit's apply (a PATCH, server-side apply), then the object's and the status's.
   expect(kit.sandbox.stats.requests("patch", { plural: "widgets" }) - before).toBe(3);
+}, 60_000);
+
+test("a status field the resource's schema does not name is pruned by the API server: said once, by name", async () => {
+  const Gadgets = defineResource({
+    group: "blackbox.kobun.dev", kind: "Gadget", plural: "gadgets",
+    schema: { spec: Type.Object({}), status: Type.Object({ ready: Type.Optional(Type.Boolean()) }) },
+  });
+  const registry = new Registry();
+  registry.on.reconcile(Gadgets, (ctx) => {
+    ctx.patch.status.ready = true;
+    conditions.set(ctx.patch, { type: "Ready", status: true }, { object: ctx.body });
+  });
+  await using kit = await operate(registry);
+  for (const name of ["g1", "g2"]) await kit.apply(Gadgets, { metadata: { name }, spec: {} });
+  for (const name of ["g1", "g2"]) await kit.until(Gadgets, name, (o) => o.status?.ready === true);
+  await kit.logs.until(/status\.conditions was pruned.*conditions\.schema/);
+  expect(kit.logs.lines.filter((line) => line.includes("status.conditions was pruned")).length).toBe(1);
+  expect(((await kit.get(Gadgets, "g1"))?.status as Record<string, unknown>).conditions).toBeUndefined();
 }, 60_000);
