@@ -108,10 +108,15 @@ export function typesFromCRDs(docs: unknown[]): string {
     }
   }
   const kindsShared = sharedKinds(crds);
+  const taken = new Set<string>();
   for (const crd of crds) {
     const { group, names, versions = [] } = crd.spec;
-    // A kind that two of the CRDs' groups both have is named with its group too: `CertificateCertManagerIo`.
-    const kind = kindsShared.has(names.kind) ? `${names.kind}${pascal(group)}` : names.kind;
+    // A kind that two of the CRDs' groups both have is named with its group too: `CertificateCertManagerIo`;
+    // groups that still read alike (a-b.io, a.b.io) are numbered in the order given.
+    const named = kindsShared.has(names.kind) ? `${names.kind}${pascal(group)}` : names.kind;
+    let kind = named;
+    for (let n = 2; taken.has(kind); n++) kind = `${named}${n}`;
+    taken.add(kind);
     for (const version of versions) {
       if (version.served === false) continue; // the API server answers 404 for it: nothing to type
       const schema = version.schema?.openAPIV3Schema ?? crd.spec.validation?.openAPIV3Schema

@@ -63,6 +63,18 @@ describe("kobun generate types", () => {
     expect(text.split("replicas?: number;")).toHaveLength(2); // in v1 only
   });
 
+  test("a kind of several groups is named with its group; groups that read alike are numbered", () => {
+    const of = (group: string) => ({
+      kind: "CustomResourceDefinition", metadata: { name: `certs.${group}` },
+      spec: { group, names: { kind: "Cert", plural: "certs" }, versions: [{ name: "v1", served: true, storage: true }] },
+    });
+    const exported = typesFromCRDs([of("a-b.io"), of("a.b.io"), of("x.io")]).split("\n")
+      .filter((line) => line.startsWith("export type"));
+    expect(exported).toEqual([
+      "export type CertABIo = CertABIoV1;", "export type CertABIo2 = CertABIo2V1;", "export type CertXIo = CertXIoV1;",
+    ]);
+  });
+
   test("the output typechecks, and refuses values the schema refuses", async () => {
     writeFileSync(join(work, "widgets.ts"), typesFromCRDs([crd]));
     writeFileSync(join(work, "use.ts"), [
