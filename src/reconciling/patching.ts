@@ -140,22 +140,44 @@ async function sendStatus(send: Sending): Promise<"gone" | undefined> {
 const prunedSaid = new WeakMap<Resource, Set<string>>();
 
 /**
- * Says which top-level fields of a /status write the answer lacks: the resource's status schema does not name
- * them, and the API server dropped them without a word (a condition, a handler's result). status.kobun is
- * sendStatus's own case.
+ * Says which fields of a /status write the answer lacks (into objects and lists of objects, a few levels deep): the
+ * resource's status schema does not name them, and the API server dropped them without a word (a condition's,
+ * a handler's result). status.kobun is sendStatus's own case.
  */
 function saidPruned(target: PatchTarget, sent: Record<string, any>, answer: KubeObject): void {
-  for (const key in sent) {
-    if (key === STATUS_KEY || sent[key] === null || answer.status?.[key] !== undefined) continue;
+  const { [STATUS_KEY]: _own, ...rest } = sent;
+  for (const path of prunedPaths(rest, answer.status ?? {}, "status", 4)) {
     let said = prunedSaid.get(target.resource);
     if (!said) prunedSaid.set(target.resource, (said = new Set()));
-    if (said.has(key)) continue;
-    said.add(key);
-    const hint = key === "conditions" ? " (conditions.schema is theirs)" : "";
-    target.logger.warn(`status.${key} was pruned by the resource's schema: name it in the status schema${hint}`, {
+    if (said.has(path)) continue;
+    said.add(path);
+    const hint = path.startsWith("status.conditions") ? " (conditions.schema is theirs)" : "";
+    target.logger.warn(`${path} was pruned by the resource's schema: name it in the status schema${hint}`, {
       resource: target.resource.plural,
     });
   }
+}
+
+/** The paths of `sent`'s fields that `kept` lacks ("status.info.b", "status.conditions[].reason"). */
+function prunedPaths(sent: Record<string, any>, kept: Record<string, any>, at: string, depth: number): string[] {
+  const paths: string[] = [];
+  for (const key in sent) {
+    const [value, held] = [sent[key], kept[key]];
+    if (value === null || value === undefined) continue; // a deletion, or nothing sent
+    if (held === undefined) paths.push(`${at}.${key}`);
+    else if (depth <= 1) continue;
+    else if (isObject(value) && isObject(held)) paths.push(...prunedPaths(value, held, `${at}.${key}`, depth - 1));
+    else if (Array.isArray(value) && Array.isArray(held)) {
+      value.forEach((item, i) => {
+        if (isObject(item) && isObject(held[i])) paths.push(...prunedPaths(item, held[i], `${at}.${key}[]`, depth - 1));
+      });
+    }
+  }
+  return [...new Set(paths)];
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The main-object PATCH (with the finalizer change if `finalizer`); 409 re-reads and recomputes. */
