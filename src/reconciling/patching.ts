@@ -145,35 +145,36 @@ const prunedSaid = new WeakMap<Resource, Set<string>>();
  * a handler's result). status.kobun is sendStatus's own case.
  */
 function saidPruned(target: PatchTarget, sent: Record<string, any>, answer: KubeObject): void {
-  const { [STATUS_KEY]: _own, ...rest } = sent;
-  for (const path of prunedPaths(rest, answer.status ?? {}, "status", 4)) {
+  prunedFields(sent, answer.status ?? {}, "status", 4, (path) => {
     let said = prunedSaid.get(target.resource);
     if (!said) prunedSaid.set(target.resource, (said = new Set()));
-    if (said.has(path)) continue;
+    if (said.has(path)) return;
     said.add(path);
     const hint = path.startsWith("status.conditions") ? " (conditions.schema is theirs)" : "";
     target.logger.warn(`${path} was pruned by the resource's schema: name it in the status schema${hint}`, {
       resource: target.resource.plural,
     });
-  }
+  });
 }
 
-/** The paths of `sent`'s fields that `kept` lacks ("status.info.b", "status.conditions[].reason"). */
-function prunedPaths(sent: Record<string, any>, kept: Record<string, any>, at: string, depth: number): string[] {
-  const paths: string[] = [];
+/** Calls `found` with the path of each field of `sent` that `kept` lacks ("status.info.b", "status.list[].x"). */
+function prunedFields(
+  sent: Record<string, any>, kept: Record<string, any>, at: string, depth: number, found: (path: string) => void,
+): void {
   for (const key in sent) {
     const [value, held] = [sent[key], kept[key]];
-    if (value === null || value === undefined) continue; // a deletion, or nothing sent
-    if (held === undefined) paths.push(`${at}.${key}`);
+    // null: a deletion; status.kobun: sendStatus's own case
+    if (value === null || value === undefined || (key === STATUS_KEY && at === "status")) continue;
+    if (held === undefined) found(`${at}.${key}`);
     else if (depth <= 1) continue;
-    else if (isObject(value) && isObject(held)) paths.push(...prunedPaths(value, held, `${at}.${key}`, depth - 1));
+    else if (isObject(value) && isObject(held)) prunedFields(value, held, `${at}.${key}`, depth - 1, found);
     else if (Array.isArray(value) && Array.isArray(held)) {
-      value.forEach((item, i) => {
-        if (isObject(item) && isObject(held[i])) paths.push(...prunedPaths(item, held[i], `${at}.${key}[]`, depth - 1));
-      });
+      const path = `${at}.${key}[]`;
+      for (let i = 0; i < value.length; i++) {
+        if (isObject(value[i]) && isObject(held[i])) prunedFields(value[i], held[i], path, depth - 1, found);
+      }
     }
   }
-  return [...new Set(paths)];
 }
 
 function isObject(value: unknown): value is Record<string, any> {
