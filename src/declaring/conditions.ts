@@ -111,14 +111,16 @@ let schema: ConditionsSchema | undefined;
  */
 function conditionsSchema(): ConditionsSchema {
   const Type = (require("typebox") as typeof import("typebox")).default;
+  // metav1.Condition's markers as controller-gen writes them: a list keyed by `type` (server-side apply
+  // merges two writers' conditions by type instead of replacing the list; a second entry of a type is refused).
   return Type.Array(Type.Object({
-    type: Type.String(),
+    type: Type.String({ minLength: 1, maxLength: 316 }),
     status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
-    reason: Type.Optional(Type.String()),
-    message: Type.Optional(Type.String()),
-    lastTransitionTime: Type.Optional(Type.String()),
-    observedGeneration: Type.Optional(Type.Integer()),
-  }));
+    reason: Type.Optional(Type.String({ maxLength: 1024 })),
+    message: Type.Optional(Type.String({ maxLength: 32768 })),
+    lastTransitionTime: Type.Optional(Type.String({ format: "date-time" })),
+    observedGeneration: Type.Optional(Type.Integer({ minimum: 0, format: "int64" })),
+  }), { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] });
 }
 
 export const conditions = {

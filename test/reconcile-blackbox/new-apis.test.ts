@@ -115,6 +115,20 @@ test("a cluster-scoped watched object (a Namespace) maps to namespaced objects t
   expect(views[0]).toEqual({ all: ["default/a", "other/a", "other/b"], got: [{ name: "b", namespace: "other" }] });
 }, 90_000);
 
+test("a cluster-scoped watched object's map gives a key without a namespace: warned once, wakes nothing", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), {
+    watches: [{ resource: resource.namespaces, map: (ns) => (ns.metadata.labels?.probe ? { name: "w" } : null) }],
+  });
+  await using kit = await operate(registry, undefined, { timeout: 30_000 });
+  await kit.apply(Widgets, { metadata: { name: "w" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "w's first run", 30_000);
+  await kit.apply(resource.namespaces, { metadata: { name: "probed", labels: { probe: "yes" } } });
+  expect(String(await kit.logs.until(/without a namespace/))).toMatch(/widgets are namespaced/);
+  await kit.consistently(Widgets, "w", () => calls.of("w").length === 1, { for: 300 });
+}, 90_000);
+
 test("a map reading what the operator does not watch: logged, wakes nothing; a deleted object maps", async () => {
   const calls = new Calls();
   const registry = new Registry();
@@ -185,6 +199,37 @@ test("conditions.schema: each field conditions.set writes survives; the CRD's st
   // The API server holds the status to the enum.
   const refused = await kit.patchStatus(Databases, "db", { conditions: mistyped }).then(() => "accepted", String);
   expect(refused).toMatch(/Unsupported value|422|Invalid/);
+}, 90_000);
+
+test("conditions.schema: a list keyed by type, so two managers' server-side applies merge by condition type", async () => {
+  const items = (crd: any) => crd.spec.versions[0].schema.openAPIV3Schema.properties.status.properties.conditions;
+  const list = items(Databases.crd);
+  expect([list["x-kubernetes-list-type"], list["x-kubernetes-list-map-keys"]]).toEqual(["map", ["type"]]);
+  expect(list.items.properties.lastTransitionTime.format).toBe("date-time");
+  const registry = new Registry();
+  registry.on.reconcile(Databases, () => {}); // installs the CRD; writes no condition
+  await using kit = await operate(registry, undefined, { timeout: 30_000 });
+  await kit.apply(Databases, { metadata: { name: "merged" }, spec: { size: 1 } });
+  const at = "2026-01-01T00:00:00Z";
+  const applyStatus = async (manager: string, type: string, status: string) => {
+    const url = `${kit.sandbox.url}/apis/blackbox.kobun.dev/v1/namespaces/default/databases/merged/status`
+      + `?fieldManager=${manager}&force=true`;
+    const body = {
+      apiVersion: "blackbox.kobun.dev/v1", kind: "Database", metadata: { name: "merged" },
+      status: { conditions: [{ type, status, reason: "R", lastTransitionTime: at }] },
+    };
+    const answer = await fetch(url, {
+      method: "PATCH", headers: { "content-type": "application/apply-patch+yaml" }, body: JSON.stringify(body),
+    });
+    expect(answer.status).toBe(200);
+    return (await answer.json()) as { status: { conditions: { type: string; status: string }[] } };
+  };
+  await applyStatus("one", "Ready", "True");
+  const both = await applyStatus("two", "Synced", "False");
+  expect(both.status.conditions.map((c) => `${c.type}=${c.status}`).sort()).toEqual(["Ready=True", "Synced=False"]);
+  const twice = [{ type: "Ready", status: "True" as const }, { type: "Ready", status: "False" as const }];
+  const refused = await kit.patchStatus(Databases, "merged", { conditions: twice }).then(() => "accepted", String);
+  expect(refused).toMatch(/Duplicate value/);
 }, 90_000);
 
 test("a /status field the answer lacks: warned once per resource and field; not for an open status", async () => {

@@ -7,11 +7,12 @@
 // and map values too, and inside a default just filled in — then every value is checked against
 // its schema `type` (`nullable`, `x-kubernetes-int-or-string`) → 422 Invalid with
 // `FieldValueTypeInvalid` causes, and against its value constraints (schema-values.ts: required,
-// enum, bounds, lengths, patterns, counts).
+// enum, bounds, lengths, patterns, counts), and list-type sets' and maps' repeats (list-types.ts).
 // Unchanged values of an update are not re-validated (validation ratcheting, GA since 1.33).
 // Not validated: formats and CEL rules.
 
 import { deepEqual } from "./patch.ts";
+import { listTypeCauses } from "./list-types.ts";
 import { objectCauses, requiredCauses, valueCauses, type Cause } from "./schema-values.ts";
 import { ApiStatusError, type StatusDetails } from "./status.ts";
 
@@ -169,6 +170,7 @@ export function validateSchema(
       value.forEach((item, i) => validateSchema(item, s.items as Schema, `${path}[${i}]`, undefined, out));
     }
     valueCauses(value, s, path, out);
+    listTypeCauses(value, s, path, out);
     return;
   }
   if (!isObj(value) || s["x-kubernetes-int-or-string"]) {

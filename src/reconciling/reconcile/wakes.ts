@@ -86,6 +86,7 @@ function ownersOf(object: KubeObject, parent: Resource): { name: string; namespa
 function mapped(
   watched: ReconcileSpec["watches"][number], parent: Resource, spec: ReconcileSpec, logger: Logger, to: Reconciler,
 ): WakeRoute["targets"] {
+  let warned = false; // said once per map: it maps every event the same way
   return (object) => {
     let keys: ReturnType<typeof watched.map>;
     try {
@@ -98,7 +99,18 @@ function mapped(
     }
     const list = keys == null ? [] : Array.isArray(keys) ? keys : [keys];
     const home = parent.namespaced ? object.metadata.namespace : undefined;
-    return list.map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
+    const targets = list.map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
+    if (!parent.namespaced || warned) return targets;
+    // A cluster-scoped watched object has no namespace to lend its keys: a key without one names no object.
+    const homeless = targets.find((target) => !target.namespace);
+    if (homeless) {
+      warned = true;
+      logger.warn(`on.reconcile "${spec.id}": a watches map gave a key without a namespace; ` +
+        `${parent.plural} are namespaced, so it wakes nothing (give each key its namespace)`, {
+        watched: object.metadata.name, key: homeless.name,
+      });
+    }
+    return targets;
   };
 }
 
