@@ -1,6 +1,6 @@
 // `kobun generate types --crd FILE…` (or `--from-cluster --kubeconfig FILE`): TypeScript
 // interfaces from existing CRDs, one per served
-// version (`KobunExampleV1`), plus the kind's name for the storage version, ready for
+// version (`KobunExampleV1`), plus the kind's name for the storage version (served) or the top served one, for
 // `resource<KobunExample>("kobunexamples.kobun.dev/v1")`; a kind two groups share is named
 // with its group too (`CertificateCertManagerIoV1`). Pure text out of parsed CRDs.
 
@@ -117,6 +117,7 @@ export function typesFromCRDs(docs: unknown[]): string {
     let kind = named;
     for (let n = 2; taken.has(kind); n++) kind = `${named}${n}`;
     taken.add(kind);
+    const aliased = aliasedVersion(versions);
     for (const version of versions) {
       if (version.served === false) continue; // the API server answers 404 for it: nothing to type
       const schema = version.schema?.openAPIV3Schema ?? crd.spec.validation?.openAPIV3Schema
@@ -130,10 +131,27 @@ export function typesFromCRDs(docs: unknown[]): string {
       ]);
       const doc = `/** ${names.kind} ${group}/${version.name} (${names.plural}.${group}/${version.name}). */`;
       out.push(doc, `export interface ${name} ${body}`, "");
-      if (version.storage) out.push(`export type ${kind} = ${name};`, "");
+      if (version === aliased) out.push(`export type ${kind} = ${name};`, "");
     }
   }
   return out.join("\n");
+}
+
+/**
+ * The version the kind's own name stands for: the storage version when it is served, else the served one that
+ * kubectl would pick (Kubernetes' version priority: GA, then beta, then alpha, the higher number first).
+ */
+function aliasedVersion(versions: any[]): any {
+  const served = versions.filter((version) => version.served !== false);
+  return served.find((version) => version.storage) ?? served.sort((a, b) => rank(b.name) - rank(a.name))[0];
+}
+
+/** A version's place in Kubernetes' priority, higher first: v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > others. */
+function rank(name: string): number {
+  const parts = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(String(name));
+  if (!parts) return -1;
+  const stage = parts[2] === undefined ? 2 : parts[2] === "beta" ? 1 : 0;
+  return stage * 1e8 + Number(parts[1]) * 1e4 + Number(parts[3] ?? 0);
 }
 
 /** The kinds more than one API group among `crds` has. */

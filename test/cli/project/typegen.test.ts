@@ -75,6 +75,22 @@ describe("kobun generate types", () => {
     ]);
   });
 
+  test("the kind's own name: the storage version, or when it is not served the served one kubectl picks", () => {
+    const versions = (storage: string, unserved: string[]) => ({
+      kind: "CustomResourceDefinition", metadata: { name: "gears.example.com" },
+      spec: {
+        group: "example.com", names: { kind: "Gear", plural: "gears" },
+        versions: ["v1alpha1", "v1beta1", "v1beta2", "v1", "v2beta1"]
+          .map((name) => ({ name, served: !unserved.includes(name), storage: name === storage })),
+      },
+    });
+    const alias = (crd: object) => typesFromCRDs([crd]).split("\n").filter((line) => line.startsWith("export type"));
+    expect(alias(versions("v1beta1", []))).toEqual(["export type Gear = GearV1beta1;"]);
+    expect(alias(versions("v1beta1", ["v1beta1"]))).toEqual(["export type Gear = GearV1;"]);
+    expect(alias(versions("v1", ["v1"]))).toEqual(["export type Gear = GearV2beta1;"]);
+    expect(alias(versions("v1", ["v1", "v2beta1"]))).toEqual(["export type Gear = GearV1beta2;"]);
+  });
+
   test("the output typechecks, and refuses values the schema refuses", async () => {
     writeFileSync(join(work, "widgets.ts"), typesFromCRDs([crd]));
     writeFileSync(join(work, "use.ts"), [
