@@ -1,11 +1,13 @@
 // Status conditions (metav1.Condition) set into a handler's patch: the helper every operator
 // writes by hand. A merge patch replaces arrays whole, so the patch gets the complete list:
 // the object's current conditions with this one added or replaced.
-// Pure; never reads the clock except for a new transition.
+// Pure; never reads the clock except for a new transition, and then handler time (`now()`: the test kit's
+// virtual clock under `clock: "virtual"` and in `simulate()`, so that every run of a schedule stamps the same).
 
 import type { TArray, TInteger, TLiteral, TObject, TOptional, TString, TUnion } from "typebox";
 import type { Condition } from "../kube/index.ts";
 import type { KubeObject } from "../kube/index.ts";
+import { now } from "./time.ts";
 
 export type { Condition };
 
@@ -26,7 +28,7 @@ export interface SetConditionOptions {
   object?: KubeObject;
   /** The `metadata.generation` this condition describes. Default: `object.metadata.generation`. */
   observedGeneration?: number;
-  /** The time of a transition (default now); for tests and replays. */
+  /** The time of a transition (default handler time now, kobun's `now()`); for tests and replays. */
   now?: Date;
 }
 
@@ -36,8 +38,8 @@ interface WithStatus {
 
 /**
  * Sets one condition in `patch.status.conditions`. `lastTransitionTime` is kept while the
- * status stays the same (a new reason or message is not a transition) and set to now when
- * it flips or the condition is new. Returns the condition as written.
+ * status stays the same (a new reason or message is not a transition) and set to handler time
+ * now (`now()`) when it flips or the condition is new. Returns the condition as written.
  */
 function set(patch: WithStatus, input: ConditionInput, options: SetConditionOptions = {}): Condition {
   if (!input?.type || typeof input.type !== "string") {
@@ -61,7 +63,7 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
     message: input.message ?? "",
     lastTransitionTime: before && before.status === status && before.lastTransitionTime
       ? before.lastTransitionTime
-      : (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z"),
+      : (options.now ?? now()).toISOString().replace(/\.\d+Z$/, "Z"),
   };
   if (generation !== undefined) condition.observedGeneration = generation;
   if (index >= 0) list[index] = condition;
