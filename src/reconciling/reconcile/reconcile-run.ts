@@ -117,7 +117,10 @@ export function triggers(body: KubeObject, on: ReconcileSpec["on"]): string {
  */
 function done(id: string, patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
   if (result === undefined || result === null) return { kind: "done", patch, seconds };
-  const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : NaN;
+  // Only `requeueAfter`: controller-runtime's `{ requeue: true }` or a Kopf handler's `{ message }` is no result here.
+  const plain = typeof result === "object" && !Array.isArray(result) &&
+    Object.keys(result).every((key) => key === "requeueAfter");
+  const requeue = plain ? (result as { requeueAfter?: unknown }).requeueAfter : NaN;
   // `{ requeueAfter: due ? 5 : undefined }`: no requeue asked, done.
   if (requeue === undefined) return { kind: "done", patch, seconds };
   if (typeof requeue !== "number" || !Number.isFinite(requeue)) {
@@ -133,7 +136,10 @@ function done(id: string, patch: Record<string, any> | undefined, result: unknow
 function shown(value: unknown): string {
   const text = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : String(v));
   if (typeof value !== "object" || value === null) return text(value);
-  if ("requeueAfter" in value) return `{ requeueAfter: ${text((value as { requeueAfter: unknown }).requeueAfter)} }`;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && keys[0] === "requeueAfter") {
+    return `{ requeueAfter: ${text((value as { requeueAfter: unknown }).requeueAfter)} }`;
+  }
   try {
     return JSON.stringify(value);
   } catch {
