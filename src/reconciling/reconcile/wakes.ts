@@ -98,8 +98,28 @@ function mapped(
     }
     const list = keys == null ? [] : Array.isArray(keys) ? keys : [keys];
     const home = parent.namespaced ? object.metadata.namespace : undefined;
-    return list.map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
+    if (!list.every(isKey)) {
+      logger.error(`on.reconcile "${spec.id}": a watches map returned ${shownKeys(keys)}: return an ObjectKey ` +
+        "({ name, namespace? }), a list of them, or nothing, at once (a map cannot be async: read its cache)",
+      { name: object.metadata.name });
+    }
+    return list.filter(isKey).map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
   };
+}
+
+function isKey(key: unknown): key is { name: string; namespace?: string } {
+  return typeof key === "object" && key !== null && typeof (key as { name?: unknown }).name === "string" &&
+    (key as { name: string }).name !== "";
+}
+
+/** What a map returned, as its error shows it. */
+function shownKeys(keys: unknown): string {
+  if (keys instanceof Promise) return "a Promise";
+  try {
+    return JSON.stringify(keys) ?? String(keys);
+  } catch {
+    return String(keys);
+  }
 }
 
 /** The fields of an ownerReference a wake reads. */
