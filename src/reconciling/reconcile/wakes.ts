@@ -43,7 +43,11 @@ export function withWakes(
       // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
       const low = event.type === "listed";
       for (const route of routes) {
-        for (const target of route.targets(event.object)) {
+        for (const meant of route.targets(event.object)) {
+          // A child of an older owner of the name, gone (the garbage collector's, most often), wakes the object now
+          // of that name: it may have taken that child for its own while the watch lagged (controller-runtime wakes
+          // by name alone). Its other events wake only the owner its reference's uid names.
+          const target = event.type === "deleted" ? { ...meant, uid: undefined } : meant;
           const wake = () => route.to.wake(target, low);
           if (echoes && route.owned) echoes.route(event.type, event.object, target.uid, wake);
           else wake();
