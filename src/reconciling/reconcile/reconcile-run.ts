@@ -65,7 +65,7 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
       const limit = spec.timeout;
       const expiry = new Promise<never>((_, reject) => {
         cancelTimer = clock().timer(limit * 1000, () => {
-          const error = new HandlerTimeoutError(`reconcile ${spec.id} timed out after ${limit}s`);
+          const error = new HandlerTimeoutError(`on.reconcile "${spec.id}" timed out after ${limit}s`);
           linked.controller.abort(error);
           reject(error);
         });

@@ -1,0 +1,33 @@
+// A reconcile's `timeout` on the test kit's virtual clock (docs/testing.md, "Virtual time": handler
+// and reconcile timeouts run on it; docs/reconcile.md: the call's signal aborts and it counts as a
+// failure): kit.advance() brings it, kobun's sleep() wakes with false, the warning names the
+// reconcile (once: it said "reconcile reconcile widgets..." for a default id), and the backoff's
+// retry comes with the next advance.
+
+import { expect, test } from "bun:test";
+import { Registry, sleep } from "kobun";
+import { Calls, operate, Widgets } from "./kit.ts";
+
+test("on a virtual clock, kit.advance brings a reconcile's timeout, then its retry after the backoff", async () => {
+  const calls = new Calls();
+  const slept: boolean[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, async (ctx) => {
+    if (calls.record(ctx) === 0) slept.push(await sleep(120, ctx.signal));
+  }, { timeout: 60 });
+  await using kit = await operate(registry, { reconcile: { backoff: { initial: "10s" } } }, { clock: "virtual" });
+  await kit.apply(Widgets, { metadata: { name: "v" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the first call");
+  await kit.advance(59);
+  expect(slept).toEqual([]);
+  await kit.advance(1);
+  expect(slept).toEqual([false]);
+  await kit.logs.until(
+    `retrying in 10s: on.reconcile "reconcile widgets.blackbox.kobun.dev/v1" timed out after 60s`,
+  );
+  await kit.advance(9);
+  expect(calls.all.length).toBe(1);
+  await kit.advance(1);
+  await calls.until((c) => c.length >= 2, "the retry");
+  expect(calls.all[1]!.retry).toBe(1);
+}, 60_000);
