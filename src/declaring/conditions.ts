@@ -24,7 +24,10 @@ export interface ConditionInput {
 
 /** Options of `conditions.set`. */
 export interface SetConditionOptions {
-  /** The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`. */
+  /**
+   * The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`.
+   * Default, for a handler's or reconcile's `ctx.patch`: the handled object.
+   */
   object?: KubeObject;
   /** The `metadata.generation` this condition describes. Default: `object.metadata.generation`. */
   observedGeneration?: number;
@@ -35,6 +38,12 @@ export interface SetConditionOptions {
 interface WithStatus {
   status?: Record<string, any>;
 }
+
+/**
+ * On a handler's `ctx.patch`, not enumerable: what gives the object the patch is for, `set`'s default `object`
+ * (so its other conditions, another controller's among them, are kept). Internal: handling/'s newPatch sets it.
+ */
+export const PATCH_OBJECT: unique symbol = Symbol("kobun.patchObject");
 
 /**
  * Sets one condition in `patch.status.conditions`. `lastTransitionTime` is kept while the
@@ -52,10 +61,11 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
         `not ${JSON.stringify(input.status)}`,
     );
   }
-  const list = current(patch, options.object);
+  const object = options.object ?? (patch as { [PATCH_OBJECT]?: () => KubeObject | undefined })[PATCH_OBJECT]?.();
+  const list = current(patch, object);
   const index = list.findIndex((c) => c.type === input.type);
   const before = index >= 0 ? list[index] : undefined;
-  const generation = options.observedGeneration ?? options.object?.metadata?.generation;
+  const generation = options.observedGeneration ?? object?.metadata?.generation;
   const condition: Condition = {
     type: input.type,
     status,

@@ -4,6 +4,8 @@
 // and simulate() leaves lastTransitionTime out of its comparison, as it does creationTimestamp.
 // Before, the stamp was the machine's: a simulation of an operator that sets a Ready condition
 // failed convergence whenever the reference run and a faulty one fell in different seconds.
+// And `conditions.set(ctx.patch, ...)` without `{ object }` keeps the handled object's other
+// conditions (another controller's): it wrote the list with its one condition, wiping the rest.
 
 import { expect, test } from "bun:test";
 import { conditions, Registry } from "kobun";
@@ -54,3 +56,26 @@ test("simulate(): a reconcile that sets a Ready condition converges under every 
   const done = result.runs.length;
   expect(done).toBeGreaterThan(1);
 }, 120_000);
+
+test("conditions.set(ctx.patch, ...) without { object } keeps another controller's condition", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    if (conditions.get(ctx.body, "External")) conditions.set(ctx.patch, { type: "Ready", status: true, reason: "Seen" });
+  }, { on: "any" });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "e" }, spec: {} });
+  const external = { type: "External", status: "True" as const, reason: "ByHand", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" };
+  await kit.patchStatus(Widgets, "e", { conditions: [external] });
+  const both = await kit.until(Widgets, "e", (o) => conditions.isTrue(o, "Ready"));
+  expect(both.status?.conditions?.map((c) => c.type)).toEqual(["External", "Ready"]);
+  expect(conditions.get(both, "Ready")!.observedGeneration).toBe(both.metadata.generation);
+  // And in a Kopf-style handler: its ctx.patch is for its object too.
+  const handlers = new Registry();
+  handlers.on.update(Widgets, ({ patch }) => void conditions.set(patch, { type: "Updated", status: true }), { id: "updated" });
+  await using kit2 = await operate(handlers);
+  await kit2.apply(Widgets, { metadata: { name: "h" }, spec: {} });
+  await kit2.patchStatus(Widgets, "h", { conditions: [external] });
+  await kit2.apply(Widgets, { metadata: { name: "h" }, spec: { size: 1 } });
+  const updated = await kit2.until(Widgets, "h", (o) => conditions.isTrue(o, "Updated"));
+  expect(updated.status?.conditions?.map((c) => c.type)).toEqual(["External", "Updated"]);
+}, 60_000);

@@ -150,7 +150,7 @@ function shown(value: unknown): string {
 function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;
   const base = objectContext(body, resource, memo, logger, signal, tools, undefined, call.wrote);
-  const patch: Patch = newPatch();
+  const patch: Patch = newPatch(() => body);
   const uid = body.metadata.uid;
   const scoped = call.echoes && uid
     ? echoScoped({ ...base, cache: call.cache }, call.echoes, { uid, namespace: body.metadata.namespace })
