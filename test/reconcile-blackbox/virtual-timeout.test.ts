@@ -31,3 +31,20 @@ test("on a virtual clock, kit.advance brings a reconcile's timeout, then its ret
   await calls.until((c) => c.length >= 2, "the retry");
   expect(calls.all[1]!.retry).toBe(1);
 }, 60_000);
+
+test("a reconcile that keeps asking to run at once (requeueAfter: 0) keeps kit.advance from quiet: said so", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    calls.record(ctx);
+    return { requeueAfter: 0 };
+  });
+  await using kit = await operate(registry, { workers: { batchWindow: 0 } }, { clock: "virtual", timeout: 500 });
+  await kit.apply(Widgets, { metadata: { name: "loop" }, spec: {} });
+  await calls.until((c) => c.length >= 3, "a few runs");
+  const error = await kit.advance(1).then(() => undefined, (e: unknown) => e);
+  expect((error as Error).message).toContain(
+    "advance: the operator was still busy before advancing after 500 ms of real time",
+  );
+  expect((error as Error).message).toContain("a reconcile that asks again and again to run at once, requeueAfter: 0?");
+}, 60_000);
