@@ -1,11 +1,13 @@
 // Status conditions (metav1.Condition) set into a handler's patch: the helper every operator
 // writes by hand. A merge patch replaces arrays whole, so the patch gets the complete list:
 // the object's current conditions with this one added or replaced.
-// Pure; never reads the clock except for a new transition.
+// Pure; never reads the clock except for a new transition, and then handler time (`now()`: the test kit's
+// virtual clock under `clock: "virtual"` and in `simulate()`, so that every run of a schedule stamps the same).
 
 import type { TArray, TInteger, TLiteral, TObject, TOptional, TString, TUnion } from "typebox";
 import type { Condition } from "../kube/index.ts";
 import type { KubeObject } from "../kube/index.ts";
+import { now } from "./time.ts";
 
 export type { Condition };
 
@@ -22,11 +24,14 @@ export interface ConditionInput {
 
 /** Options of `conditions.set`. */
 export interface SetConditionOptions {
-  /** The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`. */
+  /**
+   * The object the patch is for: its conditions are kept, its generation is the default `observedGeneration`.
+   * Default, for a handler's or reconcile's `ctx.patch`: the handled object.
+   */
   object?: KubeObject;
   /** The `metadata.generation` this condition describes. Default: `object.metadata.generation`. */
   observedGeneration?: number;
-  /** The time of a transition (default now); for tests and replays. */
+  /** The time of a transition (default handler time now, kobun's `now()`); for tests and replays. */
   now?: Date;
 }
 
@@ -35,9 +40,15 @@ interface WithStatus {
 }
 
 /**
+ * On a handler's `ctx.patch`, not enumerable: what gives the object the patch is for, `set`'s default `object`
+ * (so its other conditions, another controller's among them, are kept). Internal: handling/'s newPatch sets it.
+ */
+export const PATCH_OBJECT: unique symbol = Symbol("kobun.patchObject");
+
+/**
  * Sets one condition in `patch.status.conditions`. `lastTransitionTime` is kept while the
- * status stays the same (a new reason or message is not a transition) and set to now when
- * it flips or the condition is new. Returns the condition as written.
+ * status stays the same (a new reason or message is not a transition) and set to handler time
+ * now (`now()`) when it flips or the condition is new. Returns the condition as written.
  */
 function set(patch: WithStatus, input: ConditionInput, options: SetConditionOptions = {}): Condition {
   if (!input?.type || typeof input.type !== "string") {
@@ -50,10 +61,11 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
         `not ${JSON.stringify(input.status)}`,
     );
   }
-  const list = current(patch, options.object);
+  const object = options.object ?? (patch as { [PATCH_OBJECT]?: () => KubeObject | undefined })[PATCH_OBJECT]?.();
+  const list = current(patch, object);
   const index = list.findIndex((c) => c.type === input.type);
   const before = index >= 0 ? list[index] : undefined;
-  const generation = options.observedGeneration ?? options.object?.metadata?.generation;
+  const generation = options.observedGeneration ?? object?.metadata?.generation;
   const condition: Condition = {
     type: input.type,
     status,
@@ -61,7 +73,7 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
     message: input.message ?? "",
     lastTransitionTime: before && before.status === status && before.lastTransitionTime
       ? before.lastTransitionTime
-      : (options.now ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z"),
+      : (options.now ?? now()).toISOString().replace(/\.\d+Z$/, "Z"),
   };
   if (generation !== undefined) condition.observedGeneration = generation;
   if (index >= 0) list[index] = condition;

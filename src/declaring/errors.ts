@@ -7,9 +7,17 @@ export class TemporaryError extends Error {
   override readonly name = "TemporaryError";
   /** Seconds until the retry; undefined = the handler's `backoff`. */
   readonly delay: number | undefined;
+  /** A `delay` that is not a finite number of seconds (`"30s"`, NaN) is refused here, a TypeError naming it. */
   constructor(message: string, options: { delay?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.delay = options.delay;
+    const delay = options.delay;
+    if (delay !== undefined && (typeof delay !== "number" || !Number.isFinite(delay))) {
+      const shown = typeof delay === "string" ? JSON.stringify(delay) : String(delay);
+      throw new TypeError(
+        `TemporaryError ${JSON.stringify(message)}: delay must be a finite number of seconds, not ${shown}`,
+      );
+    }
+    this.delay = delay;
   }
 }
 

@@ -47,7 +47,7 @@ export {
   type OwnerReferenceOptions,
 } from "./children.ts";
 export {
-  conditions, type Condition, type ConditionInput, type ConditionsSchema, type SetConditionOptions,
+  conditions, PATCH_OBJECT, type Condition, type ConditionInput, type ConditionsSchema, type SetConditionOptions,
 } from "./conditions.ts";
 // What every per-object handler sees, whatever its kind.
 export type {

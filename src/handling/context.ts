@@ -7,7 +7,7 @@ import { linkedSignal } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { Api } from "../declaring/index.ts";
 import type { Index } from "../declaring/index.ts";
-import { adopt, type ObjectContext, type Patch } from "../declaring/index.ts";
+import { adopt, PATCH_OBJECT, type ObjectContext, type Patch } from "../declaring/index.ts";
 import type { ApiClient } from "./api.ts";
 import { objectLogger } from "./posting-logger.ts";
 import { eventRecorder, NO_EVENTS } from "./recorder.ts";
@@ -111,8 +111,11 @@ export function lendSignal(ctx: { signal: AbortSignal }, parent: AbortSignal): (
   };
 }
 
-export function newPatch(): Patch {
-  return { metadata: {}, spec: {}, status: {} };
+/** A handler's `ctx.patch`; `of` gives the object it is for (conditions.set's default object). */
+export function newPatch(of?: () => KubeObject | undefined): Patch {
+  const patch: Patch = { metadata: {}, spec: {}, status: {} };
+  if (of) Object.defineProperty(patch, PATCH_OBJECT, { value: of });
+  return patch;
 }
 
 /** The user's patch without the empty sub-objects that were pre-created for convenience. */

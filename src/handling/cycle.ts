@@ -55,7 +55,7 @@ export async function runCycle(
   plan.essence = sight.essence;
   if (sight.cause === "noop") return plan;
   plan.cause = sight.cause;
-  const patch = newPatch();
+  const patch = newPatch(() => body);
   // What ctx.api's writes to this very object changed: into the new base, never sent again.
   const written: Record<string, any> = {};
   const seen = sight as Sight & { cause: Cause };
@@ -125,7 +125,7 @@ export function deleteHandlerApplies(
     const make = (): HandlerContext => {
       base ??= objectContext(body, env.resource, state.memo, env.logger, signal);
       return {
-        ...base, patch: newPatch(), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0,
+        ...base, patch: newPatch(() => body), diff: [], old: undefined, new: undefined, reason: "delete", retry: 0,
         started: new Date(clock().now()), runtime: 0, diffUnavailable: false, subhandler: subhandlerOutsideCall,
       } as HandlerContext;
     };

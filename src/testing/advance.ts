@@ -115,7 +115,8 @@ function stillBusy(time: VirtualClock, bounds: AdvanceBounds, when: string): Sti
   return new StillBusy(
     `advance: the operator was still busy ${when} after ${bounds.timeoutMs} ms of real time ` +
       `(${time.counts().inProgress} piece(s) of work in progress: ` +
-      "a handler waiting for something that never comes?)", time.counts().inProgress,
+      "a handler waiting for something that never comes, or a reconcile that asks again and again to run at once, " +
+      "requeueAfter: 0?)", time.counts().inProgress,
   );
 }
 

@@ -11,7 +11,10 @@ export interface EventsOptions {
   until?: (events: Event[]) => unknown;
   /** In ms; default the kit's timeout. */
   timeout?: number;
-  /** Where the Events are looked for; default the object's namespace, else the kit's. */
+  /**
+   * Where the Events are looked for; default the object's namespace, "default" for a cluster-scoped one (where
+   * they are posted), else the kit's.
+   */
   namespace?: string;
 }
 

@@ -178,13 +178,15 @@ export class TestOperator {
   }
 
   /**
-   * The Events posted about `object` (by its uid, or its name and kind), oldest first. The operator
+   * The Events posted about `object` (by its uid, or its name and kind), oldest first; those of a cluster-scoped
+   * object (stored: a uid, no namespace) are looked for in "default", where they are posted. The operator
    * posts them in the background: `{ until: (events) => … }` waits on a watch until they pass.
    */
   async events(object: Pick<KubeObject, "kind" | "metadata">, o: EventsOptions = {}): Promise<Event[]> {
     return eventsAbout({
       client: this.client, events: await this.resolve("v1/events"), object, until: o.until,
-      namespace: o.namespace ?? object.metadata?.namespace ?? this.namespace,
+      // a stored object without a namespace is cluster-scoped: its Events are in "default", as kobun posts them
+      namespace: o.namespace ?? object.metadata?.namespace ?? (object.metadata?.uid ? "default" : this.namespace),
       timeoutMs: o.timeout ?? this.parts.timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
     });
   }

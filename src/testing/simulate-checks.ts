@@ -8,6 +8,8 @@ import type { Sandbox } from "@kobun/sandbox";
 export const VOLATILE_FIELDS = [
   "metadata.uid", "metadata.resourceVersion", "metadata.creationTimestamp", "metadata.managedFields",
   "metadata.generation", "metadata.ownerReferences.*.uid", "metadata.deletionGracePeriodSeconds",
+  // a timestamp, as creationTimestamp: a retry a fault brings moves it (conditions.set stamps handler time)
+  "status.conditions.*.lastTransitionTime",
   // a webhook configuration points at the instance's server: a free port, a certificate made at its start
   "webhooks.*.clientConfig",
 ];
@@ -72,17 +74,27 @@ export function stuckDeletions(sandbox: Sandbox, resources: Iterable<Resources>)
 }
 
 /**
- * `status.observedGeneration` as it stands to `metadata.generation`, which is volatile: an object
- * deleted and made anew (the recreate fault) counts its generations afresh, and a reconcile that
+ * `status.observedGeneration` (and each condition's) as it stands to `metadata.generation`, which is volatile:
+ * an object deleted and made anew (the recreate fault) counts its generations afresh, and a reconcile that
  * has seen every change of it says so with another number than the reference run's
  */
 function observedRelative(object: any): any {
-  const observed = object.status?.observedGeneration;
   const generation = object.metadata?.generation;
-  if (typeof observed !== "number" || typeof generation !== "number") return object;
-  const behind = generation - observed;
-  const relative = behind === 0 ? "metadata.generation" : `metadata.generation - ${behind}`;
-  return { ...object, status: { ...object.status, observedGeneration: relative } };
+  const status = object.status;
+  if (typeof generation !== "number" || !isRecord(status)) return object;
+  const relative = (observed: unknown) => {
+    if (typeof observed !== "number") return observed;
+    const behind = generation - observed;
+    return behind === 0 ? "metadata.generation" : `metadata.generation - ${behind}`;
+  };
+  const conditions = Array.isArray(status.conditions)
+    ? status.conditions.map((c: unknown) =>
+      isRecord(c) && "observedGeneration" in c ? { ...c, observedGeneration: relative(c.observedGeneration) } : c)
+    : status.conditions;
+  const out = { ...status, observedGeneration: relative(status.observedGeneration), conditions };
+  if (!("observedGeneration" in status)) delete out.observedGeneration;
+  if (!("conditions" in status)) delete out.conditions;
+  return { ...object, status: out };
 }
 
 /**

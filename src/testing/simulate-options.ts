@@ -3,6 +3,7 @@
 // than what the test meant and could pass (`schedule: 200` for `schedules`, a fault copied from a
 // report and then mistyped, a master seed whose reported replay seed would itself be refused).
 
+import type { Registry } from "../declaring/index.ts";
 import type { Fault } from "./simulate-fault-kinds.ts";
 
 const OPTIONS = [
@@ -87,4 +88,22 @@ function checkSchedule(schedule: unknown): void {
       throw new Error(`simulate({ schedule }): ${what}: ${JSON.stringify(fault)}`);
     }
   });
+}
+
+/**
+ * `once` names handlers by cause (a sub-handler by its qualified id, `create_fn/b`): a misspelt id, or a reconcile's
+ * (which runs again on every trigger, by design), would be a check that never fails
+ */
+export function checkOnce(once: readonly string[], registry: Registry): void {
+  const ids = new Set(registry.handlers.map((handler) => handler.id));
+  for (const id of once) {
+    if (registry.reconciles.specs.some((spec) => spec.id === id)) {
+      throw new Error(`simulate({ once }): "${id}" is an on.reconcile, which runs again on every trigger by design; ` +
+        "once is for handlers by cause (on.create, on.update, on.delete, ...)");
+    }
+    if (!ids.has(id) && !ids.has(id.split("/")[0]!)) {
+      const known = [...ids].map((known) => JSON.stringify(known)).join(", ") || "none";
+      throw new Error(`simulate({ once }): no handler has the id "${id}" (the handlers' ids: ${known})`);
+    }
+  }
 }

@@ -15,7 +15,7 @@ import {
   describeFault, explore, kindsOf, scheduleOf, type Fault, type FaultKinds, type Schedule,
 } from "./simulate-schedule.ts";
 import { leaseMode } from "./simulate-operators.ts";
-import { checkOptions } from "./simulate-options.ts";
+import { checkOnce, checkOptions } from "./simulate-options.ts";
 import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetup } from "./simulate-run.ts";
 import type { World } from "./simulate-world.ts";
 import { storyOf } from "./simulate-report.ts";
@@ -109,6 +109,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
 
 function setupOf(options: SimulateOptions): RunSetup {
   checkOptions(options as unknown as Record<string, unknown>);
+  checkOnce(options.once ?? [], options.registry ?? defaultRegistry);
   const manifests = (options.crds ?? []).map((path) => ({ name: basename(path), text: readFileSync(path, "utf8") }));
   return {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,

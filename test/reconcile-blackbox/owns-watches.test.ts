@@ -32,11 +32,16 @@ test("an owned child's change and deletion run its owner; a child of a gone owne
   await calls.until((c) => c.length > before, "the owner's run after its child changed");
   await kit.delete(resource.configmaps, "o-child");
   const again = await kit.until(resource.configmaps, "o-child", (c) => c.metadata.uid !== child.metadata.uid);
-  // A child naming an older widget "o" by uid: made by hand, it wakes the new "o" never.
+  // A child naming an older widget "o" by uid: made by hand, its changes wake the new "o" never. (A second,
+  // living owner keeps the garbage collector from deleting it: its deletion would wake "o", recreated.test.ts.)
+  const anchor = await kit.apply(resource.configmaps, { metadata: { name: "anchor" } });
   const orphan = await kit.apply(resource.configmaps, {
     metadata: {
       name: "stale-child",
-      ownerReferences: [{ apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", name: "o", uid: "0000-old", controller: true }],
+      ownerReferences: [
+        { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", name: "o", uid: "0000-old", controller: true },
+        { apiVersion: "v1", kind: "ConfigMap", name: "anchor", uid: anchor.metadata.uid! },
+      ],
     },
   });
   expect(orphan.metadata.name).toBe("stale-child");

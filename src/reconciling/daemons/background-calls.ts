@@ -54,7 +54,7 @@ export interface Run {
 
 export async function callDaemon(options: CallOptions, uid: string, run: Run, retry: number): Promise<RunEnd> {
   const { spec } = run;
-  const patch = newPatch();
+  const patch = newPatch(() => run.body);
   let newest: string | undefined; // as a timer's: the version its own writes returned
   const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
   makeLive(context, () => run.body, (body) => contextOf(options, uid, run, undefined, body));
@@ -104,7 +104,7 @@ export async function callTimer(
   options: CallOptions, uid: string, run: Run, retry: number, started: number,
 ): Promise<RunEnd> {
   const { spec } = run;
-  const patch = newPatch();
+  const patch = newPatch(() => run.body);
   let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
   const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
   const ctx: TimerContext = { ...context, patch, retry, started: new Date(started) };

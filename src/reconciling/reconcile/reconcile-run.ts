@@ -65,7 +65,7 @@ export async function callReconcile(call: ReconcileCall): Promise<ReconcileVerdi
       const limit = spec.timeout;
       const expiry = new Promise<never>((_, reject) => {
         cancelTimer = clock().timer(limit * 1000, () => {
-          const error = new HandlerTimeoutError(`reconcile ${spec.id} timed out after ${limit}s`);
+          const error = new HandlerTimeoutError(`on.reconcile "${spec.id}" timed out after ${limit}s`);
           linked.controller.abort(error);
           reject(error);
         });
@@ -117,7 +117,10 @@ export function triggers(body: KubeObject, on: ReconcileSpec["on"]): string {
  */
 function done(id: string, patch: Record<string, any> | undefined, result: unknown, seconds: number): ReconcileVerdict {
   if (result === undefined || result === null) return { kind: "done", patch, seconds };
-  const requeue = typeof result === "object" ? (result as { requeueAfter?: unknown }).requeueAfter : NaN;
+  // Only `requeueAfter`: controller-runtime's `{ requeue: true }` or a Kopf handler's `{ message }` is no result here.
+  const plain = typeof result === "object" && !Array.isArray(result) &&
+    Object.keys(result).every((key) => key === "requeueAfter");
+  const requeue = plain ? (result as { requeueAfter?: unknown }).requeueAfter : NaN;
   // `{ requeueAfter: due ? 5 : undefined }`: no requeue asked, done.
   if (requeue === undefined) return { kind: "done", patch, seconds };
   if (typeof requeue !== "number" || !Number.isFinite(requeue)) {
@@ -133,7 +136,10 @@ function done(id: string, patch: Record<string, any> | undefined, result: unknow
 function shown(value: unknown): string {
   const text = (v: unknown) => (typeof v === "string" ? JSON.stringify(v) : String(v));
   if (typeof value !== "object" || value === null) return text(value);
-  if ("requeueAfter" in value) return `{ requeueAfter: ${text((value as { requeueAfter: unknown }).requeueAfter)} }`;
+  const keys = Object.keys(value);
+  if (keys.length === 1 && keys[0] === "requeueAfter") {
+    return `{ requeueAfter: ${text((value as { requeueAfter: unknown }).requeueAfter)} }`;
+  }
   try {
     return JSON.stringify(value);
   } catch {
@@ -144,7 +150,7 @@ function shown(value: unknown): string {
 function contextOf(call: ReconcileCall, signal: AbortSignal): ReconcileContext {
   const { body, resource, memo, logger, tools } = call;
   const base = objectContext(body, resource, memo, logger, signal, tools, undefined, call.wrote);
-  const patch: Patch = newPatch();
+  const patch: Patch = newPatch(() => body);
   const uid = body.metadata.uid;
   const scoped = call.echoes && uid
     ? echoScoped({ ...base, cache: call.cache }, call.echoes, { uid, namespace: body.metadata.namespace })

@@ -43,7 +43,11 @@ export function withWakes(
       // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
       const low = event.type === "listed";
       for (const route of routes) {
-        for (const target of route.targets(event.object)) {
+        for (const meant of route.targets(event.object)) {
+          // A child of an older owner of the name, gone (the garbage collector's, most often), wakes the object now
+          // of that name: it may have taken that child for its own while the watch lagged (controller-runtime wakes
+          // by name alone). Its other events wake only the owner its reference's uid names.
+          const target = event.type === "deleted" ? { ...meant, uid: undefined } : meant;
           const wake = () => route.to.wake(target, low);
           if (echoes && route.owned) echoes.route(event.type, event.object, target.uid, wake);
           else wake();
@@ -99,19 +103,47 @@ function mapped(
     }
     const list = keys == null ? [] : Array.isArray(keys) ? keys : [keys];
     const home = parent.namespaced ? object.metadata.namespace : undefined;
-    const targets = list.map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
-    if (!parent.namespaced || warned) return targets;
-    // A cluster-scoped watched object has no namespace to lend its keys: a key without one names no object.
-    const homeless = targets.find((target) => !target.namespace);
-    if (homeless) {
-      warned = true;
-      logger.warn(`on.reconcile "${spec.id}": a watches map gave a key without a namespace; ` +
-        `${parent.plural} are namespaced, so it wakes nothing (give each key its namespace)`, {
-        watched: object.metadata.name, key: homeless.name,
-      });
+    if (!list.every(isKey)) {
+      logger.error(`on.reconcile "${spec.id}": a watches map returned ${shownKeys(keys)}: return an ObjectKey ` +
+        "({ name, namespace? }), a list of them, or nothing, at once (a map cannot be async: read its cache)",
+      { name: object.metadata.name });
     }
+    const targets = list.filter(isKey).map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
+    if (parent.namespaced && !warned) warned = saidHomeless(targets, object, parent, spec, logger);
     return targets;
   };
+}
+
+/**
+ * A cluster-scoped watched object has no namespace to lend its keys: a key of a namespaced resource without one
+ * names no object. Warns (true) at the first such key.
+ */
+function saidHomeless(
+  targets: { name: string; namespace?: string | undefined }[], object: KubeObject, parent: Resource,
+  spec: ReconcileSpec, logger: Logger,
+): boolean {
+  const homeless = targets.find((target) => !target.namespace);
+  if (!homeless) return false;
+  logger.warn(`on.reconcile "${spec.id}": a watches map gave a key without a namespace; ` +
+    `${parent.plural} are namespaced, so it wakes nothing (give each key its namespace)`, {
+    watched: object.metadata.name, key: homeless.name,
+  });
+  return true;
+}
+
+function isKey(key: unknown): key is { name: string; namespace?: string } {
+  return typeof key === "object" && key !== null && typeof (key as { name?: unknown }).name === "string" &&
+    (key as { name: string }).name !== "";
+}
+
+/** What a map returned, as its error shows it. */
+function shownKeys(keys: unknown): string {
+  if (keys instanceof Promise) return "a Promise";
+  try {
+    return JSON.stringify(keys) ?? String(keys);
+  } catch {
+    return String(keys);
+  }
 }
 
 /** The fields of an ownerReference a wake reads. */

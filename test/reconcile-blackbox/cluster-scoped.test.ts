@@ -1,0 +1,48 @@
+// A reconcile of a cluster-scoped resource (defineResource's `scope: "Cluster"`) tested with the kit
+// in a namespace of its own (docs/testing.md, startOperator's `namespace`; kit.events): its owned
+// namespaced children wake it, a watches map's key (namespace defaulted to the watched object's)
+// finds it, ctx.cache.list with no namespace reads every namespace watched, and kit.events finds
+// its Events, which are posted in "default" as on a cluster. Before, kit.events looked for them in
+// the kit's namespace and timed out with "0 Events in team-a".
+
+import { expect, test } from "bun:test";
+import { adopt, defineResource, PermanentError, Registry, resource } from "kobun";
+import Type from "typebox";
+import { Calls, operate } from "./kit.ts";
+
+const Tenants = defineResource({
+  group: "blackbox.kobun.dev", kind: "Tenant", plural: "tenants", scope: "Cluster",
+  schema: { spec: Type.Object({ quota: Type.Optional(Type.Number()) }), status: Type.Object({ ready: Type.Optional(Type.Boolean()) }) },
+});
+
+test("a cluster-scoped reconcile: woken by its namespaced child and a watched Secret; its Events found", async () => {
+  const calls = new Calls();
+  const listed: string[][] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Tenants, async (ctx) => {
+    calls.record(ctx);
+    listed.push(ctx.cache.list(resource.configmaps).map((c) => `${c.metadata.namespace}/${c.metadata.name}`));
+    const child = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${ctx.name}-quota`, namespace: "team-a" } };
+    await ctx.api.apply(adopt({ ...child, data: { quota: String(ctx.spec.quota ?? 0) } }, { owner: ctx.body }));
+    if (ctx.spec.quota === undefined) throw new PermanentError("spec.quota is missing");
+    ctx.patch.status.ready = true;
+  }, {
+    owns: [resource.configmaps],
+    watches: [{ resource: resource.secrets, map: (s) => (s.metadata.labels?.tenant ? { name: s.metadata.labels.tenant } : null) }],
+  });
+  await using kit = await operate(registry, undefined, { namespace: "team-a" });
+  const made = await kit.apply(Tenants, { metadata: { name: "acme" }, spec: {} });
+  const events = await kit.events(made, { until: (list) => list.some((e) => e.reason === "Reconcile") });
+  expect(events.find((e) => e.reason === "Reconcile")!.metadata.namespace).toBe("default");
+  await kit.until(resource.configmaps, "acme-quota", (c) => c.metadata.ownerReferences?.[0]?.uid === made.metadata.uid);
+  // A PermanentError waits for a trigger: someone else's change of its child is one.
+  const before = calls.all.length;
+  await kit.apply(resource.configmaps, { metadata: { name: "acme-quota", labels: { seen: "yes" } } }, { namespace: "team-a" });
+  await calls.until((c) => c.length > before, "the wake by its child");
+  await kit.apply(Tenants, { metadata: { name: "acme" }, spec: { quota: 3 } });
+  await kit.until(Tenants, "acme", (t) => t.status?.ready);
+  const settled = calls.all.length;
+  await kit.apply(resource.secrets, { metadata: { name: "acme-token", labels: { tenant: "acme" } }, stringData: { t: "x" } });
+  await calls.until((c) => c.length > settled, "the wake by the watched Secret");
+  expect(listed.at(-1)).toEqual(["team-a/acme-quota"]);
+}, 60_000);

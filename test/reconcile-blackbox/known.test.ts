@@ -1,0 +1,75 @@
+// Known gaps found by black-box review, left as they are and reported (each test passes on the
+// behaviour as it is today, and says what a fix would change).
+
+import { expect, test } from "bun:test";
+import { Registry, resource } from "kobun";
+import { Calls, operate, Widgets } from "./kit.ts";
+
+// KNOWN (reported, not fixed): ctx.cache hands out the store's own objects (docs/reconcile.md, "The
+// cache": "read them, never change them"), unfrozen and uncopied. A controller-runtime user expects
+// the cached client's deep copy (kube-rs's Arc<K> cannot be changed at all): here, editing what
+// `get` returned before writing it back changes what every later reconcile reads, so a drift check
+// (`config.data.size !== want`) sees the edit, not the cluster, and never repairs. A fix (frozen
+// objects, or a copy per read) lives in the stores (src/caching/), shared with the watch's hot path;
+// with it, the edit throws or is not seen, and this test's last expectation flips.
+test("KNOWN: an object read from ctx.cache and changed in place changes what the next reconcile reads", async () => {
+  const calls = new Calls();
+  const seen: (string | undefined)[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    const call = calls.record(ctx);
+    const config = ctx.cache.get(resource.configmaps, "settings");
+    seen.push(config?.data?.size);
+    if (call === 0 && config?.data) config.data.size = "edited in place";   // what the docs forbid
+  }, { owns: [resource.configmaps] });
+  await using kit = await operate(registry);
+  await kit.apply(resource.configmaps, { metadata: { name: "settings" }, data: { size: "1" } });
+  await kit.apply(Widgets, { metadata: { name: "k" }, spec: { size: 1 } });
+  await calls.until((c) => c.length >= 1, "the first reconcile");
+  await kit.apply(Widgets, { metadata: { name: "k" }, spec: { size: 2 } });
+  await calls.until((c) => c.length >= 2, "the reconcile of the change");
+  expect((await kit.get(resource.configmaps, "settings"))?.data?.size).toBe("1");        // the cluster's
+  expect(seen).toEqual(["1", "edited in place"]);                                           // the cache's
+}, 60_000);
+
+// KNOWN (reported, not fixed; the sandbox, packages/sandbox): a built-in kind's unknown fields are
+// refused only under fieldValidation=Strict. Without it, a merge patch's unknown field is stored
+// (kube-apiserver drops it, with a Warning header "unknown field"), and so is a server-side apply's
+// (which kube-apiserver drops or refuses, by fieldValidation). So a reconcile of ConfigMaps that
+// writes `ctx.patch.status` (a ConfigMap has no status) passes its test here, and its status never
+// shows on a cluster. A fix prunes built-in bodies by their schema (kube-schemas.ts' unknownFields
+// names them already) and warns; with it, this test's expectation flips to `undefined`.
+test("KNOWN: the sandbox keeps a status a reconcile writes on a ConfigMap, which has none", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(resource.configmaps, (ctx) => {
+    if (ctx.name === "plain") (ctx.patch as { status?: object }).status = { seen: true };
+  });
+  await using kit = await operate(registry);
+  await kit.apply(resource.configmaps, { metadata: { name: "plain" }, data: {} });
+  const stored = await kit.until(resource.configmaps, "plain", (c) => (c as { status?: object }).status);
+  expect((stored as { status?: object }).status).toEqual({ seen: true });
+}, 60_000);
+
+// KNOWN (reported, not fixed): ctx.cache refuses a resource the operator does not watch, naming it
+// (docs/reconcile.md, "The cache"), but a namespace it does not watch answers as if empty: `get` is
+// undefined and `list` is [], without a word. controller-runtime's multi-namespace cache answers
+// such a read with an error ("unknown namespace for the cache"); here a reconcile that looks for its
+// child in another namespace finds none and creates it, every time. A fix needs each resource's
+// watched namespaces (the flags' and `resources:` include/exclude patterns, cluster-wide, dynamic)
+// in handling/cache.ts; with it, this test's reads throw.
+test("KNOWN: ctx.cache reads of a namespace the operator does not watch answer nothing, without an error", async () => {
+  const calls = new Calls();
+  const reads: unknown[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    calls.record(ctx);
+    reads.push(ctx.cache.list(resource.configmaps, { namespace: "elsewhere" }).length);
+    reads.push(ctx.cache.get(resource.configmaps, "settings", "elsewhere") ?? "undefined");
+  }, { owns: [resource.configmaps] });
+  await using kit = await operate(registry);
+  await kit.apply(resource.namespaces, { metadata: { name: "elsewhere" } });
+  await kit.apply(resource.configmaps, { metadata: { name: "settings" }, data: {} }, { namespace: "elsewhere" });
+  await kit.apply(Widgets, { metadata: { name: "n" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the reconcile");
+  expect(reads).toEqual([0, "undefined"]);
+}, 60_000);

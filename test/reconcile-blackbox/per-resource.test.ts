@@ -1,0 +1,44 @@
+// Settings per resource (docs/reconcile.md, "Settings"): `workers.limit` under `resources:` bounds
+// the reconciles of that resource at once, while the global limit stays as it is for the others.
+// Each reconcile holds its worker until the test lets it go (no timing), and a window in which no
+// second reconcile of the limited resource may start.
+
+import { expect, test } from "bun:test";
+import { Registry, resource } from "kobun";
+import { Calls, operate, Widgets } from "./kit.ts";
+
+test("resources: workers.limit of one resource bounds its reconciles at once; another resource's are not", async () => {
+  const calls = new Calls();
+  const gates: (() => void)[] = [];
+  let running = 0;
+  let most = 0;
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, async (ctx) => {
+    most = Math.max(most, ++running);
+    calls.record(ctx);
+    await new Promise<void>((resolve) => gates.push(resolve));
+    running--;
+  });
+  const configs = new Calls();
+  const held: (() => void)[] = [];
+  registry.on.reconcile(resource.configmaps, async (ctx) => {
+    if (!ctx.name.startsWith("c-")) return;
+    configs.record(ctx as never);
+    await new Promise<void>((resolve) => held.push(resolve));
+  });
+  const settings = { resources: { "widgets.blackbox.kobun.dev": { workers: { limit: 1 } } }, workers: { batchWindow: 0 } };
+  await using kit = await operate(registry, settings);
+  for (const name of ["a", "b", "c"]) await kit.apply(Widgets, { metadata: { name }, spec: {} });
+  for (const name of ["c-1", "c-2", "c-3"]) await kit.apply(resource.configmaps, { metadata: { name }, data: {} });
+  await configs.until((c) => c.length >= 3, "the three ConfigMaps reconciled at once (the global limit)");
+  await calls.until((c) => c.length >= 1, "the first widget");
+  await kit.consistently(Widgets, "a", () => calls.all.length === 1, { for: 300 }); // a window for a second to start
+  expect(calls.all.length).toBe(1);
+  for (let n = 2; n <= 3; n++) {
+    gates.shift()!();
+    await calls.until((c) => c.length >= n, `widget ${n}, once the one before let go`);
+  }
+  gates.shift()!();
+  for (const release of held) release();
+  expect(most).toBe(1);
+}, 60_000);
