@@ -3,7 +3,9 @@
 // never an API request. A resource the operator does not watch is an error that says how to
 // watch it, never a silent GET: a cache that quietly reads through hides the very staleness it
 // exists to rule out. Namespaces default as `ctx.api`'s do: the handled object's, for a
-// namespaced resource; `null` asks for every namespace watched.
+// namespaced resource; `null` asks for every namespace watched. Each read hands out copies, as
+// controller-runtime's cached client does: the stores' objects are shared by every reader and the
+// watch, and a reconcile that edited one in place (to write it back) changed what every later one read.
 
 import {
   selectorMatches, type Cache, type CacheListOptions, type IndexKey, type ReconcileTarget,
@@ -50,7 +52,8 @@ export class CacheView implements Cache {
 
   get(target: ReconcileTarget<any>, name: string, namespace?: string | null): any {
     const cached = this.need(target);
-    return cached.writes.get(name, this.namespaceOf(cached.resource, namespace));
+    const found = cached.writes.get(name, this.namespaceOf(cached.resource, namespace));
+    return found === undefined ? undefined : structuredClone(found);
   }
 
   list(target: ReconcileTarget<any>, options: CacheListOptions = {}): any[] {
@@ -60,8 +63,10 @@ export class CacheView implements Cache {
       ...(namespace !== undefined ? { namespace } : {}),
       ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
     };
-    if (options.index === undefined) return cached.writes.list(selection);
-    return this.indexed(cached, options.index, selection);
+    const found = options.index === undefined
+      ? cached.writes.list(selection)
+      : this.indexed(cached, options.index, selection);
+    return found.map((object) => structuredClone(object));
   }
 
   /**

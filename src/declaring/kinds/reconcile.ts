@@ -54,8 +54,8 @@ export interface CacheListOptions {
 }
 
 /**
- * What the operator watches, read from memory: no API request. The objects are the cache's own:
- * read them, never change them (a write goes through `ctx.api`). Reading a resource the operator
+ * What the operator watches, read from memory: no API request. Each read returns copies (change them
+ * freely; no later read sees it; a write goes through `ctx.api`). Reading a resource the operator
  * does not watch throws, naming the resource and how to declare it (`owns`, `watches`, an index).
  */
 export interface Cache {
