@@ -3,7 +3,7 @@
 // never an API request. A resource the operator does not watch is an error that says how to
 // watch it, never a silent GET: a cache that quietly reads through hides the very staleness it
 // exists to rule out. Namespaces default as `ctx.api`'s do: the handled object's, for a
-// namespaced resource; `null` asks for every namespace watched. Each read hands out copies, as
+// namespaced resource; `null` asks for every namespace watched, and one not watched is an error. Each read hands out copies, as
 // controller-runtime's cached client does: the stores' objects are shared by every reader and the
 // watch, and a reconcile that edited one in place (to write it back) changed what every later one read.
 
@@ -18,6 +18,8 @@ export interface CachedResource {
   resource: Resource;
   store: KnownObjects;
   writes: OwnWrites;
+  /** Whether its watches serve `namespace` (the settings' namespaces, or its own `resources:` ones); unset: all. */
+  covers?: (namespace: string) => boolean;
 }
 
 /** The resources the cache may read, by selector or token; undefined: not watched. */
@@ -52,13 +54,13 @@ export class CacheView implements Cache {
 
   get(target: ReconcileTarget<any>, name: string, namespace?: string | null): any {
     const cached = this.need(target);
-    const found = cached.writes.get(name, this.namespaceOf(cached.resource, namespace));
+    const found = cached.writes.get(name, this.namespaceOf(cached, namespace));
     return found === undefined ? undefined : structuredClone(found);
   }
 
   list(target: ReconcileTarget<any>, options: CacheListOptions = {}): any[] {
     const cached = this.need(target);
-    const namespace = this.namespaceOf(cached.resource, options.namespace);
+    const namespace = this.namespaceOf(cached, options.namespace);
     const selection = {
       ...(namespace !== undefined ? { namespace } : {}),
       ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
@@ -105,8 +107,19 @@ export class CacheView implements Cache {
     throw new Error(`ctx.cache cannot read ${named}: the operator does not watch it; ${this.howToDeclare}`);
   }
 
-  private namespaceOf(resource: Resource, given: string | null | undefined): string | undefined {
-    if (!resource.namespaced || given === null) return undefined;
-    return given ?? this.namespace;
+  /**
+   * The namespace a read asks for (undefined: every namespace watched). A namespace the resource's watches do not
+   * serve is an error, as in controller-runtime's cache: read as empty, a reconcile would create its child there
+   * again at every run.
+   */
+  private namespaceOf(cached: CachedResource, given: string | null | undefined): string | undefined {
+    if (!cached.resource.namespaced || given === null) return undefined;
+    const namespace = given ?? this.namespace;
+    if (namespace !== undefined && cached.covers && !cached.covers(namespace)) {
+      throw new Error(`ctx.cache cannot read ${resourceName(cached.resource)} in namespace "${namespace}": ` +
+        "the operator does not watch that namespace (kobun.yaml namespaces or -n, or the resource's own " +
+        "namespaces under resources:)");
+    }
+    return namespace;
   }
 }

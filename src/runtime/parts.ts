@@ -19,7 +19,7 @@ import type { ServedResources } from "./served-resources.ts";
 import { serveProbes } from "./serving.ts";
 import type { ShardedStreams } from "./sharding.ts";
 import { knownObjectStores, serveLayout } from "./stream-wiring.ts";
-import { readByReconciles, wholeUnderSharding, type CachedResources } from "./reconcile-wiring.ts";
+import { namespacesServed, readByReconciles, wholeUnderSharding, type CachedResources } from "./reconcile-wiring.ts";
 
 /** What run() made for the parts; run() closes the client and the tracing after them. */
 export interface Operating {
@@ -83,7 +83,9 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
   const stores = knownObjectStores(registry, resources, read); // one per resource: its streams write it (caching/)
   const owned = registry.reconciles.owned();
   for (const [resource, store] of stores) {
-    if (named(read, resource)) begun.cached.add(resource, store, named(owned, resource));
+    if (named(read, resource)) {
+      begun.cached.add(resource, store, named(owned, resource), namespacesServed(settings, configs.get(resource)));
+    }
   }
   begun.cached.quietEchoes(settings.reconcile.quietEchoes);
   const reconcilers = reconcilersFor(resources, {

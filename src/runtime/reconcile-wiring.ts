@@ -13,7 +13,7 @@ import {
 import { RegistrationError, selectorMatches, type Registry, type ResourceRef } from "../declaring/index.ts";
 import { lookupAmong, type CachedResource, type WriteListener } from "../handling/index.ts";
 import { named, type EchoBook, type EchoBooks, type ReconcileWiring } from "../reconciling/index.ts";
-import type { Settings } from "../config/index.ts";
+import { namespaceMatcher, resourceNamespaces, type ResourceSettings, type Settings } from "../config/index.ts";
 
 /** The resources ctx.cache may read, with our writes to them; ctx.api tells it of every write. */
 export class CachedResources implements WriteListener {
@@ -22,9 +22,9 @@ export class CachedResources implements WriteListener {
   private readonly echoes = new Map<Resource, OwnEchoes>();
   private quiet = true;
 
-  /** `owned`: an on.reconcile owns it (its echoes are kept). */
-  add(resource: Resource, store: Store, owned = false): void {
-    this.entries.push({ resource, store, writes: new OwnWrites(store) });
+  /** `owned`: an on.reconcile owns it (its echoes are kept); `covers`: the namespaces its watches serve. */
+  add(resource: Resource, store: Store, owned = false, covers?: (namespace: string) => boolean): void {
+    this.entries.push({ resource, store, writes: new OwnWrites(store), ...(covers ? { covers } : {}) });
     if (owned) this.echoes.set(resource, new OwnEchoes());
   }
 
@@ -147,4 +147,16 @@ export function reconcileWiringOf(resource: Resource, cached: CachedResources, s
 
 function sameResource(a: Resource, b: Resource): boolean {
   return a.group === b.group && a.plural === b.plural;
+}
+
+/**
+ * The namespaces a resource's watches serve, as ctx.cache checks a read's: its own `resources:` namespaces when it
+ * has them, else the operator's; undefined when that is every namespace.
+ */
+export function namespacesServed(
+  settings: Settings, config: ResourceSettings | undefined,
+): ((namespace: string) => boolean) | undefined {
+  const namespaces = resourceNamespaces(config?.namespaces) ?? settings.namespaces;
+  if (namespaces.include.length === 0 && namespaces.exclude.length === 0) return undefined;
+  return namespaceMatcher(namespaces.include, namespaces.exclude);
 }

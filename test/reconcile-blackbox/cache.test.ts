@@ -7,7 +7,17 @@ import { expect, test } from "bun:test";
 import { adopt, Registry, resource } from "kobun";
 import { Calls, operate, Widgets } from "./kit.ts";
 
-test("get, list by label and by index; unwatched resources and unknown indexes are named errors", async () => {
+/** The message of what `read` throws, up to its hint in parentheses; "read" when it does not throw. */
+function refusal(read: () => unknown): string {
+  try {
+    read();
+    return "read";
+  } catch (error) {
+    return (error as Error).message.split(" (")[0]!;
+  }
+}
+
+test("get, list by label and by index; unwatched resources, namespaces and unknown indexes are named errors", async () => {
   const seen = new Map<string, unknown>();
   const calls = new Calls();
   const registry = new Registry();
@@ -23,7 +33,7 @@ test("get, list by label and by index; unwatched resources and unknown indexes a
         labelled: ctx.cache.list(resource.configmaps, { labelSelector: "widget=w,tier!=db" }).map((c) => c.metadata.name),
         indexed: ctx.cache.list(resource.configmaps, { index: { id: "byWidget", key: ctx.name } })
           .map((c) => c.metadata.name).sort(),
-        elsewhere: ctx.cache.list(resource.configmaps, { namespace: "other" }).length,
+        elsewhere: refusal(() => ctx.cache.list(resource.configmaps, { namespace: "other" })),
       });
     } catch (error) {
       seen.set(ctx.name, (error as Error).message);
@@ -38,7 +48,8 @@ test("get, list by label and by index; unwatched resources and unknown indexes a
   for (const name of ["w", "secrets", "badindex"]) await kit.apply(Widgets, { metadata: { name }, spec: {} });
   await calls.until((c) => ["w", "secrets", "badindex"].every((n) => c.some((x) => x.name === n)), "three reconciles");
   await calls.until(() => (seen.get("w") as any)?.indexed?.length === 2, "the index to hold both of w's ConfigMaps");
-  expect(seen.get("w")).toEqual({ got: { a: "1" }, labelled: ["one"], indexed: ["one", "two"], elsewhere: 0 });
+  const elsewhere = 'ctx.cache cannot read configmaps in namespace "other": the operator does not watch that namespace';
+  expect(seen.get("w")).toEqual({ got: { a: "1" }, labelled: ["one"], indexed: ["one", "two"], elsewhere });
   const unwatched = String(seen.get("secrets"));
   expect(unwatched).toContain("secrets");
   expect(unwatched).toMatch(/owns/);

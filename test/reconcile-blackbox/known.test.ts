@@ -48,26 +48,34 @@ test("KNOWN: the sandbox keeps a status a reconcile writes on a ConfigMap, which
   expect((stored as { status?: object }).status).toEqual({ seen: true });
 }, 60_000);
 
-// KNOWN (reported, not fixed): ctx.cache refuses a resource the operator does not watch, naming it
-// (docs/reconcile.md, "The cache"), but a namespace it does not watch answers as if empty: `get` is
-// undefined and `list` is [], without a word. controller-runtime's multi-namespace cache answers
-// such a read with an error ("unknown namespace for the cache"); here a reconcile that looks for its
-// child in another namespace finds none and creates it, every time. A fix needs each resource's
-// watched namespaces (the flags' and `resources:` include/exclude patterns, cluster-wide, dynamic)
-// in handling/cache.ts; with it, this test's reads throw.
-test("KNOWN: ctx.cache reads of a namespace the operator does not watch answer nothing, without an error", async () => {
+// Found by black-box review, and fixed: ctx.cache refused a resource the operator does not watch, but a
+// namespace it does not watch answered as if empty, so a reconcile looking for its child there found none and
+// created it at every run. Such a read is now an error naming the namespace, as controller-runtime's cache's;
+// a list of every namespace (`namespace: null`) reads the watched ones.
+test("ctx.cache reads of a namespace the operator does not watch are errors naming it", async () => {
   const calls = new Calls();
-  const reads: unknown[] = [];
+  const reads: string[] = [];
+  const attempt = (read: () => unknown) => {
+    try {
+      read();
+      reads.push("read");
+    } catch (error) {
+      reads.push((error as Error).message);
+    }
+  };
   const registry = new Registry();
   registry.on.reconcile(Widgets, (ctx) => {
     calls.record(ctx);
-    reads.push(ctx.cache.list(resource.configmaps, { namespace: "elsewhere" }).length);
-    reads.push(ctx.cache.get(resource.configmaps, "settings", "elsewhere") ?? "undefined");
+    attempt(() => ctx.cache.list(resource.configmaps, { namespace: "elsewhere" }));
+    attempt(() => ctx.cache.get(resource.configmaps, "settings", "elsewhere"));
+    attempt(() => ctx.cache.list(resource.configmaps, { namespace: null }));
+    attempt(() => ctx.cache.get(resource.configmaps, "settings"));
   }, { owns: [resource.configmaps] });
   await using kit = await operate(registry);
   await kit.apply(resource.namespaces, { metadata: { name: "elsewhere" } });
   await kit.apply(resource.configmaps, { metadata: { name: "settings" }, data: {} }, { namespace: "elsewhere" });
   await kit.apply(Widgets, { metadata: { name: "n" }, spec: {} });
   await calls.until((c) => c.length >= 1, "the reconcile");
-  expect(reads).toEqual([0, "undefined"]);
+  const refused = 'ctx.cache cannot read configmaps in namespace "elsewhere": the operator does not watch that namespace';
+  expect(reads.map((read) => read.split(" (")[0])).toEqual([refused, refused, "read", "read"]);
 }, 60_000);
