@@ -24,11 +24,12 @@ export function tracksGeneration(def: Kind): boolean {
 /**
  * `next`'s generation after an update of `old`: old's (a client cannot set it), one more when a
  * tracked kind's spec changed; a Deployment's also when its annotations did (they are copied to its
- * ReplicaSets: the deployment strategy's PrepareForUpdate)
+ * ReplicaSets: the deployment strategy's PrepareForUpdate, not its status strategy's: a /status write that
+ * changes them leaves the generation)
  */
-export function updateGeneration(def: Kind, old: any, next: any, specChanged: boolean): void {
+export function updateGeneration(def: Kind, old: any, next: any, specChanged: boolean, status = false): void {
   const generation = old.metadata.generation;
-  const annotated = def.group === "apps" && def.plural === "deployments"
+  const annotated = !status && def.group === "apps" && def.plural === "deployments"
     && !sameMap(old.metadata.annotations, next.metadata.annotations);
   if (generation === undefined) delete next.metadata.generation;
   else next.metadata.generation = tracksGeneration(def) && (specChanged || annotated) ? generation + 1 : generation;

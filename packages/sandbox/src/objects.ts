@@ -112,7 +112,7 @@ export class Objects implements Collectable {
       const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o;
       return statusful ? rest : { ...rest, status };
     };
-    updateGeneration(def, old, next, !deepEqual(specOf(old), specOf(next)));
+    updateGeneration(def, old, next, !deepEqual(specOf(old), specOf(next)), sub === "status");
     if (deepEqual(old, next)) return old;
     checkObjectSize(def.group, def.kind, next);
     if (dryRun) return next;
