@@ -26,6 +26,91 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
     return { status: response.status, body: (await response.json()) as any };
   };
 
+  /** a request with a body sent as it is (not JSON-encoded): its status and message */
+  const sendRaw = async (t: Target, method: string, path: string, body: string, type = "application/json") => {
+    const headers = { ...(await t.client.connection.authHeaders()), "content-type": type };
+    const tls = t.client.connection.tls;
+    const response = await fetch(`${t.client.server}${path}`, { method, headers, body, ...(tls ? { tls } : {}) } as RequestInit);
+    const answer = (await response.json()) as any;
+    return [response.status, answer.reason, answer.message];
+  };
+
+  test("a body that is not JSON, or not an object, is refused in Go's words; a YAML body is read", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    expect((await api(t, "POST", cms(ns), { metadata: { name: "x" } })).status).toBe(201);
+    const unrecognized = (why: string, what: string) => [400, "BadRequest",
+      `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: `
+      + `${why} (${what})`];
+    const cases: [string, string][] = [
+      ["{not json", "invalid character 'n' looking for beginning of object key string"],
+      ['{"a":1,', "unexpected end of JSON input"],
+      ['{"a" 1}', "invalid character '1' after object key"],
+      ['{"a":1} x', "invalid character 'x' after top-level value"],
+      ['{"a":tru}', "invalid character '}' in literal true (expecting 'e')"],
+      ['{"a":"\\q"}', "invalid character 'q' in string escape code"],
+      ['{"a":1.}', "invalid character '}' after decimal point in numeric literal"],
+      ['{"a":[1 2]}', "invalid character '2' after array element"],
+    ];
+    for (const [body, why] of cases) expect(await sendRaw(t, "POST", cms(ns), body)).toEqual(unrecognized(why, body));
+    const long = '{"metadata":{"name":"a-name-longer-than-thirty-bytes"},}';
+    expect(await sendRaw(t, "PUT", `${cms(ns)}/x`, long)).toEqual(unrecognized(
+      "invalid character '}' looking for beginning of object key string", `${long.slice(0, 30)} ...`));
+    const typeMeta = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string '
+      + '"json:\\"kind,omitempty\\"" }';
+    expect(await sendRaw(t, "POST", cms(ns), "[1,2]"))
+      .toEqual(unrecognized(`json: cannot unmarshal array into Go value of type ${typeMeta}`, "5b312c325d"));
+    expect(await sendRaw(t, "POST", cms(ns), ""))
+      .toEqual(unrecognized("unexpected end of JSON input", "<empty>"));
+    expect(await sendRaw(t, "POST", cms(ns), "- 1\n", "application/yaml"))
+      .toEqual(unrecognized(`json: cannot unmarshal array into Go value of type ${typeMeta}`, "2d20310a"));
+    // (a YAML 1.1 reader, the server's: a bare `y` would be true)
+    const yaml = await sendRaw(t, "POST", cms(ns), "metadata:\n  name: from-yaml\ndata:\n  a: b\n", "application/yaml");
+    expect(yaml[0]).toBe(201);
+    // patches and DELETE's options
+    for (const type of [MERGE, "application/json-patch+json", "application/strategic-merge-patch+json"]) {
+      expect(await sendRaw(t, "PATCH", `${cms(ns)}/x`, "{bad", type)).toEqual([400, "BadRequest", "invalid JSON patch"]);
+    }
+    expect(await sendRaw(t, "PATCH", `${cms(ns)}/x`, "[1]", MERGE)).toEqual([400, "BadRequest",
+      "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"]);
+    expect(await sendRaw(t, "PATCH", `${cms(ns)}/x`, "{}", "application/json-patch+json")).toEqual([400, "BadRequest",
+      "error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp"]);
+    expect(await sendRaw(t, "DELETE", `${cms(ns)}/x`, "{bad")).toEqual([400, "BadRequest",
+      "couldn't get version/kind; json parse error: invalid character 'b' looking for beginning of object key string"]);
+  }, 60_000);
+
+  test("a continue token the server cannot read is a 400 saying why", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    for (const name of ["a", "b"]) expect((await api(t, "POST", cms(ns), { metadata: { name } })).status).toBe(201);
+    const first = await api(t, "GET", `${cms(ns)}?limit=1`);
+    const next = await api(t, "GET", `${cms(ns)}?limit=1&continue=${first.body.metadata.continue}`);
+    expect(next.body.items.map((i: any) => i.metadata.name)).toEqual(["b"]);
+    const token = (o: unknown) => Buffer.from(typeof o === "string" ? o : JSON.stringify(o)).toString("base64url");
+    const v = "meta.k8s.io/v1";
+    const cases: [string, string][] = [
+      ["garbage", "invalid character '\\u0081' looking for beginning of value"],
+      ["a", "illegal base64 data at input byte 0"],
+      ["ab=", "illegal base64 data at input byte 2"],
+      ["a+b", "illegal base64 data at input byte 1"],
+      [token("{"), "unexpected end of JSON input"],
+      [token("[]"), "json: cannot unmarshal array into Go value of type storage.continueToken"],
+      [token({ v, rv: "5", start: "a" }),
+        "json: cannot unmarshal string into Go struct field continueToken.rv of type int64"],
+      [token({}), "server does not recognize this encoded version "],
+      [token({ v: "x", rv: 5, start: "a" }), "server does not recognize this encoded version x"],
+      [token({ v, rv: 0, start: "a" }), `incorrect encoded start resourceVersion (version ${v})`],
+      [token({ v, rv: 5, start: "" }), `encoded start key empty (version ${v})`],
+      [token({ v, rv: 5, start: "../a" }), "../a"],
+      [token({ v, rv: 5, start: "a/../b" }), "a/../b"],
+    ];
+    for (const [cont, why] of cases) {
+      const r = await api(t, "GET", `${cms(ns)}?limit=1&continue=${encodeURIComponent(cont)}`);
+      expect([cont, r.status, r.body.reason, r.body.message])
+        .toEqual([cont, 400, "BadRequest", `invalid continue token: continue key is not valid: ${why}`]);
+    }
+  }, 60_000);
+
   test("owner references: only one may be the controller; each further one is a cause naming the first", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-fidelity");

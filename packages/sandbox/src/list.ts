@@ -10,26 +10,8 @@ import { makeSelector } from "./selectors.ts";
 import { shardFilter, withShards } from "./shards.ts";
 import { readOptions, tooLargeResourceVersion } from "./list-options.ts";
 import { ApiStatusError, errors } from "./status.ts";
+import { decodeToken, encodeToken } from "./continue-token.ts";
 import type { Store } from "./store.ts";
-
-interface ContinueToken { v: string; rv: number; start: string }
-
-function encodeToken(t: ContinueToken): string {
-  return Buffer.from(JSON.stringify(t)).toString("base64url");
-}
-
-function decodeToken(s: string): ContinueToken {
-  try {
-    const t = JSON.parse(Buffer.from(s, "base64url").toString("utf8"));
-    const valid = t?.v === "meta.k8s.io/v1" && typeof t.rv === "number" && typeof t.start === "string";
-    if (!valid) throw new Error("bad token");
-    return t;
-  } catch {
-    throw errors.badRequest(
-      `continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`,
-    );
-  }
-}
 
 export function listObjects(
   store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true,
