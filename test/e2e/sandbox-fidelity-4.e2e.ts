@@ -7,12 +7,13 @@
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createNamespace, EXAMPLES, rawRequest } from "./harness/kube.ts";
+import { createNamespace, EXAMPLES, rawRequest, rawWatch } from "./harness/kube.ts";
 import { ROOT } from "./harness/operator.ts";
 import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 
 const MERGE = "application/merge-patch+json";
+const APPLY = "application/apply-patch+yaml";
 const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const examples = (ns: string) => `/apis/kobun.dev/v1/namespaces/${ns}/kobunexamples`;
 const owner = (name: string, uid: string, controller?: boolean) =>
@@ -30,7 +31,8 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
   const sendRaw = async (t: Target, method: string, path: string, body: string, type = "application/json") => {
     const headers = { ...(await t.client.connection.authHeaders()), "content-type": type };
     const tls = t.client.connection.tls;
-    const response = await fetch(`${t.client.server}${path}`, { method, headers, body, ...(tls ? { tls } : {}) } as RequestInit);
+    const init = { method, headers, body, ...(tls ? { tls } : {}) } as RequestInit;
+    const response = await fetch(`${t.client.server}${path}`, init);
     const answer = (await response.json()) as any;
     return [response.status, answer.reason, answer.message];
   };
@@ -69,7 +71,8 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
     expect(yaml[0]).toBe(201);
     // patches and DELETE's options
     for (const type of [MERGE, "application/json-patch+json", "application/strategic-merge-patch+json"]) {
-      expect(await sendRaw(t, "PATCH", `${cms(ns)}/x`, "{bad", type)).toEqual([400, "BadRequest", "invalid JSON patch"]);
+      expect(await sendRaw(t, "PATCH", `${cms(ns)}/x`, "{bad", type))
+        .toEqual([400, "BadRequest", "invalid JSON patch"]);
     }
     expect(await sendRaw(t, "PATCH", `${cms(ns)}/x`, "[1]", MERGE)).toEqual([400, "BadRequest",
       "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"]);
@@ -121,7 +124,8 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
     }
     const refs = ["a", "b", "c", "d"].map((name, i) => owner(name, uids[i]!, i !== 1));
     // the value is the list as the server writes it: its fields in their order, whatever order they came in
-    const sent = refs.map(({ controller, uid, name, kind, apiVersion }) => ({ controller, uid, name, kind, apiVersion }));
+    const sent = refs.map(({ controller, uid, name, kind, apiVersion }) =>
+      ({ controller, uid, name, kind, apiVersion }));
     const r = await api(t, "POST", cms(ns), { metadata: { name: "two", ownerReferences: sent } });
     const only = (other: string) => `Invalid value: ${JSON.stringify(refs)}: Only one reference can have Controller `
       + `set to true. Found "true" in references for ConfigMap/a and ConfigMap/${other}`;
@@ -169,6 +173,114 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
       { ...current, metadata: { ...current.metadata, annotations: { only: "1" }, finalizers: undefined } });
     expect([put.status, put.body.metadata.annotations, put.body.metadata.finalizers]).toEqual([200, { only: "1" },
       undefined]);
+    // server-side apply of /status: the labels a Deployment keeps are no field of the applier's either
+    const apply = async (path: string, kind: string, apiVersion: string, name: string) => {
+      const r = await api(t, "PATCH", `${path}/status?fieldManager=st`,
+        { apiVersion, kind, metadata: { name, labels: { applied: "1" } } }, APPLY);
+      const entry = r.body.metadata.managedFields.find((e: any) => e.manager === "st");
+      return [r.status, r.body.metadata.labels.applied, entry?.fieldsV1?.["f:metadata"]];
+    };
+    expect(await apply(`${deployments}/d`, "Deployment", "apps/v1", "d")).toEqual([200, undefined, undefined]);
+    expect(await apply(`${pods}/p`, "Pod", "v1", "p")).toEqual([200, "1", { "f:labels": { "f:applied": {} } }]);
     expect((await api(t, "PATCH", `${pods}/p`, { metadata: { finalizers: null } }, MERGE)).status).toBe(200);
+  }, 60_000);
+
+  /** an Event's own fields, its metadata left out */
+  const fields = (o: any) => { const { metadata: _m, ...rest } = o; return rest; };
+  const coreEvents = (ns: string) => `/api/v1/namespaces/${ns}/events`;
+  const newEvents = (ns: string) => `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
+
+  test("one store of Events behind core/v1 and events.k8s.io/v1, each field under its own name there", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const involved = { kind: "ConfigMap", namespace: ns, name: "x", uid: "u1", apiVersion: "v1", fieldPath: "data" };
+    const related = { kind: "Pod", name: "p" };
+    const core = await api(t, "POST", coreEvents(ns), { metadata: { name: "c1" }, involvedObject: involved,
+      reason: "Because", message: "a message", type: "Warning", count: 3, source: { component: "comp", host: "h" },
+      firstTimestamp: "2026-01-01T00:00:00Z", lastTimestamp: "2026-01-02T00:00:00Z", reportingComponent: "rc",
+      reportingInstance: "ri", action: "Act", related });
+    expect(core.status).toBe(201);
+    expect(fields((await api(t, "GET", `${newEvents(ns)}/c1`)).body)).toEqual({ kind: "Event",
+      apiVersion: "events.k8s.io/v1", eventTime: null, reportingController: "rc", reportingInstance: "ri",
+      action: "Act", reason: "Because", regarding: involved, related, note: "a message", type: "Warning",
+      deprecatedSource: { component: "comp", host: "h" }, deprecatedFirstTimestamp: "2026-01-01T00:00:00Z",
+      deprecatedLastTimestamp: "2026-01-02T00:00:00Z", deprecatedCount: 3 });
+    // the fields a Go struct always writes, in each shape
+    const bare = await api(t, "POST", coreEvents(ns), { metadata: { name: "c2" }, reason: "R", message: "m",
+      involvedObject: { kind: "ConfigMap", namespace: ns, name: "x" } });
+    expect(fields(bare.body)).toEqual({ kind: "Event", apiVersion: "v1", reason: "R", message: "m",
+      involvedObject: { kind: "ConfigMap", namespace: ns, name: "x" }, source: {}, firstTimestamp: null,
+      lastTimestamp: null, eventTime: null, reportingComponent: "", reportingInstance: "" });
+    expect(fields((await api(t, "GET", `${newEvents(ns)}/c2`)).body)).toEqual({ kind: "Event",
+      apiVersion: "events.k8s.io/v1", reason: "R", note: "m",
+      regarding: { kind: "ConfigMap", namespace: ns, name: "x" },
+      eventTime: null, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null });
+    // one written through events.k8s.io: read, listed and watched through core/v1
+    const listed = (await api(t, "GET", coreEvents(ns))).body.metadata.resourceVersion;
+    const series = { count: 2, lastObservedTime: "2026-01-04T00:00:00.000000Z" };
+    const made = await api(t, "POST", newEvents(ns), { metadata: { name: "n1" },
+      eventTime: "2026-01-03T00:00:00.000000Z", reportingController: "example.com/ctl", reportingInstance: "inst",
+      action: "Do", reason: "Why", note: "the note", type: "Normal", regarding: { kind: "ConfigMap", name: "x",
+        namespace: ns }, related, series });
+    expect(made.status).toBe(201);
+    const asCore = { kind: "Event", apiVersion: "v1", involvedObject: { kind: "ConfigMap", name: "x", namespace: ns },
+      reason: "Why", message: "the note", source: {}, firstTimestamp: null, lastTimestamp: null, type: "Normal",
+      eventTime: "2026-01-03T00:00:00.000000Z", series, action: "Do", related, reportingComponent: "example.com/ctl",
+      reportingInstance: "inst" };
+    expect(fields((await api(t, "GET", `${coreEvents(ns)}/n1`)).body)).toEqual(asCore);
+    const watched = await rawWatch(t.client, coreEvents(ns), { resourceVersion: listed },
+      { until: (ev) => ev.object?.metadata?.name === "n1", timeoutMs: 15_000 });
+    expect(watched.events.filter((ev) => ev.object.metadata.name === "n1").map((ev) => [ev.type, fields(ev.object)]))
+      .toEqual([["ADDED", asCore]]);
+    const names = async (path: string) => (await api(t, "GET", path)).body.items.map((i: any) => i.metadata.name);
+    expect([await names(coreEvents(ns)), await names(newEvents(ns))]).toEqual([["c1", "c2", "n1"], ["c1", "c2", "n1"]]);
+    const selected = `${newEvents(ns)}?fieldSelector=reportingController%3Dexample.com%2Fctl`;
+    expect(await names(selected)).toEqual(["n1"]);
+    // a delete through one is gone from the other
+    expect((await api(t, "DELETE", `${newEvents(ns)}/c2`)).status).toBe(200);
+    expect((await api(t, "GET", `${coreEvents(ns)}/c2`)).body.message).toBe('events "c2" not found');
+  }, 60_000);
+
+  test("events.k8s.io/v1's stricter rules over the one store: its create, its update; worded as the core kind's",
+    async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const event = { metadata: { name: "e" }, eventTime: "2026-01-03T00:00:00.000000Z", reportingController: "c",
+      reportingInstance: "i", action: "A", reason: "R", type: "Normal", note: "n",
+      regarding: { kind: "Pod", name: "p", namespace: ns } };
+    const invalid = (name: string, ...causes: [string, string][]) => {
+      const said = causes.map(([field, message]) => `${field}: ${message}`);
+      return [422, `Event "${name}" is invalid: ${said.length === 1 ? said[0] : `[${said.join(", ")}]`}`];
+    };
+    const said = (r: { status: number; body: any }) => [r.status, r.body.message];
+    const unsetOnes = { deprecatedCount: 2, deprecatedSource: { component: "x" },
+      deprecatedFirstTimestamp: "2026-01-01T00:00:00Z", deprecatedLastTimestamp: "2026-01-01T00:00:00Z" };
+    const needsUnset = 'Invalid value: "": needs to be unset';
+    expect(said(await api(t, "POST", newEvents(ns), { ...event, ...unsetOnes }))).toEqual(invalid("e",
+      ["firstTimestamp", needsUnset], ["lastTimestamp", needsUnset], ["count", needsUnset], ["source", needsUnset]));
+    expect(said(await api(t, "POST", newEvents(ns), { ...event, type: "Odd", series: { count: 1 } }))).toEqual(invalid(
+      "e", ["series.count", 'Invalid value: "": should be at least 2'], ["series.lastObservedTime", "Required value"],
+      ["type", 'Invalid value: "": has invalid value: Odd']));
+    expect((await api(t, "POST", newEvents(ns), event)).status).toBe(201);
+    const patch = (path: string, body: object) => api(t, "PATCH", path, body, MERGE);
+    const moved = { kind: "Pod", name: "q", namespace: ns };
+    const immutable = await patch(`${newEvents(ns)}/e`, { note: "other", reason: "Other", regarding: moved });
+    expect(said(immutable)).toEqual(invalid(
+      "e", ["involvedObject", `Invalid value: {"Kind":"Pod","Namespace":"${ns}","Name":"q","UID":"","APIVersion":"",`
+        + '"ResourceVersion":"","FieldPath":""}: field is immutable'], ["reason", 'Invalid value: "Other": field is '
+        + "immutable"], ["message", 'Invalid value: "other": field is immutable']));
+    const series = { count: 3, lastObservedTime: "2026-01-04T00:00:00.000000Z" };
+    expect((await patch(`${newEvents(ns)}/e`, { series })).body.series).toEqual(series);
+    // through core/v1 the same Event may change
+    expect((await patch(`${coreEvents(ns)}/e`, { message: "changed" })).body.message).toBe("changed");
+    // a core Event with an eventTime needs its reporting fields, the controller a qualified name
+    const qualified = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+      + "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+      + "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    expect(said(await api(t, "POST", coreEvents(ns), { metadata: { name: "c" }, eventTime: event.eventTime,
+      involvedObject: { namespace: ns } }))).toEqual(invalid("c", ["reportingComponent", "Required value"],
+      ["reportingComponent", 'Invalid value: "": name part must be non-empty'],
+      ["reportingComponent", `Invalid value: "": ${qualified}`], ["reportingInstance", "Required value"],
+      ["action", "Required value"], ["reason", "Required value"]));
   }, 60_000);
 });

@@ -5,7 +5,8 @@
 // resourceVersion "0" is served whole (the watch cache pages nothing); one not reached yet, 504.
 
 import { present } from "./write-bodies.ts";
-import { resourceKey, type ResourceDef } from "./resources.ts";
+import type { ResourceDef } from "./resources.ts";
+import { fromStored, storeKey } from "./event-store.ts";
 import { makeSelector } from "./selectors.ts";
 import { shardFilter, withShards } from "./shards.ts";
 import { readOptions, tooLargeResourceVersion } from "./list-options.ts";
@@ -39,7 +40,8 @@ export function listObjects(
     if (t.rv >= 0) rv = t.rv;
     after = t.start;
   }
-  const all = store.listAt(resourceKey(def.group, def.plural), rv, ns || undefined, after);
+  const all = store.listAt(storeKey(def), rv, ns || undefined, after)
+    ?.map(({ key, body }) => ({ key, body: fromStored(def, body) }));
   if (!all && !cont) throw new ApiStatusError(410, "Expired", "The resourceVersion for the provided list is too old.");
   if (!all) throw errors.expiredContinue(encodeToken({ v: "meta.k8s.io/v1", rv: -1, start: after ?? "" }));
   const items: unknown[] = [];

@@ -83,7 +83,7 @@ export function createdBody(
 /** the metadata a built-in kind's status strategy takes from a /status write; the rest stays as stored */
 const STATUS_METADATA = ["labels", "annotations", "finalizers", "ownerReferences"];
 /** what a kind's status strategy keeps as stored even so: a Deployment's labels, a Pod's owners (kubelets') */
-const STATUS_KEEPS: Record<string, string[]> = { "apps/deployments": ["labels"], "/pods": ["ownerReferences"] };
+export const STATUS_KEEPS: Record<string, string[]> = { "apps/deployments": ["labels"], "/pods": ["ownerReferences"] };
 
 /**
  * What /status stores over `old`: the sent status, the spec as stored. A custom resource's metadata stays as
