@@ -1,7 +1,7 @@
 // More details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts, -2 and -3),
 // held to the real one on both targets: owner references with two controllers, the metadata a /status write
-// keeps, the answers to a body or a continue token the server cannot read, one store of Events behind
-// core/v1 and events.k8s.io/v1.
+// keeps, the answers to a body or a continue token the server cannot read, field selectors read by bytes, one
+// store of Events behind core/v1 and events.k8s.io/v1.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-4.e2e.ts
 
@@ -112,6 +112,22 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
       expect([cont, r.status, r.body.reason, r.body.message])
         .toEqual([cont, 400, "BadRequest", `invalid continue token: continue key is not valid: ${why}`]);
     }
+  }, 60_000);
+
+  test("a field selector is read by bytes: its terms in Go's order, the operator after any characters", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const refused = async (selector: string) =>
+      (await api(t, "GET", `${cms(ns)}?fieldSelector=${encodeURIComponent(selector)}`)).body.message;
+    const unknown = (field: string) => `"${field}" is not a known field selector: only "metadata.name", `
+      + '"metadata.namespace"';
+    // U+FF21 before U+1D4B3 by their UTF-8 bytes (after it by UTF-16 units): the first term said is the first
+    for (const selector of ["\uFF21=1,\u{1D4B3}=2", "\u{1D4B3}=2,\uFF21=1"]) {
+      expect(await refused(selector)).toBe(unknown("\uFF21"));
+    }
+    // characters outside the BMP before the operator: the term still splits at it
+    expect(await refused("a\u{1D4B3}\u{1D4B3}b!=1")).toBe(unknown("a\u{1D4B3}\u{1D4B3}b"));
+    expect(await refused("\u{1D4B3}\u{1D4B3}=1")).toBe(unknown("\u{1D4B3}\u{1D4B3}"));
   }, 60_000);
 
   test("owner references: only one may be the controller; each further one is a cause naming the first", async () => {
