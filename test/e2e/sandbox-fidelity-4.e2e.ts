@@ -82,6 +82,24 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
       "couldn't get version/kind; json parse error: invalid character 'b' looking for beginning of object key string"]);
   }, 60_000);
 
+  test("a YAML body is read as YAML 1.1 without timestamps: y and on are true, 010 is 8, 1:20 a string", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const spec = "spec:\n  a: y\n  b: on\n  c: No\n  d: 'y'\n  e: 010\n  f: 0o17\n  g: 0b11\n  h: 0x_1F\n  i: 1_000\n"
+      + "  j: 2001-12-14\n  k: 1:20\n  n: x\n";
+    const expected = { a: true, b: true, c: false, d: "y", e: 8, f: 15, g: 3, h: 31, i: 1000, j: "2001-12-14",
+      k: "1:20", false: "x" };
+    const yaml = (name: string) => `apiVersion: kobun.dev/v1\nkind: KobunExample\nmetadata:\n  name: ${name}\n${spec}`;
+    const posted = await sendRaw(t, "POST", examples(ns), yaml("posted"), "application/yaml");
+    expect(posted[0]).toBe(201);
+    const applied = await sendRaw(t, "PATCH", `${examples(ns)}/applied?fieldManager=m`, yaml("applied"),
+      "application/apply-patch+yaml");
+    expect(applied[0]).toBe(201);
+    for (const name of ["posted", "applied"]) {
+      expect((await api(t, "GET", `${examples(ns)}/${name}`)).body.spec).toEqual(expected);
+    }
+  }, 60_000);
+
   test("a continue token the server cannot read is a 400 saying why", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-fidelity");

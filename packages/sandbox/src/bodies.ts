@@ -1,7 +1,7 @@
 // Request and response bodies: JSON, or a built-in kind in protobuf, as client-go's typed
 // clients send and accept them (protobufjs and its descriptor are loaded on first use only).
 
-import { parse as parseYaml } from "yaml";
+import { parseKubeYaml } from "./kube-yaml.ts";
 import { goJsonSyntaxError, goValueWord } from "./go-json.ts";
 import { checkRequestSize } from "./limits.ts";
 import type { ResourceDef } from "./resources.ts";
@@ -74,7 +74,7 @@ export async function readObject(req: Request, kind: string): Promise<any> {
   let json: Uint8Array = bytes;
   if (mediaType(req) === "application/yaml") {
     try {
-      json = new TextEncoder().encode(JSON.stringify(parseYaml(new TextDecoder().decode(bytes)) ?? null));
+      json = new TextEncoder().encode(JSON.stringify(parseKubeYaml(new TextDecoder().decode(bytes)) ?? null));
     } catch (e) {
       throw refuse(`yaml: ${(e as Error).message.split("\n")[0]}`);
     }

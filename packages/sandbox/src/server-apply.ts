@@ -3,7 +3,7 @@
 // object is absent or a merge with field ownership (apply.ts) through admission when it is
 // there. Kept apart from server.ts, which routes to it, since apply checks its request its own way.
 
-import { parse as parseYaml } from "yaml";
+import { parseKubeYaml } from "./kube-yaml.ts";
 import { applyConfiguration } from "./apply.ts";
 import { applyShape } from "./apply-shape.ts";
 import { objectResponse } from "./bodies.ts";
@@ -64,7 +64,7 @@ async function applyBody(req: Request, def: ResourceDef, apiVersion: string, ns:
   checkRequestSize(text);
   let body: any;
   try {
-    body = parseYaml(text);
+    body = parseKubeYaml(text);
   } catch (e) {
     throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
   }
