@@ -1,7 +1,7 @@
 // More details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts, -2 and -3),
 // held to the real one on both targets: owner references with two controllers, the metadata a /status write
-// keeps, the answers to a body or a continue token the server cannot read, field selectors read by bytes, one
-// store of Events behind core/v1 and events.k8s.io/v1.
+// keeps, the answers to a body or a continue token the server cannot read, YAML bodies, field selectors read by
+// bytes, a DaemonSet's template generation, one store of Events behind core/v1 and events.k8s.io/v1.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-4.e2e.ts
 
@@ -217,6 +217,28 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
     expect(await apply(`${deployments}/d`, "Deployment", "apps/v1", "d")).toEqual([200, undefined, undefined]);
     expect(await apply(`${pods}/p`, "Pod", "v1", "p")).toEqual([200, "1", { "f:labels": { "f:applied": {} } }]);
     expect((await api(t, "PATCH", `${pods}/p`, { metadata: { finalizers: null } }, MERGE)).status).toBe(200);
+  }, 60_000);
+
+  test("a DaemonSet's template generation annotation: the one sent on create, then the server's own", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const daemonsets = `/apis/apps/v1/namespaces/${ns}/daemonsets`;
+    const GENERATION = "deprecated.daemonset.template.generation";
+    const template = (t2: string) =>
+      ({ metadata: { labels: { app: "d", t: t2 } }, spec: { containers: [{ name: "c", image: "busybox" }] } });
+    const spec = { selector: { matchLabels: { app: "d" } }, template: template("1") };
+    const said = (r: { status: number; body: any }) =>
+      [r.status, r.body.metadata.annotations?.[GENERATION], r.body.metadata.generation];
+    const sent = { metadata: { name: "d", annotations: { [GENERATION]: "7" } }, spec };
+    expect(said(await api(t, "POST", daemonsets, sent))).toEqual([201, "7", 1]);
+    expect(said(await api(t, "POST", daemonsets, { metadata: { name: "e" }, spec }))).toEqual([201, "1", 1]);
+    const patch = async (body: object) => said(await api(t, "PATCH", `${daemonsets}/d`, body, MERGE));
+    expect(await patch({ metadata: { labels: { l: "1" } } })).toEqual([200, "7", 1]);
+    expect(await patch({ spec: { template: template("2") } })).toEqual([200, "8", 2]);
+    expect(await patch({ spec: { minReadySeconds: 5 } })).toEqual([200, "8", 3]);
+    expect(await patch({ metadata: { annotations: { [GENERATION]: null } } })).toEqual([200, "8", 3]);
+    expect(await patch({ metadata: { annotations: { [GENERATION]: "42" } } })).toEqual([200, "8", 3]);
+    expect(await patch({ spec: { template: template("3") } })).toEqual([200, "9", 4]);
   }, 60_000);
 
   /** an Event's own fields, its metadata left out */

@@ -49,3 +49,23 @@ export function markedDeletionGeneration(def: Kind, generation: number | undefin
   const crd = def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions";
   return generation !== undefined && generation > 0 && !crd ? generation + 1 : generation;
 }
+
+const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
+/**
+ * A DaemonSet's template generation, which apps/v1 writes as an annotation: on create the one sent (1 when none,
+ * or less); on any update the stored one, one more when the pod template changed. What a client sends in the
+ * annotation afterwards is not kept.
+ */
+export function daemonSetTemplateGeneration(def: Kind, next: any, old?: any): void {
+  if (def.group !== "apps" || def.plural !== "daemonsets" || !next.metadata) return;
+  let generation: number;
+  if (old) {
+    generation = Number.parseInt(old.metadata?.annotations?.[TEMPLATE_GENERATION] ?? "1", 10) || 1;
+    if (JSON.stringify(old.spec?.template) !== JSON.stringify(next.spec?.template)) generation++;
+  } else {
+    const sent = Number.parseInt(next.metadata.annotations?.[TEMPLATE_GENERATION] ?? "", 10);
+    generation = sent >= 1 ? sent : 1;
+  }
+  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [TEMPLATE_GENERATION]: String(generation) };
+}

@@ -8,7 +8,7 @@ import { strategicMergePatch } from "./strategic.ts";
 import type { ResourceDef } from "./resources.ts";
 import { withReadDefaults } from "./schema.ts";
 import { applyDefaults } from "./defaults.ts";
-import { tracksGeneration } from "./generation.ts";
+import { daemonSetTemplateGeneration, tracksGeneration } from "./generation.ts";
 import { errors } from "./status.ts";
 import { DECODE, takeStringData } from "./secret-data.ts";
 
@@ -77,6 +77,7 @@ export function createdBody(
   if (statusful) delete body.status;
   if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
   applyDefaults(def.group, def.plural, body);
+  daemonSetTemplateGeneration(def, body);
   return body;
 }
 
@@ -144,6 +145,7 @@ export function updatedBody(
   }
   next.kind = def.kind;
   next.apiVersion = old.apiVersion;
+  daemonSetTemplateGeneration(def, next, old);
   return next;
 }
 
