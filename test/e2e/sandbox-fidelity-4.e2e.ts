@@ -82,6 +82,47 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
       "couldn't get version/kind; json parse error: invalid character 'b' looking for beginning of object key string"]);
   }, 60_000);
 
+  test("a built-in kind's body of the wrong JSON types is refused as Go's decoding words it", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const refused = async (path: string, body: object) => {
+      const r = await api(t, "POST", `${path}?dryRun=All`, body);
+      return [r.status, r.body.message];
+    };
+    const cm = (why: string) => [400, `ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot `
+      + `unmarshal ${why}`];
+    expect(await refused(cms(ns), { metadata: { name: "x", labels: { a: 1 } } }))
+      .toEqual(cm("number into Go struct field ObjectMeta.metadata.labels of type string"));
+    expect(await refused(cms(ns), { metadata: { name: 5 } }))
+      .toEqual(cm("number into Go struct field ObjectMeta.metadata.name of type string"));
+    expect(await refused(cms(ns), { metadata: { name: "x", ownerReferences: {} } }))
+      .toEqual(cm("object into Go struct field ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference"));
+    expect(await refused(cms(ns), { metadata: { name: "x" }, data: "s" }))
+      .toEqual(cm("string into Go struct field ConfigMap.data of type map[string]string"));
+    expect(await refused(cms(ns), { metadata: { name: "x" }, data: { a: true } }))
+      .toEqual(cm("bool into Go struct field ConfigMap.data of type string"));
+    expect(await refused(cms(ns), { metadata: { name: "x" }, immutable: "yes" }))
+      .toEqual(cm("string into Go struct field ConfigMap.immutable of type bool"));
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const container = { name: "c", image: "busybox" };
+    const deployment = (spec: object) => ({ metadata: { name: "d" }, spec: { selector: { matchLabels: { a: "b" } },
+      template: { metadata: { labels: { a: "b" } }, spec: { containers: [container] } }, ...spec } });
+    const dep = (why: string) => [400, `Deployment in version "v1" cannot be handled as a Deployment: json: cannot `
+      + `unmarshal ${why}`];
+    const replicas = "into Go struct field DeploymentSpec.spec.replicas of type int32";
+    expect(await refused(deployments, deployment({ replicas: "3" }))).toEqual(dep(`string ${replicas}`));
+    expect(await refused(deployments, deployment({ replicas: 1.5 }))).toEqual(dep(`number 1.5 ${replicas}`));
+    expect(await refused(deployments, deployment({ replicas: 3e9 }))).toEqual(dep(`number 3000000000 ${replicas}`));
+    expect(await refused(deployments, deployment({ template: { spec: { containers: [{ ...container, name: 7 }] } } })))
+      .toEqual(dep("number into Go struct field Container.spec.template.spec.containers.name of type string"));
+    expect(await refused(deployments, deployment({ template: { spec: { containers: container } } })))
+      .toEqual(dep("object into Go struct field PodSpec.spec.template.spec.containers of type []v1.Container"));
+    expect(await refused(deployments, deployment({ strategy: { rollingUpdate: { maxSurge: true } } }))).toEqual(dep(
+      "bool into Go struct field RollingUpdateDeployment.spec.strategy.rollingUpdate.maxSurge of type int32"));
+    expect(await refused(deployments, deployment({ paused: "no", replicas: "x" })))
+      .toEqual(dep("string into Go struct field DeploymentSpec.spec.paused of type bool"));
+  }, 60_000);
+
   test("a YAML body is read as YAML 1.1 without timestamps: y and on are true, 010 is 8, 1:20 a string", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-fidelity");

@@ -6,6 +6,7 @@
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import { dryRunOf } from "./dry-run.ts";
 import { mediaType, objectResponse, readJson, readObject, readPatch } from "./bodies.ts";
+import { checkDecodes } from "./typed-decode.ts";
 import { reviewOptions } from "./admission-review.ts";
 import { deleteCollection, deleteOne } from "./delete-request.ts";
 import { listObjects } from "./list.ts";
@@ -210,11 +211,14 @@ async function resourceRequest(
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
       const options = writing("CreateOptions");
-      return out(await ctx.admission.create(def, version, ns, await readObject(req, def.kind), user, options), 201);
+      const body = await readObject(req, def.kind);
+      checkDecodes(def, version, body);
+      return out(await ctx.admission.create(def, version, ns, body, user, options), 201);
     }
     case "update": {
       const options = writing("UpdateOptions");
       const body = await readObject(req, def.kind);
+      checkDecodes(def, version, body);
       return out(await ctx.admission.update(def, version, ns, name!, body, user, sub, options));
     }
     case "patch": {
