@@ -9,6 +9,7 @@ import { crdStatus, type ResourceDef, type ResourceRegistry } from "./resources.
 import { fromStored, storeKey, toStored } from "./event-store.ts";
 import { checkObjectSize } from "./limits.ts";
 import { validateWrite } from "./validation.ts";
+import { checkPatchDecodes } from "./typed-decode.ts";
 import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
 import { markedDeletionGeneration, updateGeneration } from "./generation.ts";
@@ -198,7 +199,9 @@ export class Objects implements Collectable {
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
     current = present(def, version, this.get(def, ns, name)),
   ): any {
-    return patchedBody(def, contentType, patchBody, current);
+    const patched = patchedBody(def, contentType, patchBody, current);
+    checkPatchDecodes(def, version, contentType, patched);
+    return patched;
   }
 
   /**

@@ -9,7 +9,7 @@
 import { goValueWord } from "./go-json.ts";
 import { builtinSchemaName, builtinSchemas, schemaRef } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
-import { errors } from "./status.ts";
+import { ApiStatusError, errors } from "./status.ts";
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v);
 const REF = "#/components/schemas/";
@@ -130,4 +130,20 @@ export function checkDecodes(def: ResourceDef, version: string, body: unknown): 
   const error = name && isObj(body) ? goDecodeError(name, body) : undefined;
   if (!error) return;
   throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${error}`);
+}
+
+/**
+ * A merge or JSON patch whose result a built-in kind cannot decode: a 422 on the field "patch", its value the
+ * patched object as Go marshals the map (top-level keys sorted), then Go's error. (A strategic merge patch is
+ * refused in other words, the converter's, which only a Secret's stringData says here: secret-data.ts.)
+ */
+export function checkPatchDecodes(def: ResourceDef, version: string, contentType: string, patched: unknown): void {
+  if (contentType === "application/strategic-merge-patch+json" || !isObj(patched)) return;
+  const name = def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind);
+  const error = name ? goDecodeError(name, patched) : undefined;
+  if (!error) return;
+  const json = JSON.stringify(Object.fromEntries(Object.keys(patched).sort().map((k) => [k, patched[k]])));
+  const message = `Invalid value: ${JSON.stringify(json)}: ${error}`;
+  throw new ApiStatusError(422, "Invalid", ` "" is invalid: patch: ${message}`,
+    { causes: [{ reason: "FieldValueInvalid", message, field: "patch" }] });
 }
