@@ -1,7 +1,8 @@
 // More details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts, -2 and -3),
 // held to the real one on both targets: owner references with two controllers, the metadata a /status write
-// keeps, the answers to a body or a continue token the server cannot read, YAML bodies, field selectors read by
-// bytes, a DaemonSet's template generation, one store of Events behind core/v1 and events.k8s.io/v1.
+// keeps, the answers to a body, a value of the wrong type, a patch or a continue token the server cannot read,
+// YAML bodies, field selectors read by bytes, a DaemonSet's template generation, one store of Events behind
+// core/v1 and events.k8s.io/v1.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-4.e2e.ts
 
