@@ -124,6 +124,29 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
       .toEqual(dep("string into Go struct field DeploymentSpec.spec.paused of type bool"));
   }, 60_000);
 
+  test("a []byte value must be base64 that Go decodes; one broken over lines is stored whole", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const secrets = `/api/v1/namespaces/${ns}/secrets`;
+    const send = async (path: string, body: object) => {
+      const r = await api(t, "POST", `${path}?dryRun=All`, body);
+      return [r.status, r.body.message ?? r.body.binaryData?.k ?? r.body.data?.k];
+    };
+    const cases: [string, number | undefined][] = [
+      ["!!", 0], ["YQ", 0], ["YQ=", 3], ["YQ==YQ==", 4], ["Y===", 1], ["YW Jj", 2], ["a", 0], ["YWJjZA=", 7],
+      ["-_8=", 0], ["YQ=x", 2], ["YQ==", undefined],
+    ];
+    for (const [value, at] of cases) {
+      const why = (kind: string) => at === undefined ? [201, value]
+        : [400, `${kind} in version "v1" cannot be handled as a ${kind}: illegal base64 data at input byte ${at}`];
+      expect(await send(cms(ns), { metadata: { name: "b" }, binaryData: { k: value } })).toEqual(why("ConfigMap"));
+      expect(await send(secrets, { metadata: { name: "b" }, data: { k: value } })).toEqual(why("Secret"));
+    }
+    expect(await send(cms(ns), { metadata: { name: "b" }, binaryData: { k: "YWJj\nZA==" } }))
+      .toEqual([201, "YWJjZA=="]);
+    expect(await send(secrets, { metadata: { name: "b" }, data: { k: "YQ==\n" } })).toEqual([201, "YQ=="]);
+  }, 60_000);
+
   test("a patch whose result its built-in kind cannot decode is a 422 on the field \"patch\"", async () => {
     const t = need();
     const ns = await createNamespace(t.client, "e2e-fidelity");

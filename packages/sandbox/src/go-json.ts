@@ -163,3 +163,36 @@ export function decodeRawUrlBase64(s: string): { bytes: Uint8Array } | { error: 
   if (count % 4 === 1) return { error: `illegal base64 data at input byte ${last}` };
   return { bytes: new Uint8Array(Buffer.from(s.replace(/[\r\n]/g, ""), "base64url")) };
 }
+
+const STD_ALPHABET = /[A-Za-z0-9+/]/;
+const skipsNewlines = (s: string, i: number) => {
+  while (i < s.length && (s[i] === "\n" || s[i] === "\r")) i++;
+  return i;
+};
+
+/**
+ * What base64.StdEncoding (padded) says of a []byte field's text, as encoding/json decodes it: undefined when it
+ * decodes, else Go's CorruptInputError ("illegal base64 data at input byte 3"), found quantum by quantum as Go does.
+ */
+export function goStdBase64Error(s: string): string | undefined {
+  const corrupt = (at: number) => `illegal base64 data at input byte ${at}`;
+  let si = 0;
+  for (;;) {
+    let j = 0;
+    for (; j < 4; j++) {
+      if (si === s.length) return j === 0 ? undefined : corrupt(si - j);
+      const c = s[si++]!;
+      if (STD_ALPHABET.test(c)) continue;
+      if (c === "\n" || c === "\r") { j--; continue; }
+      if (c !== "=" || j < 2) return corrupt(si - 1);
+      if (j === 2) {
+        si = skipsNewlines(s, si);
+        if (si === s.length) return corrupt(s.length);
+        if (s[si] !== "=") return corrupt(si - 1);
+        si++;
+      }
+      si = skipsNewlines(s, si);
+      return si < s.length ? corrupt(si) : undefined;
+    }
+  }
+}

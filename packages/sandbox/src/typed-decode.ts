@@ -6,7 +6,7 @@
 // (v1.Protocol) reads as `string`, which only the schema's want of a name leaves apart. Types with their own
 // decoding (quantities, int-or-strings, times, raw JSON) are left to it, but for an int-or-string's number.
 
-import { goValueWord } from "./go-json.ts";
+import { goStdBase64Error, goValueWord } from "./go-json.ts";
 import { builtinSchemaName, builtinSchemas, schemaRef } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
 import { ApiStatusError, errors } from "./status.ts";
@@ -84,6 +84,8 @@ function firstError(value: unknown, node: Node, where: Where): string | undefine
   }
   const refused = refusal(node, value);
   if (refused) return typeError(refused, where, goType(node));
+  // a []byte is base64 that must decode: Go's error alone, with no field named
+  if (typeof value === "string" && node.schema?.format === "byte") return goStdBase64Error(value);
   const s = node.schema;
   if (!isObj(s) || value === null) return undefined;
   // a list's items and a map's values are where the list or the map is: Go names no index and no key
