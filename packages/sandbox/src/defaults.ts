@@ -151,13 +151,27 @@ function jobSelector(job: any): void {
 }
 
 /** the defaults of `body`'s kind, in place */
+/**
+ * A []byte map's values as Go writes them back: decoded (typed-decode.ts refused what does not) and encoded again,
+ * so a value broken over lines is stored whole
+ */
+function canonicalBytes(map: unknown): void {
+  if (!isObj(map)) return;
+  for (const [key, value] of Object.entries(map)) {
+    if (typeof value === "string" && /[\r\n]/.test(value)) map[key] = Buffer.from(value, "base64").toString("base64");
+  }
+}
+
 export function applyDefaults(group: string, plural: string, body: any): void {
   if (group === "apps" && plural === "deployments") defaultDeployment(body);
   else if (group === "" && plural === "services") defaultService(body);
   else if (group === "" && plural === "pods") defaultPod(body);
   else if (group === "batch" && plural === "cronjobs") defaultCronJob(body);
   // SetDefaults_Secret, on every write (an update that drops the type gets it back); `kubectl get secrets` shows it
-  else if (group === "" && plural === "secrets") dfltZero(body, "type", "Opaque");
+  else if (group === "" && plural === "secrets") {
+    dfltZero(body, "type", "Opaque");
+    canonicalBytes(body.data);
+  } else if (group === "" && plural === "configmaps") canonicalBytes(body.binaryData);
   // SetDefaults_Namespace, on every write: the label of its name
   else if (group === "" && plural === "namespaces" && body.metadata?.name) {
     body.metadata.labels = { ...(isObj(body.metadata.labels) ? body.metadata.labels : {}),

@@ -6,7 +6,7 @@
 // routes to it.
 
 import { deleteReviewOptions } from "./admission-review.ts";
-import { readJson } from "./bodies.ts";
+import { readDeleteOptions } from "./bodies.ts";
 import { deleteOptionsOf } from "./delete-options.ts";
 import { dryRunOf } from "./dry-run.ts";
 import { listObjects } from "./list.ts";
@@ -26,7 +26,7 @@ export async function deleteOne(
   ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, name: string,
   q: URLSearchParams, user: UserInfo, out: (body: any) => Promise<Response>,
 ): Promise<Response> {
-  const body = await readJson(req);
+  const body = await readDeleteOptions(req);
   const options = deleteOptionsOf(body, q);
   const dryRun = dryRunOf(q, "DeleteOptions", body);
   const review = deleteReviewOptions(body, q);
@@ -45,7 +45,7 @@ export async function deleteCollection(
   ctx: ServerContext, req: Request, def: ResourceDef, version: string, ns: string, q: URLSearchParams,
 ): Promise<Response> {
   const selector = makeSelector(q.get("labelSelector"), q.get("fieldSelector"), def);
-  const body = await readJson(req);
+  const body = await readDeleteOptions(req);
   const options = deleteOptionsOf(body, q);
   const dryRun = dryRunOf(q, "DeleteOptions", body);
   const list = listObjects(ctx.store, def, version, ns, new URLSearchParams()) as { items: any[] };

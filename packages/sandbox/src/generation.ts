@@ -24,11 +24,12 @@ export function tracksGeneration(def: Kind): boolean {
 /**
  * `next`'s generation after an update of `old`: old's (a client cannot set it), one more when a
  * tracked kind's spec changed; a Deployment's also when its annotations did (they are copied to its
- * ReplicaSets: the deployment strategy's PrepareForUpdate)
+ * ReplicaSets: the deployment strategy's PrepareForUpdate, not its status strategy's: a /status write that
+ * changes them leaves the generation)
  */
-export function updateGeneration(def: Kind, old: any, next: any, specChanged: boolean): void {
+export function updateGeneration(def: Kind, old: any, next: any, specChanged: boolean, status = false): void {
   const generation = old.metadata.generation;
-  const annotated = def.group === "apps" && def.plural === "deployments"
+  const annotated = !status && def.group === "apps" && def.plural === "deployments"
     && !sameMap(old.metadata.annotations, next.metadata.annotations);
   if (generation === undefined) delete next.metadata.generation;
   else next.metadata.generation = tracksGeneration(def) && (specChanged || annotated) ? generation + 1 : generation;
@@ -47,4 +48,24 @@ function sameMap(a: Record<string, string> | undefined, b: Record<string, string
 export function markedDeletionGeneration(def: Kind, generation: number | undefined): number | undefined {
   const crd = def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions";
   return generation !== undefined && generation > 0 && !crd ? generation + 1 : generation;
+}
+
+const TEMPLATE_GENERATION = "deprecated.daemonset.template.generation";
+
+/**
+ * A DaemonSet's template generation, which apps/v1 writes as an annotation: on create the one sent (1 when none,
+ * or less); on any update the stored one, one more when the pod template changed. What a client sends in the
+ * annotation afterwards is not kept.
+ */
+export function daemonSetTemplateGeneration(def: Kind, next: any, old?: any): void {
+  if (def.group !== "apps" || def.plural !== "daemonsets" || !next.metadata) return;
+  let generation: number;
+  if (old) {
+    generation = Number.parseInt(old.metadata?.annotations?.[TEMPLATE_GENERATION] ?? "1", 10) || 1;
+    if (JSON.stringify(old.spec?.template) !== JSON.stringify(next.spec?.template)) generation++;
+  } else {
+    const sent = Number.parseInt(next.metadata.annotations?.[TEMPLATE_GENERATION] ?? "", 10);
+    generation = sent >= 1 ? sent : 1;
+  }
+  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [TEMPLATE_GENERATION]: String(generation) };
 }

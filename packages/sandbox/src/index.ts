@@ -16,6 +16,7 @@ import { Faults, type SandboxFaults } from "./faults.ts";
 import { SandboxAdmission } from "./admission.ts";
 import { Objects } from "./objects.ts";
 import { present } from "./write-bodies.ts";
+import { fromStored, storeKey } from "./event-store.ts";
 import { ResourceRegistry, resourceKey } from "./resources.ts";
 import { ServiceAccountTokens } from "./rbac.ts";
 import { handle, type ServerContext } from "./server.ts";
@@ -204,11 +205,11 @@ function storeReads(store: Store, registry: ResourceRegistry): SandboxStore {
     objects(group, plural, namespace) {
       const def = registry.byKey(resourceKey(group, plural));
       return store
-        .list(resourceKey(group, plural), namespace)
-        .map(({ body }) => structuredClone(def ? present(def, def.versions[0]!, body) : body));
+        .list(storeKey({ group, plural }), namespace)
+        .map(({ body }) => structuredClone(def ? present(def, def.versions[0]!, fromStored(def, body)) : body));
     },
     get(group, plural, namespace, name) {
-      const body = store.get(resourceKey(group, plural), namespace ?? "", name);
+      const body = fromStored({ group, plural }, store.get(storeKey({ group, plural }), namespace ?? "", name));
       return body === undefined ? undefined : structuredClone(body);
     },
     resourceVersion: () => String(store.rv),

@@ -5,31 +5,14 @@
 // resourceVersion "0" is served whole (the watch cache pages nothing); one not reached yet, 504.
 
 import { present } from "./write-bodies.ts";
-import { resourceKey, type ResourceDef } from "./resources.ts";
+import type { ResourceDef } from "./resources.ts";
+import { fromStored, storeKey } from "./event-store.ts";
 import { makeSelector } from "./selectors.ts";
 import { shardFilter, withShards } from "./shards.ts";
 import { readOptions, tooLargeResourceVersion } from "./list-options.ts";
 import { ApiStatusError, errors } from "./status.ts";
+import { decodeToken, encodeToken } from "./continue-token.ts";
 import type { Store } from "./store.ts";
-
-interface ContinueToken { v: string; rv: number; start: string }
-
-function encodeToken(t: ContinueToken): string {
-  return Buffer.from(JSON.stringify(t)).toString("base64url");
-}
-
-function decodeToken(s: string): ContinueToken {
-  try {
-    const t = JSON.parse(Buffer.from(s, "base64url").toString("utf8"));
-    const valid = t?.v === "meta.k8s.io/v1" && typeof t.rv === "number" && typeof t.start === "string";
-    if (!valid) throw new Error("bad token");
-    return t;
-  } catch {
-    throw errors.badRequest(
-      `continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`,
-    );
-  }
-}
 
 export function listObjects(
   store: Store, def: ResourceDef, version: string, ns: string, q: URLSearchParams, shardSelectors = true,
@@ -57,7 +40,8 @@ export function listObjects(
     if (t.rv >= 0) rv = t.rv;
     after = t.start;
   }
-  const all = store.listAt(resourceKey(def.group, def.plural), rv, ns || undefined, after);
+  const all = store.listAt(storeKey(def), rv, ns || undefined, after)
+    ?.map(({ key, body }) => ({ key, body: fromStored(def, body) }));
   if (!all && !cont) throw new ApiStatusError(410, "Expired", "The resourceVersion for the provided list is too old.");
   if (!all) throw errors.expiredContinue(encodeToken({ v: "meta.k8s.io/v1", rv: -1, start: after ?? "" }));
   const items: unknown[] = [];

@@ -32,9 +32,26 @@ function annotationCauses(annotations: unknown): Cause[] {
   return out;
 }
 
+/** an owner reference as the real server's JSON writes it (its fields in Go order, the pointers only when set) */
+function goOwnerRef(ref: any): Record<string, unknown> {
+  const r = isObj(ref) ? ref : {};
+  const out: Record<string, unknown> = { apiVersion: r.apiVersion ?? "", kind: r.kind ?? "", name: r.name ?? "",
+    uid: r.uid ?? "" };
+  for (const pointer of ["controller", "blockOwnerDeletion"]) {
+    if (r[pointer] !== undefined && r[pointer] !== null) out[pointer] = r[pointer];
+  }
+  return out;
+}
+
+/**
+ * ValidateOwnerReferences: each reference's required fields, and at most one controller (each further one is a
+ * cause naming the first and itself, its value the whole list).
+ */
 function ownerCauses(refs: unknown): Cause[] {
   const out: Cause[] = [];
-  (Array.isArray(refs) ? refs : []).forEach((ref: any, i: number) => {
+  const list: any[] = Array.isArray(refs) ? refs : [];
+  let firstController = "";
+  list.forEach((ref: any, i: number) => {
     const version = String(ref?.apiVersion ?? "").split("/").pop();
     const missing = { apiVersion: !version, kind: !ref?.kind, name: !ref?.name, uid: !ref?.uid };
     for (const [field, absent] of Object.entries(missing)) {
@@ -43,6 +60,11 @@ function ownerCauses(refs: unknown): Cause[] {
           field: `metadata.ownerReferences[${i}].${field}` });
       }
     }
+    if (ref?.controller !== true) return;
+    const current = `${ref.kind ?? ""}/${ref.name ?? ""}`;
+    if (!firstController) { firstController = current; return; }
+    out.push(invalid("metadata.ownerReferences", list.map(goOwnerRef), "Only one reference can have Controller set "
+      + `to true. Found "true" in references for ${firstController} and ${current}`));
   });
   return out;
 }

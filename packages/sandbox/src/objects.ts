@@ -5,9 +5,11 @@
 
 import type { Collectable } from "./gc.ts";
 import { clone, deepEqual } from "./patch.ts";
-import { crdStatus, resourceKey, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { crdStatus, type ResourceDef, type ResourceRegistry } from "./resources.ts";
+import { fromStored, storeKey, toStored } from "./event-store.ts";
 import { checkObjectSize } from "./limits.ts";
 import { validateWrite } from "./validation.ts";
+import { checkPatchDecodes } from "./typed-decode.ts";
 import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
 import { markedDeletionGeneration, updateGeneration } from "./generation.ts";
@@ -48,13 +50,24 @@ export class Objects implements Collectable {
   constructor(readonly store: Store, readonly registry: ResourceRegistry) {}
 
   private key(def: ResourceDef): string {
-    return resourceKey(def.group, def.plural);
+    return storeKey(def);
   }
 
   get(def: ResourceDef, ns: string, name: string): any {
     const obj = this.store.get(this.key(def), ns, name);
     if (!obj) throw errors.notFound(def.group, def.plural, name);
-    return obj;
+    return fromStored(def, obj);
+  }
+
+  /**
+   * Store a write made through `def`, in the stored shape (event-store.ts: an Event's, whichever API wrote it);
+   * the answer is what was stored, as `def` serves it.
+   */
+  private put(def: ResourceDef, ns: string, name: string, body: any, type: "ADDED" | "MODIFIED"): any {
+    const prev = type === "MODIFIED" ? this.store.get(this.key(def), ns, name) : undefined;
+    const stored = toStored(def, body);
+    this.store.put(this.key(def), ns, name, stored, type, prev);
+    return fromStored(def, stored);
   }
 
   private hasStatus(def: ResourceDef, version: string): boolean {
@@ -89,8 +102,7 @@ export class Objects implements Collectable {
     }
     body.metadata.resourceVersion = String(this.store.nextRV());
     if (served) served.startRV = this.store.rv;
-    this.store.put(this.key(def), ns, name, body, "ADDED");
-    return body;
+    return this.put(def, ns, name, body, "ADDED");
   }
 
   /** PUT and the common tail of PATCH */
@@ -112,7 +124,7 @@ export class Objects implements Collectable {
       const { metadata: _m, status, kind: _k, apiVersion: _a, ...rest } = o;
       return statusful ? rest : { ...rest, status };
     };
-    updateGeneration(def, old, next, !deepEqual(specOf(old), specOf(next)));
+    updateGeneration(def, old, next, !deepEqual(specOf(old), specOf(next)), sub === "status");
     if (deepEqual(old, next)) return old;
     checkObjectSize(def.group, def.kind, next);
     if (dryRun) return next;
@@ -127,8 +139,7 @@ export class Objects implements Collectable {
       this.finalRemove(def, ns, name, next, false);
       return next;
     }
-    this.store.put(this.key(def), ns, name, next, "MODIFIED", old);
-    return next;
+    return this.put(def, ns, name, next, "MODIFIED");
   }
 
   patch(
@@ -188,7 +199,9 @@ export class Objects implements Collectable {
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
     current = present(def, version, this.get(def, ns, name)),
   ): any {
-    return patchedBody(def, contentType, patchBody, current);
+    const patched = patchedBody(def, contentType, patchBody, current);
+    checkPatchDecodes(def, version, contentType, patched);
+    return patched;
   }
 
   /**
@@ -215,12 +228,12 @@ export class Objects implements Collectable {
       }
       if (dryRun) return next;
       next.metadata.resourceVersion = String(this.store.nextRV());
-      this.store.put(this.key(def), ns, name, next, "MODIFIED", obj);
+      const marked = this.put(def, ns, name, next, "MODIFIED");
       if (isNamespace && !obj.metadata.deletionTimestamp) {
         cascadeNamespace(this, name);
         collectNamespace(this, name);
       }
-      return next;
+      return marked;
     }
     const final = clone(obj);
     if (gc.changed) delete final.metadata.finalizers;
@@ -248,7 +261,7 @@ export class Objects implements Collectable {
   /** remove for good; `final` already carries its new resourceVersion */
   private finalRemove(def: ResourceDef, ns: string, name: string, final: any, _explicit: boolean): any {
     if (def.plural === "customresourcedefinitions") this.removeCRDResource(name);
-    this.store.remove(this.key(def), ns, name, final);
+    this.store.remove(this.key(def), ns, name, toStored(def, final));
     if (def.namespaced) collectNamespace(this, ns);
     else if (isNamespaces(def)) cascadeNamespace(this, name);
     return final;

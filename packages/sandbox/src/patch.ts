@@ -124,7 +124,9 @@ function addAt(doc: unknown, path: string[], value: unknown, raw: string): unkno
 /** RFC 6902; returns a new document */
 export function jsonPatch(target: unknown, ops: unknown): unknown {
   if (!Array.isArray(ops)) {
-    throw new ApiStatusError(400, "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    const word = typeof ops === "object" && ops !== null ? "object" : typeof ops === "boolean" ? "bool" : typeof ops;
+    throw new ApiStatusError(400, "BadRequest",
+      `error decoding patch: json: cannot unmarshal ${word} into Go value of type []handlers.jsonPatchOp`);
   }
   let doc = clone(target);
   for (const raw of ops) {

@@ -97,12 +97,18 @@ function unescapeValue(v: string): string {
 
 type FieldReq = { path: string; op: "=" | "!="; value: string };
 
-/** fields.ParseSelector: terms sorted, each split at its first `!=`, `==` or `=`, nothing trimmed */
+/** Go's order of strings: by their UTF-8 bytes (JavaScript's sort() goes by UTF-16 units: 𝒳 before Ａ) */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * fields.ParseSelector: terms sorted (by bytes), each split at its first `!=`, `==` or `=`, nothing trimmed; the
+ * operator found by position in the string, whatever characters come before it
+ */
 export function fieldTerms(s: string): FieldReq[] {
   const out: FieldReq[] = [];
-  for (const part of splitTerms(s).sort()) {
+  for (const part of splitTerms(s).sort(byBytes)) {
     if (!part) continue;
-    const at = [...part].findIndex((_, i) => /^(!=|==|=)/.test(part.slice(i)));
+    const at = part.search(/!=|==|=/);
     if (at < 0) throw bad(`invalid selector: '${s}'; can't understand '${part}'`);
     const op = /^(!=|==|=)/.exec(part.slice(at))![1]!;
     const value = unescapeValue(part.slice(at + op.length));

@@ -3,7 +3,7 @@
 // object is absent or a merge with field ownership (apply.ts) through admission when it is
 // there. Kept apart from server.ts, which routes to it, since apply checks its request its own way.
 
-import { parse as parseYaml } from "yaml";
+import { parseKubeYaml } from "./kube-yaml.ts";
 import { applyConfiguration } from "./apply.ts";
 import { applyShape } from "./apply-shape.ts";
 import { objectResponse } from "./bodies.ts";
@@ -11,11 +11,12 @@ import { dryRunOf } from "./dry-run.ts";
 import { reviewOptions } from "./admission-review.ts";
 import { checkRequestSize } from "./limits.ts";
 import type { UserInfo } from "./rbac.ts";
-import { resourceKey, type ResourceDef } from "./resources.ts";
+import type { ResourceDef } from "./resources.ts";
+import { fromStored, storeKey } from "./event-store.ts";
 import type { ServerContext } from "./server-context.ts";
 import { errors } from "./status.ts";
 import { queryBool } from "./list-options.ts";
-import { nowTimestamp, present } from "./write-bodies.ts";
+import { nowTimestamp, present, STATUS_KEEPS } from "./write-bodies.ts";
 import { checkStringData } from "./secret-data.ts";
 
 /** server-side apply (apply.ts): create if absent, else merge with field ownership; 409 on conflicts */
@@ -35,7 +36,7 @@ export async function serverSideApply(
     manager, force: queryBool(q.get("force")), apiVersion, shape: applyShape(def, version), now: nowTimestamp(),
     ignored: resetFields(def, version, sub), ...(sub ? { subresource: sub } : {}),
   };
-  const existing = ctx.store.get(resourceKey(def.group, def.plural), ns, name);
+  const existing = fromStored(def, ctx.store.get(storeKey(def), ns, name));
   if (existing) {
     // a resourceVersion in the configuration is a precondition; a uid other than the stored one, an invalid change
     const rv = body.metadata?.resourceVersion;
@@ -63,7 +64,7 @@ async function applyBody(req: Request, def: ResourceDef, apiVersion: string, ns:
   checkRequestSize(text);
   let body: any;
   try {
-    body = parseYaml(text);
+    body = parseKubeYaml(text);
   } catch (e) {
     throw errors.badRequest(`error decoding YAML: ${(e as Error).message}`);
   }
@@ -88,9 +89,11 @@ async function applyBody(req: Request, def: ResourceDef, apiVersion: string, ns:
 
 /**
  * GetResetFields of the write's strategy, as FieldsV1 paths: a main resource with a status subresource resets
- * status; its /status resets spec (a built-in kind's, its labels too)
+ * status; its /status resets spec (and what the kind's status strategy keeps of the metadata)
  */
 function resetFields(def: ResourceDef, version: string, sub: "status" | undefined): string[][] {
-  if (sub === "status") return def.crdName ? [["f:spec"]] : [["f:spec"], ["f:metadata", "f:labels"]];
-  return def.statusVersions.has(version) ? [["f:status"]] : [];
+  if (sub !== "status") return def.statusVersions.has(version) ? [["f:status"]] : [];
+  // the metadata the kind's status strategy keeps as stored (write-bodies.ts): a Deployment's labels, a Pod's owners
+  const kept = def.crdName ? [] : STATUS_KEEPS[`${def.group}/${def.plural}`] ?? [];
+  return [["f:spec"], ...kept.map((field) => ["f:metadata", `f:${field}`])];
 }

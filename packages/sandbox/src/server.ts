@@ -5,7 +5,8 @@
 
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./discovery.ts";
 import { dryRunOf } from "./dry-run.ts";
-import { mediaType, objectResponse, readJson } from "./bodies.ts";
+import { mediaType, objectResponse, readJson, readObject, readPatch } from "./bodies.ts";
+import { checkDecodes } from "./typed-decode.ts";
 import { reviewOptions } from "./admission-review.ts";
 import { deleteCollection, deleteOne } from "./delete-request.ts";
 import { listObjects } from "./list.ts";
@@ -210,11 +211,15 @@ async function resourceRequest(
     case "create": {
       if (def.namespaced && !ns) throw errors.methodNotAllowed();
       const options = writing("CreateOptions");
-      return out(await ctx.admission.create(def, version, ns, await readJson(req), user, options), 201);
+      const body = await readObject(req, def.kind);
+      checkDecodes(def, version, body);
+      return out(await ctx.admission.create(def, version, ns, body, user, options), 201);
     }
     case "update": {
       const options = writing("UpdateOptions");
-      return out(await ctx.admission.update(def, version, ns, name!, await readJson(req), user, sub, options));
+      const body = await readObject(req, def.kind);
+      checkDecodes(def, version, body);
+      return out(await ctx.admission.update(def, version, ns, name!, body, user, sub, options));
     }
     case "patch": {
       const type = mediaType(req);
@@ -224,7 +229,8 @@ async function resourceRequest(
         return applied;
       }
       const options = writing("PatchOptions");
-      return out(await ctx.admission.patch(def, version, ns, name!, type, await readJson(req), user, sub, options));
+      const patch = await readPatch(req, type);
+      return out(await ctx.admission.patch(def, version, ns, name!, type, patch, user, sub, options));
     }
     case "delete":
       if (sub) throw errors.methodNotAllowed();

@@ -10,6 +10,7 @@ import { deepEqual } from "./patch.ts";
 import { configMapKeyCauses, isSecret, secretKeyCauses } from "./secret-data.ts";
 import { metadataCauses } from "./meta-validation.ts";
 import { ApiStatusError } from "./status.ts";
+import { eventCauses } from "./event-validation.ts";
 
 /**
  * What the real server does to a body before storing it beyond the metadata rules: custom
@@ -19,15 +20,17 @@ import { ApiStatusError } from "./status.ts";
  */
 export function validateWrite(def: ResourceDef, version: string, body: any, old?: any, strict = false): void {
   const meta = metadataCauses(def, body, old !== undefined);
+  // an Event is validated as the stored (core) kind, whichever API wrote it
+  const group = def.plural === "events" && def.group === "events.k8s.io" ? "" : def.group;
   try {
     validateKind(def, version, body, old, strict);
   } catch (e) {
     // the kind's own causes follow the metadata's in one 422
     const causes = e instanceof ApiStatusError && e.code === 422 ? e.details?.causes : undefined;
     if (!meta.length || !causes) throw e;
-    throw invalidError(def.group, def.kind, body.metadata?.name ?? "", [...meta, ...causes as Cause[]]);
+    throw invalidError(group, def.kind, body.metadata?.name ?? "", [...meta, ...causes as Cause[]]);
   }
-  if (meta.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", meta);
+  if (meta.length) throw invalidError(group, def.kind, body.metadata?.name ?? "", meta);
 }
 
 function validateKind(def: ResourceDef, version: string, body: any, old: any, strict: boolean): void {
@@ -50,8 +53,8 @@ function validateKind(def: ResourceDef, version: string, body: any, old: any, st
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
   if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
-    const causes = eventCauses(def.group, body, old === undefined);
-    if (causes.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", causes);
+    const causes = eventCauses(def.group, body, old);
+    if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
 }
 
@@ -68,41 +71,5 @@ function immutableCauses(plural: string, next: any, old: any): Cause[] {
   if (next.immutable !== true) out.push(forbidden("immutable"));
   if (!same(next.data, old.data)) out.push(forbidden("data"));
   if (plural === "configmaps" && !same(next.binaryData, old.binaryData)) out.push(forbidden("binaryData"));
-  return out;
-}
-
-const invalidValue = (field: string, value: unknown, detail: string): Cause =>
-  ({ reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field });
-const required = (field: string): Cause => ({ reason: "FieldValueRequired", message: "Required value", field });
-
-/**
- * kube-apiserver's legacyValidateEvent (pkg/apis/core/validation/events.go), which every Event
- * write passes, for core/v1 and events.k8s.io/v1 (whose regarding/reportingController map onto
- * the internal involvedObject/reportingController; field paths are the internal ones). An Event
- * without eventTime must live in its involved object's namespace (or, for a cluster-scoped one,
- * in "" or "default"); one with eventTime may only leave the involved namespace empty from
- * "default"/"kube-system", and needs the reporting fields, action and reason.
- */
-function eventCauses(group: string, ev: any, creating: boolean): Cause[] {
-  const core = group === "";
-  const ns: string = ev.metadata?.namespace ?? "";
-  const involvedNs: string = (core ? ev.involvedObject?.namespace : ev.regarding?.namespace) ?? "";
-  const out: Cause[] = [];
-  const mismatch = () =>
-    out.push(invalidValue("involvedObject.namespace", involvedNs, "does not match event.namespace"));
-  const eventTime = ev.eventTime;
-  if (eventTime === undefined || eventTime === null || eventTime === "") {
-    if (!involvedNs) { if (ns !== "" && ns !== "default") mismatch(); }
-    else if (ns !== involvedNs) mismatch();
-    // events.k8s.io/v1's stricter create validation: eventTime is required
-    if (!core && creating) out.push(required("eventTime"));
-  } else {
-    if (!involvedNs && ns !== "default" && ns !== "kube-system") mismatch();
-    const controllerField = core ? "reportingComponent" : "reportingController";
-    if (!ev.reportingController) out.push(required(controllerField));
-    if (!ev.reportingInstance) out.push(required("reportingInstance"));
-    if (!ev.action) out.push(required("action"));
-    if (!ev.reason) out.push(required("reason"));
-  }
   return out;
 }

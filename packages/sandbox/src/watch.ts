@@ -8,7 +8,7 @@
 import type { ChangeEvent, Store } from "./store.ts";
 import type { Selector } from "./selectors.ts";
 import type { ResourceDef } from "./resources.ts";
-import { resourceKey } from "./resources.ts";
+import { fromStored, storeKey } from "./event-store.ts";
 import { statusBody } from "./status.ts";
 import { asPartial, type PartialView } from "./partial.ts";
 import { withReadDefaults } from "./schema.ts";
@@ -69,7 +69,7 @@ export class WatchStream {
     signal: AbortSignal,
   ) {
     this.apiVersion = spec.def.group ? `${spec.def.group}/${spec.version}` : spec.version;
-    this.res = resourceKey(spec.def.group, spec.def.plural);
+    this.res = storeKey(spec.def);
     this.body = new ReadableStream<Uint8Array>({
       start: (c) => { this.controller = c; },
       cancel: () => this.end(false),
@@ -86,7 +86,8 @@ export class WatchStream {
     const rvParam = spec.resourceVersion;
     const fromScratch = rvParam === undefined || rvParam === "" || rvParam === "0" || spec.sendInitialEvents;
     if (fromScratch) {
-      for (const { body } of store.list(this.res, spec.ns || undefined)) {
+      for (const { body: stored } of store.list(this.res, spec.ns || undefined)) {
+        const body = fromStored(spec.def, stored);
         if (!spec.selector || spec.selector(body)) this.sendEvent("ADDED", body);
       }
       if (spec.sendInitialEvents && spec.bookmarks) this.sendBookmark(true);
@@ -130,9 +131,11 @@ export class WatchStream {
     return !this.closed;
   }
 
-  private onChange(ev: ChangeEvent): void {
-    if (ev.res !== this.res) return;
-    if (this.spec.ns && ev.ns !== this.spec.ns) return;
+  private onChange(stored: ChangeEvent): void {
+    if (stored.res !== this.res) return;
+    if (this.spec.ns && stored.ns !== this.spec.ns) return;
+    const { def } = this.spec;
+    const ev = { ...stored, object: fromStored(def, stored.object), prev: fromStored(def, stored.prev) };
     const sel = this.spec.selector;
     if (!sel) return this.sendEvent(ev.type, ev.object);
     const now = sel(ev.object);

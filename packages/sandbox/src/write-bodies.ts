@@ -8,7 +8,7 @@ import { strategicMergePatch } from "./strategic.ts";
 import type { ResourceDef } from "./resources.ts";
 import { withReadDefaults } from "./schema.ts";
 import { applyDefaults } from "./defaults.ts";
-import { tracksGeneration } from "./generation.ts";
+import { daemonSetTemplateGeneration, tracksGeneration } from "./generation.ts";
 import { errors } from "./status.ts";
 import { DECODE, takeStringData } from "./secret-data.ts";
 
@@ -77,7 +77,36 @@ export function createdBody(
   if (statusful) delete body.status;
   if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
   applyDefaults(def.group, def.plural, body);
+  daemonSetTemplateGeneration(def, body);
   return body;
+}
+
+/** the metadata a built-in kind's status strategy takes from a /status write; the rest stays as stored */
+const STATUS_METADATA = ["labels", "annotations", "finalizers", "ownerReferences"];
+/** what a kind's status strategy keeps as stored even so: a Deployment's labels, a Pod's owners (kubelets') */
+export const STATUS_KEEPS: Record<string, string[]> = { "apps/deployments": ["labels"], "/pods": ["ownerReferences"] };
+
+/**
+ * What /status stores over `old`: the sent status, the spec as stored. A custom resource's metadata stays as
+ * stored (its status strategy copies the old object); a built-in kind's status strategy takes the sent labels,
+ * annotations, finalizers and owner references (but for what STATUS_KEEPS names), as kube-apiserver does.
+ */
+function statusBody(def: ResourceDef, old: any, input: any): any {
+  const next = clone(old);
+  if (input.status === undefined) delete next.status;
+  else next.status = clone(input.status);
+  const sent = input.metadata ?? {};
+  if (!def.crdName) {
+    const keeps = STATUS_KEEPS[`${def.group}/${def.plural}`] ?? [];
+    for (const field of STATUS_METADATA.filter((f) => !keeps.includes(f))) {
+      if (sent[field] === undefined || sent[field] === null) delete next.metadata[field];
+      else next.metadata[field] = clone(sent[field]);
+    }
+    applyDefaults(def.group, def.plural, next);
+  }
+  // the managedFields the write brings (an apply's) are kept, as the status strategies keep them
+  if (sent.managedFields !== undefined) next.metadata.managedFields = clone(sent.managedFields);
+  return next;
 }
 
 /** what PUT (or /status) stores over `old`, before validation and ownership */
@@ -86,12 +115,7 @@ export function updatedBody(
 ): any {
   let next: any;
   if (sub === "status") {
-    next = clone(old);
-    if (input.status === undefined) delete next.status;
-    else next.status = clone(input.status);
-    // the managedFields the write brings (an apply's) are kept, as the status strategies keep them
-    const managed = input.metadata?.managedFields;
-    if (managed !== undefined) next.metadata.managedFields = clone(managed);
+    next = statusBody(def, old, input);
   } else {
     next = takeStringData(def, clone(input), DECODE);
     const m = next.metadata ?? {};
@@ -121,6 +145,7 @@ export function updatedBody(
   }
   next.kind = def.kind;
   next.apiVersion = old.apiVersion;
+  daemonSetTemplateGeneration(def, next, old);
   return next;
 }
 
