@@ -3,9 +3,10 @@
 // never an API request. A resource the operator does not watch is an error that says how to
 // watch it, never a silent GET: a cache that quietly reads through hides the very staleness it
 // exists to rule out. Namespaces default as `ctx.api`'s do: the handled object's, for a
-// namespaced resource; `null` asks for every namespace watched, and one not watched is an error. Each read hands out copies, as
-// controller-runtime's cached client does: the stores' objects are shared by every reader and the
-// watch, and a reconcile that edited one in place (to write it back) changed what every later one read.
+// namespaced resource; `null` asks for every namespace watched, and one not watched is an error.
+// Each read hands out copies, as controller-runtime's cached client does: the stores' objects are
+// shared by every reader and the watch, and a reconcile that edited one in place (to write it back)
+// changed what every later one read.
 
 import {
   selectorMatches, type Cache, type CacheListOptions, type IndexKey, type ReconcileTarget,
