@@ -6,7 +6,8 @@
 //   object is a 404;
 // - a PATCH of /status carries the object's newest resourceVersion known (the server ignores a
 //   uid there: its status strategy keeps the stored metadata): a 409 re-reads the object, which
-//   is gone if missing or of another uid, and else is sent again on the version read.
+//   is gone if missing or of another uid, and else is sent again on the version read, with the
+//   conditions another writer added meanwhile kept (a merge patch replaces the list whole).
 // Such a write's "gone" is final: the caller drops it, no retry loop, no error.
 
 import { ApiError, isConflict, isNotFound } from "../kube/index.ts";
@@ -50,9 +51,10 @@ export async function reread(
  * version of it; default the body's): the server's answer, or "gone".
  */
 export async function patchStatus(
-  client: PatchClient, resource: Resource, body: KubeObject, status: Record<string, any>,
+  client: PatchClient, resource: Resource, body: KubeObject, sent: Record<string, any>,
   resourceVersion: string | undefined, signal: AbortSignal,
 ): Promise<KubeObject | "gone"> {
+  let status = sent;
   const { name, namespace } = body.metadata;
   let version = resourceVersion ?? body.metadata.resourceVersion;
   for (let attempt = 1; ; attempt++) {
@@ -66,6 +68,26 @@ export async function patchStatus(
       const current = await reread(client, resource, body, signal);
       if (current === "gone") return "gone";
       version = current.metadata.resourceVersion;
+      status = withTheirConditions(status, body, current);
     }
   }
+}
+
+type Condition = { type?: unknown };
+
+/**
+ * `status` to send again after a conflict: a merge patch replaces `conditions` whole, so the conditions another
+ * writer added since `body` was read (a type neither `body` nor `status` has) are kept beside ours; a type we send
+ * is ours, and one we left out of what we read stays left out.
+ */
+export function withTheirConditions(
+  status: Record<string, any>, body: KubeObject, current: KubeObject,
+): Record<string, any> {
+  const ours = status.conditions;
+  const theirs = (current.status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(ours) || !Array.isArray(theirs)) return status;
+  const read = (body.status as { conditions?: unknown } | undefined)?.conditions;
+  const known = new Set([...ours, ...(Array.isArray(read) ? read : [])].map((c: Condition) => c?.type));
+  const added = theirs.filter((c: Condition) => !known.has(c?.type));
+  return added.length ? { ...status, conditions: [...ours, ...added] } : status;
 }

@@ -10,7 +10,7 @@
 import { expect, test } from "bun:test";
 import { conditions, Registry } from "kobun";
 import { simulate, type World } from "kobun/testing";
-import { operate, Widgets } from "./kit.ts";
+import { Calls, operate, Widgets } from "./kit.ts";
 
 /** A reconcile that says whether the widget is Ready (a size of 1 or more), keeping its other conditions. */
 function readiness(): Registry {
@@ -78,4 +78,27 @@ test("conditions.set(ctx.patch, ...) without { object } keeps another controller
   await kit2.apply(Widgets, { metadata: { name: "h" }, spec: { size: 1 } });
   const updated = await kit2.until(Widgets, "h", (o) => conditions.isTrue(o, "Updated"));
   expect(updated.status?.conditions?.map((c) => c.type)).toEqual(["External", "Updated"]);
+}, 60_000);
+
+// Found in review: the /status write is fenced by the version read, and a conflict sends it again on the newer
+// one; it sent the same list, so a condition another writer added while the reconcile ran was wiped for good
+// (a status change wakes no reconcile to put it back). The conflict's resend now keeps the conditions added since.
+test("a condition another writer adds while the reconcile runs survives the reconcile's own write", async () => {
+  const calls = new Calls();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, async (ctx) => {
+    calls.record(ctx);
+    await gate;
+    conditions.set(ctx.patch, { type: "Ready", status: true, reason: "Seen" });
+  });
+  await using kit = await operate(registry);
+  await kit.apply(Widgets, { metadata: { name: "e" }, spec: {} });
+  await calls.until((c) => c.length >= 1, "the reconcile to start");
+  const external = { type: "External", status: "True" as const, reason: "ByHand", lastTransitionTime: "2026-01-01T00:00:00Z" };
+  await kit.patchStatus(Widgets, "e", { conditions: [external] });
+  release();
+  const after = await kit.until(Widgets, "e", (o) => conditions.isTrue(o, "Ready"));
+  expect(after.status?.conditions?.map((c) => c.type).sort()).toEqual(["External", "Ready"]);
 }, 60_000);

@@ -47,12 +47,15 @@ test("a TemporaryError with a delay that is not a number of seconds is refused, 
   await kit.logs.until(/retrying in 150ms: TemporaryError "later": delay must be a finite number of seconds, not NaN/);
 }, 60_000);
 
-test("a watches map that returns a name or a Promise is logged, naming it; the keys beside a bad one wake", async () => {
+test("a watches map that returns a name or a Promise is logged, naming it (a rejected one too); the keys beside a bad one wake", async () => {
   const calls = new Calls();
   const registry = new Registry();
   const returns: Record<string, (cm: { metadata: { name?: string } }) => unknown> = {
     text: () => "a",
     promise: async () => ({ name: "a" }),
+    rejected: async () => {
+      throw new Error("no such app"); // an unhandled rejection would end the process
+    },
     mixed: () => ["a", { name: "b" }],
   };
   registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), {
@@ -68,5 +71,6 @@ test("a watches map that returns a name or a Promise is logged, naming it; the k
   await kit.logs.until(said(`["a",{"name":"b"}]`));
   await kit.logs.until(said(`"a"`));
   await kit.logs.until(said("a Promise"));
+  expect(String(await kit.logs.until(/a watches map failed/))).toContain("no such app");
   expect([calls.of("a").length, calls.of("b").length]).toEqual([1, 2]);
 }, 60_000);

@@ -93,16 +93,20 @@ function mapped(
   let warned = false; // said once per map: it maps every event the same way
   return (object) => {
     let keys: ReturnType<typeof watched.map>;
+    const failed = (error: unknown) =>
+      logger.error(`on.reconcile "${spec.id}": a watches map failed`, { name: object.metadata.name, error });
     try {
       const namespace = object.metadata.namespace;
       const tools = { get cache() { return to.reconciling!.cacheFor(namespace); } };
       keys = watched.map(object as never, tools);
     } catch (error) {
-      logger.error(`on.reconcile "${spec.id}": a watches map failed`, { name: object.metadata.name, error });
+      failed(error);
       return [];
     }
     const list = keys == null ? [] : Array.isArray(keys) ? keys : [keys];
     const home = parent.namespaced ? object.metadata.namespace : undefined;
+    // An async map's rejection would end the process (an unhandled rejection): it is logged as a failed map.
+    if (keys instanceof Promise) keys.catch((error: unknown) => failed(error));
     if (!list.every(isKey)) {
       logger.error(`on.reconcile "${spec.id}": a watches map returned ${shownKeys(keys)}: return an ObjectKey ` +
         "({ name, namespace? }), a list of them, or nothing, at once (a map cannot be async: read its cache)",
