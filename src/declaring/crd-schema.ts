@@ -114,6 +114,31 @@ function arrayForm(node: Node, path: string, refuse: Refuse): void {
     node["x-kubernetes-list-type"] = "set";
   }
   delete node.uniqueItems;
+  if (node["x-kubernetes-list-type"] === "map") listMapKeysCheck(node, path, refuse);
+}
+
+/**
+ * A list-type map's keys, as the API server holds a CRD to them: an object's scalar properties, each required or
+ * defaulted (an item without its key could not be told apart from another).
+ */
+function listMapKeysCheck(node: Node, path: string, refuse: Refuse): void {
+  const keys = node["x-kubernetes-list-map-keys"];
+  const items = node.items as Node;
+  if (!Array.isArray(keys) || keys.length === 0) {
+    throw refuse(path, "x-kubernetes-list-type: map needs x-kubernetes-list-map-keys, the item fields that key it");
+  }
+  if (items.type !== "object") throw refuse(path, "x-kubernetes-list-type: map needs items of type object");
+  for (const key of keys as string[]) {
+    const field = (items.properties as Node | undefined)?.[key] as Node | undefined;
+    if (!field || !SCALARS.has(field.type)) {
+      throw refuse(`${path}[*].${key}`, "a key of x-kubernetes-list-map-keys must be a scalar property of the items");
+    }
+    const required = Array.isArray(items.required) && items.required.includes(key);
+    if (!required && field.default === undefined) {
+      throw refuse(`${path}[*].${key}`, "is in x-kubernetes-list-map-keys, so it must have a default or be a " +
+        "required property");
+    }
+  }
 }
 
 /** An enum's type, from its values when the schema names none (Type.Enum); a null among them makes it nullable. */

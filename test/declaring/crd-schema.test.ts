@@ -86,6 +86,14 @@ describe("defineResource writes what a CRD can say", () => {
     expect(refusal(Type.Union([Type.String(), Type.Number()]))).toMatch(/: spec\.x: a union of string \| number has no CRD form/);
     expect(refusal(Type.Array(Type.Object({ a: Type.String() }), { uniqueItems: true }))).toMatch(/: spec\.x: uniqueItems has a CRD form only/);
     expect(refusal(Type.Null())).toMatch(/: spec\.x: type "null" has no CRD form/);
+    const keyed = (item: Parameters<typeof Type.Array>[0]) =>
+      Type.Array(item, { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] });
+    expect(refusal(keyed(Type.Object({ name: Type.Optional(Type.String()) }))))
+      .toMatch(/: spec\.x\[\*\]\.name: is in x-kubernetes-list-map-keys, so it must have a default or be a required/);
+    expect(refusal(keyed(Type.Object({ name: Type.Object({}) })))).toMatch(/spec\.x\[\*\]\.name: a key .* must be a scalar/);
+    expect(refusal(keyed(Type.String()))).toMatch(/: spec\.x: x-kubernetes-list-type: map needs items of type object/);
+    expect(specOf(keyed(Type.Object({ name: Type.Optional(Type.String({ default: "main" })) }))).items.required)
+      .toBeUndefined(); // a defaulted key is enough
     expect(refusal(Type.Union([Type.Object({ a: Type.String() }), Type.Object({ a: Type.Integer() })]))).toMatch(/: spec\.x\.a: the members of a union/);
   });
 });

@@ -45,7 +45,7 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ["minItems", { ...VALID, tags: [] }, "spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items"],
   ["maxProperties", { ...VALID, labels: { a: "1", b: "2" } }, "spec.labels: Too many: 2: must have at most 1 item"],
   ["a property, then required", { size: 0 }, "[spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1, spec.greeting: Required value]"],
-  ["a set's repeat", { ...VALID, kinds: ["a", "b", "a"] }, `spec.kinds[2]: Duplicate value: "a"`],
+  ["a set's repeat, said once", { ...VALID, kinds: ["a", "b", "a", "a"] }, `spec.kinds[2]: Duplicate value: "a"`],
   ["a set of integers' repeat", { ...VALID, sizes: [1, 1] }, "spec.sizes[1]: Duplicate value: 1"],
   ["a map's repeated key", { ...VALID, ports: [{ name: "http", port: 80 }, { name: "http", port: 8080 }] }, `spec.ports[1]: Duplicate value: {"name":"http"}`],
   ["a map's repeated keys", { ...VALID, routes: [{ host: "h", path: "/" }, { host: "h", path: "/", weight: 2 }] }, `spec.routes[1]: Duplicate value: {"host":"h","path":"/"}`],

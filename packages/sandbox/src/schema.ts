@@ -12,7 +12,7 @@
 // Not validated: formats and CEL rules.
 
 import { deepEqual } from "./patch.ts";
-import { listTypeCauses } from "./list-types.ts";
+import { listTypeErrors } from "./list-types.ts";
 import { objectCauses, requiredCauses, valueCauses, type Cause } from "./schema-values.ts";
 import { ApiStatusError, type StatusDetails } from "./status.ts";
 
@@ -170,7 +170,6 @@ export function validateSchema(
       value.forEach((item, i) => validateSchema(item, s.items as Schema, `${path}[${i}]`, undefined, out));
     }
     valueCauses(value, s, path, out);
-    listTypeCauses(value, s, path, out);
     return;
   }
   if (!isObj(value) || s["x-kubernetes-int-or-string"]) {
@@ -222,5 +221,6 @@ export function applySchema(
   fillDefaults(body, schema);
   const causes: Cause[] = [];
   validateSchema(body, schema, "", old, causes, true);
+  causes.push(...listTypeErrors(body, schema, old));
   if (causes.length) throw invalidError(group, kind, body?.metadata?.name ?? "", causes);
 }
