@@ -69,8 +69,8 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
   const condition: Condition = {
     type: input.type,
     status,
-    reason: input.reason ?? status,
-    message: input.message ?? "",
+    reason: clipped(input.reason ?? status, REASON_MAX),
+    message: clipped(input.message ?? "", MESSAGE_MAX),
     lastTransitionTime: before && before.status === status && before.lastTransitionTime
       ? before.lastTransitionTime
       : (options.now ?? now()).toISOString().replace(/\.\d+Z$/, "Z"),
@@ -80,6 +80,20 @@ function set(patch: WithStatus, input: ConditionInput, options: SetConditionOpti
   else list.push(condition);
   (patch.status ??= {}).conditions = list;
   return condition;
+}
+
+/** metav1.Condition's bounds in characters, as `conditions.schema` (and controller-gen's) give them. */
+const REASON_MAX = 1024;
+const MESSAGE_MAX = 32768;
+
+/**
+ * `text` within `max` characters (code points, as the API server counts them), its end cut with "…": a message
+ * built from an error's stack must not make the whole status write refused.
+ */
+function clipped(text: string, max: number): string {
+  if (text.length <= max) return text; // UTF-16 units: at least as many as code points
+  const points = [...text];
+  return points.length <= max ? text : points.slice(0, max - 1).join("") + "…";
 }
 
 /** The condition of this type: from the patch when it sets conditions, else from the object. */
@@ -128,8 +142,8 @@ function conditionsSchema(): ConditionsSchema {
   return Type.Array(Type.Object({
     type: Type.String({ minLength: 1, maxLength: 316 }),
     status: Type.Union([Type.Literal("True"), Type.Literal("False"), Type.Literal("Unknown")]),
-    reason: Type.Optional(Type.String({ maxLength: 1024 })),
-    message: Type.Optional(Type.String({ maxLength: 32768 })),
+    reason: Type.Optional(Type.String({ maxLength: REASON_MAX })),
+    message: Type.Optional(Type.String({ maxLength: MESSAGE_MAX })),
     lastTransitionTime: Type.Optional(Type.String({ format: "date-time" })),
     observedGeneration: Type.Optional(Type.Integer({ minimum: 0, format: "int64" })),
   }), { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] });

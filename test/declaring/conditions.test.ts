@@ -52,3 +52,15 @@ test("a bad status is refused with a clear error", () => {
   expect(() => conditions.set(newPatch(), { type: "Ready", status: "yes" as never })).toThrow(/status must be "True", "False", "Unknown" or a boolean/);
   expect(() => conditions.set(newPatch(), { status: "True" } as never)).toThrow(/needs a condition with a type/);
 });
+
+test("a reason or message over the schema's bounds is cut to them (by code point), so the status write is not refused", () => {
+  const patch = newPatch();
+  const long = "é".repeat(40_000);
+  const written = conditions.set(patch, { type: "Ready", status: false, reason: "R".repeat(2000), message: long },
+    { object: object(), now: t0 });
+  expect([...written.message!].length).toBe(32768);
+  expect(written.message!.endsWith("…")).toBe(true);
+  expect(written.reason!.length).toBe(1024);
+  const short = conditions.set(newPatch(), { type: "Ready", status: true, message: "fine" }, { object: object(), now: t0 });
+  expect(short.message).toBe("fine");
+});
