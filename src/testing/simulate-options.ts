@@ -95,10 +95,16 @@ function checkSchedule(schedule: unknown): void {
  * (which runs again on every trigger, by design), would be a check that never fails
  */
 export function checkOnce(once: readonly string[], registry: Registry): void {
-  const ids = new Set(registry.handlers.map((handler) => handler.id));
+  const ids = new Set(registry.handlers.filter((handler) => handler.kind !== "event").map((handler) => handler.id));
+  const everyTime = (id: string) => registry.reconciles.specs.some((spec) => spec.id === id)
+    ? "an on.reconcile, which runs again on every trigger by design"
+    : registry.handlers.some((handler) => handler.kind === "event" && handler.id === id)
+      ? "an on.event handler, which runs on every event by design"
+      : undefined;
   for (const id of once) {
-    if (registry.reconciles.specs.some((spec) => spec.id === id)) {
-      throw new Error(`simulate({ once }): "${id}" is an on.reconcile, which runs again on every trigger by design; ` +
+    const why = everyTime(id);
+    if (why) {
+      throw new Error(`simulate({ once }): "${id}" is ${why}; ` +
         "once is for handlers by cause (on.create, on.update, on.delete, ...)");
     }
     if (!ids.has(id) && !ids.has(id.split("/")[0]!)) {

@@ -2,7 +2,7 @@
 // that promise to run once. Before, an id that named no handler (a typo), or an on.reconcile's
 // (which runs again on every trigger by design, and is never checked), passed every schedule
 // without a word: a check that could never fail. Now both are refused before anything runs; a
-// sub-handler's qualified id (`create_fn/b`) is taken.
+// sub-handler's qualified id (`create_fn/b`) is taken; an on.event handler's (it runs on every event) is refused.
 
 import { expect, test } from "bun:test";
 import { Registry } from "kobun";
@@ -23,8 +23,12 @@ test("once: a reconcile's id, or one that names no handler, is refused, naming t
   await expect(simulate({ registry, scenario, once: ["readiness"] })).rejects.toThrow(
     `simulate({ once }): "readiness" is an on.reconcile, which runs again on every trigger by design`,
   );
-  await expect(simulate({ registry, scenario, once: ["auidt"] })).rejects.toThrow(
-    `simulate({ once }): no handler has the id "auidt" (the handlers' ids: "audit")`,
+  await expect(simulate({ registry, scenario, once: ["audit"] })).rejects.toThrow(
+    `simulate({ once }): "audit" is an on.event handler, which runs on every event by design`,
+  );
+  registry.on.create(Widgets, () => {}, { id: "create_fn" });
+  await expect(simulate({ registry, scenario, once: ["craete_fn"] })).rejects.toThrow(
+    `simulate({ once }): no handler has the id "craete_fn" (the handlers' ids: "create_fn")`,
   );
   await expect(simulate({ registry: operator(), scenario, once: ["x"] })).rejects.toThrow(
     `no handler has the id "x" (the handlers' ids: none)`,
