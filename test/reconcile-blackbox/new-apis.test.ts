@@ -118,15 +118,25 @@ test("a cluster-scoped watched object (a Namespace) maps to namespaced objects t
 test("a cluster-scoped watched object's map gives a key without a namespace: warned once, wakes nothing", async () => {
   const calls = new Calls();
   const registry = new Registry();
+  const second = Promise.withResolvers<void>();
   registry.on.reconcile(Widgets, (ctx) => void calls.record(ctx), {
-    watches: [{ resource: resource.namespaces, map: (ns) => (ns.metadata.labels?.probe ? { name: "w" } : null) }],
+    watches: [{
+      resource: resource.namespaces,
+      map: (ns) => {
+        if (ns.metadata.name === "probed-too") second.resolve();
+        return ns.metadata.labels?.probe ? { name: "w" } : null;
+      },
+    }],
   });
   await using kit = await operate(registry, undefined, { timeout: 30_000 });
   await kit.apply(Widgets, { metadata: { name: "w" }, spec: {} });
   await calls.until((c) => c.length >= 1, "w's first run", 30_000);
   await kit.apply(resource.namespaces, { metadata: { name: "probed", labels: { probe: "yes" } } });
   expect(String(await kit.logs.until(/without a namespace/))).toMatch(/widgets are namespaced/);
+  await kit.apply(resource.namespaces, { metadata: { name: "probed-too", labels: { probe: "yes" } } });
+  await second.promise; // the second namespace's event was mapped
   await kit.consistently(Widgets, "w", () => calls.of("w").length === 1, { for: 300 });
+  expect(kit.logs.lines.filter((line) => /without a namespace/.test(String(line))).length).toBe(1);
 }, 90_000);
 
 test("a map reading what the operator does not watch: logged, wakes nothing; a deleted object maps", async () => {
