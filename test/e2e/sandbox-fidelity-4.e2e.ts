@@ -431,4 +431,27 @@ describe.each(selectedTargets())("sandbox fidelity (4) on %s", (targetName: Targ
       ["reportingComponent", `Invalid value: "": ${qualified}`], ["reportingInstance", "Required value"],
       ["action", "Required value"], ["reason", "Required value"]));
   }, 60_000);
+
+  test("a built-in kind's field it does not have is dropped, with a warning (none under Ignore; Strict refuses)", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const made = async (name: string, query = "") => {
+      const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { a: "1" }, status: { seen: true },
+        spec: { odd: 1 } };
+      const response = await rawRequest(t.client, "POST", `${cms(ns)}${query}`, body);
+      const answer = (await response.json()) as any;
+      return { status: response.status, warning: response.headers.get("warning"), answer };
+    };
+    const warned = await made("warned");
+    expect([warned.status, warned.answer.status, warned.answer.spec, warned.answer.data]).toEqual([201, undefined, undefined, { a: "1" }]);
+    expect(warned.warning).toBe('299 - "unknown field \\"status\\"", 299 - "unknown field \\"spec\\""'); // body order
+    const stored = await api(t, "GET", `${cms(ns)}/warned`);
+    expect([stored.body.status, stored.body.spec]).toEqual([undefined, undefined]);
+    const ignored = await made("ignored", "?fieldValidation=Ignore");
+    expect([ignored.status, ignored.warning, ignored.answer.status]).toEqual([201, null, undefined]);
+    const patched = await rawRequest(t.client, "PATCH", `${cms(ns)}/warned`, { status: { late: 1 } }, MERGE);
+    expect([patched.status, patched.headers.get("warning")]).toEqual([200, '299 - "unknown field \\"status\\""']);
+    expect(((await patched.json()) as any).status).toBeUndefined();
+    expect((await made("strict", "?fieldValidation=Strict")).status).toBe(400);
+  }, 60_000);
 });

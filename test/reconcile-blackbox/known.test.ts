@@ -1,5 +1,5 @@
-// Known gaps found by black-box review, left as they are and reported (each test passes on the
-// behaviour as it is today, and says what a fix would change), and one since fixed.
+// Gaps a black-box review found and reported (ctx.cache's shared objects and unwatched namespaces, the
+// sandbox's unknown fields of built-in kinds), since fixed: each test says what it was, and holds the fix.
 
 import { expect, test } from "bun:test";
 import { Registry, resource } from "kobun";
@@ -30,22 +30,22 @@ test("an object read from ctx.cache and changed in place leaves what the next re
   expect(seen).toEqual(["1", "1"]);                                                         // the cache's
 }, 60_000);
 
-// KNOWN (reported, not fixed; the sandbox, packages/sandbox): a built-in kind's unknown fields are
-// refused only under fieldValidation=Strict. Without it, a merge patch's unknown field is stored
-// (kube-apiserver drops it, with a Warning header "unknown field"), and so is a server-side apply's
-// (which kube-apiserver drops or refuses, by fieldValidation). So a reconcile of ConfigMaps that
-// writes `ctx.patch.status` (a ConfigMap has no status) passes its test here, and its status never
-// shows on a cluster. A fix prunes built-in bodies by their schema (kube-schemas.ts' unknownFields
-// names them already) and warns; with it, this test's expectation flips to `undefined`.
-test("KNOWN: the sandbox keeps a status a reconcile writes on a ConfigMap, which has none", async () => {
+// Found by black-box review, and fixed (the sandbox, packages/sandbox): a built-in kind's unknown fields were
+// refused only under fieldValidation=Strict, and otherwise stored, where kube-apiserver drops them (with a Warning
+// header "unknown field"). So a reconcile of ConfigMaps that wrote `ctx.patch.status` (a ConfigMap has no status)
+// passed its test here, and its status never showed on a cluster. Now the sandbox drops it too
+// (test/e2e/sandbox-fidelity-4.e2e.ts holds it to the real server).
+test("the sandbox drops a status a reconcile writes on a ConfigMap, which has none, as kube-apiserver does", async () => {
   const registry = new Registry();
   registry.on.reconcile(resource.configmaps, (ctx) => {
-    if (ctx.name === "plain") (ctx.patch as { status?: object }).status = { seen: true };
+    if (ctx.name !== "plain") return;
+    (ctx.patch as { status?: object }).status = { seen: true };
+    ctx.patch.metadata.labels = { reconciled: "yes" };
   });
   await using kit = await operate(registry);
   await kit.apply(resource.configmaps, { metadata: { name: "plain" }, data: {} });
-  const stored = await kit.until(resource.configmaps, "plain", (c) => (c as { status?: object }).status);
-  expect((stored as { status?: object }).status).toEqual({ seen: true });
+  const stored = await kit.until(resource.configmaps, "plain", (c) => c.metadata.labels?.reconciled === "yes");
+  expect((stored as { status?: object }).status).toBeUndefined();
 }, 60_000);
 
 // Found by black-box review, and fixed: ctx.cache refused a resource the operator does not watch, but a

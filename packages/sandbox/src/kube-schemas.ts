@@ -70,22 +70,35 @@ function followRefs(s: any): any {
   return s;
 }
 
-function walk(value: unknown, schema: unknown, path: string, out: string[]): void {
+/**
+ * `unknownFields`, each also deleted from `body`: what a built-in kind's decoding drops (fieldValidation Warn or
+ * Ignore), its paths said back for the warnings.
+ */
+export function dropUnknownFields(schemaName: string, body: unknown): string[] {
+  const out: string[] = [];
+  walk(body, schemaRef(schemaName), "", out, true);
+  return out;
+}
+
+function walk(value: unknown, schema: unknown, path: string, out: string[], drop = false): void {
   const s = resolveSchema(schema);
   if (!isObj(s) || s["x-kubernetes-preserve-unknown-fields"] === true) return;
   if (Array.isArray(value)) {
-    if (s.items) value.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, out));
+    if (s.items) value.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, out, drop));
     return;
   }
   if (!isObj(value)) return;
   const at = (k: string) => (path ? `${path}.${k}` : k);
   if (isObj(s.properties)) {
     for (const [k, v] of Object.entries(value)) {
-      if (k in s.properties) walk(v, s.properties[k], at(k), out);
-      else out.push(at(k));
+      if (k in s.properties) walk(v, s.properties[k], at(k), out, drop);
+      else {
+        out.push(at(k));
+        if (drop) delete value[k];
+      }
     }
   } else if (isObj(s.additionalProperties)) {
-    for (const [k, v] of Object.entries(value)) walk(v, s.additionalProperties, at(k), out);
+    for (const [k, v] of Object.entries(value)) walk(v, s.additionalProperties, at(k), out, drop);
   }
 }
 

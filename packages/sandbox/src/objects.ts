@@ -39,6 +39,8 @@ import {
  */
 export interface WriteOptions {
   strict?: boolean;
+  /** fieldValidation=Ignore: a built-in kind's unknown fields are dropped without a warning. */
+  quiet?: boolean;
   writer?: Writer;
   dryRun?: boolean;
 }
@@ -76,7 +78,7 @@ export class Objects implements Collectable {
 
   create(
     def: ResourceDef, version: string, ns: string, input: any,
-    { strict = false, writer, dryRun = false }: WriteOptions = {},
+    { strict = false, quiet = false, writer, dryRun = false }: WriteOptions = {},
   ): any {
     checkCreateBody(def, ns, input);
     const meta = { ...(input.metadata ?? {}) };
@@ -86,7 +88,7 @@ export class Objects implements Collectable {
     if (this.store.get(this.key(def), ns, name)) throw errors.alreadyExists(def.group, def.plural, name);
 
     const body = createdBody(def, ns, name, input, meta, this.hasStatus(def, version));
-    validateWrite(def, version, body, undefined, strict);
+    validateWrite(def, version, body, undefined, strict, quiet);
     this.recordOwnership(def, version, undefined, body, writer);
     if (body.metadata.managedFields?.length === 0) delete body.metadata.managedFields;
     allocate(def.group, def.plural, body, () => this.nextClusterIP());
@@ -108,7 +110,7 @@ export class Objects implements Collectable {
   /** PUT and the common tail of PATCH */
   update(
     def: ResourceDef, version: string, ns: string, name: string, input: any, sub?: "status",
-    { strict = false, writer, dryRun = false }: WriteOptions = {},
+    { strict = false, quiet = false, writer, dryRun = false }: WriteOptions = {},
   ): any {
     checkObjectBody(input);
     const old = this.get(def, ns, name);
@@ -117,7 +119,7 @@ export class Objects implements Collectable {
     const next = updatedBody(def, ns, name, old, input, sub, statusful);
 
     checkNoNewFinalizers(def, name, old, next);
-    validateWrite(def, version, next, old, strict);
+    validateWrite(def, version, next, old, strict, quiet);
     this.recordOwnership(def, version, old, next, writer, sub);
     if (next.metadata.managedFields?.length === 0) delete next.metadata.managedFields;
     const specOf = (o: any) => {

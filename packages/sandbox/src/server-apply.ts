@@ -30,7 +30,8 @@ export async function serverSideApply(
   const body = await applyBody(req, def, apiVersion, ns);
   // typed before it is applied; merged into data by the update or create it becomes
   checkStringData(def, body, { via: "apply", configuration: body });
-  const options = { strict: q.get("fieldValidation") === "Strict", dryRun };
+  const validation = q.get("fieldValidation");
+  const options = { strict: validation === "Strict", quiet: validation === "Ignore", dryRun };
   const review = (kind: "CreateOptions" | "UpdateOptions") => ({ ...options, review: reviewOptions(kind, q) });
   const applying = {
     manager, force: queryBool(q.get("force")), apiVersion, shape: applyShape(def, version), now: nowTimestamp(),

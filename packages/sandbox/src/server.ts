@@ -190,10 +190,9 @@ async function resourceRequest(
   const sub = target.sub as "status" | undefined;
   const out = async (body: any, code = 200) =>
     objectResponse(req, def, await ctx.admission.present(def, version, committed(ctx, req, verb, body)), code);
-  const strict = q.get("fieldValidation") === "Strict";
-  const writer = writerOf(req, q);
+  const validation = q.get("fieldValidation"), writer = writerOf(req, q);
   const writing = (kind: "CreateOptions" | "UpdateOptions" | "PatchOptions") => ({
-    strict, writer, dryRun: dryRunOf(q, kind),
+    strict: validation === "Strict", quiet: validation === "Ignore", writer, dryRun: dryRunOf(q, kind),
     review: reviewOptions(kind === "PatchOptions" ? "UpdateOptions" : kind, q),
   });
 

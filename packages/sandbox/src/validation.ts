@@ -1,9 +1,11 @@
 // What the real server checks of a body before storing it beyond the metadata rules (objects.ts):
 // labels, annotations, owners and finalizers (meta-validation.ts), custom resources by their
-// version's structural schema, built-in kinds' unknown fields under fieldValidation=Strict,
+// version's structural schema, built-in kinds' unknown fields (refused under fieldValidation=Strict, else
+// dropped with a warning),
 // immutable ConfigMaps and Secrets, and the legacy Event validation.
 
-import { builtinSchemaName, unknownFields } from "./kube-schemas.ts";
+import { builtinSchemaName, dropUnknownFields, unknownFields } from "./kube-schemas.ts";
+import { addWarning } from "./warnings.ts";
 import type { ResourceDef } from "./resources.ts";
 import { applySchema, invalidError, strictDecodingError, type Cause } from "./schema.ts";
 import { deepEqual } from "./patch.ts";
@@ -18,12 +20,14 @@ import { eventCauses } from "./event-validation.ts";
  * Events get the legacy Event validation (the namespace of the involved object); every kind's
  * metadata is checked first (meta-validation.ts). Throws 422.
  */
-export function validateWrite(def: ResourceDef, version: string, body: any, old?: any, strict = false): void {
+export function validateWrite(
+  def: ResourceDef, version: string, body: any, old?: any, strict = false, quiet = false,
+): void {
   const meta = metadataCauses(def, body, old !== undefined);
   // an Event is validated as the stored (core) kind, whichever API wrote it
   const group = def.plural === "events" && def.group === "events.k8s.io" ? "" : def.group;
   try {
-    validateKind(def, version, body, old, strict);
+    validateKind(def, version, body, old, strict, quiet);
   } catch (e) {
     // the kind's own causes follow the metadata's in one 422
     const causes = e instanceof ApiStatusError && e.code === 422 ? e.details?.causes : undefined;
@@ -33,16 +37,19 @@ export function validateWrite(def: ResourceDef, version: string, body: any, old?
   if (meta.length) throw invalidError(group, def.kind, body.metadata?.name ?? "", meta);
 }
 
-function validateKind(def: ResourceDef, version: string, body: any, old: any, strict: boolean): void {
+function validateKind(def: ResourceDef, version: string, body: any, old: any, strict: boolean, quiet: boolean): void {
   if (def.crdName) {
     applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
     return;
   }
-  const schema = strict ? builtinSchemaName(def.group, version, def.kind) : undefined;
-  const unknown = schema ? unknownFields(schema, body) : [];
-  if (unknown.length) {
+  const schema = builtinSchemaName(def.group, version, def.kind);
+  if (schema && strict) {
+    const unknown = unknownFields(schema, body);
     // fieldValidation=Strict, as the real server's strict decoding words it
-    throw strictDecodingError(def.kind, version, unknown);
+    if (unknown.length) throw strictDecodingError(def.kind, version, unknown);
+  } else if (schema) {
+    // Warn (the default) or Ignore: decoding into the kind's type drops what it does not have
+    for (const field of dropUnknownFields(schema, body)) if (!quiet) addWarning(`unknown field "${field}"`);
   }
   if (old !== undefined && def.group === "" && (def.plural === "configmaps" || def.plural === "secrets")) {
     const causes = immutableCauses(def.plural, body, old);
