@@ -86,6 +86,21 @@ describe.each(selectedTargets())("CRD schema value validation against %s", (targ
     expect(goodStatus.status).toBe(200);
   }, 30_000);
 
+  test("a CRD whose list-type map is keyed by an optional field without a default is refused", async () => {
+    const { client } = need();
+    const crd = gadgets(`keys-${uniqueName("e2e")}.kobun.dev`) as any;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.ports = {
+      type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+      items: { type: "object", properties: { name: { type: "string" }, port: { type: "integer" } } },
+    };
+    const response = await rawRequest(client, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
+    const body = (await response.json()) as { message?: string };
+    expect([response.status, body.message]).toEqual([422, `CustomResourceDefinition.apiextensions.k8s.io `
+      + `"${crd.metadata.name}" is invalid: spec.validation.openAPIV3Schema.properties[spec].properties[ports].items`
+      + ".properties[name].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have "
+      + "a default or be a required property"]);
+  }, 30_000);
+
   test("ratcheting: a value stored before its CRD tightened stays writable while unchanged, not when changed", async () => {
     const { client } = need();
     const group = `${uniqueName("g")}.e2e.kobun.dev`;

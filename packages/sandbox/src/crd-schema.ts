@@ -1,9 +1,9 @@
 // What kube-apiserver refuses in a CRD's openAPIV3Schema, worded as it words it: the OpenAPI
 // checks of apiextensions-apiserver's pkg/apis/apiextensions/validation (patternProperties, $ref,
 // id, definitions, dependencies, additionalItems, tuple items, type null, uniqueItems,
-// properties beside additionalProperties, preserve-unknown-fields false) and the structural
-// rules of pkg/apiserver/schema/validation.go (a type on every field, none inside anyOf/allOf/
-// oneOf/not, items on every array). Upstream lists a structural schema's errors sorted, then
+// properties beside additionalProperties, preserve-unknown-fields false, a list-type map's key
+// neither required nor defaulted) and the structural rules of pkg/apiserver/schema/validation.go
+// (a type on every field, none inside anyOf/allOf/oneOf/not, items on every array). Upstream lists a structural schema's errors sorted, then
 // the OpenAPI ones in walk order; properties are walked in key order here (a Go map's there).
 
 type Node = Record<string, any>;
@@ -115,7 +115,21 @@ function openAPIErrors(node: unknown, path: string): SchemaError[] {
   if (node["x-kubernetes-preserve-unknown-fields"] === false) {
     out.push(invalid(`${path}.x-kubernetes-preserve-unknown-fields`, false, "must be true or undefined"));
   }
+  out.push(...listMapKeyErrors(node, path));
   return out;
+}
+
+/** A list-type map's keys that are neither required nor defaulted: an item without one could not be told apart. */
+function listMapKeyErrors(node: Node, path: string): SchemaError[] {
+  const items = node.items;
+  if (node["x-kubernetes-list-type"] !== "map" || !isObj(items) || !isObj(items.properties)) return [];
+  const requiredKeys = new Set(listed(items.required));
+  return listed(node["x-kubernetes-list-map-keys"]).flatMap((key) => {
+    const property = items.properties[key as string];
+    if (!isObj(property) || requiredKeys.has(key) || property.default !== undefined) return [];
+    return [required(`${path}.items.properties[${key}].default`,
+      "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property")];
+  });
 }
 
 type Level = "root" | "item" | "field";
