@@ -3,8 +3,9 @@
 // id, definitions, dependencies, additionalItems, tuple items, type null, uniqueItems,
 // properties beside additionalProperties, preserve-unknown-fields false, a list-type map's key
 // neither required nor defaulted) and the structural rules of pkg/apiserver/schema/validation.go
-// (a type on every field, none inside anyOf/allOf/oneOf/not, items on every array). Upstream lists a structural schema's errors sorted, then
-// the OpenAPI ones in walk order; properties are walked in key order here (a Go map's there).
+// (a type on every field, none inside anyOf/allOf/oneOf/not, items on every array). Upstream lists
+// a structural schema's errors sorted, then the OpenAPI ones in walk order; properties are walked in
+// key order here (a Go map's there).
 
 type Node = Record<string, any>;
 
