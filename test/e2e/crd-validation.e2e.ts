@@ -45,6 +45,9 @@ const CASES: [string, Record<string, unknown>, string][] = [
   ["minItems", { ...VALID, tags: [] }, "spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items"],
   ["maxProperties", { ...VALID, labels: { a: "1", b: "2" } }, "spec.labels: Too many: 2: must have at most 1 item"],
   ["a property, then required", { size: 0 }, "[spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1, spec.greeting: Required value]"],
+  ["a date-time", { ...VALID, at: "yesterday" }, `spec.at: Invalid value: "yesterday": spec.at in body must be of type date-time: "yesterday"`],
+  ["a date-time's day", { ...VALID, at: "2026-02-30T10:00:00Z" }, `spec.at: Invalid value: "2026-02-30T10:00:00Z": spec.at in body must be of type date-time: "2026-02-30T10:00:00Z"`],
+  ["a date-time's hour", { ...VALID, at: "2026-02-03T24:00:00+01:00" }, `spec.at: Invalid value: "2026-02-03T24:00:00+01:00": spec.at in body must be of type date-time: "2026-02-03T24:00:00+01:00"`],
   ["a set's repeat, said once", { ...VALID, kinds: ["a", "b", "a", "a"] }, `spec.kinds[2]: Duplicate value: "a"`],
   ["a set of integers' repeat", { ...VALID, sizes: [1, 1] }, "spec.sizes[1]: Duplicate value: 1"],
   ["a map's repeated key", { ...VALID, ports: [{ name: "http", port: 80 }, { name: "http", port: 8080 }] }, `spec.ports[1]: Duplicate value: {"name":"http"}`],
@@ -84,6 +87,9 @@ describe.each(selectedTargets())("CRD schema value validation against %s", (targ
       .toBe(`422 KobunCheck.e2e.kobun.dev "ok" is invalid: status.phase: Unsupported value: "Gone": supported values: "Pending", "Ready"`);
     const goodStatus = await rawRequest(client, "PATCH", `${path}/ok/status`, { status: { phase: "Ready" } }, "application/merge-patch+json");
     expect(goodStatus.status).toBe(200);
+    const times = ["2026-12-07T10:00:00Z", "2026-12-07t10:00:00.123+02:00", "2024-02-29T23:59:59.5z"];
+    const written = await Promise.all(times.map((at) => rawRequest(client, "PATCH", `${path}/ok`, { spec: { at } }, "application/merge-patch+json")));
+    expect(written.map((answer) => answer.status)).toEqual([200, 200, 200]); // date-times as kube-openapi takes them
   }, 30_000);
 
   test("a CRD whose list-type map is keyed by an optional field without a default is refused", async () => {

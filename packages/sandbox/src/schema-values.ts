@@ -6,7 +6,7 @@
 // maxLength, minLength, pattern (the first that fails, only); a number's multipleOf, minimum,
 // maximum; an array's items (by the caller), then minItems, maxItems; enum; an object's
 // minProperties, maxProperties, its properties (by the caller), then `required`.
-// Not checked: `format`, `uniqueItems` (refused in structural schemas), allOf/anyOf/oneOf/not,
+// Not checked: `format` but `date-time`, `uniqueItems` (refused in structural schemas), allOf/anyOf/oneOf/not,
 // and `x-kubernetes-validations` (CEL) rules.
 
 import { deepEqual } from "./patch.ts";
@@ -63,6 +63,26 @@ function stringCause(value: string, s: Schema, field: string): Cause | undefined
   return undefined;
 }
 
+/**
+ * kube-openapi's `date-time` check (strfmt's IsDateTime): a date, "T" (either case), then hh:mm:ss, an optional
+ * fraction, and "Z" or an offset, each part in its range.
+ */
+function isDateTime(text: string): boolean {
+  const [date, time] = text.toLowerCase().split("t");
+  if (text.length < 4 || date === undefined || time === undefined || !isDate(date)) return false;
+  const parts = /^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/.exec(time);
+  if (!parts) return false;
+  return Number(parts[1]) <= 23 && Number(parts[2]) <= 59 && Number(parts[3]) <= 59;
+}
+
+/** Go's time.Parse("2006-01-02"): four digits, two, two, and a day the month has. */
+function isDate(text: string): boolean {
+  const parts = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(text);
+  if (!parts) return false;
+  const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
 function numberCauses(value: number, s: Schema, field: string, out: Cause[]): void {
   if (typeof s.multipleOf === "number" && s.multipleOf > 0) {
     const quotient = value / s.multipleOf;
@@ -107,6 +127,9 @@ export function valueCauses(value: unknown, s: Schema, path: string, out: Cause[
   if (typeof value === "string") {
     const cause = stringCause(value, s, field);
     if (cause) out.push(cause);
+    if (s.format === "date-time" && !isDateTime(value)) {
+      out.push(invalid(field, value, `must be of type date-time: ${shown(value)}`));
+    }
   } else if (typeof value === "number") numberCauses(value, s, field, out);
   else if (Array.isArray(value)) {
     if (typeof s.minItems === "number" && value.length < s.minItems) {

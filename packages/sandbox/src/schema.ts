@@ -9,7 +9,7 @@
 // `FieldValueTypeInvalid` causes, and against its value constraints (schema-values.ts: required,
 // enum, bounds, lengths, patterns, counts), and list-type sets' and maps' repeats (list-types.ts).
 // Unchanged values of an update are not re-validated (validation ratcheting, GA since 1.33).
-// Not validated: formats and CEL rules.
+// Not validated: formats but date-time (schema-values.ts), and CEL rules.
 
 import { deepEqual } from "./patch.ts";
 import { listTypeErrors } from "./list-types.ts";
