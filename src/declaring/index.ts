@@ -39,6 +39,7 @@ export {
   PRESENT, ABSENT, type ValueMatcher, type MetaMatcher, type MetaMatchers, type ObjectFilters,
 } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
+export { ERROR_MODES } from "./kinds/retrying.ts";
 export { now, sleep } from "./time.ts";
 export type { Index, IndexEntries, IndexKey } from "./indexes.ts";
 export type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "./api.ts";

@@ -6,7 +6,7 @@
 // each time it is called, and the progress records on the object are the only memory, as for
 // every handler (so a restarted operator continues where the last one stopped).
 
-import { PermanentError } from "../declaring/index.ts";
+import { ERROR_MODES, PermanentError } from "../declaring/index.ts";
 import type { HandlerContext, HandlerSpec, SubhandlerOptions } from "../declaring/index.ts";
 import { progressKey } from "./progress.ts";
 
@@ -17,7 +17,6 @@ export interface Registrations {
 }
 
 const OPTIONS: ReadonlySet<string> = new Set(["retries", "backoff", "timeout", "errors"]);
-const ERROR_MODES: readonly unknown[] = ["temporary", "permanent", "ignored"];
 
 /**
  * Gives `ctx` its `subhandler` for the call of `parent` about to start. A wrong registration

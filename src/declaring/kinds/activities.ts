@@ -7,6 +7,7 @@ import type { Logger } from "../../util/index.ts";
 import type { Api } from "../api.ts";
 import type { Index } from "../indexes.ts";
 import type { EventRecorder } from "../event-types.ts";
+import { checkRetrying } from "./retrying.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
 export interface ActivityContext {
@@ -85,9 +86,7 @@ export function checkActivityOptions(
   if (kind !== "startup" && retrying.length) {
     throw new Error(`${kind} ${id}: ${retrying.join(", ")}: only on.startup is retried (and takes them)`);
   }
-  if (options.retries !== undefined && !(options.retries >= 1)) {
-    throw new Error(`startup ${id}: retries must be ≥ 1 (attempts)`);
-  }
+  checkRetrying(`startup ${id}`, options);
   for (const key of ["backoff", "timeout"] as const) {
     const v = options[key];
     if (v !== undefined && !(v >= 0)) throw new Error(`startup ${id}: ${key} must be a number of seconds ≥ 0`);

@@ -7,6 +7,7 @@ import type { Aliases } from "../aliases.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
 import { filterField, type Wanted } from "../registration.ts";
 import type { FieldPath, ObjectContext, Patch } from "../types.ts";
+import { checkRetrying } from "./retrying.ts";
 
 /**
  * What a daemon sees: `body`, `spec`, `meta`, `status`, `labels`, `annotations` are live (the newest
@@ -111,9 +112,7 @@ export function checkBackgroundOptions(
       throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
     }
   }
-  if (options?.retries !== undefined && !(options.retries >= 1)) {
-    throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
-  }
+  checkRetrying(where, options);
 }
 
 /** on.daemon and on.timer, recording into `store`. */

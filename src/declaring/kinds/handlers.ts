@@ -7,6 +7,7 @@ import { parseSelector, type KubeObject, type ResourceSelector } from "../../kub
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
 import { filterField, RegistrationError, type Wanted } from "../registration.ts";
+import { checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
@@ -170,9 +171,7 @@ export function sensitivePaths(id: string, fields: unknown): string[][] {
 }
 
 export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {
-  if (options.retries !== undefined && !(options.retries >= 1)) {
-    throw new Error(`handler ${id}: retries must be ≥ 1 (attempts)`);
-  }
+  checkRetrying(`handler ${id}`, options);
   for (const key of ["backoff", "timeout"] as const) {
     const v = options[key];
     if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
