@@ -112,7 +112,10 @@ export interface UpdateOptions<T extends object = KubeObject> extends HandlerOpt
 
 /** Options of `on.delete`: HandlerOptions, plus whether to hold the object with a finalizer. */
 export interface DeleteOptions<T extends object = KubeObject> extends HandlerOptions<T> {
-  /** Do not hold the object with a finalizer: the handler runs only if kobun sees the deletion in time. */
+  /**
+   * Hold no finalizer for this handler: it runs only while kobun's finalizer holds the object for
+   * something else (another delete handler, a daemon, a timer), as Kopf's `optional=True`.
+   */
   optional?: boolean;
 }
 
