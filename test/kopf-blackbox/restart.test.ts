@@ -1,5 +1,5 @@
 // handlers.md: "Progress (`retry`, `started`) survives restarts, so a restarted operator continues
-// the count" and `timeout` is "seconds from the first attempt". Two operators, one after the
+// the count"; a finished sub-handler "never runs again, ... after a restart". Two operators, one after the
 // other, against one sandbox (testing.md's "Underneath": startSandbox + run()).
 
 import { expect, test } from "bun:test";
@@ -21,6 +21,31 @@ async function createConfigMap(url: string, name: string): Promise<void> {
     body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: {} }),
   });
   expect(response.status).toBe(201);
+}
+
+type Seen = { metadata: { resourceVersion: string; annotations?: Record<string, string> } };
+
+/** The ConfigMap once `test` holds for it: a GET, then a watch from its resourceVersion (no polling). */
+async function untilObject(url: string, name: string, test: (o: Seen) => boolean): Promise<Seen> {
+  const base = `${url}/api/v1/namespaces/default/configmaps`;
+  const now = await (await fetch(`${base}/${name}`)).json() as Seen;
+  if (test(now)) return now;
+  const query = `watch=1&fieldSelector=metadata.name%3D${name}&resourceVersion=${now.metadata.resourceVersion}`;
+  const reader = (await fetch(`${base}?${query}`)).body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the watch of ${name} ended first`);
+    buffered += value;
+    const lines = buffered.split("\n");
+    buffered = lines.pop()!;
+    for (const line of lines.filter(Boolean)) {
+      const object = (JSON.parse(line) as { object: Seen }).object;
+      if (!test(object)) continue;
+      await reader.cancel();
+      return object;
+    }
+  }
 }
 
 test("a retried handler's retry and started go on after a restart; its result lands once", async () => {
@@ -61,4 +86,48 @@ async function retriedAcrossARestart(sandbox: { url: string; kubeconfigPath: str
   const cm = await (await fetch(`${sandbox.url}/api/v1/namespaces/default/configmaps/r`)).json() as
     { metadata: { annotations?: Record<string, string> } };
   expect(Object.keys(cm.metadata.annotations ?? {}).filter((k) => k.includes("slowly"))).toEqual([]);
+}
+
+test("sub-handlers: a finished one is not run again after a restart; an unfinished one goes on", async () => {
+  const sandbox = await startSandbox();
+  try {
+    await subhandlersAcrossARestart(sandbox);
+  } finally {
+    await sandbox.stop();
+  }
+}, 45_000);
+
+async function subhandlersAcrossARestart(sandbox: { url: string; kubeconfigPath: string }): Promise<void> {
+  const calls: string[] = [];
+  const failedOnce = Promise.withResolvers<void>();
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", ({ subhandler }) => {
+    calls.push("parent");
+    subhandler("a", () => { calls.push("a"); });
+    subhandler("b", ({ retry }) => {
+      calls.push(`b${retry}`);
+      if (retry === 0) failedOnce.resolve();
+      if (retry < 2) throw new TemporaryError("not yet", { delay: 0.5 });
+    });
+    return { done: true };
+  }, { id: "steps" });
+  const first = operator(sandbox.kubeconfigPath, registry);
+  await first.logs.until(/operator ready/, { timeout: 15_000 });
+  await createConfigMap(sandbox.url, "s");
+  await within(failedOnce.promise, 15_000, "b's first failure");
+  const recorded = (o: Seen) => JSON.parse(o.metadata.annotations?.["kobun.dev/steps.b"] ?? "{}").retries === 1;
+  await within(untilObject(sandbox.url, "s", recorded), 15_000, "b's record of one failure on the object");
+  await first.stop();
+  const before = calls.length;
+  const second = operator(sandbox.kubeconfigPath, registry);
+  try {
+    await second.logs.until(/Handler 'steps' succeeded\./, { timeout: 15_000 });
+  } finally {
+    await second.stop();
+  }
+  const after = calls.slice(before);
+  expect(calls.slice(0, 3)).toEqual(["parent", "a", "b0"]);
+  expect(after).not.toContain("a");
+  expect(after.at(-1)).toBe("b2");
+  expect(after.filter((c) => c === "b0")).toEqual([]);
 }
