@@ -67,7 +67,7 @@ export type {
 export {
   deepEqual, fieldPath, filtersPass, getField, matchAny, matchMeta, matchValue, type ContextOf,
 } from "./filters.ts";
-export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
+export { KOBUN_PREFIX, progressAnnotation, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError, selectorMatches } from "./registration.ts";
 export type { ActivitySpec, IndexSpec } from "./registry.ts";

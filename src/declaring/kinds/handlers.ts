@@ -7,6 +7,7 @@ import { parseSelector, type KubeObject, type ResourceSelector } from "../../kub
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
 import { filterField, RegistrationError, type Wanted } from "../registration.ts";
+import { reservedId } from "../keys.ts";
 import { checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";
 
@@ -221,6 +222,8 @@ function addHandler(
     );
   }
   const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
+  const reserved = reservedId(id);
+  if (reserved) throw new RegistrationError(`on.${kind} handler ${JSON.stringify(id)}: ${reserved}`);
   for (const other of store.handlers) {
     if (other.id === id && other.kind === kind && store.parsed.get(other)!.text === wanted.text) {
       throw new Error(
