@@ -32,3 +32,16 @@ test("an id near the diff base's key (last-handled) is fine: its retried handler
   await kit.apply(CM, { metadata: { name: "a" }, data: { a: "1" } });
   await kit.until(CM, "a", (o) => o.metadata.annotations?.["kobun.dev/last-handled-configuration"] === '{"data":{"a":"1"}}');
 }, 30_000);
+
+test("one id runs once per cycle: on.create and on.field sharing one (stacked, as Kopf's decorators) run once", async () => {
+  const registry = new Registry();
+  const calls: string[] = [];
+  registry.on.create(CM, () => { calls.push("create"); }, { id: "sync" });
+  registry.on.field(CM, { field: "data.a", id: "sync" }, () => { calls.push("field"); });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply(CM, { metadata: { name: "s" }, data: { a: "1" } });
+  await kit.until(CM, "s", (o) => o.metadata.annotations?.["kobun.dev/last-handled-configuration"]);
+  await kit.apply(CM, { metadata: { name: "s" }, data: { a: "2" } });
+  await kit.until(CM, "s", (o) => o.metadata.annotations?.["kobun.dev/last-handled-configuration"]?.includes('"2"'));
+  expect(calls).toEqual(["create", "field"]);
+}, 30_000);
