@@ -81,10 +81,11 @@ function checked(where: string, options: SubhandlerOptions): SubhandlerOptions {
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 1)) {
     throw new PermanentError(`${where}: retries must be a whole number of attempts ≥ 1`);
   }
-  for (const [key, seconds] of [["backoff", backoff], ["timeout", timeout]] as const) {
-    if (seconds !== undefined && !(typeof seconds === "number" && seconds >= 0)) {
-      throw new PermanentError(`${where}: ${key} must be a number of seconds ≥ 0`);
-    }
+  if (backoff !== undefined && !(typeof backoff === "number" && backoff >= 0)) {
+    throw new PermanentError(`${where}: backoff must be a number of seconds ≥ 0`);
+  }
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
+    throw new PermanentError(`${where}: timeout must be a number of seconds > 0 (leave it out for none)`);
   }
   return { ...options };
 }

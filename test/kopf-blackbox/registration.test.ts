@@ -29,3 +29,11 @@ test("retries counts attempts: a fraction is refused as 0 is", () => {
   expect(() => registry.on.daemon(CM, () => {}, { id: "d", retries: 1.5 })).toThrow(/^daemon d: retries must be/);
   expect(() => registry.on.create(CM, () => {}, { id: "ok", retries: 3 })).not.toThrow();
 });
+
+test("timeout: 0 is refused (the handler would fail before its first call), as handling.timeout's 0 is", () => {
+  const registry = new Registry();
+  expect(() => registry.on.create(CM, () => {}, { id: "c", timeout: 0 }))
+    .toThrow("handler c: timeout must be a number of seconds > 0 (leave it out for none)");
+  expect(() => registry.on.startup(() => {}, { id: "s", timeout: 0 })).toThrow(/^startup s: timeout must be a number of seconds > 0/);
+  expect(() => registry.on.create(CM, () => {}, { id: "ok", timeout: 0.5, backoff: 0 })).not.toThrow();
+});

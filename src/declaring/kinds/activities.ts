@@ -87,9 +87,11 @@ export function checkActivityOptions(
     throw new Error(`${kind} ${id}: ${retrying.join(", ")}: only on.startup is retried (and takes them)`);
   }
   checkRetrying(`startup ${id}`, options);
-  for (const key of ["backoff", "timeout"] as const) {
-    const v = options[key];
-    if (v !== undefined && !(v >= 0)) throw new Error(`startup ${id}: ${key} must be a number of seconds ≥ 0`);
+  if (options.backoff !== undefined && !(options.backoff >= 0)) {
+    throw new Error(`startup ${id}: backoff must be a number of seconds ≥ 0`);
+  }
+  if (options.timeout !== undefined && !(options.timeout > 0)) {
+    throw new Error(`startup ${id}: timeout must be a number of seconds > 0 (leave it out for none)`);
   }
   if (kind === "probe" && registered.some((a) => a.kind === "probe" && a.id === id)) {
     throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);

@@ -176,9 +176,12 @@ export function sensitivePaths(id: string, fields: unknown): string[][] {
 
 export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {
   checkRetrying(`handler ${id}`, options);
-  for (const key of ["backoff", "timeout"] as const) {
-    const v = options[key];
-    if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
+  if (options.backoff !== undefined && !(options.backoff >= 0)) {
+    throw new Error(`handler ${id}: backoff must be a number of seconds ≥ 0`);
+  }
+  // 0 would fail it before its first call, as the settings' handling.timeout and on.reconcile's refuse.
+  if (options.timeout !== undefined && !(options.timeout > 0)) {
+    throw new Error(`handler ${id}: timeout must be a number of seconds > 0 (leave it out for none)`);
   }
   if (options.children === undefined) return;
   if (!Array.isArray(options.children)) {
