@@ -63,3 +63,17 @@ test("virtual clock: an idle timer is not held off by a retrying handler's progr
   expect(at[0]).toBeLessThanOrEqual(30);
   expect(at.length).toBeGreaterThanOrEqual(2);
 }, 30_000);
+
+test("a deletion while a create handler waits out a 60 s retry: the delete handler runs at once, the create not again", async () => {
+  const registry = new Registry();
+  const calls: string[] = [];
+  registry.on.create(CM, () => { calls.push("create"); throw new TemporaryError("never", { delay: 60 }); }, { id: "c" });
+  registry.on.delete(CM, () => { calls.push("delete"); }, { id: "d" });
+  await using kit = await startOperator({ registry, logLevel: "info", timeout: 15_000 });
+  await kit.apply(CM, { metadata: { name: "x" }, data: {} });
+  await kit.logs.until("Handler 'c' failed temporarily: never");
+  await kit.until(CM, "x", (o) => o.metadata.finalizers?.length);
+  await kit.delete(CM, "x");
+  await kit.gone(CM, "x");
+  expect(calls).toEqual(["create", "delete"]);
+}, 30_000);
