@@ -39,6 +39,7 @@ export {
   PRESENT, ABSENT, type ValueMatcher, type MetaMatcher, type MetaMatchers, type ObjectFilters,
 } from "./filters.ts";
 export { FINALIZER, BASE_ANNOTATION } from "./keys.ts";
+export { ERROR_MODES } from "./kinds/retrying.ts";
 export { now, sleep } from "./time.ts";
 export type { Index, IndexEntries, IndexKey } from "./indexes.ts";
 export type { Api, ApiWatchEvent, Call, ResourceRef, Where } from "./api.ts";
@@ -66,7 +67,7 @@ export type {
 export {
   deepEqual, fieldPath, filtersPass, getField, matchAny, matchMeta, matchValue, type ContextOf,
 } from "./filters.ts";
-export { KOBUN_PREFIX, STATUS_KEY } from "./keys.ts";
+export { KOBUN_PREFIX, progressAnnotation, STATUS_KEY } from "./keys.ts";
 export { metadataDeclarations } from "./metadata-only.ts";
 export { RegistrationError, selectorMatches } from "./registration.ts";
 export type { ActivitySpec, IndexSpec } from "./registry.ts";

@@ -8,3 +8,20 @@ export const BASE_ANNOTATION = `${KOBUN_PREFIX}last-handled-configuration`;
 export const FINALIZER = `${KOBUN_PREFIX}finalizer`;
 /** `status.kobun`: where the bookkeeping goes on resources with a status subresource. */
 export const STATUS_KEY = "kobun";
+
+/** The annotation a handler's progress is kept in (no status subresource): a qualified name, ≤ 63 after the prefix. */
+export function progressAnnotation(id: string): string {
+  let name = id.replace(/[^A-Za-z0-9_.-]+/g, ".").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "") || "handler";
+  if (name.length > 63) name = `${name.slice(0, 54)}-${Bun.hash(id).toString(16).slice(0, 8)}`;
+  return KOBUN_PREFIX + name;
+}
+
+/** Why `id` cannot be a handler's: its result or progress would be written over kobun's own keys; else undefined. */
+export function reservedId(id: string): string | undefined {
+  if (id === "") return "an id must not be empty";
+  if (id === STATUS_KEY) return `its result would be written over status.${STATUS_KEY}, kobun's progress and diff base`;
+  if (progressAnnotation(id) === BASE_ANNOTATION) {
+    return `its progress would be written over ${BASE_ANNOTATION}, kobun's diff base`;
+  }
+  return undefined;
+}

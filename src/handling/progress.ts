@@ -17,7 +17,7 @@
 // Must never interpret the records (cycle.ts does) or send anything.
 
 import type { KubeObject } from "../kube/index.ts";
-import { BASE_ANNOTATION, KOBUN_PREFIX, STATUS_KEY } from "../declaring/index.ts";
+import { BASE_ANNOTATION, KOBUN_PREFIX, progressAnnotation, STATUS_KEY } from "../declaring/index.ts";
 import type { Cause } from "../declaring/index.ts";
 import type { Essence } from "./essence.ts";
 
@@ -63,9 +63,7 @@ const keyCache = new Map<string, string>();
 export function progressKey(id: string): string {
   let key = keyCache.get(id);
   if (key) return key;
-  let name = id.replace(/[^A-Za-z0-9_.-]+/g, ".").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "") || "handler";
-  if (name.length > 63) name = `${name.slice(0, 54)}-${Bun.hash(id).toString(16).slice(0, 8)}`;
-  key = KOBUN_PREFIX + name;
+  key = progressAnnotation(id);
   keyCache.set(id, key);
   return key;
 }

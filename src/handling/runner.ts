@@ -69,7 +69,7 @@ export async function runHandler(
       } else result = await result;
     }
     if (timedOut) throw new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`);
-    return { kind: "success", result };
+    return succeeded(spec, result);
   } catch (error) {
     if (timedOut) {
       return { kind: "failure", error: new HandlerTimeoutError(`handler ${spec.id} timed out after ${timeout}s`) };
@@ -79,6 +79,22 @@ export async function runHandler(
     cancelTimer?.();
     release();
   }
+}
+
+/**
+ * A success; but a result that JSON cannot hold (a cycle, a BigInt) would fail the object's whole write, every
+ * handler of it then run again, under a message naming none: it fails this handler for good instead.
+ */
+function succeeded(spec: HandlerSpec, result: unknown): RunOutcome {
+  if (result === undefined) return { kind: "success", result };
+  try {
+    JSON.stringify(result);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    const message = `handler ${spec.id} returned what cannot be stored at status.${spec.id} (JSON): ${why}`;
+    return { kind: "failure", error: new PermanentError(message) };
+  }
+  return { kind: "success", result };
 }
 
 /**

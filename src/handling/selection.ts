@@ -119,10 +119,12 @@ export function handlerFiltersPass(
  * Every filter of a handler of any kind on an object: labels, annotations, the field (`test`, else the value
  * at `spec.field` in the object matches `value`), `when`. `make` is asked for the context only if a callback
  * needs one; with `parent`, the context gets a signal of its own for the calls, as a handler does (a
- * listener a filter put on the cycle's signal, shared by many cycles, would outlive the call).
+ * listener a filter put on the cycle's signal, shared by many cycles, would outlive the call). A callback's throw
+ * is thrown again naming `spec.id`.
  */
 export function objectFiltersPass<C extends { signal: AbortSignal }>(
-  spec: { options: ObjectFilters<C>; field?: readonly string[] | undefined }, body: KubeObject, make: () => C,
+  spec: { id?: string; options: ObjectFilters<C>; field?: readonly string[] | undefined },
+  body: KubeObject, make: () => C,
   parent?: AbortSignal, test?: (contextOf: ContextOf<C>) => boolean,
 ): boolean {
   const { labels, annotations, when } = spec.options;
@@ -140,6 +142,12 @@ export function objectFiltersPass<C extends { signal: AbortSignal }>(
     ?? (path ? (of: ContextOf<C>) => matchAny(spec.options.value, [getField(body, path)], of) : undefined);
   try {
     return filtersPass(spec.options, body.metadata, field, contextOf);
+  } catch (error) {
+    // Named: the object's cycle fails with it, and "when broke" alone says not whose filter it was.
+    if (parent?.aborted || spec.id === undefined) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    const which = "(labels, annotations, value or when)";
+    throw new Error(`a filter of '${spec.id}' ${which} threw: ${message}`, { cause: error });
   } finally {
     if (endLending) {
       endLending();

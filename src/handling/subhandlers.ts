@@ -6,7 +6,7 @@
 // each time it is called, and the progress records on the object are the only memory, as for
 // every handler (so a restarted operator continues where the last one stopped).
 
-import { PermanentError } from "../declaring/index.ts";
+import { ERROR_MODES, PermanentError } from "../declaring/index.ts";
 import type { HandlerContext, HandlerSpec, SubhandlerOptions } from "../declaring/index.ts";
 import { progressKey } from "./progress.ts";
 
@@ -17,7 +17,6 @@ export interface Registrations {
 }
 
 const OPTIONS: ReadonlySet<string> = new Set(["retries", "backoff", "timeout", "errors"]);
-const ERROR_MODES: readonly unknown[] = ["temporary", "permanent", "ignored"];
 
 /**
  * Gives `ctx` its `subhandler` for the call of `parent` about to start. A wrong registration
@@ -82,10 +81,11 @@ function checked(where: string, options: SubhandlerOptions): SubhandlerOptions {
   if (retries !== undefined && !(Number.isInteger(retries) && retries >= 1)) {
     throw new PermanentError(`${where}: retries must be a whole number of attempts ≥ 1`);
   }
-  for (const [key, seconds] of [["backoff", backoff], ["timeout", timeout]] as const) {
-    if (seconds !== undefined && !(typeof seconds === "number" && seconds >= 0)) {
-      throw new PermanentError(`${where}: ${key} must be a number of seconds ≥ 0`);
-    }
+  if (backoff !== undefined && !(typeof backoff === "number" && backoff >= 0)) {
+    throw new PermanentError(`${where}: backoff must be a number of seconds ≥ 0`);
+  }
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
+    throw new PermanentError(`${where}: timeout must be a number of seconds > 0 (leave it out for none)`);
   }
   return { ...options };
 }

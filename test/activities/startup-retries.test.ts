@@ -71,7 +71,7 @@ test("retry options on an activity that is not retried are refused, naming them"
   expect(() => registry.on.cleanup(() => {}, { id: "bye", retries: 3 })).toThrow(
     "cleanup bye: retries: only on.startup is retried (and takes them)",
   );
-  expect(() => registry.on.startup(() => {}, { id: "hi", retries: 0 })).toThrow("startup hi: retries must be ≥ 1 (attempts)");
+  expect(() => registry.on.startup(() => {}, { id: "hi", retries: 0 })).toThrow("startup hi: retries must be a whole number ≥ 1 (attempts)");
 });
 
 test("activities get ctx.indexes: empty in on.startup (before any watch), filled for on.probe (Kopf's 16-indexing)", async () => {

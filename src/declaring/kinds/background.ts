@@ -7,6 +7,8 @@ import type { Aliases } from "../aliases.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
 import { filterField, type Wanted } from "../registration.ts";
 import type { FieldPath, ObjectContext, Patch } from "../types.ts";
+import { reservedId, STATUS_KEY } from "../keys.ts";
+import { checkRetrying } from "./retrying.ts";
 
 /**
  * What a daemon sees: `body`, `spec`, `meta`, `status`, `labels`, `annotations` are live (the newest
@@ -111,9 +113,7 @@ export function checkBackgroundOptions(
       throw new Error(`${where}: ${key} must be a number of seconds ≥ 0`);
     }
   }
-  if (options?.retries !== undefined && !(options.retries >= 1)) {
-    throw new Error(`${where}: retries must be ≥ 1 (attempts)`);
-  }
+  checkRetrying(where, options);
 }
 
 /** on.daemon and on.timer, recording into `store`. */
@@ -126,6 +126,9 @@ export function backgroundOn(store: { background: BackgroundSpec[]; aliases: Ali
     const wanted = parseSelector(selector);
     const n = store.background.filter((b) => b.kind === kind && b.wanted.text === wanted.text).length + 1;
     const id = options?.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
+    // No progress record: only what its result would overwrite (status.kobun) is kobun's.
+    const reserved = id === "" || id === STATUS_KEY ? reservedId(id) : undefined;
+    if (reserved) throw new Error(`on.${kind} ${JSON.stringify(id)}: ${reserved}`);
     if (store.background.some((b) => b.id === id && b.wanted.text === wanted.text)) {
       throw new Error(
         `a daemon or timer with id ${JSON.stringify(id)} is already registered for ${wanted.text}: ` +

@@ -7,6 +7,8 @@ import { parseSelector, type KubeObject, type ResourceSelector } from "../../kub
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
 import { filterField, RegistrationError, type Wanted } from "../registration.ts";
+import { reservedId } from "../keys.ts";
+import { checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
@@ -111,7 +113,10 @@ export interface UpdateOptions<T extends object = KubeObject> extends HandlerOpt
 
 /** Options of `on.delete`: HandlerOptions, plus whether to hold the object with a finalizer. */
 export interface DeleteOptions<T extends object = KubeObject> extends HandlerOptions<T> {
-  /** Do not hold the object with a finalizer: the handler runs only if kobun sees the deletion in time. */
+  /**
+   * Hold no finalizer for this handler: it runs only while kobun's finalizer holds the object for
+   * something else (another delete handler, a daemon, a timer), as Kopf's `optional=True`.
+   */
   optional?: boolean;
 }
 
@@ -170,12 +175,13 @@ export function sensitivePaths(id: string, fields: unknown): string[][] {
 }
 
 export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {
-  if (options.retries !== undefined && !(options.retries >= 1)) {
-    throw new Error(`handler ${id}: retries must be ≥ 1 (attempts)`);
+  checkRetrying(`handler ${id}`, options);
+  if (options.backoff !== undefined && !(options.backoff >= 0)) {
+    throw new Error(`handler ${id}: backoff must be a number of seconds ≥ 0`);
   }
-  for (const key of ["backoff", "timeout"] as const) {
-    const v = options[key];
-    if (v !== undefined && !(v >= 0)) throw new Error(`handler ${id}: ${key} must be a number of seconds ≥ 0`);
+  // 0 would fail it before its first call, as the settings' handling.timeout and on.reconcile's refuse.
+  if (options.timeout !== undefined && !(options.timeout > 0)) {
+    throw new Error(`handler ${id}: timeout must be a number of seconds > 0 (leave it out for none)`);
   }
   if (options.children === undefined) return;
   if (!Array.isArray(options.children)) {
@@ -219,6 +225,8 @@ function addHandler(
     );
   }
   const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
+  const reserved = reservedId(id);
+  if (reserved) throw new RegistrationError(`on.${kind} handler ${JSON.stringify(id)}: ${reserved}`);
   for (const other of store.handlers) {
     if (other.id === id && other.kind === kind && store.parsed.get(other)!.text === wanted.text) {
       throw new Error(
