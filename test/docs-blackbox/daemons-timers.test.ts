@@ -85,6 +85,9 @@ test("a daemon and a timer deaf to their signal are abandoned cancellationTimeou
   try {
     await kit.apply("v1/configmaps", { metadata: { name: "deaf" } });
     await within(ticking, 15_000, "the timer's first call");
+    // The timer starts with the object's first event, the finalizer's PATCH beside it: on a loaded machine a
+    // deletion sent before that PATCH lands removes the object at once (nothing holds it yet).
+    await kit.until("v1/configmaps", "deaf", (o) => (o.metadata.finalizers?.length ?? 0) > 0);
     const asked = performance.now();
     await kit.delete("v1/configmaps", "deaf");
     await kit.gone("v1/configmaps", "deaf");
