@@ -5,9 +5,9 @@
 // index holding every object already there.
 
 import { expect, test } from "bun:test";
-import { Logger, memorySink, Registry, resolveSettings, run } from "kobun";
+import { Registry } from "kobun";
 import { startSandbox } from "kobun/sandbox";
-import { within } from "./helpers.ts";
+import { operator, within } from "./helpers.ts";
 
 const base = (url: string) => `${url}/api/v1/namespaces/default/configmaps`;
 
@@ -35,13 +35,6 @@ async function deletion(url: string, name: string): Promise<void> {
   }
 }
 
-function operator(kubeconfig: string, registry: Registry) {
-  const stop = new AbortController();
-  const settings = resolveSettings({ flags: { kubeconfig, namespaces: ["default"], standalone: true } });
-  const logs = memorySink("info", "plain", { max: 1000 });
-  const running = run({ signal: stop.signal, settings, registry, logger: new Logger(logs) });
-  return { logs, stop: async () => { stop.abort(); await running; } };
-}
 
 /** A sandbox and a registry recording create, resume and delete calls; `handled` runs one operator until `name` is created. */
 async function world() {

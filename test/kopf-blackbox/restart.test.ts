@@ -3,17 +3,10 @@
 // other, against one sandbox (testing.md's "Underneath": startSandbox + run()).
 
 import { expect, test } from "bun:test";
-import { Logger, memorySink, Registry, resolveSettings, run, TemporaryError } from "kobun";
+import { Registry, TemporaryError } from "kobun";
 import { startSandbox } from "kobun/sandbox";
-import { within } from "../docs-blackbox/helpers.ts";
+import { operator, within } from "../docs-blackbox/helpers.ts";
 
-function operator(kubeconfig: string, registry: Registry) {
-  const stop = new AbortController();
-  const settings = resolveSettings({ flags: { kubeconfig, namespaces: ["default"], standalone: true } });
-  const logs = memorySink("info", "plain", { max: 1000 });
-  const running = run({ signal: stop.signal, settings, registry, logger: new Logger(logs) });
-  return { logs, stop: async () => { stop.abort(); await running; } };
-}
 
 async function createConfigMap(url: string, name: string): Promise<void> {
   const response = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {

@@ -7,7 +7,7 @@ import type { Logger } from "../../util/index.ts";
 import type { Api } from "../api.ts";
 import type { Index } from "../indexes.ts";
 import type { EventRecorder } from "../event-types.ts";
-import { checkRetrying } from "./retrying.ts";
+import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
 export interface ActivityContext {
@@ -87,12 +87,7 @@ export function checkActivityOptions(
     throw new Error(`${kind} ${id}: ${retrying.join(", ")}: only on.startup is retried (and takes them)`);
   }
   checkRetrying(`startup ${id}`, options);
-  if (options.backoff !== undefined && !(options.backoff >= 0)) {
-    throw new Error(`startup ${id}: backoff must be a number of seconds ≥ 0`);
-  }
-  if (options.timeout !== undefined && !(options.timeout > 0)) {
-    throw new Error(`startup ${id}: timeout must be a number of seconds > 0 (leave it out for none)`);
-  }
+  checkBackoffAndTimeout(`startup ${id}`, options);
   if (kind === "probe" && registered.some((a) => a.kind === "probe" && a.id === id)) {
     throw new Error(`a probe with id ${JSON.stringify(id)} is already registered: pass a distinct { id }`);
   }

@@ -8,7 +8,7 @@ import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
 import { filterField, RegistrationError, type Wanted } from "../registration.ts";
 import { reservedId } from "../keys.ts";
-import { checkRetrying } from "./retrying.ts";
+import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";
 
 /** Why the changing handlers run now (Kopf's "reason"). */
@@ -176,13 +176,8 @@ export function sensitivePaths(id: string, fields: unknown): string[][] {
 
 export function checkHandlerOptions(id: string, options: HandlerSpec["options"]): void {
   checkRetrying(`handler ${id}`, options);
-  if (options.backoff !== undefined && !(options.backoff >= 0)) {
-    throw new Error(`handler ${id}: backoff must be a number of seconds ≥ 0`);
-  }
-  // 0 would fail it before its first call, as the settings' handling.timeout and on.reconcile's refuse.
-  if (options.timeout !== undefined && !(options.timeout > 0)) {
-    throw new Error(`handler ${id}: timeout must be a number of seconds > 0 (leave it out for none)`);
-  }
+  // a timeout of 0 is refused, as the settings' handling.timeout and on.reconcile's are
+  checkBackoffAndTimeout(`handler ${id}`, options);
   if (options.children === undefined) return;
   if (!Array.isArray(options.children)) {
     throw new Error(`handler ${id}: children must be a list of resources like ["configmaps", "apps/v1/deployments"]`);

@@ -15,3 +15,17 @@ export function checkRetrying(where: string, options: { retries?: unknown; error
     throw new Error(`${where}: errors must be ${modes}, not ${JSON.stringify(options.errors)}`);
   }
 }
+
+/**
+ * Throws an Error starting with `where` for a `backoff` that is no number of seconds ≥ 0, or a `timeout` that is
+ * none > 0 (0 would fail the call before it starts).
+ */
+export function checkBackoffAndTimeout(where: string, options: { backoff?: unknown; timeout?: unknown }): void {
+  const { backoff, timeout } = options;
+  if (backoff !== undefined && !((backoff as number) >= 0)) {
+    throw new Error(`${where}: backoff must be a number of seconds ≥ 0`);
+  }
+  if (timeout !== undefined && !((timeout as number) > 0)) {
+    throw new Error(`${where}: timeout must be a number of seconds > 0 (leave it out for none)`);
+  }
+}
