@@ -6,6 +6,7 @@
 // object, or a watch event's `object`); anything else, or text that does not look like JSON
 // the way the API server writes it, is returned as it is, and parsed whole as before.
 
+const SPACE = 32;
 const QUOTE = 34; // "
 const BACKSLASH = 92;
 const COLON = 58;
@@ -57,14 +58,72 @@ export function parseWithoutManagedFields(text: string, shape: "object" | "event
  */
 export function withoutManagedFields(text: string, shape: "object" | "event"): string {
   const at = text.indexOf(KEY);
-  if (at === -1 || !ownMetadataAt(text, at, shape)) return text;
+  if (at === -1) return text;
+  const own = ownMetadataByParse(text, at, shape);
+  if (own === false || (own === undefined && !ownMetadataAt(text, at, shape))) return text;
   const open = at + KEY.length;
   if (text.charCodeAt(open) !== OPEN_BRACKET) return text;
-  const close = listEnd(text, open);
+  let close = listEndBySurroundings(text, open);
+  if (close === -1) close = listEnd(text, open);
   if (close === -1) return text;
   if (text.charCodeAt(at - 1) === COMMA) return text.slice(0, at - 1) + text.slice(close + 1);
   if (text.charCodeAt(close + 1) === COMMA) return text.slice(0, at) + text.slice(close + 2);
   return text.slice(0, at) + text.slice(close + 1);
+}
+
+/**
+ * Whether the key at `at` is a key of the object's own metadata, told by JSON.parse (native, so not paid character
+ * by character in the interpreter of the lean start-up): the text before the key, closed by a sentinel key and as
+ * many braces as the metadata is deep, parses only when the key sits in an object that deep, and the sentinel lands
+ * in the metadata only when that object is it. `undefined` when the sentinel could be confused with a key the text
+ * has: ownMetadataAt tells then.
+ */
+function ownMetadataByParse(text: string, at: number, shape: "object" | "event"): boolean | undefined {
+  const before = text.charCodeAt(at - 1);
+  if (before !== COMMA && before !== OPEN_BRACE) return false;
+  const head = text.slice(0, at);
+  if (head.includes('"":')) return undefined;
+  let closed: unknown;
+  try {
+    closed = JSON.parse(shape === "object" ? `${head}"":0}}` : `${head}"":0}}}`);
+  } catch {
+    return false;
+  }
+  const top = closed as { metadata?: unknown; object?: { metadata?: unknown } } | null;
+  const metadata = shape === "object" ? top?.metadata : top?.object?.metadata;
+  return typeof metadata === "object" && metadata !== null && (metadata as Record<string, unknown>)[""] === 0;
+}
+
+/**
+ * The index of the bracket that closes the managedFields list opened at `start`, found by what surrounds it, or -1
+ * when that cannot tell (listEnd tells then). The API server writes the list's entries as objects, and the list is
+ * followed by the next metadata key, or ends the metadata, followed by the object's next key: '}],"name' or
+ * '}]},"spec'. Those are never inside a string (a quote in a string is escaped; a string's closing quote is followed
+ * by one of ",:}]", a key's opening quote by its name), so the first of them is a "]" outside a string: the list's
+ * end, or one inside an entry (not what an API server writes), whose cut leaves unmatched brackets and does not
+ * parse (parseWithoutManagedFields parses the text whole then). A metadata that ends the object as well ("}]}}")
+ * is left to listEnd.
+ */
+function listEndBySurroundings(text: string, start: number): number {
+  if (text.charCodeAt(start + 1) !== OPEN_BRACE) return -1;
+  const nextKey = followedByKey(text, '}],"', start);
+  const nextTopKey = followedByKey(text, '}]},"', start);
+  const first = nextKey === -1 ? nextTopKey : nextTopKey === -1 ? nextKey : Math.min(nextKey, nextTopKey);
+  if (first === -1) return -1;
+  const objectEnd = text.indexOf("}]}}", start);
+  return objectEnd !== -1 && objectEnd < first ? -1 : first + 1;
+}
+
+/** The index of the first `pattern` after `from` whose last quote opens a key (is followed by none of ",:}]",
+ * white space or the text's end), or -1. */
+function followedByKey(text: string, pattern: string, from: number): number {
+  let at = text.indexOf(pattern, from);
+  while (at !== -1) {
+    const next = text.charCodeAt(at + pattern.length);
+    if (next > SPACE && next !== COMMA && next !== COLON && next !== CLOSE_BRACE && next !== CLOSE_BRACKET) return at;
+    at = text.indexOf(pattern, at + 1);
+  }
+  return -1;
 }
 
 /** The index of the closing quote of the string opened at `start`, or -1. */

@@ -55,6 +55,29 @@ describe("withoutManagedFields", () => {
     expect(cut(object({ name: "a", managedFields: listed, uid: "u" }), "object")).toEqual(object({ name: "a", uid: "u" }));
   });
 
+  test("what surrounds the list's end, written inside a string, is not taken for it", () => {
+    // Field managers are named by their clients; fieldsV1 keys by a custom resource's fields.
+    const strings = [{ ...managed[0], manager: 'x}],"', fieldsV1: { 'f:a}]},"': {}, "f:b}],": {}, "f:c}]}}": {} } }];
+    expect(cut(object({ name: "a", managedFields: strings, uid: "u" }), "object")).toEqual(object({ name: "a", uid: "u" }));
+    // A built-in kind's metadata (fields in the API's order, managedFields last), in an event and alone.
+    const builtIn = { kind: "ConfigMap", apiVersion: "v1", metadata: { name: "c", uid: "u", managedFields: strings }, data: { k: "v" } };
+    const { managedFields: _cut, ...slim } = builtIn.metadata;
+    expect(cut({ type: "ADDED", object: builtIn }, "event")).toEqual({ type: "ADDED", object: { ...builtIn, metadata: slim } });
+    // Metadata last in the object: its end is found by scanning.
+    const last = { kind: "Namespace", apiVersion: "v1", metadata: { name: "n", managedFields: strings } };
+    expect(cut({ type: "ADDED", object: last }, "event")).toEqual({ type: "ADDED", object: { ...last, metadata: { name: "n" } } });
+    // … and when more follows the object, its lists' ends are not taken for the metadata's.
+    const more = { type: "ADDED", object: last, more: { list: [{}], next: 1 } };
+    expect(cut(more, "event")).toEqual({ ...more, object: { ...last, metadata: { name: "n" } } });
+  });
+
+  test("a key written as the sentinel the metadata check uses is walked past as before", () => {
+    const value = object({ "": 0, managedFields: managed, name: "a" });
+    expect(cut(value, "object")).toEqual(object({ "": 0, name: "a" }));
+    const spec = { apiVersion: "v1", kind: "Thing", metadata: { "": 0, name: "a" }, spec: { managedFields: [1] } };
+    expect(withoutManagedFields(JSON.stringify(spec), "object")).toBe(JSON.stringify(spec));
+  });
+
   test("a scalar value under a key named metadata does not make the next object metadata", () => {
     const text = '{"metadata":"x","spec" :{"managedFields":[1]}}';
     expect(withoutManagedFields(text, "object")).toBe(text);
@@ -80,9 +103,43 @@ test("parseWithoutManagedFields: a cut that does not parse is parsed whole, no f
   // The process's first texts are left whole (LEFT_WHOLE); past them, texts are cut.
   for (let i = 0; i < 1000; i++) parseWithoutManagedFields("{}", "object");
   expect(parseWithoutManagedFields(JSON.stringify(object(meta)), "object")).toEqual(object(slimMeta));
-  // A list in an entry whose "]" follows a "}": the cut ends there, does not parse, and the whole text is kept.
-  const odd = object({ name: "a", managedFields: [{ manager: "m", extra: [{}] }, { manager: "n" }] });
+  // A list in an entry whose "]" follows a "}" and comes before a key: the cut ends there, does not parse, and the
+  // whole text is kept.
+  const odd = object({ name: "a", managedFields: [{ manager: "m", extra: [{}], more: 1 }, { manager: "n" }] });
   expect(withoutManagedFields(JSON.stringify(odd), "object")).not.toBe(JSON.stringify(odd));
   expect(parseWithoutManagedFields(JSON.stringify(odd), "object")).toEqual(odd);
+  // One whose "]" does not come before a key: the list's own end is found.
+  const ending = object({ name: "a", managedFields: [{ manager: "m", extra: [{}] }, { manager: "n" }] });
+  expect(parseWithoutManagedFields(JSON.stringify(ending), "object")).toEqual(object({ name: "a" }));
   expect(() => parseWithoutManagedFields("not json", "event")).toThrow();
+});
+
+test("withoutManagedFields: objects as the API server writes them, with strings made of JSON's own characters", () => {
+  // A fixed seed: the same 3,000 objects every run; managedFields anywhere in metadata, other fields before and after
+  // it, strings and keys full of quotes, brackets, colons and commas.
+  let seed = 7;
+  const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const alphabet = 'ab}]{[",:\\ \n';
+  const text = () => Array.from({ length: random(6) }, () => alphabet[random(alphabet.length)]).join("");
+  const fields = (depth: number): Record<string, unknown> =>
+    Object.fromEntries(Array.from({ length: random(3) }, () => [`f:${text()}`, depth > 0 ? fields(depth - 1) : {}]));
+  const entry = () => ({ manager: text(), operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: fields(3) });
+  const values = [text, () => random(9), (depth: number) => [value(depth - 1), { [text()]: text() }], (depth: number) => ({ [text()]: value(depth - 1) })];
+  const value = (depth: number): unknown => values[random(depth > 0 ? 4 : 2)]!(depth);
+  const shuffled = (pairs: [string, unknown][]) => Object.fromEntries(pairs.sort(() => random(3) - 1));
+  for (let i = 0; i < 3000; i++) {
+    const list = Array.from({ length: 1 + random(3) }, entry);
+    const others: [string, unknown][] = [["name", text()], ["labels", { [text()]: text() }], ["ownerReferences", [{ uid: text() }]]];
+    const slimMeta = shuffled(others.slice(0, random(4)));
+    const meta = shuffled([...Object.entries(slimMeta), ["managedFields", list]]);
+    // What the API server writes before the metadata (a custom resource's keys are sorted) and after it.
+    const before = shuffled(([["apiVersion", "v1"], ["kind", text()], ["data", value(3)]] as [string, unknown][]).slice(0, random(4)));
+    const after = ([["spec", value(3)], ["status", { managedFields: list }]] as [string, unknown][]).slice(0, random(3));
+    const object = { ...before, metadata: meta, ...Object.fromEntries(after) };
+    const slim = { ...object, metadata: slimMeta };
+    const event = random(2) === 0;
+    const written = JSON.stringify(event ? { type: "ADDED", object } : object);
+    const cut = JSON.parse(withoutManagedFields(written, event ? "event" : "object"));
+    expect(cut).toEqual(event ? { type: "ADDED", object: slim } : slim);
+  }
 });
