@@ -3,10 +3,11 @@
 // trace. Every `on.*` call turns what it throws into a RegistrationError; a compiled operator
 // imports its handler modules before its CLI runs, so cli/operator/loading.ts reports one thrown then.
 // And what every kind of handler (kinds/) shares when it registers: the parsed selector, matching
-// it to a resolved resource, the `field` filter's check, distinct selectors.
+// it to a resolved resource, the `field` filter's check, distinct selectors, the options' names.
 
 import { parseSelector, type ResourceSelector } from "../kube/index.ts";
 import type { Resource } from "../kube/index.ts";
+import { closestMatch } from "../util/index.ts";
 import { fieldPath } from "./filters.ts";
 
 /** A registration (`on.*`) that cannot work as written: the message names it and says what to do. */
@@ -84,4 +85,31 @@ export function distinctSelectors(
     if (spelling === "last" || !seen.has(key(selector))) seen.set(key(selector), selector);
   }
   return [...seen.values()];
+}
+
+/**
+ * Refuses an option `where` does not have (a typo in JavaScript, or an option of another kind of handler, is never
+ * silently ignored: Kopf's decorators refuse unknown arguments too), naming the closest known one.
+ */
+export function checkOptionNames(where: string, options: unknown, known: readonly string[]): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new RegistrationError(`${where}: the options are an object like { id: "..." }, not ${String(options)}`);
+  }
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const near = closestMatch(name, known);
+    const hint = near ? `; did you mean ${JSON.stringify(near)}?` : "";
+    const options = known.join(", ");
+    throw new RegistrationError(`${where}: no option ${JSON.stringify(name)}${hint} (its options: ${options})`);
+  }
+}
+
+/**
+ * `names`, checked by the compiler to be every key of T and nothing else: the list checkOptionNames takes for an
+ * options type stays the type's own as options are added.
+ */
+export function everyKeyOf<T>() {
+  return <const N extends readonly (keyof T & string)[]>(
+    names: N & ([Exclude<keyof T, N[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, N[number]> }),
+  ): readonly string[] => names;
 }

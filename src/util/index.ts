@@ -6,6 +6,7 @@
 // Must never import another room, nor know what a Kubernetes object, a request or a setting is.
 export { aborted, eitherSignal, isAbortError, linkedSignal, onAbort, sleep, untilAborted } from "./abort.ts";
 export { Backoff, backoffDelay } from "./backoff.ts";
+export { closestMatch } from "./closest.ts";
 export { clock, realClock, useClock, type CancelTimer, type Clock } from "./clock.ts";
 export { CompactMap } from "./compact-map.ts";
 export { withoutRepeats } from "./log-repeats.ts";

@@ -8,6 +8,7 @@ import type { Api } from "../api.ts";
 import type { Index } from "../indexes.ts";
 import type { EventRecorder } from "../event-types.ts";
 import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
+import { checkOptionNames, everyKeyOf } from "../registration.ts";
 
 /** What on.startup and on.cleanup see: no object, the operator's memo, its API client. */
 export interface ActivityContext {
@@ -93,10 +94,13 @@ export function checkActivityOptions(
   }
 }
 
+const OPTION_NAMES = everyKeyOf<ActivityOptions>()(["id", "cacheFor", "retries", "backoff", "timeout", "errors"]);
+
 /** on.startup, on.cleanup, on.probe and on.login, recording into `store`. */
 export function activitiesOn(store: { activities: ActivitySpec[] }) {
   const add = <F extends ActivityFn | LoginFn>(kind: ActivitySpec["kind"], fn: F, options: ActivityOptions): F => {
     if (typeof fn !== "function") throw new Error(`on.${kind}(...) needs a function`);
+    checkOptionNames(`on.${kind}`, options, OPTION_NAMES);
     const n = store.activities.filter((a) => a.kind === kind).length + 1;
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}#${n}`);
     checkActivityOptions(kind, id, options, store.activities);

@@ -5,7 +5,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Aliases } from "../aliases.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
-import { filterField, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, filterField, type Wanted } from "../registration.ts";
 import type { FieldPath, ObjectContext, Patch } from "../types.ts";
 import { reservedId, STATUS_KEY } from "../keys.ts";
 import { checkRetrying } from "./retrying.ts";
@@ -116,6 +116,15 @@ export function checkBackgroundOptions(
   checkRetrying(where, options);
 }
 
+const BACKGROUND_OPTIONS = [
+  "id", "initialDelay", "backoff", "finalizer", "cancellationTimeout", "labels", "annotations", "when", "field",
+  "value", "children", "errors", "retries",
+] as const;
+const OPTION_NAMES = {
+  daemon: everyKeyOf<DaemonOptions>()([...BACKGROUND_OPTIONS, "cancellationBackoff"]),
+  timer: everyKeyOf<TimerOptions>()([...BACKGROUND_OPTIONS, "interval", "idle", "sharp"]),
+};
+
 /** on.daemon and on.timer, recording into `store`. */
 export function backgroundOn(store: { background: BackgroundSpec[]; aliases: Aliases }) {
   const add = (
@@ -124,6 +133,8 @@ export function backgroundOn(store: { background: BackgroundSpec[]; aliases: Ali
   ): void => {
     if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a function`);
     const wanted = parseSelector(selector);
+    const where = `on.${kind}(${JSON.stringify(selector)})`;
+    if (options !== undefined) checkOptionNames(where, options, OPTION_NAMES[kind]);
     const n = store.background.filter((b) => b.kind === kind && b.wanted.text === wanted.text).length + 1;
     const id = options?.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);
     // No progress record: only what its result would overwrite (status.kobun) is kobun's.

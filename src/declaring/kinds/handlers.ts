@@ -6,7 +6,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
-import { filterField, RegistrationError, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, filterField, RegistrationError, type Wanted } from "../registration.ts";
 import { reservedId } from "../keys.ts";
 import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";
@@ -191,6 +191,21 @@ export function checkHandlerOptions(id: string, options: HandlerSpec["options"])
   }
 }
 
+const HANDLER_OPTIONS = everyKeyOf<HandlerOptions>()([
+  "id", "retries", "backoff", "timeout", "errors", "labels", "annotations", "when", "field", "value", "sensitive",
+  "children",
+]);
+/** Each kind's option names (a name of another kind's is refused as a typo is). */
+const OPTION_NAMES: Record<HandlerKind, readonly string[]> = {
+  create: HANDLER_OPTIONS,
+  resume: HANDLER_OPTIONS,
+  update: everyKeyOf<UpdateOptions>()([...HANDLER_OPTIONS as HandlerOptionName[], "old", "new"]),
+  delete: everyKeyOf<DeleteOptions>()([...HANDLER_OPTIONS as HandlerOptionName[], "optional"]),
+  field: everyKeyOf<FieldOptions>()([...HANDLER_OPTIONS as HandlerOptionName[], "old", "new"]),
+  event: everyKeyOf<EventOptions>()(["id", "children", "labels", "annotations", "when", "field", "value"]),
+};
+type HandlerOptionName = keyof HandlerOptions & keyof FieldOptions;
+
 /** The handler specs of a registry and what registering them needs (Registry's own state). */
 export interface HandlerStore {
   handlers: HandlerSpec[];
@@ -210,6 +225,7 @@ function addHandler(
     throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
   }
   const wanted = parseSelector(selector);
+  checkOptionNames(`on.${kind}(${JSON.stringify(selector)})`, options, OPTION_NAMES[kind]);
   const n = (store.counters.get(`${kind}/${wanted.text}`) ?? 0) + 1;
   store.counters.set(`${kind}/${wanted.text}`, n);
   if (typeof options.id === "string" && options.id.includes("/")) {

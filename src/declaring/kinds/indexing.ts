@@ -6,7 +6,7 @@ import { parseSelector, type KubeObject, type ResourceSelector } from "../../kub
 import type { Aliases } from "../aliases.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
 import type { IndexEntries } from "../indexes.ts";
-import { filterField, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, filterField, type Wanted } from "../registration.ts";
 import type { FieldPath, ObjectContext } from "../types.ts";
 
 /**
@@ -38,12 +38,15 @@ export interface IndexSpec {
   field?: string[];
 }
 
+const OPTION_NAMES = everyKeyOf<IndexOptions>()(["id", "labels", "annotations", "when", "field", "value"]);
+
 /** on.index, recording into `store`. */
 export function indexOn(store: { indexes: IndexSpec[]; aliases: Aliases }) {
   return {
     index: (selector: ResourceSelector, fn: IndexFn, options: IndexOptions = {}) => {
       if (typeof fn !== "function") throw new Error(`on.index(${JSON.stringify(selector)}, ...) needs a function`);
       const wanted = parseSelector(selector);
+      checkOptionNames(`on.index(${JSON.stringify(selector)})`, options, OPTION_NAMES);
       const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : undefined);
       if (!id) {
         throw new Error(

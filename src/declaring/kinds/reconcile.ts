@@ -11,7 +11,7 @@ import type { Aliases } from "../aliases.ts";
 import type { ReconcileTarget, TargetObject } from "../resource.ts";
 import type { ObjectContext, Patch } from "../types.ts";
 import type { IndexKey } from "../indexes.ts";
-import { RegistrationError, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, RegistrationError, type Wanted } from "../registration.ts";
 
 /** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
 export interface ObjectKey {
@@ -153,6 +153,8 @@ function checkTargets<E>(
   }
 }
 
+const OPTION_NAMES = everyKeyOf<ReconcileOptions>()(["id", "owns", "watches", "on", "finalizer", "timeout", "when"]);
+
 /** Checks the options as registration reads them; a bad one is a RegistrationError naming it. */
 export function reconcileSpecOf(
   selector: ResourceSelector, fn: ReconcileFn<any>, options: ReconcileOptions<any>,
@@ -160,6 +162,7 @@ export function reconcileSpecOf(
   if (typeof fn !== "function") {
     throw new RegistrationError(`on.reconcile(${selectorText(selector)}): the reconcile is not a function`);
   }
+  checkOptionNames(`on.reconcile(${selectorText(selector)})`, options, OPTION_NAMES);
   const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `reconcile ${selectorText(selector)}`);
   if (options.on !== undefined && options.on !== "generation" && options.on !== "any") {
     const given = JSON.stringify(options.on);

@@ -5,7 +5,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Logger } from "../../util/index.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
-import type { Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, type Wanted } from "../registration.ts";
 
 /** The operation an admission request is for (`on.validate`/`on.mutate` `operations`). */
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -170,7 +170,13 @@ export interface ConversionSpec {
 
 const OPERATIONS: readonly AdmissionOperation[] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
 
+const OPTION_NAMES = everyKeyOf<AdmissionOptions>()([
+  "id", "operations", "failurePolicy", "sideEffects", "timeoutSeconds", "labels", "annotations", "matchConditions",
+  "subresources", "field", "value",
+]);
+
 export function checkAdmissionOptions(where: string, options: AdmissionOptions): void {
+  checkOptionNames(where, options, OPTION_NAMES);
   const { operations, failurePolicy, sideEffects, timeoutSeconds } = options;
   if (operations !== undefined
     && (!Array.isArray(operations) || operations.length === 0 || operations.some((o) => !OPERATIONS.includes(o)))) {
