@@ -106,24 +106,21 @@ function ownMetadataByParse(text: string, at: number, shape: "object" | "event")
  */
 function listEndBySurroundings(text: string, start: number): number {
   if (text.charCodeAt(start + 1) !== OPEN_BRACE) return -1;
-  const nextKey = followedByKey(text, '}],"', start);
-  const nextTopKey = followedByKey(text, '}]},"', start);
-  const first = nextKey === -1 ? nextTopKey : nextTopKey === -1 ? nextKey : Math.min(nextKey, nextTopKey);
-  if (first === -1) return -1;
-  const objectEnd = text.indexOf("}]}}", start);
-  return objectEnd !== -1 && objectEnd < first ? -1 : first + 1;
-}
-
-/** The index of the first `pattern` after `from` whose last quote opens a key (is followed by none of ",:}]",
- * white space or the text's end), or -1. */
-function followedByKey(text: string, pattern: string, from: number): number {
-  let at = text.indexOf(pattern, from);
-  while (at !== -1) {
-    const next = text.charCodeAt(at + pattern.length);
-    if (next > SPACE && next !== COMMA && next !== COLON && next !== CLOSE_BRACE && next !== CLOSE_BRACKET) return at;
-    at = text.indexOf(pattern, at + 1);
+  // From "}]" to "}]", so the search ends where the list does (a text's far end is not scanned).
+  for (let at = text.indexOf("}]", start); at !== -1; at = text.indexOf("}]", at + 1)) {
+    if (text.charCodeAt(at + 2) === COMMA && opensKey(text, at + 3)) return at + 1;
+    if (text.charCodeAt(at + 2) !== CLOSE_BRACE) continue;
+    if (text.charCodeAt(at + 3) === COMMA && opensKey(text, at + 4)) return at + 1;
+    if (text.charCodeAt(at + 3) === CLOSE_BRACE) return -1;
   }
   return -1;
+}
+
+/** Whether a quote at `at` opens a key: it is followed by none of ",:}]", white space or the text's end. */
+function opensKey(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== QUOTE) return false;
+  const next = text.charCodeAt(at + 1);
+  return next > SPACE && next !== COMMA && next !== COLON && next !== CLOSE_BRACE && next !== CLOSE_BRACKET;
 }
 
 /** The index of the closing quote of the string opened at `start`, or -1. */
