@@ -38,7 +38,8 @@ export function cutManagedFields(text: string, shape: "object" | "event"): strin
 /**
  * `text` parsed as JSON, its object's managedFields cut first (cutManagedFields). A cut that does not parse (text
  * that only looked like what the API server writes) is parsed whole instead: the cut saves memory, never loses a
- * field. Throws as JSON.parse does when `text` itself does not parse.
+ * field. Throws as JSON.parse does when what it parses does not parse (a text whose one fault lay inside the
+ * managedFields cut out parses: that list is not read).
  */
 export function parseWithoutManagedFields(text: string, shape: "object" | "event"): unknown {
   const cut = cutManagedFields(text, shape);
@@ -75,14 +76,14 @@ export function withoutManagedFields(text: string, shape: "object" | "event"): s
  * Whether the key at `at` is a key of the object's own metadata, told by JSON.parse (native, so not paid character
  * by character in the interpreter of the lean start-up): the text before the key, closed by a sentinel key and as
  * many braces as the metadata is deep, parses only when the key sits in an object that deep, and the sentinel lands
- * in the metadata only when that object is it. `undefined` when the sentinel could be confused with a key the text
- * has: ownMetadataAt tells then.
+ * in the metadata only when that object is it. `undefined` when the text before the key has an empty string (the
+ * sentinel's key could be one of its keys): ownMetadataAt tells then.
  */
 function ownMetadataByParse(text: string, at: number, shape: "object" | "event"): boolean | undefined {
   const before = text.charCodeAt(at - 1);
   if (before !== COMMA && before !== OPEN_BRACE) return false;
   const head = text.slice(0, at);
-  if (head.includes('"":')) return undefined;
+  if (head.includes('""')) return undefined; // an empty key (there is no other way to write one) could be the sentinel
   let closed: unknown;
   try {
     closed = JSON.parse(shape === "object" ? `${head}"":0}}` : `${head}"":0}}}`);
@@ -96,24 +97,21 @@ function ownMetadataByParse(text: string, at: number, shape: "object" | "event")
 
 /**
  * The index of the bracket that closes the managedFields list opened at `start`, found by what surrounds it, or -1
- * when that cannot tell (listEnd tells then). The API server writes the list's entries as objects, and the list is
- * followed by the next metadata key, or ends the metadata, followed by the object's next key: '}],"name' or
- * '}]},"spec'. Those are never inside a string (a quote in a string is escaped; a string's closing quote is followed
- * by one of ",:}]", a key's opening quote by its name), so the first of them is a "]" outside a string: the list's
- * end, or one inside an entry (not what an API server writes), whose cut leaves unmatched brackets and does not
- * parse (parseWithoutManagedFields parses the text whole then). A metadata that ends the object as well ("}]}}")
- * is left to listEnd.
+ * when that cannot tell (listEnd tells then). The API server writes the list's entries as objects, with no "]" in
+ * them, and the list is followed by the next metadata key, or ends the metadata, followed by the object's next key:
+ * so its end is the first "]" after it opened, in '}],"name' or '}]},"spec'. Those are never inside a string (a quote
+ * in a string is escaped; a string's closing quote is followed by one of ",:}]", a key's opening quote by its
+ * name), so that "]" is outside a string, and, being the first, closes either the list or a list inside an entry
+ * (not what an API server writes), whose cut leaves unmatched brackets and does not parse (parseWithoutManagedFields
+ * parses the text whole then). Anything else (a "]" in a string first, a metadata that ends the object) is -1.
  */
 function listEndBySurroundings(text: string, start: number): number {
   if (text.charCodeAt(start + 1) !== OPEN_BRACE) return -1;
-  // From "}]" to "}]", so the search ends where the list does (a text's far end is not scanned).
-  for (let at = text.indexOf("}]", start); at !== -1; at = text.indexOf("}]", at + 1)) {
-    if (text.charCodeAt(at + 2) === COMMA && opensKey(text, at + 3)) return at + 1;
-    if (text.charCodeAt(at + 2) !== CLOSE_BRACE) continue;
-    if (text.charCodeAt(at + 3) === COMMA && opensKey(text, at + 4)) return at + 1;
-    if (text.charCodeAt(at + 3) === CLOSE_BRACE) return -1;
-  }
-  return -1;
+  const bracket = text.indexOf("]", start);
+  if (bracket === -1 || text.charCodeAt(bracket - 1) !== CLOSE_BRACE) return -1;
+  if (text.charCodeAt(bracket + 1) === COMMA && opensKey(text, bracket + 2)) return bracket;
+  const endsMetadata = text.charCodeAt(bracket + 1) === CLOSE_BRACE && text.charCodeAt(bracket + 2) === COMMA;
+  return endsMetadata && opensKey(text, bracket + 3) ? bracket : -1;
 }
 
 /** Whether a quote at `at` opens a key: it is followed by none of ",:}]", white space or the text's end. */

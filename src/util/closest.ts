@@ -16,14 +16,20 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
   return bestDistance <= tolerated ? best : undefined;
 }
 
+/** Edits from `a` to `b`: an insertion, a deletion, a substitution, or two neighbours swapped ("idel" → "idle"). */
 function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+      let best = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+      const swapped = i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1];
+      if (swapped) best = Math.min(best, (before[j - 2] ?? 0) + 1);
+      current[j] = best;
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length] ?? 0;

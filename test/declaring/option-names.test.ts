@@ -15,6 +15,8 @@ test("a typo in a handler's options is refused with the option it most likely me
   );
   expect(() => on.field("things", { field: "spec.size", vaule: 1 } as never, fn)).toThrow(/no option "vaule"; did you mean "value"/);
   expect(() => on.event("things", fn, { ids: "x" } as never)).toThrow(/on\.event\("things"\): no option "ids"; did you mean "id"/);
+  // Two letters swapped are one edit: "idel" is "idle", not "id".
+  expect(() => on.timer("things", fn, { interval: 1, idel: 3 } as never)).toThrow(/no option "idel"; did you mean "idle"\?/);
 });
 
 test("an option of another kind is refused, not ignored", () => {
@@ -28,6 +30,11 @@ test("an option of another kind is refused, not ignored", () => {
   expect(() => on.timer("things", fn, { interval: 5, cancellationBackoff: 1 } as never)).toThrow(/no option "cancellationBackoff"/);
   expect(() => on.index("things", function byName() {}, { retries: 1 } as never)).toThrow(/on\.index\("things"\): no option "retries"/);
   expect(() => on.startup(fn, { intervl: 1 } as never)).toThrow(/on\.startup: no option "intervl"/);
+  // Each activity its own: cacheFor is on.probe's; retries and the rest on.startup's, refused elsewhere with why.
+  expect(() => on.startup(fn, { cacheFor: 5 } as never)).toThrow(/^on\.startup: no option "cacheFor" \(its options: id, retries, backoff, timeout, errors\)$/);
+  expect(() => on.cleanup(fn, { cacheFor: 5 } as never)).toThrow(/^on\.cleanup: no option "cacheFor" \(its options: id\)$/);
+  expect(() => on.login(fn as never, { cacheFor: 5 } as never)).toThrow(/on\.login: no option "cacheFor"/);
+  expect(() => on.cleanup(fn, { retries: 3 } as never)).toThrow(/only on\.startup is retried/);
   expect(() => on.validate("things", fn, { failurePolcy: "Fail" } as never)).toThrow(/no option "failurePolcy"; did you mean "failurePolicy"/);
 });
 

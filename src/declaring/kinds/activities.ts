@@ -94,16 +94,26 @@ export function checkActivityOptions(
   }
 }
 
-const OPTION_NAMES = everyKeyOf<ActivityOptions>()(["id", "cacheFor", "retries", "backoff", "timeout", "errors"]);
+const ACTIVITY_OPTIONS = everyKeyOf<ActivityOptions>()(["id", "cacheFor", "retries", "backoff", "timeout", "errors"]);
+/** Each activity's own (ActivityOptions documents which is whose); retries and the rest on another are refused by
+ * checkActivityOptions first, with why. */
+const OPTION_NAMES: Record<ActivitySpec["kind"], readonly string[]> = {
+  startup: ACTIVITY_OPTIONS.filter((name) => name !== "cacheFor"),
+  probe: ["id", "cacheFor"],
+  cleanup: ["id"],
+  login: ["id"],
+};
 
 /** on.startup, on.cleanup, on.probe and on.login, recording into `store`. */
 export function activitiesOn(store: { activities: ActivitySpec[] }) {
   const add = <F extends ActivityFn | LoginFn>(kind: ActivitySpec["kind"], fn: F, options: ActivityOptions): F => {
     if (typeof fn !== "function") throw new Error(`on.${kind}(...) needs a function`);
-    checkOptionNames(`on.${kind}`, options, OPTION_NAMES);
+    // Not an object: refused as such before checkActivityOptions reads it.
+    if (typeof options !== "object" || options === null) checkOptionNames(`on.${kind}`, options, OPTION_NAMES[kind]);
     const n = store.activities.filter((a) => a.kind === kind).length + 1;
     const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}#${n}`);
     checkActivityOptions(kind, id, options, store.activities);
+    checkOptionNames(`on.${kind}`, options, OPTION_NAMES[kind]);
     store.activities.push({ id, kind, fn, options } as ActivitySpec);
     return fn;
   };
