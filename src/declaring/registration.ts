@@ -99,8 +99,8 @@ export function checkOptionNames(where: string, options: unknown, known: readonl
     if (known.includes(name)) continue;
     const near = closestMatch(name, known);
     const hint = near ? `; did you mean ${JSON.stringify(near)}?` : "";
-    const options = known.join(", ");
-    throw new RegistrationError(`${where}: no option ${JSON.stringify(name)}${hint} (its options: ${options})`);
+    const all = known.join(", ");
+    throw new RegistrationError(`${where}: no option ${JSON.stringify(name)}${hint} (its options: ${all})`);
   }
 }
 
