@@ -1,12 +1,18 @@
 // What the docs-blackbox tests share: a bound on a wait for something a handler does (not an
-// object's state, which the kit's until awaits), an operator to stop and start again, and a scratch folder under the checkout's .tmp/,
-// where a handler module's `import "kobun"` resolves as it does in a project.
+// object's state, which the kit's until awaits), an object's diff base, an operator to stop and start
+// again, and a scratch folder under the checkout's .tmp/, where a handler module's `import "kobun"`
+// resolves as it does in a project.
 
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { Logger, memorySink, resolveSettings, run, type Registry } from "kobun";
 
 export const root = join(import.meta.dir, "..", "..");
+
+/** The diff base kobun keeps on an object (its last handled configuration), or undefined before a handler ran. */
+export function lastHandled(o: { metadata: { annotations?: Record<string, string> } }): string | undefined {
+  return o.metadata.annotations?.["kobun.dev/last-handled-configuration"];
+}
 
 /** `promise`, or an error naming `what` once `ms` have passed; leaves no timer behind. */
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

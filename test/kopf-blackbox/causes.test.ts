@@ -7,11 +7,9 @@
 import { expect, test } from "bun:test";
 import { Registry } from "kobun";
 import { startOperator } from "kobun/testing";
-import { within } from "../docs-blackbox/helpers.ts";
+import { lastHandled, within } from "../docs-blackbox/helpers.ts";
 
 const CM = "v1/configmaps";
-const handled = (o: { metadata: { annotations?: Record<string, string> } }) =>
-  o.metadata.annotations?.["kobun.dev/last-handled-configuration"];
 
 test("on.field: on the creation and an update touching the field, not on the deletion", async () => {
   const registry = new Registry();
@@ -22,7 +20,7 @@ test("on.field: on the creation and an update touching the field, not on the del
   await kit.apply(CM, { metadata: { name: "a" }, data: { mode: "x" } });
   await kit.logs.until("Handler 'mode' succeeded.");
   await kit.apply(CM, { metadata: { name: "a" }, data: { mode: "y" } });
-  await kit.until(CM, "a", (o) => handled(o)?.includes('"y"'));
+  await kit.until(CM, "a", (o) => lastHandled(o)?.includes('"y"'));
   await kit.delete(CM, "a");
   await kit.gone(CM, "a");
   expect(calls).toEqual([[undefined, "x"], ["x", "y"], "delete"]);
@@ -38,7 +36,7 @@ test("optional delete: runs when a daemon's finalizer holds the object, not when
   await using kit = await startOperator({ registry, logLevel: "info", timeout: 15_000 });
   await kit.apply(CM, { metadata: { name: "alone", finalizers: ["example.com/other"] }, data: {} });
   await kit.apply(CM, { metadata: { name: "held", labels: { held: "yes" } }, data: {} });
-  expect((await kit.until(CM, "alone", handled)).metadata.finalizers).toEqual(["example.com/other"]);
+  expect((await kit.until(CM, "alone", lastHandled)).metadata.finalizers).toEqual(["example.com/other"]);
   await kit.until(CM, "held", (o) => o.metadata.finalizers?.includes("kobun.dev/finalizer"));
   await kit.delete(CM, "alone");  // held by another finalizer, not by kobun's: no delete cause (Kopf's FREE)
   await kit.until(CM, "alone", (o) => o.metadata.deletionTimestamp);

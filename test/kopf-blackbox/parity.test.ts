@@ -7,10 +7,9 @@
 import { expect, test } from "bun:test";
 import { Registry, TemporaryError } from "kobun";
 import { startOperator } from "kobun/testing";
+import { lastHandled } from "../docs-blackbox/helpers.ts";
 
 const CM = "v1/configmaps";
-const base = (o: { metadata: { annotations?: Record<string, string> } }) =>
-  o.metadata.annotations?.["kobun.dev/last-handled-configuration"];
 
 test("virtual clock: timeout counts from the first attempt: retries at 0 and 30 s, failed at 60 s uncalled", async () => {
   const registry = new Registry();
@@ -39,9 +38,9 @@ test("a create handler unmatched at the creation does not run once labelled; a d
   registry.on.delete(CM, () => { calls.push("delete"); }, { id: "d", labels: { on: "yes" } });
   await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
   await kit.apply(CM, { metadata: { name: "l" }, data: {} });
-  expect((await kit.until(CM, "l", base)).metadata.finalizers ?? []).toEqual([]);
+  expect((await kit.until(CM, "l", lastHandled)).metadata.finalizers ?? []).toEqual([]);
   await kit.apply(CM, { metadata: { name: "l", labels: { on: "yes" } }, data: {} });
-  const labelled = await kit.until(CM, "l", (o) => base(o)?.includes('"on"'));
+  const labelled = await kit.until(CM, "l", (o) => lastHandled(o)?.includes('"on"'));
   expect(labelled.metadata.finalizers).toEqual(["kobun.dev/finalizer"]);
   await kit.delete(CM, "l");
   await kit.gone(CM, "l");

@@ -41,14 +41,17 @@ async function untilObject(url: string, name: string, test: (o: Seen) => boolean
   }
 }
 
-test("a retried handler's retry and started go on after a restart; its result lands once", async () => {
+/** `scenario` against a sandbox of its own, stopped after it whatever happens. */
+async function inSandbox(scenario: (sandbox: { url: string; kubeconfigPath: string }) => Promise<void>): Promise<void> {
   const sandbox = await startSandbox();
   try {
-    await retriedAcrossARestart(sandbox);
+    await scenario(sandbox);
   } finally {
     await sandbox.stop();
   }
-}, 45_000);
+}
+
+test("a retried handler's retry and started go on after a restart; its result lands once", () => inSandbox(retriedAcrossARestart), 45_000);
 
 async function retriedAcrossARestart(sandbox: { url: string; kubeconfigPath: string }): Promise<void> {
   const seen: { retry: number; started: number }[] = [];
@@ -81,14 +84,7 @@ async function retriedAcrossARestart(sandbox: { url: string; kubeconfigPath: str
   expect(Object.keys(cm.metadata.annotations ?? {}).filter((k) => k.includes("slowly"))).toEqual([]);
 }
 
-test("sub-handlers: a finished one is not run again after a restart; an unfinished one goes on", async () => {
-  const sandbox = await startSandbox();
-  try {
-    await subhandlersAcrossARestart(sandbox);
-  } finally {
-    await sandbox.stop();
-  }
-}, 45_000);
+test("sub-handlers: a finished one is not run again after a restart; an unfinished one goes on", () => inSandbox(subhandlersAcrossARestart), 45_000);
 
 async function subhandlersAcrossARestart(sandbox: { url: string; kubeconfigPath: string }): Promise<void> {
   const calls: string[] = [];

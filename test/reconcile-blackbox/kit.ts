@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   conditions, defineResource, Logger, memorySink, Registry, resolveSettings, run, type ReconcileContext,
+  type ReconcileResult,
 } from "kobun";
 import { startSandbox, type Sandbox } from "kobun/sandbox";
 import { startOperator, type TestOperator, type TestOperatorOptions } from "kobun/testing";
@@ -78,6 +79,33 @@ export class Calls {
       this.waits.add(check);
     });
   }
+}
+
+/** How many calls run at once, and the most there ever were (what workers.limit bounds). */
+export class AtOnce {
+  private running = 0;
+  most = 0;
+
+  enter(): void {
+    this.most = Math.max(this.most, ++this.running);
+  }
+
+  leave(): void {
+    this.running--;
+  }
+}
+
+/**
+ * An operator whose reconcile of Widgets, `id`, returns `results[name]` on each object's first run and nothing after,
+ * retrying after 10 ms (the caller applies the objects, once it holds the operator to dispose of).
+ */
+export async function returning(results: Record<string, unknown>, id: string): Promise<{ calls: Calls; kit: TestOperator }> {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    if (calls.record(ctx) === 0) return results[ctx.name] as ReconcileResult;
+  }, { id });
+  return { calls, kit: await operate(registry, { reconcile: { backoff: { initial: "10ms" } } }) };
 }
 
 /** A kobun.yaml with `settings`, in .tmp/ (the kit's `flags.config` reads it). */

@@ -8,17 +8,13 @@
 // logged as "retrying in NaNs", and a map's string or Promise woke nothing without a word.
 
 import { expect, test } from "bun:test";
-import { Registry, resource, TemporaryError, type ObjectKey, type ReconcileResult } from "kobun";
-import { Calls, operate, Widgets } from "./kit.ts";
+import { Registry, resource, TemporaryError, type ObjectKey } from "kobun";
+import { Calls, operate, returning, Widgets } from "./kit.ts";
 
 test("a result with keys other than requeueAfter, or a list, is an error naming it, retried", async () => {
-  const calls = new Calls();
   const results: Record<string, unknown> = { requeue: { requeue: true }, message: { message: "ok" }, list: [] };
-  const registry = new Registry();
-  registry.on.reconcile(Widgets, (ctx) => {
-    if (calls.record(ctx) === 0) return results[ctx.name] as ReconcileResult;
-  }, { id: "shapes" });
-  await using kit = await operate(registry, { reconcile: { backoff: { initial: "10ms" } } });
+  const { calls, kit: running } = await returning(results, "shapes");
+  await using kit = running;
   for (const name of Object.keys(results)) await kit.apply(Widgets, { metadata: { name }, spec: {} });
   await calls.until((c) => Object.keys(results).every((name) => c.filter((x) => x.name === name).length >= 2),
     "a retry of each");

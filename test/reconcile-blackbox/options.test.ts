@@ -6,7 +6,7 @@
 
 import { expect, test } from "bun:test";
 import { Registry, resource, TemporaryError } from "kobun";
-import { Calls, operate, Widgets } from "./kit.ts";
+import { AtOnce, Calls, operate, Widgets } from "./kit.ts";
 
 test("when: a refused object is not reconciled, and is looked at again at its next trigger", async () => {
   const calls = new Calls();
@@ -64,17 +64,16 @@ test("a reconcile of an arrow function is named after its resource", async () =>
 
 test("workers.limit bounds how many objects are reconciled at once", async () => {
   const calls = new Calls();
-  let running = 0;
-  let most = 0;
+  const atOnce = new AtOnce();
   const registry = new Registry();
   registry.on.reconcile(Widgets, async (ctx) => {
-    most = Math.max(most, ++running);
+    atOnce.enter();
     calls.record(ctx);
     await Bun.sleep(30); // the work of a reconcile, so that they overlap
-    running--;
+    atOnce.leave();
   });
   await using kit = await operate(registry, { workers: { limit: 2 } });
   await Promise.all(["a", "b", "c", "d", "e", "f"].map((name) => kit.apply(Widgets, { metadata: { name }, spec: {} })));
   await calls.until((c) => c.length >= 6, "six reconciles");
-  expect(most).toBe(2);
+  expect(atOnce.most).toBe(2);
 }, 60_000);

@@ -5,19 +5,18 @@
 
 import { expect, test } from "bun:test";
 import { Registry, resource } from "kobun";
-import { Calls, operate, Widgets } from "./kit.ts";
+import { AtOnce, Calls, operate, Widgets } from "./kit.ts";
 
 test("resources: workers.limit of one resource bounds its reconciles at once; another resource's are not", async () => {
   const calls = new Calls();
   const gates: (() => void)[] = [];
-  let running = 0;
-  let most = 0;
+  const atOnce = new AtOnce();
   const registry = new Registry();
   registry.on.reconcile(Widgets, async (ctx) => {
-    most = Math.max(most, ++running);
+    atOnce.enter();
     calls.record(ctx);
     await new Promise<void>((resolve) => gates.push(resolve));
-    running--;
+    atOnce.leave();
   });
   const configs = new Calls();
   const held: (() => void)[] = [];
@@ -40,5 +39,5 @@ test("resources: workers.limit of one resource bounds its reconciles at once; an
   }
   gates.shift()!();
   for (const release of held) release();
-  expect(most).toBe(1);
+  expect(atOnce.most).toBe(1);
 }, 60_000);

@@ -9,8 +9,8 @@
 // these is an error that names it.
 
 import { expect, test } from "bun:test";
-import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext, type ReconcileResult } from "kobun";
-import { Calls, operate, Widgets } from "./kit.ts";
+import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext } from "kobun";
+import { Calls, operate, returning, Widgets } from "./kit.ts";
 
 /** A reconcile whose first `n` calls of an object throw a plain Error ("attempt <i> failed"). */
 function failsFirst(calls: Calls, n: number): (ctx: ReconcileContext<any>) => void {
@@ -139,15 +139,11 @@ test("on a virtual clock, kit.advance() brings a requeue and a backoff due", asy
 }, 60_000);
 
 test("requeueAfter 0 or less runs it again at once; a result that is not one is an error naming it", async () => {
-  const calls = new Calls();
   const results: Record<string, unknown> = {
     zero: { requeueAfter: 0 }, past: { requeueAfter: -5 }, nan: { requeueAfter: NaN }, text: { requeueAfter: "5" }, unset: { requeueAfter: undefined },
   };
-  const registry = new Registry();
-  registry.on.reconcile(Widgets, (ctx) => {
-    if (calls.record(ctx) === 0) return results[ctx.name] as ReconcileResult;
-  }, { id: "results" });
-  await using kit = await operate(registry, { reconcile: { backoff: { initial: "10ms" } } });
+  const { calls, kit: running } = await returning(results, "results");
+  await using kit = running;
   for (const name of Object.keys(results)) await kit.apply(Widgets, { metadata: { name }, spec: {} });
   const again = Object.keys(results).filter((name) => name !== "unset");
   await calls.until((c) => again.every((name) => c.filter((x) => x.name === name).length >= 2), "a second run of each");
