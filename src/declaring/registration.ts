@@ -87,6 +87,19 @@ export function distinctSelectors(
   return [...seen.values()];
 }
 
+/** The resource an `on.*` was given, as written ("widgets.example.com/v1"); a token as the selector it stands for. */
+export function selectorName(selector: ResourceSelector): string {
+  if (typeof selector === "string") return selector;
+  const { plural, group, version } = selector;
+  if (group) return version ? `${plural}.${group}/${version}` : `${plural}.${group}`;
+  return version ? `${version}/${plural}` : plural;
+}
+
+/** How a message shows that resource: quoted, so a token reads as its selector, not as its JSON. */
+export function shownSelector(selector: ResourceSelector): string {
+  return JSON.stringify(selectorName(selector));
+}
+
 /**
  * Refuses an option `where` does not have (a typo in JavaScript, or an option of another kind of handler, is never
  * silently ignored: Kopf's decorators refuse unknown arguments too), naming the closest known one.

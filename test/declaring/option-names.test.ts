@@ -4,6 +4,7 @@
 
 import { expect, test } from "bun:test";
 import { Registry, RegistrationError } from "../../src/declaring/index.ts";
+import type { KubeObject } from "../../src/kube/index.ts";
 
 const fn = () => {};
 
@@ -24,7 +25,7 @@ test("an option of another kind is refused, not ignored", () => {
   expect(() => on.create("things", fn, { optional: true } as never)).toThrow(/on\.create\("things"\): no option "optional"/);
   expect(() => on.event("things", fn, { retries: 3 } as never)).toThrow(/on\.event\("things"\): no option "retries"/);
   expect(() => on.reconcile("things", fn, { labels: { app: "x" } } as never)).toThrow(
-    /^on\.reconcile\(things\): no option "labels" \(its options: id, owns, watches, on, finalizer, timeout, when\)$/,
+    /^on\.reconcile\("things"\): no option "labels" \(its options: id, owns, watches, on, finalizer, timeout, when\)$/,
   );
   expect(() => on.daemon("things", fn, { interval: 5 } as never)).toThrow(/on\.daemon\("things"\): no option "interval"/);
   expect(() => on.timer("things", fn, { interval: 5, cancellationBackoff: 1 } as never)).toThrow(/no option "cancellationBackoff"/);
@@ -60,4 +61,21 @@ test("every documented option of every kind is taken", () => {
   on.startup(fn, { id: "s", retries: 1, backoff: 1, timeout: 1, errors: "permanent" });
   on.probe(fn, { id: "p", cacheFor: 1 });
   on.validate("a", fn, { id: "v", operations: ["CREATE"], failurePolicy: "Ignore", sideEffects: "None", timeoutSeconds: 5, subresources: [], matchConditions: [], labels: {}, field: "spec.size", value: 1 });
+});
+
+test("a message names the resource as the selector it was given, quoted, a token as its selector", () => {
+  const { on } = new Registry();
+  const token = { group: "example.com", version: "v1", plural: "widgets" };
+  expect(() => on.reconcile(token, fn, { labels: {} } as never)).toThrow(/^on\.reconcile\("widgets\.example\.com\/v1"\): /);
+  expect(() => on.create(token, fn, { retires: 1 } as never)).toThrow(/^on\.create\("widgets\.example\.com\/v1"\): /);
+  expect(() => on.index({ version: "v1", plural: "pods" }, fn, { idd: "x" } as never)).toThrow(/^on\.index\("v1\/pods"\): /);
+});
+
+test("on.convert takes no options: a third argument is refused, not dropped", () => {
+  const { on } = new Registry();
+  const convert = (body: KubeObject) => body;
+  expect(() => (on.convert as (...args: unknown[]) => void)("widgets.example.com", convert, { id: "c" })).toThrow(
+    /^on\.convert\("widgets\.example\.com"\): it takes no options$/,
+  );
+  on.convert("widgets.example.com", convert);
 });

@@ -5,7 +5,7 @@
 
 import { expect, test } from "bun:test";
 import Type from "typebox";
-import { ABSENT, defineResource, PermanentError, PRESENT, Registry } from "kobun";
+import { ABSENT, defineResource, PermanentError, PRESENT, Registry, TemporaryError } from "kobun";
 import { startOperator } from "kobun/testing";
 
 function sites() {
@@ -77,6 +77,20 @@ test("retries counts attempts: a failing handler with retries: 3 is called three
   await kit.events(site, { until: (list) => list.some((e) => e.type === "Warning" && /fail/i.test(e.message ?? "") && e.message!.includes("3")) });
   await kit.consistently(Sites, "r", () => attempts.length === 3, { for: 500 });
   expect(attempts).toEqual([0, 1, 2]);
+}, 30_000);
+
+test("a TemporaryError's delay of 0 or less retries at once, not after the handler's backoff", async () => {
+  const { Sites, registry } = sites();
+  const attempts: number[] = [];
+  registry.on.create(Sites, ({ retry }) => {
+    attempts.push(retry);
+    if (retry === 0) throw new TemporaryError("not yet", { delay: -30 });
+  }, { id: "again", backoff: 600 });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply(Sites, { metadata: { name: "t" }, spec: { size: 1 } });
+  // The backoff (600 s) is far past this test's bound: only an at-once retry lets the second attempt in.
+  await kit.logs.until("Handler 'again' succeeded.");
+  expect(attempts).toEqual([0, 1]);
 }, 30_000);
 
 test("on.field runs on the creation (old undefined); on.update with a field runs only when the change touches it", async () => {

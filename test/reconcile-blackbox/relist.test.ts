@@ -22,6 +22,7 @@ test("a relist runs again only the object whose last reconcile failed; a requeue
   for (const name of ["fine", "requeued", "failing", "broken"]) await kit.apply(Widgets, { metadata: { name }, spec: {} });
   await calls.until((c) => c.length >= 4, "each widget's first reconcile");
   await kit.logs.until(/failed permanently: for good/);
+  await kit.logs.until(/failed; retrying in 600s: once/); // its retry is pending before the watch expires
   kit.sandbox.faults.expireWatches({ plural: "widgets" });
   await calls.until((c) => calls.of("failing").length >= 2, "the failing widget run by the relist");
   await kit.advance(3599); // the relist, and everything it started, is over; the retry's 600 s have passed too

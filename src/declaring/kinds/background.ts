@@ -5,7 +5,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Aliases } from "../aliases.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
-import { checkOptionNames, everyKeyOf, filterField, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, filterField, shownSelector, type Wanted } from "../registration.ts";
 import type { FieldPath, ObjectContext, Patch } from "../types.ts";
 import { reservedId, STATUS_KEY } from "../keys.ts";
 import { checkRetrying } from "./retrying.ts";
@@ -131,9 +131,9 @@ export function backgroundOn(store: { background: BackgroundSpec[]; aliases: Ali
     kind: BackgroundSpec["kind"], selector: ResourceSelector, fn: DaemonFn | TimerFn,
     options: BackgroundSpec["options"],
   ): void => {
-    if (typeof fn !== "function") throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a function`);
+    if (typeof fn !== "function") throw new Error(`on.${kind}(${shownSelector(selector)}, ...) needs a function`);
     const wanted = parseSelector(selector);
-    const where = `on.${kind}(${JSON.stringify(selector)})`;
+    const where = `on.${kind}(${shownSelector(selector)})`;
     if (options !== undefined) checkOptionNames(where, options, OPTION_NAMES[kind]);
     const n = store.background.filter((b) => b.kind === kind && b.wanted.text === wanted.text).length + 1;
     const id = options?.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `${kind}/${wanted.text}#${n}`);

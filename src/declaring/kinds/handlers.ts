@@ -6,7 +6,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
-import { checkOptionNames, everyKeyOf, filterField, RegistrationError, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, filterField, RegistrationError, shownSelector, type Wanted } from "../registration.ts";
 import { reservedId } from "../keys.ts";
 import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";
@@ -222,10 +222,10 @@ function addHandler(
   options: HandlerSpec["options"],
 ): void {
   if (typeof fn !== "function") {
-    throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+    throw new Error(`on.${kind}(${shownSelector(selector)}, ...) needs a handler function`);
   }
   const wanted = parseSelector(selector);
-  checkOptionNames(`on.${kind}(${JSON.stringify(selector)})`, options, OPTION_NAMES[kind]);
+  checkOptionNames(`on.${kind}(${shownSelector(selector)})`, options, OPTION_NAMES[kind]);
   const n = (store.counters.get(`${kind}/${wanted.text}`) ?? 0) + 1;
   store.counters.set(`${kind}/${wanted.text}`, n);
   if (typeof options.id === "string" && options.id.includes("/")) {

@@ -6,7 +6,7 @@ import { parseSelector, type KubeObject, type ResourceSelector } from "../../kub
 import type { Aliases } from "../aliases.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
 import type { IndexEntries } from "../indexes.ts";
-import { checkOptionNames, everyKeyOf, filterField, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, filterField, shownSelector, type Wanted } from "../registration.ts";
 import type { FieldPath, ObjectContext } from "../types.ts";
 
 /**
@@ -44,13 +44,13 @@ const OPTION_NAMES = everyKeyOf<IndexOptions>()(["id", "labels", "annotations", 
 export function indexOn(store: { indexes: IndexSpec[]; aliases: Aliases }) {
   return {
     index: (selector: ResourceSelector, fn: IndexFn, options: IndexOptions = {}) => {
-      if (typeof fn !== "function") throw new Error(`on.index(${JSON.stringify(selector)}, ...) needs a function`);
+      if (typeof fn !== "function") throw new Error(`on.index(${shownSelector(selector)}, ...) needs a function`);
       const wanted = parseSelector(selector);
-      checkOptionNames(`on.index(${JSON.stringify(selector)})`, options, OPTION_NAMES);
+      checkOptionNames(`on.index(${shownSelector(selector)})`, options, OPTION_NAMES);
       const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : undefined);
       if (!id) {
         throw new Error(
-          `on.index(${JSON.stringify(selector)}, ...): name the index (a named function, or { id }): ` +
+          `on.index(${shownSelector(selector)}, ...): name the index (a named function, or { id }): ` +
             "handlers read it as ctx.indexes.<id>",
         );
       }

@@ -11,7 +11,7 @@ import type { Aliases } from "../aliases.ts";
 import type { ReconcileTarget, TargetObject } from "../resource.ts";
 import type { ObjectContext, Patch } from "../types.ts";
 import type { IndexKey } from "../indexes.ts";
-import { checkOptionNames, everyKeyOf, RegistrationError, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, RegistrationError, selectorName, shownSelector, type Wanted } from "../registration.ts";
 
 /** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
 export interface ObjectKey {
@@ -160,10 +160,10 @@ export function reconcileSpecOf(
   selector: ResourceSelector, fn: ReconcileFn<any>, options: ReconcileOptions<any>,
 ): ReconcileSpec {
   if (typeof fn !== "function") {
-    throw new RegistrationError(`on.reconcile(${selectorText(selector)}): the reconcile is not a function`);
+    throw new RegistrationError(`on.reconcile(${shownSelector(selector)}): the reconcile is not a function`);
   }
-  checkOptionNames(`on.reconcile(${selectorText(selector)})`, options, OPTION_NAMES);
-  const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `reconcile ${selectorText(selector)}`);
+  checkOptionNames(`on.reconcile(${shownSelector(selector)})`, options, OPTION_NAMES);
+  const id = options.id ?? (fn.name && fn.name !== "anonymous" ? fn.name : `reconcile ${selectorName(selector)}`);
   if (options.on !== undefined && options.on !== "generation" && options.on !== "any") {
     const given = JSON.stringify(options.on);
     throw new RegistrationError(`on.reconcile "${id}": on must be "generation" or "any", not ${given}`);
@@ -187,14 +187,6 @@ export function reconcileSpecOf(
     timeout: options.timeout,
     when: options.when,
   };
-}
-
-function selectorText(selector: ResourceSelector): string {
-  if (typeof selector === "string") return selector;
-  // A token as a selector names it ("widgets.example.com/v1", "v1/configmaps"), not "widgets.example.com.v1".
-  const { plural, group, version } = selector;
-  if (group) return version ? `${plural}.${group}/${version}` : `${plural}.${group}`;
-  return version ? `${version}/${plural}` : plural;
 }
 
 /** on.reconcile, recording into `store` (whose `reconciles` refuses a second one per resource). */

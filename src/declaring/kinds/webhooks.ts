@@ -5,7 +5,7 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Logger } from "../../util/index.ts";
 import type { MetaMatchers, ValueMatcher } from "../filters.ts";
-import { checkOptionNames, everyKeyOf, type Wanted } from "../registration.ts";
+import { checkOptionNames, everyKeyOf, RegistrationError, shownSelector, type Wanted } from "../registration.ts";
 
 /** The operation an admission request is for (`on.validate`/`on.mutate` `operations`). */
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -234,7 +234,7 @@ export function webhooksOn(store: { webhooks: WebhookSpec[]; conversions: Conver
     kind: WebhookSpec["kind"], selector: ResourceSelector, fn: ValidateFn | MutateFn, options: AdmissionOptions,
   ): void => {
     if (typeof fn !== "function") {
-      throw new Error(`on.${kind}(${JSON.stringify(selector)}, ...) needs a handler function`);
+      throw new Error(`on.${kind}(${shownSelector(selector)}, ...) needs a handler function`);
     }
     const wanted = parseSelector(selector);
     const n = store.webhooks.filter((w) => w.kind === kind).length + 1;
@@ -257,7 +257,7 @@ export function webhooksOn(store: { webhooks: WebhookSpec[]; conversions: Conver
     const wanted = parseSelector(selector);
     if (!wanted.group) {
       throw new Error(
-        `on.convert(${JSON.stringify(selector)}): name the CRD's resource with its group, ` +
+        `on.convert(${shownSelector(selector)}): name the CRD's resource with its group, ` +
           `like "kobunexamples.kobun.dev"`,
       );
     }
@@ -265,7 +265,7 @@ export function webhooksOn(store: { webhooks: WebhookSpec[]; conversions: Conver
       && Object.keys(convert).every((k) => /^[^->]+->[^->]+$/.test(k));
     if (typeof convert !== "function" && !isTable) {
       throw new Error(
-        `on.convert(${JSON.stringify(selector)}): pass a function, or a table like { "v1->v2": fn, "v2->v1": fn }`,
+        `on.convert(${shownSelector(selector)}): pass a function, or a table like { "v1->v2": fn, "v2->v1": fn }`,
       );
     }
     if (store.conversions.some((c) => c.wanted.group === wanted.group && c.wanted.name === wanted.name)) {
@@ -282,6 +282,10 @@ export function webhooksOn(store: { webhooks: WebhookSpec[]; conversions: Conver
       addWebhook("mutate", selector, fn, options);
       return fn;
     },
-    convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable) => addConversion(selector, convert),
+    convert: (selector: ResourceSelector, convert: ConvertFn | ConversionTable, ...more: unknown[]) => {
+      // JavaScript would drop a third argument ({ id }, a webhook's options): refused, as any unknown option is.
+      if (more.length > 0) throw new RegistrationError(`on.convert(${shownSelector(selector)}): it takes no options`);
+      addConversion(selector, convert);
+    },
   };
 }
