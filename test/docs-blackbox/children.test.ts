@@ -65,6 +65,17 @@ test("ctx.api refuses a cluster-scoped child of a namespaced owner (the collecto
   expect(await kit.get(resource.namespaces, "site-tenant")).toBeUndefined();
 }, 30_000);
 
+test("the sandbox collects as a cluster does: a cluster-scoped child of a namespaced owner is left, its other child goes", async () => {
+  await using kit = await startOperator({ registry: new Registry(), logLevel: "silent", timeout: 10_000 });
+  const parent = await kit.apply("v1/configmaps", { metadata: { name: "parent" } });
+  const ref = { apiVersion: "v1", kind: "ConfigMap", name: "parent", uid: parent.metadata.uid!, controller: true };
+  await kit.apply(resource.namespaces, { metadata: { name: "parent-tenant", ownerReferences: [ref] } });
+  await kit.apply("v1/configmaps", { metadata: { name: "parent-child", ownerReferences: [ref] } });
+  await kit.delete("v1/configmaps", "parent");
+  await kit.gone("v1/configmaps", "parent-child");          // the collector has dealt with the owner's dependents
+  expect((await kit.get(resource.namespaces, "parent-tenant"))?.metadata.name).toBe("parent-tenant");
+}, 30_000);
+
 test("label keeps an object's own values unless forced, and labels the nested template when it exists", () => {
   const job: KubeObject = { apiVersion: "batch/v1", kind: "Job", metadata: { labels: { role: "mine" } }, spec: { template: { metadata: {} } } };
   label(job, { role: "worker", team: "a" }, { nested: "spec.template" });
