@@ -50,12 +50,7 @@ export function adopt<T extends KubeObject>(child: T, options: AdoptOptions): T 
   child.metadata ??= {};
   const own = child.metadata;
   if (own.namespace === undefined && meta.namespace !== undefined) own.namespace = meta.namespace;
-  if (meta.namespace !== undefined && own.namespace !== meta.namespace) {
-    throw new Error(
-      `adopt: ${meta.namespace}/${meta.name} cannot own an object in namespace ${own.namespace}: ` +
-        "owner references do not cross namespaces",
-    );
-  }
+  refuseCrossNamespace("adopt", meta, own);
   if (!own.name && !own.generateName) own.generateName = `${meta.name}-`;
   const refs = (own.ownerReferences ?? []) as Record<string, unknown>[];
   const other = refs.find((r) => r.controller === true && r.uid !== meta.uid);
@@ -90,6 +85,8 @@ export function appendOwnerReference<T extends KubeObject>(
     object.metadata ??= {};
     const refs = (object.metadata.ownerReferences ?? []) as Record<string, unknown>[];
     if (refs.some((r) => r.uid === meta.uid)) continue;
+    // Not yet placed (no namespace) is the caller's to place; placed elsewhere, the collector would delete it.
+    if (object.metadata.namespace !== undefined) refuseCrossNamespace("appendOwnerReference", meta, object.metadata);
     if (ref.controller) {
       const other = refs.find((r) => r.controller === true);
       if (other) {
@@ -143,6 +140,16 @@ function checkedOwner(owner: KubeObject, what: string): ObjectMeta & { name: str
     );
   }
   return meta as ObjectMeta & { name: string; uid: string };
+}
+
+/** A namespaced owner in another namespace is absent to the garbage collector, which deletes the object at once. */
+function refuseCrossNamespace(what: string, owner: ObjectMeta, child: ObjectMeta): void {
+  if (owner.namespace === undefined || child.namespace === owner.namespace) return;
+  throw new Error(
+    `${what}: ${owner.namespace}/${owner.name} cannot own ${child.name ?? child.generateName ?? "an object"} in `
+      + `namespace ${child.namespace}: ` +
+      "owner references do not cross namespaces",
+  );
 }
 
 function referenceTo(owner: KubeObject, options: OwnerReferenceOptions): Record<string, unknown> {

@@ -17,10 +17,12 @@
 
 import type { KubeClient } from "../kube/index.ts";
 import type { Api, ApiWatchEvent, Call, ResourceRef, TargetObject, Where } from "../declaring/index.ts";
-import { apiVersionOf, parseApiVersion, type KubeObject, type PatchType, type Resource } from "../kube/index.ts";
+import { apiVersionOf, parseApiVersion, type KubeObject, type PatchType, type Resource,
+  type ResourceSelector } from "../kube/index.ts";
 import { linkedSignal } from "../util/index.ts";
 import { changedBy, namedBy, ownChange } from "./own-change.ts";
 import { combinePatches } from "./essence.ts";
+import { refuseNamespacedOwner } from "./owners.ts";
 
 /** How the runtime opens a watch (watching/ lives above handling/, so it is passed in). */
 export type WatchFn = (
@@ -113,6 +115,7 @@ class BoundApi implements Api {
 
   async create<T extends KubeObject>(object: T, o?: Call): Promise<T> {
     const resource = await this.resolveObject(object, o);
+    await refuseNamespacedOwner("create", object, resource, this.resolver(o));
     const namespace = this.namespaceOf(resource, { namespace: object.metadata?.namespace });
     const created = await this.call(o, (signal) =>
       this.options.client.create<T>(resource, namespace, object, { signal, fieldManager: this.fieldManager }),
@@ -126,6 +129,12 @@ class BoundApi implements Api {
   ): Promise<TargetObject<S>> {
     const resource = await this.resolve(ref, o);
     const namespace = this.namespaceOf(resource, o);
+    const refs = o?.type !== "json" ? (patch as { metadata?: { ownerReferences?: unknown } })?.metadata?.ownerReferences
+      : undefined;
+    if (Array.isArray(refs)) {
+      const named = { kind: resource.kind, metadata: { name, ownerReferences: refs } };
+      await refuseNamespacedOwner("patch", named as KubeObject, resource, this.resolver(o));
+    }
     const after = await this.call(o, (signal) =>
       this.options.client.patch(resource, namespace, name, patch, {
         type: o?.type, subresource: o?.subresource, fieldManager: this.fieldManager, signal,
@@ -157,6 +166,7 @@ class BoundApi implements Api {
       );
     }
     const resource = await this.resolveObject(object, o);
+    await refuseNamespacedOwner("apply", object, resource, this.resolver(o));
     const namespace = this.namespaceOf(resource, { namespace: object.metadata.namespace });
     const after = await this.call(o, (signal) =>
       this.options.client.apply<T>(resource, namespace, name, object, {
@@ -216,6 +226,10 @@ class BoundApi implements Api {
   private resolve(ref: ResourceRef, o?: Call): Promise<Resource> {
     if (isResolved(ref)) return Promise.resolve(ref);
     return this.call(o, (signal) => this.options.client.resolve(ref, { signal }));
+  }
+
+  private resolver(o?: Call): (selector: ResourceSelector) => Promise<Resource> {
+    return (selector) => this.call(o, (signal) => this.options.client.resolve(selector, { signal }));
   }
 
   private resolveObject(object: KubeObject, o?: Call): Promise<Resource> {

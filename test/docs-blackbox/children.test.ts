@@ -3,8 +3,11 @@
 // lastTransitionTime, and event.exception's reason (the error's class) posted from a handler.
 
 import { expect, test } from "bun:test";
-import { adopt, appendOwnerReference, conditions, label, Registry, removeOwnerReference, type KubeObject } from "kobun";
+import {
+  adopt, appendOwnerReference, conditions, label, Registry, removeOwnerReference, resource, type KubeObject,
+} from "kobun";
 import { startOperator } from "kobun/testing";
+import { within } from "./helpers.ts";
 
 const owner = {
   apiVersion: "kobun.dev/v1", kind: "KobunExample",
@@ -32,6 +35,46 @@ test("adopt refuses a child in another namespace and a second controller, naming
   const owned = adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }, { owner });
   expect(() => adopt(owned, { owner: other })).toThrow(/site|other/);
 });
+
+test("appendOwnerReference refuses an owner in another namespace too; a cluster-scoped owner owns in any namespace", () => {
+  const elsewhere: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "team-b" } };
+  expect(() => appendOwnerReference(elsewhere, owner, { controller: false })).toThrow(/team-a\/site cannot own x in namespace team-b/);
+  expect(elsewhere.metadata?.ownerReferences).toBeUndefined();
+  const cluster = { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-a", uid: "u-ns" } };
+  expect(adopt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "team-b" } }, { owner: cluster })
+    .metadata.ownerReferences?.[0]?.uid).toBe("u-ns");
+  appendOwnerReference(elsewhere, cluster);
+  expect(elsewhere.metadata?.ownerReferences?.[0]?.uid).toBe("u-ns");
+});
+
+test("ctx.api refuses a cluster-scoped child of a namespaced owner (the collector would never delete it), naming both", async () => {
+  const registry = new Registry();
+  const outcome = Promise.withResolvers<string>();
+  registry.on.create("v1/configmaps", async ({ adopt, api }) => {
+    try {
+      await api.create(adopt({ apiVersion: "v1", kind: "Namespace", metadata: { name: "site-tenant" } }));
+      outcome.resolve("created");
+    } catch (error) {
+      outcome.resolve(String(error));
+    }
+  }, { id: "tenant", children: ["namespaces"] });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply("v1/configmaps", { metadata: { name: "site" } });
+  expect(await within(outcome.promise, 10_000, "the handler's create"))
+    .toMatch(/api\.create: Namespace site-tenant is cluster-scoped and cannot be owned by ConfigMap site, which is namespaced/);
+  expect(await kit.get(resource.namespaces, "site-tenant")).toBeUndefined();
+}, 30_000);
+
+test("the sandbox collects as a cluster does: a cluster-scoped child of a namespaced owner is left, its other child goes", async () => {
+  await using kit = await startOperator({ registry: new Registry(), logLevel: "silent", timeout: 10_000 });
+  const parent = await kit.apply("v1/configmaps", { metadata: { name: "parent" } });
+  const ref = { apiVersion: "v1", kind: "ConfigMap", name: "parent", uid: parent.metadata.uid!, controller: true };
+  await kit.apply(resource.namespaces, { metadata: { name: "parent-tenant", ownerReferences: [ref] } });
+  await kit.apply("v1/configmaps", { metadata: { name: "parent-child", ownerReferences: [ref] } });
+  await kit.delete("v1/configmaps", "parent");
+  await kit.gone("v1/configmaps", "parent-child");          // the collector has dealt with the owner's dependents
+  expect((await kit.get(resource.namespaces, "parent-tenant"))?.metadata.name).toBe("parent-tenant");
+}, 30_000);
 
 test("label keeps an object's own values unless forced, and labels the nested template when it exists", () => {
   const job: KubeObject = { apiVersion: "batch/v1", kind: "Job", metadata: { labels: { role: "mine" } }, spec: { template: { metadata: {} } } };

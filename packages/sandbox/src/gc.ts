@@ -31,6 +31,8 @@ export class GarbageCollector {
   private readonly dependents = new Map<string, Map<string, Where>>();
   private scheduled = false;
   private readonly due = new Set<string>();
+  /** A deleted owner's namespace ("" cluster-scoped), until its dependents are looked at. */
+  private readonly goneIn = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -49,7 +51,10 @@ export class GarbageCollector {
     for (const ref of before) if (ref.uid) this.dependents.get(ref.uid)?.delete(key);
     if (event.type === "DELETED") {
       this.alive.delete(uid);
-      if (this.dependents.has(uid)) this.schedule(uid);
+      if (this.dependents.has(uid)) {
+        this.goneIn.set(uid, where.ns);
+        this.schedule(uid);
+      }
       // A dependent gone may unblock an owner being deleted in the foreground.
       for (const ref of before) if (ref.uid) this.schedule(ref.uid);
       return;
@@ -87,9 +92,11 @@ export class GarbageCollector {
     const ownerBody = owner && this.store.get(owner.res, owner.ns, owner.name);
     const finalizers: string[] = ownerBody?.metadata?.deletionTimestamp ? (ownerBody.metadata.finalizers ?? []) : [];
     if (owner && !finalizers.includes(ORPHAN) && !finalizers.includes(FOREGROUND)) return; // alive: nothing to collect
-    const deps = [...(this.dependents.get(ownerUid)?.values() ?? [])];
+    const ownerNs = owner?.ns ?? this.goneIn.get(ownerUid) ?? "";
+    this.goneIn.delete(ownerUid);
+    const all = [...(this.dependents.get(ownerUid)?.values() ?? [])];
     if (finalizers.includes(ORPHAN)) {
-      for (const d of deps) this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => {
+      for (const d of all) this.safely(() => this.objects.writeMetadata(d.res, d.ns, d.name, (m) => {
         const kept = (m.ownerReferences ?? []).filter((r: any) => r.uid !== ownerUid);
         if (kept.length) m.ownerReferences = kept; else delete m.ownerReferences; // omitempty: no `[]` stored
       }));
@@ -97,6 +104,9 @@ export class GarbageCollector {
       this.dropFinalizer(owner!, ORPHAN);
       return;
     }
+    // A cluster-scoped dependent of a namespaced owner: the real collector finds the reference invalid
+    // (OwnerRefInvalidNamespace) and never deletes that dependent, nor waits for it.
+    const deps = all.filter((d) => d.ns !== "" || ownerNs === "");
     if (finalizers.includes(FOREGROUND)) {
       let blocking = 0;
       for (const d of deps) {
