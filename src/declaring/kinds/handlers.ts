@@ -6,7 +6,9 @@
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
-import { checkOptionNames, everyKeyOf, filterField, RegistrationError, shownSelector, type Wanted } from "../registration.ts";
+import {
+  checkOptionNames, everyKeyOf, filterField, RegistrationError, shownSelector, type Wanted,
+} from "../registration.ts";
 import { reservedId } from "../keys.ts";
 import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
 import type { Diff, FieldPath, ObjectContext, Patch, ValueAt } from "../types.ts";

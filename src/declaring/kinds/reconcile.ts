@@ -11,7 +11,9 @@ import type { Aliases } from "../aliases.ts";
 import type { ReconcileTarget, TargetObject } from "../resource.ts";
 import type { ObjectContext, Patch } from "../types.ts";
 import type { IndexKey } from "../indexes.ts";
-import { checkOptionNames, everyKeyOf, RegistrationError, selectorName, shownSelector, type Wanted } from "../registration.ts";
+import {
+  checkOptionNames, everyKeyOf, RegistrationError, selectorName, shownSelector, type Wanted,
+} from "../registration.ts";
 
 /** One object of a reconciled resource, by name (and namespace, for namespaced resources). */
 export interface ObjectKey {
