@@ -44,7 +44,9 @@ const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespa
 Prints YAML to stdout: the handlers' CRDs, the peering CRDs, a least-privilege ServiceAccount,
 ClusterRole (or Role per namespace) with its binding, and a Deployment.
   --name NAME    the objects' name (default: the name in ./package.json, else kobun-operator)
-  --image IMAGE  the Deployment's image (default: NAME:latest)`;
+  --image IMAGE  the Deployment's image (default: NAME:latest)
+  --operator-namespace NS  where the ServiceAccount, the Deployment and its ConfigMap and Service go
+                 (default: default); the RBAC goes where the watched namespaces are`;
 
 export async function main(
   argv: string[], embedded: Embedded = { handlersLoaded: false, manifests: [] },

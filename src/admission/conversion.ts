@@ -43,6 +43,9 @@ export function readConversionRequest(body: unknown): ConversionRequest {
 
 const versionOf = (apiVersion: string) => apiVersion.slice(apiVersion.lastIndexOf("/") + 1);
 
+/** A direction the table lacks: kobun's own words, quoting no object, so the API server (and kubectl) get them. */
+class NoConversionError extends Error {}
+
 async function convertOne(
   spec: ConversionSpec, object: KubeObject, desired: string, logger: Logger,
 ): Promise<KubeObject> {
@@ -56,7 +59,7 @@ async function convertOne(
     if (!fn) {
       const known = Object.keys(spec.convert).join(", ");
       const resource = `${spec.wanted.name}.${spec.wanted.group}`;
-      throw new Error(`no conversion ${direction} for ${resource} (on.convert has ${known})`);
+      throw new NoConversionError(`no conversion ${direction} for ${resource} (on.convert has ${known})`);
     }
     converted = await fn(copy, { logger });
   }
@@ -82,7 +85,8 @@ export async function convertReview(
     const message = error instanceof Error ? error.message : String(error);
     const to = request.desiredAPIVersion;
     logger.error("conversion failed", { resource: `${spec.wanted.name}.${spec.wanted.group}`, to, error: message });
-    const failure = `conversion to ${to} failed; the operator's log has the details`;
+    const failure = error instanceof NoConversionError
+      ? message : `conversion to ${to} failed; the operator's log has the details`;
     return answer({ convertedObjects: [], result: { status: "Failure", message: failure } });
   }
 }

@@ -7,25 +7,20 @@ export interface FlagTable {
   [long: string]: { short?: string; value: boolean };
 }
 
+/** `values` holds each flag's last value; `every` all of them, for a flag given more than once (`-n a -n b`). */
 export function readFlags(
   argv: string[], table: FlagTable,
-): { values: Record<string, string | true>; positionals: string[] } {
+): { values: Record<string, string | true>; every: Record<string, (string | true)[]>; positionals: string[] } {
   const specs = Object.entries(table).map(([long, { short, value }]) => ({
     key: long, long, ...(short ? { short } : {}), ...(value ? { value: long.toUpperCase() } : {}),
   }));
   const values: Record<string, string | true> = {};
-  const positionals = scanFlags(argv, specs, (spec, _typed, value) => (values[spec.key] = value));
-  return { values, positionals };
-}
-
-export function numberFlag(values: Record<string, string | true>, name: string, fallback: number): number {
-  const raw = values[name];
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (raw === true || !Number.isFinite(n)) {
-    throw new UsageError(`--${name} expects a number, got ${JSON.stringify(raw)}`, `--${name}`);
-  }
-  return n;
+  const every: Record<string, (string | true)[]> = {};
+  const positionals = scanFlags(argv, specs, (spec, _typed, value) => {
+    values[spec.key] = value;
+    (every[spec.key] ??= []).push(value);
+  });
+  return { values, every, positionals };
 }
 
 export function stringFlag(values: Record<string, string | true>, name: string): string | undefined {

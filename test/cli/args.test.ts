@@ -20,6 +20,7 @@ function usageError(argv: string[]): UsageError {
 test("values, =values, short flags and switches are read; -- ends the flags", () => {
   expect(readFlags(["--peering", "p", "-n", "ns", "--lifetime=60", "--clusterwide", "--", "--not-a-flag"], TABLE)).toEqual({
     values: { peering: "p", namespace: "ns", lifetime: "60", clusterwide: true },
+    every: { peering: ["p"], namespace: ["ns"], lifetime: ["60"], clusterwide: [true] },
     positionals: ["--not-a-flag"],
   });
 });

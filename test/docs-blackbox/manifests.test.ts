@@ -1,6 +1,6 @@
 // The README's "Deploying: kobun manifests", as a project's author runs it: objects named after the
 // package.json's name with its scope dropped, the image NAME:latest, `-n a -n b` a Role and a
-// RoleBinding in each, and a Deployment that passes Pod Security `restricted` with 384 Mi of memory.
+// RoleBinding in each, the operator's own objects in "default", and a Deployment that passes Pod Security `restricted` with 384 Mi of memory.
 
 import { expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +26,8 @@ test("kobun manifests -n a -n b in a project named @acme/cron-op", async () => {
     expect(named("RoleBinding").map((r) => r.metadata.namespace)).toEqual(["a", "b"]);
     const [deployment] = named("Deployment");
     expect(deployment?.metadata.name).toBe("cron-op");
+    // Without --operator-namespace, the operator's own objects go into "default" (README, `kobun manifests --help`).
+    expect(["ServiceAccount", "Deployment"].map((kind) => named(kind)[0]?.metadata.namespace)).toEqual(["default", "default"]);
     const pod = deployment?.spec.template.spec;
     const container = pod.containers[0];
     expect(container.image).toBe("cron-op:latest");

@@ -257,6 +257,12 @@ test("on.convert with a table: the sandbox serves either version; a ConversionRe
   expect(response).toMatchObject({ uid, result: { status: "Success" } });
   expect(response.convertedObjects.map((o: any) => [o.apiVersion, o.spec, o.metadata.name]))
     .toEqual([["blackbox.kobun.dev/v2", { replicas: 3 }, "w"]]);
+  // "another fails the conversion, naming those it has": in the answer, which kubectl shows, not only in the log.
+  const { response: missing } = await post(crd.spec.conversion.webhook.clientConfig, {
+    kind: "ConversionReview", apiVersion: "apiextensions.k8s.io/v1",
+    request: { uid, desiredAPIVersion: "blackbox.kobun.dev/v3", objects: [stored] } });
+  expect(missing).toEqual({ uid, convertedObjects: [], result: { status: "Failure",
+    message: "no conversion v1->v3 for widgets.blackbox.kobun.dev (on.convert has v1->v2, v2->v1)" } });
 }, 30_000);
 
 test("kobun manifests: a Service 443 → 9443, both configurations, the CRD's conversion, the flag, RBAC", async () => {

@@ -76,7 +76,7 @@ export async function readObject(req: Request, kind: string): Promise<any> {
     try {
       json = new TextEncoder().encode(JSON.stringify(parseKubeYaml(new TextDecoder().decode(bytes)) ?? null));
     } catch (e) {
-      throw refuse(`yaml: ${(e as Error).message.split("\n")[0]}`);
+      throw refuse((e as Error).message);
     }
   }
   const syntax = goJsonSyntaxError(json);

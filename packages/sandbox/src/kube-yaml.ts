@@ -19,7 +19,18 @@ const OPTIONS = {
     [...tags.filter((t) => !String(t.tag).endsWith(":timestamp") && t.format !== "TIME"), octal],
 };
 
-/** a YAML document as kube-apiserver reads it (throws the parser's error) */
+/**
+ * a YAML document as kube-apiserver reads it; what it cannot read throws in sigs.k8s.io/yaml's form, "error
+ * converting YAML to JSON: yaml: line N: reason" (the reason is the JS parser's: go-yaml's own words differ), one
+ * line that quotes none of the body, where the parser's message shows the lines around the fault
+ */
 export function parseKubeYaml(text: string): unknown {
-  return parse(text, OPTIONS);
+  try {
+    return parse(text, OPTIONS);
+  } catch (error) {
+    const { message, linePos } = error as { message?: string; linePos?: { line: number }[] };
+    const reason = String(message ?? error).split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    const line = linePos?.[0] ? `line ${linePos[0].line}: ` : "";
+    throw new Error(`error converting YAML to JSON: yaml: ${line}${reason.charAt(0).toLowerCase()}${reason.slice(1)}`);
+  }
 }

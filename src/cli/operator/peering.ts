@@ -1,11 +1,13 @@
 // `kobun freeze` and `kobun resume`: a manual peering record for maintenance windows,
 // like `kopf freeze` / `kopf resume`: every operator of lower priority freezes while it lasts.
 
-import { ConfigError, configIssue, DEV_PRIORITY, UsageError } from "../../config/index.ts";
+import {
+  ConfigError, configIssue, DEV_PRIORITY, SETTINGS_SCHEMA, UsageError, type ConfigIssue,
+} from "../../config/index.ts";
 import { KubeClient } from "../../kube/index.ts";
 import { freezeManually, isResourceMissing, peeringResource, resumeManually } from "../../peering/index.ts";
 import { FatalError } from "../../runtime/exits.ts";
-import { numberFlag, readFlags, stringFlag } from "../args.ts";
+import { readFlags, stringFlag } from "../args.ts";
 
 const FLAGS = {
   peering: { value: true }, namespace: { short: "n", value: true }, lifetime: { value: true },
@@ -18,53 +20,99 @@ export const peeringHelp = `Usage:
 [-n NS | --clusterwide] [--group kobun.dev|kopf.dev]
   kobun resume --peering NAME [-n NS | --clusterwide] [--group ...]
 Both also take --kubeconfig FILE and --context NAME; --peering is "default" when not given.
+-n may be repeated: each namespace's peering object gets the record (as Kopf's -n).
 --dev is --priority ${DEV_PRIORITY}, as kobun run --dev's.`;
 
+/** What a freeze or resume writes, read from the command line before anything connects. */
+interface PeeringOrder {
+  namespaces: (string | null)[];
+  name: string;
+  group: string;
+  lifetime: number;
+  priority: number;
+  message?: string;
+  kubeconfig?: string;
+  context?: string;
+}
+
 export async function peeringCommand(command: "freeze" | "resume", argv: string[]): Promise<number> {
-  const { values, positionals } = readFlags(argv, FLAGS);
-  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`, positionals[0]!);
-  const namespace = stringFlag(values, "namespace") ?? null;
-  if (namespace === null && !values.clusterwide) {
-    throw new UsageError(`kobun ${command} needs -n NAMESPACE or --clusterwide`, "--namespace");
-  }
-  if (namespace !== null && values.clusterwide) {
-    throw new UsageError(`kobun ${command}: give -n NAMESPACE or --clusterwide, not both`, "--clusterwide");
-  }
-  const group = stringFlag(values, "group") ?? "kobun.dev";
-  if (group !== "kobun.dev" && group !== "kopf.dev") {
-    const expected = '"kobun.dev" or "kopf.dev"';
-    throw new ConfigError([configIssue({ flag: "--group", expected }, `expected ${expected}, got "${group}"`)]);
-  }
-  const kubeconfig = stringFlag(values, "kubeconfig");
-  const context = stringFlag(values, "context");
+  const order = readOrder(command, argv);
   const client = await KubeClient.connect({
-    ...(kubeconfig ? { kubeconfig } : { useDefaults: true }), ...(context ? { context } : {}),
+    ...(order.kubeconfig ? { kubeconfig: order.kubeconfig } : { useDefaults: true }),
+    ...(order.context ? { context: order.context } : {}),
   });
-  const common = {
-    client,
-    name: stringFlag(values, "peering") ?? "default",
-    namespace,
-    group,
-  };
-  if (command === "freeze") {
-    const lifetime = numberFlag(values, "lifetime", NaN);
-    if (!Number.isFinite(lifetime) || lifetime <= 0) {
-      throw new UsageError("kobun freeze needs --lifetime SECONDS (> 0)", "--lifetime");
+  for (const namespace of order.namespaces) {
+    const target = { client, name: order.name, namespace, group: order.group };
+    // As Kopf's `-n` (multiple): each namespace's peering object gets the record; one names itself only then.
+    const where = order.namespaces.length > 1 ? ` in ${namespace}` : "";
+    if (command === "freeze") {
+      const { lifetime, priority, message } = order;
+      const record = { lifetime, priority, ...(message ? { message } : {}) };
+      await notServedSaid(target, () => freezeManually({ ...target, ...record }));
+      console.log(`frozen: peering ${order.name} for ${lifetime}s${where}`);
+    } else {
+      await notServedSaid(target, () => resumeManually(target));
+      console.log(`resumed: peering ${order.name}${where}`);
     }
-    const message = stringFlag(values, "message");
-    if (values.dev && values.priority !== undefined) {
-      const why = `--dev freezes with priority ${DEV_PRIORITY}: give --dev or --priority, not both`;
-      throw new UsageError(why, "--priority");
-    }
-    const priority = values.dev ? DEV_PRIORITY : numberFlag(values, "priority", 100);
-    const options = { ...common, lifetime, priority, ...(message ? { message } : {}) };
-    await notServedSaid(common, () => freezeManually(options));
-    console.log(`frozen: peering ${common.name} for ${lifetime}s`);
-  } else {
-    await notServedSaid(common, () => resumeManually(common));
-    console.log(`resumed: peering ${common.name}`);
   }
   return 0;
+}
+
+/**
+ * The command line's usage errors (exit 2), then every bad value at once (exit 3, as `kobun run`'s flags), all
+ * before any connection: a mistyped flag is said as such, not hidden behind a missing kubeconfig.
+ */
+function readOrder(command: "freeze" | "resume", argv: string[]): PeeringOrder {
+  const { values, every, positionals } = readFlags(argv, FLAGS);
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`, positionals[0]!);
+  const namespaces = (every.namespace ?? []) as string[];   // a value flag: never a bare `true`
+  if (namespaces.length === 0 && !values.clusterwide) {
+    throw new UsageError(`kobun ${command} needs -n NAMESPACE or --clusterwide`, "--namespace");
+  }
+  if (namespaces.length > 0 && values.clusterwide) {
+    throw new UsageError(`kobun ${command}: give -n NAMESPACE or --clusterwide, not both`, "--clusterwide");
+  }
+  if (command === "freeze" && values.lifetime === undefined) {
+    throw new UsageError("kobun freeze needs --lifetime SECONDS (> 0)", "--lifetime");
+  }
+  if (values.dev && values.priority !== undefined) {
+    const why = `--dev freezes with priority ${DEV_PRIORITY}: give --dev or --priority, not both`;
+    throw new UsageError(why, "--priority");
+  }
+  const order = {
+    namespaces: namespaces.length > 0 ? namespaces : [null],
+    name: stringFlag(values, "peering") ?? "default", group: stringFlag(values, "group") ?? "kobun.dev",
+    lifetime: Number(stringFlag(values, "lifetime") ?? 0),
+    priority: values.dev ? DEV_PRIORITY : Number(stringFlag(values, "priority") ?? 100),
+  };
+  const issues = badValues(values, namespaces);
+  if (issues.length > 0) throw new ConfigError(issues);
+  const given = Object.fromEntries(["message", "kubeconfig", "context"]
+    .flatMap((flag) => (stringFlag(values, flag) ? [[flag, stringFlag(values, flag)!]] : [])));
+  return { ...order, ...given };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+type Check = { flag: string; value: string | true | undefined; expected: string; ok: (value: string) => boolean };
+
+/** Each flag value as `kobun run` would judge it (the same words), or the peering record would need it. */
+function badValues(values: Record<string, string | true>, namespaces: string[]): ConfigIssue[] {
+  const peering = SETTINGS_SCHEMA.fields.peering.fields;
+  const checks: Check[] = [
+    ...namespaces.map((value): Check => ({ flag: "--namespace", value, expected: "a namespace name (a DNS label)",
+      ok: (v) => v.length <= 63 && DNS_LABEL.test(v) })),
+    { flag: "--peering", value: values.peering, expected: peering.name.expected,
+      ok: (v) => peering.name.read(v).ok },
+    { flag: "--group", value: values.group, expected: '"kobun.dev" or "kopf.dev"',
+      ok: (v) => peering.group.read(v).ok },
+    { flag: "--priority", value: values.priority, expected: "an integer", ok: (v) => /^[-+]?\d+$/.test(v) },
+    { flag: "--lifetime", value: values.lifetime, expected: "a whole number of seconds, at least 1",
+      ok: (v) => /^\+?0*[1-9]\d*$/.test(v) },
+  ];
+  const said = ({ flag, value, expected }: Check) =>
+    configIssue({ flag, expected }, `expected ${expected}, got ${JSON.stringify(value)}`);
+  return checks.filter(({ value, ok }) => typeof value === "string" && !ok(value)).map(said);
 }
 
 /** The peering CRDs not installed is a step not done yet: said so, with where to get them (exit 5), not a bare 404. */
