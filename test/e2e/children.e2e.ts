@@ -5,7 +5,8 @@
 // operator's next apply turns Ready False with that field. Deleting the parent removes the
 // children: on the real control plane kube-controller-manager's garbage collector does it
 // (test/cluster starts one), on the sandbox its own collector. A deleted namespace goes away
-// on both too (the namespace controller).
+// on both too (the namespace controller). A cluster-scoped dependent of a namespaced owner is
+// left on both (the collector's OwnerRefInvalidNamespace).
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./children.e2e.ts
 //
@@ -107,6 +108,29 @@ describe.each(selectedTargets())("children and conditions against %s", (targetNa
       (await getOrUndefined(t.client, DEPLOYMENTS, ns, `${name}-server`)) === undefined,
     { timeoutMs: GC_MS, intervalMs: 200 });
   }, GC_MS + 60_000);
+
+  test("a cluster-scoped dependent of a namespaced owner is left when the owner goes; a namespaced one is collected", async () => {
+    const t = need();
+    const name = uniqueName("owner");
+    const owner = await t.client.create(CONFIGMAPS, ns || (ns = await createNamespace(t.client, "e2e-children")), {
+      apiVersion: "v1", kind: "ConfigMap", metadata: { name },
+    });
+    const ref = { apiVersion: "v1", kind: "ConfigMap", name, uid: owner.metadata.uid!, controller: true };
+    const tenant = `${name}-tenant`;
+    await t.client.create(NAMESPACES, null, { apiVersion: "v1", kind: "Namespace", metadata: { name: tenant, ownerReferences: [ref] } });
+    await t.client.create(CONFIGMAPS, ns, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `${name}-child`, ownerReferences: [ref] } });
+    await t.client.delete(CONFIGMAPS, ns, name);
+    try {
+      // The collector has dealt with the owner's dependents once the valid one is gone; the invalid one stays.
+      await eventually(`${name}-child collected`, async () => (await getOrUndefined(t.client, CONFIGMAPS, ns, `${name}-child`)) === undefined,
+        { timeoutMs: GC_MS, intervalMs: 200 });
+      const left = await getOrUndefined(t.client, NAMESPACES, null, tenant);
+      expect(left?.metadata.deletionTimestamp).toBeUndefined();
+      expect(left?.metadata.name).toBe(tenant);
+    } finally {
+      await t.client.delete(NAMESPACES, null, tenant).catch(() => {});
+    }
+  }, GC_MS + 30_000);
 
   test("a deleted namespace is emptied and removed, not left Terminating", async () => {
     const t = need();
