@@ -59,6 +59,7 @@ export interface CacheListOptions {
  * does not watch throws, naming the resource and how to declare it (`owns`, `watches`, an index).
  */
 export interface Cache {
+  /** The object, or undefined. A namespaced resource's `namespace` defaults to the handled object's; none: throws. */
   get<S extends ReconcileTarget<any>>(
     resource: S, name: string, namespace?: string | null,
   ): TargetObject<S> | undefined;
