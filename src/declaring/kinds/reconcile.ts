@@ -84,8 +84,11 @@ export interface ReconcileContext<T extends object = KubeObject> extends ObjectC
   retry: number;
 }
 
-/** Done (nothing), or run again after `requeueAfter` seconds (unless a change comes first). */
-export type ReconcileResult = void | undefined | { requeueAfter: number };
+/**
+ * Done (nothing), or run again after `requeueAfter` seconds (unless a change comes first); `requeueAfter: undefined`
+ * is done too, so that `{ requeueAfter: due ? 30 : undefined }` reads as it runs.
+ */
+export type ReconcileResult = void | undefined | { requeueAfter: number | undefined };
 
 export type ReconcileFn<T extends object = KubeObject> = (
   ctx: ReconcileContext<T>,
