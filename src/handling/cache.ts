@@ -55,7 +55,14 @@ export class CacheView implements Cache {
 
   get(target: ReconcileTarget<any>, name: string, namespace?: string | null): any {
     const cached = this.need(target);
-    const found = cached.writes.get(name, this.namespaceOf(cached, namespace));
+    const at = this.namespaceOf(cached, namespace);
+    // No namespaced object lies outside a namespace: read as missing, a child would be created again at every run.
+    if (cached.resource.namespaced && at === undefined) {
+      throw new Error(`ctx.cache.get(${resourceName(cached.resource)}, ${JSON.stringify(name)}) names no namespace, ` +
+        "and there is none to default to (the object it reads for is cluster-scoped; null is every namespace): " +
+        "name one as its third argument");
+    }
+    const found = cached.writes.get(name, at);
     return found === undefined ? undefined : copyOf(found);
   }
 

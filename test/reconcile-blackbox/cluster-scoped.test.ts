@@ -3,7 +3,9 @@
 // namespaced children wake it, a watches map's key (namespace defaulted to the watched object's)
 // finds it, ctx.cache.list with no namespace reads every namespace watched, and kit.events finds
 // its Events, which are posted in "default" as on a cluster. Before, kit.events looked for them in
-// the kit's namespace and timed out with "0 Events in team-a".
+// the kit's namespace and timed out with "0 Events in team-a". Its ctx.cache.get of a namespaced
+// resource must name the namespace (it has none to lend): without one it is an error naming it,
+// where it was a silent miss (a child "missing" every time, made again at each run).
 
 import { expect, test } from "bun:test";
 import { adopt, defineResource, PermanentError, Registry, resource } from "kobun";
@@ -45,4 +47,24 @@ test("a cluster-scoped reconcile: woken by its namespaced child and a watched Se
   await kit.apply(resource.secrets, { metadata: { name: "acme-token", labels: { tenant: "acme" } }, stringData: { t: "x" } });
   await calls.until((c) => c.length > settled, "the wake by the watched Secret");
   expect(listed.at(-1)).toEqual(["team-a/acme-quota"]);
+}, 60_000);
+
+test("a cluster-scoped reconcile's ctx.cache.get of a namespaced resource without a namespace is an error naming it", async () => {
+  const seen = Promise.withResolvers<unknown>();
+  const registry = new Registry();
+  registry.on.reconcile(Tenants, (ctx) => {
+    const attempt = (namespace?: string | null) => {
+      try {
+        return ctx.cache.get(resource.configmaps, "settings", namespace)?.metadata.namespace;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    seen.resolve({ given: attempt("team-a"), none: attempt(), everywhere: attempt(null) });
+  }, { owns: [resource.configmaps] });
+  await using kit = await operate(registry, undefined, { namespace: "team-a" });
+  await kit.apply(resource.configmaps, { metadata: { name: "settings" } });
+  await kit.apply(Tenants, { metadata: { name: "acme" }, spec: {} });
+  const error = /ctx\.cache\.get\(configmaps, "settings"\) names no namespace.*name one as its third argument/;
+  expect(await seen.promise).toEqual({ given: "team-a", none: expect.stringMatching(error), everywhere: expect.stringMatching(error) });
 }, 60_000);

@@ -1,8 +1,10 @@
 // Metrics (docs/reconcile.md, "Metrics"), scraped from the operator's /metrics: controller-runtime's
 // controller_runtime_reconcile_total{controller,result} by result, _errors_total, _time_seconds,
 // _active_workers, _max_concurrent_reconciles, the workqueue_* family, and kobun_handler_runs_total
-// with cause="reconcile" per outcome. A counter has no event to await: the scrape is repeated,
-// bounded, until every reconcile the test saw is counted.
+// with cause="reconcile" per outcome; a change while a call runs is a `requeue` only when kobun's
+// write of the object found it (the docs said "a change that came meanwhile", whatever the call
+// wrote: a call that writes nothing is a `success`, and the change a cycle of its own). A counter
+// has no event to await: the scrape is repeated, bounded, until every reconcile the test saw is counted.
 
 import { expect, test } from "bun:test";
 import { PermanentError, Registry, TemporaryError } from "kobun";
@@ -51,4 +53,37 @@ test("reconciles are counted under controller-runtime's names, and calls under k
   expect({ success: value(runs("success")), retry: value(runs("retry")), failure: value(runs("failure")) })
     .toEqual({ success: 5, retry: 2, failure: 1 });
   expect(value(`kobun_handler_duration_seconds_count{controller="${CONTROLLER}",handler="metered"}`)).toBe(8);
+}, 60_000);
+
+test("a change while a call runs: `requeue` if kobun's write of the object found it, else the cycle is a `success`", async () => {
+  const calls = new Calls();
+  const changed = Promise.withResolvers<void>();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, async (ctx) => {
+    if (calls.record(ctx) === 0) await changed.promise; // the spec is changed while the first call of each runs
+    if (ctx.name === "writes") ctx.patch.status.ready = true;
+  }, { id: "meanwhile" });
+  await using op = await runOperator(registry);
+  for (const name of ["writes", "quiet"]) {
+    await op.post(WIDGETS_PATH, { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", metadata: { name }, spec: {} });
+  }
+  await calls.until((c) => c.length >= 2, "the first call of each");
+  for (const name of ["writes", "quiet"]) {
+    const response = await fetch(`${op.sandbox.url}${WIDGETS_PATH}/${name}`, {
+      method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ spec: { size: 2 } }),
+    });
+    expect(response.status).toBe(200);
+  }
+  changed.resolve();
+  await calls.until((c) => c.length >= 4, "the second call of each");
+  const total = (result: string) => `controller_runtime_reconcile_total{controller="${CONTROLLER}",result="${result}"}`;
+  let last = new Map<string, number>();
+  const counted = () => ["success", "requeue"].reduce((n, result) => n + (last.get(total(result)) ?? 0), 0);
+  const deadline = performance.now() + 15_000;
+  while (counted() < 4 && performance.now() < deadline) {
+    last = await op.metrics();
+    if (counted() < 4) await Bun.sleep(20); // no event to wait on: the counters are read again, bounded
+  }
+  expect({ success: last.get(total("success")), requeue: last.get(total("requeue")) }).toEqual({ success: 3, requeue: 1 });
+  expect(calls.all.map((c) => `${c.name} ${c.generation}`).sort()).toEqual(["quiet 1", "quiet 2", "writes 1", "writes 2"]);
 }, 60_000);

@@ -9,7 +9,7 @@
 // these is an error that names it.
 
 import { expect, test } from "bun:test";
-import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext } from "kobun";
+import { PermanentError, Registry, resource, TemporaryError, type ReconcileContext, type ReconcileResult } from "kobun";
 import { Calls, operate, returning, Widgets } from "./kit.ts";
 
 /** A reconcile whose first `n` calls of an object throw a plain Error ("attempt <i> failed"). */
@@ -140,7 +140,9 @@ test("on a virtual clock, kit.advance() brings a requeue and a backoff due", asy
 
 test("requeueAfter 0 or less runs it again at once; a result that is not one is an error naming it", async () => {
   const results: Record<string, unknown> = {
-    zero: { requeueAfter: 0 }, past: { requeueAfter: -5 }, nan: { requeueAfter: NaN }, text: { requeueAfter: "5" }, unset: { requeueAfter: undefined },
+    zero: { requeueAfter: 0 }, past: { requeueAfter: -5 }, nan: { requeueAfter: NaN }, text: { requeueAfter: "5" },
+    // Typed as the docs promise ("or { requeueAfter: undefined }"): the type once took only a number.
+    unset: { requeueAfter: undefined } satisfies ReconcileResult,
   };
   const { calls, kit: running } = await returning(results, "results");
   await using kit = running;

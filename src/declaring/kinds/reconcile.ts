@@ -61,6 +61,7 @@ export interface CacheListOptions {
  * does not watch throws, naming the resource and how to declare it (`owns`, `watches`, an index).
  */
 export interface Cache {
+  /** The object, or undefined. A namespaced resource's `namespace` defaults to the handled object's; none: throws. */
   get<S extends ReconcileTarget<any>>(
     resource: S, name: string, namespace?: string | null,
   ): TargetObject<S> | undefined;
@@ -85,8 +86,11 @@ export interface ReconcileContext<T extends object = KubeObject> extends ObjectC
   retry: number;
 }
 
-/** Done (nothing), or run again after `requeueAfter` seconds (unless a change comes first). */
-export type ReconcileResult = void | undefined | { requeueAfter: number };
+/**
+ * Done (nothing), or run again after `requeueAfter` seconds (unless a change comes first); `requeueAfter: undefined`
+ * is done too, so that `{ requeueAfter: due ? 30 : undefined }` reads as it runs.
+ */
+export type ReconcileResult = void | undefined | { requeueAfter: number | undefined };
 
 export type ReconcileFn<T extends object = KubeObject> = (
   ctx: ReconcileContext<T>,
