@@ -12,8 +12,8 @@ export interface EventsOptions {
   /** In ms; default the kit's timeout. */
   timeout?: number;
   /**
-   * Where the Events are looked for; default the object's namespace, "default" for a cluster-scoped one (where
-   * they are posted), else the kit's.
+   * Where the Events are looked for; default the object's namespace, every namespace for an object with a uid and
+   * none (a cluster-scoped one's are in "default"), else the kit's.
    */
   namespace?: string;
 }
@@ -22,8 +22,8 @@ export interface EventsAbout {
   client: KubeClient;
   events: Resource;
   object: Pick<KubeObject, "kind" | "metadata">;
-  /** Where to look: the option, else the object's namespace, else the kit's. */
-  namespace: string;
+  /** Where to look (null: every namespace). */
+  namespace: string | null;
   until?: (events: Event[]) => unknown;
   timeoutMs: number;
   signal: AbortSignal;
@@ -68,7 +68,7 @@ export async function eventsAbout(e: EventsAbout): Promise<Event[]> {
   const why = conditionError instanceof Error ? conditionError.message : String(conditionError);
   throw new Error(
     `events(${describeObject(e.object)}): ${String(e.until)} not true after ${e.timeoutMs} ms; ` +
-      `${got.length} Events in ${namespace}: ${JSON.stringify(got)}` +
+      `${got.length} Events in ${namespace ?? "all namespaces"}: ${JSON.stringify(got)}` +
       (conditionError === undefined ? "" : `; the condition last threw: ${why}`),
   );
 }

@@ -178,15 +178,16 @@ export class TestOperator {
   }
 
   /**
-   * The Events posted about `object` (by its uid, or its name and kind), oldest first; those of a cluster-scoped
-   * object (stored: a uid, no namespace) are looked for in "default", where they are posted. The operator
-   * posts them in the background: `{ until: (events) => … }` waits on a watch until they pass.
+   * The Events posted about `object` (by its uid, or its name and kind), oldest first; an object with a uid and
+   * no namespace has them looked for in every namespace. The operator posts them in the background:
+   * `{ until: (events) => … }` waits on a watch until they pass.
    */
   async events(object: Pick<KubeObject, "kind" | "metadata">, o: EventsOptions = {}): Promise<Event[]> {
     return eventsAbout({
       client: this.client, events: await this.resolve("v1/events"), object, until: o.until,
-      // a stored object without a namespace is cluster-scoped: its Events are in "default", as kobun posts them
-      namespace: o.namespace ?? object.metadata?.namespace ?? (object.metadata?.uid ? "default" : this.namespace),
+      // a uid is unique in the cluster: without a namespace it is found in any (a cluster-scoped object's Events are
+      // in "default", a namespaced one's given without its namespace in that namespace); a name is the kit's
+      namespace: o.namespace ?? object.metadata?.namespace ?? (object.metadata?.uid ? null : this.namespace),
       timeoutMs: o.timeout ?? this.parts.timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
     });
   }

@@ -15,7 +15,7 @@ import {
   describeFault, explore, kindsOf, scheduleOf, type Fault, type FaultKinds, type Schedule,
 } from "./simulate-schedule.ts";
 import { leaseMode } from "./simulate-operators.ts";
-import { checkOnce, checkOptions } from "./simulate-options.ts";
+import { checkOnce, checkOnceRan, checkOptions } from "./simulate-options.ts";
 import { runOnce, type Invariant, type RunFailure, type RunOutcome, type RunSetup } from "./simulate-run.ts";
 import type { World } from "./simulate-world.ts";
 import { storyOf } from "./simulate-report.ts";
@@ -100,6 +100,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
     const report = `simulate: the fault-free reference run fails already\n${storyOf(reference, reference.failure)}`;
     throw new SimulationFailure(report, { seed: "reference", faults: [] }, [], reference.failure, 0);
   }
+  checkOnceRan(setup.once, reference.logs);
   const schedules = schedulesOf(options, reference);
   const runs: SimulationResult["runs"] = [];
   const found = await runAll(setup, schedules, reference, runs);

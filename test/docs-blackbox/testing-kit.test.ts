@@ -128,3 +128,16 @@ test("simulate() refuses an unknown fault kind and a bad KOBUN_SIMULATE_SCHEDULE
   expect(passed.runs.every((r) => r.ok)).toBe(true);
   expect(passed.crashPoints).toBeGreaterThanOrEqual(1);
 }, 60_000);
+
+test("kit.events of a namespaced object given by its uid alone finds its Events in its own namespace", async () => {
+  // Before, an object with a uid and no namespace was taken for a cluster-scoped one and its Events
+  // looked for in "default" only: a kit in another namespace found none of them.
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", ({ body, event }) => { event.info(body, "Seen", "seen it"); }, { id: "see" });
+  await using kit = await startOperator({ registry, namespace: "team-a", logLevel: "silent" });
+  const made = await kit.apply("v1/configmaps", { metadata: { name: "settings" }, data: {} });
+  const byUid = { kind: "ConfigMap", metadata: { uid: made.metadata.uid } };
+  const events = await kit.events(byUid, { until: (list) => list.some((e) => e.reason === "Seen") });
+  expect(events.find((e) => e.reason === "Seen")?.metadata.namespace).toBe("team-a");
+  expect((await kit.events(byUid)).map((e) => e.reason)).toContain("Seen");     // without `until`, the same
+}, 15_000);

@@ -31,3 +31,23 @@ test("timer { interval: 30, idle: 60 } and a handler { timeout: 25 } retried eve
   expect(attempts).toEqual([120, 130, 140]);          // the one due at 150 is past the 25 s: not called
   await kit.logs.until(/Handler 'slow' failed permanently: handler slow timed out after 25s/);
 }, 30_000);
+
+test("a timer's first call waits for an advance: within its spread (at most 1 s), then every interval", async () => {
+  // docs/testing.md once listed a timer's first call among the timers of 0 s that fire without advancing.
+  const registry = new Registry();
+  let start = 0;
+  const ticks: number[] = [];
+  registry.on.timer("v1/configmaps", () => { ticks.push((now().getTime() - start) / 1000); }, { id: "tick", interval: 60 });
+  await using kit = await startOperator({ registry, clock: "virtual", logLevel: "silent", timeout: 15_000 });
+  start = kit.now().getTime();
+  await kit.apply("v1/configmaps", { metadata: { name: "c" }, data: {} });
+  await kit.until("v1/configmaps", "c", (o) => o.metadata.finalizers?.length);   // the timer holds it
+  await kit.advance(0);
+  expect(ticks).toEqual([]);
+  await kit.advance(1);
+  expect(ticks.length).toBe(1);
+  expect(ticks[0]).toBeLessThan(1);
+  await kit.advance(60);
+  expect(ticks.length).toBe(2);
+  expect(ticks[1]! - ticks[0]!).toBeCloseTo(60, 6);
+}, 30_000);

@@ -8,7 +8,7 @@
 import { expect, test } from "bun:test";
 import { adopt, Registry, TemporaryError } from "kobun";
 import { simulate, type World } from "kobun/testing";
-import { configMap, failureOf, Gadgets } from "./helpers.ts";
+import { configMap, failureOf, Gadgets, refusal } from "./helpers.ts";
 
 function quiet(): Registry {
   const registry = new Registry();
@@ -90,6 +90,20 @@ test("once: a handler that writes before kobun records its success runs twice af
   expect(failure.details).toEqual(["handler 'provision' of g1 succeeded 2 times (by instances [1] [2])"]);
   // the same operator passes when `once` is not asked: it converges all the same
   await simulate({ registry, scenario: one, schedules: 4 });
+}, 60_000);
+
+test("once: a sub-handler named by its qualified id is checked; one that never ran in the fault-free run is refused", async () => {
+  const registry = new Registry();
+  registry.on.create(Gadgets, ({ subhandler }) => {
+    subhandler("data", async ({ name, body, api }) => { await api.apply(adopt(configMap(`${name}-data`), { owner: body })); });
+  }, { id: "provision" });
+  const { failure } = await failureOf(simulate({ registry, scenario: one, once: ["provision/data"] }));
+  expect(failure.check).toBe("once");
+  expect(failure.details).toEqual(["handler 'provision/data' of g1 succeeded 2 times (by instances [1] [2])"]);
+  // Before, a misspelt sub-handler passed as its parent's: a check that could never fail.
+  expect(await refusal(simulate({ registry, scenario: one, once: ["provision/dta"] }))).toBe(
+    'simulate({ once }): no sub-handler "provision/dta" ran in the fault-free run, so it could never run twice ' +
+    '(the sub-handlers that ran: "provision/data")');
 }, 60_000);
 
 test("volatile: a field that differs from run to run fails convergence until declared volatile; Events are not compared", async () => {
