@@ -39,9 +39,16 @@ export async function loadHandlers(paths: string[]): Promise<Manifest[]> {
   return manifests;
 }
 
-/** The handler paths to load: those named, else ./handlers when it exists. */
+/**
+ * The handler paths to load: those named, else ./handlers. Neither is a usage error: from source, nothing else
+ * registers a handler, so the operator would watch nothing (most often: run from another directory).
+ */
 export function defaultHandlerPaths(named: string[], cwd = process.cwd()): string[] {
   if (named.length > 0) return named;
   const dir = join(cwd, "handlers");
-  return existsSync(dir) ? [dir] : [];
+  if (existsSync(dir)) return [dir];
+  throw new UsageError(
+    `no handlers to load: name their files or directories (kobun run handlers/), or run it where ./handlers is ` +
+      `(there is none in ${cwd})`,
+  );
 }

@@ -123,11 +123,16 @@ test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line
 }, 45_000);
 
 test("2: what a first-day user mistypes: a stray argument to version or docs, a misspelt dev flag, a handler path that is not there", async () => {
-  const [version, docs, dev, path] = await Promise.all([
+  const [version, docs, dev, path, none, noneDev] = await Promise.all([
     kobun(["version", "--json"]), kobun(["docs", "handlers"]), kobun(["dev", "--demoo"]),
     kobun(["run", "handler.ts", "--kubeconfig", open.kubeconfigPath, "-n", "default"], { cwd: dir }),
+    // Run from a directory with no ./handlers and none named: nothing would be watched, so nothing runs.
+    kobun(["run", "--kubeconfig", open.kubeconfigPath, "-n", "default"], { cwd: dir }), kobun(["dev"], { cwd: dir }),
   ]);
-  expect([version.code, docs.code, dev.code, path.code]).toEqual([2, 2, 2, 2]);
+  expect([version.code, docs.code, dev.code, path.code, none.code, noneDev.code]).toEqual([2, 2, 2, 2, 2, 2]);
+  for (const { stderr } of [none, noneDev]) {
+    expect(stderr).toContain(`kobun: no handlers to load: name their files or directories (kobun run handlers/), or run it where ./handlers is (there is none in ${dir})`);
+  }
   expect(version.stderr).toContain("kobun version takes no arguments: unknown flag --json");
   expect(docs.stderr).toContain('kobun docs takes no arguments: unexpected argument "handlers"');
   expect(dev.stderr).toContain("unknown flag --demoo; did you mean --demo?");
