@@ -122,6 +122,27 @@ test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line
   }
 }, 45_000);
 
+test("0 within the grace period: SIGTERM while an on.startup ignores its signal (waits on a database)", async () => {
+  const stuck = handlerModule(dir, "stuck-startup.ts", [
+    'import { on } from "kobun";',
+    'on.startup(({ logger }) => { logger.info("waiting for the database"); return new Promise(() => {}); },',
+    '  { id: "db" });',
+    'on.create("v1/configmaps", () => {}, { id: "noop" });',
+  ].join("\n"));
+  const config = handlerModule(dir, "short-stop.yaml", "shutdown: { gracePeriod: 1s }\n");
+  const operator = new Running([process.execPath, cli, "run", stuck, ...runFlags(open.kubeconfigPath),
+    "--config", config]);
+  try {
+    await operator.until(/waiting for the database/);
+    operator.child.kill("SIGTERM");
+    // The 1 s grace, not kubelet's SIGKILL 30 s later: the handler is abandoned and named.
+    expect(await operator.exited(10_000)).toBe(0);
+    expect(operator.output).toMatch(/abandoned a task that ignored the stop signal .* task="startup db"/);
+  } finally {
+    operator.kill();
+  }
+}, 30_000);
+
 test("2: what a first-day user mistypes: a stray argument to version or docs, a misspelt dev flag, a handler path that is not there", async () => {
   const [version, docs, dev, path] = await Promise.all([
     kobun(["version", "--json"]), kobun(["docs", "handlers"]), kobun(["dev", "--demoo"]),
