@@ -129,21 +129,33 @@ export class StartupError extends Error {
  * Runs the startup handlers in order, each until it succeeds; throws a StartupError at the first that fails for
  * good. `defaults` are the handlers' (handling.retries, backoff, timeout), for the options a handler leaves out.
  */
-export async function runStartup(w: ActivityWiring, signal: AbortSignal, defaults: HandlingDefaults): Promise<void> {
+export async function runStartup(
+  w: ActivityWiring, signal: AbortSignal, defaults: HandlingDefaults, graceMs: number,
+): Promise<{ abandoned: string[] }> {
   for (const spec of specsOf(w.registry, "startup")) {
-    if (!(await startUp(spec, w, signal, defaults))) return;
+    const started = await startUp(spec, w, signal, defaults, graceMs);
+    if (started !== true) return { abandoned: started === ABANDONED ? [`startup ${spec.id}`] : [] };
   }
+  return { abandoned: [] };
 }
+
+const ABANDONED = Symbol("abandoned");
 
 /** One startup handler, retried as a handler is; false when the operator stopped meanwhile. */
 async function startUp(
-  spec: SpecOf<"startup">, w: ActivityWiring, signal: AbortSignal, defaults: HandlingDefaults,
-): Promise<boolean> {
+  spec: SpecOf<"startup">, w: ActivityWiring, signal: AbortSignal, defaults: HandlingDefaults, graceMs: number,
+): Promise<boolean | typeof ABANDONED> {
   const started = new Date();
   for (let retry = 0; !signal.aborted; retry++) {
     const ctx = contextOf(spec, w, signal, retry, started);
     const asHandler = spec as unknown as HandlerSpec; // the handler rules read only id, fn and options
-    const outcome = await runHandler(asHandler, ctx as unknown as HandlerContext, defaults, signal);
+    const outcome = await withinGrace(runHandler(asHandler, ctx as unknown as HandlerContext, defaults, signal),
+      signal, graceMs);
+    if (outcome === ABANDONED) {
+      const task = `startup ${spec.id}`;
+      w.logger.warn("abandoned a task that ignored the stop signal past the grace period", { task });
+      return ABANDONED;
+    }
     if (signal.aborted || outcome.kind === "aborted") return false;
     if (outcome.kind === "success") {
       if (outcome.ignored) ctx.logger.warn("startup handler failed; the error is ignored", { error: outcome.ignored });
@@ -158,6 +170,26 @@ async function startUp(
     if (!(await clock().sleep(outcome.delay * 1000, signal))) return false;
   }
   return false;
+}
+
+/**
+ * `work`'s outcome, or ABANDONED once `graceMs` have passed since `signal` aborted: a startup handler that ignores
+ * its signal must not hold a stop past the grace period (a stop came only by SIGKILL), as no handler can.
+ */
+async function withinGrace<T>(work: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T | typeof ABANDONED> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let forget = () => {};
+  const late = new Promise<typeof ABANDONED>((resolve) => {
+    const arm = () => void (timer = setTimeout(() => resolve(ABANDONED), graceMs));
+    if (signal.aborted) arm();
+    else forget = onAbort(signal, arm);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+    forget();
+  }
 }
 
 /** Runs the cleanup handlers in order within `graceMs`; failures are logged, never thrown. */

@@ -160,9 +160,10 @@ async function operate(o: Running): Promise<RunReport> {
   const activities = { registry, logger, api, memo: o.memo, indexes: indexes.view, poster };
   const { retries, backoff, timeout } = settings.handling;
   // Before any watch: a failure for good ends run() with a FatalError (exit 6), nothing was started.
-  await runStartup(activities, signal, { retries, backoff, timeout }).catch((error) => {
+  const startup = await runStartup(activities, signal, { retries, backoff, timeout }, graceMs).catch((error) => {
     throw error instanceof StartupError ? new FatalError("startup", error.message, { cause: error.cause }) : error;
   });
+  if (signal.aborted) return startup; // stopped while starting up: nothing else was started
   const probes = probeValues(activities);
   if (probes) health.probes = probes;
   const resolved = await resolveResources(client, settings, registry, signal);

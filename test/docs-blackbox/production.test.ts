@@ -196,6 +196,25 @@ on.create("v1/configmaps", ({ logger }) => { logger.info("working"); return new 
   expect(ops[1]!.output).toMatch(/abandon.*stubborn[^]*stopped abandoned=1/i);
 }, 30_000);
 
+test("SIGTERM: a stuck handler, then a stuck on.cleanup: each abandoned at its grace, exit 0 within twice it",
+  async () => {
+  await namespace("twice-ns");
+  const path = module("twice.ts", `on.create("v1/configmaps", ({ logger }) => { logger.info("working");
+  return new Promise(() => {}); }, { id: "stuck", labels: { app: "twice" } });
+on.cleanup(({ logger }) => { logger.info("cleaning"); return new Promise(() => {}); }, { id: "closing" });`);
+  const grace = file("twice.yaml", "shutdown: { gracePeriod: 1s }\n");
+  using op = operator(path, ["-n", "twice-ns", "--standalone", "--config", grace]);
+  await op.until(/operator ready/);
+  await createConfigMap(sandbox, "in-twice", { app: "twice" }, "twice-ns");
+  await op.until(/working/);
+  const sent = (op.child.kill("SIGTERM"), performance.now());
+  expect(await op.exited()).toBe(0);
+  const ms = performance.now() - sent;
+  expect({ atLeastTwoGraces: ms >= 1_900, withinTheBound: ms < 2_000 + 2_500 }).toEqual({ atLeastTwoGraces: true,
+    withinTheBound: true });
+  expect(op.output).toMatch(/abandon.*stuck[^]*stopped abandoned=1[^]*cleaning[^]*abandoned a cleanup.*closing/);
+}, 30_000);
+
 test("--metrics-addr taken: exit 5, malformed: 3 (a bad flag value); a broken kubeconfig: 4", async () => {
   const path = module("exits.ts", 'on.create("v1/configmaps", () => {}, { id: "exits", labels: { app: "exits" } });');
   using taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });

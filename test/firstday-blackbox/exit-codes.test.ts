@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startSandbox, type Sandbox } from "kobun/sandbox";
-import { restrictedKubeconfig } from "../runtime/restricted.ts";
+import { asAdmin, restrictedKubeconfig } from "../runtime/restricted.ts";
 import { cli, createConfigMap, handlerModule, kobun, kubeconfigFile, Running, scratchDir } from "./helpers.ts";
 
 const ADMIN = "first-day-admin";
@@ -82,6 +82,52 @@ test("4: a token the API server refuses; 5: a service account without RBAC, nami
   expect(forbidden.stderr).not.toContain("operator ready"); // it never was
 }, 30_000);
 
+test("4 and 5 are start-up's: token revoked, CRD deleted while running: /healthz 503 naming the watch; restart exits",
+  async () => {
+  const crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  const names = { plural: "gadgets", singular: "gadget", kind: "Gadget" };
+  const crd = { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition",
+    metadata: { name: "gadgets.first-day.example" }, spec: { group: "first-day.example", scope: "Namespaced", names,
+      versions: [{ name: "v1", served: true, storage: true,
+        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }] } };
+  await asAdmin(open, "", "POST", crds, crd);
+  const modules = {
+    configMaps: handlerModule(dir, "revoked.ts", 'import { on } from "kobun";\non.create("v1/configmaps", () => {});\n'),
+    gadgets: handlerModule(dir, "gadgets.ts",
+      'import { on } from "kobun";\non.create("gadgets.first-day.example/v1", () => {});\n'),
+  };
+  const read = { apiGroups: [""], resources: ["configmaps"], verbs: ["list", "watch", "patch"] };
+  const revoked = await restrictedKubeconfig(guarded, ADMIN, "first-day-revoked",
+    { roles: { "first-day-revoked": [read] } });
+  const probes = ["--liveness", "http://127.0.0.1:0/healthz"];
+  const flags = (kubeconfig: string, ns: string) => ["--kubeconfig", kubeconfig, "-n", ns, "--standalone", ...probes];
+  const ops = [new Running([process.execPath, cli, "run", modules.configMaps, ...flags(revoked, "first-day-revoked")]),
+    new Running([process.execPath, cli, "run", modules.gadgets, ...flags(open.kubeconfigPath, "default")])];
+  try {
+    const bases = await Promise.all(ops.map(async (op) => (await op.until(/serving probes url=(\S+)\/healthz/))[1]!));
+    await Promise.all(ops.map((op) => op.until(/operator ready/)));
+    // Its tokens die with it; the dropped watches reconnect, as after a server's watch timeout.
+    await asAdmin(guarded, ADMIN, "DELETE", "/api/v1/namespaces/first-day-revoked/serviceaccounts/op");
+    guarded.faults.dropWatches();
+    await asAdmin(open, "", "DELETE", `${crds}/gadgets.first-day.example`);
+    await Promise.all([ops[0]!.until(/watching failed; restarting .*401 Unauthorized/),
+      ops[1]!.until(/watching failed; restarting .*404 NotFound/)]);
+    const health = await Promise.all(bases.map(async (base) => ((r) => r.json().then((body) => [r.status, body]))(
+      await fetch(`${base}/healthz`))));
+    const problem = (watch: string, code: string) => [503, { problems: { [watch]: expect.stringContaining(code) } }];
+    expect(health).toMatchObject([problem("watch configmaps in first-day-revoked", "401"),
+      problem("watch gadgets.first-day.example in default", "404")]);
+    expect(ops.map((op) => op.child.exitCode)).toEqual([null, null]);   // still running: not an exit
+    ops.forEach((op) => op.child.kill("SIGTERM"));
+    expect(await Promise.all(ops.map((op) => op.exited()))).toEqual([0, 0]);
+    const again = await Promise.all([kobun(["run", modules.configMaps, ...runFlags(revoked)]),
+      kobun(["run", modules.gadgets, ...runFlags(open.kubeconfigPath)])]);
+    expect(again.map((r) => r.code)).toEqual([4, 5]);
+  } finally {
+    ops.forEach((op) => op.kill());
+  }
+}, 45_000);
+
 test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line written); 130: a second signal while a handler holds the stop", async () => {
   const clean = handlerModule(dir, "clean.ts", [
     'import { on } from "kobun";',
@@ -121,6 +167,27 @@ test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line
     second.kill();
   }
 }, 45_000);
+
+test("0 within the grace period: SIGTERM while an on.startup ignores its signal (waits on a database)", async () => {
+  const stuck = handlerModule(dir, "stuck-startup.ts", [
+    'import { on } from "kobun";',
+    'on.startup(({ logger }) => { logger.info("waiting for the database"); return new Promise(() => {}); },',
+    '  { id: "db" });',
+    'on.create("v1/configmaps", () => {}, { id: "noop" });',
+  ].join("\n"));
+  const config = handlerModule(dir, "short-stop.yaml", "shutdown: { gracePeriod: 1s }\n");
+  const operator = new Running([process.execPath, cli, "run", stuck, ...runFlags(open.kubeconfigPath),
+    "--config", config]);
+  try {
+    await operator.until(/waiting for the database/);
+    operator.child.kill("SIGTERM");
+    // The 1 s grace, not kubelet's SIGKILL 30 s later: the handler is abandoned and named.
+    expect(await operator.exited(10_000)).toBe(0);
+    expect(operator.output).toMatch(/abandoned a task that ignored the stop signal .* task="startup db"/);
+  } finally {
+    operator.kill();
+  }
+}, 30_000);
 
 test("2: what a first-day user mistypes: a stray argument to version or docs, a misspelt dev flag, a handler path that is not there", async () => {
   const [version, docs, dev, path, none, noneDev] = await Promise.all([
