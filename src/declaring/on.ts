@@ -4,7 +4,7 @@
 
 import type { KubeObject, ResourceSelector } from "../kube/index.ts";
 import type { FieldPath } from "./types.ts";
-import type { ResourceToken } from "./resource.ts";
+import type { ReconcileTarget, ResourceToken } from "./resource.ts";
 import type { ActivityFn, ActivityOptions, LoginFn } from "./kinds/activities.ts";
 import type { DaemonFn, DaemonOptions, TimerFn, TimerOptions } from "./kinds/background.ts";
 import type {
@@ -54,8 +54,8 @@ export interface On {
    * its world from `ctx.cache`. At most one per resource, and not beside create/update/delete/
    * resume/field handlers of the same resource.
    */
-  reconcile<T extends object = KubeObject>(
-    resource: Target<T>, fn: ReconcileFn<T>, options?: ReconcileOptions<T>,
+  reconcile<T extends object = KubeObject, W extends readonly ReconcileTarget<any>[] = ReconcileTarget<any>[]>(
+    resource: Target<T>, fn: ReconcileFn<T>, options?: ReconcileOptions<T, W>,
   ): ReconcileFn<T>;
   /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
   daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
