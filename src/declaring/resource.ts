@@ -57,7 +57,11 @@ export interface MetadataObject {
  * `resource<KobunExample>("kobunexamples.kobun.dev/v1", { alias: "examples" })` lets kobun.yaml say
  * `resources: { examples: … }`.
  */
-function typed(selector: string, options: TokenOptions & { metadataOnly: true }): ResourceToken<MetadataObject>;
+// Generic too, so that naming the kind (`resource<Pod>(…, { metadataOnly: true })`) does not skip this overload
+// for the next, which would type a spec that reading throws.
+function typed<_T extends object = KubeObject>(
+  selector: string, options: TokenOptions & { metadataOnly: true },
+): ResourceToken<MetadataObject>;
 function typed<T extends object = KubeObject>(selector: string, options?: TokenOptions): ResourceToken<T>;
 function typed<T extends object = KubeObject>(selector: string, options: TokenOptions = {}): ResourceToken<T> {
   const parsed = readSelector(selector);
