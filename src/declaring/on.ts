@@ -20,20 +20,27 @@ import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn
  */
 export type Target<T extends object> = ResourceSelector | ResourceToken<T>;
 
-type Register<O extends "plain" | "update" | "delete"> = <T extends object = KubeObject>(
-  resource: Target<T>,
-  fn: HandlerFn<T>,
-  options?: O extends "delete" ? DeleteOptions<T> : O extends "update" ? UpdateOptions<T> : HandlerOptions<T>,
-) => HandlerFn<T>;
-
+/**
+ * The `on.*` registration functions (`on` from "kobun", or a `new Registry()`'s). Each returns the function it
+ * registered; a typed token types the function's `ctx` (docs/handlers.md, the README's "Typed resources").
+ */
 export interface On {
-  create: Register<"plain">;
+  /** Runs once per object, when it is first seen (no diff base on it yet). */
+  create<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: HandlerOptions<T>,
+  ): HandlerFn<T>;
   /** With `field`, runs only on updates that touch it; `old`/`new` match its value before and after. */
-  update: Register<"update">;
+  update<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: UpdateOptions<T>,
+  ): HandlerFn<T>;
   /** Adds the finalizer `kobun.dev/finalizer` unless `{ optional: true }`. */
-  delete: Register<"delete">;
+  delete<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: DeleteOptions<T>,
+  ): HandlerFn<T>;
   /** Runs on the first sight of an already-handled object after the operator starts. */
-  resume: Register<"plain">;
+  resume<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: HandlerOptions<T>,
+  ): HandlerFn<T>;
   /** Runs when `options.field` changes (on creation too, when the field is set). */
   field<T extends object = KubeObject, P extends FieldPath<T> = FieldPath<T>>(
     resource: Target<T>, options: FieldOptions<T, P>, fn: FieldHandlerFn<T, P>,

@@ -34,7 +34,7 @@ export type MergePatch<T> = 0 extends 1 & T ? any
   : T extends object ? { -readonly [K in keyof T]?: MergePatch<T[K]> | null }
   : T;
 
-/** The spec, status and other top-level fields of an object type (untyped: open records). */
+/** The spec of an object type (untyped objects: an open record; a type without a spec: an empty one). */
 export type SpecOf<T> = T extends { spec?: infer S } ? NonNullable<S> : Record<string, never>;
 /** The status of an object type, every field optional (untyped: an empty record). */
 export type StatusOf<T> = T extends { status?: infer S } ? Partial<NonNullable<S>> : Record<string, never>;
