@@ -45,11 +45,17 @@ export interface TokenOptions {
   metadataOnly?: boolean;
 }
 
+declare const metadataOnlyMark: unique symbol;
+/** The key that marks MetadataObject: `ctx.spec`/`ctx.status` of its handlers are `never` (reading them throws). */
+export type MetadataOnlyMark = typeof metadataOnlyMark;
+
 /** What a metadata-only token's handlers receive: the object's metadata, under the resource's apiVersion and kind. */
 export interface MetadataObject {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
+  /** Never set: tells the compiler that the spec and status were not received. */
+  readonly [metadataOnlyMark]?: true;
 }
 
 /**

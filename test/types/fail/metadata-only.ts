@@ -9,6 +9,11 @@ on.event(Pods, ({ body, meta, labels }) => {
   void body.metadata.uid;
   void body.spec; // error TS2339
 });
+// ctx.spec and ctx.status throw when read (not received): reading them does not compile either.
+on.create(Pods, (ctx) => {
+  void ctx.spec.containers; // error TS2339
+  void ctx.status.phase; // error TS2339
+});
 
 // Naming the kind does not bring the spec back: the handlers still get metadata only.
 const NamedPods = resource<Pod>("v1/pods", { metadataOnly: true });
