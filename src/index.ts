@@ -21,12 +21,13 @@
 // Everything else under src/ is internal.
 
 export {
-  on, registry, Registry, PermanentError, TemporaryError, RegistrationError, PRESENT, ABSENT,
+  on, registry, Registry, type On, PermanentError, TemporaryError, RegistrationError, PRESENT, ABSENT,
   resource, defineResource, type ResourceDefinition, type DefinedObject, type DefinedToken, type PrinterColumn,
   type VersionSchema, type VersionedDefinition, type VersionedToken, type ResourceToken, type TokenOptions,
   type ObjectOf, type Target, type MergePatch, type SpecOf, type StatusOf,
   type FieldPath, type ValueAt, type FieldContext,
   type HandlerContext, type EventContext, type Patch, type Diff, type DiffItem, type Cause,
+  type HandlerFn, type EventHandlerFn, type FieldHandlerFn,
   type HandlerOptions, type SubhandlerOptions, type DeleteOptions, type FieldOptions, type EventOptions,
   type UpdateOptions, type ValueMatcher, type MetaMatcher, type MetaMatchers, type ObjectFilters,
   type IndexKey, type IndexEntries,

@@ -45,11 +45,7 @@ interface WithStatus {
  */
 export const PATCH_OBJECT: unique symbol = Symbol("kobun.patchObject");
 
-/**
- * Sets one condition in `patch.status.conditions`. `lastTransitionTime` is kept while the
- * status stays the same (a new reason or message is not a transition) and set to handler time
- * now (`now()`) when it flips or the condition is new. Returns the condition as written.
- */
+/** conditions.set (its doc is on `conditions`, where docs/api.md shows it). */
 function set(patch: WithStatus, input: ConditionInput, options: SetConditionOptions = {}): Condition {
   if (!input?.type || typeof input.type !== "string") {
     throw new Error("conditions.set needs a condition with a type, e.g. { type: \"Ready\", status: \"True\" }");
@@ -96,13 +92,11 @@ function clipped(text: string, max: number): string {
   return points.length <= max ? text : points.slice(0, max - 1).join("") + "…";
 }
 
-/** The condition of this type: from the patch when it sets conditions, else from the object. */
 function get(source: WithStatus | KubeObject, type: string): Condition | undefined {
   const list = (source as WithStatus).status?.conditions;
   return Array.isArray(list) ? (list as Condition[]).find((c) => c.type === type) : undefined;
 }
 
-/** Whether the condition of this type is "True". */
 function isTrue(source: WithStatus | KubeObject, type: string): boolean {
   return get(source, type)?.status === "True";
 }
@@ -115,10 +109,6 @@ function current(patch: WithStatus, object: KubeObject | undefined): Condition[]
   return Array.isArray(existing) ? (existing as Condition[]).map((c) => ({ ...c })) : [];
 }
 
-/**
- * Status conditions: `set(patch, condition, { object })` into a handler's patch, `get(obj, type)`,
- * `isTrue(obj, type)`.
- */
 /** The TypeBox type of `conditions.schema`. */
 export type ConditionsSchema = TArray<TObject<{
   type: TString;
@@ -149,13 +139,29 @@ function conditionsSchema(): ConditionsSchema {
   }), { "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] });
 }
 
-export const conditions = {
-  set, get, isTrue,
+/**
+ * Status conditions (metav1.Condition): `set(patch, condition, { object })` into a handler's patch,
+ * `get(obj, type)`, `isTrue(obj, type)`, and their `schema` for a `defineResource` status.
+ */
+export const conditions: {
+  /**
+   * Sets one condition in `patch.status.conditions`. `lastTransitionTime` is kept while the
+   * status stays the same (a new reason or message is not a transition) and set to handler time
+   * now (`now()`) when it flips or the condition is new. Returns the condition as written.
+   */
+  set(patch: { status?: Record<string, any> }, input: ConditionInput, options?: SetConditionOptions): Condition;
+  /** The condition of this type: from the patch when it sets conditions, else from the object. */
+  get(source: { status?: Record<string, any> } | KubeObject, type: string): Condition | undefined;
+  /** Whether the condition of this type is "True". */
+  isTrue(source: { status?: Record<string, any> } | KubeObject, type: string): boolean;
   /**
    * The status schema of the conditions `set` writes (metav1.Condition), for a `defineResource` status:
    * `status: Type.Object({ conditions: Type.Optional(conditions.schema) })`. A status schema that does not
    * name `conditions` has the API server prune them from every write (kobun logs a warning once).
    */
+  readonly schema: ConditionsSchema;
+} = {
+  set, get, isTrue,
   get schema(): ConditionsSchema {
     return (schema ??= conditionsSchema());
   },

@@ -4,7 +4,7 @@
 
 import type { KubeObject, ResourceSelector } from "../kube/index.ts";
 import type { FieldPath } from "./types.ts";
-import type { ResourceToken } from "./resource.ts";
+import type { ReconcileTarget, ResourceToken } from "./resource.ts";
 import type { ActivityFn, ActivityOptions, LoginFn } from "./kinds/activities.ts";
 import type { DaemonFn, DaemonOptions, TimerFn, TimerOptions } from "./kinds/background.ts";
 import type {
@@ -20,20 +20,27 @@ import type { AdmissionOptions, ConversionTable, ConvertFn, MutateFn, ValidateFn
  */
 export type Target<T extends object> = ResourceSelector | ResourceToken<T>;
 
-type Register<O extends "plain" | "update" | "delete"> = <T extends object = KubeObject>(
-  resource: Target<T>,
-  fn: HandlerFn<T>,
-  options?: O extends "delete" ? DeleteOptions<T> : O extends "update" ? UpdateOptions<T> : HandlerOptions<T>,
-) => HandlerFn<T>;
-
+/**
+ * The `on.*` registration functions (`on` from "kobun", or a `new Registry()`'s). Each returns the function it
+ * registered; a typed token types the function's `ctx` (docs/handlers.md, the README's "Typed resources").
+ */
 export interface On {
-  create: Register<"plain">;
+  /** Runs once per object, when it is first seen (no diff base on it yet). */
+  create<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: HandlerOptions<T>,
+  ): HandlerFn<T>;
   /** With `field`, runs only on updates that touch it; `old`/`new` match its value before and after. */
-  update: Register<"update">;
+  update<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: UpdateOptions<T>,
+  ): HandlerFn<T>;
   /** Adds the finalizer `kobun.dev/finalizer` unless `{ optional: true }`. */
-  delete: Register<"delete">;
+  delete<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: DeleteOptions<T>,
+  ): HandlerFn<T>;
   /** Runs on the first sight of an already-handled object after the operator starts. */
-  resume: Register<"plain">;
+  resume<T extends object = KubeObject>(
+    resource: Target<T>, fn: HandlerFn<T>, options?: HandlerOptions<T>,
+  ): HandlerFn<T>;
   /** Runs when `options.field` changes (on creation too, when the field is set). */
   field<T extends object = KubeObject, P extends FieldPath<T> = FieldPath<T>>(
     resource: Target<T>, options: FieldOptions<T, P>, fn: FieldHandlerFn<T, P>,
@@ -54,8 +61,8 @@ export interface On {
    * its world from `ctx.cache`. At most one per resource, and not beside create/update/delete/
    * resume/field handlers of the same resource.
    */
-  reconcile<T extends object = KubeObject>(
-    resource: Target<T>, fn: ReconcileFn<T>, options?: ReconcileOptions<T>,
+  reconcile<T extends object = KubeObject, W extends readonly ReconcileTarget<any>[] = ReconcileTarget<any>[]>(
+    resource: Target<T>, fn: ReconcileFn<T>, options?: ReconcileOptions<T, W>,
   ): ReconcileFn<T>;
   /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
   daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;

@@ -45,11 +45,17 @@ export interface TokenOptions {
   metadataOnly?: boolean;
 }
 
+declare const metadataOnlyMark: unique symbol;
+/** The key that marks MetadataObject: `ctx.spec`/`ctx.status` of its handlers are `never` (reading them throws). */
+export type MetadataOnlyMark = typeof metadataOnlyMark;
+
 /** What a metadata-only token's handlers receive: the object's metadata, under the resource's apiVersion and kind. */
 export interface MetadataObject {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
+  /** Never set: tells the compiler that the spec and status were not received. */
+  readonly [metadataOnlyMark]?: true;
 }
 
 /**
@@ -57,7 +63,11 @@ export interface MetadataObject {
  * `resource<KobunExample>("kobunexamples.kobun.dev/v1", { alias: "examples" })` lets kobun.yaml say
  * `resources: { examples: … }`.
  */
-function typed(selector: string, options: TokenOptions & { metadataOnly: true }): ResourceToken<MetadataObject>;
+// Generic too, so that naming the kind (`resource<Pod>(…, { metadataOnly: true })`) does not skip this overload
+// for the next, which would type a spec that reading throws.
+function typed<_T extends object = KubeObject>(
+  selector: string, options: TokenOptions & { metadataOnly: true },
+): ResourceToken<MetadataObject>;
 function typed<T extends object = KubeObject>(selector: string, options?: TokenOptions): ResourceToken<T>;
 function typed<T extends object = KubeObject>(selector: string, options: TokenOptions = {}): ResourceToken<T> {
   const parsed = readSelector(selector);

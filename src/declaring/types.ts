@@ -7,6 +7,7 @@ import type { Logger } from "../util/index.ts";
 import type { Api } from "./api.ts";
 import type { AdoptOptions } from "./children.ts";
 import type { Index } from "./indexes.ts";
+import type { MetadataOnlyMark } from "./resource.ts";
 import type { EventRecorder } from "./event-types.ts";
 
 /** One difference between the last handled state and now; `path` is relative to the object (or to the field). */
@@ -34,10 +35,15 @@ export type MergePatch<T> = 0 extends 1 & T ? any
   : T extends object ? { -readonly [K in keyof T]?: MergePatch<T[K]> | null }
   : T;
 
-/** The spec, status and other top-level fields of an object type (untyped: open records). */
-export type SpecOf<T> = T extends { spec?: infer S } ? NonNullable<S> : Record<string, never>;
-/** The status of an object type, every field optional (untyped: an empty record). */
-export type StatusOf<T> = T extends { status?: infer S } ? Partial<NonNullable<S>> : Record<string, never>;
+/**
+ * The spec of an object type (untyped objects: an open record; a type without a spec: an empty one;
+ * a metadata-only token's objects: never, as reading their spec throws).
+ */
+export type SpecOf<T> = T extends { spec?: infer S } ? NonNullable<S>
+  : MetadataOnlyMark extends keyof T ? never : Record<string, never>;
+/** The status of an object type, every field optional (a type without one: an empty record; metadata-only: never). */
+export type StatusOf<T> = T extends { status?: infer S } ? Partial<NonNullable<S>>
+  : MetadataOnlyMark extends keyof T ? never : Record<string, never>;
 type OwnFields<T> = Omit<T, "apiVersion" | "kind" | "metadata" | "spec" | "status">;
 
 /**

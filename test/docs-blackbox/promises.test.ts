@@ -91,7 +91,7 @@ test("a metadata-only resource: ctx.spec throws, saying why; metadata is there",
   const said: string[] = [];
   registry.on.create(Pods, (ctx) => {
     said.push(ctx.name);
-    try { said.push(String(ctx.spec.data)); } catch (e) { said.push((e as Error).message); }
+    try { said.push(String((ctx.spec as Record<string, unknown>).data)); } catch (e) { said.push((e as Error).message); }
     ctx.patch.metadata.labels = { seen: "yes" };
   }, { id: "meta" });
   await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });

@@ -180,7 +180,7 @@ test("on.field, a typed path: old/new are the field's values, from the creation 
 test("metadataOnly on a token: metadata only (logged, ctx.spec.x throws); kobun.yaml overrules", inDir(async (dir) => {
   const [registry, seen] = [new Registry(), {} as Record<string, unknown>];
   registry.on.create(resource("v1/configmaps", { metadataOnly: true }), (ctx) => {
-    try { seen.spec = ctx.spec.anything; } catch (error) { seen.error = (error as Error).message; }
+    try { seen.spec = (ctx.spec as Record<string, unknown>).anything; } catch (error) { seen.error = (error as Error).message; }
     seen.data = (ctx.body as { data?: unknown }).data;
     ctx.patch.metadata.labels = { seen: "yes" };
   }, { id: "cm" });

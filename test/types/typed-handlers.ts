@@ -1,5 +1,7 @@
 // Must typecheck: typed tokens type every handler kind's context; strings stay untyped.
-import { Registry, resource, type HandlerContext, type Index, type KubeObject, type MergePatch } from "kobun";
+import {
+  Registry, resource, type HandlerContext, type HandlerFn, type Index, type KubeObject, type MergePatch, type On,
+} from "kobun";
 import { assertType, Defined, Examples, type Equal, type KobunExample } from "./example.ts";
 
 const { on } = new Registry();
@@ -103,3 +105,8 @@ on.timer(Examples, ({ indexes }) => {
   for (const [[namespace, name], values] of byPlace) void [namespace.length, name.length, values.length];
   return found;
 }, { interval: 1 });
+
+// A handler written apart from its registration, typed with the exported HandlerFn and On.
+const greet: HandlerFn<KobunExample> = (ctx) => ctx.spec.size;
+const register: On["create"] = on.create;
+register(Examples, greet, { id: "greet" });

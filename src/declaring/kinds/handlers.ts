@@ -23,6 +23,12 @@ export type HandlerKind = Cause | "field" | "event";
 export interface HandlerContext<T extends object = KubeObject> extends ObjectContext<T> {
   patch: Patch<T>;
   diff: Diff;
+  /**
+   * The last handled state and the current one, as `diff` compares them (Kopf's old/new): the object
+   * without status, its metadata only labels and annotations; with the handler's `field` option,
+   * that field's values. `old` is undefined on creation and when `diffUnavailable`. Untyped: their
+   * shape depends on the options.
+   */
   old: any;
   new: any;
   reason: Cause;
@@ -62,8 +68,11 @@ export interface FieldContext<T extends object = KubeObject, P extends string = 
   new: ValueAt<T, P> | undefined;
 }
 
+/** A create/update/delete/resume handler: what it returns is stored at `status.<id>`; a throw is retried. */
 export type HandlerFn<T extends object = KubeObject> = (ctx: HandlerContext<T>) => unknown;
+/** An on.event handler: what it returns is ignored; a throw is logged, never retried. */
 export type EventHandlerFn<T extends object = KubeObject> = (ctx: EventContext<T>) => unknown;
+/** An on.field handler: as a HandlerFn, its `ctx.old`/`ctx.new` the field's values. */
 export type FieldHandlerFn<T extends object = KubeObject, P extends string = string> =
   (ctx: FieldContext<T, P>) => unknown;
 

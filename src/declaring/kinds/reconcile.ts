@@ -24,12 +24,13 @@ export interface ObjectKey {
 /**
  * Objects of another resource that matter to reconciled objects: `map` names the reconciled
  * objects to run again when one of them changes (controller-runtime's EnqueueRequestsFromMapFunc,
- * kube-rs's `watches`). E.g. a ConfigMap → the apps that mount it. Its second argument's `cache`
+ * kube-rs's `watches`). E.g. a ConfigMap → the apps that mount it. `map` gets the watched object typed
+ * by `resource` (a token's type, a built-in kind's). Its second argument's `cache`
  * is the reconcile's `ctx.cache` (its namespace the watched object's; none for a cluster-scoped
  * one: a `get` of a namespaced resource names its namespace), for a map that looks the
  * reconciled objects up instead of reading their names off the watched one:
- * `map: (secret, { cache }) => cache.list(apps).filter((app) => app.spec.secret === secret.metadata.name)
- *   .map((app) => ({ name: app.metadata.name }))`.
+ * `map: (secret, { cache }) => cache.list(Apps).filter((app) => app.spec.secretName === secret.metadata.name)
+ *   .map((app) => ({ name: app.metadata.name! }))`.
  */
 export interface WatchedResource<S extends ReconcileTarget<any> = ReconcileTarget<any>> {
   resource: S;
@@ -92,11 +93,18 @@ export interface ReconcileContext<T extends object = KubeObject> extends ObjectC
  */
 export type ReconcileResult = void | undefined | { requeueAfter: number | undefined };
 
+/** A reconcile: brings the object's world to its spec; what it returns or throws decides when it runs again. */
 export type ReconcileFn<T extends object = KubeObject> = (
   ctx: ReconcileContext<T>,
 ) => ReconcileResult | Promise<ReconcileResult>;
 
-export interface ReconcileOptions<T extends object = KubeObject> {
+/**
+ * Options of on.reconcile (docs/reconcile.md). `W` is the resources of `watches`, one per entry, inferred
+ * from them: each `map` gets its own resource's objects (a token's type, a built-in kind's).
+ */
+export interface ReconcileOptions<
+  T extends object = KubeObject, W extends readonly ReconcileTarget<any>[] = ReconcileTarget<any>[],
+> {
   /**
    * Names it in logs, Events, errors and kobun_handler_runs_total's `handler` (controller_runtime_* metrics
    * name the resource). Default: the function's name, else "reconcile <resource>".
@@ -108,7 +116,7 @@ export interface ReconcileOptions<T extends object = KubeObject> {
    */
   owns?: readonly ReconcileTarget<any>[];
   /** Objects of other resources mapped to reconciled objects (controller-runtime's `Watches`). */
-  watches?: readonly WatchedResource<any>[];
+  watches?: { readonly [K in keyof W]: WatchedResource<W[K]> };
   /**
    * Which changes of the object itself run it: "generation" (default: `metadata.generation`,
    * labels, annotations, finalizers, the deletion mark; not status) or "any" (every version).
