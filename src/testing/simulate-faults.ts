@@ -176,6 +176,18 @@ export function holdEndsAt(faults: Fault[], step: number): boolean {
   return faults.some((f) => (f.kind === "merge" || f.kind === "expire") && f.step + 1 === step);
 }
 
+/**
+ * what a check after step `step` is told of the merges and expiries that hold events back across it: the operator
+ * has not seen that step's changes of those resources yet
+ */
+export function heldAcross(faults: Fault[], step: number): string[] {
+  return faults.flatMap((f) => (f.kind === "merge" || f.kind === "expire") && f.step === step
+    ? [`events of ${f.plural} held back at this check (the ${f.kind} over steps ${step}-${step + 1}): the operator ` +
+      `had not seen this step's changes of ${f.plural}; an invariant must hold whatever the operator has seen ` +
+      "(a check that it has acted belongs at the end)"]
+    : []);
+}
+
 /** an expiry ending with step `step`: its resource's watches get ERROR 410, what they held is lost, they relist */
 export function expireHeld(sandbox: Sandbox, faults: Fault[], step: number, story: string[]): void {
   for (const fault of faults) {

@@ -15,7 +15,7 @@ import { TestOperator } from "./operator.ts";
 import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
 import { INSTANCE_PREFIX, leaseName, Operators, QuietWatch } from "./simulate-operators.ts";
 import {
-  armFaults, expireHeld, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
+  armFaults, expireHeld, heldAcross, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
 } from "./simulate-faults.ts";
 import { Settler, Unsettled, type SettleLimits } from "./simulate-settle.ts";
 import { describeFault, type Schedule, type WriteSite } from "./simulate-schedule.ts";
@@ -150,7 +150,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
           release();
         }
         await settle(step);
-        await checkInvariants(setup.invariants, world, step);
+        await checkInvariants(setup.invariants, world, step, heldAcross(schedule.faults, step));
       },
       advance: (step, seconds) => settle(step, () => settler.advance(seconds)),
     });
@@ -210,7 +210,9 @@ async function makeNamespace(client: KubeClient, name: string): Promise<void> {
   });
 }
 
-async function checkInvariants(invariants: Record<string, Invariant>, world: World, step: number | undefined) {
+async function checkInvariants(
+  invariants: Record<string, Invariant>, world: World, step: number | undefined, held: string[] = [],
+) {
   for (const [name, invariant] of Object.entries(invariants)) {
     let verdict: unknown;
     try {
@@ -221,7 +223,7 @@ async function checkInvariants(invariants: Record<string, Invariant>, world: Wor
     if (verdict === true || verdict === undefined) continue;
     const why = typeof verdict === "string" ? verdict : `it returned ${JSON.stringify(verdict)}`;
     const when = step === undefined ? "at the end" : step === 0 ? "at the start" : `after step ${step}`;
-    throw new Found({ check: "invariant", step, message: `invariant "${name}" broken ${when}: ${why}`, details: [] });
+    throw new Found({ check: "invariant", step, message: `invariant "${name}" broken ${when}: ${why}`, details: held });
   }
 }
 

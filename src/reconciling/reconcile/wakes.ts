@@ -26,8 +26,10 @@ interface WakeRoute {
   to: Reconciler;
   /** An `owns` route (its wakes go through the echoes), not a `watches` one (a watched object's echo wakes). */
   owned: boolean;
-  targets(object: KubeObject): { name: string; namespace?: string | undefined; uid?: string | undefined }[];
+  targets(object: KubeObject, type: WatchEvent["type"]): Target[];
 }
+
+type Target = { name: string; namespace?: string | undefined; uid?: string | undefined };
 
 /** The consumer of `resource`'s events, with the wakes its events cause for the reconciles that own or watch it. */
 export function withWakes(
@@ -43,7 +45,7 @@ export function withWakes(
       // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
       const low = event.type === "listed";
       for (const route of routes) {
-        for (const meant of route.targets(event.object)) {
+        for (const meant of route.targets(event.object, event.type)) {
           // A child of an older owner of the name, gone (the garbage collector's, most often), wakes the object now
           // of that name: it may have taken that child for its own while the watch lagged (controller-runtime wakes
           // by name alone). Its other events wake only the owner its reference's uid names.
@@ -68,7 +70,7 @@ function wakeRoutes(
     if (named(spec.owns, resource)) routes.push({ to, owned: true, targets: (object) => ownersOf(object, parent) });
     for (const watched of spec.watches) {
       if (!named([watched.selector], resource)) continue;
-      routes.push({ to, owned: false, targets: mapped(watched, parent, spec, logger, to) });
+      routes.push({ to, owned: false, targets: withLastKeys(mapped(watched, parent, spec, logger, to)) });
     }
   }
   return routes;
@@ -84,12 +86,31 @@ function ownersOf(object: KubeObject, parent: Resource): { name: string; namespa
 }
 
 /**
+ * A map's keys with those it gave the object's last state: an update that moves an object off a key (a label
+ * changed) wakes that key too, as controller-runtime maps the old object and the new. Kept per uid, only for
+ * objects that map to something.
+ */
+function withLastKeys(targets: (object: KubeObject) => Target[]): WakeRoute["targets"] {
+  const last = new Map<string, Target[]>();
+  return (object, type) => {
+    const now = targets(object);
+    const uid = object.metadata.uid;
+    if (!uid) return now;
+    const before = last.get(uid) ?? [];
+    if (type === "deleted" || now.length === 0) last.delete(uid);
+    else last.set(uid, now);
+    const left = before.filter((key) => !now.some((n) => n.name === key.name && n.namespace === key.namespace));
+    return left.length === 0 ? now : [...now, ...left];
+  };
+}
+
+/**
  * A `watches` entry's map, its keys defaulting to the object's namespace; a throwing map is logged, not fatal.
  * It reads the cache of `to`'s reconcile, made when it asks (most maps read the watched object alone).
  */
 function mapped(
   watched: ReconcileSpec["watches"][number], parent: Resource, spec: ReconcileSpec, logger: Logger, to: Reconciler,
-): WakeRoute["targets"] {
+): (object: KubeObject) => Target[] {
   let warned = false; // said once per map: it maps every event the same way
   return (object) => {
     let keys: ReturnType<typeof watched.map>;
