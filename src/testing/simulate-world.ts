@@ -55,7 +55,7 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
   return {
     get step() { return step; },
     apply: (token, object, o) =>
-      stepped(`apply ${nameOf(token)} ${nameIn(object)}`.trim(),
+      stepped(`apply ${nameOf(token)} ${nameIn(object)}`.trim() + applied(object),
         () => kit.apply(token, object, o)),
     applyAll: (token, objects, o) =>
       stepped(`apply ${nameOf(token)} ${objects.map((object) => nameIn(object)).join(", ")}`, async () => {
@@ -77,6 +77,23 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
     },
   };
 }
+
+/**
+ * what an apply writes besides the object's name, for the story: a scenario applying one object again and again
+ * (replicas 0, 1, 0) is told by its values, as a status patch is
+ */
+function applied(object: unknown): string {
+  const { apiVersion: _v, kind: _k, metadata, ...rest } = object as Record<string, unknown> & {
+    metadata?: Record<string, unknown>;
+  };
+  const { name: _n, namespace: _ns, ...meta } = metadata ?? {};
+  const shown = JSON.stringify(Object.keys(meta).length > 0 ? { metadata: meta, ...rest } : rest);
+  if (shown === "{}") return "";
+  return `: ${shown.length > STORY_VALUES ? `${shown.slice(0, STORY_VALUES)}…` : shown}`;
+}
+
+/** the most characters of an applied object's values a step's line shows */
+const STORY_VALUES = 160;
 
 function nameIn(object: unknown): string {
   return (object as { metadata?: { name?: string } }).metadata?.name ?? "";

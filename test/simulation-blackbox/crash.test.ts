@@ -44,7 +44,7 @@ test("buggy: killed between its two creates, the reconcile never makes the secon
   expect(lines[1]).toBe("faults:");
   expect(lines[2]).toBe("  - the operator killed right after its 1st create of configmaps g1-a, then restarted");
   expect(lines[3]).toBe("what happened:");
-  expect(lines[4]).toBe("  step 1: apply gadgets g1");
+  expect(lines[4]).toBe(`  step 1: apply gadgets g1: {"spec":{"size":1}}`);   // what it applied, beside the name
   expect(lines[5]).toContain("its 1st create of configmaps g1-a: instance 1 killed here; instance 2 starts");
   expect(lines[6]).toBe(`check failed after step 1: invariant: invariant "a Gadget has both children" broken ` +
     "after step 1: half made: g1 (children g1-a)");
