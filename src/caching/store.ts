@@ -23,6 +23,8 @@ export interface StoreChange {
   type: "put" | "delete";
   /** The object as the watch delivered it (its whole body, whatever the store keeps of it). */
   object: KubeObject;
+  /** What a put replaced, where the store keeps bodies (its body before this change): an owner it left, say. */
+  previous?: KubeObject;
 }
 
 export interface ListOptions {
@@ -195,6 +197,7 @@ export class Store implements KnownObjects, ShelfOwner {
     }
     if (this.listeners.size > 0) {
       const change: StoreChange = { type: kept === undefined ? "delete" : "put", object };
+      if (kept !== undefined && previous !== undefined && !(previous instanceof Identity)) change.previous = previous;
       for (const listener of this.listeners) listener(change);
     }
     if (this.waiters.size > 0) this.wake();

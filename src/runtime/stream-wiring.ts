@@ -140,7 +140,8 @@ function watchedResources(
     if (!store) throw new Error(`no store of known objects for ${resourceName(resource)} (knownObjectStores)`);
     const selection = { selectors: configs.get(resource), metadataOnly: metadataOnly.has(resource) };
     const { reconcilers: all, echoes } = wiring.resources;
-    const consumer = withWakes(resource, reconciler, all, wiring.registry, wiring.logger, echoes?.echoesOf(resource));
+    const { registry, logger } = wiring;
+    const consumer = withWakes(resource, reconciler, all, registry, logger, echoes?.echoesOf(resource), store);
     watched.set(resource, { consumer, store, selection });
   }
   return watched;

@@ -51,6 +51,34 @@ test("an owned child's change and deletion run its owner; a child of a gone owne
   expect(calls.all.length).toBe(settled);
 }, 60_000);
 
+test("a child that leaves its owner (its reference removed, or moved to another) runs the owner it left", async () => {
+  const calls = new Calls();
+  /** Each run's view of its child: the uid of the owner the cache shows it under ("" for none). */
+  const seen: string[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, async (ctx) => {
+    const child = ctx.cache.get(resource.configmaps, `${ctx.name}-child`);
+    if (child) seen.push(`${ctx.name}: ${child.metadata.ownerReferences?.[0]?.uid ?? ""}`);
+    await ensureChild(calls)(ctx);
+  }, { owns: [resource.configmaps] });
+  await using kit = await operate(registry, { workers: { batchWindow: 0 } });
+  const o = await kit.apply(Widgets, { metadata: { name: "o" }, spec: {} });
+  await kit.apply(Widgets, { metadata: { name: "p" }, spec: {} });
+  for (const name of ["o-child", "p-child"]) await kit.until(resource.configmaps, name, (c) => c.metadata.ownerReferences?.length);
+  const patch = async (widget: string, metadata: object) => {
+    const url = `${kit.sandbox.url}/api/v1/namespaces/default/configmaps/${widget}-child`;
+    const body = JSON.stringify({ metadata });
+    const answer = await fetch(url, { method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body });
+    expect(answer.status).toBe(200);
+  };
+  // Only a run after the change can see it: none comes unless the owner it left is woken.
+  await patch("o", { ownerReferences: null }); // orphaned by hand, as `kubectl patch` would
+  await calls.until(() => seen.includes("o: "), "o's run after its child left it");
+  const toO = { apiVersion: "blackbox.kobun.dev/v1", kind: "Widget", name: "o", uid: o.metadata.uid!, controller: true };
+  await patch("p", { ownerReferences: [toO] }); // p's child moved to o
+  await calls.until(() => seen.includes(`p: ${o.metadata.uid}`), "p's run after its child moved to o");
+}, 60_000);
+
 test("watches: map names the objects to run; a map that throws is logged and wakes nothing", async () => {
   const calls = new Calls();
   const registry = new Registry();

@@ -11,7 +11,10 @@ import { selectorMatches, type ReconcileSpec, type Registry } from "../../declar
 import type { Logger } from "../../util/index.ts";
 import type { WatchEvent } from "../../watching/index.ts";
 import type { Reconciler } from "../reconciler.ts";
-import type { OwnEchoes } from "../../caching/index.ts";
+import type { OwnEchoes, StoreChange } from "../../caching/index.ts";
+
+/** A store's changes as they are written (caching/'s Store). */
+type ChangesOf = { subscribe(listener: (change: StoreChange) => void): () => void };
 
 /** What a stream hands its events to (streams/'s EventConsumer): a reconciler, with its wakes. */
 export type WakingConsumer = Pick<Reconciler, "accept" | "settled">;
@@ -34,10 +37,11 @@ type Target = { name: string; namespace?: string | undefined; uid?: string | und
 /** The consumer of `resource`'s events, with the wakes its events cause for the reconciles that own or watch it. */
 export function withWakes(
   resource: Resource, consumer: Reconciler, reconcilers: Map<Resource, Reconciler>, registry: Registry,
-  logger: Logger, echoes?: OwnEchoes,
+  logger: Logger, echoes?: OwnEchoes, store?: ChangesOf,
 ): WakingConsumer {
   const routes = wakeRoutes(resource, reconcilers, registry, logger);
   if (routes.length === 0) return consumer;
+  if (store) wakeOwnersLeft(store, routes.filter((route) => route.owned));
   return {
     accept(event: WatchEvent): void {
       consumer.accept(event);
@@ -74,6 +78,24 @@ function wakeRoutes(
     }
   }
   return routes;
+}
+
+/**
+ * A child that left its controller owner (its reference removed, or moved to another owner) wakes the owner it
+ * left, as controller-runtime's owner handler maps the old object too: that owner may have to make it again. Read
+ * off the store's change, which holds the body it replaced: nothing is kept per child for it.
+ */
+function wakeOwnersLeft(store: ChangesOf, owned: readonly WakeRoute[]): void {
+  if (owned.length === 0) return;
+  store.subscribe(({ type, object, previous }) => {
+    if (type !== "put" || previous === undefined) return;
+    for (const route of owned) {
+      const now = route.targets(object, "modified");
+      for (const left of route.targets(previous, "modified")) {
+        if (!now.some((owner) => owner.uid === left.uid && owner.name === left.name)) route.to.wake(left, false);
+      }
+    }
+  });
 }
 
 /** The controller owner of `object` when it is of `parent`'s kind and group. */
