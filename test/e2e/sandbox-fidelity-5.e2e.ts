@@ -1,8 +1,9 @@
 // More details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts … -4), found
 // by running the real kubectl against both and held to the real one on both targets: the defaults and new statuses
-// of the workload kinds (`kubectl create job|cronjob`, DaemonSets, StatefulSets, ReplicaSets, ReplicationControllers,
-// HorizontalPodAutoscalers), the order discovery lists groups and kinds in (`kubectl get all`), and the way from
-// client-side `kubectl apply` to `kubectl apply --server-side` (the last-applied annotation).
+// of the workload kinds (`kubectl create job|cronjob`, DaemonSets, StatefulSets, ReplicaSets,
+// ReplicationControllers, HorizontalPodAutoscalers), a Service's allocations (headless, node ports), the order
+// discovery lists groups and kinds in (`kubectl get all`), and the way from client-side `kubectl apply` to
+// `kubectl apply --server-side` (the last-applied annotation).
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-5.e2e.ts
 
@@ -113,6 +114,33 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       // the table's columns read them
       const row = (await k.ok(["get", "hpa", "w", "-n", ns, "--no-headers"])).split(/\s+/);
       expect(row.slice(2, 6)).toEqual(["cpu:", "<unknown>/80%", "1", "3"]);
+    });
+
+  test("Services: a headless one's clusterIPs and families (both without a selector), node ports, traffic policy",
+    async () => {
+      const { t, k } = need();
+      const ns = await createNamespace(t.client, "e2e-fidelity");
+      await k.ok(["create", "service", "clusterip", "headless", "-n", ns, "--tcp=80:8080", "--clusterip=None"]);
+      await k.ok(["create", "service", "nodeport", "np", "-n", ns, "--tcp=80:8080"]);
+      await k.ok(["create", "-f", k.file(`svc-${ns}.yaml`, [
+        `apiVersion: v1\nkind: Service\nmetadata: {name: bare, namespace: ${ns}}\nspec: {clusterIP: None, ports: [{port: 80}]}\n`,
+        `apiVersion: v1\nkind: Service\nmetadata: {name: lb, namespace: ${ns}}\nspec: {type: LoadBalancer, ports: [{port: 80}]}\n`,
+      ].join("---\n"))]);
+      const families = (s: any) => [s.spec.clusterIPs, s.spec.ipFamilyPolicy, s.spec.ipFamilies];
+      expect(families(await getJson(ns, "svc/headless"))).toEqual([["None"], "SingleStack", ["IPv4"]]);
+      expect(families(await getJson(ns, "svc/bare"))).toEqual([["None"], "RequireDualStack", ["IPv4", "IPv6"]]);
+      for (const name of ["np", "lb"]) {
+        const svc = await getJson(ns, `svc/${name}`);
+        expect(svc.spec.externalTrafficPolicy).toBe("Cluster");
+        expect(svc.spec.ports[0].nodePort).toBeGreaterThanOrEqual(30000);
+        expect(svc.spec.ports[0].nodePort).toBeLessThanOrEqual(32767);
+        expect(JSON.stringify(svc.metadata.managedFields)).toContain("f:externalTrafficPolicy");
+        expect(JSON.stringify(svc.metadata.managedFields)).not.toContain("f:nodePort");
+      }
+      expect((await getJson(ns, "svc/lb")).spec.allocateLoadBalancerNodePorts).toBe(true);
+      const table = await k.ok(["get", "svc", "-n", ns, "--no-headers"]);
+      expect(table).toMatch(/^headless\s+ClusterIP\s+None\s/m);
+      expect(table).toMatch(/^np\s+NodePort\s+\S+\s+<none>\s+80:3\d{4}\/TCP\s/m);
     });
 
   test("get all: the kinds in discovery's order (groups by priority, kinds by name)", async () => {

@@ -16,6 +16,8 @@ function defaultService(svc: any): void {
   dflt(spec, "type", "ClusterIP");
   dflt(spec, "sessionAffinity", "None");
   if (spec.type !== "ExternalName") dflt(spec, "internalTrafficPolicy", "Cluster");
+  if (spec.type === "NodePort" || spec.type === "LoadBalancer") dfltZero(spec, "externalTrafficPolicy", "Cluster");
+  if (spec.type === "LoadBalancer") dflt(spec, "allocateLoadBalancerNodePorts", true);
   for (const p of Array.isArray(spec.ports) ? spec.ports : []) {
     if (!isObj(p)) continue;
     dflt(p, "protocol", "TCP");
@@ -60,17 +62,35 @@ export function allocate(group: string, plural: string, body: any, nextIP: () =>
   if (group === "" && plural === "pods") admitPod(body);
   if (group === "" && plural === "namespaces") namespaceFinalizer(body);
   if (group !== "" || plural !== "services" || !isObj(body.spec)) return;
-  const spec = body.spec;
+  allocateService(body.spec, nextIP);
+  dflt(body, "status", { loadBalancer: {} });
+}
+
+/**
+ * the Service registry's allocations: a cluster IP (a headless one's "None" listed too: a selectorless one asks for
+ * both families, as kube-apiserver does for it on any cluster), and a node port for each port of a NodePort or
+ * LoadBalancer Service (random in 30000-32767, as there)
+ */
+function allocateService(spec: any, nextIP: () => string): void {
   if (spec.type !== "ExternalName" && spec.clusterIP === undefined) {
     spec.clusterIP = nextIP();
     spec.clusterIPs = [spec.clusterIP];
   }
-  if (spec.clusterIP && spec.clusterIP !== "None") {
+  if (spec.clusterIP) {
+    const dual = spec.clusterIP === "None" && !(isObj(spec.selector) && Object.keys(spec.selector).length);
     dflt(spec, "clusterIPs", [spec.clusterIP]);
-    dflt(spec, "ipFamilies", ["IPv4"]);
-    dflt(spec, "ipFamilyPolicy", "SingleStack");
+    dflt(spec, "ipFamilyPolicy", dual ? "RequireDualStack" : "SingleStack");
+    dflt(spec, "ipFamilies", dual ? ["IPv4", "IPv6"] : ["IPv4"]);
   }
-  dflt(body, "status", { loadBalancer: {} });
+  const nodePorts = spec.type === "NodePort" || (spec.type === "LoadBalancer" && spec.allocateLoadBalancerNodePorts);
+  if (!nodePorts || !Array.isArray(spec.ports)) return;
+  const taken = new Set(spec.ports.map((p: any) => p?.nodePort).filter(Boolean));
+  for (const p of spec.ports) {
+    if (!isObj(p) || p.nodePort) continue;
+    let port: number;
+    do port = 30000 + Math.floor(Math.random() * 2768); while (taken.has(port));
+    taken.add((p.nodePort = port));
+  }
 }
 
 const NO_EXECUTE = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
