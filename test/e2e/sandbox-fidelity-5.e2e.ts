@@ -194,6 +194,14 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       expect(JSON.parse(cm.metadata.annotations[LAST]).data).toEqual({ k1: "v1x" });
     });
 
+  test("a JSON patch's replace of a key an object lacks adds it (json-patch v4 reads it as null)", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    await k.ok(["create", "configmap", "r", "-n", ns, "--from-literal=a=b"]);
+    await k.ok(["patch", "cm", "r", "-n", ns, "--type=json", "-p", '[{"op":"replace","path":"/data/zz","value":"x"}]']);
+    expect((await getJson(ns, "cm/r")).data).toEqual({ a: "b", zz: "x" });
+  });
+
   test("apply --server-side of what changes nothing: a new manager's entry has no time", async () => {
     const { t, k } = need();
     const ns = await createNamespace(t.client, "e2e-fidelity");
