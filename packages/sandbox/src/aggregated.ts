@@ -4,6 +4,7 @@
 
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
 import { scalePaths } from "./scale.ts";
+import { groupsInOrder, resourcesInOrder } from "./discovery.ts";
 
 export const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
@@ -39,15 +40,12 @@ function resourceEntry(d: ResourceDef, version: string): unknown {
 
 /** the APIGroupDiscoveryList of /api (`legacy`: the core group only) or of /apis (every named group) */
 export function aggregatedDiscovery(reg: ResourceRegistry, legacy: boolean): unknown {
-  const groups = legacy ? new Map([["", ["v1"]]]) : reg.groups();
-  const items = [...groups].map(([group, versions]) => ({
+  const groups: [string, string[]][] = legacy ? [["", ["v1"]]] : groupsInOrder(reg);
+  const items = groups.map(([group, versions]) => ({
     metadata: { name: group, creationTimestamp: null },
     versions: versions.map((version) => ({
       version,
-      resources: reg
-        .all()
-        .filter((d) => d.group === group && d.versions.includes(version))
-        .map((d) => resourceEntry(d, version)),
+      resources: resourcesInOrder(reg, group, version).map((d) => resourceEntry(d, version)),
       freshness: "Current",
     })),
   }));

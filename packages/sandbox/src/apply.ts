@@ -11,6 +11,7 @@ import { clone, deepEqual } from "./patch.ts";
 import { ApiStatusError } from "./status.ts";
 import { itemKeyOf, type ApplyShape } from "./apply-shape.ts";
 import { fieldsV1Of, IDENTITY, setOf, sortEntries, type ManagedEntry } from "./fields-v1.ts";
+import { lastAppliedOf, updateLastApplied } from "./last-applied.ts";
 
 export type { ManagedEntry } from "./fields-v1.ts";
 
@@ -239,7 +240,12 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     conflicts.push(...clash.map((path) => ({ entry: e, path })));
     taken.set(e, clash);
   }
-  if (conflicts.length && !req.force) throw conflictError(conflicts);
+  // what the last client-side apply set, and is still so, "kubectl" takes over (lastAppliedManager)
+  const last = conflicts.length && !req.force ? lastAppliedOf(live, req.manager, req.apiVersion) : undefined;
+  const excused = (p: string[]) => last !== undefined && has(fieldsOf(last, req.shape), p)
+    && deepEqual(valueAt(last, p, req.shape), valueAt(live, p, req.shape));
+  const blocking = req.force ? [] : conflicts.filter((c) => !excused(c.path));
+  if (blocking.length) throw conflictError(blocking);
   const others = entries
     .filter((e) => !mine(e))
     .map((e) => (taken.has(e) ? { ...e, fieldsV1: fieldsV1Of(setOf(without(e.fieldsV1, taken.get(e)!))) } : e))
@@ -252,12 +258,12 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
     if (!l) continue;
     if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
   }
-  // As kube-apiserver: an apply that changes nothing (same fields, same values) keeps its entry's
-  // time, so the write stays a no-op (no new resourceVersion, no watch event).
-  const unchanged = before !== undefined && live !== undefined && before.apiVersion === req.apiVersion
-    && deepEqual(before.fieldsV1, appliedSet) && deepEqual(withoutManaged(result), withoutManaged(live));
+  // As kube-apiserver: an apply that changes no value keeps its entry's time (none for a new entry), so one that
+  // changes no field either stays a no-op (no new resourceVersion, no watch event).
+  const unchanged = live !== undefined && deepEqual(withoutManaged(result), withoutManaged(live));
+  const time = unchanged ? before?.time : req.now;
   const entry: ManagedEntry = {
-    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, time: unchanged ? before.time : req.now,
+    manager: req.manager, operation: "Apply", apiVersion: req.apiVersion, ...(time === undefined ? {} : { time }),
     fieldsType: "FieldsV1", fieldsV1: appliedSet,
     ...(req.subresource ? { subresource: req.subresource } : {}),
   };
@@ -265,5 +271,6 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
   const managed = sortEntries(leaves(appliedSet).length ? [...others, entry] : others);
   // (none left: an empty list, which the update stores as none)
   result = { ...result, metadata: { ...(result.metadata ?? {}), managedFields: managed } };
+  updateLastApplied(result, applied, req.manager);
   return result;
 }

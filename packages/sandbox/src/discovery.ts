@@ -7,6 +7,27 @@ import { scalePaths } from "./scale.ts";
 /** the Kubernetes release whose API the sandbox follows (kubectl warns on a skew of more than one minor) */
 export const SERVED_VERSION = { major: "1", minor: "37", patch: "2" };
 
+/**
+ * kube-apiserver's order of its groups (their APIService priorities, highest first) among those served here; the
+ * groups of CRDs (priority 1000) come after, by name
+ */
+const GROUP_ORDER = [
+  "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch",
+  "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io",
+];
+const rank = (group: string) => (GROUP_ORDER.includes(group) ? GROUP_ORDER.indexOf(group) : GROUP_ORDER.length);
+
+/** the groups as discovery lists them (`kubectl get all` prints its kinds in this order) */
+export function groupsInOrder(reg: ResourceRegistry): [string, string[]][] {
+  return [...reg.groups()].sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** a group version's resources as discovery lists them: by name */
+export function resourcesInOrder(reg: ResourceRegistry, group: string, version: string): ResourceDef[] {
+  return reg.all().filter((d) => d.group === group && d.versions.includes(version))
+    .sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
+}
+
 export function apiVersions(): unknown {
   return {
     kind: "APIVersions",
@@ -24,7 +45,7 @@ export function apiGroupList(reg: ResourceRegistry): unknown {
   return {
     kind: "APIGroupList",
     apiVersion: "v1",
-    groups: [...reg.groups()].map(([g, vs]) => groupDoc(g, vs)),
+    groups: groupsInOrder(reg).map(([g, vs]) => groupDoc(g, vs)),
   };
 }
 
@@ -35,7 +56,7 @@ export function apiGroup(reg: ResourceRegistry, group: string): unknown | undefi
 
 /** APIResourceList for one group/version, or undefined when nothing is served there */
 export function apiResourceList(reg: ResourceRegistry, group: string, version: string): unknown | undefined {
-  const defs = reg.all().filter((d: ResourceDef) => d.group === group && d.versions.includes(version));
+  const defs = resourcesInOrder(reg, group, version);
   if (!defs.length) return undefined;
   const resources: unknown[] = [];
   for (const d of defs) {

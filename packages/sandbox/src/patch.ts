@@ -137,8 +137,12 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
       case "add": doc = addAt(doc, path, clone(op.value), pathStr); break;
       case "remove": removeAt(doc, path, "remove", pathStr); break;
       case "replace": {
+        // json-patch v4 (kube-apiserver's) reads a missing key of an object as null: replace adds it there
         const at = getAt(doc, path);
-        if (!at.found) throw invalid(`replace operation does not apply: doc is missing key: ${pathStr}`);
+        const parentAt = path.length ? getAt(doc, path.slice(0, -1)) : undefined;
+        if (!at.found && !(parentAt?.found && isObj(parentAt.value))) {
+          throw invalid(`replace operation does not apply: doc is missing key: ${pathStr}`);
+        }
         if (!path.length) { doc = clone(op.value); break; }
         const { parent, key } = parentOf(doc, path, "replace", pathStr);
         parent[Array.isArray(parent) ? Number(key) : key] = clone(op.value);
