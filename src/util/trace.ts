@@ -29,8 +29,11 @@ export interface Span {
 }
 
 export interface Tracer {
-  /** A new span, the child of `parent` (a root span when undefined). */
-  startSpan(name: string, attributes: SpanAttributes, parent: Span | undefined): Span;
+  /**
+   * A new span, the child of `parent` (a root span when undefined); `client`: a call to another
+   * service (an API request), OpenTelemetry's CLIENT kind, which service graphs read.
+   */
+  startSpan(name: string, attributes: SpanAttributes, parent: Span | undefined, client?: boolean): Span;
 }
 
 let tracer: Tracer | undefined;
@@ -75,8 +78,8 @@ export async function inSpan<T>(
   }
 }
 
-/** A child of the active span for an operation timed by its caller (one HTTP attempt), or undefined. */
+/** A child of the active span for a request timed by its caller (one HTTP attempt, a CLIENT span), or undefined. */
 export function childSpan(name: string, attributes: SpanAttributes): Span | undefined {
   const parent = activeSpan();
-  return parent && tracer ? tracer.startSpan(name, attributes, parent) : undefined;
+  return parent && tracer ? tracer.startSpan(name, attributes, parent, true) : undefined;
 }

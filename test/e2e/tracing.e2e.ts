@@ -26,7 +26,7 @@ describe.each(selectedTargets())("Jaeger receives the operator's traces against 
     const ns = await createNamespace(t.client, "e2e-trace");
     const jaeger = await startJaeger();
     const service = `kobun-e2e-${targetName}`;
-    const op = startOperator("op-trace", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: service });
+    const op = startOperator("op-trace", t.kubeconfigPath, ["--standalone", "-n", ns], KOBUN, { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: service, OTEL_RESOURCE_ATTRIBUTES: "k8s.pod.name=op-trace-0" });
     try {
       await op.waitForLog(/tracing on/, 15_000);
       await op.waitForLog(/operator started/, 15_000);
@@ -52,6 +52,14 @@ describe.each(selectedTargets())("Jaeger receives the operator's traces against 
       const patch = children.find((s) => s.operationName === "PATCH")!;
       expect(String(tag(patch, "url.path"))).toStartWith(`/apis/kobun.dev/v1/namespaces/${ns}/kobunexamples/traced`);
       expect(Number(tag(patch, "http.response.status_code"))).toBe(200);
+      // A request to the API server is a CLIENT span; the cycle and the handler are the operator's own work.
+      expect([tag(cycle, "span.kind"), tag(handler, "span.kind"), tag(patch, "span.kind")]).toEqual(["internal", "internal", "client"]);
+      // Children within their parent's time: Jaeger finds no clock skew to adjust in the trace.
+      expect(spans.flatMap((s) => s.warnings ?? [])).toEqual([]);
+      // The resource: the SDK's attributes, OTEL_RESOURCE_ATTRIBUTES' (telling replicas apart), the service name.
+      const resource = Object.fromEntries(cycle.process.tags.map((t) => [t.key, t.value]));
+      expect(resource).toMatchObject({ "telemetry.sdk.language": "nodejs", "k8s.pod.name": "op-trace-0" });
+      expect(cycle.process.serviceName).toBe(service);
       // The handler's log line of that cycle carries the trace id Jaeger shows.
       expect(op.lines.some((l) => l.includes(`trace_id=${cycle.traceID}`))).toBe(true);
     } finally {

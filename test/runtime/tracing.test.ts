@@ -18,13 +18,18 @@ interface OtlpSpan {
   name: string;
   attributes: { key: string; value: Record<string, unknown> }[];
   status?: { code?: number };
+  kind?: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
 }
 
 let e: Env;
 let receiver: ReturnType<typeof Bun.serve>;
 const spans: OtlpSpan[] = [];
 const services = new Set<string>();
+const resourceKeys = new Set<string>();
 beforeAll(async () => {
+  process.env.OTEL_RESOURCE_ATTRIBUTES = "k8s.pod.name=tracing-test-0";
   e = await env();
   receiver = Bun.serve({
     hostname: "127.0.0.1", port: 0,
@@ -32,7 +37,10 @@ beforeAll(async () => {
       if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces") return new Response("not here", { status: 404 });
       const body = (await request.json()) as { resourceSpans: { resource: { attributes: OtlpSpan["attributes"] }; scopeSpans: { spans: OtlpSpan[] }[] }[] };
       for (const r of body.resourceSpans) {
-        for (const a of r.resource.attributes) if (a.key === "service.name") services.add(String(a.value.stringValue));
+        for (const a of r.resource.attributes) {
+          resourceKeys.add(a.key);
+          if (a.key === "service.name") services.add(String(a.value.stringValue));
+        }
         for (const s of r.scopeSpans) spans.push(...s.spans);
       }
       return Response.json({});
@@ -40,6 +48,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  delete process.env.OTEL_RESOURCE_ATTRIBUTES;
   await receiver.stop(true);
   await e.stop();
 });
@@ -95,6 +104,17 @@ test("a handled object yields a cycle span with its handler and PATCH children, 
   expect(attr(patch, "url.path")).toBe("/api/v1/namespaces/default/secrets/traced");
   expect(Number(attr(patch, "http.response.status_code"))).toBe(200);
   expect(patch.traceId).toBe(cycle.traceId);
+  // A request to the API server is a CLIENT span (OTLP's 3), the cycle and the handler INTERNAL (1).
+  expect([cycle.kind, handler.kind, patch.kind]).toEqual([1, 1, 3]);
+  // Children within their parent's time: one clock per trace, not whole-millisecond starts.
+  const time = (ns: string) => BigInt(ns);
+  for (const child of [handler, patch]) {
+    expect(time(child.startTimeUnixNano) >= time(cycle.startTimeUnixNano)).toBe(true);
+    expect(time(child.endTimeUnixNano) <= time(cycle.endTimeUnixNano)).toBe(true);
+  }
+  // The SDK's own resource attributes, and OTEL_RESOURCE_ATTRIBUTES' (the test process's environment).
+  expect(resourceKeys.has("telemetry.sdk.language")).toBe(true);
+  expect(resourceKeys.has("k8s.pod.name")).toBe(true);
   expect(attr(cycle, "kobun.object.uid")).toBe(uid);
   // The handler's own log line, and only lines of that cycle, carry its trace id.
   expect(log.lines.some((l) => l.includes("handling the secret") && l.includes(`trace_id=${cycle.traceId}`))).toBe(true);
