@@ -35,7 +35,7 @@ export interface OtelTracer {
 }
 
 class WrappedSpan implements Span {
-  readonly traceId: string;
+  readonly traceId: string | undefined;
   /**
    * @param anchor epoch ms minus performance.now(), fixed by the trace's root: every span of a
    * trace reads one clock, so a child never seems to outlast its parent (the SDK starts a span at
@@ -43,7 +43,8 @@ class WrappedSpan implements Span {
    * and Jaeger flagged it as clock skew).
    */
   constructor(readonly span: Api.Span, private readonly api: typeof Api, readonly anchor: number) {
-    this.traceId = span.spanContext().traceId;
+    const { traceId, traceFlags } = span.spanContext();
+    this.traceId = traceFlags & api.TraceFlags.SAMPLED ? traceId : undefined;
   }
   setAttributes(attributes: SpanAttributes): void {
     this.span.setAttributes(attributes);

@@ -20,8 +20,11 @@ export type SamplerName = (typeof SAMPLERS)[number];
 export type SpanAttributes = Record<string, string | number | boolean | string[]>;
 
 export interface Span {
-  /** 32 hex digits, as in W3C traceparent and the log lines' trace_id. */
-  readonly traceId: string;
+  /**
+   * 32 hex digits, as in W3C traceparent and the log lines' trace_id; undefined when the sampler
+   * left the trace out (nothing is exported: a log line's id would lead nowhere).
+   */
+  readonly traceId: string | undefined;
   setAttributes(attributes: SpanAttributes): void;
   /** Marks the span failed. No message: a handler's error text may carry what a trace must not. */
   fail(): void;

@@ -60,21 +60,30 @@ const attr = (span: OtlpSpan, key: string): unknown => {
   return value.stringValue ?? value.intValue ?? value.boolValue;
 };
 
+/** An operator on `registry` whose spans go to the receiver, with these OTEL_* variables besides the endpoint. */
+function runTraced(registry: Registry, logger: ReturnType<typeof testLogger>["logger"], otel: Record<string, string>) {
+  const stop = new AbortController();
+  let started = false;
+  const running = run({
+    signal: stop.signal, client: e.client, registry, logger,
+    settings: resolveSettings({
+      flags: { namespaces: ["default"], standalone: true },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, ...otel },
+    }),
+    onStarted: () => (started = true),
+  });
+  return { started: () => started, stop: async () => { stop.abort(); await running; } };
+}
+
 test("a handled object yields a cycle span with its handler and PATCH children, and its log lines carry the trace id", async () => {
   const registry = new Registry();
   registry.on.create("v1/secrets", ({ logger }) => logger.info("handling the secret"), { id: "keep-secret" });
-  const stop = new AbortController();
   const log = testLogger();
-  let started = false;
-  const running = run({
-    signal: stop.signal, client: e.client, registry, logger: log.logger,
-    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_SERVICE_NAME: "tracing-test" } }),
-    onStarted: () => (started = true),
-  });
+  const operator = runTraced(registry, log.logger, { OTEL_SERVICE_NAME: "tracing-test" });
   const secretValue = "hunter2-do-not-trace";
   let uid = "";
   try {
-    await eventually(() => started, "the operator to start");
+    await eventually(operator.started, "the operator to start");
     expect(tracing()).toBe(true);
     const created = await fetch(`${e.sandbox.url}/api/v1/namespaces/default/secrets`, {
       method: "POST", headers: { "content-type": "application/json" },
@@ -85,8 +94,7 @@ test("a handled object yields a cycle span with its handler and PATCH children, 
     // The batch is sent within a second of the cycle (scheduledDelayMillis); the stop flushes the rest.
     await eventually(() => spans.some((s) => s.name === "cycle secrets" && attr(s, "kobun.outcome") !== undefined), "the cycle span to arrive", 10_000);
   } finally {
-    stop.abort();
-    await running;
+    await operator.stop();
   }
   expect(tracing()).toBe(false);
   expect(services).toEqual(new Set(["tracing-test"]));
@@ -130,20 +138,13 @@ test("a reconcile's cycle span has a child span of the call, named after the rec
   registry.on.reconcile("v1/configmaps", function mirror(ctx) {
     ctx.logger.info("reconciling");
   });
-  const stop = new AbortController();
-  let started = false;
-  const running = run({
-    signal: stop.signal, client: e.client, registry, logger: testLogger().logger,
-    settings: resolveSettings({ flags: { namespaces: ["default"], standalone: true }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`, OTEL_SERVICE_NAME: "tracing-test" } }),
-    onStarted: () => (started = true),
-  });
+  const operator = runTraced(registry, testLogger().logger, { OTEL_SERVICE_NAME: "tracing-test" });
   try {
-    await eventually(() => started, "the operator to start");
+    await eventually(operator.started, "the operator to start");
     await e.client.create({ group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false }, "default", { metadata: { name: "traced-reconcile" } });
     await eventually(() => spans.some((s) => s.name === "reconcile mirror"), "the reconcile span to arrive", 10_000);
   } finally {
-    stop.abort();
-    await running;
+    await operator.stop();
   }
   const call = spans.find((s) => s.name === "reconcile mirror")!;
   const cycle = spans.find((s) => s.spanId === call.parentSpanId)!;
@@ -151,4 +152,20 @@ test("a reconcile's cycle span has a child span of the call, named after the rec
   expect(attr(cycle, "kobun.cause")).toBe("reconcile");
   expect(attr(call, "kobun.outcome")).toBe("done");
   expect(call.traceId).toBe(cycle.traceId);
+}, 20_000);
+
+test("a trace the sampler leaves out: no spans sent, and the cycle's log lines carry no trace id that would lead nowhere", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", ({ logger }) => logger.info("handling unsampled"), { id: "unsampled" });
+  const log = testLogger();
+  const operator = runTraced(registry, log.logger, { OTEL_SERVICE_NAME: "unsampled", OTEL_TRACES_SAMPLER: "always_off" });
+  try {
+    await eventually(operator.started, "the operator to start");
+    await e.client.create({ group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false }, "default", { metadata: { name: "unsampled" } });
+    await eventually(() => log.lines.some((l) => l.includes("handling unsampled")), "the handler to run", 10_000);
+  } finally {
+    await operator.stop(); // the stop flushes what was batched
+  }
+  expect(log.lines.filter((l) => l.includes("handling unsampled")).some((l) => l.includes("trace_id="))).toBe(false);
+  expect(services.has("unsampled")).toBe(false);
 }, 20_000);
