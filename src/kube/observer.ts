@@ -19,11 +19,7 @@ export class RequestObservers {
 
   constructor(server: string, first?: RequestObserver) {
     this.list = first ? [first] : [];
-    try {
-      this.host = new URL(server).host;
-    } catch {
-      this.host = server;
-    }
+    this.host = hostOf(server);
   }
 
   /** Adds one; the returned call removes it. */
@@ -38,4 +34,13 @@ export class RequestObservers {
     const seconds = (performance.now() - started) / 1000;
     for (const observer of this.list) observer.requested(method, this.host, code, seconds);
   }
+}
+
+/**
+ * The server's host[:port] as written, as Go's url.Host keeps it: in a pod "10.96.0.1:443", the
+ * same label as client-go's (WHATWG's URL.host drops a default port, and said "10.96.0.1").
+ */
+function hostOf(server: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(server)?.[1];
+  return authority ? authority.slice(authority.lastIndexOf("@") + 1) : server;
 }

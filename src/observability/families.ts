@@ -175,14 +175,15 @@ export class Histogram extends Family<HistogramSeries> {
   observe(values: readonly string[], value: number): void {
     this.labels(...values).observe(value);
   }
-  lines(): string[] {
+  lines(openMetrics: boolean): string[] {
     const out: string[] = [];
+    const les = this.buckets.map((bound) => `le="${formatBound(bound, openMetrics)}"`);
     for (const { values, series } of this.series) {
       const s = series as BucketSeries;
       let cumulative = 0;
-      this.buckets.forEach((bound, i) => {
+      this.buckets.forEach((_, i) => {
         cumulative += s.counts[i]!;
-        out.push(`${this.name}_bucket${this.labelText(values, `le="${formatNumber(bound)}"`)} ${cumulative}`);
+        out.push(`${this.name}_bucket${this.labelText(values, les[i])} ${cumulative}`);
       });
       out.push(`${this.name}_bucket${this.labelText(values, 'le="+Inf"')} ${s.count}`);
       out.push(`${this.name}_sum${this.labelText(values)} ${formatNumber(s.sum)}`);
@@ -215,6 +216,20 @@ export class Collected extends Family<never> {
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+}
+
+/**
+ * A bucket's `le` as client_golang writes it (Go's shortest %g: "1e-08", "0.0001", "1e+06"; OpenMetrics
+ * adds ".0" to a whole number): the label values controller-runtime's series carry, which a query
+ * naming one `le` matches on a scraper that stores them as exposed (Prometheus 3 normalises them).
+ */
+function formatBound(n: number, openMetrics: boolean): string {
+  const [mantissa, exponent] = n.toExponential().split("e") as [string, string];
+  const exp = Number(exponent);
+  const go = exp < -4 || exp >= 6
+    ? `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`
+    : String(n);
+  return openMetrics && !/[e.]/.test(go) ? `${go}.0` : go;
 }
 
 function formatNumber(n: number): string {

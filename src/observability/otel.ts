@@ -35,9 +35,16 @@ export interface OtelTracer {
 }
 
 class WrappedSpan implements Span {
-  readonly traceId: string;
-  constructor(readonly span: Api.Span, private readonly api: typeof Api) {
-    this.traceId = span.spanContext().traceId;
+  readonly traceId: string | undefined;
+  /**
+   * @param anchor epoch ms minus performance.now(), fixed by the trace's root: every span of a
+   * trace reads one clock, so a child never seems to outlast its parent (the SDK starts a span at
+   * Date.now(), whole milliseconds: a PATCH ending with its cycle came out up to 1 ms past it,
+   * and Jaeger flagged it as clock skew).
+   */
+  constructor(readonly span: Api.Span, private readonly api: typeof Api, readonly anchor: number) {
+    const { traceId, traceFlags } = span.spanContext();
+    this.traceId = traceFlags & api.TraceFlags.SAMPLED ? traceId : undefined;
   }
   setAttributes(attributes: SpanAttributes): void {
     this.span.setAttributes(attributes);
@@ -46,22 +53,25 @@ class WrappedSpan implements Span {
     this.span.setStatus({ code: this.api.SpanStatusCode.ERROR });
   }
   end(): void {
-    this.span.end();
+    this.span.end(this.anchor + performance.now());
   }
 }
 
 export function startOtel(options: OtelOptions): OtelTracer {
   const api = require("@opentelemetry/api") as typeof Api;
   const { OTLPTraceExporter } = require("@opentelemetry/exporter-trace-otlp-http") as typeof Exporter;
-  const { resourceFromAttributes } = require("@opentelemetry/resources") as typeof Resources;
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } =
+    require("@opentelemetry/resources") as typeof Resources;
   const sdk = require("@opentelemetry/sdk-trace") as typeof Sdk;
   const { context, ROOT_CONTEXT, trace } = api;
   const url = `${options.endpoint.replace(/\/+$/, "")}/v1/traces`;
   const provider = new sdk.TracerProvider({
-    resource: resourceFromAttributes({
+    // The SDK's own (telemetry.sdk.*), then OTEL_RESOURCE_ATTRIBUTES (a replica's pod, as every SDK
+    // reads it), then ours: the service name of the settings wins.
+    resource: defaultResource().merge(detectResources({ detectors: [envDetector] })).merge(resourceFromAttributes({
       "service.name": options.serviceName,
       ...(options.serviceVersion ? { "service.version": options.serviceVersion } : {}),
-    }),
+    })),
     sampler: samplerOf(sdk, options.sampler, options.samplerArg),
     // A burst (a relist of thousands of objects: 3 spans each within a second) must not overflow
     // the SDK's default queue of 2,048 spans, which drops the rest; 8,192 bounds it at a few MB.
@@ -74,9 +84,13 @@ export function startOtel(options: OtelOptions): OtelTracer {
   });
   const otel = provider.getTracer("kobun");
   const tracer: Tracer = {
-    startSpan(name, attributes, parent) {
-      const ctx = parent instanceof WrappedSpan ? trace.setSpan(context.active(), parent.span) : ROOT_CONTEXT;
-      return new WrappedSpan(otel.startSpan(name, { attributes }, ctx), api);
+    startSpan(name, attributes, parent, client) {
+      const wrapped = parent instanceof WrappedSpan ? parent : undefined;
+      const ctx = wrapped ? trace.setSpan(context.active(), wrapped.span) : ROOT_CONTEXT;
+      const anchor = wrapped?.anchor ?? Date.now() - performance.now();
+      const kind = client ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL;
+      const startTime = anchor + performance.now();
+      return new WrappedSpan(otel.startSpan(name, { attributes, kind, startTime }, ctx), api, anchor);
     },
   };
   return {

@@ -117,6 +117,7 @@ const RECONCILE_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9,
   1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
+const RESULTS: readonly ReconcileResult[] = ["success", "error", "requeue", "requeue_after"];
 const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /**
@@ -152,7 +153,10 @@ export function reconcileMetrics(
     "kobun_handler_duration_seconds", "How long a handler ran, by handler id.",
     HANDLER_BUCKETS, ["controller", "handler"],
   );
+  // Every result from the start, at 0, as controller-runtime does: a rate() or an alert on
+  // `result="error"` reads 0, not "no data", before the first error.
   const results: Record<string, Series> = {};
+  for (const result of RESULTS) results[result] = total.labels(controller, result);
   // Bound series per handler (and cause, outcome): a handler run costs no label-map walk.
   // Null-prototype records: a handler id is the user's, and may be "constructor".
   const byHandler: Record<string, { runs: Record<string, Record<string, Series>>; duration: HistogramSeries }> =
@@ -162,7 +166,7 @@ export function reconcileMetrics(
     began: () => active.inc(),
     reconciled(result: ReconcileResult, seconds) {
       active.inc(-1);
-      (results[result] ??= total.labels(controller, result)).inc();
+      results[result]!.inc();
       if (result === "error") errors.inc();
       time.observe(seconds);
     },
@@ -182,23 +186,29 @@ export function reconcileMetrics(
 
 /** controller-runtime's buckets for workqueue_queue_duration_seconds and _work_duration_seconds: 10 ns to 1000 s. */
 const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000];
+/** controller-runtime's (client-go's own queues have `name` alone; dashboards of either read `name`). */
+const QUEUE_LABELS = ["name", "controller"];
 /** Per registry, each queue's reader of its gauges by name: one collected family serves them all. */
 const queueReaders = new WeakMap<MetricsRegistry, Map<string, () => QueueFigures>>();
 
-/** client-go's workqueue_* metrics of one queue, with its `name` label (the controller: plural.group). */
+/**
+ * The workqueue_* metrics of one queue as controller-runtime labels them: `name` and `controller`,
+ * both the controller (plural.group).
+ */
 export function workqueueMetrics(registry: MetricsRegistry, name: string): QueueObserver {
-  const adds = registry.counter("workqueue_adds_total", "Total number of adds handled by workqueue", ["name"])
-    .labels(name);
-  const retries = registry.counter("workqueue_retries_total", "Total number of retries handled by workqueue", ["name"])
-    .labels(name);
+  const adds = registry.counter("workqueue_adds_total", "Total number of adds handled by workqueue", QUEUE_LABELS)
+    .labels(name, name);
+  const retries = registry.counter(
+    "workqueue_retries_total", "Total number of retries handled by workqueue", QUEUE_LABELS,
+  ).labels(name, name);
   const queued = registry.histogram(
     "workqueue_queue_duration_seconds", "How long in seconds an item stays in workqueue before being requested",
-    QUEUE_BUCKETS, ["name"],
-  ).labels(name);
+    QUEUE_BUCKETS, QUEUE_LABELS,
+  ).labels(name, name);
   const work = registry.histogram(
     "workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes.",
-    QUEUE_BUCKETS, ["name"],
-  ).labels(name);
+    QUEUE_BUCKETS, QUEUE_LABELS,
+  ).labels(name, name);
   const readers = queueReaders.get(registry) ?? collectQueueGauges(registry);
   return {
     watch: (read) => void readers.set(name, read),
@@ -213,8 +223,8 @@ function collectQueueGauges(registry: MetricsRegistry): Map<string, () => QueueF
   const readers = new Map<string, () => QueueFigures>();
   queueReaders.set(registry, readers);
   const gauge = (metric: string, help: string, pick: (f: QueueFigures) => number) =>
-    registry.collect(metric, help, "gauge", ["name"], () =>
-      [...readers].map(([name, read]) => [[name], pick(read())] as [string[], number]));
+    registry.collect(metric, help, "gauge", QUEUE_LABELS, () =>
+      [...readers].map(([name, read]) => [[name, name], pick(read())] as [string[], number]));
   gauge("workqueue_depth", "Current depth of workqueue", (f) => f.depth);
   gauge(
     "workqueue_unfinished_work_seconds",

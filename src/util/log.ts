@@ -69,9 +69,9 @@ export class Logger {
 
   private emit(level: LogLevel, msg: string, fields?: LogFields): void {
     let all = fields ? { ...this.context, ...fields } : this.context;
-    // Inside a traced cycle (tracing on), its lines carry the trace id, to find the trace from a log line.
-    const span = activeSpan();
-    if (span) all = { ...all, trace_id: span.traceId };
+    // Inside a traced cycle (tracing on, the trace sampled), its lines carry the trace id, to find the trace.
+    const traceId = activeSpan()?.traceId;
+    if (traceId) all = { ...all, trace_id: traceId };
     this.sink.write(formatLine(this.sink.format, level, msg, all), level);
   }
 }

@@ -20,8 +20,11 @@ export type SamplerName = (typeof SAMPLERS)[number];
 export type SpanAttributes = Record<string, string | number | boolean | string[]>;
 
 export interface Span {
-  /** 32 hex digits, as in W3C traceparent and the log lines' trace_id. */
-  readonly traceId: string;
+  /**
+   * 32 hex digits, as in W3C traceparent and the log lines' trace_id; undefined when the sampler
+   * left the trace out (nothing is exported: a log line's id would lead nowhere).
+   */
+  readonly traceId: string | undefined;
   setAttributes(attributes: SpanAttributes): void;
   /** Marks the span failed. No message: a handler's error text may carry what a trace must not. */
   fail(): void;
@@ -29,8 +32,11 @@ export interface Span {
 }
 
 export interface Tracer {
-  /** A new span, the child of `parent` (a root span when undefined). */
-  startSpan(name: string, attributes: SpanAttributes, parent: Span | undefined): Span;
+  /**
+   * A new span, the child of `parent` (a root span when undefined); `client`: a call to another
+   * service (an API request), OpenTelemetry's CLIENT kind, which service graphs read.
+   */
+  startSpan(name: string, attributes: SpanAttributes, parent: Span | undefined, client?: boolean): Span;
 }
 
 let tracer: Tracer | undefined;
@@ -75,8 +81,8 @@ export async function inSpan<T>(
   }
 }
 
-/** A child of the active span for an operation timed by its caller (one HTTP attempt), or undefined. */
+/** A child of the active span for a request timed by its caller (one HTTP attempt, a CLIENT span), or undefined. */
 export function childSpan(name: string, attributes: SpanAttributes): Span | undefined {
   const parent = activeSpan();
-  return parent && tracer ? tracer.startSpan(name, attributes, parent) : undefined;
+  return parent && tracer ? tracer.startSpan(name, attributes, parent, true) : undefined;
 }

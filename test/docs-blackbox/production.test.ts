@@ -102,11 +102,12 @@ on.create("v1/configmaps", ({ retry }) => { if (retry === 0) throw new Temporary
     `kobun_handler_runs_total{controller="configmaps",handler="${handler}",cause="create",outcome="${outcome}"}`;
   const exact: Record<string, number> = { [runs("plain", "success")]: 1, [runs("flaky", "retry")]: 1,
     [runs("flaky", "success")]: 1, 'controller_runtime_max_concurrent_reconciles{controller="configmaps"}': 7,
-    'workqueue_depth{name="configmaps"}': 0, kobun_watch_connection_budget: 192,
+    'workqueue_depth{name="configmaps",controller="configmaps"}': 0, kobun_watch_connection_budget: 192,
     'kobun_handler_duration_seconds_count{controller="configmaps",handler="flaky"}': 2 };
   expect(Object.fromEntries(Object.keys(exact).map((series) => [series, sample(text, series)]))).toEqual(exact);
   const counted = ['controller_runtime_reconcile_total{controller="configmaps",result="requeue_after"}',
-    'workqueue_adds_total{name="configmaps"}', 'workqueue_retries_total{name="configmaps"}',
+    'workqueue_adds_total{name="configmaps",controller="configmaps"}',
+    'workqueue_retries_total{name="configmaps",controller="configmaps"}',
     'kobun_watch_events_total{resource="configmaps",type="ADDED"}',
     `rest_client_requests_total{code="200",method="PATCH",host="${host}"}`,
     `rest_client_request_duration_seconds_count{verb="PATCH",host="${host}"}`];

@@ -50,6 +50,19 @@ describe.each(selectedTargets())("Prometheus scrapes the operator against %s", (
         expect(reconciled!.value).toBeGreaterThanOrEqual(OBJECTS);
         const [errors] = await prometheus.query(`sum(controller_runtime_reconcile_errors_total{job="kobun",controller="${controller}"})`);
         expect(errors?.value).toBe(0);
+        // Every result is there from the start, at 0 when none came, as in controller-runtime: rate() and
+        // alerts on result="error" read 0, not "no data".
+        const results = await prometheus.query(`controller_runtime_reconcile_total{job="kobun",controller="${controller}"}`);
+        expect(results.map((r) => r.metric.result).sort()).toEqual(["error", "requeue", "requeue_after", "success"]);
+        const errors1m = `rate(controller_runtime_reconcile_total{job="kobun",controller="${controller}",result="error"}[1m])`;
+        // rate() needs two scrapes of the series.
+        const errorRate = await eventually("a rate of errors", async () => (await prometheus.query(errors1m))[0], { timeoutMs: 10_000, intervalMs: 250 });
+        expect(errorRate.value).toBe(0);
+        // The workqueue_* family under controller-runtime's labels: name and controller, both the controller.
+        const [adds] = await prometheus.query(`workqueue_adds_total{job="kobun",name="${controller}",controller="${controller}"}`);
+        expect(adds!.value).toBeGreaterThanOrEqual(OBJECTS);
+        const [depth] = await prometheus.query(`workqueue_depth{job="kobun",name="${controller}",controller="${controller}"}`);
+        expect(depth?.value).toBe(0);
         const [patches] = await prometheus.query(`sum(rest_client_requests_total{job="kobun",method="PATCH",code="200"})`);
         expect(patches!.value).toBeGreaterThanOrEqual(OBJECTS);
       } finally {

@@ -62,6 +62,20 @@ test("OpenMetrics names a counter's family without _total and ends with # EOF", 
   expect(text.endsWith("# EOF\n")).toBe(true);
 });
 
+test("bucket bounds are written as client_golang writes them: Go's %g, and a whole number with .0 in OpenMetrics", () => {
+  const registry = new MetricsRegistry();
+  // workqueue_*'s buckets (controller-runtime's), and the rest of Go's %g cases.
+  const bounds = [1e-8, 1e-6, 1e-5, 1e-4, 0.25, 1, 1000, 1e6, 1234567.5];
+  registry.histogram("h_seconds", "H.", bounds).labels().observe(0);
+  const les = (text: string) => [...text.matchAll(/le="([^"]+)"/g)].map((m) => m[1]);
+  expect(les(registry.expose())).toEqual(
+    ["1e-08", "1e-06", "1e-05", "0.0001", "0.25", "1", "1000", "1e+06", "1.2345675e+06", "+Inf"],
+  );
+  expect(les(registry.expose(true))).toEqual(
+    ["1e-08", "1e-06", "1e-05", "0.0001", "0.25", "1.0", "1000.0", "1e+06", "1.2345675e+06", "+Inf"],
+  );
+});
+
 test("label values are escaped; bad names, label counts and counter misuse are refused with the metric's name", () => {
   const registry = new MetricsRegistry();
   registry.counter("x_total", "X.", ["why"]).labels('a "quoted"\\ line\nbreak').inc();

@@ -10,6 +10,7 @@ import { budgetMetrics, reconcileMetrics, requestMetrics, watchMetrics } from ".
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { Watcher } from "../../src/watching/watcher.ts";
 import { StreamBudget } from "../../src/kube/budget.ts";
+import { RequestObservers } from "../../src/kube/observer.ts";
 import type { WatchEvent } from "../../src/watching/types.ts";
 import { watchOpen } from "../watching/helpers.ts";
 
@@ -54,6 +55,12 @@ test("rest_client_requests_total counts every attempt by code, method and host, 
   expect(await sample(failed)).toBe(before.failed + 1);
   expect(await sample(ok)).toBe(before.ok + 1);
   expect(await sample(`rest_client_request_duration_seconds_count{verb="GET",host="${host}"}`)).toBeGreaterThanOrEqual(2);
+});
+
+test("the host label is the server's host[:port] as written, as client-go's: in a pod, an explicit :443 stays", () => {
+  const hosts = ["https://10.96.0.1:443", "https://[fd00::1]:443", "https://api.example.com", "http://u:p@127.0.0.1:8080/x"]
+    .map((server) => new RequestObservers(server).host);
+  expect(hosts).toEqual(["10.96.0.1:443", "[fd00::1]:443", "api.example.com", "127.0.0.1:8080"]);
 });
 
 test("a request that gets no answer is counted with code <error>", async () => {

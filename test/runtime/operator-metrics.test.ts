@@ -44,6 +44,8 @@ test("reconciles and handler runs on /metrics change as objects are handled, ret
     expect(value("kobun_watch_connection_budget")).toBeGreaterThan(0);
     expect(value("process_resident_memory_bytes")).toBeGreaterThan(0);
     expect(value('controller_runtime_max_concurrent_reconciles{controller="configmaps"}')).toBe(100);
+    // Every result there at 0 before any cycle, as controller-runtime exposes them: rate() reads 0, not no data.
+    for (const result of ["success", "error", "requeue", "requeue_after"]) expect(last.get(reconciles(result))).toBe(0);
 
     await create("ok-1");
     await create("ok-2");

@@ -31,7 +31,7 @@ test("workqueue metrics on /metrics follow the object queue: adds, depth behind 
     onStarted: (info) => (probeUrl = info.probeUrl ?? ""),
   });
   const { scrape, value, has } = scraper(() => probeUrl.replace(/\/healthz$/, "/metrics"));
-  const q = (metric: string) => `${metric}{name="configmaps"}`;
+  const q = (metric: string) => `${metric}{name="configmaps",controller="configmaps"}`;
   const create = (name: string) => fetch(`${e.sandbox.url}/api/v1/namespaces/default/configmaps`, {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name } }),
   });

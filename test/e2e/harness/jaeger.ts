@@ -21,6 +21,10 @@ export interface JaegerSpan {
   operationName: string;
   references: { refType: string; spanID: string }[];
   tags: { key: string; value: unknown }[];
+  /** What Jaeger found wrong with the span (e.g. a child outlasting its parent: "clock skew"). */
+  warnings?: string[] | null;
+  /** Its resource: service name and attributes (filled in by traces()). */
+  process: { serviceName: string; tags: { key: string; value: unknown }[] };
 }
 
 export interface Jaeger {
@@ -75,9 +79,10 @@ export async function startJaeger(): Promise<Jaeger> {
     async traces(service) {
       const response = await fetch(`${queryUrl}/api/traces?service=${encodeURIComponent(service)}&limit=100&lookback=1h`);
       if (response.status === 404) return [];
-      const body = (await response.json()) as { data?: { spans: JaegerSpan[] }[]; errors?: unknown };
+      type Trace = { spans: (JaegerSpan & { processID: string })[]; processes: Record<string, JaegerSpan["process"]> };
+      const body = (await response.json()) as { data?: Trace[]; errors?: unknown };
       if (!response.ok) throw new Error(`Jaeger /api/traces: ${response.status} ${JSON.stringify(body.errors)}`);
-      return (body.data ?? []).map((t) => t.spans);
+      return (body.data ?? []).map((t) => t.spans.map((s) => ({ ...s, process: t.processes[s.processID]! })));
     },
     stop,
   };
