@@ -129,6 +129,8 @@ export interface ReconcileObserver {
   began(): void;
   /** That cycle ended with `result` after `seconds`. */
   reconciled(result: ReconcileResult, seconds: number): void;
+  /** A reconcile failed for good (a PermanentError): controller-runtime's terminal error, not retried. */
+  terminalError(): void;
   /** One handler ran in a cycle: its id, the cause, its outcome (success, retry, failure) and how long. */
   handlerRan(handler: string, cause: string, outcome: string, seconds: number): void;
   /** A cycle's results could not be written: it runs again after a backoff. */

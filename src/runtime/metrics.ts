@@ -128,23 +128,7 @@ const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 export function reconcileMetrics(
   registry: MetricsRegistry, controller: string, maxConcurrent: number,
 ): ReconcileObserver {
-  const total = registry.counter(
-    "controller_runtime_reconcile_total", "Total number of reconciliations per controller", ["controller", "result"],
-  );
-  const errors = registry.counter(
-    "controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", ["controller"],
-  ).labels(controller);
-  const time = registry.histogram(
-    "controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller",
-    RECONCILE_BUCKETS, ["controller"],
-  ).labels(controller);
-  const active = registry.gauge(
-    "controller_runtime_active_workers", "Number of currently used workers per controller", ["controller"],
-  ).labels(controller);
-  registry.gauge(
-    "controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller",
-    ["controller"],
-  ).set([controller], maxConcurrent);
+  const { results, errors, terminal, time, active } = controllerRuntimeSeries(registry, controller, maxConcurrent);
   const runs = registry.counter(
     "kobun_handler_runs_total", "Handler runs, by handler id, cause and outcome (success, retry, failure).",
     ["controller", "handler", "cause", "outcome"],
@@ -153,15 +137,10 @@ export function reconcileMetrics(
     "kobun_handler_duration_seconds", "How long a handler ran, by handler id.",
     HANDLER_BUCKETS, ["controller", "handler"],
   );
-  // Every result from the start, at 0, as controller-runtime does: a rate() or an alert on
-  // `result="error"` reads 0, not "no data", before the first error.
-  const results: Record<string, Series> = {};
-  for (const result of RESULTS) results[result] = total.labels(controller, result);
   // Bound series per handler (and cause, outcome): a handler run costs no label-map walk.
   // Null-prototype records: a handler id is the user's, and may be "constructor".
   const byHandler: Record<string, { runs: Record<string, Record<string, Series>>; duration: HistogramSeries }> =
     Object.create(null);
-  active.set(0);
   return {
     began: () => active.inc(),
     reconciled(result: ReconcileResult, seconds) {
@@ -170,6 +149,7 @@ export function reconcileMetrics(
       if (result === "error") errors.inc();
       time.observe(seconds);
     },
+    terminalError: () => terminal.inc(),
     handlerRan(handler, cause, outcome, seconds) {
       const bound = (byHandler[handler] ??= {
         runs: Object.create(null), duration: duration.labels(controller, handler),
@@ -182,6 +162,39 @@ export function reconcileMetrics(
     handlerAbandoned: countedOnFirstUse(registry, "kobun_handlers_abandoned_total"),
     backgroundAbandoned: countedOnFirstUse(registry, "kobun_background_abandoned_total"),
   };
+}
+
+/**
+ * controller-runtime's series of one controller, each at 0 from the start as controller-runtime's: a rate() or an
+ * alert on `result="error"` or a terminal error reads 0, not "no data", before the first.
+ */
+function controllerRuntimeSeries(registry: MetricsRegistry, controller: string, maxConcurrent: number) {
+  const total = registry.counter(
+    "controller_runtime_reconcile_total", "Total number of reconciliations per controller", ["controller", "result"],
+  );
+  const results: Record<string, Series> = {};
+  for (const result of RESULTS) results[result] = total.labels(controller, result);
+  const perController = (name: string, help: string) => registry.counter(name, help, ["controller"]).labels(controller);
+  const errors = perController(
+    "controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller",
+  );
+  const terminal = perController(
+    "controller_runtime_terminal_reconcile_errors_total",
+    "Total number of terminal reconciliation errors per controller",
+  );
+  const time = registry.histogram(
+    "controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller",
+    RECONCILE_BUCKETS, ["controller"],
+  ).labels(controller);
+  const active = registry.gauge(
+    "controller_runtime_active_workers", "Number of currently used workers per controller", ["controller"],
+  ).labels(controller);
+  active.set(0);
+  registry.gauge(
+    "controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller",
+    ["controller"],
+  ).set([controller], maxConcurrent);
+  return { results, errors, terminal, time, active };
 }
 
 /** controller-runtime's buckets for workqueue_queue_duration_seconds and _work_duration_seconds: 10 ns to 1000 s. */

@@ -45,6 +45,8 @@ test("reconciles are counted under controller-runtime's names, and calls under k
     requeue: value(total("requeue")),
   }).toEqual({ success: 4, error: 3, requeueAfter: 1, requeue: 5 }); // a throw of any kind is an `error`
   expect(value(`controller_runtime_reconcile_errors_total{controller="${CONTROLLER}"}`)).toBe(3);
+  // Of the three errors, the PermanentError alone is terminal (controller-runtime's TerminalError: not retried).
+  expect(value(`controller_runtime_terminal_reconcile_errors_total{controller="${CONTROLLER}"}`)).toBe(1);
   expect(value(`controller_runtime_reconcile_time_seconds_count{controller="${CONTROLLER}"}`)).toBe(13);
   expect(value(`controller_runtime_max_concurrent_reconciles{controller="${CONTROLLER}"}`)).toBe(7);
   expect(last.has(active)).toBe(true);

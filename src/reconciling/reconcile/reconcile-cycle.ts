@@ -187,6 +187,7 @@ function report(env: ReconcileEnv, body: KubeObject, verdict: ReconcileVerdict, 
     env.logger.warn(message, { ...at, retry, error: verdict.error });
     env.poster?.post(body, "Warning", "Reconcile", message, "warn");
   } else {
+    env.observer?.terminalError();
     const message = `Reconcile '${env.spec.id}' failed permanently: ${verdict.error.message}`;
     env.logger.error(message, { ...at, error: verdict.error });
     env.poster?.post(body, "Warning", "Reconcile", message, "error");
