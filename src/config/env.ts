@@ -33,7 +33,41 @@ export function applyEnv(values: Tree, env: Readonly<Record<string, string | und
       issues.push(configIssue(where, `expected ${result.expected}, got ${describeValue(raw)}`));
     }
   }
+  tracesEndpoint(tracing, env, issues);
+  protocolHeard(env, issues);
   // The SDK's switch: everything else may stay configured, nothing is traced.
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
   if (disabled || env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === "none") tracing.endpoint = null;
+}
+
+const TRACES_PATH = "/v1/traces";
+
+/**
+ * The SDK's traces-only URL, which wins over OTEL_EXPORTER_OTLP_ENDPOINT: used as written, so it is taken when it
+ * ends in /v1/traces (where kobun sends spans: the base URL is the rest); one that does not is named, not ignored.
+ */
+function tracesEndpoint(tracing: Tree, env: Readonly<Record<string, string | undefined>>, issues: ConfigIssue[]): void {
+  const raw = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (!raw) return;
+  const base = raw.replace(/\/+$/, "");
+  const field = (SETTINGS_SCHEMA.fields.tracing as Section<Record<string, Node>>).fields.endpoint as Field<unknown>;
+  const read = base.endsWith(TRACES_PATH) ? field.read(base.slice(0, -TRACES_PATH.length)) : undefined;
+  if (read?.ok) {
+    tracing.endpoint = read.value;
+    return;
+  }
+  const expected = `an http:// or https:// URL ending in ${TRACES_PATH}, like "http://otel-collector:4318${TRACES_PATH}"`;
+  const where = { flag: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", path: "tracing.endpoint", expected };
+  issues.push(configIssue(where, `expected ${expected}, got ${describeValue(raw)}`));
+}
+
+/** kobun speaks OTLP over HTTP (a collector's port 4318 takes JSON and protobuf alike): gRPC is refused by name. */
+function protocolHeard(env: Readonly<Record<string, string | undefined>>, issues: ConfigIssue[]): void {
+  for (const variable of ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
+    const raw = env[variable]?.trim();
+    if (!raw || raw === "http/json" || raw === "http/protobuf") continue;
+    const expected = '"http/json" or "http/protobuf" (kobun sends OTLP over HTTP, to the collector\'s port 4318)';
+    const where = { flag: variable, path: "tracing.endpoint", expected };
+    issues.push(configIssue(where, `expected ${expected}, got ${describeValue(raw)}`));
+  }
 }

@@ -19,6 +19,16 @@ test("OTEL_* variables turn tracing on and override the file; OTEL_SDK_DISABLED 
   expect(resolveSettings({ fileData: {} }).tracing.endpoint).toBeNull();
 });
 
+test("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the traces URL itself, wins over the base URL; HTTP protocols are taken", () => {
+  const env = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://base:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example:4318/v1/traces",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+  };
+  expect(resolveSettings({ fileData: {}, env }).tracing.endpoint).toBe("https://traces.example:4318");
+  const behindPath = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://gateway/otel/v1/traces/" };
+  expect(resolveSettings({ fileData: {}, env: behindPath }).tracing.endpoint).toBe("http://gateway/otel");
+});
+
 test("bad tracing values are named by their key or variable", () => {
   const bad = (input: Parameters<typeof resolveSettings>[0]) => {
     try {
@@ -35,4 +45,12 @@ test("bad tracing values are named by their key or variable", () => {
   expect(bad({ env: { OTEL_TRACES_SAMPLER_ARG: "half" } })).toBe('OTEL_TRACES_SAMPLER_ARG: expected a number from 0 to 1, got "half"');
   expect(bad({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: "ftp://x" } })).toContain("OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL");
   expect(bad({ fileData: { tracing: { endpont: "http://x:4318" } } })).toContain('unknown key; did you mean "endpoint"?');
+  expect(bad({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://x:4318/spans" } })).toBe(
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: expected an http:// or https:// URL ending in /v1/traces, like ' +
+      '"http://otel-collector:4318/v1/traces", got "http://x:4318/spans"',
+  );
+  expect(bad({ env: { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" } })).toBe(
+    'OTEL_EXPORTER_OTLP_PROTOCOL: expected "http/json" or "http/protobuf" (kobun sends OTLP over HTTP, to the ' +
+      'collector\'s port 4318), got "grpc"',
+  );
 });
