@@ -19,7 +19,10 @@ const go = process.env.GO ?? (spawnSync("which", ["go"]).status === 0 ? "go" : "
 
 /** groups (proto package under k8s.io.api) and the kinds of each that the sandbox serves or reviews */
 const KINDS: Record<string, string[]> = {
-  "core/v1": ["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Event", "Pod", "Service", "ReplicationController"],
+  "core/v1": ["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Event", "Pod", "Service", "ReplicationController",
+    "PersistentVolumeClaim"],
+  "networking/v1": ["Ingress", "NetworkPolicy"],
+  "policy/v1": ["PodDisruptionBudget"],
   "apps/v1": ["Deployment", "DaemonSet", "ReplicaSet", "StatefulSet"],
   "batch/v1": ["Job", "CronJob"],
   "autoscaling/v2": ["HorizontalPodAutoscaler"],

@@ -76,6 +76,25 @@ test("the sandbox collects as a cluster does: a cluster-scoped child of a namesp
   expect((await kit.get(resource.namespaces, "parent-tenant"))?.metadata.name).toBe("parent-tenant");
 }, 30_000);
 
+test("an operator owns a PersistentVolumeClaim: created adopted, read back with the server's defaults, collected with its owner", async () => {
+  const registry = new Registry();
+  registry.on.create("v1/configmaps", async ({ adopt, api }) => {
+    await api.create(adopt({
+      apiVersion: "v1", kind: "PersistentVolumeClaim",
+      metadata: { name: "site-data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+    }));
+  }, { id: "volume", children: ["persistentvolumeclaims"] });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  const owner = await kit.apply("v1/configmaps", { metadata: { name: "site" } });
+  const claim = await kit.until(resource.persistentvolumeclaims, "site-data", (o) => o.metadata.ownerReferences?.length);
+  expect(claim.metadata.ownerReferences?.[0]).toMatchObject({ kind: "ConfigMap", name: "site", uid: owner.metadata.uid, controller: true });
+  // what kube-apiserver gives a new claim: its volumeMode, the pvc-protection finalizer, a Pending status
+  expect([claim.spec?.volumeMode, claim.metadata.finalizers, claim.status]).toEqual(["Filesystem", ["kubernetes.io/pvc-protection"], { phase: "Pending" }]);
+  await kit.delete("v1/configmaps", "site");
+  // no Pod mounts it: the finalizer goes (pvc-protection's part), then the claim
+  await kit.gone(resource.persistentvolumeclaims, "site-data");
+}, 30_000);
+
 test("label keeps an object's own values unless forced, and labels the nested template when it exists", () => {
   const job: KubeObject = { apiVersion: "batch/v1", kind: "Job", metadata: { labels: { role: "mine" } }, spec: { template: { metadata: {} } } };
   label(job, { role: "worker", team: "a" }, { nested: "spec.template" });

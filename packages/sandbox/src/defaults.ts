@@ -9,6 +9,7 @@
 
 import { defaultPod, dflt, dfltZero, isObj } from "./defaults-pod.ts";
 import { allocateWorkload, defaultWorkload } from "./defaults-workloads.ts";
+import { allocateKind, defaultKind } from "./defaults-kinds.ts";
 
 function defaultService(svc: any): void {
   if (!isObj(svc.spec)) return;
@@ -38,7 +39,7 @@ function canonicalBytes(map: unknown): void {
 
 /** the defaults of `body`'s kind, in place */
 export function applyDefaults(group: string, plural: string, body: any): void {
-  if (defaultWorkload(group, plural, body)) return;
+  if (defaultWorkload(group, plural, body) || defaultKind(group, plural, body)) return;
   if (group === "" && plural === "services") defaultService(body);
   else if (group === "" && plural === "pods") defaultPod(body);
   // SetDefaults_Secret, on every write (an update that drops the type gets it back); `kubectl get secrets` shows it
@@ -59,6 +60,7 @@ export function applyDefaults(group: string, plural: string, body: any): void {
  */
 export function allocate(group: string, plural: string, body: any, nextIP: () => string): void {
   allocateWorkload(group, plural, body);
+  allocateKind(group, plural, body);
   if (group === "" && plural === "pods") admitPod(body);
   if (group === "" && plural === "namespaces") namespaceFinalizer(body);
   if (group !== "" || plural !== "services" || !isObj(body.spec)) return;

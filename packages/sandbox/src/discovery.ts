@@ -13,7 +13,8 @@ export const SERVED_VERSION = { major: "1", minor: "37", patch: "2" };
  */
 const GROUP_ORDER = [
   "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch",
-  "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io",
+  "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io",
+  "coordination.k8s.io",
 ];
 const rank = (group: string) => (GROUP_ORDER.includes(group) ? GROUP_ORDER.indexOf(group) : GROUP_ORDER.length);
 

@@ -24,13 +24,30 @@ export interface Collectable {
   writeMetadata(res: string, ns: string, name: string, change: (meta: any) => void): void;
 }
 
+/** `run(key)` for each key given, a microtask later, once per key however often it was given meanwhile */
+export function batched(run: (key: string) => void): (key: string) => void {
+  const due = new Set<string>();
+  let scheduled = false;
+  return (key) => {
+    due.add(key);
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      const keys = [...due];
+      due.clear();
+      for (const k of keys) run(k);
+    });
+  };
+}
+
 export class GarbageCollector {
   /** Every stored object by uid: is an owner still there? */
   private readonly alive = new Map<string, Where>();
   /** owner uid → the dependents that name it ("res|ns|name" → where). */
   private readonly dependents = new Map<string, Map<string, Where>>();
-  private scheduled = false;
-  private readonly due = new Set<string>();
+  /** an owner to look at, a microtask after the write that made it due (once however many writes) */
+  private readonly schedule = batched((uid) => this.collect(uid));
   /** A deleted owner's namespace ("" cluster-scoped), until its dependents are looked at. */
   private readonly goneIn = new Map<string, string>();
 
@@ -73,18 +90,6 @@ export class GarbageCollector {
     if (before.length && before.length !== (meta.ownerReferences ?? []).length) {
       for (const ref of before) if (ref.uid) this.schedule(ref.uid);
     }
-  }
-
-  private schedule(uid: string): void {
-    this.due.add(uid);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    queueMicrotask(() => {
-      this.scheduled = false;
-      const uids = [...this.due];
-      this.due.clear();
-      for (const owner of uids) this.collect(owner);
-    });
   }
 
   private collect(ownerUid: string): void {

@@ -1,6 +1,6 @@
 // metadata.generation as kube-apiserver keeps it: only a kind whose registry strategy tracks it
-// (every custom resource; among the built-ins the workloads, HPAs, webhook configurations and
-// CRDs) starts at 1 and counts spec changes (a Deployment's annotation changes too). Every other
+// (every custom resource; among the built-ins the workloads, HPAs, Ingresses, NetworkPolicies, PDBs, webhook
+// configurations and CRDs) starts at 1 and counts spec changes (a Deployment's annotation changes too). Every other
 // kind (ConfigMap, Secret, Service, Namespace, RBAC, ...) has none, unless the client sent one on
 // create: the real server keeps that as given and no update changes it (test/e2e/generation.e2e.ts,
 // checked against the real server).
@@ -9,7 +9,8 @@ import type { ResourceDef } from "./resources.ts";
 
 const TRACKED = new Set([
   "/pods", "/replicationcontrollers", "apps/deployments", "apps/replicasets", "apps/daemonsets", "apps/statefulsets",
-  "batch/jobs", "batch/cronjobs", "autoscaling/horizontalpodautoscalers",
+  "batch/jobs", "batch/cronjobs", "autoscaling/horizontalpodautoscalers", "networking.k8s.io/ingresses",
+  "networking.k8s.io/networkpolicies", "policy/poddisruptionbudgets",
   "admissionregistration.k8s.io/validatingwebhookconfigurations",
   "admissionregistration.k8s.io/mutatingwebhookconfigurations", "apiextensions.k8s.io/customresourcedefinitions",
 ]);

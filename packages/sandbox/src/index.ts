@@ -23,6 +23,7 @@ import { handle, type ServerContext } from "./server.ts";
 import { RequestLog, type RequestRecord, type SandboxStats } from "./stats.ts";
 import { Store } from "./store.ts";
 import { GarbageCollector } from "./gc.ts";
+import { PvcProtection } from "./pvc-protection.ts";
 import { sandboxCerts, type SandboxCerts } from "./tls.ts";
 import type { WatchStream } from "./watch.ts";
 
@@ -97,6 +98,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const registry = new ResourceRegistry();
   const objects = new Objects(store, registry);
   new GarbageCollector(store, objects); // ownerReferences cascade, as kube-controller-manager's collector
+  new PvcProtection(store, objects); // a deleted claim's finalizer goes when no Pod mounts it
   const watches = new Set<WatchStream>();
   const requests = new RequestLog();
   const faults = new Faults(store, watches);

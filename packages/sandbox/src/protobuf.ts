@@ -116,10 +116,12 @@ function fieldValue(field: protobuf.Field, v: unknown): unknown {
 
 /**
  * Embedded Go structs (`json:""` in k8s.io/api's types.go) are one message field on the wire and
- * their fields inlined in JSON: a Volume's source, a Probe's handler, a LocalObjectReference's name.
+ * their fields inlined in JSON: a Volume's source, a Probe's handler, a LocalObjectReference's name, an
+ * IngressRule's value.
  */
 const INLINE = new Set([
   "Volume.volumeSource", "Probe.handler", "EphemeralContainer.ephemeralContainerCommon", "*.localObjectReference",
+  "IngressRule.ingressRuleValue",
 ]);
 export const inlined = (type: protobuf.Type, field: string) =>
   INLINE.has(`${type.name}.${field}`) || INLINE.has(`*.${field}`);

@@ -101,6 +101,11 @@ export class ResourceRegistry {
       builtin("batch", "v1", "jobs", "Job", true, true, [], ["all"]),
       builtin("batch", "v1", "cronjobs", "CronJob", true, true, ["cj"], ["all"]),
       builtin("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, true, ["hpa"], ["all"]),
+      // The kinds operators most often own besides workloads (defaults-kinds.ts)
+      builtin("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true, true, ["pvc"]),
+      builtin("networking.k8s.io", "v1", "ingresses", "Ingress", true, true, ["ing"]),
+      builtin("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, true, ["pdb"]),
+      builtin("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, false, ["netpol"]),
       builtin("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, false),
       builtin("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, false),
       builtin("rbac.authorization.k8s.io", "v1", "roles", "Role", true, false),

@@ -8,11 +8,12 @@ import { jsonPathValues } from "./jsonpath.ts";
 import type { PrinterColumn, ResourceDef } from "./resources.ts";
 import { col, CREATED_AT as CREATED_AT_COLUMN, NAME, since, type Cell, type Printer } from "./table-columns.ts";
 import { CORE_PRINTERS } from "./table-core.ts";
+import { KIND_PRINTERS } from "./table-kinds.ts";
 import { WORKLOAD_PRINTERS } from "./table-workloads.ts";
 
 export { humanDuration } from "./table-columns.ts";
 
-const BUILTIN: Record<string, Printer> = { ...CORE_PRINTERS, ...WORKLOAD_PRINTERS };
+const BUILTIN: Record<string, Printer> = { ...CORE_PRINTERS, ...WORKLOAD_PRINTERS, ...KIND_PRINTERS };
 /** kinds kube-apiserver has no printer for (Roles, ClusterRoles): the default table */
 const CREATED_AT: Printer = {
   columns: [NAME, CREATED_AT_COLUMN],
