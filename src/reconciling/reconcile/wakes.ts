@@ -29,7 +29,7 @@ interface WakeRoute {
   to: Reconciler;
   /** An `owns` route (its wakes go through the echoes), not a `watches` one (a watched object's echo wakes). */
   owned: boolean;
-  targets(object: KubeObject, type: WatchEvent["type"]): Target[];
+  targets(object: KubeObject): Target[];
 }
 
 type Target = { name: string; namespace?: string | undefined; uid?: string | undefined };
@@ -41,7 +41,7 @@ export function withWakes(
 ): WakingConsumer {
   const routes = wakeRoutes(resource, reconcilers, registry, logger);
   if (routes.length === 0) return consumer;
-  if (store) wakeOwnersLeft(store, routes.filter((route) => route.owned));
+  if (store) wakeKeysLeft(store, routes);
   return {
     accept(event: WatchEvent): void {
       consumer.accept(event);
@@ -49,7 +49,7 @@ export function withWakes(
       // A relist's (or start-up's) children wake their owners as re-checks, behind news (queueing/lines.ts).
       const low = event.type === "listed";
       for (const route of routes) {
-        for (const meant of route.targets(event.object, event.type)) {
+        for (const meant of route.targets(event.object)) {
           // A child of an older owner of the name, gone (the garbage collector's, most often), wakes the object now
           // of that name: it may have taken that child for its own while the watch lagged (controller-runtime wakes
           // by name alone). Its other events wake only the owner its reference's uid names.
@@ -74,28 +74,39 @@ function wakeRoutes(
     if (named(spec.owns, resource)) routes.push({ to, owned: true, targets: (object) => ownersOf(object, parent) });
     for (const watched of spec.watches) {
       if (!named([watched.selector], resource)) continue;
-      routes.push({ to, owned: false, targets: withLastKeys(mapped(watched, parent, spec, logger, to)) });
+      routes.push({ to, owned: false, targets: mapped(watched, parent, spec, logger, to) });
     }
   }
   return routes;
 }
 
 /**
- * A child that left its controller owner (its reference removed, or moved to another owner) wakes the owner it
- * left, as controller-runtime's owner handler maps the old object too: that owner may have to make it again. Read
- * off the store's change, which holds the body it replaced: nothing is kept per child for it.
+ * The keys an object's previous state gave and its new one does not are woken too, as controller-runtime maps the
+ * old object and the new: a child that left its controller owner (its reference removed, or moved to another)
+ * wakes the owner it left, which may have to make it again; a watched object relabelled from one app to another
+ * wakes both. Read off the store's change, which holds the body a put replaced: nothing is kept per object.
  */
-function wakeOwnersLeft(store: ChangesOf, owned: readonly WakeRoute[]): void {
-  if (owned.length === 0) return;
+function wakeKeysLeft(store: ChangesOf, routes: readonly WakeRoute[]): void {
   store.subscribe(({ type, object, previous }) => {
     if (type !== "put" || previous === undefined) return;
-    for (const route of owned) {
-      const now = route.targets(object, "modified");
-      for (const left of route.targets(previous, "modified")) {
-        if (!now.some((owner) => owner.uid === left.uid && owner.name === left.name)) route.to.wake(left, false);
-      }
+    for (const route of routes) {
+      // Most changes of a child keep its owner: no map of either state to make.
+      if (route.owned && controllerUid(previous) === controllerUid(object)) continue;
+      const before = route.targets(previous);
+      if (before.length === 0) continue;
+      const now = route.targets(object);
+      for (const left of before) if (!now.some((key) => sameKey(key, left))) route.to.wake(left, false);
     }
   });
+}
+
+function sameKey(a: Target, b: Target): boolean {
+  return a.name === b.name && a.namespace === b.namespace && a.uid === b.uid;
+}
+
+function controllerUid(object: KubeObject): string | undefined {
+  const refs = object.metadata.ownerReferences as unknown as OwnerReference[] | undefined;
+  return refs?.find((ref) => ref.controller === true)?.uid;
 }
 
 /** The controller owner of `object` when it is of `parent`'s kind and group. */
@@ -105,25 +116,6 @@ function ownersOf(object: KubeObject, parent: Resource): { name: string; namespa
   if (!owner || owner.kind !== parent.kind || parseApiVersion(owner.apiVersion).group !== parent.group) return [];
   const namespace = parent.namespaced ? object.metadata.namespace : undefined;
   return [{ name: owner.name, uid: owner.uid, ...(namespace ? { namespace } : {}) }];
-}
-
-/**
- * A map's keys with those it gave the object's last state: an update that moves an object off a key (a label
- * changed) wakes that key too, as controller-runtime maps the old object and the new. Kept per uid, only for
- * objects that map to something.
- */
-function withLastKeys(targets: (object: KubeObject) => Target[]): WakeRoute["targets"] {
-  const last = new Map<string, Target[]>();
-  return (object, type) => {
-    const now = targets(object);
-    const uid = object.metadata.uid;
-    if (!uid) return now;
-    const before = last.get(uid) ?? [];
-    if (type === "deleted" || now.length === 0) last.delete(uid);
-    else last.set(uid, now);
-    const left = before.filter((key) => !now.some((n) => n.name === key.name && n.namespace === key.namespace));
-    return left.length === 0 ? now : [...now, ...left];
-  };
 }
 
 /**
