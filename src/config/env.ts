@@ -33,6 +33,9 @@ export function applyEnv(values: Tree, env: Readonly<Record<string, string | und
       issues.push(configIssue(where, `expected ${result.expected}, got ${describeValue(raw)}`));
     }
   }
+  // The SDK's order for the service's name: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES' service.name.
+  const named = env.OTEL_SERVICE_NAME?.trim() ? undefined : resourceServiceName(env.OTEL_RESOURCE_ATTRIBUTES);
+  if (named) tracing.serviceName = named;
   tracesEndpoint(tracing, env, issues);
   protocolHeard(env, issues);
   // The SDK's switch: everything else may stay configured, nothing is traced.
@@ -70,4 +73,18 @@ function protocolHeard(env: Readonly<Record<string, string | undefined>>, issues
     const where = { flag: variable, path: "tracing.endpoint", expected };
     issues.push(configIssue(where, `expected ${expected}, got ${describeValue(raw)}`));
   }
+}
+
+/** `service.name` of OTEL_RESOURCE_ATTRIBUTES ("k1=v1,k2=v2", values percent-encoded), if it has one. */
+function resourceServiceName(attributes: string | undefined): string | undefined {
+  for (const pair of attributes?.split(",") ?? []) {
+    const at = pair.indexOf("=");
+    if (at < 0 || pair.slice(0, at).trim() !== "service.name") continue;
+    try {
+      return decodeURIComponent(pair.slice(at + 1).trim()) || undefined;
+    } catch {
+      return undefined; // as the SDK, a value it cannot decode is left out
+    }
+  }
+  return undefined;
 }

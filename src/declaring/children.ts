@@ -81,20 +81,22 @@ export function appendOwnerReference<T extends KubeObject>(
 ): void {
   const meta = checkedOwner(owner, "appendOwnerReference");
   const ref = referenceTo(owner, options);
-  for (const object of list(objects)) {
-    object.metadata ??= {};
-    const refs = (object.metadata.ownerReferences ?? []) as Record<string, unknown>[];
-    if (refs.some((r) => r.uid === meta.uid)) continue;
+  const refsOf = (object: KubeObject) => (object.metadata?.ownerReferences ?? []) as Record<string, unknown>[];
+  // Every object is checked before any is changed: a refusal leaves the list as it was given.
+  const changed = list(objects).filter((object) => !refsOf(object).some((r) => r.uid === meta.uid));
+  for (const object of changed) {
+    const metadata = object.metadata ?? {};
     // Not yet placed (no namespace) is the caller's to place; placed elsewhere, the collector would delete it.
-    if (object.metadata.namespace !== undefined) refuseCrossNamespace("appendOwnerReference", meta, object.metadata);
-    if (ref.controller) {
-      const other = refs.find((r) => r.controller === true);
-      if (other) {
-        throw new Error(`appendOwnerReference: ${object.metadata.name ?? object.metadata.generateName} is already `
-          + `controlled by ${other.kind} ${other.name}; pass { controller: false } for another owner`);
-      }
+    if (metadata.namespace !== undefined) refuseCrossNamespace("appendOwnerReference", meta, metadata);
+    const other = ref.controller ? refsOf(object).find((r) => r.controller === true) : undefined;
+    if (other) {
+      throw new Error(`appendOwnerReference: ${metadata.name ?? metadata.generateName} is already `
+        + `controlled by ${other.kind} ${other.name}; pass { controller: false } for another owner`);
     }
-    object.metadata.ownerReferences = [...refs, ref];
+  }
+  for (const object of changed) {
+    object.metadata ??= {};
+    object.metadata.ownerReferences = [...refsOf(object), ref];
   }
 }
 

@@ -75,7 +75,7 @@ export interface On {
   index<T extends object = KubeObject>(resource: Target<T>, fn: IndexFn<T>, options?: IndexOptions<T>): IndexFn<T>;
   /** Runs once before any watch; a failure stops the operator (exit code 6). */
   startup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
-  /** Runs once at shutdown, after the watchers and handlers stopped, within the grace period. */
+  /** Runs once at shutdown, after the watchers and handlers stopped, within a grace period of its own. */
   cleanup(fn: ActivityFn, options?: ActivityOptions): ActivityFn;
   /** A named value in the /healthz report (`probes.<id>`), reused for `cacheFor` seconds. */
   probe(fn: ActivityFn, options?: ActivityOptions): ActivityFn;

@@ -115,7 +115,7 @@ class BoundApi implements Api {
 
   async create<T extends KubeObject>(object: T, o?: Call): Promise<T> {
     const resource = await this.resolveObject(object, o);
-    await refuseNamespacedOwner("create", object, resource, this.resolver(o));
+    await refuseNamespacedOwner("create", object, resource, this.resolver(o), this.options.client);
     const namespace = this.namespaceOf(resource, { namespace: object.metadata?.namespace });
     const created = await this.call(o, (signal) =>
       this.options.client.create<T>(resource, namespace, object, { signal, fieldManager: this.fieldManager }),
@@ -129,11 +129,12 @@ class BoundApi implements Api {
   ): Promise<TargetObject<S>> {
     const resource = await this.resolve(ref, o);
     const namespace = this.namespaceOf(resource, o);
-    const refs = o?.type !== "json" ? (patch as { metadata?: { ownerReferences?: unknown } })?.metadata?.ownerReferences
-      : undefined;
+    // A subresource's write leaves metadata as it is: no reference to judge there.
+    const refs = o?.type !== "json" && !o?.subresource
+      ? (patch as { metadata?: { ownerReferences?: unknown } })?.metadata?.ownerReferences : undefined;
     if (Array.isArray(refs)) {
       const named = { kind: resource.kind, metadata: { name, ownerReferences: refs } };
-      await refuseNamespacedOwner("patch", named as KubeObject, resource, this.resolver(o));
+      await refuseNamespacedOwner("patch", named as KubeObject, resource, this.resolver(o), this.options.client);
     }
     const after = await this.call(o, (signal) =>
       this.options.client.patch(resource, namespace, name, patch, {
@@ -166,7 +167,7 @@ class BoundApi implements Api {
       );
     }
     const resource = await this.resolveObject(object, o);
-    await refuseNamespacedOwner("apply", object, resource, this.resolver(o));
+    if (!o?.subresource) await refuseNamespacedOwner("apply", object, resource, this.resolver(o), this.options.client);
     const namespace = this.namespaceOf(resource, { namespace: object.metadata.namespace });
     const after = await this.call(o, (signal) =>
       this.options.client.apply<T>(resource, namespace, name, object, {

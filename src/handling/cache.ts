@@ -58,9 +58,11 @@ export class CacheView implements Cache {
     const at = this.namespaceOf(cached, namespace);
     // No namespaced object lies outside a namespace: read as missing, a child would be created again at every run.
     if (cached.resource.namespaced && at === undefined) {
-      throw new Error(`ctx.cache.get(${resourceName(cached.resource)}, ${JSON.stringify(name)}) names no namespace, ` +
-        "and there is none to default to (the object it reads for is cluster-scoped; null is every namespace): " +
-        "name one as its third argument");
+      const why = namespace === null
+        ? "null is every namespace, which is for list: get reads one object"
+        : "and there is none to default to: the object it reads for is cluster-scoped";
+      throw new Error(`ctx.cache.get(${resourceName(cached.resource)}, ${JSON.stringify(name)}) names no namespace ` +
+        `(${why}): name one as its third argument`);
     }
     const found = cached.writes.get(name, at);
     return found === undefined ? undefined : copyOf(found);

@@ -100,7 +100,7 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
     const report = `simulate: the fault-free reference run fails already\n${storyOf(reference, reference.failure)}`;
     throw new SimulationFailure(report, { seed: "reference", faults: [] }, [], reference.failure, 0);
   }
-  checkOnceRan(setup.once, reference.logs);
+  checkOnceRan(setup.once, reference.logs, options.registry ?? defaultRegistry);
   const schedules = schedulesOf(options, reference);
   const runs: SimulationResult["runs"] = [];
   const found = await runAll(setup, schedules, reference, runs);

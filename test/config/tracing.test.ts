@@ -29,6 +29,15 @@ test("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the traces URL itself, wins over the b
   expect(resolveSettings({ fileData: {}, env: behindPath }).tracing.endpoint).toBe("http://gateway/otel");
 });
 
+test("service.name in OTEL_RESOURCE_ATTRIBUTES names the service unless OTEL_SERVICE_NAME does, over the file", () => {
+  const file = { tracing: { serviceName: "from-file" } };
+  const attributes = "k8s.pod.name=shop-0,service.name=shop%20operator";
+  expect(resolveSettings({ fileData: file, env: { OTEL_RESOURCE_ATTRIBUTES: attributes } }).tracing.serviceName).toBe("shop operator");
+  const both = { OTEL_RESOURCE_ATTRIBUTES: attributes, OTEL_SERVICE_NAME: "named" };
+  expect(resolveSettings({ fileData: file, env: both }).tracing.serviceName).toBe("named");
+  expect(resolveSettings({ fileData: file, env: { OTEL_RESOURCE_ATTRIBUTES: "k8s.pod.name=shop-0" } }).tracing.serviceName).toBe("from-file");
+});
+
 test("bad tracing values are named by their key or variable", () => {
   const bad = (input: Parameters<typeof resolveSettings>[0]) => {
     try {

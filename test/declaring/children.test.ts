@@ -53,6 +53,10 @@ test("appendOwnerReference adds an owner once (a non-controller one alongside a 
   ]);
   expect(b.metadata.ownerReferences).toHaveLength(1);
   expect(() => appendOwnerReference(b, other)).toThrow(/already controlled by KobunExample parent; pass \{ controller: false \}/);
+  // A refusal of one object leaves the others as given: none is changed before all are checked.
+  const fresh = { apiVersion: "v1", kind: "Secret", metadata: { name: "fresh" } } as KubeObject;
+  expect(() => appendOwnerReference([fresh, b], other)).toThrow(/already controlled by KobunExample parent/);
+  expect(fresh.metadata.ownerReferences).toBeUndefined();
   removeOwnerReference([a, b], owner);
   expect(a.metadata.ownerReferences).toEqual([expect.objectContaining({ uid: "uid-9" })]);
   expect(b.metadata.ownerReferences).toEqual([]);

@@ -114,3 +114,13 @@ test("the guide's fix: the create handler's children named and written with api.
   expect(result.runs.length).toBe(16);
   expect(result.runs.filter((run) => run.faults.some((fault) => fault.kind === "crash")).length).toBeGreaterThan(2);
 }, 60_000);
+
+test("a step that applies a Secret tells its keys, never its values (a report lands in CI logs)", async () => {
+  const withSecret = async (world: World) => {
+    await world.apply(resource.secrets, { metadata: { name: "creds" }, stringData: { password: "hunter2" } });
+    await scenario(world);
+  };
+  const failure = await failureOf(simulate({ registry: operator(false), scenario: withSecret, invariants }));
+  expect(failure.report).toContain(`step 1: apply secrets creds: {"stringData":"<1 key>"}`);
+  expect(failure.report).not.toContain("hunter2");
+});

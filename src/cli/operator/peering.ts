@@ -80,7 +80,7 @@ function readOrder(command: "freeze" | "resume", argv: string[]): PeeringOrder {
     throw new UsageError(why, "--priority");
   }
   const order = {
-    namespaces: namespaces.length > 0 ? namespaces : [null],
+    namespaces: namespaces.length > 0 ? [...new Set(namespaces)] : [null], // `-n a -n a`: one record
     name: stringFlag(values, "peering") ?? "default", group: stringFlag(values, "group") ?? "kobun.dev",
     lifetime: Number(stringFlag(values, "lifetime") ?? 0),
     priority: values.dev ? DEV_PRIORITY : Number(stringFlag(values, "priority") ?? 100),
