@@ -1,7 +1,7 @@
 // metadata.generation, on the real kube-apiserver as on the sandbox: only the kinds whose registry
 // strategy tracks it get one (1 on create, +1 when a deletion is only marked); ConfigMaps, Secrets,
-// ServiceAccounts, Events, Leases, RBAC objects, Services and Namespaces get none, and no update or
-// deletion adds one. A generation the client sends is kept on create of such a kind (the server
+// ServiceAccounts, Events, Leases, RBAC objects, Services, Namespaces and PersistentVolumeClaims get none, and no
+// update or deletion adds one. A generation the client sends is kept on create of such a kind (the server
 // never looks at it again: no update changes it, a marked deletion adds one as for any kind),
 // replaced by 1 on a tracked kind; no update sets it. A CustomResourceDefinition's marked deletion
 // keeps its generation (its own delete, not the generic one).
@@ -25,6 +25,7 @@ const TRACKED = new Set([
   "/apis/apps/v1/daemonsets", "/apis/apps/v1/statefulsets", "/apis/batch/v1/jobs", "/apis/batch/v1/cronjobs",
   "/apis/autoscaling/v2/horizontalpodautoscalers", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
   "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+  "/apis/networking.k8s.io/v1/ingresses", "/apis/networking.k8s.io/v1/networkpolicies", "/apis/policy/v1/poddisruptionbudgets",
 ]);
 
 async function send(client: KubeClient, method: string, path: string, body?: unknown, contentType?: string): Promise<any> {
