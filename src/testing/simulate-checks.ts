@@ -30,7 +30,7 @@ export function snapshot(sandbox: Sandbox, resources: Iterable<Resources>, volat
       const meta = object.metadata ?? {};
       const name = meta.generateName && meta.name?.startsWith(meta.generateName) ? `${meta.generateName}*` : meta.name;
       const key = `${plural} ${meta.namespace ? `${meta.namespace}/` : ""}${name}`;
-      const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(object), volatile));
+      const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(selfReferencesOut(object)), volatile));
       if (meta.generateName) kept.metadata.name = name;
       const list = state.get(key) ?? [];
       list.push(kept);
@@ -71,6 +71,25 @@ export function stuckDeletions(sandbox: Sandbox, resources: Iterable<Resources>)
     }
   }
   return stuck;
+}
+
+/**
+ * the object's own uid and generated name where its values repeat them, as run-independent words: the API
+ * server writes them into the object itself (a Job's `controller-uid` and `job-name` labels, its selector)
+ */
+function selfReferencesOut(object: any): any {
+  const meta = object.metadata ?? {};
+  const generated = meta.generateName && meta.name?.startsWith(meta.generateName) ? meta.name : undefined;
+  const swap = (value: unknown): unknown => {
+    if (value === meta.uid && typeof value === "string") return "(its own uid)";
+    if (generated !== undefined && value === generated) return `${meta.generateName}*`;
+    if (Array.isArray(value)) return value.map(swap);
+    if (!isRecord(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, swap(item)]));
+  };
+  const { metadata, ...rest } = object;
+  const { uid, name, ...ownMeta } = metadata ?? {};
+  return { ...(swap(rest) as object), metadata: { ...(swap(ownMeta) as object), uid, name } };
 }
 
 /**
