@@ -22,7 +22,12 @@ export type Snapshot = Map<string, unknown[]>;
 
 export interface Resources { group: string; plural: string }
 
-export function snapshot(sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly string[]): Snapshot {
+/** a path left out of the comparison: dotted, or a list of keys (for a key holding dots) */
+export type VolatilePath = string | readonly string[];
+
+export function snapshot(
+  sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly VolatilePath[],
+): Snapshot {
   const state: Snapshot = new Map();
   for (const { group, plural } of resources) {
     if (IGNORED.has(plural)) continue;
@@ -156,10 +161,10 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/** a copy of `object` without the dotted `paths` ("*" for every element of an array or map) */
-export function withoutPaths(object: any, paths: readonly string[]): any {
+/** a copy of `object` without the `paths`, dotted or lists of keys ("*" for every element of an array or map) */
+export function withoutPaths(object: any, paths: readonly VolatilePath[]): any {
   const copy = structuredClone(object);
-  for (const path of paths) drop(copy, path.split("."));
+  for (const path of paths) drop(copy, typeof path === "string" ? path.split(".") : [...path]);
   return copy;
 }
 
