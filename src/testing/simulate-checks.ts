@@ -22,7 +22,12 @@ export type Snapshot = Map<string, unknown[]>;
 
 export interface Resources { group: string; plural: string }
 
-export function snapshot(sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly string[]): Snapshot {
+/** a path left out of the comparison: dotted, or a list of keys (for a key holding dots) */
+export type VolatilePath = string | readonly string[];
+
+export function snapshot(
+  sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly VolatilePath[],
+): Snapshot {
   const state: Snapshot = new Map();
   for (const { group, plural } of resources) {
     if (IGNORED.has(plural)) continue;
@@ -30,7 +35,7 @@ export function snapshot(sandbox: Sandbox, resources: Iterable<Resources>, volat
       const meta = object.metadata ?? {};
       const name = meta.generateName && meta.name?.startsWith(meta.generateName) ? `${meta.generateName}*` : meta.name;
       const key = `${plural} ${meta.namespace ? `${meta.namespace}/` : ""}${name}`;
-      const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(object), volatile));
+      const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(selfReferencesOut(object)), volatile));
       if (meta.generateName) kept.metadata.name = name;
       const list = state.get(key) ?? [];
       list.push(kept);
@@ -71,6 +76,25 @@ export function stuckDeletions(sandbox: Sandbox, resources: Iterable<Resources>)
     }
   }
   return stuck;
+}
+
+/**
+ * the object's own uid and generated name where its values repeat them, as run-independent words: the API
+ * server writes them into the object itself (a Job's `controller-uid` and `job-name` labels, its selector)
+ */
+function selfReferencesOut(object: any): any {
+  const meta = object.metadata ?? {};
+  const generated = meta.generateName && meta.name?.startsWith(meta.generateName) ? meta.name : undefined;
+  const swap = (value: unknown): unknown => {
+    if (value === meta.uid && typeof value === "string") return "(its own uid)";
+    if (generated !== undefined && value === generated) return `${meta.generateName}*`;
+    if (Array.isArray(value)) return value.map(swap);
+    if (!isRecord(value)) return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, swap(item)]));
+  };
+  const { metadata, ...rest } = object;
+  const { uid, name, ...ownMeta } = metadata ?? {};
+  return { ...(swap(rest) as object), metadata: { ...(swap(ownMeta) as object), uid, name } };
 }
 
 /**
@@ -137,10 +161,10 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/** a copy of `object` without the dotted `paths` ("*" for every element of an array or map) */
-export function withoutPaths(object: any, paths: readonly string[]): any {
+/** a copy of `object` without the `paths`, dotted or lists of keys ("*" for every element of an array or map) */
+export function withoutPaths(object: any, paths: readonly VolatilePath[]): any {
   const copy = structuredClone(object);
-  for (const path of paths) drop(copy, path.split("."));
+  for (const path of paths) drop(copy, typeof path === "string" ? path.split(".") : [...path]);
   return copy;
 }
 

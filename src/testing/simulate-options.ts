@@ -28,8 +28,11 @@ export function checkOptions(options: Record<string, unknown>): void {
   if (typeof options.scenario !== "function") throw new Error("simulate: { scenario } must be an async function");
   for (const key of ["crds", "volatile", "once"]) {
     const value = options[key];
-    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === "string"))) {
-      throw new Error(`simulate({ ${key} }): must be an array of strings, not ${JSON.stringify(value)}`);
+    // a volatile path may be a list of keys, for a key holding dots (an annotation's)
+    const fits = (item: unknown) => typeof item === "string" || (key === "volatile" && isKeyList(item));
+    if (value !== undefined && !(Array.isArray(value) && value.every(fits))) {
+      const what = key === "volatile" ? "dotted paths or lists of keys" : "strings";
+      throw new Error(`simulate({ ${key} }): must be an array of ${what}, not ${JSON.stringify(value)}`);
     }
   }
   for (const key of ["invariants", "config", "faults"]) {
@@ -127,4 +130,8 @@ export function checkOnceRan(once: readonly string[], logs: readonly string[], r
     throw new Error(`simulate({ once }): no sub-handler "${id}" ran in the fault-free run, so it could never run ` +
       `twice (the sub-handlers that ran: ${subs || "none"})`);
   }
+}
+
+function isKeyList(item: unknown): boolean {
+  return Array.isArray(item) && item.length > 0 && item.every((key) => typeof key === "string");
 }

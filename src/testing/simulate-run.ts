@@ -30,7 +30,7 @@ export interface RunSetup {
   manifests: Manifest[];
   scenario: (world: World) => Promise<void>;
   invariants: Record<string, Invariant>;
-  volatile: string[];
+  volatile: (string | readonly string[])[];
   settle: SettleLimits;
   /** the virtual time every run starts at (ms since the epoch): the same for each, so a replay is exact */
   startsAt: number;

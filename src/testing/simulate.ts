@@ -37,8 +37,9 @@ export interface SimulateOptions {
   namespace?: string;
   /** checked after every step and at the end: true or nothing holds; false, a string or a throw is broken */
   invariants?: Record<string, Invariant>;
-  /** more dotted paths left out of the comparison with the reference run ("*" for any key or element) */
-  volatile?: string[];
+  /** more paths left out of the comparison with the reference run: dotted ("*" for any key or element), or a
+   * list of keys for a key holding dots (`["metadata", "annotations", "example.com/stamp"]`) */
+  volatile?: (string | readonly string[])[];
   /** the kinds of fault to inject (each default true): crash, delay, merge, errors, expire, recreate; and lease,
    * on by default (and allowed) only when `config` runs the operator in lease mode (`peering: { mode: "lease" }`) */
   faults?: Partial<FaultKinds>;
