@@ -81,7 +81,7 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       const from = await getJson(ns, "job/from");
       expect(from.metadata.labels["job-name"]).toBe("from");
       expect(from.spec).toMatchObject({ backoffLimit: 6, completions: 1, parallelism: 1, suspend: false });
-    });
+    }, 60_000);
 
   test("DaemonSet, StatefulSet, ReplicaSet, ReplicationController, HPA: their defaults and the statuses they start with",
     async () => {
@@ -114,7 +114,7 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       // the table's columns read them
       const row = (await k.ok(["get", "hpa", "w", "-n", ns, "--no-headers"])).split(/\s+/);
       expect(row.slice(2, 6)).toEqual(["cpu:", "<unknown>/80%", "1", "3"]);
-    });
+    }, 60_000);
 
   test("Services: a headless one's clusterIPs and families (both without a selector), node ports, traffic policy",
     async () => {
@@ -141,7 +141,7 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       const table = await k.ok(["get", "svc", "-n", ns, "--no-headers"]);
       expect(table).toMatch(/^headless\s+ClusterIP\s+None\s/m);
       expect(table).toMatch(/^np\s+NodePort\s+\S+\s+<none>\s+80:3\d{4}\/TCP\s/m);
-    });
+    }, 60_000);
 
   test("get all: the kinds in discovery's order (groups by priority, kinds by name)", async () => {
     const { t, k } = need();
@@ -163,7 +163,7 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status", "replicasets",
       "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status",
     ]);
-  });
+  }, 60_000);
 
   test("apply, then apply --server-side: kubectl takes what was last applied; the annotation follows its applies",
     async () => {
@@ -192,7 +192,7 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
       cm = await getJson(ns, "cm/m");
       expect([cm.data, cm.metadata.labels]).toEqual([{ k1: "v1x" }, { a: "1" }]);
       expect(JSON.parse(cm.metadata.annotations[LAST]).data).toEqual({ k1: "v1x" });
-    });
+    }, 60_000);
 
   test("a JSON patch's replace of a key an object lacks adds it (json-patch v4 reads it as null)", async () => {
     const { t, k } = need();
@@ -200,7 +200,7 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
     await k.ok(["create", "configmap", "r", "-n", ns, "--from-literal=a=b"]);
     await k.ok(["patch", "cm", "r", "-n", ns, "--type=json", "-p", '[{"op":"replace","path":"/data/zz","value":"x"}]']);
     expect((await getJson(ns, "cm/r")).data).toEqual({ a: "b", zz: "x" });
-  });
+  }, 60_000);
 
   test("apply --server-side of what changes nothing: a new manager's entry has no time", async () => {
     const { t, k } = need();
@@ -209,5 +209,5 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
     await k.ok(["apply", "--server-side", "--field-manager=same", "-f", k.file(`same-${ns}.yaml`, configMap(ns, "", "a: '1'"))]);
     const cm = await getJson(ns, "cm/m");
     expect(owners(cm).same).toEqual({ operation: "Apply", timed: false, fieldsV1: { "f:data": { "f:a": {} } } });
-  });
+  }, 60_000);
 });

@@ -43,7 +43,7 @@ describe.each(selectedTargets())("the kinds operators own, on %s", (targetName: 
     const groups = JSON.parse(await k.ok(["get", "--raw", "/apis"])).groups.map((g: any) => g.name);
     const order = ["batch", "networking.k8s.io", "policy", "rbac.authorization.k8s.io"];
     expect(groups.filter((g: string) => order.includes(g))).toEqual(order);
-  });
+  }, 60_000);
 
   test("a PersistentVolumeClaim: volumeMode, canonical quantities, Pending, pvc-protection; its table; its deletion", async () => {
     const { t, k } = need();
@@ -70,7 +70,7 @@ spec:
     expect([Boolean(marked.metadata.deletionTimestamp), marked.metadata.finalizers]).toEqual([true, ["kubernetes.io/pvc-protection"]]);
     expect((await rows(ns, "pvc"))[0]?.[1]).toBe("Terminating");
     await k.ok(["patch", "pvc", "data", "-n", ns, "--type=merge", "-p", '{"metadata":{"finalizers":null}}']);
-  });
+  }, 60_000);
 
   test("a claim a Pod mounts stays Terminating until the Pod goes (sandbox: as pvc-protection)", async () => {
     if (targetName !== "sandbox") return; // test/cluster runs no pvc-protection controller
@@ -93,7 +93,7 @@ spec:
     expect((await rows(ns, "pvc"))[0]?.[1]).toBe("Terminating");
     await k.ok(["delete", "pod", "p", "-n", ns, "--grace-period=0", "--force"]);
     await eventually("the claim gone", async () => ((await k.run(["get", "pvc", "used", "-n", ns])).code === 1 ? true : undefined));
-  });
+  }, 60_000);
 
   test("an Ingress: its rules as kubectl create writes them, generation 1, an empty load balancer; its table", async () => {
     const { t, k } = need();
@@ -111,7 +111,7 @@ spec:
       ["raw", "<none>", "*", "80", expect.stringMatching(/^\d+s$/)],
       ["web", "nginx", "foo.com", "80, 443", expect.stringMatching(/^\d+s$/)],
     ]);
-  });
+  }, 60_000);
 
   test("a PodDisruptionBudget: generation 1 and the zero status the disruption controller starts from; its table", async () => {
     const { t, k } = need();
@@ -123,7 +123,7 @@ spec:
     expect(min.status).toEqual({ currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 });
     expect(owned(min, "kubectl-create")).toBe(JSON.stringify({ "f:spec": { "f:minAvailable": {}, "f:selector": {} } }));
     expect((await rows(ns, "pdb")).map((r) => r.slice(0, 4))).toEqual([["max", "N/A", "25%", "0"], ["min", "1", "N/A", "0"]]);
-  });
+  }, 60_000);
 
   test("a NetworkPolicy: its policyTypes and ports' protocol defaulted, generation 1, no status; its table", async () => {
     const { t, k } = need();
@@ -148,7 +148,7 @@ spec:
     expect(both.spec.policyTypes).toEqual(["Ingress", "Egress"]);
     expect([both.spec.ingress[0].ports, both.spec.egress[0].ports]).toEqual([[{ port: 80, protocol: "TCP" }], [{ port: 53, protocol: "UDP" }]]);
     expect((await rows(ns, "netpol")).map((r) => r.slice(0, 2))).toEqual([["both", "app=w"], ["deny", "<none>"]]);
-  });
+  }, 60_000);
 
   test("refused bodies in the server's words: an unknown field (strict), a value of the wrong type", async () => {
     const { t, k } = need();
@@ -159,5 +159,5 @@ spec:
     const claim = k.file(`bad-pvc-${ns}.yaml`, `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: bad, namespace: ${ns}}\nspec: {volumeName: 5}\n`);
     const typed = await k.run(["create", "-f", claim, "--validate=false"]);
     expect(typed.stderr.trim()).toBe(`Error from server (BadRequest): error when creating "${claim}": PersistentVolumeClaim in version "v1" cannot be handled as a PersistentVolumeClaim: json: cannot unmarshal number into Go struct field PersistentVolumeClaimSpec.spec.volumeName of type string`);
-  });
+  }, 60_000);
 });
