@@ -134,6 +134,19 @@ export class TestOperator {
     }
   }
 
+  /**
+   * The objects there are now: in the kit's namespace, or `namespace` (`null`: every namespace), those a label
+   * selector matches (`"app=shop,tier!=gold"`) when given. Generated names are found this way.
+   */
+  async list<S extends Named>(
+    token: S, o: { namespace?: string | null; labelSelector?: string } = {},
+  ): Promise<TargetObject<S>[]> {
+    const resource = await this.resolve(token);
+    const namespace = o.namespace === null ? null : this.namespaceOf(resource, o.namespace);
+    const list = await this.client.listAll(resource, { namespace, labelSelector: o.labelSelector });
+    return list.items as TargetObject<S>[];
+  }
+
   /** Asks for the deletion (finalizers may keep the object a while: `await gone(...)` for the end). */
   async delete(token: Named, name: string, o: { namespace?: string } = {}): Promise<void> {
     const resource = await this.resolve(token);

@@ -141,3 +141,15 @@ test("kit.events of a namespaced object given by its uid alone finds its Events 
   expect(events.find((e) => e.reason === "Seen")?.metadata.namespace).toBe("team-a");
   expect((await kit.events(byUid)).map((e) => e.reason)).toContain("Seen");     // without `until`, the same
 }, 15_000);
+
+test("kit.list: the objects there are, in the kit's namespace, another, or all; a label selector narrows them", async () => {
+  await using kit = await startOperator({ registry: new Registry(), logLevel: "silent", timeout: 10_000, namespace: "team-a" });
+  await kit.apply("v1/configmaps", { metadata: { name: "a", labels: { app: "shop" } } });
+  await kit.apply("v1/configmaps", { metadata: { name: "b", labels: { app: "blog" } } });
+  await kit.apply("v1/namespaces", { metadata: { name: "team-b" } });
+  await kit.apply("v1/configmaps", { metadata: { name: "c", labels: { app: "shop" } } }, { namespace: "team-b" });
+  const names = (list: { metadata: { name?: string } }[]) => list.map((o) => o.metadata.name).sort();
+  expect(names(await kit.list("v1/configmaps", { labelSelector: "app" }))).toEqual(["a", "b"]);
+  expect(names(await kit.list("v1/configmaps", { labelSelector: "app=shop", namespace: null }))).toEqual(["a", "c"]);
+  expect(names(await kit.list("v1/configmaps", { namespace: "team-b", labelSelector: "app" }))).toEqual(["c"]);
+}, 15_000);
