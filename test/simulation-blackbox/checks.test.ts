@@ -135,6 +135,24 @@ test("volatile: a key with dots (an annotation named by domain) is named with `\
   await simulate({ registry, scenario: one, schedules: 3, volatile: ["metadata.annotations.example\\.com/serial"] });
 }, 60_000);
 
+test("an invariant that remembers (the first password seen) keeps its memory per run, keyed by its world", async () => {
+  const seen = new WeakMap<World, number[]>();                    // one world per run: a fresh memory for each
+  const worlds = new Set<World>();
+  const two = async (world: World) => {
+    await one(world);
+    await world.apply(Gadgets, { metadata: { name: "g1" }, spec: { size: 2 } });
+  };
+  const { runs } = await simulate({ registry: quiet(), scenario: two, schedules: 3, invariants: {
+    "steps only go forward within a run": (world) => {
+      worlds.add(world);
+      const steps = seen.get(world) ?? [];
+      if (steps.some((step) => step > world.step)) return `step ${world.step} after ${steps.join(", ")}`;
+      seen.set(world, [...steps, world.step]);
+    },
+  } });
+  expect(worlds.size).toBe(runs.length + 1);                      // each schedule's run, and the reference run
+}, 60_000);
+
 test("a scenario that throws fails the run at its step, with its message", async () => {
   const scenario = async (world: World) => { await one(world); throw new Error("my scenario broke"); };
   const { failure } = await failureOf(simulate({ registry: quiet(), scenario }));
