@@ -83,6 +83,7 @@ test("events and indexes alone write nothing: the demo says it does not wait", a
     " (not waited for: its handlers (on.event, on.index) write nothing of kobun's to crontabs to wait for)",
   );
   expect(printed).toHaveLength(3);
+  expect(printed[2]).toBe("demo: deleted CronTab/every-minute: gone");   // no finalizer was ever held
   const crontabs = { group: "demo.test", version: "v1", plural: "crontabs", kind: "CronTab", namespaced: true, statusSubresource: true };
   expect(demoWaits(new Registry(), crontabs)).toEqual({ what: "no handler is registered for crontabs: nothing to wait for", changes: false });
 }, 30_000);
