@@ -59,8 +59,9 @@ export {
   type ExceptionEventOptions,
   type KindOf,
   type ConfigMap, type Secret, type Namespace, type ServiceAccount, type Event, type Pod, type Service,
-  type PersistentVolumeClaim, type Deployment, type StatefulSet, type DaemonSet, type Job, type CronJob, type Ingress,
-  type Lease, type CustomResourceDefinition,
+  type PersistentVolumeClaim, type Deployment, type StatefulSet, type DaemonSet, type ReplicaSet, type Job,
+  type CronJob, type Ingress, type NetworkPolicy, type PodDisruptionBudget, type HorizontalPodAutoscaler, type Lease,
+  type CustomResourceDefinition,
 } from "./declaring/index.ts";
 // Level-triggered reconciles over the operator's cache (docs/reconcile.md):
 //

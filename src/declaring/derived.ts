@@ -52,7 +52,10 @@ export function definedCRDs(r: Registrations): KubeObject[] {
 
 /** The children handlers declare and reconciles own, keyed by group and name (RBAC grants every version at once). */
 export function childSelectors(r: Registrations): ResourceSelector[] {
-  const declared = [...r.handlers, ...r.background].flatMap((spec) => spec.options.children ?? []);
+  const declared = [
+    ...[...r.handlers, ...r.background].flatMap((spec) => spec.options.children ?? []),
+    ...r.reconciles.specs.flatMap((spec) => spec.children),
+  ];
   const groupAndName = (selector: ResourceSelector) => {
     const { group, name } = parseSelector(selector);
     return `${group ?? ""}|${name}`;

@@ -62,7 +62,8 @@ export type { KubeObject, ObjectMeta, Resource } from "../kube/index.ts";
 export { ApiError, ApplyConflictError } from "../kube/index.ts";
 export type {
   ConfigMap, Secret, Namespace, ServiceAccount, Event, Pod, Service, PersistentVolumeClaim, Deployment, StatefulSet,
-  DaemonSet, Job, CronJob, Ingress, Lease, CustomResourceDefinition, KindOf, Wire,
+  DaemonSet, ReplicaSet, Job, CronJob, Ingress, NetworkPolicy, PodDisruptionBudget, HorizontalPodAutoscaler, Lease,
+  CustomResourceDefinition, KindOf, Wire,
 } from "../kube/index.ts";
 export {
   deepEqual, fieldPath, filtersPass, getField, matchAny, matchMeta, matchValue, type ContextOf,

@@ -10,9 +10,9 @@ import { parseSelector } from "../kube/index.ts";
 import { checkAlias } from "./aliases.ts";
 import { RegistrationError } from "./registration.ts";
 import type {
-  ConfigMap, CronJob, CustomResourceDefinition, DaemonSet, Deployment, Event, Ingress, Job, KubeObject, Lease,
-  Namespace, ObjectMeta, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount, StatefulSet, KindOf,
-  ResourceSelector,
+  ConfigMap, CronJob, CustomResourceDefinition, DaemonSet, Deployment, Event, HorizontalPodAutoscaler, Ingress, Job,
+  KubeObject, Lease, Namespace, NetworkPolicy, ObjectMeta, PersistentVolumeClaim, Pod, PodDisruptionBudget,
+  ReplicaSet, Secret, Service, ServiceAccount, StatefulSet, KindOf, ResourceSelector,
 } from "../kube/index.ts";
 
 declare const objectType: unique symbol;
@@ -103,9 +103,13 @@ const builtins = {
   deployments: typed<Deployment>("apps/v1/deployments"),
   statefulsets: typed<StatefulSet>("apps/v1/statefulsets"),
   daemonsets: typed<DaemonSet>("apps/v1/daemonsets"),
+  replicasets: typed<ReplicaSet>("apps/v1/replicasets"),
   jobs: typed<Job>("batch/v1/jobs"),
   cronjobs: typed<CronJob>("batch/v1/cronjobs"),
   ingresses: typed<Ingress>("networking.k8s.io/v1/ingresses"),
+  networkpolicies: typed<NetworkPolicy>("networking.k8s.io/v1/networkpolicies"),
+  poddisruptionbudgets: typed<PodDisruptionBudget>("policy/v1/poddisruptionbudgets"),
+  horizontalpodautoscalers: typed<HorizontalPodAutoscaler>("autoscaling/v2/horizontalpodautoscalers"),
   leases: typed<Lease>("coordination.k8s.io/v1/leases"),
   customresourcedefinitions: typed<CustomResourceDefinition>("apiextensions.k8s.io/v1/customresourcedefinitions"),
 } as const;

@@ -22,8 +22,9 @@ export { DEFAULT_PAGE_SIZE } from "./client.ts";
 export { isForbidden } from "./errors.ts";
 export {
   type Builtin, type Condition, type ConfigMap, type CronJob, type CustomResourceDefinition, type DaemonSet,
-  type Deployment, type Event, type Ingress, type Job, type KindOf, type Lease, type Namespace,
-  type PersistentVolumeClaim, type Pod, type Secret, type Service, type ServiceAccount, type StatefulSet, type Wire,
+  type Deployment, type Event, type HorizontalPodAutoscaler, type Ingress, type Job, type KindOf, type Lease,
+  type Namespace, type NetworkPolicy, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget,
+  type ReplicaSet, type Secret, type Service, type ServiceAccount, type StatefulSet, type Wire,
 } from "./kinds.ts";
 export {
   freshLease, leaseResource, newer, releasedLease, renewedLease, specOf, type LeaseSpec,

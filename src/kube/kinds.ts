@@ -32,9 +32,14 @@ export type PersistentVolumeClaim = Builtin<k8s.V1PersistentVolumeClaim>;
 export type Deployment = Builtin<k8s.V1Deployment>;
 export type StatefulSet = Builtin<k8s.V1StatefulSet>;
 export type DaemonSet = Builtin<k8s.V1DaemonSet>;
+export type ReplicaSet = Builtin<k8s.V1ReplicaSet>;
 export type Job = Builtin<k8s.V1Job>;
 export type CronJob = Builtin<k8s.V1CronJob>;
 export type Ingress = Builtin<k8s.V1Ingress>;
+export type NetworkPolicy = Builtin<k8s.V1NetworkPolicy>;
+export type PodDisruptionBudget = Builtin<k8s.V1PodDisruptionBudget>;
+/** An autoscaling/v2 HorizontalPodAutoscaler (the version kube-apiserver serves first). */
+export type HorizontalPodAutoscaler = Builtin<k8s.V2HorizontalPodAutoscaler>;
 /** A coordination.k8s.io/v1 Lease (what peering and sharding hold). */
 export type Lease = Builtin<k8s.V1Lease>;
 export type CustomResourceDefinition = Builtin<k8s.V1CustomResourceDefinition>;
@@ -64,9 +69,13 @@ interface ByGroupPlural {
   "apps/v1/deployments": Deployment;
   "apps/v1/statefulsets": StatefulSet;
   "apps/v1/daemonsets": DaemonSet;
+  "apps/v1/replicasets": ReplicaSet;
   "batch/v1/jobs": Job;
   "batch/v1/cronjobs": CronJob;
   "networking.k8s.io/v1/ingresses": Ingress;
+  "networking.k8s.io/v1/networkpolicies": NetworkPolicy;
+  "policy/v1/poddisruptionbudgets": PodDisruptionBudget;
+  "autoscaling/v2/horizontalpodautoscalers": HorizontalPodAutoscaler;
   "coordination.k8s.io/v1/leases": Lease;
   "apiextensions.k8s.io/v1/customresourcedefinitions": CustomResourceDefinition;
 }

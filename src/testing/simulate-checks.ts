@@ -147,7 +147,7 @@ function diffValue(prefix: string, path: string, want: unknown, got: unknown, li
     return;
   }
   for (const key of [...new Set([...Object.keys(want), ...Object.keys(got)])].sort()) {
-    diffValue(prefix, path ? `${path}.${key}` : key, want[key], got[key], lines);
+    diffValue(prefix, path ? `${path}.${escapeKey(key)}` : escapeKey(key), want[key], got[key], lines);
   }
 }
 
@@ -161,11 +161,21 @@ function short(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-/** a copy of `object` without the `paths`, dotted or lists of keys ("*" for every element of an array or map) */
+/**
+ * a copy of `object` without the `paths`: dotted ("*" for every element of an array or map; `\.` for a dot within a
+ * key, since annotations and labels are named by domain: "metadata.annotations.example\\.com/at" in TS), or lists
+ * of keys
+ */
 export function withoutPaths(object: any, paths: readonly VolatilePath[]): any {
   const copy = structuredClone(object);
-  for (const path of paths) drop(copy, typeof path === "string" ? path.split(".") : [...path]);
+  const keysOf = (path: string) => path.split(/(?<!\\)\./).map((part) => part.replaceAll("\\.", "."));
+  for (const path of paths) drop(copy, typeof path === "string" ? keysOf(path) : [...path]);
   return copy;
+}
+
+/** a key as a path names it: its dots escaped, so that a path a report prints can be given as `volatile` */
+function escapeKey(key: string): string {
+  return key.replaceAll(".", "\\.");
 }
 
 function drop(value: any, parts: string[]): void {

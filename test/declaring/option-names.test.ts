@@ -25,7 +25,7 @@ test("an option of another kind is refused, not ignored", () => {
   expect(() => on.create("things", fn, { optional: true } as never)).toThrow(/on\.create\("things"\): no option "optional"/);
   expect(() => on.event("things", fn, { retries: 3 } as never)).toThrow(/on\.event\("things"\): no option "retries"/);
   expect(() => on.reconcile("things", fn, { labels: { app: "x" } } as never)).toThrow(
-    /^on\.reconcile\("things"\): no option "labels" \(its options: id, owns, watches, on, finalizer, timeout, when\)$/,
+    /^on\.reconcile\("things"\): no option "labels" \(its options: id, owns, watches, children, on, finalizer, timeout, when\)$/,
   );
   expect(() => on.daemon("things", fn, { interval: 5 } as never)).toThrow(/on\.daemon\("things"\): no option "interval"/);
   expect(() => on.timer("things", fn, { interval: 5, cancellationBackoff: 1 } as never)).toThrow(/no option "cancellationBackoff"/);

@@ -156,6 +156,25 @@ test("tokens: resource.deployments is apps/v1, alias and metadataOnly not enumer
   expect((await kit.until(resource.deployments, "web", (d) => d.spec?.replicas !== 2)).spec?.replicas).toBe(3);
 }, 30_000);
 
+// A Database operator owns a PodDisruptionBudget: every kind the sandbox serves for operators has its token.
+test("tokens: the PodDisruptionBudget, NetworkPolicy, ReplicaSet and HPA tokens name what the sandbox serves", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(resource.poddisruptionbudgets, ({ patch }) => { patch.metadata.labels = { seen: "yes" }; });
+  await using kit = await start(registry);
+  const labels = { app: "db" };
+  await kit.apply(resource.poddisruptionbudgets, { metadata: { name: "db" }, spec: { maxUnavailable: 1,
+    selector: { matchLabels: labels } } });
+  await kit.until(resource.poddisruptionbudgets, "db", (p) => p.metadata.labels?.seen === "yes");
+  expect((await kit.apply(resource.networkpolicies, { metadata: { name: "db" }, spec: { podSelector: {} } })).kind)
+    .toBe("NetworkPolicy");
+  const template = { metadata: { labels }, spec: { containers: [{ name: "db", image: "postgres" }] } };
+  expect((await kit.apply(resource.replicasets, { metadata: { name: "db" }, spec: { selector: { matchLabels: labels },
+    template } })).kind).toBe("ReplicaSet");
+  const hpa = await kit.apply(resource.horizontalpodautoscalers, { metadata: { name: "db" },
+    spec: { maxReplicas: 3, scaleTargetRef: { apiVersion: "apps/v1", kind: "StatefulSet", name: "db" } } });
+  expect(hpa.apiVersion).toBe("autoscaling/v2");
+}, 30_000);
+
 test("on.field, a typed path: old/new are the field's values, from the creation on; others skip it", async () => {
   const [Things_, registry, calls] = [Things(), new Registry(), [] as unknown[]];
   registry.on.field(Things_, { field: "spec.size", id: "f" }, ({ old, new: size }) => {

@@ -126,9 +126,10 @@ test("on a virtual clock, kit.advance() brings a requeue and a backoff due", asy
     if (call === 0) return { requeueAfter: 3600 };
     if (call === 1) throw new TemporaryError("later", { delay: 600 });
   });
-  await using kit = await operate(registry, undefined, { clock: "virtual" });
+  await using kit = await operate(registry, undefined, { clock: "virtual", logCapture: "debug" });
   await kit.apply(Widgets, { metadata: { name: "v" }, spec: {} });
   await calls.until((c) => c.length >= 1, "the first run");
+  await kit.logs.until(/Reconciled\. .*name=v .*requeueAfter=3600s/);   // the requeue asked for, in the line
   await kit.advance(3599);
   expect(calls.all.length).toBe(1);
   await kit.advance(1);

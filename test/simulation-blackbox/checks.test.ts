@@ -120,6 +120,39 @@ test("volatile: a field that differs from run to run fails convergence until dec
   await simulate({ registry, scenario: one, schedules: 1, volatile: ["status.*.serial"] });   // `*` for any key
 }, 60_000);
 
+test("volatile: a key with dots (an annotation named by domain) is named with `\\.`, as the report prints it", async () => {
+  const registry = new Registry();
+  let made = 0;
+  registry.on.reconcile(Gadgets, ({ annotations, patch }) => {
+    if (annotations["example.com/serial"]) return;
+    patch.metadata.annotations = { "example.com/serial": `s${++made}`, "example.com/kept": "same" };
+  });
+  const { failure } = await failureOf(simulate({ registry, scenario: one, schedules: 1 }));
+  expect(failure.details).toEqual([
+    expect.stringMatching(/^~ gadgets default\/g1: metadata\.annotations\.example\\\.com\/serial: "s1" in the reference, "s\d+" here$/),
+  ]);
+  // Before, the path was split at every dot: no volatile path could name such a key.
+  await simulate({ registry, scenario: one, schedules: 3, volatile: ["metadata.annotations.example\\.com/serial"] });
+}, 60_000);
+
+test("an invariant that remembers (the first password seen) keeps its memory per run, keyed by its world", async () => {
+  const seen = new WeakMap<World, number[]>();                    // one world per run: a fresh memory for each
+  const worlds = new Set<World>();
+  const two = async (world: World) => {
+    await one(world);
+    await world.apply(Gadgets, { metadata: { name: "g1" }, spec: { size: 2 } });
+  };
+  const { runs } = await simulate({ registry: quiet(), scenario: two, schedules: 3, invariants: {
+    "steps only go forward within a run": (world) => {
+      worlds.add(world);
+      const steps = seen.get(world) ?? [];
+      if (steps.some((step) => step > world.step)) return `step ${world.step} after ${steps.join(", ")}`;
+      seen.set(world, [...steps, world.step]);
+    },
+  } });
+  expect(worlds.size).toBe(runs.length + 1);                      // each schedule's run, and the reference run
+}, 60_000);
+
 test("a scenario that throws fails the run at its step, with its message", async () => {
   const scenario = async (world: World) => { await one(world); throw new Error("my scenario broke"); };
   const { failure } = await failureOf(simulate({ registry: quiet(), scenario }));

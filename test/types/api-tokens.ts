@@ -2,8 +2,9 @@
 // built-in types (Job, ConfigMap, ...) are the tokens' types, so the kit's apply and until agree
 // with them (issue 35, item 5: they were two types for one kind, and a 12-line tsc error).
 import {
-  resource, run, Logger, memorySink, type Api, type ConfigMap, type Job, type KubeObject, type Namespace,
-  type Resource, type MemorySink,
+  resource, run, Logger, memorySink, type Api, type ConfigMap, type HorizontalPodAutoscaler, type Job,
+  type KubeObject, type Namespace, type NetworkPolicy, type PodDisruptionBudget, type ReplicaSet, type Resource,
+  type MemorySink,
 } from "kobun";
 import { startOperator, type TestOperator } from "kobun/testing";
 import { assertType, Examples, type Equal, type KobunExample } from "./example.ts";
@@ -25,6 +26,15 @@ export async function apiTokens(api: Api, resolved: Resource): Promise<void> {
     if ("object" in event) assertType<Equal<typeof event.object, ConfigMap>>();
   }
   await api.delete(resource.namespaces, "gone");
+  // The kinds the sandbox serves beside the first ones (a Database's PodDisruptionBudget): typed as those are.
+  const pdb = await api.get(resource.poddisruptionbudgets, "db");
+  assertType<Equal<typeof pdb, PodDisruptionBudget>>();
+  const bySelector2 = await api.get("policy/v1/poddisruptionbudgets", "db");
+  assertType<Equal<typeof bySelector2, PodDisruptionBudget>>();
+  assertType<Equal<Awaited<ReturnType<typeof api.list<typeof resource.networkpolicies>>>, NetworkPolicy[]>>();
+  assertType<Equal<Awaited<ReturnType<typeof api.get<typeof resource.replicasets>>>, ReplicaSet>>();
+  const hpa = await api.get("horizontalpodautoscalers.autoscaling", "web");
+  assertType<Equal<typeof hpa, HorizontalPodAutoscaler>>();
 }
 
 export async function kitAgreesWithExportedTypes(kit: TestOperator): Promise<Job> {

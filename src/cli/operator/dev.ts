@@ -93,8 +93,12 @@ async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settin
     console.log(greeting(sandbox, "Ctrl+C to stop."));
     const operatorStop = new AbortController();
     stop.signal.addEventListener("abort", () => operatorStop.abort(stop.signal.reason), { once: true });
-    const running = run({ signal: operatorStop.signal, settings, client, logger });
+    let listedNow = () => {};
+    const listed = new Promise<void>((resolve) => (listedNow = resolve));
+    const running = run({ signal: operatorStop.signal, settings, client, logger, onReady: () => listedNow() });
     if (dev.demo) {
+      // After the operator's first LIST: a sample made before it would be found listed, or deleted unseen.
+      await Promise.race([listed, running]);
       const demo = runDemo(client, manifests, logger, stop.signal).catch((error) => {
         logger.error("demo failed", { error: error instanceof Error ? error.message : String(error) });
         return false;

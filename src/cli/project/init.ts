@@ -50,7 +50,9 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
   const named = stringFlag(values, "kobun");
   const spec = named !== undefined ? absoluteSpec(named, cwd) : installedSpec();
   const { written, changes } = scaffold(target, name, relativeSpec(spec, target), existing);
-  const shown = relative(cwd, target) || ".";
+  // An absolute DIR outside the current directory is shown as given, not as a climb (`../../tmp/op`).
+  const climbed = relative(cwd, target) || ".";
+  const shown = isAbsolute(positionals[0]!) && climbed.startsWith("..") ? target : climbed;
   const next = [...(shown === "." ? [] : [`cd ${shown}`]), "npm install", "npx kobun test", "npx kobun dev"];
   const merged = existing
     ? `package.json: merged into the existing one (name ${name}${changes.map((c) => `; ${c}`).join("")})\n`

@@ -118,6 +118,11 @@ export interface ReconcileOptions<
   /** Objects of other resources mapped to reconciled objects (controller-runtime's `Watches`). */
   watches?: { readonly [K in keyof W]: WatchedResource<W[K]> };
   /**
+   * What it writes through `ctx.api` beside what it owns (a shared ledger, another team's object): `kobun
+   * manifests` grants them as handlers' `children` (kubebuilder's RBAC markers); neither watched nor waking.
+   */
+  children?: readonly ReconcileTarget<any>[];
+  /**
    * Which changes of the object itself run it: "generation" (default: `metadata.generation`,
    * labels, annotations, finalizers, the deletion mark; not status) or "any" (every version).
    */
@@ -141,6 +146,7 @@ export interface ReconcileSpec {
   wanted: Wanted;
   fn: ReconcileFn<any>;
   owns: readonly ResourceSelector[];
+  children: readonly ResourceSelector[];
   watches: readonly { selector: ResourceSelector; map: WatchedResource["map"] }[];
   on: "generation" | "any";
   finalizer: boolean;
@@ -167,7 +173,9 @@ function checkTargets<E>(
   }
 }
 
-const OPTION_NAMES = everyKeyOf<ReconcileOptions>()(["id", "owns", "watches", "on", "finalizer", "timeout", "when"]);
+const OPTION_NAMES = everyKeyOf<ReconcileOptions>()(
+  ["id", "owns", "watches", "children", "on", "finalizer", "timeout", "when"],
+);
 
 /** Checks the options as registration reads them; a bad one is a RegistrationError naming it. */
 export function reconcileSpecOf(
@@ -186,6 +194,7 @@ export function reconcileSpecOf(
     throw new RegistrationError(`on.reconcile "${id}": timeout must be a number of seconds above 0`);
   }
   checkTargets(id, "owns", options.owns, (owned) => owned);
+  checkTargets(id, "children", options.children, (child) => child);
   checkTargets(id, "watches", options.watches, (watched) => {
     if (typeof watched?.map !== "function") {
       throw new RegistrationError(`on.reconcile "${id}": each of watches needs a resource and a map function`);
@@ -195,6 +204,7 @@ export function reconcileSpecOf(
   return {
     id, selector, wanted: parseSelector(selector), fn,
     owns: [...(options.owns ?? [])] as ResourceSelector[],
+    children: [...(options.children ?? [])] as ResourceSelector[],
     watches: (options.watches ?? []).map((w) => ({ selector: w.resource as ResourceSelector, map: w.map })),
     on: options.on ?? "generation",
     finalizer: options.finalizer ?? false,

@@ -180,7 +180,9 @@ function report(env: ReconcileEnv, body: KubeObject, verdict: ReconcileVerdict, 
   env.observer?.handlerRan(env.spec.id, "reconcile", outcome, verdict.seconds);
   const at = { namespace: body.metadata.namespace, name: body.metadata.name, reconcile: env.spec.id };
   if (verdict.kind === "done") {
-    if (env.logger.enabled("debug")) env.logger.debug("Reconciled.", at);
+    // A requeue shows in the line: a test (or a reader) tells "again in 10s" from "done" without counting runs.
+    const again = verdict.requeueMs !== undefined ? { requeueAfter: seconds(verdict.requeueMs) } : {};
+    if (env.logger.enabled("debug")) env.logger.debug("Reconciled.", { ...at, ...again });
   } else if (verdict.kind === "retry") {
     const message =
       `Reconcile '${env.spec.id}' failed; retrying in ${seconds(verdict.delayMs)}: ${verdict.error.message}`;

@@ -83,6 +83,23 @@ test("events and indexes alone write nothing: the demo says it does not wait", a
     " (not waited for: its handlers (on.event, on.index) write nothing of kobun's to crontabs to wait for)",
   );
   expect(printed).toHaveLength(3);
+  expect(printed[2]).toBe("demo: deleted CronTab/every-minute: gone");   // no finalizer was ever held
   const crontabs = { group: "demo.test", version: "v1", plural: "crontabs", kind: "CronTab", namespaced: true, statusSubresource: true };
   expect(demoWaits(new Registry(), crontabs)).toEqual({ what: "no handler is registered for crontabs: nothing to wait for", changes: false });
+}, 30_000);
+
+test("a reconcile with finalizer: true: the demo waits for its finalizer, and the deletion runs its cleanup", async () => {
+  const registry = new Registry();
+  const calls: string[] = [];
+  registry.on.reconcile(CRONTABS, ({ name, deleting, patch }) => {
+    calls.push(`${deleting ? "cleanup" : "reconcile"} ${name}`);
+    if (!deleting) patch.status.seen = true;
+  }, { finalizer: true });
+  const { printed } = await demoOf(registry);
+  // Before, the demo waited for nothing: the object was made, changed and deleted before the operator saw it.
+  expect(printed[0]).toStartWith("demo: created CronTab/every-minute: status=");
+  expect(printed[0]).not.toContain("not waited for");
+  expect(printed[2]).toBe("demo: deleted CronTab/every-minute: gone (finalizer released)");
+  // The demo goes on once the finalizer is there (the first call may find the deletion already): the cleanup ran.
+  expect(calls.at(-1)).toBe("cleanup every-minute");
 }, 30_000);

@@ -2,6 +2,7 @@
 // `--once` ends it after the walk-through, so the main job itself is tested end to end.
 
 import { expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const repo = join(import.meta.dir, "../../..");
@@ -38,3 +39,30 @@ test("kobun dev --dev peers at priority 666 (Kopf's --dev): the sandbox serves t
   const [plainOut, plainErr] = await Promise.all([new Response(plain.stdout).text(), new Response(plain.stderr).text(), plain.exited]);
   expect(plainOut + plainErr).not.toContain("peering");
 }, 60_000);
+
+// A sample of an operator that waits for nothing (here on.event alone) was made, changed and deleted
+// before the operator's first LIST: found as listed, or never seen. The demo now starts once it listed.
+test("kobun dev --once starts the demo once the operator has listed: its sample arrives as added", async () => {
+  const project = join(repo, ".tmp/cli-dev", `project-${process.pid}`);
+  mkdirSync(join(project, "handlers"), { recursive: true });
+  try {
+    writeFileSync(join(project, "handlers/gizmos.ts"), `import { defineResource, on } from "kobun";
+import Type from "typebox";
+const Gizmos = defineResource({ group: "dev.kobun.dev", kind: "Gizmo", plural: "gizmos",
+  schema: { spec: Type.Object({}, { additionalProperties: true }), status: Type.Object({}) } });
+on.event(Gizmos, ({ type, name, logger }) => logger.info(\`gizmo \${name} \${type}\`), { id: "seen" });
+`);
+    writeFileSync(join(project, "handlers/gizmo.sample.yaml"),
+      "apiVersion: dev.kobun.dev/v1\nkind: Gizmo\nmetadata: { name: g, namespace: default }\nspec: {}\n");
+    const child = Bun.spawn([process.execPath, join(repo, "src/cli.ts"), "dev", "--once"], {
+      cwd: project, env: { PATH: process.env.PATH ?? "", HOME: "/nonexistent" }, stdout: "pipe", stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([
+      new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited,
+    ]);
+    expect({ code, err: code === 0 ? "" : err }).toEqual({ code: 0, err: "" });
+    expect(out + err).toContain("gizmo g added");       // was "gizmo g listed", or nothing at all
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+}, 30_000);

@@ -50,6 +50,14 @@ test("init writes the scaffold and a package.json, and nothing else of kobun's t
   expect(readFileSync(join(target, "handlers/hello.ts"), "utf8")).toContain("defineResource(");
 });
 
+test("init names an absolute DIR outside the current directory as given, not as a climb out of it", async () => {
+  const target = join(tempDir(), "my-operator");
+  const { code, out } = await kobun("init", target, "--kobun", "git+https://example.com/kobun.git#v0.1.0");
+  expect(code).toBe(0);
+  expect(out).toStartWith(`kobun init: created ${target} (`);   // was ../../tmp/kobun-init-…/my-operator
+  expect(out).toContain(`\n  cd ${target}\n`);
+});
+
 test("init refuses a non-empty directory, naming what is in it, and writes nothing", async () => {
   const target = tempDir();
   writeFileSync(join(target, "notes.txt"), "mine");
