@@ -27,7 +27,7 @@ test("refused before anything runs, each saying what was expected", () => {
     [{ scenario, schedule: [{ kind: "crash" }] }, "simulate({ schedule }): fault 1 (crash) lacks after|before"],
     [{ scenario, schedule: [{ kind: "merge", plural: "widgets" }] }, "fault 1 (merge) lacks step"],
     [{ scenario, once: "enter" }, 'simulate({ once }): must be an array of strings, not "enter"'],
-    [{ scenario, volatile: "status.at" }, "simulate({ volatile }): must be an array of strings"],
+    [{ scenario, volatile: "status.at" }, "simulate({ volatile }): must be an array of dotted paths or lists of keys, not \"status.at\""],
     [{ scenario, crds: [1] }, "simulate({ crds }): must be an array of strings"],
     [{ scenario, invariants: { ok: true } }, 'simulate({ invariants }): "ok" must be a function'],
     [{ scenario, memo: 3 }, "simulate({ memo }): must be an object or a function making one, not 3"],
