@@ -29,14 +29,13 @@ export function applyEnv(values: Tree, env: Readonly<Record<string, string | und
     if (result.ok) {
       tracing[key] = result.value;
     } else {
-      const where = { flag: variable, path: `tracing.${key}`, expected: result.expected };
-      issues.push(configIssue(where, `expected ${result.expected}, got ${describeValue(raw)}`));
+      issues.push(variableIssue(variable, `tracing.${key}`, result.expected, raw));
     }
   }
   // The SDK's order for the service's name: OTEL_SERVICE_NAME, then OTEL_RESOURCE_ATTRIBUTES' service.name.
   const named = env.OTEL_SERVICE_NAME?.trim() ? undefined : resourceServiceName(env.OTEL_RESOURCE_ATTRIBUTES);
   if (named) tracing.serviceName = named;
-  tracesEndpoint(tracing, env, issues);
+  tracesEndpoint(tracing, fields.endpoint as Field<unknown>, env, issues);
   protocolHeard(env, issues);
   // The SDK's switch: everything else may stay configured, nothing is traced.
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
@@ -49,19 +48,19 @@ const TRACES_PATH = "/v1/traces";
  * The SDK's traces-only URL, which wins over OTEL_EXPORTER_OTLP_ENDPOINT: used as written, so it is taken when it
  * ends in /v1/traces (where kobun sends spans: the base URL is the rest); one that does not is named, not ignored.
  */
-function tracesEndpoint(tracing: Tree, env: Readonly<Record<string, string | undefined>>, issues: ConfigIssue[]): void {
+function tracesEndpoint(
+  tracing: Tree, field: Field<unknown>, env: Readonly<Record<string, string | undefined>>, issues: ConfigIssue[],
+): void {
   const raw = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   if (!raw) return;
   const base = raw.replace(/\/+$/, "");
-  const field = (SETTINGS_SCHEMA.fields.tracing as Section<Record<string, Node>>).fields.endpoint as Field<unknown>;
   const read = base.endsWith(TRACES_PATH) ? field.read(base.slice(0, -TRACES_PATH.length)) : undefined;
   if (read?.ok) {
     tracing.endpoint = read.value;
     return;
   }
   const expected = `an http:// or https:// URL ending in ${TRACES_PATH}, like "http://otel-collector:4318${TRACES_PATH}"`;
-  const where = { flag: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", path: "tracing.endpoint", expected };
-  issues.push(configIssue(where, `expected ${expected}, got ${describeValue(raw)}`));
+  issues.push(variableIssue("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "tracing.endpoint", expected, raw));
 }
 
 /** kobun speaks OTLP over HTTP (a collector's port 4318 takes JSON and protobuf alike): gRPC is refused by name. */
@@ -70,8 +69,7 @@ function protocolHeard(env: Readonly<Record<string, string | undefined>>, issues
     const raw = env[variable]?.trim();
     if (!raw || raw === "http/json" || raw === "http/protobuf") continue;
     const expected = '"http/json" or "http/protobuf" (kobun sends OTLP over HTTP, to the collector\'s port 4318)';
-    const where = { flag: variable, path: "tracing.endpoint", expected };
-    issues.push(configIssue(where, `expected ${expected}, got ${describeValue(raw)}`));
+    issues.push(variableIssue(variable, "tracing.endpoint", expected, raw));
   }
 }
 
@@ -87,4 +85,9 @@ function resourceServiceName(attributes: string | undefined): string | undefined
     }
   }
   return undefined;
+}
+
+/** A variable's value refused, named by the variable and the setting it stands for. */
+function variableIssue(variable: string, path: string, expected: string, raw: string): ConfigIssue {
+  return configIssue({ flag: variable, path, expected }, `expected ${expected}, got ${describeValue(raw)}`);
 }

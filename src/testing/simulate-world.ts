@@ -69,12 +69,7 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
     advance: (seconds) => stepped(`advance the clock ${seconds} s`, () => hooks.advance(step, seconds)),
     delete: (token, name, o) => stepped(`delete ${nameOf(token)} ${name}`, () => kit.delete(token, name, o)),
     get: (token, name, o) => kit.get(token, name, o),
-    list: async (token) => {
-      const resource = await kit.client.resolve(token);
-      const namespace = resource.namespaced ? kit.namespace : null;
-      const list = await kit.client.listAll(resource, { namespace });
-      return list.items as TargetObject<typeof token>[];
-    },
+    list: (token) => kit.list(token),
   };
 }
 

@@ -105,14 +105,18 @@ function sameKey(a: Target, b: Target): boolean {
 }
 
 function controllerUid(object: KubeObject): string | undefined {
+  return controllerOf(object)?.uid;
+}
+
+/** The owner reference marked controller, if any. */
+function controllerOf(object: KubeObject): OwnerReference | undefined {
   const refs = object.metadata.ownerReferences as unknown as OwnerReference[] | undefined;
-  return refs?.find((ref) => ref.controller === true)?.uid;
+  return refs?.find((ref) => ref.controller === true);
 }
 
 /** The controller owner of `object` when it is of `parent`'s kind and group. */
 function ownersOf(object: KubeObject, parent: Resource): { name: string; namespace?: string; uid?: string }[] {
-  const refs = (object.metadata.ownerReferences ?? []) as unknown as OwnerReference[];
-  const owner = refs.find((ref) => ref.controller === true);
+  const owner = controllerOf(object);
   if (!owner || owner.kind !== parent.kind || parseApiVersion(owner.apiVersion).group !== parent.group) return [];
   const namespace = parent.namespaced ? object.metadata.namespace : undefined;
   return [{ name: owner.name, uid: owner.uid, ...(namespace ? { namespace } : {}) }];
