@@ -37,6 +37,15 @@ export interface Cluster {
    * an owner of a kind created after it started would go unnoticed that long).
    */
   startControllers(): Promise<void>;
+  /** SIGKILL the kube-apiserver (a crashed or lost control-plane member) and wait for it to exit; etcd and the controllers stay. */
+  stopApiServer(): Promise<void>;
+  /** Start the kube-apiserver again, on its port and with its certificate (its watch cache begins anew); once /readyz is 200. */
+  startApiServer(): Promise<void>;
+  /**
+   * Another kube-apiserver on the same etcd, on a port of its own (an HA control plane's second member), with the
+   * same certificate and token: its URL once /readyz is 200; stop() ends it (stop() of the cluster too).
+   */
+  spareApiServer(): Promise<{ url: string; stop(): Promise<void> }>;
   /** SIGKILL every process, last started first, wait for them to exit, remove the temp dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -237,11 +246,11 @@ async function startClusterOnce(opts: StartClusterOptions): Promise<Cluster> {
       await sleep(50);
     }
 
-    const apiserver = spawn("kube-apiserver", [
+    const apiserverArgs = (port: number) => [
       apiserverBin,
       `--etcd-servers=http://127.0.0.1:${etcdClientPort}`,
       `--cert-dir=${certDir}`,
-      `--secure-port=${apiPort}`,
+      `--secure-port=${port}`,
       "--bind-address=127.0.0.1",
       "--advertise-address=127.0.0.1",
       // No kubelet/controllers: don't maintain the `kubernetes` service endpoints.
@@ -256,29 +265,35 @@ async function startClusterOnce(opts: StartClusterOptions): Promise<Cluster> {
       // As envtest: no controller-manager creates default ServiceAccounts, so Pods would be rejected.
       "--disable-admission-plugins=ServiceAccount",
       ...(opts.apiserverArgs ?? []),
-    ]);
-
-    // The serving cert is self-signed into --cert-dir at startup; trust exactly it.
-    const certFile = join(certDir, "apiserver.crt");
-    let caPem = "";
-    for (;;) {
-      if (apiserver.exitCode !== null || apiserver.signalCode !== null) {
-        await fail(`kube-apiserver exited (${apiserver.exitCode ?? apiserver.signalCode})`, "kube-apiserver");
+    ];
+    // Each start of an apiserver logs to a file of its own (a restart must not truncate the first one's log).
+    let launches = 0;
+    const launchApiServer = async (port: number, until: number): Promise<{ proc: Proc; caPem: string }> => {
+      const name = launches++ === 0 ? "kube-apiserver" : `kube-apiserver-${launches}`;
+      const proc = spawn(name, apiserverArgs(port));
+      // The serving cert is self-signed into --cert-dir by the first start (later ones reuse it); trust exactly it.
+      const certFile = join(certDir, "apiserver.crt");
+      let pem = "";
+      for (;;) {
+        if (proc.exitCode !== null || proc.signalCode !== null) await fail(`${name} exited (${proc.exitCode ?? proc.signalCode})`, name);
+        if (Date.now() > until) await fail(`${name} not ready within ${timeoutMs}ms`, name);
+        if (!pem && existsSync(certFile)) pem = readFileSync(certFile, "utf8");
+        if (pem) {
+          try {
+            const r = await fetch(`https://127.0.0.1:${port}/readyz`, {
+              headers: { authorization: `Bearer ${token}` },
+              tls: { ca: pem },
+              signal: AbortSignal.timeout(2000),
+            });
+            if (r.status === 200) return { proc, caPem: pem };
+          } catch {}
+        }
+        await sleep(100);
       }
-      if (Date.now() > deadline) await fail(`kube-apiserver not ready within ${timeoutMs}ms`, "kube-apiserver");
-      if (!caPem && existsSync(certFile)) caPem = readFileSync(certFile, "utf8");
-      if (caPem) {
-        try {
-          const r = await fetch(`${url}/readyz`, {
-            headers: { authorization: `Bearer ${token}` },
-            tls: { ca: caPem },
-            signal: AbortSignal.timeout(2000),
-          });
-          if (r.status === 200) break;
-        } catch {}
-      }
-      await sleep(100);
-    }
+    };
+    const first = await launchApiServer(apiPort, deadline);
+    let apiserver = first.proc;
+    const caPem = first.caPem;
 
     // The system-namespaces controller creates `default` shortly after readyz; create it ourselves if it lags.
     const api = (path: string, init: RequestInit = {}) =>
@@ -335,7 +350,29 @@ async function startClusterOnce(opts: StartClusterOptions): Promise<Cluster> {
       (controllersStarted ??= startControllers({ spawn, fail, bin: controllerManagerBin, dir, kubeconfigPath, timeoutMs }));
     if (withControllers === true) await startControllersNow();
 
-    return { url, kubeconfigPath, token, caPem, dir, stop, startControllers: () => (withControllers ? startControllersNow() : Promise.resolve()) };
+    const stopApiServer = async (): Promise<void> => {
+      if (apiserver.exitCode === null && apiserver.signalCode === null) apiserver.kill("SIGKILL");
+      await apiserver.exited;
+    };
+    const startApiServer = async (): Promise<void> => {
+      if (apiserver.exitCode === null && apiserver.signalCode === null) throw new Error("startApiServer: the kube-apiserver is running");
+      ({ proc: apiserver } = await launchApiServer(apiPort, Date.now() + timeoutMs));
+    };
+    const spareApiServer = async (): Promise<{ url: string; stop(): Promise<void> }> => {
+      const [port] = (await freePorts(1)) as [number];
+      const { proc } = await launchApiServer(port, Date.now() + timeoutMs);
+      return {
+        url: `https://127.0.0.1:${port}`,
+        stop: async () => {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+          await proc.exited;
+        },
+      };
+    };
+    return {
+      url, kubeconfigPath, token, caPem, dir, stop, stopApiServer, startApiServer, spareApiServer,
+      startControllers: () => (withControllers ? startControllersNow() : Promise.resolve()),
+    };
   } catch (e) {
     await stop();
     throw e;
