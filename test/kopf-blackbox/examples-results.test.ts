@@ -48,3 +48,16 @@ test("a daemon returning null stores nothing: what is at status.<id> stays", asy
   await kit.logs.until("Daemon 'watcher' succeeded.");
   await kit.consistently(KopfExamples, NAME, (o) => o?.status?.watcher?.seen === 1, { for: 300 });
 }, 30_000);
+
+test("05-handlers' field_fn: Kopf's id gets the field (field_fn/spec.field), kobun's is the function's name", async () => {
+  const registry = new Registry();
+  registry.on.field(KopfExamples, { field: "spec.field" }, function field_fn({ new: now }) { return { now }; });
+  registry.on.create(KopfExamples, () => 1, { id: "create_fn.spec.field", field: "spec.field" }); // Kopf's id, dotted
+  expect(() => registry.on.create(KopfExamples, () => {}, { id: "create_fn/spec.field" })).toThrow(/\//);
+  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "info", timeout: 10_000 });
+  await kit.apply(KopfExamples, sampleObject());
+  const done = await kit.until(KopfExamples, NAME, (o) => o.status?.kobun?.lastHandledConfiguration);
+  expect(done.status?.field_fn).toEqual({ now: "value" });
+  expect(done.status?.["create_fn.spec.field"]).toBe(1);
+  await kit.logs.until("Handler 'field_fn' succeeded.");
+}, 30_000);
