@@ -66,7 +66,10 @@ export interface On {
   ): ReconcileFn<T>;
   /** One long-running fn per matching object; its `signal` aborts on deletion, unmatching, freeze, shutdown. */
   daemon<T extends object = KubeObject>(resource: Target<T>, fn: DaemonFn<T>, options?: DaemonOptions<T>): DaemonFn<T>;
-  /** A fn called every `interval` seconds per matching object; results, errors and retries as a handler's. */
+  /**
+   * A fn called every `interval` seconds per matching object (or, with `idle` alone, once per quiet spell);
+   * results, errors and retries as a handler's.
+   */
   timer<T extends object = KubeObject>(resource: Target<T>, fn: TimerFn<T>, options: TimerOptions<T>): TimerFn<T>;
   /**
    * An index kept from the resource's objects: `fn` returns { key: value } or nothing; handlers read

@@ -86,7 +86,8 @@ export async function runHandler(
  * handler of it then run again, under a message naming none: it fails this handler for good instead.
  */
 function succeeded(spec: HandlerSpec, result: unknown): RunOutcome {
-  if (result === undefined) return { kind: "success", result };
+  // null is Kopf's None: no result, so status.<id> keeps what it had (a merge patch's null would delete it).
+  if (result === undefined || result === null) return { kind: "success", result: undefined };
   try {
     JSON.stringify(result);
   } catch (error) {

@@ -91,7 +91,7 @@ describe("what a run's end leads to", () => {
 describe("registration", () => {
   test("bad options get a clear error", () => {
     const registry = new Registry();
-    expect(() => registry.on.timer("configmaps", () => {}, {} as never)).toThrow("timer timer/configmaps#1: needs { interval } in seconds > 0");
+    expect(() => registry.on.timer("configmaps", () => {}, {} as never)).toThrow("timer timer/configmaps#1: needs { interval } or { idle } in seconds > 0");
     expect(() => registry.on.daemon("configmaps", () => {}, { cancellationTimeout: -1 })).toThrow("cancellationTimeout must be a number of seconds ≥ 0");
     registry.on.daemon("configmaps", function watch() {});
     expect(() => registry.on.daemon("configmaps", function watch() {})).toThrow('id "watch" is already registered');

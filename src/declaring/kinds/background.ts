@@ -77,8 +77,11 @@ export interface DaemonOptions<T extends object = KubeObject> extends Background
 
 /** Options of on.timer (docs/daemons.md). */
 export interface TimerOptions<T extends object = KubeObject> extends BackgroundOptions<T> {
-  /** Seconds between calls. */
-  interval: number;
+  /**
+   * Seconds between calls. Without it, `idle` is required: the timer is called once the object has been
+   * unchanged that long, then again only after its next change has been left alone as long (Kopf's `idle=`).
+   */
+  interval?: number;
   /** Run only once the object has been unchanged (its spec, labels, annotations) this many seconds. */
   idle?: number;
   /** Keep a fixed schedule (every `interval` from the first call) regardless of how long a call runs. */
@@ -104,8 +107,13 @@ export interface BackgroundSpec {
 export function checkBackgroundOptions(
   where: string, kind: BackgroundSpec["kind"], options: BackgroundSpec["options"] | undefined,
 ): void {
-  if (kind === "timer" && !(typeof options?.interval === "number" && options.interval > 0)) {
-    throw new Error(`${where}: needs { interval } in seconds > 0`);
+  const positive = (v: unknown) => typeof v === "number" && v > 0;
+  const interval = options?.interval;
+  if (kind === "timer" && !(interval === undefined ? positive(options?.idle) : positive(interval))) {
+    throw new Error(`${where}: needs { interval } or { idle } in seconds > 0`);
+  }
+  if (kind === "timer" && options?.sharp && interval === undefined) {
+    throw new Error(`${where}: sharp needs { interval }`);
   }
   for (const key of ["initialDelay", "backoff", "cancellationTimeout", "cancellationBackoff", "idle"] as const) {
     const v = options?.[key];

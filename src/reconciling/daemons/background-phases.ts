@@ -7,6 +7,8 @@
 //   (none)         │ object wanted (matches, not deleting,   │ starting(now + initialDelay
 //                  │   not frozen)                           │   [+ a timer's spread, below])
 //   starting(at)   │ due, timer with `idle` not yet idle     │ starting(changedAt + idle)
+//   starting(at)   │ due, idle-only timer called since the   │ starting(now + idle)
+//                  │   object's last change                  │
 //   starting(at)   │ due                                     │ running
 //   running        │ daemon returned                         │ finished (never restarted)
 //   running        │ daemon threw (PermanentError)           │ finished
@@ -68,6 +70,16 @@ export function idleWait(spec: BackgroundSpec, changedAt: number, now: number): 
   return Math.max(0, changedAt + idle * 1000 - now);
 }
 
+/**
+ * Whether a due call of an idle-only timer (no `interval`) must wait for a change: it was called since
+ * the object last changed. It then looks again `idle` later (Kopf polls so too); a change meanwhile
+ * is left alone `idle` long by idleWait before the call.
+ */
+export function awaitsChange(spec: BackgroundSpec, changedAt: number, lastCall: number | undefined): boolean {
+  const idleOnly = spec.kind === "timer" && spec.options.interval === undefined;
+  return idleOnly && lastCall !== undefined && changedAt <= lastCall;
+}
+
 /** Where a run that began at `began` leads. */
 export function afterRun(spec: BackgroundSpec, end: RunEnd, began: number, now: number): BackgroundPhase {
   if (end.kind === "aborted") return { kind: "stopping", since: now };
@@ -84,7 +96,8 @@ export function afterRun(spec: BackgroundSpec, end: RunEnd, began: number, now: 
  * began + k·interval (a call that overran skips the ticks it covered, never runs twice at once).
  */
 export function nextTick(spec: BackgroundSpec, began: number, now: number): number {
-  const interval = (spec.options.interval ?? 1) * 1000;
+  const { interval: every = spec.options.idle } = spec.options; // an idle-only timer looks again `idle` later
+  const interval = (every ?? 1) * 1000;
   if (!spec.options.sharp) return now + interval;
   const k = Math.max(1, Math.ceil((now - began) / interval));
   const at = began + k * interval;

@@ -16,7 +16,9 @@ import type { BackgroundSpec, HandlerSpec } from "../../declaring/index.ts";
 import { workerTimingOf, type Ownership, type ReconcilerOptions } from "../options.ts";
 import type { HandlerTools } from "../../handling/index.ts";
 import type { Logger } from "../../util/index.ts";
-import { afterRun, dueAt, holdsDeletion, idleWait, starting, type BackgroundPhase } from "./background-phases.ts";
+import {
+  afterRun, awaitsChange, dueAt, holdsDeletion, idleWait, starting, type BackgroundPhase,
+} from "./background-phases.ts";
 import { callDaemon, callTimer, type CallOptions, type Run } from "./background-calls.ts";
 
 const DEFAULT_CANCELLATION_S = 5;
@@ -187,6 +189,7 @@ export class Background {
   private async loop(uid: string, run: Run): Promise<void> {
     let retry = 0;
     let firstAttempt = 0; // when the call whose attempts these are began (a timer's ctx.started)
+    let lastCall: number | undefined; // when the last call's first attempt began (an idle-only timer's)
     while (!run.stopping.aborted) {
       const due = dueAt(run.phase);
       if (due === undefined) return; // finished or stopping
@@ -198,8 +201,12 @@ export class Background {
         run.phase = { kind: "starting", at: clock().now() + wait };
         continue;
       }
+      if (retry === 0 && awaitsChange(run.spec, run.changedAt, lastCall)) {
+        run.phase = afterRun(run.spec, { kind: "returned" }, clock().now(), clock().now());
+        continue;
+      }
       const began = clock().now();
-      if (retry === 0) firstAttempt = began;
+      if (retry === 0) firstAttempt = lastCall = began;
       run.phase = { kind: "running", since: began };
       const call = run.spec.kind === "daemon" ? callDaemon : callTimer;
       const end = await tracked(run, () => call(this.options, uid, run, retry, firstAttempt));

@@ -24,7 +24,8 @@ export interface TimerResults {
 /** Writes them; throws what the API server answered, but for an object gone (nothing written). */
 export async function writeTimerResults(w: TimerResults): Promise<void> {
   const all: Record<string, any> = { ...(w.user ?? {}) };
-  if (w.result !== undefined) all.status = { ...(all.status ?? {}), [w.id]: w.result };
+  // null is no result (Kopf's None), as a handler's: status.<id> keeps what it had.
+  if (w.result !== undefined && w.result !== null) all.status = { ...(all.status ?? {}), [w.id]: w.result };
   const { status, ...main } = all;
   const { namespace, name } = w.body.metadata;
   if (status !== undefined && w.resource.statusSubresource) {
