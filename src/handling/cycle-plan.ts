@@ -44,6 +44,8 @@ export interface CyclePlan {
   error?: Error;
   /** The cause completed in this cycle (every handler of it finished, or there were none). */
   done?: boolean;
+  /** Once a cause with handlers completed: how many of them succeeded and failed for good (Kopf's summary line). */
+  tally?: { succeeded: number; failed: number };
   /** ms until the earliest delayed handler is due. */
   delay: number | undefined;
   runs: HandlerRun[];

@@ -77,6 +77,7 @@ export async function runCycle(
     plan.finalizerFirst = true;
     return plan;
   }
+  if (env.logger.enabled("debug")) logInProgress(env, body, seen.cause);
   const records = new Map<string, ProgressRecord>();
   const due = { env, state, body, plan, book, contextOf, cause: seen.cause, now: sight.now, signal, written: records };
   const { allDone, earliest } = await runDue(due, selected);
@@ -106,13 +107,34 @@ function completeCause(
     plan.bookkeeping.progress.set(id, { ...last, final: true });
     for (const child of last.subhandlers ?? []) keep(child, records.get(child) ?? recordFor(book, child, last.purpose));
   };
-  for (const { spec, record } of selected) keep(spec.id, records.get(spec.id) ?? record);
+  plan.tally = { succeeded: 0, failed: 0 };
+  for (const { spec, record } of selected) {
+    const last = records.get(spec.id) ?? record;
+    keep(spec.id, last);
+    if (last?.failure) plan.tally.failed++;
+    else plan.tally.succeeded++;
+  }
   if (sight.cause === "delete") return; // the finalizer's release is reconciling/finalizer.ts's
   const seen = Object.keys(own).length ? applyToEssence(sight.essence!, own) : sight.essence!;
   const newBase = plan.user ? applyToEssence(seen, plan.user) : seen;
   plan.essence = newBase;
   const stored = storedBase(redact(newBase, env.diffBase.sensitive, sight.salt), env.diffBase, sight.salt);
   if (!deepEqual(stored.base, book.base)) plan.bookkeeping.base = stored.text;
+}
+
+/** How Kopf's log lines name a cause ("Creation is in progress.", "Updating is processed: …"). */
+export function causeTitle(cause: Cause): string {
+  return CAUSE_TITLES[cause];
+}
+
+const CAUSE_TITLES: Record<Cause, string> = {
+  create: "Creation", update: "Updating", delete: "Deletion", resume: "Resuming",
+};
+
+/** Kopf's line at every cycle of a cause (its e2e looks for it): the version, never the body Kopf prints. */
+function logInProgress(env: CycleEnv, body: KubeObject, cause: Cause): void {
+  const { namespace, name, resourceVersion } = body.metadata;
+  env.logger.debug(`${causeTitle(cause)} is in progress: resourceVersion ${resourceVersion}.`, { namespace, name });
 }
 
 /** Whether a delete handler that waits for the deletion (not optional) applies to the object. */

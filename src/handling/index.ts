@@ -9,7 +9,8 @@
 // use of kube/'s client is ctx.api (api.ts), the requests a handler makes.
 
 export {
-  runCycle, deleteHandlerApplies, type CycleEnv, type CyclePlan, type FinalizerTerms, type HandlerRun, type ObjectState,
+  runCycle, deleteHandlerApplies, causeTitle,
+  type CycleEnv, type CyclePlan, type FinalizerTerms, type HandlerRun, type ObjectState,
 } from "./cycle.ts";
 export { runHandler, type HandlingDefaults, type RunOutcome } from "./runner.ts";
 export { ApiClient, type ApiClientOptions, type WatchFn, type WriteListener } from "./api.ts";

@@ -23,12 +23,12 @@ import { contentKey, isRefusedForSize, reportRefusal } from "./refusal.ts";
 import { cycleWithFinalizer } from "./finalizer.ts";
 import { admits, begin, step, type Outcome } from "./life.ts";
 import {
-  cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold,
-  type ReconcilerOptions,
+  cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold, type ReconcilerOptions,
 } from "./options.ts";
 import { freezeOf, LOST, whileOwned } from "./ownership.ts";
 import {
-  reportAbandoned, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers, type Audience, type Item,
+  reportAbandoned, reportDeleted, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers,
+  type Audience, type Item,
 } from "./reporting.ts";
 import { Background, backgroundOptionsOf } from "./daemons/background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
@@ -203,6 +203,7 @@ export class Reconciler {
   ): Promise<WorkerOutcome<Item> | void> {
     const tracked = this.states.get(uid);
     if (item.type === "deleted") {
+      if (this.env.handlers.length > 0) reportDeleted(this.audience, item.object);
       await runEventHandlers(this.audience, item, tracked?.memo ?? {}, signal);
       this.states.delete(uid);
       // Deleted from the watch while it lives on (it left the selectors): not ours to hold any more.

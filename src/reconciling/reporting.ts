@@ -7,9 +7,9 @@ import type { EventPoster } from "../posting/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { WatchEvent } from "../watching/index.ts";
 import { lendSignal, objectContext, type HandlerTools } from "../handling/index.ts";
-import type { CyclePlan } from "../handling/index.ts";
+import { causeTitle, type CyclePlan } from "../handling/index.ts";
 import { objectFiltersPass } from "../handling/index.ts";
-import type { HandlerSpec, ObjectFilters } from "../declaring/index.ts";
+import type { Cause, HandlerSpec, ObjectFilters } from "../declaring/index.ts";
 import type { EventContext, EventHandlerFn } from "../declaring/index.ts";
 import type { Outcome } from "./life.ts";
 import type { ReconcileObserver } from "./options.ts";
@@ -84,11 +84,33 @@ export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): voi
       to.poster?.post(body, "Warning", "Logging", message, "error");
     }
   }
-  const handled = plan.cause !== "noop" && plan.cause !== "free" && !plan.finalizerFirst && !plan.delay;
-  if (handled && plan.runs.length && to.logger.enabled("debug")) {
-    const { namespace, name } = body.metadata;
-    to.logger.debug(`All handlers succeeded for ${plan.cause}.`, { namespace, name });
+  if (plan.cause === "reconcile") return;
+  // Kopf's lines: its summary of a completed cause (logged only, not posted as an Event), its finalizer's steps.
+  const { tally, cause } = plan;
+  const { namespace, name } = body.metadata;
+  if (plan.done && tally && isCause(cause) && to.logger.enabled("info")) {
+    const line = `${causeTitle(cause)} is processed: ${tally.succeeded} succeeded; ${tally.failed} failed.`;
+    to.logger.info(line, { namespace, name });
   }
+  if (plan.finalizer && to.logger.enabled("debug")) {
+    const line = plan.finalizer === "add" ? ADDING : cause === "delete" && plan.done ? RELEASING : UNNEEDED;
+    to.logger.debug(line, { namespace, name });
+  }
+}
+
+// Kopf's debug lines for its finalizer (its e2e looks for the first).
+const ADDING = "Adding the finalizer, thus preventing the actual deletion.";
+const UNNEEDED = "Removing the finalizer, as there are no handlers requiring it.";
+const RELEASING = "Removing the finalizer, thus allowing the actual deletion.";
+
+const isCause = (cause: CyclePlan["cause"]): cause is Cause =>
+  cause !== "noop" && cause !== "free" && cause !== "reconcile";
+
+/** The watch told an object's deletion (Kopf's line, for a resource handled by cause). */
+export function reportDeleted(to: Audience, body: KubeObject): void {
+  if (!to.logger.enabled("debug")) return;
+  const { namespace, name } = body.metadata;
+  to.logger.debug("Deleted, really deleted, and we are notified.", { namespace, name });
 }
 
 /** The fields of a handler run's log line. */
