@@ -72,6 +72,11 @@ test("retry options on an activity that is not retried are refused, naming them"
     "cleanup bye: retries: only on.startup is retried (and takes them)",
   );
   expect(() => registry.on.startup(() => {}, { id: "hi", retries: 0 })).toThrow("startup hi: retries must be a whole number ≥ 1 (attempts)");
+  // Kopf's 13-hooks: @kopf.on.login(errors=kopf.ErrorsMode.PERMANENT) says what a login is here (never retried).
+  expect(() => registry.on.login(() => undefined, { id: "in", errors: "permanent" })).not.toThrow();
+  expect(() => registry.on.login(() => undefined, { id: "again", errors: "temporary" })).toThrow(
+    "login again: errors: only on.startup is retried (and takes them)",
+  );
 });
 
 test("activities get ctx.indexes: empty in on.startup (before any watch), filled for on.probe (Kopf's 16-indexing)", async () => {

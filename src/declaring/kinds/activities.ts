@@ -53,7 +53,7 @@ export type LoginFn = (
   ctx: LoginContext,
 ) => LoginResult | undefined | null | void | Promise<LoginResult | undefined | null | void>;
 
-/** Options of `on.startup`, `on.cleanup` and `on.probe`. */
+/** Options of `on.startup`, `on.cleanup`, `on.probe` and `on.login`. */
 export interface ActivityOptions {
   /** Names it in logs and errors (and a probe's value in /healthz). Default: the function name. */
   id?: string;
@@ -65,7 +65,10 @@ export interface ActivityOptions {
   backoff?: number;
   /** on.startup: seconds from the first attempt after which it fails. Default: handling.timeout (none). */
   timeout?: number;
-  /** on.startup: what an error other than TemporaryError/PermanentError means. Default "temporary" (retried). */
+  /**
+   * on.startup: what an error other than TemporaryError/PermanentError means. Default "temporary" (retried).
+   * on.login takes "permanent" alone (Kopf's `errors=PERMANENT`): a login is never retried.
+   */
   errors?: "temporary" | "permanent" | "ignored";
 }
 
@@ -83,7 +86,10 @@ export function checkActivityOptions(
   if (options.cacheFor !== undefined && !(typeof options.cacheFor === "number" && options.cacheFor >= 0)) {
     throw new Error(`${kind} ${id}: cacheFor must be a number of seconds ≥ 0`);
   }
-  const retrying = (["retries", "backoff", "timeout", "errors"] as const).filter((key) => options[key] !== undefined);
+  // A login is never retried (it is asked again at its next renewal): Kopf's errors=PERMANENT says so, and is taken.
+  const permanentLogin = kind === "login" && options.errors === "permanent";
+  const retrying = (["retries", "backoff", "timeout", "errors"] as const)
+    .filter((key) => options[key] !== undefined && !(key === "errors" && permanentLogin));
   if (kind !== "startup" && retrying.length) {
     throw new Error(`${kind} ${id}: ${retrying.join(", ")}: only on.startup is retried (and takes them)`);
   }
@@ -101,7 +107,7 @@ const OPTION_NAMES: Record<ActivitySpec["kind"], readonly string[]> = {
   startup: ACTIVITY_OPTIONS.filter((name) => name !== "cacheFor"),
   probe: ["id", "cacheFor"],
   cleanup: ["id"],
-  login: ["id"],
+  login: ["id", "errors"], // errors: "permanent" alone (checkActivityOptions)
 };
 
 /** on.startup, on.cleanup, on.probe and on.login, recording into `store`. */

@@ -35,7 +35,7 @@ on.login(async ({ signal, logger }) => {
   logger.info(`Logging in in ${timing.loginDelay}s...`);
   await sleep(timing.loginDelay, signal);
   return { kubeconfig: cluster.kubeconfig };
-}, { id: "login_fn" });
+}, { id: "login_fn", errors: "permanent" }); // Kopf's errors=kopf.ErrorsMode.PERMANENT
 
 on.probe(() => [...stoppers.values()].reduce((sum, byName) => sum + byName.size, 0), { id: "tasks_count" });
 on.probe(() => Object.fromEntries([...stoppers].map(([namespace, byName]) => [namespace, [...byName.keys()].sort()])),
