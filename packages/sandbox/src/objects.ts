@@ -55,6 +55,10 @@ export class Objects implements Collectable {
     return storeKey(def);
   }
 
+  has(def: ResourceDef, ns: string, name: string): boolean {
+    return this.store.get(this.key(def), ns, name) !== undefined;
+  }
+
   get(def: ResourceDef, ns: string, name: string): any {
     const obj = this.store.get(this.key(def), ns, name);
     if (!obj) throw errors.notFound(def.group, def.plural, name);

@@ -1,0 +1,89 @@
+// More details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts to -5), held to
+// the real one on both targets, where client libraries and operators tread: a paged list at a resourceVersion (what
+// client-go's reflector relists with), a PUT that creates and one that must name a resourceVersion, ...
+//
+//   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-6.e2e.ts
+
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createNamespace, EXAMPLES, rawRequest, warningsOf } from "./harness/kube.ts";
+import { ROOT } from "./harness/operator.ts";
+import { targetSuite } from "./harness/suite.ts";
+import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
+
+const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+const cm = (name: string, meta: object = {}) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...meta } });
+
+describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: TargetName) => {
+  const need = targetSuite(targetName, { crds: [join(ROOT, "handlers/kobunexample.crd.yaml")], cleanup: [EXAMPLES] });
+  /** a request, its JSON answer and its warnings */
+  const api = async (t: Target, method: string, path: string, body?: unknown, type?: string) => {
+    const response = await rawRequest(t.client, method, path, body, type);
+    return { status: response.status, body: (await response.json()) as any, warnings: warningsOf(response) };
+  };
+  const names = (r: any) => r.body.items?.map((o: any) => o.metadata.name) ?? [r.status, r.body.message];
+
+  test("a paged list at a resourceVersion without a match is Exact; a continue token takes no resourceVersion",
+    async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    for (const n of ["a", "b", "c"]) expect((await api(t, "POST", cms(ns), cm(n))).status).toBe(201);
+    const then = (await api(t, "GET", cms(ns))).body.metadata.resourceVersion;
+    expect((await api(t, "POST", cms(ns), cm("d"))).status).toBe(201);
+    expect((await api(t, "DELETE", `${cms(ns)}/a`)).status).toBe(200);
+    // what client-go's reflector relists with (its pager's limit, its last resourceVersion): the list as it was
+    const paged = await api(t, "GET", `${cms(ns)}?resourceVersion=${then}&limit=2`);
+    expect([names(paged), paged.body.metadata.resourceVersion, paged.body.metadata.remainingItemCount])
+      .toEqual([["a", "b"], then, 1]);
+    const next = await api(t, "GET", `${cms(ns)}?limit=2&continue=${encodeURIComponent(paged.body.metadata.continue)}`);
+    expect([names(next), next.body.metadata.continue]).toEqual([["c"], undefined]);
+    // not paged, or NotOlderThan: the latest
+    expect(names(await api(t, "GET", `${cms(ns)}?resourceVersion=${then}`))).toEqual(["b", "c", "d"]);
+    expect(names(await api(t, "GET", `${cms(ns)}?resourceVersion=${then}&limit=0`))).toEqual(["b", "c", "d"]);
+    expect(names(await api(t, "GET", `${cms(ns)}?resourceVersion=${then}&resourceVersionMatch=NotOlderThan&limit=2`)))
+      .toEqual(["b", "c"]);
+    const token = encodeURIComponent((await api(t, "GET", `${cms(ns)}?limit=1`)).body.metadata.continue);
+    expect(names(await api(t, "GET", `${cms(ns)}?limit=1&continue=${token}&resourceVersion=${then}`)))
+      .toEqual([400, "specifying resource version is not allowed when using continue"]);
+    // "0" is let through (the cache hands a token to the storage, which serves the rest whole)
+    expect(names(await api(t, "GET", `${cms(ns)}?limit=1&continue=${token}&resourceVersion=0`))).toEqual(["c", "d"]);
+  }, 60_000);
+
+  test("a PUT of a missing object creates it where the kind allows (Leases, Events, Services, RBAC), else 404; "
+    + "Leases, PDBs and webhook configurations want a resourceVersion to update", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const leases = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+    const made = await api(t, "PUT", `${leases}/l?fieldManager=me`,
+      { metadata: { name: "l", resourceVersion: "5" }, spec: { holderIdentity: "x" } });
+    expect([made.status, made.body.spec, made.body.metadata.managedFields.map((e: any) => [e.manager, e.operation])])
+      .toEqual([201, { holderIdentity: "x" }, [["me", "Update"]]]);
+    const created = async (path: string, body: object) => (await api(t, "PUT", path, body)).status;
+    const involved = { kind: "ConfigMap", name: "x", namespace: ns };
+    expect(await created(`/api/v1/namespaces/${ns}/events/e`, { metadata: { name: "e" }, involvedObject: involved,
+      reason: "R" })).toBe(201);
+    expect(await created(`/api/v1/namespaces/${ns}/services/s`, { metadata: { name: "s" },
+      spec: { ports: [{ port: 80 }] } })).toBe(201);
+    expect(await created(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles/r`, { metadata: { name: "r" },
+      rules: [] })).toBe(201);
+    expect(await created(`${cms(ns)}/c`, cm("c"))).toBe(404);
+    expect(await created(`/api/v1/namespaces/${ns}/secrets/s`, { metadata: { name: "s" } })).toBe(404);
+    // a dry run creates nothing; the name is the URL's
+    expect(await created(`${leases}/dry?dryRun=All`, { metadata: { name: "dry" }, spec: {} })).toBe(201);
+    expect((await api(t, "GET", `${leases}/dry`)).status).toBe(404);
+    expect(names(await api(t, "PUT", `${leases}/m`, { metadata: { name: "n" }, spec: {} })))
+      .toEqual([400, "the name of the object (n) does not match the name on the URL (m)"]);
+    // an update of one without a resourceVersion: the generic store's 422 (a ConfigMap takes it)
+    const unconditional = await api(t, "PUT", `${leases}/l`, { metadata: { name: "l" }, spec: { holderIdentity: "y" } });
+    const detail = "Invalid value: 0: must be specified for an update";
+    expect([unconditional.status, unconditional.body.message, unconditional.body.details]).toEqual([422,
+      `leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: ${detail}`, { name: "l",
+        group: "coordination.k8s.io", kind: "leases",
+        causes: [{ reason: "FieldValueInvalid", message: detail, field: "metadata.resourceVersion" }] }]);
+    const budgets = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
+    const pdb = { metadata: { name: "p" }, spec: { minAvailable: 1, selector: { matchLabels: { a: "b" } } } };
+    expect((await api(t, "POST", budgets, pdb)).status).toBe(201);
+    expect((await api(t, "PUT", `${budgets}/p`, pdb)).status).toBe(422);
+    expect((await api(t, "PUT", `${cms(ns)}/c`, cm("c"))).status).toBe(404);
+  }, 60_000);
+});
