@@ -12,7 +12,9 @@ import { targetSuite } from "./harness/suite.ts";
 import { selectedTargets, type Target, type TargetName } from "./harness/target.ts";
 
 const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+const examples = (ns: string) => `/apis/kobun.dev/v1/namespaces/${ns}/kobunexamples`;
 const cm = (name: string, meta: object = {}) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...meta } });
+const MERGE = "application/merge-patch+json";
 
 describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [join(ROOT, "handlers/kobunexample.crd.yaml")], cleanup: [EXAMPLES] });
@@ -85,5 +87,45 @@ describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: Targ
     expect((await api(t, "POST", budgets, pdb)).status).toBe(201);
     expect((await api(t, "PUT", `${budgets}/p`, pdb)).status).toBe(422);
     expect((await api(t, "PUT", `${cms(ns)}/c`, cm("c"))).status).toBe(404);
+  }, 60_000);
+
+  test("a custom resource's unknown fields are warned of, its metadata's first, the rest sorted; Strict refuses them "
+    + "so, a patch's as the patched object's 422", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const body = (name: string) => ({ apiVersion: "kobun.dev/v1", kind: "KobunExample", zzz: 1,
+      metadata: { name, nope: 1 }, spec: { kept: 1 }, aaa: { b: 1 } });
+    const unknown = ["metadata.nope", "aaa", "zzz"].map((f) => `unknown field "${f}"`);
+    const warned = await api(t, "POST", examples(ns), body("w"));
+    expect([warned.status, warned.warnings, warned.body.zzz, warned.body.metadata.nope, warned.body.spec])
+      .toEqual([201, unknown, undefined, undefined, { kept: 1 }]);
+    expect((await api(t, "POST", `${examples(ns)}?fieldValidation=Ignore`, body("i"))).warnings).toEqual([]);
+    const strict = await api(t, "POST", `${examples(ns)}?fieldValidation=Strict`, body("s"));
+    expect([strict.status, strict.body.message]).toEqual([400, "KobunExample in version \"v1\" cannot be handled as "
+      + `a KobunExample: strict decoding error: ${unknown.join(", ")}`]);
+    // a patch: its result fails to decode, the value Go's JSON of the patched map (every level's keys sorted)
+    const patch = { spec: { y: 1 }, bbb: 1 };
+    const refused = await api(t, "PATCH", `${examples(ns)}/w?fieldValidation=Strict`, patch, MERGE);
+    const { metadata, ...rest } = (await api(t, "GET", `${examples(ns)}/w`)).body;
+    const sorted = (v: any): any => Array.isArray(v) ? v.map(sorted) : v && typeof v === "object"
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])])) : v;
+    const value = JSON.stringify(sorted({ ...rest, metadata, spec: { kept: 1, y: 1 }, bbb: 1 }));
+    const why = `Invalid value: ${JSON.stringify(value)}: strict decoding error: unknown field "bbb"`;
+    expect([refused.status, refused.body.message, refused.body.details]).toEqual([422,
+      ` "" is invalid: patch: ${why}`, { causes: [{ reason: "FieldValueInvalid", message: why, field: "patch" }] }]);
+    const warnedPatch = await api(t, "PATCH", `${examples(ns)}/w`, { ...patch, metadata: { odd: 1 } }, MERGE);
+    expect([warnedPatch.status, warnedPatch.warnings]).toEqual([200,
+      ['unknown field "metadata.odd"', 'unknown field "bbb"']]);
+    // a built-in kind's: the value its struct's JSON (in Go's field order), a strategic patch's the patch as fmt says
+    expect((await api(t, "POST", cms(ns), cm("c"))).status).toBe(201);
+    const builtin = await api(t, "PATCH", `${cms(ns)}/c?fieldValidation=Strict`, { data: { x: "1" }, spec: {} },
+      MERGE);
+    const said = String(builtin.body.message);
+    expect([builtin.status, said.startsWith(' "" is invalid: patch: Invalid value: "{'),
+      said.slice(said.lastIndexOf('}": ') + 4)]).toEqual([422, true, 'strict decoding error: unknown field "spec"']);
+    const strategic = await api(t, "PATCH", `${cms(ns)}/c?fieldValidation=Strict`,
+      { data: { x: "1" }, spec: { l: [1, true, 1.5e-7] } }, "application/strategic-merge-patch+json");
+    expect([strategic.status, strategic.body.message]).toEqual([422, ' "" is invalid: patch: Invalid value: '
+      + '"map[data:map[x:1] spec:map[l:[1 true 1.5e-07]]]": strict decoding error: unknown field "spec"']);
   }, 60_000);
 });

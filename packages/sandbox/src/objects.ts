@@ -8,8 +8,8 @@ import { clone, deepEqual } from "./patch.ts";
 import { crdStatus, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { fromStored, storeKey, toStored } from "./event-store.ts";
 import { checkObjectSize } from "./limits.ts";
-import { validateWrite } from "./validation.ts";
-import { checkPatchDecodes } from "./typed-decode.ts";
+import { strictlyUnknown, validateWrite } from "./validation.ts";
+import { checkPatchDecodes, patchInvalid } from "./typed-decode.ts";
 import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
 import { markedDeletionGeneration, updateGeneration } from "./generation.ts";
@@ -152,7 +152,7 @@ export class Objects implements Collectable {
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
     sub?: "status", options: WriteOptions = {},
   ): any {
-    const patched = this.patched(def, version, ns, name, contentType, patchBody);
+    const patched = this.patched(def, version, ns, name, contentType, patchBody, undefined, options.strict);
     return this.update(def, version, ns, name, this.uidOfPatched(def, ns, name, patched, sub), sub, options);
   }
 
@@ -203,10 +203,16 @@ export class Objects implements Collectable {
   /** the object as the patch would leave it, not stored (admission sees it first); `current` as served at `version` */
   patched(
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
-    current = present(def, version, this.get(def, ns, name)),
+    current = present(def, version, this.get(def, ns, name)), strict = false,
   ): any {
     const patched = patchedBody(def, contentType, patchBody, current);
     checkPatchDecodes(def, version, contentType, patched);
+    // fieldValidation=Strict: the patched object's strict decoding fails, worded as a patch's
+    const unknown = strict ? strictlyUnknown(def, version, patched) : [];
+    if (unknown.length) {
+      const why = `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`;
+      throw patchInvalid(def, contentType, patchBody, patched, why);
+    }
     return patched;
   }
 

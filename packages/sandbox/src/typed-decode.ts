@@ -6,7 +6,7 @@
 // (v1.Protocol) reads as `string`, which only the schema's want of a name leaves apart. Types with their own
 // decoding (quantities, int-or-strings, times, raw JSON) are left to it, but for an int-or-string's number.
 
-import { goStdBase64Error, goValueWord } from "./go-json.ts";
+import { goSprint, goStdBase64Error, goValueWord } from "./go-json.ts";
 import { builtinSchemaName, builtinSchemas, schemaRef } from "./kube-schemas.ts";
 import type { ResourceDef } from "./resources.ts";
 import { ApiStatusError, errors } from "./status.ts";
@@ -135,17 +135,32 @@ export function checkDecodes(def: ResourceDef, version: string, body: unknown): 
 }
 
 /**
- * A merge or JSON patch whose result a built-in kind cannot decode: a 422 on the field "patch", its value the
- * patched object as Go marshals the map (top-level keys sorted), then Go's error. (A strategic merge patch is
- * refused in other words, the converter's, which only a Secret's stringData says here: secret-data.ts.)
+ * A merge or JSON patch whose result a built-in kind cannot decode: a 422 on the field "patch" (patchInvalid's),
+ * then Go's error. (A strategic merge patch is refused in other words, the converter's, which only a Secret's
+ * stringData says here: secret-data.ts.)
  */
 export function checkPatchDecodes(def: ResourceDef, version: string, contentType: string, patched: unknown): void {
   if (contentType === "application/strategic-merge-patch+json" || !isObj(patched)) return;
   const name = def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind);
   const error = name ? goDecodeError(name, patched) : undefined;
-  if (!error) return;
-  const json = JSON.stringify(Object.fromEntries(Object.keys(patched).sort().map((k) => [k, patched[k]])));
-  const message = `Invalid value: ${JSON.stringify(json)}: ${error}`;
-  throw new ApiStatusError(422, "Invalid", ` "" is invalid: patch: ${message}`,
+  if (error) throw patchInvalid(def, contentType, undefined, patched, error);
+}
+
+/**
+ * A patch whose result cannot be decoded (`why`): a 422 on the field "patch". Its value is the patched object as Go
+ * marshals it (a custom resource's map: every level's keys sorted; a built-in kind's struct, approximated by sorting
+ * the top level), or for a strategic merge patch the patch as fmt prints its map.
+ */
+export function patchInvalid(
+  def: ResourceDef, contentType: string, patch: unknown, patched: any, why: string,
+): ApiStatusError {
+  const sorted = (v: any, deep: boolean): any => Array.isArray(v) ? (deep ? v.map((x) => sorted(x, deep)) : v)
+    : !isObj(v) ? v : Object.fromEntries(Object.keys(v).sort().map((k) => [k, deep ? sorted(v[k], deep) : v[k]]));
+  // json.Marshal escapes what HTML would read
+  const value = contentType === "application/strategic-merge-patch+json" ? goSprint(patch)
+    : JSON.stringify(sorted(patched, !!def.crdName))
+      .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const message = `Invalid value: ${JSON.stringify(value)}: ${why}`;
+  return new ApiStatusError(422, "Invalid", ` "" is invalid: patch: ${message}`,
     { causes: [{ reason: "FieldValueInvalid", message, field: "patch" }] });
 }
