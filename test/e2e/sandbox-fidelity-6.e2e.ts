@@ -128,4 +128,51 @@ describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: Targ
     expect([strategic.status, strategic.body.message]).toEqual([422, ' "" is invalid: patch: Invalid value: '
       + '"map[data:map[x:1] spec:map[l:[1 true 1.5e-07]]]": strict decoding error: unknown field "spec"']);
   }, 60_000);
+
+  test("a body's apiVersion and kind are judged first: another version or kind is a 400 in the scheme's words, "
+    + "a custom resource's another kind a 422", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const said = async (method: string, path: string, typeMeta: object, rest: object = {}) => {
+      const r = await api(t, method, path, { ...typeMeta, metadata: { name: "x" }, ...rest });
+      return [r.status, r.body.message];
+    };
+    const handled = (what: string, why: string) => [400, `${what} cannot be handled as a ConfigMap: ${why}`];
+    const scheme = 'in scheme "pkg/runtime/scheme.go:111"';
+    expect(await said("POST", cms(ns), { apiVersion: "v2", kind: "ConfigMap" })).toEqual(handled(
+      'ConfigMap in version "v2"', `no kind "ConfigMap" is registered for version "v2" ${scheme}`));
+    expect(await said("POST", cms(ns), { apiVersion: "apps/v1", kind: "ConfigMap" })).toEqual(handled(
+      'ConfigMap in version "v1"', `no kind "ConfigMap" is registered for version "apps/v1" ${scheme}`));
+    expect(await said("POST", cms(ns), { apiVersion: "v1", kind: "Secret" })).toEqual(handled(
+      'Secret in version "v1"', "converting (v1.Secret) to (core.ConfigMap): unknown conversion"));
+    expect(await said("POST", cms(ns), { apiVersion: "v1", kind: "Status" })).toEqual(handled(
+      'Status in version "v1"', "converting (v1.Status) to (core.ConfigMap): unknown conversion"));
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const mismatch = (data: string, expected: string) =>
+      [400, `the API version in the data (${data}) does not match the expected API version (${expected})`];
+    expect(await said("POST", deployments, { apiVersion: "extensions/v1beta1", kind: "Deployment" }))
+      .toEqual(mismatch("extensions/v1beta1", "apps/v1"));
+    expect(await said("POST", `/apis/events.k8s.io/v1/namespaces/${ns}/events`, { apiVersion: "v1", kind: "Event" }))
+      .toEqual(mismatch("v1", "events.k8s.io/v1"));
+    expect(await said("POST", cms(ns), { apiVersion: 5, kind: "ConfigMap" })).toEqual([400, "the object provided is "
+      + "unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: json: cannot unmarshal "
+      + 'number into Go struct field .apiVersion of type string ({"apiVersion":5,"kind":"Config ...)']);
+    // either left out (or empty): the endpoint's
+    expect(await said("POST", cms(ns), { apiVersion: "", kind: "" })).toEqual([201, undefined]);
+    expect(await said("PUT", `${cms(ns)}/x`, { apiVersion: "v2", kind: "ConfigMap" })).toEqual(handled(
+      'ConfigMap in version "v2"', `no kind "ConfigMap" is registered for version "v2" ${scheme}`));
+    // a custom resource: its own apiVersion only (an update's before its resourceVersion), its kind a 422
+    expect(await said("POST", examples(ns), { kind: "KobunExample" }, { spec: {} }))
+      .toEqual(mismatch("", "kobun.dev/v1"));
+    expect(await said("POST", examples(ns), { apiVersion: "kobun.dev/v1", kind: "KobunExample" }, { spec: {} }))
+      .toEqual([201, undefined]);
+    expect(await said("PUT", `${examples(ns)}/x`, { apiVersion: "kobun.dev/v2", kind: "KobunExample" }))
+      .toEqual(mismatch("kobun.dev/v2", "kobun.dev/v1"));
+    const other = await api(t, "POST", examples(ns),
+      { apiVersion: "kobun.dev/v1", kind: "Other", metadata: { name: "o" } });
+    const must = 'Invalid value: "Other": must be KobunExample';
+    expect([other.status, other.body.message, other.body.details]).toEqual([422,
+      `Other.kobun.dev "o" is invalid: kind: ${must}`, { name: "o", group: "kobun.dev", kind: "Other",
+        causes: [{ reason: "FieldValueInvalid", message: must, field: "kind" }] }]);
+  }, 60_000);
 });

@@ -38,7 +38,7 @@ export function checkObjectBody(input: unknown): void {
 }
 
 function checkKind(def: ResourceDef, input: any): void {
-  if (input.kind !== undefined && input.kind !== def.kind) {
+  if (input.kind !== undefined && input.kind !== "" && input.kind !== def.kind) {
     throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
   }
 }

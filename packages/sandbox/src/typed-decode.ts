@@ -7,7 +7,8 @@
 // decoding (quantities, int-or-strings, times, raw JSON) are left to it, but for an int-or-string's number.
 
 import { goSprint, goStdBase64Error, goValueWord } from "./go-json.ts";
-import { builtinSchemaName, builtinSchemas, schemaRef } from "./kube-schemas.ts";
+import { builtinSchemaName, builtinSchemas, kindRegistered, schemaRef } from "./kube-schemas.ts";
+import { invalidError } from "./schema.ts";
 import type { ResourceDef } from "./resources.ts";
 import { ApiStatusError, errors } from "./status.ts";
 
@@ -128,11 +129,49 @@ export function goDecodeError(schemaName: string, body: unknown): string | undef
  * ("Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal ...")
  */
 export function checkDecodes(def: ResourceDef, version: string, body: unknown): void {
+  if (isObj(body)) checkTypeMeta(def, version, body);
   const name = def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind);
   const error = name && isObj(body) ? goDecodeError(name, body) : undefined;
   if (!error) return;
   throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: ${error}`);
 }
+
+/**
+ * The apiVersion and kind a body names, judged as the decoder judges them before anything else: a custom resource's
+ * must be the endpoint's (else 400, a kind 422); a built-in kind's are looked up in the scheme (unknown there, the kind
+ * at another group or version, or another kind: three 400s in three wordings). Left out: the endpoint's.
+ */
+function checkTypeMeta(def: ResourceDef, version: string, body: Record<string, any>): void {
+  const expected = def.group ? `${def.group}/${version}` : version;
+  const apiVersion = typeof body.apiVersion === "string" ? body.apiVersion : "";
+  const kind = typeof body.kind === "string" && body.kind ? body.kind : def.kind;
+  if (def.crdName) {
+    if (apiVersion !== expected) throw errors.badRequest(mismatch(apiVersion, expected));
+    if (kind === def.kind) return;
+    const message = `Invalid value: ${JSON.stringify(kind)}: must be ${def.kind}`;
+    throw invalidError(def.group, kind, body.metadata?.name ?? "",
+      [{ reason: "FieldValueInvalid", message, field: "kind" }]);
+  }
+  const slash = apiVersion.lastIndexOf("/");
+  const [group, v] = !apiVersion ? [def.group, version]
+    : [apiVersion.slice(0, Math.max(slash, 0)), apiVersion.slice(slash + 1)];
+  const refuse = (why: string) =>
+    errors.badRequest(`${kind} in version "${v}" cannot be handled as a ${def.kind}: ${why}`);
+  if (!kindRegistered(group, v, kind)) {
+    throw refuse(`no kind "${kind}" is registered for version "${apiVersion || expected}" in scheme `
+      + `"pkg/runtime/scheme.go:111"`);
+  }
+  if (kind === def.kind) {
+    if (group !== def.group || v !== version) throw errors.badRequest(mismatch(apiVersion, expected));
+    return;
+  }
+  const external = builtinSchemaName(group, v, kind)?.split(".").at(-2) ?? v;
+  throw refuse(`converting (${external}.${kind}) to (${def.group ? def.group.split(".")[0] : "core"}.${def.kind}): `
+    + "unknown conversion");
+}
+
+const mismatch = (apiVersion: string, expected: string) =>
+  `the API version in the data (${apiVersion}) does not match the expected API version (${expected})`;
 
 /**
  * A merge or JSON patch whose result a built-in kind cannot decode: a 422 on the field "patch" (patchInvalid's),
