@@ -175,4 +175,44 @@ describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: Targ
       `Other.kobun.dev "o" is invalid: kind: ${must}`, { name: "o", group: "kobun.dev", kind: "Other",
         causes: [{ reason: "FieldValueInvalid", message: must, field: "kind" }] }]);
   }, 60_000);
+
+  test("a create's name: generateName's prefix cut to 58 characters, checked as a prefix too; every rule said with "
+    + "its example and regex; a missing one FieldValueRequired", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const long = await api(t, "POST", cms(ns), cm(undefined as never, { generateName: "x".repeat(70) }));
+    expect([long.status, long.body.metadata.name.length, long.body.metadata.name.slice(0, 58)])
+      .toEqual([201, 63, "x".repeat(58)]);
+    const subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+      + "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+      + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    const invalid = (field: string, value: string, why: string) =>
+      ({ reason: "FieldValueInvalid", message: `Invalid value: "${value}": ${why}`, field });
+    const causes = async (path: string, meta: object, rest: object = {}) => {
+      const r = await api(t, "POST", path, { ...rest, metadata: meta });
+      return [r.status, r.body.details?.causes, r.body.details?.name];
+    };
+    const bad = await causes(cms(ns), { generateName: "Bad_" });
+    expect([bad[0], bad[1]?.map((c: any) => c.field)]).toEqual([422, ["metadata.generateName", "metadata.name"]]);
+    expect(bad[1]?.[0]).toEqual(invalid("metadata.generateName", "Bad_", subdomain));
+    expect(bad[1]?.[1]).toEqual(invalid("metadata.name", bad[2], subdomain));
+    expect(await causes(cms(ns), { name: "Bad_" })).toEqual([422, [invalid("metadata.name", "Bad_", subdomain)], "Bad_"]);
+    const tooLong = "a".repeat(254);
+    expect(await causes(cms(ns), { name: tooLong }))
+      .toEqual([422, [invalid("metadata.name", tooLong, "must be no more than 253 characters")], tooLong]);
+    // a prefix may end in "-"; a Namespace's name is a label
+    expect((await api(t, "POST", cms(ns), cm(undefined as never, { generateName: "ok-" }))).status).toBe(201);
+    const label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+      + "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+      + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    expect(await causes("/api/v1/namespaces", { name: "Bad.x" }))
+      .toEqual([422, [invalid("metadata.name", "Bad.x", label)], "Bad.x"]);
+    // none at all: the custom resource's kind qualified by its group
+    const required = { reason: "FieldValueRequired", message: "Required value: name or generateName is required",
+      field: "metadata.name" };
+    const none = await api(t, "POST", examples(ns), { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: {} });
+    expect([none.status, none.body.message, none.body.details?.causes]).toEqual([422, `KobunExample.kobun.dev "" is `
+      + "invalid: metadata.name: Required value: name or generateName is required", [required]]);
+    expect((await causes(cms(ns), {}))[1]).toEqual([required]);
+  }, 60_000);
 });
