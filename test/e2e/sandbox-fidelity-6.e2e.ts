@@ -1,6 +1,8 @@
 // More details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts to -5), held to
 // the real one on both targets, where client libraries and operators tread: a paged list at a resourceVersion (what
-// client-go's reflector relists with), a PUT that creates and one that must name a resourceVersion, ...
+// client-go's reflector relists with), a PUT that creates and one that must name a resourceVersion, a custom
+// resource's unknown fields (warned of, refused under Strict, a patch's too), a body's apiVersion and kind, a create's
+// name and generateName.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-6.e2e.ts
 
