@@ -48,7 +48,7 @@ async function handled(resources: string, selector: string, path: string, name: 
   try {
     // The request that carries the diff base is the cycle's last write (patching.ts).
     const written = sandbox.waitFor((r) => r.verb === "patch" && r.path === `${path}/${name}${lastWrite}`, 10_000);
-    const created = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { name }, spec: { a: 1 } }) });
+    const created = await fetch(`${sandbox.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ apiVersion: "kobun.dev/v1", kind: "Gadget", metadata: { name }, spec: { a: 1 } }) });
     expect(created.status).toBe(201);
     await done;
     await written;

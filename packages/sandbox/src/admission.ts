@@ -248,7 +248,7 @@ export class SandboxAdmission {
     const review = options.review ? { options: options.review } : {};
     for (let attempt = 1; ; attempt++) {
       const oldObject = await this.present(def, version, this.objects.get(def, ns, name));
-      const merged = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject);
+      const merged = this.objects.patched(def, version, ns, name, contentType, patchBody, oldObject, options.strict);
       const decoded = takeStringData(def, merged, { via: "patch", contentType, patch: patchBody });
       const patched = this.objects.uidOfPatched(def, ns, name, decoded, sub);
       const object = await this.admit({

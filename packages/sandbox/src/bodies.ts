@@ -87,6 +87,12 @@ export async function readObject(req: Request, kind: string): Promise<any> {
     throw refuse(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goValueWord(value)} into Go `
       + `value of type ${TYPE_META}`);
   }
+  for (const field of ["apiVersion", "kind"]) {
+    const v = value[field];
+    if (v === null || v === undefined || typeof v === "string") continue;
+    throw refuse(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goValueWord(v)} into Go struct `
+      + `field .${field} of type string`);
+  }
   return value;
 }
 

@@ -147,6 +147,23 @@ export function goValueWord(value: unknown): string {
   return typeof value === "object" ? "object" : typeof value;
 }
 
+/** fmt's %v of a value encoding/json decoded into interface{}: maps with sorted keys, floats as %g would say them */
+export function goSprint(value: unknown): string {
+  if (value === null || value === undefined) return "<nil>";
+  if (Array.isArray(value)) return `[${value.map(goSprint).join(" ")}]`;
+  if (typeof value === "object") {
+    const entries = Object.keys(value).sort().map((k) => `${k}:${goSprint((value as any)[k])}`);
+    return `map[${entries.join(" ")}]`;
+  }
+  if (typeof value !== "number") return String(value);
+  // %v of a float64: shortest digits, an exponent (two digits at least) below 1e-4 and from 1e21
+  const exponent = value === 0 ? 0 : Math.floor(Math.log10(Math.abs(value)));
+  if (exponent >= -4 && exponent < 21) return String(value);
+  const [mantissa, exp] = value.toExponential().split("e") as [string, string];
+  const sign = exp.startsWith("-") ? "-" : "+";
+  return `${mantissa}e${sign}${exp.replace(/^[-+]/, "").padStart(2, "0")}`;
+}
+
 const URL_ALPHABET = /[A-Za-z0-9_-]/;
 
 /** base64.RawURLEncoding.DecodeString: the bytes, or Go's CorruptInputError's words */

@@ -36,6 +36,31 @@ export function builtinSchemaName(group: string, version: string, kind: string):
   return load().groupVersions[group ? `apis/${group}/${version}` : `api/${version}`]?.kinds[kind];
 }
 
+/**
+ * Whether kube-apiserver's scheme knows this kind at this group and version: served, or at an alpha or beta of a
+ * group that serves it (the scheme keeps versions it no longer serves).
+ */
+export function kindRegistered(group: string, version: string, kind: string): boolean {
+  if (builtinSchemaName(group, version, kind) || UNSERVED[`${group}/${version}`]?.includes(kind)) return true;
+  // meta.k8s.io's kinds are registered in every group's versions
+  if (kind === "Status" && /^v\d+((alpha|beta)\d+)?$/.test(version) && kindGroupServed(group)) return true;
+  if (!/^v\d+(alpha|beta)\d+$/.test(version)) return false;
+  return kindGroupServed(group, kind);
+}
+
+/** versions the scheme has beyond the vendored ones (one serving nothing, one the sandbox does not serve) */
+const UNSERVED: Record<string, string[]> = {
+  "extensions/v1beta1": ["DaemonSet", "Deployment", "Ingress", "NetworkPolicy", "ReplicaSet"],
+  "autoscaling/v1": ["HorizontalPodAutoscaler", "Scale"],
+};
+
+/** whether some version of the group is served (with `kind`, if named) */
+function kindGroupServed(group: string, kind?: string): boolean {
+  const prefix = group ? `apis/${group}/` : "api/";
+  return Object.entries(load().groupVersions).some(([gv, { kinds }]) =>
+    gv.startsWith(prefix) && !gv.slice(prefix.length).includes("/") && (kind === undefined || kind in kinds));
+}
+
 /** schema `name` of `all` and every schema it refers to (`$ref`s are `prefix` + name), into `into` */
 export function addClosure(
   all: Record<string, unknown>, prefix: string, name: string, into: Record<string, unknown>,

@@ -1,7 +1,8 @@
 // LIST: its query checked (list-options.ts), selectors, stable order (namespace/name), `limit`
 // + opaque `continue` tokens that carry the resourceVersion of the first page and the last key
 // served; later pages are that revision's snapshot, and a token older than the history kept is
-// rejected with 410 Expired, as etcd-backed servers do; so is a list at an exact resourceVersion.
+// rejected with 410 Expired, as etcd-backed servers do; so is a list at an exact resourceVersion (a paged one at a
+// resourceVersion without a match is one).
 // resourceVersion "0" is served whole (the watch cache pages nothing); one not reached yet, 504.
 
 import { present } from "./write-bodies.ts";
@@ -29,17 +30,8 @@ export function listObjects(
   if (Number(rvParam) > store.rv) throw tooLargeResourceVersion(Number(rvParam), store.rv);
   // "0" is the watch cache's answer, whole: it pages nothing
   const limit = rvParam === "0" ? 0 : options.limit;
-  // Later pages are served at the first page's resourceVersion (a token's `rv`; -1: at the latest, the token a
-  // compacted one is answered with), rebuilt from the history; once that is compacted, 410 Expired. So is a
-  // list at an exact resourceVersion.
-  let rv = options.resourceVersionMatch === "Exact" ? Number(rvParam) : store.rv;
-  let after: string | undefined;
   const cont = q.get("continue");
-  if (cont) {
-    const t = decodeToken(cont);
-    if (t.rv >= 0) rv = t.rv;
-    after = t.start;
-  }
+  const { rv, after } = snapshot(store, options.resourceVersionMatch, rvParam, limit, cont);
   const all = store.listAt(storeKey(def), rv, ns || undefined, after)
     ?.map(({ key, body }) => ({ key, body: fromStored(def, body) }));
   if (!all && !cont) throw new ApiStatusError(410, "Expired", "The resourceVersion for the provided list is too old.");
@@ -72,6 +64,27 @@ export function listObjects(
     metadata,
     items,
   };
+}
+
+/**
+ * The revision a list is served at and the key it starts after. Later pages are served at the first page's
+ * resourceVersion (a token's `rv`; -1: at the latest, the token a compacted one is answered with), rebuilt from the
+ * history; once that is compacted, 410 Expired. So is a list at an exact resourceVersion; a paged one at a
+ * resourceVersion without a match is one, as the storage serves it (client-go's reflector relists so from its last
+ * resourceVersion, and watches on from there).
+ */
+function snapshot(
+  store: Store, match: string, rvParam: string, limit: number, cont: string | null,
+): { rv: number; after?: string } {
+  if (cont && rvParam && rvParam !== "0") {
+    throw errors.badRequest("specifying resource version is not allowed when using continue");
+  }
+  if (cont) {
+    const t = decodeToken(cont);
+    return { rv: t.rv >= 0 ? t.rv : store.rv, after: t.start };
+  }
+  const exact = match === "Exact" || (!match && limit > 0 && !!rvParam);
+  return { rv: exact ? Number(rvParam) : store.rv };
 }
 
 function withoutTypeMeta(body: any): any {

@@ -8,8 +8,8 @@ import { clone, deepEqual } from "./patch.ts";
 import { crdStatus, type ResourceDef, type ResourceRegistry } from "./resources.ts";
 import { fromStored, storeKey, toStored } from "./event-store.ts";
 import { checkObjectSize } from "./limits.ts";
-import { validateWrite } from "./validation.ts";
-import { checkPatchDecodes } from "./typed-decode.ts";
+import { strictlyUnknown, validateWrite } from "./validation.ts";
+import { checkPatchDecodes, patchInvalid } from "./typed-decode.ts";
 import { invalidError } from "./schema.ts";
 import { allocate } from "./defaults.ts";
 import { markedDeletionGeneration, updateGeneration } from "./generation.ts";
@@ -53,6 +53,10 @@ export class Objects implements Collectable {
 
   private key(def: ResourceDef): string {
     return storeKey(def);
+  }
+
+  has(def: ResourceDef, ns: string, name: string): boolean {
+    return this.store.get(this.key(def), ns, name) !== undefined;
   }
 
   get(def: ResourceDef, ns: string, name: string): any {
@@ -148,7 +152,7 @@ export class Objects implements Collectable {
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
     sub?: "status", options: WriteOptions = {},
   ): any {
-    const patched = this.patched(def, version, ns, name, contentType, patchBody);
+    const patched = this.patched(def, version, ns, name, contentType, patchBody, undefined, options.strict);
     return this.update(def, version, ns, name, this.uidOfPatched(def, ns, name, patched, sub), sub, options);
   }
 
@@ -199,10 +203,16 @@ export class Objects implements Collectable {
   /** the object as the patch would leave it, not stored (admission sees it first); `current` as served at `version` */
   patched(
     def: ResourceDef, version: string, ns: string, name: string, contentType: string, patchBody: unknown,
-    current = present(def, version, this.get(def, ns, name)),
+    current = present(def, version, this.get(def, ns, name)), strict = false,
   ): any {
     const patched = patchedBody(def, contentType, patchBody, current);
     checkPatchDecodes(def, version, contentType, patched);
+    // fieldValidation=Strict: the patched object's strict decoding fails, worded as a patch's
+    const unknown = strict ? strictlyUnknown(def, version, patched) : [];
+    if (unknown.length) {
+      const why = `strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(", ")}`;
+      throw patchInvalid(def, contentType, patchBody, patched, why);
+    }
     return patched;
   }
 

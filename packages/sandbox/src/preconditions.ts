@@ -6,9 +6,28 @@
 import type { ResourceDef } from "./resources.ts";
 import { ApiStatusError, errors, qualified } from "./status.ts";
 
-/** Custom resources and CRDs refuse an update that names no resourceVersion; the other built-ins take it. */
+/** the built-in kinds whose strategy refuses an update naming no resourceVersion (AllowUnconditionalUpdate) */
+const CONDITIONAL_UPDATES = new Set([
+  "apiextensions.k8s.io/customresourcedefinitions", "coordination.k8s.io/leases", "policy/poddisruptionbudgets",
+  "admissionregistration.k8s.io/validatingwebhookconfigurations",
+  "admissionregistration.k8s.io/mutatingwebhookconfigurations",
+]);
+
+/** Custom resources and the kinds above refuse an update that names no resourceVersion; the other built-ins take it. */
 function allowsUnconditionalUpdate(def: ResourceDef): boolean {
-  return !def.crdName && !(def.group === "apiextensions.k8s.io" && def.plural === "customresourcedefinitions");
+  return !def.crdName && !CONDITIONAL_UPDATES.has(`${def.group}/${def.plural}`);
+}
+
+/** the built-in kinds whose strategy lets a PUT of a missing object create it (AllowCreateOnUpdate) */
+const CREATES_ON_UPDATE = new Set([
+  "/events", "events.k8s.io/events", "/services", "coordination.k8s.io/leases", "rbac.authorization.k8s.io/roles",
+  "rbac.authorization.k8s.io/rolebindings", "rbac.authorization.k8s.io/clusterroles",
+  "rbac.authorization.k8s.io/clusterrolebindings",
+]);
+
+/** whether a PUT of a missing object of this kind creates it (201), rather than answering 404 */
+export function createsOnUpdate(def: ResourceDef): boolean {
+  return !def.crdName && CREATES_ON_UPDATE.has(`${def.group}/${def.plural}`);
 }
 
 /** A write's body is a JSON object, before anything else is looked at. */
@@ -19,7 +38,7 @@ export function checkObjectBody(input: unknown): void {
 }
 
 function checkKind(def: ResourceDef, input: any): void {
-  if (input.kind !== undefined && input.kind !== def.kind) {
+  if (input.kind !== undefined && input.kind !== "" && input.kind !== def.kind) {
     throw errors.badRequest(`the kind of the object (${input.kind}) does not match the kind served here (${def.kind})`);
   }
 }
@@ -46,9 +65,7 @@ export function checkNoResourceVersion(meta: any): void {
 /** A PUT's object (already checked to be one) against the stored `old`: name, kind, resourceVersion and uid. */
 export function checkUpdateBody(def: ResourceDef, name: string, input: any, old: any): void {
   const inMeta = input.metadata ?? {};
-  if (inMeta.name !== undefined && inMeta.name !== name) {
-    throw errors.badRequest(`the name of the object (${inMeta.name}) does not match the name on the URL (${name})`);
-  }
+  checkUrlName(name, inMeta);
   checkKind(def, input);
   const rv = inMeta.resourceVersion;
   if (rv !== undefined && rv !== "" && rv !== old.metadata.resourceVersion) {
@@ -64,6 +81,20 @@ export function checkUpdateBody(def: ResourceDef, name: string, input: any, old:
       `metadata.resourceVersion: ${detail}`, { name, group: def.group, kind: def.plural,
       causes: [{ reason: "FieldValueInvalid", message: detail, field: "metadata.resourceVersion" }] });
   }
+}
+
+function checkUrlName(name: string, meta: any): void {
+  if (meta.name !== undefined && meta.name !== name) {
+    throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+  }
+}
+
+/** A PUT's object that creates (createsOnUpdate): named as the URL (else 400), its resourceVersion not looked at. */
+export function createdOnUpdate(name: string, input: any): any {
+  checkObjectBody(input);
+  const { resourceVersion: _rv, ...meta } = input.metadata ?? {};
+  checkUrlName(name, meta);
+  return { ...input, metadata: { ...meta, name } };
 }
 
 /** A DELETE's preconditions against the stored `obj` (its options are delete-options.ts's). */

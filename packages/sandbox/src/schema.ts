@@ -15,6 +15,7 @@ import { deepEqual } from "./patch.ts";
 import { listTypeErrors } from "./list-types.ts";
 import { objectCauses, requiredCauses, valueCauses, type Cause } from "./schema-values.ts";
 import { ApiStatusError, type StatusDetails } from "./status.ts";
+import { addWarning } from "./warnings.ts";
 
 type Schema = Record<string, any>;
 export type { Cause };
@@ -205,19 +206,25 @@ export function strictDecodingError(kind: string, version: string | undefined, f
 }
 
 /**
+ * How a custom resource's unknown fields are answered (fieldValidation=Strict refused them before: validation.ts):
+ * dropped silently (Ignore), else dropped with a warning each; `unknown` are those its metadata dropped.
+ */
+export interface FieldValidation { quiet: boolean; unknown: string[] }
+
+/**
  * Prune `body` (in place) by the version's schema, fill its defaults and check its types; throws 422 Invalid.
  * `old` is the stored object on update (for ratcheting). No schema: nothing to do.
  */
 export function applySchema(
-  schema: Schema | undefined, group: string, kind: string, body: any, old?: any, strict = false,
+  schema: Schema | undefined, group: string, kind: string, body: any, old?: any,
+  validation: FieldValidation = { quiet: true, unknown: [] },
 ): void {
-  if (!isObj(schema)) return;
   const pruned: string[] = [];
-  prune(body, schema, true, pruned);
-  if (strict && pruned.length) {
-    // fieldValidation=Strict: what would be pruned is refused, as the real server's strict decoding
-    throw strictDecodingError(kind, String(body?.apiVersion ?? "").split("/").pop(), pruned);
-  }
+  if (isObj(schema)) prune(body, schema, true, pruned);
+  // the pruned paths sorted, after the metadata's, as the real server's pruning step says them
+  const unknown = [...validation.unknown, ...pruned.sort()];
+  if (!validation.quiet) for (const field of unknown) addWarning(`unknown field "${field}"`);
+  if (!isObj(schema)) return;
   fillDefaults(body, schema);
   const causes: Cause[] = [];
   validateSchema(body, schema, "", old, causes, true);

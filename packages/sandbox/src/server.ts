@@ -7,11 +7,13 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } fro
 import { dryRunOf } from "./dry-run.ts";
 import { mediaType, objectResponse, readJson, readObject, readPatch } from "./bodies.ts";
 import { checkDecodes } from "./typed-decode.ts";
+import { createdOnUpdate, createsOnUpdate } from "./preconditions.ts";
 import { reviewOptions } from "./admission-review.ts";
 import { deleteCollection, deleteOne } from "./delete-request.ts";
 import { listObjects } from "./list.ts";
 import { checkGetResourceVersion, queryBool } from "./list-options.ts";
 import type { Objects } from "./objects.ts";
+import type { AdmittedWrite } from "./admission.ts";
 import type { ResourceDef, ResourceRegistry } from "./resources.ts";
 import { openapiResponse } from "./openapi.ts";
 import { openapiV2Response } from "./openapi-v2.ts";
@@ -214,12 +216,8 @@ async function resourceRequest(
       checkDecodes(def, version, body);
       return out(await ctx.admission.create(def, version, ns, body, user, options), 201);
     }
-    case "update": {
-      const options = writing("UpdateOptions");
-      const body = await readObject(req, def.kind);
-      checkDecodes(def, version, body);
-      return out(await ctx.admission.update(def, version, ns, name!, body, user, sub, options));
-    }
+    case "update":
+      return putRequest(ctx, req, { def, version, ns, name: name!, sub }, user, writing("UpdateOptions"), q, out);
     case "patch": {
       const type = mediaType(req);
       if (type === "application/apply-patch+yaml") {
@@ -239,6 +237,21 @@ async function resourceRequest(
     default:
       throw errors.methodNotAllowed();
   }
+}
+
+/** PUT: an update, or the create (201) of a missing object of a kind whose PUT may create one */
+async function putRequest(
+  ctx: ServerContext, req: Request, at: { def: ResourceDef; version: string; ns: string; name: string; sub?: "status" },
+  user: UserInfo, options: AdmittedWrite, q: URLSearchParams, out: (body: any, code?: number) => Promise<Response>,
+): Promise<Response> {
+  const { def, version, ns, name, sub } = at;
+  const body = await readObject(req, def.kind);
+  checkDecodes(def, version, body);
+  if (sub || !createsOnUpdate(def) || ctx.objects.has(def, ns, name)) {
+    return out(await ctx.admission.update(def, version, ns, name, body, user, sub, options));
+  }
+  const creating = { ...options, review: reviewOptions("CreateOptions", q) };
+  return out(await ctx.admission.create(def, version, ns, createdOnUpdate(name, body), user, creating), 201);
 }
 
 /** GET of one object: whole (`out`), as metadata only, or as a Table row, as the Accept header asks */

@@ -6,8 +6,9 @@
 // (v1.Protocol) reads as `string`, which only the schema's want of a name leaves apart. Types with their own
 // decoding (quantities, int-or-strings, times, raw JSON) are left to it, but for an int-or-string's number.
 
-import { goStdBase64Error, goValueWord } from "./go-json.ts";
-import { builtinSchemaName, builtinSchemas, schemaRef } from "./kube-schemas.ts";
+import { goSprint, goStdBase64Error, goValueWord } from "./go-json.ts";
+import { builtinSchemaName, builtinSchemas, kindRegistered, schemaRef } from "./kube-schemas.ts";
+import { invalidError } from "./schema.ts";
 import type { ResourceDef } from "./resources.ts";
 import { ApiStatusError, errors } from "./status.ts";
 
@@ -128,6 +129,7 @@ export function goDecodeError(schemaName: string, body: unknown): string | undef
  * ("Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal ...")
  */
 export function checkDecodes(def: ResourceDef, version: string, body: unknown): void {
+  if (isObj(body)) checkTypeMeta(def, version, body);
   const name = def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind);
   const error = name && isObj(body) ? goDecodeError(name, body) : undefined;
   if (!error) return;
@@ -135,17 +137,69 @@ export function checkDecodes(def: ResourceDef, version: string, body: unknown): 
 }
 
 /**
- * A merge or JSON patch whose result a built-in kind cannot decode: a 422 on the field "patch", its value the
- * patched object as Go marshals the map (top-level keys sorted), then Go's error. (A strategic merge patch is
- * refused in other words, the converter's, which only a Secret's stringData says here: secret-data.ts.)
+ * The apiVersion and kind a body names, judged as the decoder judges them before anything else: a custom resource's
+ * must be the endpoint's (else 400, a kind 422); a built-in kind's are looked up in the scheme (unknown there, the kind
+ * at another group or version, or another kind: three 400s in three wordings). Left out: the endpoint's.
+ */
+function checkTypeMeta(def: ResourceDef, version: string, body: Record<string, any>): void {
+  const expected = def.group ? `${def.group}/${version}` : version;
+  const apiVersion = typeof body.apiVersion === "string" ? body.apiVersion : "";
+  const kind = typeof body.kind === "string" && body.kind ? body.kind : def.kind;
+  if (def.crdName) {
+    if (apiVersion !== expected) throw errors.badRequest(mismatch(apiVersion, expected));
+    if (kind === def.kind) return;
+    const message = `Invalid value: ${JSON.stringify(kind)}: must be ${def.kind}`;
+    throw invalidError(def.group, kind, body.metadata?.name ?? "",
+      [{ reason: "FieldValueInvalid", message, field: "kind" }]);
+  }
+  const slash = apiVersion.lastIndexOf("/");
+  const [group, v] = !apiVersion ? [def.group, version]
+    : [apiVersion.slice(0, Math.max(slash, 0)), apiVersion.slice(slash + 1)];
+  const refuse = (why: string) =>
+    errors.badRequest(`${kind} in version "${v}" cannot be handled as a ${def.kind}: ${why}`);
+  if (!kindRegistered(group, v, kind)) {
+    throw refuse(`no kind "${kind}" is registered for version "${apiVersion || expected}" in scheme `
+      + `"pkg/runtime/scheme.go:111"`);
+  }
+  if (kind === def.kind) {
+    if (group !== def.group || v !== version) throw errors.badRequest(mismatch(apiVersion, expected));
+    return;
+  }
+  const external = builtinSchemaName(group, v, kind)?.split(".").at(-2) ?? v;
+  throw refuse(`converting (${external}.${kind}) to (${def.group ? def.group.split(".")[0] : "core"}.${def.kind}): `
+    + "unknown conversion");
+}
+
+const mismatch = (apiVersion: string, expected: string) =>
+  `the API version in the data (${apiVersion}) does not match the expected API version (${expected})`;
+
+/**
+ * A merge or JSON patch whose result a built-in kind cannot decode: a 422 on the field "patch" (patchInvalid's),
+ * then Go's error. (A strategic merge patch is refused in other words, the converter's, which only a Secret's
+ * stringData says here: secret-data.ts.)
  */
 export function checkPatchDecodes(def: ResourceDef, version: string, contentType: string, patched: unknown): void {
   if (contentType === "application/strategic-merge-patch+json" || !isObj(patched)) return;
   const name = def.crdName ? undefined : builtinSchemaName(def.group, version, def.kind);
   const error = name ? goDecodeError(name, patched) : undefined;
-  if (!error) return;
-  const json = JSON.stringify(Object.fromEntries(Object.keys(patched).sort().map((k) => [k, patched[k]])));
-  const message = `Invalid value: ${JSON.stringify(json)}: ${error}`;
-  throw new ApiStatusError(422, "Invalid", ` "" is invalid: patch: ${message}`,
+  if (error) throw patchInvalid(def, contentType, undefined, patched, error);
+}
+
+/**
+ * A patch whose result cannot be decoded (`why`): a 422 on the field "patch". Its value is the patched object as Go
+ * marshals it (a custom resource's map: every level's keys sorted; a built-in kind's struct, approximated by sorting
+ * the top level), or for a strategic merge patch the patch as fmt prints its map.
+ */
+export function patchInvalid(
+  def: ResourceDef, contentType: string, patch: unknown, patched: any, why: string,
+): ApiStatusError {
+  const sorted = (v: any, deep: boolean): any => Array.isArray(v) ? (deep ? v.map((x) => sorted(x, deep)) : v)
+    : !isObj(v) ? v : Object.fromEntries(Object.keys(v).sort().map((k) => [k, deep ? sorted(v[k], deep) : v[k]]));
+  // json.Marshal escapes what HTML would read
+  const value = contentType === "application/strategic-merge-patch+json" ? goSprint(patch)
+    : JSON.stringify(sorted(patched, !!def.crdName))
+      .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const message = `Invalid value: ${JSON.stringify(value)}: ${why}`;
+  return new ApiStatusError(422, "Invalid", ` "" is invalid: patch: ${message}`,
     { causes: [{ reason: "FieldValueInvalid", message, field: "patch" }] });
 }

@@ -7,12 +7,14 @@
 import { builtinSchemaName, dropUnknownFields, unknownFields } from "./kube-schemas.ts";
 import { addWarning } from "./warnings.ts";
 import type { ResourceDef } from "./resources.ts";
-import { applySchema, invalidError, strictDecodingError, type Cause } from "./schema.ts";
-import { deepEqual } from "./patch.ts";
+import { applySchema, invalidError, prune, strictDecodingError, type Cause } from "./schema.ts";
+import { clone, deepEqual } from "./patch.ts";
 import { configMapKeyCauses, isSecret, secretKeyCauses } from "./secret-data.ts";
 import { metadataCauses } from "./meta-validation.ts";
 import { ApiStatusError } from "./status.ts";
 import { eventCauses } from "./event-validation.ts";
+
+const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 /**
  * What the real server does to a body before storing it beyond the metadata rules: custom
@@ -38,16 +40,20 @@ export function validateWrite(
 }
 
 function validateKind(def: ResourceDef, version: string, body: any, old: any, strict: boolean, quiet: boolean): void {
-  if (def.crdName) {
-    applySchema(def.schemas?.get(version), def.group, def.kind, body, old, strict);
-    return;
+  if (strict) {
+    // fieldValidation=Strict, as the real server's strict decoding words it
+    const unknown = strictlyUnknown(def, version, body);
+    const said = def.crdName ? String(body?.apiVersion ?? "").split("/").pop() : version;
+    if (unknown.length) throw strictDecodingError(def.kind, said, unknown);
   }
   const schema = builtinSchemaName(def.group, version, def.kind);
-  if (schema && strict) {
-    const unknown = unknownFields(schema, body);
-    // fieldValidation=Strict, as the real server's strict decoding words it
-    if (unknown.length) throw strictDecodingError(def.kind, version, unknown);
-  } else if (schema) {
+  if (def.crdName) {
+    // its metadata is decoded into ObjectMeta, which drops (and names first) what it does not have
+    const unknown = dropUnknownFields(OBJECT_META, body.metadata).map((field) => `metadata.${field}`);
+    applySchema(def.schemas?.get(version), def.group, def.kind, body, old, { quiet, unknown });
+    return;
+  }
+  if (schema) {
     // Warn (the default) or Ignore: decoding into the kind's type drops what it does not have
     for (const field of dropUnknownFields(schema, body)) if (!quiet) addWarning(`unknown field "${field}"`);
   }
@@ -63,6 +69,21 @@ function validateKind(def: ResourceDef, version: string, body: any, old: any, st
     const causes = eventCauses(def.group, body, old);
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
+}
+
+/**
+ * What fieldValidation=Strict refuses of a body, in the real server's order: a built-in kind's unknown fields as its
+ * decoding meets them; a custom resource's metadata's, then what its schema would prune, sorted.
+ */
+export function strictlyUnknown(def: ResourceDef, version: string, body: any): string[] {
+  if (!def.crdName) {
+    const schema = builtinSchemaName(def.group, version, def.kind);
+    return schema ? unknownFields(schema, body) : [];
+  }
+  const pruned: string[] = [];
+  const schema = def.schemas?.get(version);
+  if (schema) prune(clone(body), schema, true, pruned);
+  return [...unknownFields(OBJECT_META, body?.metadata).map((field) => `metadata.${field}`), ...pruned.sort()];
 }
 
 /**

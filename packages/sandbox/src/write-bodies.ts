@@ -12,9 +12,9 @@ import { daemonSetTemplateGeneration, tracksGeneration } from "./generation.ts";
 import { errors } from "./status.ts";
 import { DECODE, takeStringData } from "./secret-data.ts";
 
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const GEN_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+// the name a create asks for (object-names.ts), with the rest of a create's body
+export { requestedName } from "./object-names.ts";
+
 
 export function nowTimestamp(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -28,32 +28,6 @@ export function apiVersionOf(def: ResourceDef, version: string): string {
 export function present(def: ResourceDef, version: string, body: any): any {
   const { kind: _k, apiVersion: _a, ...rest } = withReadDefaults(body, def.schemas?.get(def.storageVersion ?? version));
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
-}
-
-function checkName(def: ResourceDef, name: string): void {
-  const label = def.plural === "namespaces";
-  const ok = label ? LABEL.test(name) && name.length <= 63 : SUBDOMAIN.test(name) && name.length <= 253;
-  if (!ok) {
-    const what = label ? "a lowercase RFC 1123 label" : "a lowercase RFC 1123 subdomain";
-    throw errors.invalid(def.group, def.kind, name, "metadata.name",
-      `Invalid value: "${name}": ${what} must consist of lower case alphanumeric characters, '-' or '.', ` +
-        "and must start and end with an alphanumeric character");
-  }
-}
-
-/** a create's name: metadata.name, else generateName and a random suffix */
-export function requestedName(def: ResourceDef, meta: any): string {
-  let name: string = meta.name ?? "";
-  if (!name && meta.generateName) {
-    let suffix = "";
-    for (let i = 0; i < 5; i++) suffix += GEN_ALPHABET[Math.floor(Math.random() * GEN_ALPHABET.length)];
-    name = `${meta.generateName}${suffix}`;
-  }
-  if (!name) {
-    throw errors.invalid(def.group, def.kind, "", "metadata.name", "Required value: name or generateName is required");
-  }
-  checkName(def, name);
-  return name;
 }
 
 /**

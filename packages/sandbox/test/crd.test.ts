@@ -96,7 +96,7 @@ describe("CRDs", () => {
 
   test("cluster-scoped custom resources", async () => {
     await api(sb, "POST", CRD, { ...crd("Cluster"), metadata: { name: "gadgets.kobun.dev" }, spec: { ...crd("Cluster").spec, names: { plural: "gadgets", kind: "Gadget" } } });
-    const g = await api(sb, "POST", "/apis/kobun.dev/v1/gadgets", { metadata: { name: "g1" } });
+    const g = await api(sb, "POST", "/apis/kobun.dev/v1/gadgets", { apiVersion: "kobun.dev/v1", kind: "Gadget", metadata: { name: "g1" } });
     expect(g.status).toBe(201);
     expect(g.body.metadata.namespace).toBeUndefined();
     expect((await api(sb, "GET", "/apis/kobun.dev/v1/gadgets/g1")).status).toBe(200);
