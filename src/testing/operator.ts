@@ -18,11 +18,18 @@ import { awaitObject, type Watched } from "./until.ts";
 export type Named = ResourceToken<any> | string;
 
 /**
- * What `apply` takes: the object, where apiVersion and kind may be left out (the token names them).
- * Its metadata is the object type's own, so an object typed with kobun's `Job` (or a token's type)
- * is accepted as it is; a missing `metadata.name` is refused when applying.
+ * What `apply` takes: the fields the test sets, every one optional at every depth (a server-side
+ * apply names only what its manager owns, as client-go's apply configurations do: a Deployment's
+ * `spec.replicas` alone), typed as the object type's own, so a whole `Job` is accepted too; apiVersion
+ * and kind may be left out (the token names them); a missing `metadata.name` is refused when applying.
  */
-export type Applied<T> = Omit<T, "apiVersion" | "kind"> & { apiVersion?: string; kind?: string };
+export type Applied<T> = ApplyConfiguration<Omit<T, "apiVersion" | "kind">> & { apiVersion?: string; kind?: string };
+
+/** T with every field optional, in lists' items too (untyped objects: any). */
+type ApplyConfiguration<T> = 0 extends 1 & T ? any
+  : T extends readonly (infer E)[] ? ApplyConfiguration<E>[]
+  : T extends object ? { [K in keyof T]?: ApplyConfiguration<T[K]> }
+  : T;
 
 export interface WaitOptions {
   namespace?: string;

@@ -8,8 +8,10 @@
 //
 // Delayed watch events are timers on the same clock (the sandbox counts its delays in it). The
 // operator may be busy waiting for one (a handler held until an index has listed): work that
-// stands still for STALL_MS of real time while a held line is due in the window lets time move on
-// to the next timer, as it would while the operator waits on the network.
+// stands still for STALL_MS of real time while a line is held lets time move on to the next timer,
+// as it would while the operator waits on the network; past the window's end too, as far as the
+// earliest held line (an instance restarted by a timer at the window's last instant lists through
+// a lagging watch: a step is not over before its delayed events are in).
 
 import type { DelayTime } from "@kobun/sandbox";
 import type { VirtualClock } from "../util/index.ts";
@@ -126,13 +128,14 @@ export class Settler {
     return now - this.waiting.since < LOST_MS;
   }
 
-  /** fires the next timer while busy work stands still, if a held watch line is due in the window */
+  /** fires the next timer while busy work stands still, if a watch line is held (due by the window's end, or after) */
   private fireForStall(): boolean {
-    if (![...this.held].some((line) => line.at <= this.windowEnd)) return false;
+    if (this.held.size === 0) return false;
     if (++this.stallFirings > this.limits.maxFirings) {
       throw new TimerStorm(`more than ${this.limits.maxFirings} timers fired while the operator waited`, 0);
     }
-    return this.time.fireNext(this.windowEnd);
+    const firstHeld = Math.min(...[...this.held].map((line) => line.at));
+    return this.time.fireNext(Math.max(this.windowEnd, firstHeld));
   }
 
   private async explained(work: () => Promise<void>): Promise<void> {

@@ -2,7 +2,8 @@
 // and the operator, run with the Deployment's own arguments (and its ConfigMap as the mounted
 // kobun.yaml) under the RBAC printed beside it,
 // does its whole job without one 403, for each namespace layout (fixed names, a glob, -A) and
-// each peering mode (standalone, peering, lease). And the Deployment's pod passes Pod Security
+// each peering mode (standalone, peering, lease), its children adopted where OpenShift's
+// OwnerReferencesPermissionEnforcement runs. And the Deployment's pod passes Pod Security
 // `restricted` on a namespace that enforces it (the real kube-apiserver's PodSecurity admission).
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./manifests.e2e.ts
@@ -26,6 +27,7 @@ const PEERING_CRDS = join(ROOT, "crds/peering-kobun.dev.yaml");
 const CLUSTER_PEERINGS: Resource = {
   group: "kobun.dev", version: "v1", plural: "clusterkobunpeerings", kind: "ClusterKobunPeering", namespaced: false, statusSubresource: false,
 };
+const CONFIGMAPS: Resource = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false };
 const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true, statusSubresource: false };
 
 /** What the sandbox does not emulate (each runs as `test.failing` there, as in scenarios.e2e.ts): nothing today. */
@@ -34,9 +36,17 @@ const SANDBOX_GAPS = new Set<string>([]);
 type Layout = "fixed namespaces" | "more fixed namespaces than watching.clusterWideAbove" | "a glob" | "all namespaces";
 type Mode = "standalone" | "peering" | "lease";
 
+/** Labelled for handlers/children.ts too: it adopts a ConfigMap and a Deployment (blockOwnerDeletion). */
 function example(name: string, namespace: string): KubeObject {
-  return { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name, namespace }, spec: { field: "value", items: ["a"] } };
+  const labels = { "kobun.dev/example": "site" };
+  return { apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name, namespace, labels }, spec: { field: "value", items: ["a"] } };
 }
+
+/**
+ * OwnerReferencesPermissionEnforcement, on in OpenShift: a child whose owner reference sets
+ * blockOwnerDeletion is refused unless its writer may update the owner's finalizers.
+ */
+const OWNER_REFERENCES = ["--enable-admission-plugins=OwnerReferencesPermissionEnforcement"];
 
 /**
  * The Deployment's container arguments, with the probe moved to a free loopback port and the
@@ -58,13 +68,15 @@ async function handledThrough(t: Target, op: Operator, ns: string): Promise<void
   await t.client.create(EXAMPLES, ns, example(name, ns));
   const fail = (e: Error) => { throw new Error(`${e.message}\n${op.tail()}`); };
   await eventually(`status.create_fn of ${ns}/${name}`, async () => (await t.client.get(EXAMPLES, ns, name)).status?.create_fn, { timeoutMs: 20_000 }).catch(fail);
+  const child = `${name}-content`;
+  await eventually(`its child ${ns}/${child}`, async () => (await getOrUndefined(t.client, CONFIGMAPS, ns, child)) !== undefined, { timeoutMs: 20_000 }).catch(fail);
   await t.client.delete(EXAMPLES, ns, name);
   await eventually(`${ns}/${name} gone (finalizer released)`, async () => (await getOrUndefined(t.client, EXAMPLES, ns, name)) === undefined, { timeoutMs: 20_000 }).catch(fail);
 }
 
 describe.each(selectedTargets())("kobun manifests against %s", (targetName: TargetName) => {
   // The peering CRDs are in the output too, but must be served before an operator starts.
-  const need = targetSuite(targetName, { crds: [EXAMPLE_CRD, PEERING_CRDS], cleanup: [EXAMPLES] });
+  const need = targetSuite(targetName, { crds: [EXAMPLE_CRD, PEERING_CRDS], cleanup: [EXAMPLES], apiserverArgs: OWNER_REFERENCES });
 
   const layouts: Layout[] = ["fixed namespaces", "more fixed namespaces than watching.clusterWideAbove", "a glob", "all namespaces"];
   const modes: Mode[] = ["standalone", "peering", "lease"];

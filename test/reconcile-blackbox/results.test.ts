@@ -157,3 +157,20 @@ test("requeueAfter 0 or less runs it again at once; a result that is not one is 
   expect(kit.logs.lines.filter((line) => line.includes("returned { requeueAfter: undefined }"))).toEqual([]);
   await kit.logs.until(/on\.reconcile "results" returned \{ requeueAfter: NaN \}: return nothing \(done\) or \{ requeueAfter: seconds \}/);
 }, 60_000);
+
+test("a reconcile failing again and again the same way is one Warning Event whose count grows, as client-go counts", async () => {
+  // The delay is the log's ("retrying in 10ms"): in the Event it made every retry's message new.
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    if (calls.record(ctx) < 4) throw new Error("the image is not set");
+  }, { id: "stuck" });
+  await using kit = await operate(registry);
+  const made = await kit.apply(Widgets, { metadata: { name: "s" }, spec: {} });
+  await calls.until((c) => c.length >= 5, "three retries and the success");
+  const events = await kit.events(made, {
+    until: (list) => list.some((e) => e.reason === "Reconcile" && (e.count ?? 1) >= 4),
+  });
+  const warnings = events.filter((e) => e.reason === "Reconcile");
+  expect(warnings.map((e) => [e.type, e.message, e.count])).toEqual([["Warning", "Reconcile 'stuck' failed: the image is not set", 4]]);
+}, 60_000);

@@ -45,6 +45,10 @@ export async function kitAgreesWithExportedTypes(kit: TestOperator): Promise<Job
   await kit.apply(resource.jobs, job);
   await kit.patchStatus(resource.jobs, "j", { succeeded: 1 });
   await kit.apply(resource.jobs, { metadata: { name: "j" }, status: { active: 1 } }, { subresource: "status" });
+  // A server-side apply names only the fields it sets (client-go's apply configurations): a hand
+  // edit of one field of a Deployment, without its required selector and template.
+  await kit.apply(resource.deployments, { metadata: { name: "web" }, spec: { replicas: 5 } });
+  await kit.apply(resource.deployments, { metadata: { name: "web" }, spec: { template: { spec: { containers: [{ name: "c", image: "x:2" }] } } } });
   const held = await kit.consistently(resource.jobs, "j", (j) => !j?.status?.failed, { for: 100 });
   assertType<Equal<typeof held, Job | undefined>>();
   const events = await kit.events(job, { until: (list) => list.some((e) => e.reason === "Created") });

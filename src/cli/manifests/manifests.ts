@@ -39,6 +39,8 @@ export interface ManifestOptions {
   watched?: ResourceSelector[];
   /** The resources only on.event handlers handle (eventOnly()): patched only to release a leftover finalizer. */
   eventOnly?: ResourceSelector[];
+  /** The resources reconciles own and nothing handles (ownedOnly()): granted as children only. */
+  ownedOnly?: ResourceSelector[];
   manifests: Manifest[];
 }
 
@@ -53,8 +55,10 @@ export function renderManifests(options: ManifestOptions): string {
   // Resources with namespaces of their own are granted there (rbac.ts).
   const apart = new Map(enabled.flatMap(({ selector, config }) =>
     config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : []));
-  const { watched, eventOnly } = options;
-  const rules = rbacRules({ settings, selectors, crds, children: options.children, apart, watched, eventOnly });
+  const { watched, eventOnly, ownedOnly } = options;
+  const rules = rbacRules({
+    settings, selectors, crds, children: options.children, apart, watched, eventOnly, ownedOnly,
+  });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
   const admissions = {
@@ -126,6 +130,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       aliases: registry.aliases.all(),
       watched: registry.watchedOnly(),
       eventOnly: eventOnly(),
+      ownedOnly: ownedOnly(),
       children: registry.children(),
       manifests,
     }),
@@ -145,6 +150,15 @@ export function eventOnly(from: Registry = registry): ResourceSelector[] {
   ].map(text));
   const handled = new Set(from.handlers.map((spec) => text(spec.selector)));
   return from.selectors().filter((selector) => handled.has(text(selector)) && !writing.has(text(selector)));
+}
+
+/** The resources reconciles own and nothing else handles (no handler, daemon, timer or reconcile of their own). */
+export function ownedOnly(from: Registry = registry): ResourceSelector[] {
+  const text = (selector: ResourceSelector) => parseSelector(selector).text;
+  const specs = [...from.handlers, ...from.background, ...from.reconciles.specs];
+  const handled = new Set(specs.map((spec) => text(spec.selector)));
+  const owned = new Set(from.reconciles.owned().map(text));
+  return from.selectors().filter((selector) => owned.has(text(selector)) && !handled.has(text(selector)));
 }
 
 /**

@@ -55,6 +55,11 @@ export interface RbacInput {
   eventOnly?: ResourceSelector[];
   /** Of `selectors`, those kobun.yaml gives namespaces of their own (config's resourceNamespaces). */
   apart?: Map<ResourceSelector, NamespaceSettings>;
+  /**
+   * Of `selectors`, those reconciles own and nothing handles: written through ctx.api as children
+   * (granted by `children`), never by kobun's engine (no results, finalizer or /status).
+   */
+  ownedOnly?: ResourceSelector[];
 }
 
 const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
@@ -81,6 +86,7 @@ export function grantedName(
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
 export function rbacRules(input: RbacInput): RbacRules {
   const { settings, selectors, crds, children = [], watched = [], eventOnly = [], apart = new Map() } = input;
+  const ownedOnly = input.ownedOnly ?? [];
   const rules: RbacRules = {
     namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [],
   };
@@ -98,6 +104,7 @@ export function rbacRules(input: RbacInput): RbacRules {
       rules.apart.push({ namespaces: own, rules: where });
       followGlobs(rules, own);
     } else rules.resources[clusterScoped ? "clusterScoped" : "namespaced"]++;
+    if (ownedOnly.includes(selector)) continue;
     const released = eventOnly.includes(selector);
     if (watched.includes(selector) || released) {
       // Only read (an index, a reconcile's watches), or patched only to release a leftover finalizer.
@@ -108,6 +115,10 @@ export function rbacRules(input: RbacInput): RbacRules {
     // The engine only reads, watches and merge-patches (results, progress, finalizers).
     where.push({ apiGroups: [group], resources: [plural], verbs: ["get", "list", "watch", "patch"] });
     where.push({ apiGroups: [group], resources: [`${plural}/status`], verbs: ["patch"] });
+    // adopt() sets blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement admission
+    // plugin (on in OpenShift) allows only to who may update the owner's finalizers: without it
+    // every create of a child is refused 403 there (kubebuilder grants the same).
+    if (children.length > 0) where.push({ apiGroups: [group], resources: [`${plural}/finalizers`], verbs: ["update"] });
   }
   for (const selector of children) {
     // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api,

@@ -184,10 +184,11 @@ function report(env: ReconcileEnv, body: KubeObject, verdict: ReconcileVerdict, 
     const again = verdict.requeueMs !== undefined ? { requeueAfter: seconds(verdict.requeueMs) } : {};
     if (env.logger.enabled("debug")) env.logger.debug("Reconciled.", { ...at, ...again });
   } else if (verdict.kind === "retry") {
-    const message =
-      `Reconcile '${env.spec.id}' failed; retrying in ${seconds(verdict.delayMs)}: ${verdict.error.message}`;
-    env.logger.warn(message, { ...at, retry, error: verdict.error });
-    env.poster?.post(body, "Warning", "Reconcile", message, "warn");
+    const failed = `Reconcile '${env.spec.id}' failed`;
+    env.logger.warn(`${failed}; retrying in ${seconds(verdict.delayMs)}: ${verdict.error.message}`,
+      { ...at, retry, error: verdict.error });
+    // No delay in the Event: the same failure again is then counted into one Event (count: N).
+    env.poster?.post(body, "Warning", "Reconcile", `${failed}: ${verdict.error.message}`, "warn");
   } else {
     env.observer?.terminalError();
     const message = `Reconcile '${env.spec.id}' failed permanently: ${verdict.error.message}`;

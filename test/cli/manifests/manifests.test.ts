@@ -116,6 +116,7 @@ test("globs: a ClusterRole + ClusterRoleBinding (a Role cannot be in namespace '
   expect(grants(docs)).toEqual({
     "ClusterRole/op": [
       "kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch",
+      "kobun.dev/kobunexamples/finalizers:update", // adopt's blockOwnerDeletion (rbac.ts)
       // handlers/children.ts declares { children: ["configmaps", "apps/v1/deployments"] }
       "/configmaps:get,list,watch,create,update,patch,delete", "apps/deployments:get,list,watch,create,update,patch,delete",
       "/events:create,patch",
@@ -133,6 +134,7 @@ test("fixed namespaces: cluster-scoped grants (cluster-wide peering) go to a Clu
   expect(code).toBe(0);
   const namespaced = [
     "kobun.dev/kobunexamples:get,list,watch,patch", "kobun.dev/kobunexamples/status:patch",
+    "kobun.dev/kobunexamples/finalizers:update",
     "/configmaps:get,list,watch,create,update,patch,delete", "apps/deployments:get,list,watch,create,update,patch,delete",
     "/events:create,patch",
   ];

@@ -2,7 +2,7 @@
 // `kobun manifests` grants exactly those, where the handled objects are.
 
 import { expect, test } from "bun:test";
-import { eventOnly, renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { eventOnly, ownedOnly, renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
 import { Registry } from "../../../src/declaring/registry.ts";
 import { parseAllDocuments } from "yaml";
@@ -54,7 +54,7 @@ function servedRole(registry: Registry): any {
   const text = renderManifests({
     name: "op", namespace: "ops", image: "op:1", settings: resolveSettings({ flags: { standalone: true, namespaces: ["team-a"] } }),
     selectors: registry.selectors(), children: registry.children(), manifests: [],
-    watched: registry.watchedOnly(), eventOnly: eventOnly(registry),
+    watched: registry.watchedOnly(), eventOnly: eventOnly(registry), ownedOnly: ownedOnly(registry),
   });
   return parseAllDocuments(text).map((d) => d.toJS()).find((d) => d.kind === "Role");
 }
@@ -71,6 +71,7 @@ test("a resource handled only by on.event and read by an index, and a child besi
   expect(batch).toEqual([
     { apiGroups: ["batch"], resources: ["cronjobs"], verbs: ["get", "list", "watch", "patch"] },
     { apiGroups: ["batch"], resources: ["cronjobs/status"], verbs: ["patch"] },
+    { apiGroups: ["batch"], resources: ["cronjobs/finalizers"], verbs: ["update"] },
     { apiGroups: ["batch"], resources: ["jobs"], verbs: ["get", "list", "watch", "patch", "create", "update", "delete"] },
   ]);
 });
@@ -87,4 +88,21 @@ test("a resource only on.event handles may be patched (a leftover kobun finalize
     { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list", "watch", "patch"] },
     { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
   ]);
+});
+
+test("an operator with children may update its handled resources' finalizers: adopt's blockOwnerDeletion needs it", () => {
+  // OwnerReferencesPermissionEnforcement (OpenShift) refuses a child whose ownerReference sets
+  // blockOwnerDeletion unless its writer may update the owner's finalizers: kubebuilder's
+  // `memcacheds/finalizers,verbs=update`.
+  const registry = new Registry();
+  registry.on.reconcile("memcacheds.cache.example.com/v1alpha1", () => {}, { owns: ["apps/v1/deployments"] });
+  registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a" });
+  const rules = servedRole(registry).rules;
+  expect(rules).toContainEqual({ apiGroups: ["cache.example.com"], resources: ["memcacheds/finalizers"], verbs: ["update"] });
+  expect(rules).toContainEqual({ apiGroups: ["kobun.dev"], resources: ["kobunexamples/finalizers"], verbs: ["update"] });
+  // Deployments are only owned: granted as children, no /finalizers nor /status (kobun writes neither).
+  expect(rules.filter((r: any) => r.apiGroups[0] === "apps")).toEqual([{ apiGroups: ["apps"], resources: ["deployments"], verbs: FULL }]);
+  const plain = new Registry();
+  plain.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a" });
+  expect(servedRole(plain).rules.some((r: any) => r.resources[0].endsWith("/finalizers"))).toBe(false);
 });

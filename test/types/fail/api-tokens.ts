@@ -14,4 +14,6 @@ export async function wrongUses(api: Api, kit: TestOperator): Promise<void> {
   void succeeded;
   await kit.patchStatus(resource.jobs, "j", { succeeded: "one" }); // error TS2322: succeeded is a number
   await kit.consistently(resource.jobs, "j", (j) => j?.status?.nope, { for: 100 }); // error TS2339: no such status field
+  await kit.apply(resource.deployments, { metadata: { name: "web" }, spec: { replicas: "5" } }); // error TS2322: replicas is a number
+  await kit.apply(resource.deployments, { metadata: { name: "web" }, spec: { replica: 5 } }); // error TS2561: no such field
 }
