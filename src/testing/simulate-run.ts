@@ -13,6 +13,7 @@ import { withDefinitions, type Manifest } from "../runtime/index.ts";
 import { memorySink, silentLogger, useClock, VirtualClock, type MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
 import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
+import { RunUids } from "./simulate-identities.ts";
 import { INSTANCE_PREFIX, leaseName, Operators, QuietWatch } from "./simulate-operators.ts";
 import {
   armFaults, expireHeld, heldAcross, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
@@ -110,6 +111,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       AbortSignal.timeout(30_000));
     await makeNamespace(admin, setup.namespace);
     const lease = { namespace: setup.namespace, name: leaseName(setup.config) };
+    const uids = new RunUids(sandbox);
     listenToWrites(sandbox, schedule.faults, { sites, points, resources, story, operators, quiet, admin, logs, lease });
     // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
     sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
@@ -171,7 +173,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     if (stuck.length > 0) failure = { check: "deletion", message: "a deletion never completed", details: stuck };
     const twice = failure ? [] : ranTwice(logs.lines, setup.once);
     if (twice.length > 0) failure = { check: "once", message: "a once-only handler ran twice", details: twice };
-    const state = snapshot(sandbox, resources.values(), setup.volatile);
+    const state = snapshot(sandbox, resources.values(), setup.volatile, uids);
     const diff = reference && !failure ? differences(reference, state) : [];
     if (diff.length > 0) {
       failure = { check: "convergence", message: "the final state differs from the fault-free run's", details: diff };
