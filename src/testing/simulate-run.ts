@@ -49,6 +49,8 @@ export interface RunFailure {
   step?: number;
   message: string;
   details: string[];
+  /** objects whose last handler or reconcile call had failed when the check failed: one line each, a few at most */
+  failing?: string[];
 }
 
 export interface RunOutcome {
@@ -66,6 +68,10 @@ export interface RunOutcome {
   logs: string[];
   ms: number;
 }
+
+/** the checks of the cluster's state, whose report says which objects the operator was failing on (a settle's
+ * report has its last log lines, a scenario's or an operator's failure is its own story) */
+const FAILING_TOLD = new Set<RunFailure["check"]>(["convergence", "invariant", "deletion"]);
 
 class Found extends Error {
   constructor(readonly failure: RunFailure) {
@@ -177,6 +183,12 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     const diff = reference && !failure ? differences(reference, state) : [];
     if (diff.length > 0) {
       failure = { check: "convergence", message: "the final state differs from the fault-free run's", details: diff };
+    }
+    if (failure && FAILING_TOLD.has(failure.check)) {
+      const exists = (o: { group: string; plural: string; namespace?: string; name: string }) =>
+        sandbox.store.get(o.group, o.plural, o.namespace, o.name) !== undefined;
+      const failing = operators.calls.failing(exists);
+      if (failing.length > 0) failure.failing = failing;
     }
     return {
       sites, points, resources: [...resources.values()], steps, snapshot: state, story, logs: logs.lines,
