@@ -131,6 +131,14 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       sandbox.faults.releaseMerged();
       quiet.activity();
     };
+    /** the steps whose holds (a merge's, an expiry's) have ended: at the step, or before it for an apply (untilGone) */
+    const ended = new Set<number>();
+    const endHold = (step: number) => {
+      if (!holdEndsAt(schedule.faults, step) || ended.has(step)) return;
+      ended.add(step);
+      expireHeld(sandbox, schedule.faults, step, story);
+      release();
+    };
     const settle = async (step: number | undefined, how: () => Promise<void> = () => settler.settle()) => {
       await operators.ready;
       await how().catch((error: unknown) => {
@@ -151,16 +159,20 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       },
       async after(step) {
         steps = step;
-        if (holdEndsAt(schedule.faults, step)) {
+        if (holdEndsAt(schedule.faults, step) && !ended.has(step)) {
           // the operator first acts on this step with the held resource's view still stale, as a lagging cache would
           await settle(step);
-          expireHeld(sandbox, schedule.faults, step, story);
-          release();
+          endHold(step);
         }
         await settle(step);
         await checkInvariants(setup.invariants, world, step, heldAcross(schedule.faults, step));
       },
       advance: (step, seconds) => settle(step, () => settler.advance(seconds)),
+      async untilGone(next, what) {
+        story.push(`  ${what} still being deleted: step ${next} waits for it to go first, as kubectl delete does`);
+        endHold(next); // the operator's view catches up, as it would while a user waits
+        await settle(next - 1);
+      },
     });
     let failure: RunFailure | undefined;
     try {
