@@ -3,6 +3,7 @@
 // what a deletion must not leave behind (an object still being deleted: a finalizer never released).
 
 import type { Sandbox } from "@kobun/sandbox";
+import { identityOf, shownName, uidsOut } from "./simulate-identities.ts";
 
 /** fields that differ between two runs of the same story, whatever the operator does */
 export const VOLATILE_FIELDS = [
@@ -25,22 +26,28 @@ export interface Resources { group: string; plural: string }
 /** a path left out of the comparison: dotted, or a list of keys (for a key holding dots) */
 export type VolatilePath = string | readonly string[];
 
+/** what the comparison reads uids as: `RunUids.words` (simulate-identities.ts) */
+export interface UidWords { words(present: ReadonlyMap<string, string>): ReadonlyMap<string, string> }
+
 export function snapshot(
-  sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly VolatilePath[],
+  sandbox: Sandbox, resources: Iterable<Resources>, volatile: readonly VolatilePath[], uids?: UidWords,
 ): Snapshot {
-  const state: Snapshot = new Map();
+  const objects: { plural: string; object: any; identity: string }[] = [];
   for (const { group, plural } of resources) {
     if (IGNORED.has(plural)) continue;
     for (const object of sandbox.store.objects(group, plural)) {
-      const meta = object.metadata ?? {};
-      const name = meta.generateName && meta.name?.startsWith(meta.generateName) ? `${meta.generateName}*` : meta.name;
-      const key = `${plural} ${meta.namespace ? `${meta.namespace}/` : ""}${name}`;
-      const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(selfReferencesOut(object)), volatile));
-      if (meta.generateName) kept.metadata.name = name;
-      const list = state.get(key) ?? [];
-      list.push(kept);
-      state.set(key, list);
+      objects.push({ plural, object, identity: identityOf(plural, object.metadata ?? {}) });
     }
+  }
+  const present = new Map(objects.map(({ object, identity }) => [object.metadata?.uid, identity]));
+  const words = uids?.words(present) ?? new Map<string, string>();
+  const state: Snapshot = new Map();
+  for (const { object, identity } of objects) {
+    const kept = withoutEmptyBookkeeping(withoutPaths(observedRelative(uidsOut(object, words)), volatile));
+    if (object.metadata?.generateName) kept.metadata.name = shownName(object.metadata);
+    const list = state.get(identity) ?? [];
+    list.push(kept);
+    state.set(identity, list);
   }
   for (const list of state.values()) list.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   return state;
@@ -76,25 +83,6 @@ export function stuckDeletions(sandbox: Sandbox, resources: Iterable<Resources>)
     }
   }
   return stuck;
-}
-
-/**
- * the object's own uid and generated name where its values repeat them, as run-independent words: the API
- * server writes them into the object itself (a Job's `controller-uid` and `job-name` labels, its selector)
- */
-function selfReferencesOut(object: any): any {
-  const meta = object.metadata ?? {};
-  const generated = meta.generateName && meta.name?.startsWith(meta.generateName) ? meta.name : undefined;
-  const swap = (value: unknown): unknown => {
-    if (value === meta.uid && typeof value === "string") return "(its own uid)";
-    if (generated !== undefined && value === generated) return `${meta.generateName}*`;
-    if (Array.isArray(value)) return value.map(swap);
-    if (!isRecord(value)) return value;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, swap(item)]));
-  };
-  const { metadata, ...rest } = object;
-  const { uid, name, ...ownMeta } = metadata ?? {};
-  return { ...(swap(rest) as object), metadata: { ...(swap(ownMeta) as object), uid, name } };
 }
 
 /**

@@ -10,7 +10,8 @@ import { resolveSettings } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
 import { KubeClient } from "../kube/index.ts";
 import { run, type StartedInfo } from "../runtime/index.ts";
-import { clock, Logger, memorySink, type LogLevel, type LogSink, type MemorySink } from "../util/index.ts";
+import { clock, Logger, type MemorySink } from "../util/index.ts";
+import { instanceSink, LastCalls } from "./simulate-calls.ts";
 
 /** the identity prefix of every operator instance (what the sandbox's write faults match) */
 export const INSTANCE_PREFIX = "kobun-simulated-operator-";
@@ -68,6 +69,8 @@ export class Operators {
   failure: Error | undefined;
   /** aborted with `failure` */
   readonly failed = new AbortController();
+  /** the live instance's last call of each handler and reconcile, per object */
+  calls = new LastCalls();
 
   constructor(private readonly parts: OperatorsParts) {}
 
@@ -169,7 +172,9 @@ export class Operators {
       flags: { namespaces: [namespace], ...(leaseMode(this.parts.config) ? {} : { standalone: true }) },
     });
     const stop = new AbortController();
-    const logger = new Logger(activitySink(this.parts.logs, this.parts.onActivity, id, stop.signal));
+    this.calls = new LastCalls(); // a new process: what the one before failed on is not this one's
+    const label = `[${id.slice(INSTANCE_PREFIX.length)}] `;
+    const logger = new Logger(instanceSink({ ...this.parts, calls: this.calls }, label, stop.signal));
     let events: { lines(openMetrics: boolean): string[] } | undefined;
     const onStarted = (info: StartedInfo) => {
       events = info.health.metrics.get("kobun_watch_events_total");
@@ -218,23 +223,6 @@ function instanceKubeconfig(url: string, id: string): string {
     `users: [{ name: operator, user: { as: "${id}" } }]`,
     "contexts: [{ name: sandbox, context: { cluster: sandbox, user: operator, namespace: default } }]",
   ].join("\n");
-}
-
-/**
- * every line (debug too) marks activity; from info, lines are kept, each prefixed with its instance.
- * A killed instance's code may still run a while in this process: what it logs after `dead` is dropped.
- */
-function activitySink(logs: MemorySink, onActivity: () => void, id: string, dead: AbortSignal): LogSink {
-  const keep: Record<LogLevel, boolean> = { debug: false, info: true, warn: true, error: true };
-  const label = `[${id.slice(INSTANCE_PREFIX.length)}] `;
-  return {
-    level: "debug", format: "plain",
-    write(line, level) {
-      if (dead.aborted) return;
-      onActivity();
-      if (keep[level]) logs.write(label + line, level);
-    },
-  };
 }
 
 /**

@@ -1,5 +1,6 @@
 // A failed run told as a story: the steps and the faults as they struck, in order, then the
-// check that failed with what it found (the object diff against the reference run).
+// check that failed with what it found (the object diff against the reference run), and the objects
+// the operator's handlers or reconciles were failing on then.
 
 import type { RunFailure, RunOutcome } from "./simulate-run.ts";
 
@@ -11,5 +12,9 @@ export function storyOf(outcome: RunOutcome, failure: RunFailure): string {
     "what happened:", ...happened.map((line) => `  ${line}`),
     `check failed ${when}: ${failure.check}: ${failure.message}`, ...failure.details.map((line) => `  ${line}`),
   ];
+  if (failure.failing) {
+    lines.push("the operator was failing on these objects then (the last failed call of each):",
+      ...failure.failing.map((line) => `  ${line}`));
+  }
   return lines.join("\n");
 }

@@ -13,6 +13,7 @@ import { withDefinitions, type Manifest } from "../runtime/index.ts";
 import { memorySink, silentLogger, useClock, VirtualClock, type MemorySink } from "../util/index.ts";
 import { TestOperator } from "./operator.ts";
 import { differences, snapshot, stuckDeletions, type Resources, type Snapshot } from "./simulate-checks.ts";
+import { RunUids } from "./simulate-identities.ts";
 import { INSTANCE_PREFIX, leaseName, Operators, QuietWatch } from "./simulate-operators.ts";
 import {
   armFaults, expireHeld, heldAcross, holdEndsAt, holdWatches, listenToWrites, type FaultPoints,
@@ -48,6 +49,8 @@ export interface RunFailure {
   step?: number;
   message: string;
   details: string[];
+  /** objects whose last handler or reconcile call had failed when the check failed: one line each, a few at most */
+  failing?: string[];
 }
 
 export interface RunOutcome {
@@ -65,6 +68,10 @@ export interface RunOutcome {
   logs: string[];
   ms: number;
 }
+
+/** the checks of the cluster's state, whose report says which objects the operator was failing on (a settle's
+ * report has its last log lines, a scenario's or an operator's failure is its own story) */
+const FAILING_TOLD = new Set<RunFailure["check"]>(["convergence", "invariant", "deletion"]);
 
 class Found extends Error {
   constructor(readonly failure: RunFailure) {
@@ -110,6 +117,7 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       AbortSignal.timeout(30_000));
     await makeNamespace(admin, setup.namespace);
     const lease = { namespace: setup.namespace, name: leaseName(setup.config) };
+    const uids = new RunUids(sandbox);
     listenToWrites(sandbox, schedule.faults, { sites, points, resources, story, operators, quiet, admin, logs, lease });
     // the live instance's every request (a GET, a LIST, a watch) shows it at work, as its writes do
     sandbox.faults.clients.onRequest((client) => { if (client === operators.current) quiet.activity(); });
@@ -122,6 +130,14 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       if (sandbox.faults.pendingMerged() > 0) story.push("  the merged events are delivered");
       sandbox.faults.releaseMerged();
       quiet.activity();
+    };
+    /** the steps whose holds (a merge's, an expiry's) have ended: at the step, or before it for an apply (untilGone) */
+    const ended = new Set<number>();
+    const endHold = (step: number) => {
+      if (!holdEndsAt(schedule.faults, step) || ended.has(step)) return;
+      ended.add(step);
+      expireHeld(sandbox, schedule.faults, step, story);
+      release();
     };
     const settle = async (step: number | undefined, how: () => Promise<void> = () => settler.settle()) => {
       await operators.ready;
@@ -143,16 +159,20 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
       },
       async after(step) {
         steps = step;
-        if (holdEndsAt(schedule.faults, step)) {
+        if (holdEndsAt(schedule.faults, step) && !ended.has(step)) {
           // the operator first acts on this step with the held resource's view still stale, as a lagging cache would
           await settle(step);
-          expireHeld(sandbox, schedule.faults, step, story);
-          release();
+          endHold(step);
         }
         await settle(step);
         await checkInvariants(setup.invariants, world, step, heldAcross(schedule.faults, step));
       },
       advance: (step, seconds) => settle(step, () => settler.advance(seconds)),
+      async untilGone(next, what) {
+        story.push(`  ${what} still being deleted: step ${next} waits for it to go first, as kubectl delete does`);
+        endHold(next); // the operator's view catches up, as it would while a user waits
+        await settle(next - 1);
+      },
     });
     let failure: RunFailure | undefined;
     try {
@@ -171,10 +191,16 @@ export async function runOnce(setup: RunSetup, schedule: Schedule, reference?: S
     if (stuck.length > 0) failure = { check: "deletion", message: "a deletion never completed", details: stuck };
     const twice = failure ? [] : ranTwice(logs.lines, setup.once);
     if (twice.length > 0) failure = { check: "once", message: "a once-only handler ran twice", details: twice };
-    const state = snapshot(sandbox, resources.values(), setup.volatile);
+    const state = snapshot(sandbox, resources.values(), setup.volatile, uids);
     const diff = reference && !failure ? differences(reference, state) : [];
     if (diff.length > 0) {
       failure = { check: "convergence", message: "the final state differs from the fault-free run's", details: diff };
+    }
+    if (failure && FAILING_TOLD.has(failure.check)) {
+      const exists = (o: { group: string; plural: string; namespace?: string; name: string }) =>
+        sandbox.store.get(o.group, o.plural, o.namespace, o.name) !== undefined;
+      const failing = operators.calls.failing(exists);
+      if (failing.length > 0) failure.failing = failing;
     }
     return {
       sites, points, resources: [...resources.values()], steps, snapshot: state, story, logs: logs.lines,

@@ -11,8 +11,8 @@ export { clock, realClock, useClock, type CancelTimer, type Clock } from "./cloc
 export { CompactMap } from "./compact-map.ts";
 export { withoutRepeats } from "./log-repeats.ts";
 export {
-  Logger, memorySink, silentLogger, stderrSink, teeSink, type LogFields, type LogFormat, type LogLevel, type LogSink,
-  type MemorySink, type MemorySinkOptions,
+  formatLine, Logger, memorySink, silentLogger, stderrSink, teeSink, type LogFields, type LogFormat, type LogLevel,
+  type LogSink, type MemorySink, type MemorySinkOptions,
 } from "./log.ts";
 export { Nudge } from "./nudge.ts";
 export { parserComplaint, withoutCredentials } from "./redact.ts";

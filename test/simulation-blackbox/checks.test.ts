@@ -6,7 +6,7 @@
 // fails in the fault-free run already is reported as such, without a schedule.
 
 import { expect, test } from "bun:test";
-import { adopt, Registry, TemporaryError } from "kobun";
+import { adopt, Registry, resource, TemporaryError } from "kobun";
 import { simulate, type World } from "kobun/testing";
 import { configMap, failureOf, Gadgets, refusal } from "./helpers.ts";
 
@@ -54,6 +54,7 @@ test("deletion: a delete handler that never finishes holds the finalizer; report
   expect(failure).toEqual({
     check: "deletion", message: "a deletion never completed",
     details: [`gadgets default/g1 is still being deleted, held by the finalizers ["kobun.dev/finalizer"]`],
+    failing: ["gadgets default/g1: Handler 'hold' failed temporarily: not yet"],   // why it is held
   });
 }, 60_000);
 
@@ -158,3 +159,34 @@ test("a scenario that throws fails the run at its step, with its message", async
   const { failure } = await failureOf(simulate({ registry: quiet(), scenario }));
   expect(failure).toEqual({ check: "scenario", step: 1, message: "the scenario failed at step 1: my scenario broke", details: [] });
 }, 60_000);
+
+test("a failed check names the objects the operator was failing on then: a few, one line each, never a Secret", async () => {
+  const registry = new Registry();
+  let calls = 0;
+  registry.on.reconcile(Gadgets, ({ name }) => {
+    if (name === "g0" && ++calls > 1) return;                   // fails once, then succeeds: not failing any more
+    throw new Error(`${name} is broken`);
+  });
+  registry.on.reconcile(resource.secrets, ({ body }) => {
+    throw new Error(`cannot log in as ${atob(body.data!.password!)}`);  // a Secret's error may quote its data
+  });
+  const gadgets = Array.from({ length: 8 }, (_, i) => ({ metadata: { name: `g${i}` }, spec: {} }));
+  let finished = false;
+  const { failure, report } = await failureOf(simulate({
+    registry, schedules: 1, horizon: 5,
+    scenario: async (world) => {
+      finished = false;
+      await world.apply(resource.secrets, { metadata: { name: "s1" }, stringData: { password: "hunter2" } });
+      await world.applyAll(Gadgets, gadgets);
+      finished = true;
+    },
+    invariants: { "never at the end": () => !finished },
+  }));
+  expect(failure.check).toBe("invariant");
+  expect(failure.failing).toHaveLength(6);
+  expect(failure.failing!.slice(0, 5)).toEqual(Array(5).fill(expect.stringMatching(
+    /^gadgets default\/g[1-7]: Reconcile '[^']+' failed; retrying in \S+: g[1-7] is broken$/)));
+  expect(failure.failing![5]).toBe("... and 2 more");            // the Secret's failure not among them
+  expect(report).not.toContain("hunter2");
+  expect(report).not.toContain("secrets default/s1:");
+}, 30_000);

@@ -1,10 +1,12 @@
 // docs/testing.md, "The scenario and the checks": convergence leaves out what differs between two runs
 // whatever the operator does. A Job's defaulted selector and template labels carry its own uid and
 // name (as kube-apiserver's Job strategy writes them): an operator making Jobs, named or generated,
-// must pass a fault-free comparison. A volatile path may be a list of keys, for a key holding dots.
+// must pass a fault-free comparison; so must a child that repeats its parent's uid, or a namespace's,
+// in its values (each read as the identity of the object it names). A volatile path may be a list of
+// keys, for a key holding dots.
 
 import { expect, test } from "bun:test";
-import { Registry } from "kobun";
+import { Registry, resource } from "kobun";
 import { simulate, type World } from "kobun/testing";
 import { failureOf, Gadgets, refusal } from "./helpers.ts";
 
@@ -24,6 +26,23 @@ test("a Job's labels holding its own uid and generated name are no difference be
     scenario: async (world) => { await world.apply(Gadgets, { metadata: { name: "g1" }, spec: { size: 1 } }); },
   });
   expect(outcome.runs.map((run) => run.ok)).toEqual([true]);
+}, 30_000);
+
+test("another object's uid in a child's values compares as that object, in every run", async () => {
+  const registry = new Registry();
+  registry.on.create(Gadgets, async ({ api, uid, name }) => {
+    const system = (await api.get(resource.namespaces, "kube-system")).metadata.uid!;   // a cluster id
+    await api.apply({
+      apiVersion: "v1", kind: "ConfigMap",
+      metadata: { name: `${name}-data`, labels: { gadget: uid! }, annotations: { volume: `pvc-${uid}` } },
+      data: { cluster: system },
+    });
+  }, { id: "data" });
+  const outcome = await simulate({
+    registry, schedules: 2, faults: { delay: false, merge: false, errors: false, expire: false, recreate: false },
+    scenario: async (world) => { await world.apply(Gadgets, { metadata: { name: "g1" }, spec: { size: 1 } }); },
+  });
+  expect(outcome.runs.map((run) => run.ok)).toEqual([true, true]);
 }, 30_000);
 
 test("volatile: a list of keys, or a path with its dots escaped, names a key holding dots; a bad entry is refused", async () => {

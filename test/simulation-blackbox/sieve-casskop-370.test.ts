@@ -94,6 +94,11 @@ test("casskop#370 buggy: killed between the node's removal and the Finalizing ma
   expect(shrunk, report).toEqual([{ kind: "crash", after: { verb: "delete", plural: "pods", name: "c1-1", nth: 1 } }]);
   expect(failure.check).toBe("convergence");
   expect(failure.details).toEqual(["+ persistentvolumeclaims default/data-c1-1: left in the cluster, not in the reference run"]);
+  // and why nothing is done: every reconcile of the cluster fails on the node that is gone
+  expect(failure.failing).toEqual([expect.stringMatching(
+    /^cassandraclusters default\/c1: Reconcile '[^']+' failed; retrying in \S+: .*pods "c1-1" not found/)]);
+  expect(report).toContain("the operator was failing on these objects then (the last failed call of each):\n" +
+    "  cassandraclusters default/c1: Reconcile '");
 }, 60_000);
 
 test("casskop#370 fixed (#377): Finalizing is written before the node goes, every schedule passes", async () => {

@@ -29,7 +29,7 @@ const ZookeeperClusters = defineResource({
 
 function operator(fixed: boolean): Registry {
   const registry = new Registry();
-  registry.on.reconcile(ZookeeperClusters, async ({ name, uid, deleting, api }) => {
+  registry.on.reconcile(ZookeeperClusters, async ({ name, uid, deleting, api, cache }) => {
     // buggy: the cluster's PVCs by its name; fixed (#313): by its uid as well
     const selector = fixed ? `app=${name},uid=${uid}` : `app=${name}`;
     if (deleting) {
@@ -39,9 +39,7 @@ function operator(fixed: boolean): Registry {
       return;                                              // kobun releases its finalizer
     }
     const claim = `data-${name}-0`;
-    // asked of the API server, not ctx.cache: a claim it made and deleted itself while a merge held the claims'
-    // events back is still shown by the cache for up to 30 s of real time (its own write of it never settles)
-    if (await api.get(resource.persistentvolumeclaims, claim).catch(() => undefined)) return;
+    if (cache.get(resource.persistentvolumeclaims, claim)) return;
     await api.create({ // a StatefulSet's claim, no owner: the operator deletes it itself
       apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: claim, labels: { app: name, uid: uid! } },
       spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
@@ -50,26 +48,31 @@ function operator(fixed: boolean): Registry {
   return registry;
 }
 
-// the PVC's uid label names its cluster, a new uid in every run: left out of the comparison
-const volatile = ["metadata.labels.uid"];
-
 // Sieve's "recreate" workload; the new cluster's PVC deleted would show at the end: missing
 const scenario = async (world: World) => {
   await world.apply(ZookeeperClusters, { metadata: { name: "zk1" }, spec: { replicas: 1 } });
   await world.delete(ZookeeperClusters, "zk1");
-  // `kubectl delete` waits for the object to go: a step of its own in which it goes (a merge over the
-  // delete and the next step holds the deletion from the operator until that step is over)
-  await world.advance(1);
+  // made again: the apply waits for the old one to go, as `kubectl delete` does (under a merge that holds
+  // the deletion from the operator, the held events are delivered first)
   await world.apply(ZookeeperClusters, { metadata: { name: "zk1" }, spec: { replicas: 1 } });
 };
 
 test("zookeeper#312 buggy: passes every schedule, for no fault shows it the old cluster's deletion late", async () => {
-  const result = await simulate({ registry: operator(false), scenario, volatile });
+  const result = await simulate({ registry: operator(false), scenario });
   expect(result.runs.length).toBe(16);
   expect(result.runs.every((run) => run.ok)).toBe(true);
 }, 60_000);
 
+test("a claim made and deleted while a merge holds the claims' events: the cache does not show it afterwards", async () => {
+  // A real watch delivers the claim's ADDED and DELETED; the merge swallows both, and its release moves the
+  // stream past them (a BOOKMARK), so the operator's own delete of the claim settles in its cache, and the new
+  // cluster's claim is made. Before, the cache showed the deleted claim for 30 s of real time: none was made.
+  const merge = { kind: "merge" as const, plural: "persistentvolumeclaims", step: 1 };
+  const result = await simulate({ registry: operator(true), scenario, schedule: [merge] });
+  expect(result.runs.map((run) => run.ok)).toEqual([true]);
+}, 60_000);
+
 test("zookeeper#312 fixed (#313): the PVCs of the uid being deleted only, every schedule passes", async () => {
-  const result = await simulate({ registry: operator(true), scenario, volatile });
+  const result = await simulate({ registry: operator(true), scenario });
   expect(result.runs.every((run) => run.ok)).toBe(true);
 }, 60_000);

@@ -2,7 +2,8 @@
 // parts an author meets beside the checks: applyAll is one step; each run settles before its first
 // step (a startup handler's virtual sleep done); a failed handler is retried after 1 virtual second
 // within the step; an on.event handler that ignores `listed` objects is found by the relist the
-// expire fault forces (or a crash), where on.reconcile passes; lease mode adds the lease fault.
+// expire fault forces (or a crash), where on.reconcile passes; lease mode adds the lease fault; an
+// apply of an object the scenario deleted waits for it to go, so it is made anew under any fault.
 
 import { expect, test } from "bun:test";
 import { adopt, now, Registry, sleep } from "kobun";
@@ -85,4 +86,24 @@ test("lease mode: the lease fault is on, and a Lease taken mid-run is survived b
   const result = await simulate({ registry: copier(true), scenario: two, config, faults: off, schedules: 2 });
   expect(result.runs.map((run) => run.faults.map((fault) => fault.kind))).toEqual([["lease"], ["lease"]]);
   expect(result.runs.every((run) => run.ok)).toBe(true);
+}, 60_000);
+
+test("an apply of a Gadget the scenario deleted waits for it to go, as kubectl delete does: made anew under a merge", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(Gadgets, async ({ name, body, deleting, api }) => {
+    if (!deleting) await api.apply(adopt(configMap(`${name}-copy`), { owner: body }));
+  }, { finalizer: true });                                     // the deletion waits for the operator to see it
+  const remade: boolean[] = [];
+  const g1 = { metadata: { name: "g1" }, spec: {} };
+  const scenario = async (world: World) => {
+    const first = await world.apply(Gadgets, g1);
+    await world.delete(Gadgets, "g1");
+    const again = await world.apply(Gadgets, g1);              // without a wait: a patch of the Gadget being deleted
+    remade.push(again.metadata.uid !== first.metadata.uid && !again.metadata.deletionTimestamp);
+  };
+  for (const kind of ["merge", "expire"] as const) {           // both hold the deletion back over steps 2-3
+    const result = await simulate({ registry, scenario, schedule: [{ kind, plural: "gadgets", step: 2 }] });
+    expect(result.runs.map((run) => run.ok)).toEqual([true]);
+  }
+  expect(remade).toEqual([true, true, true, true]);            // each reference run, and each faulted one
 }, 60_000);

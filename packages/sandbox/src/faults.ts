@@ -57,7 +57,7 @@ export interface SandboxFaults {
    * state of each object kept, until releaseMerged() sends them (intermediate states never seen)
    */
   mergeWatches(match?: { plural?: string; namespace?: string }): void;
-  /** ends mergeWatches and sends what it kept, one event per object */
+  /** ends mergeWatches and sends what it kept, one event per object, then a BOOKMARK past all it held or swallowed */
   releaseMerged(): void;
   /** events mergeWatches keeps back, over all open watches */
   pendingMerged(): number;

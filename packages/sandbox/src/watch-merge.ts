@@ -4,12 +4,19 @@
 // controller then sees Pending → Done where the store went Pending → Running → Done: what an
 // informer sees after a relist, or when it falls behind (the Sieve paper's unobserved states).
 // Bookmarks are not sent while a stream keeps events (one would carry the client past them), nor
-// on a stream of the resource the rule holds; other streams send theirs as usual.
+// on a stream of the resource the rule holds; other streams send theirs as usual. On release, each
+// stream that kept anything gets a BOOKMARK after its events (if its client asked for bookmarks):
+// a real watch delivers every event, so its client's version reaches the newest one even when the
+// merge swallowed it (an object made and deleted unseen); without it, what waits for the stream to
+// pass a version (kobun's read-your-own-writes overlay of a write the merge swallowed) would wait
+// for the next event or periodic bookmark, which a real server would not have made it wait for.
 
 /** What a kept event is sent back into (watch.ts's WatchStream; named by its one use, not imported back). */
 interface WatchStream {
   readonly plural: string;
   deliver(type: string, object: any): void;
+  /** a BOOKMARK at the store's version now (`initialEnd` false), if the client asked for bookmarks */
+  sendBookmark(initialEnd: boolean): void;
 }
 
 /** `gone`: an object deleted and then made again under its name while kept: its DELETED goes first */
@@ -52,7 +59,7 @@ export class WatchMerges {
     return rule !== undefined && (rule.plural === undefined || rule.plural === stream.plural);
   }
 
-  /** ends the rule and sends every kept event, oldest resourceVersion first */
+  /** ends the rule and sends every kept event, oldest resourceVersion first, then a bookmark past them all */
   release(): void {
     this.rule = undefined;
     const streams = [...this.kept];
@@ -63,6 +70,7 @@ export class WatchMerges {
         if (gone !== undefined) stream.deliver("DELETED", gone);
         stream.deliver(type, object);
       }
+      stream.sendBookmark(false);
     }
   }
 

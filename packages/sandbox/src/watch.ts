@@ -181,12 +181,13 @@ export class WatchStream {
     this.emit(JSON.stringify({ type, object: full }), ms);
   }
 
-  private sendBookmark(initialEnd: boolean): void {
+  /** also mergeWatches' after its release: the stream's version past every event it kept or swallowed */
+  sendBookmark(initialEnd: boolean): void {
     const metadata: Record<string, unknown> = { resourceVersion: String(this.store.rv) };
     if (initialEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
     const partial = this.spec.partial;
     if (partial?.kind === "PartialObjectMetadataList") return this.end(true);
-    if (!initialEnd && this.spec.merges?.holding(this)) return;
+    if (!this.spec.bookmarks || (!initialEnd && this.spec.merges?.holding(this))) return;
     const object = partial
       ? { kind: partial.kind, apiVersion: partial.apiVersion, metadata }
       : { kind: this.spec.def.kind, apiVersion: this.apiVersion, metadata };
