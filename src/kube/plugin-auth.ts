@@ -112,8 +112,10 @@ export class PluginAuth {
     } catch (error) {
       this.kubeConfig = undefined;
       throw new Error(
-        `${what} needs @kubernetes/client-node at run time, which this build does not carry (${firstLine(error)}); ` +
-          "use an exec credential plugin instead",
+        // A compiled operator never loads it, even beside a node_modules that holds it: Bun 1.4.5's compiled
+        // runtime does not resolve the packages client-node imports from disk (test/cli/operator/auth-provider-binary).
+        `${what} needs @kubernetes/client-node, which a compiled operator cannot load (${firstLine(error)}); ` +
+          "use an exec credential plugin instead (kobun run from the project, not compiled, has it)",
         { cause: error },
       );
     }

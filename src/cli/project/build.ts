@@ -86,17 +86,24 @@ export function findHandlerFiles(dir: string): { modules: string[]; manifests: s
 }
 
 /**
- * The generated entry: handler imports (a failure while loading them reported as the CLI reports
- * failures), embedded manifests, then the CLI.
+ * The generated entry: handler modules imported one after another, each with `import()` as `kobun run`
+ * imports them from source (a failure while loading them reported as the CLI reports failures), embedded
+ * manifests, then the CLI.
+ *
+ * `import()`, not a static import: the bundler hoists every statically imported module into one scope and
+ * renames a top-level name met twice (two modules' `function reconcile`, a handler called `main` beside the
+ * CLI's) to `reconcile2`, `main2`; a handler's default id is its function's name, so it would differ from
+ * `kobun dev`'s. A module imported with `import()` is a chunk of its own, whose names are its own
+ * (test/cli/project/build-chunks.test.ts).
  */
 export function entrySource(root: string, modules: string[], manifests: string[], withSandbox = false): string {
   const lines = [
     `import { main } from ${JSON.stringify(join(root, "src/cli.ts"))};`,
-    `import { handlersLoaded } from ${JSON.stringify(join(root, "src/cli/operator/loading.ts"))};`,
+    `import { loadHandlerModules } from ${JSON.stringify(join(root, "src/cli/operator/loading.ts"))};`,
   ];
-  modules.forEach((m) => lines.push(`import ${JSON.stringify(m)};`));
-  lines.push("handlersLoaded();");
   manifests.forEach((m, i) => lines.push(`import manifest${i} from ${JSON.stringify(m)} with { type: "text" };`));
+  const imports = modules.map((m) => `() => import(${JSON.stringify(m)})`).join(", ");
+  lines.push(`await loadHandlerModules([${imports}]);`);
   const list = manifests.map((m, i) => `{ name: ${JSON.stringify(basename(m))}, text: manifest${i} }`).join(", ");
   const sandbox = withSandbox ? "" : ", sandbox: false";
   lines.push(`await main(process.argv.slice(2), { handlersLoaded: true, manifests: [${list}]${sandbox} });`);

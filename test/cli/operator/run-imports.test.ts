@@ -1,6 +1,6 @@
 // What `kobun run` loads at start in a compiled operator: none of node:fs, node:path and node:os
 // (loading them costs the binary ≈ 1–2 MB of idle RSS for good: bench/idle.ts). The bundle is
-// split as build.ts splits it; the chunks the entry and run.ts import statically are read for
+// split as build.ts splits it; the chunks the entry, the handler module and run.ts import statically are read for
 // imports of those builtins (Bun writes them as bare "fs", "path", "os"). Bytecode aside: it
 // is made from the same chunks.
 
@@ -20,8 +20,11 @@ test("the chunks kobun run loads at start import no node:fs, node:path or node:o
   expect(built.success).toBe(true);
   const outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }> = built.metafile!.outputs;
   const text = new Map<string, string>(await Promise.all(built.outputs.map(async (o) => [`./${o.path.split("/").pop()}`, await o.text()] as [string, string])));
-  const runChunk = Object.entries(outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith("src/cli/operator/run.ts")))?.[0];
+  const chunkOf = (input: string) => Object.entries(outputs).find(([, o]) => Object.keys(o.inputs).some((i) => i.endsWith(input)))?.[0];
+  const runChunk = chunkOf("src/cli/operator/run.ts");
+  const handlersChunk = chunkOf("handlers/example.ts"); // imported with import() ahead of the CLI
   expect(runChunk).toBeDefined();
+  expect(handlersChunk).toBeDefined();
   const loaded = new Set<string>();
   const visit = (chunk: string) => {
     if (loaded.has(chunk)) return;
@@ -30,6 +33,7 @@ test("the chunks kobun run loads at start import no node:fs, node:path or node:o
   };
   visit("./entry.js");
   visit(runChunk!);
+  visit(handlersChunk!);
   const offending = [...loaded].flatMap((chunk) => [...(text.get(chunk) ?? "").matchAll(/from\s*"(?:node:)?(fs|path|os)"/g)].map((m) => `${m[1]} in the chunk of ${Object.keys(outputs[chunk]!.inputs).slice(0, 3).join(", ")}...`));
   expect(offending).toEqual([]);
 }, 30_000);
