@@ -1,5 +1,6 @@
 // The flags of the commands other than `run`/`dev`, read with config/'s parser (one grammar
-// for every command: `--flag value`, `--flag=value`, `-f value`, switches, `--`).
+// for every command: `--flag value`, `--flag=value`, `-f value`, switches, `--`); and what a compiled
+// operator refuses of the arguments the same command takes from source.
 
 import { scanFlags, UsageError } from "../config/index.ts";
 
@@ -27,4 +28,17 @@ export function stringFlag(values: Record<string, string | true>, name: string):
   const raw = values[name];
   if (raw === true) throw new UsageError(`--${name} needs a value`, `--${name}`);
   return raw;
+}
+
+/**
+ * Handler paths given to a compiled operator (its handlers built in by project/build.ts): refused (exit 2),
+ * not ignored: it runs the handlers it was built with, and a path the user typed must not look taken.
+ */
+export function refuseHandlerPaths(command: string, positionals: readonly string[], handlersLoaded: boolean): void {
+  if (!handlersLoaded || positionals.length === 0) return;
+  throw new UsageError(
+    `this operator was built with its handlers: handler paths (${positionals.join(" ")}) are read only when ` +
+      `kobun runs from the project (npx kobun ${command} PATHS)`,
+    positionals[0],
+  );
 }

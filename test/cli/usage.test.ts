@@ -76,3 +76,16 @@ test("kobun help COMMAND prints that command's help, as kobun COMMAND --help doe
   expect(await dispatch(["help", "bogus"], embedded)).toBe(2);
   expect(errors.join("\n")).toContain('unknown command "bogus"');
 });
+
+test("a compiled operator refuses handler paths (exit 2) for run, dev and manifests: it runs the handlers it was built with", async () => {
+  const compiled = { handlersLoaded: true, manifests: [] };
+  expect(await dispatch(["run", "/nonexistent/handlers", "--standalone"], compiled)).toBe(2);
+  expect(await dispatch(["manifests", "./handlers"], compiled)).toBe(2);
+  expect(await dispatch(["dev", "handlers/"], { ...compiled, sandbox: true })).toBe(2); // built --with-sandbox
+  const said = errors.join("\n");
+  expect(said).toContain("this operator was built with its handlers: handler paths (/nonexistent/handlers) are read only");
+  expect(said).toContain("(npx kobun run PATHS)");
+  expect(said).toContain("handler paths (./handlers) are read only when kobun runs from the project (npx kobun manifests PATHS)");
+  expect(said).toContain("handler paths (handlers/) are read only when kobun runs from the project (npx kobun dev PATHS)");
+  expect(outputs).toEqual([]);
+});

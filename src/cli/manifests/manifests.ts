@@ -19,7 +19,7 @@ import {
 } from "../../runtime/index.ts";
 import { ConfigError, configIssue, parseRunFlags, resolveSettings, resourceNamespaces } from "../../config/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
-import { readFlags, stringFlag } from "../args.ts";
+import { readFlags, refuseHandlerPaths, stringFlag } from "../args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
 import { renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
@@ -114,6 +114,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
     name: { value: true }, image: { value: true }, "operator-namespace": { value: true },
   });
   const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
+  refuseHandlerPaths("manifests", positionals, embedded.handlersLoaded);
   const settings = resolveSettings({ flags, cwd: process.cwd() });
   const name = stringFlag(own.values, "name") ?? projectName(process.cwd()) ?? "kobun-operator";
   const namespace = stringFlag(own.values, "operator-namespace") ?? "default";

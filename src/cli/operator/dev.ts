@@ -11,6 +11,7 @@ import { applyManifests, runDemo, startSandbox } from "../../runtime/dev.ts";
 import { loggerFor, withDefinitions } from "../../runtime/index.ts";
 import { defaultHandlerPaths, loadHandlers, type Embedded, type Manifest } from "../handlers.ts";
 import { stopSignal, stoppedEarly } from "./signals.ts";
+import { refuseHandlerPaths } from "../args.ts";
 import { watchHandlers, WORKER_GO, WORKER_READY } from "./dev-watch.ts";
 import type { Settings } from "../../config/index.ts";
 
@@ -42,6 +43,7 @@ function takeDevFlags(argv: string[]): DevFlags {
 export async function devCommand(argv: string[], embedded: Embedded): Promise<number> {
   const dev = takeDevFlags(argv);
   const { flags, positionals } = parseRunFlags(dev.rest);
+  if (dev.worker === undefined) refuseHandlerPaths("dev", positionals, embedded.handlersLoaded);
   if (flags.kubeconfig || flags.context) {
     const why = "kobun dev runs against its own sandbox; use kobun run for --kubeconfig/--context";
     throw new UsageError(why, "--kubeconfig");

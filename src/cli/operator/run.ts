@@ -9,10 +9,12 @@ import { findConfigFile, parseRunFlags, readConfigFile, resolveSettings } from "
 import { manifestCRDs, run } from "../../runtime/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 import type { Embedded } from "../handlers.ts";
+import { refuseHandlerPaths } from "../args.ts";
 import { stopSignal, stoppedEarly } from "./signals.ts";
 
 export async function runCommand(argv: string[], embedded: Embedded): Promise<number> {
   const { flags, positionals } = parseRunFlags(argv);
+  refuseHandlerPaths("run", positionals, embedded.handlersLoaded);
   // The file is found and read here, with Bun.file: resolveSettings's own reads are node:fs's.
   const file = flags.config ?? (await findConfigFile(process.cwd())) ?? undefined;
   const fileData = file !== undefined ? await readConfigFile(file) : undefined;
