@@ -40,13 +40,14 @@ TypeScript interfaces from CRDs (all versions).
 Run "kobun <command> --help" for a command's flags.`;
 
 const MANIFESTS_HELP = `Usage: kobun manifests [--name NAME] [--operator-namespace NS] [--image IMAGE] \
-[run flags: -n NS | -A, --standalone, --config FILE, ...]
+[--env NAME=VALUE ...] [run flags: -n NS | -A, --standalone, --config FILE, ...]
 Prints YAML to stdout: the handlers' CRDs, the peering CRDs, a least-privilege ServiceAccount,
 ClusterRole (or Role per namespace) with its binding, and a Deployment.
   --name NAME    the objects' name (default: the name in ./package.json, else kobun-operator)
   --image IMAGE  the Deployment's image (default: NAME:latest)
   --operator-namespace NS  where the ServiceAccount, the Deployment and its ConfigMap and Service go
-                 (default: default); the RBAC goes where the watched namespaces are`;
+                 (default: default); the RBAC goes where the watched namespaces are
+  --env NAME=VALUE  an environment variable of the operator's own, set in the Deployment (repeatable)`;
 
 export async function main(
   argv: string[], embedded: Embedded = { handlersLoaded: false, manifests: [] },

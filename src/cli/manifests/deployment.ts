@@ -22,6 +22,9 @@ const MEMORY_NOTE =
   " measured with 10,000 tiny objects" +
   "\n (kobun's bench/memory.ts, README \"Deploying\"); raise it for larger or more objects, or heavier handlers.";
 
+/** The environment variables kobun sets itself: `--env` may not name them. */
+export const OWN_ENV = ["POD_ID", "POD_NAMESPACE"];
+
 /** The container's one HTTP port: probes and metrics. */
 const PROBE_PORT = 8080;
 
@@ -34,11 +37,13 @@ export interface DeploymentOptions {
   config: boolean;
   /** Serve the handlers' webhooks on 9443, behind the Service `name` (webhooks.ts). */
   webhooks?: boolean;
+  /** The operator's own settings (`--env NAME=VALUE`), after kobun's POD_ID and POD_NAMESPACE. */
+  env?: readonly { name: string; value: string }[];
 }
 
 /** The Deployment as an object, for tests and for rendering. */
 export function deploymentObject(options: DeploymentOptions): KubeObject {
-  const { name, namespace, image, settings, config, webhooks = false } = options;
+  const { name, namespace, image, settings, config, webhooks = false, env = [] } = options;
   const args = runArgs(settings);
   if (config) args.splice(1, 0, `--config=${CONFIG_DIR}/${CONFIG_FILE}`);
   // The configurations and the Service are named after the operator; its Pods serve them all.
@@ -74,6 +79,7 @@ export function deploymentObject(options: DeploymentOptions): KubeObject {
             env: [
               { name: "POD_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
               { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+              ...env,
             ],
             // One listener serves /healthz, /readyz and /metrics (README "Running in production").
             ports: [

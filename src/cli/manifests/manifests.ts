@@ -21,7 +21,7 @@ import { ConfigError, configIssue, parseRunFlags, resolveSettings, resourceNames
 import { defaultHandlerPaths, loadHandlers, type Embedded } from "../handlers.ts";
 import { readFlags, refuseHandlerPaths, stringFlag } from "../args.ts";
 import { carriedSettings, CONFIG_FILE } from "./carried.ts";
-import { renderDeployment } from "./deployment.ts";
+import { OWN_ENV, renderDeployment } from "./deployment.ts";
 import { rbacObjects, rbacRules } from "./rbac.ts";
 import { webhookObjects, webhookRules } from "./webhooks.ts";
 
@@ -42,6 +42,8 @@ export interface ManifestOptions {
   /** The resources reconciles own and nothing handles (ownedOnly()): granted as children only. */
   ownedOnly?: ResourceSelector[];
   manifests: Manifest[];
+  /** The operator's own environment variables (`--env NAME=VALUE`), set in the Deployment. */
+  env?: readonly { name: string; value: string }[];
 }
 
 export function renderManifests(options: ManifestOptions): string {
@@ -85,7 +87,7 @@ export function renderManifests(options: ManifestOptions): string {
     docs.push({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data });
   }
   const deployment = renderDeployment({
-    name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0,
+    name, namespace, image, settings, config: carried !== null, webhooks: webhooks.length > 0, env: options.env,
   });
   return selectorNotes(settings) + [...docs.map((doc) => stringify(doc)), deployment].join("---\n");
 }
@@ -111,7 +113,7 @@ function selectorNotes(settings: Settings): string {
 
 export async function manifestsCommand(argv: string[], embedded: Embedded): Promise<number> {
   const own = readFlags(argv.filter((_, i) => isOwnManifestFlag(argv, i)), {
-    name: { value: true }, image: { value: true }, "operator-namespace": { value: true },
+    name: { value: true }, image: { value: true }, "operator-namespace": { value: true }, env: { value: true },
   });
   const { flags, positionals } = parseRunFlags(argv.filter((_, i) => !isOwnManifestFlag(argv, i)));
   refuseHandlerPaths("manifests", positionals, embedded.handlersLoaded);
@@ -119,6 +121,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   const name = stringFlag(own.values, "name") ?? projectName(process.cwd()) ?? "kobun-operator";
   const namespace = stringFlag(own.values, "operator-namespace") ?? "default";
   checkNames(name, namespace);
+  const env = envFlags(own.every.env ?? []);
   const loaded = embedded.handlersLoaded ? embedded.manifests : await loadHandlers(defaultHandlerPaths(positionals));
   const manifests = withDefinitions(loaded);
   process.stdout.write(
@@ -134,6 +137,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       ownedOnly: ownedOnly(),
       children: registry.children(),
       manifests,
+      env,
     }),
   );
   return 0;
@@ -189,9 +193,31 @@ function checkNames(name: string, namespace: string): void {
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
-/** `--name`, `--image`, `--operator-namespace` (and their values) belong to manifests, not to run flags. */
+/**
+ * `--env NAME=VALUE` (repeatable): the operator's own settings in the Deployment's environment. A name as
+ * Kubernetes takes it, given once, not one of kobun's own (OWN_ENV); anything else is exit 3, every problem listed.
+ */
+function envFlags(given: readonly (string | true)[]): { name: string; value: string }[] {
+  const expected = "NAME=VALUE, NAME of letters, digits, '_', '-' and '.', not starting with a digit";
+  const issues: ReturnType<typeof configIssue>[] = [];
+  const env: { name: string; value: string }[] = [];
+  for (const pair of given) {
+    const text = String(pair);
+    const at = text.indexOf("=");
+    const name = at > 0 ? text.slice(0, at) : "";
+    const why = !/^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(name) ? `expected ${expected}, got "${text}"`
+      : OWN_ENV.includes(name) ? `${name} is set by kobun (this replica's name and namespace)`
+      : env.some((e) => e.name === name) ? `${name} is given twice` : undefined;
+    if (why) issues.push(configIssue({ flag: "--env", expected }, why));
+    else env.push({ name, value: text.slice(at + 1) });
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return env;
+}
+
+/** `--name`, `--image`, `--operator-namespace`, `--env` (and their values) belong to manifests, not to run flags. */
 function isOwnManifestFlag(argv: string[], index: number): boolean {
-  const own = (arg: string | undefined) => arg !== undefined && /^--(name|image|operator-namespace)(=|$)/.test(arg);
+  const own = (arg: string | undefined) => arg !== undefined && /^--(name|image|operator-namespace|env)(=|$)/.test(arg);
   const arg = argv[index];
   return own(arg) || (own(argv[index - 1]) && !argv[index - 1]!.includes("=") && !arg!.startsWith("-"));
 }

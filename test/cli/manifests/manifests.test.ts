@@ -199,6 +199,23 @@ test("the Deployment runs with the namespaces and peering choices its RBAC was m
   expect(args(["-A", "-n", "!kube-*"])).toEqual(["run", "--all-namespaces", "--namespace=!kube-*", "--liveness=http://0.0.0.0:8080/healthz"]);
 }, 20_000);
 
+test("--env NAME=VALUE sets the operator's own environment in the Deployment; a bad, doubled or kobun's own name is exit 3", () => {
+  const { code, docs, stderr } = manifests(["-n", "team-a", "--env", "MEMCACHED_IMAGE=memcached:1.6", "--env=LOG.LEVEL=a=b"]);
+  expect(stderr).toBe("");
+  expect(code).toBe(0);
+  const container = docs.find((d) => d.kind === "Deployment").spec.template.spec.containers[0];
+  expect(container.env.map((e: { name: string }) => e.name)).toEqual(["POD_ID", "POD_NAMESPACE", "MEMCACHED_IMAGE", "LOG.LEVEL"]);
+  expect(container.env.slice(2)).toEqual([{ name: "MEMCACHED_IMAGE", value: "memcached:1.6" }, { name: "LOG.LEVEL", value: "a=b" }]);
+  expect(container.args).toEqual(["run", "--namespace=team-a", "--liveness=http://0.0.0.0:8080/healthz"]); // not run flags
+  const bad = manifests(["--env", "1X=y", "--env", "POD_ID=me", "--env", "A=1", "--env", "A=2", "--env", "novalue"]);
+  expect(bad.code).toBe(3);
+  expect(bad.docs).toEqual([]);
+  expect(bad.stderr).toContain('got "1X=y"');
+  expect(bad.stderr).toContain("POD_ID is set by kobun");
+  expect(bad.stderr).toContain("A is given twice");
+  expect(bad.stderr).toContain('got "novalue"');
+}, 20_000);
+
 test("settings only kobun.yaml can say reach the Deployment: a ConfigMap mounted as --config gives `kobun run` the same settings", () => {
   using config = withConfig([
     "peering: { mode: lease, name: my-lease }", "watching: { clusterWideAbove: 3, serverTimeout: 120 }", "logging: { format: json }",
