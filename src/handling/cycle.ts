@@ -107,13 +107,14 @@ function completeCause(
     plan.bookkeeping.progress.set(id, { ...last, final: true });
     for (const child of last.subhandlers ?? []) keep(child, records.get(child) ?? recordFor(book, child, last.purpose));
   };
-  plan.tally = { succeeded: 0, failed: 0 };
+  const tally = { succeeded: 0, failed: 0 };
   for (const { spec, record } of selected) {
     const last = records.get(spec.id) ?? record;
     keep(spec.id, last);
-    if (last?.failure) plan.tally.failed++;
-    else plan.tally.succeeded++;
+    if (last?.failure) tally.failed++;
+    else tally.succeeded++;
   }
+  if (selected.length > 0) plan.tally = tally; // no handler for the cause: no summary line (Kopf logs none)
   if (sight.cause === "delete") return; // the finalizer's release is reconciling/finalizer.ts's
   const seen = Object.keys(own).length ? applyToEssence(sight.essence!, own) : sight.essence!;
   const newBase = plan.user ? applyToEssence(seen, plan.user) : seen;

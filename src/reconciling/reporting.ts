@@ -93,7 +93,8 @@ export function reportRuns(to: Audience, body: KubeObject, plan: CyclePlan): voi
     to.logger.info(line, { namespace, name });
   }
   if (plan.finalizer && to.logger.enabled("debug")) {
-    const line = plan.finalizer === "add" ? ADDING : cause === "delete" && plan.done ? RELEASING : UNNEEDED;
+    // Released while deleting: the delete handlers are done, or a daemon or timer alone held it.
+    const line = plan.finalizer === "add" ? ADDING : body.metadata.deletionTimestamp ? RELEASING : UNNEEDED;
     to.logger.debug(line, { namespace, name });
   }
 }

@@ -16,7 +16,7 @@ const MAX_CHARS = 240;
 const SECRETS = "secrets";
 
 interface LastCall {
-  /** "plural.group" as the operator's reconcile logger names it, or undefined (a handler's line has none) */
+  /** "plural.group" as the operator's logger names it on every handler and reconcile line; undefined if not */
   resource: string | undefined;
   namespace: string | undefined;
   name: string;

@@ -49,8 +49,9 @@ export function makeWorld(kit: TestOperator, hooks: WorldHooks): World {
   let step = 0;
   /** the objects the scenario asked to delete ("plural namespace/name") */
   const deleted = new Set<string>();
+  // the kit's namespace where none is named, at the delete as at the apply (a cluster-scoped object's is ignored)
   const keyOf = (token: Named, name: string, namespace: string | undefined) =>
-    `${nameOf(token)} ${namespace ?? ""}/${name}`;
+    `${nameOf(token)} ${namespace ?? kit.namespace}/${name}`;
   /**
    * An apply of an object the scenario deleted, still there (its finalizer not released yet: a merge holds the
    * deletion back from the operator), is its re-creation: `kubectl delete` waits for the object to go before the

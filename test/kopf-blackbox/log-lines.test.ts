@@ -72,3 +72,37 @@ test("a finalizer no handler needs any more is removed with Kopf's line", async 
   await kit.until(KopfExamples, NAME, (o) => !o.metadata.finalizers?.includes("kobun.dev/finalizer"), { timeout: 15_000 });
   await kit.logs.until("Removing the finalizer, as there are no handlers requiring it.", { timeout: 15_000 });
 }, 30_000);
+
+test("a change no handler is for logs its progress only, never 'processed: 0 succeeded; 0 failed.' (Kopf's skip)", async () => {
+  const registry = new Registry();
+  registry.on.create(KopfExamples, () => {}, { id: "create_fn" });
+  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "debug", timeout: 10_000 });
+  await kit.apply(KopfExamples, sampleObject());
+  await kit.logs.until("Creation is processed: 1 succeeded; 0 failed.", { timeout: 15_000 });
+  await kit.apply(KopfExamples, { ...sampleObject(), spec: { ...sampleObject().spec, field: "changed" } });
+  await kit.logs.until("Updating is in progress: resourceVersion", { timeout: 15_000 });
+  // The next cause's line: the update's cycle is over, whatever it logged.
+  await kit.delete(KopfExamples, NAME);
+  await kit.gone(KopfExamples, NAME);
+  await kit.logs.until("Deleted, really deleted, and we are notified.", { timeout: 15_000 });
+  expect(kopfLines(kit.logs.lines).filter((l) => l.includes("processed"))).toEqual([
+    "Creation is processed: 1 succeeded; 0 failed.",
+  ]);
+}, 30_000);
+
+test("a deletion a daemon held is released with Kopf's deletion line, not the no-handlers one", async () => {
+  const registry = new Registry();
+  registry.on.daemon(KopfExamples, async ({ signal }) => {
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+  }, { id: "daemon_fn" });
+  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "debug", timeout: 10_000 });
+  await kit.apply(KopfExamples, sampleObject());
+  await kit.until(KopfExamples, NAME, (o) => o.metadata.finalizers?.includes("kobun.dev/finalizer") ?? false, { timeout: 15_000 });
+  await kit.delete(KopfExamples, NAME);
+  await kit.gone(KopfExamples, NAME);
+  await kit.logs.until("Removing the finalizer, thus allowing the actual deletion.", { timeout: 15_000 });
+  expect(kopfLines(kit.logs.lines)).toEqual([
+    "Adding the finalizer, thus preventing the actual deletion.",
+    "Removing the finalizer, thus allowing the actual deletion.",
+  ]);
+}, 30_000);

@@ -107,3 +107,25 @@ test("an apply of a Gadget the scenario deleted waits for it to go, as kubectl d
   }
   expect(remade).toEqual([true, true, true, true]);            // each reference run, and each faulted one
 }, 60_000);
+
+test("a re-creation waits for the deleted Gadget when its namespace is named at the delete only, or at the apply only", async () => {
+  const registry = new Registry();
+  registry.on.reconcile(Gadgets, async ({ name, body, deleting, api }) => {
+    if (!deleting) await api.apply(adopt(configMap(`${name}-copy`), { owner: body }));
+  }, { finalizer: true });
+  const remade: boolean[] = [];
+  const scenario = async (world: World) => {
+    const first = await world.apply(Gadgets, { metadata: { name: "g1" }, spec: {} });
+    await world.delete(Gadgets, "g1", { namespace: "default" }); // the run's namespace, named here only
+    const again = await world.apply(Gadgets, { metadata: { name: "g1" }, spec: {} });
+    await world.delete(Gadgets, "g1");
+    const third = await world.apply(Gadgets, { metadata: { name: "g1", namespace: "default" }, spec: {} }); // here only
+    remade.push(third.metadata.uid !== again.metadata.uid && !third.metadata.deletionTimestamp);
+    remade.push(again.metadata.uid !== first.metadata.uid && !again.metadata.deletionTimestamp);
+  };
+  for (const step of [2, 4]) {                                 // a merge over each delete and the apply after it
+    const result = await simulate({ registry, scenario, schedule: [{ kind: "merge", plural: "gadgets", step }] });
+    expect(result.runs.map((run) => run.ok)).toEqual([true]);
+  }
+  expect(remade).toEqual(Array(8).fill(true));                 // each reference run, and each faulted one
+}, 60_000);
