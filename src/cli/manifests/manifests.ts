@@ -41,6 +41,8 @@ export interface ManifestOptions {
   eventOnly?: ResourceSelector[];
   /** The resources reconciles own and nothing handles (ownedOnly()): granted as children only. */
   ownedOnly?: ResourceSelector[];
+  /** The resources whose handlers make children (owners()): granted update of their finalizers. */
+  owners?: ResourceSelector[];
   manifests: Manifest[];
   /** The operator's own environment variables (`--env NAME=VALUE`), set in the Deployment. */
   env?: readonly { name: string; value: string }[];
@@ -57,9 +59,9 @@ export function renderManifests(options: ManifestOptions): string {
   // Resources with namespaces of their own are granted there (rbac.ts).
   const apart = new Map(enabled.flatMap(({ selector, config }) =>
     config?.namespaces ? [[selector, resourceNamespaces(config.namespaces)!] as const] : []));
-  const { watched, eventOnly, ownedOnly } = options;
+  const { watched, eventOnly, ownedOnly, owners } = options;
   const rules = rbacRules({
-    settings, selectors, crds, children: options.children, apart, watched, eventOnly, ownedOnly,
+    settings, selectors, crds, children: options.children, apart, watched, eventOnly, ownedOnly, owners,
   });
   // Before the CRDs are printed: it sets the conversion of those with an on.convert.
   // Disabled resources get no webhooks either (conversions stay: the CRD needs them).
@@ -135,6 +137,7 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
       watched: registry.watchedOnly(),
       eventOnly: eventOnly(),
       ownedOnly: ownedOnly(),
+      owners: owners(),
       children: registry.children(),
       manifests,
       env,
@@ -164,6 +167,20 @@ export function ownedOnly(from: Registry = registry): ResourceSelector[] {
   const handled = new Set(specs.map((spec) => text(spec.selector)));
   const owned = new Set(from.reconciles.owned().map(text));
   return from.selectors().filter((selector) => owned.has(text(selector)) && !handled.has(text(selector)));
+}
+
+/**
+ * The resources whose handlers make children (a handler's, daemon's or timer's `children`, a reconcile's `owns`
+ * or `children`): the owners adopt() names, granted update of their finalizers (rbac.ts), and only they.
+ */
+export function owners(from: Registry = registry): ResourceSelector[] {
+  const text = (selector: ResourceSelector) => parseSelector(selector).text;
+  const making = [
+    ...[...from.handlers, ...from.background].filter((spec) => (spec.options.children?.length ?? 0) > 0),
+    ...from.reconciles.specs.filter((spec) => spec.owns.length > 0 || spec.children.length > 0),
+  ];
+  const owning = new Set(making.map((spec) => text(spec.selector)));
+  return from.selectors().filter((selector) => owning.has(text(selector)));
 }
 
 /**

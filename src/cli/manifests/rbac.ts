@@ -60,6 +60,8 @@ export interface RbacInput {
    * (granted by `children`), never by kobun's engine (no results, finalizer or /status).
    */
   ownedOnly?: ResourceSelector[];
+  /** Of `selectors`, those whose handlers make children (adopt() names them owners): update of their finalizers. */
+  owners?: ResourceSelector[];
 }
 
 const EVENTS: Rule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] };
@@ -86,7 +88,7 @@ export function grantedName(
 /** The rules the operator needs, by where it needs them: no more than its handlers, peering and events require. */
 export function rbacRules(input: RbacInput): RbacRules {
   const { settings, selectors, crds, children = [], watched = [], eventOnly = [], apart = new Map() } = input;
-  const ownedOnly = input.ownedOnly ?? [];
+  const { ownedOnly = [], owners = [] } = input;
   const rules: RbacRules = {
     namespaced: [], cluster: [], own: [], resources: { namespaced: 0, clusterScoped: 0 }, apart: [],
   };
@@ -117,8 +119,10 @@ export function rbacRules(input: RbacInput): RbacRules {
     where.push({ apiGroups: [group], resources: [`${plural}/status`], verbs: ["patch"] });
     // adopt() sets blockOwnerDeletion, which the OwnerReferencesPermissionEnforcement admission
     // plugin (on in OpenShift) allows only to who may update the owner's finalizers: without it
-    // every create of a child is refused 403 there (kubebuilder grants the same).
-    if (children.length > 0) where.push({ apiGroups: [group], resources: [`${plural}/finalizers`], verbs: ["update"] });
+    // every create of a child is refused 403 there. Granted to the owners adopt() names alone: the
+    // resources whose handlers make children (as kubebuilder's markers grant it, per controller).
+    const finalizers = `${plural}/finalizers`;
+    if (owners.includes(selector)) where.push({ apiGroups: [group], resources: [finalizers], verbs: ["update"] });
   }
   for (const selector of children) {
     // Children are created, applied (a PATCH), replaced, read, watched and deleted through ctx.api,

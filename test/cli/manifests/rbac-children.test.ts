@@ -2,7 +2,7 @@
 // `kobun manifests` grants exactly those, where the handled objects are.
 
 import { expect, test } from "bun:test";
-import { eventOnly, ownedOnly, renderManifests } from "../../../src/cli/manifests/manifests.ts";
+import { eventOnly, ownedOnly, owners, renderManifests } from "../../../src/cli/manifests/manifests.ts";
 import { resolveSettings } from "../../../src/config/index.ts";
 import { Registry } from "../../../src/declaring/registry.ts";
 import { parseAllDocuments } from "yaml";
@@ -55,6 +55,7 @@ function servedRole(registry: Registry): any {
     name: "op", namespace: "ops", image: "op:1", settings: resolveSettings({ flags: { standalone: true, namespaces: ["team-a"] } }),
     selectors: registry.selectors(), children: registry.children(), manifests: [],
     watched: registry.watchedOnly(), eventOnly: eventOnly(registry), ownedOnly: ownedOnly(registry),
+    owners: owners(registry),
   });
   return parseAllDocuments(text).map((d) => d.toJS()).find((d) => d.kind === "Role");
 }
@@ -90,7 +91,7 @@ test("a resource only on.event handles may be patched (a leftover kobun finalize
   ]);
 });
 
-test("an operator with children may update its handled resources' finalizers: adopt's blockOwnerDeletion needs it", () => {
+test("the resources whose handlers make children may update their finalizers (adopt's blockOwnerDeletion needs it), and only they", () => {
   // OwnerReferencesPermissionEnforcement (OpenShift) refuses a child whose ownerReference sets
   // blockOwnerDeletion unless its writer may update the owner's finalizers: kubebuilder's
   // `memcacheds/finalizers,verbs=update`.
@@ -99,7 +100,8 @@ test("an operator with children may update its handled resources' finalizers: ad
   registry.on.create("kobunexamples.kobun.dev/v1", () => {}, { id: "a" });
   const rules = servedRole(registry).rules;
   expect(rules).toContainEqual({ apiGroups: ["cache.example.com"], resources: ["memcacheds/finalizers"], verbs: ["update"] });
-  expect(rules).toContainEqual({ apiGroups: ["kobun.dev"], resources: ["kobunexamples/finalizers"], verbs: ["update"] });
+  // KobunExamples' handler makes no children: it names no owner, so no /finalizers (least privilege, as kubebuilder's markers).
+  expect(rules.some((r: any) => r.resources[0] === "kobunexamples/finalizers")).toBe(false);
   // Deployments are only owned: granted as children, no /finalizers nor /status (kobun writes neither).
   expect(rules.filter((r: any) => r.apiGroups[0] === "apps")).toEqual([{ apiGroups: ["apps"], resources: ["deployments"], verbs: FULL }]);
   const plain = new Registry();
