@@ -25,6 +25,8 @@ export interface Connection {
    * certificate.
    */
   readonly tls: ConnectionTLS | undefined;
+  /** An http(s) proxy the requests are tunnelled through (a kubeconfig's proxy-url); else the proxy variables'. */
+  readonly proxy?: string;
   /** The default namespace of the context or the service account, if any. */
   readonly namespace?: string;
   /** The user name as the kubeconfig calls it (or "serviceaccount"). */

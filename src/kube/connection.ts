@@ -5,6 +5,7 @@
 
 import { KubeconfigError, pemFrom, resolveKubeconfig, type ResolvedKubeconfig } from "./kubeconfig.ts";
 import { PluginAuth } from "./plugin-auth.ts";
+import { resolveMergedKubeconfig } from "./kubeconfig-merge.ts";
 import { CredentialConnection, readToken, TOKEN_FILE_RECHECK_MS, type Loaded } from "./credential-connection.ts";
 import type { AuthKind, Connection, ConnectionTLS } from "./connection-shape.ts";
 
@@ -39,8 +40,9 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (options.kubeconfig) return fromKubeconfigFile(options.kubeconfig, options);
   if (options.inCluster) return inCluster(options);
   if (options.useDefaults) {
-    const file = await defaultKubeconfig({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME });
-    if (file) return fromKubeconfigFile(file, options);
+    const files = await defaultKubeconfigs({ KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME });
+    if (files.length > 1) return fromKubeconfig(await resolveMergedKubeconfig(files, options.context), options.server);
+    if (files.length === 1) return fromKubeconfigFile(files[0]!, options);
     if (process.env.KUBERNETES_SERVICE_HOST) return inCluster(options);
     throw new KubeconfigError(
       "no Kubernetes credentials found: KUBECONFIG is unset or names no existing file, ~/.kube/config does not " +
@@ -50,12 +52,22 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   throw new KubeconfigError("connect() needs one of: kubeconfig, kubeconfigText, inCluster, or useDefaults: true");
 }
 
-/** The kubeconfig kubectl would read: KUBECONFIG's first entry that exists, else $HOME/.kube/config if it does. */
-export async function defaultKubeconfig(env: { KUBECONFIG?: string; HOME?: string }): Promise<string | undefined> {
-  for (const file of env.KUBECONFIG?.split(":").filter(Boolean) ?? []) if (await present(file)) return file;
+/**
+ * The kubeconfigs kubectl would read, to be merged in this order: KUBECONFIG's entries that exist (each once),
+ * else $HOME/.kube/config if it does.
+ */
+export async function defaultKubeconfigs(env: { KUBECONFIG?: string; HOME?: string }): Promise<string[]> {
+  const files: string[] = [];
+  for (const file of new Set(env.KUBECONFIG?.split(":").filter(Boolean))) if (await present(file)) files.push(file);
+  if (files.length) return files;
   // $HOME first, as os.homedir() does (which loads node:os; only a HOME-less process needs it).
   const home = `${(env.HOME || process.getBuiltinModule("node:os").homedir()).replace(/\/+$/, "")}/.kube/config`;
-  return (await present(home)) ? home : undefined;
+  return (await present(home)) ? [home] : [];
+}
+
+/** The first of `defaultKubeconfigs`: the file whose settings win where the merged files disagree. */
+export async function defaultKubeconfig(env: { KUBECONFIG?: string; HOME?: string }): Promise<string | undefined> {
+  return (await defaultKubeconfigs(env))[0];
 }
 
 /**
@@ -84,6 +96,7 @@ export async function fromKubeconfig(config: ResolvedKubeconfig, serverOverride?
   const tls = kubeconfigTls(config, server);
   const { kind, load } = userCredentials(config, tls);
   const connection = new CredentialConnection(server, tls, user.name, kind, context.name, context.namespace, load);
+  connection.proxy = proxyOf(config);
   await connection.authHeaders(); // fail at connect time, not on the first request
   return connection;
 }
@@ -98,8 +111,15 @@ function kubeconfigTls(config: ResolvedKubeconfig, server: string): ConnectionTL
     );
   }
   const tls: ConnectionTLS = { rejectUnauthorized: !cluster.skipTLSVerify };
+  if (cluster.skipTLSVerify && (cluster.caData || cluster.caFile)) {
+    // kubectl refuses it too: which of the two did the user mean?
+    throw new KubeconfigError(
+      `cluster "${cluster.name}" in kubeconfig ${config.source} has a certificate-authority and ` +
+        "insecure-skip-tls-verify: true; keep one of them (kubectl refuses this too)",
+    );
+  }
   const ca = pemFrom(cluster.caData, cluster.caFile, "certificate-authority");
-  if (ca && !cluster.skipTLSVerify) tls.ca = ca;
+  if (ca) tls.ca = ca;
   if (cluster.tlsServerName) tls.serverName = cluster.tlsServerName;
   const cert = pemFrom(user.certData, user.certFile, "client-certificate");
   const key = pemFrom(user.keyData, user.keyFile, "client-key");
@@ -119,32 +139,37 @@ function kubeconfigTls(config: ResolvedKubeconfig, server: string): ConnectionTL
 function userCredentials(
   config: ResolvedKubeconfig, tls: ConnectionTLS | undefined,
 ): { kind: AuthKind; load: (fresh: boolean) => Promise<Loaded> } {
-  const { cluster, user, context } = config;
-  const extra: Record<string, string> = {};
-  if (user.impersonate) extra["Impersonate-User"] = user.impersonate;
+  const { user } = config;
+  const extra = impersonation(config);
   const forever = () => Promise.resolve({ headers: extra, validUntil: Infinity });
   let kind: AuthKind = tls?.cert ? "client-certificate" : "none";
   let load: (fresh: boolean) => Promise<Loaded> = forever;
 
   if (user.exec || user.authProvider) {
     kind = user.exec ? "exec" : "auth-provider";
-    const plugin = new PluginAuth(cluster, context, user);
+    const plugin = new PluginAuth(config);
     load = async (fresh) => {
       const credential = await plugin.credential(fresh);
       const headers = credential.authorization ? { ...extra, Authorization: credential.authorization } : extra;
       return { headers, validUntil: credential.validUntil, cert: credential.cert, key: credential.key };
     };
+  } else if (user.tokenFile) {
+    // As client-go: the file wins over a `token` beside it (it is re-read; the token is what an unreadable file
+    // falls back to).
+    kind = "token-file";
+    const file = user.tokenFile;
+    const fallback = user.token;
+    load = async () => {
+      const token = fallback === undefined
+        ? await readToken(file, "token-file")
+        : await readToken(file, "token-file").catch(() => fallback);
+      const headers = { ...extra, Authorization: `Bearer ${token}` };
+      return { headers, validUntil: Date.now() + TOKEN_FILE_RECHECK_MS };
+    };
   } else if (user.token) {
     kind = "token";
     const headers = { ...extra, Authorization: `Bearer ${user.token}` };
     load = () => Promise.resolve({ headers, validUntil: Infinity });
-  } else if (user.tokenFile) {
-    kind = "token-file";
-    const file = user.tokenFile;
-    load = async () => ({
-      headers: { ...extra, Authorization: `Bearer ${await readToken(file, "token-file")}` },
-      validUntil: Date.now() + TOKEN_FILE_RECHECK_MS,
-    });
   } else if (user.username !== undefined && user.password !== undefined) {
     kind = "basic";
     const basic = Buffer.from(`${user.username}:${user.password}`).toString("base64");
@@ -152,6 +177,42 @@ function userCredentials(
     load = () => Promise.resolve({ headers, validUntil: Infinity });
   }
   return { kind, load };
+}
+
+/**
+ * The Impersonate-* headers of a user's `as` (the rest count only with it, as in kubectl). Bun's fetch sends a
+ * header named twice as one comma-joined line, which the server reads as one group: so one group at most.
+ */
+function impersonation(config: ResolvedKubeconfig): Record<string, string> {
+  const { user } = config;
+  if (!user.impersonate) return {};
+  const headers: Record<string, string> = { "Impersonate-User": user.impersonate };
+  if (user.impersonateUid) headers["Impersonate-Uid"] = user.impersonateUid;
+  const lists: [string, string[]][] = [["Impersonate-Group", user.impersonateGroups ?? []]];
+  for (const [key, values] of Object.entries(user.impersonateExtra ?? {})) {
+    lists.push([`Impersonate-Extra-${encodeURIComponent(key)}`, values]);
+  }
+  for (const [header, values] of lists) {
+    if (values.length > 1) {
+      throw new KubeconfigError(
+        `user "${user.name}" in kubeconfig ${config.source} impersonates with ${values.length} values of ` +
+          `${header}: kobun can send one (its HTTP client joins repeated headers into one value)`,
+      );
+    }
+    if (values.length === 1) headers[header] = values[0]!;
+  }
+  return headers;
+}
+
+/** The cluster's `proxy-url`: an http(s) proxy, which fetch tunnels through with CONNECT. */
+function proxyOf(config: ResolvedKubeconfig): string | undefined {
+  const proxy = config.cluster.proxyUrl;
+  if (!proxy) return undefined;
+  if (/^https?:\/\//.test(proxy)) return proxy;
+  throw new KubeconfigError(
+    `cluster "${config.cluster.name}" in kubeconfig ${config.source} has a proxy-url kobun cannot use: ` +
+      "an http:// or https:// proxy only (not socks5)",
+  );
 }
 
 async function inCluster(options: ConnectOptions): Promise<Connection> {

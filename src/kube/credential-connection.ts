@@ -14,6 +14,8 @@ export type Loaded = { headers: Record<string, string>; validUntil: number; cert
 
 export class CredentialConnection implements Connection {
   tls: ConnectionTLS | undefined;
+  /** The kubeconfig cluster's proxy-url, if any. */
+  proxy: string | undefined;
   private headers: Record<string, string> = {};
   private validUntil = -Infinity;
   private loading?: Promise<void>;

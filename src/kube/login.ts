@@ -110,6 +110,10 @@ class LoginConnection implements Connection {
     return this.current.connection.tls;
   }
 
+  get proxy(): string | undefined {
+    return this.current.connection.proxy;
+  }
+
   get namespace(): string | undefined {
     return this.current.connection.namespace;
   }
@@ -265,7 +269,8 @@ function asKubeconfig(c: LoginCredentials): ResolvedKubeconfig {
     context: { name, cluster: name, user: name, ...(c.namespace ? { namespace: c.namespace } : {}) },
     cluster: {
       name, server: c.server, skipTLSVerify: c.insecure === true,
-      ...(c.ca ? { caData: b64(c.ca) } : {}), ...(c.tlsServerName ? { tlsServerName: c.tlsServerName } : {}),
+      ...(c.ca && c.insecure !== true ? { caData: b64(c.ca) } : {}),
+      ...(c.tlsServerName ? { tlsServerName: c.tlsServerName } : {}),
     },
     user: {
       name, ...(c.token ? { token: c.token } : {}),

@@ -8,8 +8,7 @@
 // token-only binary versus 15 ms / 33 MB without it. So the heavy module is imported only for
 // auth-provider users, through a specifier the bundler cannot see (see loadKubeConfigModule).
 
-import type { Cluster, Context } from "@kubernetes/client-node/dist/config_types.js";
-import type { KubeconfigUser } from "./kubeconfig.ts";
+import { KubeconfigError, pemFrom, type ResolvedKubeconfig } from "./kubeconfig.ts";
 import { withoutCredentials } from "../util/index.ts";
 
 export interface PluginCredential {
@@ -29,15 +28,37 @@ const EXPIRY_MARGIN_MS = 10_000;
 /** An exec plugin that has not answered by then is killed. */
 const EXEC_TIMEOUT_MS = 60_000;
 
+/** The ExecCredential versions a plugin may speak, as in kubectl v1.37. */
+const EXEC_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"];
+const INTERACTIVE_MODES = ["Never", "IfAvailable", "Always"];
+
 export class PluginAuth {
   private cached?: { credential: PluginCredential; expiry?: number };
   private kubeConfig?: Promise<any>;
+  private readonly cluster: ResolvedKubeconfig["cluster"];
+  private readonly context: ResolvedKubeconfig["context"];
+  private readonly user: ResolvedKubeconfig["user"];
 
-  constructor(
-    private readonly cluster: Cluster,
-    private readonly context: Context,
-    private readonly user: KubeconfigUser,
-  ) {}
+  /** Checks an exec entry as kubectl does (KubeconfigError), so a kubeconfig kubectl refuses is refused here too. */
+  constructor(private readonly config: ResolvedKubeconfig) {
+    ({ cluster: this.cluster, context: this.context, user: this.user } = config);
+    const exec = this.user.exec;
+    if (!exec) return;
+    const problems: string[] = [];
+    const whose = `for user "${this.user.name}" in kubeconfig ${config.source}`;
+    if (!exec.apiVersion) problems.push(`exec: apiVersion must be specified ${whose}`);
+    else if (!EXEC_VERSIONS.includes(exec.apiVersion)) {
+      const version = JSON.stringify(exec.apiVersion);
+      problems.push(`exec: apiVersion ${version} ${whose} is not one of ${EXEC_VERSIONS.join(", ")}`);
+    }
+    // v1beta1 defaults it to IfAvailable; v1 wants it said.
+    if (exec.interactiveMode === undefined && exec.apiVersion !== EXEC_VERSIONS[1]) {
+      problems.push(`exec: interactiveMode must be specified ${whose} (Never, IfAvailable or Always)`);
+    } else if (exec.interactiveMode !== undefined && !INTERACTIVE_MODES.includes(exec.interactiveMode)) {
+      problems.push(`exec: unknown interactiveMode ${JSON.stringify(exec.interactiveMode)} ${whose}`);
+    }
+    if (problems.length) throw new KubeconfigError(problems.join("; "));
+  }
 
   /** A credential; `fresh` drops every cached one (after a 401). */
   async credential(fresh: boolean): Promise<PluginCredential> {
@@ -55,20 +76,21 @@ export class PluginAuth {
     const exec = this.user.exec!;
     const what = `exec plugin ${JSON.stringify(exec.command)} of user "${this.user.name}"`;
     if (typeof exec.command !== "string" || !exec.command) throw new Error(`${what}: no command given`);
+    const interactive = interactivity(exec.interactiveMode ?? "IfAvailable", what);
     const env: Record<string, string | undefined> = { ...process.env };
     for (const entry of Array.isArray(exec.env) ? exec.env : []) {
       if (entry?.name) env[entry.name] = String(entry.value ?? "");
     }
     env.KUBERNETES_EXEC_INFO = JSON.stringify({
-      apiVersion: exec.apiVersion ?? "client.authentication.k8s.io/v1",
+      apiVersion: exec.apiVersion,
       kind: "ExecCredential",
-      spec: { interactive: false },
+      spec: { interactive, ...(exec.provideClusterInfo === true ? { cluster: this.clusterInfo() } : {}) },
     });
     let child: ReturnType<typeof Bun.spawn>;
     try {
       child = Bun.spawn([exec.command, ...(Array.isArray(exec.args) ? exec.args.map(String) : [])], {
         env,
-        stdin: "ignore",
+        stdin: interactive ? "inherit" : "ignore",
         stdout: "pipe",
         stderr: "pipe",
         timeout: EXEC_TIMEOUT_MS,
@@ -83,24 +105,21 @@ export class PluginAuth {
       child.exited,
     ]);
     if (code !== 0) throw new Error(`${what} failed with exit code ${code}: ${firstLine(stderr)}`);
-    let status: any;
-    try {
-      status = JSON.parse(stdout)?.status;
-    } catch {
-      throw new Error(`${what} printed no ExecCredential JSON (stdout is not JSON)`);
-    }
-    if (!status || typeof status !== "object") throw new Error(`${what} printed an ExecCredential without a status`);
-    const expiry = typeof status.expirationTimestamp === "string" ? Date.parse(status.expirationTimestamp) : undefined;
-    const credential: PluginCredential = { validUntil: 0 };
-    if (typeof status.token === "string" && status.token) credential.authorization = `Bearer ${status.token}`;
-    if (typeof status.clientCertificateData === "string" && typeof status.clientKeyData === "string") {
-      credential.cert = status.clientCertificateData;
-      credential.key = status.clientKeyData;
-    }
-    if (!credential.authorization && !credential.cert) {
-      throw new Error(`${what} gave neither a token nor a client certificate`);
-    }
-    return { credential, expiry: Number.isNaN(expiry) ? undefined : expiry };
+    return execCredential(stdout, exec.apiVersion, what);
+  }
+
+  /** What `provideClusterInfo: true` hands the plugin: the cluster as kubectl describes it (ExecCredential spec). */
+  private clusterInfo(): Record<string, unknown> {
+    const { cluster, execExtension } = this.config;
+    const ca = pemFrom(cluster.caData, cluster.caFile, "certificate-authority");
+    return {
+      server: cluster.server,
+      ...(cluster.tlsServerName ? { "tls-server-name": cluster.tlsServerName } : {}),
+      ...(cluster.skipTLSVerify ? { "insecure-skip-tls-verify": true } : {}),
+      ...(ca ? { "certificate-authority-data": Buffer.from(ca).toString("base64") } : {}),
+      ...(cluster.proxyUrl ? { "proxy-url": cluster.proxyUrl } : {}),
+      ...(execExtension !== undefined ? { config: execExtension } : {}),
+    };
   }
 
   private async askAuthProvider(fresh: boolean): Promise<{ credential: PluginCredential; expiry?: number }> {
@@ -148,6 +167,53 @@ export class PluginAuth {
 const CLIENT_NODE_CONFIG = ["@kubernetes/client-node", "dist", "config.js"].join("/");
 function loadKubeConfigModule(specifier: string): Promise<{ KubeConfig: new () => any }> {
   return import(specifier);
+}
+
+/**
+ * Whether the plugin gets this terminal (stdin), as kubectl decides: Always needs one and fails without, IfAvailable
+ * takes one if there is one. An operator in a pod has none.
+ */
+function interactivity(mode: string, what: string): boolean {
+  if (mode === "Never") return false;
+  const terminal = process.stdin.isTTY === true;
+  if (mode === "Always" && !terminal) {
+    throw new Error(`${what} wants interactiveMode Always, but standard input is not a terminal`);
+  }
+  return terminal;
+}
+
+/** The credential in a plugin's stdout, checked as kubectl does (its version is the one asked for). */
+function execCredential(
+  stdout: string, apiVersion: string, what: string,
+): { credential: PluginCredential; expiry?: number } {
+  let answer: any;
+  try {
+    answer = JSON.parse(stdout);
+  } catch {
+    throw new Error(`${what} printed no ExecCredential JSON (stdout is not JSON)`);
+  }
+  if (answer?.apiVersion !== apiVersion || answer?.kind !== "ExecCredential") {
+    throw new Error(
+      `${what} is configured to use ${apiVersion}, ` +
+        `but printed ${String(answer?.kind)} of ${String(answer?.apiVersion)}`,
+    );
+  }
+  const status = answer.status;
+  if (!status || typeof status !== "object") throw new Error(`${what} printed an ExecCredential without a status`);
+  const expiry = typeof status.expirationTimestamp === "string" ? Date.parse(status.expirationTimestamp) : undefined;
+  const credential: PluginCredential = { validUntil: 0 };
+  if (typeof status.token === "string" && status.token) credential.authorization = `Bearer ${status.token}`;
+  const cert = typeof status.clientCertificateData === "string" && status.clientCertificateData;
+  const key = typeof status.clientKeyData === "string" && status.clientKeyData;
+  if (!cert !== !key) throw new Error(`${what} returned only a client certificate or a key, not both`);
+  if (cert && key) {
+    credential.cert = cert;
+    credential.key = key;
+  }
+  if (!credential.authorization && !credential.cert) {
+    throw new Error(`${what} gave neither a token nor a client certificate`);
+  }
+  return { credential, expiry: Number.isNaN(expiry) ? undefined : expiry };
 }
 
 function validUntil(now: number, expiry: number | undefined): number {

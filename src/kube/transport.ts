@@ -106,7 +106,7 @@ export class Transport {
     this.deadlines = new Deadlines(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
     this.observers = new RequestObservers(connection.server, options.observer);
     this.baseHeaders = { Accept: "application/json", "User-Agent": options.userAgent ?? "kobun" };
-    this.wire = new Wire(this.server, connection.tls, options.http1, this.logger);
+    this.wire = new Wire(this.server, connection.tls, options.http1, this.logger, connection.proxy);
   }
 
   /** Adds an observer of every attempt (an operator given this client); the returned call removes it. */

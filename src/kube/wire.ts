@@ -9,6 +9,7 @@ import type { ConnectionTLS } from "./connection.ts";
 type Protocol = "http2" | "http1.1";
 type FetchFn = (url: string, init: RequestInit & { tls?: ConnectionTLS; protocol?: Protocol }) => Promise<Response>;
 type Session = { fetch: FetchFn; close(): void };
+type Proxy = { url: string; respectNoProxy: false };
 
 export class Wire {
   // One Bun.FetchSession per TLS configuration: its own keep-alive pool, closed by close().
@@ -19,11 +20,15 @@ export class Wire {
   // A server that does not select it fails the request unsent (HTTP2Unsupported); this
   // transport then speaks HTTP/1.1 (named, so a process-wide experimental flag cannot change it).
   private protocol: Protocol | undefined;
+  // A kubeconfig's proxy-url is used for every request, NO_PROXY or not (as client-go does); without one, fetch
+  // follows HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as kubectl does.
+  private readonly proxy: Proxy | undefined;
 
   constructor(
     private readonly server: string, tls: ConnectionTLS | undefined, http1: boolean | undefined,
-    private readonly logger: Logger,
+    private readonly logger: Logger, proxy?: string,
   ) {
+    this.proxy = proxy ? { url: proxy, respectNoProxy: false } : undefined;
     this.protocol = server.startsWith("https:") ? (http1 ? "http1.1" : "http2") : undefined;
     this.useTls(tls);
   }
@@ -60,13 +65,17 @@ export class Wire {
   private useTls(tls: ConnectionTLS | undefined): void {
     this.session?.close();
     this.sessionTls = tls;
-    const FetchSession = (Bun as { FetchSession?: new (init: { tls?: ConnectionTLS }) => Session }).FetchSession;
+    const proxy = this.proxy;
+    type Init = { tls?: ConnectionTLS; proxy?: Proxy };
+    const FetchSession = (Bun as { FetchSession?: new (init: Init) => Session }).FetchSession;
     if (FetchSession) {
-      this.session = new FetchSession(tls ? { tls } : {});
+      this.session = new FetchSession({ ...(tls ? { tls } : {}), ...(proxy ? { proxy } : {}) });
       this.send = this.session.fetch;
     } else {
       this.session = undefined;
-      this.send = tls ? (url, init) => fetch(url, { ...init, tls }) : (url, init) => fetch(url, init);
+      this.send = tls || proxy
+        ? (url, init) => fetch(url, { ...init, tls, proxy } as RequestInit)
+        : (url, init) => fetch(url, init);
     }
   }
 }

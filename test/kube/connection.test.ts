@@ -198,7 +198,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 `,
     );
     chmodSync(script, 0o755);
-    const path = writeConfig("exec-expiring.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }));
+    const path = writeConfig("exec-expiring.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: script, interactiveMode: "Never" } }));
     const client = await KubeClient.connect({ kubeconfig: path });
     await client.list(NS);
     await client.list(NS);
@@ -218,7 +218,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
   }, 30_000); // loading client-node takes ~3.5 s here unloaded, over 5 s on a busy machine
 
   test("a failing plugin is reported with its command", async () => {
-    const path = writeConfig("exec-bad.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/false" } }));
+    const path = writeConfig("exec-bad.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "/bin/false", interactiveMode: "Never" } }));
     await expect(connect({ kubeconfig: path })).rejects.toThrow(/exec plugin "\/bin\/false" of user "sandbox" failed/);
   });
 });
@@ -227,7 +227,7 @@ test("token and exec users never load client-node's KubeConfig (dist/config.js)"
   const script = join(dir, "probe-plugin.sh");
   writeFileSync(script, `#!/bin/sh\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${TOKEN}"}}'\n`);
   chmodSync(script, 0o755);
-  const execConfig = writeConfig("probe-exec.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } }));
+  const execConfig = writeConfig("probe-exec.yaml", variant(tlsToken, { exec: { apiVersion: "client.authentication.k8s.io/v1", command: script, interactiveMode: "Never" } }));
   const probe = `
     const { KubeClient } = await import(${JSON.stringify(join(import.meta.dir, "../../src/kube/index.ts"))});
     const client = await KubeClient.connect({ kubeconfig: process.argv[1] });

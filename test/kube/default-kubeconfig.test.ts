@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { connect, KubeconfigError } from "../../src/kube/index.ts";
-import { defaultKubeconfig } from "../../src/kube/connection.ts";
+import { defaultKubeconfig, defaultKubeconfigs, fromKubeconfig } from "../../src/kube/connection.ts";
+import { resolveMergedKubeconfig } from "../../src/kube/kubeconfig-merge.ts";
 
 let sandbox: Sandbox;
 let dir: string;
@@ -48,4 +49,20 @@ test("without KUBECONFIG, $HOME/.kube/config is picked (a trailing slash on HOME
   writeFileSync(join(home, ".kube", "config"), sandbox.kubeconfig);
   expect(await defaultKubeconfig({ HOME: `${home}/` })).toBe(join(home, ".kube", "config"));
   expect(await defaultKubeconfig({ HOME: emptyHome })).toBeUndefined();
+});
+
+test("several KUBECONFIG files are merged as kubectl merges them: the first to name an entry or current-context wins", async () => {
+  const doc = Bun.YAML.parse(sandbox.kubeconfig) as any;
+  const first = join(dir, "merge-first.yaml");
+  const second = join(dir, "merge-second.yaml");
+  // The first file: the user and current-context only; the second: everything, with a bad token for that user.
+  const withToken = (token: string) => doc.users.map((u: any) => ({ ...u, user: { token } }));
+  writeFileSync(first, JSON.stringify({ apiVersion: "v1", kind: "Config", "current-context": doc["current-context"], users: withToken("first") }));
+  const stale = withToken("stale");
+  writeFileSync(second, JSON.stringify({ ...doc, "current-context": "nothing", users: stale }));
+  const files = await defaultKubeconfigs({ KUBECONFIG: [first, join(dir, "missing.yaml"), second, first].join(":"), HOME: emptyHome });
+  expect(files).toEqual([first, second]);
+  const connection = await fromKubeconfig(await resolveMergedKubeconfig(files));
+  expect(connection.server).toBe(sandbox.url);
+  expect(await connection.authHeaders()).toEqual({ Authorization: "Bearer first" });
 });

@@ -50,7 +50,7 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
   );
   chmodSync(script, 0o755);
   const doc = parse(sb.kubeconfig);
-  doc.users[0].user = { exec: { apiVersion: "client.authentication.k8s.io/v1", command: script } };
+  doc.users[0].user = { exec: { apiVersion: "client.authentication.k8s.io/v1", command: script, interactiveMode: "Never" } };
   const path = join(dir, "kubeconfig.yaml");
   writeFileSync(path, stringify(doc));
   return KubeClient.connect({ kubeconfig: path });
