@@ -143,9 +143,11 @@ test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line
   const first = new Running([process.execPath, cli, "run", clean, ...runFlags(open.kubeconfigPath)]);
   const second = new Running([process.execPath, cli, "run", stubborn, ...runFlags(open.kubeconfigPath), "--config", config]);
   try {
-    await Promise.all([first.until(/operator ready/), second.until(/operator started/)]);
+    // Bounds for CI's first minute, when two operators from source start beside the suites and two control planes
+    // (a run met "operator started" and nothing more within 15 s there).
+    await Promise.all([first.until(/operator ready/, 30_000), second.until(/operator ready/, 30_000)]);
     await Promise.all([createConfigMap(open, "first-day", { day: "first" }), createConfigMap(open, "second-day", { day: "second" })]);
-    await Promise.all([first.until(/Handler 'greet' succeeded/), second.until(/holding on/)]);
+    await Promise.all([first.until(/Handler 'greet' succeeded/, 30_000), second.until(/holding on/, 30_000)]);
 
     first.child.kill("SIGTERM");
     expect(await first.exited()).toBe(0);
@@ -166,7 +168,7 @@ test("0: SIGTERM stops cleanly (handlers done, on.cleanup after them, every line
     first.kill();
     second.kill();
   }
-}, 45_000);
+}, 90_000);
 
 test("0 within the grace period: SIGTERM while an on.startup ignores its signal (waits on a database)", async () => {
   const stuck = handlerModule(dir, "stuck-startup.ts", [
