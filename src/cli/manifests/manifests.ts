@@ -146,27 +146,32 @@ export async function manifestsCommand(argv: string[], embedded: Embedded): Prom
   return 0;
 }
 
+const selectorText = (selector: ResourceSelector) => parseSelector(selector).text;
+/** The texts of the specs' selectors. */
+const textsOf = (specs: readonly { selector: ResourceSelector }[]) =>
+  new Set(specs.map((spec) => selectorText(spec.selector)));
+/** The registry's selectors (as it names them: rbac.ts compares them by identity) whose text `wanted` holds. */
+function selectorsWhere(from: Registry, wanted: (text: string) => boolean): ResourceSelector[] {
+  return from.selectors().filter((selector) => wanted(selectorText(selector)));
+}
+
 /**
  * The resources only on.event handlers handle: they write no progress, results or finalizers, but
  * a kobun finalizer left by handlers that no longer match is released (a PATCH).
  */
 export function eventOnly(from: Registry = registry): ResourceSelector[] {
-  const text = (selector: ResourceSelector) => parseSelector(selector).text;
-  const writing = new Set([
-    ...from.handlers.filter((spec) => spec.kind !== "event").map((spec) => spec.selector),
-    ...from.background.map((spec) => spec.selector), ...from.reconciles.specs.map((spec) => spec.selector),
-  ].map(text));
-  const handled = new Set(from.handlers.map((spec) => text(spec.selector)));
-  return from.selectors().filter((selector) => handled.has(text(selector)) && !writing.has(text(selector)));
+  const writing = textsOf([
+    ...from.handlers.filter((spec) => spec.kind !== "event"), ...from.background, ...from.reconciles.specs,
+  ]);
+  const handled = textsOf(from.handlers);
+  return selectorsWhere(from, (text) => handled.has(text) && !writing.has(text));
 }
 
 /** The resources reconciles own and nothing else handles (no handler, daemon, timer or reconcile of their own). */
 export function ownedOnly(from: Registry = registry): ResourceSelector[] {
-  const text = (selector: ResourceSelector) => parseSelector(selector).text;
-  const specs = [...from.handlers, ...from.background, ...from.reconciles.specs];
-  const handled = new Set(specs.map((spec) => text(spec.selector)));
-  const owned = new Set(from.reconciles.owned().map(text));
-  return from.selectors().filter((selector) => owned.has(text(selector)) && !handled.has(text(selector)));
+  const handled = textsOf([...from.handlers, ...from.background, ...from.reconciles.specs]);
+  const owned = new Set(from.reconciles.owned().map(selectorText));
+  return selectorsWhere(from, (text) => owned.has(text) && !handled.has(text));
 }
 
 /**
@@ -174,13 +179,11 @@ export function ownedOnly(from: Registry = registry): ResourceSelector[] {
  * or `children`): the owners adopt() names, granted update of their finalizers (rbac.ts), and only they.
  */
 export function owners(from: Registry = registry): ResourceSelector[] {
-  const text = (selector: ResourceSelector) => parseSelector(selector).text;
-  const making = [
+  const owning = textsOf([
     ...[...from.handlers, ...from.background].filter((spec) => (spec.options.children?.length ?? 0) > 0),
     ...from.reconciles.specs.filter((spec) => spec.owns.length > 0 || spec.children.length > 0),
-  ];
-  const owning = new Set(making.map((spec) => text(spec.selector)));
-  return from.selectors().filter((selector) => owning.has(text(selector)));
+  ]);
+  return selectorsWhere(from, (text) => owning.has(text));
 }
 
 /**
