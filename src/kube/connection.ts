@@ -5,7 +5,7 @@
 
 import { KubeconfigError, pemFrom, resolveKubeconfig, type ResolvedKubeconfig } from "./kubeconfig.ts";
 import { PluginAuth } from "./plugin-auth.ts";
-import { resolveMergedKubeconfig } from "./kubeconfig-merge.ts";
+import { readKubeconfig, resolveMergedKubeconfig } from "./kubeconfig-merge.ts";
 import { CredentialConnection, readToken, TOKEN_FILE_RECHECK_MS, type Loaded } from "./credential-connection.ts";
 import type { AuthKind, Connection, ConnectionTLS } from "./connection-shape.ts";
 
@@ -65,11 +65,6 @@ export async function defaultKubeconfigs(env: { KUBECONFIG?: string; HOME?: stri
   return (await present(home)) ? [home] : [];
 }
 
-/** The first of `defaultKubeconfigs`: the file whose settings win where the merged files disagree. */
-export async function defaultKubeconfig(env: { KUBECONFIG?: string; HOME?: string }): Promise<string | undefined> {
-  return (await defaultKubeconfigs(env))[0];
-}
-
 /**
  * Whether anything is at `path`. A directory counts: reading it then fails with a message naming
  * it, rather than the lookup moving on to another file (and so, perhaps, another cluster).
@@ -80,12 +75,7 @@ async function present(path: string): Promise<boolean> {
 }
 
 async function fromKubeconfigFile(path: string, options: ConnectOptions): Promise<Connection> {
-  let text: string;
-  try {
-    text = await Bun.file(path).text();
-  } catch (error) {
-    throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(error as Error).message}`);
-  }
+  const text = await readKubeconfig(path);
   return fromKubeconfig(await resolveKubeconfig(text, { path, context: options.context }), options.server);
 }
 

@@ -12,9 +12,9 @@ const SECTIONS: Section[] = ["clusters", "users", "contexts"];
 export async function resolveMergedKubeconfig(paths: string[], context?: string): Promise<ResolvedKubeconfig> {
   const source = paths.length === 1 ? paths[0]! : `KUBECONFIG (${paths.join(":")}, merged)`;
   const merged: Record<string, any> = { clusters: [], users: [], contexts: [] };
-  const dirs = { clusters: new Map<string, string>(), users: new Map<string, string>() };
+  const files = { clusters: new Map<string, string>(), users: new Map<string, string>() }; // entry → its file
   for (const path of paths) {
-    const doc = parsedDocument(await read(path), path, path);
+    const doc = parsedDocument(await readKubeconfig(path), path, path);
     if (doc === null || doc === undefined) continue;
     if (typeof doc !== "object") throw new KubeconfigError(`kubeconfig ${path} is not a mapping`);
     merged["current-context"] ||= doc["current-context"] || undefined;
@@ -23,22 +23,22 @@ export async function resolveMergedKubeconfig(paths: string[], context?: string)
         const name = entry?.name;
         if (merged[section].some((taken: any) => taken?.name === name && name !== undefined)) continue;
         merged[section].push(entry);
-        if (section !== "contexts" && typeof name === "string") dirs[section].set(name, dirname(path));
+        if (section !== "contexts" && typeof name === "string") files[section].set(name, path);
       }
     }
   }
-  return resolveDocument(merged, { source, context, dirOf: (section, name) => dirs[section].get(name) });
+  const dirOf = (section: "clusters" | "users", name: string) => {
+    const file = files[section].get(name);
+    return file === undefined ? undefined : process.getBuiltinModule("node:path").dirname(file);
+  };
+  return resolveDocument(merged, { source, context, dirOf });
 }
 
-async function read(path: string): Promise<string> {
+/** A kubeconfig file's text; a file that cannot be read is a KubeconfigError naming it. */
+export async function readKubeconfig(path: string): Promise<string> {
   try {
     return await Bun.file(path).text();
   } catch (error) {
     throw new KubeconfigError(`cannot read kubeconfig ${path}: ${(error as Error).message}`);
   }
-}
-
-function dirname(path: string): string {
-  const slash = path.lastIndexOf("/");
-  return slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
 }

@@ -1,4 +1,4 @@
-// Which kubeconfig the default lookup picks (`defaultKubeconfig`, what `connect({ useDefaults })`
+// Which kubeconfig the default lookup picks (`defaultKubeconfigs`, what `connect({ useDefaults })`
 // reads): KUBECONFIG's first entry that exists, then $HOME/.kube/config. The environment is
 // passed in explicitly, naming temp paths only (the process's own KUBECONFIG and HOME are never
 // read here), and every connection is made with an explicit kubeconfig for the sandbox.
@@ -9,8 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSandbox, type Sandbox } from "@kobun/sandbox";
 import { connect, KubeconfigError } from "../../src/kube/index.ts";
-import { defaultKubeconfig, defaultKubeconfigs, fromKubeconfig } from "../../src/kube/connection.ts";
+import { defaultKubeconfigs, fromKubeconfig } from "../../src/kube/connection.ts";
 import { resolveMergedKubeconfig } from "../../src/kube/kubeconfig-merge.ts";
+
+/** The file whose settings win where the merged files disagree: the first of defaultKubeconfigs. */
+const defaultKubeconfig = async (env: { KUBECONFIG?: string; HOME?: string }) => (await defaultKubeconfigs(env))[0];
 
 let sandbox: Sandbox;
 let dir: string;
