@@ -5,7 +5,7 @@
 
 import { expect, test } from "bun:test";
 import { PermanentError, Registry } from "kobun";
-import { startOperator } from "kobun/testing";
+import { startOperator, type TestOperator } from "kobun/testing";
 import { KopfExamples, sampleObject } from "../../examples/kopf/kopf.ts";
 import { CRD } from "../../examples/kopf/testing.ts";
 
@@ -20,19 +20,33 @@ function kopfLines(lines: readonly string[]): string[] {
   });
 }
 
+/** An operator of `registry` on the KopfExample CRD, its lines kept from `logCapture` on. */
+const started = (registry: Registry, logCapture: "debug" | "info" = "debug") =>
+  startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture, timeout: 10_000 });
+
+/** The sample's spec changed, once `line` says the change was taken up. */
+async function changed(kit: TestOperator, line: string): Promise<void> {
+  await kit.apply(KopfExamples, { ...sampleObject(), spec: { ...sampleObject().spec, field: "changed" } });
+  await kit.logs.until(line, { timeout: 15_000 });
+}
+
+/** The sample deleted, gone, and its deletion told by the watch. */
+async function deleted(kit: TestOperator): Promise<void> {
+  await kit.delete(KopfExamples, NAME);
+  await kit.gone(KopfExamples, NAME);
+  await kit.logs.until("Deleted, really deleted, and we are notified.", { timeout: 15_000 });
+}
+
 test("a create, an update and a deletion log Kopf's lines, in Kopf's order", async () => {
   const registry = new Registry();
   registry.on.create(KopfExamples, () => ({ message: "created" }), { id: "create_fn" });
   registry.on.update(KopfExamples, () => {}, { id: "update_fn" });
   registry.on.delete(KopfExamples, () => {}, { id: "delete_fn" });
-  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "debug", timeout: 10_000 });
+  await using kit = await started(registry);
   await kit.apply(KopfExamples, sampleObject());
   await kit.logs.until("Creation is processed: 1 succeeded; 0 failed.", { timeout: 15_000 });
-  await kit.apply(KopfExamples, { ...sampleObject(), spec: { ...sampleObject().spec, field: "changed" } });
-  await kit.logs.until("Updating is processed: 1 succeeded; 0 failed.", { timeout: 15_000 });
-  await kit.delete(KopfExamples, NAME);
-  await kit.gone(KopfExamples, NAME);
-  await kit.logs.until("Deleted, really deleted, and we are notified.", { timeout: 15_000 });
+  await changed(kit, "Updating is processed: 1 succeeded; 0 failed.");
+  await deleted(kit);
   expect(kopfLines(kit.logs.lines)).toEqual([
     "Adding the finalizer, thus preventing the actual deletion.",
     "Creation is in progress: resourceVersion",
@@ -57,7 +71,7 @@ test("a cause whose handler failed for good is processed with its failure counte
   registry.on.create(KopfExamples, () => {
     throw new PermanentError("no such thing");
   }, { id: "broken_fn" });
-  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "info", timeout: 10_000 });
+  await using kit = await started(registry, "info");
   await kit.apply(KopfExamples, sampleObject());
   await kit.logs.until("Creation is processed: 1 succeeded; 1 failed.", { timeout: 15_000 });
   expect(kopfLines(kit.logs.lines).filter((l) => l.includes("processed"))).toEqual(["Creation is processed: 1 succeeded; 1 failed."]);
@@ -66,7 +80,7 @@ test("a cause whose handler failed for good is processed with its failure counte
 test("a finalizer no handler needs any more is removed with Kopf's line", async () => {
   const registry = new Registry();
   registry.on.create(KopfExamples, () => {}, { id: "create_fn" });
-  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "debug", timeout: 10_000 });
+  await using kit = await started(registry);
   // Held by kobun's finalizer from an earlier operator that had a delete handler.
   await kit.apply(KopfExamples, { ...sampleObject(), metadata: { ...sampleObject().metadata, finalizers: ["kobun.dev/finalizer"] } });
   await kit.until(KopfExamples, NAME, (o) => !o.metadata.finalizers?.includes("kobun.dev/finalizer"), { timeout: 15_000 });
@@ -76,15 +90,11 @@ test("a finalizer no handler needs any more is removed with Kopf's line", async 
 test("a change no handler is for logs its progress only, never 'processed: 0 succeeded; 0 failed.' (Kopf's skip)", async () => {
   const registry = new Registry();
   registry.on.create(KopfExamples, () => {}, { id: "create_fn" });
-  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "debug", timeout: 10_000 });
+  await using kit = await started(registry);
   await kit.apply(KopfExamples, sampleObject());
   await kit.logs.until("Creation is processed: 1 succeeded; 0 failed.", { timeout: 15_000 });
-  await kit.apply(KopfExamples, { ...sampleObject(), spec: { ...sampleObject().spec, field: "changed" } });
-  await kit.logs.until("Updating is in progress: resourceVersion", { timeout: 15_000 });
-  // The next cause's line: the update's cycle is over, whatever it logged.
-  await kit.delete(KopfExamples, NAME);
-  await kit.gone(KopfExamples, NAME);
-  await kit.logs.until("Deleted, really deleted, and we are notified.", { timeout: 15_000 });
+  await changed(kit, "Updating is in progress: resourceVersion");
+  await deleted(kit); // the next cause's line: the update's cycle is over, whatever it logged
   expect(kopfLines(kit.logs.lines).filter((l) => l.includes("processed"))).toEqual([
     "Creation is processed: 1 succeeded; 0 failed.",
   ]);
@@ -95,7 +105,7 @@ test("a deletion a daemon held is released with Kopf's deletion line, not the no
   registry.on.daemon(KopfExamples, async ({ signal }) => {
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
   }, { id: "daemon_fn" });
-  await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", logCapture: "debug", timeout: 10_000 });
+  await using kit = await started(registry);
   await kit.apply(KopfExamples, sampleObject());
   await kit.until(KopfExamples, NAME, (o) => o.metadata.finalizers?.includes("kobun.dev/finalizer") ?? false, { timeout: 15_000 });
   await kit.delete(KopfExamples, NAME);
