@@ -85,7 +85,9 @@ describe("workers", () => {
     for (let i = 1; i <= 5; i++) w.push("a", i);
     await w.settled();
     expect(runs.map((r) => r.item)).toEqual([0, 5]);
-    expect(runs[1]!.at - runs[0]!.at).toBeGreaterThanOrEqual(49); // at most one run per window
+    // At most one run per window: it counts from when the key began processing, which is after the push and a few
+    // ms before process() is called on a loaded machine (a CI run measured 47.8 from the call): so from the push.
+    expect(runs[1]!.at - pushed).toBeGreaterThanOrEqual(49);
     await w.close(100);
   });
 
