@@ -10,7 +10,7 @@ import type { Field, Node, Section } from "./fields.ts";
 import { defaultConfigPath, loadConfigFile, resourceKeyLines } from "./file.ts";
 import { DEV_PRIORITY, flagName, type FlagValues } from "./flags.ts";
 import { resolveNamespaces, splitNamespaceEntries } from "./namespaces.ts";
-import { readResources } from "./resources.ts";
+import { checkResourceBackoffs, readResources } from "./resources.ts";
 import { SETTINGS_SCHEMA, type SchemaValues } from "./schema.ts";
 import { type Settings } from "./settings.ts";
 
@@ -73,6 +73,7 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   // tree is the schema's type; Settings is computed from it, with no interface to cast to.
   const checked = values as SchemaValues;
   checkRelations(checked, file, issues);
+  checkResourceBackoffs(resources, checked.reconcile.backoff, issues);
   if (issues.length > 0) throw new ConfigError(issues);
 
   const namespaces = resolveNamespaces(checked.namespaces);
@@ -189,6 +190,8 @@ function checkRelations(
   }
   const { backoff } = values.watching;
   lessThan("watching.backoff.initial", backoff.initial, "watching.backoff.max", backoff.max, true);
+  const reconcile = values.reconcile.backoff;
+  lessThan("reconcile.backoff.initial", reconcile.initial, "reconcile.backoff.max", reconcile.max, true);
 
   const { namespaces } = values;
   const positive = splitNamespaceEntries(namespaces.include).include;

@@ -4,6 +4,7 @@
 // kept: an absent one inherits the global setting. Whether a key names a registered resource is
 // checked by the runtime (config does not know the handlers), with the line kept here.
 
+import { formatDuration } from "./duration.ts";
 import { closestMatch, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
 import { flag, oneOf, section, text, textList, type Node, type Section } from "./fields.ts";
 import { excludedEntry, namespaceEntry, SETTINGS_SCHEMA } from "./schema.ts";
@@ -127,6 +128,32 @@ export function readResources(
 }
 
 const fileAt = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`);
+
+/**
+ * A resource's reconcile backoff, its own keys over the global ones, starts at most at its max: an
+ * initial wait above it is never waited (each wait is capped at max), so it is refused, naming the
+ * key the resource gave (run after flags and env, which may set the global one).
+ */
+export function checkResourceBackoffs(
+  resources: Record<string, ResourceSettings>, global: { readonly initial: number; readonly max: number },
+  issues: ConfigIssue[],
+): void {
+  const failed = new Set(issues.map((issue) => issue.path));
+  for (const entry of Object.values(resources)) {
+    const own = entry.reconcile?.backoff;
+    if (own === undefined) continue;
+    const at = `resources.${entry.key}.reconcile.backoff`;
+    if (failed.has(`${at}.initial`) || failed.has(`${at}.max`)) continue;
+    const [initial, max] = [own.initial ?? global.initial, own.max ?? global.max];
+    if (initial <= max) continue;
+    const maxPath = own.max !== undefined ? `${at}.max` : "reconcile.backoff.max";
+    const [path, expected] = own.initial !== undefined
+      ? [`${at}.initial`, `at most ${maxPath} (${formatDuration(max)})`]
+      : [`${at}.max`, `at least reconcile.backoff.initial (${formatDuration(initial)})`];
+    const message = `expected ${expected}, got ${formatDuration(own.initial ?? max)}`;
+    issues.push(configIssue({ file: fileAt(entry.file, entry.line), path, expected }, message));
+  }
+}
 
 function checkSelector(
   read: Tree, key: string, problem: (selector: string) => string | undefined, path: string, file: string,

@@ -1,16 +1,37 @@
 // Small helpers that make every wait abortable: no await in kobun may wait on
 // something that a signal cannot end.
 
+/** setTimeout's limit (2^31-1 ms, ~24.8 days): a longer delay fires after 1 ms, with a TimeoutOverflowWarning. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `fire` after `ms`, however long (a requeueAfter of 30 days, a timer's monthly interval): a
+ * delay past setTimeout's limit is waited in steps of at most that. Returns the cancel.
+ */
+export function longTimeout(ms: number, fire: () => void): () => void {
+  const until = performance.now() + ms;
+  let timer: ReturnType<typeof setTimeout>;
+  const arm = (left: number) => {
+    timer = setTimeout(() => {
+      const rest = until - performance.now();
+      if (rest > 0 && left > MAX_TIMEOUT_MS) arm(rest);
+      else fire();
+    }, Math.min(MAX_TIMEOUT_MS, Math.max(0, left)));
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
+
 /** Resolves true after `ms`, or false as soon as `signal` aborts. Never rejects. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
+    const cancel = longTimeout(ms, () => {
       signal?.removeEventListener("abort", onAbort);
       resolve(true);
-    }, Math.max(0, ms));
+    });
     const onAbort = () => {
-      clearTimeout(timer);
+      cancel();
       resolve(false);
     };
     signal?.addEventListener("abort", onAbort, { once: true });

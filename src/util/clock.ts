@@ -17,7 +17,7 @@
 // while they sleep on the clock (a handler awaiting `sleep(60)` waits for time: it is not busy).
 // On the real clock both do nothing.
 
-import { sleep } from "./abort.ts";
+import { longTimeout, sleep } from "./abort.ts";
 
 /** A timer of handler time: `cancel()` stops it (a no-op once fired). */
 export type CancelTimer = () => void;
@@ -42,10 +42,7 @@ const noop = () => {};
 export const realClock: Clock = {
   now: () => Date.now(),
   sleep,
-  timer(ms, fire) {
-    const timer = setTimeout(fire, Math.max(0, ms));
-    return () => clearTimeout(timer);
-  },
+  timer: longTimeout,
   working: () => noop,
   track: (work) => work(),
   virtual: false,

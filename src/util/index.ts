@@ -4,7 +4,9 @@
 // interface (the tracer itself is observability/'s, installed by runtime/), and the clock of
 // handler time (clock.ts: the machine's, or a virtual one a test kit installs).
 // Must never import another room, nor know what a Kubernetes object, a request or a setting is.
-export { aborted, eitherSignal, isAbortError, linkedSignal, onAbort, sleep, untilAborted } from "./abort.ts";
+export {
+  aborted, eitherSignal, isAbortError, linkedSignal, longTimeout, onAbort, sleep, untilAborted,
+} from "./abort.ts";
 export { Backoff, backoffDelay } from "./backoff.ts";
 export { closestMatch } from "./closest.ts";
 export { clock, realClock, useClock, type CancelTimer, type Clock } from "./clock.ts";

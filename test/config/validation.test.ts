@@ -96,6 +96,25 @@ describe("config validation messages", () => {
     ]);
   });
 
+  test("a reconcile backoff's initial wait above its max is refused, globally and per resource (it was taken, and never waited)", () => {
+    expect(problems({ reconcile: { backoff: { initial: "10s", max: "1s" } } })).toEqual([
+      "kobun.yaml: reconcile.backoff.initial: expected at most reconcile.backoff.max (1s), got 10s",
+    ]);
+    const widgets = (backoff: object) => ({ resources: { "widgets.example.com": { reconcile: { backoff } } } });
+    expect(problems(widgets({ initial: "5s", max: "1s" }))).toEqual([
+      "kobun.yaml: resources.widgets.example.com.reconcile.backoff.initial: expected at most " +
+        "resources.widgets.example.com.reconcile.backoff.max (1s), got 5s",
+    ]);
+    expect(problems({ ...widgets({ initial: "2000s" }) })).toEqual([
+      "kobun.yaml: resources.widgets.example.com.reconcile.backoff.initial: expected at most reconcile.backoff.max (16m40s), got 33m20s",
+    ]);
+    expect(problems({ reconcile: { backoff: { initial: "1s" } }, ...widgets({ max: "500ms" }) })).toEqual([
+      "kobun.yaml: resources.widgets.example.com.reconcile.backoff.max: expected at least reconcile.backoff.initial (1s), got 500ms",
+    ]);
+    const fine = resolveSettings({ file: "kobun.yaml", fileData: { ...widgets({ initial: "1s", max: "1s" }) } });
+    expect(fine.resources["widgets.example.com"]!.reconcile).toEqual({ backoff: { initial: 1, max: 1 } });
+  });
+
   test("bad flag values are named by the flag", () => {
     expect(problems({}, { logFormat: "xml", peering: "Not A Name" })).toEqual([
       '--peering: expected a Kubernetes object name (lowercase letters, digits, "-" and "."), got "Not A Name"',

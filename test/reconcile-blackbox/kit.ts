@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  conditions, defineResource, Logger, memorySink, Registry, resolveSettings, run, type ReconcileContext,
+  conditions, defineResource, Logger, memorySink, Registry, type MemorySink, resolveSettings, run, type ReconcileContext,
   type ReconcileResult,
 } from "kobun";
 import { startSandbox, type Sandbox } from "kobun/sandbox";
@@ -132,6 +132,8 @@ export interface Running {
   post(path: string, body: object): Promise<any>;
   /** The probe listener's /metrics, parsed: series (with labels, as written) → value. */
   metrics(): Promise<Map<string, number>>;
+  /** The operator's log lines, warnings and up. */
+  logs: MemorySink;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -165,14 +167,15 @@ export async function runOperator(
       },
     });
     const ready = Promise.withResolvers<string>();
+    const logs = memorySink("warn");
     operator = run({
-      signal: stop.signal, settings, registry, logger: new Logger(memorySink("warn")),
+      signal: stop.signal, settings, registry, logger: new Logger(logs),
       onReady: (info) => ready.resolve(info.probeUrl!),
     });
     operator.then(() => ready.reject(new Error("the operator ended before it was ready")), ready.reject);
     const metricsUrl = (await ready.promise).replace(/\/healthz$/, "/metrics");
     return {
-      sandbox, post,
+      sandbox, post, logs,
       metrics: async () => parseExposition(await (await fetch(metricsUrl)).text()),
       async [Symbol.asyncDispose]() {
         stop.abort();

@@ -78,7 +78,8 @@ export interface ReconcileContext<T extends object = KubeObject> extends ObjectC
   deleting: boolean;
   /**
    * Changes written once the function returns, in one request each for the object and its status
-   * (`patch.status`); `status.observedGeneration` is set for you when the status is written.
+   * (`patch.status`); `status.observedGeneration` is set for you when the status is written (when the resource
+   * has a status subresource: without one, each status write changes the generation).
    */
   patch: Patch<T>;
   /** What the operator watches, from memory, never staler than this operator's own writes. */

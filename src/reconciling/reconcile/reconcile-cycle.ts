@@ -36,6 +36,8 @@ export interface ReconcileEnv {
   freshBodies?: boolean;
   /** The owned resources' echoes: a call's blind writes wake no reconcile of its object (echo-scope.ts). */
   echoes?: EchoBooks | undefined;
+  /** Said once per resource: it has no status subresource, so observedGeneration is not set (withObserved). */
+  saidNoStatusSubresource?: boolean;
 }
 
 /** What is kept of an object between its reconciles (in tracked.ts's one record). */
@@ -89,7 +91,8 @@ export async function reconcileWithFinalizer(
     report(env, body, verdict, state.failures);
     // A write of its own object during the call (ctx.api) made `body` older than the object: compare to nothing.
     const compared = env.freshBodies && plan.newest === undefined ? body : undefined;
-    return planned(plan, verdict, state, key, body, action === "run-delete-handlers", compared);
+    const ended = verdict.kind === "done" ? { ...verdict, patch: withObserved(env, verdict.patch, body) } : verdict;
+    return planned(plan, ended, state, key, action === "run-delete-handlers", compared);
   } finally {
     state.running = undefined;
   }
@@ -103,7 +106,7 @@ function accepts(env: ReconcileEnv, state: ReconcileState, body: KubeObject, sig
 
 /** The plan a verdict comes to, and what the object's state keeps of it. */
 function planned(
-  plan: CyclePlan, verdict: ReconcileVerdict, state: ReconcileState, key: string, body: KubeObject, releasing: boolean,
+  plan: CyclePlan, verdict: ReconcileVerdict, state: ReconcileState, key: string, releasing: boolean,
   compared: KubeObject | undefined,
 ): CyclePlan {
   switch (verdict.kind) {
@@ -117,8 +120,7 @@ function planned(
       state.requeueAt = verdict.requeueMs === undefined ? undefined : clock().now() + verdict.requeueMs;
       // Released once the cleanup is done; a requeue while deleting says it is not yet.
       if (releasing && verdict.requeueMs === undefined) return { ...plan, finalizer: "remove" };
-      const patch = withObservedGeneration(verdict.patch, body);
-      const user = compared ? changing(patch, compared) : patch;
+      const user = compared ? changing(verdict.patch, compared) : verdict.patch;
       const requeue = verdict.requeueMs !== undefined ? { delay: verdict.requeueMs } : {};
       return { ...plan, ...(user ? { user } : {}), ...requeue };
     }
@@ -133,13 +135,28 @@ function planned(
   }
 }
 
-/** `status.observedGeneration` beside any status the reconcile writes. */
-function withObservedGeneration(
-  patch: Record<string, any> | undefined, body: KubeObject,
+/**
+ * `status.observedGeneration` beside any status the reconcile writes. Not without a status subresource: the API
+ * server then moves the generation on every status write, so the generation written is stale once written, and
+ * writing the next one ran the reconcile again, forever. Such a resource is named once.
+ */
+function withObserved(
+  env: ReconcileEnv, patch: Record<string, any> | undefined, body: KubeObject,
 ): Record<string, any> | undefined {
   const generation = body.metadata.generation;
   if (!patch?.status || generation === undefined) return patch;
-  return { ...patch, status: { ...patch.status, observedGeneration: generation } };
+  if (env.resource.statusSubresource) return { ...patch, status: { ...patch.status, observedGeneration: generation } };
+  if (!env.saidNoStatusSubresource) {
+    env.saidNoStatusSubresource = true;
+    const { plural, group } = env.resource;
+    env.logger.warn(
+      `${group ? `${plural}.${group}` : plural} has no status subresource: each status write changes its ` +
+        "metadata.generation, which runs the reconcile once more, and status.observedGeneration is not set " +
+        "(it could never equal the generation); declare subresources: { status: {} } in its CRD",
+      { reconcile: env.spec.id },
+    );
+  }
+  return patch;
 }
 
 /**
