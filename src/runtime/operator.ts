@@ -26,7 +26,7 @@ import { loggerFor } from "./logging.ts";
 import { reportLoginRenewals } from "./login-health.ts";
 import { requestMetrics } from "./metrics.ts";
 import { serve, startParts, type Operating } from "./parts.ts";
-import { checkResourceKeys, disabledIndexes } from "./resources.ts";
+import { checkResourceKeys, disabledIndexes, disabledReconcileReads } from "./resources.ts";
 import { resolveResources } from "./served-resources.ts";
 import { flushWhile, shutDown } from "./shutdown.ts";
 import { startTracing } from "./tracing.ts";
@@ -173,6 +173,10 @@ async function operate(o: Running): Promise<RunReport> {
   }
   for (const gone of disabledIndexes(settings, registry.indexes, registry.aliases.all())) {
     logger.warn("an index stays empty: its resource is disabled in kobun.yaml", gone);
+  }
+  for (const gone of disabledReconcileReads(settings, registry.reconciles.specs, registry.aliases.all())) {
+    logger.warn("a reconcile's ctx.cache cannot read what it owns or watches, nor is it woken by it: " +
+      "the resource is disabled in kobun.yaml", gone);
   }
 
   const toggle = o.options.toggle ?? new Toggle();

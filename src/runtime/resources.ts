@@ -141,12 +141,41 @@ export function disabledIndexes(
   settings: Settings, indexes: readonly { id: string; selector: ResourceSelector }[], aliases: AliasTable = new Map(),
 ): { index: string; resource: string; key: string }[] {
   const enabled = enabledOf(settings, indexes.map((i) => i.selector), aliases);
-  return indexes.filter((i) => !enabled.has(i.selector)).map((i) => {
-    const text = selectorKey(i.selector);
-    // The key as the file wrote it (checkResourceKeys re-keyed the entry by the selector it names).
-    const entry = settings.resources[text] ?? (aliases.has(text) ? settings.resources[aliases.get(text)!] : undefined);
-    return { index: i.id, resource: named(text, aliases), key: `resources.${entry?.key ?? text}.enabled` };
+  return indexes.filter((i) => !enabled.has(i.selector))
+    .map((i) => ({ index: i.id, ...disabledKey(settings, i.selector, aliases) }));
+}
+
+/** What a reconcile reads besides its own resource (declaring/'s ReconcileSpec). */
+interface ReconcileReads {
+  id: string;
+  owns: readonly ResourceSelector[];
+  watches: readonly { selector: ResourceSelector }[];
+}
+
+/**
+ * What the reconciles own or watch of a resource with `enabled: false`: not watched, so ctx.cache cannot read it
+ * and its changes wake nothing; the operator says so at start (the key to change), as for an index.
+ */
+export function disabledReconcileReads(
+  settings: Settings, specs: readonly ReconcileReads[], aliases: AliasTable = new Map(),
+): { reconcile: string; resource: string; key: string }[] {
+  return specs.flatMap((spec) => {
+    const read = [...spec.owns, ...spec.watches.map((watched) => watched.selector)];
+    const enabled = enabledOf(settings, read, aliases);
+    return read.filter((selector) => !enabled.has(selector)).map((selector) => ({
+      reconcile: spec.id, ...disabledKey(settings, selector, aliases),
+    }));
   });
+}
+
+/** A disabled resource's name and the kobun.yaml key that disables it, as the file wrote the key. */
+function disabledKey(
+  settings: Settings, selector: ResourceSelector, aliases: AliasTable,
+): { resource: string; key: string } {
+  const text = selectorKey(selector);
+  // The key as the file wrote it (checkResourceKeys re-keyed the entry by the selector it names).
+  const entry = settings.resources[text] ?? (aliases.has(text) ? settings.resources[aliases.get(text)!] : undefined);
+  return { resource: named(text, aliases), key: `resources.${entry?.key ?? text}.enabled` };
 }
 
 /**

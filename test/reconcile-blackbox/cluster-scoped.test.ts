@@ -5,7 +5,9 @@
 // its Events, which are posted in "default" as on a cluster. Before, kit.events looked for them in
 // the kit's namespace and timed out with "0 Events in team-a". Its ctx.cache.get of a namespaced
 // resource must name the namespace (it has none to lend): without one it is an error naming it,
-// where it was a silent miss (a child "missing" every time, made again at each run).
+// where it was a silent miss (a child "missing" every time, made again at each run). A watches map's key
+// that names a namespace finds it all the same (controller-runtime's cache ignores the namespace of a
+// cluster-scoped key); before, it woke nothing, silently.
 
 import { expect, test } from "bun:test";
 import { adopt, defineResource, PermanentError, Registry, resource, TemporaryError } from "kobun";
@@ -72,4 +74,21 @@ test("a cluster-scoped reconcile's ctx.cache.get of a namespaced resource withou
     given: "team-a", none: expect.stringMatching(error("and there is none to default to")),
     everywhere: expect.stringMatching(error("null is every namespace, which is for list")),
   });
+}, 60_000);
+
+test("a watches map's key with a namespace wakes a cluster-scoped object all the same", async () => {
+  const calls = new Calls();
+  const registry = new Registry();
+  registry.on.reconcile(Tenants, (ctx) => void calls.record(ctx), {
+    watches: [{
+      resource: resource.secrets,
+      map: (s) => (s.metadata.labels?.tenant ? { name: s.metadata.labels.tenant, namespace: s.metadata.namespace } : null),
+    }],
+  });
+  await using kit = await operate(registry, undefined, { namespace: "team-a" });
+  await kit.apply(Tenants, { metadata: { name: "acme" }, spec: {} });
+  await calls.until((c) => c.length === 1, "the first run");
+  await kit.apply(resource.secrets, { metadata: { name: "acme-token", labels: { tenant: "acme" } }, stringData: { t: "x" } });
+  await calls.until((c) => c.length === 2, "the wake by the Secret");
+  expect(calls.all.map((c) => [c.name, c.namespace])).toEqual([["acme", undefined], ["acme", undefined]]);
 }, 60_000);

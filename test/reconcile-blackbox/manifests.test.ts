@@ -16,8 +16,10 @@ on.reconcile("widgets.blackbox.kobun.dev/v1", () => {}, {
 });
 `;
 
-/** The operator's Role as `kobun manifests` prints it for a project holding `handlers`. */
-async function roleOf(handlers: string): Promise<(group: string, resource: string) => string[] | undefined> {
+/** The operator's Role (or ClusterRole) as `kobun manifests` prints it for a project holding `handlers`. */
+async function roleOf(
+  handlers: string, kind: "Role" | "ClusterRole" = "Role",
+): Promise<(group: string, resource: string) => string[] | undefined> {
   const project = join(ROOT, ".tmp/reconcile-blackbox", `project-${process.pid}`);
   mkdirSync(join(project, "handlers"), { recursive: true });
   try {
@@ -27,9 +29,9 @@ async function roleOf(handlers: string): Promise<(group: string, resource: strin
     });
     const [out, err, code] = await Promise.all([new Response(cli.stdout).text(), new Response(cli.stderr).text(), cli.exited]);
     expect({ code, err }).toEqual({ code: 0, err: "" });
-    const role = parseAllDocuments(out).map((d) => d.toJS()).find((d) => d?.kind === "Role" && d.metadata.name === "op");
+    const role = parseAllDocuments(out).map((d) => d.toJS()).find((d) => d?.kind === kind && d.metadata.name === "op");
     return (group: string, resource: string) =>
-      role.rules.find((r: any) => r.apiGroups.includes(group) && r.resources.includes(resource))?.verbs.slice().sort();
+      role?.rules.find((r: any) => r.apiGroups.includes(group) && r.resources.includes(resource))?.verbs.slice().sort();
   } finally {
     rmSync(project, { recursive: true, force: true });
   }
@@ -58,4 +60,23 @@ on.reconcile("widgets.blackbox.kobun.dev/v1", () => {}, {
 `);
   expect(verbs("", "configmaps")).toEqual(full);
   expect(verbs("", "serviceaccounts")).toEqual(full);
+}, 60_000);
+
+// Named as discovery names them, a built-in resource is granted under its group and plural, where a grant of it
+// works: nodes and namespaces are cluster-scoped, and a Role in the served namespace granting them granted nothing
+// (403 at the first LIST on a cluster); a Job or a bare "deployments" was granted in the core group.
+test("built-ins: cluster-scoped ones granted by the ClusterRole, each under its own group and plural", async () => {
+  const handlers = `import { on, resource } from "kobun";
+on.reconcile("widgets.blackbox.kobun.dev/v1", () => {}, {
+  owns: ["deployments", "Job", "rbac.authorization.k8s.io/v1/clusterroles"],
+  watches: [{ resource: resource.namespaces, map: () => null }, { resource: "no", map: () => null }],
+});
+`;
+  const role = await roleOf(handlers);
+  const clusterRole = await roleOf(handlers, "ClusterRole"); // one after the other: both write the same project
+  expect([role("apps", "deployments"), role("batch", "jobs")]).toEqual([full, full]);
+  expect([role("", "namespaces"), role("", "nodes"), role("rbac.authorization.k8s.io", "clusterroles")])
+    .toEqual([undefined, undefined, undefined]);
+  expect([clusterRole("", "namespaces"), clusterRole("", "nodes")]).toEqual([["get", "list", "watch"], ["get", "list", "watch"]]);
+  expect(clusterRole("rbac.authorization.k8s.io", "clusterroles")).toEqual(full);
 }, 60_000);

@@ -1,7 +1,9 @@
 // Settings per resource (docs/reconcile.md, "Settings"): `workers.limit` under `resources:` bounds
 // the reconciles of that resource at once, while the global limit stays as it is for the others.
 // Each reconcile holds its worker until the test lets it go (no timing), and a window in which no
-// second reconcile of the limited resource may start.
+// second reconcile of the limited resource may start. A resource a reconcile owns or watches that
+// kobun.yaml disables (`enabled: false`) is named in a warning at start, and ctx.cache's error says
+// so, where it said only to name it in owns (where it was).
 
 import { expect, test } from "bun:test";
 import { Registry, resource } from "kobun";
@@ -40,4 +42,26 @@ test("resources: workers.limit of one resource bounds its reconciles at once; an
   gates.shift()!();
   for (const release of held) release();
   expect(atOnce.most).toBe(1);
+}, 60_000);
+
+test("an owned or watched resource disabled in kobun.yaml: a warning at start names it, and ctx.cache's error says so", async () => {
+  const errors: string[] = [];
+  const registry = new Registry();
+  registry.on.reconcile(Widgets, (ctx) => {
+    try {
+      ctx.cache.get(resource.configmaps, "settings");
+    } catch (error) {
+      errors.push((error as Error).message);
+    }
+    ctx.patch.status.ready = true;
+  }, { id: "widgets", owns: [resource.configmaps], watches: [{ resource: resource.secrets, map: () => null }] });
+  await using kit = await operate(registry, { resources: { configmaps: { enabled: false }, secrets: { enabled: false } } });
+  await kit.apply(Widgets, { metadata: { name: "w" }, spec: {} });
+  await kit.until(Widgets, "w", (w) => w.status?.ready);
+  const warned = kit.logs.lines.filter((line) => line.includes("the resource is disabled in kobun.yaml"));
+  expect(warned).toEqual([
+    expect.stringMatching(/reconcile=widgets resource=configmaps\/v1 key=resources\.configmaps\.enabled/),
+    expect.stringMatching(/reconcile=widgets resource=secrets\/v1 key=resources\.secrets\.enabled/),
+  ]);
+  expect(errors[0]).toContain("kobun.yaml disables it (resources: enabled: false");
 }, 60_000);

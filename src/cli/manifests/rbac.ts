@@ -13,6 +13,7 @@ import { fixedNamespaces, type NamespaceSettings, type Settings } from "../../co
 import { parseSelector, type KubeObject, type ResourceSelector } from "../../kube/index.ts";
 import { peeringResource } from "../../peering/index.ts";
 import { namespacesWatchedApart } from "../../streams/index.ts";
+import { builtinNamed } from "./builtins.ts";
 import { crdNamed, deployedStreamLimit } from "./shipped.ts";
 
 export interface Rule {
@@ -77,10 +78,12 @@ export function grantedName(
 ): { group: string; plural: string; clusterScoped: boolean; version?: string; crd?: KubeObject } {
   const wanted = parseSelector(selector);
   const crd = crdNamed(crds, selector);
-  const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? "";
-  // Built-in resources without a CRD here are taken as namespaced (most are).
+  // Without a CRD here, a built-in (nodes: cluster-scoped, granted by the ClusterRole) or else a namespaced resource.
+  const builtin = crd ? undefined : builtinNamed(selector);
+  const group = wanted.group ?? (crd?.spec?.group as string | undefined) ?? builtin?.group ?? "";
   return {
-    group, plural: crd?.spec?.names?.plural ?? wanted.name, clusterScoped: crd?.spec?.scope === "Cluster",
+    group, plural: crd?.spec?.names?.plural ?? builtin?.plural ?? wanted.name,
+    clusterScoped: crd ? crd.spec?.scope === "Cluster" : builtin?.namespaced === false,
     ...(wanted.version ? { version: wanted.version } : {}), ...(crd ? { crd } : {}),
   };
 }

@@ -44,7 +44,8 @@ export function reconcileModeOf(
   return new ReconcileMode(resource, registry, options.reconcile, hooks);
 }
 
-const HOW_TO_DECLARE = "name it in on.reconcile's owns or watches, or index it (docs/reconcile.md)";
+const HOW_TO_DECLARE = "name it in on.reconcile's owns or watches, or index it (docs/reconcile.md); " +
+  "if it is named there, kobun.yaml disables it (resources: enabled: false; a warning at start says which)";
 
 export class ReconcileMode {
   private readonly env: ReconcileEnv;

@@ -151,7 +151,10 @@ function mapped(
         "({ name, namespace? }), a list of them, or nothing, at once (a map cannot be async: read its cache)",
       { name: object.metadata.name });
     }
-    const targets = list.filter(isKey).map((key) => ({ name: key.name, namespace: key.namespace ?? home }));
+    // A cluster-scoped object is named by its name alone: a key's namespace (the watched object's, passed on by a map
+    // written for any parent) names no other one, as controller-runtime's cache ignores it there.
+    const targets = list.filter(isKey)
+      .map((key) => ({ name: key.name, namespace: parent.namespaced ? key.namespace ?? home : undefined }));
     if (parent.namespaced && !warned) warned = saidHomeless(targets, object, parent, spec, logger);
     return targets;
   };
