@@ -112,15 +112,16 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
 function setupOf(options: SimulateOptions): RunSetup {
   checkOptions(options as unknown as Record<string, unknown>);
   checkOnce(options.once ?? [], options.registry ?? defaultRegistry);
+  checkAsked(options);
   const manifests = (options.crds ?? []).map((path) => ({ name: basename(path), text: readFileSync(path, "utf8") }));
   return {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
     scenario: options.scenario, invariants: options.invariants ?? {},
     volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], once: options.once ?? [], startsAt: Date.now(),
     settle: {
-      horizonMs: positive(options.horizon ?? 60, "horizon") * 1000,
-      maxFirings: positive(options.maxFirings ?? 1000, "maxFirings"),
-      timeoutMs: positive(options.settleTimeout ?? 5000, "settleTimeout"),
+      horizonMs: (options.horizon ?? 60) * 1000,
+      maxFirings: options.maxFirings ?? 1000,
+      timeoutMs: options.settleTimeout ?? 5000,
     },
     ...(options.config ? { config: options.config } : {}),
     ...(options.memo ? { memo: options.memo } : {}),
@@ -129,14 +130,8 @@ function setupOf(options: SimulateOptions): RunSetup {
   };
 }
 
-function positive(value: number, name: string): number {
-  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
-    throw new Error(`simulate({ ${name} }): must be a positive number, not ${String(value)}`);
-  }
-  return value;
-}
-
-function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
+/** what the options ask that no run could give, found before the reference run rather than after it */
+function checkAsked(options: SimulateOptions): void {
   const leaseAsked = options.faults?.lease || options.schedule?.some((fault) => fault.kind === "lease");
   if (leaseAsked && !leaseMode(options.config)) {
     // outside lease mode no Lease exists to take: the fault would never strike, and the run pass
@@ -144,6 +139,10 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
     throw new Error(`simulate({ ${asked} }): the operator must run in lease mode: ` +
       'config: { peering: { mode: "lease" } }');
   }
+  if (options.schedules === undefined) budgetFromEnv();
+}
+
+function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
   if (options.schedule) return [{ seed: GIVEN, faults: options.schedule }];
   const kinds = kindsOf(options.faults);
   if (!leaseMode(options.config)) kinds.lease = false;
