@@ -140,6 +140,12 @@ function checkAsked(options: SimulateOptions): void {
       'config: { peering: { mode: "lease" } }');
   }
   if (options.schedules === undefined) budgetFromEnv();
+  const kinds = kindsOf(options.faults);
+  if (!leaseMode(options.config)) kinds.lease = false;
+  if (!options.schedule && !Object.values(kinds).some(Boolean)) {
+    throw new Error("simulate: no schedule to run: every kind of fault is off (faults); a simulation with none " +
+      "would pass having run nothing but the fault-free run");
+  }
 }
 
 function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
@@ -151,7 +157,14 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
   const budget = options.schedules ?? budgetFromEnv() ?? 16;
   if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);
-  return explore({ ...input, seed: options.seed ?? 1, budget });
+  const schedules = explore({ ...input, seed: options.seed ?? 1, budget });
+  if (schedules.length === 0) {
+    // nothing for a fault to strike at: a pass would say the operator survived faults it never met
+    throw new Error(`simulate: no schedule to run: the fault-free run took ${reference.steps} steps and the ` +
+      `operator made ${reference.sites.length} writes, which leaves the faults on no point to strike at ` +
+      "(a scenario's steps are world.apply, applyAll, patchStatus, delete and advance)");
+  }
+  return schedules;
 }
 
 function timeoutsMayStrike(options: SimulateOptions): boolean {

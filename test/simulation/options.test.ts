@@ -108,3 +108,16 @@ test("a bad seed, a lease fault outside lease mode, a bad KOBUN_SIMULATE_SCHEDUL
   }
   expect(runs).toBe(0);
 }, 30_000);
+
+test("a simulation with no schedule to run fails, saying why, rather than passing having tested nothing", async () => {
+  const registry = new Registry();
+  registry.on.create(Widgets, () => {}, { id: "noop" });
+  const applied = async (world: World) => { await world.apply(Widgets, { metadata: { name: "w1" }, spec: {} }); };
+  // a scenario that takes no step (a placeholder, or its steps made with another client) and an operator that writes
+  // nothing: no fault has a point to strike at
+  await expect(simulate({ registry, scenario: async () => {} }))
+    .rejects.toThrow("simulate: no schedule to run: the fault-free run took 0 steps and the operator made 0 writes");
+  const off = { crash: false, delay: false, merge: false, errors: false, expire: false, recreate: false };
+  await expect(simulate({ registry, scenario: applied, faults: off }))
+    .rejects.toThrow("simulate: no schedule to run: every kind of fault is off");
+}, 30_000);
