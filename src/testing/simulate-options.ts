@@ -67,6 +67,13 @@ export function checkOptions(options: Record<string, unknown>): void {
   if (memo !== undefined && typeof memo !== "function" && (typeof memo !== "object" || memo === null)) {
     throw new Error(`simulate({ memo }): must be an object or a function making one, not ${JSON.stringify(memo)}`);
   }
+  const registry = options.registry as { handlers?: unknown; reconciles?: unknown } | undefined;
+  if (registry !== undefined && (typeof registry !== "object" || registry === null || !Array.isArray(registry.handlers)
+    || typeof registry.reconciles !== "object")) {
+    // else a TypeError from deep inside ("registry.handlers.filter") is all a test that passed `on` or a module sees
+    throw new Error("simulate({ registry }): must be a Registry (new Registry(), its handlers declared with " +
+      "registry.on.*), or left out for the global one");
+  }
   if (options.namespace !== undefined && (typeof options.namespace !== "string" || options.namespace === "")) {
     throw new Error(`simulate({ namespace }): must be a namespace's name, not ${JSON.stringify(options.namespace)}`);
   }

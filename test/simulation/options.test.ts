@@ -34,6 +34,7 @@ test("refused before anything runs, each saying what was expected", () => {
     [{ scenario, namespace: "" }, 'simulate({ namespace }): must be a namespace\'s name, not ""'],
     [{ scenario, shrink: "no" }, 'simulate({ shrink }): must be true or false, not "no"'],
     [{ scenario, config: [] }, "simulate({ config }): must be an object, not []"],
+    [{ scenario, registry: {} }, "simulate({ registry }): must be a Registry (new Registry(), its handlers declared"],
     [{ scenario, seed: "abc" }, 'simulate({ seed }): "abc" is not "<master seed>/<schedule index>"'],
     [{ scenario, seed: "1" }, 'simulate({ seed }): "1" is not "<master seed>/<schedule index>"'],
     [{ scenario, horizon: "60" }, 'simulate({ horizon }): must be a positive number, not "60"'],
