@@ -169,6 +169,12 @@ function escapeKey(key: string): string {
 function drop(value: any, parts: string[]): void {
   if (value === null || typeof value !== "object" || parts.length === 0) return;
   const [head, ...rest] = parts as [string, ...string[]];
+  if (head === "*" && rest.length === 0) {
+    // the path ends here: every key or element goes (`metadata.annotations.*`), not what each holds
+    if (Array.isArray(value)) value.length = 0;
+    else for (const key of Object.keys(value)) delete value[key];
+    return;
+  }
   if (head === "*") {
     for (const item of Object.values(value)) drop(item, rest);
     return;

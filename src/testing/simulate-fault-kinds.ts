@@ -82,8 +82,11 @@ export function kindsOf(faults: Partial<FaultKinds> | undefined): FaultKinds {
   return kinds;
 }
 
-const ORDINAL = ["", "1st", "2nd", "3rd"];
-const ordinal = (n: number) => ORDINAL[n] ?? `${n}th`;
+/** 1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, ... 21st, 22nd: a reconcile's status patches often pass 20 */
+function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
+}
 
 export function describeSite(site: WriteSite | RequestSite): string {
   const resource = site.subresource ? `${site.plural}/${site.subresource}` : site.plural;

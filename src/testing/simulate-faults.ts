@@ -194,7 +194,7 @@ export function expireHeld(sandbox: Sandbox, faults: Fault[], step: number, stor
     if (fault.kind !== "expire" || fault.step + 1 !== step) continue;
     const lost = sandbox.faults.pendingMerged();
     sandbox.faults.expireWatches({ plural: fault.plural });
-    story.push(`  the watches of ${fault.plural} expire (410 Gone), ${lost} held events never delivered: ` +
-      "the operator relists");
+    const events = lost === 1 ? "1 held event" : `${lost} held events`;
+    story.push(`  the watches of ${fault.plural} expire (410 Gone), ${events} never delivered: the operator relists`);
   }
 }

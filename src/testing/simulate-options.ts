@@ -5,6 +5,7 @@
 
 import type { Registry } from "../declaring/index.ts";
 import type { Fault } from "./simulate-fault-kinds.ts";
+import { SCHEDULE_SEED } from "./simulate-schedule.ts";
 
 const OPTIONS = [
   "scenario", "registry", "crds", "namespace", "invariants", "volatile", "faults", "schedules", "seed",
@@ -15,6 +16,24 @@ const OPTIONS = [
 const FAULT_FIELDS: Record<Fault["kind"], string[]> = {
   crash: ["after|before"], delay: ["plural", "ms"], merge: ["plural", "step"], expire: ["plural", "step"],
   error: ["status", "verb", "plural", "nth"], recreate: ["after"], lease: ["after"], timeout: ["verb", "plural", "nth"],
+};
+
+/** the statuses an `error` fault answers with (simulate-fault-kinds.ts) */
+const ERROR_STATUSES = [409, 429, 500, 503];
+
+/**
+ * what each field of a fault must hold: a fault of the right kind and the wrong shape (`nth: "1"`, a site without its
+ * `nth`, `after: "w1"`) would match no request, never strike, and the run would pass; undefined: it fits
+ */
+const FIELD_CHECKS: Record<string, (value: unknown) => string | undefined> = {
+  plural: (value) => nonEmpty(value) ? undefined : "must be a resource's plural",
+  verb: (value) => nonEmpty(value) ? undefined : "must be a verb (create, patch, get, list, ...)",
+  nth: (value) => wholeFrom(1, value) ? undefined : "must be a whole number of at least 1",
+  step: (value) => wholeFrom(1, value) ? undefined : "must be a whole number of at least 1",
+  ms: (value) => typeof value === "number" && value > 0 && Number.isFinite(value) ? undefined
+    : "must be a positive number",
+  status: (value) => ERROR_STATUSES.includes(value as number) ? undefined
+    : `must be one of ${ERROR_STATUSES.join(", ")}`,
 };
 
 /** throws an Error saying what is wrong with the first option that is */
@@ -48,6 +67,13 @@ export function checkOptions(options: Record<string, unknown>): void {
   if (memo !== undefined && typeof memo !== "function" && (typeof memo !== "object" || memo === null)) {
     throw new Error(`simulate({ memo }): must be an object or a function making one, not ${JSON.stringify(memo)}`);
   }
+  const registry = options.registry as { handlers?: unknown; reconciles?: unknown } | undefined;
+  if (registry !== undefined && (typeof registry !== "object" || registry === null || !Array.isArray(registry.handlers)
+    || typeof registry.reconciles !== "object")) {
+    // else a TypeError from deep inside ("registry.handlers.filter") is all a test that passed `on` or a module sees
+    throw new Error("simulate({ registry }): must be a Registry (new Registry(), its handlers declared with " +
+      "registry.on.*), or left out for the global one");
+  }
   if (options.namespace !== undefined && (typeof options.namespace !== "string" || options.namespace === "")) {
     throw new Error(`simulate({ namespace }): must be a namespace's name, not ${JSON.stringify(options.namespace)}`);
   }
@@ -60,6 +86,14 @@ export function checkOptions(options: Record<string, unknown>): void {
 
 function checkNumbers(options: Record<string, unknown>): void {
   const { schedules, seed } = options;
+  for (const name of ["horizon", "maxFirings", "settleTimeout"]) {
+    const value = options[name];
+    if (value !== undefined && !(typeof value === "number" && value > 0 && Number.isFinite(value))) {
+      // quoted when a string: `horizon: "60"` is refused "not \"60\"", not the puzzling "not 60"
+      const given = JSON.stringify(value) ?? String(value);
+      throw new Error(`simulate({ ${name} }): must be a positive number, not ${given}`);
+    }
+  }
   if (schedules !== undefined && !(Number.isSafeInteger(schedules) && (schedules as number) >= 1)) {
     throw new Error(`simulate({ schedules }): must be a whole number of at least 1, not ${JSON.stringify(schedules)}`);
   }
@@ -69,6 +103,10 @@ function checkNumbers(options: Record<string, unknown>): void {
   }
   if (seed !== undefined && typeof seed !== "number" && typeof seed !== "string") {
     throw new Error(`simulate({ seed }): a number, or "<master seed>/<schedule index>", not ${JSON.stringify(seed)}`);
+  }
+  // refused before the reference run, not after it (scheduleOf reads the same shape)
+  if (typeof seed === "string" && !SCHEDULE_SEED.test(seed)) {
+    throw new Error(`simulate({ seed }): ${JSON.stringify(seed)} is not "<master seed>/<schedule index>"`);
   }
 }
 
@@ -90,7 +128,51 @@ function checkSchedule(schedule: unknown): void {
       const what = `fault ${i + 1} (${kind}) lacks ${missing.join(", ")}`;
       throw new Error(`simulate({ schedule }): ${what}: ${JSON.stringify(fault)}`);
     }
+    const wrong = faultShapeError(fault as Record<string, unknown>, fields);
+    if (wrong) throw new Error(`simulate({ schedule }): fault ${i + 1} (${kind}): ${wrong}`);
   });
+}
+
+/** what is wrong with the fields of a fault that has them all, if anything */
+function faultShapeError(fault: Record<string, unknown>, fields: string[]): string | undefined {
+  for (const field of fields.flatMap((field) => field.split("|")).filter((field) => fault[field] !== undefined)) {
+    const value = fault[field];
+    if (field === "after" || field === "before") {
+      const wrong = siteShapeError(field, value);
+      if (wrong) return wrong;
+      continue;
+    }
+    const why = FIELD_CHECKS[field]?.(value);
+    if (why) return `${field} ${why}, not ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
+/** what is wrong with a fault's `after` or `before` (a WriteSite or RequestSite), if anything */
+function siteShapeError(field: string, value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const given = JSON.stringify(value);
+    return `${field} must be a request as a report names it ({ verb, plural, name, nth }), not ${given}`;
+  }
+  const site = value as Record<string, unknown>;
+  if (typeof site.name !== "string") return `${field}.name must be a string, not ${JSON.stringify(site.name)}`;
+  if (site.subresource !== undefined && typeof site.subresource !== "string") {
+    return `${field}.subresource must be a string, not ${JSON.stringify(site.subresource)}`;
+  }
+  for (const part of ["verb", "plural", "nth"]) {
+    const why = part === "nth" || typeof site[part] === "string" ? FIELD_CHECKS[part]!(site[part])
+      : "must be a string";
+    if (why) return `${field}.${part} ${why}, not ${JSON.stringify(site[part])}`;
+  }
+  return undefined;
+}
+
+function nonEmpty(value: unknown): boolean {
+  return typeof value === "string" && value !== "";
+}
+
+function wholeFrom(least: number, value: unknown): boolean {
+  return Number.isSafeInteger(value) && (value as number) >= least;
 }
 
 /**

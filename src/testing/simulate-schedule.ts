@@ -92,13 +92,16 @@ export function explore(input: ExploreInput): Schedule[] {
 
 /** The schedule `seed` ("<master>/<index>") names, given the same reference run. */
 export function scheduleOf(seed: string, input: Omit<ExploreInput, "seed" | "budget">): Schedule {
-  const match = /^(\d+)\/(\d+)$/.exec(seed);
+  const match = SCHEDULE_SEED.exec(seed);
   if (!match) throw new Error(`simulate({ seed }): ${JSON.stringify(seed)} is not "<master seed>/<schedule index>"`);
   const index = Number(match[2]);
   const found = explore({ ...input, seed: Number(match[1]), budget: index + 1 })[index];
   if (!found) throw new Error(`simulate({ seed: "${seed}" }): this scenario has no schedule ${index}`);
   return found;
 }
+
+/** how a schedule's seed is written: "<master seed>/<schedule index>" */
+export const SCHEDULE_SEED = /^(\d+)\/(\d+)$/;
 
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete"]);
 

@@ -112,15 +112,16 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
 function setupOf(options: SimulateOptions): RunSetup {
   checkOptions(options as unknown as Record<string, unknown>);
   checkOnce(options.once ?? [], options.registry ?? defaultRegistry);
+  checkAsked(options);
   const manifests = (options.crds ?? []).map((path) => ({ name: basename(path), text: readFileSync(path, "utf8") }));
   return {
     registry: options.registry ?? defaultRegistry, namespace: options.namespace ?? "default", manifests,
     scenario: options.scenario, invariants: options.invariants ?? {},
     volatile: [...VOLATILE_FIELDS, ...(options.volatile ?? [])], once: options.once ?? [], startsAt: Date.now(),
     settle: {
-      horizonMs: positive(options.horizon ?? 60, "horizon") * 1000,
-      maxFirings: positive(options.maxFirings ?? 1000, "maxFirings"),
-      timeoutMs: positive(options.settleTimeout ?? 5000, "settleTimeout"),
+      horizonMs: (options.horizon ?? 60) * 1000,
+      maxFirings: options.maxFirings ?? 1000,
+      timeoutMs: options.settleTimeout ?? 5000,
     },
     ...(options.config ? { config: options.config } : {}),
     ...(options.memo ? { memo: options.memo } : {}),
@@ -129,14 +130,8 @@ function setupOf(options: SimulateOptions): RunSetup {
   };
 }
 
-function positive(value: number, name: string): number {
-  if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) {
-    throw new Error(`simulate({ ${name} }): must be a positive number, not ${String(value)}`);
-  }
-  return value;
-}
-
-function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
+/** what the options ask that no run could give, found before the reference run rather than after it */
+function checkAsked(options: SimulateOptions): void {
   const leaseAsked = options.faults?.lease || options.schedule?.some((fault) => fault.kind === "lease");
   if (leaseAsked && !leaseMode(options.config)) {
     // outside lease mode no Lease exists to take: the fault would never strike, and the run pass
@@ -144,6 +139,16 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
     throw new Error(`simulate({ ${asked} }): the operator must run in lease mode: ` +
       'config: { peering: { mode: "lease" } }');
   }
+  if (options.schedules === undefined) budgetFromEnv();
+  const kinds = kindsOf(options.faults);
+  if (!leaseMode(options.config)) kinds.lease = false;
+  if (!options.schedule && !Object.values(kinds).some(Boolean)) {
+    throw new Error("simulate: no schedule to run: every kind of fault is off (faults); a simulation with none " +
+      "would pass having run nothing but the fault-free run");
+  }
+}
+
+function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[] {
   if (options.schedule) return [{ seed: GIVEN, faults: options.schedule }];
   const kinds = kindsOf(options.faults);
   if (!leaseMode(options.config)) kinds.lease = false;
@@ -152,7 +157,14 @@ function schedulesOf(options: SimulateOptions, reference: RunOutcome): Schedule[
   if (typeof options.seed === "string") return [scheduleOf(options.seed, input)];
   const budget = options.schedules ?? budgetFromEnv() ?? 16;
   if (!(budget >= 1)) throw new Error(`simulate({ schedules }): must be at least 1, not ${budget}`);
-  return explore({ ...input, seed: options.seed ?? 1, budget });
+  const schedules = explore({ ...input, seed: options.seed ?? 1, budget });
+  if (schedules.length === 0) {
+    // nothing for a fault to strike at: a pass would say the operator survived faults it never met
+    throw new Error(`simulate: no schedule to run: the fault-free run took ${reference.steps} steps and the ` +
+      `operator made ${reference.sites.length} writes, which leaves the faults on no point to strike at ` +
+      "(a scenario's steps are world.apply, applyAll, patchStatus, delete and advance)");
+  }
+  return schedules;
 }
 
 function timeoutsMayStrike(options: SimulateOptions): boolean {

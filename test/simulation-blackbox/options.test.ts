@@ -41,7 +41,7 @@ test("bad options are refused, each naming what is wrong", async () => {
   expect(await refused({ seed: "seven" })).toBe('simulate({ seed }): "seven" is not "<master seed>/<schedule index>"');
   expect(await refused({ horizon: 0 })).toBe("simulate({ horizon }): must be a positive number, not 0");
   expect(await refused({ maxFirings: -1 })).toBe("simulate({ maxFirings }): must be a positive number, not -1");
-  expect(await refused({ settleTimeout: "5s" })).toBe("simulate({ settleTimeout }): must be a positive number, not 5s");
+  expect(await refused({ settleTimeout: "5s" })).toBe("simulate({ settleTimeout }): must be a positive number, not \"5s\"");
   expect(await refused({ schedule: [{ kind: "crash", afer: {} }] })).toStartWith("simulate({ schedule }): fault 1 (crash) lacks after|before");
   expect(await refused({ crds: ["no/such.crd.yaml"] })).toContain("no/such.crd.yaml");
   process.env.KOBUN_SIMULATE_SCHEDULES = "0";

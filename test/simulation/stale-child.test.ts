@@ -11,14 +11,11 @@
 import { expect, test } from "bun:test";
 import { adopt, Registry, type HandlerContext, type Index, type TargetObject } from "kobun";
 import { simulate, type World } from "kobun/testing";
-import { Widgets, configMap, failureOf } from "./widgets.ts";
+import { Widgets, configMap, failureOf, indexChildrenByOwner } from "./widgets.ts";
 
 function operator(fixed: boolean): Registry {
   const registry = new Registry();
-  registry.on.index("configmaps", ({ name, body }) => {
-    const owner = (body.metadata as { ownerReferences?: { uid: string }[] }).ownerReferences?.[0];
-    return owner ? { [owner.uid]: name } : undefined;
-  }, { id: "childrenByOwner" });
+  indexChildrenByOwner(registry);
   const ensureChild = async ({ name, body, api, indexes }: HandlerContext<TargetObject<typeof Widgets>>) => {
     const data = { replicas: String(body.spec.replicas ?? 1) };
     if (fixed) {

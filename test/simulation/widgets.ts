@@ -1,7 +1,7 @@
 // The resource the corpus's small operators manage: a Widget, with a free-form spec and status
 // (each operator reads the fields it needs), and the helpers their tests share.
 
-import { defineResource } from "kobun";
+import { defineResource, type Registry } from "kobun";
 import { SimulationFailure } from "kobun/testing";
 import Type from "typebox";
 
@@ -26,6 +26,14 @@ export const Widgets = defineResource({
 /** a ConfigMap child of a Widget, named by the operator */
 export function configMap(name: string, data: Record<string, string> = {}) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data };
+}
+
+/** an index `childrenByOwner` of the ConfigMaps, by their first owner's uid: what a lagging watch leaves stale */
+export function indexChildrenByOwner(registry: Registry): void {
+  registry.on.index("configmaps", ({ name, body }) => {
+    const owner = (body.metadata as { ownerReferences?: { uid: string }[] }).ownerReferences?.[0];
+    return owner ? { [owner.uid]: name } : undefined;
+  }, { id: "childrenByOwner" });
 }
 
 /** the SimulationFailure a simulation of a buggy operator must end with */

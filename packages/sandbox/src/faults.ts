@@ -36,7 +36,8 @@ export interface SandboxFaults {
   stallWatches(ms: number, match?: { plural?: string }): void;
   /**
    * every watch event (and bookmark) of `plural` / in `namespace`, if given, reaches each open watch ms later than it
-   * would have, in order; writes and LISTs are not delayed. Replaces the previous delay; 0 (or reset()) turns it off
+   * would have, in order; writes and LISTs are not delayed. Replaces the previous delay; 0 (or reset()) turns it off;
+   * NaN or a negative is refused
    */
   delayWatches(ms: number, match?: { plural?: string; namespace?: string }): void;
   /**
@@ -141,6 +142,11 @@ export class Faults implements SandboxFaults {
   }
 
   delayWatches(ms: number, match: { plural?: string; namespace?: string } = {}): void {
+    // NaN or a negative would turn delaying off: a stale-read test that computed its delay wrongly would pass
+    if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
+      const given = typeof ms === "string" ? JSON.stringify(ms) : String(ms);
+      throw new Error(`faults.delayWatches(${given}): the delay is a number of ms, 0 or more (0 turns it off)`);
+    }
     this.watchDelays.set(ms, match);
   }
 

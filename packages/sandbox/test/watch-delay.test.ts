@@ -118,6 +118,17 @@ describe("delayWatches", () => {
     w.close();
   });
 
+  test("a delay that is no number of ms (NaN, negative, a string) is refused, not taken for off", () => {
+    // taken for 0 before: a test computing its delay wrongly ran with fresh watches and passed as a stale-read test
+    for (const ms of [Number.NaN, -300, "300", Number.POSITIVE_INFINITY]) {
+      expect(() => sb.faults.delayWatches(ms as number)).toThrow(
+        `faults.delayWatches(${typeof ms === "string" ? JSON.stringify(ms) : String(ms)}): the delay is a number of ms, ` +
+          "0 or more (0 turns it off)",
+      );
+    }
+    expect(() => sb.faults.delayWatches(0)).not.toThrow();
+  });
+
   test("delays count in a given time: a held line leaves only when that time's timer fires", async () => {
     let now = 1_000;
     const timers: { ms: number; fire: () => void }[] = [];
