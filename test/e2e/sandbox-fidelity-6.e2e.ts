@@ -2,7 +2,7 @@
 // the real one on both targets, where client libraries and operators tread: a paged list at a resourceVersion (what
 // client-go's reflector relists with), a PUT that creates and one that must name a resourceVersion, a custom
 // resource's unknown fields (warned of, refused under Strict, a patch's too), a body's apiVersion and kind, a create's
-// name and generateName, what a server-side apply leaves when it drops a nested object's last field.
+// name and generateName, what a server-side apply leaves when it drops a nested object's last field, a label sent as null.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-6.e2e.ts
 
@@ -235,5 +235,17 @@ describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: Targ
     await apply(`${cms(ns)}/c`, { ...cm("c", { labels: { l: "1" } }), data: { k: "v" } });
     const left = await apply(`${cms(ns)}/c`, cm("c"));
     expect([left.data, left.metadata.labels]).toEqual([undefined, undefined]);
+  }, 60_000);
+
+  test("a label or annotation sent as null is stored as \"\" (Go decodes null so), by a create, a PUT and an apply", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const meta = { labels: { a: null, b: "1" }, annotations: { c: null } };
+    const created = (await api(t, "POST", cms(ns), cm("n", meta))).body;
+    const put = (await api(t, "PUT", `${cms(ns)}/n`, { ...cm("n", meta), metadata: { ...created.metadata, ...meta } })).body;
+    const applied = (await api(t, "PATCH", `${cms(ns)}/m?fieldManager=one`, cm("m", meta), APPLY)).body;
+    for (const o of [created, put, applied]) {
+      expect([o.metadata.labels, o.metadata.annotations]).toEqual([{ a: "", b: "1" }, { c: "" }]);
+    }
   }, 60_000);
 });
