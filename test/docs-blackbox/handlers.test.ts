@@ -145,3 +145,27 @@ test("filters: values, PRESENT, ABSENT, predicates of (value, ctx), `field`/`val
   }
   expect(seen).toEqual(["yes"]);
 }, 30_000);
+
+test("a change made while a cause is unfinished joins it: a handler done for it is not called again, the diff base is the newest", async () => {
+  const { Sites, registry } = sites();
+  const done: unknown[] = [];
+  const waiting: unknown[] = [];
+  registry.on.update(Sites, ({ spec }) => { done.push([spec.size, spec.mode]); return { ok: true }; }, { id: "done" });
+  registry.on.update(Sites, ({ spec }) => {
+    waiting.push([spec.size, spec.mode]);
+    if (spec.mode !== "go") throw new TemporaryError("not yet", { delay: 0.2 });
+    return { ok: true };
+  }, { id: "waiting" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  const base = (o: { status?: Record<string, unknown> }) => (o.status?.kobun as { lastHandledConfiguration?: string })
+    ?.lastHandledConfiguration;
+  await kit.apply(Sites, { metadata: { name: "j" }, spec: { size: 1 } });
+  await kit.until(Sites, "j", (o) => base(o));
+  await kit.apply(Sites, { metadata: { name: "j" }, spec: { size: 2 } });
+  await kit.until(Sites, "j", (o) => o.status?.done);                // done; "waiting" waits out its retry
+  await kit.apply(Sites, { metadata: { name: "j" }, spec: { size: 2, mode: "go" } });
+  const end = await kit.until(Sites, "j", (o) => o.status?.waiting);
+  expect(done).toEqual([[2, undefined]]);
+  expect(waiting.at(-1)).toEqual([2, "go"]);
+  expect(JSON.parse(base(end)!)).toEqual({ spec: { size: 2, mode: "go" } });
+}, 30_000);

@@ -2,7 +2,7 @@
 // the real one on both targets, where client libraries and operators tread: a paged list at a resourceVersion (what
 // client-go's reflector relists with), a PUT that creates and one that must name a resourceVersion, a custom
 // resource's unknown fields (warned of, refused under Strict, a patch's too), a body's apiVersion and kind, a create's
-// name and generateName.
+// name and generateName, what a server-side apply leaves when it drops a nested object's last field, a label sent as null.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-6.e2e.ts
 
@@ -17,6 +17,7 @@ const cms = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 const examples = (ns: string) => `/apis/kobun.dev/v1/namespaces/${ns}/kobunexamples`;
 const cm = (name: string, meta: object = {}) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...meta } });
 const MERGE = "application/merge-patch+json";
+const APPLY = "application/apply-patch+yaml";
 
 describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: TargetName) => {
   const need = targetSuite(targetName, { crds: [join(ROOT, "handlers/kobunexample.crd.yaml")], cleanup: [EXAMPLES] });
@@ -216,5 +217,35 @@ describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: Targ
     expect([none.status, none.body.message, none.body.details?.causes]).toEqual([422, `KobunExample.kobun.dev "" is `
       + "invalid: metadata.name: Required value: name or generateName is required", [required]]);
     expect((await causes(cms(ns), {}))[1]).toEqual([required]);
+  }, 60_000);
+
+  test("a server-side apply that drops every field of a nested object removes the object, not leaving {}; "
+    + "one another manager still fills stays", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const apply = async (path: string, body: object, manager = "one") =>
+      (await api(t, "PATCH", `${path}?fieldManager=${manager}&force=true`, body, APPLY)).body;
+    const example = (spec: object) => ({ apiVersion: "kobun.dev/v1", kind: "KobunExample", metadata: { name: "x" }, spec });
+    await apply(`${examples(ns)}/x`, example({ size: 1, a: { b: "1", c: { d: "2" } }, e: { f: "3" } }));
+    expect((await apply(`${examples(ns)}/x`, example({ size: 1, a: { b: "1" } }))).spec).toEqual({ size: 1, a: { b: "1" } });
+    await apply(`${examples(ns)}/x`, example({ a: { g: "4" } }), "two");
+    expect((await apply(`${examples(ns)}/x`, example({ size: 1 }))).spec).toEqual({ size: 1, a: { g: "4" } });
+    // a built-in kind's map, and the labels
+    await apply(`${cms(ns)}/c`, cm("c", { labels: { l: "1" } }));
+    await apply(`${cms(ns)}/c`, { ...cm("c", { labels: { l: "1" } }), data: { k: "v" } });
+    const left = await apply(`${cms(ns)}/c`, cm("c"));
+    expect([left.data, left.metadata.labels]).toEqual([undefined, undefined]);
+  }, 60_000);
+
+  test("a label or annotation sent as null is stored as \"\" (Go decodes null so), by a create, a PUT and an apply", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const meta = { labels: { a: null, b: "1" }, annotations: { c: null } };
+    const created = (await api(t, "POST", cms(ns), cm("n", meta))).body;
+    const put = (await api(t, "PUT", `${cms(ns)}/n`, { ...cm("n", meta), metadata: { ...created.metadata, ...meta } })).body;
+    const applied = (await api(t, "PATCH", `${cms(ns)}/m?fieldManager=one`, cm("m", meta), APPLY)).body;
+    for (const o of [created, put, applied]) {
+      expect([o.metadata.labels, o.metadata.annotations]).toEqual([{ a: "", b: "1" }, { c: "" }]);
+    }
   }, 60_000);
 });

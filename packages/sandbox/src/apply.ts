@@ -156,6 +156,26 @@ function droppedNodes(owned: Fields, applied: Fields, others: ManagedEntry[], pr
   return out.sort((a, b) => b.length - a.length);
 }
 
+/**
+ * removes the dropped nodes from `result`, and each map or list they leave empty that no one owns itself, as
+ * kube-apiserver does: a nested object whose every field the applier dropped goes whole, not as `{}`
+ */
+function prune(result: any, dropped: string[][], applied: Fields, others: ManagedEntry[], shape?: ApplyShape): void {
+  const owned = (path: string[]) => has(applied, path) || others.some((e) => has(e.fieldsV1, path));
+  for (const p of dropped) {
+    for (let end = p.length; end > 0; end--) {
+      const path = p.slice(0, end);
+      const l = locate(result, path, shape);
+      if (!l) break;
+      const value = l.parent[l.at];
+      const emptied = end === p.length || (!owned(path) && (isObj(value) || Array.isArray(value))
+        && Object.keys(value).length === 0);
+      if (!emptied) break;
+      if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
+    }
+  }
+}
+
 const displayKey = (k: string) =>
   `[${Object.entries(JSON.parse(k.slice(2))).map(([a, b]) => `${a}=${JSON.stringify(b)}`).join(",")}]`;
 const display = (path: string[]) => path.map((k) => (k.startsWith("f:") ? `.${k.slice(2)}` : displayKey(k))).join("");
@@ -253,11 +273,7 @@ export function applyConfiguration(live: any | undefined, applied: any, req: App
   // what this manager applied before and leaves out now goes, unless another manager owns it
   let result = live ? mergeApplied(live, applied, req.shape) : clone(applied);
   const before = entries.find(mine);
-  if (before) for (const p of droppedNodes(before.fieldsV1, appliedSet, others)) {
-    const l = locate(result, p, req.shape);
-    if (!l) continue;
-    if (Array.isArray(l.parent)) l.parent.splice(l.at as number, 1); else delete l.parent[l.at];
-  }
+  if (before) prune(result, droppedNodes(before.fieldsV1, appliedSet, others), appliedSet, others, req.shape);
   // As kube-apiserver: an apply that changes no value keeps its entry's time (none for a new entry), so one that
   // changes no field either stays a no-op (no new resourceVersion, no watch event).
   const unchanged = live !== undefined && deepEqual(withoutManaged(result), withoutManaged(live));

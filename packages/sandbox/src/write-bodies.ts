@@ -30,6 +30,15 @@ export function present(def: ResourceDef, version: string, body: any): any {
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
 }
 
+/** Go decodes a null into a map[string]string's value as "": so a label or annotation sent as null is stored */
+function goStringMaps(meta: any): void {
+  for (const field of ["labels", "annotations"]) {
+    const map = meta?.[field];
+    if (typeof map !== "object" || map === null || !Object.values(map).includes(null)) continue;
+    meta[field] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, v ?? ""]));
+  }
+}
+
 /**
  * what a create stores, before validation, ownership and allocation:
  * `meta` is the request's (no namespace left to check)
@@ -48,6 +57,7 @@ export function createdBody(
     ...(tracksGeneration(def) ? { generation: 1 } : {}),
   };
   if (!def.namespaced) delete body.metadata.namespace;
+  goStringMaps(body.metadata);
   if (statusful) delete body.status;
   if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
   applyDefaults(def.group, def.plural, body);
@@ -117,6 +127,7 @@ export function updatedBody(
     }
     applyDefaults(def.group, def.plural, next);
   }
+  goStringMaps(next.metadata);
   next.kind = def.kind;
   next.apiVersion = old.apiVersion;
   daemonSetTemplateGeneration(def, next, old);
