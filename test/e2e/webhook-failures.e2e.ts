@@ -3,7 +3,8 @@
 // code 403; one still running at its timeout is cut and answered in time: refused with 504 under
 // failurePolicy Fail, allowed with a warning under Ignore. In-process run() against the target,
 // serving at https://127.0.0.1:<port> through a uniquely named configuration `wh-op-*` (deleted
-// at the end), writing ConfigMaps labelled `e2e.kobun.dev/admission=<case>` in `e2e-webhook-fail-*`.
+// at the end), writing ConfigMaps labelled `e2e.kobun.dev/admission=<case>` in `e2e-webhook-fail-*`
+// (and one in `default`, refused: the webhook is not kept to the namespaces the operator watches).
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=cluster bun test ./webhook-failures.e2e.ts
 
@@ -38,7 +39,7 @@ describe.each(selectedTargets())("admission handlers that fail, called by %s", (
       id: "slow-ignore", labels: { [LABEL]: "slow-ignore" }, timeoutSeconds: 2, failurePolicy: "Ignore",
     });
     const operator = await startWebhookOperator(t, ns, registry);
-    const write = (label: string) => rawRequest(t.client, "POST", `/api/v1/namespaces/${ns}/configmaps`, {
+    const write = (label: string, where = ns) => rawRequest(t.client, "POST", `/api/v1/namespaces/${where}/configmaps`, {
       apiVersion: "v1", kind: "ConfigMap", metadata: { name: uniqueName(label), labels: { [LABEL]: label } },
     });
     try {
@@ -49,6 +50,8 @@ describe.each(selectedTargets())("admission handlers that fail, called by %s", (
       expect([crashed.status, crash.code]).toEqual([403, 403]);
       expect(crash.message).toBe(`admission webhook "crash.${operator.name}.kobun.dev" denied the request: `
         + "admission handler crash failed; the operator's log has the details");
+      // The configuration has no namespaceSelector: a namespace the operator does not watch is refused too.
+      expect((await write("crash", "default")).status).toBe(403);
 
       const failed = await write("slow-fail");
       const fail = (await failed.json()) as { code: number; message: string };
