@@ -30,7 +30,7 @@ import {
   reportAbandoned, reportDeleted, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers,
   type Audience, type Item,
 } from "./reporting.ts";
-import { Background, backgroundOptionsOf } from "./daemons/background.ts";
+import { Background, backgroundOptionsOf, newerOf } from "./daemons/background.ts";
 import { releaseIfUnwatched } from "./unwatched.ts";
 import { measuredCycle, noteOutcome, notePlan, tracedCycle } from "./tracing.ts";
 import { nextOf, writtenOutcome } from "./next-step.ts";
@@ -241,8 +241,8 @@ export class Reconciler {
     body: KubeObject, object: ObjectState, signal: AbortSignal, freeze: AbortSignal | undefined, hold?: CycleHold,
   ): Promise<Outcome> {
     try {
-      // The delete handlers run only once the object's daemons and timers have stopped.
-      if (body.metadata.deletionTimestamp) await this.background.stop(body.metadata.uid ?? "");
+      // The delete handlers run only once the object's daemons and timers have stopped, on their last writes.
+      if (body.metadata.deletionTimestamp) body = newerOf(body, await this.background.stop(body.metadata.uid ?? ""))!;
       const plan = this.reconciling
         ? await this.reconciling.plan(object, body, signal, this.background)
         : await cycleWithFinalizer(this.env, object, body, signal, this.background);

@@ -76,10 +76,19 @@ export class Logger {
   }
 }
 
+/**
+ * One line. Never throws: a field JSON cannot hold (a bigint, a cycle, a toJSON that throws) is written as text,
+ * so a log call cannot fail the handler that makes it.
+ */
 export function formatLine(format: LogFormat, level: LogLevel, msg: string, fields: LogFields): string {
   const time = new Date().toISOString();
   if (format === "json") {
-    return JSON.stringify({ time, level, msg, ...plainFields(fields) });
+    const record: LogFields = { time, level, msg, ...plainFields(fields) };
+    const line = jsonOf(record);
+    if (line !== undefined) return line;
+    // Only on a field it could not write: each field that JSON cannot hold becomes its text.
+    for (const [key, value] of Object.entries(record)) if (!jsonHolds(value)) record[key] = textOf(value);
+    return jsonOf(record)!;
   }
   let line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}`;
   for (const [key, value] of Object.entries(fields)) {
@@ -98,9 +107,37 @@ function plainFields(fields: LogFields): LogFields {
 }
 
 function formatValue(value: unknown): string {
-  const text =
-    value instanceof Error ? value.message : typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = value instanceof Error ? value.message : typeof value === "string" ? value
+    : typeof value === "bigint" ? String(value) : jsonOf(value) ?? textOf(value);
   return /^[\w./:@*+-]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+/** `value` as JSON (bigints as their decimal text), or undefined when JSON cannot hold it. */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    try {
+      // Rare: a bigint somewhere (the replacer, slower, only then), or a cycle (throws again).
+      return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Whether JSON.stringify can take `value` as a field (one it leaves out, a function's, counts as taken). */
+function jsonHolds(value: unknown): boolean {
+  return typeof value !== "object" || jsonOf(value) !== undefined;
+}
+
+/** `value` as text, whatever it is (a String() that throws too: its type). */
+function textOf(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `[${typeof value}]`;
+  }
 }
 
 /**

@@ -50,13 +50,15 @@ export interface Run {
   ended: Promise<void>;
   /** Sharding: is the shard still this run's to write for (asked before a timer writes)? */
   current?(): boolean;
+  /** The object as the run's last write to it answered (ctx.api's or its results'): newer than `body` may be. */
+  wrote?: KubeObject;
 }
 
 export async function callDaemon(options: CallOptions, uid: string, run: Run, retry: number): Promise<RunEnd> {
   const { spec } = run;
   const patch = newPatch(() => run.body);
-  let newest: string | undefined; // as a timer's: the version its own writes returned
-  const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
+  const writes = callWrites(run); // as a timer's: the version its own writes returned
+  const context = contextOf(options, uid, run, writes.heard);
   makeLive(context, () => run.body, (body) => contextOf(options, uid, run, undefined, body));
   const ctx = Object.assign(context, { patch, retry, stopped: run.stopping }) as DaemonContext;
   let end: RunEnd = { kind: "returned" };
@@ -72,7 +74,7 @@ export async function callDaemon(options: CallOptions, uid: string, run: Run, re
   // not once the daemon was made to stop (its signal), as a timer's aborted call writes nothing.
   run.current?.();
   if (run.signal.aborted) return { kind: "aborted" };
-  await write(options, run, compactPatch(patch), result, newest);
+  await write(options, run, compactPatch(patch), result, writes.newest);
   return end;
 }
 
@@ -105,8 +107,8 @@ export async function callTimer(
 ): Promise<RunEnd> {
   const { spec } = run;
   const patch = newPatch(() => run.body);
-  let newest: string | undefined; // the version its own writes to the object returned: /status is fenced by it
-  const context = contextOf(options, uid, run, (after) => (newest = after.metadata.resourceVersion));
+  const writes = callWrites(run); // the version its own writes to the object returned: /status is fenced by it
+  const context = contextOf(options, uid, run, writes.heard);
   const ctx: TimerContext = { ...context, patch, retry, started: new Date(started) };
   const backoff = spec.options.backoff ?? DEFAULT_BACKOFF_S;
   // The handler rules (TemporaryError, PermanentError, `errors`, `retries`) are runner.ts's.
@@ -127,7 +129,7 @@ export async function callTimer(
   // cycle's is before it writes: another replica may run this timer by now (holds.ts).
   run.current?.();
   if (run.signal.aborted) return { kind: "aborted" };
-  await write(options, run, compactPatch(patch), result, newest);
+  await write(options, run, compactPatch(patch), result, writes.newest);
   return { kind: "returned" };
 }
 
@@ -137,7 +139,8 @@ async function write(
   const { resource, client } = options;
   try {
     const { body, signal } = run;
-    await writeTimerResults({ client, resource, body, id: run.spec.id, user, result, newest, signal });
+    const after = await writeTimerResults({ client, resource, body, id: run.spec.id, user, result, newest, signal });
+    if (after) run.wrote = after;
   } catch (error) {
     if (run.signal.aborted || isNotFound(error) || isOtherObject(error)) return;
     loggerOf(options, run).error("could not write the timer's results", { error });
@@ -154,6 +157,18 @@ function contextOf(
   const { resource, tools } = options;
   const memo = options.memo(uid, body.metadata.namespace);
   return objectContext(body, resource, memo, loggerOf(options, run), run.signal, tools, undefined, wrote);
+}
+
+/** What one call wrote to its object through ctx.api: the newest version, and the answer kept on the run. */
+function callWrites(run: Run): { newest: string | undefined; heard(after: KubeObject): void } {
+  const writes = {
+    newest: undefined as string | undefined,
+    heard(after: KubeObject) {
+      writes.newest = after.metadata.resourceVersion;
+      run.wrote = after;
+    },
+  };
+  return writes;
 }
 
 function paced(options: CallOptions, delayMs: number): number {

@@ -8,7 +8,7 @@
 // that is abandoned and named in a warning.
 // A timer's patch and result are written only if its call was not aborted.
 
-import type { KubeObject } from "../../kube/index.ts";
+import { compareResourceVersions, type KubeObject } from "../../kube/index.ts";
 import { clock, linkedSignal, sleep } from "../../util/index.ts";
 import { essenceOf, objectFiltersPass, objectContext } from "../../handling/index.ts";
 import { deepEqual } from "../../declaring/index.ts";
@@ -71,14 +71,16 @@ export class Background {
 
   /**
    * The object is gone (or its deletion is to be handled): stops all its runs; resolves once they ended or were
-   * abandoned.
+   * abandoned, with the newest version of the object their own writes answered (a daemon's last patch, written
+   * as it stopped), which the delete handlers must read instead of an older one (DESIGN behaviour 5).
    */
-  async stop(uid: string): Promise<void> {
+  async stop(uid: string): Promise<KubeObject | undefined> {
     const runs = this.objects.get(uid);
-    if (!runs) return;
+    if (!runs) return undefined;
     const all = [...runs.values()];
     for (const run of all) this.halt(run);
     await Promise.all(all.filter((r) => holdsDeletion(r.phase)).map((r) => r.ended));
+    return all.reduce<KubeObject | undefined>((newest, run) => newerOf(newest, run.wrote), undefined);
   }
 
   /** Whether a daemon or timer that holds the finalizer applies to `body`. */
@@ -229,6 +231,13 @@ function tracked<T>(run: Run, call: () => Promise<T>): Promise<T> {
 function stoppingOf(spec: BackgroundSpec): { backoffMs: number; timeoutMs: number } {
   const backoff = spec.kind === "daemon" ? (spec.options.cancellationBackoff ?? 0) : 0;
   return { backoffMs: backoff * 1000, timeoutMs: (spec.options.cancellationTimeout ?? DEFAULT_CANCELLATION_S) * 1000 };
+}
+
+/** The newer of two versions of one object (`b` when they cannot be ordered: the later write). */
+export function newerOf(a: KubeObject | undefined, b: KubeObject | undefined): KubeObject | undefined {
+  if (!a || !b) return a ?? b;
+  const order = compareResourceVersions(a.metadata.resourceVersion ?? "", b.metadata.resourceVersion ?? "");
+  return order === 1 ? a : b;
 }
 
 function where(body: KubeObject): string {

@@ -21,18 +21,25 @@ export interface TimerResults {
   signal: AbortSignal;
 }
 
-/** Writes them; throws what the API server answered, but for an object gone (nothing written). */
-export async function writeTimerResults(w: TimerResults): Promise<void> {
+/**
+ * Writes them; resolves with the object as the last write answered (undefined: nothing to write, or the
+ * object is gone); throws what the API server answered otherwise.
+ */
+export async function writeTimerResults(w: TimerResults): Promise<KubeObject | undefined> {
   const all: Record<string, any> = { ...(w.user ?? {}) };
   // null is no result (Kopf's None), as a handler's: status.<id> keeps what it had.
   if (w.result !== undefined && w.result !== null) all.status = { ...(all.status ?? {}), [w.id]: w.result };
   const { status, ...main } = all;
   const { namespace, name } = w.body.metadata;
+  let after: KubeObject | undefined;
   if (status !== undefined && w.resource.statusSubresource) {
-    if ((await patchStatus(w.client, w.resource, w.body, status, w.newest, w.signal)) === "gone") return;
+    const answer = await patchStatus(w.client, w.resource, w.body, status, w.newest, w.signal);
+    if (answer === "gone") return undefined;
+    after = answer;
   } else if (status !== undefined) main.status = status;
   if (Object.keys(main).length) {
     const request = { ...main, metadata: { ...main.metadata, ...fence(w.body) } };
-    await w.client.patch(w.resource, namespace ?? null, name!, request, { signal: w.signal });
+    after = await w.client.patch(w.resource, namespace ?? null, name!, request, { signal: w.signal });
   }
+  return after;
 }
