@@ -5,7 +5,7 @@
 
 import { isConflict, isForbidden, isNotFound } from "../kube/index.ts";
 import { resourceName, type KubeObject } from "../kube/index.ts";
-import type { Logger } from "../util/index.ts";
+import { sleep, type Logger } from "../util/index.ts";
 import type { PeerRecord } from "./decide.ts";
 import {
   describeTarget, isObjectMissing, isResourceMissing, writeRecord, type PeeringClient, type PeeringTarget,
@@ -113,4 +113,22 @@ export async function leavePeering(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * At a stop, before our record is removed: writes it again each time it is due (`intervalMs` after the
+ * last write; a failed write is tried again 500 ms later) until `done` (our handlers have ended), so the
+ * peers stay frozen however long the shutdown's grace lets them run.
+ */
+export async function keepRecordUntil(
+  write: () => Promise<unknown>, writtenAt: number, intervalMs: number, done: Promise<void> = Promise.resolve(),
+): Promise<void> {
+  const finished = new AbortController();
+  void done.finally(() => finished.abort());
+  let due = writtenAt + intervalMs;
+  while (await sleep(due - Date.now(), finished.signal)) {
+    const at = Date.now();
+    due = (await write().then(() => true, () => false)) ? at + intervalMs : Date.now() + 500;
+  }
+  await done;
 }
