@@ -112,7 +112,7 @@ export class Peering {
         continue;
       }
       if (found.kind === "missing" && !this.options.mandatory) {
-        warnUnpeered(this.log, found.why, this.options.notices);
+        warnUnpeered(this.log, found.why, this.options.notices, this.options.equalsShare);
         this.hold.release();
         return;
       }
