@@ -161,3 +161,10 @@ export function carriedPeers(goneStatus: unknown, peers: Peer[], ownId: string, 
     (p) => p.id !== ownId && !present.has(p.id) && p.deadline > now && raw[p.id]?.lastseen != null,
   );
 }
+
+/** Live records other than our own, of the object and of a deleted one still in force. */
+export function countLive(peers: readonly Peer[], carried: readonly Peer[], self: string, now: number): number {
+  let live = 0;
+  for (const peer of [...peers, ...carried]) if (peer.id !== self && peer.deadline > now) live++;
+  return live;
+}

@@ -70,7 +70,8 @@ export class LeaseElection {
   async run(signal: AbortSignal): Promise<void> {
     this.options.toggle.freeze(this.holder, `${this.holder}: not acquired yet`);
     this.options.observer?.leaseHeld(false);
-    const local = linkedSignal(signal);
+    // Outlives `signal` while a holder's handlers stop: a lease taken from us meanwhile is seen.
+    const local = new AbortController();
     const watching = this.watch(local.signal);
     try {
       while (!signal.aborted) {
@@ -80,18 +81,25 @@ export class LeaseElection {
         await this.nudge.pause(this.nextDelay(), signal);
       }
     } finally {
-      local.controller.abort();
-      local.dispose();
+      // Hand over only once our handlers are done: a standby must not start on objects whose
+      // handlers still run here, not even when they take longer than the lease's duration.
+      if (this.held) await this.renewUntil(this.options.beforeLeave?.() ?? Promise.resolve());
+      local.abort();
       await watching;
       this.clearDeadline();
-      if (this.held) {
-        // Hand over only once our handlers are done: a standby must not start on objects
-        // whose handlers still run here.
-        await this.options.beforeLeave?.();
-        await this.release();
-      }
+      if (this.held) await this.release();
       this.options.observer?.leaseHeld(false);
     }
+  }
+
+  /** Renews every retryPeriod until `done` (the handlers stopped) or the lease is lost (then they freeze). */
+  private async renewUntil(done: Promise<void>): Promise<void> {
+    const finished = new AbortController();
+    void done.finally(() => finished.abort());
+    while (this.held && (await sleep(this.retryPeriod, finished.signal))) {
+      if (this.held) await this.attempt(AbortSignal.timeout(this.renewDeadline));
+    }
+    await done;
   }
 
   private nextDelay(): number {

@@ -14,10 +14,10 @@ import { supervise } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { WatchEvent } from "../watching/index.ts";
 import { Watcher } from "../watching/index.ts";
-import { carriedPeers, decide, keepaliveInterval, parsePeers, peerRecord, type Peer } from "./decide.ts";
+import { carriedPeers, countLive, decide, keepaliveInterval, parsePeers, peerRecord } from "./decide.ts";
 import { PeeringHold } from "./hold.ts";
 import { peerId } from "./identity.ts";
-import { createPeering, errorText, findPeering, leavePeering, warnUnpeered } from "./presence.ts";
+import { createPeering, errorText, findPeering, keepRecordUntil, leavePeering, warnUnpeered } from "./presence.ts";
 import {
   describeTarget, isObjectMissing, isResourceMissing, peeringTarget, removeDeadRecord, writeRecord, type PeeringTarget,
 } from "./records.ts";
@@ -53,6 +53,8 @@ export class Peering {
   private readonly background = new Set<Promise<unknown>>();
   /** Our record may be in the object: remove it on exit. */
   private joined = false;
+  /** When the keep-alive last wrote our record (epoch ms). */
+  private writtenAt = 0;
   /** What keeps the peering from working now, by activity; reported through the observer (/healthz). */
   private readonly failures = new Map<"presence" | "keep-alive" | "watch", string>();
 
@@ -81,9 +83,11 @@ export class Peering {
       this.disarm();
       await Promise.allSettled(this.background);
       if (this.joined) {
-        // Our record keeps the peers frozen until our handlers are done with the objects.
-        await this.options.beforeLeave?.();
+        // Our record, kept alive, keeps the peers frozen until our handlers are done with the objects.
         const { client, exitTimeoutMs, lifetime } = this.options;
+        const bound = () => AbortSignal.timeout(lifetime * 1000);
+        const write = () => writeRecord(client, this.target, this.id, this.record(), bound());
+        await keepRecordUntil(write, this.writtenAt, keepaliveInterval(lifetime), this.options.beforeLeave?.());
         const left = await leavePeering(client, this.target, this.id, this.log, exitTimeoutMs ?? 2000, lifetime);
         if (left) this.joined = false;
       }
@@ -108,7 +112,7 @@ export class Peering {
         continue;
       }
       if (found.kind === "missing" && !this.options.mandatory) {
-        warnUnpeered(this.log, found.why, this.options.notices);
+        warnUnpeered(this.log, found.why, this.options.notices, this.options.equalsShare);
         this.hold.release();
         return;
       }
@@ -151,6 +155,7 @@ export class Peering {
       try {
         await writeRecord(this.options.client, this.target, this.id, this.record(), signal);
         this.joined = true;
+        this.writtenAt = Date.now();
         if (failing) this.log.info("keep-alive written again");
         failing = false;
         this.failed("keep-alive", null);
@@ -289,11 +294,4 @@ export class Peering {
       this.background.delete(task);
     });
   }
-}
-
-/** Live records other than our own, of the object and of a deleted one still in force. */
-function countLive(peers: readonly Peer[], carried: readonly Peer[], self: string, now: number): number {
-  let live = 0;
-  for (const peer of [...peers, ...carried]) if (peer.id !== self && peer.deadline > now) live++;
-  return live;
 }

@@ -5,7 +5,7 @@
 
 import { isConflict, isForbidden, isNotFound } from "../kube/index.ts";
 import { resourceName, type KubeObject } from "../kube/index.ts";
-import type { Logger } from "../util/index.ts";
+import { sleep, type Logger } from "../util/index.ts";
 import type { PeerRecord } from "./decide.ts";
 import {
   describeTarget, isObjectMissing, isResourceMissing, writeRecord, type PeeringClient, type PeeringTarget,
@@ -78,16 +78,18 @@ function notServed(target: PeeringTarget): Presence {
  * the warning says what it costs and how to fix it. Said once per run (`notices`, shared by
  * its peerings), not once per namespace served.
  */
-export function warnUnpeered(log: Logger, why: string, notices?: Set<string>): void {
+/** `sharded`: the replicas share the objects by their shard Leases anyway; only a higher priority's freeze is lost. */
+export function warnUnpeered(log: Logger, why: string, notices?: Set<string>, sharded = false): void {
   const fact = `unpeered: ${why}`;
   if (notices?.has(fact)) return log.info("peering is not in use", { why });
   notices?.add(fact);
-  log.warn(
-    "peering is not in use: if more than one replica of this operator runs, each handles every object. " +
+  const message = sharded
+    ? "peering is not in use: the sharded replicas share the objects, but no operator of higher priority " +
+      "(`kobun freeze`, a --dev operator) can freeze them. Install the peering CRD (`kobun manifests` prints it)"
+    : "peering is not in use: if more than one replica of this operator runs, each handles every object. " +
       "Install the peering CRD (`kobun manifests` prints it) for replicas to take turns, " +
-      "or pass --standalone if one replica is meant",
-    { why },
-  );
+      "or pass --standalone if one replica is meant";
+  log.warn(message, { why });
 }
 
 export function errorText(error: unknown): string {
@@ -113,4 +115,22 @@ export async function leavePeering(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * At a stop, before our record is removed: writes it again each time it is due (`intervalMs` after the
+ * last write; a failed write is tried again 500 ms later) until `done` (our handlers have ended), so the
+ * peers stay frozen however long the shutdown's grace lets them run.
+ */
+export async function keepRecordUntil(
+  write: () => Promise<unknown>, writtenAt: number, intervalMs: number, done: Promise<void> = Promise.resolve(),
+): Promise<void> {
+  const finished = new AbortController();
+  void done.finally(() => finished.abort());
+  let due = writtenAt + intervalMs;
+  while (await sleep(due - Date.now(), finished.signal)) {
+    const at = Date.now();
+    due = (await write().then(() => true, () => false)) ? at + intervalMs : Date.now() + 500;
+  }
+  await done;
 }

@@ -60,6 +60,8 @@ export interface Parts extends Beginning {
   /** One store of known objects per resource (caching/). */
   stores: Map<Resource, Store>;
   reconcilers: Map<Resource, Reconciler>;
+  /** Resolved by shutDown() once the handlers have finished (or were abandoned). */
+  handlers: PromiseWithResolvers<void>;
 }
 
 /** The indexes, the sharding (when on), a store and a reconciler per resource; none serves yet. */
@@ -70,10 +72,13 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
   for (const [resource, why] of metadataOnly) {
     indexes.metadataOnly.set(resource, `${resourceName(resource)} is watched metadata-only (${why})`);
   }
+  // Peering and the shards are left only once the handlers have finished: no other replica starts on objects
+  // still handled here.
+  const handlers = Promise.withResolvers<void>();
   const sharded = settings.sharding.enabled
     ? await (await import("./sharding.ts")).startSharding({
       client, settings, logger, scope, toggle, resources, namespace: fixedNamespaces(settings)?.[0] ?? null,
-      metrics: health.metrics,
+      metrics: health.metrics, handlersDone: handlers.promise,
       ...(registry.indexes.length ? { indexes } : {}),
       whole: { resources: wholeUnderSharding(registry, resources), holds: indexes },
       ...(o.peering.id ? { id: o.peering.id } : {}),
@@ -92,7 +97,7 @@ export async function startParts(o: Operating, begun: Beginning): Promise<Parts>
     client, registry, settings, logger, poster, api, health, toggle, gates, sharded, indexes, memo: o.memo,
     configs, metadataOnly, cached: begun.cached,
   });
-  return { ...begun, gates, sharded, stores, reconcilers };
+  return { ...begun, gates, sharded, stores, reconcilers, handlers };
 }
 
 /**
@@ -120,8 +125,7 @@ export async function serve(o: Operating, parts: Parts): Promise<{ probeUrl?: st
       .catch(async (error) => { await scope.close(0); throw error; });
   }
   poster.start(scope);
-  // Peering leaves only once the handlers have finished: no other operator starts on objects still handled here.
-  const { promise: handlersDone, resolve: handlersFinished } = Promise.withResolvers<void>();
+  const { promise: handlersDone, resolve: handlersFinished } = parts.handlers;
   serveLayout({
     client, settings, logger, health, toggle, scope, graceMs, sharded, indexes, registry,
     resources: { reconcilers: parts.reconcilers, stores, configs, metadataOnly, echoes: parts.cached },

@@ -54,6 +54,8 @@ export interface ShardingWiring {
   whole?: { resources: ReadonlySet<Resource>; holds: Pick<Indexes, "stream"> };
   /** This replica's id; peerId() when omitted. */
   id?: string;
+  /** Resolves once the handlers have finished at shutdown: the shards are handed over only then. */
+  handlersDone?: Promise<void>;
 }
 
 /** Starts the shard Leases in `options.scope`; the streams are laid over the owned shards. */
@@ -75,6 +77,7 @@ export async function startSharding(options: ShardingWiring, signal: AbortSignal
     graceMs: settings.peering.freezeGracePeriod * 1000,
     observer: shardMetrics(options.metrics),
     onWaiting: (waiting) => freezes.waiting(waiting, sharding.owned),
+    beforeLeave: () => stopped(options.handlersDone, settings.shutdown.gracePeriod * 1000),
   });
   const serverSide = await serverSideSelectors(sharding, { ...options, logger: log }, signal);
   freezes.owned([]);
@@ -160,4 +163,15 @@ function shardFreezes(toggle: Toggle, shards: number) {
 function followInIndexes(sharding: Sharding, indexes: Indexes): void {
   // A shard given up is no longer heard (its deletions neither): its objects leave the indexes.
   sharding.onChange(() => indexes.forget((object) => !sharding.owns(object)));
+}
+
+/**
+ * Resolves when the handlers have finished at a stop, or after the shutdown's grace at the latest (a run()
+ * that failed while starting never closes its handlers: its Leases must not be renewed for ever).
+ */
+function stopped(handlersDone: Promise<void> | undefined, graceMs: number): Promise<void> {
+  if (!handlersDone) return Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+  return Promise.race([handlersDone, bound]).finally(() => clearTimeout(timer));
 }

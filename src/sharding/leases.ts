@@ -17,7 +17,7 @@
 
 import type { KubeClient } from "../kube/index.ts";
 import { specOf } from "../kube/index.ts";
-import { linkedSignal, sleep } from "../util/index.ts";
+import { sleep } from "../util/index.ts";
 import { Nudge } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import type { WatchClient } from "../watching/index.ts";
@@ -59,6 +59,12 @@ export interface ShardLeasesOptions {
   resyncMs?: number;
   /** Hears the owned shards, handovers and coverage (runtime/ makes them metrics). */
   observer?: ShardObserver;
+  /**
+   * Awaited when `run()`'s signal aborts, before the shards are handed over (the runtime: "the handlers
+   * have finished", bounded by the shutdown's grace): a stop is a shutdown first, so the running cycles
+   * finish and write as an unsharded operator's do; the Leases are renewed meanwhile.
+   */
+  beforeLeave?: () => Promise<void>;
 }
 
 export class ShardLeases {
@@ -96,13 +102,14 @@ export class ShardLeases {
 
   /** Takes part until `signal` aborts; then stops every shard's work, releases them and leaves. */
   async run(signal: AbortSignal): Promise<void> {
-    const local = linkedSignal(signal);
+    // Outlives `signal` until beforeLeave() resolved: the Leases stay renewed while the handlers stop.
+    const local = new AbortController();
     const watching = this.book.watch(local.signal);
     let renewing = Promise.resolve();
     try {
-      await this.renewAll(local.signal); // our membership is known before the first decision
+      await this.renewAll(signal); // our membership is known before the first decision
       renewing = this.renewEvery(local.signal);
-      await this.book.primed(local.signal); // and the others' Leases are (another count's among them)
+      await this.book.primed(signal); // and the others' Leases are (another count's among them)
       while (!signal.aborted) {
         this.nudge.clear();
         const nextChangeAt = await this.decide(signal);
@@ -112,8 +119,8 @@ export class ShardLeases {
         await this.nudge.pause(Math.max(0, wakeAt - Date.now()), signal);
       }
     } finally {
-      local.controller.abort();
-      local.dispose();
+      if (this.holds.owned().length > 0) await this.options.beforeLeave?.();
+      local.abort();
       await Promise.all([watching, renewing]);
       await this.leave();
     }

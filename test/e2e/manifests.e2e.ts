@@ -2,7 +2,7 @@
 // and the operator, run with the Deployment's own arguments (and its ConfigMap as the mounted
 // kobun.yaml) under the RBAC printed beside it,
 // does its whole job without one 403, for each namespace layout (fixed names, a glob, -A) and
-// each peering mode (standalone, peering, lease), its children adopted where OpenShift's
+// each peering mode (standalone, peering, lease, and peering with sharded replicas), its children adopted where OpenShift's
 // OwnerReferencesPermissionEnforcement runs. And the Deployment's pod passes Pod Security
 // `restricted` on a namespace that enforces it (the real kube-apiserver's PodSecurity admission).
 //
@@ -34,7 +34,7 @@ const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: 
 const SANDBOX_GAPS = new Set<string>([]);
 
 type Layout = "fixed namespaces" | "more fixed namespaces than watching.clusterWideAbove" | "a glob" | "all namespaces";
-type Mode = "standalone" | "peering" | "lease";
+type Mode = "standalone" | "peering" | "lease" | "sharded";
 
 /** Labelled for handlers/children.ts too: it adopts a ConfigMap and a Deployment (blockOwnerDeletion). */
 function example(name: string, namespace: string): KubeObject {
@@ -79,7 +79,7 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
   const need = targetSuite(targetName, { crds: [EXAMPLE_CRD, PEERING_CRDS], cleanup: [EXAMPLES], apiserverArgs: OWNER_REFERENCES });
 
   const layouts: Layout[] = ["fixed namespaces", "more fixed namespaces than watching.clusterWideAbove", "a glob", "all namespaces"];
-  const modes: Mode[] = ["standalone", "peering", "lease"];
+  const modes: Mode[] = ["standalone", "peering", "lease", "sharded"];
   const cases = layouts.flatMap((layout) => modes.map((mode) => [layout, mode] as const));
 
   test.each(cases)("%s, %s: every document applies, and the operator runs under that RBAC with the Deployment's arguments, no 403", async (layout, mode) => {
@@ -97,12 +97,13 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
       // What only kobun.yaml can say: the Deployment carries it in a ConfigMap
       const settings = {
         ...(mode === "lease" ? { peering: { mode: "lease", name: peeringName } } : {}),
+        ...(mode === "sharded" ? { sharding: { replicas: 2, shards: 4 } } : {}),
         ...(layout.startsWith("more") ? { watching: { clusterWideAbove: 1 } } : {}),
       };
       const config = join(home, "kobun.yaml");
       writeFileSync(config, stringifyYaml(settings));
       const configArgs = Object.keys(settings).length > 0 ? ["--config", config] : [];
-      const modeArgs = mode === "standalone" ? ["--standalone"] : mode === "peering" ? ["--peering", peeringName] : [];
+      const modeArgs = mode === "standalone" ? ["--standalone"] : mode === "lease" ? [] : ["--peering", peeringName];
       const docs = manifests(home, [...configArgs, ...namespaces, ...modeArgs, "--name", opName, "--operator-namespace", own]);
       const applied = await applyRbacAndToken(t, docs, home, { deployment: true });
       cleanup = applied.cleanup;
@@ -120,6 +121,11 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
           const lease = await t.client.get(LEASES, own, peeringName);
           expect(typeof lease.spec?.holderIdentity).toBe("string");
         }
+        if (mode === "sharded") {
+          // One replica of two: it took every shard (none is left for the other to start with).
+          const shards = await t.client.list(LEASES, { namespace: own, labelSelector: "kobun.dev/shard-role=shard" });
+          expect(shards.items.filter((l) => typeof l.spec?.holderIdentity === "string" && l.spec.holderIdentity !== "").length).toBe(4);
+        }
         expect(probe).toBeDefined();
         const health = await fetch(probe!);
         expect({ status: health.status, body: await health.text() }).toMatchObject({ status: 200 });
@@ -127,7 +133,7 @@ describe.each(selectedTargets())("kobun manifests against %s", (targetName: Targ
       await expectCleanStopWithoutForbidden(op, "SIGTERM");
     } finally {
       await cleanup();
-      if (mode === "peering" && layout === "all namespaces") await t.client.delete(CLUSTER_PEERINGS, null, peeringName).catch(() => {});
+      if (mode !== "standalone" && mode !== "lease" && layout === "all namespaces") await t.client.delete(CLUSTER_PEERINGS, null, peeringName).catch(() => {});
       rmSync(home, { recursive: true, force: true });
     }
   }, 90_000);

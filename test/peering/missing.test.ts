@@ -19,12 +19,12 @@ afterEach(async () => {
   await e.stop();
 });
 
-function peering(mandatory: boolean) {
+function peering(mandatory: boolean, equalsShare = false) {
   const toggle = new Toggle();
   const { logger, lines } = testLogger();
   const p = new Peering({
     client: e.client, toggle, name: "default", namespace: "default", priority: 0, lifetime: 2, group: "kobun.dev", logger, mandatory, id: "op",
-    recheck: { initialMs: 50, maxMs: 200 },
+    recheck: { initialMs: 50, maxMs: 200 }, equalsShare,
   });
   return { p, toggle, lines };
 }
@@ -58,6 +58,17 @@ test("optional peering without its CRD does not freeze: it warns once that repli
   expect(warnings[0]).toContain("each handles every object"); // the consequence
   expect(warnings[0]).toContain("kobun manifests"); // the fix
   expect(warnings[0]).toContain("--standalone"); // and how to say that one replica is meant
+});
+
+test("sharded replicas without the peering CRD still share the objects: the warning says a higher priority cannot freeze them, not that each handles every object", async () => {
+  const { p, toggle, lines } = peering(false, true);
+  await p.run(new AbortController().signal);
+  expect(toggle.frozen).toBe(false);
+  const warnings = linesAt(lines, "WARN");
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).not.toContain("each handles every object");
+  expect(warnings[0]).toContain("kobun freeze"); // what is lost
+  expect(warnings[0]).toContain("kobun manifests"); // the fix
 });
 
 test("an operator serving several namespaces without the peering CRD warns once, not once per namespace", async () => {

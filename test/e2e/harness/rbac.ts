@@ -20,6 +20,7 @@ export const MANIFEST_KINDS: Record<string, Resource> = {
   ClusterRoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false, statusSubresource: false },
   Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true, statusSubresource: true },
   ConfigMap: { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true, statusSubresource: false },
+  PodDisruptionBudget: { group: "policy", version: "v1", plural: "poddisruptionbudgets", kind: "PodDisruptionBudget", namespaced: true, statusSubresource: true },
 };
 
 /** `dist/kobun manifests ...args` (cwd and HOME in `home`): the parsed documents. */
