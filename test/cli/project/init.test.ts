@@ -132,10 +132,22 @@ test("a merge keeps the author's own scripts and dependency versions, and --name
   expect(readFileSync(join(broken, "package.json"), "utf8")).toBe("{ name: oops");
 });
 
-test("init refuses a directory name that is no npm package name, and suggests --name", async () => {
+test("init refuses a directory name that is no npm package name, and suggests --name made from it", async () => {
   const { code, err } = await kobun("init", join(tempDir(), "My Operator!"));
   expect(code).toBe(2);
   expect(err).toContain("--name my-operator");
+  const other = await kobun("init", join(tempDir(), "Cron Jobs"));
+  expect(other.err).toContain('the directory name "Cron Jobs" is not a valid npm package name');
+  expect(other.err).toContain("pass --name cron-jobs");
+});
+
+test("the printed `cd DIR` can be pasted into a shell when DIR has a space or a quote in it", async () => {
+  const base = tempDir();
+  const spaced = await kobun("init", join(base, "My Op"), "--name", "my-op", "--kobun", "1.0.0");
+  expect(spaced.code).toBe(0);
+  expect(spaced.out).toContain(`\n  cd '${join(base, "My Op")}'\n`);
+  const quoted = await kobun("init", join(base, "it's"), "--name", "its", "--kobun", "1.0.0");
+  expect(quoted.out).toContain(`\n  cd '${join(base, "it")}'\\''s'\n`);
 });
 
 test("the kobun spec is the one the installing project's package.json names, a file: path made relative to the new project", () => {
