@@ -102,6 +102,8 @@ async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settin
       // After the operator's first LIST: a sample made before it would be found listed, or deleted unseen.
       await Promise.race([listed, running]);
       const demo = runDemo(client, manifests, logger, stop.signal).catch((error) => {
+        // Ctrl+C or SIGTERM in the middle of it is a clean stop, whatever the step it cut short says.
+        if (stop.signal.aborted) return true;
         logger.error("demo failed", { error: error instanceof Error ? error.message : String(error) });
         return false;
       });
