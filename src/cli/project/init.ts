@@ -7,6 +7,7 @@
 // node_modules, and a .git) is filled too: its package.json is merged into (init-package.ts).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { UsageError } from "../../config/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
@@ -163,10 +164,15 @@ export function installedSpec(root = KOBUN_ROOT): string {
   return `file:${root}`;
 }
 
-/** A `file:` spec made absolute against the directory whose package.json held it. */
+/**
+ * A `file:` spec made absolute against the directory whose package.json held it (or where --kobun was
+ * typed). A bare path is one too, as npm reads it (`npm install ../kobun`, `./kobun-0.1.0.tgz`, `~/kobun`):
+ * written as given, it would name a place relative to the new project instead.
+ */
 function absoluteSpec(spec: string, base: string): string {
-  if (!spec.startsWith("file:")) return spec;
-  const path = spec.slice("file:".length);
+  const bare = /^(\.\.?(\/|$)|\/|~\/)/.test(spec);
+  if (!bare && !spec.startsWith("file:")) return spec;
+  const path = bare ? spec.replace(/^~\//, `${homedir()}/`) : spec.slice("file:".length);
   return `file:${isAbsolute(path) ? path : resolve(base, path)}`;
 }
 
