@@ -52,9 +52,11 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   // an operator run against the sandbox with `kobun run --kubeconfig` then freezes while this one runs).
   // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
-  const fileSettings = resolveSettings({
+  const resolved = resolveSettings({
     flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd(), env: process.env,
   });
+  // The sandbox is all there is to watch: no "no namespaces given ... pass -n NS or -A" warning for it.
+  const fileSettings = { ...resolved, namespaces: { ...resolved.namespaces, defaulted: false } };
   const logger = loggerFor(fileSettings);
   if (dev.worker !== undefined) return await devWorker(dev.worker, positionals, fileSettings, logger);
   if (dev.watch) {

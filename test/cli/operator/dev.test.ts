@@ -38,6 +38,8 @@ test("kobun dev --demo --once: the sample is created, updated and deleted, each 
   expect(out).toMatch(/demo: updated KobunExample\/kobun-demo: .*"update_fn":\{"changed":\["spec\.demo"\]\}/);
   expect(out).toContain("demo: deleted KobunExample/kobun-demo: gone (finalizer released)");
   expect(err).toContain("Handler 'delete_fn' succeeded.");
+  // `npm start`'s first lines: its own sandbox is all there is to watch, so no "pass -n NS or -A" warning.
+  expect(err).not.toContain("no namespaces given");
   // Its own sandbox speaks HTTP/1.1 only: dev asks for that at once, rather than finding out and saying so.
   expect(out + err).not.toContain("did not select HTTP/2");
 }, 30_000);
