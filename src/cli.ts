@@ -91,6 +91,7 @@ export async function dispatch(argv: string[], embedded: Embedded): Promise<numb
         return await (await import("./cli/project/typegen.ts")).generateCommand(rest);
       case "version":
       case "--version":
+        if (wantsHelp) return help("Usage: kobun version\nPrints the version of kobun and of the Bun it runs on.");
         refuseArguments("version", rest);
         console.log(`kobun ${packageJson.version} (bun ${Bun.version})`);
         return ExitCode.ok;

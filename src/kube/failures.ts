@@ -98,8 +98,10 @@ export function networkFailure(cause: unknown, method: string, path: string, ser
     };
   }
   const unsent = UNSENT.test(both);
+  // Bun's message may start with the code already ("ECONNREFUSED: Unable to connect..."): said once.
+  const coded = code && !message.startsWith(code) ? `${code}: ${message}` : message;
   return {
-    error: new ConnectionError(`cannot reach ${server}: ${code ? `${code}: ` : ""}${message}`, method, path, { cause }),
+    error: new ConnectionError(`cannot reach ${server}: ${coded}`, method, path, { cause }),
     transient: true,
     unsent,
   };

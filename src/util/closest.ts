@@ -1,7 +1,12 @@
 // The likely typo's intended word: a setting's, a flag's or an option's name.
 
-/** The candidate closest to `word` by edit distance, if close enough to be a likely typo. */
-export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
+/**
+ * The candidate closest to `word` by edit distance, if close enough to be a likely typo: within
+ * `tolerated` edits (by default 2, or a third of the word's length when longer).
+ */
+export function closestMatch(
+  word: string, candidates: readonly string[], tolerated = Math.max(2, Math.floor(word.length / 3)),
+): string | undefined {
   const lower = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -12,7 +17,6 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
       bestDistance = distance;
     }
   }
-  const tolerated = Math.max(2, Math.floor(word.length / 3));
   return bestDistance <= tolerated ? best : undefined;
 }
 

@@ -3,6 +3,9 @@
 // flag is matched against dev's own flags too (`--demoo`: did you mean --demo?).
 
 import { afterEach, beforeEach, expect, spyOn, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { dispatch } from "../../src/cli.ts";
 
 const embedded = { handlersLoaded: false, manifests: [] };
@@ -88,4 +91,27 @@ test("a compiled operator refuses handler paths (exit 2) for run, dev and manife
   expect(said).toContain("handler paths (./handlers) are read only when kobun runs from the project (npx kobun manifests PATHS)");
   expect(said).toContain("handler paths (handlers/) are read only when kobun runs from the project (npx kobun dev PATHS)");
   expect(outputs).toEqual([]);
+});
+
+test("kobun generate types reads --crd as every other flag: --crd=FILE, repeated, and a --crd with no value is exit 2", async () => {
+  const crd = new URL("../../handlers/kobunexample.crd.yaml", import.meta.url).pathname;
+  const out = join(mkdtempSync(join(tmpdir(), "kobun-generate-")), "types.ts");
+  expect(await dispatch(["generate", "types", `--crd=${crd}`, `--out=${out}`], embedded)).toBe(0);   // was: unknown flag --crd
+  expect(readFileSync(out, "utf8")).toContain("export interface KobunExample");
+  rmSync(dirname(out), { recursive: true });
+  expect(await dispatch(["generate", "types", "--crd", crd, "--crd"], embedded)).toBe(2);   // was: the second ignored
+  expect(await dispatch(["generate", "types", crd], embedded)).toBe(2);
+  expect(await dispatch(["generate"], embedded)).toBe(2);
+  const said = errors.join("\n");
+  expect(said).toContain("--crd needs a value");
+  expect(said).toContain(`kobun generate types: unexpected argument ${JSON.stringify(crd)}; name a CRD file with --crd FILE`);
+  expect(said).toContain('kobun generate needs what to generate: kobun generate types --crd FILE');
+  expect(said).not.toContain('unknown target ""');
+});
+
+test("kobun version --help (and kobun help version) print its usage and exit 0, as every other command's --help", async () => {
+  expect(await dispatch(["version", "--help"], embedded)).toBe(0);
+  expect(await dispatch(["help", "version"], embedded)).toBe(0);
+  expect(errors).toEqual([]);
+  expect(outputs.join("\n")).toContain("Usage: kobun version");
 });

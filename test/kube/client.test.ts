@@ -216,6 +216,8 @@ describe("errors", () => {
     const error = await dead.get(CM, "default", "x").catch((e) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.message).toContain("cannot reach");
+    // Said once: Bun's message may already start with the code ("ECONNREFUSED: ECONNREFUSED: Unable to connect").
+    expect(error.message).not.toMatch(/\b([A-Z][A-Za-z_]+): \1\b/);
     expect(sink.lines.slice(before).filter((l) => l.includes("retrying request"))).toHaveLength(2);
   });
 });

@@ -52,9 +52,11 @@ export async function devCommand(argv: string[], embedded: Embedded): Promise<nu
   // an operator run against the sandbox with `kobun run --kubeconfig` then freezes while this one runs).
   // The sandbox calls the handlers' webhooks (if any) on a free loopback port, as a cluster would.
   const webhooks = flags.webhooksListen === undefined ? { webhooksUrl: "https://127.0.0.1:0" } : {};
-  const fileSettings = resolveSettings({
+  const resolved = resolveSettings({
     flags: { standalone: true, ...webhooks, ...flags }, cwd: process.cwd(), env: process.env,
   });
+  // The sandbox is all there is to watch: no "no namespaces given ... pass -n NS or -A" warning for it.
+  const fileSettings = { ...resolved, namespaces: { ...resolved.namespaces, defaulted: false } };
   const logger = loggerFor(fileSettings);
   if (dev.worker !== undefined) return await devWorker(dev.worker, positionals, fileSettings, logger);
   if (dev.watch) {
@@ -102,6 +104,8 @@ async function devSession(manifests: Manifest[], dev: DevFlags, settings: Settin
       // After the operator's first LIST: a sample made before it would be found listed, or deleted unseen.
       await Promise.race([listed, running]);
       const demo = runDemo(client, manifests, logger, stop.signal).catch((error) => {
+        // Ctrl+C or SIGTERM in the middle of it is a clean stop, whatever the step it cut short says.
+        if (stop.signal.aborted) return true;
         logger.error("demo failed", { error: error instanceof Error ? error.message : String(error) });
         return false;
       });

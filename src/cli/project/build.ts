@@ -217,7 +217,29 @@ export async function build(options: BuildOptions): Promise<Built> {
     rmSync(work, { recursive: true, force: true });
   }
   const ms = Math.round(performance.now() - started);
+  // Another platform's binary cannot run here; this one is started once, as a Pod would.
+  if (!options.target) await expectStarts(outfile, options.cwd);
   return { outfile, bytes: statSync(outfile).size, modules: modules.length, manifests: manifests.length, ms };
+}
+
+/**
+ * Runs the new binary's `version`, which loads and registers every handler module as any command does:
+ * a module that throws or a registration the operator refuses would otherwise be found only at the
+ * first start, in a Pod. It fails the build with the binary's own exit code and error, and removes it.
+ */
+async function expectStarts(outfile: string, cwd: string): Promise<void> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  delete env.KUBECONFIG; // `version` connects nowhere; nothing here may find a cluster
+  const child = Bun.spawn([outfile, "version"], { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  clearTimeout(killer);
+  if (code === 0) return;
+  rmSync(outfile, { force: true });
+  const kind = code === ExitCode.config ? "config" : "crash";
+  const shown = relative(cwd, outfile) || outfile;
+  throw new FatalError(kind, `kobun build: the built operator does not start (\`${shown} version\` exited ${code}), ` +
+    `so it was removed:\n${stderr.trimEnd()}`);
 }
 
 export async function buildCommand(argv: string[], cwd = process.cwd()): Promise<number> {

@@ -7,6 +7,7 @@
 // node_modules, and a .git) is filled too: its package.json is merged into (init-package.ts).
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { UsageError } from "../../config/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
@@ -38,22 +39,14 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
   if (positionals.length !== 1) throw new UsageError("kobun init needs one directory: kobun init my-operator");
   const target = resolve(cwd, positionals[0]!);
   const existing = existingPackage(target);
-  const existingName = typeof existing?.name === "string" ? existing.name : undefined;
-  const name = stringFlag(values, "name") ?? existingName ?? basename(target).toLowerCase();
-  if (!PACKAGE_NAME.test(name) || name.length > 214) {
-    throw new UsageError(
-      `${JSON.stringify(name)} is not a valid npm package name ` +
-        '(lowercase letters, digits, "-", "." and "_"); pass --name my-operator',
-      "--name",
-    );
-  }
+  const name = projectName(stringFlag(values, "name"), existing, target);
   const named = stringFlag(values, "kobun");
   const spec = named !== undefined ? absoluteSpec(named, cwd) : installedSpec();
   const { written, changes } = scaffold(target, name, relativeSpec(spec, target), existing);
   // An absolute DIR outside the current directory is shown as given, not as a climb (`../../tmp/op`).
   const climbed = relative(cwd, target) || ".";
   const shown = isAbsolute(positionals[0]!) && climbed.startsWith("..") ? target : climbed;
-  const next = [...(shown === "." ? [] : [`cd ${shown}`]), "npm install", "npx kobun test", "npx kobun dev"];
+  const next = [...(shown === "." ? [] : [`cd ${shellWord(shown)}`]), "npm install", "npx kobun test", "npx kobun dev"];
   const merged = existing
     ? `package.json: merged into the existing one (name ${name}${changes.map((c) => `; ${c}`).join("")})\n`
     : "";
@@ -62,6 +55,31 @@ export async function initCommand(argv: string[], cwd = process.cwd()): Promise<
       `kobun: ${relativeSpec(spec, target)}\n\nNext:\n${next.map((l) => `  ${l}`).join("\n")}`,
   );
   return ExitCode.ok;
+}
+
+/**
+ * The package's name: --name, else the existing package.json's, else the directory's, lowercased.
+ * A name npm refuses is a usage error saying where it came from, with a name made from it to pass.
+ */
+function projectName(flag: string | undefined, existing: PackageJson | undefined, target: string): string {
+  const existingName = typeof existing?.name === "string" ? existing.name : undefined;
+  const name = flag ?? existingName ?? basename(target).toLowerCase();
+  if (PACKAGE_NAME.test(name) && name.length <= 214) return name;
+  const source = flag !== undefined ? `--name ${JSON.stringify(flag)}`
+    : existingName !== undefined ? `the name ${JSON.stringify(existingName)} in ${join(target, "package.json")}`
+    : `the directory name ${JSON.stringify(basename(target))}`;
+  const made = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase() // Ü → u
+    .replace(/[^a-z0-9._-]+/g, "-").replace(/^[-._]+|[-._]+$/g, "").slice(0, 214);
+  const suggested = PACKAGE_NAME.test(made) ? made : "my-operator";
+  throw new UsageError(
+    `${source} is not a valid npm package name (lowercase letters, digits, "-", "." and "_"); pass --name ${suggested}`,
+    "--name",
+  );
+}
+
+/** `path` as one shell word, quoted when it must be, so that the printed `cd` can be pasted. */
+function shellWord(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -146,10 +164,15 @@ export function installedSpec(root = KOBUN_ROOT): string {
   return `file:${root}`;
 }
 
-/** A `file:` spec made absolute against the directory whose package.json held it. */
+/**
+ * A `file:` spec made absolute against the directory whose package.json held it (or where --kobun was
+ * typed). A bare path is one too, as npm reads it (`npm install ../kobun`, `./kobun-0.1.0.tgz`, `~/kobun`):
+ * written as given, it would name a place relative to the new project instead.
+ */
 function absoluteSpec(spec: string, base: string): string {
-  if (!spec.startsWith("file:")) return spec;
-  const path = spec.slice("file:".length);
+  const bare = /^(\.\.?(\/|$)|\/|~\/)/.test(spec);
+  if (!bare && !spec.startsWith("file:")) return spec;
+  const path = bare ? spec.replace(/^~\//, `${homedir()}/`) : spec.slice("file:".length);
   return `file:${isAbsolute(path) ? path : resolve(base, path)}`;
 }
 

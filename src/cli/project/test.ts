@@ -8,13 +8,14 @@
 
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { UsageError } from "../../config/index.ts";
+import { closestMatch, UsageError } from "../../config/index.ts";
 import { ExitCode } from "../../runtime/exits.ts";
 
 export const TEST_HELP = `Usage: kobun test [--no-typecheck] [--simulate[=N]] [bun test arguments]
 Typechecks the project (tsc --noEmit -p . with the project's TypeScript; it stops there on a type
 error), then runs "bun test" in the current directory with kobun's Bun: every *.test.ts file, e.g.
-the handler tests that use kobun/testing. Arguments (files, -t NAME, --timeout MS) go to bun test.
+the handler tests that use kobun/testing. Arguments (files, -t NAME, --timeout MS) go to bun test
+(which ignores a flag it does not know: a misspelling of the two below is refused instead).
   --no-typecheck   run the tests without typechecking first
   --simulate=N     every simulate() call that sets no { schedules } runs up to N schedules (a positive
                    integer) instead of its default 16: explore more without editing the tests.
@@ -26,6 +27,7 @@ const SIMULATE = "--simulate";
 const SIMULATE_SCHEDULES_ENV = "KOBUN_SIMULATE_SCHEDULES";
 
 export async function testCommand(argv: string[], cwd = process.cwd()): Promise<number> {
+  refuseNearMisses(argv);
   const spaced = argv.findIndex((arg, i) => arg === SIMULATE && /^[0-9]+$/.test(argv[i + 1] ?? ""));
   if (spaced >= 0) {
     // bun would take the number for a path filter and run only the files it matches.
@@ -43,6 +45,19 @@ export async function testCommand(argv: string[], cwd = process.cwd()): Promise<
   const env = { ...process.env };
   if (budget !== undefined) env[SIMULATE_SCHEDULES_ENV] = String(budget);
   return await runChild([process.execPath, "test", ...testArgs], cwd, env);
+}
+
+/**
+ * A flag two edits or fewer from kobun's own is a typo of it: bun test would ignore it without a word
+ * (`--simulat=200` left the default budget). None of bun test's flags is that near (`--isolate`: 3).
+ */
+function refuseNearMisses(argv: string[]): void {
+  for (const arg of argv) {
+    const name = arg.split("=")[0]!;
+    if (!name.startsWith("--") || name === SKIP || name === SIMULATE) continue;
+    const meant = closestMatch(name, [SKIP, SIMULATE], 2);
+    if (meant) throw new UsageError(`kobun test: unknown flag ${name}; did you mean ${meant}?`, name);
+  }
 }
 
 /** N of the last `--simulate=N`; undefined for none or a bare `--simulate` (simulate()'s own default) */

@@ -19,15 +19,18 @@ default one; --group keeps the CRDs of that API group).`;
 
 export async function generateCommand(argv: string[]): Promise<number> {
   const [what, ...rest] = argv;
-  if (what !== "types") {
-    const target = JSON.stringify(what ?? "");
-    throw new UsageError(`kobun generate: unknown target ${target}; use "kobun generate types --crd FILE"`, "generate");
-  }
-  const crds: string[] = [];
-  for (let i = 0; i < rest.length; i++) if (rest[i] === "--crd" && rest[i + 1]) crds.push(rest[++i]!);
-  const { values } = readFlags(rest.filter((a, i) => a !== "--crd" && rest[i - 1] !== "--crd"), {
-    out: { value: true }, "from-cluster": { value: false }, kubeconfig: { value: true }, group: { value: true },
+  const use = "kobun generate types --crd FILE";
+  if (what === undefined) throw new UsageError(`kobun generate needs what to generate: ${use}`);
+  if (what !== "types") throw new UsageError(`kobun generate: unknown target ${JSON.stringify(what)}; use "${use}"`);
+  const { values, every, positionals } = readFlags(rest, {
+    crd: { value: true }, out: { value: true }, "from-cluster": { value: false }, kubeconfig: { value: true },
+    group: { value: true },
   });
+  if (positionals.length > 0) {
+    const stray = JSON.stringify(positionals[0]);
+    throw new UsageError(`kobun generate types: unexpected argument ${stray}; name a CRD file with --crd FILE`);
+  }
+  const crds = (every.crd ?? []).filter((file): file is string => file !== true); // scanFlags refuses a bare --crd
   const fromCluster = values["from-cluster"] === true;
   if (fromCluster && crds.length > 0) {
     throw new UsageError("kobun generate types: --crd and --from-cluster exclude each other", "--from-cluster");

@@ -80,7 +80,10 @@ test("a resource declared wrongly in a handler module (defineResource, resource(
 
 test("a compiled operator whose handler module fails to register says so in one line, exit 3, no stack trace", async () => {
   const dir = handlersDir("bad-id-binary", BAD_ID);
-  const { outfile } = await build({ cwd: join(dir, ".."), handlers: "handlers", outfile: join(work, "bad-id-binary", "op") });
+  // Built with a --target (this machine's): kobun build then does not start the binary, which it would
+  // refuse (test/cli/project/build-starts.test.ts); one built for a platform elsewhere meets the same.
+  const target = `bun-${process.platform}-${process.arch}`;
+  const { outfile } = await build({ cwd: join(dir, ".."), handlers: "handlers", outfile: join(work, "bad-id-binary", "op"), target });
   for (const args of [["run", "--kubeconfig", "/nonexistent"], ["manifests"]]) {
     const result = Bun.spawnSync([outfile, ...args], { cwd: work, env });
     expect({ code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }).toEqual({ code: 3, stdout: "", stderr: BAD_ID_LINE });

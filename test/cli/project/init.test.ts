@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { dispatch } from "../../../src/cli.ts";
-import { installedSpec, relativeSpec } from "../../../src/cli/project/init.ts";
+import { initCommand, installedSpec, relativeSpec } from "../../../src/cli/project/init.ts";
 import { KOBUN_ROOT } from "../../../src/cli/project/build.ts";
 
 const dirs: string[] = [];
@@ -132,10 +132,22 @@ test("a merge keeps the author's own scripts and dependency versions, and --name
   expect(readFileSync(join(broken, "package.json"), "utf8")).toBe("{ name: oops");
 });
 
-test("init refuses a directory name that is no npm package name, and suggests --name", async () => {
+test("init refuses a directory name that is no npm package name, and suggests --name made from it", async () => {
   const { code, err } = await kobun("init", join(tempDir(), "My Operator!"));
   expect(code).toBe(2);
   expect(err).toContain("--name my-operator");
+  const other = await kobun("init", join(tempDir(), "Cron Jobs"));
+  expect(other.err).toContain('the directory name "Cron Jobs" is not a valid npm package name');
+  expect(other.err).toContain("pass --name cron-jobs");
+});
+
+test("the printed `cd DIR` can be pasted into a shell when DIR has a space or a quote in it", async () => {
+  const base = tempDir();
+  const spaced = await kobun("init", join(base, "My Op"), "--name", "my-op", "--kobun", "1.0.0");
+  expect(spaced.code).toBe(0);
+  expect(spaced.out).toContain(`\n  cd '${join(base, "My Op")}'\n`);
+  const quoted = await kobun("init", join(base, "it's"), "--name", "its", "--kobun", "1.0.0");
+  expect(quoted.out).toContain(`\n  cd '${join(base, "it")}'\\''s'\n`);
 });
 
 test("the kobun spec is the one the installing project's package.json names, a file: path made relative to the new project", () => {
@@ -154,6 +166,22 @@ test("the kobun spec is the one the installing project's package.json names, a f
   expect(installedSpec(root)).toBe("^0.1.0");
   // A checkout (not under node_modules) is depended on by its path.
   expect(relativeSpec(installedSpec(KOBUN_ROOT), join(KOBUN_ROOT, "..", "op"))).toBe(`file:../${relative(join(KOBUN_ROOT, ".."), KOBUN_ROOT)}`);
+});
+
+test("--kobun with a path as npm install takes it (./kobun.tgz, ../kobun, no file:) is made relative to the new project", async () => {
+  const base = tempDir();
+  const log = spyOn(console, "log").mockImplementation(() => {});
+  try {
+    for (const [given, expected] of [["./kobun-0.1.0.tgz", "file:../kobun-0.1.0.tgz"], ["../kobun", "file:../../kobun"],
+      [join(base, "kobun.tgz"), "file:../kobun.tgz"], ["github:acme/kobun#v1", "github:acme/kobun#v1"], ["^0.1.0", "^0.1.0"]]) {
+      const project = join(base, `op-${Math.random().toString(36).slice(2, 8)}`);
+      expect(await initCommand([project, "--name", "op", "--kobun", given!], base)).toBe(0);
+      // was "./kobun-0.1.0.tgz" as given: relative to the new project, where npm install found nothing
+      expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.kobun).toBe(expected);
+    }
+  } finally {
+    log.mockRestore();
+  }
 });
 
 test("init, build and test are refused by a compiled operator, which has neither the sources nor Bun", async () => {

@@ -98,3 +98,18 @@ test("budget", async () => {
     rmSync(join(project, "budget.test.ts"));
   }
 }, 120_000);
+
+// bun test ignores a flag it does not know, so a misspelt kobun flag did nothing, silently:
+// `--simulat=200` ran every simulate() with its default 16 schedules, `--no-typechek` typechecked.
+test("a misspelt kobun test flag is refused with the one meant (exit 2); bun test's own flags pass", async () => {
+  for (const [typo, meant] of [["--simulat=200", "--simulate"], ["--no-typechek", "--no-typecheck"], ["--notypecheck", "--no-typecheck"]]) {
+    const refused = await kobunTest(typo!);
+    expect(refused.code).toBe(2);
+    expect(refused.out).toContain(`kobun test: unknown flag ${typo!.split("=")[0]}; did you mean ${meant}?`);
+    expect(refused.out).not.toMatch(/\bpass\b/);
+  }
+  writeFileSync(join(project, "sum.ts"), "export function sum(a: number, b: number): number { return a + b; }\n");
+  const passed = await kobunTest("--no-typecheck", "--isolate", "--timeout", "20000");   // bun's, near --simulate
+  expect(passed.out).toMatch(/\b1 pass\b/);
+  expect(passed.code).toBe(0);
+}, 60_000);

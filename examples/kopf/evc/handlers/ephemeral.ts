@@ -16,12 +16,6 @@ export const Claims = defineResource({
   },
 });
 
-/**
- * The child's kind. A test seam: kobun's sandbox serves no PersistentVolumeClaims, so the test
- * points this at a stand-in CRD of the same shape (test/pvc-stand-in.yaml).
- */
-export const child = { apiVersion: "v1", kind: "PersistentVolumeClaim", resource: "v1/persistentvolumeclaims" };
-
 /** The size, or a PermanentError: retrying cannot fix a claim without one. */
 function sizeOf(spec: { size?: string }): string {
   if (!spec.size) throw new PermanentError(`Size must be set. Got ${JSON.stringify(spec.size)}.`);
@@ -30,7 +24,7 @@ function sizeOf(spec: { size?: string }): string {
 
 on.create(Claims, async ({ spec, name, adopt, api, logger }) => {
   const claim: KubeObject = {
-    apiVersion: child.apiVersion, kind: child.kind,
+    apiVersion: "v1", kind: "PersistentVolumeClaim",
     metadata: { name, annotations: { "volume.beta.kubernetes.io/storage-class": "standard" } },
     spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: sizeOf(spec) } } },
   };
@@ -42,12 +36,14 @@ on.create(Claims, async ({ spec, name, adopt, api, logger }) => {
 on.update(Claims, async ({ spec, status, namespace, api }) => {
   const pvc = status.create_fn?.["pvc-name"];
   if (!pvc) throw new PermanentError("the claim has no PVC: its creation failed");
-  await api.patch(child.resource, pvc, { spec: { resources: { requests: { storage: sizeOf(spec) } } } }, { namespace });
+  await api.patch("v1/persistentvolumeclaims", pvc, { spec: { resources: { requests: { storage: sizeOf(spec) } } } }, { namespace });
 }, { id: "update_fn", children: ["persistentvolumeclaims"] });
 
-on.field(Claims, { id: "relabel", field: "metadata.labels", children: ["persistentvolumeclaims"] }, async ({ diff, status, namespace, api }) => {
+on.field(Claims, { id: "relabel", field: "metadata.labels", children: ["persistentvolumeclaims"] }, async ({ old, new: labels, status, namespace, api }) => {
   const pvc = status.create_fn?.["pvc-name"];
   if (!pvc) return; // on the creation: create_fn copied the labels already
-  const labels = Object.fromEntries(diff.map(({ path, new: now }) => [path[0], now ?? null])); // null removes
-  await api.patch(child.resource, pvc, { metadata: { labels } }, { namespace });
+  // The field's old and new value, not Kopf's {field[0]: new for ... in diff}: a claim that had no
+  // labels gets its first ones as one diff item for the whole field (path [], no key to take).
+  const removed = Object.fromEntries(Object.keys(old ?? {}).map((key) => [key, null])); // null removes
+  await api.patch("v1/persistentvolumeclaims", pvc, { metadata: { labels: { ...removed, ...labels } } }, { namespace });
 });
