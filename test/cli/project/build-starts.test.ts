@@ -20,12 +20,12 @@ function project(name: string, handler: string): string {
   return join(work, name);
 }
 
-async function build(dir: string): Promise<{ code: number; said: string }> {
+async function build(dir: string, extra: string[] = []): Promise<{ code: number; said: string }> {
   const said: string[] = [];
   const spies = [console.log, console.error].map((_, i) =>
     spyOn(console, i === 0 ? "log" : "error").mockImplementation((...args: unknown[]) => void said.push(args.join(" "))));
   try {
-    const code = await dispatch(["build", "--handlers", join(dir, "handlers"), "--outfile", join(dir, "dist/op")],
+    const code = await dispatch(["build", "--handlers", join(dir, "handlers"), "--outfile", join(dir, "dist/op"), ...extra],
       { handlersLoaded: false, manifests: [] });
     return { code, said: said.join("\n") };
   } finally {
@@ -52,3 +52,11 @@ test("a handler module that throws while loading fails it with exit 1; one that 
   expect(built.code).toBe(0);
   expect(existsSync(join(good, "dist/op"))).toBe(true);
 }, 180_000);
+
+test("--no-start-check builds a module that needs its Pod's environment to load, without starting it", async () => {
+  const dir = project("pod-env", `on.create("v1/configmaps", () => {});\nif (!process.env.KOBUN_TEST_DB) throw new Error("no KOBUN_TEST_DB");`);
+  const built = await build(dir, ["--no-start-check"]);
+  expect(built.said).toContain("built ");
+  expect(built.code).toBe(0);
+  expect(existsSync(join(dir, "dist/op"))).toBe(true);
+}, 120_000);
