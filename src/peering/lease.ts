@@ -97,7 +97,8 @@ export class LeaseElection {
     const finished = new AbortController();
     void done.finally(() => finished.abort());
     while (this.held && (await sleep(this.retryPeriod, finished.signal))) {
-      if (this.held) await this.attempt(AbortSignal.timeout(this.renewDeadline));
+      // Cut short when `done` comes: the lease is released next, not after a slow renewal (past the exit's bound).
+      if (this.held) await this.attempt(AbortSignal.any([finished.signal, AbortSignal.timeout(this.renewDeadline)]));
     }
     await done;
   }

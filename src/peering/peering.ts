@@ -85,8 +85,9 @@ export class Peering {
       if (this.joined) {
         // Our record, kept alive, keeps the peers frozen until our handlers are done with the objects.
         const { client, exitTimeoutMs, lifetime } = this.options;
-        const bound = () => AbortSignal.timeout(lifetime * 1000);
-        const write = () => writeRecord(client, this.target, this.id, this.record(), bound());
+        const write = (stopped: AbortSignal) => writeRecord(
+          client, this.target, this.id, this.record(), AbortSignal.any([stopped, AbortSignal.timeout(lifetime * 1000)]),
+        );
         await keepRecordUntil(write, this.writtenAt, keepaliveInterval(lifetime), this.options.beforeLeave?.());
         const left = await leavePeering(client, this.target, this.id, this.log, exitTimeoutMs ?? 2000, lifetime);
         if (left) this.joined = false;

@@ -120,17 +120,27 @@ export async function leavePeering(
 /**
  * At a stop, before our record is removed: writes it again each time it is due (`intervalMs` after the
  * last write; a failed write is tried again 500 ms later) until `done` (our handlers have ended), so the
- * peers stay frozen however long the shutdown's grace lets them run.
+ * peers stay frozen however long the shutdown's grace lets them run. A write still on its way when `done`
+ * comes is cut short (the record is removed next); an object (or resource) gone ends it at once: no peer
+ * can read a record there, and a namespace's peering stopped by the namespace's deletion is not kept
+ * retrying until the operator stops.
  */
 export async function keepRecordUntil(
-  write: () => Promise<unknown>, writtenAt: number, intervalMs: number, done: Promise<void> = Promise.resolve(),
+  write: (signal: AbortSignal) => Promise<unknown>, writtenAt: number, intervalMs: number,
+  done: Promise<void> = Promise.resolve(),
 ): Promise<void> {
   const finished = new AbortController();
   void done.finally(() => finished.abort());
   let due = writtenAt + intervalMs;
   while (await sleep(due - Date.now(), finished.signal)) {
     const at = Date.now();
-    due = (await write().then(() => true, () => false)) ? at + intervalMs : Date.now() + 500;
+    try {
+      await write(finished.signal);
+      due = at + intervalMs;
+    } catch (error) {
+      if (isNotFound(error)) return;
+      due = Date.now() + 500;
+    }
   }
   await done;
 }

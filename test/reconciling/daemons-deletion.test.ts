@@ -1,11 +1,12 @@
 // A deletion stops the object's daemons first, then runs its delete handlers (docs/daemons.md);
 // a daemon that returns within its cancellationBackoff has its last patch written, so the delete
 // handlers that follow read the object with that write in it (DESIGN behaviour 5: never a version
-// older than our own write). Against the sandbox, through the kit.
+// older than our own write). Against the sandbox, through the kit; and how the newer of two versions is chosen.
 
 import { expect, test } from "bun:test";
 import { Registry, resource, sleep } from "../../src/index.ts";
 import { startOperator } from "../../src/testing/index.ts";
+import { newerOf } from "../../src/reconciling/daemons/background.ts";
 
 test("the delete handlers read the object with the last patch of a daemon that stopped for the deletion", async () => {
   const registry = new Registry();
@@ -31,3 +32,14 @@ test("the delete handlers read the object with the last patch of a daemon that s
   await kit.gone(resource.configmaps, "c");
   expect(seen).toEqual([{ farewell: "said", note: "left" }]);
 }, 20_000);
+
+test("a daemon's write whose version cannot be ordered against the deletion's (not decimal) does not replace it", () => {
+  const deleting = { metadata: { name: "c", resourceVersion: "b7", deletionTimestamp: "2026-01-01T00:00:00Z" } };
+  const wrote = { metadata: { name: "c", resourceVersion: "a9" } };
+  // Versions of another storage are only compared for equality (kube/versions.ts): the deletion's body stays.
+  expect(newerOf(deleting, wrote)?.metadata.deletionTimestamp).toBe("2026-01-01T00:00:00Z");
+  expect(newerOf({ metadata: { resourceVersion: "10" } }, { metadata: { resourceVersion: "9" } })?.metadata)
+    .toEqual({ resourceVersion: "10" });
+  expect(newerOf({ metadata: { resourceVersion: "9" } }, { metadata: { resourceVersion: "10" } })?.metadata)
+    .toEqual({ resourceVersion: "10" });
+});

@@ -233,11 +233,14 @@ function stoppingOf(spec: BackgroundSpec): { backoffMs: number; timeoutMs: numbe
   return { backoffMs: backoff * 1000, timeoutMs: (spec.options.cancellationTimeout ?? DEFAULT_CANCELLATION_S) * 1000 };
 }
 
-/** The newer of two versions of one object (`b` when they cannot be ordered: the later write). */
+/**
+ * The newer of two versions of one object; `a` when they cannot be ordered (versions not decimal, kube/versions.ts):
+ * a daemon's write answered before the deletion must not replace the deletion's body, which alone says it is deleted.
+ */
 export function newerOf(a: KubeObject | undefined, b: KubeObject | undefined): KubeObject | undefined {
   if (!a || !b) return a ?? b;
   const order = compareResourceVersions(a.metadata.resourceVersion ?? "", b.metadata.resourceVersion ?? "");
-  return order === 1 ? a : b;
+  return order === -1 ? b : a;
 }
 
 function where(body: KubeObject): string {
