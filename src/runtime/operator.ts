@@ -62,7 +62,10 @@ export interface RunOptions {
    * one process are two peers; with POD_ID set they share it: pass distinct ids).
    */
   peerId?: string;
-  /** Called once every watcher has been started (not necessarily listed). */
+  /**
+   * Called once every watcher has been started (not necessarily listed). If it (or onReady) throws, the
+   * operator stops as on `signal` and run() rejects with what it threw.
+   */
   onStarted?(info: StartedInfo): void;
   /**
    * Called once every watcher's initial LIST has been processed (what /readyz waits for): an object
@@ -185,7 +188,8 @@ async function operate(o: Running): Promise<RunReport> {
   const parts = await startParts(o, { api, cached, resolved, toggle, scope, indexes, poster });
   const { probeUrl, handlersFinished } = await serve(o, parts);
   const info: StartedInfo = { resources: resolved.resources, health, ...(probeUrl ? { probeUrl } : {}) };
-  o.options.onStarted?.(info);
+  const embedder = embedderCallbacks();
+  embedder.call(() => o.options.onStarted?.(info));
   const names = resolved.resources.map(resourceName).join(",");
   logger.info("operator started", { resources: names, namespaces: describeNamespaces(settings) });
   void health.readiness.listed(scope.signal).then((listed) => {
@@ -193,15 +197,36 @@ async function operate(o: Running): Promise<RunReport> {
     if (!listed || scope.signal.aborted || fatal.error) return;
     logger.info("operator ready: every watch has listed", { resources: names });
     lean?.listed();
-    o.options.onReady?.(info);
+    embedder.call(() => o.options.onReady?.(info));
   });
 
-  await Promise.race([aborted(signal), fatalReported]);
+  await Promise.race([aborted(signal), fatalReported, embedder.failed]);
   const { reconcilers } = parts;
   const report = await shutDown({ settings, logger, graceMs, scope, reconcilers, poster, handlersFinished });
   await flushWhile(poster, runCleanup(activities, graceMs)); // the cleanup handlers' Events
   if (fatal.error) throw fatal.error;
+  if (embedder.error) throw embedder.error.thrown;
   return report;
+}
+
+/**
+ * Calls run()'s onStarted and onReady: one that throws stops the operator as a signal would (every task
+ * closed, holds released), then run() rejects with what it threw, instead of leaving it all running.
+ */
+function embedderCallbacks(): { call(callback: () => void): void; failed: Promise<void>; error?: { thrown: unknown } } {
+  const { promise: failed, resolve: fail } = Promise.withResolvers<void>();
+  const callbacks: ReturnType<typeof embedderCallbacks> = {
+    failed,
+    call(callback) {
+      try {
+        callback();
+      } catch (thrown) {
+        callbacks.error ??= { thrown };
+        fail();
+      }
+    },
+  };
+  return callbacks;
 }
 
 /**

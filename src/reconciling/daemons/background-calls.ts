@@ -50,7 +50,10 @@ export interface Run {
   ended: Promise<void>;
   /** Sharding: is the shard still this run's to write for (asked before a timer writes)? */
   current?(): boolean;
-  /** The object as the run's last write to it answered (ctx.api's or its results'): newer than `body` may be. */
+  /**
+   * The object as the run's last write to it answered (ctx.api's or its results'), once it was asked to stop:
+   * what the delete handlers read if newer than the deletion's body. Not kept before (a body per run for its life).
+   */
   wrote?: KubeObject;
 }
 
@@ -140,7 +143,7 @@ async function write(
   try {
     const { body, signal } = run;
     const after = await writeTimerResults({ client, resource, body, id: run.spec.id, user, result, newest, signal });
-    if (after) run.wrote = after;
+    if (after) keepWrote(run, after);
   } catch (error) {
     if (run.signal.aborted || isNotFound(error) || isOtherObject(error)) return;
     loggerOf(options, run).error("could not write the timer's results", { error });
@@ -165,10 +168,18 @@ function callWrites(run: Run): { newest: string | undefined; heard(after: KubeOb
     newest: undefined as string | undefined,
     heard(after: KubeObject) {
       writes.newest = after.metadata.resourceVersion;
-      run.wrote = after;
+      keepWrote(run, after);
     },
   };
   return writes;
+}
+
+/**
+ * Kept once the run was asked to stop: a write from before is newer than the deletion that stops it only if it
+ * landed in the moments between the deletion and our hearing of it, not worth a body per run for its life.
+ */
+function keepWrote(run: Run, after: KubeObject): void {
+  if (run.stopping.aborted) run.wrote = after;
 }
 
 function paced(options: CallOptions, delayMs: number): number {
