@@ -238,15 +238,18 @@ async function expectStarts(outfile: string, cwd: string): Promise<void> {
   const env: Record<string, string | undefined> = { ...process.env };
   delete env.KUBECONFIG; // `version` connects nowhere; nothing here may find a cluster
   const child = Bun.spawn([outfile, "version"], { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  let hung = false;
+  const killer = setTimeout(() => ((hung = true), child.kill("SIGKILL")), 60_000);
   const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
   clearTimeout(killer);
   if (code === 0) return;
   rmSync(outfile, { force: true });
   const kind = code === ExitCode.config ? "config" : "crash";
   const shown = relative(cwd, outfile) || outfile;
-  throw new FatalError(kind, `kobun build: the built operator does not start (\`${shown} version\` exited ${code}), ` +
-    `so it was removed:\n${stderr.trimEnd()}`);
+  // A module that waits on something as it loads (a connection, a file that never comes) never lets it end.
+  const how = hung ? "did not end within 60 s (a handler module waits as it loads?)" : `exited ${code}`;
+  throw new FatalError(kind, `kobun build: the built operator does not start (\`${shown} version\` ${how}), ` +
+    `so it was removed (--no-start-check skips this):\n${stderr.trimEnd()}`);
 }
 
 export async function buildCommand(argv: string[], cwd = process.cwd()): Promise<number> {
