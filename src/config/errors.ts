@@ -17,6 +17,8 @@ export interface ConfigIssue {
   readonly path?: string;
   /** What would have been accepted, e.g. "an integer from 1 to 10000". */
   readonly expected?: string;
+  /** The line of `file` the problem is at, when the file was read from text. */
+  readonly fileLine?: number;
   readonly line: string;
 }
 
@@ -30,6 +32,13 @@ export function configIssue(
   if (where.path !== undefined && where.flag === undefined) parts.push(where.path);
   parts.push(detail);
   return { ...where, line: parts.join(": ") };
+}
+
+/** The issue placed at its file's line: `<file>:<line>: <path>: ...` (one from a flag or a variable is kept as is). */
+export function atLine(issue: ConfigIssue, fileLine: number | undefined): ConfigIssue {
+  const { file, flag, line } = issue;
+  if (fileLine === undefined || flag !== undefined || file === undefined || !line.startsWith(`${file}: `)) return issue;
+  return { ...issue, fileLine, line: `${file}:${fileLine}${line.slice(file.length)}` };
 }
 
 /** A bad configuration value (or several). `file`, `path`, `expected` describe the first one. */

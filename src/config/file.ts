@@ -68,12 +68,11 @@ function unreadable(path: string, error: unknown): ConfigError {
 export function parseConfigText(source: string, file: string): unknown {
   // `yaml` (not Bun's native parser) for its line:col errors and duplicate-key checks; loaded
   // only when a config file is actually read, so a run without one does not pay for it.
-  const { parseDocument, LineCounter, isMap, isScalar } = require("yaml") as typeof import("yaml") & {
-    parseDocument: typeof ParseDocument; LineCounter: typeof LineCounterClass;
-  };
-  const lineCounter = new LineCounter();
-  const options = { prettyErrors: true, uniqueKeys: true, lineCounter };
-  const document = parsedValue(() => parseDocument(source, options), file);
+  const yaml = require("yaml") as YamlModule;
+  const lineCounter = new yaml.LineCounter();
+  // merge: `<<: *defaults` merges, as kubectl's YAML (YAML 1.1 merge keys) does, instead of being an unknown key "<<".
+  const options = { prettyErrors: true, uniqueKeys: true, merge: true, lineCounter };
+  const document = parsedValue(() => yaml.parseDocument(source, options), file);
   if (document.errors.length > 0) {
     const issues = document.errors.map((error) => {
       const position = error.linePos?.[0];
@@ -84,17 +83,42 @@ export function parseConfigText(source: string, file: string): unknown {
     throw new ConfigError(issues);
   }
   const data = parsedValue(() => document.toJS({ maxAliasCount: 100 }), file);
-  // Resource keys are checked against the handlers only later (the runtime): keep their lines for those messages.
-  const resources = isMap(document.contents) ? document.contents.get("resources", true) : undefined;
-  if (isMap(resources) && typeof data === "object" && data !== null) {
+  // Values are checked only after parsing (and resource keys against the handlers later, by the runtime):
+  // keep each key's line for those messages.
+  if (typeof data === "object" && data !== null) {
     const lines = new Map<string, number>();
-    for (const pair of resources.items) {
-      if (!isScalar(pair.key) || !pair.key.range) continue;
-      lines.set(String(pair.key.value), lineCounter.linePos(pair.key.range[0]).line);
-    }
+    const lineAt = (offset: number) => lineCounter.linePos(offset).line;
+    collectLines(yaml, document.contents, "", lineAt, lines);
     KEY_LINES.set(data, lines);
+    const resources = yaml.isMap(document.contents) ? document.contents.get("resources", true) : undefined;
+    if (yaml.isMap(resources)) RESOURCE_LINES.set(data, childLines(yaml, resources, lineAt));
   }
   return data;
+}
+
+type YamlModule = typeof import("yaml") & { parseDocument: typeof ParseDocument; LineCounter: typeof LineCounterClass };
+
+/**
+ * The line of every key path ("workers.limit", "namespaces.include[1]") the document spells out. A merge key's
+ * keys are not spelled out here: their path has no line, and the nearest parent's is used (lineOf).
+ */
+function collectLines(
+  yaml: YamlModule, node: unknown, path: string, lineAt: (offset: number) => number, lines: Map<string, number>,
+): void {
+  if (yaml.isMap(node)) {
+    for (const pair of node.items) {
+      if (!yaml.isScalar(pair.key) || !pair.key.range || isMergeKey(pair.key.value)) continue;
+      const child = path === "" ? String(pair.key.value) : `${path}.${String(pair.key.value)}`;
+      if (!lines.has(child)) lines.set(child, lineAt(pair.key.range[0]));
+      collectLines(yaml, pair.value, child, lineAt, lines);
+    }
+  } else if (yaml.isSeq(node)) {
+    node.items.forEach((item, index) => {
+      const child = `${path}[${index}]`;
+      if (yaml.isNode(item) && item.range) lines.set(child, lineAt(item.range[0]));
+      collectLines(yaml, item, child, lineAt, lines);
+    });
+  }
 }
 
 /**
@@ -111,9 +135,42 @@ function parsedValue<T>(parse: () => T, file: string): T {
   }
 }
 
+/** The line of each key of a mapping, as written (a resource key may hold dots: it is not split). */
+function childLines(
+  yaml: YamlModule, map: { items: Array<{ key: unknown }> }, lineAt: (offset: number) => number,
+): Map<string, number> {
+  const lines = new Map<string, number>();
+  for (const pair of map.items) {
+    if (yaml.isScalar(pair.key) && pair.key.range && !isMergeKey(pair.key.value)) {
+      lines.set(String(pair.key.value), lineAt(pair.key.range[0]));
+    }
+  }
+  return lines;
+}
+
+const isMergeKey = (key: unknown) => key === "<<" || (typeof key === "symbol" && key.description === "<<");
+
 const KEY_LINES = new WeakMap<object, ReadonlyMap<string, number>>();
+const RESOURCE_LINES = new WeakMap<object, ReadonlyMap<string, number>>();
 
 /** The line of each key under `resources:` in the file `data` was parsed from (empty when not parsed from text). */
 export function resourceKeyLines(data: unknown): ReadonlyMap<string, number> {
-  return (typeof data === "object" && data !== null && KEY_LINES.get(data)) || new Map();
+  return (typeof data === "object" && data !== null && RESOURCE_LINES.get(data)) || new Map();
+}
+
+/**
+ * The line of `path` ("workers.limit", "namespaces.include[1]") in the file `data` was parsed from, else of its
+ * nearest parent written there; undefined when `data` was not parsed from text or no part of the path is there.
+ */
+export function lineOf(data: unknown, path: string): number | undefined {
+  const lines = typeof data === "object" && data !== null ? KEY_LINES.get(data) : undefined;
+  let at = path;
+  while (lines !== undefined) {
+    const line = lines.get(at);
+    if (line !== undefined) return line;
+    const parent = at.replace(/(\.[^.[]*|\[\d+\])$/, "");
+    if (parent === at || parent === "") return undefined;
+    at = parent;
+  }
+  return undefined;
 }

@@ -5,9 +5,9 @@
 
 import { formatDuration } from "./duration.ts";
 import { applyEnv } from "./env.ts";
-import { closestMatch, ConfigError, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
+import { atLine, closestMatch, ConfigError, configIssue, describeValue, type ConfigIssue } from "./errors.ts";
 import type { Field, Node, Section } from "./fields.ts";
-import { defaultConfigPath, loadConfigFile, resourceKeyLines } from "./file.ts";
+import { defaultConfigPath, lineOf, loadConfigFile, resourceKeyLines } from "./file.ts";
 import { DEV_PRIORITY, flagName, type FlagValues } from "./flags.ts";
 import { resolveNamespaces, splitNamespaceEntries } from "./namespaces.ts";
 import { checkResourceBackoffs, readResources } from "./resources.ts";
@@ -74,7 +74,11 @@ export function resolveSettings(input: ResolveInput = {}): Readonly<Settings> {
   const checked = values as SchemaValues;
   checkRelations(checked, file, issues);
   checkResourceBackoffs(resources, checked.reconcile.backoff, issues);
-  if (issues.length > 0) throw new ConfigError(issues);
+  if (issues.length > 0) {
+    const located = (issue: ConfigIssue) =>
+      issue.file === file ? atLine(issue, lineOf(data, issue.path ?? "")) : issue;
+    throw new ConfigError(issues.map(located));
+  }
 
   const namespaces = resolveNamespaces(checked.namespaces);
   const settings: Settings = {

@@ -118,16 +118,15 @@ export function readResources(
   for (const [key, entry] of Object.entries(raw)) {
     const line = lines.get(key);
     const path = `resources.${key}`;
-    const read = readGiven(RESOURCE_ENTRY, entry ?? {}, path, fileAt(file, line), issues);
-    checkSelector(read, "labelSelector", labelSelectorProblem, path, fileAt(file, line), issues);
-    checkSelector(read, "fieldSelector", fieldSelectorProblem, path, fileAt(file, line), issues);
+    // Problems name `file`; resolveSettings places each at its key's own line.
+    const read = readGiven(RESOURCE_ENTRY, entry ?? {}, path, file, issues);
+    checkSelector(read, "labelSelector", labelSelectorProblem, path, file, issues);
+    checkSelector(read, "fieldSelector", fieldSelectorProblem, path, file, issues);
     const at = line !== undefined ? { line } : {};
     result[key] = { key, file, ...at, enabled: true, storage: "auto", ...read } as ResourceSettings;
   }
   return result;
 }
-
-const fileAt = (file: string, line: number | undefined) => (line === undefined ? file : `${file}:${line}`);
 
 /**
  * A resource's reconcile backoff, its own keys over the global ones, starts at most at its max: an
@@ -151,7 +150,7 @@ export function checkResourceBackoffs(
       ? [`${at}.initial`, `at most ${maxPath} (${formatDuration(max)})`]
       : [`${at}.max`, `at least reconcile.backoff.initial (${formatDuration(initial)})`];
     const message = `expected ${expected}, got ${formatDuration(own.initial ?? max)}`;
-    issues.push(configIssue({ file: fileAt(entry.file, entry.line), path, expected }, message));
+    issues.push(configIssue({ file: entry.file, path, expected }, message));
   }
 }
 

@@ -139,12 +139,12 @@ describe("config files", () => {
 
   test("validation errors of a file on disk name the file as given", () => {
     const dir = tempDir({ "kobun.yaml": "workers:\n  limit: many\n" });
-    expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}: workers.limit: expected an integer from 1 to 100000, got "many"`);
+    expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}:2: workers.limit: expected an integer from 1 to 100000, got "many"`);
   });
 
   test("kube.http1 takes only true or false", () => {
     const dir = tempDir({ "kobun.yaml": "kube:\n  http1: sometimes\n" });
-    expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}: kube.http1: expected true or false, got "sometimes"`);
+    expect(() => resolveSettings({ cwd: dir })).toThrow(`${join(dir, "kobun.yaml")}:2: kube.http1: expected true or false, got "sometimes"`);
   });
 });
 

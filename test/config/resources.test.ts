@@ -1,5 +1,5 @@
 // The `resources:` section: every key read as given (absent keys inherit), every bad value
-// and every unparsable selector reported with the file, the line of the resource's key and
+// and every unparsable selector reported with the file, the line of the key and
 // the key path, before anything starts.
 
 import { describe, expect, test } from "bun:test";
@@ -60,7 +60,7 @@ describe("resources: keys read as given", () => {
 
 describe("resources: errors", () => {
   test("resources that is not a mapping", () => {
-    expect(problems("resources: [pods]")).toEqual(["kobun.yaml: resources: expected a mapping of resource selectors (like kobunexamples.kobun.dev) to their settings; got a list"]);
+    expect(problems("resources: [pods]")).toEqual(["kobun.yaml:1: resources: expected a mapping of resource selectors (like kobunexamples.kobun.dev) to their settings; got a list"]);
   });
 
   test("an entry that is not a mapping names the file and the key's line", () => {
@@ -68,7 +68,7 @@ describe("resources: errors", () => {
   });
 
   test("an unknown key inside an entry, with did-you-mean", () => {
-    expect(problems("resources:\n  pods:\n    labelSelecter: a=b")[0]).toStartWith('kobun.yaml:2: resources.pods.labelSelecter: unknown key; did you mean "labelSelector"?');
+    expect(problems("resources:\n  pods:\n    labelSelecter: a=b")[0]).toStartWith('kobun.yaml:3: resources.pods.labelSelecter: unknown key; did you mean "labelSelector"?');
   });
 
   test("bad values of every typed key", () => {
@@ -90,9 +90,9 @@ describe("resources: errors", () => {
       "resources.pods.enabled", "resources.pods.workers.limit", "resources.pods.workers.batchWindow", "resources.pods.handling.retries",
       "resources.pods.handling.backoff", "resources.pods.handling.timeout", "resources.pods.metadataOnly", "resources.pods.storage",
     ]);
-    for (const line of lines) expect(line).toStartWith("kobun.yaml:2: ");
-    expect(lines[3]).toBe('kobun.yaml:2: resources.pods.version: expected an API version like "v1" or "v1beta1", got 1');
-    expect(lines[11]).toBe('kobun.yaml:2: resources.pods.storage: expected one of "auto", "status", "annotations", got "etcd"');
+    expect(lines.map((line) => line.split(": ")[0])).toEqual([3, 3, 4, 5, 6, 7, 7, 8, 8, 8, 9, 10].map((n) => `kobun.yaml:${n}`));
+    expect(lines[3]).toBe('kobun.yaml:5: resources.pods.version: expected an API version like "v1" or "v1beta1", got 1');
+    expect(lines[11]).toBe('kobun.yaml:10: resources.pods.storage: expected one of "auto", "status", "annotations", got "etcd"');
   });
 
   test.each([
@@ -104,7 +104,7 @@ describe("resources: errors", () => {
     ["replicas > two", '"replicas > two": ">" compares with an integer'],
   ])("a label selector that does not parse: %p", (selector, problem) => {
     const [line] = problems(`resources:\n  pods:\n    labelSelector: ${JSON.stringify(selector)}`);
-    expect(line).toStartWith(`kobun.yaml:2: resources.pods.labelSelector: cannot parse the selector ${JSON.stringify(selector)}: ${problem}`);
+    expect(line).toStartWith(`kobun.yaml:3: resources.pods.labelSelector: cannot parse the selector ${JSON.stringify(selector)}: ${problem}`);
   });
 
   test.each([
@@ -120,11 +120,11 @@ describe("resources: errors", () => {
     ["metadata.name=x,,status.phase=Running", "an empty requirement (a stray comma)"],
   ])("a field selector that does not parse: %p", (selector, problem) => {
     const [line] = problems(`resources:\n  pods:\n    fieldSelector: ${JSON.stringify(selector)}`);
-    expect(line).toBe(`kobun.yaml:2: resources.pods.fieldSelector: cannot parse the selector ${JSON.stringify(selector)}: ${problem}`);
+    expect(line).toBe(`kobun.yaml:3: resources.pods.fieldSelector: cannot parse the selector ${JSON.stringify(selector)}: ${problem}`);
   });
 
-  test("every problem of every entry is reported at once, each at its own key's line", () => {
+  test("every problem of every entry is reported at once, each at its own key's line (not its resource's)", () => {
     const lines = problems("resources:\n  pods:\n    storage: x\n  configmaps:\n    version: one");
-    expect(lines.map((line) => line.split(": ")[0])).toEqual(["kobun.yaml:2", "kobun.yaml:4"]);
+    expect(lines.map((line) => line.split(": ")[0])).toEqual(["kobun.yaml:3", "kobun.yaml:5"]);
   });
 });

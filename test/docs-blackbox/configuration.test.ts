@@ -93,7 +93,7 @@ test("the CLI: bad usage (kobun test --simulate=abc too) exits 2, a bad kobun.ya
     expect(flag.stderr).toContain("unknown flag --bogus");
     expect(missing.stderr).toContain("-n needs a value");
     expect(config.code).toBe(3);
-    for (const key of ["bad.yaml: workers.bogus", "bad.yaml: workers.limit", "bad.yaml: logging.level"]) expect(config.stderr).toContain(key);
+    for (const key of ["bad.yaml:1: workers.bogus", "bad.yaml:1: workers.limit", "bad.yaml:2: logging.level"]) expect(config.stderr).toContain(key);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
