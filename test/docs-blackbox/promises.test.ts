@@ -1,7 +1,8 @@
 // The README's "What kobun promises handlers" and docs/from-kopf.md's parity claims, as a user
 // checks them against the sandbox: a simple create costs exactly one request, a handler's own write
 // to its object does not come back as an update, on.event's types, errors: "ignored", an optional
-// delete handler holds no finalizer, and a metadata-only resource's spec throws, saying why.
+// delete handler holds no finalizer, a metadata-only resource's spec throws, saying why, and a
+// deletion of an object kobun's finalizer holds does not abort its running handler.
 
 import { expect, test } from "bun:test";
 import Type from "typebox";
@@ -118,4 +119,32 @@ test("api.apply: a field another manager owns fails with ApplyConflictError nami
   await kit.apply("v1/secrets", { metadata: { name: "s" }, type: "Opaque" });
   await kit.logs.until("Handler 'writer' succeeded.");
   expect(conflicts).toEqual([expect.stringContaining(".data.page (owned by kobun-testing)")]);
+}, 30_000);
+
+test("a deletion of an object kobun's finalizer holds only marks it: the running handler goes on, its result is " +
+  "written, the delete handler runs after it", async () => {
+  const Things = Examples();
+  const registry = new Registry();
+  const story: string[] = [];
+  let open!: () => void;
+  let running!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const started = new Promise<void>((resolve) => (running = resolve));
+  registry.on.create(Things, async ({ signal }) => {
+    story.push("create");
+    running();
+    await gate;
+    story.push(`create ends, aborted: ${signal.aborted}`);
+    return { made: true };
+  }, { id: "create_fn" });
+  registry.on.delete(Things, ({ body }) => { story.push(`delete, create_fn ${JSON.stringify(body.status?.create_fn)}`); },
+    { id: "delete_fn" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply(Things, { metadata: { name: "marked" }, spec: { size: 1 } });
+  await started;
+  await kit.delete(Things, "marked");
+  await kit.until(Things, "marked", (o) => o.metadata.deletionTimestamp);
+  open();
+  await kit.gone(Things, "marked");
+  expect(story).toEqual(["create", "create ends, aborted: false", 'delete, create_fn {"made":true}']);
 }, 30_000);
