@@ -12,7 +12,7 @@
 // Pure functions: no I/O, no settings lookup.
 
 import type { Resource } from "../kube/index.ts";
-import type { Diff, DiffItem } from "../declaring/index.ts";
+import { getField, type Diff, type DiffItem } from "../declaring/index.ts";
 import type { Essence } from "./essence.ts";
 import { diffOf } from "./essence.ts";
 
@@ -90,6 +90,24 @@ export function withoutDigests(diff: Diff): Diff {
   return diff.map((d): DiffItem => (isDigest(d.old) || isDigest(d.new)
     ? { op: d.op, path: d.path, old: undefined, new: undefined, unknown: "sensitive" }
     : d));
+}
+
+/**
+ * The diff of the field at `path` alone (a field handler's), paths relative to it. A field inside a digested one
+ * (a Secret's `data.password`, where `data` is one digest) cannot be told from its siblings: when that digest
+ * changed, the field is said changed with its values unknown, so its handler runs at least once per change.
+ */
+export function fieldDiff(old: Essence | undefined, now: Essence | undefined, path: readonly string[]): Diff {
+  for (let depth = 1; depth < path.length; depth++) {
+    const prefix = path.slice(0, depth);
+    const before = getField(old, prefix);
+    const after = getField(now, prefix);
+    if (!isDigest(before) && !isDigest(after)) continue;
+    if (before === after) return [];
+    const op = before === undefined ? "add" : after === undefined ? "remove" : "change";
+    return [{ op, path: [], old: undefined, new: undefined, unknown: "sensitive" }];
+  }
+  return withoutDigests(diffOf(getField(old, path), getField(now, path)));
 }
 
 function digest(salt: string, value: unknown): string {

@@ -9,7 +9,8 @@
 // out a freeze holds no one up; a stream that ends lets go. Only the streams of start-up prime:
 // once primed, a stream started later (a namespace newly matching a glob) holds no one up, but
 // for the shards a sharded replica takes (their objects were in no index here until then). A
-// stream that does not list (a 403 retried for ever) is named in a warning every `warnEveryMs`.
+// stream that does not list (an API server failing or not answering, retried) is named in a
+// warning every `warnEveryMs`.
 // Must never do I/O.
 
 import { resourceName, type KubeObject, type Resource } from "../kube/index.ts";

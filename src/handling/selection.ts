@@ -11,8 +11,8 @@ import { filtersPass, getField, matchAny, matchValue, type ContextOf } from "../
 import type { HandlerSpec, ObjectFilters } from "../declaring/index.ts";
 import type { Cause, Diff, HandlerContext, ObjectContext, Patch } from "../declaring/index.ts";
 import { lendSignal } from "./context.ts";
-import { diffFromBase, redact, withoutDigests } from "./diffbase.ts";
-import { diffOf, essenceOf, type Essence } from "./essence.ts";
+import { diffFromBase, fieldDiff, redact } from "./diffbase.ts";
+import { essenceOf, type Essence } from "./essence.ts";
 import type { Bookkeeping, ProgressRecord } from "./progress.ts";
 import type { CycleEnv } from "./cycle-env.ts";
 import { subhandlerOutsideCall } from "./subhandlers.ts";
@@ -199,7 +199,7 @@ export function contextFor(
     const path = spec.field;
     ctx.old = getField(sight.old, path);
     ctx.new = getField(sight.essence, path);
-    ctx.diff = withoutDigests(diffOf(ctx.old, getField(sight.redacted, path)));
+    ctx.diff = fieldDiff(sight.old, sight.redacted, path);
   }
   return ctx;
 }

@@ -99,6 +99,18 @@ export class EventPoster {
     return this.enabled && this.logs;
   }
 
+  /**
+   * This poster as the handlers of an object see it while the object may be taken from this replica: once `held`
+   * aborts (a freeze, a handover), what they post (`ctx.event`, posted log lines) is dropped, as their runs'
+   * results are: nothing more is written for them. A new view per call: keep it.
+   */
+  heldBy(held: AbortSignal): EventPoster {
+    const view = Object.create(this) as EventPoster;
+    const post: EventPoster["post"] = (...args) => (held.aborted ? undefined : this.post(...args));
+    Object.defineProperty(view, "post", { value: post });
+    return view;
+  }
+
   /** Queues an event about `object`. Never blocks, never throws. */
   post(
     object: KubeObject, type: EventType, reason: string, message: string,

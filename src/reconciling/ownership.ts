@@ -7,12 +7,41 @@
 // A handler that ignores its signal cannot be killed (a promise has no owner to stop it): past
 // the grace it is abandoned, named by the caller, and its results are never written.
 
+import type { CycleEnv, HandlerTools } from "../handling/index.ts";
 import { eitherSignal, onAbort } from "../util/index.ts";
 
 /** What takes a cycle's object away: its namespace's freeze gate, its shard's handover, either, or none. */
 export function freezeOf(gate: AbortSignal | undefined, shard: AbortSignal | undefined): AbortSignal | undefined {
   // One signal per (gate, shard generation), not an AbortSignal.any per cycle (Bun keeps those).
   return gate && shard ? eitherSignal(gate, shard) : (gate ?? shard);
+}
+
+/** What handlers are lent under each freeze signal: one per (tools, freeze) pair, not one per cycle. */
+const heldTools = new WeakMap<HandlerTools, WeakMap<AbortSignal, HandlerTools>>();
+const heldEnvs = new WeakMap<HandlerTools, WeakMap<CycleEnv, CycleEnv>>();
+
+/**
+ * `tools` for a cycle of an object that `freeze` may take away: once it does, the Events its handlers post are
+ * dropped, as their results are (nothing more is written for them; at a shutdown they are still sent).
+ */
+export function toolsHeldBy(tools: HandlerTools, freeze: AbortSignal | undefined): HandlerTools {
+  if (!freeze || !tools.poster) return tools;
+  let byFreeze = heldTools.get(tools);
+  if (!byFreeze) heldTools.set(tools, (byFreeze = new WeakMap()));
+  let held = byFreeze.get(freeze);
+  if (!held) byFreeze.set(freeze, (held = { ...tools, poster: tools.poster.heldBy(freeze) }));
+  return held;
+}
+
+/** `env` with its tools held by `freeze` (toolsHeldBy). */
+export function heldEnv(env: CycleEnv, freeze: AbortSignal | undefined): CycleEnv {
+  const tools = env.tools && toolsHeldBy(env.tools, freeze);
+  if (tools === env.tools) return env;
+  let byEnv = heldEnvs.get(tools!);
+  if (!byEnv) heldEnvs.set(tools!, (byEnv = new WeakMap()));
+  let held = byEnv.get(env);
+  if (!held) byEnv.set(env, (held = { ...env, tools }));
+  return held;
 }
 
 /** What `whileOwned` returns when the object was taken away: nothing may be written for this cycle. */

@@ -25,7 +25,7 @@ import { admits, begin, step, type Outcome } from "./life.ts";
 import {
   cycleEnvOf, freezeGraceMsOf, patchTargetOf, workerTimingOf, type CycleHold, type ReconcilerOptions,
 } from "./options.ts";
-import { freezeOf, LOST, whileOwned } from "./ownership.ts";
+import { freezeOf, heldEnv, LOST, whileOwned } from "./ownership.ts";
 import {
   reportAbandoned, reportDeleted, reportDiscarded, reportFailure, reportGone, reportRuns, runEventHandlers,
   type Audience, type Item,
@@ -243,9 +243,9 @@ export class Reconciler {
     try {
       // The delete handlers run only once the object's daemons and timers have stopped, on their last writes.
       if (body.metadata.deletionTimestamp) body = newerOf(body, await this.background.stop(body.metadata.uid ?? ""))!;
-      const plan = this.reconciling
-        ? await this.reconciling.plan(object, body, signal, this.background)
-        : await cycleWithFinalizer(this.env, object, body, signal, this.background);
+      const plan = this.reconciling // heldEnv: the Events its handlers post are dropped once a freeze takes it
+        ? await this.reconciling.plan(object, body, signal, this.background, heldEnv(this.env, freeze).tools)
+        : await cycleWithFinalizer(heldEnv(this.env, freeze), object, body, signal, this.background);
       if (plan.error && this.options.observers?.cycles) this.erred.add(body.metadata.uid ?? "");
       hold?.current?.(); // a shard whose lease lapsed while this process stalled is given up now: its freeze aborts
       // Lost meanwhile: not even an Event about these runs, whose results are never written.

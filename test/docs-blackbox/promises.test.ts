@@ -1,11 +1,13 @@
 // The README's "What kobun promises handlers" and docs/from-kopf.md's parity claims, as a user
 // checks them against the sandbox: a simple create costs exactly one request, a handler's own write
 // to its object does not come back as an update, on.event's types, errors: "ignored", an optional
-// delete handler holds no finalizer, and a metadata-only resource's spec throws, saying why.
+// delete handler holds no finalizer, a metadata-only resource's spec throws, saying why, and a
+// deletion of an object kobun's finalizer holds does not abort its running handler, and after a
+// freeze an Event a running handler or reconcile posts is not written.
 
 import { expect, test } from "bun:test";
 import Type from "typebox";
-import { ApplyConflictError, defineResource, Registry, resource } from "kobun";
+import { ApplyConflictError, defineResource, Registry, resource, Toggle, type EventRecorder } from "kobun";
 import { startOperator } from "kobun/testing";
 import { within } from "./helpers.ts";
 
@@ -119,3 +121,64 @@ test("api.apply: a field another manager owns fails with ApplyConflictError nami
   await kit.logs.until("Handler 'writer' succeeded.");
   expect(conflicts).toEqual([expect.stringContaining(".data.page (owned by kobun-testing)")]);
 }, 30_000);
+
+test("a deletion of an object kobun's finalizer holds only marks it: the running handler goes on, its result is " +
+  "written, the delete handler runs after it", async () => {
+  const Things = Examples();
+  const registry = new Registry();
+  const story: string[] = [];
+  let open!: () => void;
+  let running!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const started = new Promise<void>((resolve) => (running = resolve));
+  registry.on.create(Things, async ({ signal }) => {
+    story.push("create");
+    running();
+    await gate;
+    story.push(`create ends, aborted: ${signal.aborted}`);
+    return { made: true };
+  }, { id: "create_fn" });
+  registry.on.delete(Things, ({ body }) => { story.push(`delete, create_fn ${JSON.stringify(body.status?.create_fn)}`); },
+    { id: "delete_fn" });
+  await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000 });
+  await kit.apply(Things, { metadata: { name: "marked" }, spec: { size: 1 } });
+  await started;
+  await kit.delete(Things, "marked");
+  await kit.until(Things, "marked", (o) => o.metadata.deletionTimestamp);
+  open();
+  await kit.gone(Things, "marked");
+  expect(story).toEqual(["create", "create ends, aborted: false", 'delete, create_fn {"made":true}']);
+}, 30_000);
+
+for (const kind of ["on.create", "on.reconcile"] as const) {
+  test(`after a freeze nothing more is written for the ${kind} that was running: not even an Event it posts`, async () => {
+    const registry = new Registry();
+    const toggle = new Toggle();
+    let open!: () => void;
+    let running!: () => void;
+    let returned!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const started = new Promise<void>((resolve) => (running = resolve));
+    const ended = new Promise<void>((resolve) => (returned = resolve));
+    let calls = 0;
+    const fn = async ({ event }: { event: EventRecorder }) => {
+      if (++calls > 1) return event.info("Again");
+      running();
+      await gate; // the signal is ignored on purpose
+      event.info("Late", "posted after the freeze");
+      returned();
+    };
+    if (kind === "on.create") registry.on.create("v1/configmaps", fn, { id: "create_fn" });
+    else registry.on.reconcile("v1/configmaps", fn);
+    await using kit = await startOperator({ registry, logLevel: "silent", timeout: 15_000, toggle });
+    const object = await kit.apply("v1/configmaps", { metadata: { name: "frozen" } });
+    await started;
+    toggle.freeze("test");
+    open();
+    await ended;
+    toggle.unfreeze("test");
+    // The resume's relist runs it again: its Event is posted after anything the first run posted.
+    const events = await kit.events(object, { until: (all) => all.some((e) => e.reason === "Again") });
+    expect(events.map((e) => e.reason)).not.toContain("Late");
+  }, 30_000);
+}

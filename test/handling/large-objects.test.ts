@@ -70,6 +70,23 @@ describe("sensitive fields", () => {
     expect(updates[0]).toEqual([{ op: "change", path: ["spec", "size"], old: 1, new: 2 }]);
   });
 
+  test("a field handler inside a Secret's data (stored as one digest) runs when the data changes, values unknown", async () => {
+    const seen: { diff: Diff; old: unknown }[] = [];
+    const registry = new Registry();
+    registry.on.field("secrets/v1", { id: "password_fn", field: "data.password" }, ({ diff, old }) => {
+      seen.push({ diff, old });
+    });
+    h = await startHarness({ registry, selector: "secrets/v1" });
+    await h.client.create(SECRETS, "default", { apiVersion: "v1", kind: "Secret", metadata: { name: "creds" }, data: { password: b64("hunter2-first") } });
+    await h.until(() => seen.length === 1);
+    const sensitive = { path: [], old: undefined, new: undefined, unknown: "sensitive" as const };
+    expect(seen[0]).toEqual({ diff: [{ op: "add", ...sensitive }], old: undefined });
+    await h.until(() => h!.get("creds")?.metadata.annotations?.[BASE_ANNOTATION]);
+    await h.client.patch(SECRETS, "default", "creds", { data: { password: b64("hunter2-second") } });
+    await h.until(() => seen.length === 2);
+    expect(seen[1]).toEqual({ diff: [{ op: "change", ...sensitive }], old: undefined });
+  });
+
   test("sensitive must be a list of field paths", () => {
     const registry = new Registry();
     expect(() => registry.on.create("secrets/v1", () => undefined, { id: "bad", sensitive: "data" as never })).toThrow(/sensitive must be a list of field paths/);

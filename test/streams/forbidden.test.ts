@@ -36,12 +36,14 @@ function noop(): Registry {
 }
 
 /** Runs a standalone operator with no permissions but the ones of `home`; returns how run() ended within 10 s. */
-async function runWithoutPermissions(home: string, namespaces: string[]): Promise<unknown> {
-  const kubeconfig = await restrictedKubeconfig(sandbox, ADMIN, home, {});
+async function runWithoutPermissions(
+  home: string, namespaces: string[], registry = noop(), grants: Parameters<typeof restrictedKubeconfig>[3] = {},
+): Promise<unknown> {
+  const kubeconfig = await restrictedKubeconfig(sandbox, ADMIN, home, grants);
   const client = await KubeClient.connect({ kubeconfig });
   const stop = new AbortController();
   const running = run({
-    signal: stop.signal, client, registry: noop(), logger: new Logger(memorySink("info")),
+    signal: stop.signal, client, registry, logger: new Logger(memorySink("info")),
     settings: resolveSettings({ flags: { namespaces, standalone: true } }),
   });
   const ended = await outcome(running, 10_000);
@@ -61,6 +63,16 @@ test("a namespace the operator may not watch at start-up ends run() with a Fatal
   expect(error.message).toContain("configmaps");
   expect(error.message).toContain('namespace "fb-denied"');
   expect(error.message).toMatch(/cannot (list|watch)/);
+}, 20_000);
+
+test("a resource watched only for an index is no exception: forbidden at start-up, exit 5 at once (docs/indexes.md)", async () => {
+  await asAdmin(sandbox, ADMIN, "POST", "/api/v1/namespaces", { metadata: { name: "fb-index" } });
+  const registry = noop();
+  registry.on.index("v1/serviceaccounts", ({ name }) => ({ [name]: true }), { id: "accounts" });
+  const ended = await runWithoutPermissions("fb-home-5", ["fb-index"], registry, { roles: { "fb-index": CONFIGMAPS } });
+  expect(ended).toBeInstanceOf(FatalError);
+  expect((ended as FatalError).exitCode).toBe(5);
+  expect((ended as FatalError).message).toMatch(/cannot (list|watch) serviceaccounts in namespace "fb-index"/);
 }, 20_000);
 
 test("an operator that may not follow the namespaces its globs match ends run() with a FatalError (exit 5) at once", async () => {

@@ -54,7 +54,7 @@ export interface ReconcileState extends ObjectState {
 
 export async function reconcileWithFinalizer(
   env: ReconcileEnv, state: ReconcileState, body: KubeObject, signal: AbortSignal,
-  background: Pick<Background, "holds">,
+  background: Pick<Background, "holds">, tools: HandlerTools = env.tools,
 ): Promise<CyclePlan> {
   const plan = emptyPlan();
   const deleting = Boolean(body.metadata.deletionTimestamp);
@@ -82,7 +82,7 @@ export async function reconcileWithFinalizer(
   state.running = `${env.spec.id} on ${body.metadata.namespace ?? ""}/${body.metadata.name}`;
   try {
     const verdict = await tracedCall(env.spec.id, state.failures, () => callReconcile({
-      spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools: env.tools,
+      spec: env.spec, resource: env.resource, body, memo: state.memo, logger: env.logger, tools,
       cache: env.cache(body.metadata.namespace), retry: state.failures, backoff: env.backoff, signal,
       // ctx.deleting: a deletion kobun holds (its finalizer); one held only by others is just a state.
       deleting: action === "run-delete-handlers",

@@ -75,8 +75,11 @@ export class ReconcileMode {
   }
 
   /** The reconcile's cycle of `body`: its plan (reconcile-cycle.ts). */
-  plan(state: ObjectState, body: KubeObject, signal: AbortSignal, background: Background): Promise<CyclePlan> {
-    return reconcileWithFinalizer(this.env, state as ReconcileState, body, signal, background);
+  /** `tools`: what this call is lent, when not the env's (the loop's, held by a freeze: ownership.ts). */
+  plan(
+    state: ObjectState, body: KubeObject, signal: AbortSignal, background: Background, tools?: HandlerTools,
+  ): Promise<CyclePlan> {
+    return reconcileWithFinalizer(this.env, state as ReconcileState, body, signal, background, tools);
   }
 
   /**
