@@ -12,6 +12,7 @@ import type { Logger, MemorySink, VirtualClock } from "../util/index.ts";
 import { advanceClock } from "./advance.ts";
 import { holdObject } from "./consistently.ts";
 import { eventsAbout, type EventsOptions } from "./events.ts";
+import { boundMs } from "./options.ts";
 import { awaitObject, type Watched } from "./until.ts";
 
 /** A resource as the kit names it: a typed token, or a selector string ("configmaps", "kobunexamples.kobun.dev/v1"). */
@@ -84,8 +85,11 @@ export class TestOperator {
   constructor(private readonly parts: TestOperatorParts) {
     ({ sandbox: this.sandbox, client: this.client, namespace: this.namespace } = parts);
     // The sink itself (its lines, its write), its waits bounded as the kit's others are.
-    const bound = { timeout: parts.timeoutMs, signal: parts.failed };
-    this.logs = { ...parts.logs, until: (pattern, o = {}) => parts.logs.until(pattern, { ...bound, ...o }) };
+    const until: MemorySink["until"] = async (pattern, o = {}) => {
+      const timeout = boundMs("logs.until", o.timeout ?? parts.timeoutMs);
+      return parts.logs.until(pattern, { signal: parts.failed, ...o, timeout });
+    };
+    this.logs = { ...parts.logs, until };
   }
 
   /** The sandbox's kubeconfig (for kubectl, or a second client): an explicit file, never yours. */
@@ -170,14 +174,15 @@ export class TestOperator {
   ): Promise<TargetObject<S>> {
     const test = (object: KubeObject | undefined) => object !== undefined && condition(object as TargetObject<S>);
     const watched = await this.watched(token, name, String(condition), o.namespace);
-    const found = await awaitObject({ ...watched, test, timeoutMs: o.timeout ?? this.parts.timeoutMs });
+    const timeoutMs = boundMs("until", o.timeout ?? this.parts.timeoutMs);
+    const found = await awaitObject({ ...watched, test, timeoutMs });
     return found as TargetObject<S>;
   }
 
   /** Waits until the object is gone (deleted and its finalizers released). */
   async gone(token: Named, name: string, o: WaitOptions = {}): Promise<void> {
+    const timeoutMs = boundMs("gone", o.timeout ?? this.parts.timeoutMs);
     const watched = await this.watched(token, name, "to be gone", o.namespace);
-    const timeoutMs = o.timeout ?? this.parts.timeoutMs;
     await awaitObject({ ...watched, test: (object) => object === undefined, timeoutMs });
   }
 
@@ -203,12 +208,13 @@ export class TestOperator {
    * `{ until: (events) => … }` waits on a watch until they pass.
    */
   async events(object: Pick<KubeObject, "kind" | "metadata">, o: EventsOptions = {}): Promise<Event[]> {
+    const timeoutMs = boundMs("events", o.timeout ?? this.parts.timeoutMs);
     return eventsAbout({
       client: this.client, events: await this.resolve("v1/events"), object, until: o.until,
       // a uid is unique in the cluster: without a namespace it is found in any (a cluster-scoped object's Events are
       // in "default", a namespaced one's given without its namespace in that namespace); a name is the kit's
       namespace: o.namespace ?? object.metadata?.namespace ?? (object.metadata?.uid ? null : this.namespace),
-      timeoutMs: o.timeout ?? this.parts.timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
+      timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
     });
   }
 

@@ -14,6 +14,7 @@ import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from 
 import type { LogLevel, LogSink, MemorySink, Toggle } from "../util/index.ts";
 import { quiet } from "./advance.ts";
 import { TestOperator } from "./operator.ts";
+import { checkOptions } from "./options.ts";
 
 export interface TestOperatorOptions {
   /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
@@ -78,6 +79,7 @@ function kitLogger(options: TestOperatorOptions): { logger: Logger; logs: Memory
  * the test creates next arrives as created (not listed). Stop it with `stop()`, or `await using`.
  */
 export async function startOperator(options: TestOperatorOptions = {}): Promise<TestOperator> {
+  checkOptions(options as Record<string, unknown>);
   const namespace = options.namespace ?? "default";
   const clock = clockOf(options);
   const { logger, logs } = kitLogger(options);

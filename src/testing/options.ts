@@ -1,0 +1,72 @@
+// startOperator's options, checked before anything starts: a bad one is refused with its name, what it got and
+// what it takes. Unchecked, a `logLevel` of "verbose" kept no line at all (kit.logs.until waited for nothing), a
+// `timeout` of -1 started a kit whose every wait threw a RangeError, and a misspelt option or flag was ignored.
+
+import { closestMatch, RUN_FLAGS } from "../config/index.ts";
+
+const OPTIONS = [
+  "namespace", "crds", "flags", "registry", "timeout", "logLevel", "logCapture", "memo", "clock", "toggle",
+] as const;
+const LEVELS = ["debug", "info", "warn", "error"];
+/** Flags the kit sets itself: another value would break its promise (one namespace, no peering). */
+const KITS_FLAGS: Record<string, string> = {
+  namespaces: "it watches one namespace: give `namespace`",
+  standalone: "it runs standalone; to test peering, run() operators against kit.kubeconfigPath, docs/peering.md",
+  dev: "it runs standalone; to test peering, run() operators against kit.kubeconfigPath, docs/peering.md",
+};
+
+/** A wait's bound in ms, checked: a positive number (AbortSignal.timeout throws a bare RangeError otherwise). */
+export function boundMs(what: string, timeout: unknown): number {
+  if (typeof timeout === "number" && timeout > 0 && timeout !== Infinity) return timeout;
+  throw new Error(`${what}({ timeout }): a positive number of ms, got ${shown(timeout)}`);
+}
+
+/** Throws at the first option startOperator cannot take as given. */
+export function checkOptions(options: Record<string, unknown>): void {
+  for (const key of Object.keys(options)) {
+    if ((OPTIONS as readonly string[]).includes(key) || options[key] === undefined) continue;
+    const near = closestMatch(key, OPTIONS);
+    const hint = near ? `: did you mean ${near}?` : "";
+    throw new Error(`startOperator: no option ${key}${hint} (options: ${OPTIONS.join(", ")})`);
+  }
+  const { timeout, logLevel, logCapture, crds, flags } = options;
+  if (timeout !== undefined) boundMs("startOperator", timeout);
+  if (logLevel !== undefined && logLevel !== "silent" && !LEVELS.includes(logLevel as string)) {
+    throw new Error(`startOperator({ logLevel }): ${choices([...LEVELS, "silent"])}, got ${shown(logLevel)}`);
+  }
+  if (logCapture !== undefined && !LEVELS.includes(logCapture as string)) {
+    throw new Error(`startOperator({ logCapture }): ${choices(LEVELS)}, got ${shown(logCapture)}`);
+  }
+  if (crds !== undefined && !(Array.isArray(crds) && crds.every((path) => typeof path === "string"))) {
+    throw new Error(`startOperator({ crds }): a list of CRD file paths, got ${shown(crds)}`);
+  }
+  if (flags !== undefined) checkFlags(flags);
+}
+
+function checkFlags(flags: unknown): void {
+  if (typeof flags !== "object" || flags === null || Array.isArray(flags)) {
+    throw new Error(`startOperator({ flags }): an object of kobun run flags, got ${shown(flags)}`);
+  }
+  const known = RUN_FLAGS.map((flag) => flag.key as string);
+  for (const [key, value] of Object.entries(flags)) {
+    const why = KITS_FLAGS[key];
+    const kitsOwn = value === undefined || (key === "standalone" && value === true)
+      || (key === "dev" && value === false);
+    if (why && !kitsOwn) throw new Error(`startOperator({ flags }): ${key} is the kit's (${why})`);
+    if (known.includes(key)) continue;
+    const near = closestMatch(key, known);
+    throw new Error(
+      `startOperator({ flags }): no flag ${key}${near ? `: did you mean ${near}?` : ""} ` +
+        `(flags are kobun run's, in camelCase: webhooksUrl for --webhooks-url; ${known.join(", ")})`,
+    );
+  }
+}
+
+function choices(values: string[]): string {
+  const quoted = values.map((value) => JSON.stringify(value));
+  return `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
+}
+
+function shown(value: unknown): string {
+  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+}
