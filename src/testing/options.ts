@@ -1,8 +1,13 @@
 // startOperator's options, checked before anything starts: a bad one is refused with its name, what it got and
 // what it takes. Unchecked, a `logLevel` of "verbose" kept no line at all (kit.logs.until waited for nothing), a
-// `timeout` of -1 started a kit whose every wait threw a RangeError, and a misspelt option or flag was ignored.
+// `timeout` of -1 started a kit whose every wait threw a RangeError, a misspelt option or flag was ignored, and a
+// `crds` file that was no YAML or held no CRD was skipped (the test failed later, on a resource not served).
 
+import { readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
 import { closestMatch, RUN_FLAGS } from "../config/index.ts";
+import type { Manifest } from "../runtime/index.ts";
 
 const OPTIONS = [
   "namespace", "crds", "flags", "registry", "timeout", "logLevel", "logCapture", "memo", "clock", "toggle",
@@ -69,4 +74,40 @@ function choices(values: string[]): string {
 
 function shown(value: unknown): string {
   return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+}
+
+/** The `crds` files, each read and holding a CRD, or an error naming the option, the file and what is wrong. */
+export function readCrds(paths: string[]): Manifest[] {
+  return paths.map((path) => {
+    const text = readCrd(path);
+    const documents = parseAllDocuments(text);
+    const broken = documents.flatMap((document) => document.errors)[0];
+    if (broken) throw new Error(`startOperator({ crds }): ${path} is not YAML: ${broken.message}`);
+    const objects = documents.map((document) => document.toJS() as { kind?: string; metadata?: { name?: string } });
+    if (!objects.some((object) => object?.kind === "CustomResourceDefinition")) {
+      const held = objects.filter(Boolean).map((object) => `${object.kind} ${object.metadata?.name ?? "(no name)"}`);
+      throw new Error(
+        `startOperator({ crds }): ${path} holds no CustomResourceDefinition ` +
+          `(it holds ${held.join(", ") || "nothing"}); create other objects in the test, with kit.apply`,
+      );
+    }
+    return { name: basename(path), text };
+  });
+}
+
+/** A file of `crds`, or an error naming the option and where a relative path was looked for. */
+function readCrd(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "ENOENT") throw error;
+    throw new Error(
+      `startOperator({ crds }): no file ${JSON.stringify(path)} ` +
+        `(looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
+        "give the path of a CRD file of your project, " +
+        "or define the resource with defineResource, whose CRD is installed without a file",
+      { cause: error },
+    );
+  }
 }

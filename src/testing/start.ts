@@ -1,8 +1,6 @@
 // startOperator(): a sandbox, the handlers' CRDs installed into it, and the operator running in
 // this process, its log kept in memory (`kit.logs`) and, from `logLevel`, on stderr too.
 
-import { readFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
 import { resolveSettings, type FlagValues } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
 import { registry as defaultRegistry } from "../declaring/index.ts";
@@ -14,7 +12,7 @@ import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from 
 import type { LogLevel, LogSink, MemorySink, Toggle } from "../util/index.ts";
 import { quiet } from "./advance.ts";
 import { TestOperator } from "./operator.ts";
-import { checkOptions } from "./options.ts";
+import { checkOptions, readCrds } from "./options.ts";
 
 export interface TestOperatorOptions {
   /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
@@ -47,23 +45,6 @@ export interface TestOperatorOptions {
   toggle?: Toggle;
 }
 
-/** A file of `crds`, or an error naming the option and where a relative path was looked for. */
-function readCrd(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code !== "ENOENT") throw error;
-    throw new Error(
-      `startOperator({ crds }): no file ${JSON.stringify(path)} ` +
-        `(looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
-        "give the path of a CRD file of your project, " +
-        "or define the resource with defineResource, whose CRD is installed without a file",
-      { cause: error },
-    );
-  }
-}
-
 /** The kit's log: every line from `logCapture` in memory (kit.logs), and from `logLevel` on stderr. */
 function kitLogger(options: TestOperatorOptions): { logger: Logger; logs: MemorySink } {
   const logs = memorySink(options.logCapture ?? "info");
@@ -83,12 +64,12 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
   const namespace = options.namespace ?? "default";
   const clock = clockOf(options);
   const { logger, logs } = kitLogger(options);
+  const manifests: Manifest[] = readCrds(options.crds ?? []);
   const sandbox = await startSandbox();
   let client: KubeClient | undefined;
   let restoreClock = noop;
   try {
     client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-    const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readCrd(path) }));
     const registry = options.registry ?? defaultRegistry;
     await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
     await ensureNamespace(client, namespace);

@@ -1,8 +1,12 @@
 // startOperator's options as a user mistypes them: each bad one is refused before anything starts, with a
 // message naming the option, what it got and what it takes (before, a bad `logLevel` kept no log line at all,
-// a bad `timeout` started a kit whose every wait threw a RangeError, a typo'd option or flag was ignored).
+// a bad `timeout` started a kit whose every wait threw a RangeError, a typo'd option or flag was ignored, and a
+// `crds` file that was no YAML, or held no CRD, was skipped: the test then failed later, on a missing resource).
 
-import { expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Registry } from "kobun";
 import { startOperator, type TestOperatorOptions } from "kobun/testing";
 
@@ -55,4 +59,24 @@ test("a wait's own timeout that is no positive number of ms is refused at once, 
   expect(events).toBe("events({ timeout }): a positive number of ms, got -1");
   const logs = await kit.logs.until(/never/, { timeout: -1 }).catch((e: Error) => e.message);
   expect(logs).toBe("logs.until({ timeout }): a positive number of ms, got -1");
+}, 15_000);
+
+const dir = mkdtempSync(join(tmpdir(), "kobun-kit-options-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("a crds file that is not YAML is refused, naming the file and where it breaks", async () => {
+  const path = join(dir, "broken.crd.yaml");
+  writeFileSync(path, "apiVersion: apiextensions.k8s.io/v1\nkind: [CustomResourceDefinition\n");
+  const message = await refusal({ crds: [path] });
+  expect(message).toStartWith(`startOperator({ crds }): ${path} is not YAML: `);
+  expect(message).toContain("at line 3, column 1");
+}, 15_000);
+
+test("a crds file that holds no CustomResourceDefinition is refused, naming what it holds", async () => {
+  const path = join(dir, "settings.yaml");
+  writeFileSync(path, "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: settings }\n");
+  expect(await refusal({ crds: [path] })).toBe(
+    `startOperator({ crds }): ${path} holds no CustomResourceDefinition (it holds ConfigMap settings); ` +
+      "create other objects in the test, with kit.apply",
+  );
 }, 15_000);
