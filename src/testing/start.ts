@@ -7,7 +7,7 @@ import { registry as defaultRegistry } from "../declaring/index.ts";
 import { isNotFound } from "../kube/index.ts";
 import { KubeClient } from "../kube/index.ts";
 import { applyManifests, startSandbox } from "../runtime/dev.ts";
-import { manifestCRDs, run, withDefinitions, type Manifest } from "../runtime/index.ts";
+import { manifestCRDs, run, withDefinitions, type Manifest, type RunOptions } from "../runtime/index.ts";
 import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from "../util/index.ts";
 import type { LogLevel, LogSink, MemorySink, Toggle } from "../util/index.ts";
 import { quiet } from "./advance.ts";
@@ -23,7 +23,7 @@ export interface TestOperatorOptions {
   flags?: Partial<FlagValues>;
   /** The handlers to run (default: the registry that `on.*` fills). */
   registry?: Registry;
-  /** The default bound of `until`, `gone`, `events` and `logs.until`, in ms (default 5000). */
+  /** The bound of the start (until ready) and the default of `until`, `gone`, `events`, `logs.until`, in ms (5000). */
   timeout?: number;
   /** The operator's log on stderr from this level (default "warn"); "silent" for none. */
   logLevel?: LogLevel | "silent";
@@ -40,7 +40,7 @@ export interface TestOperatorOptions {
   /**
    * The operator's freeze toggle (`run({ toggle })`): `toggle.freeze(reason)` stops it as a peer of higher
    * priority would (handlers' signals abort, nothing new starts), `unfreeze` resumes it. Frozen before the
-   * operator is ready, startOperator resolves only once it is unfrozen and ready.
+   * operator is ready, startOperator resolves only once it is unfrozen and ready (within `timeout`).
    */
   toggle?: Toggle;
 }
@@ -66,7 +66,9 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
   const { logger, logs } = kitLogger(options);
   const manifests: Manifest[] = readCrds(options.crds ?? []);
   const sandbox = await startSandbox();
+  const timeoutMs = options.timeout ?? 5000;
   let client: KubeClient | undefined;
+  let launched: Launched | undefined;
   let restoreClock = noop;
   try {
     client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
@@ -80,38 +82,83 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     if (url === null && listen === null && registry.webhooks.length + registry.conversions.length > 0) {
       settings = resolveSettings({ flags: { ...flags, webhooksUrl: "https://127.0.0.1:0" } });
     }
-    const stop = new AbortController();
-    const failure = new AbortController();
-    let started!: () => void;
-    const ready = new Promise<void>((resolve) => (started = resolve));
-    const memo = options.memo ?? {};
     restoreClock = clock ? useClock(clock) : noop;
     // The CRD files' names key kobun.yaml's resources (flags.config) as in `kobun run`.
     const crds = manifestCRDs(manifests);
     const toggle = options.toggle ? { toggle: options.toggle } : {};
-    const onReady = () => started();
-    const running = run({ signal: stop.signal, settings, registry, logger, memo, crds, ...toggle, onReady }).then(
-      () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
-      (error) => {
-        if (!(error instanceof Error)) return failure.abort(error);
-        failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
-      },
-    );
-    const endedFirst = running.then(() => {
-      throw failure.signal.reason ?? new Error("the test operator ended before it started");
-    });
-    endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
-    const starting = Promise.race([ready, endedFirst]);
-    await (clock ? fireWhileStarting(clock, starting, failure.signal) : starting);
+    launched = launch({ settings, registry, logger, memo: options.memo ?? {}, crds, ...toggle });
+    const { starting, failure } = launched;
+    const frozen = () => {
+      const holders = options.toggle?.frozen ? options.toggle.reasons() : undefined;
+      return holders ? `; frozen by the toggle: ${JSON.stringify(holders)}` : "";
+    };
+    await readyWithin(clock ? fireWhileStarting(clock, starting, failure.signal) : starting, timeoutMs, logs, frozen);
     return new TestOperator({
-      sandbox, client, namespace, operatorStop: stop, failed: failure.signal, running, logger, logs,
-      timeoutMs: options.timeout ?? 5000, clock, restoreClock,
+      sandbox, client, namespace, operatorStop: launched.stop, failed: failure.signal, running: launched.running,
+      logger, logs, timeoutMs, clock, restoreClock,
     });
   } catch (error) {
+    // Not ready in time (or its start failed): the operator is stopped before the clock and the sandbox go.
+    launched?.stop.abort(new DOMException("the test operator did not start", "AbortError"));
+    await launched?.running;
     restoreClock();
     client?.close();
     await sandbox.stop();
     throw error;
+  }
+}
+
+/** The operator, running: how to stop it, its failure, its end, and its start (ready, or failed first). */
+interface Launched {
+  stop: AbortController;
+  /** Aborted when the operator ends by itself (its error is the reason). */
+  failure: AbortController;
+  /** Settles (never rejects) once run() has ended. */
+  running: Promise<void>;
+  /** Resolves once it is ready; rejects if it ended first. */
+  starting: Promise<void>;
+}
+
+function launch(options: Omit<RunOptions, "signal" | "onReady">): Launched {
+  const stop = new AbortController();
+  const failure = new AbortController();
+  const ready = Promise.withResolvers<void>();
+  const running = run({ ...options, signal: stop.signal, onReady: () => ready.resolve() }).then(
+    () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
+    (error) => {
+      if (!(error instanceof Error)) return failure.abort(error);
+      failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
+    },
+  );
+  const endedFirst = running.then(() => {
+    throw failure.signal.reason ?? new Error("the test operator ended before it started");
+  });
+  endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
+  return { stop, failure, running, starting: Promise.race([ready.promise, endedFirst]) };
+}
+
+/**
+ * `starting`, or a failure after `ms` that says what ready means and what the operator last logged (a
+ * startup handler waiting for ever, a toggle never unfrozen: before this bound, startOperator never settled).
+ */
+async function readyWithin(
+  starting: Promise<void>, ms: number, logs: MemorySink, more: () => string,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const recent = logs.lines.slice(-5).map((line) => `\n  ${line}`).join("") || " (none)";
+      reject(new Error(
+        `startOperator: the operator was not ready after ${ms} ms (the kit's \`timeout\`): ready is every ` +
+          `watch listed and what it listed handled once, after the on.startup handlers${more()}; ` +
+          `its last log lines:${recent}`,
+      ));
+    }, ms);
+  });
+  try {
+    await Promise.race([starting, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
