@@ -3,8 +3,8 @@
 // `timeout` of -1 started a kit whose every wait threw a RangeError, a misspelt option or flag was ignored, and a
 // `crds` file that was no YAML or held no CRD was skipped (the test failed later, on a resource not served).
 
-import { readFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { closestMatch, RUN_FLAGS } from "../config/index.ts";
 import type { Manifest } from "../runtime/index.ts";
@@ -76,23 +76,37 @@ function shown(value: unknown): string {
   return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
 }
 
-/** The `crds` files, each read and holding a CRD, or an error naming the option, the file and what is wrong. */
+/**
+ * The `crds` files, each read and holding a CRD, or an error naming the option, the file and what is wrong. A
+ * directory (envtest's CRDDirectoryPaths, kubebuilder's config/crd/bases) gives its files that hold CRDs.
+ */
 export function readCrds(paths: string[]): Manifest[] {
-  return paths.map((path) => {
-    const text = readCrd(path);
-    const documents = parseAllDocuments(text);
-    const broken = documents.flatMap((document) => document.errors)[0];
-    if (broken) throw new Error(`startOperator({ crds }): ${path} is not YAML: ${broken.message}`);
-    const objects = documents.map((document) => document.toJS() as { kind?: string; metadata?: { name?: string } });
-    if (!objects.some((object) => object?.kind === "CustomResourceDefinition")) {
-      const held = objects.filter(Boolean).map((object) => `${object.kind} ${object.metadata?.name ?? "(no name)"}`);
-      throw new Error(
-        `startOperator({ crds }): ${path} holds no CustomResourceDefinition ` +
-          `(it holds ${held.join(", ") || "nothing"}); create other objects in the test, with kit.apply`,
-      );
-    }
-    return { name: basename(path), text };
+  return paths.flatMap((path) => {
+    if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) return [crdFile(path, true)!];
+    const files = readdirSync(path).filter((name) => /\.(ya?ml|json)$/.test(name)).sort();
+    const held = files.flatMap((name) => crdFile(join(path, name), false) ?? []);
+    if (held.length > 0) return held;
+    throw new Error(
+      `startOperator({ crds }): the directory ${path} holds no file with a CustomResourceDefinition ` +
+        "(its .yaml, .yml and .json files are read, not its subdirectories)",
+    );
   });
+}
+
+/** One file of `crds`; one that holds no CRD is refused when named (`needed`), passed over in a directory. */
+function crdFile(path: string, needed: boolean): Manifest | undefined {
+  const text = readCrd(path);
+  const documents = parseAllDocuments(text);
+  const broken = documents.flatMap((document) => document.errors)[0];
+  if (broken) throw new Error(`startOperator({ crds }): ${path} is not YAML: ${broken.message}`);
+  const objects = documents.map((document) => document.toJS() as { kind?: string; metadata?: { name?: string } });
+  if (objects.some((object) => object?.kind === "CustomResourceDefinition")) return { name: basename(path), text };
+  if (!needed) return undefined;
+  const held = objects.filter(Boolean).map((object) => `${object.kind} ${object.metadata?.name ?? "(no name)"}`);
+  throw new Error(
+    `startOperator({ crds }): ${path} holds no CustomResourceDefinition ` +
+      `(it holds ${held.join(", ") || "nothing"}); create other objects in the test, with kit.apply`,
+  );
 }
 
 /** A file of `crds`, or an error naming the option and where a relative path was looked for. */

@@ -17,7 +17,7 @@ import { checkOptions, readCrds } from "./options.ts";
 export interface TestOperatorOptions {
   /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
   namespace?: string;
-  /** CRD files (YAML) to install besides those of defineResource's resources, e.g. handlers/my.crd.yaml. */
+  /** CRD files (YAML), or directories of them, to install besides defineResource's, e.g. handlers/my.crd.yaml. */
   crds?: string[];
   /** More `kobun run` flags, as parsed (e.g. { config: "kobun.yaml" }); namespaces and standalone are the kit's. */
   flags?: Partial<FlagValues>;

@@ -4,7 +4,7 @@
 // `crds` file that was no YAML, or held no CRD, was skipped: the test then failed later, on a missing resource).
 
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Registry } from "kobun";
@@ -78,5 +78,25 @@ test("a crds file that holds no CustomResourceDefinition is refused, naming what
   expect(await refusal({ crds: [path] })).toBe(
     `startOperator({ crds }): ${path} holds no CustomResourceDefinition (it holds ConfigMap settings); ` +
       "create other objects in the test, with kit.apply",
+  );
+}, 15_000);
+
+test("crds may name a directory, as envtest's CRDDirectoryPaths: its CRD files are installed, others skipped", async () => {
+  const bases = join(dir, "bases");
+  mkdirSync(bases);
+  copyFileSync(join(import.meta.dir, "../../handlers/kobunexample.crd.yaml"), join(bases, "kobunexample.crd.yaml"));
+  writeFileSync(join(bases, "kustomization.yaml"), "resources:\n  - kobunexample.crd.yaml\n");
+  await using kit = await startOperator({ registry: configMaps(), logLevel: "silent", crds: [bases] });
+  const made = await kit.apply("kobunexamples.kobun.dev/v1", { metadata: { name: "one" }, spec: { size: 1 } });
+  expect(made.kind).toBe("KobunExample");
+}, 15_000);
+
+test("a crds directory that holds no CRD file is refused, naming it", async () => {
+  const empty = join(dir, "empty");
+  mkdirSync(empty);
+  writeFileSync(join(empty, "kustomization.yaml"), "resources: []\n");
+  expect(await refusal({ crds: [empty] })).toBe(
+    `startOperator({ crds }): the directory ${empty} holds no file with a CustomResourceDefinition ` +
+      "(its .yaml, .yml and .json files are read, not its subdirectories)",
   );
 }, 15_000);
