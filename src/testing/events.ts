@@ -5,6 +5,7 @@
 import type { Event, KubeClient, KubeObject, Resource } from "../kube/index.ts";
 import { watchResource } from "../runtime/index.ts";
 import type { Logger } from "../util/index.ts";
+import { KitStopped } from "./until.ts";
 
 export interface EventsOptions {
   /** Wait (on a watch) until this is true-ish of the object's Events, then resolve with them. */
@@ -63,7 +64,9 @@ export async function eventsAbout(e: EventsAbout): Promise<Event[]> {
   } catch (error) {
     if (!signal.aborted) throw error;
   }
-  if (e.signal.aborted) throw e.signal.reason;
+  const reason: unknown = e.signal.reason;
+  if (reason instanceof KitStopped) throw new Error(`events(${describeObject(e.object)}): ${reason.message}`);
+  if (e.signal.aborted) throw reason;
   const got = ordered([...seen.values()]).map((ev) => `${ev.type} ${ev.reason}: ${ev.message}`);
   const why = conditionError instanceof Error ? conditionError.message : String(conditionError);
   throw new Error(

@@ -4,7 +4,7 @@
 // `stop()` (or `await using`) ends the operator, then the sandbox, leaving nothing behind.
 // start.ts starts it.
 
-import type { MergePatch, ResourceToken, StatusOf, TargetObject } from "../declaring/index.ts";
+import type { MergePatch, StatusOf, TargetObject } from "../declaring/index.ts";
 import { isNotFound } from "../kube/index.ts";
 import type { Event, KubeClient, KubeObject, Resource } from "../kube/index.ts";
 import type { Sandbox } from "@kobun/sandbox";
@@ -12,42 +12,11 @@ import type { Logger, MemorySink, VirtualClock } from "../util/index.ts";
 import { advanceClock } from "./advance.ts";
 import { holdObject } from "./consistently.ts";
 import { eventsAbout, type EventsOptions } from "./events.ts";
-import { awaitObject, type Watched } from "./until.ts";
+import { boundMs } from "./options.ts";
+import type { Applied, ApplyOptions, ConsistentlyOptions, Named, WaitOptions } from "./operator-options.ts";
+import { awaitObject, KitStopped, type Watched } from "./until.ts";
 
-/** A resource as the kit names it: a typed token, or a selector string ("configmaps", "kobunexamples.kobun.dev/v1"). */
-export type Named = ResourceToken<any> | string;
-
-/**
- * What `apply` takes: the fields the test sets, every one optional at every depth (a server-side
- * apply names only what its manager owns, as client-go's apply configurations do: a Deployment's
- * `spec.replicas` alone), typed as the object type's own, so a whole `Job` is accepted too; apiVersion
- * and kind may be left out (the token names them); a missing `metadata.name` is refused when applying.
- */
-export type Applied<T> = ApplyConfiguration<Omit<T, "apiVersion" | "kind">> & { apiVersion?: string; kind?: string };
-
-/** T with every field optional, in lists' items too (untyped objects: any). */
-type ApplyConfiguration<T> = 0 extends 1 & T ? any
-  : T extends readonly (infer E)[] ? ApplyConfiguration<E>[]
-  : T extends object ? { [K in keyof T]?: ApplyConfiguration<T[K]> }
-  : T;
-
-export interface WaitOptions {
-  namespace?: string;
-  /** In ms; default the kit's timeout. */
-  timeout?: number;
-}
-
-export interface ApplyOptions {
-  namespace?: string;
-  /** "status": apply to the status subresource (as a controller writes status), the object's status only. */
-  subresource?: "status";
-}
-
-export interface ConsistentlyOptions {
-  /** The window, in ms of real time, from the call. */
-  for: number;
-  namespace?: string;
-}
+export type { Applied, ApplyOptions, ConsistentlyOptions, Named, WaitOptions } from "./operator-options.ts";
 
 /** What a TestOperator runs on, made by startOperator(). */
 export interface TestOperatorParts {
@@ -80,12 +49,23 @@ export class TestOperator {
   readonly logs: MemorySink;
   private readonly resources = new Map<string, Resource>();
   private stopping: Promise<void> | undefined;
+  /** Aborted (KitStopped) as stop() begins: a wait in flight then ends at once, not at its timeout. */
+  private readonly ended = new AbortController();
+  /** What ends every wait: the operator's failure, or the kit's stop. */
+  private readonly waits: AbortSignal;
 
   constructor(private readonly parts: TestOperatorParts) {
     ({ sandbox: this.sandbox, client: this.client, namespace: this.namespace } = parts);
-    // The sink itself (its lines, its write), its waits bounded as the kit's others are.
-    const bound = { timeout: parts.timeoutMs, signal: parts.failed };
-    this.logs = { ...parts.logs, until: (pattern, o = {}) => parts.logs.until(pattern, { ...bound, ...o }) };
+    this.waits = AbortSignal.any([parts.failed, this.ended.signal]);
+    // The sink itself (its lines, its write), its waits bounded as the kit's others are; after the
+    // stop, a line written already (a cleanup's) is still found.
+    const until: MemorySink["until"] = async (pattern, o = {}) => {
+      const timeout = boundMs("logs.until", o.timeout ?? parts.timeoutMs);
+      return parts.logs.until(pattern, { signal: this.waits, ...o, timeout }).catch((error: unknown) => {
+        throw error instanceof KitStopped ? new Error(`logs.until(${String(pattern)}): ${error.message}`) : error;
+      });
+    };
+    this.logs = { ...parts.logs, until };
   }
 
   /** The sandbox's kubeconfig (for kubectl, or a second client): an explicit file, never yours. */
@@ -101,6 +81,7 @@ export class TestOperator {
   async apply<S extends Named>(
     token: S, object: Applied<TargetObject<S>>, o: ApplyOptions = {},
   ): Promise<TargetObject<S>> {
+    this.live("apply");
     const resource = await this.resolve(token);
     const given = object as unknown as KubeObject;
     const name = given.metadata?.name;
@@ -121,6 +102,7 @@ export class TestOperator {
   async patchStatus<S extends Named>(
     token: S, name: string, patch: MergePatch<StatusOf<TargetObject<S>>>, o: { namespace?: string } = {},
   ): Promise<TargetObject<S>> {
+    this.live("patchStatus");
     const resource = await this.resolve(token);
     this.needStatus(resource, "patchStatus");
     const namespace = this.namespaceOf(resource, o.namespace);
@@ -132,6 +114,7 @@ export class TestOperator {
   async get<S extends Named>(
     token: S, name: string, o: { namespace?: string } = {},
   ): Promise<TargetObject<S> | undefined> {
+    this.live("get");
     const resource = await this.resolve(token);
     try {
       return (await this.client.get(resource, this.namespaceOf(resource, o.namespace), name)) as TargetObject<S>;
@@ -148,6 +131,7 @@ export class TestOperator {
   async list<S extends Named>(
     token: S, o: { namespace?: string | null; labelSelector?: string } = {},
   ): Promise<TargetObject<S>[]> {
+    this.live("list");
     const resource = await this.resolve(token);
     const namespace = o.namespace === null ? null : this.namespaceOf(resource, o.namespace);
     const list = await this.client.listAll(resource, { namespace, labelSelector: o.labelSelector });
@@ -156,6 +140,7 @@ export class TestOperator {
 
   /** Asks for the deletion (finalizers may keep the object a while: `await gone(...)` for the end). */
   async delete(token: Named, name: string, o: { namespace?: string } = {}): Promise<void> {
+    this.live("delete");
     const resource = await this.resolve(token);
     await this.client.delete(resource, this.namespaceOf(resource, o.namespace), name);
   }
@@ -170,14 +155,17 @@ export class TestOperator {
   ): Promise<TargetObject<S>> {
     const test = (object: KubeObject | undefined) => object !== undefined && condition(object as TargetObject<S>);
     const watched = await this.watched(token, name, String(condition), o.namespace);
-    const found = await awaitObject({ ...watched, test, timeoutMs: o.timeout ?? this.parts.timeoutMs });
+    this.live("until");
+    const timeoutMs = boundMs("until", o.timeout ?? this.parts.timeoutMs);
+    const found = await awaitObject({ ...watched, test, timeoutMs });
     return found as TargetObject<S>;
   }
 
   /** Waits until the object is gone (deleted and its finalizers released). */
   async gone(token: Named, name: string, o: WaitOptions = {}): Promise<void> {
+    this.live("gone");
+    const timeoutMs = boundMs("gone", o.timeout ?? this.parts.timeoutMs);
     const watched = await this.watched(token, name, "to be gone", o.namespace);
-    const timeoutMs = o.timeout ?? this.parts.timeoutMs;
     await awaitObject({ ...watched, test: (object) => object === undefined, timeoutMs });
   }
 
@@ -190,6 +178,7 @@ export class TestOperator {
   async consistently<S extends Named>(
     token: S, name: string, condition: (object: TargetObject<S> | undefined) => unknown, o: ConsistentlyOptions,
   ): Promise<TargetObject<S> | undefined> {
+    this.live("consistently");
     if (!(o?.for > 0)) throw new Error(`consistently: { for } must be a positive number of ms, not ${o?.for}`);
     const watched = await this.watched(token, name, String(condition), o.namespace);
     const test = (object: KubeObject | undefined) => condition(object as TargetObject<S> | undefined);
@@ -203,12 +192,14 @@ export class TestOperator {
    * `{ until: (events) => … }` waits on a watch until they pass.
    */
   async events(object: Pick<KubeObject, "kind" | "metadata">, o: EventsOptions = {}): Promise<Event[]> {
+    this.live("events");
+    const timeoutMs = boundMs("events", o.timeout ?? this.parts.timeoutMs);
     return eventsAbout({
       client: this.client, events: await this.resolve("v1/events"), object, until: o.until,
       // a uid is unique in the cluster: without a namespace it is found in any (a cluster-scoped object's Events are
       // in "default", a namespaced one's given without its namespace in that namespace); a name is the kit's
       namespace: o.namespace ?? object.metadata?.namespace ?? (object.metadata?.uid ? null : this.namespace),
-      timeoutMs: o.timeout ?? this.parts.timeoutMs, signal: this.parts.failed, logger: this.parts.logger,
+      timeoutMs, signal: this.waits, logger: this.parts.logger,
     });
   }
 
@@ -218,6 +209,7 @@ export class TestOperator {
    */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.ended.abort(new KitStopped());
       this.parts.operatorStop.abort(new DOMException("the test operator stops", "AbortError"));
       try {
         await this.parts.running;
@@ -248,7 +240,11 @@ export class TestOperator {
         "advance(): this operator runs on the machine's clock; start it with startOperator({ clock: \"virtual\" })",
       );
     }
-    await advanceClock(this.parts.clock, seconds, { timeoutMs: this.parts.timeoutMs, failed: this.parts.failed });
+    this.live("advance");
+    const bounds = { timeoutMs: this.parts.timeoutMs, failed: this.waits };
+    await advanceClock(this.parts.clock, seconds, bounds).catch((error: unknown) => {
+      throw error instanceof KitStopped ? new Error(`advance(${seconds}): ${error.message}`) : error;
+    });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -259,8 +255,13 @@ export class TestOperator {
     const resource = await this.resolve(token);
     return {
       client: this.client, resource, name, what, namespace: this.namespaceOf(resource, namespace),
-      signal: this.parts.failed, logger: this.parts.logger,
+      signal: this.waits, logger: this.parts.logger,
     };
+  }
+
+  /** Refuses a call on a stopped kit at once (its sandbox refuses connections: a wait would run to its timeout). */
+  private live(verb: string): void {
+    if (this.ended.signal.aborted) throw new Error(`${verb}: ${new KitStopped().message}`);
   }
 
   private needStatus(resource: Resource, what: string): void {

@@ -1,30 +1,29 @@
 // startOperator(): a sandbox, the handlers' CRDs installed into it, and the operator running in
 // this process, its log kept in memory (`kit.logs`) and, from `logLevel`, on stderr too.
 
-import { readFileSync } from "node:fs";
-import { basename, resolve } from "node:path";
 import { resolveSettings, type FlagValues } from "../config/index.ts";
 import type { Registry } from "../declaring/index.ts";
 import { registry as defaultRegistry } from "../declaring/index.ts";
 import { isNotFound } from "../kube/index.ts";
 import { KubeClient } from "../kube/index.ts";
 import { applyManifests, startSandbox } from "../runtime/dev.ts";
-import { manifestCRDs, run, withDefinitions, type Manifest } from "../runtime/index.ts";
+import { manifestCRDs, run, withDefinitions, type Manifest, type RunOptions } from "../runtime/index.ts";
 import { Logger, memorySink, stderrSink, teeSink, useClock, VirtualClock } from "../util/index.ts";
 import type { LogLevel, LogSink, MemorySink, Toggle } from "../util/index.ts";
 import { quiet } from "./advance.ts";
 import { TestOperator } from "./operator.ts";
+import { checkOptions, readCrds } from "./options.ts";
 
 export interface TestOperatorOptions {
   /** The namespace the operator watches and objects go to by default (default "default"; created if missing). */
   namespace?: string;
-  /** CRD files (YAML) to install besides those of defineResource's resources, e.g. handlers/my.crd.yaml. */
+  /** CRD files (YAML), or directories of them, to install besides defineResource's, e.g. handlers/my.crd.yaml. */
   crds?: string[];
   /** More `kobun run` flags, as parsed (e.g. { config: "kobun.yaml" }); namespaces and standalone are the kit's. */
   flags?: Partial<FlagValues>;
   /** The handlers to run (default: the registry that `on.*` fills). */
   registry?: Registry;
-  /** The default bound of `until`, `gone`, `events` and `logs.until`, in ms (default 5000). */
+  /** The bound of the start (until ready) and the default of `until`, `gone`, `events`, `logs.until`, in ms (5000). */
   timeout?: number;
   /** The operator's log on stderr from this level (default "warn"); "silent" for none. */
   logLevel?: LogLevel | "silent";
@@ -41,26 +40,9 @@ export interface TestOperatorOptions {
   /**
    * The operator's freeze toggle (`run({ toggle })`): `toggle.freeze(reason)` stops it as a peer of higher
    * priority would (handlers' signals abort, nothing new starts), `unfreeze` resumes it. Frozen before the
-   * operator is ready, startOperator resolves only once it is unfrozen and ready.
+   * operator is ready, startOperator resolves only once it is unfrozen and ready (within `timeout`).
    */
   toggle?: Toggle;
-}
-
-/** A file of `crds`, or an error naming the option and where a relative path was looked for. */
-function readCrd(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code !== "ENOENT") throw error;
-    throw new Error(
-      `startOperator({ crds }): no file ${JSON.stringify(path)} ` +
-        `(looked for ${resolve(path)}, relative to the working directory ${process.cwd()}); ` +
-        "give the path of a CRD file of your project, " +
-        "or define the resource with defineResource, whose CRD is installed without a file",
-      { cause: error },
-    );
-  }
 }
 
 /** The kit's log: every line from `logCapture` in memory (kit.logs), and from `logLevel` on stderr. */
@@ -78,15 +60,18 @@ function kitLogger(options: TestOperatorOptions): { logger: Logger; logs: Memory
  * the test creates next arrives as created (not listed). Stop it with `stop()`, or `await using`.
  */
 export async function startOperator(options: TestOperatorOptions = {}): Promise<TestOperator> {
+  checkOptions(options as Record<string, unknown>);
   const namespace = options.namespace ?? "default";
   const clock = clockOf(options);
   const { logger, logs } = kitLogger(options);
+  const manifests: Manifest[] = readCrds(options.crds ?? []);
   const sandbox = await startSandbox();
+  const timeoutMs = options.timeout ?? 5000;
   let client: KubeClient | undefined;
+  let launched: Launched | undefined;
   let restoreClock = noop;
   try {
     client = await KubeClient.connect({ kubeconfig: sandbox.kubeconfigPath });
-    const manifests: Manifest[] = (options.crds ?? []).map((path) => ({ name: basename(path), text: readCrd(path) }));
     const registry = options.registry ?? defaultRegistry;
     await applyManifests(client, withDefinitions(manifests, registry), logger, AbortSignal.timeout(30_000));
     await ensureNamespace(client, namespace);
@@ -97,38 +82,83 @@ export async function startOperator(options: TestOperatorOptions = {}): Promise<
     if (url === null && listen === null && registry.webhooks.length + registry.conversions.length > 0) {
       settings = resolveSettings({ flags: { ...flags, webhooksUrl: "https://127.0.0.1:0" } });
     }
-    const stop = new AbortController();
-    const failure = new AbortController();
-    let started!: () => void;
-    const ready = new Promise<void>((resolve) => (started = resolve));
-    const memo = options.memo ?? {};
     restoreClock = clock ? useClock(clock) : noop;
     // The CRD files' names key kobun.yaml's resources (flags.config) as in `kobun run`.
     const crds = manifestCRDs(manifests);
     const toggle = options.toggle ? { toggle: options.toggle } : {};
-    const onReady = () => started();
-    const running = run({ signal: stop.signal, settings, registry, logger, memo, crds, ...toggle, onReady }).then(
-      () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
-      (error) => {
-        if (!(error instanceof Error)) return failure.abort(error);
-        failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
-      },
-    );
-    const endedFirst = running.then(() => {
-      throw failure.signal.reason ?? new Error("the test operator ended before it started");
-    });
-    endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
-    const starting = Promise.race([ready, endedFirst]);
-    await (clock ? fireWhileStarting(clock, starting, failure.signal) : starting);
+    launched = launch({ settings, registry, logger, memo: options.memo ?? {}, crds, ...toggle });
+    const { starting, failure } = launched;
+    const frozen = () => {
+      const holders = options.toggle?.frozen ? options.toggle.reasons() : undefined;
+      return holders ? `; frozen by the toggle: ${JSON.stringify(holders)}` : "";
+    };
+    await readyWithin(clock ? fireWhileStarting(clock, starting, failure.signal) : starting, timeoutMs, logs, frozen);
     return new TestOperator({
-      sandbox, client, namespace, operatorStop: stop, failed: failure.signal, running, logger, logs,
-      timeoutMs: options.timeout ?? 5000, clock, restoreClock,
+      sandbox, client, namespace, operatorStop: launched.stop, failed: failure.signal, running: launched.running,
+      logger, logs, timeoutMs, clock, restoreClock,
     });
   } catch (error) {
+    // Not ready in time (or its start failed): the operator is stopped before the clock and the sandbox go.
+    launched?.stop.abort(new DOMException("the test operator did not start", "AbortError"));
+    await launched?.running;
     restoreClock();
     client?.close();
     await sandbox.stop();
     throw error;
+  }
+}
+
+/** The operator, running: how to stop it, its failure, its end, and its start (ready, or failed first). */
+interface Launched {
+  stop: AbortController;
+  /** Aborted when the operator ends by itself (its error is the reason). */
+  failure: AbortController;
+  /** Settles (never rejects) once run() has ended. */
+  running: Promise<void>;
+  /** Resolves once it is ready; rejects if it ended first. */
+  starting: Promise<void>;
+}
+
+function launch(options: Omit<RunOptions, "signal" | "onReady">): Launched {
+  const stop = new AbortController();
+  const failure = new AbortController();
+  const ready = Promise.withResolvers<void>();
+  const running = run({ ...options, signal: stop.signal, onReady: () => ready.resolve() }).then(
+    () => { if (!stop.signal.aborted) failure.abort(new Error("the test operator ended before stop()")); },
+    (error) => {
+      if (!(error instanceof Error)) return failure.abort(error);
+      failure.abort(new Error(`the test operator failed: ${error.message}`, { cause: error }));
+    },
+  );
+  const endedFirst = running.then(() => {
+    throw failure.signal.reason ?? new Error("the test operator ended before it started");
+  });
+  endedFirst.catch(() => {}); // read by the race only: once started, the operator's end is stop()'s business
+  return { stop, failure, running, starting: Promise.race([ready.promise, endedFirst]) };
+}
+
+/**
+ * `starting`, or a failure after `ms` that says what ready means and what the operator last logged (a
+ * startup handler waiting for ever, a toggle never unfrozen: before this bound, startOperator never settled).
+ */
+async function readyWithin(
+  starting: Promise<void>, ms: number, logs: MemorySink, more: () => string,
+): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const recent = logs.lines.slice(-5).map((line) => `\n  ${line}`).join("") || " (none)";
+      reject(new Error(
+        `startOperator: the operator was not ready after ${ms} ms (the kit's \`timeout\`): ready is every ` +
+          `watch listed and what it listed handled once, after the on.startup handlers${more()}; ` +
+          `its last log lines:${recent}`,
+      ));
+    }, ms);
+  });
+  try {
+    await Promise.race([starting, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

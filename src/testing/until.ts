@@ -84,10 +84,18 @@ export async function awaitObject(a: Awaited): Promise<KubeObject | undefined> {
   throw new UntilTimeoutError(`until ${describe(a)}: not true after ${a.timeoutMs} ms; ${seen}${thrown}`, last);
 }
 
+/** Why a stopped kit's calls and waits end: each names itself (and what it awaited) in front of it. */
+export class KitStopped extends Error {
+  constructor() {
+    super("the kit was stopped (stop(), or the end of `await using`): start another with startOperator()");
+  }
+}
+
 /** When the kit stopped or the operator failed: that reason, as the wait's error. */
 export function throwIfStopped(w: Watched, verb: string): void {
   if (!w.signal.aborted) return;
   const reason = w.signal.reason;
+  if (reason instanceof KitStopped) throw new Error(`${verb} ${describe(w)}: ${reason.message}`);
   throw reason instanceof Error ? reason : new Error(`${verb} ${describe(w)}: stopped (${String(reason)})`);
 }
 

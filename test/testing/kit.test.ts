@@ -96,6 +96,33 @@ test("an operator that cannot start fails startOperator with its reason, and lea
   expect(String(error.message)).toContain("no vault");
 });
 
+test("a start that never gets ready fails at the kit's timeout, saying what it waited for, with the operator stopped", async () => {
+  const registry = new Registry();
+  let aborted = false;
+  registry.on.startup(async ({ signal, logger }) => { // waits for a vault that never opens, until it is stopped
+    logger.info("waiting for the vault");
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    aborted = true;
+  }, { id: "vault" });
+  registry.on.event("v1/configmaps", () => {});
+  const started = performance.now();
+  const error = await startOperator({ registry, logLevel: "silent", timeout: 1_000 }).then(() => undefined, (e: Error) => e);
+  expect(error?.message).toStartWith("startOperator: the operator was not ready after 1000 ms (the kit's `timeout`)");
+  expect(error?.message).toContain("waiting for the vault"); // its last log lines say what it was doing
+  expect(aborted).toBe(true); // the operator was stopped before the rejection: nothing of it outlives the test
+  expect(performance.now() - started).toBeLessThan(10_000);
+}, 20_000);
+
+test("a start frozen by a toggle never unfrozen fails at the kit's timeout, naming who holds the freeze", async () => {
+  const registry = new Registry();
+  registry.on.event("v1/configmaps", () => {});
+  const toggle = new Toggle();
+  toggle.freeze("maintenance", "the database is being migrated");
+  const error = await startOperator({ registry, toggle, logLevel: "silent", timeout: 500 }).then(() => undefined, (e: Error) => e);
+  expect(error?.message).toContain('not ready after 500 ms');
+  expect(error?.message).toContain('frozen by the toggle: {"maintenance":"the database is being migrated"}');
+}, 20_000);
+
 test("a selector string and a built-in token work too, in another namespace", async () => {
   const registry = new Registry();
   registry.on.create("v1/configmaps", ({ patch }) => { patch.metadata.labels = { seen: "yes" }; }, { id: "seen" });

@@ -26,6 +26,7 @@ import { GarbageCollector } from "./gc.ts";
 import { PvcProtection } from "./pvc-protection.ts";
 import { sandboxCerts, type SandboxCerts } from "./tls.ts";
 import type { WatchStream } from "./watch.ts";
+import { checkSandboxOptions } from "./start-options.ts";
 
 export type { SandboxFaults } from "./faults.ts";
 export type { DelayTime } from "./watch-delay.ts";
@@ -91,8 +92,7 @@ export interface Sandbox {
 }
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
-  if (opts.clientCA && !opts.tls) throw new Error("sandbox: clientCA requires tls: true");
-  if (opts.auth === "open" && opts.token !== undefined) throw new Error('sandbox: auth "open" contradicts a token');
+  checkSandboxOptions(opts as Record<string, unknown>);
   const token = opts.token ?? (opts.auth === "token" ? generatedToken() : undefined);
   const store = new Store(opts.historySize ?? 1000);
   const registry = new ResourceRegistry();
