@@ -46,7 +46,7 @@ test("kobun.example.yaml loads as it is: kobun manifests takes it; every setting
   expect(failures).toEqual([]);
 }, 30_000);
 
-test("a kobun.yaml with many mistakes: exit 3, each named by file and key (did-you-mean for a typo), none of the good keys", async () => {
+test("a kobun.yaml with many mistakes: exit 3, each named by file, line and key (did-you-mean for a typo), none of the good keys", async () => {
   const { code, stderr, file } = await runWith("mistakes.yaml", [
     "peering: { nme: ops, priority: high }",
     "namespaces: { include: [default, Team_A] }",
@@ -59,13 +59,13 @@ test("a kobun.yaml with many mistakes: exit 3, each named by file and key (did-y
   expect(code).toBe(3);
   const problems = stderr.trimEnd().split("\n").slice(1).map((line) => line.trim());
   const expected = [
-    `${file}: peering.nme: unknown key; did you mean "name"?`,
-    `${file}: peering.priority: expected`,
-    `${file}: namespaces.include[1]: expected a namespace name or glob`,
-    `${file}: shutdown.gracePeriod: expected a duration like "30s", "5m", "1h30m", "250ms" or a number of seconds, got "5 minutes"`,
-    `${file}: watching.backoff:`,
-    `${file}: handling.retries: expected an integer of at least 1, or null (retry forever), got 0`,
-    `${file}: metrix: unknown key; did you mean "metrics"?`,
+    `${file}:1: peering.nme: unknown key; did you mean "name"?`,
+    `${file}:1: peering.priority: expected`,
+    `${file}:2: namespaces.include[1]: expected a namespace name or glob`,
+    `${file}:3: shutdown.gracePeriod: expected a duration like "30s", "5m", "1h30m", "250ms" or a number of seconds, got "5 minutes"`,
+    `${file}:4: watching.backoff:`,
+    `${file}:5: handling.retries: expected an integer of at least 1, or null (retry forever), got 0`,
+    `${file}:6: metrix: unknown key; did you mean "metrics"?`,
   ];
   for (const start of expected) expect(problems.filter((line) => line.startsWith(start))).toHaveLength(1);
   expect(problems).toHaveLength(expected.length);   // logging: { format: json } is right, and not named
@@ -85,7 +85,7 @@ test("wrong shapes, a YAML error with its line, a missing file, a resources: key
   expect(badName.stderr).toContain('--name: expected a DNS label');
   expect(badName.stdout).toBe("");
   expect(list.stderr).toContain(`${list.file}: (top level): expected a mapping with keys peering, namespaces,`);
-  expect(scalar.stderr).toContain(`${scalar.file}: namespaces: expected a mapping with keys include, exclude, allNamespaces; got "default"`);
+  expect(scalar.stderr).toContain(`${scalar.file}:1: namespaces: expected a mapping with keys include, exclude, allNamespaces; got "default"`);
   expect(syntax.stderr).toContain(`${syntax.file}:2:9: YAML syntax error`);   // where the bad nesting starts
   expect(resources.stderr).toContain(`${resources.file}:3: resources.widgets: no handler registers this resource (registered: v1/configmaps)`);
   expect(missing.stderr).toContain(`${join(dir, "nowhere.yaml")}: config file not found`);
@@ -100,9 +100,9 @@ test("peering.md's rules: lease timings that leave no room to stop, sharding wit
     kobun(["run", handlers, "--kubeconfig", closed, "--replicas", "0"]),
   ]);
   expect(lease.code).toBe(3);
-  expect(lease.stderr).toContain(`${lease.file}: peering.freezeGracePeriod: expected less than peering.lease.duration - peering.lease.renewDeadline (1s)`);
+  expect(lease.stderr).toContain(`${lease.file}:1: peering.freezeGracePeriod: expected less than peering.lease.duration - peering.lease.renewDeadline (1s)`);
   expect(shardedLease.code).toBe(3);
-  expect(shardedLease.stderr).toContain(`${shardedLease.file}: sharding.replicas: sharding cannot be combined with peering.mode "lease"`);
+  expect(shardedLease.stderr).toContain(`${shardedLease.file}:2: sharding.replicas: sharding cannot be combined with peering.mode "lease"`);
   expect([devPriority.code, devStandalone.code]).toEqual([2, 2]);
   expect(devPriority.stderr).toContain("--dev sets the peering priority to 666: give --dev or --priority, not both");
   expect(devStandalone.stderr).toContain("--standalone does not peer");
