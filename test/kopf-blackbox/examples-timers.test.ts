@@ -28,12 +28,19 @@ test("idle only: called once the object is unchanged for idle seconds, then only
     at.push(clock());
     logger.info(`FIELD=${spec.field}`);
   }, { id: "ping_kex", idle: 10 });
+  // The test's writes reach the operator over its watch: time moves only once it has heard of each
+  // (an event handler runs after the timers saw the event), else a loaded machine starts the idle late.
+  const heard = new Map<string, PromiseWithResolvers<void>>();
+  const hearing = (field: string) => heard.get(field) ?? heard.set(field, Promise.withResolvers()).get(field)!;
+  registry.on.event(KopfExamples, ({ spec }) => hearing(String(spec.field)).resolve(), { id: "heard" });
   await using kit = await startOperator({ registry, crds: [CRD], logLevel: "silent", timeout: 10_000, clock: "virtual" });
   clock = stopwatch(kit);
   await kit.apply(KopfExamples, sampleObject());                  // the creation counts as a change
+  await hearing(String(sampleObject().spec.field)).promise;
   await advanceBy(kit, 30, 5);
   expect(at).toEqual([10]);
   await kit.apply(KopfExamples, { ...sampleObject(), spec: { field: "changed" } });
+  await hearing("changed").promise;
   await advanceBy(kit, 40, 5);
   expect(at.length, JSON.stringify(at)).toBe(2);
   expect(at[1]! - 30).toBeGreaterThanOrEqual(10);                 // idle after the change ...
