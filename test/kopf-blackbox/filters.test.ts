@@ -34,3 +34,20 @@ test("an object no handler matches gets no diff base: matching later is a creati
   await kit.until("v1/configmaps", "quiet", () => ran.length > 0 || undefined);
   expect(ran).toEqual(["quiet:create"]);
 }, 30_000);
+
+// Kopf's handlers.rst reacts to a Job's status with `@kopf.on.update('batch/v1', 'jobs', field='status')`: Kopf
+// adds a handler's field to the essence it compares. kobun's essence holds no status (nor metadata but labels and
+// annotations), so such an update or field handler could never run: it is refused where it registers, not kept silent.
+test("an update or field handler on a field no change can touch (status, metadata.finalizers) is refused", () => {
+  const registry = new Registry();
+  expect(() => registry.on.update("batch/v1/jobs", () => {}, { id: "job_status", field: "status" }))
+    .toThrow(/update handler job_status: field "status" .*never .*on\.event.*on\.reconcile/);
+  expect(() => registry.on.field("v1/pods", { id: "phase", field: "status.phase" }, () => {}))
+    .toThrow(/field handler phase: field "status.phase"/);
+  expect(() => registry.on.update("v1/pods", () => {}, { id: "fin", field: "metadata.finalizers" }))
+    .toThrow(/field "metadata.finalizers"/);
+  // What a change can touch, and the handlers that check the object as it is, are taken.
+  registry.on.update("v1/pods", () => {}, { id: "labels", field: "metadata.labels.app" });
+  registry.on.create("v1/pods", () => {}, { id: "running", field: "status.phase", value: "Running" });
+  registry.on.daemon("v1/pods", async () => {}, { id: "watchful", field: "status.phase" });
+});
