@@ -74,6 +74,23 @@ export function filterField(where: string, options: { field?: unknown; value?: u
 }
 
 /**
+ * An update or field handler's field, if a change can touch it. The essence it is diffed in holds no status and, of
+ * metadata, only labels and annotations; Kopf adds such a handler's field to its essence (`field='status'` reacts
+ * to a Job's status), kobun does not, so the handler would never run: refused, saying what sees such a field.
+ */
+export function changeableField(kind: string, id: string, path: string[]): string[] {
+  if (kind !== "update" && kind !== "field") return path;
+  const [top, second] = path;
+  const kept = second === undefined || second === "labels" || second === "annotations";
+  if (top !== "status" && (top !== "metadata" || kept)) return path;
+  throw new Error(
+    `${kind} handler ${id}: field "${path.join(".")}" is never part of a change kobun compares (status, and metadata ` +
+      "but labels and annotations, are left out, where Kopf adds a handler's field), so the handler would never " +
+      "run: read it with on.event (every event), on.daemon or on.timer (with this field filter), or on.reconcile",
+  );
+}
+
+/**
  * Distinct by `key`, in the order each key first came; `spelling`: which selector of a key is kept
  * (a token registered later carries what a string does not: its alias, metadataOnly).
  */

@@ -19,7 +19,7 @@ import { anyDue, runDue } from "./due.ts";
 import { subhandlerOutsideCall } from "./subhandlers.ts";
 import type { RunOutcome } from "./runner.ts";
 import {
-  contextFor, handlerFiltersPass, recordFor, seeCause, selectHandlers, type ContextMaker, type Selected,
+  contextFor, handlerFiltersPass, inScope, recordFor, seeCause, selectHandlers, type ContextMaker, type Selected,
   type Sight,
 } from "./selection.ts";
 
@@ -54,7 +54,6 @@ export async function runCycle(
   }
   plan.essence = sight.essence;
   if (sight.cause === "noop") return plan;
-  plan.cause = sight.cause;
   const patch = newPatch(() => body);
   // What ctx.api's writes to this very object changed: into the new base, never sent again.
   const written: Record<string, any> = {};
@@ -70,7 +69,8 @@ export async function runCycle(
     return contextFor(env, seen, body, base, patch, spec, record, at);
   };
   const selected = selectHandlers(env, seen, body, book, contextOf, state.resume === "due", signal);
-
+  if (!inScope(env, seen, body, book, selected, contextOf, signal)) return plan; // Kopf's stealth mode: a noop
+  plan.cause = seen.cause;
   if (terms.holdFirst && anyDue(selected, sight.now)) {
     // Kopf's order: hold the object with the finalizer before any handler can have side effects,
     // so that a deletion racing the first handlers still runs the delete handlers.

@@ -98,6 +98,29 @@ export function selectHandlers(
 }
 
 /**
+ * Kopf's "stealth mode": whether the object is in the operator's scope. It is when a handler was selected, when it
+ * is being deleted, or when any changing handler of the resource, of any cause, matches it by its labels,
+ * annotations, field value (before or after the change) and `when`. On an object none matches, no diff base is
+ * stored, so that matching later is its creation.
+ */
+export function inScope(
+  env: CycleEnv, sight: Sight & { cause: Cause }, body: KubeObject, book: Bookkeeping, selected: readonly Selected[],
+  contextOf: ContextMaker, signal: AbortSignal,
+): boolean {
+  if (selected.length > 0 || sight.cause === "delete") return true;
+  for (const spec of env.handlers) {
+    const path = spec.field;
+    const test = path
+      ? (of: () => HandlerContext) =>
+        matchAny(spec.options.value, [getField(sight.essence, path), getField(sight.old, path)], of)
+      : undefined;
+    const make = () => contextOf(spec, recordOf(book, spec, sight.cause));
+    if (objectFiltersPass(spec, body, make, signal, test)) return true;
+  }
+  return false;
+}
+
+/**
  * A changing handler's filters (docs/filters.md). Its field filter, as Kopf's: an update or field handler runs
  * only when the change touches the field, and `value` matches the value before or after it, `old` and `new`
  * each side; a create, resume or delete handler, when the value at the field in the object matches `value`.

@@ -7,7 +7,7 @@ import { parseSelector, type KubeObject, type ResourceSelector } from "../../kub
 import type { Aliases } from "../aliases.ts";
 import { fieldPath, type MetaMatchers, type ValueMatcher } from "../filters.ts";
 import {
-  checkOptionNames, everyKeyOf, filterField, RegistrationError, shownSelector, type Wanted,
+  changeableField, checkOptionNames, everyKeyOf, filterField, RegistrationError, shownSelector, type Wanted,
 } from "../registration.ts";
 import { reservedId } from "../keys.ts";
 import { checkBackoffAndTimeout, checkRetrying } from "./retrying.ts";
@@ -260,7 +260,7 @@ function addHandler(
   checkHandlerOptions(id, options);
   const spec: HandlerSpec = { id, kind, selector, fn, options, order: store.handlers.length };
   const field = filterField(`${kind} handler ${id}`, options);
-  if (field) spec.field = field;
+  if (field) spec.field = changeableField(kind, id, field);
   if (options.sensitive !== undefined) spec.sensitive = sensitivePaths(id, options.sensitive);
   store.handlers.push(spec);
   store.aliases.note(selector);
