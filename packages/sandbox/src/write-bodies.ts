@@ -3,7 +3,7 @@
 // stored object and the request (what PUT and /status may and may not change), a patch's result;
 // and the metadata rules among them that need no store.
 
-import { clone, jsonPatch, mergePatch } from "./patch.ts";
+import { clone, mergePatch, requestJsonPatch } from "./patch.ts";
 import { strategicMergePatch } from "./strategic.ts";
 import type { ResourceDef } from "./resources.ts";
 import { withReadDefaults } from "./schema.ts";
@@ -147,7 +147,7 @@ export function patchedBody(def: ResourceDef, contentType: string, patchBody: un
       patched = mergePatch(current, patchBody);
       break;
     case "application/json-patch+json":
-      patched = jsonPatch(current, patchBody);
+      patched = requestJsonPatch(current, patchBody);
       break;
     case "application/strategic-merge-patch+json":
       if (def.crdName) throw errors.unsupportedMediaType(contentType);
