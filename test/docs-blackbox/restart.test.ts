@@ -14,7 +14,8 @@ const base = (url: string) => `${url}/api/v1/namespaces/default/configmaps`;
 async function createConfigMap(url: string, name: string): Promise<void> {
   const response = await fetch(base(url), {
     method: "POST", headers: { "content-type": "application/json" },
-    body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: {} }),
+    // data not empty: an empty map is not stored (Go's omitempty), so a later data.v would be all of data
+    body: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { v: "1" } }),
   });
   expect(response.status).toBe(201);
 }

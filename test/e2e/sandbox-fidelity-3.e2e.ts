@@ -1,7 +1,8 @@
 // Yet more details where the sandbox once differed from kube-apiserver (after sandbox-fidelity.e2e.ts and -2),
 // held to the real one on both targets: what a DELETE answers and the options it takes, the write options
 // (fieldManager, fieldValidation, force, dryRun together), server-side apply (several managers' conflicts, the
-// configuration's own checks, the status subresource's fields), a Deployment's generation.
+// configuration's own checks, the status subresource's fields), a Deployment's generation, and the apps/v1
+// workloads' selector and replicas rules.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-3.e2e.ts
 
@@ -165,5 +166,59 @@ describe.each(selectedTargets())("sandbox fidelity (3) on %s", (targetName: Targ
     expect(await generation({ metadata: { annotations: { a: "1" } } })).toBe(2);
     expect(await generation({ spec: { replicas: 2 } })).toBe(3);
     expect(await generation({ metadata: { annotations: null } })).toBe(4);
+  }, 60_000);
+
+  test("an apps/v1 workload's selector: given, not empty, matching the template's labels, immutable; replicas not "
+    + "negative; each refusal a 422 in the real server's words and order", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const mismatch = (labels: string) => `spec.template.metadata.labels: Invalid value: ${labels}: \`selector\` does `
+      + "not match template `labels`";
+    const template = (labels?: object) =>
+      ({ ...(labels ? { metadata: { labels } } : {}), spec: { containers: [{ name: "c", image: "busybox" }] } });
+    for (const [kind, word] of [["Deployment", "deployment"], ["ReplicaSet", "deployment"], ["DaemonSet", "daemonset"],
+      ["StatefulSet", "statefulset"]] as const) {
+      const path = `/apis/apps/v1/namespaces/${ns}/${kind.toLowerCase()}s`;
+      const replicas = kind === "DaemonSet" ? {} : { replicas: -2 };
+      const create = async (spec: object) => {
+        const r = await api(t, "POST", `${path}?dryRun=All`, { apiVersion: "apps/v1", kind, metadata: { name: "w" }, spec });
+        return [r.status, r.body.message, r.body.details?.causes?.length];
+      };
+      const refused = (...causes: string[]) => [422, `${kind}.apps "w" is invalid: ${causes.length === 1 ? causes[0]
+        : `[${causes.join(", ")}]`}`, causes.length];
+      expect(await create({ selector: { matchLabels: { app: "b" } }, template: template({ app: "a" }) }))
+        .toEqual(refused(mismatch('{"app":"a"}')));
+      expect(await create({ selector: { matchLabels: { z: "1", a: "2" } }, template: template() }))
+        .toEqual(refused(mismatch("null")));
+      expect(await create({ selector: {}, template: template({ app: "a" }) }))
+        .toEqual(refused(`spec.selector: Invalid value: {}: empty selector is invalid for ${word}`));
+      expect(await create({ ...replicas, template: template({ app: "a" }) })).toEqual(refused(
+        ...kind === "DaemonSet" ? [] : ["spec.replicas: Invalid value: -2: must be greater than or equal to 0",
+          "spec.selector: Required value"],
+        mismatch('{"app":"a"}')));
+      const expressions = [{ key: "app", operator: "NotIn", values: ["a"] }, { key: "b", operator: "Exists" }];
+      expect(await create({ ...replicas, selector: { matchExpressions: expressions }, template: template({ app: "a" }) }))
+        .toEqual(refused(...kind === "DaemonSet" ? [] : ["spec.replicas: Invalid value: -2: must be greater than or "
+          + "equal to 0"], mismatch('{"app":"a"}')));
+      const spec = { selector: { matchLabels: { app: "a" } }, template: template({ app: "a", b: "c" }) };
+      const made = await api(t, "POST", path, { apiVersion: "apps/v1", kind, metadata: { name: "w" }, spec });
+      expect(made.status).toBe(201);
+      const patch = async (p: object) => {
+        const r = await api(t, "PATCH", `${path}/w`, p, MERGE);
+        return [r.status, r.body.message, r.body.details?.causes?.length];
+      };
+      const matching = [{ key: "app", operator: "In", values: ["a"] }, { key: "b", operator: "Exists" }];
+      expect(await patch({ spec: { selector: { matchLabels: { b: "c" }, matchExpressions: matching } } }))
+        .toEqual(refused('spec.selector: Invalid value: {"matchLabels":{"app":"a","b":"c"},"matchExpressions":'
+          + '[{"key":"app","operator":"In","values":["a"]},{"key":"b","operator":"Exists"}]}: field is immutable'));
+      // a DaemonSet's update rules come before its spec's, the others' after
+      const both = [mismatch('{"app":"a","b":"c"}'), 'spec.selector: Invalid value: {"matchLabels":{"app":"z"}}: field is '
+        + "immutable"];
+      expect(await patch({ spec: { selector: { matchLabels: { app: "z" } } } }))
+        .toEqual(refused(...kind === "DaemonSet" ? both.reverse() : both));
+      expect(await patch({ spec: { template: { metadata: { labels: { app: "z" } } } } }))
+        .toEqual(refused(mismatch('{"app":"z","b":"c"}')));
+      expect((await patch({ spec: { template: { metadata: { labels: { d: "e" } } } } }))[0]).toBe(200);
+    }
   }, 60_000);
 });

@@ -51,7 +51,7 @@ const owners = (object: any) => Object.fromEntries((object.metadata.managedField
   .map((m) => [m.manager, { operation: m.operation, fieldsV1: m.fieldsV1, timed: m.time !== undefined }]));
 
 describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: TargetName) => {
-  const need = kubectlTarget(targetName, []);
+  const need = kubectlTarget(targetName, [join(ROOT, "handlers/kobunexample.crd.yaml")]);
   const getJson = async (ns: string, what: string) => JSON.parse(await need().k.ok(["get", what, "-n", ns, "-o", "json", "--show-managed-fields"]));
 
   test("create job and cronjob: SetDefaults_Job, the template's pod defaults, the Job's labels are its template's",
@@ -209,5 +209,58 @@ describe.each(selectedTargets())("sandbox fidelity (5) on %s", (targetName: Targ
     await k.ok(["apply", "--server-side", "--field-manager=same", "-f", k.file(`same-${ns}.yaml`, configMap(ns, "", "a: '1'"))]);
     const cm = await getJson(ns, "cm/m");
     expect(owners(cm).same).toEqual({ operation: "Apply", timed: false, fieldsV1: { "f:data": { "f:a": {} } } });
+  }, 60_000);
+
+  test("what Go's omitempty drops is not stored: empty maps and lists and nulls, in metadata, data, a pod template, "
+    + "a custom resource's metadata; by a create and by patches", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const empties = "annotations: {}, labels: {a: null}, finalizers: [], ownerReferences: [], generateName: ''";
+    const create = async (yaml: string) => JSON.parse(await k.ok(["create", "--validate=false", "-o", "json", "-f",
+      k.file(`empties-${ns}.yaml`, yaml)]));
+    const cm = await create(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: e, namespace: ${ns}, ${empties}}
+data: {}\nbinaryData: null\n`);
+    const example = await create(`apiVersion: kobun.dev/v1\nkind: KobunExample
+metadata: {name: e, namespace: ${ns}, ${empties}}\nspec: {}\n`);
+    const deployment = await create(`apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: e, namespace: ${ns}}
+spec:
+  selector: {matchLabels: {app: e}, matchExpressions: []}
+  template:
+    metadata: {labels: {app: e}, annotations: {}}
+    spec:
+      nodeSelector: {}
+      volumes: []
+      containers: [{name: c, image: "nginx:1", env: [], args: null, resources: {limits: {}}}]
+`);
+    for (const o of [cm, example]) expect(Object.keys(o.metadata).sort()).toEqual(["creationTimestamp", "labels", "name",
+      "namespace", "resourceVersion", "uid", ...(o === example ? ["generation"] : [])].sort());
+    expect([cm.metadata.labels, example.metadata.labels, cm.data, cm.binaryData]).toEqual([{ a: "" }, { a: "" }, undefined,
+      undefined]);
+    expect(example.spec).toEqual({}); // a custom resource's own fields are kept as sent
+    const template = deployment.spec.template;
+    expect([deployment.spec.selector, template.metadata]).toEqual([{ matchLabels: { app: "e" } }, { labels: { app: "e" } }]);
+    expect([template.spec.nodeSelector, template.spec.volumes]).toEqual([undefined, undefined]);
+    const { name, image, env, args, resources } = template.spec.containers[0];
+    expect({ name, image, env, args, resources }).toEqual({ name: "c", image: "nginx:1", env: undefined, args: undefined,
+      resources: {} });
+    const merged = JSON.parse(await k.ok(["patch", "cm", "e", "-n", ns, "--type=merge", "-o", "json",
+      "-p", '{"metadata":{"annotations":{}},"data":{}}']));
+    const patched = JSON.parse(await k.ok(["patch", "cm", "e", "-n", ns, "--type=json", "-o", "json",
+      "-p", '[{"op":"add","path":"/metadata/finalizers","value":[]},{"op":"add","path":"/binaryData","value":{}}]']));
+    for (const o of [merged, patched]) {
+      expect([o.metadata.annotations, o.metadata.finalizers, o.data, o.binaryData]).toEqual([undefined, undefined,
+        undefined, undefined]);
+    }
+  }, 60_000);
+
+  test("kubectl diff of an object made by kubectl create: only the changed value (its patch's `annotations: {}` is "
+    + "not stored)", async () => {
+    const { t, k } = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    await k.ok(["create", "configmap", "d", "-n", ns, "--from-literal=a=1"]);
+    const r = await k.run(["diff", "-f", k.file(`diff-${ns}.yaml`, configMap(ns, "", "a: '2'").replace("name: m", "name: d"))]);
+    expect(r.code).toBe(1); // kubectl diff's "there are differences"
+    const changed = r.stdout.split("\n").filter((l) => /^[-+] /.test(l));
+    expect(changed).toEqual(['-  a: "1"', '+  a: "2"']);
   }, 60_000);
 });

@@ -2,7 +2,8 @@
 // the real one on both targets, where client libraries and operators tread: a paged list at a resourceVersion (what
 // client-go's reflector relists with), a PUT that creates and one that must name a resourceVersion, a custom
 // resource's unknown fields (warned of, refused under Strict, a patch's too), a body's apiVersion and kind, a create's
-// name and generateName, what a server-side apply leaves when it drops a nested object's last field, a label sent as null.
+// name and generateName, what a server-side apply leaves when it drops a nested object's last field, a label sent as null,
+// the answer to a JSON patch that does not apply.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity-6.e2e.ts
 
@@ -247,5 +248,32 @@ describe.each(selectedTargets())("sandbox fidelity (6) on %s", (targetName: Targ
     for (const o of [created, put, applied]) {
       expect([o.metadata.labels, o.metadata.annotations]).toEqual([{ a: "", b: "1" }, { c: "" }]);
     }
+  }, 60_000);
+
+  test("a JSON patch that does not apply is a 422 without jsonpatch's words, /scale's too; a copy from a missing key "
+    + "copies null (json-patch v4)", async () => {
+    const t = need();
+    const ns = await createNamespace(t.client, "e2e-fidelity");
+    const JSONP = "application/json-patch+json";
+    await api(t, "POST", cms(ns), { ...cm("j", { finalizers: [] }), data: { a: "1" } });
+    const rejected = [422, "Invalid", "the server rejected our request due to an error in our request", {}];
+    for (const ops of [[{ op: "remove", path: "/data/zz" }], [{ op: "add", path: "/metadata/finalizers/5", value: "x" }],
+      [{ op: "add", path: "data", value: {} }], [{ op: "frob", path: "/data" }], [{ op: "replace", path: "/x/y", value: 1 }],
+      [{ op: "test", path: "/data/a", value: "2" }], [{ op: "move", from: "/nope", path: "/data/b" }]]) {
+      const r = await api(t, "PATCH", `${cms(ns)}/j`, ops, JSONP);
+      expect([r.status, r.body.reason, r.body.message, r.body.details]).toEqual(rejected);
+    }
+    // a body that is no list of operations is not decoded: a 400 in Go's words
+    const object = await api(t, "PATCH", `${cms(ns)}/j`, { op: "add" }, JSONP);
+    expect([object.status, object.body.message]).toEqual([400, "error decoding patch: json: cannot unmarshal object into "
+      + "Go value of type []handlers.jsonPatchOp"]);
+    const copied = await api(t, "PATCH", `${cms(ns)}/j`, [{ op: "copy", from: "/data/zz", path: "/metadata/labels" }], JSONP);
+    expect([copied.status, copied.body.metadata.labels, copied.body.data]).toEqual([200, undefined, { a: "1" }]);
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const spec = { selector: { matchLabels: { app: "j" } }, template: { metadata: { labels: { app: "j" } },
+      spec: { containers: [{ name: "c", image: "busybox" }] } } };
+    expect((await api(t, "POST", deployments, { metadata: { name: "j" }, spec })).status).toBe(201);
+    const scaled = await api(t, "PATCH", `${deployments}/j/scale`, [{ op: "test", path: "/spec/replicas", value: 9 }], JSONP);
+    expect([scaled.status, scaled.body.reason, scaled.body.message, scaled.body.details]).toEqual(rejected);
   }, 60_000);
 });

@@ -2,7 +2,7 @@
 // paged lists served as one snapshot, the wording of an unknown field selector, a PUT without a
 // resourceVersion, failed delete preconditions, empty fields left out (an orphan's ownerReferences,
 // a 404's group), what a Namespace gets (its name label, the "kubernetes" finalizer, the system
-// namespaces) and the 403 of a terminating one, and immutable ConfigMaps and Secrets.
+// namespaces) and the 403s of a terminating one and of deleting the immortal ones, and immutable ConfigMaps and Secrets.
 //
 //   cd test/e2e && KOBUN_E2E_TARGET=sandbox bun test ./sandbox-fidelity.e2e.ts
 
@@ -170,6 +170,24 @@ describe.each(selectedTargets())("sandbox fidelity on %s", (targetName: TargetNa
     await eventually("the namespace gone", async () =>
       (await api(t, "GET", `/api/v1/namespaces/${ns}`)).status === 404, { timeoutMs: 45_000, intervalMs: 100 });
   }, 90_000);
+
+  test("default, kube-system and kube-public may not be deleted (403, a dry run too); kube-node-lease may", async () => {
+    const t = need();
+    for (const name of ["default", "kube-system", "kube-public"]) {
+      for (const query of ["", "?dryRun=All"]) {
+        const refused = await api(t, "DELETE", `/api/v1/namespaces/${name}${query}`);
+        expect([refused.status, refused.body.reason, refused.body.message, refused.body.details]).toEqual([403,
+          "Forbidden", `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+          { name, kind: "namespaces" }]);
+      }
+      expect((await api(t, "GET", `/api/v1/namespaces/${name}`)).body.metadata.deletionTimestamp).toBeUndefined();
+    }
+    // DeleteOptions are judged before: a bad propagationPolicy is still a 422
+    const bad = await api(t, "DELETE", "/api/v1/namespaces/default?propagationPolicy=Foo");
+    expect([bad.status, bad.body.reason]).toEqual([422, "Invalid"]);
+    const lease = await api(t, "DELETE", "/api/v1/namespaces/kube-node-lease?dryRun=All");
+    expect([lease.status, lease.body.status.phase]).toEqual([200, "Terminating"]);
+  }, 60_000);
 
   test("an immutable ConfigMap or Secret keeps its data and stays immutable: 422 FieldValueForbidden", async () => {
     const t = need();

@@ -10,6 +10,7 @@ import { readDeleteOptions } from "./bodies.ts";
 import { deleteOptionsOf } from "./delete-options.ts";
 import { dryRunOf } from "./dry-run.ts";
 import { listObjects } from "./list.ts";
+import { checkNamespaceDeletable } from "./namespaces.ts";
 import type { UserInfo } from "./rbac.ts";
 import { resourceKey, type ResourceDef } from "./resources.ts";
 import { makeSelector } from "./selectors.ts";
@@ -30,6 +31,7 @@ export async function deleteOne(
   const options = deleteOptionsOf(body, q);
   const dryRun = dryRunOf(q, "DeleteOptions", body);
   const review = deleteReviewOptions(body, q);
+  checkNamespaceDeletable(def, name);
   const result = await ctx.admission.delete(def, version, ns, name, options, user, dryRun, review);
   // gone (or, dry, would be): never marked, or left without finalizers (the collector's own may go at once after)
   const removed = !result.metadata.deletionTimestamp || !(result.metadata.finalizers ?? []).length;

@@ -1,7 +1,8 @@
 // Namespaces as kube-apiserver and kube-controller-manager's namespace controller keep them: a
 // new Namespace is labelled `kubernetes.io/metadata.name` (defaults.ts) and gets the spec
 // finalizer "kubernetes" (kept on every update: only the controller's /finalize drops it); no new
-// content in a terminating one (403, NamespaceLifecycle's words and cause); and once a terminating
+// content in a terminating one, no deletion of default, kube-system and kube-public (403s,
+// NamespaceLifecycle's words); and once a terminating
 // namespace is empty, the controller drops its finalizer, and the namespace goes when no
 // finalizer is left. objects.ts calls these.
 
@@ -20,6 +21,16 @@ export function isNamespaces(def: ResourceDef): boolean {
 /** the spec finalizers a namespace still has */
 export function specFinalizers(ns: any): string[] {
   return Array.isArray(ns?.spec?.finalizers) ? ns.spec.finalizers : [];
+}
+
+/** the namespaces NamespaceLifecycle never lets go (kube-node-lease may go: the server makes it again) */
+const IMMORTAL = new Set(["default", "kube-system", "kube-public"]);
+
+/** A DELETE of a Namespace: refused (403) for the immortal ones, by NamespaceLifecycle before anything is looked up */
+export function checkNamespaceDeletable(def: ResourceDef, name: string): void {
+  if (!isNamespaces(def) || !IMMORTAL.has(name)) return;
+  throw new ApiStatusError(403, "Forbidden", `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+    { name, kind: "namespaces" });
 }
 
 /** A create in `ns`: the namespace must exist and not be terminating (NamespaceLifecycle). */

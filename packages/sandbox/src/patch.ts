@@ -156,9 +156,14 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
       }
       case "copy": {
         const from = String(op.from ?? "");
-        const at = getAt(doc, parsePointer(from));
-        if (!at.found) throw invalid(`copy operation does not apply: doc is missing from path: "${from}"`);
-        doc = addAt(doc, path, clone(at.value), pathStr);
+        const fromPath = parsePointer(from);
+        const at = getAt(doc, fromPath);
+        // json-patch v4 copies a missing key of an object as null (as replace reads it)
+        const parentAt = fromPath.length ? getAt(doc, fromPath.slice(0, -1)) : undefined;
+        if (!at.found && !(parentAt?.found && isObj(parentAt.value))) {
+          throw invalid(`copy operation does not apply: doc is missing from path: "${from}"`);
+        }
+        doc = addAt(doc, path, at.found ? clone(at.value) : null, pathStr);
         break;
       }
       case "test": {
@@ -171,4 +176,18 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
     }
   }
   return doc;
+}
+
+/**
+ * A PATCH request's JSON patch: one that decodes but does not apply (a missing path, a failed test, an unknown op)
+ * is a 422 without jsonpatch's words, as kube-apiserver answers it; a webhook's patch keeps them (admission.ts)
+ */
+export function requestJsonPatch(target: unknown, ops: unknown): unknown {
+  if (!Array.isArray(ops)) return jsonPatch(target, ops); // the decoding error: a 400 in Go's words
+  try {
+    return jsonPatch(target, ops);
+  } catch (e) {
+    if (!(e instanceof ApiStatusError)) throw e;
+    throw new ApiStatusError(422, "Invalid", "the server rejected our request due to an error in our request", {});
+  }
 }

@@ -6,7 +6,7 @@
 // old and new Scale as its objects.
 
 import { jsonPathValues } from "./jsonpath.ts";
-import { jsonPatch, mergePatch } from "./patch.ts";
+import { mergePatch, requestJsonPatch } from "./patch.ts";
 import type { Objects, WriteOptions } from "./objects.ts";
 import type { ResourceDef, ScalePaths } from "./resources.ts";
 import { errors } from "./status.ts";
@@ -73,7 +73,7 @@ export async function scaleRequest(
   else if (method === "PATCH") {
     const scale = scaleOf(def, paths, current);
     if (contentType === "application/merge-patch+json") wanted = mergePatch(scale, body);
-    else if (contentType === "application/json-patch+json") wanted = jsonPatch(scale, body);
+    else if (contentType === "application/json-patch+json") wanted = requestJsonPatch(scale, body);
     else if (contentType === "application/strategic-merge-patch+json") wanted = strategicMergePatch(scale, body);
     else throw errors.unsupportedMediaType(contentType);
   } else throw errors.methodNotAllowed();

@@ -2,7 +2,8 @@
 // labels, annotations, owners and finalizers (meta-validation.ts), custom resources by their
 // version's structural schema, built-in kinds' unknown fields (refused under fieldValidation=Strict, else
 // dropped with a warning),
-// immutable ConfigMaps and Secrets, and the legacy Event validation.
+// immutable ConfigMaps and Secrets, the apps/v1 workloads' selectors and replicas (workload-validation.ts), and the
+// legacy Event validation.
 
 import { builtinSchemaName, dropUnknownFields, unknownFields } from "./kube-schemas.ts";
 import { addWarning } from "./warnings.ts";
@@ -13,6 +14,7 @@ import { configMapKeyCauses, isSecret, secretKeyCauses } from "./secret-data.ts"
 import { metadataCauses } from "./meta-validation.ts";
 import { ApiStatusError } from "./status.ts";
 import { eventCauses } from "./event-validation.ts";
+import { workloadCauses } from "./workload-validation.ts";
 
 const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
@@ -65,6 +67,8 @@ function validateKind(def: ResourceDef, version: string, body: any, old: any, st
     const causes = isSecret(def) ? secretKeyCauses(body) : configMapKeyCauses(body);
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);
   }
+  const workload = workloadCauses(def, body, old);
+  if (workload.length) throw invalidError(def.group, def.kind, body.metadata?.name ?? "", workload);
   if (def.plural === "events" && (def.group === "" || def.group === "events.k8s.io")) {
     const causes = eventCauses(def.group, body, old);
     if (causes.length) throw invalidError("", def.kind, body.metadata?.name ?? "", causes);

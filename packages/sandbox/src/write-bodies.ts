@@ -3,7 +3,7 @@
 // stored object and the request (what PUT and /status may and may not change), a patch's result;
 // and the metadata rules among them that need no store.
 
-import { clone, jsonPatch, mergePatch } from "./patch.ts";
+import { clone, mergePatch, requestJsonPatch } from "./patch.ts";
 import { strategicMergePatch } from "./strategic.ts";
 import type { ResourceDef } from "./resources.ts";
 import { withReadDefaults } from "./schema.ts";
@@ -11,6 +11,7 @@ import { applyDefaults } from "./defaults.ts";
 import { daemonSetTemplateGeneration, tracksGeneration } from "./generation.ts";
 import { errors } from "./status.ts";
 import { DECODE, takeStringData } from "./secret-data.ts";
+import { goRoundTrip } from "./go-omitempty.ts";
 
 // the name a create asks for (object-names.ts), with the rest of a create's body
 export { requestedName } from "./object-names.ts";
@@ -28,15 +29,6 @@ export function apiVersionOf(def: ResourceDef, version: string): string {
 export function present(def: ResourceDef, version: string, body: any): any {
   const { kind: _k, apiVersion: _a, ...rest } = withReadDefaults(body, def.schemas?.get(def.storageVersion ?? version));
   return { kind: def.kind, apiVersion: apiVersionOf(def, version), ...rest };
-}
-
-/** Go decodes a null into a map[string]string's value as "": so a label or annotation sent as null is stored */
-function goStringMaps(meta: any): void {
-  for (const field of ["labels", "annotations"]) {
-    const map = meta?.[field];
-    if (typeof map !== "object" || map === null || !Object.values(map).includes(null)) continue;
-    meta[field] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, v ?? ""]));
-  }
 }
 
 /**
@@ -57,7 +49,7 @@ export function createdBody(
     ...(tracksGeneration(def) ? { generation: 1 } : {}),
   };
   if (!def.namespaced) delete body.metadata.namespace;
-  goStringMaps(body.metadata);
+  goRoundTrip(def, body);
   if (statusful) delete body.status;
   if (def.plural === "namespaces" && !def.group) body.status = { phase: "Active" };
   applyDefaults(def.group, def.plural, body);
@@ -127,7 +119,7 @@ export function updatedBody(
     }
     applyDefaults(def.group, def.plural, next);
   }
-  goStringMaps(next.metadata);
+  goRoundTrip(def, next);
   next.kind = def.kind;
   next.apiVersion = old.apiVersion;
   daemonSetTemplateGeneration(def, next, old);
@@ -155,7 +147,7 @@ export function patchedBody(def: ResourceDef, contentType: string, patchBody: un
       patched = mergePatch(current, patchBody);
       break;
     case "application/json-patch+json":
-      patched = jsonPatch(current, patchBody);
+      patched = requestJsonPatch(current, patchBody);
       break;
     case "application/strategic-merge-patch+json":
       if (def.crdName) throw errors.unsupportedMediaType(contentType);

@@ -9,7 +9,7 @@ beforeAll(async () => {
   sb = await startSandbox();
   await api(sb, "POST", DEPLOY, {
     metadata: { name: "web" },
-    spec: { replicas: 2, selector: { matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] }, template: { spec: { containers: [{ name: "c", image: "i" }] } } },
+    spec: { replicas: 2, selector: { matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] }, template: { metadata: { labels: { app: "web", tier: "a" } }, spec: { containers: [{ name: "c", image: "i" }] } } },
   });
 });
 afterAll(() => sb.stop());

@@ -63,7 +63,9 @@ describe("strategic merge patch", () => {
     const sb = await startSandbox();
     try {
       const path = "/apis/apps/v1/namespaces/default/deployments";
-      await api(sb, "POST", path, { metadata: { name: "web" }, ...dep("web") });
+      // a Deployment the real server takes: its selector matches its template's labels
+      const valid = { selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, ...dep("web").spec.template } };
+      await api(sb, "POST", path, { metadata: { name: "web" }, spec: valid });
       const r = await api(sb, "PATCH", `${path}/web`, patch([{ name: "side", image: "side:1" }]), "application/strategic-merge-patch+json");
       expect(r.status).toBe(200);
       expect(containers(r.body)).toEqual(["side=side:1", "web=web:1"]);

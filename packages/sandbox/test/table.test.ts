@@ -53,7 +53,7 @@ describe("Table output", () => {
 
   test("a GET of a deployment: Ready from status and spec; wide columns have priority 1", async () => {
     await api(sb, "POST", "/apis/apps/v1/namespaces/default/deployments", {
-      metadata: { name: "web" }, spec: { replicas: 3, selector: { matchLabels: { app: "web" } }, template: { spec: { containers: [{ name: "c", image: "nginx:1" }] } } },
+      metadata: { name: "web" }, spec: { replicas: 3, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx:1" }] } } },
     });
     const t = await table("/apis/apps/v1/namespaces/default/deployments/web");
     expect(names(t)).toEqual(["Name", "Ready", "Up-to-date", "Available", "Age", "Containers*", "Images*", "Selector*"]);
