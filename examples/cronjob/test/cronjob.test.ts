@@ -23,9 +23,15 @@ async function operator(): Promise<TestOperator> {
   return startOperator({ registry, clock: "virtual", logLevel: "silent", timeout: 10_000 });
 }
 
-/** The first run of a "*\/5" schedule after the kit's time now (ms since the epoch). */
-function nextRun(kit: TestOperator): number {
-  return Math.floor(kit.now().getTime() / FIVE_MINUTES) * FIVE_MINUTES + FIVE_MINUTES;
+/**
+ * The first run of a "*\/5" schedule of `cronJob` (ms since the epoch): strictly after its creationTimestamp, as
+ * the controller counts. Not from the kit's time: that stands at the start, and the sandbox stamps the creation
+ * with the machine's time a moment later, so a start just before a 5-minute mark (or a creation right on one)
+ * would expect a run the controller rightly never makes.
+ */
+function nextRun(cronJob: { metadata: { creationTimestamp?: string } }): number {
+  const created = Date.parse(cronJob.metadata.creationTimestamp!);
+  return Math.floor(created / FIVE_MINUTES) * FIVE_MINUTES + FIVE_MINUTES;
 }
 
 /** Moves the virtual clock to `at`, firing what falls due on the way. */
@@ -79,7 +85,7 @@ test("a CronJob that is due creates its Job, owned by it, and lists it as active
   kit.sandbox.stats.reset();
   const made = await kit.apply(CronJobs, cronJob("hello"));
   await kit.until(CronJobs, "hello", (o) => o.status?.observedGeneration === 1);
-  const due = nextRun(kit);
+  const due = nextRun(made);
   await advanceTo(kit, due);
   const run = runAt("hello", due);
   const seen = await kit.until(CronJobs, "hello", (o) => o.status?.active?.length);
@@ -103,7 +109,7 @@ test("requeueAfter: no run before the scheduled time, one at it, and the next fi
   await kit.apply(CronJobs, cronJob("soon"));
   const first = await kit.until(CronJobs, "soon", (o) => o.status?.observedGeneration === 1);
   expect(first.status?.active).toEqual([]);
-  const due = nextRun(kit);
+  const due = nextRun(first);
   await advanceTo(kit, due - 1000);
   expect(await jobNames(kit)).toEqual([]);
   await advanceTo(kit, due);
@@ -133,8 +139,8 @@ test("a Job it owns shows in status.active while it runs, and leaves it once it 
 test("a suspended CronJob starts no run; once resumed, it starts only the latest run it missed", async () => {
   await using kit = await operator();
   await kit.apply(CronJobs, cronJob("paused", { suspend: true }));
-  await kit.until(CronJobs, "paused", (o) => o.status?.observedGeneration === 1);
-  const latest = nextRun(kit) + FIVE_MINUTES;
+  const paused = await kit.until(CronJobs, "paused", (o) => o.status?.observedGeneration === 1);
+  const latest = nextRun(paused) + FIVE_MINUTES;
   await advanceTo(kit, latest + 60_000); // two runs missed
   expect(await jobNames(kit)).toEqual([]);
   await kit.apply(CronJobs, cronJob("paused", { suspend: false }));
@@ -149,8 +155,8 @@ test("a suspended CronJob starts no run; once resumed, it starts only the latest
  */
 async function secondRunDue(kit: TestOperator, name: string, policy: "Forbid" | "Replace") {
   await kit.apply(CronJobs, cronJob(name, { concurrencyPolicy: policy }));
-  await kit.until(CronJobs, name, (o) => o.status?.observedGeneration === 1);
-  const due = nextRun(kit);
+  const made = await kit.until(CronJobs, name, (o) => o.status?.observedGeneration === 1);
+  const due = nextRun(made);
   const [first, second] = [runAt(name, due), runAt(name, due + FIVE_MINUTES)];
   await advanceTo(kit, due);
   await kit.until(CronJobs, name, (o) => o.status?.active?.[0]?.name === first.name);
