@@ -13,7 +13,7 @@
 
 import type { KubeObject } from "../kube/index.ts";
 import { isConflict, isNotFound } from "../kube/index.ts";
-import { linkedSignal, sleep } from "../util/index.ts";
+import { linkedSignal, settledSignal, sleep } from "../util/index.ts";
 import { Nudge } from "../util/index.ts";
 import type { Logger } from "../util/index.ts";
 import { supervise } from "../util/index.ts";
@@ -94,11 +94,10 @@ export class LeaseElection {
 
   /** Renews every retryPeriod until `done` (the handlers stopped) or the lease is lost (then they freeze). */
   private async renewUntil(done: Promise<void>): Promise<void> {
-    const finished = new AbortController();
-    void done.finally(() => finished.abort());
-    while (this.held && (await sleep(this.retryPeriod, finished.signal))) {
+    const finished = settledSignal(done);
+    while (this.held && (await sleep(this.retryPeriod, finished))) {
       // Cut short when `done` comes: the lease is released next, not after a slow renewal (past the exit's bound).
-      if (this.held) await this.attempt(AbortSignal.any([finished.signal, AbortSignal.timeout(this.renewDeadline)]));
+      if (this.held) await this.attempt(AbortSignal.any([finished, AbortSignal.timeout(this.renewDeadline)]));
     }
     await done;
   }

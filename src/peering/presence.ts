@@ -5,7 +5,7 @@
 
 import { isConflict, isForbidden, isNotFound } from "../kube/index.ts";
 import { resourceName, type KubeObject } from "../kube/index.ts";
-import { sleep, type Logger } from "../util/index.ts";
+import { settledSignal, sleep, type Logger } from "../util/index.ts";
 import type { PeerRecord } from "./decide.ts";
 import {
   describeTarget, isObjectMissing, isResourceMissing, writeRecord, type PeeringClient, type PeeringTarget,
@@ -129,13 +129,12 @@ export async function keepRecordUntil(
   write: (signal: AbortSignal) => Promise<unknown>, writtenAt: number, intervalMs: number,
   done: Promise<void> = Promise.resolve(),
 ): Promise<void> {
-  const finished = new AbortController();
-  void done.finally(() => finished.abort());
+  const finished = settledSignal(done);
   let due = writtenAt + intervalMs;
-  while (await sleep(due - Date.now(), finished.signal)) {
+  while (await sleep(due - Date.now(), finished)) {
     const at = Date.now();
     try {
-      await write(finished.signal);
+      await write(finished);
       due = at + intervalMs;
     } catch (error) {
       if (isNotFound(error)) return;

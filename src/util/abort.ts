@@ -22,6 +22,13 @@ export function longTimeout(ms: number, fire: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
+/** A signal that aborts once `promise` settles (a loop kept going until something ends: its waits cut short). */
+export function settledSignal(promise: Promise<unknown>): AbortSignal {
+  const settled = new AbortController();
+  void promise.finally(() => settled.abort()).catch(() => {});
+  return settled.signal;
+}
+
 /** Resolves true after `ms`, or false as soon as `signal` aborts. Never rejects. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);

@@ -5,7 +5,7 @@
 // handler time (clock.ts: the machine's, or a virtual one a test kit installs).
 // Must never import another room, nor know what a Kubernetes object, a request or a setting is.
 export {
-  aborted, eitherSignal, isAbortError, linkedSignal, longTimeout, onAbort, sleep, untilAborted,
+  aborted, eitherSignal, isAbortError, linkedSignal, longTimeout, onAbort, settledSignal, sleep, untilAborted,
 } from "./abort.ts";
 export { Backoff, backoffDelay } from "./backoff.ts";
 export { closestMatch } from "./closest.ts";
